@@ -1,0 +1,117 @@
+/* zkcoord client: one ZooKeeper session shared by every recipe made from it.
+ *
+ * Threads: the ZooKeeper C client runs two threads per client, an I/O thread
+ * and a completion thread. zkcoord runs one more, a maintenance thread that
+ * finishes deletes interrupted by connection loss ("guaranteed delete").
+ * Log callbacks may run on any of these threads and on the caller's. No
+ * zkcoord blocking call may be made from inside a callback: it returns
+ * ZKC_EDEADLK at once.
+ */
+#ifndef ZKCOORD_CLIENT_H
+#define ZKCOORD_CLIENT_H
+
+#include "common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct zkc_client zkc_client_t;
+
+typedef enum zkc_log_level {
+  ZKC_LOG_NONE = 0,
+  ZKC_LOG_ERROR = 1,
+  ZKC_LOG_WARN = 2,
+  ZKC_LOG_INFO = 3,
+  ZKC_LOG_DEBUG = 4
+} zkc_log_level_t;
+
+/* Receives zkcoord's log lines and the ZooKeeper client's lines for this
+ * client's handle. `message` has no trailing newline and is valid only
+ * during the call. Called from several threads: must be thread-safe and must
+ * not call blocking zkcoord functions. */
+typedef void (*zkc_log_fn)(void *ctx, zkc_log_level_t level,
+                           const char *message);
+
+/* How missing parents of a lock path are created. */
+typedef enum zkc_parent_mode {
+  /* Persistent nodes: they stay after the last lock node is gone. Default. */
+  ZKC_PARENTS_PERSISTENT = 0,
+  /* Container nodes, as Curator does by default: the server reaps a
+   * container once it is empty, so millions of one-off lock paths do not
+   * pile up. zkcoord recreates a reaped parent on the next acquire. Needs a
+   * ZooKeeper 3.5.3+ server. */
+  ZKC_PARENTS_CONTAINER = 1
+} zkc_parent_mode_t;
+
+/* Exponential backoff with jitter, used on connection loss and operation
+ * timeout: the n-th retry (n from 0) sleeps
+ * base_sleep_ms * random(1 .. 2^(n+1)), at most max_sleep_ms. */
+typedef struct zkc_retry_policy {
+  int base_sleep_ms; /* default 100 */
+  int max_sleep_ms;  /* default 2000 */
+  int max_retries;   /* default 10; 0 = never retry */
+} zkc_retry_policy_t;
+
+typedef struct zkc_client_opts {
+  /* Requested session timeout; the ensemble may narrow it to its
+   * [2, 20] x tickTime range. Default 10000. */
+  int session_timeout_ms;
+  /* How long zkc_client_open waits for the first connection. Default
+   * 15000. */
+  int connect_timeout_ms;
+  zkc_retry_policy_t retry;
+  zkc_parent_mode_t parent_mode;
+  /* Data stored in every node this client creates for a lock or election:
+   * identifies the holder. NULL = "<hostname>:<pid>". Copied at open. */
+  const char *holder_id;
+  /* Log sink; NULL = errors to stderr. */
+  zkc_log_fn log_fn;
+  void *log_ctx;
+  /* Most verbose level delivered. Default ZKC_LOG_ERROR. The ZooKeeper
+   * client's own DEBUG lines also need zoo_set_debug_level(), which is
+   * process-wide and left alone by zkcoord. */
+  zkc_log_level_t log_level;
+} zkc_client_opts_t;
+
+/* Fills `opts` with the defaults above. Accepts NULL (no-op). Thread-safe. */
+ZKC_EXTERN void zkc_client_opts_init(zkc_client_opts_t *opts);
+
+/* Opens a ZooKeeper session on `connect_string` ("host:port,host:port" with
+ * an optional chroot suffix "/app") and waits up to connect_timeout_ms for
+ * the first connection. `opts` may be NULL (defaults); it is copied.
+ * On success *out is a new client, owned by the caller (zkc_client_close);
+ * on failure *out is set to NULL (when out is not NULL).
+ * Returns:
+ *   ZKC_OK
+ *   ZKC_EINVAL    out or connect_string NULL/empty, a negative timeout, a
+ *                 bad chroot, or a retry policy with negative fields
+ *   ZKC_ECONNECT  no server answered within connect_timeout_ms
+ *   ZKC_EDEADLK   called from a ZooKeeper callback thread
+ *   ZKC_ENOMEM, ZKC_ESYSTEM
+ * Thread-safe. */
+ZKC_EXTERN int zkc_client_open(zkc_client_t **out, const char *connect_string,
+                               const zkc_client_opts_t *opts);
+
+/* Closes the session: its lock nodes disappear on the server at once.
+ * Threads blocked in this client's calls return ZKC_ECLOSED; close waits for
+ * them to leave. Recipe objects made from the client stay valid until they
+ * are destroyed, and every call on them returns ZKC_ECLOSED (release clears
+ * the local state). Accepts NULL. Must not be called from a callback and not
+ * twice on one client. */
+ZKC_EXTERN void zkc_client_close(zkc_client_t *client);
+
+/* The current session id (0 when not connected). Thread-safe.
+ * Returns ZKC_OK, ZKC_EINVAL (NULL argument) or ZKC_ECLOSED. */
+ZKC_EXTERN int zkc_client_session_id(zkc_client_t *client, int64_t *session_id);
+
+/* The session timeout the ensemble granted, in milliseconds. Thread-safe.
+ * Returns ZKC_OK, ZKC_EINVAL or ZKC_ECLOSED. */
+ZKC_EXTERN int zkc_client_session_timeout(zkc_client_t *client,
+                                          int *timeout_ms);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ZKCOORD_CLIENT_H */

@@ -1,0 +1,10 @@
+/* zkcoord — ZooKeeper coordination recipes for C: the umbrella header. */
+#ifndef ZKCOORD_ZKCOORD_H
+#define ZKCOORD_ZKCOORD_H
+
+#include "zkcoord/version.h"
+#include "common.h"
+#include "client.h"
+#include "mutex.h"
+
+#endif /* ZKCOORD_ZKCOORD_H */

@@ -1,0 +1,267 @@
+/* One ZooKeeper session per client: open, session events, close. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "client_impl.h"
+#include "names.h"
+#include "zkcoord/common.h"
+
+void zkc_client_opts_init(zkc_client_opts_t *opts) {
+  if (opts == NULL) return;
+  memset(opts, 0, sizeof *opts);
+  opts->session_timeout_ms = 10000;
+  opts->connect_timeout_ms = 15000;
+  opts->retry.base_sleep_ms = 100;
+  opts->retry.max_sleep_ms = 2000;
+  opts->retry.max_retries = 10;
+  opts->parent_mode = ZKC_PARENTS_PERSISTENT;
+  opts->log_level = ZKC_LOG_ERROR;
+}
+
+static int opts_valid(const zkc_client_opts_t *o) {
+  return o->session_timeout_ms > 0 && o->connect_timeout_ms >= 0 &&
+         o->retry.base_sleep_ms >= 0 && o->retry.max_sleep_ms >= 0 &&
+         o->retry.max_retries >= 0 &&
+         (o->parent_mode == ZKC_PARENTS_PERSISTENT ||
+          o->parent_mode == ZKC_PARENTS_CONTAINER) &&
+         o->log_level >= ZKC_LOG_NONE && o->log_level <= ZKC_LOG_DEBUG;
+}
+
+/* "host:port,host:port[/chroot]": the chroot, if any, must be a valid path
+ * (ZooKeeper would otherwise refuse the string with a vague EINVAL). */
+static int connect_string_valid(const char *s) {
+  if (s == NULL || s[0] == '\0' || s[0] == '/') return 0;
+  const char *chroot = strchr(s, '/');
+  if (chroot == NULL || strcmp(chroot, "/") == 0) return 1;
+  return zkc__path_validate(chroot) == ZKC_OK;
+}
+
+static char *default_holder_id(void) {
+  char host[256] = "unknown";
+  gethostname(host, sizeof host - 1);
+  host[sizeof host - 1] = '\0';
+  char buf[300];
+  snprintf(buf, sizeof buf, "%s:%ld", host, (long)getpid());
+  return strdup(buf);
+}
+
+static const char *state_name(int state) {
+  if (state == ZOO_CONNECTED_STATE) return "connected";
+  if (state == ZOO_CONNECTING_STATE) return "connecting";
+  if (state == ZOO_ASSOCIATING_STATE) return "associating";
+  if (state == ZOO_READONLY_STATE) return "read-only";
+  if (state == ZOO_EXPIRED_SESSION_STATE) return "expired";
+  if (state == ZOO_AUTH_FAILED_STATE) return "auth failed";
+  return "unknown";
+}
+
+/* The handle's default watcher: session events only (node watches have their
+ * own watchers). Runs on the completion thread: record and signal. */
+static void session_watcher(zhandle_t *zh, int type, int state,
+                            const char *path, void *ctx) {
+  (void)path;
+  zkc__mark_callback_thread();
+  if (type != ZOO_SESSION_EVENT) return;
+  zkc_client_t *c = ctx;
+  pthread_mutex_lock(&c->mu);
+  c->zk_state = state;
+  if (state == ZOO_CONNECTED_STATE) {
+    const clientid_t *id = zoo_client_id(zh);
+    c->session_id = id ? id->client_id : 0;
+    c->session_timeout_ms = zoo_recv_timeout(zh);
+  } else if (state == ZOO_EXPIRED_SESSION_STATE ||
+             state == ZOO_AUTH_FAILED_STATE) {
+    c->session_dead = 1;
+    zkc__waiters_wake_all_locked(c);
+  }
+  int64_t sid = c->session_id;
+  pthread_cond_broadcast(&c->state_cv);
+  pthread_mutex_unlock(&c->mu);
+  zkc__log(c, state == ZOO_EXPIRED_SESSION_STATE ? ZKC_LOG_WARN : ZKC_LOG_INFO,
+           "session 0x%llx %s", (unsigned long long)sid, state_name(state));
+}
+
+static void client_free(zkc_client_t *c) {
+  zkc__janitor_free(c);
+  pthread_rwlock_destroy(&c->zh_lock);
+  pthread_cond_destroy(&c->state_cv);
+  pthread_mutex_destroy(&c->mu);
+  free(c->connect);
+  free(c->holder_id);
+  free(c);
+}
+
+static zkc_client_t *client_alloc(const char *connect,
+                                  const zkc_client_opts_t *opts) {
+  zkc_client_t *c = calloc(1, sizeof *c);
+  if (c == NULL) return NULL;
+  c->opts = *opts;
+  c->log_slot = -1;
+  atomic_init(&c->refs, 1);
+  c->connect = strdup(connect);
+  c->holder_id = opts->holder_id ? strdup(opts->holder_id) : default_holder_id();
+  int ok = c->connect && c->holder_id;
+  ok = ok && pthread_mutex_init(&c->mu, NULL) == 0;
+  ok = ok && zkc__cond_init(&c->state_cv) == ZKC_OK;
+  ok = ok && pthread_rwlock_init(&c->zh_lock, NULL) == 0;
+  if (!ok) {
+    /* Only reached on allocation failure, before any thread exists. */
+    free(c->connect);
+    free(c->holder_id);
+    free(c);
+    return NULL;
+  }
+  c->opts.holder_id = c->holder_id;
+  return c;
+}
+
+/* Drops the handle: pending completions are called with ZCLOSING, so every
+ * thread waiting on a request wakes up. */
+static void drop_handle(zkc_client_t *c) {
+  pthread_rwlock_wrlock(&c->zh_lock);
+  zhandle_t *zh = c->zh;
+  c->zh = NULL;
+  pthread_rwlock_unlock(&c->zh_lock);
+  if (zh) zookeeper_close(zh);
+}
+
+int zkc_client_open(zkc_client_t **out, const char *connect_string,
+                    const zkc_client_opts_t *opts) {
+  zkc_client_opts_t defaults;
+  if (opts == NULL) {
+    zkc_client_opts_init(&defaults);
+    opts = &defaults;
+  }
+  if (out != NULL) *out = NULL;
+  if (out == NULL || !connect_string_valid(connect_string) || !opts_valid(opts))
+    return ZKC_EINVAL;
+  if (zkc__on_callback_thread()) return ZKC_EDEADLK;
+
+  zkc_client_t *c = client_alloc(connect_string, opts);
+  if (c == NULL) return ZKC_ENOMEM;
+  log_callback_fn log_cb = zkc__log_bind(c);
+  errno = 0;
+  c->zh = zookeeper_init2(c->connect, session_watcher, opts->session_timeout_ms,
+                          NULL, c, ZOO_NO_LOG_CLIENTENV, log_cb);
+  int rc = ZKC_OK;
+  if (c->zh == NULL)
+    rc = errno == EINVAL ? ZKC_EINVAL : errno == ENOMEM ? ZKC_ENOMEM
+                                                         : ZKC_ESYSTEM;
+  if (rc == ZKC_OK) rc = zkc__janitor_start(c);
+  if (rc == ZKC_OK) {
+    rc = zkc__wait_connected(c, zkc__deadline_after(opts->connect_timeout_ms));
+    if (rc == ZKC_ETIMEDOUT || rc == ZKC_ELOST) rc = ZKC_ECONNECT;
+  }
+  if (rc != ZKC_OK) {
+    zkc__log(c, ZKC_LOG_ERROR, "cannot open a session on %s: %s",
+             connect_string, zkc_strerror(rc));
+    zkc_client_close(c);
+    return rc;
+  }
+  *out = c;
+  return ZKC_OK;
+}
+
+void zkc_client_close(zkc_client_t *c) {
+  if (c == NULL) return;
+  pthread_mutex_lock(&c->mu);
+  c->closed = 1;
+  zkc__waiters_wake_all_locked(c);
+  pthread_cond_broadcast(&c->state_cv);
+  pthread_mutex_unlock(&c->mu);
+
+  /* Handle first: that completes whatever request the janitor waits on,
+   * and the session's close removes its nodes anyway. */
+  drop_handle(c);
+  zkc__janitor_stop(c);
+
+  pthread_mutex_lock(&c->mu);
+  while (c->active_calls > 0) pthread_cond_wait(&c->state_cv, &c->mu);
+  pthread_mutex_unlock(&c->mu);
+  zkc__log_unbind(c);
+  zkc__client_unref(c);
+}
+
+int zkc__client_ref(zkc_client_t *c) {
+  pthread_mutex_lock(&c->mu);
+  int closed = c->closed;
+  if (!closed) atomic_fetch_add(&c->refs, 1);
+  pthread_mutex_unlock(&c->mu);
+  return closed ? ZKC_ECLOSED : ZKC_OK;
+}
+
+void zkc__client_unref(zkc_client_t *c) {
+  if (atomic_fetch_sub(&c->refs, 1) == 1) client_free(c);
+}
+
+int zkc__call_enter(zkc_client_t *c) {
+  if (zkc__on_callback_thread()) return ZKC_EDEADLK;
+  pthread_mutex_lock(&c->mu);
+  int closed = c->closed;
+  if (!closed) c->active_calls++;
+  pthread_mutex_unlock(&c->mu);
+  return closed ? ZKC_ECLOSED : ZKC_OK;
+}
+
+void zkc__call_leave(zkc_client_t *c) {
+  pthread_mutex_lock(&c->mu);
+  if (--c->active_calls == 0 && c->closed)
+    pthread_cond_broadcast(&c->state_cv);
+  pthread_mutex_unlock(&c->mu);
+}
+
+int zkc__wait_connected(zkc_client_t *c, int64_t deadline_ms) {
+  int rc = ZKC_OK;
+  pthread_mutex_lock(&c->mu);
+  for (;;) {
+    if (c->closed) {
+      rc = ZKC_ECLOSED;
+      break;
+    }
+    if (c->session_dead) {
+      rc = ZKC_ELOST;
+      break;
+    }
+    if (c->zk_state == ZOO_CONNECTED_STATE) break;
+    if (zkc__cond_wait_until(&c->state_cv, &c->mu, deadline_ms) == ETIMEDOUT) {
+      rc = ZKC_ETIMEDOUT;
+      break;
+    }
+  }
+  pthread_mutex_unlock(&c->mu);
+  return rc;
+}
+
+int64_t zkc__session_id(zkc_client_t *c) {
+  pthread_mutex_lock(&c->mu);
+  int64_t id = c->session_id;
+  pthread_mutex_unlock(&c->mu);
+  return id;
+}
+
+int zkc_client_session_id(zkc_client_t *c, int64_t *session_id) {
+  if (c == NULL || session_id == NULL) return ZKC_EINVAL;
+  pthread_mutex_lock(&c->mu);
+  int closed = c->closed;
+  *session_id = c->zk_state == ZOO_CONNECTED_STATE ? c->session_id : 0;
+  pthread_mutex_unlock(&c->mu);
+  return closed ? ZKC_ECLOSED : ZKC_OK;
+}
+
+int zkc_client_session_timeout(zkc_client_t *c, int *timeout_ms) {
+  if (c == NULL || timeout_ms == NULL) return ZKC_EINVAL;
+  pthread_mutex_lock(&c->mu);
+  int closed = c->closed;
+  *timeout_ms = c->session_timeout_ms;
+  pthread_mutex_unlock(&c->mu);
+  return closed ? ZKC_ECLOSED : ZKC_OK;
+}
+
+void zkc_strings_free(char **strings, size_t count) {
+  if (strings == NULL) return;
+  for (size_t i = 0; i < count; i++) free(strings[i]);
+  free(strings);
+}

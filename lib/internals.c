@@ -1,0 +1,293 @@
+/* The lock queue protocol: create a protected ephemeral-sequential node,
+ * read the children in the same round trip, wait on the predecessor only,
+ * and never leave a node behind on failure. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "client_impl.h"
+#include "internals.h"
+#include "names.h"
+#include "zkcoord/common.h"
+
+/* How many times a vanished parent (a reaped container, or one deleted by
+ * someone else) is recreated within one acquisition. */
+#define PARENT_RECREATE_MAX 8
+
+/* Creates `path` and any missing ancestors with the client's parent mode. */
+static int ensure_path(zkc_client_t *c, const char *path) {
+  int mode = c->opts.parent_mode == ZKC_PARENTS_CONTAINER ? ZOO_CONTAINER
+                                                          : ZOO_PERSISTENT;
+  int rc = zkc__op_run_create(c, path, "", 0, mode);
+  if (rc != ZNONODE) return rc == ZNODEEXISTS ? ZOK : rc;
+  char *parent = zkc__path_parent(path);
+  if (parent == NULL) return ZKC_ENOMEM;
+  /* ZNONODE under "/" means the chroot itself is missing: give up. */
+  rc = strcmp(parent, "/") == 0 ? ZNONODE : ensure_path(c, parent);
+  free(parent);
+  if (rc != ZOK) return rc;
+  rc = zkc__op_run_create(c, path, "", 0, mode);
+  return rc == ZNODEEXISTS ? ZOK : rc;
+}
+
+/* Deletes our node now, or hands the delete to the janitor when the
+ * connection is in trouble. Nothing to do once the session is gone. */
+static void remove_node(zkc_client_t *c, const char *node, int64_t session) {
+  int rc = zkc__op_run_delete(c, node);
+  if (rc == ZOK || rc == ZNONODE || rc == ZKC_ECLOSED || rc == ZINVALIDSTATE ||
+      rc == ZSESSIONEXPIRED)
+    return;
+  zkc__janitor_add(c, node, NULL, session);
+}
+
+/* After connection loss during create: the node may exist. Looks for the
+ * child carrying our uuid. *node is set (malloc) when found. */
+static int find_by_uuid(zkc_client_t *c, const char *base, const char *uuid,
+                        char **node) {
+  zkc__op_t op;
+  int rc = zkc__op_init(&op);
+  if (rc != ZKC_OK) return rc;
+  *node = NULL;
+  zkc__submit_children(c, &op, base);
+  rc = zkc__op_wait(&op);
+  if (rc == ZNONODE) rc = ZOK;
+  for (int i = 0; rc == ZOK && i < op.children.count; i++) {
+    if (zkc__name_has_uuid(op.children.data[i], uuid)) {
+      *node = zkc__path_join(base, op.children.data[i]);
+      if (*node == NULL) rc = ZKC_ENOMEM;
+      break;
+    }
+  }
+  zkc__op_clear(&op);
+  return rc;
+}
+
+/* State of one acquisition. */
+typedef struct attempt {
+  zkc_client_t *c;
+  const char *base;
+  int64_t deadline;
+  char uuid[37];
+  char *prefix; /* base + "/_c_<uuid>-<lock_name>" */
+  char *node;   /* our node once created */
+  struct Stat stat;
+  int64_t session; /* session at the time of the create */
+  zkc__op_t list;  /* the latest children read */
+  int list_valid;
+  int retries;
+} attempt_t;
+
+static int new_prefix(attempt_t *a, const char *lock_name) {
+  int rc = zkc__uuid_new(a->uuid);
+  if (rc != ZKC_OK) return rc;
+  free(a->prefix);
+  size_t len = strlen(a->base) + strlen(lock_name) + ZKC__PROTECTED_LEN + 2;
+  a->prefix = malloc(len);
+  if (a->prefix == NULL) return ZKC_ENOMEM;
+  snprintf(a->prefix, len, "%s/" ZKC__PROTECTED_PREFIX "%s-%s", a->base,
+           a->uuid, lock_name);
+  return ZKC_OK;
+}
+
+static void drop_list(attempt_t *a) {
+  if (a->list_valid) zkc__op_clear(&a->list);
+  a->list_valid = 0;
+}
+
+/* Starts a children read of base into a->list (the previous one freed). */
+static int submit_list(attempt_t *a) {
+  drop_list(a);
+  int rc = zkc__op_init(&a->list);
+  if (rc != ZKC_OK) return rc;
+  a->list_valid = 1;
+  zkc__submit_children(a->c, &a->list, a->base);
+  return ZKC_OK;
+}
+
+/* A node with our uuid was found after connection loss: adopt it only if
+ * the current session owns it. A node of an older session is not ours to
+ * trust (CURATOR-498); that session is gone and its node with it. */
+static int adopt_found(attempt_t *a, char *found) {
+  int rc = zkc__op_run_exists(a->c, found, &a->stat);
+  if (rc == ZOK && a->stat.ephemeralOwner == zkc__session_id(a->c)) {
+    a->node = found;
+    return ZOK;
+  }
+  free(found);
+  return rc == ZOK ? ZNONODE : rc;
+}
+
+/* Creates our node, with the first children read pipelined behind it.
+ * After connection loss the create may or may not have been applied, so
+ * the next round searches for our uuid before creating again. */
+static int create_node(attempt_t *a, const char *lock_name) {
+  zkc_client_t *c = a->c;
+  int parents = 0, search = 0;
+  int rc = new_prefix(a, lock_name);
+  while (rc == ZKC_OK) {
+    if (search) {
+      char *found = NULL;
+      rc = find_by_uuid(c, a->base, a->uuid, &found);
+      if (rc == ZOK && found) rc = adopt_found(a, found);
+      if (rc == ZOK && a->node) return submit_list(a);
+      if (rc == ZNONODE) rc = new_prefix(a, lock_name); /* older session's */
+      if (zkc__retryable(rc)) {
+        rc = zkc__retry_wait(c, &a->retries, rc, a->deadline);
+        continue;
+      }
+      if (rc != ZOK) break;
+      search = 0;
+    }
+    zkc__op_t create;
+    if ((rc = zkc__op_init(&create)) != ZKC_OK) break;
+    a->session = zkc__session_id(c);
+    zkc__submit_create(c, &create, a->prefix, c->holder_id,
+                       (int)strlen(c->holder_id), ZOO_EPHEMERAL_SEQUENTIAL);
+    int list_rc = submit_list(a);
+    rc = zkc__op_wait(&create);
+    a->stat = create.stat;
+    a->node = create.created, create.created = NULL;
+    zkc__op_clear(&create);
+    if (list_rc != ZKC_OK) rc = list_rc;
+    if (rc == ZOK) return ZOK;
+    if (a->node || rc == ZKC_ENOMEM) break; /* created, but cannot go on */
+
+    if (rc == ZNONODE && parents++ < PARENT_RECREATE_MAX) {
+      rc = ensure_path(c, a->base);
+      if (rc == ZOK) continue;
+    }
+    if (!zkc__retryable(rc)) return rc; /* refused: nothing was created */
+    search = 1;
+    rc = zkc__retry_wait(c, &a->retries, rc, a->deadline);
+  }
+  /* Gave up with a create possibly applied: delete it by its uuid. */
+  zkc__janitor_add(c, a->base, a->uuid, a->session);
+  return rc;
+}
+
+/* Waits until our node is first. a->list holds a children read submitted
+ * after our create. */
+static int wait_first(attempt_t *a) {
+  zkc_client_t *c = a->c;
+  const char *name = zkc__basename(a->node);
+  for (;;) {
+    int rc = zkc__op_wait(&a->list);
+    if (rc != ZOK) {
+      rc = zkc__retry_wait(c, &a->retries, rc, a->deadline);
+      if (rc != ZKC_OK) return rc;
+      if ((rc = submit_list(a)) != ZKC_OK) return rc;
+      continue;
+    }
+    size_t n = (size_t)a->list.children.count;
+    zkc__contender_t *sorted = malloc((n ? n : 1) * sizeof *sorted);
+    if (sorted == NULL) return ZKC_ENOMEM;
+    n = zkc__sort_contenders(a->list.children.data, n, sorted);
+    long idx = zkc__contender_index(sorted, n, name);
+    char *pred = idx > 0 ? zkc__path_join(a->base, sorted[idx - 1].name) : NULL;
+    int pred_is_head = idx == 1;
+    free(sorted);
+    if (idx < 0) return ZKC_ELOST; /* our node is gone: session ended */
+    if (idx == 0) return ZOK;
+    if (pred == NULL) return ZKC_ENOMEM;
+    if (zkc__now_ms() >= a->deadline) {
+      free(pred);
+      return ZKC_ETIMEDOUT;
+    }
+
+    zkc__waiter_t w;
+    zkc__op_t watch;
+    if ((rc = zkc__op_init(&watch)) != ZKC_OK) {
+      free(pred);
+      return rc;
+    }
+    if ((rc = zkc__waiter_register(c, &w)) != ZKC_OK) {
+      zkc__op_clear(&watch);
+      free(pred);
+      return rc;
+    }
+    zkc__submit_watch(c, &watch, pred, &w);
+    rc = zkc__op_wait(&watch);
+    zkc__op_clear(&watch);
+    zkc__wake_t why = ZKC__WAKE_FIRED;
+    if (rc == ZOK) why = zkc__waiter_wait(c, &w, a->deadline);
+    if (why == ZKC__WAKE_TIMEOUT) zkc__unwatch(c, pred, &w);
+    int fired_deleted = why == ZKC__WAKE_FIRED && w.fired &&
+                        w.event_type == ZOO_DELETED_EVENT;
+    zkc__waiter_unregister(c, &w);
+    free(pred);
+
+    if (why == ZKC__WAKE_TIMEOUT) return ZKC_ETIMEDOUT;
+    if (why == ZKC__WAKE_CLOSED) return ZKC_ECLOSED;
+    if (why == ZKC__WAKE_LOST) return ZKC_ELOST;
+    /* The predecessor was the head when we read the queue and is now gone:
+     * any node created since sorts after ours, so we are first. */
+    if (rc == ZOK && fired_deleted && pred_is_head) return ZOK;
+    if (rc != ZOK && rc != ZNONODE) {
+      rc = zkc__retry_wait(c, &a->retries, rc, a->deadline);
+      if (rc != ZKC_OK) return rc;
+    }
+    if ((rc = submit_list(a)) != ZKC_OK) return rc;
+  }
+}
+
+int zkc__lock_acquire(zkc_client_t *c, const char *base, const char *lock_name,
+                      int64_t deadline_ms, zkc__held_t *out) {
+  attempt_t a = {.c = c, .base = base, .deadline = deadline_ms};
+  int rc = create_node(&a, lock_name);
+  /* Double-holder guard: only a node of the current session is ours. */
+  if (rc == ZOK && a.stat.ephemeralOwner != zkc__session_id(c)) rc = ZKC_ELOST;
+  if (rc == ZOK) rc = wait_first(&a);
+  drop_list(&a);
+  free(a.prefix);
+  /* A dead handle means the session expired: our node is gone. */
+  if (rc == ZINVALIDSTATE || rc == ZSESSIONEXPIRED) rc = ZKC_ELOST;
+  if (rc == ZOK) {
+    out->node = a.node;
+    out->token = a.stat.czxid;
+    out->session_id = a.stat.ephemeralOwner;
+    return ZKC_OK;
+  }
+  if (a.node) remove_node(c, a.node, a.session);
+  free(a.node);
+  return rc;
+}
+
+int zkc__lock_release(zkc_client_t *c, zkc__held_t *held) {
+  int closed = zkc__call_enter(c) == ZKC_ECLOSED;
+  if (!closed) {
+    remove_node(c, held->node, held->session_id);
+    zkc__call_leave(c);
+  }
+  free(held->node);
+  held->node = NULL;
+  return closed ? ZKC_ECLOSED : ZKC_OK;
+}
+
+int zkc__lock_participants(zkc_client_t *c, const char *base, char ***nodes,
+                           size_t *count) {
+  zkc__op_t op;
+  int rc = zkc__op_init(&op);
+  if (rc != ZKC_OK) return rc;
+  *nodes = NULL;
+  *count = 0;
+  zkc__submit_children(c, &op, base);
+  rc = zkc__op_wait(&op);
+  size_t n = rc == ZOK ? (size_t)op.children.count : 0;
+  zkc__contender_t *sorted = n ? malloc(n * sizeof *sorted) : NULL;
+  char **paths = n ? calloc(n, sizeof *paths) : NULL;
+  if (n && (sorted == NULL || paths == NULL)) rc = ZKC_ENOMEM;
+  if (rc == ZOK && n) {
+    n = zkc__sort_contenders(op.children.data, n, sorted);
+    for (size_t i = 0; i < n && rc == ZOK; i++)
+      if ((paths[i] = zkc__path_join(base, sorted[i].name)) == NULL)
+        rc = ZKC_ENOMEM;
+  }
+  free(sorted);
+  if (rc == ZOK && n) {
+    *nodes = paths;
+    *count = n;
+  } else {
+    zkc_strings_free(paths, n);
+  }
+  zkc__op_clear(&op);
+  return rc == ZNONODE ? ZKC_OK : rc;
+}

@@ -1,0 +1,36 @@
+/* One acquisition of a ZooKeeper lock queue: the node protocol shared by the
+ * mutex and, later, the leader recipes. */
+#ifndef ZKC_INTERNALS_H
+#define ZKC_INTERNALS_H
+
+#include <stdint.h>
+
+#include "zkcoord/client.h"
+
+/* What a successful acquisition holds. */
+typedef struct zkc__held {
+  char *node;         /* full path of our lock node (malloc) */
+  int64_t token;      /* its czxid: the fencing token */
+  int64_t session_id; /* the session that owns it */
+} zkc__held_t;
+
+/* Queues on `base` with a protected EPHEMERAL_SEQUENTIAL node named
+ * "_c_<uuid>-<lock_name><seq>" and waits until it is first or deadline_ms
+ * (monotonic; ZKC__FOREVER) passes. On success fills *out. On any failure no
+ * node of ours is left (its delete is finished in the background if need
+ * be). Returns ZKC_OK, ZKC_ETIMEDOUT, ZKC_ECLOSED, ZKC_ELOST, ZKC_ENOMEM or
+ * a ZooKeeper error. */
+int zkc__lock_acquire(zkc_client_t *c, const char *base, const char *lock_name,
+                      int64_t deadline_ms, zkc__held_t *out);
+
+/* Deletes a held node (guaranteed: retried in the background on connection
+ * loss) and frees out->node. ZKC_OK, or ZKC_ECLOSED when the client is
+ * closed (the node went with the session). */
+int zkc__lock_release(zkc_client_t *c, zkc__held_t *held);
+
+/* The contenders on `base` in queue order, as full paths (see
+ * zkc_mutex_participant_nodes). */
+int zkc__lock_participants(zkc_client_t *c, const char *base, char ***nodes,
+                           size_t *count);
+
+#endif /* ZKC_INTERNALS_H */

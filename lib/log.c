@@ -1,0 +1,96 @@
+/* Routes log lines to each client's sink. The ZooKeeper client's log
+ * callback carries no context pointer, so every client gets one of a fixed
+ * set of trampolines, each bound to one slot of a table; clients beyond the
+ * table share a fallback that prints errors to stderr. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "client_impl.h"
+
+#define SLOTS 64
+
+static pthread_rwlock_t slots_lock = PTHREAD_RWLOCK_INITIALIZER;
+static zkc_client_t *slots[SLOTS];
+
+void zkc__log_deliver(zkc_client_t *c, zkc_log_level_t level,
+                      const char *msg) {
+  if (level == ZKC_LOG_NONE || level > c->opts.log_level) return;
+  if (c->opts.log_fn)
+    c->opts.log_fn(c->opts.log_ctx, level, msg);
+  else
+    fprintf(stderr, "zkcoord: %s\n", msg);
+}
+
+/* The ZooKeeper client writes "<time>:<pid>(0x<tid>):ZOO_<LEVEL>@<func>@..."
+ * and level-filters with a process-wide setting; read the level back from
+ * the text so each client can apply its own. */
+static zkc_log_level_t zk_line_level(const char *m) {
+  if (strstr(m, ":ZOO_ERROR@")) return ZKC_LOG_ERROR;
+  if (strstr(m, ":ZOO_WARN@")) return ZKC_LOG_WARN;
+  if (strstr(m, ":ZOO_INFO@")) return ZKC_LOG_INFO;
+  return ZKC_LOG_DEBUG;
+}
+
+static void deliver_zk_line(zkc_client_t *c, const char *message) {
+  char line[1024];
+  snprintf(line, sizeof line, "%s", message);
+  size_t n = strlen(line);
+  while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r')) line[--n] = 0;
+  zkc_log_level_t level = zk_line_level(line);
+  if (c != NULL)
+    zkc__log_deliver(c, level, line);
+  else if (level == ZKC_LOG_ERROR)
+    fprintf(stderr, "zkcoord: %s\n", line);
+}
+
+static void from_slot(int i, const char *message) {
+  pthread_rwlock_rdlock(&slots_lock);
+  deliver_zk_line(slots[i], message);
+  pthread_rwlock_unlock(&slots_lock);
+}
+
+static void fallback(const char *message) { deliver_zk_line(NULL, message); }
+
+#define T(i) \
+  static void slot_##i(const char *m) { from_slot(i, m); }
+#define T8(a) T(a##0) T(a##1) T(a##2) T(a##3) T(a##4) T(a##5) T(a##6) T(a##7)
+T8(0) T8(1) T8(2) T8(3) T8(4) T8(5) T8(6) T8(7)
+#undef T
+#define T(i) slot_##i,
+static const log_callback_fn trampolines[SLOTS] = {
+    T8(0) T8(1) T8(2) T8(3) T8(4) T8(5) T8(6) T8(7)};
+#undef T
+#undef T8
+
+log_callback_fn zkc__log_bind(zkc_client_t *c) {
+  c->log_slot = -1;
+  pthread_rwlock_wrlock(&slots_lock);
+  for (int i = 0; i < SLOTS; i++) {
+    if (slots[i] == NULL) {
+      slots[i] = c;
+      c->log_slot = i;
+      break;
+    }
+  }
+  pthread_rwlock_unlock(&slots_lock);
+  return c->log_slot >= 0 ? trampolines[c->log_slot] : fallback;
+}
+
+void zkc__log_unbind(zkc_client_t *c) {
+  if (c->log_slot < 0) return;
+  pthread_rwlock_wrlock(&slots_lock);
+  slots[c->log_slot] = NULL;
+  pthread_rwlock_unlock(&slots_lock);
+  c->log_slot = -1;
+}
+
+void zkc__log(zkc_client_t *c, zkc_log_level_t level, const char *fmt, ...) {
+  if (level > c->opts.log_level) return;
+  char line[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  zkc__log_deliver(c, level, line);
+}

@@ -1,0 +1,206 @@
+/* Path validation, node-name parsing and queue ordering: no I/O. */
+#include "names.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "zkcoord/common.h"
+
+/* Decodes one UTF-8 code point at s (at most `left` bytes); returns its
+ * length, or 0 for an invalid, overlong or truncated sequence. */
+static size_t utf8_decode(const unsigned char *s, size_t left, uint32_t *cp) {
+  size_t len;
+  uint32_t min;
+  if (s[0] < 0x80) {
+    *cp = s[0];
+    return 1;
+  } else if ((s[0] & 0xe0) == 0xc0) {
+    len = 2, min = 0x80, *cp = s[0] & 0x1f;
+  } else if ((s[0] & 0xf0) == 0xe0) {
+    len = 3, min = 0x800, *cp = s[0] & 0x0f;
+  } else if ((s[0] & 0xf8) == 0xf0) {
+    len = 4, min = 0x10000, *cp = s[0] & 0x07;
+  } else {
+    return 0;
+  }
+  if (len > left) return 0;
+  for (size_t i = 1; i < len; i++) {
+    if ((s[i] & 0xc0) != 0x80) return 0;
+    *cp = (*cp << 6) | (s[i] & 0x3f);
+  }
+  return *cp < min ? 0 : len;
+}
+
+/* The characters ZooKeeper's server refuses in a path (PathUtils), and
+ * everything outside the Basic Multilingual Plane, which Java would see as
+ * surrogates. */
+static int code_point_allowed(uint32_t cp) {
+  if (cp <= 0x1f || (cp >= 0x7f && cp <= 0x9f)) return 0;
+  if (cp >= 0xd800 && cp <= 0xf8ff) return 0;
+  if (cp >= 0xfff0) return 0;
+  return 1;
+}
+
+int zkc__path_validate(const char *path) {
+  if (path == NULL || path[0] != '/') return ZKC_EINVAL;
+  size_t n = strlen(path);
+  if (n < 2 || n > ZKC__PATH_MAX || path[n - 1] == '/') return ZKC_EINVAL;
+  if (strcmp(path, "/zookeeper") == 0 || strncmp(path, "/zookeeper/", 11) == 0)
+    return ZKC_EINVAL;
+  const unsigned char *p = (const unsigned char *)path;
+  size_t seg_start = 1;
+  for (size_t i = 1; i <= n;) {
+    if (i == n || p[i] == '/') {
+      size_t seg_len = i - seg_start;
+      if (seg_len == 0) return ZKC_EINVAL;
+      if (seg_len == 1 && p[seg_start] == '.') return ZKC_EINVAL;
+      if (seg_len == 2 && p[seg_start] == '.' && p[seg_start + 1] == '.')
+        return ZKC_EINVAL;
+      seg_start = ++i;
+      continue;
+    }
+    uint32_t cp;
+    size_t len = utf8_decode(p + i, n - i, &cp);
+    if (len == 0 || !code_point_allowed(cp)) return ZKC_EINVAL;
+    i += len;
+  }
+  return ZKC_OK;
+}
+
+static int all_digits(const char *s, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (s[i] < '0' || s[i] > '9') return 0;
+  return 1;
+}
+
+static int64_t digits_value(const char *s, size_t n) {
+  int64_t v = 0;
+  for (size_t i = 0; i < n; i++) v = v * 10 + (s[i] - '0');
+  return v;
+}
+
+/* ZooKeeper formats the counter with "%010d": "0000000042" for 42,
+ * "-000000005" for -5 and "-2147483648" (11 bytes) for -2^31. A '-' right
+ * before ten digits is a sign only when it does not end the recipe's own
+ * prefix ("...lock-" ends in a letter before the dash; "lock--1000000000"
+ * and "__lock__-1000000000" carry a sign). */
+int zkc__node_sequence(const char *name, int64_t *seq) {
+  if (name == NULL) return 0;
+  size_t n = strlen(name);
+  if (n < ZKC__SEQ_DIGITS) return 0;
+  const char *tail = name + n - ZKC__SEQ_DIGITS;
+  if (tail[0] == '-' && all_digits(tail + 1, ZKC__SEQ_DIGITS - 1)) {
+    *seq = -digits_value(tail + 1, ZKC__SEQ_DIGITS - 1);
+    return 1;
+  }
+  if (!all_digits(tail, ZKC__SEQ_DIGITS)) return 0;
+  int64_t v = digits_value(tail, ZKC__SEQ_DIGITS);
+  int signed_form = 0;
+  if (n > ZKC__SEQ_DIGITS && tail[-1] == '-') {
+    char before = n > ZKC__SEQ_DIGITS + 1 ? tail[-2] : '\0';
+    signed_form = before == '\0' || before == '-' || before == '_' ||
+                  before == '/';
+  }
+  if (signed_form) v = -v;
+  if (v > INT32_MAX || v < INT32_MIN) return 0;
+  *seq = v;
+  return 1;
+}
+
+static int contender_cmp(const void *a, const void *b) {
+  const zkc__contender_t *x = a, *y = b;
+  if (x->key != y->key) return x->key < y->key ? -1 : 1;
+  return strcmp(x->name, y->name);
+}
+
+size_t zkc__sort_contenders(char *const *names, size_t n,
+                            zkc__contender_t *out) {
+  const int64_t quarter = (int64_t)1 << 30;
+  size_t m = 0;
+  int has_high = 0, has_low = 0;
+  for (size_t i = 0; i < n; i++) {
+    int64_t seq;
+    if (!zkc__node_sequence(names[i], &seq)) continue;
+    out[m].name = names[i];
+    out[m].key = seq;
+    has_high |= seq >= quarter;
+    has_low |= seq < -quarter;
+    m++;
+  }
+  /* Values near both ends of the int32 range mean the counter wrapped: the
+   * negative ones were issued after the large positive ones. */
+  if (has_high && has_low)
+    for (size_t i = 0; i < m; i++)
+      if (out[i].key < 0) out[i].key += (int64_t)1 << 32;
+  if (m > 1) qsort(out, m, sizeof *out, contender_cmp);
+  return m;
+}
+
+long zkc__contender_index(const zkc__contender_t *sorted, size_t n,
+                          const char *name) {
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(sorted[i].name, name) == 0) return (long)i;
+  return -1;
+}
+
+static int is_hex_lower(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+}
+
+int zkc__is_protected_name(const char *name) {
+  if (name == NULL || strncmp(name, ZKC__PROTECTED_PREFIX, 3) != 0) return 0;
+  if (strlen(name) <= ZKC__PROTECTED_LEN) return 0;
+  if (name[ZKC__PROTECTED_LEN - 1] != '-') return 0;
+  const char *u = name + 3;
+  for (int i = 0; i < ZKC__UUID_LEN; i++) {
+    int dash = i == 8 || i == 13 || i == 18 || i == 23;
+    if (dash ? u[i] != '-' : !is_hex_lower(u[i])) return 0;
+  }
+  return 1;
+}
+
+int zkc__name_has_uuid(const char *name, const char *uuid) {
+  return zkc__is_protected_name(name) &&
+         strncmp(name + 3, uuid, ZKC__UUID_LEN) == 0;
+}
+
+const char *zkc__basename(const char *path) {
+  const char *slash = strrchr(path, '/');
+  return slash ? slash + 1 : path;
+}
+
+void zkc__uuid_format(const unsigned char bytes[16], char out[37]) {
+  static const char hex[] = "0123456789abcdef";
+  unsigned char b[16];
+  memcpy(b, bytes, 16);
+  b[6] = (unsigned char)((b[6] & 0x0f) | 0x40); /* version 4 */
+  b[8] = (unsigned char)((b[8] & 0x3f) | 0x80); /* RFC 4122 variant */
+  char *o = out;
+  for (int i = 0; i < 16; i++) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) *o++ = '-';
+    *o++ = hex[b[i] >> 4];
+    *o++ = hex[b[i] & 0x0f];
+  }
+  *o = '\0';
+}
+
+char *zkc__path_join(const char *a, const char *b) {
+  size_t la = strlen(a), lb = strlen(b);
+  char *s = malloc(la + lb + 2);
+  if (s == NULL) return NULL;
+  memcpy(s, a, la);
+  s[la] = '/';
+  memcpy(s + la + 1, b, lb + 1);
+  return s;
+}
+
+char *zkc__path_parent(const char *path) {
+  const char *slash = strrchr(path, '/');
+  if (slash == NULL || path[1] == '\0') return NULL;
+  size_t len = slash == path ? 1 : (size_t)(slash - path);
+  char *s = malloc(len + 1);
+  if (s == NULL) return NULL;
+  memcpy(s, path, len);
+  s[len] = '\0';
+  return s;
+}

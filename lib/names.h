@@ -1,0 +1,65 @@
+/* Pure functions on ZooKeeper paths and lock node names. No I/O, no
+ * allocation except where a function says so: unit-testable and fuzzable. */
+#ifndef ZKC_NAMES_H
+#define ZKC_NAMES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Longest lock path accepted; leaves room for the 60-byte node name. */
+#define ZKC__PATH_MAX 1024
+
+/* Protected node prefix: "_c_" + 36-char UUID + "-" (Curator's layout). */
+#define ZKC__PROTECTED_PREFIX "_c_"
+#define ZKC__PROTECTED_LEN 40
+#define ZKC__UUID_LEN 36
+#define ZKC__SEQ_DIGITS 10
+
+/* ZKC_OK when `path` may name a lock: absolute, not "/", no empty, "." or
+ * ".." segment, no trailing "/", valid UTF-8 without control characters or
+ * the code points ZooKeeper rejects, not under "/zookeeper", at most
+ * ZKC__PATH_MAX bytes. ZKC_EINVAL otherwise (also for NULL). */
+int zkc__path_validate(const char *path);
+
+/* Parses the sequence ZooKeeper appended to a sequential node's name
+ * (10 digits, or a sign and digits once the per-parent counter wrapped past
+ * 2^31). Returns 1 and sets *seq, or 0 when `name` has no such suffix. */
+int zkc__node_sequence(const char *name, int64_t *seq);
+
+/* One child of a lock path, with its queue position key. */
+typedef struct zkc__contender {
+  const char *name; /* borrowed from the caller's array */
+  int64_t key;      /* sequence, unwrapped when the counter wrapped */
+} zkc__contender_t;
+
+/* Fills `out` (room for n) with the children that carry a sequence, in
+ * queue order (ascending sequence, ties by name) and returns how many.
+ * A queue spanning the counter's wrap from 2^31-1 to -2^31 stays in order. */
+size_t zkc__sort_contenders(char *const *names, size_t n,
+                            zkc__contender_t *out);
+
+/* Index in a sorted contender array of the node called `name`, or -1. */
+long zkc__contender_index(const zkc__contender_t *sorted, size_t n,
+                          const char *name);
+
+/* 1 when `name` is a protected node name ("_c_<uuid>-..."), else 0. */
+int zkc__is_protected_name(const char *name);
+
+/* 1 when `name` is the protected node made with `uuid`, else 0. */
+int zkc__name_has_uuid(const char *name, const char *uuid);
+
+/* Last segment of a path (after the final '/'); `path` itself if none. */
+const char *zkc__basename(const char *path);
+
+/* Formats 16 random bytes as a lowercase RFC 4122 version-4 UUID string
+ * (36 characters + NUL). */
+void zkc__uuid_format(const unsigned char bytes[16], char out[37]);
+
+/* New string "<a>/<b>" (a must not end with '/'); NULL on OOM. */
+char *zkc__path_join(const char *a, const char *b);
+
+/* New string: the parent of `path` ("/" for "/x"); NULL on OOM or when
+ * path is "/" or has no '/'. */
+char *zkc__path_parent(const char *path);
+
+#endif /* ZKC_NAMES_H */

@@ -1,0 +1,181 @@
+/* Asynchronous ZooKeeper requests with a result the submitter waits for.
+ * Completions run on the ZooKeeper completion thread: they copy the result
+ * and signal, nothing more. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "client_impl.h"
+#include "zkcoord/common.h"
+
+int zkc__op_init(zkc__op_t *op) {
+  memset(op, 0, sizeof *op);
+  if (pthread_mutex_init(&op->mu, NULL) != 0) return ZKC_ESYSTEM;
+  if (pthread_cond_init(&op->cv, NULL) != 0) {
+    pthread_mutex_destroy(&op->mu);
+    return ZKC_ESYSTEM;
+  }
+  return ZKC_OK;
+}
+
+void zkc__op_clear(zkc__op_t *op) {
+  free(op->created);
+  if (op->children.data) deallocate_String_vector(&op->children);
+  pthread_cond_destroy(&op->cv);
+  pthread_mutex_destroy(&op->mu);
+}
+
+int zkc__op_wait(zkc__op_t *op) {
+  pthread_mutex_lock(&op->mu);
+  while (!op->done) pthread_cond_wait(&op->cv, &op->mu);
+  int rc = op->rc;
+  pthread_mutex_unlock(&op->mu);
+  return rc;
+}
+
+/* Marks op done with rc; the submitter may free op as soon as it sees done,
+ * so nothing touches op after the unlock. */
+static void op_finish(zkc__op_t *op, int rc, const struct Stat *stat) {
+  if (rc == ZCLOSING) rc = ZKC_ECLOSED; /* the handle closed under us */
+  pthread_mutex_lock(&op->mu);
+  op->rc = rc;
+  if (stat) op->stat = *stat;
+  op->done = 1;
+  pthread_cond_signal(&op->cv);
+  pthread_mutex_unlock(&op->mu);
+}
+
+static void on_void(int rc, const void *data) {
+  zkc__mark_callback_thread();
+  op_finish((zkc__op_t *)data, rc, NULL);
+}
+
+static void on_stat(int rc, const struct Stat *stat, const void *data) {
+  zkc__mark_callback_thread();
+  op_finish((zkc__op_t *)data, rc, rc == ZOK ? stat : NULL);
+}
+
+static void on_data(int rc, const char *value, int len, const struct Stat *stat,
+                    const void *data) {
+  (void)value, (void)len;
+  zkc__mark_callback_thread();
+  op_finish((zkc__op_t *)data, rc, rc == ZOK ? stat : NULL);
+}
+
+static void on_created(int rc, const char *name, const struct Stat *stat,
+                       const void *data) {
+  zkc__op_t *op = (zkc__op_t *)data;
+  zkc__mark_callback_thread();
+  if (rc == ZOK) {
+    op->created = strdup(name);
+    if (op->created == NULL) rc = ZKC_ENOMEM; /* node exists: caller cleans */
+  }
+  op_finish(op, rc, rc == ZOK ? stat : NULL);
+}
+
+static void on_children(int rc, const struct String_vector *v,
+                        const void *data) {
+  zkc__op_t *op = (zkc__op_t *)data;
+  zkc__mark_callback_thread();
+  if (rc == ZOK && v != NULL && v->count > 0) {
+    /* The vector belongs to the client: copy it. */
+    op->children.data = calloc((size_t)v->count, sizeof(char *));
+    if (op->children.data == NULL) {
+      rc = ZKC_ENOMEM;
+    } else {
+      op->children.count = v->count;
+      for (int i = 0; i < v->count; i++)
+        if ((op->children.data[i] = strdup(v->data[i])) == NULL) rc = ZKC_ENOMEM;
+    }
+  }
+  op_finish(op, rc, NULL);
+}
+
+/* Runs `submit` on the live handle under the read lock, so close cannot
+ * free the handle mid-call. A synchronous refusal finishes op at once. */
+#define ZKC__SUBMIT(c, op, call)                                  \
+  do {                                                            \
+    pthread_rwlock_rdlock(&(c)->zh_lock);                         \
+    zhandle_t *zh = (c)->zh;                                      \
+    int src_ = zh == NULL ? ZKC_ECLOSED : (call);                 \
+    if (zh != NULL) atomic_fetch_add(&(c)->requests, 1);          \
+    pthread_rwlock_unlock(&(c)->zh_lock);                         \
+    if (src_ != ZOK) op_finish((op), src_, NULL);                 \
+  } while (0)
+
+void zkc__submit_create(zkc_client_t *c, zkc__op_t *op, const char *path,
+                        const char *data, int len, int mode) {
+  ZKC__SUBMIT(c, op,
+              zoo_acreate2(zh, path, data, len, &ZOO_OPEN_ACL_UNSAFE, mode,
+                           on_created, op));
+}
+
+void zkc__submit_children(zkc_client_t *c, zkc__op_t *op, const char *path) {
+  ZKC__SUBMIT(c, op, zoo_aget_children(zh, path, 0, on_children, op));
+}
+
+void zkc__submit_delete(zkc_client_t *c, zkc__op_t *op, const char *path) {
+  ZKC__SUBMIT(c, op, zoo_adelete(zh, path, -1, on_void, op));
+}
+
+void zkc__submit_exists(zkc_client_t *c, zkc__op_t *op, const char *path) {
+  ZKC__SUBMIT(c, op, zoo_aexists(zh, path, 0, on_stat, op));
+}
+
+void zkc__submit_watch(zkc_client_t *c, zkc__op_t *op, const char *path,
+                       zkc__waiter_t *w) {
+  ZKC__SUBMIT(c, op,
+              zoo_awget(zh, path, zkc__waiter_watcher,
+                        (void *)(uintptr_t)w->id, on_data, op));
+}
+
+void zkc__unwatch(zkc_client_t *c, const char *path, zkc__waiter_t *w) {
+  pthread_rwlock_rdlock(&c->zh_lock);
+  if (c->zh != NULL) {
+    /* Removing one watcher only drops the client's registration: the
+     * server keeps one watch per path and session, and only "remove all"
+     * clears it. No other watch of this session is on a waiter's
+     * predecessor: each node has at most one successor. If the server
+     * cannot be reached, drop the local registration; a late event then
+     * finds no waiter. */
+    int rc = zoo_remove_all_watches(c->zh, path, ZWATCHTYPE_DATA, 0);
+    if (rc != ZOK && rc != ZNOWATCHER)
+      zoo_remove_watches(c->zh, path, ZWATCHTYPE_DATA, zkc__waiter_watcher,
+                         (void *)(uintptr_t)w->id, 1);
+  }
+  pthread_rwlock_unlock(&c->zh_lock);
+}
+
+static int run(zkc__op_t *op) {
+  int rc = zkc__op_wait(op);
+  zkc__op_clear(op);
+  return rc;
+}
+
+int zkc__op_run_delete(zkc_client_t *c, const char *path) {
+  zkc__op_t op;
+  int rc = zkc__op_init(&op);
+  if (rc != ZKC_OK) return rc;
+  zkc__submit_delete(c, &op, path);
+  return run(&op);
+}
+
+int zkc__op_run_exists(zkc_client_t *c, const char *path, struct Stat *stat) {
+  zkc__op_t op;
+  int rc = zkc__op_init(&op);
+  if (rc != ZKC_OK) return rc;
+  zkc__submit_exists(c, &op, path);
+  rc = zkc__op_wait(&op);
+  if (rc == ZOK && stat) *stat = op.stat;
+  zkc__op_clear(&op);
+  return rc;
+}
+
+int zkc__op_run_create(zkc_client_t *c, const char *path, const char *data,
+                       int len, int mode) {
+  zkc__op_t op;
+  int rc = zkc__op_init(&op);
+  if (rc != ZKC_OK) return rc;
+  zkc__submit_create(c, &op, path, data, len, mode);
+  return run(&op);
+}

@@ -1,0 +1,99 @@
+/* Clock, condition variables, randomness and thread identity. */
+#include "util.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include "names.h"
+#include "zkcoord/common.h"
+
+int64_t zkc__now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int64_t zkc__deadline_after(int64_t timeout_ms) {
+  if (timeout_ms < 0) return ZKC__FOREVER;
+  int64_t now = zkc__now_ms();
+  return timeout_ms > ZKC__FOREVER - now ? ZKC__FOREVER : now + timeout_ms;
+}
+
+int zkc__cond_init(pthread_cond_t *cv) {
+  pthread_condattr_t attr;
+  if (pthread_condattr_init(&attr) != 0) return ZKC_ESYSTEM;
+  pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+  int rc = pthread_cond_init(cv, &attr);
+  pthread_condattr_destroy(&attr);
+  return rc == 0 ? ZKC_OK : ZKC_ESYSTEM;
+}
+
+int zkc__cond_wait_until(pthread_cond_t *cv, pthread_mutex_t *mu,
+                         int64_t deadline_ms) {
+  if (deadline_ms == ZKC__FOREVER) {
+    pthread_cond_wait(cv, mu);
+    return 0;
+  }
+  if (zkc__now_ms() >= deadline_ms) return ETIMEDOUT;
+  struct timespec ts = {.tv_sec = deadline_ms / 1000,
+                        .tv_nsec = (deadline_ms % 1000) * 1000000};
+  int rc = pthread_cond_timedwait(cv, mu, &ts);
+  return rc == ETIMEDOUT ? ETIMEDOUT : 0;
+}
+
+void zkc__sleep_ms(int64_t ms) {
+  if (ms <= 0) return;
+  struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000};
+  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+  }
+}
+
+int zkc__random_bytes(void *buf, size_t len) {
+  unsigned char *p = buf;
+  while (len > 0) {
+    ssize_t n = getrandom(p, len, 0);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return ZKC_ESYSTEM;
+    }
+    p += n;
+    len -= (size_t)n;
+  }
+  return ZKC_OK;
+}
+
+uint64_t zkc__random_range(uint64_t lo, uint64_t hi) {
+  uint64_t r = 0;
+  if (hi <= lo || zkc__random_bytes(&r, sizeof r) != ZKC_OK) return lo;
+  uint64_t span = hi - lo + 1;
+  return span == 0 ? r : lo + r % span;
+}
+
+int zkc__uuid_new(char out[37]) {
+  unsigned char b[16];
+  int rc = zkc__random_bytes(b, sizeof b);
+  if (rc != ZKC_OK) return rc;
+  zkc__uuid_format(b, out);
+  return ZKC_OK;
+}
+
+static _Thread_local int on_callback_thread;
+
+void zkc__mark_callback_thread(void) { on_callback_thread = 1; }
+
+int zkc__on_callback_thread(void) { return on_callback_thread; }
+
+uint64_t zkc__thread_id(void) {
+  static atomic_uint_fast64_t next = 1;
+  static _Thread_local uint64_t id;
+  if (id == 0) id = atomic_fetch_add(&next, 1);
+  return id;
+}
+
+char *zkc__strdup(const char *s) { return s ? strdup(s) : NULL; }
+
+_Thread_local int zkc__hash_oom; /* set by uthash on a failed add (hash.h) */

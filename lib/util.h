@@ -1,0 +1,54 @@
+/* Small shared helpers: monotonic clock, condition variables with deadlines,
+ * randomness, the callback-thread marker and internal logging. */
+#ifndef ZKC_UTIL_H
+#define ZKC_UTIL_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "zkcoord/client.h"
+
+/* No deadline. */
+#define ZKC__FOREVER INT64_MAX
+
+/* Milliseconds on CLOCK_MONOTONIC. */
+int64_t zkc__now_ms(void);
+
+/* now + timeout_ms, saturating; timeout_ms < 0 means ZKC__FOREVER. */
+int64_t zkc__deadline_after(int64_t timeout_ms);
+
+/* Initialises a condition variable that waits on CLOCK_MONOTONIC. */
+int zkc__cond_init(pthread_cond_t *cv);
+
+/* Waits on cv until signalled or deadline_ms (monotonic, ZKC__FOREVER for
+ * none). Returns 0, or ETIMEDOUT once the deadline has passed. */
+int zkc__cond_wait_until(pthread_cond_t *cv, pthread_mutex_t *mu,
+                         int64_t deadline_ms);
+
+/* Sleeps ms milliseconds (not for test synchronisation: for backoff). */
+void zkc__sleep_ms(int64_t ms);
+
+/* Fills buf with random bytes (getrandom); ZKC_OK or ZKC_ESYSTEM. */
+int zkc__random_bytes(void *buf, size_t len);
+
+/* Uniform random integer in [lo, hi]. */
+uint64_t zkc__random_range(uint64_t lo, uint64_t hi);
+
+/* New random lowercase UUID v4 into out (37 bytes); ZKC_OK or ZKC_ESYSTEM. */
+int zkc__uuid_new(char out[37]);
+
+/* Marks the calling thread as a ZooKeeper callback thread (done by every
+ * zkcoord watcher and completion) and asks whether it is one. Blocking calls
+ * check this to fail with ZKC_EDEADLK instead of stalling all callbacks. */
+void zkc__mark_callback_thread(void);
+int zkc__on_callback_thread(void);
+
+/* A small per-process thread id, stable for the thread's life (reentrancy
+ * tables are keyed by it). */
+uint64_t zkc__thread_id(void);
+
+/* strdup that returns NULL on NULL input. */
+char *zkc__strdup(const char *s);
+
+#endif /* ZKC_UTIL_H */

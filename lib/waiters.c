@@ -1,0 +1,87 @@
+/* Threads waiting for a watched node to change. Each waiter has its own
+ * condition variable, so a watch wakes exactly the thread that set it: no
+ * herd inside the process either. */
+#include <errno.h>
+
+#include "client_impl.h"
+#include "zkcoord/common.h"
+
+int zkc__waiter_register(zkc_client_t *c, zkc__waiter_t *w) {
+  int rc = zkc__cond_init(&w->cv);
+  if (rc != ZKC_OK) return rc;
+  pthread_mutex_lock(&c->mu);
+  w->id = ++c->next_waiter_id;
+  w->fired = 0;
+  w->event_type = 0;
+  w->session_id = c->session_id;
+  int added = ZKC__HASH_ADD_U64(c->waiters, id, w);
+  pthread_mutex_unlock(&c->mu);
+  if (!added) {
+    pthread_cond_destroy(&w->cv);
+    return ZKC_ENOMEM;
+  }
+  return ZKC_OK;
+}
+
+void zkc__waiter_unregister(zkc_client_t *c, zkc__waiter_t *w) {
+  pthread_mutex_lock(&c->mu);
+  HASH_DELETE(hh, c->waiters, w);
+  pthread_mutex_unlock(&c->mu);
+  pthread_cond_destroy(&w->cv);
+}
+
+static int waiter_session_gone(zkc_client_t *c, const zkc__waiter_t *w) {
+  return c->session_dead ||
+         (c->session_id != 0 && c->session_id != w->session_id);
+}
+
+zkc__wake_t zkc__waiter_wait(zkc_client_t *c, zkc__waiter_t *w,
+                             int64_t deadline_ms) {
+  zkc__wake_t why;
+  pthread_mutex_lock(&c->mu);
+  for (;;) {
+    if (c->closed) {
+      why = ZKC__WAKE_CLOSED;
+      break;
+    }
+    if (w->fired) {
+      why = ZKC__WAKE_FIRED;
+      break;
+    }
+    if (waiter_session_gone(c, w)) {
+      why = ZKC__WAKE_LOST;
+      break;
+    }
+    if (zkc__cond_wait_until(&w->cv, &c->mu, deadline_ms) == ETIMEDOUT) {
+      why = w->fired ? ZKC__WAKE_FIRED : ZKC__WAKE_TIMEOUT;
+      break;
+    }
+  }
+  pthread_mutex_unlock(&c->mu);
+  return why;
+}
+
+void zkc__waiters_wake_all_locked(zkc_client_t *c) {
+  zkc__waiter_t *w, *tmp;
+  HASH_ITER(hh, c->waiters, w, tmp) pthread_cond_signal(&w->cv);
+}
+
+void zkc__waiter_watcher(zhandle_t *zh, int type, int state, const char *path,
+                         void *ctx) {
+  (void)state, (void)path;
+  zkc__mark_callback_thread();
+  /* Session events reach every watcher; the client's own watcher handles
+   * them. This one cares about its node only. */
+  if (type == ZOO_SESSION_EVENT) return;
+  zkc_client_t *c = (zkc_client_t *)(uintptr_t)zoo_get_context(zh);
+  uint64_t id = (uint64_t)(uintptr_t)ctx;
+  zkc__waiter_t *w = NULL;
+  pthread_mutex_lock(&c->mu);
+  HASH_FIND(hh, c->waiters, &id, sizeof id, w);
+  if (w != NULL) {
+    w->fired = 1;
+    w->event_type = type;
+    pthread_cond_signal(&w->cv);
+  }
+  pthread_mutex_unlock(&c->mu);
+}

@@ -1,0 +1,303 @@
+/* Test helpers: see harness.h. */
+#include "harness.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+const char *zkt_connect(void) {
+  const char *s = getenv("ZKC_TEST_CONNECT");
+  return s && *s ? s : "127.0.0.1:2181,127.0.0.1:2182,127.0.0.1:2183";
+}
+
+int64_t zkt_ms(int64_t base_ms) {
+  const char *s = getenv("ZKC_TEST_TIMEOUT_MULT");
+  double mult = s && *s ? atof(s) : 1.0;
+  if (mult < 1.0) mult = 1.0;
+  return (int64_t)((double)base_ms * mult);
+}
+
+int64_t zkt_now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int64_t zkt_now_ms(void) { return zkt_now_ns() / 1000000; }
+
+zkc_client_t *zkt_open(const zkc_client_opts_t *opts) {
+  zkc_client_opts_t o;
+  if (opts == NULL) {
+    zkc_client_opts_init(&o);
+    opts = &o;
+  }
+  zkc_client_t *c = NULL;
+  int rc = zkc_client_open(&c, zkt_connect(), opts);
+  if (rc != ZKC_OK)
+    fail_msg("cannot connect to the test ensemble at %s: %s (is it running? "
+             "test/ensemble/zk-ensemble.sh start)",
+             zkt_connect(), zkc_strerror(rc));
+  return c;
+}
+
+static char root_buf[256];
+static char path_buf[512];
+
+const char *zkt_root(void) { return root_buf; }
+
+const char *zkt_path(const char *leaf) {
+  snprintf(path_buf, sizeof path_buf, "%s/%s", root_buf, leaf);
+  return path_buf;
+}
+
+static pthread_once_t raw_once = PTHREAD_ONCE_INIT;
+static zhandle_t *raw_zh;
+static pthread_mutex_t raw_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t raw_cv = PTHREAD_COND_INITIALIZER;
+static int raw_connected;
+
+static void raw_watcher(zhandle_t *zh, int type, int state, const char *path,
+                        void *ctx) {
+  (void)zh, (void)path, (void)ctx;
+  if (type == ZOO_SESSION_EVENT && state == ZOO_CONNECTED_STATE) {
+    pthread_mutex_lock(&raw_mu);
+    raw_connected = 1;
+    pthread_cond_broadcast(&raw_cv);
+    pthread_mutex_unlock(&raw_mu);
+  }
+}
+
+static void raw_init(void) {
+  zoo_set_debug_level(ZOO_LOG_LEVEL_ERROR);
+  raw_zh = zookeeper_init2(zkt_connect(), raw_watcher, 10000, NULL, NULL,
+                           ZOO_NO_LOG_CLIENTENV, NULL);
+  if (raw_zh == NULL) return;
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  ts.tv_sec += zkt_ms(15000) / 1000;
+  pthread_mutex_lock(&raw_mu);
+  while (!raw_connected)
+    if (pthread_cond_timedwait(&raw_cv, &raw_mu, &ts) != 0) break;
+  pthread_mutex_unlock(&raw_mu);
+}
+
+zhandle_t *zkt_raw(void) {
+  pthread_once(&raw_once, raw_init);
+  if (raw_zh == NULL || !raw_connected)
+    fail_msg("raw ZooKeeper handle cannot connect to %s", zkt_connect());
+  return raw_zh;
+}
+
+int zkt_children_count(const char *path) {
+  struct String_vector v = {0};
+  int rc = zoo_get_children(zkt_raw(), path, 0, &v);
+  if (rc == ZNONODE) return -1;
+  if (rc != ZOK) fail_msg("get_children %s: %s", path, zerror(rc));
+  int n = v.count;
+  deallocate_String_vector(&v);
+  return n;
+}
+
+int zkt_exists(const char *path, struct Stat *stat) {
+  struct Stat st;
+  int rc = zoo_exists(zkt_raw(), path, 0, stat ? stat : &st);
+  if (rc != ZOK && rc != ZNONODE) fail_msg("exists %s: %s", path, zerror(rc));
+  return rc == ZOK;
+}
+
+int zkt_get_data(const char *path, char *buf, int len) {
+  int n = len - 1;
+  int rc = zoo_get(zkt_raw(), path, 0, buf, &n, NULL);
+  if (rc == ZNONODE) return -1;
+  if (rc != ZOK) fail_msg("get %s: %s", path, zerror(rc));
+  if (n < 0) n = 0;
+  buf[n] = '\0';
+  return n;
+}
+
+/* Walks the tree below path; returns how many ephemeral nodes it holds,
+ * deleting everything when `delete` is set. */
+static int walk_tree(const char *path, int delete) {
+  struct String_vector v = {0};
+  int rc = zoo_get_children(zkt_raw(), path, 0, &v);
+  if (rc == ZNONODE) return 0;
+  if (rc != ZOK) fail_msg("get_children %s: %s", path, zerror(rc));
+  int ephemerals = 0;
+  for (int i = 0; i < v.count; i++) {
+    char child[1024];
+    snprintf(child, sizeof child, "%s/%s", path, v.data[i]);
+    struct Stat st;
+    if (zoo_exists(zkt_raw(), child, 0, &st) == ZOK && st.ephemeralOwner != 0 &&
+        st.ephemeralOwner != INT64_MIN) /* INT64_MIN marks a container */
+      ephemerals++;
+    ephemerals += walk_tree(child, delete);
+  }
+  deallocate_String_vector(&v);
+  if (delete) zoo_delete(zkt_raw(), path, -1);
+  return ephemerals;
+}
+
+void zkt_delete_tree(const char *path) { walk_tree(path, 1); }
+
+int zkt_await(int (*pred)(void *ctx), void *ctx, int64_t timeout_ms) {
+  int64_t deadline = zkt_now_ms() + timeout_ms;
+  int v;
+  while (!(v = pred(ctx)) && zkt_now_ms() < deadline) usleep(5000);
+  return v;
+}
+
+char *zkt_4lw(int server, const char *word) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return NULL;
+  struct sockaddr_in sa = {.sin_family = AF_INET,
+                           .sin_port = htons((uint16_t)(2180 + server))};
+  inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
+  if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0 ||
+      write(fd, word, strlen(word)) != (ssize_t)strlen(word)) {
+    close(fd);
+    return NULL;
+  }
+  size_t cap = 4096, len = 0;
+  char *buf = malloc(cap);
+  for (;;) {
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    if (poll(&p, 1, (int)zkt_ms(5000)) <= 0) break;
+    if (len + 1024 > cap) buf = realloc(buf, cap *= 2);
+    ssize_t n = read(fd, buf + len, cap - len - 1);
+    if (n <= 0) break;
+    len += (size_t)n;
+  }
+  close(fd);
+  buf[len] = '\0';
+  return buf;
+}
+
+int zkt_session_watches(int64_t session_id, char *first, size_t first_len) {
+  char want[32];
+  snprintf(want, sizeof want, "0x%llx", (unsigned long long)session_id);
+  int count = 0;
+  if (first && first_len) first[0] = '\0';
+  for (int s = 1; s <= 3; s++) {
+    char *out = zkt_4lw(s, "wchc");
+    if (out == NULL) continue;
+    /* "0x<session>\n\t/path\n\t/path\n\n0x<session>..." */
+    int in_session = 0;
+    for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
+      if (line[0] == '0' && line[1] == 'x') {
+        in_session = strcmp(line, want) == 0;
+      } else if (in_session && line[0] == '\t') {
+        if (count == 0 && first) snprintf(first, first_len, "%s", line + 1);
+        count++;
+      }
+    }
+    free(out);
+  }
+  return count;
+}
+
+static const char *current_test_name = "test";
+
+int zkt_setup(void **state) {
+  (void)state;
+  unsigned char r[6];
+  if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r) memset(r, 7, sizeof r);
+  snprintf(root_buf, sizeof root_buf, "/zkc-test/%s-%02x%02x%02x%02x%02x%02x",
+           current_test_name, r[0], r[1], r[2], r[3], r[4], r[5]);
+  return 0;
+}
+
+int zkt_teardown(void **state) {
+  (void)state;
+  /* Every client of the test is closed by now: any ephemeral node left
+   * under the root is an orphan. */
+  int orphans = walk_tree(root_buf, 0);
+  zkt_delete_tree(root_buf);
+  if (orphans != 0) {
+    print_error("%d lock node(s) left under %s\n", orphans, root_buf);
+    return -1;
+  }
+  return 0;
+}
+
+int zkt_main(int argc, char **argv, const struct CMUnitTest *tests, size_t n,
+             const char *group) {
+  struct CMUnitTest *run = calloc(n, sizeof *run);
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (argc > 1 && strcmp(argv[1], tests[i].name) != 0) continue;
+    run[m] = tests[i];
+    if (run[m].setup_func == NULL) run[m].setup_func = zkt_setup;
+    if (run[m].teardown_func == NULL) run[m].teardown_func = zkt_teardown;
+    m++;
+  }
+  current_test_name = m == 1 ? run[0].name : group;
+  if (m == 0) {
+    fprintf(stderr, "%s: no test named '%s'\n", group, argc > 1 ? argv[1] : "");
+    free(run);
+    return 2;
+  }
+  int rc = _cmocka_run_group_tests(group, run, m, NULL, NULL);
+  free(run);
+  if (raw_zh) zookeeper_close(raw_zh);
+  return rc;
+}
+
+zkt_proc_t zkt_spawn(char *const argv[]) {
+  int in[2], out[2];
+  if (pipe(in) != 0 || pipe(out) != 0) fail_msg("pipe failed");
+  pid_t pid = fork();
+  if (pid < 0) fail_msg("fork failed");
+  if (pid == 0) {
+    dup2(in[0], 0);
+    dup2(out[1], 1);
+    close(in[0]), close(in[1]), close(out[0]), close(out[1]);
+    execv(argv[0], argv);
+    _exit(127);
+  }
+  close(in[0]);
+  close(out[1]);
+  zkt_proc_t p = {.pid = pid, .in_fd = in[1], .out_fd = out[0]};
+  return p;
+}
+
+int zkt_read_line(zkt_proc_t *p, char *buf, size_t len, int64_t timeout_ms) {
+  int64_t deadline = zkt_now_ms() + timeout_ms;
+  size_t n = 0;
+  while (n + 1 < len) {
+    int64_t left = deadline - zkt_now_ms();
+    struct pollfd pfd = {.fd = p->out_fd, .events = POLLIN};
+    if (left <= 0 || poll(&pfd, 1, (int)left) <= 0) return 0;
+    char ch;
+    if (read(p->out_fd, &ch, 1) != 1) return 0;
+    if (ch == '\n') break;
+    buf[n++] = ch;
+  }
+  buf[n] = '\0';
+  return 1;
+}
+
+int zkt_wait(zkt_proc_t *p, int64_t timeout_ms) {
+  int64_t deadline = zkt_now_ms() + timeout_ms;
+  int status = 0;
+  pid_t r;
+  while ((r = waitpid(p->pid, &status, WNOHANG)) == 0 && zkt_now_ms() < deadline)
+    usleep(10000);
+  if (r == 0) {
+    kill(p->pid, SIGKILL);
+    waitpid(p->pid, &status, 0);
+  }
+  if (p->in_fd >= 0) close(p->in_fd);
+  close(p->out_fd);
+  p->in_fd = -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}

@@ -1,0 +1,92 @@
+/* Shared helpers for zkcoord's tests: the ensemble's address, scaled
+ * timeouts, per-test roots, raw ZooKeeper inspection, 4-letter words and a
+ * runner that runs one named case per CTest entry. */
+#ifndef ZKT_HARNESS_H
+#define ZKT_HARNESS_H
+
+#define THREADED
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <zookeeper/zookeeper.h>
+
+#include "zkcoord/zkcoord.h"
+
+/* Connect string of the test ensemble: $ZKC_TEST_CONNECT or the three
+ * loopback servers started by test/ensemble/zk-ensemble.sh. */
+const char *zkt_connect(void);
+
+/* base_ms scaled by $ZKC_TEST_TIMEOUT_MULT (default 1; sanitizer builds set
+ * more). Every timeout in the tests goes through this. */
+int64_t zkt_ms(int64_t base_ms);
+
+/* Milliseconds and nanoseconds on CLOCK_MONOTONIC. */
+int64_t zkt_now_ms(void);
+int64_t zkt_now_ns(void);
+
+/* Opens a client (NULL opts = defaults) or fails the test. */
+zkc_client_t *zkt_open(const zkc_client_opts_t *opts);
+
+/* A fresh random root for this test, "/zkc-test/<name>-<random>", and the
+ * lock path "<root>/<leaf>" under it (static buffers, valid until the next
+ * call of the same function). */
+const char *zkt_root(void);
+const char *zkt_path(const char *leaf);
+
+/* A raw ZooKeeper handle for inspecting the ensemble, independent of the
+ * library under test. Opened once per process. */
+zhandle_t *zkt_raw(void);
+
+/* Number of children of path (-1 if it does not exist). */
+int zkt_children_count(const char *path);
+/* 1 if path exists, else 0; *stat filled when not NULL. */
+int zkt_exists(const char *path, struct Stat *stat);
+/* Data of a node into buf (NUL-terminated); returns its length or -1. */
+int zkt_get_data(const char *path, char *buf, int len);
+/* Deletes path and everything below it. */
+void zkt_delete_tree(const char *path);
+
+/* Polls pred(ctx) every few milliseconds until it returns nonzero or
+ * timeout_ms (already scaled) passes; returns the last value of pred. For
+ * conditions on the ensemble that nothing can signal. */
+int zkt_await(int (*pred)(void *ctx), void *ctx, int64_t timeout_ms);
+
+/* Sends a 4-letter word to server n (1..3) and returns its answer (malloc,
+ * caller frees) or NULL. */
+char *zkt_4lw(int server, const char *word);
+
+/* Watches held by a session across all servers (from "wchc"): count and
+ * the first watched path copied into first (may be NULL). */
+int zkt_session_watches(int64_t session_id, char *first, size_t first_len);
+
+/* Runs the named case (argv[1]) of `tests`, or all when no name is given.
+ * An unknown name is a failure, never a silent pass. Each case runs between
+ * a setup that makes a fresh root and a teardown that checks no lock node
+ * was left under it and removes it. */
+int zkt_main(int argc, char **argv, const struct CMUnitTest *tests, size_t n,
+             const char *group);
+
+/* Setup/teardown used by zkt_main (exposed for tests that build their own). */
+int zkt_setup(void **state);
+int zkt_teardown(void **state);
+
+
+/* A child process with pipes to its stdin and from its stdout. */
+typedef struct zkt_proc {
+  int pid;
+  int in_fd;  /* write end of the child's stdin (-1 once closed) */
+  int out_fd; /* read end of the child's stdout */
+} zkt_proc_t;
+
+/* Starts argv[0] with argv (NULL-terminated) or fails the test. */
+zkt_proc_t zkt_spawn(char *const argv[]);
+/* Reads one line from the child's stdout into buf (newline stripped) within
+ * timeout_ms; returns 1, or 0 on timeout/EOF. */
+int zkt_read_line(zkt_proc_t *p, char *buf, size_t len, int64_t timeout_ms);
+/* Waits for the child (up to timeout_ms, then SIGKILL) and returns its exit
+ * status (128+signal when killed). */
+int zkt_wait(zkt_proc_t *p, int64_t timeout_ms);
+
+#endif /* ZKT_HARNESS_H */

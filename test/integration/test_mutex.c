@@ -1,0 +1,728 @@
+/* The mutex on the real ensemble: one CTest entry per case. */
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "client_impl.h" /* request counter for the no-traffic check */
+#include "harness.h"
+
+#define OK(expr) assert_int_equal((expr), ZKC_OK)
+
+static zkc_mutex_t *new_mutex(zkc_client_t *c, const char *path) {
+  zkc_mutex_t *m = NULL;
+  OK(zkc_mutex_create(&m, c, path));
+  return m;
+}
+
+static int participants(zkc_mutex_t *m) {
+  char **nodes;
+  size_t n;
+  OK(zkc_mutex_participant_nodes(m, &nodes, &n));
+  zkc_strings_free(nodes, n);
+  return (int)n;
+}
+
+/* ---------------------------------------------------------------------- */
+
+static void single_holder(void **state) {
+  (void)state;
+  zkc_client_t *a = zkt_open(NULL), *b = zkt_open(NULL);
+  const char *path = zkt_path("lock");
+  zkc_mutex_t *ma = new_mutex(a, path), *mb = new_mutex(b, path);
+
+  OK(zkc_mutex_acquire(ma));
+  assert_true(zkc_mutex_is_owned_by_current_thread(ma));
+  assert_true(zkc_mutex_is_acquired_in_this_process(ma));
+  assert_false(zkc_mutex_is_acquired_in_this_process(mb));
+  assert_int_equal(zkc_mutex_acquire_timeout(mb, 0), ZKC_ETIMEDOUT);
+  assert_int_equal(participants(ma), 1);
+
+  char node[1100];
+  OK(zkc_mutex_lock_node(ma, node, sizeof node));
+  assert_non_null(strstr(node, "-lock-"));
+  assert_int_equal(strncmp(node + strlen(path), "/_c_", 4), 0);
+
+  OK(zkc_mutex_release(ma));
+  assert_false(zkc_mutex_is_acquired_in_this_process(ma));
+  assert_false(zkt_exists(node, NULL));
+  OK(zkc_mutex_acquire_timeout(mb, 0));
+  OK(zkc_mutex_release(mb));
+  OK(zkc_mutex_destroy(ma));
+  OK(zkc_mutex_destroy(mb));
+  zkc_client_close(a);
+  zkc_client_close(b);
+}
+
+static void reentrant_three_deep(void **state) {
+  (void)state;
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_mutex_t *m = new_mutex(c, zkt_path("lock"));
+  int64_t t1, t2;
+  OK(zkc_mutex_acquire(m));
+  OK(zkc_mutex_fencing_token(m, &t1));
+  uint64_t before = atomic_load(&c->requests);
+  OK(zkc_mutex_acquire(m));
+  OK(zkc_mutex_acquire_timeout(m, 0));
+  assert_int_equal(atomic_load(&c->requests), before); /* no ZooKeeper call */
+  OK(zkc_mutex_fencing_token(m, &t2));
+  assert_int_equal(t1, t2);
+  assert_int_equal(zkt_children_count(zkt_path("lock")), 1);
+  OK(zkc_mutex_release(m));
+  OK(zkc_mutex_release(m));
+  assert_int_equal(zkt_children_count(zkt_path("lock")), 1);
+  assert_true(zkc_mutex_is_owned_by_current_thread(m));
+  OK(zkc_mutex_release(m));
+  assert_int_equal(zkt_children_count(zkt_path("lock")), 0);
+  assert_int_equal(zkc_mutex_release(m), ZKC_ENOTOWNER);
+  OK(zkc_mutex_destroy(m));
+  zkc_client_close(c);
+}
+
+struct other_release {
+  zkc_mutex_t *m;
+  int rc, owned;
+};
+
+static void *release_from_other(void *arg) {
+  struct other_release *o = arg;
+  o->owned = zkc_mutex_is_owned_by_current_thread(o->m);
+  o->rc = zkc_mutex_release(o->m);
+  return NULL;
+}
+
+static void release_by_other_thread_refused(void **state) {
+  (void)state;
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_mutex_t *m = new_mutex(c, zkt_path("lock"));
+  OK(zkc_mutex_acquire(m));
+  struct other_release o = {.m = m};
+  pthread_t t;
+  pthread_create(&t, NULL, release_from_other, &o);
+  pthread_join(t, NULL);
+  assert_int_equal(o.rc, ZKC_ENOTOWNER);
+  assert_false(o.owned);
+  assert_true(zkc_mutex_is_owned_by_current_thread(m));
+  assert_int_equal(zkt_children_count(zkt_path("lock")), 1);
+  OK(zkc_mutex_release(m));
+  OK(zkc_mutex_destroy(m));
+  zkc_client_close(c);
+}
+
+static void timeout_leaves_no_node(void **state) {
+  (void)state;
+  zkc_client_t *a = zkt_open(NULL), *b = zkt_open(NULL);
+  const char *path = zkt_path("lock");
+  zkc_mutex_t *ma = new_mutex(a, path), *mb = new_mutex(b, path);
+  OK(zkc_mutex_acquire(ma));
+  int64_t t0 = zkt_now_ms();
+  assert_int_equal(zkc_mutex_acquire_timeout(mb, 300), ZKC_ETIMEDOUT);
+  assert_true(zkt_now_ms() - t0 >= 300);
+  assert_false(zkc_mutex_is_acquired_in_this_process(mb));
+  assert_int_equal(zkt_children_count(path), 1); /* the holder's only */
+  int64_t sid_b;
+  OK(zkc_client_session_id(b, &sid_b));
+  assert_int_equal(zkt_session_watches(sid_b, NULL, 0), 0); /* watch removed */
+  OK(zkc_mutex_release(ma));
+  assert_int_equal(zkt_children_count(path), 0);
+  OK(zkc_mutex_destroy(ma));
+  OK(zkc_mutex_destroy(mb));
+  zkc_client_close(a);
+  zkc_client_close(b);
+}
+
+/* ---------------------------------------------------------------------- */
+
+#define TRY_THREADS 20
+struct try_shared {
+  pthread_barrier_t start, tried;
+  zkc_client_t *clients[4];
+  atomic_int winners;
+  int rcs[TRY_THREADS];
+};
+struct try_arg {
+  struct try_shared *s;
+  int i;
+};
+
+static void *try_once(void *arg) {
+  struct try_arg *a = arg;
+  zkc_mutex_t *m = NULL;
+  zkc_mutex_create(&m, a->s->clients[a->i % 4], zkt_path("lock"));
+  pthread_barrier_wait(&a->s->start);
+  int rc = zkc_mutex_acquire_timeout(m, 0);
+  a->s->rcs[a->i] = rc;
+  if (rc == ZKC_OK) atomic_fetch_add(&a->s->winners, 1);
+  pthread_barrier_wait(&a->s->tried); /* the winner holds until all tried */
+  if (rc == ZKC_OK) zkc_mutex_release(m);
+  zkc_mutex_destroy(m);
+  return NULL;
+}
+
+static void try_lock_twenty_threads_one_winner(void **state) {
+  (void)state;
+  struct try_shared s = {0};
+  for (int i = 0; i < 4; i++) s.clients[i] = zkt_open(NULL);
+  pthread_barrier_init(&s.start, NULL, TRY_THREADS);
+  pthread_barrier_init(&s.tried, NULL, TRY_THREADS);
+  pthread_t t[TRY_THREADS];
+  struct try_arg args[TRY_THREADS];
+  for (int i = 0; i < TRY_THREADS; i++) {
+    args[i] = (struct try_arg){&s, i};
+    pthread_create(&t[i], NULL, try_once, &args[i]);
+  }
+  for (int i = 0; i < TRY_THREADS; i++) pthread_join(t[i], NULL);
+  assert_int_equal(atomic_load(&s.winners), 1);
+  for (int i = 0; i < TRY_THREADS; i++)
+    if (s.rcs[i] != ZKC_OK && s.rcs[i] != ZKC_ETIMEDOUT)
+      fail_msg("thread %d: %s", i, zkc_strerror(s.rcs[i]));
+  assert_int_equal(zkt_children_count(zkt_path("lock")), 0);
+  for (int i = 0; i < 4; i++) zkc_client_close(s.clients[i]);
+  pthread_barrier_destroy(&s.start);
+  pthread_barrier_destroy(&s.tried);
+}
+
+/* ---------------------------------------------------------------------- */
+
+#define STRESS_CLIENTS 4
+#define STRESS_THREADS 8
+#define STRESS_CYCLES 15
+#define STRESS_TOTAL (STRESS_CLIENTS * STRESS_THREADS * STRESS_CYCLES)
+
+struct stress {
+  zkc_mutex_t *mutexes[STRESS_CLIENTS];
+  atomic_int inside, max_inside, next;
+  long counter; /* unsynchronised on purpose: only the lock protects it */
+  int64_t start_ns[STRESS_TOTAL], end_ns[STRESS_TOTAL];
+  atomic_int errors;
+};
+struct stress_arg {
+  struct stress *s;
+  int client;
+};
+
+static void *stress_worker(void *arg) {
+  struct stress_arg *a = arg;
+  struct stress *s = a->s;
+  zkc_mutex_t *m = s->mutexes[a->client];
+  for (int i = 0; i < STRESS_CYCLES; i++) {
+    if (zkc_mutex_acquire(m) != ZKC_OK) {
+      atomic_fetch_add(&s->errors, 1);
+      continue;
+    }
+    int k = atomic_fetch_add(&s->next, 1);
+    s->start_ns[k] = zkt_now_ns();
+    int in = atomic_fetch_add(&s->inside, 1) + 1;
+    int prev = atomic_load(&s->max_inside);
+    while (in > prev && !atomic_compare_exchange_weak(&s->max_inside, &prev, in)) {
+    }
+    long v = s->counter;
+    sched_yield(); /* widen the window a second holder would hit */
+    s->counter = v + 1;
+    atomic_fetch_sub(&s->inside, 1);
+    s->end_ns[k] = zkt_now_ns();
+    if (zkc_mutex_release(m) != ZKC_OK) atomic_fetch_add(&s->errors, 1);
+  }
+  return NULL;
+}
+
+static int cmp_i64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+static void no_overlap_eight_threads_four_clients(void **state) {
+  (void)state;
+  struct stress *s = calloc(1, sizeof *s);
+  zkc_client_t *clients[STRESS_CLIENTS];
+  for (int c = 0; c < STRESS_CLIENTS; c++) {
+    clients[c] = zkt_open(NULL);
+    s->mutexes[c] = new_mutex(clients[c], zkt_path("lock"));
+  }
+  pthread_t t[STRESS_CLIENTS * STRESS_THREADS];
+  struct stress_arg args[STRESS_CLIENTS * STRESS_THREADS];
+  int64_t t0 = zkt_now_ns();
+  for (int i = 0; i < STRESS_CLIENTS * STRESS_THREADS; i++) {
+    args[i] = (struct stress_arg){s, i % STRESS_CLIENTS};
+    pthread_create(&t[i], NULL, stress_worker, &args[i]);
+  }
+  for (int i = 0; i < STRESS_CLIENTS * STRESS_THREADS; i++) pthread_join(t[i], NULL);
+  double secs = (double)(zkt_now_ns() - t0) / 1e9;
+  assert_int_equal(atomic_load(&s->errors), 0);
+  assert_int_equal(atomic_load(&s->max_inside), 1);
+  assert_int_equal(s->counter, STRESS_TOTAL);
+  /* Intervals sorted by start never overlap. */
+  int64_t(*iv)[2] = malloc(sizeof(int64_t[2]) * STRESS_TOTAL);
+  for (int k = 0; k < STRESS_TOTAL; k++) iv[k][0] = s->start_ns[k], iv[k][1] = s->end_ns[k];
+  qsort(iv, STRESS_TOTAL, sizeof *iv, cmp_i64);
+  for (int k = 1; k < STRESS_TOTAL; k++)
+    if (iv[k][0] < iv[k - 1][1]) fail_msg("holds %d and %d overlap", k - 1, k);
+  printf("stress: %d cycles in %.2f s (%.0f hand-offs/s)\n", STRESS_TOTAL, secs,
+         STRESS_TOTAL / secs);
+  free(iv);
+  for (int c = 0; c < STRESS_CLIENTS; c++) {
+    OK(zkc_mutex_destroy(s->mutexes[c]));
+    zkc_client_close(clients[c]);
+  }
+  free(s);
+}
+
+/* ---------------------------------------------------------------------- */
+
+#define FIFO_WAITERS 6
+struct fifo {
+  zkc_mutex_t *m[FIFO_WAITERS];
+  atomic_int order_next;
+  int order[FIFO_WAITERS];
+};
+struct fifo_arg {
+  struct fifo *f;
+  int i;
+};
+
+static void *fifo_waiter(void *arg) {
+  struct fifo_arg *a = arg;
+  if (zkc_mutex_acquire(a->f->m[a->i]) != ZKC_OK) return NULL;
+  a->f->order[atomic_fetch_add(&a->f->order_next, 1)] = a->i;
+  zkc_mutex_release(a->f->m[a->i]);
+  return NULL;
+}
+
+struct count_ctx {
+  const char *path;
+  int want;
+};
+static int children_reach(void *ctx) {
+  struct count_ctx *c = ctx;
+  return zkt_children_count(c->path) >= c->want;
+}
+
+static void fifo_handoff_order(void **state) {
+  (void)state;
+  const char *path = zkt_path("lock");
+  zkc_client_t *holder_c = zkt_open(NULL);
+  zkc_mutex_t *holder = new_mutex(holder_c, path);
+  OK(zkc_mutex_acquire(holder));
+  struct fifo f = {0};
+  zkc_client_t *clients[FIFO_WAITERS];
+  pthread_t t[FIFO_WAITERS];
+  struct fifo_arg args[FIFO_WAITERS];
+  char path_copy[512];
+  snprintf(path_copy, sizeof path_copy, "%s", path);
+  for (int i = 0; i < FIFO_WAITERS; i++) {
+    clients[i] = zkt_open(NULL);
+    f.m[i] = new_mutex(clients[i], path_copy);
+    args[i] = (struct fifo_arg){&f, i};
+    pthread_create(&t[i], NULL, fifo_waiter, &args[i]);
+    /* The next waiter starts only once this one's node is in the queue. */
+    struct count_ctx cc = {path_copy, i + 2};
+    assert_true(zkt_await(children_reach, &cc, zkt_ms(10000)));
+  }
+  OK(zkc_mutex_release(holder));
+  for (int i = 0; i < FIFO_WAITERS; i++) pthread_join(t[i], NULL);
+  assert_int_equal(atomic_load(&f.order_next), FIFO_WAITERS);
+  for (int i = 0; i < FIFO_WAITERS; i++) assert_int_equal(f.order[i], i);
+  for (int i = 0; i < FIFO_WAITERS; i++) {
+    OK(zkc_mutex_destroy(f.m[i]));
+    zkc_client_close(clients[i]);
+  }
+  OK(zkc_mutex_destroy(holder));
+  zkc_client_close(holder_c);
+}
+
+/* ---------------------------------------------------------------------- */
+
+#define WATCH_WAITERS 5
+struct watch_waiter {
+  zkc_mutex_t *m;
+  int rc;
+};
+static void *watch_waiter_main(void *arg) {
+  struct watch_waiter *w = arg;
+  w->rc = zkc_mutex_acquire(w->m);
+  if (w->rc == ZKC_OK) w->rc = zkc_mutex_release(w->m);
+  return NULL;
+}
+
+static void one_watch_per_waiter(void **state) {
+  (void)state;
+  char path[512];
+  snprintf(path, sizeof path, "%s", zkt_path("lock"));
+  zkc_client_t *hc = zkt_open(NULL);
+  zkc_mutex_t *holder = new_mutex(hc, path);
+  OK(zkc_mutex_acquire(holder));
+  zkc_client_t *clients[WATCH_WAITERS];
+  struct watch_waiter w[WATCH_WAITERS];
+  pthread_t t[WATCH_WAITERS];
+  for (int i = 0; i < WATCH_WAITERS; i++) {
+    clients[i] = zkt_open(NULL);
+    w[i].m = new_mutex(clients[i], path);
+    pthread_create(&t[i], NULL, watch_waiter_main, &w[i]);
+    struct count_ctx cc = {path, i + 2};
+    assert_true(zkt_await(children_reach, &cc, zkt_ms(10000)));
+  }
+  char **nodes;
+  size_t n;
+  OK(zkc_mutex_participant_nodes(holder, &nodes, &n));
+  assert_int_equal(n, WATCH_WAITERS + 1);
+  int64_t hsid;
+  OK(zkc_client_session_id(hc, &hsid));
+  assert_int_equal(zkt_session_watches(hsid, NULL, 0), 0);
+  /* Waiter i (queued i+1-th) watches exactly its predecessor, node i. The
+   * watch is set just after the node shows up: await it. */
+  for (int i = 0; i < WATCH_WAITERS; i++) {
+    int64_t sid;
+    OK(zkc_client_session_id(clients[i], &sid));
+    char first[600] = "";
+    int64_t deadline = zkt_now_ms() + zkt_ms(5000);
+    int count;
+    while ((count = zkt_session_watches(sid, first, sizeof first)) == 0 &&
+           zkt_now_ms() < deadline)
+      usleep(10000);
+    assert_int_equal(count, 1);
+    assert_string_equal(first, nodes[i]);
+  }
+  zkc_strings_free(nodes, n);
+  OK(zkc_mutex_release(holder));
+  for (int i = 0; i < WATCH_WAITERS; i++) {
+    pthread_join(t[i], NULL);
+    OK(w[i].rc);
+    OK(zkc_mutex_destroy(w[i].m));
+    zkc_client_close(clients[i]);
+  }
+  OK(zkc_mutex_destroy(holder));
+  zkc_client_close(hc);
+}
+
+/* ---------------------------------------------------------------------- */
+
+static void holder_killed_frees_lock(void **state) {
+  (void)state;
+  const int session_ms = 2000;
+  char path[512], session[16];
+  snprintf(path, sizeof path, "%s", zkt_path("lock"));
+  snprintf(session, sizeof session, "%d", session_ms);
+  const char *holder_bin = getenv("ZKT_HOLDER");
+  assert_non_null(holder_bin);
+  char *argv[] = {(char *)holder_bin, (char *)zkt_connect(), path, session, NULL};
+  zkt_proc_t p = zkt_spawn(argv);
+  char line[1300];
+  assert_true(zkt_read_line(&p, line, sizeof line, zkt_ms(15000)));
+  assert_int_equal(strncmp(line, "HELD ", 5), 0);
+
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_mutex_t *m = new_mutex(c, path);
+  assert_int_equal(zkc_mutex_acquire_timeout(m, 0), ZKC_ETIMEDOUT);
+  kill(p.pid, SIGKILL);
+  int64_t t0 = zkt_now_ms();
+  assert_int_equal(zkt_wait(&p, zkt_ms(5000)), 128 + SIGKILL);
+  /* The session expires after its timeout (plus up to a tick of the
+   * server's expiry buckets); allow a margin for slow machines. */
+  OK(zkc_mutex_acquire_timeout(m, session_ms + zkt_ms(3000)));
+  printf("lock freed %lld ms after SIGKILL (session timeout %d ms)\n",
+         (long long)(zkt_now_ms() - t0), session_ms);
+  OK(zkc_mutex_release(m));
+  OK(zkc_mutex_destroy(m));
+  zkc_client_close(c);
+}
+
+static int parent_gone(void *ctx) { return !zkt_exists((const char *)ctx, NULL); }
+
+static void container_parent_reaped(void **state) {
+  (void)state;
+  zkc_client_opts_t o;
+  zkc_client_opts_init(&o);
+  o.parent_mode = ZKC_PARENTS_CONTAINER;
+  zkc_client_t *c = zkt_open(&o);
+  char path[512];
+  snprintf(path, sizeof path, "%s", zkt_path("deep/lock"));
+  zkc_mutex_t *m = new_mutex(c, path);
+  for (int round = 0; round < 2; round++) {
+    OK(zkc_mutex_acquire(m));
+    assert_true(zkt_exists(path, NULL));
+    OK(zkc_mutex_release(m));
+    /* The servers' container check runs every 100 ms in the test
+     * ensemble; an empty container (and then its empty parent) goes. */
+    assert_true(zkt_await(parent_gone, path, zkt_ms(10000)));
+  }
+  OK(zkc_mutex_destroy(m));
+  zkc_client_close(c);
+}
+
+static void persistent_parent_stays(void **state) {
+  (void)state;
+  zkc_client_t *c = zkt_open(NULL);
+  char path[512];
+  snprintf(path, sizeof path, "%s", zkt_path("a/b/lock"));
+  zkc_mutex_t *m = new_mutex(c, path);
+  OK(zkc_mutex_acquire(m));
+  OK(zkc_mutex_release(m));
+  struct Stat st;
+  assert_true(zkt_exists(path, &st));
+  assert_int_equal(st.ephemeralOwner, 0);
+  assert_int_equal(st.numChildren, 0);
+  OK(zkc_mutex_destroy(m));
+  zkc_client_close(c);
+}
+
+static void destroy_while_held_refused(void **state) {
+  (void)state;
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_mutex_t *m = new_mutex(c, zkt_path("lock"));
+  OK(zkc_mutex_acquire(m));
+  assert_int_equal(zkc_mutex_destroy(m), ZKC_EBUSY);
+  assert_true(zkc_mutex_is_owned_by_current_thread(m));
+  assert_int_equal(zkt_children_count(zkt_path("lock")), 1);
+  OK(zkc_mutex_release(m));
+  OK(zkc_mutex_destroy(m));
+  OK(zkc_mutex_destroy(NULL));
+  zkc_client_close(c);
+  zkc_client_close(NULL);
+}
+
+static void bad_arguments_no_traffic(void **state) {
+  (void)state;
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_mutex_t *m = new_mutex(c, zkt_path("lock"));
+  uint64_t before = atomic_load(&c->requests);
+  zkc_mutex_t *bad = (zkc_mutex_t *)0x1;
+  const char *paths[] = {NULL, "", "relative", "/", "/a/", "//a", "/a/../b",
+                         "/a/./b", "/a\x01", "/zookeeper/x", "/\xff"};
+  for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
+    assert_int_equal(zkc_mutex_create(&bad, c, paths[i]), ZKC_EINVAL);
+    assert_null(bad); /* never left pointing at garbage */
+    bad = (zkc_mutex_t *)0x1;
+  }
+  assert_int_equal(zkc_mutex_create(NULL, c, "/x"), ZKC_EINVAL);
+  assert_int_equal(zkc_mutex_create(&bad, NULL, "/x"), ZKC_EINVAL);
+  assert_int_equal(zkc_mutex_acquire(NULL), ZKC_EINVAL);
+  assert_int_equal(zkc_mutex_acquire_timeout(NULL, 10), ZKC_EINVAL);
+  assert_int_equal(zkc_mutex_acquire_timeout(m, -1), ZKC_EINVAL);
+  assert_int_equal(zkc_mutex_release(NULL), ZKC_EINVAL);
+  assert_int_equal(zkc_mutex_release(m), ZKC_ENOTOWNER);
+  int64_t token = 0;
+  assert_int_equal(zkc_mutex_fencing_token(m, &token), ZKC_ENOTOWNER);
+  assert_int_equal(zkc_mutex_fencing_token(m, NULL), ZKC_EINVAL);
+  assert_int_equal(zkc_mutex_fencing_token(NULL, &token), ZKC_EINVAL);
+  char buf[8];
+  assert_int_equal(zkc_mutex_lock_node(m, buf, sizeof buf), ZKC_ENOTOWNER);
+  assert_int_equal(zkc_mutex_lock_node(m, NULL, 10), ZKC_EINVAL);
+  char **nodes;
+  size_t n;
+  assert_int_equal(zkc_mutex_participant_nodes(NULL, &nodes, &n), ZKC_EINVAL);
+  assert_int_equal(zkc_mutex_participant_nodes(m, NULL, &n), ZKC_EINVAL);
+  assert_false(zkc_mutex_is_acquired_in_this_process(NULL));
+  assert_false(zkc_mutex_is_owned_by_current_thread(NULL));
+  assert_null(zkc_mutex_path(NULL));
+  assert_int_equal(zkc_client_session_id(NULL, &token), ZKC_EINVAL);
+  assert_int_equal(zkc_client_session_id(c, NULL), ZKC_EINVAL);
+  zkc_client_t *nc = (zkc_client_t *)0x1;
+  assert_int_equal(zkc_client_open(&nc, NULL, NULL), ZKC_EINVAL);
+  assert_int_equal(zkc_client_open(&nc, "", NULL), ZKC_EINVAL);
+  assert_int_equal(zkc_client_open(NULL, zkt_connect(), NULL), ZKC_EINVAL);
+  assert_int_equal(zkc_client_open(&nc, "127.0.0.1:2181/bad/", NULL), ZKC_EINVAL);
+  zkc_client_opts_t o;
+  zkc_client_opts_init(&o);
+  o.session_timeout_ms = -5;
+  assert_int_equal(zkc_client_open(&nc, zkt_connect(), &o), ZKC_EINVAL);
+  zkc_client_opts_init(&o);
+  o.retry.max_retries = -1;
+  assert_int_equal(zkc_client_open(&nc, zkt_connect(), &o), ZKC_EINVAL);
+  assert_int_equal(atomic_load(&c->requests), before);
+  assert_int_equal(zkc_mutex_acquire_timeout(m, 0), ZKC_OK); /* still works */
+  OK(zkc_mutex_release(m));
+  OK(zkc_mutex_destroy(m));
+  zkc_client_close(c);
+}
+
+struct blocked {
+  zkc_mutex_t *m;
+  int rc;
+};
+static void *blocked_acquire(void *arg) {
+  struct blocked *b = arg;
+  b->rc = zkc_mutex_acquire(b->m);
+  return NULL;
+}
+
+static void close_wakes_waiters(void **state) {
+  (void)state;
+  char path[512];
+  snprintf(path, sizeof path, "%s", zkt_path("lock"));
+  zkc_client_t *a = zkt_open(NULL), *b = zkt_open(NULL);
+  zkc_mutex_t *ma = new_mutex(a, path);
+  OK(zkc_mutex_acquire(ma));
+  struct blocked w[3];
+  pthread_t t[3];
+  for (int i = 0; i < 3; i++) {
+    w[i] = (struct blocked){new_mutex(b, path), 0};
+    pthread_create(&t[i], NULL, blocked_acquire, &w[i]);
+  }
+  struct count_ctx cc = {path, 4};
+  assert_true(zkt_await(children_reach, &cc, zkt_ms(10000)));
+  zkc_client_close(b);
+  for (int i = 0; i < 3; i++) {
+    pthread_join(t[i], NULL);
+    assert_int_equal(w[i].rc, ZKC_ECLOSED);
+    assert_int_equal(zkc_mutex_acquire(w[i].m), ZKC_ECLOSED);
+    OK(zkc_mutex_destroy(w[i].m)); /* after close: still valid to destroy */
+  }
+  assert_int_equal(zkt_children_count(path), 1); /* the session took its nodes */
+  assert_true(zkc_mutex_is_owned_by_current_thread(ma));
+  OK(zkc_mutex_release(ma));
+  OK(zkc_mutex_destroy(ma));
+  zkc_client_close(a);
+}
+
+/* The log sink runs on ZooKeeper threads: a blocking call there must fail
+ * fast instead of stalling every callback. */
+struct cb_probe {
+  zkc_mutex_t *m;
+  atomic_int calls;
+  atomic_int rc_acquire, rc_release, rc_nodes;
+};
+static struct cb_probe probe;
+
+static void probing_log(void *ctx, zkc_log_level_t level, const char *msg) {
+  (void)ctx, (void)level;
+  /* zkcoord's own "session 0x... connected" line comes from the session
+   * watcher; the ZooKeeper client's lines may come from any thread. */
+  if (probe.m == NULL || strncmp(msg, "session 0x", 10) != 0) return;
+  char **nodes;
+  size_t n;
+  atomic_store(&probe.rc_acquire, zkc_mutex_acquire(probe.m));
+  atomic_store(&probe.rc_release, zkc_mutex_release(probe.m));
+  atomic_store(&probe.rc_nodes, zkc_mutex_participant_nodes(probe.m, &nodes, &n));
+  atomic_fetch_add(&probe.calls, 1);
+}
+static int probe_called(void *ctx) {
+  (void)ctx;
+  return atomic_load(&probe.calls) > 0;
+}
+
+static void blocking_call_from_callback_refused(void **state) {
+  (void)state;
+  zkc_client_t *c = zkt_open(NULL);
+  OK(zkc_mutex_create(&probe.m, c, zkt_path("lock")));
+  zkc_client_opts_t o;
+  zkc_client_opts_init(&o);
+  o.log_fn = probing_log;
+  o.log_level = ZKC_LOG_INFO;
+  /* The session-connected line of a second client is logged from its
+   * completion thread. */
+  zkc_client_t *c2 = zkt_open(&o);
+  assert_true(zkt_await(probe_called, NULL, zkt_ms(5000)));
+  zkc_mutex_t *m = probe.m;
+  probe.m = NULL;
+  assert_int_equal(atomic_load(&probe.rc_acquire), ZKC_EDEADLK);
+  assert_int_equal(atomic_load(&probe.rc_release), ZKC_EDEADLK);
+  assert_int_equal(atomic_load(&probe.rc_nodes), ZKC_EDEADLK);
+  assert_false(zkc_mutex_is_acquired_in_this_process(m));
+  assert_int_equal(zkt_children_count(zkt_path("lock")), -1); /* nothing made */
+  OK(zkc_mutex_destroy(m));
+  zkc_client_close(c2);
+  zkc_client_close(c);
+}
+
+static void fencing_token_is_czxid_and_grows(void **state) {
+  (void)state;
+  zkc_client_t *a = zkt_open(NULL), *b = zkt_open(NULL);
+  const char *path = zkt_path("lock");
+  zkc_mutex_t *m[2] = {new_mutex(a, path), new_mutex(b, path)};
+  int64_t last = 0;
+  for (int i = 0; i < 6; i++) {
+    zkc_mutex_t *mi = m[i % 2];
+    OK(zkc_mutex_acquire(mi));
+    int64_t token;
+    char node[1100];
+    OK(zkc_mutex_fencing_token(mi, &token));
+    OK(zkc_mutex_lock_node(mi, node, sizeof node));
+    struct Stat st;
+    assert_true(zkt_exists(node, &st));
+    assert_int_equal(token, st.czxid);
+    assert_true(token > last);
+    last = token;
+    OK(zkc_mutex_release(mi));
+  }
+  OK(zkc_mutex_destroy(m[0]));
+  OK(zkc_mutex_destroy(m[1]));
+  zkc_client_close(a);
+  zkc_client_close(b);
+}
+
+static void node_data_identifies_holder(void **state) {
+  (void)state;
+  char expect[300], host[256] = "";
+  gethostname(host, sizeof host - 1);
+  snprintf(expect, sizeof expect, "%s:%ld", host, (long)getpid());
+  zkc_client_opts_t o;
+  zkc_client_opts_init(&o);
+  o.holder_id = "scheduler-7";
+  zkc_client_t *a = zkt_open(NULL), *b = zkt_open(&o);
+  const char *path = zkt_path("lock");
+  zkc_mutex_t *ma = new_mutex(a, path), *mb = new_mutex(b, path);
+  zkc_mutex_t *each[2] = {ma, mb};
+  const char *want[2] = {expect, "scheduler-7"};
+  for (int i = 0; i < 2; i++) {
+    OK(zkc_mutex_acquire(each[i]));
+    char node[1100], data[400];
+    OK(zkc_mutex_lock_node(each[i], node, sizeof node));
+    assert_true(zkt_get_data(node, data, sizeof data) >= 0);
+    assert_string_equal(data, want[i]);
+    OK(zkc_mutex_release(each[i]));
+  }
+  OK(zkc_mutex_destroy(ma));
+  OK(zkc_mutex_destroy(mb));
+  zkc_client_close(a);
+  zkc_client_close(b);
+}
+
+static void chroot_connect_string(void **state) {
+  (void)state;
+  char connect[1024];
+  snprintf(connect, sizeof connect, "%s%s", zkt_connect(), zkt_root());
+  /* The chroot node must exist: create it through the raw handle. */
+  zoo_create(zkt_raw(), "/zkc-test", "", 0, &ZOO_OPEN_ACL_UNSAFE, 0, NULL, 0);
+  assert_int_equal(zoo_create(zkt_raw(), zkt_root(), "", 0, &ZOO_OPEN_ACL_UNSAFE,
+                              0, NULL, 0),
+                   ZOK);
+  zkc_client_t *c;
+  OK(zkc_client_open(&c, connect, NULL));
+  zkc_mutex_t *m = new_mutex(c, "/jobs/lock");
+  OK(zkc_mutex_acquire(m));
+  char node[1100];
+  OK(zkc_mutex_lock_node(m, node, sizeof node));
+  assert_int_equal(strncmp(node, "/jobs/lock/_c_", 14), 0); /* client-relative */
+  assert_int_equal(zkt_children_count(zkt_path("jobs/lock")), 1);
+  OK(zkc_mutex_release(m));
+  assert_int_equal(zkt_children_count(zkt_path("jobs/lock")), 0);
+  OK(zkc_mutex_destroy(m));
+  zkc_client_close(c);
+}
+
+int main(int argc, char **argv) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(single_holder),
+      cmocka_unit_test(reentrant_three_deep),
+      cmocka_unit_test(release_by_other_thread_refused),
+      cmocka_unit_test(timeout_leaves_no_node),
+      cmocka_unit_test(try_lock_twenty_threads_one_winner),
+      cmocka_unit_test(no_overlap_eight_threads_four_clients),
+      cmocka_unit_test(fifo_handoff_order),
+      cmocka_unit_test(one_watch_per_waiter),
+      cmocka_unit_test(holder_killed_frees_lock),
+      cmocka_unit_test(container_parent_reaped),
+      cmocka_unit_test(persistent_parent_stays),
+      cmocka_unit_test(destroy_while_held_refused),
+      cmocka_unit_test(bad_arguments_no_traffic),
+      cmocka_unit_test(close_wakes_waiters),
+      cmocka_unit_test(blocking_call_from_callback_refused),
+      cmocka_unit_test(fencing_token_is_czxid_and_grows),
+      cmocka_unit_test(node_data_identifies_holder),
+      cmocka_unit_test(chroot_connect_string),
+  };
+  return zkt_main(argc, argv, tests, sizeof tests / sizeof *tests, "mutex");
+}

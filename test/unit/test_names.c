@@ -1,0 +1,226 @@
+/* Unit tests, no server: path validation, node-name parsing, queue order. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "names.h"
+#include "zkcoord/common.h"
+
+static void valid_paths(void **state) {
+  (void)state;
+  const char *ok[] = {"/a", "/locks/job-1", "/a/b/c", "/x.y", "/..a", "/a..",
+                      "/caf\xc3\xa9", "/\xe2\x82\xac", "/zookeeperish"};
+  for (size_t i = 0; i < sizeof ok / sizeof *ok; i++)
+    assert_int_equal(zkc__path_validate(ok[i]), ZKC_OK);
+}
+
+static void invalid_paths(void **state) {
+  (void)state;
+  const char *bad[] = {
+      "", "/", "a", "a/b", "/a/", "//a", "/a//b", "/.", "/a/.", "/./a", "/..",
+      "/a/../b", "/a\x01", "/a\x1f" "b", "/a\x7f", "/a\xc2\x80",  /* C1 */
+      "/\xed\xa0\x80",                                            /* surrogate */
+      "/\xef\xbf\xbf",                                            /* U+FFFF */
+      "/\xf0\x9f\x98\x80", /* outside the BMP */
+      "/\xc0\xaf",         /* overlong '/' */
+      "/\xff", "/\xc3",    /* invalid, truncated */
+      "/zookeeper", "/zookeeper/quota"};
+  assert_int_equal(zkc__path_validate(NULL), ZKC_EINVAL);
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    if (zkc__path_validate(bad[i]) != ZKC_EINVAL)
+      fail_msg("accepted invalid path #%zu", i);
+  }
+}
+
+static void path_length_limit(void **state) {
+  (void)state;
+  char p[ZKC__PATH_MAX + 2];
+  memset(p, 'a', sizeof p);
+  p[0] = '/';
+  p[ZKC__PATH_MAX] = '\0';
+  assert_int_equal(zkc__path_validate(p), ZKC_OK);
+  p[ZKC__PATH_MAX] = 'a';
+  p[ZKC__PATH_MAX + 1] = '\0';
+  assert_int_equal(zkc__path_validate(p), ZKC_EINVAL);
+}
+
+static int64_t seq_of(const char *name) {
+  int64_t s = -999;
+  if (!zkc__node_sequence(name, &s)) fail_msg("no sequence in %s", name);
+  return s;
+}
+
+static void sequences_of_known_recipes(void **state) {
+  (void)state;
+  /* Curator / zkcoord protected names */
+  assert_int_equal(
+      seq_of("_c_53345f98-9423-4e0c-a7b5-9f819e3ec2e1-lock-0000000003"), 3);
+  /* Curator unprotected, ZooKeeper's C recipe, kazoo, go-zookeeper */
+  assert_int_equal(seq_of("lock-0000000042"), 42);
+  assert_int_equal(seq_of("x-72057594037927936-0000000007"), 7);
+  assert_int_equal(seq_of("2f1d3c4b5a69788796a5b4c3d2e1f00__lock__0000000012"),
+                   12);
+  assert_int_equal(seq_of("_c_0123456789abcdef0123456789abcdef-lock-0000000100"),
+                   100);
+  assert_int_equal(seq_of("0000000000"), 0);
+  assert_int_equal(seq_of("lock-2147483647"), INT32_MAX);
+  assert_int_equal(seq_of("lock-1000000000"), 1000000000);
+}
+
+static void sequences_after_wrap(void **state) {
+  (void)state;
+  /* "%010d" of negative values once the counter wrapped past 2^31-1 */
+  assert_int_equal(seq_of("_c_53345f98-9423-4e0c-a7b5-9f819e3ec2e1-lock--2147483648"),
+                   INT32_MIN);
+  assert_int_equal(seq_of("lock--000000005"), -5);
+  assert_int_equal(seq_of("abc__lock__-1000000000"), -1000000000);
+  assert_int_equal(seq_of("-2147483647"), -2147483647);
+}
+
+static void names_without_sequence(void **state) {
+  (void)state;
+  const char *none[] = {"", "lock-", "lock-12345", "lock-00000000x1", "readme",
+                        "lock-9999999999", /* beyond int32: not ZooKeeper's */
+                        "lock-00000000-1"};
+  int64_t s;
+  for (size_t i = 0; i < sizeof none / sizeof *none; i++)
+    if (zkc__node_sequence(none[i], &s)) fail_msg("sequence found in %s", none[i]);
+  assert_false(zkc__node_sequence(NULL, &s));
+}
+
+static void sort_by_sequence_not_prefix(void **state) {
+  (void)state;
+  char *names[] = {
+      "_c_ffffffff-9423-4e0c-a7b5-9f819e3ec2e1-lock-0000000005",
+      "zzz__lock__0000000002",
+      "not-a-contender",
+      "_c_00000000-9423-4e0c-a7b5-9f819e3ec2e1-lock-0000000009",
+      "lock-0000000001",
+  };
+  zkc__contender_t out[5];
+  size_t n = zkc__sort_contenders(names, 5, out);
+  assert_int_equal(n, 4);
+  assert_string_equal(out[0].name, "lock-0000000001");
+  assert_string_equal(out[1].name, "zzz__lock__0000000002");
+  assert_string_equal(out[2].name, names[0]);
+  assert_string_equal(out[3].name, names[3]);
+  assert_int_equal(zkc__contender_index(out, n, names[3]), 3);
+  assert_int_equal(zkc__contender_index(out, n, "not-a-contender"), -1);
+}
+
+static void sort_across_wrap(void **state) {
+  (void)state;
+  char *names[] = {"lock--2147483647", "lock-2147483646", "lock--2147483648",
+                   "lock-2147483647"};
+  zkc__contender_t out[4];
+  assert_int_equal(zkc__sort_contenders(names, 4, out), 4);
+  assert_string_equal(out[0].name, "lock-2147483646");
+  assert_string_equal(out[1].name, "lock-2147483647");
+  assert_string_equal(out[2].name, "lock--2147483648");
+  assert_string_equal(out[3].name, "lock--2147483647");
+}
+
+static void sort_near_but_not_across_wrap(void **state) {
+  (void)state;
+  /* Negative values alone (after the wrap, counting up to 0) sort as is. */
+  char *names[] = {"lock-0000000001", "lock--000000001", "lock--2147483000"};
+  zkc__contender_t out[3];
+  assert_int_equal(zkc__sort_contenders(names, 3, out), 3);
+  assert_string_equal(out[0].name, "lock--2147483000");
+  assert_string_equal(out[1].name, "lock--000000001");
+  assert_string_equal(out[2].name, "lock-0000000001");
+}
+
+static void duplicate_sequences_tie_by_name(void **state) {
+  (void)state;
+  char *names[] = {"b-lock-0000000001", "a-lock-0000000001"};
+  zkc__contender_t out[2];
+  assert_int_equal(zkc__sort_contenders(names, 2, out), 2);
+  assert_string_equal(out[0].name, "a-lock-0000000001");
+}
+
+static void protected_names(void **state) {
+  (void)state;
+  const char *uuid = "53345f98-9423-4e0c-a7b5-9f819e3ec2e1";
+  const char *name = "_c_53345f98-9423-4e0c-a7b5-9f819e3ec2e1-lock-0000000003";
+  assert_true(zkc__is_protected_name(name));
+  assert_true(zkc__name_has_uuid(name, uuid));
+  assert_false(zkc__name_has_uuid(name, "00000000-9423-4e0c-a7b5-9f819e3ec2e1"));
+  assert_false(zkc__is_protected_name("_c_53345f98-9423-4e0c-a7b5-9f819e3ec2e1-"));
+  assert_false(zkc__is_protected_name("_c_53345F98-9423-4e0c-a7b5-9f819e3ec2e1-lock-1"));
+  assert_false(zkc__is_protected_name("lock-0000000001"));
+  assert_false(zkc__is_protected_name(NULL));
+}
+
+static void uuid_format(void **state) {
+  (void)state;
+  unsigned char b[16];
+  memset(b, 0xff, sizeof b);
+  char out[37];
+  zkc__uuid_format(b, out);
+  assert_int_equal(strlen(out), 36);
+  assert_string_equal(out, "ffffffff-ffff-4fff-bfff-ffffffffffff");
+  char name[64];
+  snprintf(name, sizeof name, "_c_%s-lock-0000000001", out);
+  assert_true(zkc__is_protected_name(name));
+}
+
+static void path_helpers(void **state) {
+  (void)state;
+  char *p = zkc__path_join("/a/b", "c");
+  assert_string_equal(p, "/a/b/c");
+  free(p);
+  p = zkc__path_parent("/a/b/c");
+  assert_string_equal(p, "/a/b");
+  free(p);
+  p = zkc__path_parent("/a");
+  assert_string_equal(p, "/");
+  free(p);
+  assert_null(zkc__path_parent("/"));
+  assert_string_equal(zkc__basename("/a/b/lock-1"), "lock-1");
+  assert_string_equal(zkc__basename("lock-1"), "lock-1");
+}
+
+static void error_table(void **state) {
+  (void)state;
+  int codes[] = {ZKC_EINVAL, ZKC_ENOMEM,  ZKC_ETIMEDOUT, ZKC_ENOTOWNER,
+                 ZKC_EBUSY,  ZKC_EDEADLK, ZKC_ECLOSED,   ZKC_ELOST,
+                 ZKC_ECONNECT, ZKC_ESYSTEM, ZKC_EPROTO};
+  for (size_t i = 0; i < sizeof codes / sizeof *codes; i++) {
+    assert_true(codes[i] <= -1000);
+    assert_non_null(zkc_strerror(codes[i]));
+    assert_string_not_equal(zkc_err_name(codes[i]), "UNKNOWN");
+    for (size_t j = 0; j < i; j++)
+      assert_string_not_equal(zkc_strerror(codes[i]), zkc_strerror(codes[j]));
+  }
+  assert_string_equal(zkc_err_name(ZKC_ETIMEDOUT), "ZKC_ETIMEDOUT");
+  assert_string_equal(zkc_err_name(-4), "ZCONNECTIONLOSS"); /* passes through */
+  assert_string_equal(zkc_strerror(ZKC_OK), "success");
+  assert_non_null(zkc_strerror(-4));
+  assert_string_equal(zkc_err_name(12345), "UNKNOWN");
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(valid_paths),
+      cmocka_unit_test(invalid_paths),
+      cmocka_unit_test(path_length_limit),
+      cmocka_unit_test(sequences_of_known_recipes),
+      cmocka_unit_test(sequences_after_wrap),
+      cmocka_unit_test(names_without_sequence),
+      cmocka_unit_test(sort_by_sequence_not_prefix),
+      cmocka_unit_test(sort_across_wrap),
+      cmocka_unit_test(sort_near_but_not_across_wrap),
+      cmocka_unit_test(duplicate_sequences_tie_by_name),
+      cmocka_unit_test(protected_names),
+      cmocka_unit_test(uuid_format),
+      cmocka_unit_test(path_helpers),
+      cmocka_unit_test(error_table),
+  };
+  return cmocka_run_group_tests_name("names", tests, NULL, NULL);
+}
