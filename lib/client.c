@@ -89,6 +89,8 @@ static void client_free(zkc_client_t *c) {
   pthread_rwlock_destroy(&c->zh_lock);
   pthread_cond_destroy(&c->state_cv);
   pthread_mutex_destroy(&c->mu);
+  pthread_mutex_destroy(&c->ops_mu);
+  pthread_cond_destroy(&c->ops_cv);
   free(c->connect);
   free(c->holder_id);
   free(c);
@@ -105,6 +107,8 @@ static zkc_client_t *client_alloc(const char *connect,
   c->holder_id = opts->holder_id ? strdup(opts->holder_id) : default_holder_id();
   int ok = c->connect && c->holder_id;
   ok = ok && pthread_mutex_init(&c->mu, NULL) == 0;
+  ok = ok && pthread_mutex_init(&c->ops_mu, NULL) == 0;
+  ok = ok && zkc__cond_init(&c->ops_cv) == ZKC_OK;
   ok = ok && zkc__cond_init(&c->state_cv) == ZKC_OK;
   ok = ok && pthread_rwlock_init(&c->zh_lock, NULL) == 0;
   if (!ok) {
@@ -126,6 +130,7 @@ static void drop_handle(zkc_client_t *c) {
   c->zh = NULL;
   pthread_rwlock_unlock(&c->zh_lock);
   if (zh) zookeeper_close(zh);
+  zkc__ops_abandon(c);
 }
 
 int zkc_client_open(zkc_client_t **out, const char *connect_string,
@@ -173,8 +178,11 @@ void zkc_client_close(zkc_client_t *c) {
   pthread_cond_broadcast(&c->state_cv);
   pthread_mutex_unlock(&c->mu);
 
-  /* Handle first: that completes whatever request the janitor waits on,
-   * and the session's close removes its nodes anyway. */
+  /* Let requests already sent complete: the ZooKeeper client (3.8.0) drops
+   * and leaks those still pending when the handle closes. Bounded, since a
+   * disconnected handle may hold them until the connection is declared
+   * lost. Then the handle: the session's close removes its nodes. */
+  zkc__ops_drain(c, zkc__deadline_after(2000));
   drop_handle(c);
   zkc__janitor_stop(c);
 

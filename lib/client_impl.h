@@ -48,6 +48,12 @@ struct zkc_client {
   atomic_int refs;  /* the user's plus one per recipe object */
   atomic_uint_fast64_t requests; /* submitted to ZooKeeper (tests read it) */
 
+  /* Requests in flight. The ZooKeeper client does not always complete the
+   * requests still pending when the handle closes; close finishes them. */
+  pthread_mutex_t ops_mu;
+  pthread_cond_t ops_cv; /* signalled when the last request completes */
+  struct zkc__op *ops;
+
   zkc__waiter_t *waiters;
   uint64_t next_waiter_id;
 
@@ -102,6 +108,9 @@ int zkc__retry_wait(zkc_client_t *c, int *attempt, int rc,
  * asynchronously so that several ride in one round trip (a session's
  * requests are applied in order); zkc__op_wait collects each result. */
 typedef struct zkc__op {
+  zkc_client_t *c;
+  struct zkc__op *prev, *next; /* in c->ops while in flight */
+  int in_flight;
   pthread_mutex_t mu;
   pthread_cond_t cv;
   int done;
@@ -126,6 +135,13 @@ void zkc__submit_exists(zkc_client_t *c, zkc__op_t *op, const char *path);
 /* Reads a node's data and leaves a data watch that wakes `w`. */
 void zkc__submit_watch(zkc_client_t *c, zkc__op_t *op, const char *path,
                        zkc__waiter_t *w);
+
+/* After the handle is closed: finishes every request still in flight with
+ * ZKC_ECLOSED (no completion can arrive any more). */
+void zkc__ops_abandon(zkc_client_t *c);
+
+/* Waits until no request is in flight or deadline_ms passes. */
+void zkc__ops_drain(zkc_client_t *c, int64_t deadline_ms);
 
 /* Submit + wait, for the single-request cases. */
 int zkc__op_run_delete(zkc_client_t *c, const char *path);

@@ -32,6 +32,10 @@ static int ensure_path(zkc_client_t *c, const char *path) {
 /* Deletes our node now, or hands the delete to the janitor when the
  * connection is in trouble. Nothing to do once the session is gone. */
 static void remove_node(zkc_client_t *c, const char *node, int64_t session) {
+  pthread_mutex_lock(&c->mu);
+  int closed = c->closed; /* closing the session removes the node */
+  pthread_mutex_unlock(&c->mu);
+  if (closed) return;
   int rc = zkc__op_run_delete(c, node);
   if (rc == ZOK || rc == ZNONODE || rc == ZKC_ECLOSED || rc == ZINVALIDSTATE ||
       rc == ZSESSIONEXPIRED)

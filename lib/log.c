@@ -52,12 +52,13 @@ static void from_slot(int i, const char *message) {
 
 static void fallback(const char *message) { deliver_zk_line(NULL, message); }
 
-#define T(i) \
-  static void slot_##i(const char *m) { from_slot(i, m); }
-#define T8(a) T(a##0) T(a##1) T(a##2) T(a##3) T(a##4) T(a##5) T(a##6) T(a##7)
+/* slot_<a>_<b> serves slot a * 8 + b. */
+#define T(a, b) \
+  static void slot_##a##_##b(const char *m) { from_slot(a * 8 + b, m); }
+#define T8(a) T(a, 0) T(a, 1) T(a, 2) T(a, 3) T(a, 4) T(a, 5) T(a, 6) T(a, 7)
 T8(0) T8(1) T8(2) T8(3) T8(4) T8(5) T8(6) T8(7)
 #undef T
-#define T(i) slot_##i,
+#define T(a, b) slot_##a##_##b,
 static const log_callback_fn trampolines[SLOTS] = {
     T8(0) T8(1) T8(2) T8(3) T8(4) T8(5) T8(6) T8(7)};
 #undef T

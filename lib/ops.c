@@ -45,13 +45,61 @@ static void op_finish(zkc__op_t *op, int rc, const struct Stat *stat) {
   pthread_mutex_unlock(&op->mu);
 }
 
+static void op_link(zkc_client_t *c, zkc__op_t *op) {
+  op->c = c;
+  pthread_mutex_lock(&c->ops_mu);
+  op->prev = NULL;
+  op->next = c->ops;
+  if (c->ops) c->ops->prev = op;
+  c->ops = op;
+  op->in_flight = 1;
+  pthread_mutex_unlock(&c->ops_mu);
+}
+
+/* Takes op out of the in-flight list; 0 if close already finished it. */
+static int op_claim(zkc__op_t *op) {
+  zkc_client_t *c = op->c;
+  pthread_mutex_lock(&c->ops_mu);
+  int mine = op->in_flight;
+  if (mine) {
+    if (op->prev) op->prev->next = op->next;
+    else c->ops = op->next;
+    if (op->next) op->next->prev = op->prev;
+    op->in_flight = 0;
+    if (c->ops == NULL) pthread_cond_broadcast(&c->ops_cv);
+  }
+  pthread_mutex_unlock(&c->ops_mu);
+  return mine;
+}
+
+void zkc__ops_drain(zkc_client_t *c, int64_t deadline_ms) {
+  pthread_mutex_lock(&c->ops_mu);
+  while (c->ops != NULL &&
+         zkc__cond_wait_until(&c->ops_cv, &c->ops_mu, deadline_ms) == 0) {
+  }
+  pthread_mutex_unlock(&c->ops_mu);
+}
+
+void zkc__ops_abandon(zkc_client_t *c) {
+  pthread_mutex_lock(&c->ops_mu);
+  while (c->ops) {
+    zkc__op_t *op = c->ops;
+    c->ops = op->next;
+    op->in_flight = 0;
+    op_finish(op, ZKC_ECLOSED, NULL);
+  }
+  pthread_mutex_unlock(&c->ops_mu);
+}
+
 static void on_void(int rc, const void *data) {
   zkc__mark_callback_thread();
+  if (!op_claim((zkc__op_t *)data)) return;
   op_finish((zkc__op_t *)data, rc, NULL);
 }
 
 static void on_stat(int rc, const struct Stat *stat, const void *data) {
   zkc__mark_callback_thread();
+  if (!op_claim((zkc__op_t *)data)) return;
   op_finish((zkc__op_t *)data, rc, rc == ZOK ? stat : NULL);
 }
 
@@ -59,6 +107,7 @@ static void on_data(int rc, const char *value, int len, const struct Stat *stat,
                     const void *data) {
   (void)value, (void)len;
   zkc__mark_callback_thread();
+  if (!op_claim((zkc__op_t *)data)) return;
   op_finish((zkc__op_t *)data, rc, rc == ZOK ? stat : NULL);
 }
 
@@ -66,6 +115,7 @@ static void on_created(int rc, const char *name, const struct Stat *stat,
                        const void *data) {
   zkc__op_t *op = (zkc__op_t *)data;
   zkc__mark_callback_thread();
+  if (!op_claim(op)) return;
   if (rc == ZOK) {
     op->created = strdup(name);
     if (op->created == NULL) rc = ZKC_ENOMEM; /* node exists: caller cleans */
@@ -77,6 +127,7 @@ static void on_children(int rc, const struct String_vector *v,
                         const void *data) {
   zkc__op_t *op = (zkc__op_t *)data;
   zkc__mark_callback_thread();
+  if (!op_claim(op)) return;
   if (rc == ZOK && v != NULL && v->count > 0) {
     /* The vector belongs to the client: copy it. */
     op->children.data = calloc((size_t)v->count, sizeof(char *));
@@ -91,16 +142,17 @@ static void on_children(int rc, const struct String_vector *v,
   op_finish(op, rc, NULL);
 }
 
-/* Runs `submit` on the live handle under the read lock, so close cannot
- * free the handle mid-call. A synchronous refusal finishes op at once. */
-#define ZKC__SUBMIT(c, op, call)                                  \
-  do {                                                            \
-    pthread_rwlock_rdlock(&(c)->zh_lock);                         \
-    zhandle_t *zh = (c)->zh;                                      \
-    int src_ = zh == NULL ? ZKC_ECLOSED : (call);                 \
-    if (zh != NULL) atomic_fetch_add(&(c)->requests, 1);          \
-    pthread_rwlock_unlock(&(c)->zh_lock);                         \
-    if (src_ != ZOK) op_finish((op), src_, NULL);                 \
+/* Runs `call` on the live handle under the read lock, so close cannot free
+ * the handle mid-call. A synchronous refusal finishes op at once. */
+#define ZKC__SUBMIT(c, op, call)                              \
+  do {                                                        \
+    op_link((c), (op));                                       \
+    pthread_rwlock_rdlock(&(c)->zh_lock);                     \
+    zhandle_t *zh = (c)->zh;                                  \
+    int src_ = zh == NULL ? ZKC_ECLOSED : (call);             \
+    if (zh != NULL) atomic_fetch_add(&(c)->requests, 1);      \
+    pthread_rwlock_unlock(&(c)->zh_lock);                     \
+    if (src_ != ZOK && op_claim(op)) op_finish((op), src_, NULL); \
   } while (0)
 
 void zkc__submit_create(zkc_client_t *c, zkc__op_t *op, const char *path,

@@ -98,8 +98,35 @@ zhandle_t *zkt_raw(void) {
   return raw_zh;
 }
 
+struct sync_wait {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  int done;
+};
+
+static void sync_done(int rc, const char *value, const void *data) {
+  (void)rc, (void)value;
+  struct sync_wait *w = (struct sync_wait *)data;
+  pthread_mutex_lock(&w->mu);
+  w->done = 1;
+  pthread_cond_signal(&w->cv);
+  pthread_mutex_unlock(&w->mu);
+}
+
+/* Reads from another session may be served by a server that has not yet
+ * applied another client's committed write; sync first so the raw handle's
+ * server has caught up with the leader (read-your-writes across sessions). */
+static void raw_sync(const char *path) {
+  struct sync_wait w = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
+  if (zoo_async(zkt_raw(), path, sync_done, &w) != ZOK) fail_msg("sync failed");
+  pthread_mutex_lock(&w.mu);
+  while (!w.done) pthread_cond_wait(&w.cv, &w.mu);
+  pthread_mutex_unlock(&w.mu);
+}
+
 int zkt_children_count(const char *path) {
   struct String_vector v = {0};
+  raw_sync(path);
   int rc = zoo_get_children(zkt_raw(), path, 0, &v);
   if (rc == ZNONODE) return -1;
   if (rc != ZOK) fail_msg("get_children %s: %s", path, zerror(rc));
@@ -110,6 +137,7 @@ int zkt_children_count(const char *path) {
 
 int zkt_exists(const char *path, struct Stat *stat) {
   struct Stat st;
+  raw_sync(path);
   int rc = zoo_exists(zkt_raw(), path, 0, stat ? stat : &st);
   if (rc != ZOK && rc != ZNONODE) fail_msg("exists %s: %s", path, zerror(rc));
   return rc == ZOK;
@@ -117,6 +145,7 @@ int zkt_exists(const char *path, struct Stat *stat) {
 
 int zkt_get_data(const char *path, char *buf, int len) {
   int n = len - 1;
+  raw_sync(path);
   int rc = zoo_get(zkt_raw(), path, 0, buf, &n, NULL);
   if (rc == ZNONODE) return -1;
   if (rc != ZOK) fail_msg("get %s: %s", path, zerror(rc));
@@ -129,6 +158,7 @@ int zkt_get_data(const char *path, char *buf, int len) {
  * deleting everything when `delete` is set. */
 static int walk_tree(const char *path, int delete) {
   struct String_vector v = {0};
+  raw_sync(path);
   int rc = zoo_get_children(zkt_raw(), path, 0, &v);
   if (rc == ZNONODE) return 0;
   if (rc != ZOK) fail_msg("get_children %s: %s", path, zerror(rc));
@@ -231,6 +261,10 @@ int zkt_teardown(void **state) {
 
 int zkt_main(int argc, char **argv, const struct CMUnitTest *tests, size_t n,
              const char *group) {
+  /* The ZooKeeper client formats every log line's timestamp in one static
+   * buffer, a data race between handles that log at once (TSan sees it).
+   * Its INFO lines (one per connect) are not needed here. */
+  zoo_set_debug_level(ZOO_LOG_LEVEL_WARN);
   struct CMUnitTest *run = calloc(n, sizeof *run);
   size_t m = 0;
   for (size_t i = 0; i < n; i++) {

@@ -138,6 +138,7 @@ static void timeout_leaves_no_node(void **state) {
 
 #define TRY_THREADS 20
 struct try_shared {
+  char path[512];
   pthread_barrier_t start, tried;
   zkc_client_t *clients[4];
   atomic_int winners;
@@ -151,7 +152,7 @@ struct try_arg {
 static void *try_once(void *arg) {
   struct try_arg *a = arg;
   zkc_mutex_t *m = NULL;
-  zkc_mutex_create(&m, a->s->clients[a->i % 4], zkt_path("lock"));
+  zkc_mutex_create(&m, a->s->clients[a->i % 4], a->s->path);
   pthread_barrier_wait(&a->s->start);
   int rc = zkc_mutex_acquire_timeout(m, 0);
   a->s->rcs[a->i] = rc;
@@ -165,6 +166,7 @@ static void *try_once(void *arg) {
 static void try_lock_twenty_threads_one_winner(void **state) {
   (void)state;
   struct try_shared s = {0};
+  snprintf(s.path, sizeof s.path, "%s", zkt_path("lock"));
   for (int i = 0; i < 4; i++) s.clients[i] = zkt_open(NULL);
   pthread_barrier_init(&s.start, NULL, TRY_THREADS);
   pthread_barrier_init(&s.tried, NULL, TRY_THREADS);

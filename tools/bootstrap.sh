@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# One-command set-up on a fresh Debian machine: installs what is missing,
+# builds, and runs either the demo or the whole test suite.
+#
+#   tools/bootstrap.sh demo    build, start the local 3-server ensemble, run
+#                              the overselling demo, stop the ensemble
+#   tools/bootstrap.sh test    build and run the whole suite: the normal
+#                              build, ASan+UBSan, TSan and valgrind
+#   tools/bootstrap.sh quick   the normal build's suite only
+#
+# Environment: ZKC_BUILD_ROOT (default ./build), ZKC_JOBS (default nproc).
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+readonly ROOT=$PWD
+readonly BUILD_ROOT=${ZKC_BUILD_ROOT:-$ROOT/build}
+readonly JOBS=${ZKC_JOBS:-$(nproc)}
+readonly PACKAGES=(
+  build-essential cmake pkg-config
+  libzookeeper-mt-dev uthash-dev libcmocka-dev
+  zookeeper default-jre-headless default-jdk-headless
+  libcurator-recipes-java libslf4j-java
+  valgrind
+)
+
+log() { printf '\n==> %s\n' "$*"; }
+
+install_missing() {
+  local missing=()
+  for p in "${PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+      missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  log "installing: ${missing[*]}"
+  local sudo=()
+  [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+  "${sudo[@]}" apt-get update -q
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q \
+    --no-install-recommends "${missing[@]}"
+}
+
+# build DIR [cmake args...]
+build() {
+  local dir=$1
+  shift
+  log "building in $dir $*"
+  cmake -S "$ROOT" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+  cmake --build "$dir" -j "$JOBS"
+}
+
+# suite DIR: every test of one build tree; CTest starts and stops the ensemble.
+suite() {
+  log "test suite: $1"
+  ctest --test-dir "$1" --output-on-failure --timeout 600
+}
+
+demo() {
+  build "$BUILD_ROOT/default"
+  local ensemble=test/ensemble/zk-ensemble.sh
+  trap '"$ROOT/$ensemble" stop >/dev/null 2>&1 || true' EXIT
+  "$ensemble" start
+  examples/run-demo.sh "$BUILD_ROOT/default"
+}
+
+main() {
+  local what=${1:-}
+  case "$what" in
+    demo | test | quick) ;;
+    *)
+      echo "usage: $0 demo|test|quick" >&2
+      exit 2
+      ;;
+  esac
+  install_missing
+  case "$what" in
+    demo) demo ;;
+    quick)
+      build "$BUILD_ROOT/default"
+      suite "$BUILD_ROOT/default"
+      ;;
+    test)
+      local start=$SECONDS
+      build "$BUILD_ROOT/default"
+      suite "$BUILD_ROOT/default"
+      build "$BUILD_ROOT/asan" -DZKC_SANITIZE=address
+      suite "$BUILD_ROOT/asan"
+      build "$BUILD_ROOT/tsan" -DZKC_SANITIZE=thread
+      suite "$BUILD_ROOT/tsan"
+      build "$BUILD_ROOT/valgrind" -DZKC_VALGRIND=ON
+      suite "$BUILD_ROOT/valgrind"
+      log "all suites passed in $((SECONDS - start)) s"
+      ;;
+  esac
+}
+
+main "$@"
