@@ -172,6 +172,12 @@ int zkc_client_open(zkc_client_t **out, const char *connect_string,
 
 void zkc_client_close(zkc_client_t *c) {
   if (c == NULL) return;
+  if (zkc__on_callback_thread()) {
+    /* Closing joins the thread we are on: refuse rather than deadlock. */
+    zkc__log(c, ZKC_LOG_ERROR, "zkc_client_close called from a callback: "
+                               "ignored (close it from another thread)");
+    return;
+  }
   pthread_mutex_lock(&c->mu);
   c->closed = 1;
   zkc__waiters_wake_all_locked(c);

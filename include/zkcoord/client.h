@@ -97,8 +97,9 @@ ZKC_EXTERN int zkc_client_open(zkc_client_t **out, const char *connect_string,
  * Threads blocked in this client's calls return ZKC_ECLOSED; close waits for
  * them to leave. Recipe objects made from the client stay valid until they
  * are destroyed, and every call on them returns ZKC_ECLOSED (release clears
- * the local state). Accepts NULL. Must not be called from a callback and not
- * twice on one client. */
+ * the local state). Accepts NULL. Not twice on one client. Called from a
+ * ZooKeeper callback thread it does nothing but log an error (closing there
+ * would deadlock). */
 ZKC_EXTERN void zkc_client_close(zkc_client_t *client);
 
 /* The current session id (0 when not connected). Thread-safe.

@@ -583,6 +583,7 @@ static void close_wakes_waiters(void **state) {
  * fast instead of stalling every callback. */
 struct cb_probe {
   zkc_mutex_t *m;
+  zkc_client_t *c;
   atomic_int calls;
   atomic_int rc_acquire, rc_release, rc_nodes;
 };
@@ -598,6 +599,7 @@ static void probing_log(void *ctx, zkc_log_level_t level, const char *msg) {
   atomic_store(&probe.rc_acquire, zkc_mutex_acquire(probe.m));
   atomic_store(&probe.rc_release, zkc_mutex_release(probe.m));
   atomic_store(&probe.rc_nodes, zkc_mutex_participant_nodes(probe.m, &nodes, &n));
+  zkc_client_close(probe.c); /* refused: would join this very thread */
   atomic_fetch_add(&probe.calls, 1);
 }
 static int probe_called(void *ctx) {
@@ -608,6 +610,7 @@ static int probe_called(void *ctx) {
 static void blocking_call_from_callback_refused(void **state) {
   (void)state;
   zkc_client_t *c = zkt_open(NULL);
+  probe.c = c;
   OK(zkc_mutex_create(&probe.m, c, zkt_path("lock")));
   zkc_client_opts_t o;
   zkc_client_opts_init(&o);
@@ -624,6 +627,8 @@ static void blocking_call_from_callback_refused(void **state) {
   assert_int_equal(atomic_load(&probe.rc_nodes), ZKC_EDEADLK);
   assert_false(zkc_mutex_is_acquired_in_this_process(m));
   assert_int_equal(zkt_children_count(zkt_path("lock")), -1); /* nothing made */
+  OK(zkc_mutex_acquire(m)); /* the close from the callback changed nothing */
+  OK(zkc_mutex_release(m));
   OK(zkc_mutex_destroy(m));
   zkc_client_close(c2);
   zkc_client_close(c);
