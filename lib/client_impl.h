@@ -24,8 +24,9 @@ typedef struct zkc__waiter {
   UT_hash_handle hh;
 } zkc__waiter_t;
 
-/* A delete the janitor thread must finish: a node path, or (uuid set) the
- * protected node with that uuid under `path`. */
+/* A delete the maintenance thread must finish: a node path, or (uuid set)
+ * the protected node with that uuid under `path`. session_id 0: whatever
+ * session is current (nodes of a lost session, deleted by the next one). */
 typedef struct zkc__pending {
   char *path;
   char uuid[37];
@@ -33,17 +34,61 @@ typedef struct zkc__pending {
   struct zkc__pending *next;
 } zkc__pending_t;
 
+/* Context of one ZooKeeper handle: events of a replaced handle are told
+ * apart by their generation. */
+typedef struct zkc__handle_ctx {
+  zkc_client_t *c;
+  uint64_t gen;
+} zkc__handle_ctx_t;
+
+/* A raw session event, queued by the watcher for the maintenance thread. */
+typedef struct zkc__event {
+  uint64_t gen; /* handle generation */
+  int zk_state;
+  int64_t session_id;
+  struct zkc__event *next;
+} zkc__event_t;
+
+/* Recipes learn of state changes before the user's listeners do. */
+typedef void (*zkc__observer_fn)(void *ctx, zkc_state_t state,
+                                 int64_t lost_session);
+
+/* A registered state listener or recipe observer. */
+typedef struct zkc__listener {
+  zkc_state_fn fn;
+  zkc__observer_fn observer;
+  void *ctx;
+  struct zkc__listener *next;
+} zkc__listener_t;
+
 struct zkc_client {
   pthread_mutex_t mu;       /* guards the fields below except zh */
-  pthread_cond_t state_cv;  /* session state, call drain, janitor work */
-  pthread_rwlock_t zh_lock; /* read: submitting on zh; write: dropping it */
+  pthread_cond_t state_cv;  /* session state, call drain, maintenance work */
+  pthread_rwlock_t zh_lock; /* read: submitting on zh; write: swapping it */
   zhandle_t *zh;
+  int zh_closed;            /* set with zh = NULL by close (under zh_lock) */
+  zkc__handle_ctx_t *hctx;  /* context of the current handle */
+  uint64_t handle_gen;
 
-  int zk_state;       /* last ZOO_*_STATE seen */
+  int zk_state;       /* last ZOO_*_STATE seen on the current handle */
   int64_t session_id; /* 0 until connected */
   int session_timeout_ms;
-  int session_dead; /* expired or auth failed: the handle is unusable */
+  int session_dead; /* expired, auth failed or presumed lost */
   int closed;
+
+  /* Public state, driven by the maintenance thread. */
+  zkc_state_t state;       /* 0 before the first connection */
+  int64_t public_session;  /* session of the last CONNECTED */
+  int64_t suspended_since; /* monotonic ms, while SUSPENDED/READ_ONLY */
+  int recreate;            /* LOST: a new handle is needed */
+  int64_t recreate_at;     /* next attempt when opening one failed */
+  zkc__event_t *events, **events_tail;
+  zkc__listener_t *listeners; /* user listeners and recipe observers */
+  int dispatching;            /* the maintenance thread is calling them */
+  pthread_t maint;
+  int maint_started;
+  int64_t janitor_retry_at; /* backoff after a failed delete */
+  int janitor_attempt;
   int active_calls; /* blocking calls in progress (close waits for them) */
   atomic_int refs;  /* the user's plus one per recipe object */
   atomic_uint_fast64_t requests; /* submitted to ZooKeeper (tests read it) */
@@ -58,10 +103,9 @@ struct zkc_client {
   uint64_t next_waiter_id;
 
   zkc__pending_t *pending;
-  int janitor_started;
-  pthread_t janitor;
 
   int log_slot;
+  log_callback_fn log_cb; /* bound once, reused by every handle */
   char *connect;
   char *holder_id;
   zkc_client_opts_t opts; /* with holder_id pointing at the copy above */
@@ -78,8 +122,9 @@ void zkc__client_unref(zkc_client_t *c);
 int zkc__call_enter(zkc_client_t *c);
 void zkc__call_leave(zkc_client_t *c);
 
-/* Waits until the session is connected read-write, up to deadline_ms.
- * ZKC_OK, ZKC_ETIMEDOUT, ZKC_ECLOSED or ZKC_ELOST. */
+/* Waits until a live session is connected read-write (through a session
+ * re-creation if one is under way), up to deadline_ms.
+ * ZKC_OK, ZKC_ETIMEDOUT or ZKC_ECLOSED. */
 int zkc__wait_connected(zkc_client_t *c, int64_t deadline_ms);
 
 /* Current session id (0 if none). */
@@ -137,8 +182,8 @@ void zkc__submit_watch(zkc_client_t *c, zkc__op_t *op, const char *path,
                        zkc__waiter_t *w);
 
 /* After the handle is closed: finishes every request still in flight with
- * ZKC_ECLOSED (no completion can arrive any more). */
-void zkc__ops_abandon(zkc_client_t *c);
+ * rc (no completion can arrive any more). */
+void zkc__ops_abandon(zkc_client_t *c, int rc);
 
 /* Waits until no request is in flight or deadline_ms passes. */
 void zkc__ops_drain(zkc_client_t *c, int64_t deadline_ms);
@@ -148,6 +193,13 @@ int zkc__op_run_delete(zkc_client_t *c, const char *path);
 int zkc__op_run_exists(zkc_client_t *c, const char *path, struct Stat *stat);
 int zkc__op_run_create(zkc_client_t *c, const char *path, const char *data,
                        int len, int mode);
+
+/* One transaction: check that check_path exists, then set path's data.
+ * Returns the failing operation's error with *failed_op its index (0 the
+ * check, 1 the set), or ZOK. */
+int zkc__op_run_check_set(zkc_client_t *c, const char *check_path,
+                          const char *path, const void *data, int len,
+                          int *failed_op);
 
 /* Removes the data watch that `w` left on `path` (client and server side). */
 void zkc__unwatch(zkc_client_t *c, const char *path, zkc__waiter_t *w);
@@ -180,13 +232,37 @@ void zkc__waiter_watcher(zhandle_t *zh, int type, int state, const char *path,
 /* ---- guaranteed deletes (janitor.c) ---- */
 
 /* Queues a delete of `path` (or, with uuid, of the protected node with that
- * uuid under `path`) to be retried until done or the session ends. */
+ * uuid under `path`) to be retried until done or the session ends
+ * (session_id 0: done by whatever session is current). */
 void zkc__janitor_add(zkc_client_t *c, const char *path, const char *uuid,
                       int64_t session_id);
-int zkc__janitor_start(zkc_client_t *c);
-void zkc__janitor_stop(zkc_client_t *c);
-/* Frees queued items (after stop). */
+/* One step of janitor work for the maintenance thread, called with c->mu
+ * held (released while working). Returns 1 if it did something. */
+int zkc__janitor_step_locked(zkc_client_t *c);
+/* When the janitor next has work to retry (ZKC__FOREVER if none). */
+int64_t zkc__janitor_next_locked(zkc_client_t *c);
+/* Frees queued items (after the maintenance thread stopped). */
 void zkc__janitor_free(zkc_client_t *c);
+
+/* ---- session life: handles, states, listeners (session.c) ---- */
+
+/* Opens a ZooKeeper handle for c and installs it. ZKC_OK or an error. */
+int zkc__session_open_handle(zkc_client_t *c);
+/* Drops the current handle: close sets closing=1 (requests then fail with
+ * ZKC_ECLOSED), session re-creation 0 (they fail with ZCONNECTIONLOSS). */
+void zkc__session_drop_handle(zkc_client_t *c, int closing);
+int zkc__session_start(zkc_client_t *c);
+/* Joins the maintenance thread (c->closed must be set and signalled). */
+void zkc__session_stop(zkc_client_t *c);
+/* Waits for the first CONNECTED state, up to deadline_ms. */
+int zkc__session_wait_first(zkc_client_t *c, int64_t deadline_ms);
+/* Recipe observers: called on the maintenance thread for every state
+ * change, before the user's listeners. Remove returns ZKC_EDEADLK when
+ * called from the maintenance thread during a dispatch. */
+int zkc__observer_add(zkc_client_t *c, zkc__observer_fn fn, void *ctx);
+int zkc__observer_remove(zkc_client_t *c, zkc__observer_fn fn, void *ctx);
+/* Frees listeners and queued events (after stop). */
+void zkc__session_free(zkc_client_t *c);
 
 /* ---- log routing (log.c) ---- */
 

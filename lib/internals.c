@@ -29,18 +29,18 @@ static int ensure_path(zkc_client_t *c, const char *path) {
   return rc == ZNODEEXISTS ? ZOK : rc;
 }
 
-/* Deletes our node now, or hands the delete to the janitor when the
- * connection is in trouble. Nothing to do once the session is gone. */
-static void remove_node(zkc_client_t *c, const char *node, int64_t session) {
+/* Deletes our node now, or hands the delete to the maintenance thread when
+ * the connection is in trouble: whichever session is current then deletes
+ * it (a node of a lost session may outlive it by up to a session timeout).
+ * Nothing to do when the client is closing. */
+static void remove_node(zkc_client_t *c, const char *node) {
   pthread_mutex_lock(&c->mu);
   int closed = c->closed; /* closing the session removes the node */
   pthread_mutex_unlock(&c->mu);
   if (closed) return;
   int rc = zkc__op_run_delete(c, node);
-  if (rc == ZOK || rc == ZNONODE || rc == ZKC_ECLOSED || rc == ZINVALIDSTATE ||
-      rc == ZSESSIONEXPIRED)
-    return;
-  zkc__janitor_add(c, node, NULL, session);
+  if (rc == ZOK || rc == ZNONODE || rc == ZKC_ECLOSED) return;
+  zkc__janitor_add(c, node, NULL, 0);
 }
 
 /* After connection loss during create: the node may exist. Looks for the
@@ -92,8 +92,13 @@ static int new_prefix(attempt_t *a, const char *lock_name) {
   return ZKC_OK;
 }
 
+/* Frees the children read; one still in flight is waited for first (its
+ * completion writes into it). It queued behind our create on the same
+ * session, so the wait is short. */
 static void drop_list(attempt_t *a) {
-  if (a->list_valid) zkc__op_clear(&a->list);
+  if (!a->list_valid) return;
+  zkc__op_wait(&a->list);
+  zkc__op_clear(&a->list);
   a->list_valid = 0;
 }
 
@@ -116,6 +121,8 @@ static int adopt_found(attempt_t *a, char *found) {
     a->node = found;
     return ZOK;
   }
+  /* Ours from a lost session: nobody may wait behind it longer than needed. */
+  if (rc == ZOK) zkc__janitor_add(a->c, found, NULL, 0);
   free(found);
   return rc == ZOK ? ZNONODE : rc;
 }
@@ -181,6 +188,7 @@ static int wait_first(attempt_t *a) {
       if ((rc = submit_list(a)) != ZKC_OK) return rc;
       continue;
     }
+    a->retries = 0; /* the budget is per outage, not per acquisition */
     size_t n = (size_t)a->list.children.count;
     zkc__contender_t *sorted = malloc((n ? n : 1) * sizeof *sorted);
     if (sorted == NULL) return ZKC_ENOMEM;
@@ -233,8 +241,9 @@ static int wait_first(attempt_t *a) {
   }
 }
 
-int zkc__lock_acquire(zkc_client_t *c, const char *base, const char *lock_name,
-                      int64_t deadline_ms, zkc__held_t *out) {
+/* One pass through the queue with one node. */
+static int attempt(zkc_client_t *c, const char *base, const char *lock_name,
+                   int64_t deadline_ms, zkc__held_t *out) {
   attempt_t a = {.c = c, .base = base, .deadline = deadline_ms};
   int rc = create_node(&a, lock_name);
   /* Double-holder guard: only a node of the current session is ours. */
@@ -250,15 +259,29 @@ int zkc__lock_acquire(zkc_client_t *c, const char *base, const char *lock_name,
     out->session_id = a.stat.ephemeralOwner;
     return ZKC_OK;
   }
-  if (a.node) remove_node(c, a.node, a.session);
+  if (a.node) remove_node(c, a.node);
   free(a.node);
   return rc;
+}
+
+int zkc__lock_acquire(zkc_client_t *c, const char *base, const char *lock_name,
+                      int64_t deadline_ms, zkc__held_t *out) {
+  for (;;) {
+    int rc = attempt(c, base, lock_name, deadline_ms, out);
+    if (rc != ZKC_ELOST) return rc;
+    /* Our node went with a lost session (or was deleted under us): queue
+     * again, at the back, once a session is up; the deadline still holds. */
+    zkc__log(c, ZKC_LOG_INFO, "lock %s: node lost while waiting, queueing "
+                              "again", base);
+    rc = zkc__wait_connected(c, deadline_ms);
+    if (rc != ZKC_OK) return rc;
+  }
 }
 
 int zkc__lock_release(zkc_client_t *c, zkc__held_t *held) {
   int closed = zkc__call_enter(c) == ZKC_ECLOSED;
   if (!closed) {
-    remove_node(c, held->node, held->session_id);
+    remove_node(c, held->node);
     zkc__call_leave(c);
   }
   free(held->node);

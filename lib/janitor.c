@@ -1,7 +1,8 @@
 /* Guaranteed deletes: a lock node whose delete was cut off by connection
  * loss would otherwise stay as long as the session lives and wedge the lock
- * for everyone. The janitor thread retries such deletes until they succeed
- * or the session that owns the node is gone (its ephemerals with it). */
+ * for everyone. The maintenance thread retries such deletes until they
+ * succeed or the session that owns the node is gone (its ephemerals with
+ * it). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,66 +54,49 @@ static int work_on(zkc_client_t *c, const zkc__pending_t *p) {
 }
 
 /* Takes the next item that can be worked on now, dropping those whose
- * session is gone. Caller holds c->mu. */
+ * session is gone (its ephemeral nodes went with it). Caller holds c->mu. */
 static zkc__pending_t *take_ready_locked(zkc_client_t *c) {
-  if (c->zk_state != ZOO_CONNECTED_STATE) return NULL;
+  if (c->zk_state != ZOO_CONNECTED_STATE || c->session_dead || c->recreate)
+    return NULL;
   zkc__pending_t **pp = &c->pending;
   while (*pp) {
     zkc__pending_t *p = *pp;
     *pp = p->next;
-    if (p->session_id == c->session_id && !c->session_dead) return p;
+    if (p->session_id == 0 || p->session_id == c->session_id) return p;
     free(p->path);
     free(p);
   }
   return NULL;
 }
 
-static void *janitor_main(void *arg) {
-  zkc_client_t *c = arg;
-  int attempt = 0;
-  pthread_mutex_lock(&c->mu);
-  while (!c->closed) {
-    zkc__pending_t *p = take_ready_locked(c);
-    if (p == NULL) {
-      pthread_cond_wait(&c->state_cv, &c->mu);
-      continue;
-    }
-    pthread_mutex_unlock(&c->mu);
-    int rc = work_on(c, p);
-    pthread_mutex_lock(&c->mu);
-    if (rc == ZOK || !zkc__retryable(rc)) {
-      if (rc != ZOK)
-        zkc__log(c, ZKC_LOG_ERROR, "delete of %s failed: %s", p->path,
-                 zkc_strerror(rc));
-      free(p->path);
-      free(p);
-      attempt = 0;
-      continue;
-    }
-    p->next = c->pending; /* try again after a backoff */
-    c->pending = p;
-    int64_t until = zkc__now_ms() + (attempt < 6 ? 50 << attempt : 2000);
-    attempt++;
-    while (!c->closed && zkc__now_ms() < until)
-      zkc__cond_wait_until(&c->state_cv, &c->mu, until);
-  }
+int64_t zkc__janitor_next_locked(zkc_client_t *c) {
+  return c->pending ? c->janitor_retry_at : ZKC__FOREVER;
+}
+
+int zkc__janitor_step_locked(zkc_client_t *c) {
+  if (c->pending == NULL || zkc__now_ms() < c->janitor_retry_at) return 0;
+  zkc__pending_t *p = take_ready_locked(c);
+  if (p == NULL) return 0;
   pthread_mutex_unlock(&c->mu);
-  return NULL;
-}
-
-int zkc__janitor_start(zkc_client_t *c) {
-  if (pthread_create(&c->janitor, NULL, janitor_main, c) != 0)
-    return ZKC_ESYSTEM;
-  c->janitor_started = 1;
-  return ZKC_OK;
-}
-
-void zkc__janitor_stop(zkc_client_t *c) {
-  if (!c->janitor_started) return;
-  /* c->closed is set, state_cv broadcast and the handle dropped by the
-   * caller: a request the janitor waits on has completed with ZCLOSING. */
-  pthread_join(c->janitor, NULL);
-  c->janitor_started = 0;
+  int rc = work_on(c, p);
+  if (rc != ZOK && !zkc__retryable(rc))
+    zkc__log(c, ZKC_LOG_ERROR, "delete of %s failed: %s", p->path,
+             zkc_strerror(rc));
+  pthread_mutex_lock(&c->mu);
+  if (rc == ZOK || !zkc__retryable(rc)) {
+    free(p->path);
+    free(p);
+    c->janitor_attempt = 0;
+    c->janitor_retry_at = 0;
+    return 1;
+  }
+  /* Connection trouble: put it back and try again after a backoff (or as
+   * soon as the connection is back: take_ready waits for that anyway). */
+  p->next = c->pending;
+  c->pending = p;
+  int a = c->janitor_attempt < 6 ? c->janitor_attempt++ : 6;
+  c->janitor_retry_at = zkc__now_ms() + (50 << a);
+  return 1;
 }
 
 void zkc__janitor_free(zkc_client_t *c) {

@@ -1,4 +1,6 @@
-/* The reentrant mutex: a per-thread hold table over the lock internals. */
+/* The reentrant mutex: a per-thread hold table over the lock internals,
+ * told of connection trouble so that holders learn when a lock is lost. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,16 +16,75 @@ typedef struct hold {
   uint64_t thread; /* zkc__thread_id() of the holder */
   unsigned count;
   zkc__held_t held;
+  int in_doubt; /* connection down: the lock may be gone */
+  int lost;     /* the lock is gone (or being given up) */
   UT_hash_handle hh;
 } hold_t;
 
 struct zkc_mutex {
-  zkc_client_t *client;
+  zkc_client_t *client; /* set at create, never changes */
   char *path;
-  pthread_mutex_t mu; /* guards holds and acquiring */
+  pthread_mutex_t mu; /* guards everything below */
   hold_t *holds;
-  int acquiring; /* threads inside acquire without a hold yet */
+  int users; /* threads inside a call: destroy refuses while > 0 */
+  zkc_lost_fn lost_fn;
+  void *lost_ctx;
 };
+
+/* The calling thread's hold, or NULL. Caller holds m->mu. */
+static hold_t *my_hold(const zkc_mutex_t *m) {
+  uint64_t me = zkc__thread_id();
+  hold_t *h = NULL;
+  HASH_FIND(hh, m->holds, &me, sizeof me, h);
+  return h;
+}
+
+static int client_closed(zkc_client_t *c) {
+  pthread_mutex_lock(&c->mu);
+  int closed = c->closed;
+  pthread_mutex_unlock(&c->mu);
+  return closed;
+}
+
+/* Connection states reach every hold: in doubt while disconnected, lost
+ * with the session (or already when disconnected, by the client's policy).
+ * A lost node that may still exist is deleted by the client's maintenance
+ * thread, so the next waiter gets the lock. */
+static void on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
+  zkc_mutex_t *m = ctx;
+  zkc_client_t *c = m->client;
+  int notify = 0;
+  zkc_lost_reason_t why = ZKC_LOST_SESSION;
+  pthread_mutex_lock(&m->mu);
+  hold_t *h, *tmp;
+  HASH_ITER(hh, m->holds, h, tmp) {
+    if (st == ZKC_STATE_SUSPENDED || st == ZKC_STATE_READ_ONLY) {
+      h->in_doubt = 1;
+      if (c->opts.lost_on_suspended && !h->lost) {
+        h->lost = notify = 1;
+        why = ZKC_LOST_SUSPENDED;
+        zkc__janitor_add(c, h->held.node, NULL, h->held.session_id);
+      }
+    } else if (st == ZKC_STATE_LOST) {
+      h->in_doubt = 1;
+      if (!h->lost && h->held.session_id == lost_session) {
+        h->lost = notify = 1;
+        why = ZKC_LOST_SESSION;
+        zkc__janitor_add(c, h->held.node, NULL, 0);
+      }
+    } else {
+      h->in_doubt = 0;
+    }
+  }
+  zkc_lost_fn fn = m->lost_fn;
+  void *fn_ctx = m->lost_ctx;
+  pthread_mutex_unlock(&m->mu);
+  if (notify) {
+    zkc__log(c, ZKC_LOG_WARN, "lock %s lost (%s)", m->path,
+             why == ZKC_LOST_SESSION ? "session lost" : "connection suspended");
+    if (fn) fn(fn_ctx, m, why);
+  }
+}
 
 int zkc_mutex_create(zkc_mutex_t **out, zkc_client_t *client,
                      const char *path) {
@@ -39,6 +100,10 @@ int zkc_mutex_create(zkc_mutex_t **out, zkc_client_t *client,
     return ZKC_ENOMEM;
   }
   int rc = zkc__client_ref(client);
+  if (rc == ZKC_OK) {
+    rc = zkc__observer_add(client, on_state, m);
+    if (rc != ZKC_OK) zkc__client_unref(client);
+  }
   if (rc != ZKC_OK) {
     pthread_mutex_destroy(&m->mu);
     free(m->path);
@@ -53,9 +118,11 @@ int zkc_mutex_create(zkc_mutex_t **out, zkc_client_t *client,
 int zkc_mutex_destroy(zkc_mutex_t *m) {
   if (m == NULL) return ZKC_OK;
   pthread_mutex_lock(&m->mu);
-  int busy = m->holds != NULL || m->acquiring > 0;
+  int busy = m->holds != NULL || m->users > 0;
   pthread_mutex_unlock(&m->mu);
   if (busy) return ZKC_EBUSY;
+  int rc = zkc__observer_remove(m->client, on_state, m);
+  if (rc == ZKC_EDEADLK) return rc;
   zkc__client_unref(m->client);
   pthread_mutex_destroy(&m->mu);
   free(m->path);
@@ -63,53 +130,54 @@ int zkc_mutex_destroy(zkc_mutex_t *m) {
   return ZKC_OK;
 }
 
-/* The calling thread's hold, or NULL. Caller holds m->mu. */
-static hold_t *my_hold(const zkc_mutex_t *m) {
-  uint64_t me = zkc__thread_id();
-  hold_t *h = NULL;
-  HASH_FIND(hh, m->holds, &me, sizeof me, h);
-  return h;
+static void leave(zkc_mutex_t *m) {
+  pthread_mutex_lock(&m->mu);
+  m->users--;
+  pthread_mutex_unlock(&m->mu); /* the last touch of m in a call */
 }
 
 int zkc_mutex_acquire_timeout(zkc_mutex_t *m, int64_t timeout_ms) {
   if (m == NULL || timeout_ms < 0) return ZKC_EINVAL;
+  zkc_client_t *c = m->client;
+  int rc = ZKC_OK;
   pthread_mutex_lock(&m->mu);
   hold_t *h = my_hold(m);
-  int rc = ZKC_OK;
   if (h != NULL) { /* reentry: a count, no ZooKeeper call */
-    if (h->count < UINT32_MAX)
-      h->count++;
-    else
+    if (h->lost)
+      rc = ZKC_ELOST;
+    else if (client_closed(c))
+      rc = ZKC_ECLOSED;
+    else if (h->count == UINT_MAX)
       rc = ZKC_EBUSY;
+    else
+      h->count++;
+  } else {
+    m->users++;
   }
   pthread_mutex_unlock(&m->mu);
   if (h != NULL) return rc;
 
-  rc = zkc__call_enter(m->client);
-  if (rc != ZKC_OK) return rc;
-  h = calloc(1, sizeof *h);
-  if (h == NULL) {
-    zkc__call_leave(m->client);
-    return ZKC_ENOMEM;
+  if ((rc = zkc__call_enter(c)) != ZKC_OK) {
+    leave(m);
+    return rc;
   }
-  h->thread = zkc__thread_id();
-  h->count = 1;
+  h = calloc(1, sizeof *h);
+  if (h == NULL) rc = ZKC_ENOMEM;
+  if (rc == ZKC_OK) {
+    h->thread = zkc__thread_id();
+    h->count = 1;
+    rc = zkc__lock_acquire(c, m->path, LOCK_NAME,
+                           zkc__deadline_after(timeout_ms), &h->held);
+  }
   pthread_mutex_lock(&m->mu);
-  m->acquiring++;
-  pthread_mutex_unlock(&m->mu);
-
-  rc = zkc__lock_acquire(m->client, m->path, LOCK_NAME,
-                         zkc__deadline_after(timeout_ms), &h->held);
-
-  pthread_mutex_lock(&m->mu);
-  m->acquiring--;
   if (rc == ZKC_OK && !ZKC__HASH_ADD_U64(m->holds, thread, h)) rc = ZKC_ENOMEM;
+  m->users--;
   pthread_mutex_unlock(&m->mu);
-  if (rc != ZKC_OK) {
-    if (h->held.node) zkc__lock_release(m->client, &h->held);
+  if (rc != ZKC_OK && h != NULL) {
+    if (h->held.node) zkc__lock_release(c, &h->held);
     free(h);
   }
-  zkc__call_leave(m->client);
+  zkc__call_leave(c);
   return rc;
 }
 
@@ -121,15 +189,29 @@ int zkc_mutex_acquire(zkc_mutex_t *m) {
 int zkc_mutex_release(zkc_mutex_t *m) {
   if (m == NULL) return ZKC_EINVAL;
   if (zkc__on_callback_thread()) return ZKC_EDEADLK;
+  zkc_client_t *c = m->client;
   pthread_mutex_lock(&m->mu);
   hold_t *h = my_hold(m);
-  int last = h != NULL && h->count == 1;
-  if (h != NULL && !last) h->count--;
-  if (last) HASH_DELETE(hh, m->holds, h);
+  if (h == NULL) {
+    pthread_mutex_unlock(&m->mu);
+    return ZKC_ENOTOWNER;
+  }
+  /* A lost hold, or one of a closed client, has no node left to delete
+   * here: the whole hold goes at once. */
+  int rc = h->lost ? ZKC_ELOST : client_closed(c) ? ZKC_ECLOSED : ZKC_OK;
+  if (rc == ZKC_OK && h->count > 1) {
+    h->count--;
+    pthread_mutex_unlock(&m->mu);
+    return ZKC_OK;
+  }
+  HASH_DELETE(hh, m->holds, h);
+  if (rc == ZKC_OK) m->users++;
   pthread_mutex_unlock(&m->mu);
-  if (h == NULL) return ZKC_ENOTOWNER;
-  if (!last) return ZKC_OK;
-  int rc = zkc__lock_release(m->client, &h->held);
+  if (rc == ZKC_OK) {
+    rc = zkc__lock_release(c, &h->held);
+    leave(m);
+  }
+  free(h->held.node);
   free(h);
   return rc;
 }
@@ -150,6 +232,25 @@ int zkc_mutex_is_owned_by_current_thread(const zkc_mutex_t *cm) {
   int mine = my_hold(m) != NULL;
   pthread_mutex_unlock(&m->mu);
   return mine;
+}
+
+int zkc_mutex_is_held(const zkc_mutex_t *cm) {
+  if (cm == NULL) return 0;
+  zkc_mutex_t *m = (zkc_mutex_t *)cm;
+  pthread_mutex_lock(&m->mu);
+  hold_t *h = my_hold(m);
+  int held = h != NULL && !h->lost && !h->in_doubt;
+  pthread_mutex_unlock(&m->mu);
+  return held;
+}
+
+int zkc_mutex_set_lost_callback(zkc_mutex_t *m, zkc_lost_fn fn, void *ctx) {
+  if (m == NULL) return ZKC_EINVAL;
+  pthread_mutex_lock(&m->mu);
+  m->lost_fn = fn;
+  m->lost_ctx = ctx;
+  pthread_mutex_unlock(&m->mu);
+  return ZKC_OK;
 }
 
 int zkc_mutex_fencing_token(const zkc_mutex_t *cm, int64_t *token) {
@@ -185,5 +286,36 @@ int zkc_mutex_participant_nodes(zkc_mutex_t *m, char ***nodes, size_t *count) {
   if (rc != ZKC_OK) return rc;
   rc = zkc__lock_participants(m->client, m->path, nodes, count);
   zkc__call_leave(m->client);
+  return rc;
+}
+
+int zkc_mutex_fenced_set(zkc_mutex_t *m, const char *path, const void *data,
+                         size_t len) {
+  if (m == NULL || zkc__path_validate(path) != ZKC_OK ||
+      (data == NULL && len > 0) || len > INT_MAX)
+    return ZKC_EINVAL;
+  zkc_client_t *c = m->client;
+  int rc = zkc__call_enter(c);
+  if (rc != ZKC_OK) return rc;
+  char *node = NULL;
+  pthread_mutex_lock(&m->mu);
+  hold_t *h = my_hold(m);
+  rc = h == NULL ? ZKC_ENOTOWNER : h->lost ? ZKC_ELOST : ZKC_OK;
+  if (rc == ZKC_OK && (node = strdup(h->held.node)) == NULL) rc = ZKC_ENOMEM;
+  if (rc == ZKC_OK) m->users++;
+  pthread_mutex_unlock(&m->mu);
+  if (rc == ZKC_OK) {
+    int failed_op = -1;
+    rc = zkc__op_run_check_set(c, node, path, data, (int)len, &failed_op);
+    if (rc == ZNONODE && failed_op == 0) { /* our lock node is gone */
+      pthread_mutex_lock(&m->mu);
+      if ((h = my_hold(m)) != NULL) h->lost = 1;
+      pthread_mutex_unlock(&m->mu);
+      rc = ZKC_ELOST;
+    }
+    leave(m);
+  }
+  free(node);
+  zkc__call_leave(c);
   return rc;
 }

@@ -80,13 +80,13 @@ void zkc__ops_drain(zkc_client_t *c, int64_t deadline_ms) {
   pthread_mutex_unlock(&c->ops_mu);
 }
 
-void zkc__ops_abandon(zkc_client_t *c) {
+void zkc__ops_abandon(zkc_client_t *c, int rc) {
   pthread_mutex_lock(&c->ops_mu);
   while (c->ops) {
     zkc__op_t *op = c->ops;
     c->ops = op->next;
     op->in_flight = 0;
-    op_finish(op, ZKC_ECLOSED, NULL);
+    op_finish(op, rc, NULL);
   }
   pthread_mutex_unlock(&c->ops_mu);
 }
@@ -149,7 +149,9 @@ static void on_children(int rc, const struct String_vector *v,
     op_link((c), (op));                                       \
     pthread_rwlock_rdlock(&(c)->zh_lock);                     \
     zhandle_t *zh = (c)->zh;                                  \
-    int src_ = zh == NULL ? ZKC_ECLOSED : (call);             \
+    int src_ = zh != NULL         ? (call)                    \
+               : (c)->zh_closed ? ZKC_ECLOSED                 \
+                                : ZCONNECTIONLOSS; /* new session coming */ \
     if (zh != NULL) atomic_fetch_add(&(c)->requests, 1);      \
     pthread_rwlock_unlock(&(c)->zh_lock);                     \
     if (src_ != ZOK && op_claim(op)) op_finish((op), src_, NULL); \
@@ -230,4 +232,36 @@ int zkc__op_run_create(zkc_client_t *c, const char *path, const char *data,
   if (rc != ZKC_OK) return rc;
   zkc__submit_create(c, &op, path, data, len, mode);
   return run(&op);
+}
+
+static void on_multi(int rc, const void *data) {
+  zkc__mark_callback_thread();
+  if (!op_claim((zkc__op_t *)data)) return;
+  op_finish((zkc__op_t *)data, rc, NULL);
+}
+
+int zkc__op_run_check_set(zkc_client_t *c, const char *check_path,
+                          const char *path, const void *data, int len,
+                          int *failed_op) {
+  zkc__op_t op;
+  int rc = zkc__op_init(&op);
+  if (rc != ZKC_OK) return rc;
+  zoo_op_t ops[2];
+  zoo_op_result_t results[2];
+  struct Stat stat;
+  memset(results, 0, sizeof results);
+  /* Version -1 checks only that the node exists. */
+  zoo_check_op_init(&ops[0], check_path, -1);
+  zoo_set_op_init(&ops[1], path, data, len, -1, &stat);
+  ZKC__SUBMIT(c, &op, zoo_amulti(zh, 2, ops, results, on_multi, &op));
+  rc = zkc__op_wait(&op);
+  zkc__op_clear(&op);
+  *failed_op = -1;
+  for (int i = 0; rc != ZOK && i < 2; i++)
+    if (results[i].err != ZOK && results[i].err != ZRUNTIMEINCONSISTENCY) {
+      *failed_op = i;
+      rc = results[i].err;
+      break;
+    }
+  return rc;
 }

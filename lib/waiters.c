@@ -73,7 +73,8 @@ void zkc__waiter_watcher(zhandle_t *zh, int type, int state, const char *path,
   /* Session events reach every watcher; the client's own watcher handles
    * them. This one cares about its node only. */
   if (type == ZOO_SESSION_EVENT) return;
-  zkc_client_t *c = (zkc_client_t *)(uintptr_t)zoo_get_context(zh);
+  const zkc__handle_ctx_t *h = zoo_get_context(zh);
+  zkc_client_t *c = h->c;
   uint64_t id = (uint64_t)(uintptr_t)ctx;
   zkc__waiter_t *w = NULL;
   pthread_mutex_lock(&c->mu);

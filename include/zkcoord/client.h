@@ -18,6 +18,32 @@ extern "C" {
 
 typedef struct zkc_client zkc_client_t;
 
+/* Connection states, as Curator's ConnectionState. */
+typedef enum zkc_state {
+  /* Connected with a new session: the first time, and again after LOST. */
+  ZKC_STATE_CONNECTED = 1,
+  /* Disconnected: the session may still live, but locks held through it
+   * are in doubt until RECONNECTED (or gone with LOST). */
+  ZKC_STATE_SUSPENDED = 2,
+  /* Connected again within the same session: nothing was lost. */
+  ZKC_STATE_RECONNECTED = 3,
+  /* The session expired, or stayed disconnected for a whole session
+   * timeout and is presumed expired: every lock held through it is gone.
+   * The client then opens a new session by itself (CONNECTED follows). */
+  ZKC_STATE_LOST = 4,
+  /* Connected to a read-only server (only with allow_read_only): no lock
+   * can be taken or released; held locks are in doubt as when SUSPENDED. */
+  ZKC_STATE_READ_ONLY = 5,
+  /* zkc_client_close was called (query only; never sent to listeners). */
+  ZKC_STATE_CLOSED = 6
+} zkc_state_t;
+
+/* Told of every state change of a client, in order, on the client's
+ * maintenance thread. Must not block for long and must not make blocking
+ * zkcoord calls (they return ZKC_EDEADLK there). */
+typedef void (*zkc_state_fn)(void *ctx, zkc_client_t *client,
+                             zkc_state_t state);
+
 typedef enum zkc_log_level {
   ZKC_LOG_NONE = 0,
   ZKC_LOG_ERROR = 1,
@@ -72,6 +98,13 @@ typedef struct zkc_client_opts {
    * client's own DEBUG lines also need zoo_set_debug_level(), which is
    * process-wide and left alone by zkcoord. */
   zkc_log_level_t log_level;
+  /* Lock-loss policy for every recipe of this client. 0 (default, as
+   * Curator's standard policy): a held lock is lost only with the session
+   * (LOST); while SUSPENDED it is in doubt (zkc_mutex_is_held answers 0) and
+   * comes back with RECONNECTED. 1: SUSPENDED already counts as lost. */
+  int lost_on_suspended;
+  /* 1 allows connecting to read-only servers (state READ_ONLY). Default 0. */
+  int allow_read_only;
 } zkc_client_opts_t;
 
 /* Fills `opts` with the defaults above. Accepts NULL (no-op). Thread-safe. */
@@ -105,6 +138,26 @@ ZKC_EXTERN void zkc_client_close(zkc_client_t *client);
 /* The current session id (0 when not connected). Thread-safe.
  * Returns ZKC_OK, ZKC_EINVAL (NULL argument) or ZKC_ECLOSED. */
 ZKC_EXTERN int zkc_client_session_id(zkc_client_t *client, int64_t *session_id);
+
+/* The current connection state into *state. Thread-safe, never blocks.
+ * Returns ZKC_OK or ZKC_EINVAL (NULL argument). After close: ZKC_OK with
+ * ZKC_STATE_CLOSED. */
+ZKC_EXTERN int zkc_client_state(zkc_client_t *client, zkc_state_t *state);
+
+/* "CONNECTED", "SUSPENDED", ...; "UNKNOWN" for other values. Static. */
+ZKC_EXTERN const char *zkc_state_name(zkc_state_t state);
+
+/* Registers fn(ctx, ...) for state changes. The same (fn, ctx) pair may be
+ * registered once. Returns ZKC_OK, ZKC_EINVAL (NULL client or fn, or the
+ * pair already registered), ZKC_ENOMEM, ZKC_ECLOSED. Thread-safe. */
+ZKC_EXTERN int zkc_client_add_listener(zkc_client_t *client, zkc_state_fn fn,
+                                       void *ctx);
+
+/* Unregisters the pair; once this returns, fn is not running and will not
+ * be called again (called from fn itself, it takes effect after fn
+ * returns). Returns ZKC_OK or ZKC_EINVAL (not registered). Thread-safe. */
+ZKC_EXTERN int zkc_client_remove_listener(zkc_client_t *client,
+                                          zkc_state_fn fn, void *ctx);
 
 /* The session timeout the ensemble granted, in milliseconds. Thread-safe.
  * Returns ZKC_OK, ZKC_EINVAL or ZKC_ECLOSED. */

@@ -24,6 +24,23 @@ extern "C" {
 
 typedef struct zkc_mutex zkc_mutex_t;
 
+/* Why a held lock is (or may be) lost. */
+typedef enum zkc_lost_reason {
+  /* The connection dropped and the client's policy (lost_on_suspended)
+   * counts that as lost. The node is deleted once the connection is back. */
+  ZKC_LOST_SUSPENDED = 1,
+  /* The session expired, or stayed disconnected for a whole session
+   * timeout: its lock nodes are gone (or go at once). */
+  ZKC_LOST_SESSION = 2
+} zkc_lost_reason_t;
+
+/* Told once per event that one or more holds of the mutex are lost, on the
+ * client's maintenance thread. It must not block and must not make
+ * blocking zkcoord calls or destroy the mutex (they return ZKC_EDEADLK);
+ * typically it sets a flag the holding thread checks. */
+typedef void (*zkc_lost_fn)(void *ctx, zkc_mutex_t *mutex,
+                            zkc_lost_reason_t reason);
+
 /* Creates a mutex on the lock path `path` (absolute, validated, at most
  * 1024 bytes). No ZooKeeper traffic. The mutex keeps a reference to
  * `client`, which must stay open while the mutex is used. On failure *out
@@ -34,8 +51,8 @@ ZKC_EXTERN int zkc_mutex_create(zkc_mutex_t **out, zkc_client_t *client,
                                 const char *path);
 
 /* Frees the mutex. Accepts NULL (returns ZKC_OK).
- * Returns ZKC_EBUSY and changes nothing while any thread holds it or waits
- * in acquire on it. */
+ * Returns ZKC_EBUSY and changes nothing while any thread holds it or is
+ * inside a call on it; ZKC_EDEADLK from the mutex's own lost callback. */
 ZKC_EXTERN int zkc_mutex_destroy(zkc_mutex_t *mutex);
 
 /* Blocks until the calling thread holds the mutex.
@@ -44,7 +61,9 @@ ZKC_EXTERN int zkc_mutex_destroy(zkc_mutex_t *mutex);
  *   ZKC_EINVAL     mutex NULL
  *   ZKC_EDEADLK    called from a ZooKeeper callback thread
  *   ZKC_ECLOSED    the client was closed
- *   ZKC_ELOST      the session expired while waiting
+ *   ZKC_ELOST      this thread's hold was lost (reentrant acquire: release
+ *                  it first); waiters themselves re-queue on the client's
+ *                  new session when theirs is lost
  *   ZKC_ENOMEM     out of memory
  *   Z*             a ZooKeeper error that outlasted the retry policy
  *                  (ZCONNECTIONLOSS, ZNOAUTH, ...)
@@ -63,16 +82,38 @@ ZKC_EXTERN int zkc_mutex_acquire_timeout(zkc_mutex_t *mutex,
  * finished in the background while the session lives.
  * Returns ZKC_OK, ZKC_EINVAL (NULL), ZKC_ENOTOWNER (this thread does not
  * hold the mutex; nothing changes), ZKC_EDEADLK (from a callback; nothing
- * changes), ZKC_ECLOSED (client closed: local state cleared; the node went
- * with the session). */
+ * changes), ZKC_ELOST (the hold had been lost: local state cleared, its
+ * node is gone or being deleted), ZKC_ECLOSED (client closed: local state
+ * cleared; the node went with the session). */
 ZKC_EXTERN int zkc_mutex_release(zkc_mutex_t *mutex);
 
 /* 1 if any thread of this process holds this mutex object, else 0 (also for
  * NULL). No ZooKeeper traffic. */
 ZKC_EXTERN int zkc_mutex_is_acquired_in_this_process(const zkc_mutex_t *mutex);
 
-/* 1 if the calling thread holds this mutex object, else 0 (also for NULL). */
+/* 1 if the calling thread holds this mutex object, else 0 (also for NULL).
+ * Stays 1 after a loss until the thread releases: see zkc_mutex_is_held. */
 ZKC_EXTERN int zkc_mutex_is_owned_by_current_thread(const zkc_mutex_t *mutex);
+
+/* 1 if the calling thread holds this mutex and the lock is not in doubt:
+ * the connection is up (CONNECTED or RECONNECTED) and the hold was not
+ * lost. 0 otherwise, also for NULL. No ZooKeeper traffic; thread-safe. */
+ZKC_EXTERN int zkc_mutex_is_held(const zkc_mutex_t *mutex);
+
+/* Registers the lost callback (NULL removes it). Returns ZKC_OK or
+ * ZKC_EINVAL. Thread-safe. */
+ZKC_EXTERN int zkc_mutex_set_lost_callback(zkc_mutex_t *mutex, zkc_lost_fn fn,
+                                           void *ctx);
+
+/* Fenced write: sets the data of `path` only if the calling thread still
+ * holds the lock, in one ZooKeeper transaction (a check of its own lock
+ * node and the set), so a holder that lost the lock can never overwrite
+ * what a later holder wrote. `data` may be NULL with len 0.
+ * Returns ZKC_OK, ZKC_EINVAL, ZKC_ENOTOWNER (not held by this thread),
+ * ZKC_ELOST (the lock node is gone: the hold is marked lost), ZKC_EDEADLK,
+ * ZKC_ECLOSED, or a ZooKeeper error for `path` (ZNONODE, ZNOAUTH, ...). */
+ZKC_EXTERN int zkc_mutex_fenced_set(zkc_mutex_t *mutex, const char *path,
+                                    const void *data, size_t len);
 
 /* The fencing token of the calling thread's hold: the czxid of its lock
  * node, which is larger for every later holder of any path on the ensemble.
