@@ -36,8 +36,13 @@ static int ensure_path(zkc_client_t *c, const char *path) {
 static void remove_node(zkc_client_t *c, const char *node) {
   pthread_mutex_lock(&c->mu);
   int closed = c->closed; /* closing the session removes the node */
+  int connected = c->zk_state == ZOO_CONNECTED_STATE && !c->session_dead;
   pthread_mutex_unlock(&c->mu);
   if (closed) return;
+  if (!connected) { /* known to be disconnected: do not wait for it here */
+    zkc__janitor_add(c, node, NULL, 0);
+    return;
+  }
   int rc = zkc__op_run_delete(c, node);
   if (rc == ZOK || rc == ZNONODE || rc == ZKC_ECLOSED) return;
   zkc__janitor_add(c, node, NULL, 0);

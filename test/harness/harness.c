@@ -1,6 +1,8 @@
 /* Test helpers: see harness.h. */
 #include "harness.h"
 
+#include "client_impl.h" /* the session of a client, to expire it */
+
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -10,6 +12,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -333,4 +336,210 @@ int zkt_wait(zkt_proc_t *p, int64_t timeout_ms) {
   close(p->out_fd);
   p->in_fd = -1;
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+int zkt_expect(zkt_proc_t *p, const char *prefix, char *buf, size_t len,
+               int64_t timeout_ms) {
+  int64_t deadline = zkt_now_ms() + timeout_ms;
+  size_t n = strlen(prefix);
+  for (;;) {
+    int64_t left = deadline - zkt_now_ms();
+    if (left <= 0 || !zkt_read_line(p, buf, len, left)) return 0;
+    if (strncmp(buf, prefix, n) == 0) return 1;
+  }
+}
+
+void zkt_send(zkt_proc_t *p, const char *line) {
+  size_t n = strlen(line);
+  if (write(p->in_fd, line, n) != (ssize_t)n || write(p->in_fd, "\n", 1) != 1)
+    fail_msg("cannot write to child %d", p->pid);
+}
+
+int zkt_ensemble(char *out, size_t out_len, const char *fmt, ...) {
+  const char *script = getenv("ZKT_ENSEMBLE");
+  if (script == NULL) fail_msg("ZKT_ENSEMBLE is not set");
+  char args[256], cmd[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(args, sizeof args, fmt, ap);
+  va_end(ap);
+  snprintf(cmd, sizeof cmd, "%s %s 2>/dev/null", script, args);
+  FILE *f = popen(cmd, "r");
+  if (f == NULL) fail_msg("cannot run %s", cmd);
+  char line[256] = "";
+  if (fgets(line, sizeof line, f) == NULL) line[0] = '\0';
+  while (fgetc(f) != EOF) {
+  }
+  int status = pclose(f);
+  line[strcspn(line, "\n")] = '\0';
+  if (out) snprintf(out, out_len, "%s", line);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+int zkt_session_server(int64_t session_id) {
+  char want[40];
+  snprintf(want, sizeof want, "sid=0x%llx,", (unsigned long long)session_id);
+  for (int s = 1; s <= 3; s++) {
+    char *out = zkt_4lw(s, "cons");
+    int found = out && strstr(out, want);
+    free(out);
+    if (found) return s;
+  }
+  return 0;
+}
+
+static void clone_watcher(zhandle_t *zh, int type, int state, const char *path,
+                          void *ctx) {
+  (void)zh, (void)type, (void)path;
+  if (state == ZOO_CONNECTED_STATE) *(volatile int *)ctx = 1;
+}
+
+int64_t zkt_expire_session(zkc_client_t *c) {
+  clientid_t id;
+  pthread_rwlock_rdlock(&c->zh_lock);
+  int ok = c->zh != NULL && zoo_state(c->zh) == ZOO_CONNECTED_STATE;
+  if (ok) id = *zoo_client_id(c->zh);
+  pthread_rwlock_unlock(&c->zh_lock);
+  if (!ok) fail_msg("client not connected: cannot expire its session");
+  static volatile int connected;
+  connected = 0;
+  zhandle_t *zh = zookeeper_init2(zkt_connect(), clone_watcher, 10000, &id,
+                                  (void *)&connected, ZOO_NO_LOG_CLIENTENV, NULL);
+  int64_t deadline = zkt_now_ms() + zkt_ms(10000);
+  while (zh && !connected && zkt_now_ms() < deadline) usleep(2000);
+  if (!connected) fail_msg("clone of session 0x%llx did not connect",
+                           (unsigned long long)id.client_id);
+  zookeeper_close(zh); /* closes the shared session on the server */
+  return id.client_id;
+}
+
+zkt_proc_t zkt_proxy_start(int server) {
+  const char *bin = getenv("ZKT_PROXY");
+  if (bin == NULL) fail_msg("ZKT_PROXY is not set");
+  char target[16];
+  snprintf(target, sizeof target, "%d", 2180 + server);
+  char *argv[] = {(char *)bin, "0", target, NULL};
+  zkt_proc_t p = zkt_spawn(argv);
+  char line[128];
+  if (!zkt_expect(&p, "READY ", line, sizeof line, zkt_ms(10000)))
+    fail_msg("proxy did not start");
+  p.port = atoi(line + 6);
+  return p;
+}
+
+int zkt_proxy_port(const zkt_proc_t *p) { return p->port; }
+
+void zkt_proxy_cmd(zkt_proc_t *p, const char *cmd) {
+  zkt_send(p, cmd);
+  char want[300], line[300];
+  snprintf(want, sizeof want, "OK %s", cmd);
+  if (!zkt_expect(p, want, line, sizeof line, zkt_ms(10000)))
+    fail_msg("proxy did not acknowledge '%s'", cmd);
+}
+
+#define ZKT_MAX_HOLDS 100000
+#define ZKT_MAX_WORKERS 64
+
+struct zkt_contention {
+  char path[512];
+  int64_t timeout_ms;
+  int nclients, nworkers;
+  zkc_client_t *clients[ZKT_MAX_WORKERS];
+  zkc_mutex_t *mutexes[ZKT_MAX_WORKERS];
+  pthread_t workers[ZKT_MAX_WORKERS];
+  atomic_int stop, inside, max_inside, next, errors;
+  atomic_llong first_ns; /* start of the first hold */
+  int64_t (*iv)[2];
+};
+
+typedef struct {
+  zkt_contention_t *k;
+  int client;
+} zkt_worker_arg_t;
+
+static void *contention_worker(void *arg) {
+  zkt_worker_arg_t *a = arg;
+  zkt_contention_t *k = a->k;
+  zkc_mutex_t *m = k->mutexes[a->client];
+  free(a);
+  while (!atomic_load(&k->stop)) {
+    int rc = zkc_mutex_acquire_timeout(m, k->timeout_ms);
+    if (rc != ZKC_OK) {
+      atomic_fetch_add(&k->errors, 1);
+      if (rc == ZKC_ECLOSED) break;
+      usleep(1000);
+      continue;
+    }
+    int64_t start = zkt_now_ns();
+    long long none = 0;
+    atomic_compare_exchange_strong(&k->first_ns, &none, (long long)start);
+    int in = atomic_fetch_add(&k->inside, 1) + 1;
+    int prev = atomic_load(&k->max_inside);
+    while (in > prev && !atomic_compare_exchange_weak(&k->max_inside, &prev, in)) {
+    }
+    sched_yield(); /* the window a second holder would hit */
+    usleep(200);
+    atomic_fetch_sub(&k->inside, 1);
+    int slot = atomic_fetch_add(&k->next, 1);
+    if (slot < ZKT_MAX_HOLDS) k->iv[slot][0] = start, k->iv[slot][1] = zkt_now_ns();
+    zkc_mutex_release(m);
+  }
+  return NULL;
+}
+
+zkt_contention_t *zkt_contention_start(const char *path, int clients,
+                                       int threads, int64_t timeout_ms,
+                                       const zkc_client_opts_t *opts) {
+  zkt_contention_t *k = calloc(1, sizeof *k);
+  k->iv = calloc(ZKT_MAX_HOLDS, sizeof *k->iv);
+  snprintf(k->path, sizeof k->path, "%s", path);
+  k->timeout_ms = timeout_ms;
+  k->nclients = clients;
+  k->nworkers = clients * threads;
+  if (k->nworkers > ZKT_MAX_WORKERS) fail_msg("too many contention workers");
+  for (int i = 0; i < clients; i++) {
+    k->clients[i] = zkt_open(opts);
+    if (zkc_mutex_create(&k->mutexes[i], k->clients[i], k->path) != ZKC_OK)
+      fail_msg("mutex_create failed");
+  }
+  for (int i = 0; i < k->nworkers; i++) {
+    zkt_worker_arg_t *a = malloc(sizeof *a);
+    a->k = k;
+    a->client = i % clients;
+    pthread_create(&k->workers[i], NULL, contention_worker, a);
+  }
+  return k;
+}
+
+int zkt_contention_holds(zkt_contention_t *k) { return atomic_load(&k->next); }
+
+int64_t zkt_contention_first_ns(zkt_contention_t *k) {
+  return (int64_t)atomic_load(&k->first_ns);
+}
+
+static int cmp_interval(const void *a, const void *b) {
+  const int64_t *x = a, *y = b;
+  return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+int zkt_contention_stop(zkt_contention_t *k, int *errors) {
+  atomic_store(&k->stop, 1);
+  for (int i = 0; i < k->nworkers; i++) pthread_join(k->workers[i], NULL);
+  int n = atomic_load(&k->next);
+  if (n > ZKT_MAX_HOLDS) n = ZKT_MAX_HOLDS;
+  qsort(k->iv, (size_t)n, sizeof *k->iv, cmp_interval);
+  int overlaps = 0;
+  for (int i = 1; i < n; i++)
+    if (k->iv[i][0] < k->iv[i - 1][1]) overlaps++;
+  int max_inside = atomic_load(&k->max_inside);
+  if (errors) *errors = atomic_load(&k->errors);
+  for (int i = 0; i < k->nclients; i++) {
+    if (zkc_mutex_destroy(k->mutexes[i]) != ZKC_OK) fail_msg("destroy busy");
+    zkc_client_close(k->clients[i]);
+  }
+  free(k->iv);
+  free(k);
+  if (overlaps || max_inside > 1)
+    fail_msg("%d overlapping holds, up to %d holders at once", overlaps, max_inside);
+  return n;
 }

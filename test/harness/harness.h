@@ -76,6 +76,7 @@ int zkt_teardown(void **state);
 /* A child process with pipes to its stdin and from its stdout. */
 typedef struct zkt_proc {
   int pid;
+  int port; /* proxies: the port they listen on */
   int in_fd;  /* write end of the child's stdin (-1 once closed) */
   int out_fd; /* read end of the child's stdout */
 } zkt_proc_t;
@@ -88,5 +89,48 @@ int zkt_read_line(zkt_proc_t *p, char *buf, size_t len, int64_t timeout_ms);
 /* Waits for the child (up to timeout_ms, then SIGKILL) and returns its exit
  * status (128+signal when killed). */
 int zkt_wait(zkt_proc_t *p, int64_t timeout_ms);
+
+/* Reads lines until one starts with `prefix` (copied into buf) within
+ * timeout_ms; returns 1, or 0 on timeout/EOF. Other lines are skipped. */
+int zkt_expect(zkt_proc_t *p, const char *prefix, char *buf, size_t len,
+               int64_t timeout_ms);
+/* Writes one line to the child's stdin. */
+void zkt_send(zkt_proc_t *p, const char *line);
+
+/* Runs test/ensemble/zk-ensemble.sh with the arguments (a format string)
+ * and returns its exit status; its stdout (first line) into out if given. */
+int zkt_ensemble(char *out, size_t out_len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* The server (1..3) that session_id is connected to, from "cons"; 0 if none. */
+int zkt_session_server(int64_t session_id);
+
+/* Expires a zkcoord client's session from outside, as a server would: a
+ * second handle attaches to the same session and closes it. Returns the
+ * session id that was expired. */
+int64_t zkt_expire_session(zkc_client_t *c);
+
+/* The fault proxy (test/proxy) in front of one server: started with a free
+ * port; zkt_proxy_cmd sends a command and waits for its "OK". */
+zkt_proc_t zkt_proxy_start(int server);
+int zkt_proxy_port(const zkt_proc_t *p);
+void zkt_proxy_cmd(zkt_proc_t *p, const char *cmd);
+
+/* Contention on one lock path: `clients` clients x `threads` threads loop
+ * acquire (with timeout_ms) / hold / release until stopped, recording every
+ * hold's interval on the monotonic clock and how many holders were ever
+ * inside at once. Acquire errors (timeouts, connection loss) are counted,
+ * not fatal: fault scenarios expect some. */
+typedef struct zkt_contention zkt_contention_t;
+zkt_contention_t *zkt_contention_start(const char *path, int clients,
+                                       int threads, int64_t timeout_ms,
+                                       const zkc_client_opts_t *opts);
+/* Holds completed so far. */
+int zkt_contention_holds(zkt_contention_t *k);
+/* Monotonic ns when the first hold began (0: none yet). */
+int64_t zkt_contention_first_ns(zkt_contention_t *k);
+/* Stops the loops, checks that no two holds overlapped (fails the test
+ * otherwise), frees everything and returns the number of holds. */
+int zkt_contention_stop(zkt_contention_t *k, int *errors);
 
 #endif /* ZKT_HARNESS_H */

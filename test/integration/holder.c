@@ -1,39 +1,83 @@
 /* Test helper process: takes a lock and holds it until stdin closes (then
- * releases and exits 0) or until it is killed.
- *   zkt_holder CONNECT PATH SESSION_TIMEOUT_MS
- * Prints "HELD <token> <node>" once the lock is held. */
+ * releases and exits 0) or until it is killed or stopped.
+ *   zkt_holder CONNECT PATH SESSION_TIMEOUT_MS [STORE_PATH]
+ * Prints, one line each, flushed:
+ *   HELD <token> <node>      once the lock is held
+ *   STATE <name>             every connection state change
+ *   LOST <reason>            when the lock is lost (1 suspended, 2 session)
+ *   FENCED <rc>              with STORE_PATH: the result of a fenced write
+ *                            of "<token>" every 20 ms, printed when it changes
+ *   RELEASED <rc>            after stdin closed */
+#include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "zkcoord/zkcoord.h"
 
+static pthread_mutex_t out_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static void say(const char *fmt, long long a, const char *b) {
+  pthread_mutex_lock(&out_mu);
+  printf(fmt, a, b);
+  fflush(stdout);
+  pthread_mutex_unlock(&out_mu);
+}
+
+static void on_state(void *ctx, zkc_client_t *c, zkc_state_t st) {
+  (void)ctx, (void)c;
+  say("STATE %lld %s\n", (long long)st, zkc_state_name(st));
+}
+
+static void on_lost(void *ctx, zkc_mutex_t *m, zkc_lost_reason_t why) {
+  (void)ctx, (void)m;
+  say("LOST %lld%s\n", (long long)why, "");
+}
+
 int main(int argc, char **argv) {
-  if (argc != 4) {
-    fprintf(stderr, "usage: zkt_holder CONNECT PATH SESSION_TIMEOUT_MS\n");
+  if (argc != 4 && argc != 5) {
+    fprintf(stderr, "usage: zkt_holder CONNECT PATH SESSION_MS [STORE_PATH]\n");
     return 64;
   }
+  const char *store = argc == 5 ? argv[4] : NULL;
   zkc_client_opts_t o;
   zkc_client_opts_init(&o);
   o.session_timeout_ms = atoi(argv[3]);
   zkc_client_t *c;
   zkc_mutex_t *m;
   int rc = zkc_client_open(&c, argv[1], &o);
+  if (rc == ZKC_OK) rc = zkc_client_add_listener(c, on_state, NULL);
   if (rc == ZKC_OK) rc = zkc_mutex_create(&m, c, argv[2]);
+  if (rc == ZKC_OK) rc = zkc_mutex_set_lost_callback(m, on_lost, NULL);
   if (rc == ZKC_OK) rc = zkc_mutex_acquire(m);
   if (rc != ZKC_OK) {
     fprintf(stderr, "zkt_holder: %s\n", zkc_strerror(rc));
     return 1;
   }
   int64_t token = 0;
-  char node[1200];
+  char node[1200], value[32];
   zkc_mutex_fencing_token(m, &token);
   zkc_mutex_lock_node(m, node, sizeof node);
-  printf("HELD %lld %s\n", (long long)token, node);
-  fflush(stdout);
-  while (getchar() != EOF) {
+  say("HELD %lld %s\n", (long long)token, node);
+  int n = snprintf(value, sizeof value, "%lld", (long long)token);
+
+  int last = 1; /* no fenced result printed yet */
+  for (;;) {
+    struct pollfd p = {.fd = 0, .events = POLLIN};
+    if (poll(&p, 1, store ? 20 : -1) > 0) {
+      char buf[64];
+      if (read(0, buf, sizeof buf) <= 0) break;
+    }
+    if (store) {
+      rc = zkc_mutex_fenced_set(m, store, value, (size_t)n);
+      if (rc != last) say("FENCED %lld%s\n", (long long)rc, "");
+      last = rc;
+    }
   }
   rc = zkc_mutex_release(m);
+  say("RELEASED %lld%s\n", (long long)rc, "");
   zkc_mutex_destroy(m);
   zkc_client_close(c);
-  return rc == ZKC_OK ? 0 : 1;
+  return 0;
 }

@@ -1,0 +1,699 @@
+/* Fault injection on the real ensemble: processes killed and paused,
+ * sessions expired, servers killed, quorum lost, connections cut by the
+ * test proxy. Every scenario checks the invariants: never two holders, no
+ * orphan lock node afterwards (the harness teardown), the holder's node
+ * owned by its current session, fencing never going backwards. Each prints
+ * its figures. */
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "client_impl.h"
+#include "harness.h"
+
+#define OK(expr) assert_int_equal((expr), ZKC_OK)
+
+/* ---- helpers ---- */
+
+static zkc_client_t *open_with(int session_ms, const char *connect) {
+  zkc_client_opts_t o;
+  zkc_client_opts_init(&o);
+  o.session_timeout_ms = session_ms;
+  zkc_client_t *c = NULL;
+  int rc = zkc_client_open(&c, connect ? connect : zkt_connect(), &o);
+  if (rc != ZKC_OK) fail_msg("open: %s", zkc_strerror(rc));
+  return c;
+}
+
+static zkc_mutex_t *new_mutex(zkc_client_t *c, const char *path) {
+  zkc_mutex_t *m = NULL;
+  OK(zkc_mutex_create(&m, c, path));
+  return m;
+}
+
+/* A holder process on `path`; its token into *token. */
+static zkt_proc_t spawn_holder(const char *path, int session_ms,
+                               const char *store, int64_t *token) {
+  char session[16];
+  snprintf(session, sizeof session, "%d", session_ms);
+  const char *bin = getenv("ZKT_HOLDER");
+  if (bin == NULL) fail_msg("ZKT_HOLDER is not set");
+  char *argv[] = {(char *)bin, (char *)zkt_connect(), (char *)path, session,
+                  (char *)store, NULL};
+  zkt_proc_t p = zkt_spawn(argv);
+  char line[1300];
+  if (!zkt_expect(&p, "HELD ", line, sizeof line, zkt_ms(15000)))
+    fail_msg("holder did not take the lock");
+  if (token) *token = atoll(line + 5);
+  return p;
+}
+
+/* Records what a client and its mutex are told, with times. */
+typedef struct observed {
+  pthread_mutex_t mu;
+  int states[64];
+  int64_t state_ms[64];
+  int nstates;
+  int lost_reason;
+  int64_t lost_ms;
+} observed_t;
+
+static void observe_state(void *ctx, zkc_client_t *c, zkc_state_t st) {
+  (void)c;
+  observed_t *o = ctx;
+  pthread_mutex_lock(&o->mu);
+  if (o->nstates < 64) {
+    o->state_ms[o->nstates] = zkt_now_ms();
+    o->states[o->nstates++] = st;
+  }
+  pthread_mutex_unlock(&o->mu);
+}
+
+static void observe_lost(void *ctx, zkc_mutex_t *m, zkc_lost_reason_t why) {
+  (void)m;
+  observed_t *o = ctx;
+  pthread_mutex_lock(&o->mu);
+  if (o->lost_reason == 0) {
+    o->lost_reason = why;
+    o->lost_ms = zkt_now_ms();
+  }
+  pthread_mutex_unlock(&o->mu);
+}
+
+typedef struct {
+  observed_t *o;
+  int state;
+} seen_t;
+
+static int saw_state(void *ctx) {
+  seen_t *s = ctx;
+  pthread_mutex_lock(&s->o->mu);
+  int found = 0;
+  for (int i = 0; i < s->o->nstates; i++) found |= s->o->states[i] == s->state;
+  pthread_mutex_unlock(&s->o->mu);
+  return found;
+}
+
+static int64_t state_time(observed_t *o, int state) {
+  pthread_mutex_lock(&o->mu);
+  int64_t t = 0;
+  for (int i = 0; i < o->nstates && !t; i++)
+    if (o->states[i] == state) t = o->state_ms[i];
+  pthread_mutex_unlock(&o->mu);
+  return t;
+}
+
+static int was_lost(void *ctx) {
+  observed_t *o = ctx;
+  pthread_mutex_lock(&o->mu);
+  int lost = o->lost_reason != 0;
+  pthread_mutex_unlock(&o->mu);
+  return lost;
+}
+
+static void observe(observed_t *o, zkc_client_t *c, zkc_mutex_t *m) {
+  memset(o, 0, sizeof *o);
+  pthread_mutex_init(&o->mu, NULL);
+  OK(zkc_client_add_listener(c, observe_state, o));
+  if (m) OK(zkc_mutex_set_lost_callback(m, observe_lost, o));
+}
+
+/* The node `node` exists and belongs to the client's current session. */
+static void assert_owned_by_session(zkc_client_t *c, const char *node) {
+  struct Stat st;
+  assert_true(zkt_exists(node, &st));
+  int64_t sid;
+  OK(zkc_client_session_id(c, &sid));
+  assert_int_equal(st.ephemeralOwner, sid);
+}
+
+static int ensemble_healthy(void) { return zkt_ensemble(NULL, 0, "wait") == 0; }
+
+/* Teardown of the scenarios that stop servers: whatever happened, the next
+ * test finds all three serving again. */
+static int restore_ensemble(void **state) {
+  if (zkt_ensemble(NULL, 0, "start") != 0) return -1;
+  return zkt_teardown(state);
+}
+
+/* An acquire in its own thread, which holds until told to release (a
+ * hold belongs to the thread that took it). */
+typedef struct {
+  zkc_mutex_t *m;
+  int64_t timeout_ms;
+  atomic_int acquired, release_now;
+  int rc, release_rc;
+  pthread_t t;
+} bg_acquire_t;
+
+static void *bg_acquire_main(void *arg) {
+  bg_acquire_t *b = arg;
+  b->rc = zkc_mutex_acquire_timeout(b->m, b->timeout_ms);
+  atomic_store(&b->acquired, 1);
+  if (b->rc != ZKC_OK) return NULL;
+  while (!atomic_load(&b->release_now)) usleep(1000);
+  b->release_rc = zkc_mutex_release(b->m);
+  return NULL;
+}
+
+static void bg_acquire(bg_acquire_t *b, zkc_mutex_t *m, int64_t timeout_ms) {
+  memset(b, 0, sizeof *b);
+  b->m = m;
+  b->timeout_ms = timeout_ms;
+  pthread_create(&b->t, NULL, bg_acquire_main, b);
+}
+
+static int bg_done(void *ctx) {
+  return atomic_load(&((bg_acquire_t *)ctx)->acquired);
+}
+
+/* Waits for the acquire's result, then lets the thread release. */
+static int bg_result(bg_acquire_t *b) {
+  if (!zkt_await(bg_done, b, zkt_ms(60000))) fail_msg("acquire never returned");
+  return b->rc;
+}
+
+static void bg_release(bg_acquire_t *b) {
+  atomic_store(&b->release_now, 1);
+  pthread_join(b->t, NULL);
+  OK(b->release_rc);
+}
+
+struct count_ctx {
+  const char *path;
+  int want;
+};
+static int children_reach(void *ctx) {
+  struct count_ctx *cc = ctx;
+  return zkt_children_count(cc->path) >= cc->want;
+}
+
+/* ---- 1 ---- */
+
+static void holder_sigkill_next_waiter_acquires(void **state) {
+  (void)state;
+  const int session_ms = 2000;
+  char path[512];
+  snprintf(path, sizeof path, "%s", zkt_path("lock"));
+  zkt_proc_t p = spawn_holder(path, session_ms, NULL, NULL);
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_mutex_t *m = new_mutex(c, path);
+  kill(p.pid, SIGKILL);
+  int64_t t0 = zkt_now_ms();
+  assert_int_equal(zkt_wait(&p, zkt_ms(5000)), 128 + SIGKILL);
+  OK(zkc_mutex_acquire_timeout(m, session_ms + zkt_ms(1000)));
+  printf("figure: lock taken over %lld ms after SIGKILL (session %d ms)\n",
+         (long long)(zkt_now_ms() - t0), session_ms);
+  char node[1100];
+  OK(zkc_mutex_lock_node(m, node, sizeof node));
+  assert_owned_by_session(c, node);
+  assert_int_equal(zkt_children_count(path), 1);
+  OK(zkc_mutex_release(m));
+  OK(zkc_mutex_destroy(m));
+  zkc_client_close(c);
+}
+
+/* ---- 2 ---- */
+
+static void holder_session_expired_lost_and_recovers(void **state) {
+  (void)state;
+  char path[512];
+  snprintf(path, sizeof path, "%s", zkt_path("lock"));
+  zkc_client_t *a = open_with(4000, NULL), *b = zkt_open(NULL);
+  zkc_mutex_t *ma = new_mutex(a, path), *mb = new_mutex(b, path);
+  observed_t o;
+  observe(&o, a, ma);
+  OK(zkc_mutex_acquire(ma));
+  assert_true(zkc_mutex_is_held(ma));
+  bg_acquire_t waiter;
+  bg_acquire(&waiter, mb, zkt_ms(20000));
+  struct count_ctx cc = {path, 2};
+  assert_true(zkt_await(children_reach, &cc, zkt_ms(10000)));
+
+  int64_t old = zkt_expire_session(a);
+  int64_t t0 = zkt_now_ms();
+  assert_true(zkt_await(was_lost, &o, zkt_ms(1000)));
+  printf("figure: LOST reported %lld ms after the expiry\n",
+         (long long)(o.lost_ms - t0));
+  assert_int_equal(o.lost_reason, ZKC_LOST_SESSION);
+  assert_false(zkc_mutex_is_held(ma));
+  seen_t lost = {&o, ZKC_STATE_LOST};
+  assert_true(saw_state(&lost));
+
+  /* The lock is not wedged: the waiter gets it. */
+  OK(bg_result(&waiter));
+  assert_int_equal(zkc_mutex_release(ma), ZKC_ELOST); /* local state cleared */
+  assert_false(zkc_mutex_is_owned_by_current_thread(ma));
+
+  /* The client has a new session by itself and works on it. */
+  seen_t connected_again = {&o, ZKC_STATE_CONNECTED};
+  assert_true(zkt_await(saw_state, &connected_again, zkt_ms(10000)));
+  int64_t now_sid;
+  OK(zkc_client_session_id(a, &now_sid));
+  assert_true(now_sid != 0 && now_sid != old);
+  printf("figure: new session %lld ms after the expiry\n",
+         (long long)(state_time(&o, ZKC_STATE_CONNECTED) - t0));
+  bg_release(&waiter);
+  OK(zkc_mutex_acquire_timeout(ma, zkt_ms(10000)));
+  char node[1100];
+  OK(zkc_mutex_lock_node(ma, node, sizeof node));
+  assert_owned_by_session(a, node);
+  OK(zkc_mutex_release(ma));
+  OK(zkc_mutex_destroy(ma));
+  OK(zkc_mutex_destroy(mb));
+  zkc_client_close(a);
+  zkc_client_close(b);
+}
+
+/* ---- 2b ---- */
+
+static void waiter_session_expired_requeues(void **state) {
+  (void)state;
+  char path[512];
+  snprintf(path, sizeof path, "%s", zkt_path("lock"));
+  zkc_client_t *a = zkt_open(NULL), *b = open_with(4000, NULL);
+  zkc_mutex_t *ma = new_mutex(a, path), *mb = new_mutex(b, path);
+  observed_t o;
+  observe(&o, b, mb);
+  OK(zkc_mutex_acquire(ma));
+  bg_acquire_t waiter;
+  bg_acquire(&waiter, mb, zkt_ms(30000));
+  struct count_ctx cc = {path, 2};
+  assert_true(zkt_await(children_reach, &cc, zkt_ms(10000)));
+  int64_t old = zkt_expire_session(b);
+  seen_t lost = {&o, ZKC_STATE_LOST}, again = {&o, ZKC_STATE_CONNECTED};
+  assert_true(zkt_await(saw_state, &lost, zkt_ms(1000)));
+  assert_true(zkt_await(saw_state, &again, zkt_ms(10000)));
+  /* The waiter queued again on the new session: two nodes, none of the
+   * expired session. */
+  assert_true(zkt_await(children_reach, &cc, zkt_ms(10000)));
+  assert_int_equal(o.lost_reason, 0); /* it held nothing: nothing was lost */
+  OK(zkc_mutex_release(ma));
+  OK(bg_result(&waiter));
+  char **nodes;
+  size_t n;
+  OK(zkc_mutex_participant_nodes(mb, &nodes, &n));
+  assert_int_equal(n, 1);
+  assert_owned_by_session(b, nodes[0]);
+  zkc_strings_free(nodes, n);
+  int64_t sid;
+  OK(zkc_client_session_id(b, &sid));
+  assert_true(sid != old);
+  bg_release(&waiter);
+  OK(zkc_mutex_destroy(ma));
+  OK(zkc_mutex_destroy(mb));
+  zkc_client_close(a);
+  zkc_client_close(b);
+}
+
+/* ---- 3 ---- */
+
+static void holder_paused_beyond_timeout_is_fenced_off(void **state) {
+  (void)state;
+  const int session_ms = 2000;
+  char path[512], store[512];
+  snprintf(path, sizeof path, "%s", zkt_path("lock"));
+  snprintf(store, sizeof store, "%s", zkt_path("store"));
+  zoo_create(zkt_raw(), "/zkc-test", "", 0, &ZOO_OPEN_ACL_UNSAFE, 0, NULL, 0);
+  zoo_create(zkt_raw(), zkt_root(), "", 0, &ZOO_OPEN_ACL_UNSAFE, 0, NULL, 0);
+  assert_int_equal(zoo_create(zkt_raw(), store, "0", 1, &ZOO_OPEN_ACL_UNSAFE, 0,
+                              NULL, 0), ZOK);
+  int64_t t1;
+  zkt_proc_t p = spawn_holder(path, session_ms, store, &t1);
+  char line[1300];
+  assert_true(zkt_expect(&p, "FENCED 0", line, sizeof line, zkt_ms(5000)));
+
+  kill(p.pid, SIGSTOP);
+  int64_t stopped = zkt_now_ms();
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_mutex_t *m = new_mutex(c, path);
+  OK(zkc_mutex_acquire_timeout(m, session_ms + zkt_ms(3000)));
+  int64_t t2;
+  OK(zkc_mutex_fencing_token(m, &t2));
+  assert_true(t2 > t1);
+  char value[32];
+  int n = snprintf(value, sizeof value, "%lld", (long long)t2);
+  OK(zkc_mutex_fenced_set(m, store, value, (size_t)n));
+  /* The pause itself is the fault: 1.5 session timeouts in all. */
+  int64_t left = stopped + session_ms * 3 / 2 - zkt_now_ms();
+  if (left > 0) usleep((useconds_t)left * 1000);
+  kill(p.pid, SIGCONT);
+  int64_t resumed = zkt_now_ms();
+
+  assert_true(zkt_expect(&p, "LOST ", line, sizeof line, zkt_ms(5000)));
+  printf("figure: paused %lld ms; the holder was told '%s' %lld ms after "
+         "resuming\n", (long long)(resumed - stopped), line,
+         (long long)(zkt_now_ms() - resumed));
+  /* Let the paused holder keep trying its fenced writes for a while: none
+   * may land. */
+  int64_t until = zkt_now_ms() + zkt_ms(1000);
+  while (zkt_now_ms() < until && zkt_read_line(&p, line, sizeof line, 100))
+    if (strcmp(line, "FENCED 0") == 0) fail_msg("a stale fenced write landed");
+  char data[64];
+  assert_true(zkt_get_data(store, data, sizeof data) > 0);
+  assert_string_equal(data, value); /* still the newer holder's write */
+
+  close(p.in_fd);
+  p.in_fd = -1;
+  assert_true(zkt_expect(&p, "RELEASED ", line, sizeof line, zkt_ms(5000)));
+  assert_int_equal(atoi(line + 9), ZKC_ELOST);
+  assert_int_equal(zkt_wait(&p, zkt_ms(10000)), 0);
+  OK(zkc_mutex_release(m));
+  OK(zkc_mutex_destroy(m));
+  zkc_client_close(c);
+}
+
+/* ---- 4 ---- */
+
+static void holder_paused_below_timeout_keeps_lock(void **state) {
+  (void)state;
+  const int session_ms = 4000;
+  char path[512];
+  snprintf(path, sizeof path, "%s", zkt_path("lock"));
+  zkt_proc_t p = spawn_holder(path, session_ms, NULL, NULL);
+  kill(p.pid, SIGSTOP);
+  usleep(session_ms / 2 * 1000); /* the fault: half a session timeout */
+  kill(p.pid, SIGCONT);
+  char line[1300];
+  /* Watch its reports for a whole session timeout: no loss. */
+  int64_t until = zkt_now_ms() + session_ms;
+  while (zkt_now_ms() < until &&
+         zkt_read_line(&p, line, sizeof line, until - zkt_now_ms()))
+    if (strncmp(line, "LOST", 4) == 0) fail_msg("false loss: %s", line);
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_mutex_t *m = new_mutex(c, path);
+  assert_int_equal(zkc_mutex_acquire_timeout(m, 0), ZKC_ETIMEDOUT);
+  close(p.in_fd);
+  p.in_fd = -1;
+  assert_true(zkt_expect(&p, "RELEASED ", line, sizeof line, zkt_ms(5000)));
+  assert_int_equal(atoi(line + 9), ZKC_OK);
+  assert_int_equal(zkt_wait(&p, zkt_ms(10000)), 0);
+  OK(zkc_mutex_acquire_timeout(m, zkt_ms(5000)));
+  OK(zkc_mutex_release(m));
+  OK(zkc_mutex_destroy(m));
+  zkc_client_close(c);
+  printf("figure: paused %d ms with a %d ms session: no loss\n", session_ms / 2,
+         session_ms);
+}
+
+/* ---- 5 ---- */
+
+static void holder_server_killed_keeps_lock(void **state) {
+  (void)state;
+  char path[512], store[512];
+  snprintf(path, sizeof path, "%s", zkt_path("lock"));
+  snprintf(store, sizeof store, "%s", zkt_path("store"));
+  zkc_client_t *c = open_with(6000, NULL);
+  zkc_mutex_t *m = new_mutex(c, path);
+  observed_t o;
+  observe(&o, c, m);
+  OK(zkc_mutex_acquire(m));
+  zoo_create(zkt_raw(), store, "", 0, &ZOO_OPEN_ACL_UNSAFE, 0, NULL, 0);
+  int64_t sid;
+  OK(zkc_client_session_id(c, &sid));
+  int server = zkt_session_server(sid);
+  assert_true(server >= 1);
+  assert_int_equal(zkt_ensemble(NULL, 0, "kill %d", server), 0);
+  int64_t t0 = zkt_now_ms();
+  seen_t reconnected = {&o, ZKC_STATE_RECONNECTED};
+  assert_true(zkt_await(saw_state, &reconnected, zkt_ms(6000)));
+  printf("figure: server %d killed; RECONNECTED after %lld ms\n", server,
+         (long long)(state_time(&o, ZKC_STATE_RECONNECTED) - t0));
+  assert_false(was_lost(&o));
+  seen_t lost = {&o, ZKC_STATE_LOST};
+  assert_false(saw_state(&lost));
+  assert_true(zkc_mutex_is_held(m));
+  OK(zkc_mutex_fenced_set(m, store, "x", 1));
+  int64_t sid_after;
+  OK(zkc_client_session_id(c, &sid_after));
+  assert_int_equal(sid_after, sid);
+  OK(zkc_mutex_release(m));
+  OK(zkc_mutex_destroy(m));
+  zkc_client_close(c);
+  assert_int_equal(zkt_ensemble(NULL, 0, "start-server %d", server), 0);
+  assert_true(ensemble_healthy());
+}
+
+/* ---- 6 ---- */
+
+static void leader_killed_under_contention(void **state) {
+  (void)state;
+  zkc_client_opts_t o;
+  zkc_client_opts_init(&o);
+  o.session_timeout_ms = 6000;
+  zkt_contention_t *k = zkt_contention_start(zkt_path("lock"), 4, 2, 2000, &o);
+  int64_t deadline = zkt_now_ms() + zkt_ms(20000);
+  while (zkt_contention_holds(k) < 30 && zkt_now_ms() < deadline) usleep(10000);
+  char leader[16];
+  assert_int_equal(zkt_ensemble(leader, sizeof leader, "leader"), 0);
+  int before = zkt_contention_holds(k);
+  assert_int_equal(zkt_ensemble(NULL, 0, "kill %s", leader), 0);
+  int64_t t0 = zkt_now_ms();
+  /* Contention resumes once a new leader is elected. */
+  deadline = zkt_now_ms() + zkt_ms(30000);
+  while (zkt_contention_holds(k) < before + 30 && zkt_now_ms() < deadline)
+    usleep(10000);
+  int after = zkt_contention_holds(k);
+  int64_t resumed_ms = zkt_now_ms() - t0;
+  int errors = 0;
+  int holds = zkt_contention_stop(k, &errors); /* fails on any overlap */
+  assert_true(after >= before + 30);
+  printf("figure: leader %s killed; 30 more holds within %lld ms; %d holds, "
+         "%d failed attempts, 0 overlaps\n", leader, (long long)resumed_ms,
+         holds, errors);
+  assert_int_equal(zkt_ensemble(NULL, 0, "start-server %s", leader), 0);
+  assert_true(ensemble_healthy());
+}
+
+/* ---- 7 ---- */
+
+static void no_quorum_grants_nothing(void **state) {
+  (void)state;
+  const int session_ms = 2000;
+  char path[512];
+  snprintf(path, sizeof path, "%s", zkt_path("lock"));
+  zkc_client_t *h = open_with(session_ms, NULL);
+  zkc_mutex_t *m = new_mutex(h, path);
+  observed_t o;
+  observe(&o, h, m);
+  OK(zkc_mutex_acquire(m));
+  zkc_client_opts_t co;
+  zkc_client_opts_init(&co);
+  co.session_timeout_ms = session_ms;
+  /* Contenders queue behind the holder before the outage (a session cannot
+   * even be opened without quorum) and keep trying through it. */
+  zkt_contention_t *k = zkt_contention_start(path, 2, 2, 500, &co);
+  char leader[16];
+  assert_int_equal(zkt_ensemble(leader, sizeof leader, "leader"), 0);
+  int keep = atoi(leader); /* stop the two others: no quorum is left */
+  for (int s = 1; s <= 3; s++)
+    if (s != keep) assert_int_equal(zkt_ensemble(NULL, 0, "stop-server %d", s), 0);
+  usleep(session_ms * 2 * 1000); /* the outage: two session timeouts */
+  assert_true(was_lost(&o)); /* the holder was told */
+  assert_false(zkc_mutex_is_held(m));
+  assert_int_equal(zkt_contention_holds(k), 0);
+  int64_t restart_ns = zkt_now_ns();
+  for (int s = 1; s <= 3; s++)
+    if (s != keep) assert_int_equal(zkt_ensemble(NULL, 0, "start-server %d", s), 0);
+  assert_true(ensemble_healthy());
+  int64_t deadline = zkt_now_ms() + zkt_ms(30000);
+  while (zkt_contention_holds(k) < 10 && zkt_now_ms() < deadline) usleep(10000);
+  int64_t first = zkt_contention_first_ns(k);
+  int errors = 0;
+  int holds = zkt_contention_stop(k, &errors);
+  assert_true(holds >= 10);
+  assert_true(first >= restart_ns); /* nothing granted without quorum */
+  printf("figure: quorum lost %d ms; first hold %lld ms after the restart "
+         "began; %d holds, %d failed attempts, 0 overlaps\n", session_ms * 2,
+         (long long)((first - restart_ns) / 1000000), holds, errors);
+  assert_int_equal(zkc_mutex_release(m), ZKC_ELOST);
+  OK(zkc_mutex_destroy(m));
+  zkc_client_close(h);
+}
+
+/* ---- 8 ---- */
+
+static void create_cut_recovered_by_uuid(void **state) {
+  (void)state;
+  const int rounds = 20;
+  char path[512];
+  snprintf(path, sizeof path, "%s", zkt_path("lock"));
+  zkt_proc_t proxy = zkt_proxy_start(1);
+  char connect[64];
+  snprintf(connect, sizeof connect, "127.0.0.1:%d", zkt_proxy_port(&proxy));
+  zkc_client_t *c = open_with(10000, connect);
+  zkc_mutex_t *m = new_mutex(c, path);
+  OK(zkc_mutex_acquire(m)); /* creates the parents before any cut */
+  OK(zkc_mutex_release(m));
+  uint64_t requests0 = atomic_load(&c->requests);
+  for (int i = 0; i < rounds; i++) {
+    zkt_proxy_cmd(&proxy, "cut-after-create 1");
+    OK(zkc_mutex_acquire_timeout(m, zkt_ms(20000)));
+    char node[1100];
+    OK(zkc_mutex_lock_node(m, node, sizeof node));
+    assert_owned_by_session(c, node);
+    assert_int_equal(zkt_children_count(path), 1); /* found, not made twice */
+    OK(zkc_mutex_release(m));
+    assert_int_equal(zkt_children_count(path), 0);
+  }
+  zkt_send(&proxy, "stats");
+  char line[256];
+  assert_true(zkt_expect(&proxy, "STATS ", line, sizeof line, zkt_ms(5000)));
+  const char *cuts = strstr(line, "cuts=");
+  assert_non_null(cuts);
+  assert_int_equal(atoi(cuts + 5), rounds);
+  printf("figure: %d creates cut after being applied, all recovered by uuid, "
+         "0 orphans, %llu requests\n", rounds,
+         (unsigned long long)(atomic_load(&c->requests) - requests0));
+  OK(zkc_mutex_destroy(m));
+  zkc_client_close(c);
+  close(proxy.in_fd);
+  proxy.in_fd = -1;
+  assert_int_equal(zkt_wait(&proxy, zkt_ms(5000)), 0);
+}
+
+/* ---- 9 ---- */
+
+static void release_while_disconnected(void **state) {
+  (void)state;
+  const int session_ms = 4000;
+  char path[512];
+  snprintf(path, sizeof path, "%s", zkt_path("lock"));
+  zkt_proc_t proxy = zkt_proxy_start(2);
+  char connect[64];
+  snprintf(connect, sizeof connect, "127.0.0.1:%d", zkt_proxy_port(&proxy));
+  zkc_client_t *c = open_with(session_ms, connect);
+  zkc_mutex_t *m = new_mutex(c, path);
+  observed_t o;
+  observe(&o, c, m);
+  OK(zkc_mutex_acquire(m));
+  char node[1100];
+  OK(zkc_mutex_lock_node(m, node, sizeof node));
+
+  zkt_proxy_cmd(&proxy, "refuse on");
+  zkt_proxy_cmd(&proxy, "cut");
+  seen_t suspended = {&o, ZKC_STATE_SUSPENDED};
+  assert_true(zkt_await(saw_state, &suspended, zkt_ms(5000)));
+  assert_false(zkc_mutex_is_held(m)); /* in doubt */
+  int64_t t0 = zkt_now_ms();
+  OK(zkc_mutex_release(m));
+  int64_t release_ms = zkt_now_ms() - t0;
+  assert_false(zkc_mutex_is_owned_by_current_thread(m));
+  assert_true(zkt_exists(node, NULL)); /* the session lives: node still there */
+
+  zkc_client_t *other = zkt_open(NULL);
+  zkc_mutex_t *om = new_mutex(other, path);
+  assert_int_equal(zkc_mutex_acquire_timeout(om, 0), ZKC_ETIMEDOUT);
+  zkt_proxy_cmd(&proxy, "refuse off");
+  int64_t t1 = zkt_now_ms();
+  OK(zkc_mutex_acquire_timeout(om, session_ms + zkt_ms(1000)));
+  printf("figure: release returned in %lld ms while disconnected; node deleted "
+         "and lock taken %lld ms after the connection came back\n",
+         (long long)release_ms, (long long)(zkt_now_ms() - t1));
+  assert_false(zkt_exists(node, NULL));
+  assert_false(was_lost(&o));
+  OK(zkc_mutex_release(om));
+  OK(zkc_mutex_destroy(om));
+  zkc_client_close(other);
+  OK(zkc_mutex_acquire_timeout(m, zkt_ms(5000))); /* and again, via the proxy */
+  OK(zkc_mutex_release(m));
+  OK(zkc_mutex_destroy(m));
+  zkc_client_close(c);
+  close(proxy.in_fd);
+  proxy.in_fd = -1;
+  assert_int_equal(zkt_wait(&proxy, zkt_ms(5000)), 0);
+}
+
+/* ---- 10 ---- */
+
+#define RANDOM_CLIENTS 10
+#define RANDOM_WAITERS 100
+
+typedef struct {
+  zkc_mutex_t *m;
+  int64_t timeout_ms;
+  atomic_int *inside, *overlaps, *acquired, *timedout, *closed, *other;
+} random_waiter_t;
+
+static void *random_waiter_main(void *arg) {
+  random_waiter_t *w = arg;
+  int rc = zkc_mutex_acquire_timeout(w->m, w->timeout_ms);
+  if (rc == ZKC_OK) {
+    if (atomic_fetch_add(w->inside, 1) != 0) atomic_fetch_add(w->overlaps, 1);
+    usleep(1000);
+    atomic_fetch_sub(w->inside, 1);
+    atomic_fetch_add(w->acquired, 1);
+    rc = zkc_mutex_release(w->m);
+    if (rc != ZKC_OK && rc != ZKC_ECLOSED) atomic_fetch_add(w->other, 1);
+  } else if (rc == ZKC_ETIMEDOUT) {
+    atomic_fetch_add(w->timedout, 1);
+  } else if (rc == ZKC_ECLOSED) {
+    atomic_fetch_add(w->closed, 1);
+  } else {
+    atomic_fetch_add(w->other, 1);
+  }
+  return NULL;
+}
+
+static void random_waiters_leave_nothing(void **state) {
+  (void)state;
+  char path[512];
+  snprintf(path, sizeof path, "%s", zkt_path("lock"));
+  zkc_client_t *clients[RANDOM_CLIENTS];
+  zkc_mutex_t *mutexes[RANDOM_WAITERS];
+  for (int i = 0; i < RANDOM_CLIENTS; i++) clients[i] = zkt_open(NULL);
+  zkc_mutex_t *holder = new_mutex(clients[0], path);
+  OK(zkc_mutex_acquire(holder));
+  atomic_int inside = 0, overlaps = 0, acquired = 0, timedout = 0, closed = 0,
+             other = 0;
+  random_waiter_t w[RANDOM_WAITERS];
+  pthread_t t[RANDOM_WAITERS];
+  unsigned seed = (unsigned)zkt_now_ns();
+  printf("seed %u\n", seed);
+  for (int i = 0; i < RANDOM_WAITERS; i++) {
+    mutexes[i] = new_mutex(clients[1 + i % (RANDOM_CLIENTS - 1)], path);
+    w[i] = (random_waiter_t){mutexes[i], rand_r(&seed) % 1500, &inside,
+                             &overlaps, &acquired, &timedout, &closed, &other};
+    pthread_create(&t[i], NULL, random_waiter_main, &w[i]);
+  }
+  usleep(300 * 1000); /* let some time out while the lock is held */
+  OK(zkc_mutex_release(holder));
+  usleep(100 * 1000);
+  /* Cancel two clients' waiters mid-queue by closing them. */
+  zkc_client_close(clients[1]);
+  zkc_client_close(clients[2]);
+  for (int i = 0; i < RANDOM_WAITERS; i++) pthread_join(t[i], NULL);
+  printf("figure: %d acquired, %d timed out, %d cancelled by close, %d other\n",
+         atomic_load(&acquired), atomic_load(&timedout), atomic_load(&closed),
+         atomic_load(&other));
+  assert_int_equal(atomic_load(&overlaps), 0);
+  assert_int_equal(atomic_load(&other), 0);
+  assert_int_equal(atomic_load(&acquired) + atomic_load(&timedout) +
+                       atomic_load(&closed), RANDOM_WAITERS);
+  for (int i = 0; i < RANDOM_WAITERS; i++) OK(zkc_mutex_destroy(mutexes[i]));
+  OK(zkc_mutex_destroy(holder));
+  for (int i = 0; i < RANDOM_CLIENTS; i++)
+    if (i != 1 && i != 2) zkc_client_close(clients[i]);
+  assert_int_equal(zkt_children_count(path), 0);
+}
+
+int main(int argc, char **argv) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(holder_sigkill_next_waiter_acquires),
+      cmocka_unit_test(holder_session_expired_lost_and_recovers),
+      cmocka_unit_test(waiter_session_expired_requeues),
+      cmocka_unit_test(holder_paused_beyond_timeout_is_fenced_off),
+      cmocka_unit_test(holder_paused_below_timeout_keeps_lock),
+      cmocka_unit_test_teardown(holder_server_killed_keeps_lock, restore_ensemble),
+      cmocka_unit_test_teardown(leader_killed_under_contention, restore_ensemble),
+      cmocka_unit_test_teardown(no_quorum_grants_nothing, restore_ensemble),
+      cmocka_unit_test(create_cut_recovered_by_uuid),
+      cmocka_unit_test(release_while_disconnected),
+      cmocka_unit_test(random_waiters_leave_nothing),
+  };
+  return zkt_main(argc, argv, tests, sizeof tests / sizeof *tests, "faults");
+}
