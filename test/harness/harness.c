@@ -67,7 +67,7 @@ static pthread_once_t raw_once = PTHREAD_ONCE_INIT;
 static zhandle_t *raw_zh;
 static pthread_mutex_t raw_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t raw_cv = PTHREAD_COND_INITIALIZER;
-static int raw_connected;
+static atomic_int raw_connected;
 
 static void raw_watcher(zhandle_t *zh, int type, int state, const char *path,
                         void *ctx) {
@@ -120,6 +120,11 @@ static void sync_done(int rc, const char *value, const void *data) {
  * applied another client's committed write; sync first so the raw handle's
  * server has caught up with the leader (read-your-writes across sessions). */
 static void raw_sync(const char *path) {
+  /* A test may just have killed the raw handle's server: wait for it to
+   * move to another one. */
+  int64_t deadline = zkt_now_ms() + zkt_ms(15000);
+  while (zoo_state(zkt_raw()) != ZOO_CONNECTED_STATE && zkt_now_ms() < deadline)
+    usleep(5000);
   struct sync_wait w = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
   if (zoo_async(zkt_raw(), path, sync_done, &w) != ZOK) fail_msg("sync failed");
   pthread_mutex_lock(&w.mu);
@@ -391,7 +396,7 @@ int zkt_session_server(int64_t session_id) {
 static void clone_watcher(zhandle_t *zh, int type, int state, const char *path,
                           void *ctx) {
   (void)zh, (void)type, (void)path;
-  if (state == ZOO_CONNECTED_STATE) *(volatile int *)ctx = 1;
+  if (state == ZOO_CONNECTED_STATE) atomic_store((atomic_int *)ctx, 1);
 }
 
 int64_t zkt_expire_session(zkc_client_t *c) {
@@ -401,13 +406,13 @@ int64_t zkt_expire_session(zkc_client_t *c) {
   if (ok) id = *zoo_client_id(c->zh);
   pthread_rwlock_unlock(&c->zh_lock);
   if (!ok) fail_msg("client not connected: cannot expire its session");
-  static volatile int connected;
-  connected = 0;
+  static atomic_int connected;
+  atomic_store(&connected, 0);
   zhandle_t *zh = zookeeper_init2(zkt_connect(), clone_watcher, 10000, &id,
                                   (void *)&connected, ZOO_NO_LOG_CLIENTENV, NULL);
   int64_t deadline = zkt_now_ms() + zkt_ms(10000);
-  while (zh && !connected && zkt_now_ms() < deadline) usleep(2000);
-  if (!connected) fail_msg("clone of session 0x%llx did not connect",
+  while (zh && !atomic_load(&connected) && zkt_now_ms() < deadline) usleep(2000);
+  if (!atomic_load(&connected)) fail_msg("clone of session 0x%llx did not connect",
                            (unsigned long long)id.client_id);
   zookeeper_close(zh); /* closes the shared session on the server */
   return id.client_id;

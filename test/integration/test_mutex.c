@@ -442,9 +442,16 @@ static void container_parent_reaped(void **state) {
   char path[512];
   snprintf(path, sizeof path, "%s", zkt_path("deep/lock"));
   zkc_mutex_t *m = new_mutex(c, path);
+  int64_t last_token = 0;
   for (int round = 0; round < 2; round++) {
     OK(zkc_mutex_acquire(m));
     assert_true(zkt_exists(path, NULL));
+    /* The fencing token keeps growing across the parent's re-creation
+     * (the sequence restarts at 0 under a new parent; czxid does not). */
+    int64_t token;
+    OK(zkc_mutex_fencing_token(m, &token));
+    assert_true(token > last_token);
+    last_token = token;
     OK(zkc_mutex_release(m));
     /* The servers' container check runs every 100 ms in the test
      * ensemble; an empty container (and then its empty parent) goes. */
