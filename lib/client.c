@@ -180,7 +180,7 @@ int zkc__wait_connected(zkc_client_t *c, int64_t deadline_ms) {
   int rc = ZKC_OK;
   pthread_mutex_lock(&c->mu);
   for (;;) {
-    if (c->closed) {
+    if (c->closed || zkc__cancelled()) { /* cancelled: the latch closes */
       rc = ZKC_ECLOSED;
       break;
     }

@@ -66,7 +66,7 @@ struct zkc_client {
   pthread_cond_t state_cv;  /* session state, call drain, maintenance work */
   pthread_rwlock_t zh_lock; /* read: submitting on zh; write: swapping it */
   zhandle_t *zh;
-  int zh_closed;            /* set with zh = NULL by close (under zh_lock) */
+  atomic_int zh_closed;     /* set with zh = NULL by close (under zh_lock) */
   zkc__handle_ctx_t *hctx;  /* context of the current handle */
   uint64_t handle_gen;
 
@@ -163,6 +163,8 @@ typedef struct zkc__op {
   struct Stat stat;
   char *created;                 /* create: the node's path (malloc) */
   struct String_vector children; /* get children (free with op_clear) */
+  char *data;                    /* get data: a copy, NUL-terminated */
+  int data_len;
 } zkc__op_t;
 
 int zkc__op_init(zkc__op_t *op);
@@ -177,6 +179,8 @@ void zkc__submit_create(zkc_client_t *c, zkc__op_t *op, const char *path,
 void zkc__submit_children(zkc_client_t *c, zkc__op_t *op, const char *path);
 void zkc__submit_delete(zkc_client_t *c, zkc__op_t *op, const char *path);
 void zkc__submit_exists(zkc_client_t *c, zkc__op_t *op, const char *path);
+/* Reads a node's data (no watch) into op->data / op->data_len. */
+void zkc__submit_get(zkc_client_t *c, zkc__op_t *op, const char *path);
 /* Reads a node's data and leaves a data watch that wakes `w`. */
 void zkc__submit_watch(zkc_client_t *c, zkc__op_t *op, const char *path,
                        zkc__waiter_t *w);
@@ -221,6 +225,10 @@ typedef enum {
  * the waiter's session is gone. */
 zkc__wake_t zkc__waiter_wait(zkc_client_t *c, zkc__waiter_t *w,
                              int64_t deadline_ms);
+
+/* Wakes every waiter and every wait on the state condition, so that a
+ * thread whose cancel flag was just set (zkc__cancel_bind) sees it. */
+void zkc__cancel_wake(zkc_client_t *c);
 
 /* Wakes every waiter (session change or close); caller holds c->mu. */
 void zkc__waiters_wake_all_locked(zkc_client_t *c);

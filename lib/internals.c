@@ -74,6 +74,7 @@ static int find_by_uuid(zkc_client_t *c, const char *base, const char *uuid,
 typedef struct attempt {
   zkc_client_t *c;
   const char *base;
+  const char *data; /* node data */
   int64_t deadline;
   char uuid[37];
   char *prefix; /* base + "/_c_<uuid>-<lock_name>" */
@@ -156,8 +157,8 @@ static int create_node(attempt_t *a, const char *lock_name) {
     zkc__op_t create;
     if ((rc = zkc__op_init(&create)) != ZKC_OK) break;
     a->session = zkc__session_id(c);
-    zkc__submit_create(c, &create, a->prefix, c->holder_id,
-                       (int)strlen(c->holder_id), ZOO_EPHEMERAL_SEQUENTIAL);
+    zkc__submit_create(c, &create, a->prefix, a->data, (int)strlen(a->data),
+                       ZOO_EPHEMERAL_SEQUENTIAL);
     int list_rc = submit_list(a);
     rc = zkc__op_wait(&create);
     a->stat = create.stat;
@@ -248,8 +249,8 @@ static int wait_first(attempt_t *a) {
 
 /* One pass through the queue with one node. */
 static int attempt(zkc_client_t *c, const char *base, const char *lock_name,
-                   int64_t deadline_ms, zkc__held_t *out) {
-  attempt_t a = {.c = c, .base = base, .deadline = deadline_ms};
+                   const char *data, int64_t deadline_ms, zkc__held_t *out) {
+  attempt_t a = {.c = c, .base = base, .data = data, .deadline = deadline_ms};
   int rc = create_node(&a, lock_name);
   /* Double-holder guard: only a node of the current session is ours. */
   if (rc == ZOK && a.stat.ephemeralOwner != zkc__session_id(c)) rc = ZKC_ELOST;
@@ -271,8 +272,15 @@ static int attempt(zkc_client_t *c, const char *base, const char *lock_name,
 
 int zkc__lock_acquire(zkc_client_t *c, const char *base, const char *lock_name,
                       int64_t deadline_ms, zkc__held_t *out) {
+  return zkc__lock_acquire_data(c, base, lock_name, NULL, deadline_ms, out);
+}
+
+int zkc__lock_acquire_data(zkc_client_t *c, const char *base,
+                           const char *lock_name, const char *data,
+                           int64_t deadline_ms, zkc__held_t *out) {
+  if (data == NULL) data = c->holder_id;
   for (;;) {
-    int rc = attempt(c, base, lock_name, deadline_ms, out);
+    int rc = attempt(c, base, lock_name, data, deadline_ms, out);
     if (rc != ZKC_ELOST) return rc;
     /* Our node went with a lost session (or was deleted under us): queue
      * again, at the back, once a session is up; the deadline still holds. */

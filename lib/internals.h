@@ -23,6 +23,13 @@ typedef struct zkc__held {
 int zkc__lock_acquire(zkc_client_t *c, const char *base, const char *lock_name,
                       int64_t deadline_ms, zkc__held_t *out);
 
+/* As zkc__lock_acquire, with `data` (NUL-terminated; NULL = the client's
+ * holder_id) as the node's data: the leader latch stores its participant id
+ * there. */
+int zkc__lock_acquire_data(zkc_client_t *c, const char *base,
+                           const char *lock_name, const char *data,
+                           int64_t deadline_ms, zkc__held_t *out);
+
 /* Deletes a held node (guaranteed: retried in the background on connection
  * loss) and frees out->node. ZKC_OK, or ZKC_ECLOSED when the client is
  * closed (the node went with the session). */

@@ -20,6 +20,7 @@ int zkc__op_init(zkc__op_t *op) {
 
 void zkc__op_clear(zkc__op_t *op) {
   free(op->created);
+  free(op->data);
   if (op->children.data) deallocate_String_vector(&op->children);
   pthread_cond_destroy(&op->cv);
   pthread_mutex_destroy(&op->mu);
@@ -36,7 +37,11 @@ int zkc__op_wait(zkc__op_t *op) {
 /* Marks op done with rc; the submitter may free op as soon as it sees done,
  * so nothing touches op after the unlock. */
 static void op_finish(zkc__op_t *op, int rc, const struct Stat *stat) {
-  if (rc == ZCLOSING) rc = ZKC_ECLOSED; /* the handle closed under us */
+  /* The handle closed under the request: because the client closes, or
+   * because a lost session's handle is being replaced (then the request is
+   * to be retried on the new session, like any connection loss). */
+  if (rc == ZCLOSING)
+    rc = atomic_load(&op->c->zh_closed) ? ZKC_ECLOSED : ZCONNECTIONLOSS;
   pthread_mutex_lock(&op->mu);
   op->rc = rc;
   if (stat) op->stat = *stat;
@@ -111,6 +116,25 @@ static void on_data(int rc, const char *value, int len, const struct Stat *stat,
   op_finish((zkc__op_t *)data, rc, rc == ZOK ? stat : NULL);
 }
 
+static void on_get(int rc, const char *value, int len, const struct Stat *stat,
+                   const void *data) {
+  zkc__op_t *op = (zkc__op_t *)data;
+  zkc__mark_callback_thread();
+  if (!op_claim(op)) return;
+  if (rc == ZOK) {
+    if (len < 0 || value == NULL) len = 0;
+    op->data = malloc((size_t)len + 1);
+    if (op->data == NULL) {
+      rc = ZKC_ENOMEM;
+    } else {
+      if (len > 0) memcpy(op->data, value, (size_t)len);
+      op->data[len] = '\0';
+      op->data_len = len;
+    }
+  }
+  op_finish(op, rc, rc == ZOK ? stat : NULL);
+}
+
 static void on_created(int rc, const char *name, const struct Stat *stat,
                        const void *data) {
   zkc__op_t *op = (zkc__op_t *)data;
@@ -150,7 +174,7 @@ static void on_children(int rc, const struct String_vector *v,
     pthread_rwlock_rdlock(&(c)->zh_lock);                     \
     zhandle_t *zh = (c)->zh;                                  \
     int src_ = zh != NULL         ? (call)                    \
-               : (c)->zh_closed ? ZKC_ECLOSED                 \
+               : atomic_load(&(c)->zh_closed) ? ZKC_ECLOSED   \
                                 : ZCONNECTIONLOSS; /* new session coming */ \
     if (zh != NULL) atomic_fetch_add(&(c)->requests, 1);      \
     pthread_rwlock_unlock(&(c)->zh_lock);                     \
@@ -174,6 +198,10 @@ void zkc__submit_delete(zkc_client_t *c, zkc__op_t *op, const char *path) {
 
 void zkc__submit_exists(zkc_client_t *c, zkc__op_t *op, const char *path) {
   ZKC__SUBMIT(c, op, zoo_aexists(zh, path, 0, on_stat, op));
+}
+
+void zkc__submit_get(zkc_client_t *c, zkc__op_t *op, const char *path) {
+  ZKC__SUBMIT(c, op, zoo_aget(zh, path, 0, on_get, op));
 }
 
 void zkc__submit_watch(zkc_client_t *c, zkc__op_t *op, const char *path,

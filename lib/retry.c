@@ -26,9 +26,10 @@ int zkc__retry_wait(zkc_client_t *c, int *attempt, int rc,
   /* Sleep on the state condition so that close cuts the backoff short. */
   int64_t until = zkc__now_ms() + sleep;
   pthread_mutex_lock(&c->mu);
-  while (!c->closed && zkc__now_ms() < until)
+  while (!c->closed && !zkc__cancelled() && zkc__now_ms() < until)
     zkc__cond_wait_until(&c->state_cv, &c->mu, until);
   pthread_mutex_unlock(&c->mu);
+  if (zkc__cancelled()) return ZKC_ECLOSED;
   (*attempt)++;
   return zkc__wait_connected(c, deadline_ms);
 }

@@ -81,6 +81,14 @@ int zkc__uuid_new(char out[37]) {
   return ZKC_OK;
 }
 
+static _Thread_local const atomic_int *cancel_flag;
+
+void zkc__cancel_bind(const atomic_int *flag) { cancel_flag = flag; }
+
+int zkc__cancelled(void) {
+  return cancel_flag != NULL && atomic_load(cancel_flag) != 0;
+}
+
 static _Thread_local int on_callback_thread;
 
 void zkc__mark_callback_thread(void) { on_callback_thread = 1; }

@@ -4,6 +4,7 @@
 #define ZKC_UTIL_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -43,6 +44,15 @@ int zkc__uuid_new(char out[37]);
  * check this to fail with ZKC_EDEADLK instead of stalling all callbacks. */
 void zkc__mark_callback_thread(void);
 int zkc__on_callback_thread(void);
+
+/* Cancellation of one thread's blocking internal call (the leader latch's
+ * own thread uses it; NULL = none). While bound, the waits inside the lock
+ * internals (predecessor watch, retry backoff, waiting for a connection)
+ * give up with ZKC_ECLOSED once *flag is nonzero. Whoever sets the flag
+ * then calls zkc__cancel_wake(client) (waiters.c) so a sleeping wait sees
+ * it. */
+void zkc__cancel_bind(const atomic_int *flag);
+int zkc__cancelled(void);
 
 /* A small per-process thread id, stable for the thread's life (reentrancy
  * tables are keyed by it). */

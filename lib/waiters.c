@@ -40,7 +40,7 @@ zkc__wake_t zkc__waiter_wait(zkc_client_t *c, zkc__waiter_t *w,
   zkc__wake_t why;
   pthread_mutex_lock(&c->mu);
   for (;;) {
-    if (c->closed) {
+    if (c->closed || zkc__cancelled()) {
       why = ZKC__WAKE_CLOSED;
       break;
     }
@@ -59,6 +59,13 @@ zkc__wake_t zkc__waiter_wait(zkc_client_t *c, zkc__waiter_t *w,
   }
   pthread_mutex_unlock(&c->mu);
   return why;
+}
+
+void zkc__cancel_wake(zkc_client_t *c) {
+  pthread_mutex_lock(&c->mu);
+  zkc__waiters_wake_all_locked(c);
+  pthread_cond_broadcast(&c->state_cv);
+  pthread_mutex_unlock(&c->mu);
 }
 
 void zkc__waiters_wake_all_locked(zkc_client_t *c) {
