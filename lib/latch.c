@@ -36,7 +36,7 @@ struct zkc_latch {
   uint64_t suspend_gen;   /* SUSPENDED/READ_ONLY reports seen */
   pthread_t thread;
   int thread_started;
-  uint64_t thread_id;     /* zkc__thread_id() of the latch thread */
+  atomic_uint_fast64_t thread_id; /* zkc__thread_id() of the latch thread */
   atomic_int cancel;      /* close: the latch thread must stop */
 
   pthread_mutex_t cb_mu;  /* held while a callback runs */
@@ -46,8 +46,8 @@ struct zkc_latch {
 };
 
 static int on_latch_thread(const zkc_latch_t *l) {
-  /* thread_id is written before the thread starts and read-only after. */
-  return l->thread_started && l->thread_id == zkc__thread_id();
+  /* Set by the latch thread itself when it starts (0 before). */
+  return atomic_load(&l->thread_id) == zkc__thread_id();
 }
 
 /* Tells the callbacks that leadership is now `leader`, once per change. */
@@ -168,6 +168,7 @@ static int one_turn(zkc_latch_t *l) {
 
 static void *latch_main(void *arg) {
   zkc_latch_t *l = arg;
+  atomic_store(&l->thread_id, zkc__thread_id());
   zkc__cancel_bind(&l->cancel);
   while (one_turn(l)) {
   }
@@ -220,6 +221,7 @@ int zkc_latch_create(zkc_latch_t **out, zkc_client_t *client, const char *path,
   }
   l->client = client;
   atomic_init(&l->cancel, 0);
+  atomic_init(&l->thread_id, 0);
   *out = l;
   return ZKC_OK;
 }

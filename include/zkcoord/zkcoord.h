@@ -6,5 +6,6 @@
 #include "common.h"
 #include "client.h"
 #include "mutex.h"
+#include "leader.h"
 
 #endif /* ZKCOORD_ZKCOORD_H */

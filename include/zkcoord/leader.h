@@ -1,0 +1,169 @@
+/* zkcoord leader election: a leader latch with the semantics of Apache
+ * Curator's LeaderLatch.
+ *
+ * Every started latch on a path is a participant: it queues a protected
+ * EPHEMERAL_SEQUENTIAL node `<path>/_c_<uuid>-latch-<seq>` whose data is the
+ * participant id, and the participant whose node is first (and owned by its
+ * current session) is the leader. The others each watch only their
+ * predecessor. Curator LeaderLatch participants on the same path take part
+ * in the same election.
+ *
+ * Each latch runs one thread of its own. It creates the node, waits for
+ * leadership and tells the is_leader / not_leader callbacks, in order, one
+ * at a time. Leadership is dropped (not_leader) when the client's session is
+ * LOST and, with the client option lost_on_suspended, already when the
+ * connection is SUSPENDED; once a session is live again the latch joins the
+ * election again with a new node, at the back of the queue.
+ *
+ * All functions are thread-safe unless stated otherwise.
+ */
+#ifndef ZKCOORD_LEADER_H
+#define ZKCOORD_LEADER_H
+
+#include "client.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct zkc_latch zkc_latch_t;
+
+/* How zkc_latch_close treats a leader (Curator's LeaderLatch.CloseMode). */
+typedef enum zkc_close_mode {
+  /* Default: no callback runs once close has begun, even if leadership
+   * ends with it. */
+  ZKC_CLOSE_SILENT = 0,
+  /* A leader is told not_leader (on the closing thread) before its node is
+   * deleted. */
+  ZKC_CLOSE_NOTIFY_LEADER = 1
+} zkc_close_mode_t;
+
+/* A leadership callback. Runs on the latch's own thread (or, for
+ * ZKC_CLOSE_NOTIFY_LEADER, on the thread calling zkc_latch_close). It must
+ * return quickly: while it runs, the latch cannot react to connection
+ * trouble. It may call zkc_latch_has_leadership, zkc_latch_fencing_token and
+ * zkc_latch_id; zkc_latch_close, zkc_latch_destroy and zkc_latch_await
+ * called from it return ZKC_EDEADLK. Typical use: set a flag or signal the
+ * thread that does the leader's work. */
+typedef void (*zkc_latch_fn)(void *ctx, zkc_latch_t *latch);
+
+typedef struct zkc_latch_opts {
+  zkc_latch_fn is_leader;  /* this latch became leader; NULL = none */
+  zkc_latch_fn not_leader; /* this latch stopped being leader; NULL = none */
+  void *ctx;               /* passed to both */
+} zkc_latch_opts_t;
+
+/* One participant of an election. */
+typedef struct zkc_participant {
+  char *id;      /* its participant id (the node data), NUL-terminated */
+  int is_leader; /* 1 for the participant whose node is first */
+} zkc_participant_t;
+
+/* Fills `opts` with the defaults (no callbacks). Accepts NULL (no-op). */
+ZKC_EXTERN void zkc_latch_opts_init(zkc_latch_opts_t *opts);
+
+/* Creates a latch on the election path `path` (absolute, validated, at
+ * most 1024 bytes) with participant id `id` (stored as node data; NULL =
+ * the client's holder_id). `opts` may be NULL (no callbacks); it is copied,
+ * as is `id`. No ZooKeeper traffic until zkc_latch_start. The latch keeps
+ * a reference to `client`, which must stay open while the latch is started.
+ * On failure *out is set to NULL (when out is not NULL).
+ * Returns ZKC_OK, ZKC_EINVAL (out or client NULL, invalid path), ZKC_ENOMEM,
+ * ZKC_ECLOSED (client closed). */
+ZKC_EXTERN int zkc_latch_create(zkc_latch_t **out, zkc_client_t *client,
+                                const char *path, const char *id,
+                                const zkc_latch_opts_t *opts);
+
+/* Replaces the callbacks (NULL fn = none). Only before zkc_latch_start.
+ * Returns ZKC_OK, ZKC_EINVAL (latch NULL), ZKC_EBUSY (already started or
+ * closed). */
+ZKC_EXTERN int zkc_latch_set_listener(zkc_latch_t *latch, zkc_latch_fn is_leader,
+                                      zkc_latch_fn not_leader, void *ctx);
+
+/* Joins the election: starts the latch's thread, which creates the node
+ * (waiting for a connection first if need be) and returns at once.
+ * Only once per latch.
+ * Returns ZKC_OK, ZKC_EINVAL (NULL), ZKC_EBUSY (already started or closed),
+ * ZKC_ECLOSED (client closed), ZKC_EDEADLK (from a ZooKeeper or latch
+ * callback thread), ZKC_ESYSTEM (no thread). */
+ZKC_EXTERN int zkc_latch_start(zkc_latch_t *latch);
+
+/* Leaves the election: stops the latch's thread (a wait for leadership in
+ * progress is cancelled), then, if this latch is leader, calls not_leader
+ * when mode is ZKC_CLOSE_NOTIFY_LEADER, and deletes the node (finished in
+ * the background if the connection is down; a node of a lost session is
+ * gone anyway). zkc_latch_await callers return ZKC_ECLOSED. With
+ * ZKC_CLOSE_SILENT no callback runs once close has begun; close waits for a
+ * callback already running. A latch never started is just marked closed.
+ * Accepts NULL. A latch cannot be started again after close.
+ * Returns ZKC_OK (also when already closed), ZKC_EINVAL (bad mode),
+ * ZKC_EDEADLK (called from this latch's callbacks or a ZooKeeper callback
+ * thread: nothing changes). */
+ZKC_EXTERN int zkc_latch_close(zkc_latch_t *latch, zkc_close_mode_t mode);
+
+/* Closes the latch (ZKC_CLOSE_SILENT) if needed and frees it. Accepts NULL.
+ * Returns ZKC_OK, or ZKC_EDEADLK as zkc_latch_close (nothing freed).
+ * Not while another thread uses the latch. */
+ZKC_EXTERN int zkc_latch_destroy(zkc_latch_t *latch);
+
+/* 1 if this latch is leader now, else 0 (also for NULL). Leadership ends
+ * with the session (LOST), with the connection when the client has
+ * lost_on_suspended set, and with close. While SUSPENDED without that
+ * option the leader is in doubt but still answers 1 (as Curator with
+ * SessionConnectionStateErrorPolicy): use lost_on_suspended for work that
+ * must stop as soon as the connection drops. No ZooKeeper traffic. */
+ZKC_EXTERN int zkc_latch_has_leadership(const zkc_latch_t *latch);
+
+/* Blocks until this latch is leader, up to timeout_ms (< 0: forever;
+ * 0: just checks).
+ * Returns ZKC_OK (leader), ZKC_ETIMEDOUT, ZKC_ECLOSED (the latch or the
+ * client was closed), ZKC_EINVAL (NULL, or the latch was never started),
+ * ZKC_EDEADLK (from a ZooKeeper or latch callback thread). */
+ZKC_EXTERN int zkc_latch_await(zkc_latch_t *latch, int64_t timeout_ms);
+
+/* The fencing token of the current leadership: the czxid of this latch's
+ * node, larger for every later leader of any path on the ensemble (compare
+ * it in the systems the leader writes to). No ZooKeeper traffic.
+ * Returns ZKC_OK, ZKC_EINVAL (NULL argument), ZKC_ENOTOWNER (not leader). */
+ZKC_EXTERN int zkc_latch_fencing_token(const zkc_latch_t *latch,
+                                       int64_t *token);
+
+/* The participant id given at create (or the client's holder_id). Owned by
+ * the latch; NULL for NULL. */
+ZKC_EXTERN const char *zkc_latch_id(const zkc_latch_t *latch);
+
+/* The election path given at create. Owned by the latch; NULL for NULL. */
+ZKC_EXTERN const char *zkc_latch_path(const zkc_latch_t *latch);
+
+/* The id of the current leader as seen on the ensemble now (whoever's node
+ * is first: possibly a Curator participant). On success *id is a new
+ * string the caller frees with free(), or NULL when there is no
+ * participant at all.
+ * Returns ZKC_OK, ZKC_EINVAL, ZKC_EDEADLK, ZKC_ECLOSED, ZKC_ENOMEM or a
+ * ZooKeeper error. */
+ZKC_EXTERN int zkc_latch_leader_id(zkc_latch_t *latch, char **id);
+
+/* Every participant on the path in queue order (the leader first), with
+ * ids read from the node data. On success *out is a new array of *count
+ * entries that the caller frees with zkc_participants_free (*out is NULL
+ * when *count is 0).
+ * Returns ZKC_OK (count 0 when the path does not exist), ZKC_EINVAL,
+ * ZKC_EDEADLK, ZKC_ECLOSED, ZKC_ENOMEM or a ZooKeeper error. */
+ZKC_EXTERN int zkc_latch_participants(zkc_latch_t *latch,
+                                      zkc_participant_t **out, size_t *count);
+
+/* Frees an array from zkc_latch_participants. Accepts NULL. */
+ZKC_EXTERN void zkc_participants_free(zkc_participant_t *participants,
+                                      size_t count);
+
+/* Full path of this latch's node while it is leader, copied into `buf`
+ * (NUL-terminated). Returns ZKC_OK, ZKC_EINVAL (NULL, or buf too small),
+ * ZKC_ENOTOWNER (not leader). */
+ZKC_EXTERN int zkc_latch_node(const zkc_latch_t *latch, char *buf,
+                              size_t buf_len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ZKCOORD_LEADER_H */
