@@ -1,0 +1,540 @@
+/* The leader latch on the real ensemble: one CTest entry per case. Every
+ * case records leadership intervals (is_leader .. not_leader) on the
+ * monotonic clock and checks that no two overlap. */
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+#define OK(expr) assert_int_equal((expr), ZKC_OK)
+#define MAX_IV 1024
+
+/* Leadership intervals of several latches, from their callbacks. */
+typedef struct record {
+  pthread_mutex_t mu;
+  int64_t start[MAX_IV], end[MAX_IV];
+  int who[MAX_IV];
+  int n;
+  int open[64]; /* per participant: index of its open interval + 1 */
+  int is_calls, not_calls;
+  int bad_order; /* is_leader twice, or not_leader without is_leader */
+} record_t;
+
+typedef struct slot {
+  record_t *r;
+  int idx;
+} slot_t;
+
+static void rec_init(record_t *r) {
+  memset(r, 0, sizeof *r);
+  pthread_mutex_init(&r->mu, NULL);
+}
+
+static void on_is_leader(void *ctx, zkc_latch_t *l) {
+  (void)l;
+  slot_t *s = ctx;
+  record_t *r = s->r;
+  int64_t now = zkt_now_ns();
+  pthread_mutex_lock(&r->mu);
+  r->is_calls++;
+  if (r->open[s->idx]) r->bad_order++;
+  if (r->n < MAX_IV) {
+    r->start[r->n] = now;
+    r->end[r->n] = 0;
+    r->who[r->n] = s->idx;
+    r->open[s->idx] = ++r->n;
+  }
+  pthread_mutex_unlock(&r->mu);
+}
+
+static void on_not_leader(void *ctx, zkc_latch_t *l) {
+  (void)l;
+  slot_t *s = ctx;
+  record_t *r = s->r;
+  int64_t now = zkt_now_ns();
+  pthread_mutex_lock(&r->mu);
+  r->not_calls++;
+  if (!r->open[s->idx]) r->bad_order++;
+  else r->end[r->open[s->idx] - 1] = now;
+  r->open[s->idx] = 0;
+  pthread_mutex_unlock(&r->mu);
+}
+
+/* Fails when two leadership intervals overlap (an open one lasts forever). */
+static void assert_no_overlap(record_t *r) {
+  pthread_mutex_lock(&r->mu);
+  for (int i = 0; i < r->n; i++)
+    for (int j = i + 1; j < r->n; j++) {
+      int64_t ei = r->end[i] ? r->end[i] : INT64_MAX;
+      int64_t ej = r->end[j] ? r->end[j] : INT64_MAX;
+      if (r->start[i] < ej && r->start[j] < ei)
+        fail_msg("leaders %d and %d overlap (intervals %d and %d)", r->who[i],
+                 r->who[j], i, j);
+    }
+  assert_int_equal(r->bad_order, 0);
+  pthread_mutex_unlock(&r->mu);
+}
+
+static zkc_latch_t *new_latch(zkc_client_t *c, const char *path, const char *id,
+                              slot_t *s) {
+  zkc_latch_opts_t o;
+  zkc_latch_opts_init(&o);
+  if (s) {
+    o.is_leader = on_is_leader;
+    o.not_leader = on_not_leader;
+    o.ctx = s;
+  }
+  zkc_latch_t *l = NULL;
+  OK(zkc_latch_create(&l, c, path, id, &o));
+  return l;
+}
+
+static zkc_client_t *open_with(int session_ms, int lost_on_suspended) {
+  zkc_client_opts_t o;
+  zkc_client_opts_init(&o);
+  o.session_timeout_ms = session_ms;
+  o.lost_on_suspended = lost_on_suspended;
+  return zkt_open(&o);
+}
+
+typedef struct latches {
+  zkc_latch_t **l;
+  int n;
+} latches_t;
+
+static int leaders(latches_t *ls) {
+  int k = 0;
+  for (int i = 0; i < ls->n; i++)
+    if (ls->l[i] && zkc_latch_has_leadership(ls->l[i])) k++;
+  return k;
+}
+
+static int one_leader(void *ctx) { return leaders(ctx) == 1; }
+
+static int leader_index(latches_t *ls) {
+  for (int i = 0; i < ls->n; i++)
+    if (ls->l[i] && zkc_latch_has_leadership(ls->l[i])) return i;
+  return -1;
+}
+
+struct count_ctx {
+  const char *path;
+  int want;
+};
+
+static int children_reach(void *ctx) {
+  struct count_ctx *cc = ctx;
+  return zkt_children_count(cc->path) == cc->want;
+}
+
+/* Ends participant idx's open interval now: a silent close tells nobody,
+ * and the application stops acting as leader when it calls close. */
+static void end_by_hand(record_t *r, int idx) {
+  pthread_mutex_lock(&r->mu);
+  if (r->open[idx]) r->end[r->open[idx] - 1] = zkt_now_ns();
+  r->open[idx] = 0;
+  pthread_mutex_unlock(&r->mu);
+}
+
+/* Destroys every latch, the leader last (so nobody leads after it). */
+static void destroy_all(latches_t *ls, record_t *r) {
+  int li = leader_index(ls);
+  for (int i = 0; i < ls->n; i++)
+    if (i != li) OK(zkc_latch_destroy(ls->l[i]));
+  if (li >= 0) {
+    end_by_hand(r, li);
+    OK(zkc_latch_destroy(ls->l[li]));
+  }
+}
+
+/* ---------------------------------------------------------------------- */
+
+static void one_leader_among_five(void **state) {
+  (void)state;
+  enum { N = 5 };
+  const char *path = zkt_path("election");
+  record_t *r = malloc(sizeof *r);
+  rec_init(r);
+  zkc_client_t *c[N];
+  zkc_latch_t *l[N];
+  slot_t s[N];
+  char id[N][16];
+  for (int i = 0; i < N; i++) {
+    c[i] = zkt_open(NULL);
+    s[i] = (slot_t){r, i};
+    snprintf(id[i], sizeof id[i], "p%d", i);
+    l[i] = new_latch(c[i], path, id[i], &s[i]);
+    OK(zkc_latch_start(l[i]));
+  }
+  latches_t ls = {l, N};
+  struct count_ctx cc = {path, N};
+  assert_true(zkt_await(children_reach, &cc, zkt_ms(10000)));
+  assert_true(zkt_await(one_leader, &ls, zkt_ms(10000)));
+  int li = leader_index(&ls);
+
+  zkc_participant_t *p;
+  size_t n;
+  OK(zkc_latch_participants(l[(li + 1) % N], &p, &n));
+  assert_int_equal(n, N);
+  int marked = 0;
+  for (size_t i = 0; i < n; i++) marked += p[i].is_leader;
+  assert_int_equal(marked, 1);
+  assert_true(p[0].is_leader);
+  assert_string_equal(p[0].id, id[li]);
+  zkc_participants_free(p, n);
+  char *leader = NULL;
+  OK(zkc_latch_leader_id(l[(li + 2) % N], &leader));
+  assert_string_equal(leader, id[li]);
+  free(leader);
+
+  /* The node is Curator's: _c_<uuid>-latch-<seq>, data = the id. */
+  char node[1100], data[64];
+  OK(zkc_latch_node(l[li], node, sizeof node));
+  assert_non_null(strstr(node, "-latch-"));
+  assert_int_equal(strncmp(node + strlen(path), "/_c_", 4), 0);
+  assert_true(zkt_get_data(node, data, sizeof data) > 0);
+  assert_string_equal(data, id[li]);
+  int64_t token;
+  OK(zkc_latch_fencing_token(l[li], &token));
+  struct Stat st;
+  assert_true(zkt_exists(node, &st));
+  assert_int_equal(token, st.czxid);
+  assert_int_equal(zkc_latch_fencing_token(l[(li + 1) % N], &token),
+                   ZKC_ENOTOWNER);
+
+  /* The leader leaves: exactly one other takes over. */
+  OK(zkc_latch_close(l[li], ZKC_CLOSE_NOTIFY_LEADER));
+  assert_false(zkc_latch_has_leadership(l[li]));
+  OK(zkc_latch_destroy(l[li]));
+  l[li] = NULL;
+  assert_true(zkt_await(one_leader, &ls, zkt_ms(10000)));
+  assert_true(leader_index(&ls) != li);
+
+  destroy_all(&ls, r);
+  for (int i = 0; i < N; i++) zkc_client_close(c[i]);
+  assert_int_equal(zkt_children_count(path), 0);
+  assert_no_overlap(r);
+  assert_int_equal(r->n, 2);
+  free(r);
+}
+
+static void leader_killed_successor_within_session_timeout(void **state) {
+  (void)state;
+  const int session_ms = 4000;
+  const char *path = zkt_path("election");
+  const char *bin = getenv("ZKT_LATCH_HOLDER");
+  if (bin == NULL) fail_msg("ZKT_LATCH_HOLDER is not set");
+  char session[16];
+  snprintf(session, sizeof session, "%d", session_ms);
+  char *argv[] = {(char *)bin, (char *)zkt_connect(), (char *)path, "killed",
+                  session, NULL};
+  zkt_proc_t p = zkt_spawn(argv);
+  char line[256];
+  if (!zkt_expect(&p, "LEADER ", line, sizeof line, zkt_ms(15000)))
+    fail_msg("helper did not become leader");
+
+  record_t *r = malloc(sizeof *r);
+  rec_init(r);
+  slot_t s = {r, 0};
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_latch_t *l = new_latch(c, path, "successor", &s);
+  OK(zkc_latch_start(l));
+  struct count_ctx cc = {path, 2};
+  assert_true(zkt_await(children_reach, &cc, zkt_ms(10000)));
+  assert_int_equal(zkc_latch_await(l, 0), ZKC_ETIMEDOUT);
+  char *leader = NULL;
+  OK(zkc_latch_leader_id(l, &leader));
+  assert_string_equal(leader, "killed");
+  free(leader);
+
+  kill(p.pid, SIGKILL);
+  int64_t t0 = zkt_now_ms();
+  OK(zkc_latch_await(l, zkt_ms(session_ms + 1000)));
+  int64_t took = zkt_now_ms() - t0;
+  printf("figure: new leader %lld ms after SIGKILL of the leader "
+         "(session timeout %d ms)\n", (long long)took, session_ms);
+  assert_true(took <= zkt_ms(session_ms + 1000));
+  zkt_wait(&p, zkt_ms(5000));
+  OK(zkc_latch_destroy(l));
+  zkc_client_close(c);
+  assert_no_overlap(r);
+  free(r);
+}
+
+static void leader_expired_told_before_successor_leads(void **state) {
+  (void)state;
+  const char *path = zkt_path("election");
+  record_t *r = malloc(sizeof *r);
+  rec_init(r);
+  slot_t sa = {r, 0}, sb = {r, 1};
+  /* lost_on_suspended: the leader steps down as soon as its connection
+   * drops, which the server does when it expires the session. */
+  zkc_client_t *a = open_with(4000, 1), *b = zkt_open(NULL);
+  zkc_latch_t *la = new_latch(a, path, "a", &sa);
+  OK(zkc_latch_start(la));
+  OK(zkc_latch_await(la, zkt_ms(10000)));
+  zkc_latch_t *lb = new_latch(b, path, "b", &sb);
+  OK(zkc_latch_start(lb));
+  struct count_ctx cc = {path, 2};
+  assert_true(zkt_await(children_reach, &cc, zkt_ms(10000)));
+
+  int64_t t0 = zkt_now_ns();
+  zkt_expire_session(a);
+  OK(zkc_latch_await(lb, zkt_ms(10000)));
+  /* a rejoins with its new session and waits behind b. */
+  cc.want = 2;
+  assert_true(zkt_await(children_reach, &cc, zkt_ms(10000)));
+  assert_false(zkc_latch_has_leadership(la));
+
+  pthread_mutex_lock(&r->mu);
+  assert_true(r->n >= 2);
+  int64_t a_end = r->end[0], b_start = r->start[1];
+  assert_int_equal(r->who[0], 0);
+  assert_int_equal(r->who[1], 1);
+  pthread_mutex_unlock(&r->mu);
+  assert_true(a_end != 0);
+  printf("figure: old leader told not_leader %.1f ms after the expiry, new "
+         "leader is_leader %.1f ms after it\n", (a_end - t0) / 1e6,
+         (b_start - t0) / 1e6);
+  assert_true(a_end < b_start);
+  assert_no_overlap(r);
+  end_by_hand(r, 1);
+  OK(zkc_latch_destroy(lb));
+  OK(zkc_latch_destroy(la));
+  zkc_client_close(a);
+  zkc_client_close(b);
+  free(r);
+}
+
+static void hundred_flaps_never_two_leaders(void **state) {
+  (void)state;
+  enum { N = 5, FLAPS = 100 };
+  const char *path = zkt_path("election");
+  record_t *r = malloc(sizeof *r);
+  rec_init(r);
+  zkc_client_t *c[N];
+  zkc_latch_t *l[N];
+  slot_t s[N];
+  for (int i = 0; i < N; i++) {
+    c[i] = zkt_open(NULL);
+    s[i] = (slot_t){r, i};
+    l[i] = new_latch(c[i], path, NULL, &s[i]);
+    OK(zkc_latch_start(l[i]));
+  }
+  latches_t ls = {l, N};
+  int64_t t0 = zkt_now_ms();
+  for (int f = 0; f < FLAPS; f++) {
+    if (!zkt_await(one_leader, &ls, zkt_ms(10000)))
+      fail_msg("flap %d: no single leader (%d)", f, leaders(&ls));
+    int li = leader_index(&ls);
+    /* Alternate close modes; the leader always rejoins at the back. */
+    if (f % 2) end_by_hand(r, li);
+    OK(zkc_latch_close(l[li], f % 2 ? ZKC_CLOSE_SILENT : ZKC_CLOSE_NOTIFY_LEADER));
+    OK(zkc_latch_destroy(l[li]));
+    l[li] = new_latch(c[li], path, NULL, &s[li]);
+    OK(zkc_latch_start(l[li]));
+  }
+  int64_t took = zkt_now_ms() - t0;
+  assert_true(zkt_await(one_leader, &ls, zkt_ms(10000)));
+  destroy_all(&ls, r);
+  assert_int_equal(zkt_children_count(path), 0);
+  for (int i = 0; i < N; i++) zkc_client_close(c[i]);
+  assert_no_overlap(r);
+  printf("figure: %d leadership changes among %d participants in %lld ms "
+         "(%.1f ms each), %d is_leader, %d not_leader, no overlap\n", FLAPS, N,
+         (long long)took, (double)took / FLAPS, r->is_calls, r->not_calls);
+  assert_true(r->is_calls >= FLAPS);
+  free(r);
+}
+
+static void close_notify_calls_not_leader(void **state) {
+  (void)state;
+  const char *path = zkt_path("election");
+  record_t *r = malloc(sizeof *r);
+  rec_init(r);
+  slot_t s0 = {r, 0}, s1 = {r, 1};
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_latch_t *l = new_latch(c, path, "n", &s0);
+  OK(zkc_latch_start(l));
+  OK(zkc_latch_await(l, zkt_ms(10000)));
+  assert_int_equal(r->is_calls, 1);
+  OK(zkc_latch_close(l, ZKC_CLOSE_NOTIFY_LEADER));
+  assert_int_equal(r->not_calls, 1); /* before close returned */
+  assert_int_equal(zkt_children_count(path), 0);
+  OK(zkc_latch_close(l, ZKC_CLOSE_NOTIFY_LEADER)); /* twice: nothing */
+  assert_int_equal(r->not_calls, 1);
+  assert_int_equal(zkc_latch_start(l), ZKC_EBUSY);
+  OK(zkc_latch_destroy(l));
+
+  /* Silent: no callback. */
+  l = new_latch(c, path, "s", &s1);
+  OK(zkc_latch_start(l));
+  OK(zkc_latch_await(l, zkt_ms(10000)));
+  assert_int_equal(r->is_calls, 2);
+  OK(zkc_latch_close(l, ZKC_CLOSE_SILENT));
+  assert_int_equal(r->not_calls, 1);
+  assert_int_equal(zkt_children_count(path), 0);
+  OK(zkc_latch_destroy(l));
+  assert_int_equal(zkc_latch_close(NULL, ZKC_CLOSE_SILENT), ZKC_OK);
+  assert_int_equal(zkc_latch_destroy(NULL), ZKC_OK);
+  zkc_client_close(c);
+  free(r);
+}
+
+struct bg_await {
+  zkc_latch_t *l;
+  int rc;
+};
+
+static void *await_forever(void *arg) {
+  struct bg_await *b = arg;
+  b->rc = zkc_latch_await(b->l, -1);
+  return NULL;
+}
+
+static void await_times_out(void **state) {
+  (void)state;
+  const char *path = zkt_path("election");
+  zkc_client_t *a = zkt_open(NULL), *b = zkt_open(NULL);
+  zkc_latch_t *la = new_latch(a, path, "a", NULL);
+  zkc_latch_t *lb = new_latch(b, path, "b", NULL);
+  assert_int_equal(zkc_latch_await(lb, 0), ZKC_EINVAL); /* not started */
+  OK(zkc_latch_start(la));
+  OK(zkc_latch_await(la, zkt_ms(10000)));
+  OK(zkc_latch_start(lb));
+  assert_int_equal(zkc_latch_await(lb, 0), ZKC_ETIMEDOUT);
+  int64_t t0 = zkt_now_ms();
+  assert_int_equal(zkc_latch_await(lb, 300), ZKC_ETIMEDOUT);
+  int64_t took = zkt_now_ms() - t0;
+  printf("figure: await(300 ms) returned ZKC_ETIMEDOUT after %lld ms\n",
+         (long long)took);
+  assert_true(took >= 300 && took < zkt_ms(2000));
+
+  /* An await forever returns ZKC_ECLOSED when the latch closes. */
+  struct bg_await bg = {lb, 1};
+  pthread_t t;
+  pthread_create(&t, NULL, await_forever, &bg);
+  usleep(50000); /* let it block (the result is the same if it did not) */
+  OK(zkc_latch_close(lb, ZKC_CLOSE_SILENT));
+  pthread_join(t, NULL);
+  assert_int_equal(bg.rc, ZKC_ECLOSED);
+  assert_int_equal(zkc_latch_await(lb, 0), ZKC_ECLOSED);
+  assert_int_equal(zkt_children_count(path), 1); /* only a's */
+  OK(zkc_latch_destroy(lb));
+  OK(zkc_latch_destroy(la));
+  zkc_client_close(a);
+  zkc_client_close(b);
+}
+
+/* Curator's LeaderLatch (Java) and two zkcoord latches on one path. Queue:
+ * c1 (leader), java, c2. c1 closes: java leads, sees c2 waiting; java
+ * closes: c2 leads. Exactly one leader at a time throughout. */
+static void curator_latch_interop(void **state) {
+  (void)state;
+  char path[512];
+  snprintf(path, sizeof path, "%s", zkt_path("election"));
+  record_t *r = malloc(sizeof *r);
+  rec_init(r);
+  slot_t s1 = {r, 1}, s2 = {r, 2};
+  zkc_client_t *a = zkt_open(NULL), *b = zkt_open(NULL);
+  zkc_latch_t *l1 = new_latch(a, path, "c1", &s1);
+  OK(zkc_latch_start(l1));
+  OK(zkc_latch_await(l1, zkt_ms(10000)));
+
+  char script[1024];
+  snprintf(script, sizeof script, "%s/run-curator.sh", getenv("ZKT_INTEROP"));
+  char *argv[] = {script, getenv("ZKT_BUILD"), "latch", (char *)zkt_connect(),
+                  path, "java", "1500", NULL};
+  zkt_proc_t java = zkt_spawn(argv);
+  struct count_ctx cc = {path, 2};
+  if (!zkt_await(children_reach, &cc, zkt_ms(60000)))
+    fail_msg("Curator's latch did not join");
+  zkc_latch_t *l2 = new_latch(b, path, "c2", &s2);
+  OK(zkc_latch_start(l2));
+  cc.want = 3;
+  assert_true(zkt_await(children_reach, &cc, zkt_ms(10000)));
+
+  zkc_participant_t *p;
+  size_t n;
+  OK(zkc_latch_participants(l2, &p, &n));
+  assert_int_equal(n, 3);
+  assert_string_equal(p[0].id, "c1");
+  assert_true(p[0].is_leader);
+  assert_string_equal(p[1].id, "java");
+  assert_false(p[1].is_leader);
+  assert_string_equal(p[2].id, "c2");
+  zkc_participants_free(p, n);
+
+  OK(zkc_latch_close(l1, ZKC_CLOSE_NOTIFY_LEADER));
+  char line[2048];
+  if (!zkt_expect(&java, "LEADER java ", line, sizeof line, zkt_ms(30000)))
+    fail_msg("Curator's latch did not become leader");
+  long long java_start = atoll(line + strlen("LEADER java "));
+  assert_false(zkc_latch_has_leadership(l2));
+  char *leader = NULL;
+  OK(zkc_latch_leader_id(l2, &leader));
+  assert_string_equal(leader, "java");
+  free(leader);
+  if (!zkt_expect(&java, "PARTICIPANTS ", line, sizeof line, zkt_ms(30000)))
+    fail_msg("no PARTICIPANTS line from Curator");
+  printf("interop: Curator sees %s\n", line);
+  assert_string_equal(line, "PARTICIPANTS java:true,c2:false");
+  assert_true(zkt_expect(&java, "DONE", line, sizeof line, zkt_ms(30000)));
+  OK(zkc_latch_await(l2, zkt_ms(10000)));
+  assert_int_equal(zkt_wait(&java, zkt_ms(30000)), 0);
+
+  pthread_mutex_lock(&r->mu);
+  assert_int_equal(r->n, 2);
+  int64_t c1_end = r->end[0], c2_start = r->start[1];
+  pthread_mutex_unlock(&r->mu);
+  printf("interop: c1 left %.1f ms before Curator led; c2 led %.1f ms after\n",
+         (java_start - c1_end) / 1e6, (c2_start - java_start) / 1e6);
+  assert_true(c1_end < java_start && java_start < c2_start);
+  assert_no_overlap(r);
+  OK(zkc_latch_destroy(l2));
+  OK(zkc_latch_destroy(l1));
+  zkc_client_close(a);
+  zkc_client_close(b);
+  free(r);
+}
+
+static void bad_arguments(void **state) {
+  (void)state;
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_latch_t *l = (zkc_latch_t *)1;
+  assert_int_equal(zkc_latch_create(&l, c, "no-slash", NULL, NULL), ZKC_EINVAL);
+  assert_null(l);
+  assert_int_equal(zkc_latch_create(NULL, c, "/x", NULL, NULL), ZKC_EINVAL);
+  assert_int_equal(zkc_latch_create(&l, NULL, "/x", NULL, NULL), ZKC_EINVAL);
+  assert_int_equal(zkc_latch_start(NULL), ZKC_EINVAL);
+  assert_int_equal(zkc_latch_await(NULL, 0), ZKC_EINVAL);
+  assert_false(zkc_latch_has_leadership(NULL));
+  OK(zkc_latch_create(&l, c, zkt_path("election"), NULL, NULL));
+  assert_string_equal(zkc_latch_path(l), zkt_path("election"));
+  assert_true(strlen(zkc_latch_id(l)) > 0); /* the client's holder id */
+  assert_int_equal(zkc_latch_close(l, (zkc_close_mode_t)7), ZKC_EINVAL);
+  OK(zkc_latch_set_listener(l, NULL, NULL, NULL));
+  OK(zkc_latch_close(l, ZKC_CLOSE_SILENT)); /* never started */
+  assert_int_equal(zkc_latch_set_listener(l, NULL, NULL, NULL), ZKC_EBUSY);
+  OK(zkc_latch_destroy(l));
+  zkc_client_close(c);
+}
+
+int main(int argc, char **argv) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(one_leader_among_five),
+      cmocka_unit_test(leader_killed_successor_within_session_timeout),
+      cmocka_unit_test(leader_expired_told_before_successor_leads),
+      cmocka_unit_test(hundred_flaps_never_two_leaders),
+      cmocka_unit_test(close_notify_calls_not_leader),
+      cmocka_unit_test(await_times_out),
+      cmocka_unit_test(curator_latch_interop),
+      cmocka_unit_test(bad_arguments),
+  };
+  return zkt_main(argc, argv, tests, sizeof tests / sizeof *tests, "leader");
+}
