@@ -152,6 +152,31 @@ static void destroy_all(latches_t *ls, record_t *r) {
   }
 }
 
+static int is_calls(record_t *r) {
+  pthread_mutex_lock(&r->mu);
+  int n = r->is_calls;
+  pthread_mutex_unlock(&r->mu);
+  return n;
+}
+
+static int not_calls(record_t *r) {
+  pthread_mutex_lock(&r->mu);
+  int n = r->not_calls;
+  pthread_mutex_unlock(&r->mu);
+  return n;
+}
+
+struct calls_ctx {
+  record_t *r;
+  int want;
+};
+
+/* await returns once leadership is set; is_leader runs just after. */
+static int is_calls_reach(void *ctx) {
+  struct calls_ctx *cc = ctx;
+  return is_calls(cc->r) == cc->want;
+}
+
 /* ---------------------------------------------------------------------- */
 
 static void one_leader_among_five(void **state) {
@@ -290,6 +315,8 @@ static void leader_expired_told_before_successor_leads(void **state) {
   cc.want = 2;
   assert_true(zkt_await(children_reach, &cc, zkt_ms(10000)));
   assert_false(zkc_latch_has_leadership(la));
+  struct calls_ctx k = {r, 2};
+  assert_true(zkt_await(is_calls_reach, &k, zkt_ms(5000)));
 
   pthread_mutex_lock(&r->mu);
   assert_true(r->n >= 2);
@@ -362,12 +389,13 @@ static void close_notify_calls_not_leader(void **state) {
   zkc_latch_t *l = new_latch(c, path, "n", &s0);
   OK(zkc_latch_start(l));
   OK(zkc_latch_await(l, zkt_ms(10000)));
-  assert_int_equal(r->is_calls, 1);
+  struct calls_ctx k = {r, 1};
+  assert_true(zkt_await(is_calls_reach, &k, zkt_ms(5000)));
   OK(zkc_latch_close(l, ZKC_CLOSE_NOTIFY_LEADER));
-  assert_int_equal(r->not_calls, 1); /* before close returned */
+  assert_int_equal(not_calls(r), 1); /* before close returned */
   assert_int_equal(zkt_children_count(path), 0);
   OK(zkc_latch_close(l, ZKC_CLOSE_NOTIFY_LEADER)); /* twice: nothing */
-  assert_int_equal(r->not_calls, 1);
+  assert_int_equal(not_calls(r), 1);
   assert_int_equal(zkc_latch_start(l), ZKC_EBUSY);
   OK(zkc_latch_destroy(l));
 
@@ -375,9 +403,10 @@ static void close_notify_calls_not_leader(void **state) {
   l = new_latch(c, path, "s", &s1);
   OK(zkc_latch_start(l));
   OK(zkc_latch_await(l, zkt_ms(10000)));
-  assert_int_equal(r->is_calls, 2);
+  k.want = 2;
+  assert_true(zkt_await(is_calls_reach, &k, zkt_ms(5000)));
   OK(zkc_latch_close(l, ZKC_CLOSE_SILENT));
-  assert_int_equal(r->not_calls, 1);
+  assert_int_equal(not_calls(r), 1);
   assert_int_equal(zkt_children_count(path), 0);
   OK(zkc_latch_destroy(l));
   assert_int_equal(zkc_latch_close(NULL, ZKC_CLOSE_SILENT), ZKC_OK);
@@ -487,6 +516,8 @@ static void curator_latch_interop(void **state) {
   assert_true(zkt_expect(&java, "DONE", line, sizeof line, zkt_ms(30000)));
   OK(zkc_latch_await(l2, zkt_ms(10000)));
   assert_int_equal(zkt_wait(&java, zkt_ms(30000)), 0);
+  struct calls_ctx k = {r, 2};
+  assert_true(zkt_await(is_calls_reach, &k, zkt_ms(5000)));
 
   pthread_mutex_lock(&r->mu);
   assert_int_equal(r->n, 2);
