@@ -9,6 +9,7 @@
 
 #include "client_impl.h"
 #include "internals.h"
+#include "leader_impl.h"
 #include "names.h"
 #include "zkcoord/leader.h"
 
@@ -453,12 +454,11 @@ static int read_participants(zkc_client_t *c, const char *path,
   return ZKC_OK;
 }
 
-int zkc_latch_participants(zkc_latch_t *l, zkc_participant_t **out,
-                           size_t *count) {
-  if (l == NULL || out == NULL || count == NULL) return ZKC_EINVAL;
+int zkc__participants_read(zkc_client_t *c, const char *path,
+                           zkc_participant_t **out, size_t *count) {
   *out = NULL;
   *count = 0;
-  int rc = zkc__call_enter(l->client);
+  int rc = zkc__call_enter(c);
   if (rc != ZKC_OK) return rc;
   int retry = 1;
   /* The head vanished between the list and the read: read again (a few
@@ -467,10 +467,16 @@ int zkc_latch_participants(zkc_latch_t *l, zkc_participant_t **out,
     zkc_participants_free(*out, *count);
     *out = NULL;
     *count = 0;
-    rc = read_participants(l->client, l->path, out, count, &retry);
+    rc = read_participants(c, path, out, count, &retry);
   }
-  zkc__call_leave(l->client);
+  zkc__call_leave(c);
   return rc;
+}
+
+int zkc_latch_participants(zkc_latch_t *l, zkc_participant_t **out,
+                           size_t *count) {
+  if (l == NULL || out == NULL || count == NULL) return ZKC_EINVAL;
+  return zkc__participants_read(l->client, l->path, out, count);
 }
 
 int zkc_latch_leader_id(zkc_latch_t *l, char **id) {

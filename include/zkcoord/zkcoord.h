@@ -7,5 +7,6 @@
 #include "client.h"
 #include "mutex.h"
 #include "leader.h"
+#include "selector.h"
 
 #endif /* ZKCOORD_ZKCOORD_H */
