@@ -236,7 +236,10 @@ static void holder_session_expired_lost_and_recovers(void **state) {
 
   int64_t old = zkt_expire_session(a);
   int64_t t0 = zkt_now_ms();
-  assert_true(zkt_await(was_lost, &o, zkt_ms(1000)));
+  /* Usually the server drops the expired session's connection at once and
+   * LOST follows within milliseconds; if not, the client learns at its next
+   * ping: a session timeout at worst. */
+  assert_true(zkt_await(was_lost, &o, zkt_ms(4000)));
   printf("figure: LOST reported %lld ms after the expiry\n",
          (long long)(o.lost_ms - t0));
   assert_int_equal(o.lost_reason, ZKC_LOST_SESSION);
@@ -285,8 +288,11 @@ static void waiter_session_expired_requeues(void **state) {
   struct count_ctx cc = {path, 2};
   assert_true(zkt_await(children_reach, &cc, zkt_ms(10000)));
   int64_t old = zkt_expire_session(b);
+  int64_t t0 = zkt_now_ms();
   seen_t lost = {&o, ZKC_STATE_LOST}, again = {&o, ZKC_STATE_CONNECTED};
-  assert_true(zkt_await(saw_state, &lost, zkt_ms(1000)));
+  assert_true(zkt_await(saw_state, &lost, zkt_ms(4000))); /* as above */
+  printf("figure: LOST reported %lld ms after the expiry\n",
+         (long long)(state_time(&o, ZKC_STATE_LOST) - t0));
   assert_true(zkt_await(saw_state, &again, zkt_ms(10000)));
   /* The waiter queued again on the new session: two nodes, none of the
    * expired session. */
