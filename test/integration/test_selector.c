@@ -450,9 +450,11 @@ static void session_expired_while_leading_stops(void **state) {
   assert_int_equal(pa.states[0], ZKC_STATE_SUSPENDED);
   assert_true(all_stop); /* should_stop already 1 when told */
   assert_int_equal(cb_rc, ZKC_EDEADLK);
-  /* Both learn within a few milliseconds of each other. */
-  assert_true(first_told - b_start < zkt_ms(100) * 1000000);
-  assert_true(a_end - b_start < zkt_ms(100) * 1000000);
+  /* Usually both learn within milliseconds of each other; when the server
+   * does not drop the expired connection at once, the old leader learns at
+   * its next ping: within the session timeout at worst. */
+  assert_true(first_told - b_start < zkt_ms(4000) * 1000000);
+  assert_true(a_end - b_start < zkt_ms(4000) * 1000000);
   assert_int_equal(pb.nstates, 0);
   pthread_mutex_lock(&r->mu);
   r->start[1] = r->end[0] + 1; /* the race above is not an overlap check */
