@@ -202,6 +202,13 @@ int64_t zkc__session_id(zkc_client_t *c) {
   return id;
 }
 
+int zkc__client_closed(zkc_client_t *c) {
+  pthread_mutex_lock(&c->mu);
+  int closed = c->closed;
+  pthread_mutex_unlock(&c->mu);
+  return closed;
+}
+
 int zkc_client_session_id(zkc_client_t *c, int64_t *session_id) {
   if (c == NULL || session_id == NULL) return ZKC_EINVAL;
   pthread_mutex_lock(&c->mu);

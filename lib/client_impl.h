@@ -130,6 +130,9 @@ int zkc__wait_connected(zkc_client_t *c, int64_t deadline_ms);
 /* Current session id (0 if none). */
 int64_t zkc__session_id(zkc_client_t *c);
 
+/* 1 once zkc_client_close has begun. */
+int zkc__client_closed(zkc_client_t *c);
+
 /* Internal log line through the user's sink. */
 void zkc__log(zkc_client_t *c, zkc_log_level_t level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -46,9 +46,13 @@ struct zkc_latch {
   zkc_latch_opts_t opts;
 };
 
+/* The latch whose callback the calling thread is running, if any: a
+ * NOTIFY_LEADER close runs not_leader on the closing thread itself. */
+static _Thread_local const zkc_latch_t *in_callback_of;
+
 static int on_latch_thread(const zkc_latch_t *l) {
-  /* Set by the latch thread itself when it starts (0 before). */
-  return atomic_load(&l->thread_id) == zkc__thread_id();
+  /* thread_id is set by the latch thread itself when it starts (0 before). */
+  return atomic_load(&l->thread_id) == zkc__thread_id() || in_callback_of == l;
 }
 
 /* Tells the callbacks that leadership is now `leader`, once per change. */
@@ -57,7 +61,9 @@ static void tell(zkc_latch_t *l, int leader) {
   if (!l->cb_off && l->told != leader) {
     l->told = leader;
     zkc_latch_fn fn = leader ? l->opts.is_leader : l->opts.not_leader;
+    in_callback_of = l;
     if (fn) fn(l->opts.ctx, l);
+    in_callback_of = NULL;
   }
   pthread_mutex_unlock(&l->cb_mu);
 }
@@ -206,6 +212,10 @@ int zkc_latch_create(zkc_latch_t **out, zkc_client_t *client, const char *path,
   if (inits == 1 && pthread_mutex_init(&l->cb_mu, NULL) == 0) inits++;
   if (inits == 2 && zkc__cond_init(&l->cv) == ZKC_OK) inits++;
   int rc = inits == 3 ? ZKC_OK : ZKC_ENOMEM;
+  /* Everything on_state reads is set before it can run. */
+  l->client = client;
+  atomic_init(&l->cancel, 0);
+  atomic_init(&l->thread_id, 0);
   if (rc == ZKC_OK) rc = zkc__client_ref(client);
   if (rc == ZKC_OK) {
     rc = zkc__observer_add(client, on_state, l);
@@ -220,9 +230,6 @@ int zkc_latch_create(zkc_latch_t **out, zkc_client_t *client, const char *path,
     free(l);
     return rc;
   }
-  l->client = client;
-  atomic_init(&l->cancel, 0);
-  atomic_init(&l->thread_id, 0);
   *out = l;
   return ZKC_OK;
 }
@@ -244,7 +251,7 @@ int zkc_latch_set_listener(zkc_latch_t *l, zkc_latch_fn is_leader,
 
 int zkc_latch_start(zkc_latch_t *l) {
   if (l == NULL) return ZKC_EINVAL;
-  if (zkc__on_callback_thread()) return ZKC_EDEADLK;
+  if (zkc__on_callback_thread() || on_latch_thread(l)) return ZKC_EDEADLK;
   zkc_client_t *c = l->client;
   zkc_state_t st;
   zkc_client_state(c, &st);
@@ -275,6 +282,13 @@ int zkc_latch_close(zkc_latch_t *l, zkc_close_mode_t mode) {
     return ZKC_EINVAL;
   if (zkc__on_callback_thread() || on_latch_thread(l)) return ZKC_EDEADLK;
   zkc_client_t *c = l->client;
+  if (mode == ZKC_CLOSE_SILENT) {
+    /* No callback from here on (a running one is waited out), before the
+     * thread can see the cancel and tell anything more. */
+    pthread_mutex_lock(&l->cb_mu);
+    l->cb_off = 1;
+    pthread_mutex_unlock(&l->cb_mu);
+  }
   pthread_mutex_lock(&l->mu);
   if (l->state == CLOSED) {
     pthread_mutex_unlock(&l->mu);
@@ -284,11 +298,6 @@ int zkc_latch_close(zkc_latch_t *l, zkc_close_mode_t mode) {
   atomic_store(&l->cancel, 1);
   pthread_cond_broadcast(&l->cv);
   pthread_mutex_unlock(&l->mu);
-  if (mode == ZKC_CLOSE_SILENT) { /* waits out a callback in progress */
-    pthread_mutex_lock(&l->cb_mu);
-    l->cb_off = 1;
-    pthread_mutex_unlock(&l->cb_mu);
-  }
   if (l->thread_started) {
     zkc__cancel_wake(c); /* a wait inside the lock internals sees cancel */
     pthread_join(l->thread, NULL);
@@ -311,6 +320,7 @@ int zkc_latch_close(zkc_latch_t *l, zkc_close_mode_t mode) {
 
 int zkc_latch_destroy(zkc_latch_t *l) {
   if (l == NULL) return ZKC_OK;
+  if (zkc__on_callback_thread() || on_latch_thread(l)) return ZKC_EDEADLK;
   int rc = zkc_latch_close(l, ZKC_CLOSE_SILENT);
   if (rc != ZKC_OK) return rc;
   rc = zkc__observer_remove(l->client, on_state, l);
@@ -323,17 +333,12 @@ int zkc_latch_destroy(zkc_latch_t *l) {
 int zkc_latch_has_leadership(const zkc_latch_t *cl) {
   if (cl == NULL) return 0;
   zkc_latch_t *l = (zkc_latch_t *)cl; /* locking is not a logical change */
+  /* Closing the client sends no state: its session and node are gone. */
+  if (zkc__client_closed(l->client)) return 0;
   pthread_mutex_lock(&l->mu);
   int leader = l->leader && l->state == STARTED;
   pthread_mutex_unlock(&l->mu);
   return leader;
-}
-
-static int client_closed(zkc_client_t *c) {
-  pthread_mutex_lock(&c->mu);
-  int closed = c->closed;
-  pthread_mutex_unlock(&c->mu);
-  return closed;
 }
 
 int zkc_latch_await(zkc_latch_t *l, int64_t timeout_ms) {
@@ -351,16 +356,16 @@ int zkc_latch_await(zkc_latch_t *l, int64_t timeout_ms) {
       rc = ZKC_ECLOSED;
       break;
     }
-    if (l->leader) {
-      rc = ZKC_OK;
-      break;
-    }
     /* Closing the client sends no state: look at it now and then. */
     pthread_mutex_unlock(&l->mu);
-    int closed = client_closed(l->client);
+    int closed = zkc__client_closed(l->client);
     pthread_mutex_lock(&l->mu);
     if (closed) {
       rc = ZKC_ECLOSED;
+      break;
+    }
+    if (l->leader) {
+      rc = ZKC_OK;
       break;
     }
     int64_t now = zkc__now_ms();
@@ -378,6 +383,7 @@ int zkc_latch_await(zkc_latch_t *l, int64_t timeout_ms) {
 int zkc_latch_fencing_token(const zkc_latch_t *cl, int64_t *token) {
   if (cl == NULL || token == NULL) return ZKC_EINVAL;
   zkc_latch_t *l = (zkc_latch_t *)cl;
+  if (zkc__client_closed(l->client)) return ZKC_ENOTOWNER;
   pthread_mutex_lock(&l->mu);
   int rc = l->leader && l->has_node ? ZKC_OK : ZKC_ENOTOWNER;
   if (rc == ZKC_OK) *token = l->held.token;

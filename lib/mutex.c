@@ -39,13 +39,6 @@ static hold_t *my_hold(const zkc_mutex_t *m) {
   return h;
 }
 
-static int client_closed(zkc_client_t *c) {
-  pthread_mutex_lock(&c->mu);
-  int closed = c->closed;
-  pthread_mutex_unlock(&c->mu);
-  return closed;
-}
-
 /* Connection states reach every hold: in doubt while disconnected, lost
  * with the session (or already when disconnected, by the client's policy).
  * A lost node that may still exist is deleted by the client's maintenance
@@ -145,7 +138,7 @@ int zkc_mutex_acquire_timeout(zkc_mutex_t *m, int64_t timeout_ms) {
   if (h != NULL) { /* reentry: a count, no ZooKeeper call */
     if (h->lost)
       rc = ZKC_ELOST;
-    else if (client_closed(c))
+    else if (zkc__client_closed(c))
       rc = ZKC_ECLOSED;
     else if (h->count == UINT_MAX)
       rc = ZKC_EBUSY;
@@ -198,7 +191,7 @@ int zkc_mutex_release(zkc_mutex_t *m) {
   }
   /* A lost hold, or one of a closed client, has no node left to delete
    * here: the whole hold goes at once. */
-  int rc = h->lost ? ZKC_ELOST : client_closed(c) ? ZKC_ECLOSED : ZKC_OK;
+  int rc = h->lost ? ZKC_ELOST : zkc__client_closed(c) ? ZKC_ECLOSED : ZKC_OK;
   if (rc == ZKC_OK && h->count > 1) {
     h->count--;
     pthread_mutex_unlock(&m->mu);

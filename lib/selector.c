@@ -59,13 +59,6 @@ static int live_state(zkc_state_t st) {
   return st == ZKC_STATE_CONNECTED || st == ZKC_STATE_RECONNECTED;
 }
 
-static int client_closed(zkc_client_t *c) {
-  pthread_mutex_lock(&c->mu);
-  int closed = c->closed;
-  pthread_mutex_unlock(&c->mu);
-  return closed;
-}
-
 /* Client observer (maintenance thread, before the user's listeners): every
  * state but RECONNECTED ends a turn of leadership at once. On LOST this
  * runs before the client opens its next session, and so before anything of
@@ -200,6 +193,11 @@ int zkc_selector_create(zkc_selector_t **out, zkc_client_t *client,
   if (inits == 1 && pthread_mutex_init(&s->cb_mu, NULL) == 0) inits++;
   if (inits == 2 && zkc__cond_init(&s->cv) == ZKC_OK) inits++;
   int rc = inits == 3 ? ZKC_OK : ZKC_ENOMEM;
+  /* Everything on_state reads is set before it can run. */
+  s->client = client;
+  atomic_init(&s->stop, 0);
+  atomic_init(&s->cancel, 0);
+  atomic_init(&s->thread_id, 0);
   if (rc == ZKC_OK) rc = zkc__client_ref(client);
   if (rc == ZKC_OK) {
     rc = zkc__observer_add(client, on_state, s);
@@ -214,10 +212,6 @@ int zkc_selector_create(zkc_selector_t **out, zkc_client_t *client,
     free(s);
     return rc;
   }
-  s->client = client;
-  atomic_init(&s->stop, 0);
-  atomic_init(&s->cancel, 0);
-  atomic_init(&s->thread_id, 0);
   *out = s;
   return ZKC_OK;
 }
@@ -253,7 +247,7 @@ int zkc_selector_start(zkc_selector_t *s) {
 
 int zkc_selector_requeue(zkc_selector_t *s) {
   if (s == NULL) return ZKC_EINVAL;
-  int closed = client_closed(s->client);
+  int closed = zkc__client_closed(s->client);
   pthread_mutex_lock(&s->mu);
   int rc = s->state == LATENT   ? ZKC_EINVAL
            : s->state == CLOSED ? ZKC_ECLOSED
@@ -326,7 +320,7 @@ int zkc_selector_destroy(zkc_selector_t *s) {
 int zkc_selector_should_stop(const zkc_selector_t *s) {
   if (s == NULL) return 1;
   return atomic_load(&s->stop) || atomic_load(&s->cancel) ||
-         client_closed(s->client);
+         zkc__client_closed(s->client);
 }
 
 int zkc_selector_has_leadership(const zkc_selector_t *cs) {

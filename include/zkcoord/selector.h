@@ -45,8 +45,10 @@ typedef struct zkc_selector zkc_selector_t;
  * zkc_selector_should_stop(sel) is 1. It may call every zkc_selector_*
  * function on its own selector except zkc_selector_destroy (ZKC_EDEADLK);
  * zkc_selector_close called from it does not wait (see there). Blocking
- * zkcoord calls it makes (on any object) return ZKC_ECLOSED once the
- * selector is being closed. */
+ * zkcoord calls it makes through the selector's own client (a mutex
+ * acquire, a wait for the connection) return ZKC_ECLOSED once the selector
+ * is being closed; a wait on another client's objects is not interrupted,
+ * so keep such waits bounded (use timeouts) and poll should_stop. */
 typedef void (*zkc_selector_fn)(void *ctx, zkc_selector_t *sel);
 
 /* Told of every connection state change (SUSPENDED, LOST, RECONNECTED,
