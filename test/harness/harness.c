@@ -289,7 +289,10 @@ int zkt_main(int argc, char **argv, const struct CMUnitTest *tests, size_t n,
   }
   int rc = _cmocka_run_group_tests(group, run, m, NULL, NULL);
   free(run);
-  if (raw_zh) zookeeper_close(raw_zh);
+  /* The raw inspection handle is left to process exit: it holds no
+   * ephemeral node, and the 3.8.0 C client's zookeeper_close can wait
+   * forever for the close reply when the server has just dropped the
+   * connection (seen once under valgrind: its I/O thread was gone). */
   return rc;
 }
 
