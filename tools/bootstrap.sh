@@ -57,8 +57,9 @@ suite() {
 
 demo() {
   build "$BUILD_ROOT/default"
-  local ensemble=test/ensemble/zk-ensemble.sh
-  trap '"$ROOT/$ensemble" stop >/dev/null 2>&1 || true' EXIT
+  local ensemble=$ROOT/test/ensemble/zk-ensemble.sh
+  # Expanded now: the trap runs after this function's locals are gone.
+  trap "'$ensemble' stop >/dev/null 2>&1 || true" EXIT
   "$ensemble" start
   examples/run-demo.sh "$BUILD_ROOT/default"
 }
