@@ -553,3 +553,15 @@ int zkt_contention_stop(zkt_contention_t *k, int *errors) {
     fail_msg("%d overlapping holds, up to %d holders at once", overlaps, max_inside);
   return n;
 }
+
+void zkt_assert_disjoint(const int64_t *start, const int64_t *end,
+                         const int *who, int n) {
+  for (int i = 0; i < n; i++)
+    for (int j = i + 1; j < n; j++) {
+      int64_t ei = end[i] ? end[i] : INT64_MAX;
+      int64_t ej = end[j] ? end[j] : INT64_MAX;
+      if (start[i] < ej && start[j] < ei)
+        fail_msg("holders %d and %d overlap (intervals %d and %d)", who[i],
+                 who[j], i, j);
+    }
+}

@@ -133,4 +133,10 @@ int64_t zkt_contention_first_ns(zkt_contention_t *k);
  * otherwise), frees everything and returns the number of holds. */
 int zkt_contention_stop(zkt_contention_t *k, int *errors);
 
+/* Fails the test when two of the n intervals [start[i], end[i]) overlap;
+ * end 0 means still open (it lasts forever). who[i] names the holder in the
+ * message. Leadership and lock holds are checked with it. */
+void zkt_assert_disjoint(const int64_t *start, const int64_t *end,
+                         const int *who, int n);
+
 #endif /* ZKT_HARNESS_H */

@@ -68,14 +68,7 @@ static void on_not_leader(void *ctx, zkc_latch_t *l) {
 /* Fails when two leadership intervals overlap (an open one lasts forever). */
 static void assert_no_overlap(record_t *r) {
   pthread_mutex_lock(&r->mu);
-  for (int i = 0; i < r->n; i++)
-    for (int j = i + 1; j < r->n; j++) {
-      int64_t ei = r->end[i] ? r->end[i] : INT64_MAX;
-      int64_t ej = r->end[j] ? r->end[j] : INT64_MAX;
-      if (r->start[i] < ej && r->start[j] < ei)
-        fail_msg("leaders %d and %d overlap (intervals %d and %d)", r->who[i],
-                 r->who[j], i, j);
-    }
+  zkt_assert_disjoint(r->start, r->end, r->who, r->n);
   assert_int_equal(r->bad_order, 0);
   pthread_mutex_unlock(&r->mu);
 }
