@@ -5,12 +5,14 @@
 # (configs, data, logs, pid files) lives under $ZKC_ENSEMBLE_DIR, so it needs no access to
 # /etc/zookeeper or /var/log/zookeeper and never touches a system ZooKeeper.
 #
-#   server i (1..3): client 127.0.0.1:218i, quorum 127.0.0.1:288(7+i), election 127.0.0.1:388(7+i)
+#   server i (1..3): client 127.0.0.1:(B+i), quorum 127.0.0.1:(B+707+i), election 127.0.0.1:(B+1707+i)
+#   with the port base B = 2180 by default: client ports 2181-2183, quorum 2888-2890, election 3888-3890
 #
 # Usage: zk-ensemble.sh COMMAND [ARGS]   (see usage() below or run with `help`)
 #
 # Environment:
 #   ZKC_ENSEMBLE_DIR        base directory          (default ${TMPDIR:-/tmp}/zkcoord-ensemble)
+#   ZKC_ENSEMBLE_PORT_BASE  port base B above (default 2180); the tests read it too
 #   ZKC_ENSEMBLE_TIMEOUT    seconds to wait for health (default 60)
 #   ZKC_CONTAINER_CHECK_MS  container-node reaper interval in ms (default 100)
 #   ZKC_STOP_GRACE          seconds between SIGTERM and SIGKILL (default 5)
@@ -64,9 +66,12 @@ EOF
 }
 
 server_dir()  { printf '%s/zk%d' "$BASE" "$1"; }
-client_port() { echo $((2180 + $1)); }
-quorum_port() { echo $((2887 + $1)); }
-elect_port()  { echo $((3887 + $1)); }
+readonly PORT_BASE=${ZKC_ENSEMBLE_PORT_BASE:-2180}
+[[ $PORT_BASE =~ ^[0-9]+$ ]] && ((PORT_BASE >= 1024 && PORT_BASE <= 60000)) ||
+    { echo "zk-ensemble: ZKC_ENSEMBLE_PORT_BASE must be a number in 1024..60000" >&2; exit 2; }
+client_port() { echo $((PORT_BASE + $1)); }
+quorum_port() { echo $((PORT_BASE + 707 + $1)); }
+elect_port()  { echo $((PORT_BASE + 1707 + $1)); }
 log_file()    { printf '%s/logs/zookeeper.log' "$(server_dir "$1")"; }
 
 # Validates a server number argument.

@@ -18,9 +18,24 @@
 #include <time.h>
 #include <unistd.h>
 
+int zkt_client_port(int server) {
+  const char *s = getenv("ZKC_ENSEMBLE_PORT_BASE");
+  int base = s && *s ? atoi(s) : 2180;
+  return base + server;
+}
+
+static char default_connect[128];
+static void make_default_connect(void) {
+  snprintf(default_connect, sizeof default_connect, "127.0.0.1:%d,127.0.0.1:%d,127.0.0.1:%d",
+           zkt_client_port(1), zkt_client_port(2), zkt_client_port(3));
+}
+
 const char *zkt_connect(void) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
   const char *s = getenv("ZKC_TEST_CONNECT");
-  return s && *s ? s : "127.0.0.1:2181,127.0.0.1:2182,127.0.0.1:2183";
+  if (s && *s) return s;
+  pthread_once(&once, make_default_connect);
+  return default_connect;
 }
 
 int64_t zkt_ms(int64_t base_ms) {
@@ -198,7 +213,7 @@ char *zkt_4lw(int server, const char *word) {
   int fd = socket(AF_INET, SOCK_STREAM, 0);
   if (fd < 0) return NULL;
   struct sockaddr_in sa = {.sin_family = AF_INET,
-                           .sin_port = htons((uint16_t)(2180 + server))};
+                           .sin_port = htons((uint16_t)zkt_client_port(server))};
   inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
   if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0 ||
       write(fd, word, strlen(word)) != (ssize_t)strlen(word)) {
@@ -427,7 +442,7 @@ zkt_proc_t zkt_proxy_start(int server) {
   const char *bin = getenv("ZKT_PROXY");
   if (bin == NULL) fail_msg("ZKT_PROXY is not set");
   char target[16];
-  snprintf(target, sizeof target, "%d", 2180 + server);
+  snprintf(target, sizeof target, "%d", zkt_client_port(server));
   char *argv[] = {(char *)bin, "0", target, NULL};
   zkt_proc_t p = zkt_spawn(argv);
   char line[128];

@@ -14,7 +14,9 @@
 
 #include "zkcoord/zkcoord.h"
 
-/* Connect string of the test ensemble: $ZKC_TEST_CONNECT or the three
+/* Client port of test server N (1..3): $ZKC_ENSEMBLE_PORT_BASE (default 2180) + N. */
+int zkt_client_port(int server);
+/* Connect string of the test ensemble: $ZKC_TEST_CONNECT, else the three
  * loopback servers started by test/ensemble/zk-ensemble.sh. */
 const char *zkt_connect(void);
 

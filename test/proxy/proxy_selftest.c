@@ -1,4 +1,4 @@
-/* Self-test of zkt_proxy against the real test ensemble (server 127.0.0.1:2181).
+/* Self-test of zkt_proxy against the real test ensemble (server 1 of the local ensemble).
  *
  *   zkt_proxy_selftest <path-to-zkt_proxy>
  *
@@ -29,11 +29,11 @@
 #include <unistd.h>
 #include <zookeeper/zookeeper.h>
 
-#define SERVER_PORT 2181
 #define SESSION_MS 3000 /* short, so that the expiry check is quick (scaled, at most 10 s) */
 #define RAW_CONNS 300
 
 static int mult = 1;
+static int SERVER_PORT; /* server 1's client port */
 static int session_ms; /* negotiated session timeout of the proxied handle */
 static int failures;
 static char root[64];
@@ -740,6 +740,8 @@ int main(int argc, char **argv) {
   }
   const char *m = getenv("ZKC_TEST_TIMEOUT_MULT");
   if (m && atoi(m) > 0) mult = atoi(m);
+  const char *pb = getenv("ZKC_ENSEMBLE_PORT_BASE");
+  SERVER_PORT = (pb && *pb ? atoi(pb) : 2180) + 1;
   signal(SIGPIPE, SIG_IGN);
   zoo_set_debug_level(getenv("ZKT_ZKLOG") ? ZOO_LOG_LEVEL_INFO : ZOO_LOG_LEVEL_ERROR);
   start_ms = now_ms();
