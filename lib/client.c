@@ -27,7 +27,8 @@ static int opts_valid(const zkc_client_opts_t *o) {
          o->retry.max_retries >= 0 &&
          (o->parent_mode == ZKC_PARENTS_PERSISTENT ||
           o->parent_mode == ZKC_PARENTS_CONTAINER) &&
-         o->log_level >= ZKC_LOG_NONE && o->log_level <= ZKC_LOG_DEBUG;
+         o->log_level >= ZKC_LOG_NONE && o->log_level <= ZKC_LOG_DEBUG &&
+         zkc__acl_opts_valid(o);
 }
 
 /* "host:port,host:port[/chroot]": the chroot, if any, must be a valid path
@@ -37,6 +38,21 @@ static int connect_string_valid(const char *s) {
   const char *chroot = strchr(s, '/');
   if (chroot == NULL || strcmp(chroot, "/") == 0) return 1;
   return zkc__path_validate(chroot) == ZKC_OK;
+}
+
+/* ZooKeeper accepts a session under a chroot that does not exist, and
+ * every request under it then fails with ZNONODE: say so at open. On a
+ * chrooted handle "/" is the chroot itself. */
+static int chroot_exists(zkc_client_t *c, const char *connect) {
+  const char *chroot = strchr(connect, '/');
+  if (chroot == NULL || strcmp(chroot, "/") == 0) return ZKC_OK;
+  int rc, tries = 0;
+  int64_t deadline = zkc__deadline_after(c->opts.connect_timeout_ms);
+  do {
+    rc = zkc__op_run_exists(c, "/", NULL);
+  } while (zkc__retryable(rc) && ++tries < 5 &&
+           zkc__wait_connected(c, deadline) == ZKC_OK);
+  return rc == ZNONODE ? ZKC_ENOROOT : rc;
 }
 
 static char *default_holder_id(void) {
@@ -56,6 +72,7 @@ static void client_free(zkc_client_t *c) {
   pthread_mutex_destroy(&c->mu);
   pthread_mutex_destroy(&c->ops_mu);
   pthread_cond_destroy(&c->ops_cv);
+  zkc__acl_free(c);
   free(c->connect);
   free(c->holder_id);
   free(c);
@@ -76,8 +93,10 @@ static zkc_client_t *client_alloc(const char *connect,
   ok = ok && zkc__cond_init(&c->ops_cv) == ZKC_OK;
   ok = ok && zkc__cond_init(&c->state_cv) == ZKC_OK;
   ok = ok && pthread_rwlock_init(&c->zh_lock, NULL) == 0;
+  ok = ok && zkc__acl_setup(c) == ZKC_OK;
   if (!ok) {
     /* Only reached on allocation failure, before any thread exists. */
+    zkc__acl_free(c);
     free(c->connect);
     free(c->holder_id);
     free(c);
@@ -108,6 +127,7 @@ int zkc_client_open(zkc_client_t **out, const char *connect_string,
     rc = zkc__session_wait_first(c, zkc__deadline_after(opts->connect_timeout_ms));
     if (rc == ZKC_ETIMEDOUT) rc = ZKC_ECONNECT;
   }
+  if (rc == ZKC_OK) rc = chroot_exists(c, connect_string);
   if (rc != ZKC_OK) {
     zkc__log(c, ZKC_LOG_ERROR, "cannot open a session on %s: %s",
              connect_string, zkc_strerror(rc));

@@ -108,8 +108,26 @@ struct zkc_client {
   log_callback_fn log_cb; /* bound once, reused by every handle */
   char *connect;
   char *holder_id;
-  zkc_client_opts_t opts; /* with holder_id pointing at the copy above */
+  char *auth_digest;                  /* copy of opts.auth_digest */
+  struct ACL_vector acl_participant;  /* of lock, latch and selector nodes */
+  struct ACL_vector acl_parent;       /* of parents zkcoord creates */
+  int auth_failed;                    /* the ensemble refused the credentials */
+  zkc_client_opts_t opts; /* with holder_id, auth_digest at the copies above */
 };
+
+/* ---- credentials and ACLs (acl.c) ---- */
+
+/* 1 when the auth and ACL options are well-formed. */
+int zkc__acl_opts_valid(const zkc_client_opts_t *opts);
+/* Copies the credentials and builds the ACL vectors from c->opts. */
+int zkc__acl_setup(zkc_client_t *c);
+void zkc__acl_free(zkc_client_t *c);
+/* The ACL for a node about to be created at `path`: one of the client's
+ * vectors, or the acl_fn's answer converted into *tmp (freed with
+ * zkc__acl_tmp_free after the request is submitted). */
+int zkc__acl_for(zkc_client_t *c, const char *path, zkc_node_kind_t kind,
+                 struct ACL_vector *tmp, const struct ACL_vector **out);
+void zkc__acl_tmp_free(struct ACL_vector *tmp);
 
 /* ---- life cycle and calls (client.c) ---- */
 
@@ -177,8 +195,8 @@ int zkc__op_wait(zkc__op_t *op);
 
 /* Each submit either queues the request (its completion fills op) or fails
  * at once, in which case op is marked done with the error. */
-void zkc__submit_create(zkc_client_t *c, zkc__op_t *op, const char *path,
-                        const char *data, int len, int mode);
+void zkc__submit_create(zkc_client_t *c, zkc__op_t *op, zkc_node_kind_t kind,
+                        const char *path, const char *data, int len, int mode);
 void zkc__submit_children(zkc_client_t *c, zkc__op_t *op, const char *path);
 void zkc__submit_delete(zkc_client_t *c, zkc__op_t *op, const char *path);
 void zkc__submit_exists(zkc_client_t *c, zkc__op_t *op, const char *path);
@@ -198,8 +216,8 @@ void zkc__ops_drain(zkc_client_t *c, int64_t deadline_ms);
 /* Submit + wait, for the single-request cases. */
 int zkc__op_run_delete(zkc_client_t *c, const char *path);
 int zkc__op_run_exists(zkc_client_t *c, const char *path, struct Stat *stat);
-int zkc__op_run_create(zkc_client_t *c, const char *path, const char *data,
-                       int len, int mode);
+int zkc__op_run_create(zkc_client_t *c, zkc_node_kind_t kind, const char *path,
+                       const char *data, int len, int mode);
 
 /* One transaction: check that check_path exists, then set path's data.
  * Returns the failing operation's error with *failed_op its index (0 the

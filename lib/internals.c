@@ -17,15 +17,15 @@
 static int ensure_path(zkc_client_t *c, const char *path) {
   int mode = c->opts.parent_mode == ZKC_PARENTS_CONTAINER ? ZOO_CONTAINER
                                                           : ZOO_PERSISTENT;
-  int rc = zkc__op_run_create(c, path, "", 0, mode);
+  int rc = zkc__op_run_create(c, ZKC_NODE_PARENT, path, "", 0, mode);
   if (rc != ZNONODE) return rc == ZNODEEXISTS ? ZOK : rc;
   char *parent = zkc__path_parent(path);
   if (parent == NULL) return ZKC_ENOMEM;
   /* ZNONODE under "/" means the chroot itself is missing: give up. */
-  rc = strcmp(parent, "/") == 0 ? ZNONODE : ensure_path(c, parent);
+  rc = strcmp(parent, "/") == 0 ? ZKC_ENOROOT : ensure_path(c, parent);
   free(parent);
   if (rc != ZOK) return rc;
-  rc = zkc__op_run_create(c, path, "", 0, mode);
+  rc = zkc__op_run_create(c, ZKC_NODE_PARENT, path, "", 0, mode);
   return rc == ZNODEEXISTS ? ZOK : rc;
 }
 
@@ -157,8 +157,8 @@ static int create_node(attempt_t *a, const char *lock_name) {
     zkc__op_t create;
     if ((rc = zkc__op_init(&create)) != ZKC_OK) break;
     a->session = zkc__session_id(c);
-    zkc__submit_create(c, &create, a->prefix, a->data, (int)strlen(a->data),
-                       ZOO_EPHEMERAL_SEQUENTIAL);
+    zkc__submit_create(c, &create, ZKC_NODE_PARTICIPANT, a->prefix, a->data,
+                       (int)strlen(a->data), ZOO_EPHEMERAL_SEQUENTIAL);
     int list_rc = submit_list(a);
     rc = zkc__op_wait(&create);
     a->stat = create.stat;

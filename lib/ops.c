@@ -181,11 +181,20 @@ static void on_children(int rc, const struct String_vector *v,
     if (src_ != ZOK && op_claim(op)) op_finish((op), src_, NULL); \
   } while (0)
 
-void zkc__submit_create(zkc_client_t *c, zkc__op_t *op, const char *path,
-                        const char *data, int len, int mode) {
+void zkc__submit_create(zkc_client_t *c, zkc__op_t *op, zkc_node_kind_t kind,
+                        const char *path, const char *data, int len, int mode) {
+  struct ACL_vector tmp;
+  const struct ACL_vector *acl;
+  int rc = zkc__acl_for(c, path, kind, &tmp, &acl);
+  if (rc != ZKC_OK) {
+    op_link(c, op);
+    if (op_claim(op)) op_finish(op, rc, NULL);
+    return;
+  }
+  /* The request is serialized before zoo_acreate2 returns: tmp may go. */
   ZKC__SUBMIT(c, op,
-              zoo_acreate2(zh, path, data, len, &ZOO_OPEN_ACL_UNSAFE, mode,
-                           on_created, op));
+              zoo_acreate2(zh, path, data, len, acl, mode, on_created, op));
+  zkc__acl_tmp_free(&tmp);
 }
 
 void zkc__submit_children(zkc_client_t *c, zkc__op_t *op, const char *path) {
@@ -253,12 +262,12 @@ int zkc__op_run_exists(zkc_client_t *c, const char *path, struct Stat *stat) {
   return rc;
 }
 
-int zkc__op_run_create(zkc_client_t *c, const char *path, const char *data,
-                       int len, int mode) {
+int zkc__op_run_create(zkc_client_t *c, zkc_node_kind_t kind, const char *path,
+                       const char *data, int len, int mode) {
   zkc__op_t op;
   int rc = zkc__op_init(&op);
   if (rc != ZKC_OK) return rc;
-  zkc__submit_create(c, &op, path, data, len, mode);
+  zkc__submit_create(c, &op, kind, path, data, len, mode);
   return run(&op);
 }
 

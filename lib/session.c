@@ -49,6 +49,7 @@ static void session_watcher(zhandle_t *zh, int type, int state,
     c->session_timeout_ms = zoo_recv_timeout(zh);
   } else if (state == ZOO_EXPIRED_SESSION_STATE ||
              state == ZOO_AUTH_FAILED_STATE) {
+    if (state == ZOO_AUTH_FAILED_STATE) c->auth_failed = 1;
     c->session_dead = 1;
     zkc__waiters_wake_all_locked(c);
   }
@@ -85,6 +86,17 @@ int zkc__session_open_handle(zkc_client_t *c) {
                                                             : ZKC_ESYSTEM;
     free(h);
     return rc;
+  }
+  /* Queued before any request can use the handle; the C client sends it
+   * first on every connection of this session. */
+  if (c->auth_digest != NULL) {
+    int rc = zoo_add_auth(zh, "digest", c->auth_digest,
+                          (int)strlen(c->auth_digest), NULL, NULL);
+    if (rc != ZOK) {
+      zookeeper_close(zh);
+      free(h);
+      return rc;
+    }
   }
   pthread_rwlock_wrlock(&c->zh_lock);
   c->zh = zh;
@@ -242,6 +254,9 @@ static void process_event_locked(zkc_client_t *c, const zkc__event_t *ev) {
       transition_locked(c, ZKC_STATE_READ_ONLY, 0);
   } else if (s == ZOO_EXPIRED_SESSION_STATE || s == ZOO_AUTH_FAILED_STATE) {
     if (c->state != ZKC_STATE_LOST) declare_lost_locked(c);
+    /* Refused credentials will be refused again: do not hammer. */
+    if (s == ZOO_AUTH_FAILED_STATE)
+      c->recreate_at = zkc__now_ms() + c->opts.session_timeout_ms;
   } else if (live(c->state)) { /* connecting: the connection dropped */
     transition_locked(c, ZKC_STATE_SUSPENDED, 0);
   }
@@ -322,6 +337,10 @@ int zkc__session_wait_first(zkc_client_t *c, int64_t deadline_ms) {
   int rc = ZKC_OK;
   pthread_mutex_lock(&c->mu);
   while (c->state != ZKC_STATE_CONNECTED) {
+    if (c->auth_failed) {
+      rc = ZAUTHFAILED;
+      break;
+    }
     if (zkc__cond_wait_until(&c->state_cv, &c->mu, deadline_ms) == ETIMEDOUT) {
       rc = ZKC_ETIMEDOUT;
       break;

@@ -79,6 +79,55 @@ typedef struct zkc_retry_policy {
   int max_retries;   /* default 10; 0 = never retry */
 } zkc_retry_policy_t;
 
+/* Permission bits of an ACL entry (the same values as ZooKeeper's). */
+#define ZKC_PERM_READ 1
+#define ZKC_PERM_WRITE 2
+#define ZKC_PERM_CREATE 4
+#define ZKC_PERM_DELETE 8
+#define ZKC_PERM_ADMIN 16
+#define ZKC_PERM_ALL 31
+
+/* One ACL entry: permission bits for an identity, as ZooKeeper's ACL.
+ * scheme/id examples: "world"/"anyone"; "auth"/"" (whoever created the
+ * node, by the credentials its session added); "digest"/"user:<base64 of
+ * SHA-1 of user:password>"; "ip"/"10.0.0.0/8". */
+typedef struct zkc_acl {
+  int32_t perms;
+  const char *scheme;
+  const char *id;
+} zkc_acl_t;
+
+/* Which ACL the nodes zkcoord creates get, unless acl/acl_fn say otherwise. */
+typedef enum zkc_acl_preset {
+  /* Everyone may do everything (ZooKeeper's OPEN_ACL_UNSAFE), as Curator
+   * and kazoo by default: any client of the ensemble can delete or
+   * overwrite lock nodes and so break the lock. Default, for
+   * compatibility with contenders that use no credentials. */
+  ZKC_ACL_OPEN = 0,
+  /* Lock and election nodes: all permissions for their creator's
+   * credentials only (CREATOR_ALL). Parents zkcoord creates: all for the
+   * creator, read for everyone (others can list the queue, not join it or
+   * delete from it). Needs auth_digest: every participant of a lock uses
+   * the same credentials. */
+  ZKC_ACL_SECURE = 1
+} zkc_acl_preset_t;
+
+/* The kind of node zkcoord is about to create. */
+typedef enum zkc_node_kind {
+  ZKC_NODE_PARENT = 1,     /* a missing parent of a lock or election path */
+  ZKC_NODE_PARTICIPANT = 2 /* a lock, latch or selector node */
+} zkc_node_kind_t;
+
+/* Chooses the ACL of one node: `path` is the node's full path (without the
+ * chroot; for a participant, the path and name prefix before the sequence
+ * number). Returns the entries and sets *count (at least 1), or returns
+ * NULL to use the client's ACL (acl, else acl_preset). The entries must
+ * stay valid until the client is closed (a static table, or one owned by
+ * ctx). Called on the thread that creates the node (a caller of acquire, or
+ * a latch or selector thread): it must not block nor call zkcoord. */
+typedef const zkc_acl_t *(*zkc_acl_fn)(void *ctx, const char *path,
+                                       zkc_node_kind_t kind, size_t *count);
+
 typedef struct zkc_client_opts {
   /* Requested session timeout; the ensemble may narrow it to its
    * [2, 20] x tickTime range. Default 10000. */
@@ -105,6 +154,24 @@ typedef struct zkc_client_opts {
   int lost_on_suspended;
   /* 1 allows connecting to read-only servers (state READ_ONLY). Default 0. */
   int allow_read_only;
+  /* Digest credentials "user:password" (user without ':', neither part
+   * empty), added to every session this client opens, the first and each
+   * one that replaces a lost session. NULL (default) = none. Copied at
+   * open. Digest authentication itself never fails: a wrong password shows
+   * as ZNOAUTH when an ACL refuses an operation. Without TLS (which
+   * Debian's C client lacks) the credentials travel in clear text. */
+  const char *auth_digest;
+  /* ACL of every node zkcoord creates (see zkc_acl_preset_t). Default
+   * ZKC_ACL_OPEN. */
+  zkc_acl_preset_t acl_preset;
+  /* One ACL for every node zkcoord creates, instead of the preset: acl_count
+   * entries, copied at open. NULL (default) = the preset. */
+  const zkc_acl_t *acl;
+  size_t acl_count;
+  /* Per-node choice, asked before each create; NULL (default) = acl or
+   * the preset for every node. */
+  zkc_acl_fn acl_fn;
+  void *acl_ctx;
 } zkc_client_opts_t;
 
 /* Fills `opts` with the defaults above. Accepts NULL (no-op). Thread-safe. */
@@ -118,8 +185,13 @@ ZKC_EXTERN void zkc_client_opts_init(zkc_client_opts_t *opts);
  * Returns:
  *   ZKC_OK
  *   ZKC_EINVAL    out or connect_string NULL/empty, a negative timeout, a
- *                 bad chroot, or a retry policy with negative fields
+ *                 bad chroot, a retry policy with negative fields, a
+ *                 malformed auth_digest, an ACL entry with a NULL scheme or
+ *                 id or no permission, acl_count 0 with acl set (or set
+ *                 without acl), ZKC_ACL_SECURE without auth_digest
  *   ZKC_ECONNECT  no server answered within connect_timeout_ms
+ *   ZKC_ENOROOT   the chroot of the connect string does not exist
+ *   ZAUTHFAILED   the ensemble refused the credentials
  *   ZKC_EDEADLK   called from a ZooKeeper callback thread
  *   ZKC_ENOMEM, ZKC_ESYSTEM
  * Thread-safe. */

@@ -33,7 +33,8 @@ extern "C" {
   XX(ELOST, -1007, "the ZooKeeper session was lost; the lock node is gone")    \
   XX(ECONNECT, -1008, "could not connect to the ZooKeeper ensemble in time")   \
   XX(ESYSTEM, -1009, "a system call failed (threads, clock or random)")        \
-  XX(EPROTO, -1010, "unexpected answer from ZooKeeper")
+  XX(EPROTO, -1010, "unexpected answer from ZooKeeper")                        \
+  XX(ENOROOT, -1011, "the chroot of the connect string does not exist")
 
 typedef enum zkc_errno {
   ZKC_OK = 0,
