@@ -66,6 +66,7 @@ static char *default_holder_id(void) {
 
 static void client_free(zkc_client_t *c) {
   zkc__janitor_free(c);
+  zkc__guards_free(c);
   zkc__session_free(c);
   pthread_rwlock_destroy(&c->zh_lock);
   pthread_cond_destroy(&c->state_cv);
@@ -158,7 +159,9 @@ void zkc_client_close(zkc_client_t *c) {
    * bookkeeping (LeakSanitizer shows it). Bounded, since a disconnected
    * handle may hold them until the connection is declared lost. Then the
    * handle: the session's close removes its nodes. */
-  zkc__ops_drain(c, zkc__deadline_after(2000));
+  int64_t drain_deadline = zkc__deadline_after(2000);
+  zkc__ops_drain(c, drain_deadline);
+  zkc__guards_drain(c, drain_deadline);
   zkc__session_drop_handle(c, 1);
 
   pthread_mutex_lock(&c->mu);

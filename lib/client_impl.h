@@ -104,6 +104,11 @@ struct zkc_client {
 
   zkc__pending_t *pending;
 
+  struct zkc__guard *guards; /* holders' watches on their own nodes */
+  uint64_t next_guard_id;
+  uint64_t guard_dispatching; /* guard whose owner is being told */
+  int guard_requests;         /* guard watches being set */
+
   int log_slot;
   log_callback_fn log_cb; /* bound once, reused by every handle */
   char *connect;
@@ -114,6 +119,28 @@ struct zkc_client {
   int auth_failed;                    /* the ensemble refused the credentials */
   zkc_client_opts_t opts; /* with holder_id, auth_digest at the copies above */
 };
+
+/* ---- holders watching their own nodes (guard.c) ---- */
+
+typedef struct zkc__guard zkc__guard_t;
+/* Told, on the maintenance thread, that the guarded node was deleted while
+ * its session lived. */
+typedef void (*zkc__guard_fn)(void *ctx, uint64_t guard_id);
+
+/* Watches `path` (a node of session_id) until zkc__guard_remove; sets *id
+ * (never 0). Does not wait for the server. ZKC_OK or ZKC_ENOMEM. */
+int zkc__guard_add(zkc_client_t *c, const char *path, int64_t session_id,
+                   zkc__guard_fn fn, void *ctx, uint64_t *id);
+/* Stops guarding; once it returns, fn is not running for it (unless called
+ * from fn itself). id 0 is ignored. */
+void zkc__guard_remove(zkc_client_t *c, uint64_t id);
+/* Maintenance thread: tells one owner or re-sets one watch; 1 if it did. */
+int zkc__guard_step_locked(zkc_client_t *c);
+/* When a failed confirmation is due again (ZKC__FOREVER if none). */
+int64_t zkc__guard_next_locked(zkc_client_t *c);
+/* Close: waits (bounded) for watch requests in flight. */
+void zkc__guards_drain(zkc_client_t *c, int64_t deadline_ms);
+void zkc__guards_free(zkc_client_t *c);
 
 /* ---- credentials and ACLs (acl.c) ---- */
 

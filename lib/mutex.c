@@ -18,6 +18,7 @@ typedef struct hold {
   zkc__held_t held;
   int in_doubt; /* connection down: the lock may be gone */
   int lost;     /* the lock is gone (or being given up) */
+  uint64_t guard; /* the watch on our own node */
   UT_hash_handle hh;
 } hold_t;
 
@@ -76,6 +77,25 @@ static void on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
     zkc__log(c, ZKC_LOG_WARN, "lock %s lost (%s)", m->path,
              why == ZKC_LOST_SESSION ? "session lost" : "connection suspended");
     if (fn) fn(fn_ctx, m, why);
+  }
+}
+
+/* Our node was deleted while the session lived: the lock is gone. */
+static void on_node_gone(void *ctx, uint64_t guard) {
+  zkc_mutex_t *m = ctx;
+  int notify = 0;
+  pthread_mutex_lock(&m->mu);
+  hold_t *h, *tmp;
+  HASH_ITER(hh, m->holds, h, tmp) {
+    if (h->guard == guard && !h->lost) h->lost = notify = 1;
+  }
+  zkc_lost_fn fn = m->lost_fn;
+  void *fn_ctx = m->lost_ctx;
+  pthread_mutex_unlock(&m->mu);
+  if (notify) {
+    zkc__log(m->client, ZKC_LOG_WARN,
+             "lock %s lost (its node was deleted by another client)", m->path);
+    if (fn) fn(fn_ctx, m, ZKC_LOST_DELETED);
   }
 }
 
@@ -164,6 +184,11 @@ int zkc_mutex_acquire_timeout(zkc_mutex_t *m, int64_t timeout_ms) {
   }
   pthread_mutex_lock(&m->mu);
   if (rc == ZKC_OK && !ZKC__HASH_ADD_U64(m->holds, thread, h)) rc = ZKC_ENOMEM;
+  /* Under m->mu, so that the guard cannot fire before it is recorded. */
+  if (rc == ZKC_OK &&
+      zkc__guard_add(c, h->held.node, h->held.session_id, on_node_gone, m,
+                     &h->guard) != ZKC_OK)
+    zkc__log(c, ZKC_LOG_WARN, "out of memory: %s is held unwatched", m->path);
   m->users--;
   pthread_mutex_unlock(&m->mu);
   if (rc != ZKC_OK && h != NULL) {
@@ -200,6 +225,7 @@ int zkc_mutex_release(zkc_mutex_t *m) {
   HASH_DELETE(hh, m->holds, h);
   if (rc == ZKC_OK) m->users++;
   pthread_mutex_unlock(&m->mu);
+  zkc__guard_remove(c, h->guard); /* before the delete it would report */
   if (rc == ZKC_OK) {
     rc = zkc__lock_release(c, &h->held);
     leave(m);

@@ -311,9 +311,12 @@ static void *maint_main(void *arg) {
       }
       if (c->recreate_at < wake) wake = c->recreate_at;
     }
+    if (zkc__guard_step_locked(c)) continue;
     if (zkc__janitor_step_locked(c)) continue;
     int64_t retry = zkc__janitor_next_locked(c);
     if (retry < wake) wake = retry;
+    int64_t check = zkc__guard_next_locked(c);
+    if (check < wake) wake = check;
     zkc__cond_wait_until(&c->state_cv, &c->mu, wake);
   }
   pthread_mutex_unlock(&c->mu);

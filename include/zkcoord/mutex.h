@@ -31,7 +31,11 @@ typedef enum zkc_lost_reason {
   ZKC_LOST_SUSPENDED = 1,
   /* The session expired, or stayed disconnected for a whole session
    * timeout: its lock nodes are gone (or go at once). */
-  ZKC_LOST_SESSION = 2
+  ZKC_LOST_SESSION = 2,
+  /* The lock node was deleted by another client while the session lived
+   * (an operator, or a participant with the rights to do so: see the
+   * client's ACL options). The holder watches its own node to learn it. */
+  ZKC_LOST_DELETED = 3
 } zkc_lost_reason_t;
 
 /* Told once per event that one or more holds of the mutex are lost, on the

@@ -1,0 +1,216 @@
+/* Guards: a holder watches its own node, so that a delete by anyone else
+ * (an operator's "deleteall", a misbehaving participant with the rights to
+ * do it) is noticed while the session lives, instead of the holder going on
+ * in the belief that it still holds the lock.
+ *
+ * The watch is an exists-watch set without waiting for the answer (no cost
+ * on the acquire path). Its answer and events arrive on the ZooKeeper
+ * completion thread, which only marks the guard; the maintenance thread
+ * tells the owner and sets the watch again when it was cut off. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "client_impl.h"
+#include "zkcoord/common.h"
+
+struct zkc__guard {
+  uint64_t id;
+  char *path;
+  int64_t session_id; /* the session that owns the node */
+  zkc__guard_fn fn;
+  void *ctx;
+  int armed;  /* a watch is (or is being) set */
+  int gone;   /* a delete was seen: confirm, then tell the owner */
+  int64_t check_at; /* next confirmation attempt after a failed one */
+  UT_hash_handle hh;
+};
+
+typedef struct guard_req {
+  zkc_client_t *c;
+  uint64_t id;
+} guard_req_t;
+
+static zkc__guard_t *find_locked(zkc_client_t *c, uint64_t id) {
+  zkc__guard_t *g = NULL;
+  HASH_FIND(hh, c->guards, &id, sizeof id, g);
+  return g;
+}
+
+static void guard_watcher(zhandle_t *zh, int type, int state, const char *path,
+                          void *ctx) {
+  (void)state, (void)path;
+  zkc__mark_callback_thread();
+  if (type == ZOO_SESSION_EVENT) return; /* the client's watcher's job */
+  const zkc__handle_ctx_t *h = zoo_get_context(zh);
+  zkc_client_t *c = h->c;
+  uint64_t id = (uint64_t)(uintptr_t)ctx;
+  pthread_mutex_lock(&c->mu);
+  zkc__guard_t *g = find_locked(c, id);
+  if (g != NULL) {
+    /* Deleted: tell the owner. Changed (overwritten by someone): the watch
+     * is spent, set it again. */
+    if (type == ZOO_DELETED_EVENT) g->gone = 1;
+    g->armed = 0;
+    pthread_cond_broadcast(&c->state_cv);
+  }
+  pthread_mutex_unlock(&c->mu);
+}
+
+static void guard_answer(int rc, const struct Stat *stat, const void *data) {
+  (void)stat;
+  zkc__mark_callback_thread();
+  guard_req_t *req = (guard_req_t *)data;
+  zkc_client_t *c = req->c;
+  pthread_mutex_lock(&c->mu);
+  zkc__guard_t *g = find_locked(c, req->id);
+  if (g != NULL && rc == ZNONODE) { /* gone before the watch was set */
+    g->gone = 1;
+  } else if (g != NULL && rc != ZOK) { /* not set (connection loss, close) */
+    g->armed = 0;
+  }
+  if (--c->guard_requests == 0 || g != NULL) pthread_cond_broadcast(&c->state_cv);
+  pthread_mutex_unlock(&c->mu);
+  free(req);
+}
+
+/* Sends the exists-watch for guard `id` on `path`. c->mu not held. */
+static void arm(zkc_client_t *c, uint64_t id, const char *path) {
+  guard_req_t *req = malloc(sizeof *req);
+  int rc = ZKC_ENOMEM;
+  if (req != NULL) {
+    req->c = c, req->id = id;
+    pthread_mutex_lock(&c->mu);
+    c->guard_requests++;
+    pthread_mutex_unlock(&c->mu);
+    pthread_rwlock_rdlock(&c->zh_lock);
+    rc = c->zh ? zoo_awexists(c->zh, path, guard_watcher, (void *)(uintptr_t)id,
+                              guard_answer, req)
+               : ZCONNECTIONLOSS;
+    if (c->zh && rc == ZOK) atomic_fetch_add(&c->requests, 1);
+    pthread_rwlock_unlock(&c->zh_lock);
+  }
+  if (rc == ZOK) return;
+  pthread_mutex_lock(&c->mu);
+  if (req != NULL) c->guard_requests--;
+  zkc__guard_t *g = find_locked(c, id);
+  if (g != NULL) g->armed = 0; /* the maintenance thread tries again */
+  pthread_cond_broadcast(&c->state_cv);
+  pthread_mutex_unlock(&c->mu);
+  free(req);
+}
+
+int zkc__guard_add(zkc_client_t *c, const char *path, int64_t session_id,
+                   zkc__guard_fn fn, void *ctx, uint64_t *id) {
+  zkc__guard_t *g = calloc(1, sizeof *g);
+  if (g == NULL || (g->path = strdup(path)) == NULL) {
+    free(g);
+    return ZKC_ENOMEM;
+  }
+  g->session_id = session_id;
+  g->fn = fn, g->ctx = ctx;
+  g->armed = 1;
+  pthread_mutex_lock(&c->mu);
+  g->id = ++c->next_guard_id;
+  int added = ZKC__HASH_ADD_U64(c->guards, id, g);
+  pthread_mutex_unlock(&c->mu);
+  if (!added) {
+    free(g->path);
+    free(g);
+    return ZKC_ENOMEM;
+  }
+  *id = g->id;
+  arm(c, g->id, path);
+  return ZKC_OK;
+}
+
+void zkc__guard_remove(zkc_client_t *c, uint64_t id) {
+  if (id == 0) return;
+  pthread_mutex_lock(&c->mu);
+  zkc__guard_t *g = find_locked(c, id);
+  if (g != NULL) HASH_DELETE(hh, c->guards, g);
+  /* Once this returns the owner's callback is not running for it. */
+  int self = c->maint_started && pthread_equal(pthread_self(), c->maint);
+  while (!self && c->guard_dispatching == id)
+    pthread_cond_wait(&c->state_cv, &c->mu);
+  pthread_mutex_unlock(&c->mu);
+  if (g != NULL) free(g->path);
+  free(g);
+}
+
+/* The server deletes a closing session's ephemeral nodes before it drops
+ * the connection, so the session's own watch can report the delete of a
+ * node lost with the session. A round trip that finds the node gone proves
+ * the session alive: only then was the node deleted by someone else.
+ * Caller holds c->mu; returns with it held. */
+static void confirm_and_tell(zkc_client_t *c, zkc__guard_t *g) {
+  uint64_t id = g->id;
+  char *path = strdup(g->path);
+  c->guard_dispatching = id; /* keeps g alive while unlocked */
+  pthread_mutex_unlock(&c->mu);
+  int rc = path ? zkc__op_run_exists(c, path, NULL) : ZKC_ENOMEM;
+  free(path);
+  if (rc == ZNONODE) g->fn(g->ctx, id);
+  pthread_mutex_lock(&c->mu);
+  c->guard_dispatching = 0;
+  pthread_cond_broadcast(&c->state_cv);
+  if (rc == ZNONODE || rc == ZOK) { /* told, or it exists: watch again */
+    g->gone = 0;
+    g->armed = rc == ZNONODE;
+  } else { /* the session's fate is being decided: ask again later */
+    g->check_at = zkc__now_ms() + 100;
+  }
+}
+
+int zkc__guard_step_locked(zkc_client_t *c) {
+  int live = c->zk_state == ZOO_CONNECTED_STATE && !c->session_dead && !c->recreate;
+  if (!live) return 0;
+  int64_t now = zkc__now_ms();
+  zkc__guard_t *g, *tmp;
+  HASH_ITER(hh, c->guards, g, tmp) {
+    /* A node of an older session went with it: its owner learns through
+     * the LOST state, not here. */
+    if (g->session_id != c->session_id) continue;
+    if (g->gone && now >= g->check_at) {
+      confirm_and_tell(c, g);
+      return 1;
+    }
+    if (!g->gone && !g->armed) {
+      g->armed = 1;
+      uint64_t id = g->id;
+      char *path = strdup(g->path);
+      pthread_mutex_unlock(&c->mu);
+      if (path) arm(c, id, path);
+      free(path);
+      pthread_mutex_lock(&c->mu);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+int64_t zkc__guard_next_locked(zkc_client_t *c) {
+  int64_t next = ZKC__FOREVER;
+  zkc__guard_t *g, *tmp;
+  HASH_ITER(hh, c->guards, g, tmp) {
+    if (g->gone && g->session_id == c->session_id && g->check_at < next)
+      next = g->check_at;
+  }
+  return next;
+}
+
+void zkc__guards_drain(zkc_client_t *c, int64_t deadline_ms) {
+  pthread_mutex_lock(&c->mu);
+  while (c->guard_requests > 0 &&
+         zkc__cond_wait_until(&c->state_cv, &c->mu, deadline_ms) == 0) {
+  }
+  pthread_mutex_unlock(&c->mu);
+}
+
+void zkc__guards_free(zkc_client_t *c) {
+  zkc__guard_t *g, *tmp;
+  HASH_ITER(hh, c->guards, g, tmp) {
+    HASH_DELETE(hh, c->guards, g);
+    free(g->path);
+    free(g);
+  }
+}
