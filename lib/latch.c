@@ -32,6 +32,7 @@ struct zkc_latch {
   int drop;           /* the observer took leadership away */
   int has_node;       /* held is valid (while leader) */
   zkc__held_t held;
+  uint64_t guard;     /* the watch on held.node */
   int live;               /* the client's connection is up */
   int64_t lost_session;   /* the last session reported LOST */
   uint64_t suspend_gen;   /* SUSPENDED/READ_ONLY reports seen */
@@ -99,6 +100,34 @@ static void on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
              l->path, zkc_state_name(st));
 }
 
+/* Our node was deleted by another client while the session lived:
+ * leadership is gone; the latch thread rejoins with a new node. */
+static void on_node_gone(void *ctx, uint64_t guard) {
+  zkc_latch_t *l = ctx;
+  pthread_mutex_lock(&l->mu);
+  int drop = l->leader && l->guard == guard;
+  if (drop) {
+    l->leader = 0;
+    l->drop = 1;
+    pthread_cond_broadcast(&l->cv);
+  }
+  pthread_mutex_unlock(&l->mu);
+  if (drop)
+    zkc__log(l->client, ZKC_LOG_WARN,
+             "latch %s: leadership lost (node deleted by another client)",
+             l->path);
+}
+
+/* Takes the node (and its watch) from the latch; caller holds l->mu. */
+static zkc__held_t take_node_locked(zkc_latch_t *l, uint64_t *guard) {
+  zkc__held_t held = l->held;
+  *guard = l->guard;
+  l->guard = 0;
+  l->has_node = 0;
+  l->held.node = NULL;
+  return held;
+}
+
 /* Waits on l->cv until the deadline or cancel; caller holds l->mu. */
 static void pause_locked(zkc_latch_t *l, int64_t deadline) {
   while (!atomic_load(&l->cancel) &&
@@ -144,6 +173,10 @@ static int one_turn(zkc_latch_t *l) {
     l->has_node = 1;
     l->leader = 1;
     l->drop = 0;
+    /* Under l->mu, so that the guard cannot fire before it is recorded. */
+    if (zkc__guard_add(c, held.node, held.session_id, on_node_gone, l,
+                       &l->guard) != ZKC_OK)
+      zkc__log(c, ZKC_LOG_WARN, "out of memory: latch %s unwatched", l->path);
     pthread_cond_broadcast(&l->cv); /* awaiters */
   }
   pthread_mutex_unlock(&l->mu);
@@ -161,11 +194,11 @@ static int one_turn(zkc_latch_t *l) {
     pthread_mutex_unlock(&l->mu);
     return 0;
   }
-  held = l->held;
-  l->has_node = 0;
-  l->held.node = NULL;
+  uint64_t guard;
+  held = take_node_locked(l, &guard);
   l->drop = 0;
   pthread_mutex_unlock(&l->mu);
+  zkc__guard_remove(c, guard);
   tell(l, 0);
   /* The node is gone with the session, or (suspended) must go so that the
    * next participant can lead: a guaranteed delete. */
@@ -304,12 +337,12 @@ int zkc_latch_close(zkc_latch_t *l, zkc_close_mode_t mode) {
   }
   /* The thread is gone: leadership and the node are ours to end. */
   pthread_mutex_lock(&l->mu);
-  zkc__held_t held = l->held;
   int has_node = l->has_node;
-  l->has_node = 0;
-  l->held.node = NULL;
+  uint64_t guard;
+  zkc__held_t held = take_node_locked(l, &guard);
   l->leader = 0;
   pthread_mutex_unlock(&l->mu);
+  zkc__guard_remove(c, guard);
   if (mode == ZKC_CLOSE_NOTIFY_LEADER) tell(l, 0); /* only if it was told 1 */
   pthread_mutex_lock(&l->cb_mu);
   l->cb_off = 1;

@@ -37,6 +37,7 @@ struct zkc_selector {
   int leading;        /* take_leadership is running */
   int has_node;       /* held is valid (while leading) */
   zkc__held_t held;
+  uint64_t guard;     /* the watch on held.node */
   int live;             /* the client's connection is up */
   int64_t lost_session; /* the last session reported LOST */
   pthread_t thread;
@@ -79,6 +80,19 @@ static void on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
   pthread_mutex_lock(&s->cb_mu);
   if (!s->cb_off && s->on_state_fn) s->on_state_fn(s->ctx, s, st);
   pthread_mutex_unlock(&s->cb_mu);
+}
+
+/* Our node was deleted by another client while the session lived: this
+ * turn of leadership must end (should_stop answers 1). */
+static void on_node_gone(void *ctx, uint64_t guard) {
+  zkc_selector_t *s = ctx;
+  pthread_mutex_lock(&s->mu);
+  int mine = s->leading && s->guard == guard;
+  if (mine) atomic_store(&s->stop, 1);
+  pthread_mutex_unlock(&s->mu);
+  if (mine)
+    zkc__log(s->client, ZKC_LOG_WARN, "selector %s: leadership interrupted "
+             "(node deleted by another client)", s->path);
 }
 
 /* Waits on s->cv until the deadline or cancel; caller holds s->mu. */
@@ -129,6 +143,11 @@ static int one_turn(zkc_selector_t *s) {
     s->has_node = 1;
     atomic_store(&s->stop, 0);
     s->leading = 1;
+    /* Under s->mu, so that the guard cannot fire before it is recorded. */
+    if (zkc__guard_add(c, held.node, held.session_id, on_node_gone, s,
+                       &s->guard) != ZKC_OK)
+      zkc__log(c, ZKC_LOG_WARN, "out of memory: selector %s unwatched",
+               s->path);
   }
   pthread_mutex_unlock(&s->mu);
   if (bad) {
@@ -145,7 +164,10 @@ static int one_turn(zkc_selector_t *s) {
   s->has_node = 0;
   s->held.node = NULL;
   s->queued = s->auto_requeue && s->state == STARTED;
+  uint64_t guard = s->guard;
+  s->guard = 0;
   pthread_mutex_unlock(&s->mu);
+  zkc__guard_remove(c, guard);
   /* A guaranteed delete: the next participant leads once it is gone. A
    * node of a lost session is gone already. */
   zkc__lock_release(c, &held);

@@ -332,6 +332,9 @@ jvm_flags() {
         # server whose snapshots were deleted and txn logs kept refuses to start (ZOOKEEPER-3056).
         -Dzookeeper.snapshot.trust.empty=true
         -Dzookeeper.admin.enableServer=false
+        # A test-only superuser ("super:zkt-super"): the tests' inspection handle uses it to
+        # clean up nodes that the ACL tests lock away from everyone else.
+        -Dzookeeper.DigestAuthenticationProvider.superDigest=super:+OWYLqNhIN27hIORLu3mR4drRSo=
         ${ZKC_JVM_FLAGS-}
     )
 }

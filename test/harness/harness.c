@@ -100,6 +100,9 @@ static void raw_init(void) {
   raw_zh = zookeeper_init2(zkt_connect(), raw_watcher, 10000, NULL, NULL,
                            ZOO_NO_LOG_CLIENTENV, NULL);
   if (raw_zh == NULL) return;
+  /* The test ensemble's superuser: sees and deletes through every ACL. */
+  zoo_add_auth(raw_zh, "digest", ZKT_SUPER_DIGEST, (int)strlen(ZKT_SUPER_DIGEST),
+               NULL, NULL);
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
   ts.tv_sec += zkt_ms(15000) / 1000;
@@ -134,18 +137,20 @@ static void sync_done(int rc, const char *value, const void *data) {
 /* Reads from another session may be served by a server that has not yet
  * applied another client's committed write; sync first so the raw handle's
  * server has caught up with the leader (read-your-writes across sessions). */
-static void raw_sync(const char *path) {
-  /* A test may just have killed the raw handle's server: wait for it to
-   * move to another one. */
+void zkt_sync_handle(zhandle_t *zh, const char *path) {
+  /* A test may just have killed the handle's server: wait for it to move
+   * to another one. */
   int64_t deadline = zkt_now_ms() + zkt_ms(15000);
-  while (zoo_state(zkt_raw()) != ZOO_CONNECTED_STATE && zkt_now_ms() < deadline)
+  while (zoo_state(zh) != ZOO_CONNECTED_STATE && zkt_now_ms() < deadline)
     usleep(5000);
   struct sync_wait w = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
-  if (zoo_async(zkt_raw(), path, sync_done, &w) != ZOK) fail_msg("sync failed");
+  if (zoo_async(zh, path, sync_done, &w) != ZOK) fail_msg("sync failed");
   pthread_mutex_lock(&w.mu);
   while (!w.done) pthread_cond_wait(&w.cv, &w.mu);
   pthread_mutex_unlock(&w.mu);
 }
+
+static void raw_sync(const char *path) { zkt_sync_handle(zkt_raw(), path); }
 
 int zkt_children_count(const char *path) {
   struct String_vector v = {0};

@@ -37,9 +37,18 @@ zkc_client_t *zkt_open(const zkc_client_opts_t *opts);
 const char *zkt_root(void);
 const char *zkt_path(const char *leaf);
 
+/* Credentials of the test ensemble's superuser (zk-ensemble.sh). */
+#define ZKT_SUPER_DIGEST "super:zkt-super"
+
 /* A raw ZooKeeper handle for inspecting the ensemble, independent of the
- * library under test. Opened once per process. */
+ * library under test, authenticated as the superuser (no ACL stops it).
+ * Opened once per process. */
 zhandle_t *zkt_raw(void);
+
+/* Makes zh's server catch up with the leader on path before a read:
+ * reads by one session may miss another session's committed write. The
+ * inspection helpers below do it for the raw handle. */
+void zkt_sync_handle(zhandle_t *zh, const char *path);
 
 /* Number of children of path (-1 if it does not exist). */
 int zkt_children_count(const char *path);
