@@ -108,7 +108,8 @@ ZKC_EXTERN int zkc_latch_destroy(zkc_latch_t *latch);
 
 /* 1 if this latch is leader now, else 0 (also for NULL). Leadership ends
  * with the session (LOST), with the connection when the client has
- * lost_on_suspended set, and with close. While SUSPENDED without that
+ * lost_on_suspended set, with close, and when another client deletes the
+ * latch's node (the latch then rejoins with a new node). While SUSPENDED without that
  * option the leader is in doubt but still answers 1 (as Curator with
  * SessionConnectionStateErrorPolicy): use lost_on_suspended for work that
  * must stop as soon as the connection drops. No ZooKeeper traffic. */

@@ -131,8 +131,8 @@ ZKC_EXTERN int zkc_selector_destroy(zkc_selector_t *sel);
 ZKC_EXTERN int zkc_selector_has_leadership(const zkc_selector_t *sel);
 
 /* 1 once take_leadership must return: the connection was SUSPENDED (or is
- * READ_ONLY), the session was LOST, the selector is being closed or the
- * client was closed. Reset to 0 when a new turn of leadership starts. Meant
+ * READ_ONLY), the session was LOST, another client deleted the leader's
+ * node, the selector is being closed or the client was closed. Reset to 0 when a new turn of leadership starts. Meant
  * to be polled by take_leadership; cheap (no ZooKeeper traffic). 1 for
  * NULL. */
 ZKC_EXTERN int zkc_selector_should_stop(const zkc_selector_t *sel);
