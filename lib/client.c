@@ -27,13 +27,14 @@ static int opts_valid(const zkc_client_opts_t *o) {
          o->retry.max_retries >= 0 &&
          (o->parent_mode == ZKC_PARENTS_PERSISTENT ||
           o->parent_mode == ZKC_PARENTS_CONTAINER) &&
-         o->log_level >= ZKC_LOG_NONE && o->log_level <= ZKC_LOG_DEBUG;
+         o->log_level >= ZKC_LOG_NONE && o->log_level <= ZKC_LOG_DEBUG &&
+         zkc__id_validate(o->holder_id) == ZKC_OK;
 }
 
 /* "host:port,host:port[/chroot]": the chroot, if any, must be a valid path
  * (ZooKeeper would otherwise refuse the string with a vague EINVAL). */
 static int connect_string_valid(const char *s) {
-  if (s == NULL || s[0] == '\0' || s[0] == '/') return 0;
+  if (zkc__hosts_validate(s) != ZKC_OK) return 0;
   const char *chroot = strchr(s, '/');
   if (chroot == NULL || strcmp(chroot, "/") == 0) return 1;
   return zkc__path_validate(chroot) == ZKC_OK;

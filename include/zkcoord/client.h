@@ -117,8 +117,10 @@ ZKC_EXTERN void zkc_client_opts_init(zkc_client_opts_t *opts);
  * on failure *out is set to NULL (when out is not NULL).
  * Returns:
  *   ZKC_OK
- *   ZKC_EINVAL    out or connect_string NULL/empty, a negative timeout, a
- *                 bad chroot, or a retry policy with negative fields
+ *   ZKC_EINVAL    out or connect_string NULL/empty, a malformed host list
+ *                 (entries "host:port", printable ASCII), a negative timeout,
+ *                 a bad chroot, a retry policy with negative fields, or a
+ *                 holder_id over 1020 KiB
  *   ZKC_ECONNECT  no server answered within connect_timeout_ms
  *   ZKC_EDEADLK   called from a ZooKeeper callback thread
  *   ZKC_ENOMEM, ZKC_ESYSTEM

@@ -49,6 +49,35 @@ static void path_length_limit(void **state) {
   assert_int_equal(zkc__path_validate(p), ZKC_EINVAL);
 }
 
+static void host_lists(void **state) {
+  (void)state;
+  const char *ok[] = {"127.0.0.1:2181", "zk1:2181,zk2:2182,zk3:65535",
+                      "zk1:2181/app", "[::1]:2181", "a:1/"};
+  for (size_t i = 0; i < sizeof ok / sizeof *ok; i++)
+    if (zkc__hosts_validate(ok[i]) != ZKC_OK) fail_msg("refused %s", ok[i]);
+  const char *bad[] = {"", "/app", "zk1", "zk1:", ":2181", "zk1:0",
+                       "zk1:65536", "zk1:99999999999999999999", "zk1:21x1",
+                       "zk1:2181,", ",zk1:2181", "zk1:2181,,zk2:2181",
+                       "zk 1:2181", "zk1:2181 ", "z\xc3\xa9:2181", "zk\x01:1",
+                       "zk1:2181,zk2/app"};
+  assert_int_equal(zkc__hosts_validate(NULL), ZKC_EINVAL);
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+    if (zkc__hosts_validate(bad[i]) != ZKC_EINVAL) fail_msg("accepted %s", bad[i]);
+}
+
+static void id_length_limit(void **state) {
+  (void)state;
+  char *id = malloc(ZKC__DATA_MAX + 2);
+  memset(id, 0xff, ZKC__DATA_MAX + 1); /* any bytes: ids are data */
+  id[ZKC__DATA_MAX] = '\0';
+  assert_int_equal(zkc__id_validate(id), ZKC_OK);
+  id[ZKC__DATA_MAX] = 'x';
+  id[ZKC__DATA_MAX + 1] = '\0';
+  assert_int_equal(zkc__id_validate(id), ZKC_EINVAL);
+  assert_int_equal(zkc__id_validate(NULL), ZKC_OK);
+  free(id);
+}
+
 static int64_t seq_of(const char *name) {
   int64_t s = -999;
   if (!zkc__node_sequence(name, &s)) fail_msg("no sequence in %s", name);
@@ -210,6 +239,8 @@ int main(void) {
       cmocka_unit_test(valid_paths),
       cmocka_unit_test(invalid_paths),
       cmocka_unit_test(path_length_limit),
+      cmocka_unit_test(host_lists),
+      cmocka_unit_test(id_length_limit),
       cmocka_unit_test(sequences_of_known_recipes),
       cmocka_unit_test(sequences_after_wrap),
       cmocka_unit_test(names_without_sequence),
