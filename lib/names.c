@@ -110,7 +110,7 @@ static int64_t digits_value(const char *s, size_t n) {
  * "-000000005" for -5 and "-2147483648" (11 bytes) for -2^31. A '-' right
  * before ten digits is a sign only when it does not end the recipe's own
  * prefix ("...lock-" ends in a letter before the dash; "lock--1000000000"
- * and "__lock__-1000000000" carry a sign). */
+ * and "__lock__-1000000000" carry a sign, "x--0000000001" does not). */
 int zkc__node_sequence(const char *name, int64_t *seq) {
   if (name == NULL) return 0;
   size_t n = strlen(name);
@@ -123,7 +123,8 @@ int zkc__node_sequence(const char *name, int64_t *seq) {
   if (!all_digits(tail, ZKC__SEQ_DIGITS)) return 0;
   int64_t v = digits_value(tail, ZKC__SEQ_DIGITS);
   int signed_form = 0;
-  if (n > ZKC__SEQ_DIGITS && tail[-1] == '-') {
+  /* Only values <= -10^9 need the 11th byte: their first digit is not 0. */
+  if (n > ZKC__SEQ_DIGITS && tail[-1] == '-' && tail[0] != '0') {
     char before = n > ZKC__SEQ_DIGITS + 1 ? tail[-2] : '\0';
     signed_form = before == '\0' || before == '-' || before == '_' ||
                   before == '/';
