@@ -88,14 +88,16 @@ static void *acquire_thread(void *arg) {
 static int acquirer_done(void *arg) {
   return atomic_load(&((struct acquirer *)arg)->rc) != 1;
 }
-
-struct count_ctx {
-  const char *path;
-  int want;
-};
-static int children_reach(void *arg) {
-  struct count_ctx *c = arg;
-  return zkt_children_count(c->path) >= c->want;
+/* Starts a thread that acquires m and releases it again, and waits until
+ * its node is there (path has `children` children). */
+static pthread_t start_waiter(struct acquirer *w, zkc_mutex_t *m,
+                              const char *path, int children) {
+  *w = (struct acquirer){.m = m, .timeout_ms = zkt_ms(20000)};
+  atomic_store(&w->rc, 1);
+  pthread_t t;
+  pthread_create(&t, NULL, acquire_thread, w);
+  assert_true(zkt_await_children(path, children, zkt_ms(10000)));
+  return t;
 }
 
 /* The session watches exactly one node, whose name ends in `path`. */
@@ -140,12 +142,8 @@ static void junk_ignored_squatter_blocks(void **state) {
   assert_int_equal(zkt_children_count(path), base);
 
   /* A waiter gets the lock once the squatter goes. */
-  struct acquirer a = {.m = m, .timeout_ms = zkt_ms(20000)};
-  atomic_store(&a.rc, 1);
-  pthread_t t;
-  pthread_create(&t, NULL, acquire_thread, &a);
-  struct count_ctx cc = {path, base + 1};
-  assert_true(zkt_await(children_reach, &cc, zkt_ms(10000)));
+  struct acquirer a;
+  pthread_t t = start_waiter(&a, m, path, base + 1);
   assert_false(acquirer_done(&a));
   raw_delete(path, "foreign-0000000000");
   pthread_join(t, NULL);
@@ -188,12 +186,8 @@ static void duplicate_sequence_ties_by_name(void **state) {
   char dup[64];
   snprintf(dup, sizeof dup, "0dup-lock-%010d", st.cversion + 1);
   raw_create(path, dup);
-  struct acquirer w = {.m = mb, .timeout_ms = zkt_ms(20000)};
-  atomic_store(&w.rc, 1);
-  pthread_t t;
-  pthread_create(&t, NULL, acquire_thread, &w);
-  struct count_ctx cc = {path, 3};
-  assert_true(zkt_await(children_reach, &cc, zkt_ms(10000)));
+  struct acquirer w;
+  pthread_t t = start_waiter(&w, mb, path, 3);
   char **nodes;
   size_t n;
   OK(zkc_mutex_participant_nodes(ma, &nodes, &n));
@@ -237,12 +231,8 @@ static void ten_thousand_children(void **state) {
   zkc_client_t *a = zkt_open(NULL), *b = zkt_open(NULL);
   zkc_mutex_t *ma = new_mutex(a, path), *mb = new_mutex(b, path);
   OK(zkc_mutex_acquire_timeout(ma, zkt_ms(10000)));
-  struct acquirer w = {.m = mb, .timeout_ms = zkt_ms(20000)};
-  atomic_store(&w.rc, 1);
-  pthread_t t;
-  pthread_create(&t, NULL, acquire_thread, &w);
-  struct count_ctx cc = {path, 10002};
-  assert_true(zkt_await(children_reach, &cc, zkt_ms(10000)));
+  struct acquirer w;
+  pthread_t t = start_waiter(&w, mb, path, 10002);
   char **nodes;
   size_t n;
   OK(zkc_mutex_participant_nodes(ma, &nodes, &n));
