@@ -28,13 +28,13 @@ static int opts_valid(const zkc_client_opts_t *o) {
          (o->parent_mode == ZKC_PARENTS_PERSISTENT ||
           o->parent_mode == ZKC_PARENTS_CONTAINER) &&
          o->log_level >= ZKC_LOG_NONE && o->log_level <= ZKC_LOG_DEBUG &&
-         zkc__acl_opts_valid(o);
+         zkc__id_validate(o->holder_id) == ZKC_OK && zkc__acl_opts_valid(o);
 }
 
 /* "host:port,host:port[/chroot]": the chroot, if any, must be a valid path
  * (ZooKeeper would otherwise refuse the string with a vague EINVAL). */
 static int connect_string_valid(const char *s) {
-  if (s == NULL || s[0] == '\0' || s[0] == '/') return 0;
+  if (zkc__hosts_validate(s) != ZKC_OK) return 0;
   const char *chroot = strchr(s, '/');
   if (chroot == NULL || strcmp(chroot, "/") == 0) return 1;
   return zkc__path_validate(chroot) == ZKC_OK;

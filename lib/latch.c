@@ -232,7 +232,8 @@ static void latch_free(zkc_latch_t *l) {
 int zkc_latch_create(zkc_latch_t **out, zkc_client_t *client, const char *path,
                      const char *id, const zkc_latch_opts_t *opts) {
   if (out != NULL) *out = NULL;
-  if (out == NULL || client == NULL || zkc__path_validate(path) != ZKC_OK)
+  if (out == NULL || client == NULL || zkc__path_validate(path) != ZKC_OK ||
+      zkc__id_validate(id) != ZKC_OK)
     return ZKC_EINVAL;
   zkc_latch_t *l = calloc(1, sizeof *l);
   if (l == NULL) return ZKC_ENOMEM;

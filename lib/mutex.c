@@ -311,7 +311,7 @@ int zkc_mutex_participant_nodes(zkc_mutex_t *m, char ***nodes, size_t *count) {
 int zkc_mutex_fenced_set(zkc_mutex_t *m, const char *path, const void *data,
                          size_t len) {
   if (m == NULL || zkc__path_validate(path) != ZKC_OK ||
-      (data == NULL && len > 0) || len > INT_MAX)
+      (data == NULL && len > 0) || len > ZKC__DATA_MAX)
     return ZKC_EINVAL;
   zkc_client_t *c = m->client;
   int rc = zkc__call_enter(c);

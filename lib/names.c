@@ -67,6 +67,33 @@ int zkc__path_validate(const char *path) {
   return ZKC_OK;
 }
 
+int zkc__hosts_validate(const char *s) {
+  if (s == NULL || s[0] == '\0' || s[0] == '/') return ZKC_EINVAL;
+  size_t end = strcspn(s, "/");
+  for (size_t start = 0; start <= end;) {
+    size_t len = strcspn(s + start, ",/"), colon = 0;
+    unsigned long port = 0;
+    for (size_t i = start; i < start + len; i++) {
+      unsigned char ch = (unsigned char)s[i];
+      if (ch <= ' ' || ch >= 0x7f) return ZKC_EINVAL;
+      if (ch == ':') colon = i, port = 0;
+      else if (colon && ch >= '0' && ch <= '9' && port <= 65535)
+        port = port * 10 + (ch - '0');
+      else if (colon) port = 70000; /* a non-digit after the last ':' */
+    }
+    if (colon <= start || colon + 1 == start + len || port == 0 || port > 65535)
+      return ZKC_EINVAL;
+    start += len + 1;
+  }
+  return ZKC_OK;
+}
+
+int zkc__id_validate(const char *id) {
+  return id == NULL || strnlen(id, ZKC__DATA_MAX + 1) <= ZKC__DATA_MAX
+             ? ZKC_OK
+             : ZKC_EINVAL;
+}
+
 static int all_digits(const char *s, size_t n) {
   for (size_t i = 0; i < n; i++)
     if (s[i] < '0' || s[i] > '9') return 0;
@@ -83,7 +110,7 @@ static int64_t digits_value(const char *s, size_t n) {
  * "-000000005" for -5 and "-2147483648" (11 bytes) for -2^31. A '-' right
  * before ten digits is a sign only when it does not end the recipe's own
  * prefix ("...lock-" ends in a letter before the dash; "lock--1000000000"
- * and "__lock__-1000000000" carry a sign). */
+ * and "__lock__-1000000000" carry a sign, "x--0000000001" does not). */
 int zkc__node_sequence(const char *name, int64_t *seq) {
   if (name == NULL) return 0;
   size_t n = strlen(name);
@@ -96,7 +123,8 @@ int zkc__node_sequence(const char *name, int64_t *seq) {
   if (!all_digits(tail, ZKC__SEQ_DIGITS)) return 0;
   int64_t v = digits_value(tail, ZKC__SEQ_DIGITS);
   int signed_form = 0;
-  if (n > ZKC__SEQ_DIGITS && tail[-1] == '-') {
+  /* Only values <= -10^9 need the 11th byte: their first digit is not 0. */
+  if (n > ZKC__SEQ_DIGITS && tail[-1] == '-' && tail[0] != '0') {
     char before = n > ZKC__SEQ_DIGITS + 1 ? tail[-2] : '\0';
     signed_form = before == '\0' || before == '-' || before == '_' ||
                   before == '/';

@@ -9,6 +9,12 @@
 /* Longest lock path accepted; leaves room for the 60-byte node name. */
 #define ZKC__PATH_MAX 1024
 
+/* Most node data zkcoord sends in one request (ids, fenced writes): the
+ * server drops the connection of a client whose request exceeds its
+ * jute.maxbuffer (1 MiB by default), which would put every lock of the
+ * session in doubt. 4 KiB are left for the paths in the same request. */
+#define ZKC__DATA_MAX (1020 * 1024)
+
 /* Protected node prefix: "_c_" + 36-char UUID + "-" (Curator's layout). */
 #define ZKC__PROTECTED_PREFIX "_c_"
 #define ZKC__PROTECTED_LEN 40
@@ -20,6 +26,17 @@
  * the code points ZooKeeper rejects, not under "/zookeeper", at most
  * ZKC__PATH_MAX bytes. ZKC_EINVAL otherwise (also for NULL). */
 int zkc__path_validate(const char *path);
+
+/* ZKC_OK when the host list of a connect string ("host:port,host:port",
+ * up to an optional "/chroot", which is not checked here) is well formed:
+ * non-empty entries of printable ASCII without spaces, each ending in
+ * ":<port>" with a port of 1..65535. ZKC_EINVAL otherwise (also for NULL):
+ * such a string would only fail later, in a name lookup. */
+int zkc__hosts_validate(const char *connect);
+
+/* ZKC_OK when `id` (node data: any bytes up to the NUL) is NULL or at most
+ * ZKC__DATA_MAX bytes long, else ZKC_EINVAL. */
+int zkc__id_validate(const char *id);
 
 /* Parses the sequence ZooKeeper appended to a sequential node's name
  * (10 digits, or a sign and digits once the per-parent counter wrapped past

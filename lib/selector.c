@@ -196,7 +196,8 @@ int zkc_selector_create(zkc_selector_t **out, zkc_client_t *client,
                         void *ctx, const zkc_selector_opts_t *opts) {
   if (out != NULL) *out = NULL;
   if (out == NULL || client == NULL || take_leadership == NULL ||
-      zkc__path_validate(path) != ZKC_OK)
+      zkc__path_validate(path) != ZKC_OK ||
+      (opts && zkc__id_validate(opts->id) != ZKC_OK))
     return ZKC_EINVAL;
   zkc_selector_t *s = calloc(1, sizeof *s);
   if (s == NULL) return ZKC_ENOMEM;

@@ -5,7 +5,8 @@
 #   tools/bootstrap.sh demo    build, start the local 3-server ensemble, run
 #                              the overselling demo, stop the ensemble
 #   tools/bootstrap.sh test    build and run the whole suite: the normal
-#                              build, ASan+UBSan, TSan and valgrind
+#                              build, ASan+UBSan, TSan and valgrind, then a
+#                              short libFuzzer run (clang) of the name logic
 #   tools/bootstrap.sh quick   the normal build's suite only
 #
 # Environment: ZKC_BUILD_ROOT (default ./build), ZKC_JOBS (default nproc).
@@ -21,6 +22,7 @@ readonly PACKAGES=(
   zookeeper default-jre-headless default-jdk-headless
   libcurator-recipes-java libslf4j-java
   valgrind
+  clang libclang-rt-dev
 )
 
 log() { printf '\n==> %s\n' "$*"; }
@@ -90,6 +92,10 @@ main() {
       suite "$BUILD_ROOT/tsan"
       build "$BUILD_ROOT/valgrind" -DZKC_VALGRIND=ON
       suite "$BUILD_ROOT/valgrind"
+      # libFuzzer targets only (no ensemble): ZKC_FUZZ_SECONDS each.
+      build "$BUILD_ROOT/fuzz" -DCMAKE_C_COMPILER=clang -DZKC_FUZZ=ON \
+        -DZKC_BUILD_TESTS=OFF -DZKC_BUILD_BENCH=OFF -DZKC_BUILD_EXAMPLES=OFF
+      suite "$BUILD_ROOT/fuzz"
       log "all suites passed in $((SECONDS - start)) s"
       ;;
   esac

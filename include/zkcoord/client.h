@@ -184,11 +184,13 @@ ZKC_EXTERN void zkc_client_opts_init(zkc_client_opts_t *opts);
  * on failure *out is set to NULL (when out is not NULL).
  * Returns:
  *   ZKC_OK
- *   ZKC_EINVAL    out or connect_string NULL/empty, a negative timeout, a
- *                 bad chroot, a retry policy with negative fields, a
- *                 malformed auth_digest, an ACL entry with a NULL scheme or
- *                 id or no permission, acl_count 0 with acl set (or set
- *                 without acl), ZKC_ACL_SECURE without auth_digest
+ *   ZKC_EINVAL    out or connect_string NULL/empty, a malformed host list
+ *                 (entries "host:port", printable ASCII), a negative timeout,
+ *                 a bad chroot, a retry policy with negative fields, a
+ *                 holder_id over 1020 KiB, a malformed auth_digest, an ACL
+ *                 entry with a NULL scheme or id or no permission, acl_count
+ *                 0 with acl set (or set without acl), ZKC_ACL_SECURE
+ *                 without auth_digest
  *   ZKC_ECONNECT  no server answered within connect_timeout_ms
  *   ZKC_ENOROOT   the chroot of the connect string does not exist
  *   ZAUTHFAILED   the ensemble refused the credentials

@@ -68,7 +68,8 @@ ZKC_EXTERN void zkc_latch_opts_init(zkc_latch_opts_t *opts);
  * as is `id`. No ZooKeeper traffic until zkc_latch_start. The latch keeps
  * a reference to `client`, which must stay open while the latch is started.
  * On failure *out is set to NULL (when out is not NULL).
- * Returns ZKC_OK, ZKC_EINVAL (out or client NULL, invalid path), ZKC_ENOMEM,
+ * Returns ZKC_OK, ZKC_EINVAL (out or client NULL, invalid path, id over
+ * 1020 KiB), ZKC_ENOMEM,
  * ZKC_ECLOSED (client closed). */
 ZKC_EXTERN int zkc_latch_create(zkc_latch_t **out, zkc_client_t *client,
                                 const char *path, const char *id,

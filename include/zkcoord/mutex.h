@@ -113,7 +113,10 @@ ZKC_EXTERN int zkc_mutex_set_lost_callback(zkc_mutex_t *mutex, zkc_lost_fn fn,
  * holds the lock, in one ZooKeeper transaction (a check of its own lock
  * node and the set), so a holder that lost the lock can never overwrite
  * what a later holder wrote. `data` may be NULL with len 0.
- * Returns ZKC_OK, ZKC_EINVAL, ZKC_ENOTOWNER (not held by this thread),
+ * Returns ZKC_OK, ZKC_EINVAL (NULL mutex, invalid path, data NULL with
+ * len > 0, len over 1020 KiB: more would overflow ZooKeeper's default
+ * 1 MiB request limit, and the server would drop the connection),
+ * ZKC_ENOTOWNER (not held by this thread),
  * ZKC_ELOST (the lock node is gone: the hold is marked lost), ZKC_EDEADLK,
  * ZKC_ECLOSED, or a ZooKeeper error for `path` (ZNONODE, ZNOAUTH, ...). */
 ZKC_EXTERN int zkc_mutex_fenced_set(zkc_mutex_t *mutex, const char *path,

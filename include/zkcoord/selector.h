@@ -84,7 +84,7 @@ ZKC_EXTERN void zkc_selector_opts_init(zkc_selector_opts_t *opts);
  * started; ctx belongs to the caller and must outlive the selector.
  * On failure *out is set to NULL (when out is not NULL).
  * Returns ZKC_OK, ZKC_EINVAL (out, client or take_leadership NULL, invalid
- * path), ZKC_ENOMEM, ZKC_ECLOSED (client closed). */
+ * path, opts->id over 1020 KiB), ZKC_ENOMEM, ZKC_ECLOSED (client closed). */
 ZKC_EXTERN int zkc_selector_create(zkc_selector_t **out, zkc_client_t *client,
                                    const char *path,
                                    zkc_selector_fn take_leadership, void *ctx,

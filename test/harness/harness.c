@@ -192,7 +192,7 @@ static int walk_tree(const char *path, int delete) {
   if (rc != ZOK) fail_msg("get_children %s: %s", path, zerror(rc));
   int ephemerals = 0;
   for (int i = 0; i < v.count; i++) {
-    char child[1024];
+    char child[2048]; /* lock paths go up to 1024 bytes, nodes beyond */
     snprintf(child, sizeof child, "%s/%s", path, v.data[i]);
     struct Stat st;
     if (zoo_exists(zkt_raw(), child, 0, &st) == ZOK && st.ephemeralOwner != 0 &&
@@ -212,6 +212,19 @@ int zkt_await(int (*pred)(void *ctx), void *ctx, int64_t timeout_ms) {
   int v;
   while (!(v = pred(ctx)) && zkt_now_ms() < deadline) usleep(5000);
   return v;
+}
+
+struct children_goal {
+  const char *path;
+  int at_least;
+};
+static int children_reached(void *ctx) {
+  struct children_goal *g = ctx;
+  return zkt_children_count(g->path) >= g->at_least;
+}
+int zkt_await_children(const char *path, int at_least, int64_t timeout_ms) {
+  struct children_goal g = {path, at_least};
+  return zkt_await(children_reached, &g, timeout_ms);
 }
 
 char *zkt_4lw(int server, const char *word) {

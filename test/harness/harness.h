@@ -64,6 +64,9 @@ void zkt_delete_tree(const char *path);
  * conditions on the ensemble that nothing can signal. */
 int zkt_await(int (*pred)(void *ctx), void *ctx, int64_t timeout_ms);
 
+/* zkt_await until path has at least `at_least` children. */
+int zkt_await_children(const char *path, int at_least, int64_t timeout_ms);
+
 /* Sends a 4-letter word to server n (1..3) and returns its answer (malloc,
  * caller frees) or NULL. */
 char *zkt_4lw(int server, const char *word);

@@ -500,61 +500,6 @@ static void destroy_while_held_refused(void **state) {
   zkc_client_close(NULL);
 }
 
-static void bad_arguments_no_traffic(void **state) {
-  (void)state;
-  zkc_client_t *c = zkt_open(NULL);
-  zkc_mutex_t *m = new_mutex(c, zkt_path("lock"));
-  uint64_t before = atomic_load(&c->requests);
-  zkc_mutex_t *bad = (zkc_mutex_t *)0x1;
-  const char *paths[] = {NULL, "", "relative", "/", "/a/", "//a", "/a/../b",
-                         "/a/./b", "/a\x01", "/zookeeper/x", "/\xff"};
-  for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
-    assert_int_equal(zkc_mutex_create(&bad, c, paths[i]), ZKC_EINVAL);
-    assert_null(bad); /* never left pointing at garbage */
-    bad = (zkc_mutex_t *)0x1;
-  }
-  assert_int_equal(zkc_mutex_create(NULL, c, "/x"), ZKC_EINVAL);
-  assert_int_equal(zkc_mutex_create(&bad, NULL, "/x"), ZKC_EINVAL);
-  assert_int_equal(zkc_mutex_acquire(NULL), ZKC_EINVAL);
-  assert_int_equal(zkc_mutex_acquire_timeout(NULL, 10), ZKC_EINVAL);
-  assert_int_equal(zkc_mutex_acquire_timeout(m, -1), ZKC_EINVAL);
-  assert_int_equal(zkc_mutex_release(NULL), ZKC_EINVAL);
-  assert_int_equal(zkc_mutex_release(m), ZKC_ENOTOWNER);
-  int64_t token = 0;
-  assert_int_equal(zkc_mutex_fencing_token(m, &token), ZKC_ENOTOWNER);
-  assert_int_equal(zkc_mutex_fencing_token(m, NULL), ZKC_EINVAL);
-  assert_int_equal(zkc_mutex_fencing_token(NULL, &token), ZKC_EINVAL);
-  char buf[8];
-  assert_int_equal(zkc_mutex_lock_node(m, buf, sizeof buf), ZKC_ENOTOWNER);
-  assert_int_equal(zkc_mutex_lock_node(m, NULL, 10), ZKC_EINVAL);
-  char **nodes;
-  size_t n;
-  assert_int_equal(zkc_mutex_participant_nodes(NULL, &nodes, &n), ZKC_EINVAL);
-  assert_int_equal(zkc_mutex_participant_nodes(m, NULL, &n), ZKC_EINVAL);
-  assert_false(zkc_mutex_is_acquired_in_this_process(NULL));
-  assert_false(zkc_mutex_is_owned_by_current_thread(NULL));
-  assert_null(zkc_mutex_path(NULL));
-  assert_int_equal(zkc_client_session_id(NULL, &token), ZKC_EINVAL);
-  assert_int_equal(zkc_client_session_id(c, NULL), ZKC_EINVAL);
-  zkc_client_t *nc = (zkc_client_t *)0x1;
-  assert_int_equal(zkc_client_open(&nc, NULL, NULL), ZKC_EINVAL);
-  assert_int_equal(zkc_client_open(&nc, "", NULL), ZKC_EINVAL);
-  assert_int_equal(zkc_client_open(NULL, zkt_connect(), NULL), ZKC_EINVAL);
-  assert_int_equal(zkc_client_open(&nc, "127.0.0.1:2181/bad/", NULL), ZKC_EINVAL);
-  zkc_client_opts_t o;
-  zkc_client_opts_init(&o);
-  o.session_timeout_ms = -5;
-  assert_int_equal(zkc_client_open(&nc, zkt_connect(), &o), ZKC_EINVAL);
-  zkc_client_opts_init(&o);
-  o.retry.max_retries = -1;
-  assert_int_equal(zkc_client_open(&nc, zkt_connect(), &o), ZKC_EINVAL);
-  assert_int_equal(atomic_load(&c->requests), before);
-  assert_int_equal(zkc_mutex_acquire_timeout(m, 0), ZKC_OK); /* still works */
-  OK(zkc_mutex_release(m));
-  OK(zkc_mutex_destroy(m));
-  zkc_client_close(c);
-}
-
 struct blocked {
   zkc_mutex_t *m;
   int rc;
@@ -739,7 +684,6 @@ int main(int argc, char **argv) {
       cmocka_unit_test(container_parent_reaped),
       cmocka_unit_test(persistent_parent_stays),
       cmocka_unit_test(destroy_while_held_refused),
-      cmocka_unit_test(bad_arguments_no_traffic),
       cmocka_unit_test(close_wakes_waiters),
       cmocka_unit_test(blocking_call_from_callback_refused),
       cmocka_unit_test(fencing_token_is_czxid_and_grows),

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "names.h"
+#include "names_props.h" /* the fuzz targets' properties */
 #include "zkcoord/common.h"
 
 static void valid_paths(void **state) {
@@ -49,6 +50,35 @@ static void path_length_limit(void **state) {
   assert_int_equal(zkc__path_validate(p), ZKC_EINVAL);
 }
 
+static void host_lists(void **state) {
+  (void)state;
+  const char *ok[] = {"127.0.0.1:2181", "zk1:2181,zk2:2182,zk3:65535",
+                      "zk1:2181/app", "[::1]:2181", "a:1/"};
+  for (size_t i = 0; i < sizeof ok / sizeof *ok; i++)
+    if (zkc__hosts_validate(ok[i]) != ZKC_OK) fail_msg("refused %s", ok[i]);
+  const char *bad[] = {"", "/app", "zk1", "zk1:", ":2181", "zk1:0",
+                       "zk1:65536", "zk1:99999999999999999999", "zk1:21x1",
+                       "zk1:2181,", ",zk1:2181", "zk1:2181,,zk2:2181",
+                       "zk 1:2181", "zk1:2181 ", "z\xc3\xa9:2181", "zk\x01:1",
+                       "zk1:2181,zk2/app"};
+  assert_int_equal(zkc__hosts_validate(NULL), ZKC_EINVAL);
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+    if (zkc__hosts_validate(bad[i]) != ZKC_EINVAL) fail_msg("accepted %s", bad[i]);
+}
+
+static void id_length_limit(void **state) {
+  (void)state;
+  char *id = malloc(ZKC__DATA_MAX + 2);
+  memset(id, 0xff, ZKC__DATA_MAX + 1); /* any bytes: ids are data */
+  id[ZKC__DATA_MAX] = '\0';
+  assert_int_equal(zkc__id_validate(id), ZKC_OK);
+  id[ZKC__DATA_MAX] = 'x';
+  id[ZKC__DATA_MAX + 1] = '\0';
+  assert_int_equal(zkc__id_validate(id), ZKC_EINVAL);
+  assert_int_equal(zkc__id_validate(NULL), ZKC_OK);
+  free(id);
+}
+
 static int64_t seq_of(const char *name) {
   int64_t s = -999;
   if (!zkc__node_sequence(name, &s)) fail_msg("no sequence in %s", name);
@@ -80,6 +110,9 @@ static void sequences_after_wrap(void **state) {
   assert_int_equal(seq_of("lock--000000005"), -5);
   assert_int_equal(seq_of("abc__lock__-1000000000"), -1000000000);
   assert_int_equal(seq_of("-2147483647"), -2147483647);
+  /* A negative value with a leading zero fits in 10 bytes: no sign here. */
+  assert_int_equal(seq_of("-0000000001"), 1);
+  assert_int_equal(seq_of("x--0000000005"), 5);
 }
 
 static void names_without_sequence(void **state) {
@@ -142,6 +175,72 @@ static void duplicate_sequences_tie_by_name(void **state) {
   zkc__contender_t out[2];
   assert_int_equal(zkc__sort_contenders(names, 2, out), 2);
   assert_string_equal(out[0].name, "a-lock-0000000001");
+}
+
+/* Children no well-behaved client makes. */
+static void hostile_children_order(void **state) {
+  (void)state;
+  char *names[] = {
+      "_c_53345f98-9423-4e0c-a7b5-9f819e3ec2e1-lock-0000000005",
+      "squatter-0000000003",        /* foreign prefix: a contender */
+      "lock-0000000003",            /* duplicate sequence: tie by name */
+      "no-sequence",                /* ignored */
+      "lock-000000000x",            /* non-digit in the suffix: ignored */
+      "lock-0000000004 ",           /* trailing byte: ignored */
+      "lock-9999999999",            /* beyond int32: ignored */
+      "lock-99999999990000000006",  /* only the last 10 digits count */
+      "lock-00000000007",           /* a leading zero more: 7 */
+      "lock--9999999999",           /* beyond int32, negative: ignored */
+      "",                           /* empty: ignored */
+      "0000000001",                 /* digits only: a contender */
+  };
+  size_t n = sizeof names / sizeof *names;
+  zkc__contender_t out[12];
+  assert_int_equal(zkc__sort_contenders(names, n, out), 6);
+  const char *want[] = {"0000000001", "lock-0000000003", "squatter-0000000003",
+                        names[0], "lock-99999999990000000006", "lock-00000000007"};
+  for (size_t i = 0; i < 6; i++) assert_string_equal(out[i].name, want[i]);
+  const char *err = zkp_sorted(names, n);
+  if (err) fail_msg("%s", err);
+}
+
+/* 10,000 children: 1,000-byte names, foreign ones, duplicates and junk,
+ * shuffled; the order must still be total and by sequence. */
+static void ten_thousand_hostile_children(void **state) {
+  (void)state;
+  enum { N = 10000, LEN = 1000 };
+  char **names = calloc(N, sizeof *names);
+  unsigned r = 12345;
+  for (int i = 0; i < N; i++) {
+    names[i] = malloc(LEN + 1);
+    r = r * 1103515245u + 12345u;
+    int seq = (int)(r >> 8) % 5000; /* plenty of duplicates */
+    int junk = i % 7 == 0;
+    /* Filler, then "-lock-" and the sequence, 1,000 bytes in all. */
+    memset(names[i], 'a' + i % 26, LEN);
+    snprintf(names[i] + LEN - 16, 17, junk ? "-lock-00000x%04d" : "-lock-%010d", seq);
+  }
+  const char *err = zkp_sorted(names, N);
+  if (err) fail_msg("%s", err);
+  zkc__contender_t *out = malloc(N * sizeof *out);
+  size_t m = zkc__sort_contenders(names, N, out);
+  assert_int_equal(m, N - (N + 6) / 7);
+  for (size_t i = 0; i < m; i++) assert_int_equal(strlen(out[i].name), LEN);
+  free(out);
+  for (int i = 0; i < N; i++) free(names[i]);
+  free(names);
+}
+
+static void sequences_round_trip(void **state) {
+  (void)state;
+  const int32_t v[] = {0, 1, 42, 999999999, 1000000000, INT32_MAX, -1, -5,
+                       -999999999, -1000000000, INT32_MIN};
+  const char *prefixes[] = {"", "lock-", "x__lock__", "latch-", "a-b-"};
+  for (size_t i = 0; i < sizeof v / sizeof *v; i++)
+    for (size_t j = 0; j < sizeof prefixes / sizeof *prefixes; j++) {
+      const char *err = zkp_sequence_round_trip(prefixes[j], v[i]);
+      if (err) fail_msg("%s: %s%010d", err, prefixes[j], v[i]);
+    }
 }
 
 static void protected_names(void **state) {
@@ -210,6 +309,8 @@ int main(void) {
       cmocka_unit_test(valid_paths),
       cmocka_unit_test(invalid_paths),
       cmocka_unit_test(path_length_limit),
+      cmocka_unit_test(host_lists),
+      cmocka_unit_test(id_length_limit),
       cmocka_unit_test(sequences_of_known_recipes),
       cmocka_unit_test(sequences_after_wrap),
       cmocka_unit_test(names_without_sequence),
@@ -217,6 +318,9 @@ int main(void) {
       cmocka_unit_test(sort_across_wrap),
       cmocka_unit_test(sort_near_but_not_across_wrap),
       cmocka_unit_test(duplicate_sequences_tie_by_name),
+      cmocka_unit_test(hostile_children_order),
+      cmocka_unit_test(ten_thousand_hostile_children),
+      cmocka_unit_test(sequences_round_trip),
       cmocka_unit_test(protected_names),
       cmocka_unit_test(uuid_format),
       cmocka_unit_test(path_helpers),

@@ -1,0 +1,1064 @@
+/* The misuse table: every public function x bad input, and the code it
+ * returns. The rows below are the single source of docs/misuse.md: the
+ * `--markdown` mode prints the table, `--check-doc FILE HEADER...` fails when
+ * the table in FILE differs or a ZKC_EXTERN function of the headers has no
+ * row, and one CTest entry per group walks the rows on the real ensemble.
+ *
+ * Each row runs in one of these situations (fixture states):
+ *   FRESH     an open client c; mutex m, latch l and selector s made on it,
+ *             none acquired or started
+ *   HELD      this thread holds m; l and s are started and lead
+ *   OTHER     as HELD, the row runs on another thread
+ *   CALLBACK  as HELD, the row runs on a ZooKeeper completion thread (the
+ *             log sink of a second client, called for its session event)
+ *   CLOSED    c was closed while m was held and l and s were leading
+ * and nothing may reach the network: after every row the client's request
+ * counter is unchanged, after every state the server's last request id
+ * (cxid, from "cons") of the session is unchanged (pings carry no cxid), and
+ * zkc_client_open must never connect to a listening canary socket. */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "client_impl.h" /* request counter for the no-traffic check */
+#include "harness.h"
+#include "names.h"
+
+typedef enum { FRESH, HELD, OTHER, CALLBACK, CLOSED, NSTATES } where_t;
+static const char *const where_doc[NSTATES] = {
+    "", "held", "other thread", "callback thread", "after close"};
+
+typedef enum { K_RC, K_VAL, K_VOID, K_UB } kind_t;
+
+typedef enum { DOC, RUN } walk_mode_t;
+
+typedef struct walker {
+  walk_mode_t mode;
+  where_t where;     /* RUN: the state being walked */
+  const char *group; /* RUN: only rows of this group */
+  int rows;          /* rows run */
+  char failure[512]; /* first failure (walks may run off the main thread) */
+  FILE *doc;         /* DOC: the markdown table goes here */
+  const char *last_fn;
+} walker_t;
+
+/* The fixture every row sees. */
+typedef struct fx {
+  zkc_client_t *c;
+  zkc_mutex_t *m;
+  zkc_latch_t *l;
+  zkc_selector_t *s;
+  int canary_fd;
+  char canary[64];     /* "127.0.0.1:<port>" of the canary listener */
+  char buf[2048];      /* connect strings built from the canary */
+  char long_path[ZKC__PATH_MAX + 2]; /* 1025 bytes */
+  char max_path[ZKC__PATH_MAX + 1];  /* 1024 bytes: accepted */
+  char *big; /* a 2 MiB string: more than a ZooKeeper request may carry */
+} fx_t;
+
+static fx_t fx;
+
+static const char *group_of(const char *fn) {
+  if (strncmp(fn, "zkc_mutex_", 10) == 0) return "mutex";
+  if (strncmp(fn, "zkc_latch_", 10) == 0 || strcmp(fn, "zkc_participants_free") == 0)
+    return "latch";
+  if (strncmp(fn, "zkc_selector_", 13) == 0) return "selector";
+  if (strncmp(fn, "zkc_client_", 11) == 0 || strcmp(fn, "zkc_state_name") == 0)
+    return "client";
+  return "common";
+}
+
+/* ---- doc output ---- */
+
+static void md_escape(FILE *out, const char *s) {
+  for (; *s; s++) {
+    if (*s == '|') fputs("\\|", out);
+    else fputc(*s, out);
+  }
+}
+
+/* The call as a reader would write it: "made_m(zkc_mutex_create(prep_m(&om),
+ * c, p), &om)" is shown as "zkc_mutex_create(&out, c, p)". */
+static const char *shown_call(const char *call, char *out, size_t len) {
+  size_t n = strlen(call);
+  const char *tail = strncmp(call, "made_", 5) == 0 ? strstr(call, "), &o") : NULL;
+  if (tail) {
+    call += 7; /* "made_m(" */
+    n = (size_t)(tail - call) + 1;
+  }
+  size_t j = 0;
+  for (size_t i = 0; i < n && j + 5 < len;) {
+    if (strncmp(call + i, "prep_", 5) == 0) {
+      memcpy(out + j, "&out", 4);
+      j += 4;
+      i = (size_t)(strchr(call + i, ')') - call) + 1;
+    } else {
+      out[j++] = call[i++];
+    }
+  }
+  out[j] = '\0';
+  return out;
+}
+
+static void doc_row(walker_t *w, where_t where, const char *fn,
+                    const char *input, const char *result, const char *call) {
+  FILE *o = w->doc;
+  if (w->last_fn == NULL || strcmp(w->last_fn, fn) != 0)
+    fprintf(o, "| `%s` | ", fn);
+  else
+    fputs("| | ", o);
+  w->last_fn = fn;
+  if (where != FRESH) fprintf(o, "*%s:* ", where_doc[where]);
+  md_escape(o, input);
+  fputs(" | ", o);
+  md_escape(o, result);
+  fputs(" | ", o);
+  if (call) {
+    char shown[512];
+    fputc('`', o);
+    md_escape(o, shown_call(call, shown, sizeof shown));
+    fputc('`', o);
+  }
+  fputs(" |\n", o);
+}
+
+/* ---- run ---- */
+
+static void failf(walker_t *w, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void failf(walker_t *w, const char *fmt, ...) {
+  if (w->failure[0]) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(w->failure, sizeof w->failure, fmt, ap);
+  va_end(ap);
+}
+
+static uint64_t requests(void) { return atomic_load(&fx.c->requests); }
+
+/* Nonzero when the canary listener has a connection waiting. */
+static int canary_touched(void) {
+  struct pollfd p = {.fd = fx.canary_fd, .events = POLLIN};
+  return poll(&p, 1, 0) > 0;
+}
+
+typedef struct row_ctx {
+  uint64_t before;
+} row_ctx_t;
+
+static int row_begin(walker_t *w, where_t where, const char *fn,
+                     const char *input, kind_t kind, int want,
+                     const char *want_doc, const char *call, row_ctx_t *rc) {
+  if (w->mode == DOC) {
+    char res[160];
+    if (kind == K_RC)
+      snprintf(res, sizeof res, "`%s`%s%s", zkc_err_name(want),
+               want_doc ? "; " : "", want_doc ? want_doc : "");
+    else
+      snprintf(res, sizeof res, "%s", want_doc);
+    doc_row(w, where, fn, input, res, kind == K_UB ? NULL : call);
+    return 0;
+  }
+  if (kind == K_UB || where != w->where || strcmp(group_of(fn), w->group) != 0)
+    return 0;
+  rc->before = requests();
+  return 1;
+}
+
+static void row_end(walker_t *w, const char *fn, const char *input,
+                    kind_t kind, int want, int got, const row_ctx_t *rc) {
+  w->rows++;
+  if (kind != K_VOID && got != want)
+    failf(w, "%s (%s, %s): got %s (%d), want %s (%d)", fn, input,
+          where_doc[w->where], zkc_err_name(got), got, zkc_err_name(want), want);
+  if (requests() != rc->before)
+    failf(w, "%s (%s, %s): sent %llu request(s) to ZooKeeper", fn, input,
+          where_doc[w->where], (unsigned long long)(requests() - rc->before));
+  if (canary_touched())
+    failf(w, "%s (%s, %s): connected to the canary", fn, input,
+          where_doc[w->where]);
+}
+
+/* A row: in situation `where`, `fn` given `input` returns `want`. */
+#define ROW_(kind, where, fn, input, want, want_doc, text, expr)                \
+  do {                                                                         \
+    row_ctx_t rc_;                                                             \
+    if (row_begin(w, where, fn, input, kind, want, want_doc, text, &rc_)) {    \
+      int got_ = (expr);                                                       \
+      row_end(w, fn, input, kind, want, got_, &rc_);                           \
+    }                                                                          \
+  } while (0)
+/* Returns the code `rc` (a note may follow it in the doc). */
+#define RC(where, fn, input, rc, note, expr) \
+  ROW_(K_RC, where, fn, input, rc, note, #expr, expr)
+/* Returns the value `v`, described as `doc`. */
+#define VAL(where, fn, input, v, doc, expr) \
+  ROW_(K_VAL, where, fn, input, v, doc, #expr, expr)
+/* A void function: must return (and change nothing). */
+#define VOID(where, fn, input, doc, expr) \
+  ROW_(K_VOID, where, fn, input, 0, doc, #expr, ((expr), 0))
+/* Undefined behaviour: documented, never run. */
+#define UB(where, fn, input, doc) ROW_(K_UB, where, fn, input, 0, doc, NULL, 0)
+
+/* ---- helpers that keep rows one expression long ---- */
+
+/* The result of a create: on failure *out must be NULL; on success the
+ * object is destroyed again (creating one makes no traffic). */
+static zkc_mutex_t **prep_m(zkc_mutex_t **p) { *p = (zkc_mutex_t *)1; return p; }
+static zkc_latch_t **prep_l(zkc_latch_t **p) { *p = (zkc_latch_t *)1; return p; }
+static zkc_selector_t **prep_s(zkc_selector_t **p) { *p = (zkc_selector_t *)1; return p; }
+static zkc_client_t **prep_c(zkc_client_t **p) { *p = (zkc_client_t *)1; return p; }
+static int made_m(int rc, zkc_mutex_t **p) {
+  if (rc != ZKC_OK) return *p == NULL ? rc : -1;
+  zkc_mutex_destroy(*p);
+  return rc;
+}
+static int made_l(int rc, zkc_latch_t **p) {
+  if (rc != ZKC_OK) return *p == NULL ? rc : -1;
+  zkc_latch_destroy(*p);
+  return rc;
+}
+static int made_s(int rc, zkc_selector_t **p) {
+  if (rc != ZKC_OK) return *p == NULL ? rc : -1;
+  zkc_selector_destroy(*p);
+  return rc;
+}
+static int made_c(int rc, zkc_client_t **p) {
+  if (rc != ZKC_OK) return *p == NULL ? rc : -1;
+  zkc_client_close(*p);
+  return -2; /* a client was opened: never expected here */
+}
+/* A path whose name is cut by an embedded NUL: zkcoord sees "/a". */
+static int mutex_path_is(int rc, zkc_mutex_t **p, const char *want) {
+  if (rc != ZKC_OK) return rc;
+  int same = strcmp(zkc_mutex_path(*p), want) == 0;
+  zkc_mutex_destroy(*p);
+  return same ? ZKC_OK : -1;
+}
+/* Connect strings on the canary. */
+static const char *canary(const char *suffix) {
+  snprintf(fx.buf, sizeof fx.buf, "%s%s", fx.canary, suffix);
+  return fx.buf;
+}
+static const char *canary_long_chroot(void) {
+  snprintf(fx.buf, sizeof fx.buf, "%s%s", fx.canary, fx.long_path);
+  return fx.buf;
+}
+static zkc_client_opts_t *opts_with(int field, int value) {
+  static zkc_client_opts_t o;
+  zkc_client_opts_init(&o);
+  switch (field) {
+    case 0: o.session_timeout_ms = value; break;
+    case 1: o.connect_timeout_ms = value; break;
+    case 2: o.retry.max_retries = value; break;
+    case 3: o.retry.base_sleep_ms = value; break;
+    case 4: o.retry.max_sleep_ms = value; break;
+    case 5: o.parent_mode = (zkc_parent_mode_t)value; break;
+    case 6: o.log_level = (zkc_log_level_t)value; break;
+  }
+  o.connect_timeout_ms = field == 1 ? value : 300;
+  return &o;
+}
+static zkc_client_opts_t *opts_holder(const char *id) {
+  static zkc_client_opts_t o;
+  zkc_client_opts_init(&o);
+  o.holder_id = id;
+  return &o;
+}
+/* Credentials and ACL options, one bad field at a time. */
+enum { DIGEST_NO_COLON, DIGEST_EMPTY_USER, DIGEST_EMPTY_PASSWORD, SECURE_NO_DIGEST,
+       ACL_COUNT_ZERO, ACL_NO_PERMS, ACL_NULL_SCHEME, ACL_NULL_ID, ACL_BAD_PRESET };
+static zkc_client_opts_t *opts_auth(int which) {
+  static const zkc_acl_t no_perms[] = {{0, "world", "anyone"}};
+  static const zkc_acl_t null_scheme[] = {{ZKC_PERM_ALL, NULL, "anyone"}};
+  static const zkc_acl_t null_id[] = {{ZKC_PERM_ALL, "world", NULL}};
+  static zkc_client_opts_t o;
+  zkc_client_opts_init(&o);
+  o.connect_timeout_ms = 300;
+  switch (which) {
+    case DIGEST_NO_COLON: o.auth_digest = "userpassword"; break;
+    case DIGEST_EMPTY_USER: o.auth_digest = ":password"; break;
+    case DIGEST_EMPTY_PASSWORD: o.auth_digest = "user:"; break;
+    case SECURE_NO_DIGEST: o.acl_preset = ZKC_ACL_SECURE; break;
+    case ACL_COUNT_ZERO: o.acl = no_perms; o.acl_count = 0; break;
+    case ACL_NO_PERMS: o.acl = no_perms; o.acl_count = 1; break;
+    case ACL_NULL_SCHEME: o.acl = null_scheme; o.acl_count = 1; break;
+    case ACL_NULL_ID: o.acl = null_id; o.acl_count = 1; break;
+    case ACL_BAD_PRESET: o.acl_preset = (zkc_acl_preset_t)9; break;
+  }
+  return &o;
+}
+static zkc_selector_opts_t *sel_opts_id(const char *id) {
+  static zkc_selector_opts_t o;
+  zkc_selector_opts_init(&o);
+  o.id = id;
+  return &o;
+}
+enum { SESSION_TIMEOUT, CONNECT_TIMEOUT, MAX_RETRIES, BASE_SLEEP, MAX_SLEEP,
+       PARENT_MODE, LOG_LEVEL };
+
+static void state_fn(void *ctx, zkc_client_t *c, zkc_state_t st) {
+  (void)ctx, (void)c, (void)st;
+}
+static int add_listener_twice(zkc_client_t *c) {
+  int first = zkc_client_add_listener(c, state_fn, &fx);
+  int second = zkc_client_add_listener(c, state_fn, &fx);
+  int removed = zkc_client_remove_listener(c, state_fn, &fx);
+  return first == ZKC_OK && removed == ZKC_OK ? second : -1;
+}
+/* A latch / selector that was closed before it was started. */
+static int latch_start_closed(zkc_client_t *c) {
+  zkc_latch_t *l;
+  if (zkc_latch_create(&l, c, "/misuse/closed", NULL, NULL) != ZKC_OK) return -1;
+  zkc_latch_close(l, ZKC_CLOSE_SILENT);
+  int rc = zkc_latch_start(l);
+  zkc_latch_destroy(l);
+  return rc;
+}
+static void lead(void *ctx, zkc_selector_t *sel);
+static int selector_after_close(zkc_client_t *c, int requeue) {
+  zkc_selector_t *s;
+  if (zkc_selector_create(&s, c, "/misuse/closed", lead, NULL, NULL) != ZKC_OK)
+    return -1;
+  zkc_selector_close(s);
+  int rc = requeue ? zkc_selector_requeue(s) : zkc_selector_start(s);
+  zkc_selector_destroy(s);
+  return rc;
+}
+/* zkc_client_close from a callback: the client must stay open. */
+static int close_ignored(zkc_client_t *c) {
+  zkc_client_close(c);
+  zkc_state_t st = 0;
+  zkc_client_state(c, &st);
+  return st;
+}
+static int state_of(zkc_client_t *c) {
+  zkc_state_t st = 0;
+  int rc = zkc_client_state(c, &st);
+  return rc == ZKC_OK ? (int)st : rc;
+}
+static int still_leading(zkc_latch_t *l, int rc) {
+  return rc == ZKC_EDEADLK && !zkc_latch_has_leadership(l) ? -1 : rc;
+}
+static int nonnull(const void *p) { return p != NULL; }
+
+/* ---- the table ---- */
+
+static void walk(walker_t *w) {
+  zkc_client_t *c = fx.c, *oc;
+  zkc_mutex_t *m = fx.m, *om;
+  zkc_latch_t *l = fx.l, *ol;
+  zkc_selector_t *s = fx.s, *os;
+  int64_t i64;
+  int i32;
+  zkc_state_t st;
+  char **nodes, *id, small[4], node[1200];
+  size_t n;
+  zkc_participant_t *parts;
+  const char *LONG = fx.long_path, *MAX = fx.max_path;
+
+  /* ---- common ---- */
+  VAL(FRESH, "zkc_strerror", "unknown code (12345)", 1, "a message (never NULL)",
+      nonnull(zkc_strerror(12345)));
+  VAL(FRESH, "zkc_err_name", "unknown code (12345)", 1, "`\"UNKNOWN\"`",
+      strcmp(zkc_err_name(12345), "UNKNOWN") == 0);
+  VOID(FRESH, "zkc_strings_free", "NULL", "no-op", zkc_strings_free(NULL, 3));
+  UB(FRESH, "zkc_strings_free", "a count other than the one returned, or an "
+     "array not from zkcoord", "undefined behaviour");
+
+  /* ---- client ---- */
+  VOID(FRESH, "zkc_client_opts_init", "NULL", "no-op", zkc_client_opts_init(NULL));
+  RC(FRESH, "zkc_client_open", "out NULL", ZKC_EINVAL, NULL,
+     zkc_client_open(NULL, canary(""), NULL));
+  RC(FRESH, "zkc_client_open", "connect string NULL", ZKC_EINVAL, "*out = NULL",
+     made_c(zkc_client_open(prep_c(&oc), NULL, NULL), &oc));
+  RC(FRESH, "zkc_client_open", "connect string empty", ZKC_EINVAL, NULL,
+     made_c(zkc_client_open(prep_c(&oc), "", NULL), &oc));
+  RC(FRESH, "zkc_client_open", "chroot only, no host", ZKC_EINVAL, NULL,
+     made_c(zkc_client_open(prep_c(&oc), "/app", NULL), &oc));
+  RC(FRESH, "zkc_client_open", "chroot with a trailing '/'", ZKC_EINVAL, NULL,
+     made_c(zkc_client_open(prep_c(&oc), canary("/app/"), NULL), &oc));
+  RC(FRESH, "zkc_client_open", "chroot with an empty segment", ZKC_EINVAL, NULL,
+     made_c(zkc_client_open(prep_c(&oc), canary("/a//b"), NULL), &oc));
+  RC(FRESH, "zkc_client_open", "chroot with a '..' segment", ZKC_EINVAL, NULL,
+     made_c(zkc_client_open(prep_c(&oc), canary("/a/../b"), NULL), &oc));
+  RC(FRESH, "zkc_client_open", "chroot with a control byte", ZKC_EINVAL, NULL,
+     made_c(zkc_client_open(prep_c(&oc), canary("/a\x01"), NULL), &oc));
+  RC(FRESH, "zkc_client_open", "chroot not UTF-8", ZKC_EINVAL, NULL,
+     made_c(zkc_client_open(prep_c(&oc), canary("/\xff"), NULL), &oc));
+  RC(FRESH, "zkc_client_open", "chroot over 1024 bytes", ZKC_EINVAL, NULL,
+     made_c(zkc_client_open(prep_c(&oc), canary_long_chroot(), NULL), &oc));
+  RC(FRESH, "zkc_client_open", "host without a port", ZKC_EINVAL, NULL,
+     made_c(zkc_client_open(prep_c(&oc), "127.0.0.1", NULL), &oc));
+  RC(FRESH, "zkc_client_open", "port 0 or over 65535", ZKC_EINVAL, NULL,
+     made_c(zkc_client_open(prep_c(&oc), "127.0.0.1:65536", NULL), &oc));
+  RC(FRESH, "zkc_client_open", "empty host entry", ZKC_EINVAL, NULL,
+     made_c(zkc_client_open(prep_c(&oc), canary(",,"), NULL), &oc));
+  RC(FRESH, "zkc_client_open", "host with a space", ZKC_EINVAL,
+     "no name lookup is made", made_c(zkc_client_open(prep_c(&oc), "zk 1:2181", NULL), &oc));
+  RC(FRESH, "zkc_client_open", "host not ASCII", ZKC_EINVAL, NULL,
+     made_c(zkc_client_open(prep_c(&oc), "z\xc3\xa9:2181", NULL), &oc));
+  RC(FRESH, "zkc_client_open", "host with a control byte", ZKC_EINVAL, NULL,
+     made_c(zkc_client_open(prep_c(&oc), "127.0.0.1\x01:2181", NULL), &oc));
+  RC(FRESH, "zkc_client_open", "port not a number", ZKC_EINVAL, NULL,
+     made_c(zkc_client_open(prep_c(&oc), "127.0.0.1:http", NULL), &oc));
+  RC(FRESH, "zkc_client_open", "session_timeout_ms <= 0", ZKC_EINVAL, NULL,
+     made_c(zkc_client_open(prep_c(&oc), canary(""), opts_with(SESSION_TIMEOUT, 0)), &oc));
+  RC(FRESH, "zkc_client_open", "connect_timeout_ms < 0", ZKC_EINVAL, NULL,
+     made_c(zkc_client_open(prep_c(&oc), canary(""), opts_with(CONNECT_TIMEOUT, -1)), &oc));
+  RC(FRESH, "zkc_client_open", "retry.max_retries < 0", ZKC_EINVAL, NULL,
+     made_c(zkc_client_open(prep_c(&oc), canary(""), opts_with(MAX_RETRIES, -1)), &oc));
+  RC(FRESH, "zkc_client_open", "retry.base_sleep_ms < 0", ZKC_EINVAL, NULL,
+     made_c(zkc_client_open(prep_c(&oc), canary(""), opts_with(BASE_SLEEP, -1)), &oc));
+  RC(FRESH, "zkc_client_open", "retry.max_sleep_ms < 0", ZKC_EINVAL, NULL,
+     made_c(zkc_client_open(prep_c(&oc), canary(""), opts_with(MAX_SLEEP, -1)), &oc));
+  RC(FRESH, "zkc_client_open", "parent_mode not a zkc_parent_mode_t", ZKC_EINVAL, NULL,
+     made_c(zkc_client_open(prep_c(&oc), canary(""), opts_with(PARENT_MODE, 7)), &oc));
+  RC(FRESH, "zkc_client_open", "log_level out of range", ZKC_EINVAL, NULL,
+     made_c(zkc_client_open(prep_c(&oc), canary(""), opts_with(LOG_LEVEL, 9)), &oc));
+  RC(FRESH, "zkc_client_open", "holder_id over 1020 KiB", ZKC_EINVAL,
+     "ZooKeeper would drop the connection on every create",
+     made_c(zkc_client_open(prep_c(&oc), canary(""), opts_holder(fx.big)), &oc));
+  RC(FRESH, "zkc_client_open", "auth_digest without ':'", ZKC_EINVAL, NULL,
+     made_c(zkc_client_open(prep_c(&oc), canary(""), opts_auth(DIGEST_NO_COLON)), &oc));
+  RC(FRESH, "zkc_client_open", "auth_digest with an empty user", ZKC_EINVAL, NULL,
+     made_c(zkc_client_open(prep_c(&oc), canary(""), opts_auth(DIGEST_EMPTY_USER)), &oc));
+  RC(FRESH, "zkc_client_open", "auth_digest with an empty password", ZKC_EINVAL, NULL,
+     made_c(zkc_client_open(prep_c(&oc), canary(""), opts_auth(DIGEST_EMPTY_PASSWORD)), &oc));
+  RC(FRESH, "zkc_client_open", "ZKC_ACL_SECURE without auth_digest", ZKC_EINVAL,
+     "every create would be refused", made_c(zkc_client_open(prep_c(&oc), canary(""),
+                                                             opts_auth(SECURE_NO_DIGEST)), &oc));
+  RC(FRESH, "zkc_client_open", "acl set with acl_count 0", ZKC_EINVAL, NULL,
+     made_c(zkc_client_open(prep_c(&oc), canary(""), opts_auth(ACL_COUNT_ZERO)), &oc));
+  RC(FRESH, "zkc_client_open", "acl entry without permissions", ZKC_EINVAL, NULL,
+     made_c(zkc_client_open(prep_c(&oc), canary(""), opts_auth(ACL_NO_PERMS)), &oc));
+  RC(FRESH, "zkc_client_open", "acl entry with a NULL scheme", ZKC_EINVAL, NULL,
+     made_c(zkc_client_open(prep_c(&oc), canary(""), opts_auth(ACL_NULL_SCHEME)), &oc));
+  RC(FRESH, "zkc_client_open", "acl entry with a NULL id", ZKC_EINVAL, NULL,
+     made_c(zkc_client_open(prep_c(&oc), canary(""), opts_auth(ACL_NULL_ID)), &oc));
+  RC(FRESH, "zkc_client_open", "acl_preset not a zkc_acl_preset_t", ZKC_EINVAL, NULL,
+     made_c(zkc_client_open(prep_c(&oc), canary(""), opts_auth(ACL_BAD_PRESET)), &oc));
+  RC(CALLBACK, "zkc_client_open", "valid arguments", ZKC_EDEADLK, NULL,
+     made_c(zkc_client_open(prep_c(&oc), canary(""), NULL), &oc));
+  VOID(FRESH, "zkc_client_close", "NULL", "no-op", zkc_client_close(NULL));
+  VAL(CALLBACK, "zkc_client_close", "the client", ZKC_STATE_CONNECTED,
+      "no-op, logged as an error: the client stays open", close_ignored(c));
+  UB(CLOSED, "zkc_client_close", "the same client twice, or any call with the "
+     "client after close other than those listed here", "undefined behaviour "
+     "(the client is freed once no recipe object refers to it)");
+  RC(FRESH, "zkc_client_session_id", "client NULL", ZKC_EINVAL, NULL,
+     zkc_client_session_id(NULL, &i64));
+  RC(FRESH, "zkc_client_session_id", "session_id NULL", ZKC_EINVAL, NULL,
+     zkc_client_session_id(c, NULL));
+  RC(CLOSED, "zkc_client_session_id", "closed client", ZKC_ECLOSED, NULL,
+     zkc_client_session_id(c, &i64));
+  RC(FRESH, "zkc_client_state", "client NULL", ZKC_EINVAL, NULL,
+     zkc_client_state(NULL, &st));
+  RC(FRESH, "zkc_client_state", "state NULL", ZKC_EINVAL, NULL,
+     zkc_client_state(c, NULL));
+  VAL(CLOSED, "zkc_client_state", "closed client", ZKC_STATE_CLOSED,
+      "`ZKC_OK`, state `ZKC_STATE_CLOSED`", state_of(c));
+  VAL(FRESH, "zkc_state_name", "not a zkc_state_t (99)", 1, "`\"UNKNOWN\"`",
+      strcmp(zkc_state_name((zkc_state_t)99), "UNKNOWN") == 0);
+  RC(FRESH, "zkc_client_add_listener", "client NULL", ZKC_EINVAL, NULL,
+     zkc_client_add_listener(NULL, state_fn, NULL));
+  RC(FRESH, "zkc_client_add_listener", "fn NULL", ZKC_EINVAL, NULL,
+     zkc_client_add_listener(c, NULL, NULL));
+  RC(FRESH, "zkc_client_add_listener", "the same (fn, ctx) again", ZKC_EINVAL,
+     "the first stays registered", add_listener_twice(c));
+  RC(CLOSED, "zkc_client_add_listener", "closed client", ZKC_ECLOSED, NULL,
+     zkc_client_add_listener(c, state_fn, NULL));
+  RC(FRESH, "zkc_client_remove_listener", "client NULL", ZKC_EINVAL, NULL,
+     zkc_client_remove_listener(NULL, state_fn, NULL));
+  RC(FRESH, "zkc_client_remove_listener", "fn NULL", ZKC_EINVAL, NULL,
+     zkc_client_remove_listener(c, NULL, NULL));
+  RC(FRESH, "zkc_client_remove_listener", "a pair never registered", ZKC_EINVAL,
+     NULL, zkc_client_remove_listener(c, state_fn, &i64));
+  RC(FRESH, "zkc_client_session_timeout", "client NULL", ZKC_EINVAL, NULL,
+     zkc_client_session_timeout(NULL, &i32));
+  RC(FRESH, "zkc_client_session_timeout", "timeout_ms NULL", ZKC_EINVAL, NULL,
+     zkc_client_session_timeout(c, NULL));
+  RC(CLOSED, "zkc_client_session_timeout", "closed client", ZKC_ECLOSED, NULL,
+     zkc_client_session_timeout(c, &i32));
+
+  /* ---- mutex ---- */
+  RC(FRESH, "zkc_mutex_create", "out NULL", ZKC_EINVAL, NULL,
+     zkc_mutex_create(NULL, c, "/x"));
+  RC(FRESH, "zkc_mutex_create", "client NULL", ZKC_EINVAL, "*out = NULL",
+     made_m(zkc_mutex_create(prep_m(&om), NULL, "/x"), &om));
+  RC(FRESH, "zkc_mutex_create", "path NULL", ZKC_EINVAL, NULL,
+     made_m(zkc_mutex_create(prep_m(&om), c, NULL), &om));
+  RC(FRESH, "zkc_mutex_create", "path empty", ZKC_EINVAL, NULL,
+     made_m(zkc_mutex_create(prep_m(&om), c, ""), &om));
+  RC(FRESH, "zkc_mutex_create", "path relative", ZKC_EINVAL, NULL,
+     made_m(zkc_mutex_create(prep_m(&om), c, "locks/a"), &om));
+  RC(FRESH, "zkc_mutex_create", "path \"/\"", ZKC_EINVAL, NULL,
+     made_m(zkc_mutex_create(prep_m(&om), c, "/"), &om));
+  RC(FRESH, "zkc_mutex_create", "trailing '/'", ZKC_EINVAL, NULL,
+     made_m(zkc_mutex_create(prep_m(&om), c, "/a/"), &om));
+  RC(FRESH, "zkc_mutex_create", "empty segment", ZKC_EINVAL, NULL,
+     made_m(zkc_mutex_create(prep_m(&om), c, "/a//b"), &om));
+  RC(FRESH, "zkc_mutex_create", "'.' or '..' segment", ZKC_EINVAL, NULL,
+     made_m(zkc_mutex_create(prep_m(&om), c, "/a/../b"), &om));
+  RC(FRESH, "zkc_mutex_create", "under /zookeeper", ZKC_EINVAL, NULL,
+     made_m(zkc_mutex_create(prep_m(&om), c, "/zookeeper/x"), &om));
+  RC(FRESH, "zkc_mutex_create", "path of 1025 bytes", ZKC_EINVAL, NULL,
+     made_m(zkc_mutex_create(prep_m(&om), c, LONG), &om));
+  RC(FRESH, "zkc_mutex_create", "path of 1024 bytes (the limit)", ZKC_OK, NULL,
+     made_m(zkc_mutex_create(prep_m(&om), c, MAX), &om));
+  RC(FRESH, "zkc_mutex_create", "control byte (U+0001)", ZKC_EINVAL, NULL,
+     made_m(zkc_mutex_create(prep_m(&om), c, "/a\x01"), &om));
+  RC(FRESH, "zkc_mutex_create", "DEL or C1 control (U+007F, U+0080)", ZKC_EINVAL,
+     NULL, made_m(zkc_mutex_create(prep_m(&om), c, "/a\xc2\x80"), &om));
+  RC(FRESH, "zkc_mutex_create", "invalid UTF-8 byte", ZKC_EINVAL, NULL,
+     made_m(zkc_mutex_create(prep_m(&om), c, "/\xff"), &om));
+  RC(FRESH, "zkc_mutex_create", "overlong UTF-8 ('/' as 2 bytes)", ZKC_EINVAL,
+     NULL, made_m(zkc_mutex_create(prep_m(&om), c, "/a\xc0\xaf" "b"), &om));
+  RC(FRESH, "zkc_mutex_create", "truncated UTF-8", ZKC_EINVAL, NULL,
+     made_m(zkc_mutex_create(prep_m(&om), c, "/a\xe2\x82"), &om));
+  RC(FRESH, "zkc_mutex_create", "UTF-16 surrogate (U+D800)", ZKC_EINVAL, NULL,
+     made_m(zkc_mutex_create(prep_m(&om), c, "/\xed\xa0\x80"), &om));
+  RC(FRESH, "zkc_mutex_create", "outside the BMP (U+1F600)", ZKC_EINVAL,
+     "ZooKeeper's server refuses it", made_m(zkc_mutex_create(prep_m(&om), c, "/\xf0\x9f\x98\x80"), &om));
+  RC(FRESH, "zkc_mutex_create", "embedded NUL (\"/a\\0b\")", ZKC_OK,
+     "a C string ends at its NUL: the lock path is \"/a\"",
+     mutex_path_is(zkc_mutex_create(prep_m(&om), c, "/a\0b"), &om, "/a"));
+  RC(CLOSED, "zkc_mutex_create", "closed client", ZKC_ECLOSED, NULL,
+     made_m(zkc_mutex_create(prep_m(&om), c, "/x"), &om));
+  VAL(FRESH, "zkc_mutex_destroy", "NULL", ZKC_OK, "`ZKC_OK`", zkc_mutex_destroy(NULL));
+  RC(HELD, "zkc_mutex_destroy", "while held", ZKC_EBUSY, "nothing changes",
+     zkc_mutex_destroy(m));
+  RC(OTHER, "zkc_mutex_destroy", "while another thread holds it", ZKC_EBUSY,
+     NULL, zkc_mutex_destroy(m));
+  UB(FRESH, "zkc_mutex_destroy", "twice, or any use after destroy",
+     "undefined behaviour");
+  RC(FRESH, "zkc_mutex_acquire", "NULL", ZKC_EINVAL, NULL, zkc_mutex_acquire(NULL));
+  RC(CALLBACK, "zkc_mutex_acquire", "mutex held by another thread", ZKC_EDEADLK,
+     "nothing changes", zkc_mutex_acquire(m));
+  RC(CLOSED, "zkc_mutex_acquire", "closed client", ZKC_ECLOSED, NULL,
+     zkc_mutex_acquire(m));
+  RC(FRESH, "zkc_mutex_acquire_timeout", "NULL", ZKC_EINVAL, NULL,
+     zkc_mutex_acquire_timeout(NULL, 10));
+  RC(FRESH, "zkc_mutex_acquire_timeout", "timeout_ms < 0", ZKC_EINVAL, NULL,
+     zkc_mutex_acquire_timeout(m, -1));
+  RC(HELD, "zkc_mutex_acquire_timeout", "timeout_ms < 0", ZKC_EINVAL,
+     "the hold count does not change", zkc_mutex_acquire_timeout(m, -1));
+  RC(CALLBACK, "zkc_mutex_acquire_timeout", "timeout 0", ZKC_EDEADLK, NULL,
+     zkc_mutex_acquire_timeout(m, 0));
+  RC(FRESH, "zkc_mutex_release", "NULL", ZKC_EINVAL, NULL, zkc_mutex_release(NULL));
+  RC(FRESH, "zkc_mutex_release", "not held", ZKC_ENOTOWNER, NULL,
+     zkc_mutex_release(m));
+  RC(OTHER, "zkc_mutex_release", "held by another thread", ZKC_ENOTOWNER,
+     "the holder keeps it", zkc_mutex_release(m));
+  RC(CALLBACK, "zkc_mutex_release", "held by another thread", ZKC_EDEADLK,
+     "nothing changes", zkc_mutex_release(m));
+  RC(CLOSED, "zkc_mutex_release", "held when the client closed", ZKC_ECLOSED,
+     "local state cleared; the node went with the session", zkc_mutex_release(m));
+  RC(CLOSED, "zkc_mutex_release", "again", ZKC_ENOTOWNER, NULL, zkc_mutex_release(m));
+  VAL(FRESH, "zkc_mutex_is_acquired_in_this_process", "NULL", 0, "0",
+      zkc_mutex_is_acquired_in_this_process(NULL));
+  VAL(FRESH, "zkc_mutex_is_owned_by_current_thread", "NULL", 0, "0",
+      zkc_mutex_is_owned_by_current_thread(NULL));
+  VAL(OTHER, "zkc_mutex_is_owned_by_current_thread", "held by another thread", 0,
+      "0", zkc_mutex_is_owned_by_current_thread(m));
+  VAL(FRESH, "zkc_mutex_is_held", "NULL", 0, "0", zkc_mutex_is_held(NULL));
+  VAL(OTHER, "zkc_mutex_is_held", "held by another thread", 0, "0",
+      zkc_mutex_is_held(m));
+  VAL(CLOSED, "zkc_mutex_is_held", "held when the client closed", 0, "0",
+      zkc_mutex_is_held(m));
+  RC(FRESH, "zkc_mutex_set_lost_callback", "mutex NULL", ZKC_EINVAL, NULL,
+     zkc_mutex_set_lost_callback(NULL, NULL, NULL));
+  RC(FRESH, "zkc_mutex_fenced_set", "mutex NULL", ZKC_EINVAL, NULL,
+     zkc_mutex_fenced_set(NULL, "/x", "v", 1));
+  RC(HELD, "zkc_mutex_fenced_set", "path NULL", ZKC_EINVAL, NULL,
+     zkc_mutex_fenced_set(m, NULL, "v", 1));
+  RC(HELD, "zkc_mutex_fenced_set", "path invalid (as zkc_mutex_create)",
+     ZKC_EINVAL, NULL, zkc_mutex_fenced_set(m, "/a/", "v", 1));
+  RC(HELD, "zkc_mutex_fenced_set", "path of 1025 bytes", ZKC_EINVAL, NULL,
+     zkc_mutex_fenced_set(m, LONG, "v", 1));
+  RC(HELD, "zkc_mutex_fenced_set", "path not UTF-8", ZKC_EINVAL, NULL,
+     zkc_mutex_fenced_set(m, "/\xff", "v", 1));
+  RC(HELD, "zkc_mutex_fenced_set", "data NULL with len > 0", ZKC_EINVAL, NULL,
+     zkc_mutex_fenced_set(m, "/x", NULL, 1));
+  RC(HELD, "zkc_mutex_fenced_set", "len over 1020 KiB", ZKC_EINVAL,
+     "ZooKeeper would drop the connection",
+     zkc_mutex_fenced_set(m, "/x", fx.big, ZKC__DATA_MAX + 1));
+  RC(FRESH, "zkc_mutex_fenced_set", "not held", ZKC_ENOTOWNER, NULL,
+     zkc_mutex_fenced_set(m, "/x", "v", 1));
+  RC(OTHER, "zkc_mutex_fenced_set", "held by another thread", ZKC_ENOTOWNER, NULL,
+     zkc_mutex_fenced_set(m, "/x", "v", 1));
+  RC(CALLBACK, "zkc_mutex_fenced_set", "held by another thread", ZKC_EDEADLK,
+     NULL, zkc_mutex_fenced_set(m, "/x", "v", 1));
+  RC(CLOSED, "zkc_mutex_fenced_set", "closed client", ZKC_ECLOSED, NULL,
+     zkc_mutex_fenced_set(m, "/x", "v", 1));
+  RC(FRESH, "zkc_mutex_fencing_token", "mutex NULL", ZKC_EINVAL, NULL,
+     zkc_mutex_fencing_token(NULL, &i64));
+  RC(FRESH, "zkc_mutex_fencing_token", "token NULL", ZKC_EINVAL, NULL,
+     zkc_mutex_fencing_token(m, NULL));
+  RC(FRESH, "zkc_mutex_fencing_token", "not held", ZKC_ENOTOWNER, NULL,
+     zkc_mutex_fencing_token(m, &i64));
+  RC(OTHER, "zkc_mutex_fencing_token", "held by another thread", ZKC_ENOTOWNER,
+     NULL, zkc_mutex_fencing_token(m, &i64));
+  RC(FRESH, "zkc_mutex_lock_node", "mutex NULL", ZKC_EINVAL, NULL,
+     zkc_mutex_lock_node(NULL, node, sizeof node));
+  RC(FRESH, "zkc_mutex_lock_node", "buf NULL or buf_len 0", ZKC_EINVAL, NULL,
+     zkc_mutex_lock_node(m, node, 0));
+  RC(HELD, "zkc_mutex_lock_node", "buf too small", ZKC_EINVAL, NULL,
+     zkc_mutex_lock_node(m, small, sizeof small));
+  RC(FRESH, "zkc_mutex_lock_node", "not held", ZKC_ENOTOWNER, NULL,
+     zkc_mutex_lock_node(m, node, sizeof node));
+  RC(OTHER, "zkc_mutex_lock_node", "held by another thread", ZKC_ENOTOWNER, NULL,
+     zkc_mutex_lock_node(m, node, sizeof node));
+  VAL(FRESH, "zkc_mutex_path", "NULL", 1, "NULL", zkc_mutex_path(NULL) == NULL);
+  RC(FRESH, "zkc_mutex_participant_nodes", "mutex NULL", ZKC_EINVAL, NULL,
+     zkc_mutex_participant_nodes(NULL, &nodes, &n));
+  RC(FRESH, "zkc_mutex_participant_nodes", "nodes or count NULL", ZKC_EINVAL,
+     NULL, zkc_mutex_participant_nodes(m, NULL, &n));
+  RC(CALLBACK, "zkc_mutex_participant_nodes", "valid", ZKC_EDEADLK, NULL,
+     zkc_mutex_participant_nodes(m, &nodes, &n));
+  RC(CLOSED, "zkc_mutex_participant_nodes", "closed client", ZKC_ECLOSED, NULL,
+     zkc_mutex_participant_nodes(m, &nodes, &n));
+
+  /* ---- latch ---- */
+  VOID(FRESH, "zkc_latch_opts_init", "NULL", "no-op", zkc_latch_opts_init(NULL));
+  RC(FRESH, "zkc_latch_create", "out NULL", ZKC_EINVAL, NULL,
+     zkc_latch_create(NULL, c, "/x", NULL, NULL));
+  RC(FRESH, "zkc_latch_create", "client NULL", ZKC_EINVAL, "*out = NULL",
+     made_l(zkc_latch_create(prep_l(&ol), NULL, "/x", NULL, NULL), &ol));
+  RC(FRESH, "zkc_latch_create", "path NULL", ZKC_EINVAL, NULL,
+     made_l(zkc_latch_create(prep_l(&ol), c, NULL, NULL, NULL), &ol));
+  RC(FRESH, "zkc_latch_create", "path invalid (as zkc_mutex_create)", ZKC_EINVAL,
+     NULL, made_l(zkc_latch_create(prep_l(&ol), c, "/a//b", NULL, NULL), &ol));
+  RC(FRESH, "zkc_latch_create", "path of 1025 bytes", ZKC_EINVAL, NULL,
+     made_l(zkc_latch_create(prep_l(&ol), c, LONG, NULL, NULL), &ol));
+  RC(FRESH, "zkc_latch_create", "path with a control byte", ZKC_EINVAL, NULL,
+     made_l(zkc_latch_create(prep_l(&ol), c, "/a\x1f", NULL, NULL), &ol));
+  RC(FRESH, "zkc_latch_create", "path not UTF-8", ZKC_EINVAL, NULL,
+     made_l(zkc_latch_create(prep_l(&ol), c, "/\xc3", NULL, NULL), &ol));
+  RC(FRESH, "zkc_latch_create", "id with control bytes or not UTF-8", ZKC_OK,
+     "ids are node data: any bytes up to the NUL",
+     made_l(zkc_latch_create(prep_l(&ol), c, "/x", "\x01\xff", NULL), &ol));
+  RC(FRESH, "zkc_latch_create", "id over 1020 KiB", ZKC_EINVAL, NULL,
+     made_l(zkc_latch_create(prep_l(&ol), c, "/x", fx.big, NULL), &ol));
+  RC(CLOSED, "zkc_latch_create", "closed client", ZKC_ECLOSED, NULL,
+     made_l(zkc_latch_create(prep_l(&ol), c, "/x", NULL, NULL), &ol));
+  RC(FRESH, "zkc_latch_set_listener", "latch NULL", ZKC_EINVAL, NULL,
+     zkc_latch_set_listener(NULL, NULL, NULL, NULL));
+  RC(HELD, "zkc_latch_set_listener", "after start", ZKC_EBUSY, NULL,
+     zkc_latch_set_listener(l, NULL, NULL, NULL));
+  RC(FRESH, "zkc_latch_start", "NULL", ZKC_EINVAL, NULL, zkc_latch_start(NULL));
+  RC(HELD, "zkc_latch_start", "started twice", ZKC_EBUSY, NULL, zkc_latch_start(l));
+  RC(FRESH, "zkc_latch_start", "after zkc_latch_close", ZKC_EBUSY, NULL,
+     latch_start_closed(c));
+  RC(CALLBACK, "zkc_latch_start", "started", ZKC_EDEADLK, NULL, zkc_latch_start(l));
+  VAL(FRESH, "zkc_latch_close", "NULL", ZKC_OK, "`ZKC_OK`",
+      zkc_latch_close(NULL, ZKC_CLOSE_SILENT));
+  RC(FRESH, "zkc_latch_close", "mode not a zkc_close_mode_t", ZKC_EINVAL, NULL,
+     zkc_latch_close(l, (zkc_close_mode_t)7));
+  RC(CALLBACK, "zkc_latch_close", "leading", ZKC_EDEADLK,
+     "still leader", still_leading(l, zkc_latch_close(l, ZKC_CLOSE_SILENT)));
+  RC(CLOSED, "zkc_latch_close", "started, client closed under it", ZKC_OK,
+     "the latch's thread ends", zkc_latch_close(l, ZKC_CLOSE_SILENT));
+  VAL(FRESH, "zkc_latch_destroy", "NULL", ZKC_OK, "`ZKC_OK`", zkc_latch_destroy(NULL));
+  RC(CALLBACK, "zkc_latch_destroy", "leading", ZKC_EDEADLK, "nothing freed",
+     still_leading(l, zkc_latch_destroy(l)));
+  UB(FRESH, "zkc_latch_destroy", "while another thread uses the latch, twice, or "
+     "any use after destroy", "undefined behaviour");
+  VAL(FRESH, "zkc_latch_has_leadership", "NULL", 0, "0",
+      zkc_latch_has_leadership(NULL));
+  VAL(CLOSED, "zkc_latch_has_leadership", "closed", 0, "0",
+      zkc_latch_has_leadership(l));
+  RC(FRESH, "zkc_latch_await", "NULL", ZKC_EINVAL, NULL, zkc_latch_await(NULL, 0));
+  RC(FRESH, "zkc_latch_await", "never started", ZKC_EINVAL, NULL,
+     zkc_latch_await(l, 0));
+  RC(CALLBACK, "zkc_latch_await", "leading", ZKC_EDEADLK, NULL,
+     zkc_latch_await(l, 0));
+  RC(CLOSED, "zkc_latch_await", "closed", ZKC_ECLOSED, NULL, zkc_latch_await(l, 0));
+  RC(FRESH, "zkc_latch_fencing_token", "latch or token NULL", ZKC_EINVAL, NULL,
+     zkc_latch_fencing_token(NULL, &i64));
+  RC(FRESH, "zkc_latch_fencing_token", "not leader", ZKC_ENOTOWNER, NULL,
+     zkc_latch_fencing_token(l, &i64));
+  RC(CLOSED, "zkc_latch_fencing_token", "closed", ZKC_ENOTOWNER, NULL,
+     zkc_latch_fencing_token(l, &i64));
+  VAL(FRESH, "zkc_latch_id", "NULL", 1, "NULL", zkc_latch_id(NULL) == NULL);
+  VAL(FRESH, "zkc_latch_path", "NULL", 1, "NULL", zkc_latch_path(NULL) == NULL);
+  RC(FRESH, "zkc_latch_leader_id", "latch or id NULL", ZKC_EINVAL, NULL,
+     zkc_latch_leader_id(NULL, &id));
+  RC(CALLBACK, "zkc_latch_leader_id", "valid", ZKC_EDEADLK, NULL,
+     zkc_latch_leader_id(l, &id));
+  RC(CLOSED, "zkc_latch_leader_id", "closed client", ZKC_ECLOSED, NULL,
+     zkc_latch_leader_id(l, &id));
+  RC(FRESH, "zkc_latch_participants", "latch, out or count NULL", ZKC_EINVAL,
+     NULL, zkc_latch_participants(l, NULL, &n));
+  RC(CALLBACK, "zkc_latch_participants", "valid", ZKC_EDEADLK, NULL,
+     zkc_latch_participants(l, &parts, &n));
+  RC(CLOSED, "zkc_latch_participants", "closed client", ZKC_ECLOSED, NULL,
+     zkc_latch_participants(l, &parts, &n));
+  VOID(FRESH, "zkc_participants_free", "NULL", "no-op", zkc_participants_free(NULL, 2));
+  UB(FRESH, "zkc_participants_free", "a count other than the one returned",
+     "undefined behaviour");
+  RC(FRESH, "zkc_latch_node", "latch or buf NULL, buf_len 0", ZKC_EINVAL, NULL,
+     zkc_latch_node(l, NULL, 10));
+  RC(HELD, "zkc_latch_node", "buf too small", ZKC_EINVAL, NULL,
+     zkc_latch_node(l, small, sizeof small));
+  RC(FRESH, "zkc_latch_node", "not leader", ZKC_ENOTOWNER, NULL,
+     zkc_latch_node(l, node, sizeof node));
+
+  /* ---- selector ---- */
+  VOID(FRESH, "zkc_selector_opts_init", "NULL", "no-op", zkc_selector_opts_init(NULL));
+  RC(FRESH, "zkc_selector_create", "out NULL", ZKC_EINVAL, NULL,
+     zkc_selector_create(NULL, c, "/x", lead, NULL, NULL));
+  RC(FRESH, "zkc_selector_create", "client NULL", ZKC_EINVAL, "*out = NULL",
+     made_s(zkc_selector_create(prep_s(&os), NULL, "/x", lead, NULL, NULL), &os));
+  RC(FRESH, "zkc_selector_create", "take_leadership NULL", ZKC_EINVAL, NULL,
+     made_s(zkc_selector_create(prep_s(&os), c, "/x", NULL, NULL, NULL), &os));
+  RC(FRESH, "zkc_selector_create", "path NULL", ZKC_EINVAL, NULL,
+     made_s(zkc_selector_create(prep_s(&os), c, NULL, lead, NULL, NULL), &os));
+  RC(FRESH, "zkc_selector_create", "path invalid (as zkc_mutex_create)",
+     ZKC_EINVAL, NULL,
+     made_s(zkc_selector_create(prep_s(&os), c, "/a/./b", lead, NULL, NULL), &os));
+  RC(FRESH, "zkc_selector_create", "path of 1025 bytes", ZKC_EINVAL, NULL,
+     made_s(zkc_selector_create(prep_s(&os), c, LONG, lead, NULL, NULL), &os));
+  RC(FRESH, "zkc_selector_create", "path with a control byte", ZKC_EINVAL, NULL,
+     made_s(zkc_selector_create(prep_s(&os), c, "/a\n", lead, NULL, NULL), &os));
+  RC(FRESH, "zkc_selector_create", "path not UTF-8", ZKC_EINVAL, NULL,
+     made_s(zkc_selector_create(prep_s(&os), c, "/\xe2\x28\xa1", lead, NULL, NULL), &os));
+  RC(FRESH, "zkc_selector_create", "opts->id over 1020 KiB", ZKC_EINVAL, NULL,
+     made_s(zkc_selector_create(prep_s(&os), c, "/x", lead, NULL, sel_opts_id(fx.big)), &os));
+  RC(CLOSED, "zkc_selector_create", "closed client", ZKC_ECLOSED, NULL,
+     made_s(zkc_selector_create(prep_s(&os), c, "/x", lead, NULL, NULL), &os));
+  RC(FRESH, "zkc_selector_start", "NULL", ZKC_EINVAL, NULL, zkc_selector_start(NULL));
+  RC(HELD, "zkc_selector_start", "started twice", ZKC_EBUSY, NULL,
+     zkc_selector_start(s));
+  RC(FRESH, "zkc_selector_start", "after zkc_selector_close", ZKC_EBUSY, NULL,
+     selector_after_close(c, 0));
+  RC(CALLBACK, "zkc_selector_start", "started", ZKC_EDEADLK, NULL,
+     zkc_selector_start(s));
+  RC(FRESH, "zkc_selector_requeue", "NULL", ZKC_EINVAL, NULL,
+     zkc_selector_requeue(NULL));
+  RC(FRESH, "zkc_selector_requeue", "never started", ZKC_EINVAL, NULL,
+     zkc_selector_requeue(s));
+  RC(HELD, "zkc_selector_requeue", "leading", ZKC_EBUSY, NULL,
+     zkc_selector_requeue(s));
+  RC(FRESH, "zkc_selector_requeue", "after zkc_selector_close", ZKC_ECLOSED, NULL,
+     selector_after_close(c, 1));
+  VAL(FRESH, "zkc_selector_close", "NULL", ZKC_OK, "`ZKC_OK`", zkc_selector_close(NULL));
+  RC(CALLBACK, "zkc_selector_close", "leading", ZKC_EDEADLK, "nothing changes",
+     zkc_selector_close(s));
+  RC(CLOSED, "zkc_selector_close", "leading, client closed under it", ZKC_OK,
+     "take_leadership is told to stop; the thread ends", zkc_selector_close(s));
+  VAL(FRESH, "zkc_selector_destroy", "NULL", ZKC_OK, "`ZKC_OK`",
+      zkc_selector_destroy(NULL));
+  RC(CALLBACK, "zkc_selector_destroy", "leading", ZKC_EDEADLK, "nothing freed",
+     zkc_selector_destroy(s));
+  UB(FRESH, "zkc_selector_destroy", "while another thread uses the selector, "
+     "twice, or any use after destroy", "undefined behaviour");
+  VAL(FRESH, "zkc_selector_has_leadership", "NULL", 0, "0",
+      zkc_selector_has_leadership(NULL));
+  VAL(CLOSED, "zkc_selector_has_leadership", "closed", 0, "0",
+      zkc_selector_has_leadership(s));
+  VAL(FRESH, "zkc_selector_should_stop", "NULL", 1, "1",
+      zkc_selector_should_stop(NULL));
+  VAL(CLOSED, "zkc_selector_should_stop", "closed", 1, "1",
+      zkc_selector_should_stop(s));
+  RC(FRESH, "zkc_selector_fencing_token", "selector or token NULL", ZKC_EINVAL,
+     NULL, zkc_selector_fencing_token(s, NULL));
+  RC(FRESH, "zkc_selector_fencing_token", "not leading", ZKC_ENOTOWNER, NULL,
+     zkc_selector_fencing_token(s, &i64));
+  VAL(FRESH, "zkc_selector_id", "NULL", 1, "NULL", zkc_selector_id(NULL) == NULL);
+  VAL(FRESH, "zkc_selector_path", "NULL", 1, "NULL", zkc_selector_path(NULL) == NULL);
+  RC(FRESH, "zkc_selector_participants", "selector, out or count NULL",
+     ZKC_EINVAL, NULL, zkc_selector_participants(NULL, &parts, &n));
+  RC(CALLBACK, "zkc_selector_participants", "valid", ZKC_EDEADLK, NULL,
+     zkc_selector_participants(s, &parts, &n));
+  RC(CLOSED, "zkc_selector_participants", "closed client", ZKC_ECLOSED, NULL,
+     zkc_selector_participants(s, &parts, &n));
+  RC(FRESH, "zkc_selector_leader_id", "selector or id NULL", ZKC_EINVAL, NULL,
+     zkc_selector_leader_id(s, NULL));
+  RC(CALLBACK, "zkc_selector_leader_id", "valid", ZKC_EDEADLK, NULL,
+     zkc_selector_leader_id(s, &id));
+}
+
+/* ---- fixture ---- */
+
+static pthread_mutex_t lead_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t lead_cv = PTHREAD_COND_INITIALIZER;
+static atomic_int leading;
+
+/* Leads until told to stop. */
+static void lead(void *ctx, zkc_selector_t *sel) {
+  (void)ctx;
+  atomic_store(&leading, 1);
+  pthread_mutex_lock(&lead_mu);
+  while (!zkc_selector_should_stop(sel)) {
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    t.tv_nsec += 5 * 1000 * 1000;
+    if (t.tv_nsec >= 1000000000) t.tv_sec++, t.tv_nsec -= 1000000000;
+    pthread_cond_timedwait(&lead_cv, &lead_mu, &t);
+  }
+  pthread_mutex_unlock(&lead_mu);
+  atomic_store(&leading, 0);
+}
+
+static int is_leading(void *ctx) {
+  (void)ctx;
+  return atomic_load(&leading);
+}
+
+static void canary_open(void) {
+  fx.canary_fd = socket(AF_INET, SOCK_STREAM, 0);
+  struct sockaddr_in sa = {.sin_family = AF_INET};
+  inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
+  socklen_t len = sizeof sa;
+  if (fx.canary_fd < 0 || bind(fx.canary_fd, (struct sockaddr *)&sa, sizeof sa) ||
+      listen(fx.canary_fd, 8) || getsockname(fx.canary_fd, (struct sockaddr *)&sa, &len))
+    fail_msg("canary listener");
+  snprintf(fx.canary, sizeof fx.canary, "127.0.0.1:%d", ntohs(sa.sin_port));
+}
+
+static void fixture_paths(void) {
+  memset(fx.long_path, 'a', sizeof fx.long_path);
+  fx.long_path[0] = '/';
+  fx.long_path[ZKC__PATH_MAX + 1] = '\0';
+  memcpy(fx.max_path, fx.long_path, ZKC__PATH_MAX);
+  fx.max_path[ZKC__PATH_MAX] = '\0';
+}
+
+/* The server's last cxid for the client's session (-1: not found). */
+static long long server_cxid(void) {
+  int64_t sid;
+  if (zkc_client_session_id(fx.c, &sid) != ZKC_OK) return -1;
+  int server = zkt_session_server(sid);
+  if (server == 0) return -1;
+  char *out = zkt_4lw(server, "cons");
+  char want[40];
+  snprintf(want, sizeof want, "sid=0x%llx,", (unsigned long long)sid);
+  char *at = out ? strstr(out, want) : NULL;
+  char *cx = at ? strstr(at, "lcxid=0x") : NULL;
+  long long v = cx ? strtoll(cx + 8, NULL, 16) : -1;
+  free(out);
+  return v;
+}
+
+static void walk_state(walker_t *w, where_t where) {
+  w->where = where;
+  walk(w);
+}
+
+static void *other_thread(void *arg) {
+  walk_state(arg, OTHER);
+  return NULL;
+}
+
+static walker_t *cb_walker;
+static atomic_int cb_done;
+static void callback_log(void *ctx, zkc_log_level_t level, const char *msg) {
+  (void)ctx, (void)level;
+  /* zkcoord's "session 0x... connected" line comes from the session
+   * watcher, on the ZooKeeper completion thread. */
+  if (strncmp(msg, "session 0x", 10) != 0 || atomic_exchange(&cb_done, 1)) return;
+  walk_state(cb_walker, CALLBACK);
+  atomic_store(&cb_done, 2);
+}
+static int cb_finished(void *ctx) {
+  (void)ctx;
+  return atomic_load(&cb_done) == 2;
+}
+
+static void check(walker_t *w) {
+  if (w->failure[0]) fail_msg("%s", w->failure);
+}
+
+static void walk_group(const char *group) {
+  walker_t w = {.mode = RUN, .group = group};
+  fixture_paths();
+  canary_open();
+  fx.big = calloc(1, (size_t)2 << 20);
+  memset(fx.big, 'x', ((size_t)2 << 20) - 1);
+  fx.c = zkt_open(NULL);
+  assert_int_equal(zkc_mutex_create(&fx.m, fx.c, zkt_path("lock")), ZKC_OK);
+  assert_int_equal(zkc_latch_create(&fx.l, fx.c, zkt_path("latch"), NULL, NULL), ZKC_OK);
+  assert_int_equal(zkc_selector_create(&fx.s, fx.c, zkt_path("sel"), lead, NULL, NULL),
+                   ZKC_OK);
+
+  long long cxid = server_cxid();
+  assert_true(cxid >= 0);
+  walk_state(&w, FRESH);
+  check(&w);
+  assert_int_equal(server_cxid(), cxid);
+
+  assert_int_equal(zkc_mutex_acquire(fx.m), ZKC_OK);
+  assert_int_equal(zkc_latch_start(fx.l), ZKC_OK);
+  assert_int_equal(zkc_latch_await(fx.l, zkt_ms(10000)), ZKC_OK);
+  assert_int_equal(zkc_selector_start(fx.s), ZKC_OK);
+  assert_true(zkt_await(is_leading, NULL, zkt_ms(10000)));
+  cxid = server_cxid();
+  walk_state(&w, HELD);
+  check(&w);
+  pthread_t t;
+  pthread_create(&t, NULL, other_thread, &w);
+  pthread_join(t, NULL);
+  check(&w);
+  /* A second client's session event runs the callback rows. */
+  zkc_client_opts_t o;
+  zkc_client_opts_init(&o);
+  o.log_fn = callback_log;
+  o.log_level = ZKC_LOG_INFO;
+  cb_walker = &w;
+  atomic_store(&cb_done, 0);
+  zkc_client_t *c2 = zkt_open(&o);
+  assert_true(zkt_await(cb_finished, NULL, zkt_ms(10000)));
+  zkc_client_close(c2);
+  check(&w);
+  assert_int_equal(server_cxid(), cxid);
+  /* Nothing changed: still held once, still leading. */
+  assert_true(zkc_mutex_is_held(fx.m));
+  assert_true(zkc_latch_has_leadership(fx.l));
+  assert_true(zkc_selector_has_leadership(fx.s));
+  assert_int_equal(zkt_children_count(zkt_path("lock")), 1);
+
+  zkc_client_close(fx.c); /* while held and leading */
+  walk_state(&w, CLOSED);
+  check(&w);
+  zkc_mutex_release(fx.m); /* in case the group's rows did not */
+  assert_int_equal(zkc_latch_destroy(fx.l), ZKC_OK);
+  assert_int_equal(zkc_selector_destroy(fx.s), ZKC_OK);
+  assert_int_equal(zkc_mutex_destroy(fx.m), ZKC_OK);
+  assert_true(w.rows > 0);
+  printf("%s: %d rows walked\n", group, w.rows);
+  free(fx.big);
+  close(fx.canary_fd);
+}
+
+static void common(void **state) { (void)state, walk_group("common"); }
+static void client(void **state) { (void)state, walk_group("client"); }
+static void mutex(void **state) { (void)state, walk_group("mutex"); }
+static void latch(void **state) { (void)state, walk_group("latch"); }
+static void selector(void **state) { (void)state, walk_group("selector"); }
+
+/* ---- the doc ---- */
+
+static const char BEGIN[] = "<!-- misuse-table: begin (generated by test/integration/test_misuse.c) -->\n";
+static const char END[] = "<!-- misuse-table: end -->\n";
+
+static char *table_markdown(void) {
+  char *text = NULL;
+  size_t len = 0;
+  walker_t w = {.mode = DOC, .doc = open_memstream(&text, &len)};
+  fixture_paths();
+  fprintf(w.doc, "| function | bad input | returns | call as tested |\n"
+                 "| --- | --- | --- | --- |\n");
+  walk(&w);
+  fclose(w.doc);
+  return text;
+}
+
+static char *slurp(const char *path) {
+  FILE *f = fopen(path, "r");
+  if (f == NULL) return NULL;
+  char *text = NULL;
+  size_t cap = 0;
+  ssize_t n = getdelim(&text, &cap, '\0', f);
+  fclose(f);
+  if (n < 0) {
+    free(text);
+    return NULL;
+  }
+  return text;
+}
+
+/* Every ZKC_EXTERN function of the headers has a row: 0, else prints the
+ * missing ones and returns 1. */
+static int all_functions_covered(const char *table, char **headers, int n) {
+  int missing = 0;
+  for (int i = 0; i < n; i++) {
+    char *h = slurp(headers[i]);
+    if (h == NULL) {
+      fprintf(stderr, "cannot read %s\n", headers[i]);
+      return 1;
+    }
+    for (char *p = strstr(h, "ZKC_EXTERN "); p; p = strstr(p + 1, "ZKC_EXTERN ")) {
+      char *paren = strchr(p, '(');
+      char *name = paren;
+      while (name > p && (name[-1] == '_' || (name[-1] >= 'a' && name[-1] <= 'z')))
+        name--;
+      if (paren == NULL || strncmp(name, "zkc_", 4) != 0) continue;
+      char want[128];
+      snprintf(want, sizeof want, "| `%.*s` |", (int)(paren - name), name);
+      if (strstr(table, want) == NULL) {
+        fprintf(stderr, "%s: %.*s has no row in the misuse table\n", headers[i],
+                (int)(paren - name), name);
+        missing = 1;
+      }
+    }
+    free(h);
+  }
+  return missing;
+}
+
+static int check_doc(const char *doc_path, char **headers, int n) {
+  char *table = table_markdown();
+  char *doc = slurp(doc_path);
+  int rc = 0;
+  char *b = doc ? strstr(doc, BEGIN) : NULL;
+  char *e = b ? strstr(b, END) : NULL;
+  if (e == NULL) {
+    fprintf(stderr, "%s: no misuse table markers\n", doc_path);
+    rc = 1;
+  } else {
+    b += strlen(BEGIN);
+    if ((size_t)(e - b) != strlen(table) || strncmp(b, table, (size_t)(e - b)) != 0) {
+      fprintf(stderr, "%s: the misuse table differs from the test's rows; "
+                      "regenerate it with `misuse --update-doc %s`\n",
+              doc_path, doc_path);
+      rc = 1;
+    }
+  }
+  if (all_functions_covered(table, headers, n)) rc = 1;
+  free(doc);
+  free(table);
+  return rc;
+}
+
+static int update_doc(const char *doc_path) {
+  char *table = table_markdown();
+  char *doc = slurp(doc_path);
+  char *b = doc ? strstr(doc, BEGIN) : NULL;
+  char *e = b ? strstr(b, END) : NULL;
+  FILE *f = e ? fopen(doc_path, "w") : NULL;
+  if (f == NULL) {
+    fprintf(stderr, "%s: cannot update (markers missing?)\n", doc_path);
+    return 1;
+  }
+  fprintf(f, "%.*s%s%s", (int)(b - doc), doc, BEGIN, table);
+  fputs(e, f);
+  fclose(f);
+  free(doc);
+  free(table);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc == 2 && strcmp(argv[1], "--markdown") == 0) {
+    char *t = table_markdown();
+    fputs(t, stdout);
+    free(t);
+    return 0;
+  }
+  if (argc >= 3 && strcmp(argv[1], "--check-doc") == 0)
+    return check_doc(argv[2], argv + 3, argc - 3);
+  if (argc == 3 && strcmp(argv[1], "--update-doc") == 0) return update_doc(argv[2]);
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(common), cmocka_unit_test(client), cmocka_unit_test(mutex),
+      cmocka_unit_test(latch),  cmocka_unit_test(selector),
+  };
+  return zkt_main(argc, argv, tests, sizeof tests / sizeof *tests, "misuse");
+}
