@@ -1,14 +1,17 @@
 /* zkcoord command line: COMMAND's life — start it with the fencing token in
  * its environment, forward signals to it, stop it with SIGTERM and, after a
- * grace period, SIGKILL. */
-#define _GNU_SOURCE /* posix_spawn_file_actions_addclosefrom_np */
+ * grace period, SIGKILL. fork + execve rather than posix_spawn: the child
+ * must ask for SIGTERM when zkcoord dies (PR_SET_PDEATHSIG). */
+#define _GNU_SOURCE /* pipe2, close_range, strchrnul */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -57,45 +60,110 @@ static char **build_env(const zkcli_env_t *env, int nenv, char *storage,
   return out;
 }
 
+/* The executable for argv[0], searched on $PATH as execvp would, into buf.
+ * Returns 0, or ENOENT / EACCES. Done before fork: the child may only make
+ * async-signal-safe calls. */
+static int resolve(const char *name, char *buf, size_t len) {
+  if (strchr(name, '/')) {
+    snprintf(buf, len, "%s", name);
+    return access(buf, F_OK) != 0 ? ENOENT : 0;
+  }
+  const char *path = getenv("PATH");
+  if (path == NULL || *path == '\0') path = "/usr/local/bin:/usr/bin:/bin";
+  int err = ENOENT;
+  for (const char *p = path;; p++) {
+    const char *colon = strchrnul(p, ':');
+    int dlen = (int)(colon - p);
+    snprintf(buf, len, "%.*s%s%s", dlen, p, dlen ? "/" : "", name);
+    struct stat st;
+    if (stat(buf, &st) == 0 && S_ISREG(st.st_mode)) {
+      if (access(buf, X_OK) == 0) return 0;
+      err = EACCES;
+    }
+    if (*colon == '\0') break;
+    p = colon;
+  }
+  return err;
+}
+
+/* In the child, between fork and exec: only async-signal-safe calls. */
+static void exec_child(const zkcli_opts_t *o, const char *file, char **envp,
+                       int err_fd, pid_t parent) {
+  if (!o->foreground) setpgid(0, 0);
+  /* COMMAND must not outlive a zkcoord killed outright: its lock would be
+   * gone once the session times out. */
+  prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (getppid() != parent) _exit(ZKCLI_EXIT_SIGNAL_BASE + SIGTERM);
+  pthread_sigmask(SIG_SETMASK, (const sigset_t *)zkcli_orig_sigmask(), NULL);
+  /* Only the caller's descriptors reach COMMAND, never the ZooKeeper
+   * client's sockets or zkcoord's own pipes (err_fd closes on exec). */
+  for (int fd = 3; fd <= caller_fd_max; fd++)
+    if (!caller_fd[fd] && fd != err_fd) close(fd);
+  int from = caller_fd_max + 1;
+  if (err_fd >= from) {
+    if (err_fd > from) close_range((unsigned)from, (unsigned)err_fd - 1, 0);
+    from = err_fd + 1;
+  }
+  close_range((unsigned)from, ~0U, 0);
+  execve(file, o->argv, envp);
+  int e = errno;
+  ssize_t n = write(err_fd, &e, sizeof e);
+  (void)n;
+  _exit(ZKCLI_EXIT_NOT_FOUND);
+}
+
+int zkcli_child_check(const zkcli_opts_t *o) {
+  char file[4096];
+  int rc = resolve(o->argv[0], file, sizeof file);
+  if (rc == 0) return 0;
+  zkcli_err("cannot run %s: %s", o->argv[0], strerror(rc));
+  return rc == ENOENT ? ZKCLI_EXIT_NOT_FOUND : ZKCLI_EXIT_CANNOT_EXEC;
+}
+
 int zkcli_child_start(zkcli_child_t *ch, const zkcli_opts_t *o,
                       const zkcli_env_t *env, int nenv) {
-  char storage[4096];
-  char **envp = build_env(env, nenv, storage, sizeof storage);
-  posix_spawnattr_t attr;
-  posix_spawn_file_actions_t fa;
-  int rc = envp ? 0 : ENOMEM;
-  if (rc == 0) rc = posix_spawnattr_init(&attr);
-  if (rc == 0) rc = posix_spawn_file_actions_init(&fa);
-  if (rc != 0) {
-    free(envp);
-    zkcli_err("cannot start %s: %s", o->argv[0], strerror(rc));
-    return ZKCLI_EXIT_INTERNAL;
-  }
-  short flags = POSIX_SPAWN_SETSIGMASK;
-  if (!o->foreground) {
-    /* Its own process group: stopping COMMAND reaches its children too. */
-    flags |= POSIX_SPAWN_SETPGROUP;
-    posix_spawnattr_setpgroup(&attr, 0);
-  }
-  posix_spawnattr_setflags(&attr, flags);
-  posix_spawnattr_setsigmask(&attr, (const sigset_t *)zkcli_orig_sigmask());
-  /* Only the caller's descriptors reach COMMAND, never the ZooKeeper
-   * client's sockets or zkcoord's own pipes. */
-  for (int fd = 3; fd <= caller_fd_max; fd++)
-    if (!caller_fd[fd]) posix_spawn_file_actions_addclose(&fa, fd);
-  posix_spawn_file_actions_addclosefrom_np(&fa, caller_fd_max + 1);
-  pid_t pid;
-  rc = posix_spawnp(&pid, o->argv[0], &fa, &attr, o->argv, envp);
-  posix_spawn_file_actions_destroy(&fa);
-  posix_spawnattr_destroy(&attr);
-  free(envp);
+  char file[4096];
+  int rc = resolve(o->argv[0], file, sizeof file);
   if (rc != 0) {
     zkcli_err("cannot run %s: %s", o->argv[0], strerror(rc));
     return rc == ENOENT ? ZKCLI_EXIT_NOT_FOUND : ZKCLI_EXIT_CANNOT_EXEC;
   }
+  char storage[4096];
+  char **envp = build_env(env, nenv, storage, sizeof storage);
+  int err_pipe[2];
+  if (envp == NULL || pipe2(err_pipe, O_CLOEXEC) != 0) {
+    free(envp);
+    zkcli_err("cannot start %s: %s", o->argv[0], strerror(errno));
+    return ZKCLI_EXIT_INTERNAL;
+  }
+  pid_t parent = getpid();
+  pid_t pid = fork();
+  if (pid == 0) exec_child(o, file, envp, err_pipe[1], parent);
+  int fork_errno = errno;
+  close(err_pipe[1]);
+  free(envp);
+  if (pid < 0) {
+    close(err_pipe[0]);
+    zkcli_err("cannot start %s: %s", o->argv[0], strerror(fork_errno));
+    return ZKCLI_EXIT_INTERNAL;
+  }
+  /* Also here, so that a signal sent right away reaches the group. */
+  if (!o->foreground) setpgid(pid, pid);
+  int exec_errno = 0;
+  ssize_t n;
+  while ((n = read(err_pipe[0], &exec_errno, sizeof exec_errno)) < 0 &&
+         errno == EINTR) {
+  }
+  close(err_pipe[0]);
   ch->pid = pid;
   ch->pgrp = !o->foreground;
   ch->status = 0;
+  if (n == (ssize_t)sizeof exec_errno) { /* exec failed */
+    waitpid(pid, &ch->status, 0);
+    ch->pid = 0;
+    zkcli_err("cannot run %s: %s", o->argv[0], strerror(exec_errno));
+    return exec_errno == ENOENT ? ZKCLI_EXIT_NOT_FOUND : ZKCLI_EXIT_CANNOT_EXEC;
+  }
   return 0;
 }
 

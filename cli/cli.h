@@ -117,6 +117,9 @@ typedef struct zkcli_child {
   int status; /* wait status once reaped */
 } zkcli_child_t;
 
+/* Checks that COMMAND can be found and executed, before anything is taken.
+ * Returns 0, or 126/127 after printing why. */
+int zkcli_child_check(const zkcli_opts_t *o);
 /* Starts o->argv with the extra environment. Returns 0, or the exit code
  * (126/127/70) after printing why it could not start. */
 int zkcli_child_start(zkcli_child_t *ch, const zkcli_opts_t *o,

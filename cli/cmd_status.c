@@ -83,7 +83,7 @@ static void print_table(const zkcli_opts_t *o, const zkc_contender_t *v,
     printf(", %zu waiting\n", queued - 1);
   }
   if (n == 0) return;
-  printf("%-6s %-11s %-18s %8s %-14s %-52s %s\n", "POS", "SEQUENCE", "SESSION",
+  printf("%-6s %-11s %-18s %8s %-14s %-55s %s\n", "POS", "SEQUENCE", "SESSION",
          "AGE", "CZXID", "NODE", "HOLDER");
   for (size_t i = 0; i < n; i++) {
     const zkc_contender_t *e = &v[i];
@@ -97,7 +97,7 @@ static void print_table(const zkcli_opts_t *o, const zkc_contender_t *v,
                                      (unsigned long long)e->ephemeral_owner);
     else snprintf(sess, sizeof sess, "(persistent)");
     snprintf(age, sizeof age, "%.1fs", (double)(now - e->ctime_ms) / 1000.0);
-    printf("%-6s %-11s %-18s %8s %-14lld %-52s ", pos, seq, sess, age,
+    printf("%-6s %-11s %-18s %8s %-14lld %-55s ", pos, seq, sess, age,
            (long long)e->czxid, e->name);
     print_text(e->data, e->data_len, e->data_total, 60);
     putchar('\n');

@@ -26,6 +26,7 @@ static const char usage_text[] =
     "      --session-timeout SECS  requested session timeout (default 10)\n"
     "      --connect-timeout SECS  wait for the first connection (default 15)\n"
     "      --digest USER:PASSWORD  digest credentials for every session\n"
+    "                              (default $ZKCOORD_DIGEST)\n"
     "      --acl open|secure       ACL of created nodes (default open; secure\n"
     "                              needs --digest)\n"
     "      --lost-on-suspend       a dropped connection already counts as lost\n"
@@ -244,6 +245,8 @@ int zkcli_parse(int argc, char **argv, zkcli_opts_t *o) {
   o->grace_ms = 10000;
   const char *env = getenv("ZKCOORD_CONNECT");
   o->connect = env && *env ? env : DEFAULT_CONNECT;
+  env = getenv("ZKCOORD_DIGEST");
+  if (env && *env) o->digest = env;
 
   int seen_wait = 0, next;
   int r = parse_run(argc, argv, o, &seen_wait, &next);
