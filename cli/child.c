@@ -64,9 +64,11 @@ static char **build_env(const zkcli_env_t *env, int nenv, char *storage,
  * Returns 0, or ENOENT / EACCES. Done before fork: the child may only make
  * async-signal-safe calls. */
 static int resolve(const char *name, char *buf, size_t len) {
+  struct stat st;
   if (strchr(name, '/')) {
     snprintf(buf, len, "%s", name);
-    return access(buf, F_OK) != 0 ? ENOENT : 0;
+    if (stat(buf, &st) != 0) return ENOENT;
+    return S_ISREG(st.st_mode) && access(buf, X_OK) == 0 ? 0 : EACCES;
   }
   const char *path = getenv("PATH");
   if (path == NULL || *path == '\0') path = "/usr/local/bin:/usr/bin:/bin";
@@ -75,7 +77,6 @@ static int resolve(const char *name, char *buf, size_t len) {
     const char *colon = strchrnul(p, ':');
     int dlen = (int)(colon - p);
     snprintf(buf, len, "%.*s%s%s", dlen, p, dlen ? "/" : "", name);
-    struct stat st;
     if (stat(buf, &st) == 0 && S_ISREG(st.st_mode)) {
       if (access(buf, X_OK) == 0) return 0;
       err = EACCES;
