@@ -70,6 +70,12 @@ int zkcli_exit_code(int rc);
  * returns the exit code (with *out NULL); 0 on success. */
 int zkcli_open(const zkcli_opts_t *o, zkc_client_t **out);
 
+/* For lock and leader: starts event handling (zkcli_events_start with
+ * `interrupt`), opens the client, and from then on leaves stop signals to
+ * the command. Returns 0 or an exit code (message printed). */
+int zkcli_start(const zkcli_opts_t *o, void (*interrupt)(int sig),
+                zkc_client_t **out);
+
 /* ---- events (events.c) ---- */
 
 /* Event bytes besides signal numbers (which are all below 'A'). */

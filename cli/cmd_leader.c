@@ -51,14 +51,9 @@ static int run(const zkcli_opts_t *o, zkc_latch_t *l) {
 }
 
 int zkcli_cmd_leader(const zkcli_opts_t *o) {
-  if (zkcli_events_start(NULL) != 0) {
-    zkcli_err("cannot set up signal handling");
-    return ZKCLI_EXIT_INTERNAL;
-  }
   zkc_client_t *c;
-  int code = zkcli_open(o, &c);
+  int code = zkcli_start(o, NULL, &c);
   if (code != 0) return code;
-  zkcli_events_exit_on_stop(0);
   zkc_latch_opts_t lo;
   zkc_latch_opts_init(&lo);
   lo.is_leader = on_leader;

@@ -62,15 +62,12 @@ static int supervise(const zkcli_opts_t *o, zkcli_child_t *ch) {
 }
 
 int zkcli_cmd_lock(const zkcli_opts_t *o) {
-  if (zkcli_events_start(on_interrupt) != 0) {
-    zkcli_err("cannot set up signal handling");
-    return ZKCLI_EXIT_INTERNAL;
-  }
   zkc_client_t *c;
-  int code = zkcli_open(o, &c);
+  int code = zkcli_start(o, on_interrupt, &c);
   if (code != 0) return code;
+  pthread_mutex_lock(&g_mu);
   g_client = c;
-  zkcli_events_exit_on_stop(0);
+  pthread_mutex_unlock(&g_mu);
 
   zkc_mutex_t *m = NULL;
   int rc = zkc_mutex_create(&m, c, o->path);

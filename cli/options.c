@@ -50,23 +50,25 @@ static const char usage_text[] =
     "permission denied, 126/127 COMMAND not executable/not found, 128+N\n"
     "zkcoord stopped by signal N. See zkcoord(1).\n";
 
-void zkcli_err(const char *fmt, ...) {
+static void report(const char *fmt, va_list ap) {
   char line[2048];
+  vsnprintf(line, sizeof line, fmt, ap);
+  fprintf(stderr, "zkcoord: %s\n", line);
+}
+
+void zkcli_err(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(line, sizeof line, fmt, ap);
+  report(fmt, ap);
   va_end(ap);
-  fprintf(stderr, "zkcoord: %s\n", line);
 }
 
 void zkcli_info(const zkcli_opts_t *o, int level, const char *fmt, ...) {
   if (o->verbose < level) return;
-  char line[2048];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(line, sizeof line, fmt, ap);
+  report(fmt, ap);
   va_end(ap);
-  fprintf(stderr, "zkcoord: %s\n", line);
 }
 
 /* Seconds with an optional fraction, 0 .. 1e6, into milliseconds. */

@@ -85,3 +85,15 @@ int zkcli_open(const zkcli_opts_t *o, zkc_client_t **out) {
   }
   return zkcli_exit_code(rc);
 }
+
+int zkcli_start(const zkcli_opts_t *o, void (*interrupt)(int sig),
+                zkc_client_t **out) {
+  *out = NULL;
+  if (zkcli_events_start(interrupt) != 0) {
+    zkcli_err("cannot set up signal handling");
+    return ZKCLI_EXIT_INTERNAL;
+  }
+  int code = zkcli_open(o, out);
+  if (code == 0) zkcli_events_exit_on_stop(0);
+  return code;
+}
