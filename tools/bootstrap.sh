@@ -23,6 +23,7 @@ readonly PACKAGES=(
   libcurator-recipes-java libslf4j-java
   valgrind
   clang libclang-rt-dev
+  doxygen docker-compose
 )
 
 log() { printf '\n==> %s\n' "$*"; }
@@ -49,6 +50,12 @@ build() {
   log "building in $dir $*"
   cmake -S "$ROOT" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
   cmake --build "$dir" -j "$JOBS"
+}
+
+# docs DIR: the API reference (Doxygen warnings fail it).
+docs() {
+  log "API reference: $1/docs/html"
+  cmake --build "$1" --target docs
 }
 
 # suite DIR: every test of one build tree; CTest starts and stops the ensemble.
@@ -80,11 +87,13 @@ main() {
     demo) demo ;;
     quick)
       build "$BUILD_ROOT/default"
+      docs "$BUILD_ROOT/default"
       suite "$BUILD_ROOT/default"
       ;;
     test)
       local start=$SECONDS
       build "$BUILD_ROOT/default"
+      docs "$BUILD_ROOT/default"
       suite "$BUILD_ROOT/default"
       build "$BUILD_ROOT/asan" -DZKC_SANITIZE=address
       suite "$BUILD_ROOT/asan"

@@ -8,5 +8,6 @@
 #include "mutex.h"
 #include "leader.h"
 #include "selector.h"
+#include "status.h"
 
 #endif /* ZKCOORD_ZKCOORD_H */

@@ -70,7 +70,8 @@ static const char *group_of(const char *fn) {
   if (strncmp(fn, "zkc_latch_", 10) == 0 || strcmp(fn, "zkc_participants_free") == 0)
     return "latch";
   if (strncmp(fn, "zkc_selector_", 13) == 0) return "selector";
-  if (strncmp(fn, "zkc_client_", 11) == 0 || strcmp(fn, "zkc_state_name") == 0)
+  if (strncmp(fn, "zkc_client_", 11) == 0 || strcmp(fn, "zkc_state_name") == 0 ||
+      strcmp(fn, "zkc_lock_contenders") == 0 || strcmp(fn, "zkc_contenders_free") == 0)
     return "client";
   return "common";
 }
@@ -362,6 +363,7 @@ static void walk(walker_t *w) {
   char **nodes, *id, small[4], node[1200];
   size_t n;
   zkc_participant_t *parts;
+  zkc_contender_t *conts;
   const char *LONG = fx.long_path, *MAX = fx.max_path;
 
   /* ---- common ---- */
@@ -487,6 +489,25 @@ static void walk(walker_t *w) {
      zkc_client_session_timeout(c, NULL));
   RC(CLOSED, "zkc_client_session_timeout", "closed client", ZKC_ECLOSED, NULL,
      zkc_client_session_timeout(c, &i32));
+  RC(FRESH, "zkc_lock_contenders", "client NULL", ZKC_EINVAL, NULL,
+     zkc_lock_contenders(NULL, "/x", &conts, &n));
+  RC(FRESH, "zkc_lock_contenders", "out or count NULL", ZKC_EINVAL, NULL,
+     zkc_lock_contenders(c, "/x", NULL, &n));
+  RC(FRESH, "zkc_lock_contenders", "path NULL", ZKC_EINVAL, NULL,
+     zkc_lock_contenders(c, NULL, &conts, &n));
+  RC(FRESH, "zkc_lock_contenders", "path invalid (as zkc_mutex_create)", ZKC_EINVAL,
+     NULL, zkc_lock_contenders(c, "/a//b", &conts, &n));
+  RC(FRESH, "zkc_lock_contenders", "path of 1025 bytes", ZKC_EINVAL, NULL,
+     zkc_lock_contenders(c, LONG, &conts, &n));
+  RC(FRESH, "zkc_lock_contenders", "path not UTF-8", ZKC_EINVAL, NULL,
+     zkc_lock_contenders(c, "/\xff", &conts, &n));
+  RC(CALLBACK, "zkc_lock_contenders", "valid", ZKC_EDEADLK, NULL,
+     zkc_lock_contenders(c, "/x", &conts, &n));
+  RC(CLOSED, "zkc_lock_contenders", "closed client", ZKC_ECLOSED, NULL,
+     zkc_lock_contenders(c, "/x", &conts, &n));
+  VOID(FRESH, "zkc_contenders_free", "NULL", "no-op", zkc_contenders_free(NULL, 3));
+  UB(FRESH, "zkc_contenders_free", "a count other than the one returned, or an "
+     "array not from zkc_lock_contenders", "undefined behaviour");
 
   /* ---- mutex ---- */
   RC(FRESH, "zkc_mutex_create", "out NULL", ZKC_EINVAL, NULL,

@@ -1,0 +1,213 @@
+/* zkcoord command line: COMMAND's life — start it with the fencing token in
+ * its environment, forward signals to it, stop it with SIGTERM and, after a
+ * grace period, SIGKILL. fork + execve rather than posix_spawn: the child
+ * must ask for SIGTERM when zkcoord dies (PR_SET_PDEATHSIG). */
+#define _GNU_SOURCE /* pipe2, close_range, strchrnul */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+extern char **environ;
+
+/* File descriptors open when zkcoord started: the caller's, for COMMAND. */
+#define FD_TRACKED 1024
+static unsigned char caller_fd[FD_TRACKED];
+static int caller_fd_max = 2;
+
+void zkcli_fds_snapshot(void) {
+  for (int fd = 0; fd < FD_TRACKED; fd++)
+    if (fcntl(fd, F_GETFD) != -1) {
+      caller_fd[fd] = 1;
+      caller_fd_max = fd;
+    }
+}
+
+/* environ without our variables, plus env[0..nenv). */
+static char **build_env(const zkcli_env_t *env, int nenv, char *storage,
+                        size_t storage_len) {
+  size_t n = 0;
+  while (environ[n]) n++;
+  char **out = calloc(n + (size_t)nenv + 1, sizeof *out);
+  if (out == NULL) return NULL;
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++) {
+    int ours = 0;
+    for (int k = 0; k < nenv; k++) {
+      size_t len = strlen(env[k].name);
+      if (strncmp(environ[i], env[k].name, len) == 0 && environ[i][len] == '=')
+        ours = 1;
+    }
+    if (!ours) out[m++] = environ[i];
+  }
+  size_t used = 0;
+  for (int k = 0; k < nenv; k++) {
+    int w = snprintf(storage + used, storage_len - used, "%s=%s", env[k].name,
+                     env[k].value);
+    if (w < 0 || (size_t)w >= storage_len - used) break;
+    out[m++] = storage + used;
+    used += (size_t)w + 1;
+  }
+  return out;
+}
+
+/* The executable for argv[0], searched on $PATH as execvp would, into buf.
+ * Returns 0, or ENOENT / EACCES. Done before fork: the child may only make
+ * async-signal-safe calls. */
+static int resolve(const char *name, char *buf, size_t len) {
+  struct stat st;
+  if (strchr(name, '/')) {
+    snprintf(buf, len, "%s", name);
+    if (stat(buf, &st) != 0) return ENOENT;
+    return S_ISREG(st.st_mode) && access(buf, X_OK) == 0 ? 0 : EACCES;
+  }
+  const char *path = getenv("PATH");
+  if (path == NULL || *path == '\0') path = "/usr/local/bin:/usr/bin:/bin";
+  int err = ENOENT;
+  for (const char *p = path;; p++) {
+    const char *colon = strchrnul(p, ':');
+    int dlen = (int)(colon - p);
+    snprintf(buf, len, "%.*s%s%s", dlen, p, dlen ? "/" : "", name);
+    if (stat(buf, &st) == 0 && S_ISREG(st.st_mode)) {
+      if (access(buf, X_OK) == 0) return 0;
+      err = EACCES;
+    }
+    if (*colon == '\0') break;
+    p = colon;
+  }
+  return err;
+}
+
+/* In the child, between fork and exec: only async-signal-safe calls. */
+static void exec_child(const zkcli_opts_t *o, const char *file, char **envp,
+                       int err_fd, pid_t parent) {
+  if (!o->foreground) setpgid(0, 0);
+  /* COMMAND must not outlive a zkcoord killed outright: its lock would be
+   * gone once the session times out. */
+  prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (getppid() != parent) _exit(ZKCLI_EXIT_SIGNAL_BASE + SIGTERM);
+  pthread_sigmask(SIG_SETMASK, (const sigset_t *)zkcli_orig_sigmask(), NULL);
+  /* Only the caller's descriptors reach COMMAND, never the ZooKeeper
+   * client's sockets or zkcoord's own pipes (err_fd closes on exec). */
+  for (int fd = 3; fd <= caller_fd_max; fd++)
+    if (!caller_fd[fd] && fd != err_fd) close(fd);
+  int from = caller_fd_max + 1;
+  if (err_fd >= from) {
+    if (err_fd > from) close_range((unsigned)from, (unsigned)err_fd - 1, 0);
+    from = err_fd + 1;
+  }
+  close_range((unsigned)from, ~0U, 0);
+  execve(file, o->argv, envp);
+  int e = errno;
+  ssize_t n = write(err_fd, &e, sizeof e);
+  (void)n;
+  _exit(ZKCLI_EXIT_NOT_FOUND);
+}
+
+int zkcli_child_check(const zkcli_opts_t *o) {
+  char file[4096];
+  int rc = resolve(o->argv[0], file, sizeof file);
+  if (rc == 0) return 0;
+  zkcli_err("cannot run %s: %s", o->argv[0], strerror(rc));
+  return rc == ENOENT ? ZKCLI_EXIT_NOT_FOUND : ZKCLI_EXIT_CANNOT_EXEC;
+}
+
+int zkcli_child_start(zkcli_child_t *ch, const zkcli_opts_t *o,
+                      const zkcli_env_t *env, int nenv) {
+  char file[4096];
+  int rc = resolve(o->argv[0], file, sizeof file);
+  if (rc != 0) {
+    zkcli_err("cannot run %s: %s", o->argv[0], strerror(rc));
+    return rc == ENOENT ? ZKCLI_EXIT_NOT_FOUND : ZKCLI_EXIT_CANNOT_EXEC;
+  }
+  char storage[4096];
+  char **envp = build_env(env, nenv, storage, sizeof storage);
+  int err_pipe[2];
+  if (envp == NULL || pipe2(err_pipe, O_CLOEXEC) != 0) {
+    free(envp);
+    zkcli_err("cannot start %s: %s", o->argv[0], strerror(errno));
+    return ZKCLI_EXIT_INTERNAL;
+  }
+  pid_t parent = getpid();
+  pid_t pid = fork();
+  if (pid == 0) exec_child(o, file, envp, err_pipe[1], parent);
+  int fork_errno = errno;
+  close(err_pipe[1]);
+  free(envp);
+  if (pid < 0) {
+    close(err_pipe[0]);
+    zkcli_err("cannot start %s: %s", o->argv[0], strerror(fork_errno));
+    return ZKCLI_EXIT_INTERNAL;
+  }
+  /* Also here, so that a signal sent right away reaches the group. */
+  if (!o->foreground) setpgid(pid, pid);
+  int exec_errno = 0;
+  ssize_t n;
+  while ((n = read(err_pipe[0], &exec_errno, sizeof exec_errno)) < 0 &&
+         errno == EINTR) {
+  }
+  close(err_pipe[0]);
+  ch->pid = pid;
+  ch->pgrp = !o->foreground;
+  ch->status = 0;
+  if (n == (ssize_t)sizeof exec_errno) { /* exec failed */
+    waitpid(pid, &ch->status, 0);
+    ch->pid = 0;
+    zkcli_err("cannot run %s: %s", o->argv[0], strerror(exec_errno));
+    return exec_errno == ENOENT ? ZKCLI_EXIT_NOT_FOUND : ZKCLI_EXIT_CANNOT_EXEC;
+  }
+  return 0;
+}
+
+int zkcli_child_reap(zkcli_child_t *ch) {
+  if (ch->pid <= 0) return 0;
+  int status;
+  pid_t r = waitpid(ch->pid, &status, WNOHANG);
+  if (r != ch->pid) return 0;
+  ch->status = status;
+  ch->pid = 0;
+  return 1;
+}
+
+void zkcli_child_signal(const zkcli_child_t *ch, int sig) {
+  if (ch->pid <= 0) return;
+  /* The group may already be gone while its leader is a zombie: then the
+   * pid itself. */
+  if (!ch->pgrp || kill(-ch->pid, sig) != 0) kill(ch->pid, sig);
+}
+
+int zkcli_child_stop(zkcli_child_t *ch, int sig, int64_t grace_ms) {
+  int stop_sig = 0;
+  zkcli_child_signal(ch, sig);
+  int64_t deadline = zkcli_now_ms() + grace_ms;
+  while (!zkcli_child_reap(ch)) {
+    int64_t left = deadline - zkcli_now_ms();
+    if (left <= 0) {
+      zkcli_child_signal(ch, SIGKILL);
+      while (!zkcli_child_reap(ch)) zkcli_event_wait(100);
+      break;
+    }
+    int ev = zkcli_event_wait(left);
+    if (zkcli_is_stop_signal(ev)) {
+      if (!stop_sig) stop_sig = ev;
+      zkcli_child_signal(ch, ev);
+    }
+  }
+  return stop_sig;
+}
+
+int zkcli_child_exit_code(const zkcli_child_t *ch) {
+  if (WIFEXITED(ch->status)) return WEXITSTATUS(ch->status);
+  if (WIFSIGNALED(ch->status))
+    return ZKCLI_EXIT_SIGNAL_BASE + WTERMSIG(ch->status);
+  return ZKCLI_EXIT_INTERNAL;
+}

@@ -1,0 +1,152 @@
+/* zkcoord command-line tool: shared declarations.
+ *
+ * options.c    command line -> zkcli_opts_t, usage text
+ * session.c    opening the client, mapping library codes to exit codes
+ * events.c     one pipe the main thread waits on: signals, child exits,
+ *              lock loss and leadership changes
+ * child.c      starting COMMAND and stopping it (signal, grace, SIGKILL)
+ * cmd_lock.c   `zkcoord lock`
+ * cmd_leader.c `zkcoord leader`
+ * cmd_status.c `zkcoord status`
+ */
+#ifndef ZKCLI_CLI_H
+#define ZKCLI_CLI_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "zkcoord/zkcoord.h"
+
+/* Exit codes (documented in zkcoord.1 and the README). COMMAND's own
+ * status passes through otherwise. */
+enum {
+  ZKCLI_EXIT_CONFLICT = 1,     /* lock not obtained (-n, -w); -E changes it */
+  ZKCLI_EXIT_USAGE = 64,       /* bad option or argument (EX_USAGE) */
+  ZKCLI_EXIT_BADPATH = 65,     /* invalid lock path or missing chroot */
+  ZKCLI_EXIT_UNAVAILABLE = 69, /* ensemble unreachable, connection lost */
+  ZKCLI_EXIT_INTERNAL = 70,    /* unexpected error (EX_SOFTWARE) */
+  ZKCLI_EXIT_LOST = 75,        /* lock lost while COMMAND ran (EX_TEMPFAIL) */
+  ZKCLI_EXIT_NOPERM = 77,      /* credentials refused, ACL denied (EX_NOPERM) */
+  ZKCLI_EXIT_CANNOT_EXEC = 126,
+  ZKCLI_EXIT_NOT_FOUND = 127,
+  ZKCLI_EXIT_SIGNAL_BASE = 128 /* + signal that stopped zkcoord */
+};
+
+typedef enum { ZKCLI_LOCK = 1, ZKCLI_LEADER, ZKCLI_STATUS } zkcli_cmd_t;
+
+typedef struct zkcli_opts {
+  zkcli_cmd_t cmd;
+  const char *connect;         /* --connect, $ZKCOORD_CONNECT, default */
+  int session_timeout_ms;      /* --session-timeout */
+  int connect_timeout_ms;      /* --connect-timeout */
+  const char *digest;          /* --digest user:password */
+  int secure_acl;              /* --acl secure */
+  int lost_on_suspended;       /* --lost-on-suspend */
+  int verbose;                 /* -v, repeatable */
+  const char *id;              /* --id: node data / participant id */
+  int64_t wait_ms;             /* -w; -1 = forever, 0 = -n */
+  int conflict_code;           /* -E */
+  int64_t grace_ms;            /* --grace */
+  int foreground;              /* --foreground: COMMAND in our group */
+  int json;                    /* status --json */
+  const char *path;            /* PATH */
+  char **argv;                 /* COMMAND and its arguments (NULL-ended) */
+} zkcli_opts_t;
+
+/* Parses argv. Returns -1 when the command should run, else an exit code
+ * (0 after --help / --version, ZKCLI_EXIT_USAGE with a message printed). */
+int zkcli_parse(int argc, char **argv, zkcli_opts_t *o);
+
+/* One line "zkcoord: ..." on stderr. */
+void zkcli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The same, only when -v was given at least `level` times. */
+void zkcli_info(const zkcli_opts_t *o, int level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Exit code for a library or ZooKeeper error code. */
+int zkcli_exit_code(int rc);
+
+/* Opens the client as the options say. On failure prints one line and
+ * returns the exit code (with *out NULL); 0 on success. */
+int zkcli_open(const zkcli_opts_t *o, zkc_client_t **out);
+
+/* For lock and leader: starts event handling (zkcli_events_start with
+ * `interrupt`), opens the client, and from then on leaves stop signals to
+ * the command. Returns 0 or an exit code (message printed). */
+int zkcli_start(const zkcli_opts_t *o, void (*interrupt)(int sig),
+                zkc_client_t **out);
+
+/* ---- events (events.c) ---- */
+
+/* Event bytes besides signal numbers (which are all below 'A'). */
+#define ZKCLI_EV_LOST 'L'     /* the lock was lost */
+#define ZKCLI_EV_LEADER 'G'   /* leadership gained */
+#define ZKCLI_EV_NOTLEADER 'N'/* leadership lost */
+
+/* Blocks SIGINT, SIGTERM, SIGHUP and SIGCHLD in the calling thread (and so
+ * in every thread started later) and starts a thread that turns them into
+ * events. Call first thing in main, before the client opens. `interrupt`,
+ * if set, is called on that thread for SIGINT/SIGTERM/SIGHUP before the
+ * event is posted (the lock command uses it to abort a blocking acquire).
+ * Returns 0, or -1 with errno. */
+int zkcli_events_start(void (*interrupt)(int sig));
+/* While on (the default after start), SIGINT/SIGTERM/SIGHUP end the
+ * process at once with 128+signal: nothing is held yet. Commands turn it
+ * off once they have something to clean up. */
+void zkcli_events_exit_on_stop(int on);
+/* Posts an event; async-signal-safe and callable from any thread. */
+void zkcli_event_post(int ev);
+/* Waits up to timeout_ms (< 0 forever) for the next event; returns it, or
+ * 0 on timeout. */
+int zkcli_event_wait(int64_t timeout_ms);
+/* 1 for SIGINT, SIGTERM and SIGHUP events. */
+int zkcli_is_stop_signal(int ev);
+/* The signal mask in force before zkcli_events_start (for COMMAND). */
+const void *zkcli_orig_sigmask(void);
+
+/* ---- COMMAND (child.c) ---- */
+
+/* Records the file descriptors open at start (the caller's, inherited by
+ * COMMAND); any other, such as the ZooKeeper client's sockets, is closed
+ * in COMMAND. Call before the client opens. */
+void zkcli_fds_snapshot(void);
+
+/* One environment variable for COMMAND. */
+typedef struct {
+  const char *name;
+  char value[1100];
+} zkcli_env_t;
+
+typedef struct zkcli_child {
+  pid_t pid;  /* 0 when none runs */
+  int pgrp;   /* 1: COMMAND leads its own process group */
+  int status; /* wait status once reaped */
+} zkcli_child_t;
+
+/* Checks that COMMAND can be found and executed, before anything is taken.
+ * Returns 0, or 126/127 after printing why. */
+int zkcli_child_check(const zkcli_opts_t *o);
+/* Starts o->argv with the extra environment. Returns 0, or the exit code
+ * (126/127/70) after printing why it could not start. */
+int zkcli_child_start(zkcli_child_t *ch, const zkcli_opts_t *o,
+                      const zkcli_env_t *env, int nenv);
+/* Reaps the child if it has exited: returns 1 (status filled, pid 0) or 0. */
+int zkcli_child_reap(zkcli_child_t *ch);
+/* Sends sig to COMMAND (its process group unless --foreground). */
+void zkcli_child_signal(const zkcli_child_t *ch, int sig);
+/* Sends sig, waits up to grace_ms for COMMAND to exit while handling other
+ * events (a further stop signal is forwarded), then SIGKILLs and reaps it.
+ * Returns the first stop signal received meanwhile (0 if none). */
+int zkcli_child_stop(zkcli_child_t *ch, int sig, int64_t grace_ms);
+/* Exit code for a reaped child: its status, or 128+signal. */
+int zkcli_child_exit_code(const zkcli_child_t *ch);
+
+/* ---- commands ---- */
+int zkcli_cmd_lock(const zkcli_opts_t *o);
+int zkcli_cmd_leader(const zkcli_opts_t *o);
+int zkcli_cmd_status(const zkcli_opts_t *o);
+
+/* Monotonic milliseconds. */
+int64_t zkcli_now_ms(void);
+
+#endif /* ZKCLI_CLI_H */

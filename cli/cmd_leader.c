@@ -1,0 +1,78 @@
+/* zkcoord leader: run COMMAND only while this instance leads the election
+ * on PATH; stop it when leadership is lost and join the election again. */
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+
+#include "cli.h"
+
+static void on_leader(void *ctx, zkc_latch_t *l) {
+  (void)ctx, (void)l;
+  zkcli_event_post(ZKCLI_EV_LEADER);
+}
+
+static void on_not_leader(void *ctx, zkc_latch_t *l) {
+  (void)ctx, (void)l;
+  zkcli_event_post(ZKCLI_EV_NOTLEADER);
+}
+
+/* Starts COMMAND if this latch leads now. Returns 0 or an exit code. */
+static int lead(const zkcli_opts_t *o, zkc_latch_t *l, zkcli_child_t *ch) {
+  zkcli_env_t env[2] = {{.name = "ZKCOORD_FENCING_TOKEN"},
+                        {.name = "ZKCOORD_NODE"}};
+  int64_t token;
+  if (zkc_latch_fencing_token(l, &token) != ZKC_OK) return 0; /* lost again */
+  snprintf(env[0].value, sizeof env[0].value, "%" PRId64, token);
+  zkc_latch_node(l, env[1].value, sizeof env[1].value);
+  zkcli_info(o, 1, "leader of %s as '%s': node %s, token %s", o->path,
+             zkc_latch_id(l), env[1].value, env[0].value);
+  return zkcli_child_start(ch, o, env, 2);
+}
+
+static int run(const zkcli_opts_t *o, zkc_latch_t *l) {
+  zkcli_child_t ch = {0};
+  for (;;) {
+    int ev = zkcli_event_wait(-1);
+    if (ev == ZKCLI_EV_LEADER && ch.pid == 0 && zkc_latch_has_leadership(l)) {
+      int code = lead(o, l, &ch);
+      if (code != 0) return code;
+    } else if (ev == ZKCLI_EV_NOTLEADER && ch.pid != 0) {
+      zkcli_err("leadership of %s lost: stopping COMMAND, rejoining", o->path);
+      int sig = zkcli_child_stop(&ch, SIGTERM, o->grace_ms);
+      if (sig) return ZKCLI_EXIT_SIGNAL_BASE + sig;
+    } else if (ev == SIGCHLD && zkcli_child_reap(&ch)) {
+      zkcli_info(o, 1, "COMMAND exited: leaving the election");
+      return zkcli_child_exit_code(&ch);
+    } else if (zkcli_is_stop_signal(ev)) {
+      if (ch.pid) zkcli_child_stop(&ch, ev, o->grace_ms);
+      return ZKCLI_EXIT_SIGNAL_BASE + ev;
+    }
+  }
+}
+
+int zkcli_cmd_leader(const zkcli_opts_t *o) {
+  zkc_client_t *c;
+  int code = zkcli_start(o, NULL, &c);
+  if (code != 0) return code;
+  zkc_latch_opts_t lo;
+  zkc_latch_opts_init(&lo);
+  lo.is_leader = on_leader;
+  lo.not_leader = on_not_leader;
+  zkc_latch_t *l = NULL;
+  int rc = zkc_latch_create(&l, c, o->path, o->id, &lo);
+  if (rc == ZKC_EINVAL) {
+    zkcli_err("invalid election path '%s'", o->path);
+    code = ZKCLI_EXIT_BADPATH;
+  } else if (rc == ZKC_OK && (rc = zkc_latch_start(l)) == ZKC_OK) {
+    zkcli_info(o, 1, "joined the election on %s as '%s'", o->path,
+               zkc_latch_id(l));
+    code = run(o, l);
+  }
+  if (rc != ZKC_OK && code == 0) {
+    zkcli_err("cannot join the election on %s: %s", o->path, zkc_strerror(rc));
+    code = zkcli_exit_code(rc);
+  }
+  zkc_latch_destroy(l);
+  zkc_client_close(c);
+  return code;
+}

@@ -1,0 +1,116 @@
+/* zkcoord lock: run COMMAND while holding the distributed lock on PATH. */
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+
+#include "cli.h"
+
+/* A stop signal while acquire blocks closes the client, which wakes the
+ * acquire with ZKC_ECLOSED and drops the session (and any node) at once. */
+static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
+static zkc_client_t *g_client;
+static int g_acquiring, g_interrupted, g_closed;
+
+static void on_interrupt(int sig) {
+  pthread_mutex_lock(&g_mu);
+  if (!g_interrupted) g_interrupted = sig;
+  if (g_acquiring && !g_closed) {
+    zkc_client_close(g_client);
+    g_closed = 1;
+  }
+  pthread_mutex_unlock(&g_mu);
+}
+
+static void on_lost(void *ctx, zkc_mutex_t *m, zkc_lost_reason_t why) {
+  (void)ctx, (void)m, (void)why;
+  zkcli_event_post(ZKCLI_EV_LOST);
+}
+
+static int acquire(const zkcli_opts_t *o, zkc_mutex_t *m, int *sig) {
+  pthread_mutex_lock(&g_mu);
+  *sig = g_interrupted;
+  g_acquiring = !*sig;
+  pthread_mutex_unlock(&g_mu);
+  if (*sig) return ZKC_ECLOSED;
+  int rc = o->wait_ms < 0 ? zkc_mutex_acquire(m)
+                          : zkc_mutex_acquire_timeout(m, o->wait_ms);
+  pthread_mutex_lock(&g_mu);
+  g_acquiring = 0;
+  *sig = g_interrupted;
+  pthread_mutex_unlock(&g_mu);
+  return rc;
+}
+
+/* Runs COMMAND until it exits, zkcoord is signalled or the lock is lost. */
+static int supervise(const zkcli_opts_t *o, zkcli_child_t *ch) {
+  for (;;) {
+    int ev = zkcli_event_wait(-1);
+    if (ev == SIGCHLD) {
+      if (zkcli_child_reap(ch)) return zkcli_child_exit_code(ch);
+    } else if (zkcli_is_stop_signal(ev)) {
+      zkcli_info(o, 1, "signal %d: stopping COMMAND, then releasing", ev);
+      zkcli_child_stop(ch, ev, o->grace_ms);
+      return ZKCLI_EXIT_SIGNAL_BASE + ev;
+    } else if (ev == ZKCLI_EV_LOST) {
+      zkcli_err("lock on %s lost (session expired or connection gone): "
+                "stopping COMMAND", o->path);
+      zkcli_child_stop(ch, SIGTERM, o->grace_ms);
+      return ZKCLI_EXIT_LOST;
+    }
+  }
+}
+
+int zkcli_cmd_lock(const zkcli_opts_t *o) {
+  zkc_client_t *c;
+  int code = zkcli_start(o, on_interrupt, &c);
+  if (code != 0) return code;
+  pthread_mutex_lock(&g_mu);
+  g_client = c;
+  pthread_mutex_unlock(&g_mu);
+
+  zkc_mutex_t *m = NULL;
+  int rc = zkc_mutex_create(&m, c, o->path);
+  if (rc == ZKC_EINVAL) {
+    zkcli_err("invalid lock path '%s'", o->path);
+    zkc_client_close(c);
+    return ZKCLI_EXIT_BADPATH;
+  }
+  if (rc == ZKC_OK) rc = zkc_mutex_set_lost_callback(m, on_lost, NULL);
+
+  int sig = 0;
+  int64_t t0 = zkcli_now_ms();
+  if (rc == ZKC_OK) rc = acquire(o, m, &sig);
+  if (sig) {
+    code = ZKCLI_EXIT_SIGNAL_BASE + sig;
+  } else if (rc == ZKC_ETIMEDOUT) {
+    zkcli_info(o, 1, "lock %s not obtained %s", o->path,
+               o->wait_ms == 0 ? "(held by another)" : "in time");
+    code = o->conflict_code;
+  } else if (rc != ZKC_OK) {
+    zkcli_err("cannot lock %s: %s", o->path, zkc_strerror(rc));
+    code = zkcli_exit_code(rc);
+  } else {
+    zkcli_env_t env[2] = {{.name = "ZKCOORD_FENCING_TOKEN"},
+                          {.name = "ZKCOORD_NODE"}};
+    int64_t token = 0;
+    zkc_mutex_fencing_token(m, &token);
+    snprintf(env[0].value, sizeof env[0].value, "%" PRId64, token);
+    zkc_mutex_lock_node(m, env[1].value, sizeof env[1].value);
+    zkcli_info(o, 1, "acquired %s after %lld ms: node %s, token %s", o->path,
+               (long long)(zkcli_now_ms() - t0), env[1].value, env[0].value);
+    zkcli_child_t ch = {0};
+    code = zkcli_child_start(&ch, o, env, 2);
+    if (code == 0) code = supervise(o, &ch);
+  }
+  if (rc == ZKC_OK) {
+    int r = zkc_mutex_release(m);
+    zkcli_info(o, 1, "released %s: %s", o->path, zkc_strerror(r));
+  }
+  zkc_mutex_destroy(m);
+  pthread_mutex_lock(&g_mu);
+  if (!g_closed) zkc_client_close(c);
+  g_closed = 1;
+  pthread_mutex_unlock(&g_mu);
+  return code;
+}

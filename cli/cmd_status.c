@@ -1,0 +1,158 @@
+/* zkcoord status: the contenders of a lock or election path, holder first,
+ * as a table or as JSON. */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+
+/* Length of the valid UTF-8 sequence at s (at most `left` bytes), or 0. */
+static size_t utf8_len(const unsigned char *s, size_t left) {
+  size_t len = s[0] < 0x80 ? 1 : (s[0] & 0xe0) == 0xc0 ? 2
+             : (s[0] & 0xf0) == 0xe0 ? 3 : (s[0] & 0xf8) == 0xf0 ? 4 : 0;
+  if (len == 0 || len > left || (len == 2 && s[0] < 0xc2)) return 0;
+  for (size_t i = 1; i < len; i++)
+    if ((s[i] & 0xc0) != 0x80) return 0;
+  return len;
+}
+
+/* Node data for the table: printable text as is (UTF-8 included), other
+ * bytes as \xNN, at most `max` output columns, "..." when cut. */
+static void print_text(const char *data, size_t len, size_t total, size_t max) {
+  const unsigned char *s = (const unsigned char *)data;
+  size_t cols = 0;
+  for (size_t i = 0; i < len;) {
+    size_t n = utf8_len(s + i, len - i);
+    size_t w = n == 1 && (s[i] < 0x20 || s[i] == 0x7f || s[i] == '\\') ? 4
+             : n == 0 ? 4 : 1;
+    if (cols + w > max) {
+      fputs("...", stdout);
+      return;
+    }
+    if (n == 0 || w == 4) {
+      if (s[i] == '\\') fputs("\\\\", stdout); else printf("\\x%02x", s[i]);
+      i++;
+    } else {
+      fwrite(s + i, 1, n, stdout);
+      i += n;
+    }
+    cols += w;
+  }
+  if (len < total) fputs("...", stdout);
+  if (len == 0) fputs("-", stdout);
+}
+
+/* A JSON string: valid UTF-8 passes, control characters and invalid bytes
+ * become \u00NN escapes. */
+static void print_json_string(const char *data, size_t len) {
+  const unsigned char *s = (const unsigned char *)data;
+  putchar('"');
+  for (size_t i = 0; i < len;) {
+    size_t n = utf8_len(s + i, len - i);
+    if (n == 1 && s[i] == '"') {
+      fputs("\\\"", stdout);
+    } else if (n == 1 && s[i] == '\\') {
+      fputs("\\\\", stdout);
+    } else if (n == 0 || (n == 1 && (s[i] < 0x20 || s[i] == 0x7f))) {
+      printf("\\u%04x", s[i]);
+      n = 1;
+    } else {
+      fwrite(s + i, 1, n, stdout);
+    }
+    i += n;
+  }
+  putchar('"');
+}
+
+static int64_t now_epoch_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void print_table(const zkcli_opts_t *o, const zkc_contender_t *v,
+                        size_t n) {
+  int64_t now = now_epoch_ms();
+  size_t queued = 0;
+  for (size_t i = 0; i < n; i++) queued += v[i].has_sequence;
+  if (queued == 0) {
+    printf("%s: not held (no contenders)\n", o->path);
+  } else {
+    printf("%s: held by ", o->path);
+    print_text(v[0].data, v[0].data_len, v[0].data_total, 60);
+    printf(", %zu waiting\n", queued - 1);
+  }
+  if (n == 0) return;
+  printf("%-6s %-11s %-18s %8s %-14s %-55s %s\n", "POS", "SEQUENCE", "SESSION",
+         "AGE", "CZXID", "NODE", "HOLDER");
+  for (size_t i = 0; i < n; i++) {
+    const zkc_contender_t *e = &v[i];
+    char pos[16], seq[16], sess[24], age[24];
+    if (e->position == 0) snprintf(pos, sizeof pos, "holder");
+    else if (e->position > 0) snprintf(pos, sizeof pos, "%d", e->position);
+    else snprintf(pos, sizeof pos, "-");
+    if (e->has_sequence) snprintf(seq, sizeof seq, "%lld", (long long)e->sequence);
+    else snprintf(seq, sizeof seq, "(none)");
+    if (e->ephemeral_owner) snprintf(sess, sizeof sess, "0x%llx",
+                                     (unsigned long long)e->ephemeral_owner);
+    else snprintf(sess, sizeof sess, "(persistent)");
+    snprintf(age, sizeof age, "%.1fs", (double)(now - e->ctime_ms) / 1000.0);
+    printf("%-6s %-11s %-18s %8s %-14lld %-55s ", pos, seq, sess, age,
+           (long long)e->czxid, e->name);
+    print_text(e->data, e->data_len, e->data_total, 60);
+    putchar('\n');
+  }
+}
+
+static void print_json(const zkcli_opts_t *o, const zkc_contender_t *v,
+                       size_t n) {
+  int64_t now = now_epoch_ms();
+  fputs("{\"path\":", stdout);
+  print_json_string(o->path, strlen(o->path));
+  printf(",\"held\":%s,\"contenders\":[",
+         n > 0 && v[0].has_sequence ? "true" : "false");
+  for (size_t i = 0; i < n; i++) {
+    const zkc_contender_t *e = &v[i];
+    printf("%s{\"node\":", i ? "," : "");
+    print_json_string(e->name, strlen(e->name));
+    if (e->position >= 0) printf(",\"position\":%d", e->position);
+    else fputs(",\"position\":null", stdout);
+    printf(",\"holder\":%s", e->position == 0 ? "true" : "false");
+    if (e->has_sequence) printf(",\"sequence\":%lld", (long long)e->sequence);
+    else fputs(",\"sequence\":null", stdout);
+    printf(",\"style\":\"%s\",\"data\":", e->style);
+    print_json_string(e->data, e->data_len);
+    printf(",\"data_truncated\":%s", e->data_len < e->data_total ? "true" : "false");
+    if (e->ephemeral_owner)
+      printf(",\"session\":\"0x%llx\"", (unsigned long long)e->ephemeral_owner);
+    else
+      fputs(",\"session\":null", stdout);
+    printf(",\"ctime_ms\":%lld,\"age_ms\":%lld,\"czxid\":%lld}",
+           (long long)e->ctime_ms, (long long)(now - e->ctime_ms),
+           (long long)e->czxid);
+  }
+  puts("]}");
+}
+
+int zkcli_cmd_status(const zkcli_opts_t *o) {
+  zkc_client_t *c;
+  int code = zkcli_open(o, &c);
+  if (code != 0) return code;
+  zkc_contender_t *v = NULL;
+  size_t n = 0;
+  int rc = zkc_lock_contenders(c, o->path, &v, &n);
+  if (rc == ZKC_OK) {
+    if (o->json) print_json(o, v, n);
+    else print_table(o, v, n);
+    if (fflush(stdout) != 0) code = ZKCLI_EXIT_INTERNAL;
+  } else if (rc == ZKC_EINVAL) {
+    zkcli_err("invalid lock path '%s'", o->path);
+    code = ZKCLI_EXIT_BADPATH;
+  } else {
+    zkcli_err("cannot read %s: %s", o->path, zkc_strerror(rc));
+    code = zkcli_exit_code(rc);
+  }
+  zkc_contenders_free(v, n);
+  zkc_client_close(c);
+  return code;
+}

@@ -1,0 +1,298 @@
+/* zkcoord command line: options, usage, messages. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+#define DEFAULT_CONNECT "127.0.0.1:2181"
+
+static const char usage_text[] =
+    "usage: zkcoord [OPTIONS] lock [-w SECONDS | -n] [-E CODE] PATH [--] COMMAND [ARGS...]\n"
+    "       zkcoord [OPTIONS] leader [--id ID] PATH [--] COMMAND [ARGS...]\n"
+    "       zkcoord [OPTIONS] status [--json] PATH\n"
+    "\n"
+    "  lock     run COMMAND while holding the distributed lock on PATH\n"
+    "  leader   run COMMAND only while this instance is the elected leader\n"
+    "  status   list the contenders of PATH in queue order, holder first\n"
+    "\n"
+    "Options (before or after the command name):\n"
+    "  -c, --connect HOSTS         ensemble, \"host:port,...[/chroot]\" (default\n"
+    "                              $ZKCOORD_CONNECT, else " DEFAULT_CONNECT ")\n"
+    "      --session-timeout SECS  requested session timeout (default 10)\n"
+    "      --connect-timeout SECS  wait for the first connection (default 15)\n"
+    "      --digest USER:PASSWORD  digest credentials for every session\n"
+    "                              (default $ZKCOORD_DIGEST)\n"
+    "      --acl open|secure       ACL of created nodes (default open; secure\n"
+    "                              needs --digest)\n"
+    "      --lost-on-suspend       a dropped connection already counts as lost\n"
+    "      --id ID                 holder / participant id stored in the node\n"
+    "                              (default host:pid)\n"
+    "  -w, --wait SECS             lock: give up after SECS (default: wait forever)\n"
+    "  -n, --nonblock              lock: give up at once when the lock is held\n"
+    "  -E, --conflict-exit-code N  lock: exit code when not obtained (default 1)\n"
+    "      --grace SECS            SIGTERM to SIGKILL delay when COMMAND must\n"
+    "                              stop (default 10)\n"
+    "      --foreground            keep COMMAND in zkcoord's process group\n"
+    "      --json                  status: one JSON object\n"
+    "  -v, --verbose               more messages on stderr (repeatable)\n"
+    "  -h, --help                  this help\n"
+    "  -V, --version               print the version\n"
+    "\n"
+    "COMMAND sees ZKCOORD_FENCING_TOKEN (the lock node's czxid) and\n"
+    "ZKCOORD_NODE. Exit status: COMMAND's; -E code when the lock was not\n"
+    "obtained; 64 usage, 65 invalid path, 69 ensemble unreachable, 70\n"
+    "internal error, 75 lock or leadership lost while COMMAND ran, 77\n"
+    "permission denied, 126/127 COMMAND not executable/not found, 128+N\n"
+    "zkcoord stopped by signal N. See zkcoord(1).\n";
+
+static void report(const char *fmt, va_list ap) {
+  char line[2048];
+  vsnprintf(line, sizeof line, fmt, ap);
+  fprintf(stderr, "zkcoord: %s\n", line);
+}
+
+void zkcli_err(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  report(fmt, ap);
+  va_end(ap);
+}
+
+void zkcli_info(const zkcli_opts_t *o, int level, const char *fmt, ...) {
+  if (o->verbose < level) return;
+  va_list ap;
+  va_start(ap, fmt);
+  report(fmt, ap);
+  va_end(ap);
+}
+
+/* Seconds with an optional fraction, 0 .. 1e6, into milliseconds. */
+static int parse_seconds(const char *opt, const char *s, int64_t *ms) {
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (errno || end == s || *end || !isfinite(v) || v < 0 || v > 1e6) {
+    zkcli_err("%s: '%s' is not a number of seconds", opt, s);
+    return 0;
+  }
+  *ms = (int64_t)llround(v * 1000.0);
+  return 1;
+}
+
+static int parse_code(const char *s, int *code) {
+  char *end;
+  errno = 0;
+  long v = strtol(s, &end, 10);
+  if (errno || end == s || *end || v < 0 || v > 255) {
+    zkcli_err("-E: '%s' is not an exit code (0..255)", s);
+    return 0;
+  }
+  *code = (int)v;
+  return 1;
+}
+
+enum {
+  OPT_SESSION = 256,
+  OPT_CONNECT_TIMEOUT,
+  OPT_DIGEST,
+  OPT_ACL,
+  OPT_LOST_ON_SUSPEND,
+  OPT_ID,
+  OPT_GRACE,
+  OPT_FOREGROUND,
+  OPT_JSON
+};
+
+static const struct option long_opts[] = {
+    {"connect", required_argument, NULL, 'c'},
+    {"session-timeout", required_argument, NULL, OPT_SESSION},
+    {"connect-timeout", required_argument, NULL, OPT_CONNECT_TIMEOUT},
+    {"digest", required_argument, NULL, OPT_DIGEST},
+    {"acl", required_argument, NULL, OPT_ACL},
+    {"lost-on-suspend", no_argument, NULL, OPT_LOST_ON_SUSPEND},
+    {"id", required_argument, NULL, OPT_ID},
+    {"wait", required_argument, NULL, 'w'},
+    {"timeout", required_argument, NULL, 'w'}, /* flock's spelling */
+    {"nonblock", no_argument, NULL, 'n'},
+    {"conflict-exit-code", required_argument, NULL, 'E'},
+    {"grace", required_argument, NULL, OPT_GRACE},
+    {"foreground", no_argument, NULL, OPT_FOREGROUND},
+    {"json", no_argument, NULL, OPT_JSON},
+    {"verbose", no_argument, NULL, 'v'},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0}};
+
+/* Which options each command takes beyond the common ones. */
+static int option_allowed(zkcli_cmd_t cmd, int c) {
+  switch (c) {
+    case 'w': case 'n': case 'E':
+      return cmd == ZKCLI_LOCK;
+    case OPT_GRACE: case OPT_FOREGROUND: case OPT_ID: case OPT_LOST_ON_SUSPEND:
+      return cmd == ZKCLI_LOCK || cmd == ZKCLI_LEADER;
+    case OPT_JSON:
+      return cmd == ZKCLI_STATUS;
+    default:
+      return 1;
+  }
+}
+
+/* Returns -1 to go on, or an exit code. `seen_n`/`seen_w` track -n/-w. */
+static int apply(zkcli_opts_t *o, int c, const char *arg, const char *name,
+                 int *seen_wait) {
+  int64_t ms;
+  if (o->cmd && !option_allowed(o->cmd, c)) {
+    zkcli_err("option %s does not apply to this command", name);
+    return ZKCLI_EXIT_USAGE;
+  }
+  switch (c) {
+    case 'c': o->connect = arg; break;
+    case OPT_SESSION:
+    case OPT_CONNECT_TIMEOUT:
+    case OPT_GRACE:
+      if (!parse_seconds(name, arg, &ms)) return ZKCLI_EXIT_USAGE;
+      if (c == OPT_GRACE) {
+        o->grace_ms = ms;
+      } else if (ms < 1 || ms > 3600 * 1000) {
+        zkcli_err("%s: must be between 0.001 and 3600 seconds", name);
+        return ZKCLI_EXIT_USAGE;
+      } else if (c == OPT_SESSION) {
+        o->session_timeout_ms = (int)ms;
+      } else {
+        o->connect_timeout_ms = (int)ms;
+      }
+      break;
+    case OPT_DIGEST: o->digest = arg; break;
+    case OPT_ACL:
+      if (strcmp(arg, "open") == 0) {
+        o->secure_acl = 0;
+      } else if (strcmp(arg, "secure") == 0) {
+        o->secure_acl = 1;
+      } else {
+        zkcli_err("--acl: expected 'open' or 'secure', got '%s'", arg);
+        return ZKCLI_EXIT_USAGE;
+      }
+      break;
+    case OPT_LOST_ON_SUSPEND: o->lost_on_suspended = 1; break;
+    case OPT_ID: o->id = arg; break;
+    case 'w':
+      if (!parse_seconds(name, arg, &ms)) return ZKCLI_EXIT_USAGE;
+      if (*seen_wait) goto both;
+      *seen_wait = 1;
+      o->wait_ms = ms;
+      break;
+    case 'n':
+      if (*seen_wait) goto both;
+      *seen_wait = 1;
+      o->wait_ms = 0;
+      break;
+    case 'E':
+      if (!parse_code(arg, &o->conflict_code)) return ZKCLI_EXIT_USAGE;
+      break;
+    case OPT_FOREGROUND: o->foreground = 1; break;
+    case OPT_JSON: o->json = 1; break;
+    case 'v': o->verbose++; break;
+    case 'h': fputs(usage_text, stdout); return 0;
+    case 'V': printf("zkcoord %s\n", ZKC_VERSION_STRING); return 0;
+    default:
+      fputs("Try 'zkcoord --help'.\n", stderr);
+      return ZKCLI_EXIT_USAGE;
+  }
+  return -1;
+both:
+  zkcli_err("-w and -n exclude each other (give one of them once)");
+  return ZKCLI_EXIT_USAGE;
+}
+
+static const char *option_name(int c, int long_index) {
+  static char buf[4];
+  if (long_index >= 0) {
+    static char lbuf[64];
+    snprintf(lbuf, sizeof lbuf, "--%s", long_opts[long_index].name);
+    return lbuf;
+  }
+  snprintf(buf, sizeof buf, "-%c", c);
+  return buf;
+}
+
+/* Parses options from argv[1..] until the first operand; returns -1 to go
+ * on with *next the operand's index, or an exit code. */
+static int parse_run(int argc, char **argv, zkcli_opts_t *o, int *seen_wait,
+                     int *next) {
+  optind = 0; /* full re-initialisation (glibc) */
+  opterr = 1;
+  for (;;) {
+    int long_index = -1;
+    /* '+': stop at the first operand, so COMMAND's options stay its own. */
+    int c = getopt_long(argc, argv, "+c:w:nE:vhV", long_opts, &long_index);
+    if (c == -1) break;
+    int r = apply(o, c, optarg, option_name(c, long_index), seen_wait);
+    if (r >= 0) return r;
+  }
+  *next = optind;
+  return -1;
+}
+
+int zkcli_parse(int argc, char **argv, zkcli_opts_t *o) {
+  memset(o, 0, sizeof *o);
+  o->session_timeout_ms = 10000;
+  o->connect_timeout_ms = 15000;
+  o->wait_ms = -1;
+  o->conflict_code = ZKCLI_EXIT_CONFLICT;
+  o->grace_ms = 10000;
+  const char *env = getenv("ZKCOORD_CONNECT");
+  o->connect = env && *env ? env : DEFAULT_CONNECT;
+  env = getenv("ZKCOORD_DIGEST");
+  if (env && *env) o->digest = env;
+
+  int seen_wait = 0, next;
+  int r = parse_run(argc, argv, o, &seen_wait, &next);
+  if (r >= 0) return r;
+  if (next >= argc) {
+    zkcli_err("missing command: lock, leader or status");
+    fputs("Try 'zkcoord --help'.\n", stderr);
+    return ZKCLI_EXIT_USAGE;
+  }
+  const char *name = argv[next];
+  if (strcmp(name, "lock") == 0) {
+    o->cmd = ZKCLI_LOCK;
+  } else if (strcmp(name, "leader") == 0) {
+    o->cmd = ZKCLI_LEADER;
+  } else if (strcmp(name, "status") == 0) {
+    o->cmd = ZKCLI_STATUS;
+  } else {
+    zkcli_err("unknown command '%s' (expected lock, leader or status)", name);
+    return ZKCLI_EXIT_USAGE;
+  }
+  /* Options after the command name: argv[next] plays argv[0]. */
+  int sub_argc = argc - next;
+  char **sub = argv + next;
+  int more;
+  r = parse_run(sub_argc, sub, o, &seen_wait, &more);
+  if (r >= 0) return r;
+  if (more < sub_argc && strcmp(sub[more], "--") == 0) more++; /* PATH after -- */
+  if (more >= sub_argc) {
+    zkcli_err("missing PATH");
+    return ZKCLI_EXIT_USAGE;
+  }
+  o->path = sub[more++];
+  if (o->cmd == ZKCLI_STATUS) {
+    if (more < sub_argc) {
+      zkcli_err("status takes one PATH, got extra '%s'", sub[more]);
+      return ZKCLI_EXIT_USAGE;
+    }
+    return -1;
+  }
+  if (more < sub_argc && strcmp(sub[more], "--") == 0) more++;
+  if (more >= sub_argc) {
+    zkcli_err("missing COMMAND to run");
+    return ZKCLI_EXIT_USAGE;
+  }
+  o->argv = sub + more;
+  return -1;
+}

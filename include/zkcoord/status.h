@@ -1,0 +1,70 @@
+/* zkcoord status: who holds a lock path and who waits, read from the
+ * ensemble without taking part.
+ *
+ * Works on any lock or election path, whoever made its nodes: zkcoord and
+ * Curator (protected `_c_<uuid>-lock-<seq>` / `-latch-<seq>`), kazoo
+ * (`<hex>__lock__<seq>`, `__rlock__`), go-zookeeper and others. Contenders
+ * are ordered by the 10-digit sequence ZooKeeper appended, as every recipe
+ * does; children without a sequence take no part in the queue and are
+ * listed after the contenders.
+ */
+#ifndef ZKCOORD_STATUS_H
+#define ZKCOORD_STATUS_H
+
+#include "client.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* At most this many bytes of a node's data are copied into
+ * zkc_contender_t.data (data_total tells the full size). */
+#define ZKC_CONTENDER_DATA_MAX 4096
+
+/* One child of a lock path. */
+typedef struct zkc_contender {
+  char *name;          /* node name (last path segment), NUL-terminated */
+  const char *style;   /* "protected" (_c_<uuid>- prefix: zkcoord, Curator),
+                          "kazoo" (__lock__, __rlock__, ...), "other";
+                          static string */
+  int has_sequence;    /* 0: no sequence suffix, not in the queue */
+  int64_t sequence;    /* the sequence as ZooKeeper wrote it (negative once
+                          the parent's counter wrapped); 0 without one */
+  int position;        /* 0 = holder, 1 = next, ...; -1 without sequence */
+  char *data;          /* first data_len bytes of the node's data plus a
+                          NUL (may contain other NULs: use data_len) */
+  size_t data_len;     /* bytes copied, <= ZKC_CONTENDER_DATA_MAX */
+  size_t data_total;   /* the node's full data length */
+  int64_t ephemeral_owner; /* session id of an ephemeral node, else 0 */
+  int64_t ctime_ms;    /* creation time, ms since the epoch, server clock */
+  int64_t czxid;       /* zxid that created it: the fencing token */
+} zkc_contender_t;
+
+/* Reads every child of the lock path `path` with its data and stat, in
+ * queue order: the holder (lowest sequence) first, then the waiters, then
+ * children without a sequence (by name). A child deleted between the
+ * listing and the read has left the queue and is not reported. Makes no
+ * change on the ensemble and leaves no watch. One round trip for the
+ * listing and one for all the reads (pipelined). No retry: a connection
+ * loss is returned.
+ * On success *out is a new array of *count entries that the caller frees
+ * with zkc_contenders_free (*out is NULL when *count is 0).
+ * Returns:
+ *   ZKC_OK        also when the path does not exist (count 0)
+ *   ZKC_EINVAL    a NULL argument or an invalid path
+ *   ZKC_EDEADLK   called from a ZooKeeper callback thread
+ *   ZKC_ECLOSED   the client was closed
+ *   ZKC_ENOMEM
+ *   Z*            a ZooKeeper error (ZCONNECTIONLOSS, ZNOAUTH, ...)
+ * Thread-safe. */
+ZKC_EXTERN int zkc_lock_contenders(zkc_client_t *client, const char *path,
+                                   zkc_contender_t **out, size_t *count);
+
+/* Frees an array from zkc_lock_contenders. Accepts NULL. */
+ZKC_EXTERN void zkc_contenders_free(zkc_contender_t *contenders, size_t count);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ZKCOORD_STATUS_H */

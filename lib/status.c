@@ -1,0 +1,139 @@
+/* zkc_lock_contenders: a read-only view of a lock path's queue. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "client_impl.h"
+#include "names.h"
+#include "zkcoord/status.h"
+
+static const char *node_style(const char *name) {
+  if (zkc__is_protected_name(name)) return "protected";
+  /* kazoo: "<hex uuid>__lock__<seq>", "__rlock__", "__entry__", ... */
+  const char *u = strstr(name, "__");
+  if (u != NULL && u != name && strstr(u + 2, "__") != NULL) return "kazoo";
+  return "other";
+}
+
+static int by_name(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void zkc_contenders_free(zkc_contender_t *v, size_t count) {
+  if (v == NULL) return;
+  for (size_t i = 0; i < count; i++) {
+    free(v[i].name);
+    free(v[i].data);
+  }
+  free(v);
+}
+
+/* Orders the children: contenders by sequence, then the rest by name.
+ * `order` receives n names borrowed from `names`; *ncont the contenders. */
+static int order_children(char **names, size_t n, const char **order,
+                          size_t *ncont) {
+  zkc__contender_t *sorted = malloc(n * sizeof *sorted);
+  char **rest = malloc(n * sizeof *rest);
+  if (sorted == NULL || rest == NULL) {
+    free(sorted);
+    free(rest);
+    return ZKC_ENOMEM;
+  }
+  size_t m = zkc__sort_contenders(names, n, sorted), r = 0;
+  for (size_t i = 0; i < m; i++) order[i] = sorted[i].name;
+  for (size_t i = 0; i < n; i++) {
+    int64_t seq;
+    if (!zkc__node_sequence(names[i], &seq)) rest[r++] = names[i];
+  }
+  qsort(rest, r, sizeof *rest, by_name);
+  for (size_t i = 0; i < r; i++) order[m + i] = rest[i];
+  *ncont = m;
+  free(sorted);
+  free(rest);
+  return ZKC_OK;
+}
+
+/* Fills one entry from a finished get. */
+static int fill(zkc_contender_t *e, const char *name, const zkc__op_t *op,
+                long position) {
+  e->name = strdup(name);
+  e->style = node_style(name);
+  e->has_sequence = zkc__node_sequence(name, &e->sequence);
+  if (!e->has_sequence) e->sequence = 0;
+  e->position = (int)position;
+  size_t total = op->data_len > 0 ? (size_t)op->data_len : 0;
+  e->data_total = total;
+  e->data_len = total < ZKC_CONTENDER_DATA_MAX ? total : ZKC_CONTENDER_DATA_MAX;
+  e->data = malloc(e->data_len + 1);
+  if (e->name == NULL || e->data == NULL) return ZKC_ENOMEM;
+  if (e->data_len) memcpy(e->data, op->data, e->data_len);
+  e->data[e->data_len] = '\0';
+  e->ephemeral_owner = op->stat.ephemeralOwner;
+  e->ctime_ms = op->stat.ctime;
+  e->czxid = op->stat.czxid;
+  return ZKC_OK;
+}
+
+static int read_all(zkc_client_t *c, const char *path, char **names, size_t n,
+                    zkc_contender_t **out, size_t *count) {
+  const char **order = malloc(n * sizeof *order);
+  zkc__op_t *ops = calloc(n, sizeof *ops);
+  zkc_contender_t *v = calloc(n, sizeof *v);
+  size_t ncont = 0, started = 0, m = 0;
+  int rc = order && ops && v ? order_children(names, n, order, &ncont)
+                             : ZKC_ENOMEM;
+  /* Every read is submitted before the first is waited for: one round
+   * trip for all of them. */
+  for (; rc == ZKC_OK && started < n; started++) {
+    char *child = zkc__path_join(path, order[started]);
+    if (child == NULL || (rc = zkc__op_init(&ops[started])) != ZKC_OK) {
+      free(child);
+      if (rc == ZKC_OK) rc = ZKC_ENOMEM;
+      break;
+    }
+    zkc__submit_get(c, &ops[started], child);
+    free(child);
+  }
+  long position = 0;
+  for (size_t i = 0; i < started; i++) {
+    int r = zkc__op_wait(&ops[i]);
+    if (rc == ZKC_OK && r == ZOK) {
+      rc = fill(&v[m++], order[i], &ops[i], i < ncont ? position++ : -1);
+    } else if (rc == ZKC_OK && r != ZNONODE) { /* gone: left the queue */
+      rc = r;
+    }
+    zkc__op_clear(&ops[i]);
+  }
+  free(ops);
+  free(order);
+  if (rc == ZKC_OK && m > 0) {
+    *out = v;
+    *count = m;
+  } else {
+    zkc_contenders_free(v, m);
+  }
+  return rc;
+}
+
+int zkc_lock_contenders(zkc_client_t *c, const char *path,
+                        zkc_contender_t **out, size_t *count) {
+  if (out) *out = NULL;
+  if (count) *count = 0;
+  if (c == NULL || out == NULL || count == NULL ||
+      zkc__path_validate(path) != ZKC_OK)
+    return ZKC_EINVAL;
+  int rc = zkc__call_enter(c);
+  if (rc != ZKC_OK) return rc;
+  zkc__op_t op;
+  rc = zkc__op_init(&op);
+  if (rc == ZKC_OK) {
+    zkc__submit_children(c, &op, path);
+    rc = zkc__op_wait(&op);
+    if (rc == ZOK && op.children.count > 0)
+      rc = read_all(c, path, op.children.data, (size_t)op.children.count,
+                    out, count);
+    zkc__op_clear(&op);
+    if (rc == ZNONODE) rc = ZKC_OK;
+  }
+  zkc__call_leave(c);
+  return rc;
+}

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Installs a zkcoord build tree into a temporary prefix and checks what a
+# user gets: the files, the SONAME, the exported symbols, the CLI and man
+# page, and a consumer project built against it with find_package(zkcoord)
+# (shared and static targets) and with pkg-config.
+#
+#   check-install.sh BUILD_DIR C_COMPILER
+set -euo pipefail
+build=$1
+cc=$2
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/zkcoord-install-XXXXXX")
+trap 'rm -rf "$work"' EXIT
+prefix=$work/prefix
+
+fail() { echo "check-install: $*" >&2; exit 1; }
+
+cmake --install "$build" --prefix "$prefix" >/dev/null
+
+libdir=$(cd "$prefix" && dirname "$(find . -name 'libzkcoord.so' | head -1)")
+[ -n "$libdir" ] && [ "$libdir" != . ] || fail "libzkcoord.so not installed"
+libdir=${libdir#./}
+for f in include/zkcoord/zkcoord.h include/zkcoord/version.h include/zkcoord/status.h \
+         "$libdir/libzkcoord.a" "$libdir/pkgconfig/zkcoord.pc" \
+         "$libdir/cmake/zkcoord/zkcoordConfig.cmake" \
+         "$libdir/cmake/zkcoord/zkcoordConfigVersion.cmake" \
+         "$libdir/cmake/zkcoord/zkcoordTargets.cmake" \
+         "$libdir/cmake/zkcoord/FindZooKeeperMT.cmake" \
+         bin/zkcoord share/man/man1/zkcoord.1; do
+  [ -e "$prefix/$f" ] || fail "$f not installed"
+done
+
+version=$(sed -n 's/^#define ZKC_VERSION_STRING "\(.*\)"/\1/p' "$prefix/include/zkcoord/version.h")
+major=${version%%.*}
+soname=$(readelf -d "$prefix/$libdir/libzkcoord.so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+[ "$soname" = "libzkcoord.so.$major" ] || fail "SONAME '$soname', expected libzkcoord.so.$major"
+[ -e "$prefix/$libdir/$soname" ] || fail "$soname link missing"
+"$here/../check-exports.sh" "$prefix/$libdir/libzkcoord.so"
+
+# The CLI finds the installed library by its RPATH, not the build tree's.
+out=$("$prefix/bin/zkcoord" --version)
+[ "$out" = "zkcoord $version" ] || fail "zkcoord --version said '$out'"
+loaded=$(ldd "$prefix/bin/zkcoord" | awk -v so="$soname" '$1 == so {print $3}')
+[ -n "$loaded" ] && [ "$(realpath "$loaded")" = "$(realpath "$prefix/$libdir/$soname")" ] ||
+  fail "installed zkcoord loads '$loaded', not $prefix/$libdir/$soname"
+man -l "$prefix/share/man/man1/zkcoord.1" 2>/dev/null | grep -q "EXIT STATUS" ||
+  fail "man page does not render"
+
+# CMake package: shared and static targets, and the version check.
+cmake -S "$here" -B "$work/cmake" -DCMAKE_C_COMPILER="$cc" \
+  -DCMAKE_PREFIX_PATH="$prefix" -DZKC_WANT_VERSION="$version" >/dev/null
+cmake --build "$work/cmake" >/dev/null
+"$work/cmake/consumer_shared"
+"$work/cmake/consumer_static"
+if cmake -S "$here" -B "$work/cmake-next" -DCMAKE_PREFIX_PATH="$prefix" \
+     -DZKC_WANT_VERSION=$((major + 1)).0 >/dev/null 2>&1; then
+  fail "find_package(zkcoord $((major + 1)).0) accepted version $version"
+fi
+
+# pkg-config, relocated: the .pc file works wherever the prefix is.
+export PKG_CONFIG_PATH="$prefix/$libdir/pkgconfig"
+[ "$(pkg-config --modversion zkcoord)" = "$version" ] || fail "pkg-config version"
+# shellcheck disable=SC2046
+"$cc" -Wall -Wextra -Werror -DEXPECTED_VERSION="\"$version\"" "$here/main.c" \
+  $(pkg-config --cflags --libs zkcoord) -o "$work/consumer_pc"
+LD_LIBRARY_PATH="$prefix/$libdir" "$work/consumer_pc"
+echo "install, CMake package and pkg-config consumers: ok ($soname)"

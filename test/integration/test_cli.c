@@ -1,0 +1,597 @@
+/* The zkcoord command-line tool against the real ensemble: exit codes of
+ * each error class, mutual exclusion between processes, -n / -w, lock loss,
+ * signals, leader hand-over and status on foreign nodes. One CTest entry per
+ * case. The tool is $ZKT_CLI, run with $ZKT_CLI_LAUNCHER (valgrind in the
+ * valgrind tree) in front when set. */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+#define OK(expr) assert_int_equal((expr), ZKC_OK)
+#define MAX_ARGS 48
+
+static int64_t long_op(void) { return zkt_ms(20000); }
+
+/* argv: [launcher...] zkcoord --connect <ensemble> <args...>; the args
+ * list ends with NULL. A later --connect overrides the first. */
+static zkt_proc_t spawn_cli(const char *first, ...) {
+  static char launcher[512];
+  char *argv[MAX_ARGS];
+  int n = 0;
+  const char *wrap = getenv("ZKT_CLI_LAUNCHER");
+  if (wrap && *wrap) {
+    snprintf(launcher, sizeof launcher, "%s", wrap);
+    for (char *t = strtok(launcher, ";"); t && n < 16; t = strtok(NULL, ";"))
+      argv[n++] = t;
+  }
+  const char *cli = getenv("ZKT_CLI");
+  if (cli == NULL) fail_msg("ZKT_CLI is not set");
+  argv[n++] = (char *)cli;
+  argv[n++] = "--connect";
+  argv[n++] = (char *)zkt_connect();
+  va_list ap;
+  va_start(ap, first);
+  for (const char *a = first; a && n < MAX_ARGS - 1; a = va_arg(ap, const char *))
+    argv[n++] = (char *)a;
+  va_end(ap);
+  argv[n] = NULL;
+  return zkt_spawn(argv);
+}
+
+/* Runs the tool to completion and returns its exit status. */
+#define RUN_CLI(...) run_cli(spawn_cli(__VA_ARGS__, NULL))
+static int run_cli(zkt_proc_t p) {
+  close(p.in_fd);
+  p.in_fd = -1;
+  return zkt_wait(&p, long_op());
+}
+
+/* A private scratch directory for files the commands write. */
+static char scratch[256];
+static const char *scratch_dir(void) {
+  snprintf(scratch, sizeof scratch, "%s/zkcoord-cli-XXXXXX",
+           getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+  if (mkdtemp(scratch) == NULL) fail_msg("mkdtemp failed");
+  return scratch;
+}
+
+static void scratch_cleanup(void) {
+  char cmd[320];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", scratch);
+  if (system(cmd) != 0) print_error("cannot remove %s\n", scratch);
+}
+
+static char *read_file(const char *dir, const char *name) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "r");
+  if (f == NULL) return NULL;
+  char *buf = calloc(1, 65536);
+  size_t n = fread(buf, 1, 65535, f);
+  buf[n] = '\0';
+  fclose(f);
+  return buf;
+}
+
+static zkc_mutex_t *hold_lock(zkc_client_t *c, const char *path) {
+  zkc_mutex_t *m;
+  OK(zkc_mutex_create(&m, c, path));
+  OK(zkc_mutex_acquire_timeout(m, long_op()));
+  return m;
+}
+
+static void release_lock(zkc_mutex_t *m) {
+  OK(zkc_mutex_release(m));
+  OK(zkc_mutex_destroy(m));
+}
+
+/* ---- exit codes ---- */
+
+static void bad_option_exit_64(void **state) {
+  (void)state;
+  const char *p = zkt_path("lock");
+  assert_int_equal(RUN_CLI("--bogus", "lock", p, "true"), 64);
+  assert_int_equal(RUN_CLI("lock"), 64);                       /* no PATH */
+  assert_int_equal(RUN_CLI("lock", p), 64);                    /* no COMMAND */
+  assert_int_equal(RUN_CLI("lock", "-n", "-w", "1", p, "true"), 64);
+  assert_int_equal(RUN_CLI("lock", "-w", "soon", p, "true"), 64);
+  assert_int_equal(RUN_CLI("lock", "-E", "300", p, "true"), 64);
+  assert_int_equal(RUN_CLI("lock", "--json", p, "true"), 64);  /* not lock's */
+  assert_int_equal(RUN_CLI("frobnicate", p), 64);
+  assert_int_equal(RUN_CLI("--acl", "secure", "status", p), 64); /* no digest */
+  assert_int_equal(RUN_CLI("--digest", "nocolon", "status", p), 64);
+  assert_int_equal(RUN_CLI("status", p, "extra"), 64);
+  zkt_proc_t h = spawn_cli("--help", NULL);
+  char line[256];
+  assert_true(zkt_read_line(&h, line, sizeof line, long_op()));
+  assert_true(strncmp(line, "usage: zkcoord", 14) == 0);
+  assert_int_equal(run_cli(h), 0);
+  assert_int_equal(zkt_exists(zkt_root(), NULL), 0); /* nothing was created */
+}
+
+static void invalid_path_exit_65(void **state) {
+  (void)state;
+  assert_int_equal(RUN_CLI("lock", "relative/path", "true"), 65);
+  assert_int_equal(RUN_CLI("lock", "/a//b", "true"), 65);
+  assert_int_equal(RUN_CLI("leader", "/zookeeper/x", "true"), 65);
+  assert_int_equal(RUN_CLI("status", "/trailing/"), 65);
+  char chroot[600];
+  snprintf(chroot, sizeof chroot, "%s%s/missing", zkt_connect(), zkt_root());
+  assert_int_equal(RUN_CLI("--connect", chroot, "status", "/x"), 65);
+}
+
+static void unreachable_exit_69(void **state) {
+  (void)state;
+  /* A port that is bound but not listening: connections are refused, and
+   * nobody else can take it while the test runs. */
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  struct sockaddr_in sa = {.sin_family = AF_INET};
+  inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
+  socklen_t len = sizeof sa;
+  assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+  assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
+  char connect[64];
+  snprintf(connect, sizeof connect, "127.0.0.1:%d", ntohs(sa.sin_port));
+  int64_t t0 = zkt_now_ms();
+  assert_int_equal(RUN_CLI("--connect", connect, "--connect-timeout", "1",
+                           "lock", zkt_path("lock"), "true"), 69);
+  assert_int_equal(RUN_CLI("--connect", connect, "--connect-timeout", "1",
+                           "status", zkt_path("lock")), 69);
+  printf("figure: two runs against a dead ensemble took %lld ms (1 s connect "
+         "timeout each)\n", (long long)(zkt_now_ms() - t0));
+  close(fd);
+}
+
+/* A ZooKeeper handle with digest credentials added. */
+static void authed_watcher(zhandle_t *zh, int type, int state, const char *path,
+                           void *ctx) {
+  (void)zh, (void)type, (void)path, (void)ctx, (void)state;
+}
+
+static zhandle_t *open_authed(const char *digest) {
+  zhandle_t *zh = zookeeper_init2(zkt_connect(), authed_watcher, 10000, NULL,
+                                  NULL, ZOO_NO_LOG_CLIENTENV, NULL);
+  assert_non_null(zh);
+  int64_t deadline = zkt_now_ms() + long_op();
+  while (zoo_state(zh) != ZOO_CONNECTED_STATE && zkt_now_ms() < deadline)
+    usleep(5000);
+  assert_int_equal(zoo_state(zh), ZOO_CONNECTED_STATE);
+  assert_int_equal(zoo_add_auth(zh, "digest", digest, (int)strlen(digest),
+                                NULL, NULL), ZOK);
+  return zh;
+}
+
+static void auth_failure_exit_77(void **state) {
+  (void)state;
+  char secured[512], path[600];
+  snprintf(secured, sizeof secured, "%s", zkt_path("secured"));
+  snprintf(path, sizeof path, "%s/lock", secured);
+  zoo_create(zkt_raw(), "/zkc-test", "", 0, &ZOO_OPEN_ACL_UNSAFE, 0, NULL, 0);
+  assert_int_equal(zoo_create(zkt_raw(), zkt_root(), "", 0,
+                              &ZOO_OPEN_ACL_UNSAFE, 0, NULL, 0), ZOK);
+  zhandle_t *owner = open_authed("ops:right");
+  /* Only the creator's credentials may do anything below `secured`. */
+  assert_int_equal(zoo_create(owner, secured, "", 0, &ZOO_CREATOR_ALL_ACL, 0,
+                              NULL, 0), ZOK);
+  assert_int_equal(RUN_CLI("--digest", "ops:wrong", "lock", path, "true"), 77);
+  assert_int_equal(RUN_CLI("lock", path, "true"), 77); /* no credentials */
+  assert_int_equal(RUN_CLI("--digest", "ops:wrong", "status", secured), 77);
+  /* The right credentials work, in the option and in the environment. */
+  assert_int_equal(RUN_CLI("--digest", "ops:right", "lock", path, "true"), 0);
+  setenv("ZKCOORD_DIGEST", "ops:right", 1);
+  assert_int_equal(RUN_CLI("status", secured), 0);
+  unsetenv("ZKCOORD_DIGEST");
+  zoo_delete(owner, path, -1); /* the lock's parent, made by the tool */
+  assert_int_equal(zoo_delete(owner, secured, -1), ZOK);
+  zookeeper_close(owner);
+}
+
+static void command_not_found_127_not_executable_126(void **state) {
+  (void)state;
+  const char *dir = scratch_dir();
+  char plain[512];
+  snprintf(plain, sizeof plain, "%s/plain-file", dir);
+  FILE *f = fopen(plain, "w");
+  fputs("not a program\n", f);
+  fclose(f);
+  assert_int_equal(RUN_CLI("lock", zkt_path("lock"), "/nonexistent/cmd"), 127);
+  assert_int_equal(RUN_CLI("lock", zkt_path("lock"), "no-such-cmd-zkc"), 127);
+  assert_int_equal(RUN_CLI("lock", zkt_path("lock"), plain), 126);
+  /* Checked before the lock is taken: nothing was created. */
+  assert_int_equal(zkt_exists(zkt_root(), NULL), 0);
+  scratch_cleanup();
+}
+
+/* ---- running COMMAND ---- */
+
+static void command_status_token_and_clean_fds(void **state) {
+  (void)state;
+  const char *path = zkt_path("lock");
+  /* No raw handle is open yet in this process: COMMAND may not see a
+   * single socket (the ZooKeeper client's stay with zkcoord). */
+  zkt_proc_t p = spawn_cli("lock", path, "--", "sh", "-c",
+                           "s=0; for f in /proc/self/fd/*; do "
+                           "case $(readlink $f) in socket:*) s=$((s+1));; esac; done; "
+                           "echo \"ENV $ZKCOORD_FENCING_TOKEN $ZKCOORD_NODE $s\"; exit 3",
+                           NULL);
+  char line[1300];
+  assert_true(zkt_expect(&p, "ENV ", line, sizeof line, long_op()));
+  assert_int_equal(run_cli(p), 3);
+  long long token = 0;
+  char node[1200];
+  int sockets = -1;
+  assert_int_equal(sscanf(line, "ENV %lld %1199s %d", &token, node, &sockets), 3);
+  assert_true(token > 0);
+  assert_true(strncmp(node, path, strlen(path)) == 0);
+  assert_non_null(strstr(node, "-lock-"));
+  assert_int_equal(sockets, 0);
+  assert_int_equal(zkt_children_count(path), 0); /* released */
+  /* The next holder's token is larger. */
+  p = spawn_cli("lock", path, "sh", "-c", "echo ENV $ZKCOORD_FENCING_TOKEN", NULL);
+  assert_true(zkt_expect(&p, "ENV ", line, sizeof line, long_op()));
+  assert_int_equal(run_cli(p), 0);
+  assert_true(atoll(line + 4) > token);
+}
+
+static const char worker_sh[] =
+    "#!/bin/sh\n"
+    "# worker CLI CONNECT PATH DIR ID N: N locked read-modify-write cycles\n"
+    "cli=$1 connect=$2 path=$3 dir=$4 id=$5 n=$6 i=0\n"
+    "while [ $i -lt $n ]; do\n"
+    "  \"$cli\" --connect \"$connect\" lock \"$path\" -- sh -c '\n"
+    "    c=$(cat \"$1/counter\"); echo \"B $2\" >> \"$1/log\"\n"
+    "    sleep 0.02; echo $((c + 1)) > \"$1/counter\"; echo \"E $2\" >> \"$1/log\"\n"
+    "  ' sh \"$dir\" \"$id\" || exit 9\n"
+    "  i=$((i + 1))\n"
+    "done\n"
+    "echo DONE\n";
+
+static void two_processes_serialize_file_update(void **state) {
+  (void)state;
+  const int n = 6;
+  const char *dir = scratch_dir();
+  char script[512], counter[512], count[8];
+  snprintf(script, sizeof script, "%s/worker.sh", dir);
+  snprintf(counter, sizeof counter, "%s/counter", dir);
+  snprintf(count, sizeof count, "%d", n);
+  FILE *f = fopen(script, "w");
+  fputs(worker_sh, f);
+  fclose(f);
+  chmod(script, 0700);
+  f = fopen(counter, "w");
+  fputs("0\n", f);
+  fclose(f);
+  const char *cli = getenv("ZKT_CLI");
+  zkt_proc_t w[2];
+  for (int i = 0; i < 2; i++) {
+    char *argv[] = {script, (char *)cli, (char *)zkt_connect(),
+                    (char *)zkt_path("lock"), (char *)dir, i ? "b" : "a", count,
+                    NULL};
+    w[i] = zkt_spawn(argv);
+  }
+  char line[64];
+  for (int i = 0; i < 2; i++) {
+    assert_true(zkt_expect(&w[i], "DONE", line, sizeof line, zkt_ms(60000)));
+    assert_int_equal(zkt_wait(&w[i], long_op()), 0);
+  }
+  char *value = read_file(dir, "counter");
+  char *log = read_file(dir, "log");
+  assert_non_null(value);
+  assert_non_null(log);
+  assert_int_equal(atoi(value), 2 * n); /* no update lost */
+  /* Every B is followed by the E of the same worker: no interleaving. */
+  int pairs = 0, a = 0, b = 0;
+  char *save, *ln = strtok_r(log, "\n", &save);
+  while (ln) {
+    char *end = strtok_r(NULL, "\n", &save);
+    if (ln[0] != 'B' || end == NULL || end[0] != 'E' || strcmp(ln + 1, end + 1) != 0)
+      fail_msg("interleaved updates: '%s' then '%s'", ln, end ? end : "(end)");
+    if (ln[2] == 'a') a++; else b++;
+    pairs++;
+    ln = strtok_r(NULL, "\n", &save);
+  }
+  assert_int_equal(pairs, 2 * n);
+  assert_int_equal(a, n);
+  assert_int_equal(b, n);
+  free(value);
+  free(log);
+  scratch_cleanup();
+}
+
+typedef struct {
+  const char *path;
+  int want;
+} count_arg_t;
+
+static int children_are(void *ctx) {
+  count_arg_t *a = ctx;
+  int n = zkt_children_count(a->path);
+  return (n < 0 ? 0 : n) == a->want;
+}
+
+static void nonblock_while_held_exit_1(void **state) {
+  (void)state;
+  const char *path = zkt_path("lock");
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_mutex_t *m = hold_lock(c, path);
+  int64_t t0 = zkt_now_ms();
+  zkt_proc_t p = spawn_cli("lock", "-n", path, "sh", "-c", "echo RAN", NULL);
+  char line[64];
+  assert_false(zkt_read_line(&p, line, sizeof line, long_op())); /* EOF */
+  assert_int_equal(run_cli(p), 1);
+  int64_t took = zkt_now_ms() - t0;
+  assert_int_equal(RUN_CLI("lock", "--nonblock", "-E", "42", path, "true"), 42);
+  assert_int_equal(zkt_children_count(path), 1); /* the tool left no node */
+  release_lock(m);
+  assert_int_equal(RUN_CLI("lock", "-n", path, "true"), 0);
+  zkc_client_close(c);
+  printf("figure: lock -n on a held lock answered in %lld ms\n", (long long)took);
+}
+
+static void wait_expires_then_acquires(void **state) {
+  (void)state;
+  const char *path = zkt_path("lock");
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_mutex_t *m = hold_lock(c, path);
+  int64_t t0 = zkt_now_ms();
+  assert_int_equal(RUN_CLI("lock", "-w", "1", path, "true"), 1);
+  int64_t waited = zkt_now_ms() - t0;
+  assert_true(waited >= 1000);
+  assert_true(waited < 1000 + long_op());
+  /* A waiter with time to spare gets it once the holder releases. */
+  zkt_proc_t p = spawn_cli("lock", "-w", "60", path, "sh", "-c", "echo GOT", NULL);
+  count_arg_t queued = {path, 2};
+  assert_true(zkt_await(children_are, &queued, long_op()));
+  char line[64];
+  release_lock(m);
+  assert_true(zkt_expect(&p, "GOT", line, sizeof line, long_op()));
+  assert_int_equal(run_cli(p), 0);
+  zkc_client_close(c);
+  printf("figure: -w 1 gave up after %lld ms\n", (long long)waited);
+}
+
+/* COMMAND that reports its start and a SIGTERM, then runs until stopped. */
+#define TRAPPING_CMD                                                           \
+  "sh", "-c",                                                                  \
+      "trap 'echo TERM; exit 0' TERM; echo RUNNING $ZKCOORD_FENCING_TOKEN; "   \
+      "while :; do sleep 0.05; done"
+
+static void lock_lost_stops_command_exit_75(void **state) {
+  (void)state;
+  const char *path = zkt_path("lock");
+  zkt_proc_t p = spawn_cli("--session-timeout", "2", "--grace", "5", "lock", path,
+                           TRAPPING_CMD, NULL);
+  char line[128];
+  assert_true(zkt_expect(&p, "RUNNING ", line, sizeof line, long_op()));
+  /* The fault: zkcoord paused past its session timeout, so the ensemble
+   * expires the session and deletes the lock node while COMMAND runs on. */
+  kill(p.pid, SIGSTOP);
+  int64_t stopped = zkt_now_ms();
+  count_arg_t gone = {path, 0};
+  assert_true(zkt_await(children_are, &gone, zkt_ms(2000) + long_op()));
+  int64_t expired = zkt_now_ms();
+  /* Someone else may take the lock now: the fencing token is what protects
+   * the resource; zkcoord must stop COMMAND as soon as it runs again. */
+  kill(p.pid, SIGCONT);
+  int64_t resumed = zkt_now_ms();
+  assert_true(zkt_expect(&p, "TERM", line, sizeof line, long_op()));
+  int64_t told = zkt_now_ms();
+  assert_int_equal(run_cli(p), 75);
+  printf("figure: session expired %lld ms into the pause; COMMAND got SIGTERM "
+         "%lld ms after zkcoord resumed\n",
+         (long long)(expired - stopped), (long long)(told - resumed));
+}
+
+static void command_ignoring_sigterm_is_killed_after_grace(void **state) {
+  (void)state;
+  const char *path = zkt_path("lock");
+  zkt_proc_t p = spawn_cli("--grace", "0.5", "lock", path, "sh", "-c",
+                           "trap 'echo IGNORED' TERM; echo RUNNING; "
+                           "while :; do sleep 0.05; done", NULL);
+  char line[64];
+  assert_true(zkt_expect(&p, "RUNNING", line, sizeof line, long_op()));
+  int64_t t0 = zkt_now_ms();
+  kill(p.pid, SIGTERM);
+  assert_true(zkt_expect(&p, "IGNORED", line, sizeof line, long_op()));
+  assert_int_equal(run_cli(p), 128 + SIGTERM);
+  int64_t took = zkt_now_ms() - t0;
+  assert_true(took >= 500);
+  assert_int_equal(zkt_children_count(path), 0);
+  printf("figure: COMMAND ignoring SIGTERM was killed, zkcoord done %lld ms "
+         "after its SIGTERM (grace 500 ms)\n", (long long)took);
+}
+
+static void sigterm_stops_command_and_releases(void **state) {
+  (void)state;
+  const char *path = zkt_path("lock");
+  zkt_proc_t p = spawn_cli("lock", path, TRAPPING_CMD, NULL);
+  char line[128];
+  assert_true(zkt_expect(&p, "RUNNING ", line, sizeof line, long_op()));
+  kill(p.pid, SIGTERM);
+  assert_true(zkt_expect(&p, "TERM", line, sizeof line, long_op()));
+  assert_int_equal(run_cli(p), 128 + SIGTERM);
+  /* Released, not left to the session timeout: free at once. */
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_mutex_t *m;
+  OK(zkc_mutex_create(&m, c, path));
+  OK(zkc_mutex_acquire_timeout(m, 0));
+  release_lock(m);
+  /* SIGINT the same way. */
+  p = spawn_cli("lock", path, TRAPPING_CMD, NULL);
+  assert_true(zkt_expect(&p, "RUNNING ", line, sizeof line, long_op()));
+  kill(p.pid, SIGINT);
+  assert_int_equal(run_cli(p), 128 + SIGINT);
+  assert_int_equal(zkt_children_count(path), 0);
+  zkc_client_close(c);
+}
+
+static void sigint_while_waiting_leaves_queue(void **state) {
+  (void)state;
+  const char *path = zkt_path("lock");
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_mutex_t *m = hold_lock(c, path);
+  zkt_proc_t p = spawn_cli("lock", path, "sh", "-c", "echo RAN", NULL);
+  count_arg_t queued = {path, 2};
+  assert_true(zkt_await(children_are, &queued, long_op()));
+  int64_t t0 = zkt_now_ms();
+  kill(p.pid, SIGINT);
+  assert_int_equal(run_cli(p), 128 + SIGINT);
+  int64_t took = zkt_now_ms() - t0;
+  assert_int_equal(zkt_children_count(path), 1); /* its node went with it */
+  release_lock(m);
+  zkc_client_close(c);
+  printf("figure: SIGINT to a waiting zkcoord: exited in %lld ms\n",
+         (long long)took);
+}
+
+/* ---- leader ---- */
+
+static void leader_hands_over_when_killed(void **state) {
+  (void)state;
+  const char *path = zkt_path("election");
+  const char *cmd = "trap 'exit 0' TERM; echo LEADING $ZKCOORD_FENCING_TOKEN; "
+                    "while :; do sleep 0.05; done";
+  zkt_proc_t p[2];
+  p[0] = spawn_cli("--session-timeout", "2", "leader", "--id", "first", path,
+                   "sh", "-c", cmd, NULL);
+  char line[128];
+  assert_true(zkt_expect(&p[0], "LEADING ", line, sizeof line, long_op()));
+  long long t1 = atoll(line + 8);
+  p[1] = spawn_cli("--session-timeout", "2", "leader", "--id", "second", path,
+                   "sh", "-c", cmd, NULL);
+  count_arg_t both = {path, 2};
+  assert_true(zkt_await(children_are, &both, long_op()));
+  /* The follower runs nothing. */
+  assert_false(zkt_read_line(&p[1], line, sizeof line, zkt_ms(300)));
+  kill(p[0].pid, SIGKILL);
+  int64_t killed = zkt_now_ms();
+  assert_true(zkt_expect(&p[1], "LEADING ", line, sizeof line,
+                         zkt_ms(2000) + long_op()));
+  int64_t took = zkt_now_ms() - killed;
+  assert_true(atoll(line + 8) > t1);
+  /* The killed leader's COMMAND was stopped with it (parent-death signal):
+   * its stdout, the pipe, reaches EOF once every holder is gone. */
+  assert_false(zkt_read_line(&p[0], line, sizeof line, long_op()));
+  assert_int_equal(zkt_wait(&p[0], long_op()), 128 + SIGKILL);
+  kill(p[1].pid, SIGTERM);
+  assert_int_equal(zkt_wait(&p[1], long_op()), 128 + SIGTERM);
+  printf("figure: leader SIGKILLed; the other instance's COMMAND started "
+         "%lld ms later (2 s session)\n", (long long)took);
+}
+
+static void leader_restarts_command_after_losing(void **state) {
+  (void)state;
+  const char *path = zkt_path("election");
+  zkt_proc_t p = spawn_cli("--session-timeout", "2", "leader", path,
+                           TRAPPING_CMD, NULL);
+  char line[128];
+  assert_true(zkt_expect(&p, "RUNNING ", line, sizeof line, long_op()));
+  long long t1 = atoll(line + 8);
+  kill(p.pid, SIGSTOP); /* the session expires under the paused zkcoord */
+  count_arg_t gone = {path, 0};
+  assert_true(zkt_await(children_are, &gone, zkt_ms(2000) + long_op()));
+  kill(p.pid, SIGCONT);
+  assert_true(zkt_expect(&p, "TERM", line, sizeof line, long_op()));
+  /* It joins again and, alone in the election, leads with a new node. */
+  assert_true(zkt_expect(&p, "RUNNING ", line, sizeof line, long_op()));
+  assert_true(atoll(line + 8) > t1);
+  kill(p.pid, SIGTERM);
+  assert_true(zkt_expect(&p, "TERM", line, sizeof line, long_op()));
+  assert_int_equal(zkt_wait(&p, long_op()), 128 + SIGTERM);
+}
+
+/* ---- status ---- */
+
+static void status_lists_foreign_nodes_in_order(void **state) {
+  (void)state;
+  const char *path = zkt_path("lock");
+  zoo_create(zkt_raw(), "/zkc-test", "", 0, &ZOO_OPEN_ACL_UNSAFE, 0, NULL, 0);
+  zoo_create(zkt_raw(), zkt_root(), "", 0, &ZOO_OPEN_ACL_UNSAFE, 0, NULL, 0);
+  assert_int_equal(zoo_create(zkt_raw(), path, "", 0, &ZOO_OPEN_ACL_UNSAFE, 0,
+                              NULL, 0), ZOK);
+  /* Queue order by sequence, whatever the prefix: a kazoo lock first, a
+   * Curator-style node, a kazoo read lock; a plain child is no contender. */
+  static const struct {
+    const char *prefix, *data;
+    int len;
+  } nodes[] = {{"0123456789abcdef__lock__", "kazoo-host", 10},
+               {"_c_8f3e2a10-1b2c-4d5e-8f90-a1b2c3d4e5f6-lock-", "cur\x01tor", 7},
+               {"fedcba9876543210__rlock__", "", 0}};
+  char created[3][1200];
+  for (int i = 0; i < 3; i++) {
+    char p[1200];
+    snprintf(p, sizeof p, "%s/%s", path, nodes[i].prefix);
+    assert_int_equal(zoo_create(zkt_raw(), p, nodes[i].data, nodes[i].len,
+                                &ZOO_OPEN_ACL_UNSAFE, ZOO_EPHEMERAL_SEQUENTIAL,
+                                created[i], sizeof created[i]), ZOK);
+  }
+  char plain[1200];
+  snprintf(plain, sizeof plain, "%s/readme", path);
+  assert_int_equal(zoo_create(zkt_raw(), plain, "x", 1, &ZOO_OPEN_ACL_UNSAFE, 0,
+                              NULL, 0), ZOK);
+
+  zkt_proc_t p = spawn_cli("status", "--json", path, NULL);
+  static char json[8192];
+  assert_true(zkt_read_line(&p, json, sizeof json, long_op()));
+  assert_int_equal(run_cli(p), 0);
+  const char *k = strstr(json, "__lock__"), *c = strstr(json, "-lock-"),
+             *r = strstr(json, "__rlock__"), *f = strstr(json, "\"readme\"");
+  assert_true(k && c && r && f);
+  assert_true(k < c && c < r && r < f);
+  assert_non_null(strstr(json, "\"held\":true"));
+  assert_non_null(strstr(json, "\"data\":\"kazoo-host\""));
+  assert_non_null(strstr(json, "\"data\":\"cur\\u0001tor\""));
+  assert_non_null(strstr(json, "\"position\":null"));
+  char sess[40];
+  snprintf(sess, sizeof sess, "\"session\":\"0x%llx\"",
+           (unsigned long long)zoo_client_id(zkt_raw())->client_id);
+  assert_non_null(strstr(json, sess));
+
+  p = spawn_cli("status", path, NULL);
+  char line[512];
+  assert_true(zkt_read_line(&p, line, sizeof line, long_op()));
+  assert_non_null(strstr(line, "held by kazoo-host, 2 waiting"));
+  int saw_escape = 0;
+  while (zkt_read_line(&p, line, sizeof line, long_op()))
+    saw_escape |= strstr(line, "cur\\x01tor") != NULL;
+  assert_true(saw_escape);
+  assert_int_equal(run_cli(p), 0);
+
+  for (int i = 0; i < 3; i++) assert_int_equal(zoo_delete(zkt_raw(), created[i], -1), ZOK);
+  p = spawn_cli("status", path, NULL);
+  assert_true(zkt_read_line(&p, line, sizeof line, long_op()));
+  assert_non_null(strstr(line, "not held"));
+  assert_int_equal(run_cli(p), 0);
+}
+
+int main(int argc, char **argv) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(bad_option_exit_64),
+      cmocka_unit_test(invalid_path_exit_65),
+      cmocka_unit_test(unreachable_exit_69),
+      cmocka_unit_test(auth_failure_exit_77),
+      cmocka_unit_test(command_not_found_127_not_executable_126),
+      cmocka_unit_test(command_status_token_and_clean_fds),
+      cmocka_unit_test(two_processes_serialize_file_update),
+      cmocka_unit_test(nonblock_while_held_exit_1),
+      cmocka_unit_test(wait_expires_then_acquires),
+      cmocka_unit_test(lock_lost_stops_command_exit_75),
+      cmocka_unit_test(command_ignoring_sigterm_is_killed_after_grace),
+      cmocka_unit_test(sigterm_stops_command_and_releases),
+      cmocka_unit_test(sigint_while_waiting_leaves_queue),
+      cmocka_unit_test(leader_hands_over_when_killed),
+      cmocka_unit_test(leader_restarts_command_after_losing),
+      cmocka_unit_test(status_lists_foreign_nodes_in_order),
+  };
+  return zkt_main(argc, argv, tests, sizeof tests / sizeof *tests, "cli");
+}
