@@ -129,7 +129,13 @@ void scen_handoff(void) {
       int64_t t1 = now_ns();
       struct Stat st;
       ev.at = 0;
-      if (rc == ZOK) rc = zoo_wexists(y, node, on_event, &ev, &st);
+      /* y's server may not have applied x's create yet: the watch then
+       * waits for the creation, and is set again once the node is seen. */
+      while (rc == ZOK &&
+             (rc = zoo_wexists(y, node, on_event, &ev, &st)) == ZNONODE) {
+        sleep_ms(1);
+        rc = ZOK;
+      }
       int64_t t2 = now_ns();
       if (rc == ZOK) rc = zoo_delete(x, node, -1);
       int64_t t3 = now_ns();
