@@ -186,7 +186,7 @@ set yrange [*:*]
 plot "$out/contention.dat" using 1:11:12:13 with yerrorlines lw 2 title "zkcoord hand-off p50", \
      "" using 1:14:15:16 with yerrorlines lw 2 title "zkcoord hand-off p99", \
      "" using 1:17:18:19 with yerrorlines lw 2 title "raw create p50 (under the raw load)", \
-     ${notify:-1/0} with lines dt 2 lw 2 title "raw delete + notification p50 (scenario g)"
+     ${notify:-1/0} with lines dt 2 lw 2 title "raw delete + notification + wake-up p50 (scenario g)"
 unset multiplot
 EOF
   log "plot: $out/contention.png"
