@@ -203,6 +203,9 @@ static int wait_first(attempt_t *a) {
     char *pred = idx > 0 ? zkc__path_join(a->base, sorted[idx - 1].name) : NULL;
     int pred_is_head = idx == 1;
     free(sorted);
+    /* Not kept while waiting: a copy of the whole queue per waiter would
+     * make a queue of n waiters cost O(n^2) memory. */
+    drop_list(a);
     if (idx < 0) return ZKC_ELOST; /* our node is gone: session ended */
     if (idx == 0) return ZOK;
     if (pred == NULL) return ZKC_ENOMEM;

@@ -14,6 +14,9 @@
 #include "client_impl.h"
 #include "zkcoord/common.h"
 
+/* Minimum interval between routine re-resolutions of the server names. */
+#define RESOLVE_DELAY_MS 1000
+
 const char *zkc_state_name(zkc_state_t state) {
   switch (state) {
     case ZKC_STATE_CONNECTED: return "CONNECTED";
@@ -87,6 +90,11 @@ int zkc__session_open_handle(zkc_client_t *c) {
     free(h);
     return rc;
   }
+  /* By default the client resolves the server names again on every pass of
+   * its I/O loop (getaddrinfo, netlink queries even for numeric addresses):
+   * most of its CPU time per request. Once a second is enough to notice a
+   * DNS change; a reconnect always resolves. */
+  zoo_set_servers_resolution_delay(zh, RESOLVE_DELAY_MS);
   /* Queued before any request can use the handle; the C client sends it
    * first on every connection of this session. */
   if (c->auth_digest != NULL) {

@@ -1,0 +1,194 @@
+#!/usr/bin/env bash
+# Runs zkcoord's benchmark matrix in one command: builds zkc_bench, starts a
+# fresh local 3-server ensemble (test/ensemble/zk-ensemble.sh), runs the
+# scenarios a-g, stops the ensemble, and writes into the output directory:
+#
+#   results.csv   every figure: median, min and max over the runs
+#   targets.csv   the issue's targets, met or MISSED, with the measured value
+#   results.json  both, plus the machine and its load during the run
+#   results.md    the table (Markdown), also printed on stdout
+#   contention.png  throughput and latency against the number of contenders
+#
+# usage: bench/run.sh [--quick] [--out DIR] [SCENARIO...]   (default: a b c d e f g)
+#   --quick   smoke run: 2 short rounds, smaller sizes (about half a minute)
+#   --out     output directory (default build/bench-results; the README's
+#             figures live in bench/results)
+#
+# Environment: ZKC_BUILD_ROOT (default ./build), ZKC_BENCH_BIN (a built
+# zkc_bench to use instead of building one), ZKC_ENSEMBLE_PORT_BASE
+# (default 2180: client ports 2181-2183), ZKC_ENSEMBLE_DIR (default
+# ${TMPDIR:-/tmp}/zkcoord-bench-ensemble, apart from the tests' ensemble).
+# gnuplot (Debian: gnuplot-nox) is installed when missing and apt-get is
+# usable; without it the plot is skipped.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+readonly ROOT=$PWD
+readonly BUILD=${ZKC_BUILD_ROOT:-$ROOT/build}/default
+export ZKC_ENSEMBLE_DIR=${ZKC_ENSEMBLE_DIR:-${TMPDIR:-/tmp}/zkcoord-bench-ensemble}
+readonly ENSEMBLE=$ROOT/test/ensemble/zk-ensemble.sh
+
+out=$ROOT/build/bench-results
+quick=()
+scenarios=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    --quick) quick=(--quick) ;;
+    --out) out=${2:?--out needs a directory}; shift ;;
+    [a-g]) scenarios+=("$1") ;;
+    *) echo "usage: $0 [--quick] [--out DIR] [a|b|c|d|e|f|g ...]" >&2; exit 2 ;;
+  esac
+  shift
+done
+[ ${#scenarios[@]} -gt 0 ] || scenarios=(a b c d e f g)
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+
+log() { printf '==> %s\n' "$*" >&2; }
+
+ensure_gnuplot() {
+  command -v gnuplot >/dev/null && return 0
+  local sudo=()
+  [ "$(id -u)" -eq 0 ] || sudo=(sudo -n)
+  log "installing gnuplot-nox for the plot"
+  { "${sudo[@]}" apt-get update -q && DEBIAN_FRONTEND=noninteractive \
+      "${sudo[@]}" apt-get install -y -q --no-install-recommends gnuplot-nox; } \
+    >/dev/null 2>&1 || log "gnuplot unavailable: no plot"
+}
+
+bench=${ZKC_BENCH_BIN:-}
+if [ -z "$bench" ]; then
+  log "building zkc_bench in $BUILD"
+  cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  cmake --build "$BUILD" --target zkc_bench -j "$(nproc)" >/dev/null
+  bench=$BUILD/bench/zkc_bench
+fi
+ensure_gnuplot
+
+trap '"$ENSEMBLE" stop >/dev/null 2>&1 || true' EXIT
+"$ENSEMBLE" clean >/dev/null 2>&1 || true
+"$ENSEMBLE" start
+
+raw=$out/raw.out
+: >"$raw"
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+start=$SECONDS
+for s in "${scenarios[@]}"; do
+  log "scenario $s"
+  "$bench" "${quick[@]}" "$s" >>"$raw" # one process each
+done
+duration=$((SECONDS - start))
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+"$ENSEMBLE" stop >/dev/null 2>&1 || true
+trap - EXIT
+
+# ---- the files ----
+{
+  echo "scenario,contenders,measure,variant,unit,median,min,max,runs"
+  sed -n 's/^R,//p' "$raw"
+} >"$out/results.csv"
+{
+  echo "scenario,target,result,value,threshold"
+  sed -n 's/^T,//p' "$raw"
+} >"$out/targets.csv"
+
+mode=full
+[ ${#quick[@]} -eq 0 ] || mode=quick
+awk -F, -v mode="$mode" -v cpus="$(nproc)" -v before="$load_before" \
+  -v after="$load_after" -v secs="$duration" -v date="$(date -u +%FT%TZ)" '
+  function q(s) { gsub(/"/, "\\\"", s); return "\"" s "\"" }
+  BEGIN {
+    printf "{\n  \"date\": %s, \"mode\": %s, \"duration_s\": %d,\n", q(date), q(mode), secs
+    printf "  \"host\": {\"cpus\": %d, \"loadavg_before\": %s, \"loadavg_after\": %s},\n",
+           cpus, q(before), q(after)
+  }
+  $1 == "R" {
+    res = res (nr++ ? ",\n" : "") sprintf("    {\"scenario\": %s, \"contenders\": %d, " \
+      "\"measure\": %s, \"variant\": %s, \"unit\": %s, \"median\": %s, \"min\": %s, " \
+      "\"max\": %s, \"runs\": %d}", q($2), $3, q($4), q($5), q($6), $7, $8, $9, $10)
+  }
+  $1 == "T" {
+    tgt = tgt (nt++ ? ",\n" : "") sprintf("    {\"scenario\": %s, \"target\": %s, " \
+      "\"met\": %s, \"value\": %s, \"threshold\": %s}", q($2), q($3),
+      $4 == "met" ? "true" : "false", $5, q($6))
+  }
+  END { printf "  \"results\": [\n%s\n  ],\n  \"targets\": [\n%s\n  ]\n}\n", res, tgt }
+' "$raw" >"$out/results.json"
+
+# The table: one row per (scenario, contenders, measure), one column per
+# variant; each cell "median (min-max)".
+awk -F, -v before="$load_before" -v after="$load_after" -v cpus="$(nproc)" \
+  -v secs="$duration" -v mode="$mode" '
+  function num(x,  a) {
+    a = x < 0 ? -x : x
+    return a >= 100 ? sprintf("%.0f", x) : a >= 10 ? sprintf("%.1f", x) : sprintf("%.2f", x)
+  }
+  function cell(k) {
+    if (!(k in med)) return ""
+    return runs[k] > 1 ? num(med[k]) " (" num(lo[k]) "–" num(hi[k]) ")" : num(med[k])
+  }
+  $1 == "R" {
+    row = $2 SUBSEP $3 SUBSEP $4
+    if (!(row in seen)) { seen[row] = 1; order[n++] = row; unit[row] = $6 }
+    if ($5 !~ /\//) unit[row] = $6
+    k = row SUBSEP $5
+    med[k] = $7; lo[k] = $8; hi[k] = $9; runs[k] = $10
+  }
+  $1 == "T" { t[nt++] = "| " $2 " | " $3 " | " num($5) " | " $6 " | " ($4 == "met" ? "met" : "**MISSED**") " |" }
+  END {
+    split("raw naive pipelined zkcoord zkcoord/raw zkcoord/naive zkcoord/pipelined", cols, " ")
+    printf "| scen. | n | measure | unit | raw (1) | naive (2) | pipelined | zkcoord | zkcoord/raw | zkcoord/naive | zkcoord/pipelined |\n"
+    printf "|---|---|---|---|---|---|---|---|---|---|---|\n"
+    for (i = 0; i < n; i++) {
+      split(order[i], key, SUBSEP)
+      line = "| " key[1] " | " key[2] " | " key[3] " | " unit[order[i]]
+      for (c = 1; c <= 7; c++) line = line " | " cell(order[i] SUBSEP cols[c])
+      print line " |"
+    }
+    printf "\n| scen. | target | measured | wanted | result |\n|---|---|---|---|---|\n"
+    for (i = 0; i < nt; i++) print t[i]
+    printf "\n%s run, %d s; %d CPUs, load average %s before, %s after.\n", mode, secs, cpus, before, after
+  }
+' "$raw" >"$out/results.md"
+cat "$out/results.md"
+
+# ---- the plot: scenario c against the number of contenders ----
+if command -v gnuplot >/dev/null && grep -q '^R,c,' "$raw"; then
+  awk -F, '
+    $1 == "R" && $2 == "c" && $4 == "cycle rate" && $5 !~ /\// { r[$3, $5] = $7 " " $8 " " $9; ns[$3] = 1 }
+    $1 == "R" && $2 == "c" && $4 ~ /^hand-off p(50|99)$/ { r[$3, $4] = $7 " " $8 " " $9 }
+    $1 == "R" && $2 == "c" && $4 == "acquire p50" && $5 == "raw" { r[$3, "create"] = $7 " " $8 " " $9 }
+    END {
+      for (n in ns) print n, r[n, "raw"], r[n, "naive"], r[n, "zkcoord"], \
+        r[n, "hand-off p50"], r[n, "hand-off p99"], r[n, "create"] | "sort -n"
+    }' "$raw" >"$out/contention.dat"
+  notify=$(awk -F, '$1 == "R" && $2 == "g" && $4 == "hand-off from release call p50" && $5 == "raw" { print $7 }' "$raw")
+  gnuplot <<EOF
+set terminal pngcairo size 1100,520 font "sans,10"
+set output "$out/contention.png"
+set multiplot layout 1,2 title "zkcoord: one lock path, each contender its own session ($mode run, median and min-max of the rounds)"
+set logscale x 2
+set xtics (2, 8, 32, 128)
+set xrange [1.6:160]
+set xlabel "contenders"
+set key below
+set grid
+set ylabel "cycles per second (all contenders)"
+set yrange [0:*]
+set title "throughput"
+plot "$out/contention.dat" using 1:2:3:4 with yerrorlines lw 2 title "raw create+delete (no lock)", \
+     "" using 1:5:6:7 with yerrorlines lw 2 title "naive create, list, delete (no lock)", \
+     "" using 1:8:9:10 with yerrorlines lw 2 title "zkcoord acquire+release (lock)"
+set title "latency"
+set ylabel "microseconds"
+set logscale y
+set yrange [*:*]
+plot "$out/contention.dat" using 1:11:12:13 with yerrorlines lw 2 title "zkcoord hand-off p50", \
+     "" using 1:14:15:16 with yerrorlines lw 2 title "zkcoord hand-off p99", \
+     "" using 1:17:18:19 with yerrorlines lw 2 title "raw create p50 (under the raw load)", \
+     ${notify:-1/0} with lines dt 2 lw 2 title "raw delete + notification + wake-up p50 (scenario g)"
+unset multiplot
+EOF
+  log "plot: $out/contention.png"
+fi
+log "results in $out (matrix took ${duration} s)"

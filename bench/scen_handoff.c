@@ -1,0 +1,203 @@
+/* Scenario g: hand-off latency between two sessions of one process. The
+ * holder releases; the waiter, queued right behind it with its watch set,
+ * returns from acquire. Next to it, the raw physical limit measured in the
+ * same rounds: one session deletes a node another session watches (the
+ * delete's commit plus one notification), timed both when the watcher
+ * callback runs and when a thread blocked on it wakes up (what a blocking
+ * acquire needs at the least), and the raw write latencies. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "bench.h"
+
+enum { CMD_NONE, CMD_ACQUIRE, CMD_RELEASE, CMD_QUIT };
+
+/* A thread with its own session that acquires or releases on command. */
+typedef struct actor {
+  zkc_client_t *c;
+  zkc_mutex_t *m;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  int cmd;
+  int64_t t_call, t_ret; /* around the last command's call */
+  pthread_t th;
+} actor_t;
+
+static void *actor_main(void *arg) {
+  actor_t *a = arg;
+  pthread_mutex_lock(&a->mu);
+  for (;;) {
+    while (a->cmd == CMD_NONE) pthread_cond_wait(&a->cv, &a->mu);
+    int cmd = a->cmd;
+    if (cmd == CMD_QUIT) break;
+    pthread_mutex_unlock(&a->mu);
+    int64_t t0 = now_ns();
+    zkc_check(cmd == CMD_ACQUIRE ? zkc_mutex_acquire(a->m)
+                                 : zkc_mutex_release(a->m),
+              cmd == CMD_ACQUIRE ? "acquire" : "release");
+    int64_t t1 = now_ns();
+    pthread_mutex_lock(&a->mu);
+    a->t_call = t0, a->t_ret = t1;
+    a->cmd = CMD_NONE;
+    pthread_cond_broadcast(&a->cv);
+  }
+  pthread_mutex_unlock(&a->mu);
+  return NULL;
+}
+
+static void actor_send(actor_t *a, int cmd) {
+  pthread_mutex_lock(&a->mu);
+  a->cmd = cmd;
+  pthread_cond_broadcast(&a->cv);
+  pthread_mutex_unlock(&a->mu);
+}
+
+static void actor_wait(actor_t *a) {
+  pthread_mutex_lock(&a->mu);
+  while (a->cmd != CMD_NONE) pthread_cond_wait(&a->cv, &a->mu);
+  pthread_mutex_unlock(&a->mu);
+}
+
+/* The raw watcher: records when the deletion event arrived. */
+typedef struct event {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  int64_t at;
+} event_t;
+
+static void on_event(zhandle_t *zh, int type, int state, const char *path,
+                     void *ctx) {
+  (void)zh, (void)state, (void)path;
+  if (type != ZOO_DELETED_EVENT) return;
+  int64_t t = now_ns();
+  event_t *e = ctx;
+  pthread_mutex_lock(&e->mu);
+  e->at = t;
+  pthread_cond_signal(&e->cv);
+  pthread_mutex_unlock(&e->mu);
+}
+
+#define US(ns) ((double)(ns) / 1e3)
+
+/* Percentiles of one round, per measure. */
+enum {
+  Z_CALL, Z_RET, Z_REL, /* zkcoord: from release call, return; release */
+  R_CALL, R_RET, R_DEL, R_CREATE, R_CB, /* raw */
+  M_COUNT
+};
+
+void scen_handoff(void) {
+  const int per_round = cfg.quick ? 30 : 200;
+  char path[200], node[220];
+  snprintf(path, sizeof path, "%s/g/lock", cfg.root);
+  snprintf(node, sizeof node, "%s/g/raw", cfg.root);
+  zhandle_t *inspect = raw_open(), *x = raw_open(), *y = raw_open();
+  raw_ensure(inspect, path);
+  actor_t a[2];
+  for (int i = 0; i < 2; i++) {
+    a[i] = (actor_t){.c = zkc_open(), .cmd = CMD_NONE};
+    zkc_check(zkc_mutex_create(&a[i].m, a[i].c, path), "mutex_create");
+    pthread_mutex_init(&a[i].mu, NULL);
+    pthread_cond_init(&a[i].cv, NULL);
+    if (pthread_create(&a[i].th, NULL, actor_main, &a[i]) != 0)
+      die("pthread_create");
+  }
+  event_t ev = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
+  double p50[M_COUNT][64], p99[M_COUNT][64];
+  actor_send(&a[0], CMD_ACQUIRE);
+  actor_wait(&a[0]);
+  int holder = 0;
+  for (int r = 0; r < cfg.rounds; r++) {
+    samples_t s[M_COUNT] = {{0}};
+    for (int k = 0; k < per_round; k++) {
+      /* zkcoord: queue the waiter, let its watch be set, release. */
+      actor_t *h = &a[holder], *w = &a[1 - holder];
+      actor_send(w, CMD_ACQUIRE);
+      while (raw_children_count(inspect, path) != 2) sleep_ms(1);
+      sleep_ms(5);
+      actor_send(h, CMD_RELEASE);
+      actor_wait(h);
+      actor_wait(w);
+      samples_add(&s[Z_CALL], US(w->t_ret - h->t_call));
+      samples_add(&s[Z_RET], US(w->t_ret - h->t_ret));
+      samples_add(&s[Z_REL], US(h->t_ret - h->t_call));
+      holder = 1 - holder;
+
+      /* raw: x creates, y watches, x deletes. */
+      int64_t t0 = now_ns();
+      int rc = zoo_create(x, node, "x", 1, &ZOO_OPEN_ACL_UNSAFE, ZOO_EPHEMERAL,
+                          NULL, 0);
+      int64_t t1 = now_ns();
+      struct Stat st;
+      ev.at = 0;
+      /* y's server may not have applied x's create yet: the watch then
+       * waits for the creation, and is set again once the node is seen. */
+      while (rc == ZOK &&
+             (rc = zoo_wexists(y, node, on_event, &ev, &st)) == ZNONODE) {
+        sleep_ms(1);
+        rc = ZOK;
+      }
+      int64_t t2 = now_ns();
+      if (rc == ZOK) rc = zoo_delete(x, node, -1);
+      int64_t t3 = now_ns();
+      if (rc != ZOK) die("raw hand-off: %s", zerror(rc));
+      pthread_mutex_lock(&ev.mu);
+      while (ev.at == 0) pthread_cond_wait(&ev.cv, &ev.mu);
+      pthread_mutex_unlock(&ev.mu);
+      int64_t woken = now_ns();
+      samples_add(&s[R_CALL], US(woken - t2));
+      samples_add(&s[R_RET], US(woken - t3));
+      samples_add(&s[R_CB], US(ev.at - t2));
+      samples_add(&s[R_DEL], US(t3 - t2));
+      samples_add(&s[R_CREATE], US(t1 - t0));
+    }
+    for (int m = 0; m < M_COUNT; m++) {
+      p50[m][r] = samples_quantile(&s[m], 0.5);
+      p99[m][r] = samples_quantile(&s[m], 0.99);
+      samples_free(&s[m]);
+    }
+  }
+  actor_send(&a[holder], CMD_RELEASE);
+  actor_wait(&a[holder]);
+  for (int i = 0; i < 2; i++) {
+    actor_send(&a[i], CMD_QUIT);
+    pthread_join(a[i].th, NULL);
+    zkc_check(zkc_mutex_destroy(a[i].m), "mutex_destroy");
+    zkc_client_close(a[i].c);
+    pthread_cond_destroy(&a[i].cv);
+    pthread_mutex_destroy(&a[i].mu);
+  }
+  raw_close(x), raw_close(y), raw_close(inspect);
+
+  int k = cfg.rounds;
+  double ratio[64];
+  static const struct {
+    const char *measure;
+    int z, raw;
+  } rows[] = {{"hand-off from release call", Z_CALL, R_CALL},
+              {"hand-off from release return", Z_RET, R_RET},
+              {"release (raw: delete)", Z_REL, R_DEL}};
+  for (int q = 0; q < 2; q++) {
+    double(*pq)[64] = q ? p99 : p50;
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+      char measure[80];
+      snprintf(measure, sizeof measure, "%s %s", rows[i].measure,
+               q ? "p99" : "p50");
+      emit("g", 2, measure, "raw", "us", pq[rows[i].raw], k);
+      emit("g", 2, measure, "zkcoord", "us", pq[rows[i].z], k);
+      if (rows[i].z == Z_RET) continue; /* near zero: no useful ratio */
+      for (int r = 0; r < k; r++) ratio[r] = pq[rows[i].z][r] / pq[rows[i].raw][r];
+      emit("g", 2, measure, "zkcoord/raw", "x", ratio, k);
+    }
+    char measure[80];
+    snprintf(measure, sizeof measure, "raw create %s", q ? "p99" : "p50");
+    emit("g", 2, measure, "raw", "us", pq[R_CREATE], k);
+    snprintf(measure, sizeof measure, "raw delete call to watcher callback %s",
+             q ? "p99" : "p50");
+    emit("g", 2, measure, "raw", "us", pq[R_CB], k);
+  }
+  for (int r = 0; r < k; r++) ratio[r] = p50[Z_CALL][r] / p50[R_CALL][r];
+  emit_target("g", "hand-off p50 / raw (delete + notification + wake-up) p50",
+              median_of(ratio, k), "<=", 1.25);
+}

@@ -1,0 +1,326 @@
+/* Scenarios a, b, c (timed loops of lock cycles against the raw baselines,
+ * one session per worker) and f (reentrant re-acquire). */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+
+/* raw: create + delete (baseline 1, the two-write limit); naive: create,
+ * then list, then delete (baseline 2); pipelined: the list sent with the
+ * create, as zkcoord does (the floor of an acquire that reads the queue);
+ * only with distinct paths. */
+typedef enum { V_RAW, V_NAIVE, V_ZKC, V_PIPE, V_COUNT } variant_t;
+static const char *const vname[V_COUNT] = {"raw", "naive", "zkcoord",
+                                           "pipelined"};
+
+/* One worker: one session of each kind. It runs one variant for a whole
+ * round, or (mixed) the three in turn, one cycle each, so that load
+ * changes on a busy machine hit them alike. */
+typedef struct worker {
+  zhandle_t *zh;
+  zkc_client_t *c;
+  zkc_mutex_t *m;
+  char path[256]; /* raw: parent of the nodes; zkcoord: the lock path */
+  variant_t first; /* the variant of the first (or only) cycle */
+  int mixed;
+  int handoffs; /* record hand-offs (shared path, several workers) */
+  char created[400]; /* raw: the node of the current cycle */
+  long cycles[V_COUNT];
+  int64_t busy_ns[V_COUNT];  /* time spent in each variant's cycles */
+  samples_t acquire[V_COUNT]; /* raw: create; naive, pipelined: + list */
+  samples_t whole[V_COUNT];   /* the whole cycle */
+  pthread_mutex_t mu;         /* pipelined: completions of the requests */
+  pthread_cond_t cv;
+  int replies;
+  samples_t handoff; /* release call of the previous holder -> acquire return */
+  pthread_t th;
+} worker_t;
+
+static pthread_barrier_t start_line;
+static atomic_llong round_end;    /* monotonic ns: no new cycle after it */
+static atomic_llong release_call; /* when the holder called release */
+
+static void pipe_reply(worker_t *w, int rc) {
+  if (rc != ZOK) die("pipelined request: %s", zerror(rc));
+  pthread_mutex_lock(&w->mu);
+  w->replies++;
+  pthread_cond_signal(&w->cv);
+  pthread_mutex_unlock(&w->mu);
+}
+static void pipe_created(int rc, const char *name, const void *data) {
+  worker_t *w = (worker_t *)data;
+  if (rc == ZOK) snprintf(w->created, sizeof w->created, "%s", name);
+  pipe_reply(w, rc);
+}
+static void pipe_listed(int rc, const struct String_vector *v, const void *data) {
+  (void)v;
+  pipe_reply((worker_t *)data, rc);
+}
+
+/* One lock cycle of variant v; returns when it was acquired. */
+static int64_t cycle(worker_t *w, variant_t v, int64_t end) {
+  int64_t acquired;
+  if (v == V_ZKC) {
+    zkc_check(zkc_mutex_acquire(w->m), "acquire");
+    acquired = now_ns();
+    int64_t rel = atomic_load(&release_call);
+    if (w->handoffs && rel > 0 && acquired <= end)
+      samples_add(&w->handoff, (double)(acquired - rel) / 1e3);
+    atomic_store(&release_call, now_ns());
+    zkc_check(zkc_mutex_release(w->m), "release");
+    return acquired;
+  }
+  char prefix[300];
+  char *created = w->created;
+  snprintf(prefix, sizeof prefix, "%s/raw-", w->path);
+  int rc;
+  if (v == V_PIPE) {
+    w->replies = 0;
+    rc = zoo_acreate(w->zh, prefix, "x", 1, &ZOO_OPEN_ACL_UNSAFE,
+                     ZOO_EPHEMERAL_SEQUENTIAL, pipe_created, w);
+    if (rc == ZOK)
+      rc = zoo_aget_children(w->zh, w->path, 0, pipe_listed, w);
+    if (rc != ZOK) die("raw pipelined: %s", zerror(rc));
+    pthread_mutex_lock(&w->mu);
+    while (w->replies < 2) pthread_cond_wait(&w->cv, &w->mu);
+    pthread_mutex_unlock(&w->mu);
+  } else if ((rc = zoo_create(w->zh, prefix, "x", 1, &ZOO_OPEN_ACL_UNSAFE,
+                              ZOO_EPHEMERAL_SEQUENTIAL, created,
+                              sizeof w->created)) != ZOK) {
+    die("raw create: %s", zerror(rc));
+  }
+  if (v == V_NAIVE) {
+    struct String_vector sv;
+    if ((rc = zoo_get_children(w->zh, w->path, 0, &sv)) != ZOK)
+      die("raw children: %s", zerror(rc));
+    deallocate_String_vector(&sv);
+  }
+  acquired = now_ns();
+  if ((rc = zoo_delete(w->zh, created, -1)) != ZOK)
+    die("raw delete: %s", zerror(rc));
+  return acquired;
+}
+
+static void *worker_main(void *arg) {
+  worker_t *w = arg;
+  pthread_barrier_wait(&start_line);
+  int64_t end = atomic_load(&round_end);
+  variant_t v = w->first;
+  for (;;) {
+    int64_t t0 = now_ns();
+    if (t0 >= end) break;
+    int64_t acquired = cycle(w, v, end), t1 = now_ns();
+    if (t1 <= end) {
+      w->cycles[v]++;
+      w->busy_ns[v] += t1 - t0;
+      samples_add(&w->acquire[v], (double)(acquired - t0) / 1e3);
+      samples_add(&w->whole[v], (double)(t1 - t0) / 1e3);
+    }
+    if (w->mixed) v = (variant_t)((v + 1) % V_COUNT);
+  }
+  return NULL;
+}
+
+/* Per-round figures of each variant. */
+typedef struct figures {
+  double rate[64], cycle_p50[64], acquire_p50[64], handoff_p50[64],
+      handoff_p99[64];
+} figures_t;
+
+/* One timed round on all n workers, of variant v or (v < 0) all three
+ * mixed; fills round r of f[variant]. */
+static void run_round(worker_t *ws, int n, int v, figures_t *f, int r) {
+  pthread_barrier_init(&start_line, NULL, (unsigned)n + 1);
+  atomic_store(&release_call, 0);
+  for (int i = 0; i < n; i++) {
+    worker_t *w = &ws[i];
+    w->mixed = v < 0;
+    w->first = (variant_t)(v < 0 ? i % V_COUNT : v);
+    memset(w->cycles, 0, sizeof w->cycles);
+    memset(w->busy_ns, 0, sizeof w->busy_ns);
+    if (pthread_create(&w->th, NULL, worker_main, w) != 0) die("pthread_create");
+  }
+  int64_t start = now_ns();
+  atomic_store(&round_end, start + (int64_t)cfg.round_ms * 1000000);
+  pthread_barrier_wait(&start_line);
+  for (int i = 0; i < n; i++) pthread_join(ws[i].th, NULL);
+  pthread_barrier_destroy(&start_line);
+  for (int u = 0; u < V_COUNT; u++) {
+    if (v >= 0 && u != v) continue;
+    long cycles = 0;
+    int64_t busy = 0;
+    samples_t acq = {0}, whole = {0};
+    for (int i = 0; i < n; i++) {
+      cycles += ws[i].cycles[u];
+      busy += ws[i].busy_ns[u];
+      samples_append(&acq, &ws[i].acquire[u]);
+      samples_append(&whole, &ws[i].whole[u]);
+      samples_free(&ws[i].acquire[u]);
+      samples_free(&ws[i].whole[u]);
+    }
+    f[u].cycle_p50[r] = samples_quantile(&whole, 0.5);
+    samples_free(&whole);
+    /* Mixed: n workers each spending busy/n in this variant. */
+    double secs = v < 0 ? (double)busy / 1e9 / n : (double)cfg.round_ms / 1e3;
+    f[u].rate[r] = secs > 0 ? (double)cycles / secs : 0;
+    f[u].acquire_p50[r] = samples_quantile(&acq, 0.5);
+    samples_free(&acq);
+  }
+  samples_t hand = {0};
+  for (int i = 0; i < n; i++) {
+    samples_append(&hand, &ws[i].handoff);
+    samples_free(&ws[i].handoff);
+  }
+  if (v == V_ZKC) {
+    f[v].handoff_p50[r] = samples_quantile(&hand, 0.5);
+    f[v].handoff_p99[r] = samples_quantile(&hand, 0.99);
+  }
+  samples_free(&hand);
+}
+
+static void ratios(const double *a, const double *b, int k, double *out) {
+  for (int i = 0; i < k; i++) out[i] = b[i] > 0 ? a[i] / b[i] : 0;
+}
+
+/* Runs the variants interleaved (drift hits all alike) on n workers: one
+ * lock path each (distinct) or one for all. Emits the figures and returns
+ * the zkcoord rate's median. */
+static double loops(const char *scen, int n, int distinct, figures_t f[V_COUNT]) {
+  const int nv = distinct ? V_COUNT : V_PIPE; /* variants run */
+  worker_t *ws = calloc((size_t)n, sizeof *ws);
+  if (ws == NULL) die("out of memory");
+  char base[200];
+  snprintf(base, sizeof base, "%s/%s-%d", cfg.root, scen, n);
+  zhandle_t *admin = raw_open();
+  for (int i = 0; i < n; i++) {
+    worker_t *w = &ws[i];
+    if (distinct) snprintf(w->path, sizeof w->path, "%s/p%d", base, i);
+    else snprintf(w->path, sizeof w->path, "%s/p", base);
+    raw_ensure(admin, w->path);
+    w->zh = raw_open();
+    w->c = zkc_open();
+    zkc_check(zkc_mutex_create(&w->m, w->c, w->path), "mutex_create");
+    w->handoffs = !distinct && n > 1;
+    pthread_mutex_init(&w->mu, NULL);
+    pthread_cond_init(&w->cv, NULL);
+  }
+  /* Warm-up: every session and path once. Distinct paths mix the variants
+   * cycle by cycle; one shared path needs all workers on one variant, so
+   * the rounds alternate instead. */
+  int saved = cfg.round_ms;
+  cfg.round_ms = 100;
+  for (int v = 0; v < nv; v++) run_round(ws, n, v, f, 0);
+  cfg.round_ms = saved;
+  for (int r = 0; r < cfg.rounds; r++)
+    for (int v = distinct ? -1 : 0; v < (distinct ? 0 : nv); v++)
+      run_round(ws, n, v, f, r);
+  for (int i = 0; i < n; i++) {
+    pthread_cond_destroy(&ws[i].cv);
+    pthread_mutex_destroy(&ws[i].mu);
+    zkc_check(zkc_mutex_destroy(ws[i].m), "mutex_destroy");
+    zkc_client_close(ws[i].c);
+    raw_close(ws[i].zh);
+  }
+  raw_delete_tree(admin, base);
+  raw_close(admin);
+  free(ws);
+
+  int k = cfg.rounds;
+  double ratio[64];
+  for (int v = 0; v < nv; v++)
+    emit(scen, n, "cycle rate", vname[v], "/s", f[v].rate, k);
+  ratios(f[V_ZKC].rate, f[V_RAW].rate, k, ratio);
+  emit(scen, n, "cycle rate", "zkcoord/raw", "x", ratio, k);
+  ratios(f[V_ZKC].rate, f[V_NAIVE].rate, k, ratio);
+  emit(scen, n, "cycle rate", "zkcoord/naive", "x", ratio, k);
+  for (int v = 0; v < nv; v++)
+    emit(scen, n, "cycle p50", vname[v], "us", f[v].cycle_p50, k);
+  ratios(f[V_ZKC].cycle_p50, f[V_RAW].cycle_p50, k, ratio);
+  emit(scen, n, "cycle p50", "zkcoord/raw", "x", ratio, k);
+  for (int v = 0; v < nv; v++)
+    emit(scen, n, "acquire p50", vname[v], "us", f[v].acquire_p50, k);
+  ratios(f[V_ZKC].acquire_p50, f[V_RAW].acquire_p50, k, ratio);
+  emit(scen, n, "acquire p50", "zkcoord/raw", "x", ratio, k);
+  if (distinct) {
+    ratios(f[V_ZKC].acquire_p50, f[V_PIPE].acquire_p50, k, ratio);
+    emit(scen, n, "acquire p50", "zkcoord/pipelined", "x", ratio, k);
+  }
+  if (!distinct && n > 1) {
+    emit(scen, n, "hand-off p50", "zkcoord", "us", f[V_ZKC].handoff_p50, k);
+    emit(scen, n, "hand-off p99", "zkcoord", "us", f[V_ZKC].handoff_p99, k);
+  }
+  return median_of(f[V_ZKC].rate, k);
+}
+
+void scen_cycle(void) {
+  figures_t f[V_COUNT];
+  loops("a", 1, 1, f);
+  double ratio[64];
+  int k = cfg.rounds;
+  ratios(f[V_ZKC].rate, f[V_RAW].rate, k, ratio);
+  emit_target("a", "cycle rate zkcoord/raw", median_of(ratio, k), ">=", 0.95);
+  ratios(f[V_ZKC].rate, f[V_NAIVE].rate, k, ratio);
+  emit_target("a", "cycle rate zkcoord/naive", median_of(ratio, k), ">", 1.0);
+  ratios(f[V_ZKC].acquire_p50, f[V_RAW].acquire_p50, k, ratio);
+  emit_target("a", "acquire p50 / raw create p50", median_of(ratio, k), "<=",
+              1.25);
+  ratios(f[V_ZKC].acquire_p50, f[V_PIPE].acquire_p50, k, ratio);
+  emit_target("a", "acquire p50 / pipelined create+list p50",
+              median_of(ratio, k), "<=", 1.1);
+}
+
+void scen_paths(void) {
+  figures_t f[V_COUNT];
+  loops("b", 8, 1, f);
+  double ratio[64];
+  ratios(f[V_ZKC].rate, f[V_RAW].rate, cfg.rounds, ratio);
+  emit_target("b", "cycle rate zkcoord/raw", median_of(ratio, cfg.rounds),
+              ">=", 0.95);
+}
+
+void scen_contend(void) {
+  static const int full[] = {2, 8, 32, 128}, quick[] = {2, 8};
+  const int *ns = cfg.quick ? quick : full;
+  int count = cfg.quick ? 2 : 4;
+  double rate8 = 0, rate_last = 0;
+  figures_t f[V_COUNT];
+  for (int i = 0; i < count; i++) {
+    double rate = loops("c", ns[i], 0, f);
+    if (ns[i] == 8) rate8 = rate;
+    rate_last = rate;
+  }
+  char what[64];
+  snprintf(what, sizeof what, "rate %d / rate 8 contenders", ns[count - 1]);
+  emit_target("c", what, rate8 > 0 ? rate_last / rate8 : 0, ">=", 0.8);
+}
+
+/* f: re-acquire by the holding thread only moves a count. */
+void scen_reentry(void) {
+  zkc_client_t *c = zkc_open();
+  zkc_mutex_t *m;
+  char path[200];
+  snprintf(path, sizeof path, "%s/f", cfg.root);
+  zkc_check(zkc_mutex_create(&m, c, path), "mutex_create");
+  zkc_check(zkc_mutex_acquire(m), "acquire");
+  const int reps = cfg.quick ? 100000 : 1000000;
+  double acq[64], rel[64];
+  for (int r = 0; r < cfg.rounds; r++) {
+    int64_t t0 = now_ns();
+    for (int i = 0; i < reps; i++) zkc_check(zkc_mutex_acquire(m), "reacquire");
+    int64_t t1 = now_ns();
+    for (int i = 0; i < reps; i++) zkc_check(zkc_mutex_release(m), "release");
+    int64_t t2 = now_ns();
+    acq[r] = (double)(t1 - t0) / reps;
+    rel[r] = (double)(t2 - t1) / reps;
+  }
+  zkc_check(zkc_mutex_release(m), "release");
+  zkc_check(zkc_mutex_destroy(m), "mutex_destroy");
+  zkc_client_close(c);
+  emit("f", 1, "reentrant acquire", "zkcoord", "ns", acq, cfg.rounds);
+  emit("f", 1, "reentrant release", "zkcoord", "ns", rel, cfg.rounds);
+  emit_target("f", "reentrant acquire ns", median_of(acq, cfg.rounds), "<",
+              1000);
+}
