@@ -142,7 +142,9 @@ void scen_queue(void) {
     for (int i = 0; i < procs; i++) hear(&ps[i], "ready", line, sizeof line);
     for (int i = 0; i < procs; i++) say(&ps[i], "go");
     await_children(zh, path, waiters + 1);
-    watches[r] = (double)await_watches(waiters) / waiters;
+    /* The holder watches its own node (to learn of an outside delete): the
+     * rest are the waiters' watches, each on its predecessor. */
+    watches[r] = (double)(await_watches(waiters + 1) - 1) / waiters;
     long rss_sum = 0, heap_sum = 0;
     for (int i = 0; i < procs; i++) {
       long a, b;
@@ -172,7 +174,10 @@ void scen_queue(void) {
     rate[r] = (waiters + 1) / ((double)(now_ns() - t0) / 1e9);
     double del = mntr_sum("zk_sum_node_deleted_watch_count") - del0,
            cnt = mntr_sum("zk_cnt_node_deleted_watch_count") - cnt0;
-    /* Every release but the last waiter's has a waiter behind it. */
+    /* Every release but the last waiter's has a waiter behind it. A delete
+     * notifies its successor and the releasing holder's own-node watch (one
+     * notification when both are in one session): at most 2, where a herd
+     * would show as many. */
     notified[r] = del / waiters;
     /* Deletes that woke anyone at all, per release with a successor: below
      * 1 would mean a lost wake-up, above means a herd. */
@@ -194,8 +199,8 @@ void scen_queue(void) {
   emit("d", waiters, "memory per waiter (heap)", "zkcoord", "B", heap, runs);
   emit("d", waiters, "hand-off rate", "zkcoord", "/s", rate, runs);
   emit_target("d", "watches per waiter", median_of(watches, runs), "==", 1);
-  emit_target("d", "notifications per release", median_of(notified, runs),
-              "==", 1);
+  emit_target("d", "notifications per release (successor + own node)",
+              median_of(notified, runs), "<=", 2);
 }
 
 /* ---- e: many locks held by one process ---- */

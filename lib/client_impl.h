@@ -127,8 +127,9 @@ typedef struct zkc__guard zkc__guard_t;
  * its session lived. */
 typedef void (*zkc__guard_fn)(void *ctx, uint64_t guard_id);
 
-/* Watches `path` (a node of session_id) until zkc__guard_remove; sets *id
- * (never 0). Does not wait for the server. ZKC_OK or ZKC_ENOMEM. */
+/* Watches `path` (a node of session_id) until zkc__guard_remove, from a
+ * short while after this call on; sets *id (never 0). No ZooKeeper traffic
+ * here. ZKC_OK or ZKC_ENOMEM. */
 int zkc__guard_add(zkc_client_t *c, const char *path, int64_t session_id,
                    zkc__guard_fn fn, void *ctx, uint64_t *id);
 /* Stops guarding; once it returns, fn is not running for it (unless called
@@ -136,7 +137,8 @@ int zkc__guard_add(zkc_client_t *c, const char *path, int64_t session_id,
 void zkc__guard_remove(zkc_client_t *c, uint64_t id);
 /* Maintenance thread: tells one owner or re-sets one watch; 1 if it did. */
 int zkc__guard_step_locked(zkc_client_t *c);
-/* When a failed confirmation is due again (ZKC__FOREVER if none). */
+/* When a watch is to be set or a failed confirmation is due again
+ * (ZKC__FOREVER if none). */
 int64_t zkc__guard_next_locked(zkc_client_t *c);
 /* Close: waits (bounded) for watch requests in flight. */
 void zkc__guards_drain(zkc_client_t *c, int64_t deadline_ms);

@@ -3,15 +3,20 @@
  * do it) is noticed while the session lives, instead of the holder going on
  * in the belief that it still holds the lock.
  *
- * The watch is an exists-watch set without waiting for the answer (no cost
- * on the acquire path). Its answer and events arrive on the ZooKeeper
- * completion thread, which only marks the guard; the maintenance thread
- * tells the owner and sets the watch again when it was cut off. */
+ * The watch is an exists-watch, set by the maintenance thread once the node
+ * has been held for GUARD_DELAY_MS: short holds cost nothing (no request, no
+ * notification of our own delete), and a delete before the watch is set is
+ * still seen (the exists then finds no node), only later. Answers and
+ * events arrive on the ZooKeeper completion thread, which only marks the
+ * guard; the maintenance thread tells the owner and sets the watch again
+ * when it was cut off. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "client_impl.h"
 #include "zkcoord/common.h"
+
+#define GUARD_DELAY_MS 100
 
 struct zkc__guard {
   uint64_t id;
@@ -20,6 +25,7 @@ struct zkc__guard {
   zkc__guard_fn fn;
   void *ctx;
   int armed;  /* a watch is (or is being) set */
+  int64_t arm_at;   /* when to set it (monotonic ms) */
   int gone;   /* a delete was seen: confirm, then tell the owner */
   int64_t check_at; /* next confirmation attempt after a failed one */
   UT_hash_handle hh;
@@ -93,7 +99,10 @@ static void arm(zkc_client_t *c, uint64_t id, const char *path) {
   pthread_mutex_lock(&c->mu);
   if (req != NULL) c->guard_requests--;
   zkc__guard_t *g = find_locked(c, id);
-  if (g != NULL) g->armed = 0; /* the maintenance thread tries again */
+  if (g != NULL) { /* the maintenance thread tries again */
+    g->armed = 0;
+    g->arm_at = zkc__now_ms() + GUARD_DELAY_MS;
+  }
   pthread_cond_broadcast(&c->state_cv);
   pthread_mutex_unlock(&c->mu);
   free(req);
@@ -108,10 +117,11 @@ int zkc__guard_add(zkc_client_t *c, const char *path, int64_t session_id,
   }
   g->session_id = session_id;
   g->fn = fn, g->ctx = ctx;
-  g->armed = 1;
+  g->arm_at = zkc__now_ms() + GUARD_DELAY_MS;
   pthread_mutex_lock(&c->mu);
   g->id = ++c->next_guard_id;
   int added = ZKC__HASH_ADD_U64(c->guards, id, g);
+  if (added) pthread_cond_broadcast(&c->state_cv); /* a new wake-up time */
   pthread_mutex_unlock(&c->mu);
   if (!added) {
     free(g->path);
@@ -119,7 +129,6 @@ int zkc__guard_add(zkc_client_t *c, const char *path, int64_t session_id,
     return ZKC_ENOMEM;
   }
   *id = g->id;
-  arm(c, g->id, path);
   return ZKC_OK;
 }
 
@@ -161,9 +170,13 @@ static void confirm_and_tell(zkc_client_t *c, zkc__guard_t *g) {
   }
 }
 
+/* Guards work only on a live connection; a state change wakes the thread. */
+static int live_locked(const zkc_client_t *c) {
+  return c->zk_state == ZOO_CONNECTED_STATE && !c->session_dead && !c->recreate;
+}
+
 int zkc__guard_step_locked(zkc_client_t *c) {
-  int live = c->zk_state == ZOO_CONNECTED_STATE && !c->session_dead && !c->recreate;
-  if (!live) return 0;
+  if (!live_locked(c)) return 0;
   int64_t now = zkc__now_ms();
   zkc__guard_t *g, *tmp;
   HASH_ITER(hh, c->guards, g, tmp) {
@@ -174,7 +187,7 @@ int zkc__guard_step_locked(zkc_client_t *c) {
       confirm_and_tell(c, g);
       return 1;
     }
-    if (!g->gone && !g->armed) {
+    if (!g->gone && !g->armed && now >= g->arm_at) {
       g->armed = 1;
       uint64_t id = g->id;
       char *path = strdup(g->path);
@@ -190,10 +203,12 @@ int zkc__guard_step_locked(zkc_client_t *c) {
 
 int64_t zkc__guard_next_locked(zkc_client_t *c) {
   int64_t next = ZKC__FOREVER;
+  if (!live_locked(c)) return next;
   zkc__guard_t *g, *tmp;
   HASH_ITER(hh, c->guards, g, tmp) {
-    if (g->gone && g->session_id == c->session_id && g->check_at < next)
-      next = g->check_at;
+    if (g->session_id != c->session_id) continue;
+    if (g->gone && g->check_at < next) next = g->check_at;
+    if (!g->gone && !g->armed && g->arm_at < next) next = g->arm_at;
   }
   return next;
 }
