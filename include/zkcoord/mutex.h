@@ -34,7 +34,9 @@ typedef enum zkc_lost_reason {
   ZKC_LOST_SESSION = 2,
   /* The lock node was deleted by another client while the session lived
    * (an operator, or a participant with the rights to do so: see the
-   * client's ACL options). The holder watches its own node to learn it. */
+   * client's ACL options). The holder watches its own node to learn it
+   * (the watch is set once the lock has been held for 100 ms; a delete
+   * before that is seen then). */
   ZKC_LOST_DELETED = 3
 } zkc_lost_reason_t;
 
