@@ -199,6 +199,10 @@ void zkc__call_leave(zkc_client_t *c) {
   pthread_mutex_unlock(&c->mu);
 }
 
+int zkc__live_locked(const zkc_client_t *c) {
+  return c->zk_state == ZOO_CONNECTED_STATE && !c->session_dead && !c->recreate;
+}
+
 int zkc__wait_connected(zkc_client_t *c, int64_t deadline_ms) {
   int rc = ZKC_OK;
   pthread_mutex_lock(&c->mu);
@@ -207,8 +211,7 @@ int zkc__wait_connected(zkc_client_t *c, int64_t deadline_ms) {
       rc = ZKC_ECLOSED;
       break;
     }
-    if (c->zk_state == ZOO_CONNECTED_STATE && !c->session_dead && !c->recreate)
-      break;
+    if (zkc__live_locked(c)) break;
     if (zkc__cond_wait_until(&c->state_cv, &c->mu, deadline_ms) == ETIMEDOUT) {
       rc = ZKC_ETIMEDOUT;
       break;

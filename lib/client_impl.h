@@ -169,6 +169,10 @@ void zkc__client_unref(zkc_client_t *c);
 int zkc__call_enter(zkc_client_t *c);
 void zkc__call_leave(zkc_client_t *c);
 
+/* 1 while a live session is connected read-write: no expiry, auth failure
+ * or presumed loss, and no replacement under way. Caller holds c->mu. */
+int zkc__live_locked(const zkc_client_t *c);
+
 /* Waits until a live session is connected read-write (through a session
  * re-creation if one is under way), up to deadline_ms.
  * ZKC_OK, ZKC_ETIMEDOUT or ZKC_ECLOSED. */

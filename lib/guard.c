@@ -171,12 +171,8 @@ static void confirm_and_tell(zkc_client_t *c, zkc__guard_t *g) {
 }
 
 /* Guards work only on a live connection; a state change wakes the thread. */
-static int live_locked(const zkc_client_t *c) {
-  return c->zk_state == ZOO_CONNECTED_STATE && !c->session_dead && !c->recreate;
-}
-
 int zkc__guard_step_locked(zkc_client_t *c) {
-  if (!live_locked(c)) return 0;
+  if (!zkc__live_locked(c)) return 0;
   int64_t now = zkc__now_ms();
   zkc__guard_t *g, *tmp;
   HASH_ITER(hh, c->guards, g, tmp) {
@@ -203,7 +199,7 @@ int zkc__guard_step_locked(zkc_client_t *c) {
 
 int64_t zkc__guard_next_locked(zkc_client_t *c) {
   int64_t next = ZKC__FOREVER;
-  if (!live_locked(c)) return next;
+  if (!zkc__live_locked(c)) return next;
   zkc__guard_t *g, *tmp;
   HASH_ITER(hh, c->guards, g, tmp) {
     if (g->session_id != c->session_id) continue;

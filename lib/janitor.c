@@ -53,15 +53,10 @@ static int work_on(zkc_client_t *c, const zkc__pending_t *p) {
   return rc == ZNONODE ? ZOK : rc;
 }
 
-/* Work needs a live connection; a state change wakes the thread. */
-static int can_work_locked(const zkc_client_t *c) {
-  return c->zk_state == ZOO_CONNECTED_STATE && !c->session_dead && !c->recreate;
-}
-
 /* Takes the next item that can be worked on now, dropping those whose
  * session is gone (its ephemeral nodes went with it). Caller holds c->mu. */
 static zkc__pending_t *take_ready_locked(zkc_client_t *c) {
-  if (!can_work_locked(c)) return NULL;
+  if (!zkc__live_locked(c)) return NULL; /* a state change wakes us */
   zkc__pending_t **pp = &c->pending;
   while (*pp) {
     zkc__pending_t *p = *pp;
@@ -74,7 +69,7 @@ static zkc__pending_t *take_ready_locked(zkc_client_t *c) {
 }
 
 int64_t zkc__janitor_next_locked(zkc_client_t *c) {
-  return c->pending && can_work_locked(c) ? c->janitor_retry_at : ZKC__FOREVER;
+  return c->pending && zkc__live_locked(c) ? c->janitor_retry_at : ZKC__FOREVER;
 }
 
 int zkc__janitor_step_locked(zkc_client_t *c) {
