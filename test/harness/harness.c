@@ -150,6 +150,11 @@ void zkt_sync_handle(zhandle_t *zh, const char *path) {
   pthread_mutex_unlock(&w.mu);
 }
 
+int zkt_make_root(void) {
+  zoo_create(zkt_raw(), "/zkc-test", "", 0, &ZOO_OPEN_ACL_UNSAFE, 0, NULL, 0);
+  return zoo_create(zkt_raw(), zkt_root(), "", 0, &ZOO_OPEN_ACL_UNSAFE, 0, NULL, 0);
+}
+
 static void raw_sync(const char *path) { zkt_sync_handle(zkt_raw(), path); }
 
 int zkt_children_count(const char *path) {
@@ -273,6 +278,18 @@ int zkt_session_watches(int64_t session_id, char *first, size_t first_len) {
     }
     free(out);
   }
+  return count;
+}
+
+int zkt_await_session_watches(zkc_client_t *c, int want, char *first,
+                              size_t first_len, int64_t timeout_ms) {
+  int64_t sid;
+  if (zkc_client_session_id(c, &sid) != ZKC_OK) fail_msg("client closed");
+  int64_t deadline = zkt_now_ms() + timeout_ms;
+  int count;
+  while ((count = zkt_session_watches(sid, first, first_len)) < want &&
+         zkt_now_ms() < deadline)
+    usleep(10000);
   return count;
 }
 

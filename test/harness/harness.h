@@ -45,6 +45,12 @@ const char *zkt_path(const char *leaf);
  * Opened once per process. */
 zhandle_t *zkt_raw(void);
 
+/* Creates "/zkc-test" (if missing) and this test's root, both open to all,
+ * through the raw handle, for tests that need the root before any recipe
+ * makes it (chroots, raw children, nodes with their own ACLs). Returns the
+ * root's create code: ZOK, or ZNODEEXISTS when it was there already. */
+int zkt_make_root(void);
+
 /* Makes zh's server catch up with the leader on path before a read:
  * reads by one session may miss another session's committed write. The
  * inspection helpers below do it for the raw handle. */
@@ -74,6 +80,12 @@ char *zkt_4lw(int server, const char *word);
 /* Watches held by a session across all servers (from "wchc"): count and
  * the first watched path copied into first (may be NULL). */
 int zkt_session_watches(int64_t session_id, char *first, size_t first_len);
+/* Polls zkt_session_watches for c's current session until it reports at
+ * least `want` watches or timeout_ms (already scaled) passes; returns the
+ * last count (first as above). Watches are set after the call that causes
+ * them returns (a holder's own-node watch, a waiter's on its predecessor). */
+int zkt_await_session_watches(zkc_client_t *c, int want, char *first,
+                              size_t first_len, int64_t timeout_ms);
 
 /* Runs the named case (argv[1]) of `tests`, or all when no name is given.
  * An unknown name is a failure, never a silent pass. Each case runs between

@@ -176,9 +176,7 @@ static void auth_failure_exit_77(void **state) {
   char secured[512], path[600];
   snprintf(secured, sizeof secured, "%s", zkt_path("secured"));
   snprintf(path, sizeof path, "%s/lock", secured);
-  zoo_create(zkt_raw(), "/zkc-test", "", 0, &ZOO_OPEN_ACL_UNSAFE, 0, NULL, 0);
-  assert_int_equal(zoo_create(zkt_raw(), zkt_root(), "", 0,
-                              &ZOO_OPEN_ACL_UNSAFE, 0, NULL, 0), ZOK);
+  assert_int_equal(zkt_make_root(), ZOK);
   zhandle_t *owner = open_authed("ops:right");
   /* Only the creator's credentials may do anything below `secured`. */
   assert_int_equal(zoo_create(owner, secured, "", 0, &ZOO_CREATOR_ALL_ACL, 0,
@@ -515,8 +513,7 @@ static void leader_restarts_command_after_losing(void **state) {
 static void status_lists_foreign_nodes_in_order(void **state) {
   (void)state;
   const char *path = zkt_path("lock");
-  zoo_create(zkt_raw(), "/zkc-test", "", 0, &ZOO_OPEN_ACL_UNSAFE, 0, NULL, 0);
-  zoo_create(zkt_raw(), zkt_root(), "", 0, &ZOO_OPEN_ACL_UNSAFE, 0, NULL, 0);
+  zkt_make_root();
   assert_int_equal(zoo_create(zkt_raw(), path, "", 0, &ZOO_OPEN_ACL_UNSAFE, 0,
                               NULL, 0), ZOK);
   /* Queue order by sequence, whatever the prefix: a kazoo lock first, a

@@ -324,8 +324,7 @@ static void holder_paused_beyond_timeout_is_fenced_off(void **state) {
   char path[512], store[512];
   snprintf(path, sizeof path, "%s", zkt_path("lock"));
   snprintf(store, sizeof store, "%s", zkt_path("store"));
-  zoo_create(zkt_raw(), "/zkc-test", "", 0, &ZOO_OPEN_ACL_UNSAFE, 0, NULL, 0);
-  zoo_create(zkt_raw(), zkt_root(), "", 0, &ZOO_OPEN_ACL_UNSAFE, 0, NULL, 0);
+  zkt_make_root();
   assert_int_equal(zoo_create(zkt_raw(), store, "0", 1, &ZOO_OPEN_ACL_UNSAFE, 0,
                               NULL, 0), ZOK);
   int64_t t1;

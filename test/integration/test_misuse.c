@@ -923,12 +923,7 @@ static void walk_group(const char *group) {
   assert_true(zkt_await(is_leading, NULL, zkt_ms(10000)));
   /* The three holds' watches on their own nodes are set 100 ms after the
    * acquisitions, in the background: let them be set before the baseline. */
-  int64_t sid;
-  assert_int_equal(zkc_client_session_id(fx.c, &sid), ZKC_OK);
-  int64_t deadline = zkt_now_ms() + zkt_ms(5000);
-  while (zkt_session_watches(sid, NULL, 0) < 3 && zkt_now_ms() < deadline)
-    usleep(10000);
-  assert_int_equal(zkt_session_watches(sid, NULL, 0), 3);
+  assert_int_equal(zkt_await_session_watches(fx.c, 3, NULL, 0, zkt_ms(5000)), 3);
   cxid = server_cxid();
   walk_state(&w, HELD);
   check(&w);

@@ -371,28 +371,15 @@ static void one_watch_per_waiter(void **state) {
   OK(zkc_mutex_participant_nodes(holder, &nodes, &n));
   assert_int_equal(n, WATCH_WAITERS + 1);
   /* The holder watches only its own node (to learn of an outside delete). */
-  int64_t hsid;
-  OK(zkc_client_session_id(hc, &hsid));
   char own[600] = "";
-  int64_t hdeadline = zkt_now_ms() + zkt_ms(5000);
-  int hcount;
-  while ((hcount = zkt_session_watches(hsid, own, sizeof own)) == 0 &&
-         zkt_now_ms() < hdeadline)
-    usleep(10000);
-  assert_int_equal(hcount, 1);
+  assert_int_equal(zkt_await_session_watches(hc, 1, own, sizeof own, zkt_ms(5000)), 1);
   assert_string_equal(own, nodes[0]);
   /* Waiter i (queued i+1-th) watches exactly its predecessor, node i. The
    * watch is set just after the node shows up: await it. */
   for (int i = 0; i < WATCH_WAITERS; i++) {
-    int64_t sid;
-    OK(zkc_client_session_id(clients[i], &sid));
     char first[600] = "";
-    int64_t deadline = zkt_now_ms() + zkt_ms(5000);
-    int count;
-    while ((count = zkt_session_watches(sid, first, sizeof first)) == 0 &&
-           zkt_now_ms() < deadline)
-      usleep(10000);
-    assert_int_equal(count, 1);
+    assert_int_equal(
+        zkt_await_session_watches(clients[i], 1, first, sizeof first, zkt_ms(5000)), 1);
     assert_string_equal(first, nodes[i]);
   }
   zkc_strings_free(nodes, n);
@@ -652,10 +639,7 @@ static void chroot_connect_string(void **state) {
   char connect[1024];
   snprintf(connect, sizeof connect, "%s%s", zkt_connect(), zkt_root());
   /* The chroot node must exist: create it through the raw handle. */
-  zoo_create(zkt_raw(), "/zkc-test", "", 0, &ZOO_OPEN_ACL_UNSAFE, 0, NULL, 0);
-  assert_int_equal(zoo_create(zkt_raw(), zkt_root(), "", 0, &ZOO_OPEN_ACL_UNSAFE,
-                              0, NULL, 0),
-                   ZOK);
+  assert_int_equal(zkt_make_root(), ZOK);
   zkc_client_t *c;
   OK(zkc_client_open(&c, connect, NULL));
   zkc_mutex_t *m = new_mutex(c, "/jobs/lock");

@@ -19,9 +19,7 @@
  * locking every later test out. The real-world lesson: create shared
  * top-level paths beforehand with the ACL they need. */
 static void open_roots(void) {
-  zoo_create(zkt_raw(), "/zkc-test", "", 0, &ZOO_OPEN_ACL_UNSAFE, 0, NULL, 0);
-  int rc = zoo_create(zkt_raw(), zkt_root(), "", 0, &ZOO_OPEN_ACL_UNSAFE, 0,
-                      NULL, 0);
+  int rc = zkt_make_root();
   assert_true(rc == ZOK || rc == ZNODEEXISTS);
 }
 
@@ -253,13 +251,8 @@ static void deleted_node_is_lost_lock(void **state) {
   OK(zkc_mutex_set_lost_callback(m, on_lost, &s));
   OK(zkc_mutex_acquire(m));
   OK(zkc_mutex_lock_node(m, node, sizeof node));
-  /* The holder's watch on its own node is set without waiting: await it. */
-  int64_t sid;
-  OK(zkc_client_session_id(c, &sid));
-  int64_t deadline = zkt_now_ms() + zkt_ms(5000);
-  while (zkt_session_watches(sid, NULL, 0) == 0 && zkt_now_ms() < deadline)
-    usleep(5000);
-  assert_int_equal(zkt_session_watches(sid, NULL, 0), 1);
+  /* The holder's watch on its own node is set in the background: await it. */
+  assert_int_equal(zkt_await_session_watches(c, 1, NULL, 0, zkt_ms(5000)), 1);
 
   /* Someone with the team's credentials deletes it. */
   zhandle_t *rogue = plain_open(TEAM);
@@ -348,11 +341,8 @@ static void deleted_latch_node_drops_leadership(void **state) {
   OK(zkc_latch_await(l, zkt_ms(10000)));
   char node[1100];
   OK(zkc_latch_node(l, node, sizeof node));
-  int64_t sid;
-  OK(zkc_client_session_id(c, &sid));
-  int64_t deadline = zkt_now_ms() + zkt_ms(5000);
-  while (zkt_session_watches(sid, NULL, 0) == 0 && zkt_now_ms() < deadline)
-    usleep(5000);
+  /* The holder's watch on its own node is set in the background: await it. */
+  assert_int_equal(zkt_await_session_watches(c, 1, NULL, 0, zkt_ms(5000)), 1);
   assert_int_equal(zoo_delete(zkt_raw(), node, -1), ZOK);
   assert_true(zkt_await(told_not_leader, &s, zkt_ms(5000)));
   /* Alone in the election, it rejoins and leads again with a new node. */
@@ -401,11 +391,8 @@ static void deleted_selector_node_stops_leader(void **state) {
   OK(zkc_selector_create(&s, c, path, take, &t, NULL));
   OK(zkc_selector_start(s));
   assert_true(zkt_await(take_ready, &t, zkt_ms(10000)));
-  int64_t sid;
-  OK(zkc_client_session_id(c, &sid));
-  int64_t deadline = zkt_now_ms() + zkt_ms(5000);
-  while (zkt_session_watches(sid, NULL, 0) == 0 && zkt_now_ms() < deadline)
-    usleep(5000);
+  /* The holder's watch on its own node is set in the background: await it. */
+  assert_int_equal(zkt_await_session_watches(c, 1, NULL, 0, zkt_ms(5000)), 1);
   only_child(path, node, sizeof node);
   assert_int_equal(zoo_delete(zkt_raw(), node, -1), ZOK);
   assert_true(zkt_await(take_stopped, &t, zkt_ms(10000)));
