@@ -19,7 +19,7 @@ typedef struct zkc__waiter {
   uint64_t id;
   int fired;      /* a node event arrived */
   int event_type; /* ZOO_DELETED_EVENT, ZOO_CHANGED_EVENT, ... */
-  int64_t session_id;
+  uint64_t handle_gen; /* the handle (session) its watch was set through */
   pthread_cond_t cv;
   UT_hash_handle hh;
 } zkc__waiter_t;

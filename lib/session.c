@@ -76,6 +76,9 @@ int zkc__session_open_handle(zkc_client_t *c) {
   c->zk_state = ZOO_CONNECTING_STATE;
   c->session_id = 0;
   c->session_dead = 0;
+  /* A waiter that slept through the loss (session_dead set, then cleared
+   * here) must still learn that its watch went with the old handle. */
+  zkc__waiters_wake_all_locked(c);
   pthread_mutex_unlock(&c->mu);
 
   int flags = ZOO_NO_LOG_CLIENTENV | (c->opts.allow_read_only ? ZOO_READONLY : 0);

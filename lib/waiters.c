@@ -13,7 +13,7 @@ int zkc__waiter_register(zkc_client_t *c, zkc__waiter_t *w) {
   w->id = ++c->next_waiter_id;
   w->fired = 0;
   w->event_type = 0;
-  w->session_id = c->session_id;
+  w->handle_gen = c->handle_gen;
   int added = ZKC__HASH_ADD_U64(c->waiters, id, w);
   pthread_mutex_unlock(&c->mu);
   if (!added) {
@@ -30,9 +30,10 @@ void zkc__waiter_unregister(zkc_client_t *c, zkc__waiter_t *w) {
   pthread_cond_destroy(&w->cv);
 }
 
+/* The session dies, or its handle is replaced (which clears session_dead
+ * again): either way the waiter's watch is gone with it. */
 static int waiter_session_gone(zkc_client_t *c, const zkc__waiter_t *w) {
-  return c->session_dead ||
-         (c->session_id != 0 && c->session_id != w->session_id);
+  return c->session_dead || c->handle_gen != w->handle_gen;
 }
 
 zkc__wake_t zkc__waiter_wait(zkc_client_t *c, zkc__waiter_t *w,
