@@ -22,8 +22,9 @@ static void on_interrupt(int sig) {
   pthread_mutex_unlock(&g_mu);
 }
 
-static void on_lost(void *ctx, zkc_mutex_t *m, zkc_lost_reason_t why) {
-  (void)ctx, (void)m, (void)why;
+static void on_lost(void *ctx, zkc_mutex_t *m, zkc_lost_reason_t why,
+                    int64_t token) {
+  (void)ctx, (void)m, (void)why, (void)token;
   zkcli_event_post(ZKCLI_EV_LOST);
 }
 

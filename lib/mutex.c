@@ -40,14 +40,53 @@ static hold_t *my_hold(const zkc_mutex_t *m) {
   return h;
 }
 
+/* Tokens of the holds a state change or a delete just took away. */
+typedef struct lost_list {
+  int64_t *tokens;
+  size_t n, cap;
+  int dropped; /* out of memory: some holds were not named */
+} lost_list_t;
+
+static void lost_push(lost_list_t *l, int64_t token) {
+  if (l->n == l->cap) {
+    size_t cap = l->cap ? 2 * l->cap : 4;
+    int64_t *t = realloc(l->tokens, cap * sizeof *t);
+    if (t == NULL) {
+      l->dropped = 1;
+      return;
+    }
+    l->tokens = t, l->cap = cap;
+  }
+  l->tokens[l->n++] = token;
+}
+
+/* Tells the user of each lost hold, outside m->mu. */
+static void lost_tell(zkc_mutex_t *m, zkc_lost_fn fn, void *ctx,
+                      zkc_lost_reason_t why, lost_list_t *l) {
+  static const char *const what[] = {
+      [ZKC_LOST_SESSION] = "session lost",
+      [ZKC_LOST_SUSPENDED] = "connection suspended",
+      [ZKC_LOST_DELETED] = "its node was deleted by another client"};
+  for (size_t i = 0; i < l->n; i++) {
+    zkc__log(m->client, ZKC_LOG_WARN, "lock %s lost (%s), token %lld",
+             m->path, what[why], (long long)l->tokens[i]);
+    if (fn) fn(ctx, m, why, l->tokens[i]);
+  }
+  if (l->dropped)
+    zkc__log(m->client, ZKC_LOG_ERROR,
+             "out of memory: not every lost hold of %s was reported", m->path);
+  free(l->tokens);
+}
+
 /* Connection states reach every hold: in doubt while disconnected, lost
  * with the session (or already when disconnected, by the client's policy).
- * A lost node that may still exist is deleted by the client's maintenance
- * thread, so the next waiter gets the lock. */
+ * A lost node that may still exist is deleted by whichever session is
+ * current next (its path is unique to this hold: deleting it can never
+ * remove anyone else's node), so the next waiter gets the lock. */
 static void on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
   zkc_mutex_t *m = ctx;
   zkc_client_t *c = m->client;
-  int notify = 0;
+  lost_list_t lost = {0};
   zkc_lost_reason_t why = ZKC_LOST_SESSION;
   pthread_mutex_lock(&m->mu);
   hold_t *h, *tmp;
@@ -55,15 +94,17 @@ static void on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
     if (st == ZKC_STATE_SUSPENDED || st == ZKC_STATE_READ_ONLY) {
       h->in_doubt = 1;
       if (c->opts.lost_on_suspended && !h->lost) {
-        h->lost = notify = 1;
+        h->lost = 1;
         why = ZKC_LOST_SUSPENDED;
-        zkc__janitor_add(c, h->held.node, NULL, h->held.session_id);
+        lost_push(&lost, h->held.token);
+        zkc__janitor_add(c, h->held.node, NULL, 0);
       }
     } else if (st == ZKC_STATE_LOST) {
       h->in_doubt = 1;
       if (!h->lost && h->held.session_id == lost_session) {
-        h->lost = notify = 1;
+        h->lost = 1;
         why = ZKC_LOST_SESSION;
+        lost_push(&lost, h->held.token);
         zkc__janitor_add(c, h->held.node, NULL, 0);
       }
     } else {
@@ -73,30 +114,25 @@ static void on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
   zkc_lost_fn fn = m->lost_fn;
   void *fn_ctx = m->lost_ctx;
   pthread_mutex_unlock(&m->mu);
-  if (notify) {
-    zkc__log(c, ZKC_LOG_WARN, "lock %s lost (%s)", m->path,
-             why == ZKC_LOST_SESSION ? "session lost" : "connection suspended");
-    if (fn) fn(fn_ctx, m, why);
-  }
+  lost_tell(m, fn, fn_ctx, why, &lost);
 }
 
 /* Our node was deleted while the session lived: the lock is gone. */
 static void on_node_gone(void *ctx, uint64_t guard) {
   zkc_mutex_t *m = ctx;
-  int notify = 0;
+  lost_list_t lost = {0};
   pthread_mutex_lock(&m->mu);
   hold_t *h, *tmp;
   HASH_ITER(hh, m->holds, h, tmp) {
-    if (h->guard == guard && !h->lost) h->lost = notify = 1;
+    if (h->guard == guard && !h->lost) {
+      h->lost = 1;
+      lost_push(&lost, h->held.token);
+    }
   }
   zkc_lost_fn fn = m->lost_fn;
   void *fn_ctx = m->lost_ctx;
   pthread_mutex_unlock(&m->mu);
-  if (notify) {
-    zkc__log(m->client, ZKC_LOG_WARN,
-             "lock %s lost (its node was deleted by another client)", m->path);
-    if (fn) fn(fn_ctx, m, ZKC_LOST_DELETED);
-  }
+  lost_tell(m, fn, fn_ctx, ZKC_LOST_DELETED, &lost);
 }
 
 int zkc_mutex_create(zkc_mutex_t **out, zkc_client_t *client,

@@ -40,12 +40,15 @@ typedef enum zkc_lost_reason {
   ZKC_LOST_DELETED = 3
 } zkc_lost_reason_t;
 
-/* Told once per event that one or more holds of the mutex are lost, on the
- * client's maintenance thread. It must not block and must not make
- * blocking zkcoord calls or destroy the mutex (they return ZKC_EDEADLK);
- * typically it sets a flag the holding thread checks. */
+/* Told once per lost hold, on the client's maintenance thread. `token` is
+ * the fencing token of the hold that is lost (see zkc_mutex_fencing_token):
+ * a call that arrives after the thread released and acquired again names
+ * the old hold, so compare it with the current token before acting. It
+ * must not block and must not make blocking zkcoord calls or destroy the
+ * mutex (they return ZKC_EDEADLK); typically it sets a flag the holding
+ * thread checks. */
 typedef void (*zkc_lost_fn)(void *ctx, zkc_mutex_t *mutex,
-                            zkc_lost_reason_t reason);
+                            zkc_lost_reason_t reason, int64_t token);
 
 /* Creates a mutex on the lock path `path` (absolute, validated, at most
  * 1024 bytes). No ZooKeeper traffic. The mutex keeps a reference to

@@ -30,9 +30,12 @@ static void on_state(void *ctx, zkc_client_t *c, zkc_state_t st) {
   say("STATE %lld %s\n", (long long)st, zkc_state_name(st));
 }
 
-static void on_lost(void *ctx, zkc_mutex_t *m, zkc_lost_reason_t why) {
+static void on_lost(void *ctx, zkc_mutex_t *m, zkc_lost_reason_t why,
+                    int64_t token) {
   (void)ctx, (void)m;
-  say("LOST %lld%s\n", (long long)why, "");
+  char tok[32];
+  snprintf(tok, sizeof tok, "%lld", (long long)token);
+  say("LOST %lld %s\n", (long long)why, tok);
 }
 
 int main(int argc, char **argv) {

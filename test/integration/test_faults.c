@@ -60,6 +60,7 @@ typedef struct observed {
   int nstates;
   int lost_reason;
   int64_t lost_ms;
+  int64_t lost_token; /* the lost hold named by the callback */
 } observed_t;
 
 static void observe_state(void *ctx, zkc_client_t *c, zkc_state_t st) {
@@ -73,12 +74,14 @@ static void observe_state(void *ctx, zkc_client_t *c, zkc_state_t st) {
   pthread_mutex_unlock(&o->mu);
 }
 
-static void observe_lost(void *ctx, zkc_mutex_t *m, zkc_lost_reason_t why) {
+static void observe_lost(void *ctx, zkc_mutex_t *m, zkc_lost_reason_t why,
+                    int64_t token) {
   (void)m;
   observed_t *o = ctx;
   pthread_mutex_lock(&o->mu);
   if (o->lost_reason == 0) {
     o->lost_reason = why;
+    o->lost_token = token;
     o->lost_ms = zkt_now_ms();
   }
   pthread_mutex_unlock(&o->mu);
@@ -229,6 +232,8 @@ static void holder_session_expired_lost_and_recovers(void **state) {
   observe(&o, a, ma);
   OK(zkc_mutex_acquire(ma));
   assert_true(zkc_mutex_is_held(ma));
+  int64_t token = 0;
+  OK(zkc_mutex_fencing_token(ma, &token));
   bg_acquire_t waiter;
   bg_acquire(&waiter, mb, zkt_ms(20000));
   struct count_ctx cc = {path, 2};
@@ -243,6 +248,7 @@ static void holder_session_expired_lost_and_recovers(void **state) {
   printf("figure: LOST reported %lld ms after the expiry\n",
          (long long)(o.lost_ms - t0));
   assert_int_equal(o.lost_reason, ZKC_LOST_SESSION);
+  assert_int_equal(o.lost_token, token); /* the callback names the hold */
   assert_false(zkc_mutex_is_held(ma));
   seen_t lost = {&o, ZKC_STATE_LOST};
   assert_true(saw_state(&lost));

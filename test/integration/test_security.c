@@ -184,6 +184,7 @@ typedef struct {
   int connected;   /* CONNECTED reports */
   int lost_reason; /* last lost callback's reason */
   int64_t lost_ms;
+  int64_t lost_token; /* the hold the last lost callback named */
 } seen_t;
 
 static void on_state(void *ctx, zkc_client_t *c, zkc_state_t st) {
@@ -194,11 +195,13 @@ static void on_state(void *ctx, zkc_client_t *c, zkc_state_t st) {
   pthread_mutex_unlock(&s->mu);
 }
 
-static void on_lost(void *ctx, zkc_mutex_t *m, zkc_lost_reason_t why) {
+static void on_lost(void *ctx, zkc_mutex_t *m, zkc_lost_reason_t why,
+                    int64_t token) {
   (void)m;
   seen_t *s = ctx;
   pthread_mutex_lock(&s->mu);
   s->lost_reason = (int)why;
+  s->lost_token = token;
   s->lost_ms = zkt_now_ms();
   pthread_mutex_unlock(&s->mu);
 }
@@ -251,6 +254,8 @@ static void deleted_node_is_lost_lock(void **state) {
   OK(zkc_mutex_set_lost_callback(m, on_lost, &s));
   OK(zkc_mutex_acquire(m));
   OK(zkc_mutex_lock_node(m, node, sizeof node));
+  int64_t token = 0;
+  OK(zkc_mutex_fencing_token(m, &token));
   /* The holder's watch on its own node is set in the background: await it. */
   assert_int_equal(zkt_await_session_watches(c, 1, NULL, 0, zkt_ms(5000)), 1);
 
@@ -262,6 +267,7 @@ static void deleted_node_is_lost_lock(void **state) {
   printf("figure: holder told %lld ms after the delete\n",
          (long long)(s.lost_ms - t0));
   assert_int_equal(s.lost_reason, ZKC_LOST_DELETED);
+  assert_int_equal(s.lost_token, token); /* the callback names the hold */
   assert_false(zkc_mutex_is_held(m));
   assert_int_equal(zkc_mutex_fenced_set(m, zkt_path("lock"), "x", 1), ZKC_ELOST);
   assert_int_equal(zkc_mutex_acquire(m), ZKC_ELOST); /* a reentry refused */
