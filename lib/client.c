@@ -221,6 +221,21 @@ int zkc__wait_connected(zkc_client_t *c, int64_t deadline_ms) {
   return rc;
 }
 
+zkc__session_fate_t zkc__session_fate_locked(const zkc_client_t *c,
+                                             int64_t session_id) {
+  if (session_id == 0 || c->session_dead || c->recreate ||
+      c->session_id != session_id)
+    return ZKC__SESSION_GONE;
+  return zkc__live_locked(c) ? ZKC__SESSION_LIVE : ZKC__SESSION_DOUBT;
+}
+
+zkc__session_fate_t zkc__session_fate(zkc_client_t *c, int64_t session_id) {
+  pthread_mutex_lock(&c->mu);
+  zkc__session_fate_t fate = zkc__session_fate_locked(c, session_id);
+  pthread_mutex_unlock(&c->mu);
+  return fate;
+}
+
 int64_t zkc__session_id(zkc_client_t *c) {
   pthread_mutex_lock(&c->mu);
   int64_t id = c->session_id;

@@ -17,6 +17,7 @@
  * a watch that fires after the waiter left touches nothing. */
 typedef struct zkc__waiter {
   uint64_t id;
+  const char *path; /* the watched node (the waiter's own string) */
   int fired;      /* a node event arrived */
   int event_type; /* ZOO_DELETED_EVENT, ZOO_CHANGED_EVENT, ... */
   uint64_t handle_gen; /* the handle (session) its watch was set through */
@@ -135,6 +136,9 @@ int zkc__guard_add(zkc_client_t *c, const char *path, int64_t session_id,
 /* Stops guarding; once it returns, fn is not running for it (unless called
  * from fn itself). id 0 is ignored. */
 void zkc__guard_remove(zkc_client_t *c, uint64_t id);
+/* The guards on path set their watch again soon (it was removed from the
+ * server); caller holds c->mu. */
+void zkc__guards_renew_locked(zkc_client_t *c, const char *path);
 /* Maintenance thread: tells one owner or re-sets one watch; 1 if it did. */
 int zkc__guard_step_locked(zkc_client_t *c);
 /* When a watch is to be set or a failed confirmation is due again
@@ -180,6 +184,18 @@ int zkc__wait_connected(zkc_client_t *c, int64_t deadline_ms);
 
 /* Current session id (0 if none). */
 int64_t zkc__session_id(zkc_client_t *c);
+
+/* How a node owned by session_id stands now. */
+typedef enum {
+  ZKC__SESSION_LIVE,  /* the current session, connected read-write */
+  ZKC__SESSION_DOUBT, /* the current session, connection down or read-only */
+  ZKC__SESSION_GONE   /* expired, presumed lost, replaced, or never ours */
+} zkc__session_fate_t;
+zkc__session_fate_t zkc__session_fate(zkc_client_t *c, int64_t session_id);
+/* The same with c->mu held (a recipe that must order the answer with the
+ * state dispatch calls it under its own lock, which ranks above c->mu). */
+zkc__session_fate_t zkc__session_fate_locked(const zkc_client_t *c,
+                                             int64_t session_id);
 
 /* 1 once zkc_client_close has begun. */
 int zkc__client_closed(zkc_client_t *c);
@@ -259,13 +275,17 @@ int zkc__op_run_check_set(zkc_client_t *c, const char *check_path,
                           const char *path, const void *data, int len,
                           int *failed_op);
 
-/* Removes the data watch that `w` left on `path` (client and server side). */
-void zkc__unwatch(zkc_client_t *c, const char *path, zkc__waiter_t *w);
+/* Removes the data watch that `w` left on its path, client and server side.
+ * The server keeps one watch per path and session, shared by every watcher
+ * of this client on that path (another waiter, a holder's guard): those
+ * are told to set theirs again. */
+void zkc__unwatch(zkc_client_t *c, zkc__waiter_t *w);
 
 /* ---- waiters (waiters.c) ---- */
 
-/* Registers w (fresh id, its own condition variable). */
-int zkc__waiter_register(zkc_client_t *c, zkc__waiter_t *w);
+/* Registers w (fresh id, its own condition variable) for a watch on path
+ * (kept by reference: it must outlive the registration). */
+int zkc__waiter_register(zkc_client_t *c, zkc__waiter_t *w, const char *path);
 void zkc__waiter_unregister(zkc_client_t *c, zkc__waiter_t *w);
 
 typedef enum {
@@ -283,6 +303,11 @@ zkc__wake_t zkc__waiter_wait(zkc_client_t *c, zkc__waiter_t *w,
 /* Wakes every waiter and every wait on the state condition, so that a
  * thread whose cancel flag was just set (zkc__cancel_bind) sees it. */
 void zkc__cancel_wake(zkc_client_t *c);
+
+/* Wakes the waiters other than `except` watching path, as if their watch
+ * had fired, so that they set it again; caller holds c->mu. */
+void zkc__waiters_renew_locked(zkc_client_t *c, const char *path,
+                               const zkc__waiter_t *except);
 
 /* Wakes every waiter (session change or close); caller holds c->mu. */
 void zkc__waiters_wake_all_locked(zkc_client_t *c);

@@ -197,6 +197,17 @@ int zkc__guard_step_locked(zkc_client_t *c) {
   return 0;
 }
 
+void zkc__guards_renew_locked(zkc_client_t *c, const char *path) {
+  int64_t now = zkc__now_ms();
+  zkc__guard_t *g, *tmp;
+  HASH_ITER(hh, c->guards, g, tmp) {
+    if (!g->armed || strcmp(g->path, path) != 0) continue;
+    g->armed = 0; /* guard_step sets it again; a delete meanwhile is seen */
+    g->arm_at = now;
+  }
+  pthread_cond_broadcast(&c->state_cv);
+}
+
 int64_t zkc__guard_next_locked(zkc_client_t *c) {
   int64_t next = ZKC__FOREVER;
   if (!zkc__live_locked(c)) return next;

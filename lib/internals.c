@@ -13,6 +13,9 @@
  * someone else) is recreated within one acquisition. */
 #define PARENT_RECREATE_MAX 8
 
+/* wait_first's "read the queue again" (never returned to callers). */
+#define ZKC__AGAIN 1
+
 /* Creates `path` and any missing ancestors with the client's parent mode. */
 static int ensure_path(zkc_client_t *c, const char *path) {
   int mode = c->opts.parent_mode == ZKC_PARENTS_CONTAINER ? ZOO_CONTAINER
@@ -32,20 +35,29 @@ static int ensure_path(zkc_client_t *c, const char *path) {
 /* Deletes our node now, or hands the delete to the maintenance thread when
  * the connection is in trouble: whichever session is current then deletes
  * it (a node of a lost session may outlive it by up to a session timeout).
- * Nothing to do when the client is closing. */
-static void remove_node(zkc_client_t *c, const char *node) {
+ * Nothing to do when the client is closing. Returns ZOK when the node is
+ * gone or will be, or the server's refusal (ZNOAUTH, ...): then the node
+ * stays in the queue until its session ends, and the caller must say so. */
+static int remove_node(zkc_client_t *c, const char *node) {
   pthread_mutex_lock(&c->mu);
   int closed = c->closed; /* closing the session removes the node */
-  int connected = c->zk_state == ZOO_CONNECTED_STATE && !c->session_dead;
+  int connected = zkc__live_locked(c);
   pthread_mutex_unlock(&c->mu);
-  if (closed) return;
+  if (closed) return ZOK;
   if (!connected) { /* known to be disconnected: do not wait for it here */
     zkc__janitor_add(c, node, NULL, 0);
-    return;
+    return ZOK;
   }
   int rc = zkc__op_run_delete(c, node);
-  if (rc == ZOK || rc == ZNONODE || rc == ZKC_ECLOSED) return;
+  if (rc == ZOK || rc == ZNONODE || rc == ZKC_ECLOSED) return ZOK;
+  if (!zkc__retryable(rc) && rc != ZINVALIDSTATE && rc != ZSESSIONEXPIRED) {
+    zkc__log(c, ZKC_LOG_ERROR,
+             "delete of %s refused (%s): it stays until its session ends",
+             node, zkc_strerror(rc));
+    return rc;
+  }
   zkc__janitor_add(c, node, NULL, 0);
+  return ZOK;
 }
 
 /* After connection loss during create: the node may exist. Looks for the
@@ -177,21 +189,54 @@ static int create_node(attempt_t *a, const char *lock_name) {
     rc = zkc__retry_wait(c, &a->retries, rc, a->deadline);
   }
   /* Gave up with a create possibly applied: delete it by its uuid. */
-  zkc__janitor_add(c, a->base, a->uuid, a->session);
+  zkc__janitor_add(c, a->base, a->uuid, 0);
   return rc;
 }
 
+/* After a wait, the node we queued with must still belong to the live
+ * session: a node of a session that was replaced meanwhile is not ours to
+ * hold (its session ends, and with it the node, whatever we think). */
+static int still_ours(attempt_t *a) {
+  return zkc__session_fate(a->c, a->stat.ephemeralOwner) == ZKC__SESSION_GONE
+             ? ZKC_ELOST
+             : ZKC_OK;
+}
+
+/* Retries after a failed request; ZKC_OK to read the queue again. */
+static int retry(attempt_t *a, int rc) {
+  rc = zkc__retry_wait(a->c, &a->retries, rc, a->deadline);
+  if (rc == ZKC_OK) rc = still_ours(a);
+  if (rc == ZKC_OK) rc = submit_list(a);
+  return rc;
+}
+
+/* Granted only when a queue read shows our node first while its session is
+ * the current one and connected read-write. A read made while connected
+ * and answered after a drop is read again once connected: the grant is
+ * never made on a connection that may already be gone. */
+static int grant(attempt_t *a) {
+  switch (zkc__session_fate(a->c, a->stat.ephemeralOwner)) {
+    case ZKC__SESSION_LIVE: return ZOK;
+    case ZKC__SESSION_GONE: return ZKC_ELOST;
+    default: break;
+  }
+  int rc = zkc__wait_connected(a->c, a->deadline);
+  if (rc == ZKC_OK) rc = still_ours(a);
+  if (rc == ZKC_OK) rc = submit_list(a);
+  return rc == ZKC_OK ? ZKC__AGAIN : rc;
+}
+
 /* Waits until our node is first. a->list holds a children read submitted
- * after our create. */
+ * after our create. Every wake-up reads the queue again: the predecessor's
+ * delete alone proves nothing (our own node may have been deleted by an
+ * outsider meanwhile, or our session replaced). */
 static int wait_first(attempt_t *a) {
   zkc_client_t *c = a->c;
   const char *name = zkc__basename(a->node);
   for (;;) {
     int rc = zkc__op_wait(&a->list);
     if (rc != ZOK) {
-      rc = zkc__retry_wait(c, &a->retries, rc, a->deadline);
-      if (rc != ZKC_OK) return rc;
-      if ((rc = submit_list(a)) != ZKC_OK) return rc;
+      if ((rc = retry(a, rc)) != ZKC_OK) return rc;
       continue;
     }
     a->retries = 0; /* the budget is per outage, not per acquisition */
@@ -201,13 +246,16 @@ static int wait_first(attempt_t *a) {
     n = zkc__sort_contenders(a->list.children.data, n, sorted);
     long idx = zkc__contender_index(sorted, n, name);
     char *pred = idx > 0 ? zkc__path_join(a->base, sorted[idx - 1].name) : NULL;
-    int pred_is_head = idx == 1;
     free(sorted);
     /* Not kept while waiting: a copy of the whole queue per waiter would
      * make a queue of n waiters cost O(n^2) memory. */
     drop_list(a);
-    if (idx < 0) return ZKC_ELOST; /* our node is gone: session ended */
-    if (idx == 0) return ZOK;
+    if (idx < 0) return ZKC_ELOST; /* our node is gone: session or outsider */
+    if (idx == 0) {
+      rc = grant(a);
+      if (rc == ZKC__AGAIN) continue;
+      return rc;
+    }
     if (pred == NULL) return ZKC_ENOMEM;
     if (zkc__now_ms() >= a->deadline) {
       free(pred);
@@ -220,7 +268,7 @@ static int wait_first(attempt_t *a) {
       free(pred);
       return rc;
     }
-    if ((rc = zkc__waiter_register(c, &w)) != ZKC_OK) {
+    if ((rc = zkc__waiter_register(c, &w, pred)) != ZKC_OK) {
       zkc__op_clear(&watch);
       free(pred);
       return rc;
@@ -230,21 +278,16 @@ static int wait_first(attempt_t *a) {
     zkc__op_clear(&watch);
     zkc__wake_t why = ZKC__WAKE_FIRED;
     if (rc == ZOK) why = zkc__waiter_wait(c, &w, a->deadline);
-    if (why == ZKC__WAKE_TIMEOUT) zkc__unwatch(c, pred, &w);
-    int fired_deleted = why == ZKC__WAKE_FIRED && w.fired &&
-                        w.event_type == ZOO_DELETED_EVENT;
+    if (why == ZKC__WAKE_TIMEOUT) zkc__unwatch(c, &w);
     zkc__waiter_unregister(c, &w);
     free(pred);
 
     if (why == ZKC__WAKE_TIMEOUT) return ZKC_ETIMEDOUT;
     if (why == ZKC__WAKE_CLOSED) return ZKC_ECLOSED;
     if (why == ZKC__WAKE_LOST) return ZKC_ELOST;
-    /* The predecessor was the head when we read the queue and is now gone:
-     * any node created since sorts after ours, so we are first. */
-    if (rc == ZOK && fired_deleted && pred_is_head) return ZOK;
     if (rc != ZOK && rc != ZNONODE) {
-      rc = zkc__retry_wait(c, &a->retries, rc, a->deadline);
-      if (rc != ZKC_OK) return rc;
+      if ((rc = retry(a, rc)) != ZKC_OK) return rc;
+      continue;
     }
     if ((rc = submit_list(a)) != ZKC_OK) return rc;
   }
@@ -268,9 +311,11 @@ static int attempt(zkc_client_t *c, const char *base, const char *lock_name,
     out->session_id = a.stat.ephemeralOwner;
     return ZKC_OK;
   }
-  if (a.node) remove_node(c, a.node);
+  /* A node that cannot be deleted stays in the queue, and will block it
+   * once first: that refusal is the caller's news, not the timeout. */
+  int del = a.node ? remove_node(c, a.node) : ZOK;
   free(a.node);
-  return rc;
+  return del != ZOK && rc != ZKC_ELOST ? del : rc;
 }
 
 int zkc__lock_acquire(zkc_client_t *c, const char *base, const char *lock_name,
@@ -294,15 +339,19 @@ int zkc__lock_acquire_data(zkc_client_t *c, const char *base,
   }
 }
 
+int zkc__lock_delete(zkc_client_t *c, const char *node) {
+  int rc = zkc__call_enter(c);
+  if (rc != ZKC_OK) return rc;
+  rc = remove_node(c, node);
+  zkc__call_leave(c);
+  return rc;
+}
+
 int zkc__lock_release(zkc_client_t *c, zkc__held_t *held) {
-  int closed = zkc__call_enter(c) == ZKC_ECLOSED;
-  if (!closed) {
-    remove_node(c, held->node);
-    zkc__call_leave(c);
-  }
+  int rc = zkc__lock_delete(c, held->node);
   free(held->node);
   held->node = NULL;
-  return closed ? ZKC_ECLOSED : ZKC_OK;
+  return rc;
 }
 
 int zkc__lock_participants(zkc_client_t *c, const char *base, char ***nodes,

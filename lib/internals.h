@@ -31,13 +31,22 @@ int zkc__lock_acquire_data(zkc_client_t *c, const char *base,
                            int64_t deadline_ms, zkc__held_t *out);
 
 /* Deletes a held node (guaranteed: retried in the background on connection
- * loss) and frees out->node. ZKC_OK, or ZKC_ECLOSED when the client is
- * closed (the node went with the session). */
+ * loss). ZKC_OK; ZKC_ECLOSED when the client is closed (the node went with
+ * the session); ZKC_EDEADLK on a callback thread (nothing done); or the
+ * server's refusal (ZNOAUTH, ...): the node stays until its session ends. */
+int zkc__lock_delete(zkc_client_t *c, const char *node);
+/* zkc__lock_delete, then frees held->node whatever the outcome. */
 int zkc__lock_release(zkc_client_t *c, zkc__held_t *held);
 
 /* The contenders on `base` in queue order, as full paths (see
  * zkc_mutex_participant_nodes). */
 int zkc__lock_participants(zkc_client_t *c, const char *base, char ***nodes,
                            size_t *count);
+
+/* Test seam: when set, the mutex calls it on the acquiring thread between
+ * the grant and the record of the hold (the tests put a state change
+ * there). NULL in every program but the tests. */
+struct zkc_mutex;
+extern void (*zkc__mutex_granted_hook)(struct zkc_mutex *m);
 
 #endif /* ZKC_INTERNALS_H */

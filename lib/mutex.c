@@ -11,6 +11,9 @@
 
 #define LOCK_NAME "lock-"
 
+/* record(): the grant came too late, queue again (never returned). */
+#define ZKC__REQUEUE 1
+
 /* One thread's hold on the mutex. */
 typedef struct hold {
   uint64_t thread; /* zkc__thread_id() of the holder */
@@ -185,6 +188,30 @@ static void leave(zkc_mutex_t *m) {
   pthread_mutex_unlock(&m->mu); /* the last touch of m in a call */
 }
 
+void (*zkc__mutex_granted_hook)(zkc_mutex_t *m);
+
+/* Records a granted hold, or returns ZKC__REQUEUE when it is gone already.
+ * The session's fate is read under m->mu: a state dispatched before this
+ * shows in it, one dispatched after finds the hold in the table. Caller
+ * holds m->mu (which ranks above the client's lock). */
+static int record(zkc_mutex_t *m, hold_t *h) {
+  zkc_client_t *c = m->client;
+  pthread_mutex_lock(&c->mu);
+  zkc__session_fate_t fate = zkc__session_fate_locked(c, h->held.session_id);
+  int lost_on_suspended = c->opts.lost_on_suspended;
+  pthread_mutex_unlock(&c->mu);
+  if (fate == ZKC__SESSION_GONE ||
+      (fate == ZKC__SESSION_DOUBT && lost_on_suspended))
+    return ZKC__REQUEUE;
+  h->in_doubt = fate == ZKC__SESSION_DOUBT;
+  if (!ZKC__HASH_ADD_U64(m->holds, thread, h)) return ZKC_ENOMEM;
+  /* Under m->mu, so that the guard cannot fire before it is recorded. */
+  if (zkc__guard_add(c, h->held.node, h->held.session_id, on_node_gone, m,
+                     &h->guard) != ZKC_OK)
+    zkc__log(c, ZKC_LOG_WARN, "out of memory: %s is held unwatched", m->path);
+  return ZKC_OK;
+}
+
 int zkc_mutex_acquire_timeout(zkc_mutex_t *m, int64_t timeout_ms) {
   if (m == NULL || timeout_ms < 0) return ZKC_EINVAL;
   zkc_client_t *c = m->client;
@@ -212,24 +239,31 @@ int zkc_mutex_acquire_timeout(zkc_mutex_t *m, int64_t timeout_ms) {
   }
   h = calloc(1, sizeof *h);
   if (h == NULL) rc = ZKC_ENOMEM;
-  if (rc == ZKC_OK) {
+  int64_t deadline = zkc__deadline_after(timeout_ms);
+  while (rc == ZKC_OK) {
     h->thread = zkc__thread_id();
     h->count = 1;
-    rc = zkc__lock_acquire(c, m->path, LOCK_NAME,
-                           zkc__deadline_after(timeout_ms), &h->held);
+    rc = zkc__lock_acquire(c, m->path, LOCK_NAME, deadline, &h->held);
+    if (rc != ZKC_OK) break;
+    if (zkc__mutex_granted_hook) zkc__mutex_granted_hook(m);
+    pthread_mutex_lock(&m->mu);
+    rc = record(m, h);
+    m->users -= rc == ZKC_OK;
+    pthread_mutex_unlock(&m->mu);
+    if (rc != ZKC__REQUEUE) break;
+    /* The session went (or, by policy, the connection) between the grant
+     * and the record: the node is not a hold. Queue again, at the back. */
+    zkc__log(c, ZKC_LOG_INFO, "lock %s: lost while being granted, queueing "
+                              "again", m->path);
+    zkc__janitor_add(c, h->held.node, NULL, 0);
+    free(h->held.node);
+    h->held.node = NULL;
+    rc = zkc__wait_connected(c, deadline);
   }
-  pthread_mutex_lock(&m->mu);
-  if (rc == ZKC_OK && !ZKC__HASH_ADD_U64(m->holds, thread, h)) rc = ZKC_ENOMEM;
-  /* Under m->mu, so that the guard cannot fire before it is recorded. */
-  if (rc == ZKC_OK &&
-      zkc__guard_add(c, h->held.node, h->held.session_id, on_node_gone, m,
-                     &h->guard) != ZKC_OK)
-    zkc__log(c, ZKC_LOG_WARN, "out of memory: %s is held unwatched", m->path);
-  m->users--;
-  pthread_mutex_unlock(&m->mu);
-  if (rc != ZKC_OK && h != NULL) {
-    if (h->held.node) zkc__lock_release(c, &h->held);
+  if (rc != ZKC_OK) {
+    if (h != NULL && h->held.node) zkc__lock_release(c, &h->held);
     free(h);
+    leave(m);
   }
   zkc__call_leave(c);
   return rc;
@@ -258,14 +292,30 @@ int zkc_mutex_release(zkc_mutex_t *m) {
     pthread_mutex_unlock(&m->mu);
     return ZKC_OK;
   }
-  HASH_DELETE(hh, m->holds, h);
-  if (rc == ZKC_OK) m->users++;
+  /* Counted as a user until the last touch of the client: destroy (and
+   * with it the client's last reference) waits for this call. */
+  m->users++;
   pthread_mutex_unlock(&m->mu);
   zkc__guard_remove(c, h->guard); /* before the delete it would report */
+  h->guard = 0;
   if (rc == ZKC_OK) {
-    rc = zkc__lock_release(c, &h->held);
-    leave(m);
+    rc = zkc__lock_delete(c, h->held.node);
+    if (rc != ZKC_OK && rc != ZKC_ECLOSED) {
+      /* Refused: the node is still there, so the lock is still held. */
+      pthread_mutex_lock(&m->mu);
+      if (zkc__guard_add(c, h->held.node, h->held.session_id, on_node_gone,
+                         m, &h->guard) != ZKC_OK)
+        zkc__log(c, ZKC_LOG_WARN, "out of memory: %s is held unwatched",
+                 m->path);
+      m->users--;
+      pthread_mutex_unlock(&m->mu);
+      return rc;
+    }
   }
+  pthread_mutex_lock(&m->mu);
+  HASH_DELETE(hh, m->holds, h);
+  m->users--;
+  pthread_mutex_unlock(&m->mu); /* the last touch of m */
   free(h->held.node);
   free(h);
   return rc;

@@ -220,21 +220,27 @@ void zkc__submit_watch(zkc_client_t *c, zkc__op_t *op, const char *path,
                         (void *)(uintptr_t)w->id, on_data, op));
 }
 
-void zkc__unwatch(zkc_client_t *c, const char *path, zkc__waiter_t *w) {
+void zkc__unwatch(zkc_client_t *c, zkc__waiter_t *w) {
   pthread_rwlock_rdlock(&c->zh_lock);
   if (c->zh != NULL) {
     /* Removing one watcher only drops the client's registration: the
      * server keeps one watch per path and session, and only "remove all"
-     * clears it. No other watch of this session is on a waiter's
-     * predecessor: each node has at most one successor. If the server
-     * cannot be reached, drop the local registration; a late event then
-     * finds no waiter. */
-    int rc = zoo_remove_all_watches(c->zh, path, ZWATCHTYPE_DATA, 0);
+     * clears it, for every watcher of this session on the path. If the
+     * server cannot be reached, drop the local registration; a late event
+     * then finds no waiter. */
+    int rc = zoo_remove_all_watches(c->zh, w->path, ZWATCHTYPE_DATA, 0);
     if (rc != ZOK && rc != ZNOWATCHER)
-      zoo_remove_watches(c->zh, path, ZWATCHTYPE_DATA, zkc__waiter_watcher,
+      zoo_remove_watches(c->zh, w->path, ZWATCHTYPE_DATA, zkc__waiter_watcher,
                          (void *)(uintptr_t)w->id, 1);
   }
   pthread_rwlock_unlock(&c->zh_lock);
+  /* The others on the path (a waiter behind the same node after an outside
+   * delete, a holder of this client guarding its own node) lost theirs too:
+   * they set it again, and a change meanwhile is seen by their next read. */
+  pthread_mutex_lock(&c->mu);
+  zkc__waiters_renew_locked(c, w->path, w);
+  zkc__guards_renew_locked(c, w->path);
+  pthread_mutex_unlock(&c->mu);
 }
 
 static int run(zkc__op_t *op) {

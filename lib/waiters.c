@@ -2,15 +2,17 @@
  * condition variable, so a watch wakes exactly the thread that set it: no
  * herd inside the process either. */
 #include <errno.h>
+#include <string.h>
 
 #include "client_impl.h"
 #include "zkcoord/common.h"
 
-int zkc__waiter_register(zkc_client_t *c, zkc__waiter_t *w) {
+int zkc__waiter_register(zkc_client_t *c, zkc__waiter_t *w, const char *path) {
   int rc = zkc__cond_init(&w->cv);
   if (rc != ZKC_OK) return rc;
   pthread_mutex_lock(&c->mu);
   w->id = ++c->next_waiter_id;
+  w->path = path;
   w->fired = 0;
   w->event_type = 0;
   w->handle_gen = c->handle_gen;
@@ -67,6 +69,17 @@ void zkc__cancel_wake(zkc_client_t *c) {
   zkc__waiters_wake_all_locked(c);
   pthread_cond_broadcast(&c->state_cv);
   pthread_mutex_unlock(&c->mu);
+}
+
+void zkc__waiters_renew_locked(zkc_client_t *c, const char *path,
+                               const zkc__waiter_t *except) {
+  zkc__waiter_t *w, *tmp;
+  HASH_ITER(hh, c->waiters, w, tmp) {
+    if (w == except || strcmp(w->path, path) != 0) continue;
+    w->fired = 1;
+    w->event_type = 0; /* not a delete: read the queue and watch again */
+    pthread_cond_signal(&w->cv);
+  }
 }
 
 void zkc__waiters_wake_all_locked(zkc_client_t *c) {

@@ -454,22 +454,31 @@ static void clone_watcher(zhandle_t *zh, int type, int state, const char *path,
   if (state == ZOO_CONNECTED_STATE) atomic_store((atomic_int *)ctx, 1);
 }
 
-int64_t zkt_expire_session(zkc_client_t *c) {
+clientid_t zkt_session_credentials(zkc_client_t *c) {
   clientid_t id;
   pthread_rwlock_rdlock(&c->zh_lock);
   int ok = c->zh != NULL && zoo_state(c->zh) == ZOO_CONNECTED_STATE;
   if (ok) id = *zoo_client_id(c->zh);
   pthread_rwlock_unlock(&c->zh_lock);
-  if (!ok) fail_msg("client not connected: cannot expire its session");
+  if (!ok) fail_msg("client not connected: no session to take");
+  return id;
+}
+
+zhandle_t *zkt_attach_session(const clientid_t *id) {
   static atomic_int connected;
   atomic_store(&connected, 0);
-  zhandle_t *zh = zookeeper_init2(zkt_connect(), clone_watcher, 10000, &id,
+  zhandle_t *zh = zookeeper_init2(zkt_connect(), clone_watcher, 10000, id,
                                   (void *)&connected, ZOO_NO_LOG_CLIENTENV, NULL);
   int64_t deadline = zkt_now_ms() + zkt_ms(10000);
   while (zh && !atomic_load(&connected) && zkt_now_ms() < deadline) usleep(2000);
   if (!atomic_load(&connected)) fail_msg("clone of session 0x%llx did not connect",
-                           (unsigned long long)id.client_id);
-  zookeeper_close(zh); /* closes the shared session on the server */
+                           (unsigned long long)id->client_id);
+  return zh;
+}
+
+int64_t zkt_expire_session(zkc_client_t *c) {
+  clientid_t id = zkt_session_credentials(c);
+  zookeeper_close(zkt_attach_session(&id)); /* closes the shared session */
   return id.client_id;
 }
 

@@ -136,6 +136,12 @@ int zkt_session_server(int64_t session_id);
  * session id that was expired. */
 int64_t zkt_expire_session(zkc_client_t *c);
 
+/* The id and password of c's current session (c must be connected). */
+clientid_t zkt_session_credentials(zkc_client_t *c);
+/* A raw handle on an existing session (a "zombie" that keeps it alive, or
+ * closes it with zookeeper_close); waits until it is connected. */
+zhandle_t *zkt_attach_session(const clientid_t *id);
+
 /* The fault proxy (test/proxy) in front of one server: started with a free
  * port; zkt_proxy_cmd sends a command and waits for its "OK". */
 zkt_proc_t zkt_proxy_start(int server);

@@ -14,6 +14,7 @@
 
 #include "client_impl.h"
 #include "harness.h"
+#include "internals.h"
 
 #define OK(expr) assert_int_equal((expr), ZKC_OK)
 
@@ -692,6 +693,271 @@ static void random_waiters_leave_nothing(void **state) {
   assert_int_equal(zkt_children_count(path), 0);
 }
 
+/* ---- paths to two holders (each failed before its fix) ---- */
+
+/* Polls until session sid watches exactly `node` (its only watch). */
+struct watching {
+  int64_t sid;
+  const char *node;
+};
+static int watches_node(void *ctx) {
+  struct watching *w = ctx;
+  char first[1100] = "";
+  return zkt_session_watches(w->sid, first, sizeof first) == 1 &&
+         strcmp(first, w->node) == 0;
+}
+
+/* H holds, A waits behind H, C behind A. An outsider deletes A's node; C
+ * moves up behind H. When H releases, only C may hold: A's predecessor was
+ * the head, but A's own node is gone, so A queues again behind C. */
+static void outside_delete_of_waiter_grants_one(void **state) {
+  (void)state;
+  const char *path = zkt_path("lock");
+  zkc_client_t *h = zkt_open(NULL), *a = zkt_open(NULL), *cc = zkt_open(NULL);
+  zkc_mutex_t *mh = new_mutex(h, path), *ma = new_mutex(a, path),
+              *mc = new_mutex(cc, path);
+  OK(zkc_mutex_acquire(mh));
+  char hnode[1100];
+  OK(zkc_mutex_lock_node(mh, hnode, sizeof hnode));
+  bg_acquire_t wa, wc;
+  bg_acquire(&wa, ma, zkt_ms(30000));
+  struct count_ctx two = {path, 2}, three = {path, 3};
+  assert_true(zkt_await(children_reach, &two, zkt_ms(10000)));
+  bg_acquire(&wc, mc, zkt_ms(30000));
+  assert_true(zkt_await(children_reach, &three, zkt_ms(10000)));
+
+  char **nodes = NULL;
+  size_t n = 0;
+  OK(zkc_mutex_participant_nodes(mh, &nodes, &n));
+  assert_int_equal(n, 3);
+  assert_string_equal(nodes[0], hnode);
+  int64_t sid_a, sid_c;
+  OK(zkc_client_session_id(a, &sid_a));
+  OK(zkc_client_session_id(cc, &sid_c));
+  struct watching a_on_h = {sid_a, hnode}, c_on_h = {sid_c, hnode};
+  assert_true(zkt_await(watches_node, &a_on_h, zkt_ms(5000)));
+  assert_int_equal(zoo_delete(zkt_raw(), nodes[1], -1), ZOK); /* A's node */
+  zkc_strings_free(nodes, n);
+  /* C re-reads the queue and watches H. */
+  assert_true(zkt_await(watches_node, &c_on_h, zkt_ms(5000)));
+
+  OK(zkc_mutex_release(mh));
+  OK(bg_result(&wc));
+  /* A noticed its node was gone and queued again, behind C. */
+  assert_true(zkt_await(children_reach, &two, zkt_ms(10000)));
+  assert_false(atomic_load(&wa.acquired));
+  bg_release(&wc);
+  OK(bg_result(&wa));
+  bg_release(&wa);
+  OK(zkc_mutex_destroy(mh));
+  OK(zkc_mutex_destroy(ma));
+  OK(zkc_mutex_destroy(mc));
+  zkc_client_close(h);
+  zkc_client_close(a);
+  zkc_client_close(cc);
+}
+
+/* Thread X holds (its own-node watch set), thread Y of the same client
+ * times out behind it; removing Y's watch must not remove X's: an outside
+ * delete of X's node is still reported to X. */
+static void timed_out_waiter_keeps_holder_watch(void **state) {
+  (void)state;
+  const char *path = zkt_path("lock");
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_mutex_t *m = new_mutex(c, path);
+  observed_t o;
+  observe(&o, c, m);
+  bg_acquire_t x;
+  bg_acquire(&x, m, zkt_ms(10000));
+  OK(bg_result(&x));
+  char **nodes = NULL;
+  size_t n = 0;
+  OK(zkc_mutex_participant_nodes(m, &nodes, &n));
+  assert_int_equal(n, 1);
+  int64_t sid;
+  OK(zkc_client_session_id(c, &sid));
+  struct watching guarded = {sid, nodes[0]};
+  assert_true(zkt_await(watches_node, &guarded, zkt_ms(5000)));
+
+  assert_int_equal(zkc_mutex_acquire_timeout(m, zkt_ms(300)), ZKC_ETIMEDOUT);
+  /* The server's watch is shared by the session: it is set again. */
+  assert_true(zkt_await(watches_node, &guarded, zkt_ms(5000)));
+  assert_int_equal(zoo_delete(zkt_raw(), nodes[0], -1), ZOK);
+  zkc_strings_free(nodes, n);
+  assert_true(zkt_await(was_lost, &o, zkt_ms(5000)));
+  assert_int_equal(o.lost_reason, ZKC_LOST_DELETED);
+  atomic_store(&x.release_now, 1);
+  pthread_join(x.t, NULL);
+  assert_int_equal(x.release_rc, ZKC_ELOST);
+  OK(zkc_mutex_destroy(m));
+  zkc_client_close(c);
+}
+
+/* The first queue read is cut off; the session is then presumed lost and
+ * replaced while a zombie keeps it alive on the server, so the old node is
+ * still first. The acquire must not be granted on it: it queues again on
+ * the new session. */
+static void grant_only_on_current_session(void **state) {
+  (void)state;
+  const int session_ms = 3000;
+  char path[512];
+  snprintf(path, sizeof path, "%s", zkt_path("lock"));
+  zkt_proc_t proxy = zkt_proxy_start(1);
+  char connect[64];
+  snprintf(connect, sizeof connect, "127.0.0.1:%d", zkt_proxy_port(&proxy));
+  zkc_client_t *c = open_with(session_ms, connect);
+  zkc_mutex_t *m = new_mutex(c, path);
+  observed_t o;
+  observe(&o, c, m);
+  OK(zkc_mutex_acquire(m)); /* parents made before the cut */
+  OK(zkc_mutex_release(m));
+  clientid_t old = zkt_session_credentials(c);
+
+  zkt_proxy_cmd(&proxy, "refuse on");
+  zkt_proxy_cmd(&proxy, "cut-after-list 1");
+  bg_acquire_t b;
+  bg_acquire(&b, m, zkt_ms(60000));
+  seen_t suspended = {&o, ZKC_STATE_SUSPENDED}, lost = {&o, ZKC_STATE_LOST};
+  assert_true(zkt_await(saw_state, &suspended, zkt_ms(10000)));
+  zhandle_t *zombie = zkt_attach_session(&old);
+  assert_true(zkt_await(saw_state, &lost, zkt_ms(3 * session_ms)));
+  assert_int_equal(zkt_children_count(path), 1); /* the zombie keeps it */
+  zkt_proxy_cmd(&proxy, "refuse off");
+
+  OK(bg_result(&b));
+  char **nodes = NULL;
+  size_t n = 0;
+  OK(zkc_mutex_participant_nodes(m, &nodes, &n));
+  assert_int_equal(n, 1); /* the old node deleted */
+  assert_owned_by_session(c, nodes[0]);
+  zkc_strings_free(nodes, n);
+  bg_release(&b);
+  zookeeper_close(zombie);
+  OK(zkc_mutex_destroy(m));
+  zkc_client_close(c);
+  close(proxy.in_fd);
+  proxy.in_fd = -1;
+  assert_int_equal(zkt_wait(&proxy, zkt_ms(5000)), 0);
+}
+
+/* Between the grant and the record of the hold the session is lost (the
+ * state is dispatched while the acquiring thread is in the seam): the hold
+ * must not start as "held", it queues again on the new session. */
+static observed_t *granted_o;
+static zkc_client_t *granted_c;
+static void expire_in_grant(zkc_mutex_t *m) {
+  (void)m;
+  zkc__mutex_granted_hook = NULL; /* once */
+  zkt_expire_session(granted_c);
+  seen_t lost = {granted_o, ZKC_STATE_LOST};
+  if (!zkt_await(saw_state, &lost, zkt_ms(10000)))
+    fail_msg("LOST never dispatched");
+}
+
+static void state_change_during_grant_is_seen(void **state) {
+  (void)state;
+  const char *path = zkt_path("lock");
+  zkc_client_t *c = open_with(4000, NULL);
+  zkc_mutex_t *m = new_mutex(c, path);
+  observed_t o;
+  observe(&o, c, m);
+  granted_o = &o, granted_c = c;
+  zkc__mutex_granted_hook = expire_in_grant;
+  OK(zkc_mutex_acquire_timeout(m, zkt_ms(30000)));
+  assert_null(zkc__mutex_granted_hook); /* the seam ran */
+  char node[1100];
+  OK(zkc_mutex_lock_node(m, node, sizeof node));
+  assert_owned_by_session(c, node);
+  assert_true(zkc_mutex_is_held(m));
+  assert_int_equal(o.lost_reason, 0); /* no hold was lost: none was given */
+  OK(zkc_mutex_release(m));
+  assert_int_equal(zkt_children_count(path), 0);
+  OK(zkc_mutex_destroy(m));
+  zkc_client_close(c);
+}
+
+/* A parent whose ACL lets anyone create children but not delete them: a
+ * release (and a timed-out acquire) whose delete is refused must say so,
+ * and the refused hold stays held until the session ends. */
+static void refused_delete_is_reported(void **state) {
+  (void)state;
+  zkt_make_root();
+  const char *path = zkt_path("lock");
+  struct ACL no_delete[] = {
+      {ZOO_PERM_CREATE | ZOO_PERM_READ | ZOO_PERM_WRITE, ZOO_ANYONE_ID_UNSAFE}};
+  struct ACL_vector acl = {1, no_delete};
+  assert_int_equal(zoo_create(zkt_raw(), path, "", 0, &acl, 0, NULL, 0), ZOK);
+  zkc_client_t *a = zkt_open(NULL), *b = zkt_open(NULL);
+  zkc_mutex_t *ma = new_mutex(a, path), *mb = new_mutex(b, path);
+  OK(zkc_mutex_acquire(ma));
+  assert_int_equal(zkc_mutex_acquire_timeout(mb, zkt_ms(300)), ZNOAUTH);
+  assert_int_equal(zkt_children_count(path), 2); /* b's stays: it said so */
+  assert_int_equal(zkc_mutex_release(ma), ZNOAUTH);
+  assert_true(zkc_mutex_is_owned_by_current_thread(ma)); /* still held */
+  assert_true(zkc_mutex_is_held(ma));
+  assert_int_equal(zkc_mutex_destroy(ma), ZKC_EBUSY);
+  assert_int_equal(zkt_children_count(path), 2);
+  /* Ending the sessions is the cure. */
+  zkc_client_close(a);
+  zkc_client_close(b);
+  assert_int_equal(zkc_mutex_release(ma), ZKC_ECLOSED);
+  assert_int_equal(zkt_children_count(path), 0);
+  OK(zkc_mutex_destroy(ma));
+  OK(zkc_mutex_destroy(mb));
+}
+
+/* lost_on_suspended: the hold is given up when the connection drops. Its
+ * node must be deleted by the next session even while the old one still
+ * lives on the server (a zombie keeps it alive), so that a waiter gets the
+ * lock without waiting for the old session to expire. */
+static void suspended_loss_node_deleted_by_new_session(void **state) {
+  (void)state;
+  const int session_ms = 3000;
+  char path[512];
+  snprintf(path, sizeof path, "%s", zkt_path("lock"));
+  zkt_proc_t proxy = zkt_proxy_start(1);
+  char connect[64];
+  snprintf(connect, sizeof connect, "127.0.0.1:%d", zkt_proxy_port(&proxy));
+  zkc_client_opts_t opts;
+  zkc_client_opts_init(&opts);
+  opts.session_timeout_ms = session_ms;
+  opts.lost_on_suspended = 1;
+  zkc_client_t *a = NULL, *b = zkt_open(NULL);
+  OK(zkc_client_open(&a, connect, &opts));
+  zkc_mutex_t *ma = new_mutex(a, path), *mb = new_mutex(b, path);
+  observed_t o;
+  observe(&o, a, ma);
+  OK(zkc_mutex_acquire(ma));
+  clientid_t old = zkt_session_credentials(a);
+  bg_acquire_t w;
+  bg_acquire(&w, mb, zkt_ms(60000));
+  struct count_ctx two = {path, 2};
+  assert_true(zkt_await(children_reach, &two, zkt_ms(10000)));
+
+  zkt_proxy_cmd(&proxy, "refuse on");
+  zkt_proxy_cmd(&proxy, "cut");
+  assert_true(zkt_await(was_lost, &o, zkt_ms(10000)));
+  assert_int_equal(o.lost_reason, ZKC_LOST_SUSPENDED);
+  zhandle_t *zombie = zkt_attach_session(&old);
+  seen_t lost = {&o, ZKC_STATE_LOST};
+  assert_true(zkt_await(saw_state, &lost, zkt_ms(3 * session_ms)));
+  assert_int_equal(zkt_children_count(path), 2); /* the zombie keeps it */
+  zkt_proxy_cmd(&proxy, "refuse off");
+  /* The zombie is still open: only a's new session can have freed it. */
+  OK(bg_result(&w));
+  assert_int_equal(zoo_state(zombie), ZOO_CONNECTED_STATE);
+  bg_release(&w);
+  zookeeper_close(zombie);
+  assert_int_equal(zkc_mutex_release(ma), ZKC_ELOST);
+  OK(zkc_mutex_destroy(ma));
+  OK(zkc_mutex_destroy(mb));
+  zkc_client_close(a);
+  zkc_client_close(b);
+  close(proxy.in_fd);
+  proxy.in_fd = -1;
+  assert_int_equal(zkt_wait(&proxy, zkt_ms(5000)), 0);
+}
+
 int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(holder_sigkill_next_waiter_acquires),
@@ -705,6 +971,12 @@ int main(int argc, char **argv) {
       cmocka_unit_test(create_cut_recovered_by_uuid),
       cmocka_unit_test(release_while_disconnected),
       cmocka_unit_test(random_waiters_leave_nothing),
+      cmocka_unit_test(outside_delete_of_waiter_grants_one),
+      cmocka_unit_test(timed_out_waiter_keeps_holder_watch),
+      cmocka_unit_test(grant_only_on_current_session),
+      cmocka_unit_test(state_change_during_grant_is_seen),
+      cmocka_unit_test(refused_delete_is_reported),
+      cmocka_unit_test(suspended_loss_node_deleted_by_new_session),
   };
   return zkt_main(argc, argv, tests, sizeof tests / sizeof *tests, "faults");
 }

@@ -14,6 +14,8 @@
  *                         go to the server, but the reply carrying their xid
  *                         is dropped and that connection is closed; prints
  *                         "CUT <xid>" (asynchronous line) each time
+ *   cut-after-list N      the same for the next N children reads (opcodes
+ *                         8, 12): an earlier create's reply still arrives
  *   stats                 "STATS conns=<open> accepted=<total> cuts=<total>"
  * cuts counts connections closed by `cut` and by cut-after-create.
  *
@@ -68,7 +70,8 @@ static struct conn **conns;
 static size_t nconns, capconns;
 static uint16_t target_port;
 static bool stalled, refusing, accept_paused;
-static long armed; /* creates left for cut-after-create */
+static long armed; /* requests left for cut-after-create / cut-after-list */
+static bool armed_lists; /* armed for children reads, not creates */
 static unsigned long accepted_total, cuts_total;
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -120,13 +123,14 @@ static int flush(struct conn *c, int i) {
   return 1;
 }
 
-static bool is_create(int32_t type) {
+static bool is_armed_type(int32_t type) {
+  if (armed_lists) return type == 8 || type == 12;
   return type == 1 || type == 15 || type == 19 || type == 21;
 }
 
 /* A request passed to the server: remember armed creates. */
 static void note_request(struct conn *c, int32_t xid, int32_t type) {
-  if (armed <= 0 || !is_create(type)) return;
+  if (armed <= 0 || !is_armed_type(type)) return;
   if (c->nxids == c->capxids) {
     size_t cap = c->capxids ? 2 * c->capxids : 4;
     int32_t *x = realloc(c->xids, cap * sizeof *x);
@@ -389,7 +393,8 @@ static void command(char *line) {
              (strcmp(tok[1], "on") == 0 || strcmp(tok[1], "off") == 0)) {
     refusing = strcmp(tok[1], "on") == 0;
     say("OK refuse %s", tok[1]);
-  } else if (n == 2 && strcmp(cmd, "cut-after-create") == 0) {
+  } else if (n == 2 && (strcmp(cmd, "cut-after-create") == 0 ||
+                         strcmp(cmd, "cut-after-list") == 0)) {
     char *endp;
     errno = 0;
     long v = strtol(tok[1], &endp, 10);
@@ -398,7 +403,8 @@ static void command(char *line) {
       return;
     }
     armed = v;
-    say("OK cut-after-create %ld", v);
+    armed_lists = strcmp(cmd, "cut-after-list") == 0;
+    say("OK %s %ld", cmd, v);
   } else if (n == 1 && strcmp(cmd, "stats") == 0) {
     say("STATS conns=%zu accepted=%lu cuts=%lu", live_conns(), accepted_total, cuts_total);
   } else {
