@@ -64,7 +64,10 @@ ZKC_EXTERN int zkc_mutex_create(zkc_mutex_t **out, zkc_client_t *client,
  * inside a call on it; ZKC_EDEADLK from the mutex's own lost callback. */
 ZKC_EXTERN int zkc_mutex_destroy(zkc_mutex_t *mutex);
 
-/* Blocks until the calling thread holds the mutex.
+/* Blocks until the calling thread holds the mutex. It is granted only when
+ * a queue read shows this client's node first while the session that
+ * created it is the current one and connected; a waiter whose node was
+ * deleted by someone else, or whose session was replaced, queues again.
  * Returns:
  *   ZKC_OK         held (count incremented if it already was)
  *   ZKC_EINVAL     mutex NULL
@@ -82,7 +85,10 @@ ZKC_EXTERN int zkc_mutex_acquire(zkc_mutex_t *mutex);
 /* As zkc_mutex_acquire, waiting at most `timeout_ms` (>= 0). 0 tries once:
  * a node is created and, when it is not first, deleted again.
  * Returns ZKC_ETIMEDOUT when the time ran out (own node deleted), ZKC_EINVAL
- * for a negative timeout, and the codes of zkc_mutex_acquire. */
+ * for a negative timeout, and the codes of zkc_mutex_acquire; when the
+ * server refuses the delete of the waiter's node (ZNOAUTH: a parent ACL
+ * without DELETE), that refusal instead of ZKC_ETIMEDOUT: the node then
+ * stays in the queue until the session ends (close the client). */
 ZKC_EXTERN int zkc_mutex_acquire_timeout(zkc_mutex_t *mutex,
                                          int64_t timeout_ms);
 
@@ -93,7 +99,11 @@ ZKC_EXTERN int zkc_mutex_acquire_timeout(zkc_mutex_t *mutex,
  * hold the mutex; nothing changes), ZKC_EDEADLK (from a callback; nothing
  * changes), ZKC_ELOST (the hold had been lost: local state cleared, its
  * node is gone or being deleted), ZKC_ECLOSED (client closed: local state
- * cleared; the node went with the session). */
+ * cleared; the node went with the session), or the server's refusal of the
+ * delete (ZNOAUTH: a parent ACL without DELETE): the node is still there,
+ * so the thread still holds the lock and nothing changes; closing the
+ * client ends the session and with it the node (release then returns
+ * ZKC_ECLOSED). */
 ZKC_EXTERN int zkc_mutex_release(zkc_mutex_t *mutex);
 
 /* 1 if any thread of this process holds this mutex object, else 0 (also for
