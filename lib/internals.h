@@ -43,10 +43,14 @@ int zkc__lock_release(zkc_client_t *c, zkc__held_t *held);
 int zkc__lock_participants(zkc_client_t *c, const char *base, char ***nodes,
                            size_t *count);
 
-/* Test seam: when set, the mutex calls it on the acquiring thread between
- * the grant and the record of the hold (the tests put a state change
- * there). NULL in every program but the tests. */
+/* Test seam: when set, the mutex calls it on the calling thread at the
+ * points below, where the tests put a state change or a racing call. NULL
+ * in every program but the tests. */
+typedef enum {
+  ZKC__SEAM_GRANTED,  /* acquire: between the grant and the record */
+  ZKC__SEAM_RELEASING /* release: the hold is leaving, the client in use */
+} zkc__seam_t;
 struct zkc_mutex;
-extern void (*zkc__mutex_granted_hook)(struct zkc_mutex *m);
+extern void (*zkc__mutex_seam)(struct zkc_mutex *m, zkc__seam_t where);
 
 #endif /* ZKC_INTERNALS_H */

@@ -188,7 +188,7 @@ static void leave(zkc_mutex_t *m) {
   pthread_mutex_unlock(&m->mu); /* the last touch of m in a call */
 }
 
-void (*zkc__mutex_granted_hook)(zkc_mutex_t *m);
+void (*zkc__mutex_seam)(zkc_mutex_t *m, zkc__seam_t where);
 
 /* Records a granted hold, or returns ZKC__REQUEUE when it is gone already.
  * The session's fate is read under m->mu: a state dispatched before this
@@ -245,7 +245,7 @@ int zkc_mutex_acquire_timeout(zkc_mutex_t *m, int64_t timeout_ms) {
     h->count = 1;
     rc = zkc__lock_acquire(c, m->path, LOCK_NAME, deadline, &h->held);
     if (rc != ZKC_OK) break;
-    if (zkc__mutex_granted_hook) zkc__mutex_granted_hook(m);
+    if (zkc__mutex_seam) zkc__mutex_seam(m, ZKC__SEAM_GRANTED);
     pthread_mutex_lock(&m->mu);
     rc = record(m, h);
     m->users -= rc == ZKC_OK;
@@ -296,6 +296,7 @@ int zkc_mutex_release(zkc_mutex_t *m) {
    * with it the client's last reference) waits for this call. */
   m->users++;
   pthread_mutex_unlock(&m->mu);
+  if (zkc__mutex_seam) zkc__mutex_seam(m, ZKC__SEAM_RELEASING);
   zkc__guard_remove(c, h->guard); /* before the delete it would report */
   h->guard = 0;
   if (rc == ZKC_OK) {

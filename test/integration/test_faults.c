@@ -845,9 +845,10 @@ static void grant_only_on_current_session(void **state) {
  * must not start as "held", it queues again on the new session. */
 static observed_t *granted_o;
 static zkc_client_t *granted_c;
-static void expire_in_grant(zkc_mutex_t *m) {
+static void expire_in_grant(zkc_mutex_t *m, zkc__seam_t where) {
   (void)m;
-  zkc__mutex_granted_hook = NULL; /* once */
+  if (where != ZKC__SEAM_GRANTED) return;
+  zkc__mutex_seam = NULL; /* once */
   zkt_expire_session(granted_c);
   seen_t lost = {granted_o, ZKC_STATE_LOST};
   if (!zkt_await(saw_state, &lost, zkt_ms(10000)))
@@ -862,9 +863,9 @@ static void state_change_during_grant_is_seen(void **state) {
   observed_t o;
   observe(&o, c, m);
   granted_o = &o, granted_c = c;
-  zkc__mutex_granted_hook = expire_in_grant;
+  zkc__mutex_seam = expire_in_grant;
   OK(zkc_mutex_acquire_timeout(m, zkt_ms(30000)));
-  assert_null(zkc__mutex_granted_hook); /* the seam ran */
+  assert_null(zkc__mutex_seam); /* the seam ran */
   char node[1100];
   OK(zkc_mutex_lock_node(m, node, sizeof node));
   assert_owned_by_session(c, node);
@@ -872,6 +873,34 @@ static void state_change_during_grant_is_seen(void **state) {
   assert_int_equal(o.lost_reason, 0); /* no hold was lost: none was given */
   OK(zkc_mutex_release(m));
   assert_int_equal(zkt_children_count(path), 0);
+  OK(zkc_mutex_destroy(m));
+  zkc_client_close(c);
+}
+
+/* A lost hold is released while another call destroys the mutex: destroy
+ * must wait for the release to finish with the client (it drops the
+ * client's last reference, which frees it once closed). */
+static int destroy_rc = 1;
+static void destroy_while_releasing(zkc_mutex_t *m, zkc__seam_t where) {
+  if (where != ZKC__SEAM_RELEASING) return;
+  zkc__mutex_seam = NULL;
+  destroy_rc = zkc_mutex_destroy(m);
+}
+
+static void release_of_lost_hold_races_destroy(void **state) {
+  (void)state;
+  const char *path = zkt_path("lock");
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_mutex_t *m = new_mutex(c, path);
+  observed_t o;
+  observe(&o, c, m);
+  OK(zkc_mutex_acquire(m));
+  zkt_expire_session(c);
+  assert_true(zkt_await(was_lost, &o, zkt_ms(10000)));
+  zkc__mutex_seam = destroy_while_releasing;
+  assert_int_equal(zkc_mutex_release(m), ZKC_ELOST);
+  assert_null(zkc__mutex_seam); /* the seam ran */
+  assert_int_equal(destroy_rc, ZKC_EBUSY); /* the release was still in it */
   OK(zkc_mutex_destroy(m));
   zkc_client_close(c);
 }
@@ -976,6 +1005,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(grant_only_on_current_session),
       cmocka_unit_test(state_change_during_grant_is_seen),
       cmocka_unit_test(refused_delete_is_reported),
+      cmocka_unit_test(release_of_lost_hold_races_destroy),
       cmocka_unit_test(suspended_loss_node_deleted_by_new_session),
   };
   return zkt_main(argc, argv, tests, sizeof tests / sizeof *tests, "faults");
