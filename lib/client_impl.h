@@ -26,12 +26,13 @@ typedef struct zkc__waiter {
 } zkc__waiter_t;
 
 /* A delete the maintenance thread must finish: a node path, or (uuid set)
- * the protected node with that uuid under `path`. session_id 0: whatever
- * session is current (nodes of a lost session, deleted by the next one). */
+ * the protected node with that uuid under `path`. Whatever session is
+ * current does it: the path (or uuid) names one attempt's node only, so the
+ * delete can never remove anyone else's, and a node of a lost session that
+ * the server still keeps is freed at once instead of at its expiry. */
 typedef struct zkc__pending {
   char *path;
   char uuid[37];
-  int64_t session_id;
   struct zkc__pending *next;
 } zkc__pending_t;
 
@@ -319,10 +320,9 @@ void zkc__waiter_watcher(zhandle_t *zh, int type, int state, const char *path,
 /* ---- guaranteed deletes (janitor.c) ---- */
 
 /* Queues a delete of `path` (or, with uuid, of the protected node with that
- * uuid under `path`) to be retried until done or the session ends
- * (session_id 0: done by whatever session is current). */
-void zkc__janitor_add(zkc_client_t *c, const char *path, const char *uuid,
-                      int64_t session_id);
+ * uuid under `path`), retried by whatever session is current until the node
+ * is gone or the server refuses. */
+void zkc__janitor_add(zkc_client_t *c, const char *path, const char *uuid);
 /* One step of janitor work for the maintenance thread, called with c->mu
  * held (released while working). Returns 1 if it did something. */
 int zkc__janitor_step_locked(zkc_client_t *c);

@@ -45,7 +45,7 @@ static int remove_node(zkc_client_t *c, const char *node) {
   pthread_mutex_unlock(&c->mu);
   if (closed) return ZOK;
   if (!connected) { /* known to be disconnected: do not wait for it here */
-    zkc__janitor_add(c, node, NULL, 0);
+    zkc__janitor_add(c, node, NULL);
     return ZOK;
   }
   int rc = zkc__op_run_delete(c, node);
@@ -56,7 +56,7 @@ static int remove_node(zkc_client_t *c, const char *node) {
              node, zkc_strerror(rc));
     return rc;
   }
-  zkc__janitor_add(c, node, NULL, 0);
+  zkc__janitor_add(c, node, NULL);
   return ZOK;
 }
 
@@ -140,7 +140,7 @@ static int adopt_found(attempt_t *a, char *found) {
     return ZOK;
   }
   /* Ours from a lost session: nobody may wait behind it longer than needed. */
-  if (rc == ZOK) zkc__janitor_add(a->c, found, NULL, 0);
+  if (rc == ZOK) zkc__janitor_add(a->c, found, NULL);
   free(found);
   return rc == ZOK ? ZNONODE : rc;
 }
@@ -189,7 +189,7 @@ static int create_node(attempt_t *a, const char *lock_name) {
     rc = zkc__retry_wait(c, &a->retries, rc, a->deadline);
   }
   /* Gave up with a create possibly applied: delete it by its uuid. */
-  zkc__janitor_add(c, a->base, a->uuid, 0);
+  zkc__janitor_add(c, a->base, a->uuid);
   return rc;
 }
 

@@ -1,8 +1,8 @@
 /* Guaranteed deletes: a lock node whose delete was cut off by connection
  * loss would otherwise stay as long as the session lives and wedge the lock
- * for everyone. The maintenance thread retries such deletes until they
- * succeed or the session that owns the node is gone (its ephemerals with
- * it). */
+ * for everyone. The maintenance thread retries such deletes, on whatever
+ * session is current, until the node is gone (deleted, or gone with its
+ * session) or the server refuses. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,8 +10,7 @@
 #include "names.h"
 #include "zkcoord/common.h"
 
-void zkc__janitor_add(zkc_client_t *c, const char *path, const char *uuid,
-                      int64_t session_id) {
+void zkc__janitor_add(zkc_client_t *c, const char *path, const char *uuid) {
   zkc__pending_t *p = calloc(1, sizeof *p);
   char *copy = p ? strdup(path) : NULL;
   if (copy == NULL) {
@@ -23,7 +22,6 @@ void zkc__janitor_add(zkc_client_t *c, const char *path, const char *uuid,
   }
   p->path = copy;
   if (uuid) memcpy(p->uuid, uuid, sizeof p->uuid);
-  p->session_id = session_id;
   pthread_mutex_lock(&c->mu);
   p->next = c->pending;
   c->pending = p;
@@ -53,19 +51,13 @@ static int work_on(zkc_client_t *c, const zkc__pending_t *p) {
   return rc == ZNONODE ? ZOK : rc;
 }
 
-/* Takes the next item that can be worked on now, dropping those whose
- * session is gone (its ephemeral nodes went with it). Caller holds c->mu. */
+/* Takes the next item, when a live session can work on it. Caller holds
+ * c->mu. */
 static zkc__pending_t *take_ready_locked(zkc_client_t *c) {
   if (!zkc__live_locked(c)) return NULL; /* a state change wakes us */
-  zkc__pending_t **pp = &c->pending;
-  while (*pp) {
-    zkc__pending_t *p = *pp;
-    *pp = p->next;
-    if (p->session_id == 0 || p->session_id == c->session_id) return p;
-    free(p->path);
-    free(p);
-  }
-  return NULL;
+  zkc__pending_t *p = c->pending;
+  if (p != NULL) c->pending = p->next;
+  return p;
 }
 
 int64_t zkc__janitor_next_locked(zkc_client_t *c) {

@@ -100,7 +100,7 @@ static void on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
         h->lost = 1;
         why = ZKC_LOST_SUSPENDED;
         lost_push(&lost, h->held.token);
-        zkc__janitor_add(c, h->held.node, NULL, 0);
+        zkc__janitor_add(c, h->held.node, NULL);
       }
     } else if (st == ZKC_STATE_LOST) {
       h->in_doubt = 1;
@@ -108,7 +108,7 @@ static void on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
         h->lost = 1;
         why = ZKC_LOST_SESSION;
         lost_push(&lost, h->held.token);
-        zkc__janitor_add(c, h->held.node, NULL, 0);
+        zkc__janitor_add(c, h->held.node, NULL);
       }
     } else {
       h->in_doubt = 0;
@@ -255,7 +255,7 @@ int zkc_mutex_acquire_timeout(zkc_mutex_t *m, int64_t timeout_ms) {
      * and the record: the node is not a hold. Queue again, at the back. */
     zkc__log(c, ZKC_LOG_INFO, "lock %s: lost while being granted, queueing "
                               "again", m->path);
-    zkc__janitor_add(c, h->held.node, NULL, 0);
+    zkc__janitor_add(c, h->held.node, NULL);
     free(h->held.node);
     h->held.node = NULL;
     rc = zkc__wait_connected(c, deadline);
