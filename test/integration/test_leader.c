@@ -22,12 +22,17 @@ typedef struct record {
   int n;
   int open[64]; /* per participant: index of its open interval + 1 */
   int is_calls, not_calls;
+  int is_returns; /* is_leader calls that have returned */
   int bad_order; /* is_leader twice, or not_leader without is_leader */
 } record_t;
 
 typedef struct slot {
   record_t *r;
   int idx;
+  int work_ms; /* is_leader's own work (an application starting up) */
+  /* What is_leader saw of the latch (work_ms > 0 only). */
+  int cb_leader;   /* zkc_latch_has_leadership */
+  int cb_token_rc; /* zkc_latch_fencing_token */
 } slot_t;
 
 static void rec_init(record_t *r) {
@@ -36,7 +41,6 @@ static void rec_init(record_t *r) {
 }
 
 static void on_is_leader(void *ctx, zkc_latch_t *l) {
-  (void)l;
   slot_t *s = ctx;
   record_t *r = s->r;
   int64_t now = zkt_now_ns();
@@ -49,6 +53,15 @@ static void on_is_leader(void *ctx, zkc_latch_t *l) {
     r->who[r->n] = s->idx;
     r->open[s->idx] = ++r->n;
   }
+  pthread_mutex_unlock(&r->mu);
+  if (s->work_ms > 0) {
+    int64_t token;
+    s->cb_leader = zkc_latch_has_leadership(l);
+    s->cb_token_rc = zkc_latch_fencing_token(l, &token);
+    usleep((useconds_t)s->work_ms * 1000);
+  }
+  pthread_mutex_lock(&r->mu);
+  r->is_returns++;
   pthread_mutex_unlock(&r->mu);
 }
 
@@ -118,12 +131,15 @@ static int children_reach(void *ctx) {
 }
 
 /* Ends participant idx's open interval now: a silent close tells nobody,
- * and the application stops acting as leader when it calls close. */
-static void end_by_hand(record_t *r, int idx) {
+ * and the application stops acting as leader when it calls close. Returns
+ * 1 if an interval was open (is_leader had been told). */
+static int end_by_hand(record_t *r, int idx) {
   pthread_mutex_lock(&r->mu);
-  if (r->open[idx]) r->end[r->open[idx] - 1] = zkt_now_ns();
+  int open = r->open[idx] != 0;
+  if (open) r->end[r->open[idx] - 1] = zkt_now_ns();
   r->open[idx] = 0;
   pthread_mutex_unlock(&r->mu);
+  return open;
 }
 
 /* Destroys every latch, the leader last (so nobody leads after it). */
@@ -132,7 +148,7 @@ static void destroy_all(latches_t *ls, record_t *r) {
   for (int i = 0; i < ls->n; i++)
     if (i != li) OK(zkc_latch_destroy(ls->l[i]));
   if (li >= 0) {
-    end_by_hand(r, li);
+    assert_true(end_by_hand(r, li));
     OK(zkc_latch_destroy(ls->l[li]));
   }
 }
@@ -151,12 +167,18 @@ static int not_calls(record_t *r) {
   return n;
 }
 
+static int is_returns(record_t *r) {
+  pthread_mutex_lock(&r->mu);
+  int n = r->is_returns;
+  pthread_mutex_unlock(&r->mu);
+  return n;
+}
+
 struct calls_ctx {
   record_t *r;
   int want;
 };
 
-/* await returns once leadership is set; is_leader runs just after. */
 static int is_calls_reach(void *ctx) {
   struct calls_ctx *cc = ctx;
   return is_calls(cc->r) == cc->want;
@@ -176,7 +198,7 @@ static void one_leader_among_five(void **state) {
   char id[N][16];
   for (int i = 0; i < N; i++) {
     c[i] = zkt_open(NULL);
-    s[i] = (slot_t){r, i};
+    s[i] = (slot_t){.r = r, .idx = i};
     snprintf(id[i], sizeof id[i], "p%d", i);
     l[i] = new_latch(c[i], path, id[i], &s[i]);
     OK(zkc_latch_start(l[i]));
@@ -250,7 +272,7 @@ static void leader_killed_successor_within_session_timeout(void **state) {
 
   record_t *r = malloc(sizeof *r);
   rec_init(r);
-  slot_t s = {r, 0};
+  slot_t s = {.r = r, .idx = 0};
   zkc_client_t *c = zkt_open(NULL);
   zkc_latch_t *l = new_latch(c, path, "successor", &s);
   OK(zkc_latch_start(l));
@@ -290,7 +312,7 @@ static void leader_expired_told_before_successor_leads(void **state) {
   snprintf(path, sizeof path, "%s", zkt_path("election"));
   record_t *r = malloc(sizeof *r);
   rec_init(r);
-  slot_t sa = {r, 0}, sb = {r, 1};
+  slot_t sa = {.r = r, .idx = 0}, sb = {.r = r, .idx = 1};
   zkt_proc_t proxy = zkt_proxy_start(1);
   char connect[64];
   snprintf(connect, sizeof connect, "127.0.0.1:%d", zkt_proxy_port(&proxy));
@@ -352,7 +374,7 @@ static void hundred_flaps_never_two_leaders(void **state) {
   slot_t s[N];
   for (int i = 0; i < N; i++) {
     c[i] = zkt_open(NULL);
-    s[i] = (slot_t){r, i};
+    s[i] = (slot_t){.r = r, .idx = i};
     l[i] = new_latch(c[i], path, NULL, &s[i]);
     OK(zkc_latch_start(l[i]));
   }
@@ -362,8 +384,11 @@ static void hundred_flaps_never_two_leaders(void **state) {
     if (!zkt_await(one_leader, &ls, zkt_ms(10000)))
       fail_msg("flap %d: no single leader (%d)", f, leaders(&ls));
     int li = leader_index(&ls);
-    /* Alternate close modes; the leader always rejoins at the back. */
-    if (f % 2) end_by_hand(r, li);
+    /* Alternate close modes; the leader always rejoins at the back. A
+     * latch reported leader has been told is_leader: its interval is open
+     * and a silent close ends it now. */
+    if (f % 2 && !end_by_hand(r, li))
+      fail_msg("flap %d: %d reported leader before is_leader", f, li);
     OK(zkc_latch_close(l[li], f % 2 ? ZKC_CLOSE_SILENT : ZKC_CLOSE_NOTIFY_LEADER));
     OK(zkc_latch_destroy(l[li]));
     l[li] = new_latch(c[li], path, NULL, &s[li]);
@@ -382,12 +407,53 @@ static void hundred_flaps_never_two_leaders(void **state) {
   free(r);
 }
 
+static int latch_leads(void *ctx) { return zkc_latch_has_leadership(ctx); }
+
+/* Leadership is reported (has_leadership, await) only once is_leader has
+ * returned, however long the application's is_leader takes; inside it,
+ * has_leadership and the token already answer. Whoever sees a leader and
+ * closes it silently then never leaves an is_leader without its end. */
+static void leadership_shown_after_is_leader_returns(void **state) {
+  (void)state;
+  const char *path = zkt_path("election");
+  record_t *r = malloc(sizeof *r);
+  rec_init(r);
+  slot_t s0 = {.r = r, .idx = 0, .work_ms = 300, .cb_token_rc = 1};
+  slot_t s1 = {.r = r, .idx = 1, .work_ms = 300, .cb_token_rc = 1};
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_latch_t *l = new_latch(c, path, "slow", &s0);
+  OK(zkc_latch_start(l));
+  assert_true(zkt_await(latch_leads, l, zkt_ms(10000)));
+  assert_int_equal(is_returns(r), 1);
+  assert_int_equal(s0.cb_leader, 1);
+  assert_int_equal(s0.cb_token_rc, ZKC_OK);
+  assert_true(end_by_hand(r, 0));
+  OK(zkc_latch_close(l, ZKC_CLOSE_SILENT));
+  OK(zkc_latch_destroy(l));
+
+  l = new_latch(c, path, "slow-await", &s1);
+  OK(zkc_latch_start(l));
+  OK(zkc_latch_await(l, zkt_ms(10000)));
+  assert_int_equal(is_returns(r), 2);
+  int64_t token;
+  OK(zkc_latch_fencing_token(l, &token));
+  assert_int_equal(s1.cb_leader, 1);
+  OK(zkc_latch_close(l, ZKC_CLOSE_NOTIFY_LEADER));
+  assert_int_equal(not_calls(r), 1);
+  OK(zkc_latch_destroy(l));
+  zkc_client_close(c);
+  assert_int_equal(zkt_children_count(path), 0);
+  assert_no_overlap(r);
+  assert_int_equal(r->n, 2);
+  free(r);
+}
+
 static void close_notify_calls_not_leader(void **state) {
   (void)state;
   const char *path = zkt_path("election");
   record_t *r = malloc(sizeof *r);
   rec_init(r);
-  slot_t s0 = {r, 0}, s1 = {r, 1};
+  slot_t s0 = {.r = r, .idx = 0}, s1 = {.r = r, .idx = 1};
   zkc_client_t *c = zkt_open(NULL);
   zkc_latch_t *l = new_latch(c, path, "n", &s0);
   OK(zkc_latch_start(l));
@@ -472,7 +538,7 @@ static void curator_latch_interop(void **state) {
   snprintf(path, sizeof path, "%s", zkt_path("election"));
   record_t *r = malloc(sizeof *r);
   rec_init(r);
-  slot_t s1 = {r, 1}, s2 = {r, 2};
+  slot_t s1 = {.r = r, .idx = 1}, s2 = {.r = r, .idx = 2};
   zkc_client_t *a = zkt_open(NULL), *b = zkt_open(NULL);
   zkc_latch_t *l1 = new_latch(a, path, "c1", &s1);
   OK(zkc_latch_start(l1));
@@ -565,6 +631,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(leader_killed_successor_within_session_timeout),
       cmocka_unit_test(leader_expired_told_before_successor_leads),
       cmocka_unit_test(hundred_flaps_never_two_leaders),
+      cmocka_unit_test(leadership_shown_after_is_leader_returns),
       cmocka_unit_test(close_notify_calls_not_leader),
       cmocka_unit_test(await_times_out),
       cmocka_unit_test(curator_latch_interop),
