@@ -177,11 +177,15 @@ static int one_turn(zkc_latch_t *l) {
   }
 
   /* First in the queue with a node of the current session. Trouble that
-   * came while we queued may already have taken it away. */
+   * came while we queued may already have taken it away: the observer
+   * records every state under l->mu whether we lead or not, so a change
+   * dispatched between the grant and this check is seen here, one after it
+   * by the observer's drop. A node of any session but the current one is
+   * not ours to lead with, whichever LOST was reported last. */
   pthread_mutex_lock(&l->mu);
   int doubt = c->opts.lost_on_suspended && (l->suspend_gen != gen0 || !l->live);
   int bad = atomic_load(&l->cancel) || held.session_id == l->lost_session ||
-            doubt;
+            held.session_id != zkc__session_id(c) || doubt;
   if (!bad) {
     l->held = held;
     l->has_node = 1;
@@ -199,7 +203,11 @@ static int one_turn(zkc_latch_t *l) {
     return !atomic_load(&l->cancel);
   }
   zkc__log(c, ZKC_LOG_INFO, "latch %s: leader (%s)", l->path, held.node);
-  tell(l, 1);
+  /* Leadership the observer took away already is not told at all. */
+  pthread_mutex_lock(&l->mu);
+  int still = l->leader;
+  pthread_mutex_unlock(&l->mu);
+  if (still) tell(l, 1);
   /* Only now may others see it: whoever learns of the leadership from
    * has_leadership or await and then closes the latch knows that is_leader
    * was told (a silent close would otherwise leave an is_leader that came
@@ -313,9 +321,14 @@ int zkc_latch_start(zkc_latch_t *l) {
   if (zkc__on_callback_thread() || on_latch_thread(l)) return ZKC_EDEADLK;
   zkc_client_t *c = l->client;
   zkc_state_t st;
-  zkc_client_state(c, &st);
-  if (st == ZKC_STATE_CLOSED) return ZKC_ECLOSED;
   pthread_mutex_lock(&l->mu);
+  /* Read under l->mu: a state the observer reports after this read is
+   * recorded after it, never overwritten by it. */
+  zkc_client_state(c, &st);
+  if (st == ZKC_STATE_CLOSED) {
+    pthread_mutex_unlock(&l->mu);
+    return ZKC_ECLOSED;
+  }
   if (l->state != LATENT) {
     pthread_mutex_unlock(&l->mu);
     return ZKC_EBUSY;
