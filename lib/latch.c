@@ -4,12 +4,12 @@
  * thread then joins again. All user callbacks run on the latch's thread,
  * serialised by cb_mu, so is_leader and not_leader strictly alternate.
  *
- * Leadership as others see it (has_leadership, await, the token) lies
- * inside the callbacks' interval: it shows only once is_leader has
- * returned and is withdrawn before not_leader is called; the node is
- * deleted only after not_leader returned (or, closing silently, after no
- * callback can run any more). So no successor can lead while this latch's
- * application may still believe it leads. */
+ * Leadership as others see it (has_leadership, await, the token) begins
+ * when is_leader is called, under cb_mu, and ends before not_leader is
+ * called; the node is deleted only after not_leader returned (or, closing
+ * silently, after no callback can run any more). So whoever sees a leader
+ * knows is_leader is told, a silent close waits for it, and no successor
+ * can lead while this latch's application may still believe it leads. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,7 +36,7 @@ struct zkc_latch {
   pthread_cond_t cv;  /* state, leadership, connection changes */
   int state;          /* LATENT, STARTED, CLOSED */
   int leader;         /* has leadership now */
-  int shown;          /* ... and is_leader has returned: others see it */
+  int shown;          /* ... and is_leader is told: others see it */
   int drop;           /* the observer took leadership away */
   int has_node;       /* held is valid (while leader) */
   zkc__held_t held;
@@ -64,16 +64,25 @@ static int on_latch_thread(const zkc_latch_t *l) {
   return atomic_load(&l->thread_id) == zkc__thread_id() || in_callback_of == l;
 }
 
-/* Leadership as callers see it: only once is_leader has returned, but
- * already inside is_leader itself. Caller holds l->mu. */
-static int shown_locked(const zkc_latch_t *l) {
-  return l->leader && (l->shown || in_callback_of == l);
-}
+/* Leadership as callers see it: from the call of is_leader on. Caller
+ * holds l->mu. */
+static int shown_locked(const zkc_latch_t *l) { return l->leader && l->shown; }
 
-/* Tells the callbacks that leadership is now `leader`, once per change. */
+/* Tells the callbacks that leadership is now `leader`, once per change.
+ * Leadership is shown to callers as is_leader is called, under cb_mu: one
+ * that sees it and closes silently waits for is_leader to return, and one
+ * the callback signals sees it at once. Leadership that the observer took
+ * away before is not told at all. */
 static void tell(zkc_latch_t *l, int leader) {
   pthread_mutex_lock(&l->cb_mu);
-  if (!atomic_load(&l->cb_off) && l->told != leader) {
+  int go = !atomic_load(&l->cb_off) && l->told != leader;
+  if (go && leader) {
+    pthread_mutex_lock(&l->mu);
+    go = l->shown = l->leader;
+    pthread_cond_broadcast(&l->cv); /* awaiters */
+    pthread_mutex_unlock(&l->mu);
+  }
+  if (go) {
     l->told = leader;
     zkc_latch_fn fn = leader ? l->opts.is_leader : l->opts.not_leader;
     in_callback_of = l;
@@ -203,21 +212,7 @@ static int one_turn(zkc_latch_t *l) {
     return !atomic_load(&l->cancel);
   }
   zkc__log(c, ZKC_LOG_INFO, "latch %s: leader (%s)", l->path, held.node);
-  /* Leadership the observer took away already is not told at all. */
-  pthread_mutex_lock(&l->mu);
-  int still = l->leader;
-  pthread_mutex_unlock(&l->mu);
-  if (still) tell(l, 1);
-  /* Only now may others see it: whoever learns of the leadership from
-   * has_leadership or await and then closes the latch knows that is_leader
-   * was told (a silent close would otherwise leave an is_leader that came
-   * after the caller's decision without its end). */
-  pthread_mutex_lock(&l->mu);
-  if (l->leader) {
-    l->shown = 1;
-    pthread_cond_broadcast(&l->cv); /* awaiters */
-  }
-  pthread_mutex_unlock(&l->mu);
+  tell(l, 1);
 
   pthread_mutex_lock(&l->mu);
   while (!atomic_load(&l->cancel) && !l->drop)

@@ -16,9 +16,9 @@
  * election again with a new node, at the back of the queue.
  *
  * Leadership as the other functions report it (zkc_latch_has_leadership,
- * zkc_latch_await, zkc_latch_fencing_token, zkc_latch_node) begins only
- * once is_leader has returned (inside is_leader it is already reported)
- * and ends before not_leader is called. The node is deleted, letting the
+ * zkc_latch_await, zkc_latch_fencing_token, zkc_latch_node) begins as
+ * is_leader is called (so a thread that is_leader signals sees it) and
+ * ends before not_leader is called. The node is deleted, letting the
  * next participant lead, only after not_leader has returned, or, with
  * ZKC_CLOSE_SILENT, once no callback can run any more: an application
  * that stops acting as leader when not_leader runs, or when it calls
@@ -118,8 +118,8 @@ ZKC_EXTERN int zkc_latch_close(zkc_latch_t *latch, zkc_close_mode_t mode);
 ZKC_EXTERN int zkc_latch_destroy(zkc_latch_t *latch);
 
 /* 1 if this latch is leader now, else 0 (also for NULL). It answers 1 only
- * once is_leader has returned (and inside is_leader), so a caller that sees
- * 1 knows is_leader was told. Leadership ends
+ * once is_leader has been called (a silent close then waits for it to
+ * return), so a caller that sees 1 knows is_leader is told. Leadership ends
  * with the session (LOST), with the connection when the client has
  * lost_on_suspended set, with close, and when another client deletes the
  * latch's node (the latch then rejoins with a new node). While SUSPENDED without that
@@ -129,7 +129,7 @@ ZKC_EXTERN int zkc_latch_destroy(zkc_latch_t *latch);
 ZKC_EXTERN int zkc_latch_has_leadership(const zkc_latch_t *latch);
 
 /* Blocks until this latch is leader (as zkc_latch_has_leadership answers:
- * is_leader has returned), up to timeout_ms (< 0: forever; 0: just
+ * is_leader has been called), up to timeout_ms (< 0: forever; 0: just
  * checks).
  * Returns ZKC_OK (leader), ZKC_ETIMEDOUT, ZKC_ECLOSED (the latch or the
  * client was closed), ZKC_EINVAL (NULL, or the latch was never started),
