@@ -2,7 +2,14 @@
  * internals; being first is leadership. A client observer drops leadership
  * when the session is lost (or the connection suspended, by policy) and the
  * thread then joins again. All user callbacks run on the latch's thread,
- * serialised by cb_mu, so is_leader and not_leader strictly alternate. */
+ * serialised by cb_mu, so is_leader and not_leader strictly alternate.
+ *
+ * Leadership as others see it (has_leadership, await, the token) begins
+ * when is_leader is called, under cb_mu, and ends before not_leader is
+ * called; the node is deleted only after not_leader returned (or, closing
+ * silently, after no callback can run any more). So whoever sees a leader
+ * knows is_leader is told, a silent close waits for it, and no successor
+ * can lead while this latch's application may still believe it leads. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +36,7 @@ struct zkc_latch {
   pthread_cond_t cv;  /* state, leadership, connection changes */
   int state;          /* LATENT, STARTED, CLOSED */
   int leader;         /* has leadership now */
+  int shown;          /* ... and is_leader is told: others see it */
   int drop;           /* the observer took leadership away */
   int has_node;       /* held is valid (while leader) */
   zkc__held_t held;
@@ -42,7 +50,7 @@ struct zkc_latch {
   atomic_int cancel;      /* close: the latch thread must stop */
 
   pthread_mutex_t cb_mu;  /* held while a callback runs */
-  int cb_off;             /* no callback may run any more */
+  atomic_int cb_off;      /* no callback may start any more */
   int told;               /* 1 after is_leader, 0 after not_leader */
   zkc_latch_opts_t opts;
 };
@@ -56,10 +64,25 @@ static int on_latch_thread(const zkc_latch_t *l) {
   return atomic_load(&l->thread_id) == zkc__thread_id() || in_callback_of == l;
 }
 
-/* Tells the callbacks that leadership is now `leader`, once per change. */
+/* Leadership as callers see it: from the call of is_leader on. Caller
+ * holds l->mu. */
+static int shown_locked(const zkc_latch_t *l) { return l->leader && l->shown; }
+
+/* Tells the callbacks that leadership is now `leader`, once per change.
+ * Leadership is shown to callers as is_leader is called, under cb_mu: one
+ * that sees it and closes silently waits for is_leader to return, and one
+ * the callback signals sees it at once. Leadership that the observer took
+ * away before is not told at all. */
 static void tell(zkc_latch_t *l, int leader) {
   pthread_mutex_lock(&l->cb_mu);
-  if (!l->cb_off && l->told != leader) {
+  int go = !atomic_load(&l->cb_off) && l->told != leader;
+  if (go && leader) {
+    pthread_mutex_lock(&l->mu);
+    go = l->shown = l->leader;
+    pthread_cond_broadcast(&l->cv); /* awaiters */
+    pthread_mutex_unlock(&l->mu);
+  }
+  if (go) {
     l->told = leader;
     zkc_latch_fn fn = leader ? l->opts.is_leader : l->opts.not_leader;
     in_callback_of = l;
@@ -163,21 +186,25 @@ static int one_turn(zkc_latch_t *l) {
   }
 
   /* First in the queue with a node of the current session. Trouble that
-   * came while we queued may already have taken it away. */
+   * came while we queued may already have taken it away: the observer
+   * records every state under l->mu whether we lead or not, so a change
+   * dispatched between the grant and this check is seen here, one after it
+   * by the observer's drop. A node of any session but the current one is
+   * not ours to lead with, whichever LOST was reported last. */
   pthread_mutex_lock(&l->mu);
   int doubt = c->opts.lost_on_suspended && (l->suspend_gen != gen0 || !l->live);
   int bad = atomic_load(&l->cancel) || held.session_id == l->lost_session ||
-            doubt;
+            held.session_id != zkc__session_id(c) || doubt;
   if (!bad) {
     l->held = held;
     l->has_node = 1;
     l->leader = 1;
+    l->shown = 0;
     l->drop = 0;
     /* Under l->mu, so that the guard cannot fire before it is recorded. */
     if (zkc__guard_add(c, held.node, held.session_id, on_node_gone, l,
                        &l->guard) != ZKC_OK)
       zkc__log(c, ZKC_LOG_WARN, "out of memory: latch %s unwatched", l->path);
-    pthread_cond_broadcast(&l->cv); /* awaiters */
   }
   pthread_mutex_unlock(&l->mu);
   if (bad) {
@@ -250,6 +277,7 @@ int zkc_latch_create(zkc_latch_t **out, zkc_client_t *client, const char *path,
   l->client = client;
   atomic_init(&l->cancel, 0);
   atomic_init(&l->thread_id, 0);
+  atomic_init(&l->cb_off, 0);
   if (rc == ZKC_OK) rc = zkc__client_ref(client);
   if (rc == ZKC_OK) {
     rc = zkc__observer_add(client, on_state, l);
@@ -288,9 +316,14 @@ int zkc_latch_start(zkc_latch_t *l) {
   if (zkc__on_callback_thread() || on_latch_thread(l)) return ZKC_EDEADLK;
   zkc_client_t *c = l->client;
   zkc_state_t st;
-  zkc_client_state(c, &st);
-  if (st == ZKC_STATE_CLOSED) return ZKC_ECLOSED;
   pthread_mutex_lock(&l->mu);
+  /* Read under l->mu: a state the observer reports after this read is
+   * recorded after it, never overwritten by it. */
+  zkc_client_state(c, &st);
+  if (st == ZKC_STATE_CLOSED) {
+    pthread_mutex_unlock(&l->mu);
+    return ZKC_ECLOSED;
+  }
   if (l->state != LATENT) {
     pthread_mutex_unlock(&l->mu);
     return ZKC_EBUSY;
@@ -317,10 +350,11 @@ int zkc_latch_close(zkc_latch_t *l, zkc_close_mode_t mode) {
   if (zkc__on_callback_thread() || on_latch_thread(l)) return ZKC_EDEADLK;
   zkc_client_t *c = l->client;
   if (mode == ZKC_CLOSE_SILENT) {
-    /* No callback from here on (a running one is waited out), before the
-     * thread can see the cancel and tell anything more. */
+    /* No callback starts from here on: set before waiting for cb_mu, so
+     * that a tell() waiting for it too cannot start one after close has
+     * begun. A running one is waited out. */
+    atomic_store(&l->cb_off, 1);
     pthread_mutex_lock(&l->cb_mu);
-    l->cb_off = 1;
     pthread_mutex_unlock(&l->cb_mu);
   }
   pthread_mutex_lock(&l->mu);
@@ -345,8 +379,8 @@ int zkc_latch_close(zkc_latch_t *l, zkc_close_mode_t mode) {
   pthread_mutex_unlock(&l->mu);
   zkc__guard_remove(c, guard);
   if (mode == ZKC_CLOSE_NOTIFY_LEADER) tell(l, 0); /* only if it was told 1 */
-  pthread_mutex_lock(&l->cb_mu);
-  l->cb_off = 1;
+  atomic_store(&l->cb_off, 1);
+  pthread_mutex_lock(&l->cb_mu); /* waits out a callback running */
   pthread_mutex_unlock(&l->cb_mu);
   if (has_node) zkc__lock_release(c, &held);
   return ZKC_OK;
@@ -370,7 +404,7 @@ int zkc_latch_has_leadership(const zkc_latch_t *cl) {
   /* Closing the client sends no state: its session and node are gone. */
   if (zkc__client_closed(l->client)) return 0;
   pthread_mutex_lock(&l->mu);
-  int leader = l->leader && l->state == STARTED;
+  int leader = shown_locked(l) && l->state == STARTED;
   pthread_mutex_unlock(&l->mu);
   return leader;
 }
@@ -398,7 +432,7 @@ int zkc_latch_await(zkc_latch_t *l, int64_t timeout_ms) {
       rc = ZKC_ECLOSED;
       break;
     }
-    if (l->leader) {
+    if (shown_locked(l)) {
       rc = ZKC_OK;
       break;
     }
@@ -419,7 +453,7 @@ int zkc_latch_fencing_token(const zkc_latch_t *cl, int64_t *token) {
   zkc_latch_t *l = (zkc_latch_t *)cl;
   if (zkc__client_closed(l->client)) return ZKC_ENOTOWNER;
   pthread_mutex_lock(&l->mu);
-  int rc = l->leader && l->has_node ? ZKC_OK : ZKC_ENOTOWNER;
+  int rc = shown_locked(l) && l->has_node ? ZKC_OK : ZKC_ENOTOWNER;
   if (rc == ZKC_OK) *token = l->held.token;
   pthread_mutex_unlock(&l->mu);
   return rc;
@@ -429,7 +463,7 @@ int zkc_latch_node(const zkc_latch_t *cl, char *buf, size_t buf_len) {
   if (cl == NULL || buf == NULL || buf_len == 0) return ZKC_EINVAL;
   zkc_latch_t *l = (zkc_latch_t *)cl;
   pthread_mutex_lock(&l->mu);
-  int rc = l->leader && l->has_node ? ZKC_OK : ZKC_ENOTOWNER;
+  int rc = shown_locked(l) && l->has_node ? ZKC_OK : ZKC_ENOTOWNER;
   if (rc == ZKC_OK) {
     size_t len = strlen(l->held.node);
     if (len < buf_len)

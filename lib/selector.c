@@ -137,7 +137,8 @@ static int one_turn(zkc_selector_t *s) {
    * node up and queue again. */
   pthread_mutex_lock(&s->mu);
   int bad = atomic_load(&s->cancel) || !s->live ||
-            held.session_id == s->lost_session;
+            held.session_id == s->lost_session ||
+            held.session_id != zkc__session_id(c);
   if (!bad) {
     s->held = held;
     s->has_node = 1;
@@ -243,9 +244,14 @@ int zkc_selector_start(zkc_selector_t *s) {
   if (s == NULL) return ZKC_EINVAL;
   if (zkc__on_callback_thread()) return ZKC_EDEADLK;
   zkc_state_t st;
-  zkc_client_state(s->client, &st);
-  if (st == ZKC_STATE_CLOSED) return ZKC_ECLOSED;
   pthread_mutex_lock(&s->mu);
+  /* Read under s->mu: a state the observer reports after this read is
+   * recorded after it, never overwritten by it. */
+  zkc_client_state(s->client, &st);
+  if (st == ZKC_STATE_CLOSED) {
+    pthread_mutex_unlock(&s->mu);
+    return ZKC_ECLOSED;
+  }
   if (s->state != LATENT) {
     pthread_mutex_unlock(&s->mu);
     return ZKC_EBUSY;

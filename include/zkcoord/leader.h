@@ -15,6 +15,15 @@
  * connection is SUSPENDED; once a session is live again the latch joins the
  * election again with a new node, at the back of the queue.
  *
+ * Leadership as the other functions report it (zkc_latch_has_leadership,
+ * zkc_latch_await, zkc_latch_fencing_token, zkc_latch_node) begins as
+ * is_leader is called (so a thread that is_leader signals sees it) and
+ * ends before not_leader is called. The node is deleted, letting the
+ * next participant lead, only after not_leader has returned, or, with
+ * ZKC_CLOSE_SILENT, once no callback can run any more: an application
+ * that stops acting as leader when not_leader runs, or when it calls
+ * zkc_latch_close, never overlaps with its successor.
+ *
  * All functions are thread-safe unless stated otherwise.
  */
 #ifndef ZKCOORD_LEADER_H
@@ -30,8 +39,9 @@ typedef struct zkc_latch zkc_latch_t;
 
 /* How zkc_latch_close treats a leader (Curator's LeaderLatch.CloseMode). */
 typedef enum zkc_close_mode {
-  /* Default: no callback runs once close has begun, even if leadership
-   * ends with it. */
+  /* Default: no callback starts once close has begun (one running is
+   * waited out), even if leadership ends with it: the application's
+   * leadership ends when it calls close. */
   ZKC_CLOSE_SILENT = 0,
   /* A leader is told not_leader (on the closing thread) before its node is
    * deleted. */
@@ -107,7 +117,9 @@ ZKC_EXTERN int zkc_latch_close(zkc_latch_t *latch, zkc_close_mode_t mode);
  * Not while another thread uses the latch. */
 ZKC_EXTERN int zkc_latch_destroy(zkc_latch_t *latch);
 
-/* 1 if this latch is leader now, else 0 (also for NULL). Leadership ends
+/* 1 if this latch is leader now, else 0 (also for NULL). It answers 1 only
+ * once is_leader has been called (a silent close then waits for it to
+ * return), so a caller that sees 1 knows is_leader is told. Leadership ends
  * with the session (LOST), with the connection when the client has
  * lost_on_suspended set, with close, and when another client deletes the
  * latch's node (the latch then rejoins with a new node). While SUSPENDED without that
@@ -116,8 +128,9 @@ ZKC_EXTERN int zkc_latch_destroy(zkc_latch_t *latch);
  * must stop as soon as the connection drops. No ZooKeeper traffic. */
 ZKC_EXTERN int zkc_latch_has_leadership(const zkc_latch_t *latch);
 
-/* Blocks until this latch is leader, up to timeout_ms (< 0: forever;
- * 0: just checks).
+/* Blocks until this latch is leader (as zkc_latch_has_leadership answers:
+ * is_leader has been called), up to timeout_ms (< 0: forever; 0: just
+ * checks).
  * Returns ZKC_OK (leader), ZKC_ETIMEDOUT, ZKC_ECLOSED (the latch or the
  * client was closed), ZKC_EINVAL (NULL, or the latch was never started),
  * ZKC_EDEADLK (from a ZooKeeper or latch callback thread). */

@@ -22,12 +22,18 @@ typedef struct record {
   int n;
   int open[64]; /* per participant: index of its open interval + 1 */
   int is_calls, not_calls;
+  int is_returns; /* is_leader calls that have returned */
   int bad_order; /* is_leader twice, or not_leader without is_leader */
 } record_t;
 
 typedef struct slot {
   record_t *r;
   int idx;
+  int work_ms; /* is_leader's own work (an application starting up) */
+  atomic_int called; /* is_leader has begun (work_ms > 0 only) */
+  /* What is_leader saw of the latch (work_ms > 0 only). */
+  int cb_leader;   /* zkc_latch_has_leadership */
+  int cb_token_rc; /* zkc_latch_fencing_token */
 } slot_t;
 
 static void rec_init(record_t *r) {
@@ -36,7 +42,6 @@ static void rec_init(record_t *r) {
 }
 
 static void on_is_leader(void *ctx, zkc_latch_t *l) {
-  (void)l;
   slot_t *s = ctx;
   record_t *r = s->r;
   int64_t now = zkt_now_ns();
@@ -49,6 +54,16 @@ static void on_is_leader(void *ctx, zkc_latch_t *l) {
     r->who[r->n] = s->idx;
     r->open[s->idx] = ++r->n;
   }
+  pthread_mutex_unlock(&r->mu);
+  if (s->work_ms > 0) {
+    int64_t token;
+    atomic_store(&s->called, 1); /* as an application signals its worker */
+    s->cb_leader = zkc_latch_has_leadership(l);
+    s->cb_token_rc = zkc_latch_fencing_token(l, &token);
+    usleep((useconds_t)s->work_ms * 1000);
+  }
+  pthread_mutex_lock(&r->mu);
+  r->is_returns++;
   pthread_mutex_unlock(&r->mu);
 }
 
@@ -117,13 +132,34 @@ static int children_reach(void *ctx) {
   return zkt_children_count(cc->path) == cc->want;
 }
 
-/* Ends participant idx's open interval now: a silent close tells nobody,
- * and the application stops acting as leader when it calls close. */
-static void end_by_hand(record_t *r, int idx) {
+/* Ends participant idx's open interval at `at` (0: now). Returns 1 if an
+ * interval was open (is_leader had been told). */
+static int end_by_hand_at(record_t *r, int idx, int64_t at) {
   pthread_mutex_lock(&r->mu);
-  if (r->open[idx]) r->end[r->open[idx] - 1] = zkt_now_ns();
+  int open = r->open[idx] != 0;
+  if (open) {
+    int i = r->open[idx] - 1;
+    if (at == 0) at = zkt_now_ns();
+    /* An is_leader running when close was called finished first (close
+     * waits for it) but recorded its start after that moment. */
+    r->end[i] = at > r->start[i] ? at : r->start[i];
+  }
   r->open[idx] = 0;
   pthread_mutex_unlock(&r->mu);
+  return open;
+}
+
+static int end_by_hand(record_t *r, int idx) { return end_by_hand_at(r, idx, 0); }
+
+/* Closes participant idx's latch silently: nobody is told, and the
+ * application stops acting as leader when it calls close. An is_leader
+ * running then is waited out by close, so its interval is ended only once
+ * close returned, at the moment close was called. Returns 1 if an interval
+ * was open (is_leader had been told). */
+static int close_silently(record_t *r, int idx, zkc_latch_t *l) {
+  int64_t called = zkt_now_ns();
+  OK(zkc_latch_close(l, ZKC_CLOSE_SILENT));
+  return end_by_hand_at(r, idx, called);
 }
 
 /* Destroys every latch, the leader last (so nobody leads after it). */
@@ -132,7 +168,7 @@ static void destroy_all(latches_t *ls, record_t *r) {
   for (int i = 0; i < ls->n; i++)
     if (i != li) OK(zkc_latch_destroy(ls->l[i]));
   if (li >= 0) {
-    end_by_hand(r, li);
+    assert_true(close_silently(r, li, ls->l[li]));
     OK(zkc_latch_destroy(ls->l[li]));
   }
 }
@@ -151,12 +187,18 @@ static int not_calls(record_t *r) {
   return n;
 }
 
+static int is_returns(record_t *r) {
+  pthread_mutex_lock(&r->mu);
+  int n = r->is_returns;
+  pthread_mutex_unlock(&r->mu);
+  return n;
+}
+
 struct calls_ctx {
   record_t *r;
   int want;
 };
 
-/* await returns once leadership is set; is_leader runs just after. */
 static int is_calls_reach(void *ctx) {
   struct calls_ctx *cc = ctx;
   return is_calls(cc->r) == cc->want;
@@ -176,7 +218,7 @@ static void one_leader_among_five(void **state) {
   char id[N][16];
   for (int i = 0; i < N; i++) {
     c[i] = zkt_open(NULL);
-    s[i] = (slot_t){r, i};
+    s[i] = (slot_t){.r = r, .idx = i};
     snprintf(id[i], sizeof id[i], "p%d", i);
     l[i] = new_latch(c[i], path, id[i], &s[i]);
     OK(zkc_latch_start(l[i]));
@@ -250,7 +292,7 @@ static void leader_killed_successor_within_session_timeout(void **state) {
 
   record_t *r = malloc(sizeof *r);
   rec_init(r);
-  slot_t s = {r, 0};
+  slot_t s = {.r = r, .idx = 0};
   zkc_client_t *c = zkt_open(NULL);
   zkc_latch_t *l = new_latch(c, path, "successor", &s);
   OK(zkc_latch_start(l));
@@ -290,7 +332,7 @@ static void leader_expired_told_before_successor_leads(void **state) {
   snprintf(path, sizeof path, "%s", zkt_path("election"));
   record_t *r = malloc(sizeof *r);
   rec_init(r);
-  slot_t sa = {r, 0}, sb = {r, 1};
+  slot_t sa = {.r = r, .idx = 0}, sb = {.r = r, .idx = 1};
   zkt_proc_t proxy = zkt_proxy_start(1);
   char connect[64];
   snprintf(connect, sizeof connect, "127.0.0.1:%d", zkt_proxy_port(&proxy));
@@ -352,7 +394,7 @@ static void hundred_flaps_never_two_leaders(void **state) {
   slot_t s[N];
   for (int i = 0; i < N; i++) {
     c[i] = zkt_open(NULL);
-    s[i] = (slot_t){r, i};
+    s[i] = (slot_t){.r = r, .idx = i};
     l[i] = new_latch(c[i], path, NULL, &s[i]);
     OK(zkc_latch_start(l[i]));
   }
@@ -362,9 +404,13 @@ static void hundred_flaps_never_two_leaders(void **state) {
     if (!zkt_await(one_leader, &ls, zkt_ms(10000)))
       fail_msg("flap %d: no single leader (%d)", f, leaders(&ls));
     int li = leader_index(&ls);
-    /* Alternate close modes; the leader always rejoins at the back. */
-    if (f % 2) end_by_hand(r, li);
-    OK(zkc_latch_close(l[li], f % 2 ? ZKC_CLOSE_SILENT : ZKC_CLOSE_NOTIFY_LEADER));
+    /* Alternate close modes; the leader always rejoins at the back. A
+     * latch reported leader is told is_leader, even if it is closed
+     * silently at once. */
+    if (f % 2 == 0)
+      OK(zkc_latch_close(l[li], ZKC_CLOSE_NOTIFY_LEADER));
+    else if (!close_silently(r, li, l[li]))
+      fail_msg("flap %d: %d reported leader, never told is_leader", f, li);
     OK(zkc_latch_destroy(l[li]));
     l[li] = new_latch(c[li], path, NULL, &s[li]);
     OK(zkc_latch_start(l[li]));
@@ -382,12 +428,67 @@ static void hundred_flaps_never_two_leaders(void **state) {
   free(r);
 }
 
+static int latch_leads(void *ctx) { return zkc_latch_has_leadership(ctx); }
+
+static int flag_set(void *ctx) { return atomic_load((atomic_int *)ctx); }
+
+/* A log sink as slow as a congested syslog: the latch logs its leadership
+ * before it tells is_leader. */
+static void slow_leader_line(void *ctx, zkc_log_level_t level,
+                             const char *message) {
+  (void)ctx, (void)level;
+  if (strstr(message, ": leader (")) usleep(300 * 1000);
+}
+
+/* Whoever sees a leader (has_leadership, await) knows is_leader is told:
+ * a silent close at once still has is_leader called (and waited for), not
+ * skipped; a thread that is_leader signals sees the leadership at once,
+ * and is_leader itself sees it with its token. */
+static void leader_seen_means_is_leader_told(void **state) {
+  (void)state;
+  const char *path = zkt_path("election");
+  record_t *r = malloc(sizeof *r);
+  rec_init(r);
+  slot_t s0 = {.r = r, .idx = 0};
+  slot_t s1 = {.r = r, .idx = 1, .work_ms = 300, .cb_token_rc = 1};
+  zkc_client_opts_t o;
+  zkc_client_opts_init(&o);
+  o.log_fn = slow_leader_line;
+  o.log_level = ZKC_LOG_INFO;
+  zkc_client_t *c = zkt_open(&o);
+  zkc_latch_t *l = new_latch(c, path, "slow-log", &s0);
+  OK(zkc_latch_start(l));
+  assert_true(zkt_await(latch_leads, l, zkt_ms(10000)));
+  assert_true(close_silently(r, 0, l));
+  assert_int_equal(is_returns(r), 1);
+  OK(zkc_latch_destroy(l));
+
+  l = new_latch(c, path, "slow-start", &s1);
+  OK(zkc_latch_start(l));
+  assert_true(zkt_await(flag_set, &s1.called, zkt_ms(10000)));
+  assert_true(zkc_latch_has_leadership(l)); /* is_leader still working */
+  int64_t token;
+  OK(zkc_latch_fencing_token(l, &token));
+  OK(zkc_latch_await(l, 0));
+  OK(zkc_latch_close(l, ZKC_CLOSE_NOTIFY_LEADER));
+  assert_int_equal(s1.cb_leader, 1);
+  assert_int_equal(s1.cb_token_rc, ZKC_OK);
+  assert_int_equal(is_returns(r), 2);
+  assert_int_equal(not_calls(r), 1);
+  OK(zkc_latch_destroy(l));
+  zkc_client_close(c);
+  assert_int_equal(zkt_children_count(path), 0);
+  assert_no_overlap(r);
+  assert_int_equal(r->n, 2);
+  free(r);
+}
+
 static void close_notify_calls_not_leader(void **state) {
   (void)state;
   const char *path = zkt_path("election");
   record_t *r = malloc(sizeof *r);
   rec_init(r);
-  slot_t s0 = {r, 0}, s1 = {r, 1};
+  slot_t s0 = {.r = r, .idx = 0}, s1 = {.r = r, .idx = 1};
   zkc_client_t *c = zkt_open(NULL);
   zkc_latch_t *l = new_latch(c, path, "n", &s0);
   OK(zkc_latch_start(l));
@@ -472,7 +573,7 @@ static void curator_latch_interop(void **state) {
   snprintf(path, sizeof path, "%s", zkt_path("election"));
   record_t *r = malloc(sizeof *r);
   rec_init(r);
-  slot_t s1 = {r, 1}, s2 = {r, 2};
+  slot_t s1 = {.r = r, .idx = 1}, s2 = {.r = r, .idx = 2};
   zkc_client_t *a = zkt_open(NULL), *b = zkt_open(NULL);
   zkc_latch_t *l1 = new_latch(a, path, "c1", &s1);
   OK(zkc_latch_start(l1));
@@ -565,6 +666,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(leader_killed_successor_within_session_timeout),
       cmocka_unit_test(leader_expired_told_before_successor_leads),
       cmocka_unit_test(hundred_flaps_never_two_leaders),
+      cmocka_unit_test(leader_seen_means_is_leader_told),
       cmocka_unit_test(close_notify_calls_not_leader),
       cmocka_unit_test(await_times_out),
       cmocka_unit_test(curator_latch_interop),
