@@ -660,6 +660,75 @@ static void bad_arguments(void **state) {
   zkc_client_close(c);
 }
 
+struct node_watch {
+  zkc_client_t *c;
+  const char *node;
+};
+
+static int watches_node(void *ctx) {
+  struct node_watch *nw = ctx;
+  char first[1100] = "";
+  int n = zkt_await_session_watches(nw->c, 1, first, sizeof first, 0);
+  return n >= 1 && strcmp(first, nw->node) == 0;
+}
+
+/* Queue a (leader), b, c. Another client deletes b's node while b waits;
+ * c then waits on a. a leaves: only c may lead, b must queue again. */
+static void waiter_node_deleted_then_head_leaves(void **state) {
+  (void)state;
+  char path[512];
+  snprintf(path, sizeof path, "%s", zkt_path("election"));
+  record_t *r = malloc(sizeof *r);
+  rec_init(r);
+  slot_t sa = {.r = r, .idx = 0}, sb = {.r = r, .idx = 1}, sc = {.r = r, .idx = 2};
+  zkc_client_t *a = zkt_open(NULL), *b = zkt_open(NULL), *c = zkt_open(NULL);
+  zkc_latch_t *la = new_latch(a, path, "a", &sa);
+  OK(zkc_latch_start(la));
+  OK(zkc_latch_await(la, zkt_ms(10000)));
+  zkc_latch_t *lb = new_latch(b, path, "b", &sb);
+  OK(zkc_latch_start(lb));
+  assert_true(zkt_await_children(path, 2, zkt_ms(10000)));
+  zkc_latch_t *lc = new_latch(c, path, "c", &sc);
+  OK(zkc_latch_start(lc));
+  assert_true(zkt_await_children(path, 3, zkt_ms(10000)));
+  char a_node[1100];
+  OK(zkc_latch_node(la, a_node, sizeof a_node));
+  zkc_participant_t *p;
+  size_t n;
+  char **nodes;
+  zkc_mutex_t *m;
+  OK(zkc_mutex_create(&m, a, path));
+  OK(zkc_mutex_participant_nodes(m, &nodes, &n));
+  assert_int_equal(n, 3);
+  assert_true(zkt_await_session_watches(b, 1, NULL, 0, zkt_ms(5000)) >= 1);
+  assert_int_equal(zoo_delete(zkt_raw(), nodes[1], -1), ZOK);
+  zkc_strings_free(nodes, n);
+  OK(zkc_mutex_destroy(m));
+  struct node_watch nw = {c, a_node};
+  assert_true(zkt_await(watches_node, &nw, zkt_ms(5000)));
+  OK(zkc_latch_close(la, ZKC_CLOSE_NOTIFY_LEADER));
+  OK(zkc_latch_await(lc, zkt_ms(10000)));
+  assert_true(zkt_await_children(path, 2, zkt_ms(10000)));
+  OK(zkc_latch_participants(lc, &p, &n));
+  assert_int_equal(n, 2);
+  assert_string_equal(p[0].id, "c");
+  assert_string_equal(p[1].id, "b");
+  zkc_participants_free(p, n);
+  assert_no_overlap(r);
+  assert_int_equal(sb.cb_leader, 0);
+  pthread_mutex_lock(&r->mu);
+  for (int i = 0; i < r->n; i++) assert_int_not_equal(r->who[i], 1);
+  pthread_mutex_unlock(&r->mu);
+  end_by_hand(r, 2);
+  OK(zkc_latch_destroy(lb));
+  OK(zkc_latch_destroy(lc));
+  OK(zkc_latch_destroy(la));
+  zkc_client_close(a);
+  zkc_client_close(b);
+  zkc_client_close(c);
+  free(r);
+}
+
 int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(one_leader_among_five),
@@ -671,6 +740,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(await_times_out),
       cmocka_unit_test(curator_latch_interop),
       cmocka_unit_test(bad_arguments),
+      cmocka_unit_test(waiter_node_deleted_then_head_leaves),
   };
   return zkt_main(argc, argv, tests, sizeof tests / sizeof *tests, "leader");
 }

@@ -636,6 +636,40 @@ static void bad_arguments(void **state) {
   zkc_client_close(c);
 }
 
+static int stops(void *ctx) { return zkc_selector_should_stop(ctx); }
+
+/* A mutex waiter of the leader's own client on the selector's path times
+ * out (its predecessor is the leader's node); the leader's node is then
+ * deleted by another client: the leader must still be told to stop. */
+static void guard_survives_same_session_waiter_timeout(void **state) {
+  (void)state;
+  const char *path = zkt_path("selector");
+  record_t *r = malloc(sizeof *r);
+  rec_init(r);
+  part_t pa;
+  part_init(&pa, r, 0, -1);
+  zkc_client_t *a = zkt_open(NULL);
+  zkc_selector_t *sa = new_selector(a, path, "a", &pa, 0);
+  OK(zkc_selector_start(sa));
+  struct atomic_ctx ac = {&pa.turns, 1};
+  assert_true(zkt_await(atomic_reach, &ac, zkt_ms(10000)));
+  assert_true(zkt_await_session_watches(a, 1, NULL, 0, zkt_ms(5000)) >= 1);
+  zkc_mutex_t *m;
+  OK(zkc_mutex_create(&m, a, path));
+  char **nodes;
+  size_t n;
+  OK(zkc_mutex_participant_nodes(m, &nodes, &n));
+  assert_int_equal(n, 1);
+  assert_int_equal(zkc_mutex_acquire_timeout(m, 300), ZKC_ETIMEDOUT);
+  assert_int_equal(zoo_delete(zkt_raw(), nodes[0], -1), ZOK);
+  zkc_strings_free(nodes, n);
+  assert_true(zkt_await(stops, sa, zkt_ms(5000)));
+  OK(zkc_mutex_destroy(m));
+  OK(zkc_selector_destroy(sa));
+  zkc_client_close(a);
+  free(r);
+}
+
 int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(five_auto_requeue_one_at_a_time),
@@ -645,6 +679,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(partitioned_leader_stops_before_successor),
       cmocka_unit_test(requeue_without_auto_requeue),
       cmocka_unit_test(bad_arguments),
+      cmocka_unit_test(guard_survives_same_session_waiter_timeout),
   };
   return zkt_main(argc, argv, tests, sizeof tests / sizeof *tests, "selector");
 }
