@@ -16,21 +16,31 @@ cd "$(dirname "$0")/.."
 readonly ROOT=$PWD
 readonly BUILD_ROOT=${ZKC_BUILD_ROOT:-$ROOT/build}
 readonly JOBS=${ZKC_JOBS:-$(nproc)}
-readonly PACKAGES=(
+# What the demo needs: the library, its example and a local ensemble.
+readonly DEMO_PACKAGES=(
   build-essential cmake pkg-config
-  libzookeeper-mt-dev uthash-dev libcmocka-dev
-  zookeeper default-jre-headless default-jdk-headless
-  libcurator-recipes-java libslf4j-java
+  libzookeeper-mt-dev uthash-dev
+  zookeeper default-jre-headless
+)
+# What the whole suite needs on top: cmocka, Curator and a JDK (interop),
+# valgrind, clang (fuzzing, LeakSanitizer runtime), Doxygen (API reference),
+# docker-compose (compose file check), man-db (the packaging test renders
+# the man page).
+readonly TEST_PACKAGES=(
+  "${DEMO_PACKAGES[@]}"
+  libcmocka-dev
+  default-jdk-headless libcurator-recipes-java libslf4j-java
   valgrind
   clang libclang-rt-dev
-  doxygen docker-compose
+  doxygen docker-compose man-db
 )
 
 log() { printf '\n==> %s\n' "$*"; }
 
+# install_missing PACKAGE...
 install_missing() {
   local missing=()
-  for p in "${PACKAGES[@]}"; do
+  for p in "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
       missing+=("$p")
   done
@@ -65,12 +75,14 @@ suite() {
 }
 
 demo() {
-  build "$BUILD_ROOT/default"
+  # Only the library and the examples: no test suite, benches or CLI.
+  build "$BUILD_ROOT/demo" -DZKC_BUILD_TESTS=OFF -DZKC_BUILD_BENCH=OFF \
+    -DZKC_BUILD_CLI=OFF -DZKC_BUILD_EXAMPLES=ON
   local ensemble=$ROOT/test/ensemble/zk-ensemble.sh
   # Expanded now: the trap runs after this function's locals are gone.
   trap "'$ensemble' stop >/dev/null 2>&1 || true" EXIT
   "$ensemble" start
-  examples/run-demo.sh "$BUILD_ROOT/default"
+  examples/run-demo.sh "$BUILD_ROOT/demo"
 }
 
 main() {
@@ -82,7 +94,11 @@ main() {
       exit 2
       ;;
   esac
-  install_missing
+  if [ "$what" = demo ]; then
+    install_missing "${DEMO_PACKAGES[@]}"
+  else
+    install_missing "${TEST_PACKAGES[@]}"
+  fi
   case "$what" in
     demo) demo ;;
     quick)
