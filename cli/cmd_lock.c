@@ -11,6 +11,8 @@
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
 static zkc_client_t *g_client;
 static int g_acquiring, g_interrupted, g_closed;
+static int g_outage;  /* the connection was down during the acquire */
+static int g_stopped; /* zkcoord was told to stop while COMMAND ran */
 
 static void on_interrupt(int sig) {
   pthread_mutex_lock(&g_mu);
@@ -28,6 +30,22 @@ static void on_lost(void *ctx, zkc_mutex_t *m, zkc_lost_reason_t why,
   zkcli_event_post(ZKCLI_EV_LOST);
 }
 
+/* A wait that ran out while the ensemble could not be reached is an outage
+ * (69), not a lock held by someone else (1 or -E). */
+static void on_state(void *ctx, zkc_client_t *c, zkc_state_t st) {
+  (void)ctx, (void)c;
+  pthread_mutex_lock(&g_mu);
+  if (g_acquiring && st != ZKC_STATE_CONNECTED && st != ZKC_STATE_RECONNECTED)
+    g_outage = 1;
+  pthread_mutex_unlock(&g_mu);
+}
+
+static int connected(zkc_client_t *c) {
+  zkc_state_t st = ZKC_STATE_CLOSED;
+  zkc_client_state(c, &st);
+  return st == ZKC_STATE_CONNECTED || st == ZKC_STATE_RECONNECTED;
+}
+
 static int acquire(const zkcli_opts_t *o, zkc_mutex_t *m, int *sig) {
   pthread_mutex_lock(&g_mu);
   *sig = g_interrupted;
@@ -36,8 +54,10 @@ static int acquire(const zkcli_opts_t *o, zkc_mutex_t *m, int *sig) {
   if (*sig) return ZKC_ECLOSED;
   int rc = o->wait_ms < 0 ? zkc_mutex_acquire(m)
                           : zkc_mutex_acquire_timeout(m, o->wait_ms);
+  int down = !connected(g_client);
   pthread_mutex_lock(&g_mu);
   g_acquiring = 0;
+  g_outage |= down;
   *sig = g_interrupted;
   pthread_mutex_unlock(&g_mu);
   return rc;
@@ -52,6 +72,7 @@ static int supervise(const zkcli_opts_t *o, zkcli_child_t *ch) {
     } else if (zkcli_is_stop_signal(ev)) {
       zkcli_info(o, 1, "signal %d: stopping COMMAND, then releasing", ev);
       zkcli_child_stop(ch, ev, o->grace_ms);
+      g_stopped = 1;
       return ZKCLI_EXIT_SIGNAL_BASE + ev;
     } else if (ev == ZKCLI_EV_LOST) {
       zkcli_err("lock on %s lost (session expired or connection gone): "
@@ -78,12 +99,17 @@ int zkcli_cmd_lock(const zkcli_opts_t *o) {
     return ZKCLI_EXIT_BADPATH;
   }
   if (rc == ZKC_OK) rc = zkc_mutex_set_lost_callback(m, on_lost, NULL);
+  if (rc == ZKC_OK) rc = zkc_client_add_listener(c, on_state, NULL);
 
   int sig = 0;
   int64_t t0 = zkcli_now_ms();
   if (rc == ZKC_OK) rc = acquire(o, m, &sig);
   if (sig) {
     code = ZKCLI_EXIT_SIGNAL_BASE + sig;
+  } else if (rc == ZKC_ETIMEDOUT && g_outage) {
+    zkcli_err("cannot lock %s: the ensemble at %s was unreachable while "
+              "waiting", o->path, o->connect);
+    code = ZKCLI_EXIT_UNAVAILABLE;
   } else if (rc == ZKC_ETIMEDOUT) {
     zkcli_info(o, 1, "lock %s not obtained %s", o->path,
                o->wait_ms == 0 ? "(held by another)" : "in time");
@@ -106,7 +132,16 @@ int zkcli_cmd_lock(const zkcli_opts_t *o) {
   }
   if (rc == ZKC_OK) {
     int r = zkc_mutex_release(m);
-    zkcli_info(o, 1, "released %s: %s", o->path, zkc_strerror(r));
+    if (r == ZKC_ELOST && code != ZKCLI_EXIT_LOST) {
+      /* Lost unnoticed while COMMAND ran: it may have worked unprotected. */
+      zkcli_err("lock on %s was found lost at release: COMMAND may have run "
+                "without it", o->path);
+      if (!g_stopped) code = ZKCLI_EXIT_LOST;
+    } else if (r != ZKC_OK && r != ZKC_ELOST) {
+      zkcli_err("release of %s failed: %s", o->path, zkc_strerror(r));
+    } else {
+      zkcli_info(o, 1, "released %s: %s", o->path, zkc_strerror(r));
+    }
   }
   zkc_mutex_destroy(m);
   pthread_mutex_lock(&g_mu);

@@ -36,8 +36,10 @@ static int ensure_path(zkc_client_t *c, const char *path) {
  * the connection is in trouble: whichever session is current then deletes
  * it (a node of a lost session may outlive it by up to a session timeout).
  * Nothing to do when the client is closing. Returns ZOK when the node is
- * gone or will be, or the server's refusal (ZNOAUTH, ...): then the node
- * stays in the queue until its session ends, and the caller must say so. */
+ * gone or will be, ZKC_ELOST when it was gone already (someone deleted it,
+ * or its session ended), or the server's refusal (ZNOAUTH, ...): then the
+ * node stays in the queue until its session ends, and the caller must say
+ * so. */
 static int remove_node(zkc_client_t *c, const char *node) {
   pthread_mutex_lock(&c->mu);
   int closed = c->closed; /* closing the session removes the node */
@@ -49,7 +51,8 @@ static int remove_node(zkc_client_t *c, const char *node) {
     return ZOK;
   }
   int rc = zkc__op_run_delete(c, node);
-  if (rc == ZOK || rc == ZNONODE || rc == ZKC_ECLOSED) return ZOK;
+  if (rc == ZNONODE) return ZKC_ELOST;
+  if (rc == ZOK || rc == ZKC_ECLOSED) return ZOK;
   if (!zkc__retryable(rc) && rc != ZINVALIDSTATE && rc != ZSESSIONEXPIRED) {
     zkc__log(c, ZKC_LOG_ERROR,
              "delete of %s refused (%s): it stays until its session ends",
@@ -314,6 +317,7 @@ static int attempt(zkc_client_t *c, const char *base, const char *lock_name,
   /* A node that cannot be deleted stays in the queue, and will block it
    * once first: that refusal is the caller's news, not the timeout. */
   int del = a.node ? remove_node(c, a.node) : ZOK;
+  if (del == ZKC_ELOST) del = ZOK; /* gone is what we wanted */
   free(a.node);
   return del != ZOK && rc != ZKC_ELOST ? del : rc;
 }

@@ -31,9 +31,11 @@ int zkc__lock_acquire_data(zkc_client_t *c, const char *base,
                            int64_t deadline_ms, zkc__held_t *out);
 
 /* Deletes a held node (guaranteed: retried in the background on connection
- * loss). ZKC_OK; ZKC_ECLOSED when the client is closed (the node went with
- * the session); ZKC_EDEADLK on a callback thread (nothing done); or the
- * server's refusal (ZNOAUTH, ...): the node stays until its session ends. */
+ * loss). ZKC_OK; ZKC_ELOST when the node was already gone (deleted by
+ * someone else, or its session ended: the hold was lost before this);
+ * ZKC_ECLOSED when the client is closed (the node went with the session);
+ * ZKC_EDEADLK on a callback thread (nothing done); or the server's refusal
+ * (ZNOAUTH, ...): the node stays until its session ends. */
 int zkc__lock_delete(zkc_client_t *c, const char *node);
 /* zkc__lock_delete, then frees held->node whatever the outcome. */
 int zkc__lock_release(zkc_client_t *c, zkc__held_t *held);

@@ -301,7 +301,7 @@ int zkc_mutex_release(zkc_mutex_t *m) {
   h->guard = 0;
   if (rc == ZKC_OK) {
     rc = zkc__lock_delete(c, h->held.node);
-    if (rc != ZKC_OK && rc != ZKC_ECLOSED) {
+    if (rc != ZKC_OK && rc != ZKC_ECLOSED && rc != ZKC_ELOST) {
       /* Refused: the node is still there, so the lock is still held. */
       pthread_mutex_lock(&m->mu);
       if (zkc__guard_add(c, h->held.node, h->held.session_id, on_node_gone,

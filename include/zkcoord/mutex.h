@@ -97,8 +97,9 @@ ZKC_EXTERN int zkc_mutex_acquire_timeout(zkc_mutex_t *mutex,
  * finished in the background while the session lives.
  * Returns ZKC_OK, ZKC_EINVAL (NULL), ZKC_ENOTOWNER (this thread does not
  * hold the mutex; nothing changes), ZKC_EDEADLK (from a callback; nothing
- * changes), ZKC_ELOST (the hold had been lost: local state cleared, its
- * node is gone or being deleted), ZKC_ECLOSED (client closed: local state
+ * changes), ZKC_ELOST (the hold had been lost, or its node was found
+ * already gone by this release's delete: local state cleared, its node is
+ * gone or being deleted), ZKC_ECLOSED (client closed: local state
  * cleared; the node went with the session), or the server's refusal of the
  * delete (ZNOAUTH: a parent ACL without DELETE): the node is still there,
  * so the thread still holds the lock and nothing changes; closing the

@@ -390,6 +390,63 @@ static void lock_lost_stops_command_exit_75(void **state) {
          (long long)(expired - stopped), (long long)(told - resumed));
 }
 
+/* -w runs out while the ensemble cannot be reached: an outage (69), not a
+ * lock held by someone else (1). */
+static void wait_during_outage_exit_69(void **state) {
+  (void)state;
+  const char *path = zkt_path("lock");
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_mutex_t *m = hold_lock(c, path);
+  zkt_proc_t proxy = zkt_proxy_start(1);
+  char connect[64];
+  snprintf(connect, sizeof connect, "127.0.0.1:%d", zkt_proxy_port(&proxy));
+  zkt_proc_t p = spawn_cli("--connect", connect, "--session-timeout", "10",
+                           "lock", "-w", "3", path, "true", NULL);
+  count_arg_t queued = {path, 2};
+  assert_true(zkt_await(children_are, &queued, long_op()));
+  zkt_proxy_cmd(&proxy, "refuse on");
+  zkt_proxy_cmd(&proxy, "cut");
+  assert_int_equal(run_cli(p), 69);
+  /* The same wait with the ensemble reachable is a conflict. */
+  assert_int_equal(RUN_CLI("lock", "-w", "1", path, "true"), 1);
+  release_lock(m);
+  zkc_client_close(c);
+  close(proxy.in_fd);
+  proxy.in_fd = -1;
+  assert_int_equal(zkt_wait(&proxy, long_op()), 0);
+  /* zkcoord's session went with its close or expires: its node too. */
+  count_arg_t gone = {path, 0};
+  assert_true(zkt_await(children_are, &gone, zkt_ms(10000) + long_op()));
+}
+
+/* The lock node is deleted by someone else while zkcoord is paused, and
+ * COMMAND exits meanwhile: when zkcoord runs again the loss is found at
+ * the latest by the release, which must say so (75), not pass COMMAND's
+ * status on as if it had run under the lock. */
+static void loss_found_at_release_exit_75(void **state) {
+  (void)state;
+  const char *path = zkt_path("lock");
+  zkt_proc_t p = spawn_cli("lock", path, "sh", "-c",
+                           "echo RUNNING; read x; exit 3", NULL);
+  char line[128];
+  assert_true(zkt_expect(&p, "RUNNING", line, sizeof line, long_op()));
+  kill(p.pid, SIGSTOP);
+  char **nodes = NULL;
+  size_t n = 0;
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_mutex_t *m;
+  OK(zkc_mutex_create(&m, c, path));
+  OK(zkc_mutex_participant_nodes(m, &nodes, &n));
+  assert_int_equal(n, 1);
+  assert_int_equal(zoo_delete(zkt_raw(), nodes[0], -1), ZOK);
+  zkc_strings_free(nodes, n);
+  zkt_send(&p, "go"); /* COMMAND exits 3 while zkcoord is stopped */
+  kill(p.pid, SIGCONT);
+  assert_int_equal(run_cli(p), 75);
+  OK(zkc_mutex_destroy(m));
+  zkc_client_close(c);
+}
+
 static void command_ignoring_sigterm_is_killed_after_grace(void **state) {
   (void)state;
   const char *path = zkt_path("lock");
@@ -583,6 +640,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test(nonblock_while_held_exit_1),
       cmocka_unit_test(wait_expires_then_acquires),
       cmocka_unit_test(lock_lost_stops_command_exit_75),
+      cmocka_unit_test(wait_during_outage_exit_69),
+      cmocka_unit_test(loss_found_at_release_exit_75),
       cmocka_unit_test(command_ignoring_sigterm_is_killed_after_grace),
       cmocka_unit_test(sigterm_stops_command_and_releases),
       cmocka_unit_test(sigint_while_waiting_leaves_queue),
