@@ -1,9 +1,11 @@
 /* Test helpers: see harness.h. */
+#define _GNU_SOURCE /* pipe2 */
 #include "harness.h"
 
 #include "client_impl.h" /* the session of a client, to expire it */
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
@@ -350,7 +352,10 @@ int zkt_main(int argc, char **argv, const struct CMUnitTest *tests, size_t n,
 
 zkt_proc_t zkt_spawn(char *const argv[]) {
   int in[2], out[2];
-  if (pipe(in) != 0 || pipe(out) != 0) fail_msg("pipe failed");
+  /* Close-on-exec: a later child must not hold this one's pipes open (its
+   * stdin would never reach EOF). dup2 below clears it on 0 and 1. */
+  if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0)
+    fail_msg("pipe failed");
   pid_t pid = fork();
   if (pid < 0) fail_msg("fork failed");
   if (pid == 0) {

@@ -1,0 +1,150 @@
+/* chaos_worker: one contender process of the randomized fault test.
+ *
+ *   zkt_chaos_worker CONNECT PATH STORE SESSION_MS SEED THREADS LOG
+ *
+ * THREADS threads loop on PATH: acquire with a random timeout (0 = try
+ * once), do a few fenced writes of their token to STORE, hold a little,
+ * release. Threads pair up on one client and one mutex object (two threads
+ * of one session: one times out behind the other's hold), the odd one out
+ * has its own. Every step is
+ * appended to LOG as one line stamped with CLOCK_MONOTONIC in microseconds
+ * (one clock for every process on the host), written with one write(2) so
+ * that a SIGKILL loses no finished line:
+ *
+ *   ACQ  <us> <token> <node>          acquire returned ZKC_OK
+ *   W    <us-start> <us-end> <token>  a fenced write that landed
+ *   REL  <us> <token> <rc>            release called at <us> (the hold's end)
+ *   LOST <us> <token> <reason>        the lost callback named this hold
+ *
+ * Runs until its standard input reaches EOF, then lets every thread finish
+ * its round, closes the clients and exits 0. */
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "zkcoord/zkcoord.h"
+
+typedef struct {
+  zkc_client_t *c;
+  zkc_mutex_t *m;
+} shared_t;
+
+static shared_t shared[16];
+static int log_fd = -1;
+static atomic_int stopping;
+static const char *connect_str, *lock_path, *store_path;
+static int session_ms;
+
+static long long now_us(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...) {
+  char line[256];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  if (n > 0 && write(log_fd, line, (size_t)n) != n) _exit(70);
+}
+
+static void sleep_ms(unsigned ms) {
+  struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+  nanosleep(&ts, NULL);
+}
+
+static void on_lost(void *ctx, zkc_mutex_t *m, zkc_lost_reason_t why,
+                    int64_t token) {
+  (void)ctx, (void)m;
+  say("LOST %lld %lld %d\n", now_us(), (long long)token, (int)why);
+}
+
+/* Opens a client and its mutex; opening may meet a quorum loss, so it is
+ * tried until stopped. */
+static void open_shared(shared_t *sh) {
+  zkc_client_opts_t o;
+  zkc_client_opts_init(&o);
+  o.session_timeout_ms = session_ms;
+  o.log_level = ZKC_LOG_NONE;
+  while (!atomic_load(&stopping) &&
+         zkc_client_open(&sh->c, connect_str, &o) != ZKC_OK)
+    sleep_ms(100);
+  if (sh->c == NULL) return;
+  if (zkc_mutex_create(&sh->m, sh->c, lock_path) != ZKC_OK ||
+      zkc_mutex_set_lost_callback(sh->m, on_lost, NULL) != ZKC_OK)
+    _exit(71);
+}
+
+static void *contender(void *arg) {
+  unsigned seed = (unsigned)(uintptr_t)arg >> 4;
+  shared_t *sh = &shared[(uintptr_t)arg & 15];
+  static const int64_t timeouts[] = {0, 50, 300, 1000, 3000};
+  zkc_mutex_t *m = sh->m;
+  while (!atomic_load(&stopping)) {
+    int64_t timeout = timeouts[rand_r(&seed) % 5];
+    int rc = zkc_mutex_acquire_timeout(m, timeout);
+    if (rc != ZKC_OK) {
+      if (rc != ZKC_ETIMEDOUT) sleep_ms(20); /* connection trouble */
+      continue;
+    }
+    int64_t token = 0;
+    char node[1100] = "?";
+    long long t = now_us();
+    zkc_mutex_fencing_token(m, &token);
+    zkc_mutex_lock_node(m, node, sizeof node);
+    const char *slash = strrchr(node, '/');
+    say("ACQ %lld %lld %s\n", t, (long long)token, slash ? slash + 1 : node);
+    char data[32];
+    int len = snprintf(data, sizeof data, "%lld", (long long)token);
+    for (int w = rand_r(&seed) % 3; w >= 0; w--) {
+      long long t0 = now_us();
+      if (zkc_mutex_fenced_set(m, store_path, data, (size_t)len) == ZKC_OK)
+        say("W %lld %lld %lld\n", t0, now_us(), (long long)token);
+      sleep_ms(rand_r(&seed) % 100);
+    }
+    t = now_us();
+    rc = zkc_mutex_release(m);
+    say("REL %lld %lld %d\n", t, (long long)token, rc);
+  }
+  return NULL;
+}
+
+int main(int argc, char **argv) {
+  if (argc != 8) {
+    fprintf(stderr, "usage: zkt_chaos_worker CONNECT PATH STORE SESSION_MS "
+                    "SEED THREADS LOG\n");
+    return 64;
+  }
+  connect_str = argv[1], lock_path = argv[2], store_path = argv[3];
+  session_ms = atoi(argv[4]);
+  unsigned seed = (unsigned)strtoul(argv[5], NULL, 10);
+  int threads = atoi(argv[6]);
+  log_fd = open(argv[7], O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (log_fd < 0 || threads < 1 || threads > 16) return 64;
+  pthread_t t[16];
+  for (int i = 0; i < threads; i += 2) open_shared(&shared[i / 2]);
+  for (int i = 0; i < threads; i++) {
+    uintptr_t arg = ((uintptr_t)(seed * 31u + (unsigned)i) << 4) | (unsigned)(i / 2);
+    pthread_create(&t[i], NULL, contender, (void *)arg);
+  }
+  char buf[64];
+  while (read(0, buf, sizeof buf) > 0) {
+  }
+  atomic_store(&stopping, 1);
+  for (int i = 0; i < threads; i++) pthread_join(t[i], NULL);
+  for (int i = 0; i < 16; i++) {
+    zkc_mutex_destroy(shared[i].m);
+    zkc_client_close(shared[i].c);
+  }
+  close(log_fd);
+  return 0;
+}
