@@ -503,6 +503,18 @@ zkt_proc_t zkt_proxy_start(int server) {
 
 int zkt_proxy_port(const zkt_proc_t *p) { return p->port; }
 
+const char *zkt_proxy_connect(zkt_proc_t *p) {
+  snprintf(p->connect, sizeof p->connect, "127.0.0.1:%d", p->port);
+  return p->connect;
+}
+
+void zkt_proxy_stop(zkt_proc_t *p) {
+  close(p->in_fd);
+  p->in_fd = -1;
+  int status = zkt_wait(p, zkt_ms(5000));
+  if (status != 0) fail_msg("proxy exited with %d", status);
+}
+
 void zkt_proxy_cmd(zkt_proc_t *p, const char *cmd) {
   zkt_send(p, cmd);
   char want[300], line[300];

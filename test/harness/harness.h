@@ -103,6 +103,7 @@ int zkt_teardown(void **state);
 typedef struct zkt_proc {
   int pid;
   int port; /* proxies: the port they listen on */
+  char connect[32]; /* proxies: "127.0.0.1:<port>" */
   int in_fd;  /* write end of the child's stdin (-1 once closed) */
   int out_fd; /* read end of the child's stdout */
 } zkt_proc_t;
@@ -146,6 +147,10 @@ zhandle_t *zkt_attach_session(const clientid_t *id);
  * port; zkt_proxy_cmd sends a command and waits for its "OK". */
 zkt_proc_t zkt_proxy_start(int server);
 int zkt_proxy_port(const zkt_proc_t *p);
+/* The connect string of the proxy ("127.0.0.1:<port>", kept in p). */
+const char *zkt_proxy_connect(zkt_proc_t *p);
+/* Ends the proxy (EOF on its commands) and fails the test unless it exits 0. */
+void zkt_proxy_stop(zkt_proc_t *p);
 void zkt_proxy_cmd(zkt_proc_t *p, const char *cmd);
 
 /* Contention on one lock path: `clients` clients x `threads` threads loop

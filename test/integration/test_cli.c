@@ -398,8 +398,7 @@ static void wait_during_outage_exit_69(void **state) {
   zkc_client_t *c = zkt_open(NULL);
   zkc_mutex_t *m = hold_lock(c, path);
   zkt_proc_t proxy = zkt_proxy_start(1);
-  char connect[64];
-  snprintf(connect, sizeof connect, "127.0.0.1:%d", zkt_proxy_port(&proxy));
+  const char *connect = zkt_proxy_connect(&proxy);
   zkt_proc_t p = spawn_cli("--connect", connect, "--session-timeout", "10",
                            "lock", "-w", "3", path, "true", NULL);
   count_arg_t queued = {path, 2};
@@ -411,9 +410,7 @@ static void wait_during_outage_exit_69(void **state) {
   assert_int_equal(RUN_CLI("lock", "-w", "1", path, "true"), 1);
   release_lock(m);
   zkc_client_close(c);
-  close(proxy.in_fd);
-  proxy.in_fd = -1;
-  assert_int_equal(zkt_wait(&proxy, long_op()), 0);
+  zkt_proxy_stop(&proxy);
   /* zkcoord's session went with its close or expires: its node too. */
   count_arg_t gone = {path, 0};
   assert_true(zkt_await(children_are, &gone, zkt_ms(10000) + long_op()));

@@ -535,8 +535,7 @@ static void create_cut_recovered_by_uuid(void **state) {
   char path[512];
   snprintf(path, sizeof path, "%s", zkt_path("lock"));
   zkt_proc_t proxy = zkt_proxy_start(1);
-  char connect[64];
-  snprintf(connect, sizeof connect, "127.0.0.1:%d", zkt_proxy_port(&proxy));
+  const char *connect = zkt_proxy_connect(&proxy);
   zkc_client_t *c = open_with(10000, connect);
   zkc_mutex_t *m = new_mutex(c, path);
   OK(zkc_mutex_acquire(m)); /* creates the parents before any cut */
@@ -563,9 +562,7 @@ static void create_cut_recovered_by_uuid(void **state) {
          (unsigned long long)(atomic_load(&c->requests) - requests0));
   OK(zkc_mutex_destroy(m));
   zkc_client_close(c);
-  close(proxy.in_fd);
-  proxy.in_fd = -1;
-  assert_int_equal(zkt_wait(&proxy, zkt_ms(5000)), 0);
+  zkt_proxy_stop(&proxy);
 }
 
 /* ---- 9 ---- */
@@ -576,8 +573,7 @@ static void release_while_disconnected(void **state) {
   char path[512];
   snprintf(path, sizeof path, "%s", zkt_path("lock"));
   zkt_proc_t proxy = zkt_proxy_start(2);
-  char connect[64];
-  snprintf(connect, sizeof connect, "127.0.0.1:%d", zkt_proxy_port(&proxy));
+  const char *connect = zkt_proxy_connect(&proxy);
   zkc_client_t *c = open_with(session_ms, connect);
   zkc_mutex_t *m = new_mutex(c, path);
   observed_t o;
@@ -615,9 +611,7 @@ static void release_while_disconnected(void **state) {
   OK(zkc_mutex_release(m));
   OK(zkc_mutex_destroy(m));
   zkc_client_close(c);
-  close(proxy.in_fd);
-  proxy.in_fd = -1;
-  assert_int_equal(zkt_wait(&proxy, zkt_ms(5000)), 0);
+  zkt_proxy_stop(&proxy);
 }
 
 /* ---- 10 ---- */
@@ -803,8 +797,7 @@ static void grant_only_on_current_session(void **state) {
   char path[512];
   snprintf(path, sizeof path, "%s", zkt_path("lock"));
   zkt_proc_t proxy = zkt_proxy_start(1);
-  char connect[64];
-  snprintf(connect, sizeof connect, "127.0.0.1:%d", zkt_proxy_port(&proxy));
+  const char *connect = zkt_proxy_connect(&proxy);
   zkc_client_t *c = open_with(session_ms, connect);
   zkc_mutex_t *m = new_mutex(c, path);
   observed_t o;
@@ -835,9 +828,7 @@ static void grant_only_on_current_session(void **state) {
   zookeeper_close(zombie);
   OK(zkc_mutex_destroy(m));
   zkc_client_close(c);
-  close(proxy.in_fd);
-  proxy.in_fd = -1;
-  assert_int_equal(zkt_wait(&proxy, zkt_ms(5000)), 0);
+  zkt_proxy_stop(&proxy);
 }
 
 /* Between the grant and the record of the hold the session is lost (the
@@ -945,8 +936,7 @@ static void suspended_loss_node_deleted_by_new_session(void **state) {
   char path[512];
   snprintf(path, sizeof path, "%s", zkt_path("lock"));
   zkt_proc_t proxy = zkt_proxy_start(1);
-  char connect[64];
-  snprintf(connect, sizeof connect, "127.0.0.1:%d", zkt_proxy_port(&proxy));
+  const char *connect = zkt_proxy_connect(&proxy);
   zkc_client_opts_t opts;
   zkc_client_opts_init(&opts);
   opts.session_timeout_ms = session_ms;
@@ -982,9 +972,7 @@ static void suspended_loss_node_deleted_by_new_session(void **state) {
   OK(zkc_mutex_destroy(mb));
   zkc_client_close(a);
   zkc_client_close(b);
-  close(proxy.in_fd);
-  proxy.in_fd = -1;
-  assert_int_equal(zkt_wait(&proxy, zkt_ms(5000)), 0);
+  zkt_proxy_stop(&proxy);
 }
 
 int main(int argc, char **argv) {

@@ -334,8 +334,7 @@ static void leader_expired_told_before_successor_leads(void **state) {
   rec_init(r);
   slot_t sa = {.r = r, .idx = 0}, sb = {.r = r, .idx = 1};
   zkt_proc_t proxy = zkt_proxy_start(1);
-  char connect[64];
-  snprintf(connect, sizeof connect, "127.0.0.1:%d", zkt_proxy_port(&proxy));
+  const char *connect = zkt_proxy_connect(&proxy);
   zkc_client_opts_t o;
   zkc_client_opts_init(&o);
   o.session_timeout_ms = session_ms;
@@ -377,9 +376,7 @@ static void leader_expired_told_before_successor_leads(void **state) {
   OK(zkc_latch_destroy(la));
   zkc_client_close(a);
   zkc_client_close(b);
-  close(proxy.in_fd);
-  proxy.in_fd = -1;
-  assert_int_equal(zkt_wait(&proxy, zkt_ms(5000)), 0);
+  zkt_proxy_stop(&proxy);
   free(r);
 }
 

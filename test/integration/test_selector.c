@@ -485,8 +485,7 @@ static void partitioned_leader_stops_before_successor(void **state) {
   part_init(&pa, r, 0, -1);
   part_init(&pb, r, 1, -1);
   zkt_proc_t proxy = zkt_proxy_start(1);
-  char connect[64];
-  snprintf(connect, sizeof connect, "127.0.0.1:%d", zkt_proxy_port(&proxy));
+  const char *connect = zkt_proxy_connect(&proxy);
   zkc_client_opts_t o;
   zkc_client_opts_init(&o);
   o.session_timeout_ms = session_ms;
@@ -539,9 +538,7 @@ static void partitioned_leader_stops_before_successor(void **state) {
   assert_no_overlap(r);
   zkc_client_close(a);
   zkc_client_close(b);
-  close(proxy.in_fd);
-  proxy.in_fd = -1;
-  assert_int_equal(zkt_wait(&proxy, zkt_ms(5000)), 0);
+  zkt_proxy_stop(&proxy);
   free(r);
 }
 
