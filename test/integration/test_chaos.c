@@ -37,7 +37,8 @@
 
 typedef struct {
   int pid;
-  long long t0, t1; /* paused (SIGSTOP..SIGCONT) or killed (t0 == t1) */
+  int killed;       /* SIGKILL at t0; else paused from t0 to t1 */
+  long long t0, t1;
 } fault_t;
 
 typedef struct {
@@ -92,8 +93,9 @@ static void spawn_worker(run_t *r, int i) {
   r->spawned[r->nspawned++] = r->procs[i].pid;
 }
 
-static void add_fault(run_t *r, int pid, long long t0, long long t1) {
-  if (r->nfaults < MAX_EVENTS) r->faults[r->nfaults++] = (fault_t){pid, t0, t1};
+static void add_fault(run_t *r, int pid, int killed, long long t0, long long t1) {
+  if (r->nfaults < MAX_EVENTS)
+    r->faults[r->nfaults++] = (fault_t){pid, killed, t0, t1};
 }
 
 static unsigned pick(run_t *r, unsigned n) { return (unsigned)rand_r(&r->seed) % n; }
@@ -122,8 +124,9 @@ static void nemesis(run_t *r) {
     deallocate_String_vector(&v);
   } else if (what < 50) { /* a worker killed outright, then replaced */
     int i = (int)pick(r, WORKERS);
+    long long t = now_us();
     kill(r->procs[i].pid, SIGKILL);
-    add_fault(r, r->procs[i].pid, now_us(), now_us());
+    add_fault(r, r->procs[i].pid, 1, t, t);
     zkt_wait(&r->procs[i], zkt_ms(5000));
     spawn_worker(r, i);
     r->counts[1]++;
@@ -134,7 +137,7 @@ static void nemesis(run_t *r) {
     kill(r->procs[i].pid, SIGSTOP);
     nap_ms(ms);
     kill(r->procs[i].pid, SIGCONT);
-    add_fault(r, r->procs[i].pid, t0, now_us());
+    add_fault(r, r->procs[i].pid, 0, t0, now_us());
     r->counts[2]++;
   } else if (what < 82) { /* a server (half the time the leader) crashes */
     char leader[16] = "1";
@@ -215,7 +218,7 @@ static int could_not_know(const run_t *r, const hold_t *x, long long t0,
   for (int i = 0; i < r->nfaults; i++) {
     const fault_t *f = &r->faults[i];
     if (f->pid != x->pid) continue;
-    if (f->t0 == f->t1 ? f->t0 <= t1 && !x->ended : f->t0 <= t1 && f->t1 >= t0)
+    if (f->killed ? f->t0 <= t1 && !x->ended : f->t0 <= t1 && f->t1 >= t0)
       return 1;
   }
   return 0;
@@ -314,8 +317,19 @@ static void mutex_under_faults(void **state) {
   long long until = now_us() + (long long)seconds * 1000000;
   while (now_us() < until) nemesis(r);
 
-  /* Heal, then let the workers finish and close their sessions. */
-  assert_int_equal(zkt_ensemble(NULL, 0, "start"), 0);
+  /* Heal, then let the workers finish and close their sessions. An
+   * ensemble that does not heal within the script's limit (seen once in
+   * about ten runs after a series of crashes) is restarted whole: the
+   * servers' own recovery is not what this test is about, and the holds it
+   * costs are told LOST like any other session loss. */
+  if (zkt_ensemble(NULL, 0, "start") != 0) {
+    char status[512] = "";
+    zkt_ensemble(status, sizeof status, "status");
+    printf("note: the ensemble did not heal in time (%s); restarting it\n",
+           status);
+    assert_int_equal(zkt_ensemble(NULL, 0, "stop"), 0);
+    assert_int_equal(zkt_ensemble(NULL, 0, "start"), 0);
+  }
   long long end = now_us();
   for (int i = 0; i < WORKERS; i++) {
     close(r->procs[i].in_fd);
@@ -327,7 +341,7 @@ static void mutex_under_faults(void **state) {
     int status = zkt_wait(&r->procs[i], zkt_ms(30000));
     if (status != 0) {
       unclean++;
-      add_fault(r, pid, end, end);
+      add_fault(r, pid, 1, end, end);
     }
   }
   const char *lock = zkt_path("lock");
@@ -347,7 +361,7 @@ static void mutex_under_faults(void **state) {
     /* A killed worker's last hold ended when it was killed. */
     long long until_us = end;
     for (int i = 0; i < r->nfaults; i++)
-      if (r->faults[i].pid == r->spawned[n] && r->faults[i].t0 == r->faults[i].t1)
+      if (r->faults[i].pid == r->spawned[n] && r->faults[i].killed)
         until_us = r->faults[i].t0;
     read_log(&h, path, r->spawned[n], until_us);
   }
