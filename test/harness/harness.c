@@ -224,13 +224,20 @@ int zkt_await(int (*pred)(void *ctx), void *ctx, int64_t timeout_ms) {
 struct children_goal {
   const char *path;
   int at_least;
+  int exactly; /* at_least is the count wanted, not a lower bound */
 };
 static int children_reached(void *ctx) {
   struct children_goal *g = ctx;
-  return zkt_children_count(g->path) >= g->at_least;
+  int n = zkt_children_count(g->path);
+  return g->exactly ? n == g->at_least : n >= g->at_least;
+}
+
+int zkt_await_children_exactly(const char *path, int count, int64_t timeout_ms) {
+  struct children_goal g = {path, count, 1};
+  return zkt_await(children_reached, &g, timeout_ms);
 }
 int zkt_await_children(const char *path, int at_least, int64_t timeout_ms) {
-  struct children_goal g = {path, at_least};
+  struct children_goal g = {path, at_least, 0};
   return zkt_await(children_reached, &g, timeout_ms);
 }
 

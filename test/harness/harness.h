@@ -70,6 +70,9 @@ void zkt_delete_tree(const char *path);
  * conditions on the ensemble that nothing can signal. */
 int zkt_await(int (*pred)(void *ctx), void *ctx, int64_t timeout_ms);
 
+/* zkt_await until path has exactly `count` children (a missing path has
+ * -1, see zkt_children_count). */
+int zkt_await_children_exactly(const char *path, int count, int64_t timeout_ms);
 /* zkt_await until path has at least `at_least` children. */
 int zkt_await_children(const char *path, int at_least, int64_t timeout_ms);
 

@@ -281,15 +281,6 @@ static int check(const run_t *r, history_t *h, int *excused) {
   return bad;
 }
 
-struct count_ctx {
-  const char *path;
-  int want;
-};
-static int children_are(void *ctx) {
-  struct count_ctx *cc = ctx;
-  return zkt_children_count(cc->path) == cc->want;
-}
-
 static void mutex_under_faults(void **state) {
   (void)state;
   run_t *r = calloc(1, sizeof *r);
@@ -344,10 +335,9 @@ static void mutex_under_faults(void **state) {
       add_fault(r, pid, 1, end, end);
     }
   }
-  const char *lock = zkt_path("lock");
-  struct count_ctx none = {lock, 0};
   /* Killed workers' sessions expire within a session timeout (and a tick). */
-  int drained = zkt_await(children_are, &none, zkt_ms(3 * SESSION_MS + 10000));
+  int drained = zkt_await_children_exactly(zkt_path("lock"), 0,
+                                           zkt_ms(3 * SESSION_MS + 10000));
 
   history_t h = {0};
   DIR *d = opendir(r->dir);
@@ -390,9 +380,28 @@ static void mutex_under_faults(void **state) {
   free(r);
 }
 
-/* The servers are restarted by the nemesis: make sure all three serve. */
+/* The last transaction id server s has applied ("srvr"), or -1. */
+static long long server_zxid(int s) {
+  char *out = zkt_4lw(s, "srvr");
+  const char *z = out ? strstr(out, "Zxid: ") : NULL;
+  long long zxid = z ? strtoll(z + 6, NULL, 16) : -1;
+  free(out);
+  return zxid;
+}
+
+static int servers_caught_up(void *ctx) {
+  (void)ctx;
+  long long z = server_zxid(1);
+  return z >= 0 && server_zxid(2) == z && server_zxid(3) == z;
+}
+
+/* The servers are restarted by the nemesis: make sure all three serve and
+ * have caught up, so that the next test's reads are not served by a server
+ * still applying this one's writes. */
 static int restore_ensemble(void **state) {
   if (zkt_ensemble(NULL, 0, "start") != 0) return -1;
+  if (!zkt_await(servers_caught_up, NULL, zkt_ms(10000)))
+    print_error("servers not caught up after 10 s\n");
   return zkt_teardown(state);
 }
 
