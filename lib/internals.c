@@ -205,12 +205,17 @@ static int still_ours(attempt_t *a) {
              : ZKC_OK;
 }
 
-/* Retries after a failed request; ZKC_OK to read the queue again. */
-static int retry(attempt_t *a, int rc) {
-  rc = zkc__retry_wait(a->c, &a->retries, rc, a->deadline);
+/* After a wait that ended with rc: reads the queue again if the wait went
+ * well and our node is still the current session's. */
+static int read_again(attempt_t *a, int rc) {
   if (rc == ZKC_OK) rc = still_ours(a);
   if (rc == ZKC_OK) rc = submit_list(a);
   return rc;
+}
+
+/* Retries after a failed request; ZKC_OK to read the queue again. */
+static int retry(attempt_t *a, int rc) {
+  return read_again(a, zkc__retry_wait(a->c, &a->retries, rc, a->deadline));
 }
 
 /* Granted only when a queue read shows our node first while its session is
@@ -223,9 +228,7 @@ static int grant(attempt_t *a) {
     case ZKC__SESSION_GONE: return ZKC_ELOST;
     default: break;
   }
-  int rc = zkc__wait_connected(a->c, a->deadline);
-  if (rc == ZKC_OK) rc = still_ours(a);
-  if (rc == ZKC_OK) rc = submit_list(a);
+  int rc = read_again(a, zkc__wait_connected(a->c, a->deadline));
   return rc == ZKC_OK ? ZKC__AGAIN : rc;
 }
 

@@ -190,6 +190,15 @@ static void leave(zkc_mutex_t *m) {
 
 void (*zkc__mutex_seam)(zkc_mutex_t *m, zkc__seam_t where);
 
+/* Watches the hold's own node (see guard.c). Under m->mu, so that the guard
+ * cannot fire before the hold carries its id. */
+static void guard_hold(zkc_mutex_t *m, hold_t *h) {
+  if (zkc__guard_add(m->client, h->held.node, h->held.session_id,
+                     on_node_gone, m, &h->guard) != ZKC_OK)
+    zkc__log(m->client, ZKC_LOG_WARN, "out of memory: %s is held unwatched",
+             m->path);
+}
+
 /* Records a granted hold, or returns ZKC__REQUEUE when it is gone already.
  * The session's fate is read under m->mu: a state dispatched before this
  * shows in it, one dispatched after finds the hold in the table. Caller
@@ -205,10 +214,7 @@ static int record(zkc_mutex_t *m, hold_t *h) {
     return ZKC__REQUEUE;
   h->in_doubt = fate == ZKC__SESSION_DOUBT;
   if (!ZKC__HASH_ADD_U64(m->holds, thread, h)) return ZKC_ENOMEM;
-  /* Under m->mu, so that the guard cannot fire before it is recorded. */
-  if (zkc__guard_add(c, h->held.node, h->held.session_id, on_node_gone, m,
-                     &h->guard) != ZKC_OK)
-    zkc__log(c, ZKC_LOG_WARN, "out of memory: %s is held unwatched", m->path);
+  guard_hold(m, h);
   return ZKC_OK;
 }
 
@@ -304,10 +310,7 @@ int zkc_mutex_release(zkc_mutex_t *m) {
     if (rc != ZKC_OK && rc != ZKC_ECLOSED && rc != ZKC_ELOST) {
       /* Refused: the node is still there, so the lock is still held. */
       pthread_mutex_lock(&m->mu);
-      if (zkc__guard_add(c, h->held.node, h->held.session_id, on_node_gone,
-                         m, &h->guard) != ZKC_OK)
-        zkc__log(c, ZKC_LOG_WARN, "out of memory: %s is held unwatched",
-                 m->path);
+      guard_hold(m, h);
       m->users--;
       pthread_mutex_unlock(&m->mu);
       return rc;

@@ -306,16 +306,6 @@ static void two_processes_serialize_file_update(void **state) {
   scratch_cleanup();
 }
 
-typedef struct {
-  const char *path;
-  int want;
-} count_arg_t;
-
-static int children_are(void *ctx) {
-  count_arg_t *a = ctx;
-  int n = zkt_children_count(a->path);
-  return (n < 0 ? 0 : n) == a->want;
-}
 
 static void nonblock_while_held_exit_1(void **state) {
   (void)state;
@@ -348,8 +338,7 @@ static void wait_expires_then_acquires(void **state) {
   assert_true(waited < 1000 + long_op());
   /* A waiter with time to spare gets it once the holder releases. */
   zkt_proc_t p = spawn_cli("lock", "-w", "60", path, "sh", "-c", "echo GOT", NULL);
-  count_arg_t queued = {path, 2};
-  assert_true(zkt_await(children_are, &queued, long_op()));
+  assert_true(zkt_await_children_exactly(path, 2, long_op()));
   char line[64];
   release_lock(m);
   assert_true(zkt_expect(&p, "GOT", line, sizeof line, long_op()));
@@ -375,8 +364,7 @@ static void lock_lost_stops_command_exit_75(void **state) {
    * expires the session and deletes the lock node while COMMAND runs on. */
   kill(p.pid, SIGSTOP);
   int64_t stopped = zkt_now_ms();
-  count_arg_t gone = {path, 0};
-  assert_true(zkt_await(children_are, &gone, zkt_ms(2000) + long_op()));
+  assert_true(zkt_await_children_exactly(path, 0, zkt_ms(2000) + long_op()));
   int64_t expired = zkt_now_ms();
   /* Someone else may take the lock now: the fencing token is what protects
    * the resource; zkcoord must stop COMMAND as soon as it runs again. */
@@ -401,8 +389,7 @@ static void wait_during_outage_exit_69(void **state) {
   const char *connect = zkt_proxy_connect(&proxy);
   zkt_proc_t p = spawn_cli("--connect", connect, "--session-timeout", "10",
                            "lock", "-w", "3", path, "true", NULL);
-  count_arg_t queued = {path, 2};
-  assert_true(zkt_await(children_are, &queued, long_op()));
+  assert_true(zkt_await_children_exactly(path, 2, long_op()));
   zkt_proxy_cmd(&proxy, "refuse on");
   zkt_proxy_cmd(&proxy, "cut");
   assert_int_equal(run_cli(p), 69);
@@ -412,8 +399,7 @@ static void wait_during_outage_exit_69(void **state) {
   zkc_client_close(c);
   zkt_proxy_stop(&proxy);
   /* zkcoord's session went with its close or expires: its node too. */
-  count_arg_t gone = {path, 0};
-  assert_true(zkt_await(children_are, &gone, zkt_ms(10000) + long_op()));
+  assert_true(zkt_await_children_exactly(path, 0, zkt_ms(10000) + long_op()));
 }
 
 /* The lock node is deleted by someone else while zkcoord is paused, and
@@ -493,8 +479,7 @@ static void sigint_while_waiting_leaves_queue(void **state) {
   zkc_client_t *c = zkt_open(NULL);
   zkc_mutex_t *m = hold_lock(c, path);
   zkt_proc_t p = spawn_cli("lock", path, "sh", "-c", "echo RAN", NULL);
-  count_arg_t queued = {path, 2};
-  assert_true(zkt_await(children_are, &queued, long_op()));
+  assert_true(zkt_await_children_exactly(path, 2, long_op()));
   int64_t t0 = zkt_now_ms();
   kill(p.pid, SIGINT);
   assert_int_equal(run_cli(p), 128 + SIGINT);
@@ -521,8 +506,7 @@ static void leader_hands_over_when_killed(void **state) {
   long long t1 = atoll(line + 8);
   p[1] = spawn_cli("--session-timeout", "2", "leader", "--id", "second", path,
                    "sh", "-c", cmd, NULL);
-  count_arg_t both = {path, 2};
-  assert_true(zkt_await(children_are, &both, long_op()));
+  assert_true(zkt_await_children_exactly(path, 2, long_op()));
   /* The follower runs nothing. */
   assert_false(zkt_read_line(&p[1], line, sizeof line, zkt_ms(300)));
   kill(p[0].pid, SIGKILL);
@@ -550,8 +534,7 @@ static void leader_restarts_command_after_losing(void **state) {
   assert_true(zkt_expect(&p, "RUNNING ", line, sizeof line, long_op()));
   long long t1 = atoll(line + 8);
   kill(p.pid, SIGSTOP); /* the session expires under the paused zkcoord */
-  count_arg_t gone = {path, 0};
-  assert_true(zkt_await(children_are, &gone, zkt_ms(2000) + long_op()));
+  assert_true(zkt_await_children_exactly(path, 0, zkt_ms(2000) + long_op()));
   kill(p.pid, SIGCONT);
   assert_true(zkt_expect(&p, "TERM", line, sizeof line, long_op()));
   /* It joins again and, alone in the election, leads with a new node. */

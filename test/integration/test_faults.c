@@ -187,14 +187,6 @@ static void bg_release(bg_acquire_t *b) {
   OK(b->release_rc);
 }
 
-struct count_ctx {
-  const char *path;
-  int want;
-};
-static int children_reach(void *ctx) {
-  struct count_ctx *cc = ctx;
-  return zkt_children_count(cc->path) >= cc->want;
-}
 
 /* ---- 1 ---- */
 
@@ -237,8 +229,7 @@ static void holder_session_expired_lost_and_recovers(void **state) {
   OK(zkc_mutex_fencing_token(ma, &token));
   bg_acquire_t waiter;
   bg_acquire(&waiter, mb, zkt_ms(20000));
-  struct count_ctx cc = {path, 2};
-  assert_true(zkt_await(children_reach, &cc, zkt_ms(10000)));
+  assert_true(zkt_await_children(path, 2, zkt_ms(10000)));
 
   int64_t old = zkt_expire_session(a);
   int64_t t0 = zkt_now_ms();
@@ -292,8 +283,7 @@ static void waiter_session_expired_requeues(void **state) {
   OK(zkc_mutex_acquire(ma));
   bg_acquire_t waiter;
   bg_acquire(&waiter, mb, zkt_ms(30000));
-  struct count_ctx cc = {path, 2};
-  assert_true(zkt_await(children_reach, &cc, zkt_ms(10000)));
+  assert_true(zkt_await_children(path, 2, zkt_ms(10000)));
   int64_t old = zkt_expire_session(b);
   int64_t t0 = zkt_now_ms();
   seen_t lost = {&o, ZKC_STATE_LOST}, again = {&o, ZKC_STATE_CONNECTED};
@@ -303,7 +293,7 @@ static void waiter_session_expired_requeues(void **state) {
   assert_true(zkt_await(saw_state, &again, zkt_ms(10000)));
   /* The waiter queued again on the new session: two nodes, none of the
    * expired session. */
-  assert_true(zkt_await(children_reach, &cc, zkt_ms(10000)));
+  assert_true(zkt_await_children(path, 2, zkt_ms(10000)));
   assert_int_equal(o.lost_reason, 0); /* it held nothing: nothing was lost */
   OK(zkc_mutex_release(ma));
   OK(bg_result(&waiter));
@@ -715,10 +705,9 @@ static void outside_delete_of_waiter_grants_one(void **state) {
   OK(zkc_mutex_lock_node(mh, hnode, sizeof hnode));
   bg_acquire_t wa, wc;
   bg_acquire(&wa, ma, zkt_ms(30000));
-  struct count_ctx two = {path, 2}, three = {path, 3};
-  assert_true(zkt_await(children_reach, &two, zkt_ms(10000)));
+  assert_true(zkt_await_children(path, 2, zkt_ms(10000)));
   bg_acquire(&wc, mc, zkt_ms(30000));
-  assert_true(zkt_await(children_reach, &three, zkt_ms(10000)));
+  assert_true(zkt_await_children(path, 3, zkt_ms(10000)));
 
   char **nodes = NULL;
   size_t n = 0;
@@ -738,7 +727,7 @@ static void outside_delete_of_waiter_grants_one(void **state) {
   OK(zkc_mutex_release(mh));
   OK(bg_result(&wc));
   /* A noticed its node was gone and queued again, behind C. */
-  assert_true(zkt_await(children_reach, &two, zkt_ms(10000)));
+  assert_true(zkt_await_children(path, 2, zkt_ms(10000)));
   assert_false(atomic_load(&wa.acquired));
   bg_release(&wc);
   OK(bg_result(&wa));
@@ -950,8 +939,7 @@ static void suspended_loss_node_deleted_by_new_session(void **state) {
   clientid_t old = zkt_session_credentials(a);
   bg_acquire_t w;
   bg_acquire(&w, mb, zkt_ms(60000));
-  struct count_ctx two = {path, 2};
-  assert_true(zkt_await(children_reach, &two, zkt_ms(10000)));
+  assert_true(zkt_await_children(path, 2, zkt_ms(10000)));
 
   zkt_proxy_cmd(&proxy, "refuse on");
   zkt_proxy_cmd(&proxy, "cut");

@@ -122,15 +122,6 @@ static int leader_index(latches_t *ls) {
   return -1;
 }
 
-struct count_ctx {
-  const char *path;
-  int want;
-};
-
-static int children_reach(void *ctx) {
-  struct count_ctx *cc = ctx;
-  return zkt_children_count(cc->path) == cc->want;
-}
 
 /* Ends participant idx's open interval at `at` (0: now). Returns 1 if an
  * interval was open (is_leader had been told). */
@@ -237,8 +228,7 @@ static void one_leader_among_five(void **state) {
     OK(zkc_latch_start(l[i]));
   }
   latches_t ls = {l, N};
-  struct count_ctx cc = {path, N};
-  assert_true(zkt_await(children_reach, &cc, zkt_ms(10000)));
+  assert_true(zkt_await_children_exactly(path, N, zkt_ms(10000)));
   assert_true(zkt_await(one_leader, &ls, zkt_ms(10000)));
   int li = leader_index(&ls);
 
@@ -313,8 +303,7 @@ static void leader_killed_successor_within_session_timeout(void **state) {
   zkc_client_t *c = zkt_open(NULL);
   zkc_latch_t *l = new_latch(c, path, "successor", &s);
   OK(zkc_latch_start(l));
-  struct count_ctx cc = {path, 2};
-  assert_true(zkt_await(children_reach, &cc, zkt_ms(10000)));
+  assert_true(zkt_await_children_exactly(path, 2, zkt_ms(10000)));
   assert_int_equal(zkc_latch_await(l, 0), ZKC_ETIMEDOUT);
   char *leader = NULL;
   OK(zkc_latch_leader_id(l, &leader));
@@ -363,8 +352,7 @@ static void leader_expired_told_before_successor_leads(void **state) {
   OK(zkc_latch_await(la, zkt_ms(10000)));
   zkc_latch_t *lb = new_latch(b, path, "b", &sb);
   OK(zkc_latch_start(lb));
-  struct count_ctx cc = {path, 2};
-  assert_true(zkt_await(children_reach, &cc, zkt_ms(10000)));
+  assert_true(zkt_await_children_exactly(path, 2, zkt_ms(10000)));
 
   int64_t t0 = zkt_now_ns();
   zkt_proxy_cmd(&proxy, "stall"); /* the leader is cut off */
@@ -386,7 +374,7 @@ static void leader_expired_told_before_successor_leads(void **state) {
   /* Back on the network, a learns its session expired and rejoins behind
    * b with a new one. */
   zkt_proxy_cmd(&proxy, "unstall");
-  assert_true(zkt_await(children_reach, &cc, zkt_ms(10000)));
+  assert_true(zkt_await_children_exactly(path, 2, zkt_ms(10000)));
   assert_no_overlap(r);
   end_by_hand(r, 1);
   OK(zkc_latch_destroy(lb));
@@ -598,13 +586,11 @@ static void curator_latch_interop(void **state) {
   char *argv[] = {script, getenv("ZKT_BUILD"), "latch", (char *)zkt_connect(),
                   path, "java", "1500", NULL};
   zkt_proc_t java = zkt_spawn(argv);
-  struct count_ctx cc = {path, 2};
-  if (!zkt_await(children_reach, &cc, zkt_ms(60000)))
+  if (!zkt_await_children_exactly(path, 2, zkt_ms(60000)))
     fail_msg("Curator's latch did not join");
   zkc_latch_t *l2 = new_latch(b, path, "c2", &s2);
   OK(zkc_latch_start(l2));
-  cc.want = 3;
-  assert_true(zkt_await(children_reach, &cc, zkt_ms(10000)));
+  assert_true(zkt_await_children_exactly(path, 3, zkt_ms(10000)));
 
   zkc_participant_t *p;
   size_t n;

@@ -293,14 +293,6 @@ static void *fifo_waiter(void *arg) {
   return NULL;
 }
 
-struct count_ctx {
-  const char *path;
-  int want;
-};
-static int children_reach(void *ctx) {
-  struct count_ctx *c = ctx;
-  return zkt_children_count(c->path) >= c->want;
-}
 
 static void fifo_handoff_order(void **state) {
   (void)state;
@@ -320,8 +312,7 @@ static void fifo_handoff_order(void **state) {
     args[i] = (struct fifo_arg){&f, i};
     pthread_create(&t[i], NULL, fifo_waiter, &args[i]);
     /* The next waiter starts only once this one's node is in the queue. */
-    struct count_ctx cc = {path_copy, i + 2};
-    assert_true(zkt_await(children_reach, &cc, zkt_ms(10000)));
+    assert_true(zkt_await_children(path_copy, i + 2, zkt_ms(10000)));
   }
   OK(zkc_mutex_release(holder));
   for (int i = 0; i < FIFO_WAITERS; i++) pthread_join(t[i], NULL);
@@ -363,8 +354,7 @@ static void one_watch_per_waiter(void **state) {
     clients[i] = zkt_open(NULL);
     w[i].m = new_mutex(clients[i], path);
     pthread_create(&t[i], NULL, watch_waiter_main, &w[i]);
-    struct count_ctx cc = {path, i + 2};
-    assert_true(zkt_await(children_reach, &cc, zkt_ms(10000)));
+    assert_true(zkt_await_children(path, i + 2, zkt_ms(10000)));
   }
   char **nodes;
   size_t n;
@@ -510,8 +500,7 @@ static void close_wakes_waiters(void **state) {
     w[i] = (struct blocked){new_mutex(b, path), 0};
     pthread_create(&t[i], NULL, blocked_acquire, &w[i]);
   }
-  struct count_ctx cc = {path, 4};
-  assert_true(zkt_await(children_reach, &cc, zkt_ms(10000)));
+  assert_true(zkt_await_children(path, 4, zkt_ms(10000)));
   zkc_client_close(b);
   for (int i = 0; i < 3; i++) {
     pthread_join(t[i], NULL);

@@ -143,15 +143,6 @@ static zkc_selector_t *new_selector(zkc_client_t *c, const char *path,
   return s;
 }
 
-struct count_ctx {
-  const char *path;
-  int want;
-};
-
-static int children_reach(void *ctx) {
-  struct count_ctx *cc = ctx;
-  return zkt_children_count(cc->path) == cc->want;
-}
 
 struct atomic_ctx {
   atomic_int *v;
@@ -204,8 +195,7 @@ static void five_auto_requeue_one_at_a_time(void **state) {
    * order is fixed from the first turn on. */
   atomic_store(&r->gate, 0);
   for (int i = 0; i < N; i++) OK(zkc_selector_start(s[i]));
-  struct count_ctx cc = {path, N};
-  assert_true(zkt_await(children_reach, &cc, zkt_ms(10000)));
+  assert_true(zkt_await_children_exactly(path, N, zkt_ms(10000)));
   int64_t t0 = zkt_now_ms();
   atomic_store(&r->gate, 1);
   struct iv_ctx ic = {r, ROUNDS};
@@ -266,8 +256,7 @@ static void close_while_leading_stops_and_deletes(void **state) {
   struct atomic_ctx ac = {&pa.turns, 1};
   assert_true(zkt_await(atomic_reach, &ac, zkt_ms(10000)));
   OK(zkc_selector_start(sb));
-  struct count_ctx cc = {path, 2};
-  assert_true(zkt_await(children_reach, &cc, zkt_ms(10000)));
+  assert_true(zkt_await_children_exactly(path, 2, zkt_ms(10000)));
 
   assert_true(zkc_selector_has_leadership(sa));
   assert_false(zkc_selector_should_stop(sa));
@@ -330,8 +319,7 @@ static void close_while_leading_stops_and_deletes(void **state) {
   ac = (struct atomic_ctx){&pb.done, 1};
   assert_true(zkt_await(atomic_reach, &ac, zkt_ms(10000)));
   assert_int_equal(atomic_load(&pb.stopped), 0);
-  cc.want = 0;
-  assert_true(zkt_await(children_reach, &cc, zkt_ms(10000)));
+  assert_true(zkt_await_children_exactly(path, 0, zkt_ms(10000)));
 
   OK(zkc_selector_destroy(sa));
   OK(zkc_selector_destroy(sb));
@@ -359,8 +347,7 @@ static void close_from_take_leadership_does_not_wait(void **state) {
   assert_int_equal(p.close_rc, ZKC_OK);
   assert_int_equal(p.destroy_rc, ZKC_EDEADLK);
   assert_int_equal(atomic_load(&p.stopped), 1); /* saw should_stop */
-  struct count_ctx cc = {path, 0};
-  assert_true(zkt_await(children_reach, &cc, zkt_ms(10000)));
+  assert_true(zkt_await_children_exactly(path, 0, zkt_ms(10000)));
   usleep(200000); /* auto_requeue must not start another turn */
   assert_int_equal(atomic_load(&p.turns), 1);
   assert_int_equal(zkt_children_count(path), 0);
@@ -395,8 +382,7 @@ static void session_expired_while_leading_stops(void **state) {
   struct atomic_ctx ac = {&pa.turns, 1};
   assert_true(zkt_await(atomic_reach, &ac, zkt_ms(10000)));
   OK(zkc_selector_start(sb));
-  struct count_ctx cc = {path, 2};
-  assert_true(zkt_await(children_reach, &cc, zkt_ms(10000)));
+  assert_true(zkt_await_children_exactly(path, 2, zkt_ms(10000)));
 
   int64_t t0 = zkt_now_ns();
   int64_t expired = zkt_expire_session(a);
@@ -407,8 +393,7 @@ static void session_expired_while_leading_stops(void **state) {
   assert_int_equal(atomic_load(&pa.stopped), 1);
 
   /* a requeues (auto_requeue) on its new session behind b. */
-  cc.want = 2;
-  if (!zkt_await(children_reach, &cc, zkt_ms(20000)))
+  if (!zkt_await_children_exactly(path, 2, zkt_ms(20000)))
     fail_msg("%d nodes under the path, a's turns %d", zkt_children_count(path),
              atomic_load(&pa.turns));
   int64_t sid = 0;
@@ -497,8 +482,7 @@ static void partitioned_leader_stops_before_successor(void **state) {
   struct atomic_ctx ac = {&pa.turns, 1};
   assert_true(zkt_await(atomic_reach, &ac, zkt_ms(10000)));
   OK(zkc_selector_start(sb));
-  struct count_ctx cc = {path, 2};
-  assert_true(zkt_await(children_reach, &cc, zkt_ms(10000)));
+  assert_true(zkt_await_children_exactly(path, 2, zkt_ms(10000)));
 
   int64_t t0 = zkt_now_ns();
   zkt_proxy_cmd(&proxy, "stall");
@@ -508,8 +492,7 @@ static void partitioned_leader_stops_before_successor(void **state) {
   assert_int_equal(atomic_load(&pa.stopped), 1);
   zkt_proxy_cmd(&proxy, "unstall");
   /* a learns of the expiry and requeues behind b with a new session. */
-  cc.want = 2;
-  assert_true(zkt_await(children_reach, &cc, zkt_ms(3 * session_ms)));
+  assert_true(zkt_await_children_exactly(path, 2, zkt_ms(3 * session_ms)));
 
   pthread_mutex_lock(&r->mu);
   assert_true(r->n >= 2);
@@ -563,8 +546,7 @@ static void requeue_without_auto_requeue(void **state) {
     atomic_store(&p.allow, 1);
     ac = (struct atomic_ctx){&p.done, turn};
     assert_true(zkt_await(atomic_reach, &ac, zkt_ms(10000)));
-    struct count_ctx cc = {path, 0};
-    assert_true(zkt_await(children_reach, &cc, zkt_ms(10000)));
+    assert_true(zkt_await_children_exactly(path, 0, zkt_ms(10000)));
     usleep(200000); /* not queued again by itself */
     assert_int_equal(atomic_load(&p.turns), turn);
     assert_int_equal(zkt_children_count(path), 0);
