@@ -1,7 +1,5 @@
 /* zkcoord command line: opening the client and mapping error codes. */
-#define THREADED
 #include <stdio.h>
-#include <zookeeper/zookeeper.h>
 
 #include "cli.h"
 
@@ -12,17 +10,16 @@ int zkcli_exit_code(int rc) {
     case ZKC_ECONNECT:
     case ZKC_ELOST:
     case ZKC_ECLOSED:
-    case ZCONNECTIONLOSS:
-    case ZOPERATIONTIMEOUT:
-    case ZSESSIONEXPIRED:
-    case ZCLOSING:
-    case ZNOTREADONLY:
+    case ZKC_ECONNLOSS:
+    case ZKC_EOPTIMEOUT:
+    case ZKC_ESESSIONEXPIRED:
+    case ZKC_EREADONLY:
       return ZKCLI_EXIT_UNAVAILABLE;
-    case ZNOAUTH:
-    case ZAUTHFAILED:
+    case ZKC_ENOAUTH:
+    case ZKC_EAUTHFAILED:
       return ZKCLI_EXIT_NOPERM;
     case ZKC_ENOROOT:
-    case ZNOCHILDRENFOREPHEMERALS: /* a lock path under an ephemeral node */
+    case ZKC_ENOCHILDREN: /* a lock path under an ephemeral node */
       return ZKCLI_EXIT_BADPATH;
     default:
       return ZKCLI_EXIT_INTERNAL;
@@ -50,7 +47,6 @@ int zkcli_open(const zkcli_opts_t *o, zkc_client_t **out) {
                  : o->verbose == 2 ? ZKC_LOG_INFO
                  : o->verbose == 1 ? ZKC_LOG_WARN
                                    : ZKC_LOG_NONE;
-  if (o->verbose < 3) zoo_set_debug_level(ZOO_LOG_LEVEL_WARN);
   *out = NULL;
   int rc = zkc_client_open(out, o->connect, &co);
   if (rc == ZKC_OK) {
@@ -77,7 +73,7 @@ int zkcli_open(const zkcli_opts_t *o, zkc_client_t **out) {
     case ZKC_ENOROOT:
       zkcli_err("the chroot of '%s' does not exist", o->connect);
       break;
-    case ZAUTHFAILED:
+    case ZKC_EAUTHFAILED:
       zkcli_err("the ensemble refused the credentials given with --digest");
       break;
     default:

@@ -97,6 +97,13 @@ static void sleep_ms(int ms) {
   }
 }
 
+/* The demo speaks to ZooKeeper twice: through zkcoord (ZKC_* codes, all
+ * <= -1000) for the lock, and through its own plain handle for the stock
+ * node (the ZooKeeper client's codes). Either kind, in words. */
+static const char *describe(int rc) {
+  return rc <= -1000 ? zkc_strerror(rc) : zerror(rc);
+}
+
 /* Both short writes and EINTR are possible on a pipe in theory. */
 static int write_all(int fd, const void *buf, size_t len) {
   const char *p = buf;
@@ -238,7 +245,7 @@ static void delete_node(zhandle_t *zh, const char *path) {
   int rc = zoo_delete(zh, path, -1);
   if (rc != ZOK && rc != ZNONODE)
     fprintf(stderr, "oversell: cannot delete %s: %s\n", path,
-            zkc_strerror(rc));
+            describe(rc));
 }
 
 /* Deletes the marked ancestors of `path` from the deepest up, stopping at
@@ -347,7 +354,7 @@ static void worker_main(int index, const options_t *o, const paths_t *p,
     r.kind = MSG_DONE;
     r.rc = sell_all(&w, o, p, &r);
     if (r.rc != ZKC_OK)
-      fprintf(stderr, "oversell: worker %d: %s\n", index, zkc_strerror(r.rc));
+      fprintf(stderr, "oversell: worker %d: %s\n", index, describe(r.rc));
     ok = write_all(report_fd, &r, sizeof r) == 0 && r.rc == ZKC_OK;
   }
   worker_close(&w);
@@ -422,7 +429,7 @@ static int crew_wait_ready(crew_t *crew) {
     if (read_all(crew->report_fd, &r, sizeof r) != 1) return -1;
     if (r.rc != ZKC_OK) {
       fprintf(stderr, "oversell: worker %d could not start: %s\n", r.worker,
-              zkc_strerror(r.rc));
+              describe(r.rc));
       failed = 1;
     }
   }
@@ -473,7 +480,7 @@ static int run_phase(const options_t *o, const paths_t *p, int locked,
   int len = snprintf(value, sizeof value, "%ld", o->stock);
   if (rc == ZKC_OK) rc = zoo_set(zh, p->stock, value, len, -1);
   if (rc != ZOK) fprintf(stderr, "oversell: cannot fill the stock %s: %s\n",
-                         p->stock, zkc_strerror(rc));
+                         p->stock, describe(rc));
 
   if (rc == ZOK && crew_wait_ready(&crew) == 0 && crew_go(&crew) == 0) {
     double start = now_s();
@@ -483,7 +490,7 @@ static int run_phase(const options_t *o, const paths_t *p, int locked,
     int rrc = read_stock(zh, p->stock, &t->final_stock, &version);
     if (rrc != ZOK) {
       fprintf(stderr, "oversell: cannot read the final stock: %s\n",
-              zkc_strerror(rrc));
+              describe(rrc));
       t->errors++;
     }
   } else {
@@ -666,7 +673,7 @@ static int prepare(const options_t *o, const paths_t *p) {
     fprintf(stderr,
             "oversell: cannot reach the ZooKeeper ensemble at %s: %s\n"
             "  (is it running? pass --connect or set ZKCOORD_CONNECT)\n",
-            o->connect, zkc_strerror(rc));
+            o->connect, describe(rc));
     return -1;
   }
   rc = create_ancestors(zh, p->stock);
@@ -674,7 +681,7 @@ static int prepare(const options_t *o, const paths_t *p) {
     rc = zoo_create(zh, p->stock, "0", 1, &ZOO_OPEN_ACL_UNSAFE, 0, NULL, 0);
   if (rc != ZOK) {
     fprintf(stderr, "oversell: cannot create %s: %s\n", p->stock,
-            zkc_strerror(rc));
+            describe(rc));
     delete_ancestors(zh, p->stock);
   }
   zookeeper_close(zh);
@@ -688,7 +695,7 @@ static int cleanup(const options_t *o, const paths_t *p) {
   int rc = zk_open(o->connect, &zh);
   if (rc != ZKC_OK) {
     fprintf(stderr, "oversell: cannot clean up %s: %s\n", p->stock,
-            zkc_strerror(rc));
+            describe(rc));
     return -1;
   }
   delete_node(zh, p->lock);

@@ -3,7 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client_impl.h"
+#include "acl.h"
+
+#include "client_struct.h"
 #include "zkcoord/common.h"
 
 /* "user:password": a non-empty user without ':', a non-empty password. */
@@ -28,7 +30,7 @@ int zkc__acl_opts_valid(const zkc_client_opts_t *o) {
   if ((o->acl == NULL) != (o->acl_count == 0)) return 0;
   if (o->acl != NULL && !entries_valid(o->acl, o->acl_count)) return 0;
   /* CREATOR_ALL names the session's credentials: without any the server
-   * refuses every create (ZINVALIDACL). */
+   * refuses every create (ZKC_EINVALIDACL). */
   if (o->acl_preset == ZKC_ACL_SECURE && o->acl == NULL &&
       o->auth_digest == NULL)
     return 0;

@@ -1,12 +1,25 @@
-/* One ZooKeeper session per client: open, session events, close. */
+/* The client's life: zkc_client_open assembles the session layer (handle,
+ * maintenance thread, watch owners), zkc_client_close takes it apart, and
+ * the last reference frees it. The top of the session layer. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "client_impl.h"
+#include "acl.h"
+#include "client_struct.h"
+#include "guard.h"
+#include "handle.h"
+#include "janitor.h"
+#include "listeners.h"
+#include "log.h"
+#include "maint.h"
 #include "names.h"
+#include "ops.h"
+#include "retry.h"
+#include "state.h"
+#include "waiters.h"
 #include "zkcoord/common.h"
 
 void zkc_client_opts_init(zkc_client_opts_t *opts) {
@@ -41,7 +54,7 @@ static int connect_string_valid(const char *s) {
 }
 
 /* ZooKeeper accepts a session under a chroot that does not exist, and
- * every request under it then fails with ZNONODE: say so at open. On a
+ * every request under it then fails with ZKC_ENONODE: say so at open. On a
  * chrooted handle "/" is the chroot itself. */
 static int chroot_exists(zkc_client_t *c, const char *connect) {
   const char *chroot = strchr(connect, '/');
@@ -52,7 +65,7 @@ static int chroot_exists(zkc_client_t *c, const char *connect) {
     rc = zkc__op_run_exists(c, "/", NULL);
   } while (zkc__retryable(rc) && ++tries < 5 &&
            zkc__wait_connected(c, deadline) == ZKC_OK);
-  return rc == ZNONODE ? ZKC_ENOROOT : rc;
+  return rc == ZKC_ENONODE ? ZKC_ENOROOT : rc;
 }
 
 static char *default_holder_id(void) {
@@ -67,7 +80,7 @@ static char *default_holder_id(void) {
 static void client_free(zkc_client_t *c) {
   zkc__janitor_free(c);
   zkc__guards_free(c);
-  zkc__session_free(c);
+  zkc__listeners_free(c);
   pthread_rwlock_destroy(&c->zh_lock);
   pthread_cond_destroy(&c->state_cv);
   pthread_mutex_destroy(&c->mu);
@@ -105,6 +118,8 @@ static zkc_client_t *client_alloc(const char *connect,
   }
   c->opts.holder_id = c->holder_id;
   c->events_tail = &c->events;
+  c->watch_fns[ZKC__WATCH_WAITER] = zkc__waiter_event;
+  c->watch_fns[ZKC__WATCH_GUARD] = zkc__guard_event;
   return c;
 }
 
@@ -122,10 +137,10 @@ int zkc_client_open(zkc_client_t **out, const char *connect_string,
 
   zkc_client_t *c = client_alloc(connect_string, opts);
   if (c == NULL) return ZKC_ENOMEM;
-  int rc = zkc__session_open_handle(c);
-  if (rc == ZKC_OK) rc = zkc__session_start(c);
+  int rc = zkc__handle_open(c);
+  if (rc == ZKC_OK) rc = zkc__maint_start(c);
   if (rc == ZKC_OK) {
-    rc = zkc__session_wait_first(c, zkc__deadline_after(opts->connect_timeout_ms));
+    rc = zkc__wait_first_connected(c, zkc__deadline_after(opts->connect_timeout_ms));
     if (rc == ZKC_ETIMEDOUT) rc = ZKC_ECONNECT;
   }
   if (rc == ZKC_OK) rc = chroot_exists(c, connect_string);
@@ -153,7 +168,7 @@ void zkc_client_close(zkc_client_t *c) {
   pthread_cond_broadcast(&c->state_cv);
   pthread_mutex_unlock(&c->mu);
 
-  zkc__session_stop(c);
+  zkc__maint_stop(c);
   /* Let requests already sent complete: the ZooKeeper client (3.8.0)
    * completes those still pending at close with ZCLOSING but leaks their
    * bookkeeping (LeakSanitizer shows it). Bounded, since a disconnected
@@ -162,7 +177,7 @@ void zkc_client_close(zkc_client_t *c) {
   int64_t drain_deadline = zkc__deadline_after(2000);
   zkc__ops_drain(c, drain_deadline);
   zkc__guards_drain(c, drain_deadline);
-  zkc__session_drop_handle(c, 1);
+  zkc__handle_drop(c, 1);
 
   pthread_mutex_lock(&c->mu);
   while (c->active_calls > 0) pthread_cond_wait(&c->state_cv, &c->mu);
@@ -181,99 +196,6 @@ int zkc__client_ref(zkc_client_t *c) {
 
 void zkc__client_unref(zkc_client_t *c) {
   if (atomic_fetch_sub(&c->refs, 1) == 1) client_free(c);
-}
-
-int zkc__call_enter(zkc_client_t *c) {
-  if (zkc__on_callback_thread()) return ZKC_EDEADLK;
-  pthread_mutex_lock(&c->mu);
-  int closed = c->closed;
-  if (!closed) c->active_calls++;
-  pthread_mutex_unlock(&c->mu);
-  return closed ? ZKC_ECLOSED : ZKC_OK;
-}
-
-void zkc__call_leave(zkc_client_t *c) {
-  pthread_mutex_lock(&c->mu);
-  if (--c->active_calls == 0 && c->closed)
-    pthread_cond_broadcast(&c->state_cv);
-  pthread_mutex_unlock(&c->mu);
-}
-
-int zkc__live_locked(const zkc_client_t *c) {
-  return c->zk_state == ZOO_CONNECTED_STATE && !c->session_dead && !c->recreate;
-}
-
-int zkc__wait_connected(zkc_client_t *c, int64_t deadline_ms) {
-  int rc = ZKC_OK;
-  pthread_mutex_lock(&c->mu);
-  for (;;) {
-    if (c->closed || zkc__cancelled()) { /* cancelled: the latch closes */
-      rc = ZKC_ECLOSED;
-      break;
-    }
-    if (zkc__live_locked(c)) break;
-    if (zkc__cond_wait_until(&c->state_cv, &c->mu, deadline_ms) == ETIMEDOUT) {
-      rc = ZKC_ETIMEDOUT;
-      break;
-    }
-  }
-  pthread_mutex_unlock(&c->mu);
-  return rc;
-}
-
-zkc__session_fate_t zkc__session_fate_locked(const zkc_client_t *c,
-                                             int64_t session_id) {
-  if (session_id == 0 || c->session_dead || c->recreate ||
-      c->session_id != session_id)
-    return ZKC__SESSION_GONE;
-  return zkc__live_locked(c) ? ZKC__SESSION_LIVE : ZKC__SESSION_DOUBT;
-}
-
-zkc__session_fate_t zkc__session_fate(zkc_client_t *c, int64_t session_id) {
-  pthread_mutex_lock(&c->mu);
-  zkc__session_fate_t fate = zkc__session_fate_locked(c, session_id);
-  pthread_mutex_unlock(&c->mu);
-  return fate;
-}
-
-int64_t zkc__session_id(zkc_client_t *c) {
-  pthread_mutex_lock(&c->mu);
-  int64_t id = c->session_id;
-  pthread_mutex_unlock(&c->mu);
-  return id;
-}
-
-int zkc__client_closed(zkc_client_t *c) {
-  pthread_mutex_lock(&c->mu);
-  int closed = c->closed;
-  pthread_mutex_unlock(&c->mu);
-  return closed;
-}
-
-int zkc_client_session_id(zkc_client_t *c, int64_t *session_id) {
-  if (c == NULL || session_id == NULL) return ZKC_EINVAL;
-  pthread_mutex_lock(&c->mu);
-  int closed = c->closed;
-  *session_id = c->zk_state == ZOO_CONNECTED_STATE ? c->session_id : 0;
-  pthread_mutex_unlock(&c->mu);
-  return closed ? ZKC_ECLOSED : ZKC_OK;
-}
-
-int zkc_client_state(zkc_client_t *c, zkc_state_t *state) {
-  if (c == NULL || state == NULL) return ZKC_EINVAL;
-  pthread_mutex_lock(&c->mu);
-  *state = c->closed ? ZKC_STATE_CLOSED : c->state;
-  pthread_mutex_unlock(&c->mu);
-  return ZKC_OK;
-}
-
-int zkc_client_session_timeout(zkc_client_t *c, int *timeout_ms) {
-  if (c == NULL || timeout_ms == NULL) return ZKC_EINVAL;
-  pthread_mutex_lock(&c->mu);
-  int closed = c->closed;
-  *timeout_ms = c->session_timeout_ms;
-  pthread_mutex_unlock(&c->mu);
-  return closed ? ZKC_ECLOSED : ZKC_OK;
 }
 
 void zkc_strings_free(char **strings, size_t count) {

@@ -1,7 +1,9 @@
-/* zkc_strerror / zkc_err_name: zkcoord's table plus ZooKeeper's codes. */
+/* The error space: zkcoord's table, and the one translation of the
+ * ZooKeeper client's codes into it. */
 #define THREADED
 #include <zookeeper/zookeeper.h>
 
+#include "errors.h"
 #include "zkcoord/common.h"
 
 const char *zkc_strerror(int rc) {
@@ -14,21 +16,9 @@ const char *zkc_strerror(int rc) {
       ZKC_ERRNO_MAP(ZKC__ERRNO_MSG)
 #undef ZKC__ERRNO_MSG
     default:
-      return zerror(rc); /* ZooKeeper's own message, "unknown error" else */
+      return "unknown error code";
   }
 }
-
-/* ZooKeeper's codes that a zkcoord caller can meet, by name. */
-#define ZKC__ZK_CODES(XX)                                                      \
-  XX(ZSYSTEMERROR) XX(ZRUNTIMEINCONSISTENCY) XX(ZDATAINCONSISTENCY)            \
-  XX(ZCONNECTIONLOSS) XX(ZMARSHALLINGERROR) XX(ZUNIMPLEMENTED)                 \
-  XX(ZOPERATIONTIMEOUT) XX(ZBADARGUMENTS) XX(ZINVALIDSTATE) XX(ZNEWCONFIGNOQUORUM) \
-  XX(ZRECONFIGINPROGRESS) XX(ZSSLCONNECTIONERROR) XX(ZAPIERROR) XX(ZNONODE)    \
-  XX(ZNOAUTH) XX(ZBADVERSION) XX(ZNOCHILDRENFOREPHEMERALS) XX(ZNODEEXISTS)     \
-  XX(ZNOTEMPTY) XX(ZSESSIONEXPIRED) XX(ZINVALIDCALLBACK) XX(ZINVALIDACL)       \
-  XX(ZAUTHFAILED) XX(ZCLOSING) XX(ZNOTHING) XX(ZSESSIONMOVED) XX(ZNOTREADONLY) \
-  XX(ZEPHEMERALONLOCALSESSION) XX(ZNOWATCHER) XX(ZRECONFIGDISABLED)            \
-  XX(ZSESSIONCLOSEDREQUIRESASLAUTH) XX(ZTHROTTLEDOP)
 
 const char *zkc_err_name(int rc) {
   switch (rc) {
@@ -39,12 +29,41 @@ const char *zkc_err_name(int rc) {
     return "ZKC_" #name;
       ZKC_ERRNO_MAP(ZKC__ERRNO_NAME)
 #undef ZKC__ERRNO_NAME
-#define ZKC__ZK_NAME(code) \
-  case code:               \
-    return #code;
-      ZKC__ZK_CODES(ZKC__ZK_NAME)
-#undef ZKC__ZK_NAME
     default:
       return "UNKNOWN";
   }
 }
+
+int zkc__zk_error(int zk_rc) {
+  switch (zk_rc) {
+    case ZOK: return ZKC_OK;
+    case ZCONNECTIONLOSS: return ZKC_ECONNLOSS;
+    case ZOPERATIONTIMEOUT: return ZKC_EOPTIMEOUT;
+    /* The handle is expired or closed: its session is over either way. */
+    case ZSESSIONEXPIRED:
+    case ZINVALIDSTATE: return ZKC_ESESSIONEXPIRED;
+    case ZNOAUTH: return ZKC_ENOAUTH;
+    case ZAUTHFAILED:
+    case ZSESSIONCLOSEDREQUIRESASLAUTH: return ZKC_EAUTHFAILED;
+    case ZNONODE: return ZKC_ENONODE;
+    case ZNODEEXISTS: return ZKC_ENODEEXISTS;
+    case ZNOTEMPTY: return ZKC_ENOTEMPTY;
+    case ZBADVERSION: return ZKC_EBADVERSION;
+    case ZBADARGUMENTS: return ZKC_EBADARGS;
+    case ZINVALIDACL: return ZKC_EINVALIDACL;
+    case ZNOCHILDRENFOREPHEMERALS: return ZKC_ENOCHILDREN;
+    case ZNOTREADONLY: return ZKC_EREADONLY;
+    case ZTHROTTLEDOP: return ZKC_ETHROTTLED;
+    case ZCLOSING: return ZKC_ECLOSED;
+    case ZSYSTEMERROR: return ZKC_ESYSTEM;
+    default: return ZKC_EPROTO; /* marshalling, API misuse, unknown: a bug */
+  }
+}
+
+static _Thread_local int last_zk_code;
+
+void zkc__note_zk_code(int zk_rc) {
+  if (zk_rc != ZOK) last_zk_code = zk_rc;
+}
+
+int zkc_last_zk_code(void) { return last_zk_code; }

@@ -13,11 +13,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client_impl.h"
+#include "guard.h"
+
+#include "client_struct.h"
+#include "ops.h"
+#include "retry.h"
+#include "state.h"
 #include "zkcoord/common.h"
 
 #define GUARD_DELAY_MS 100
 
+typedef struct zkc__guard zkc__guard_t;
 struct zkc__guard {
   uint64_t id;
   char *path;
@@ -28,6 +34,7 @@ struct zkc__guard {
   int64_t arm_at;   /* when to set it (monotonic ms) */
   int gone;   /* a delete was seen: confirm, then tell the owner */
   int64_t check_at; /* next confirmation attempt after a failed one */
+  int checks;       /* failed confirmations so far */
   UT_hash_handle hh;
 };
 
@@ -42,36 +49,27 @@ static zkc__guard_t *find_locked(zkc_client_t *c, uint64_t id) {
   return g;
 }
 
-static void guard_watcher(zhandle_t *zh, int type, int state, const char *path,
-                          void *ctx) {
-  (void)state, (void)path;
-  zkc__mark_callback_thread();
-  if (type == ZOO_SESSION_EVENT) return; /* the client's watcher's job */
-  const zkc__handle_ctx_t *h = zoo_get_context(zh);
-  zkc_client_t *c = h->c;
-  uint64_t id = (uint64_t)(uintptr_t)ctx;
+void zkc__guard_event(zkc_client_t *c, uint64_t id, int deleted) {
   pthread_mutex_lock(&c->mu);
   zkc__guard_t *g = find_locked(c, id);
   if (g != NULL) {
     /* Deleted: tell the owner. Changed (overwritten by someone): the watch
      * is spent, set it again. */
-    if (type == ZOO_DELETED_EVENT) g->gone = 1;
+    if (deleted) g->gone = 1;
     g->armed = 0;
     pthread_cond_broadcast(&c->state_cv);
   }
   pthread_mutex_unlock(&c->mu);
 }
 
-static void guard_answer(int rc, const struct Stat *stat, const void *data) {
-  (void)stat;
-  zkc__mark_callback_thread();
-  guard_req_t *req = (guard_req_t *)data;
+static void guard_answer(void *ctx, int rc) {
+  guard_req_t *req = ctx;
   zkc_client_t *c = req->c;
   pthread_mutex_lock(&c->mu);
   zkc__guard_t *g = find_locked(c, req->id);
-  if (g != NULL && rc == ZNONODE) { /* gone before the watch was set */
+  if (g != NULL && rc == ZKC_ENONODE) { /* gone before the watch was set */
     g->gone = 1;
-  } else if (g != NULL && rc != ZOK) { /* not set (connection loss, close) */
+  } else if (g != NULL && rc != ZKC_OK) { /* not set (connection loss, close) */
     g->armed = 0;
   }
   if (--c->guard_requests == 0 || g != NULL) pthread_cond_broadcast(&c->state_cv);
@@ -88,14 +86,9 @@ static void arm(zkc_client_t *c, uint64_t id, const char *path) {
     pthread_mutex_lock(&c->mu);
     c->guard_requests++;
     pthread_mutex_unlock(&c->mu);
-    pthread_rwlock_rdlock(&c->zh_lock);
-    rc = c->zh ? zoo_awexists(c->zh, path, guard_watcher, (void *)(uintptr_t)id,
-                              guard_answer, req)
-               : ZCONNECTIONLOSS;
-    if (c->zh && rc == ZOK) atomic_fetch_add(&c->requests, 1);
-    pthread_rwlock_unlock(&c->zh_lock);
+    rc = zkc__send_guard_watch(c, path, id, guard_answer, req);
   }
-  if (rc == ZOK) return;
+  if (rc == ZKC_OK) return;
   pthread_mutex_lock(&c->mu);
   if (req != NULL) c->guard_requests--;
   zkc__guard_t *g = find_locked(c, id);
@@ -138,7 +131,7 @@ void zkc__guard_remove(zkc_client_t *c, uint64_t id) {
   zkc__guard_t *g = find_locked(c, id);
   if (g != NULL) HASH_DELETE(hh, c->guards, g);
   /* Once this returns the owner's callback is not running for it. */
-  int self = c->maint_started && pthread_equal(pthread_self(), c->maint);
+  int self = zkc__on_maint_thread_locked(c);
   while (!self && c->guard_dispatching == id)
     pthread_cond_wait(&c->state_cv, &c->mu);
   pthread_mutex_unlock(&c->mu);
@@ -158,15 +151,16 @@ static void confirm_and_tell(zkc_client_t *c, zkc__guard_t *g) {
   pthread_mutex_unlock(&c->mu);
   int rc = path ? zkc__op_run_exists(c, path, NULL) : ZKC_ENOMEM;
   free(path);
-  if (rc == ZNONODE) g->fn(g->ctx, id);
+  if (rc == ZKC_ENONODE) g->fn(g->ctx, id);
   pthread_mutex_lock(&c->mu);
   c->guard_dispatching = 0;
   pthread_cond_broadcast(&c->state_cv);
-  if (rc == ZNONODE || rc == ZOK) { /* told, or it exists: watch again */
+  if (rc == ZKC_ENONODE || rc == ZKC_OK) { /* told, or it exists: watch again */
     g->gone = 0;
-    g->armed = rc == ZNONODE;
+    g->checks = 0;
+    g->armed = rc == ZKC_ENONODE;
   } else { /* the session's fate is being decided: ask again later */
-    g->check_at = zkc__now_ms() + 100;
+    g->check_at = zkc__now_ms() + zkc__backoff_ms(c, g->checks++, 100);
   }
 }
 

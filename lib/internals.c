@@ -4,9 +4,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client_impl.h"
 #include "internals.h"
+
+#include <stdio.h>
+
+#include "janitor.h"
+#include "log.h"
 #include "names.h"
+#include "ops.h"
+#include "retry.h"
+#include "session.h"
+#include "util.h"
+#include "waiters.h"
 #include "zkcoord/common.h"
 
 /* How many times a vanished parent (a reaped container, or one deleted by
@@ -18,49 +27,48 @@
 
 /* Creates `path` and any missing ancestors with the client's parent mode. */
 static int ensure_path(zkc_client_t *c, const char *path) {
-  int mode = c->opts.parent_mode == ZKC_PARENTS_CONTAINER ? ZOO_CONTAINER
-                                                          : ZOO_PERSISTENT;
+  zkc__create_mode_t mode = zkc__parent_mode(c) == ZKC_PARENTS_CONTAINER
+                                ? ZKC__CREATE_CONTAINER
+                                : ZKC__CREATE_PERSISTENT;
   int rc = zkc__op_run_create(c, ZKC_NODE_PARENT, path, "", 0, mode);
-  if (rc != ZNONODE) return rc == ZNODEEXISTS ? ZOK : rc;
+  if (rc != ZKC_ENONODE) return rc == ZKC_ENODEEXISTS ? ZKC_OK : rc;
   char *parent = zkc__path_parent(path);
   if (parent == NULL) return ZKC_ENOMEM;
-  /* ZNONODE under "/" means the chroot itself is missing: give up. */
+  /* ZKC_ENONODE under "/" means the chroot itself is missing: give up. */
   rc = strcmp(parent, "/") == 0 ? ZKC_ENOROOT : ensure_path(c, parent);
   free(parent);
-  if (rc != ZOK) return rc;
+  if (rc != ZKC_OK) return rc;
   rc = zkc__op_run_create(c, ZKC_NODE_PARENT, path, "", 0, mode);
-  return rc == ZNODEEXISTS ? ZOK : rc;
+  return rc == ZKC_ENODEEXISTS ? ZKC_OK : rc;
 }
 
 /* Deletes our node now, or hands the delete to the maintenance thread when
  * the connection is in trouble: whichever session is current then deletes
  * it (a node of a lost session may outlive it by up to a session timeout).
- * Nothing to do when the client is closing. Returns ZOK when the node is
+ * Nothing to do when the client is closing. Returns ZKC_OK when the node is
  * gone or will be, ZKC_ELOST when it was gone already (someone deleted it,
- * or its session ended), or the server's refusal (ZNOAUTH, ...): then the
+ * or its session ended), or the server's refusal (ZKC_ENOAUTH, ...): then the
  * node stays in the queue until its session ends, and the caller must say
  * so. */
 static int remove_node(zkc_client_t *c, const char *node) {
-  pthread_mutex_lock(&c->mu);
-  int closed = c->closed; /* closing the session removes the node */
-  int connected = zkc__live_locked(c);
-  pthread_mutex_unlock(&c->mu);
-  if (closed) return ZOK;
+  /* Closing the session removes the node. */
+  if (zkc__client_closed(c)) return ZKC_OK;
+  int connected = zkc__session_live(c);
   if (!connected) { /* known to be disconnected: do not wait for it here */
     zkc__janitor_add(c, node, NULL);
-    return ZOK;
+    return ZKC_OK;
   }
   int rc = zkc__op_run_delete(c, node);
-  if (rc == ZNONODE) return ZKC_ELOST;
-  if (rc == ZOK || rc == ZKC_ECLOSED) return ZOK;
-  if (!zkc__retryable(rc) && rc != ZINVALIDSTATE && rc != ZSESSIONEXPIRED) {
+  if (rc == ZKC_ENONODE) return ZKC_ELOST;
+  if (rc == ZKC_OK || rc == ZKC_ECLOSED) return ZKC_OK;
+  if (!zkc__retryable(rc) && rc != ZKC_ESESSIONEXPIRED) {
     zkc__log(c, ZKC_LOG_ERROR,
              "delete of %s refused (%s): it stays until its session ends",
              node, zkc_strerror(rc));
     return rc;
   }
   zkc__janitor_add(c, node, NULL);
-  return ZOK;
+  return ZKC_OK;
 }
 
 /* After connection loss during create: the node may exist. Looks for the
@@ -73,8 +81,8 @@ static int find_by_uuid(zkc_client_t *c, const char *base, const char *uuid,
   *node = NULL;
   zkc__submit_children(c, &op, base);
   rc = zkc__op_wait(&op);
-  if (rc == ZNONODE) rc = ZOK;
-  for (int i = 0; rc == ZOK && i < op.children.count; i++) {
+  if (rc == ZKC_ENONODE) rc = ZKC_OK;
+  for (int i = 0; rc == ZKC_OK && i < op.children.count; i++) {
     if (zkc__name_has_uuid(op.children.data[i], uuid)) {
       *node = zkc__path_join(base, op.children.data[i]);
       if (*node == NULL) rc = ZKC_ENOMEM;
@@ -94,7 +102,7 @@ typedef struct attempt {
   char uuid[37];
   char *prefix; /* base + "/_c_<uuid>-<lock_name>" */
   char *node;   /* our node once created */
-  struct Stat stat;
+  zkc__stat_t stat;
   int64_t session; /* session at the time of the create */
   zkc__op_t list;  /* the latest children read */
   int list_valid;
@@ -138,14 +146,14 @@ static int submit_list(attempt_t *a) {
  * trust (CURATOR-498); that session is gone and its node with it. */
 static int adopt_found(attempt_t *a, char *found) {
   int rc = zkc__op_run_exists(a->c, found, &a->stat);
-  if (rc == ZOK && a->stat.ephemeralOwner == zkc__session_id(a->c)) {
+  if (rc == ZKC_OK && a->stat.ephemeral_owner == zkc__session_id(a->c)) {
     a->node = found;
-    return ZOK;
+    return ZKC_OK;
   }
   /* Ours from a lost session: nobody may wait behind it longer than needed. */
-  if (rc == ZOK) zkc__janitor_add(a->c, found, NULL);
+  if (rc == ZKC_OK) zkc__janitor_add(a->c, found, NULL);
   free(found);
-  return rc == ZOK ? ZNONODE : rc;
+  return rc == ZKC_OK ? ZKC_ENONODE : rc;
 }
 
 /* Creates our node, with the first children read pipelined behind it.
@@ -159,33 +167,33 @@ static int create_node(attempt_t *a, const char *lock_name) {
     if (search) {
       char *found = NULL;
       rc = find_by_uuid(c, a->base, a->uuid, &found);
-      if (rc == ZOK && found) rc = adopt_found(a, found);
-      if (rc == ZOK && a->node) return submit_list(a);
-      if (rc == ZNONODE) rc = new_prefix(a, lock_name); /* older session's */
+      if (rc == ZKC_OK && found) rc = adopt_found(a, found);
+      if (rc == ZKC_OK && a->node) return submit_list(a);
+      if (rc == ZKC_ENONODE) rc = new_prefix(a, lock_name); /* older session's */
       if (zkc__retryable(rc)) {
         rc = zkc__retry_wait(c, &a->retries, rc, a->deadline);
         continue;
       }
-      if (rc != ZOK) break;
+      if (rc != ZKC_OK) break;
       search = 0;
     }
     zkc__op_t create;
     if ((rc = zkc__op_init(&create)) != ZKC_OK) break;
     a->session = zkc__session_id(c);
     zkc__submit_create(c, &create, ZKC_NODE_PARTICIPANT, a->prefix, a->data,
-                       (int)strlen(a->data), ZOO_EPHEMERAL_SEQUENTIAL);
+                       (int)strlen(a->data), ZKC__CREATE_EPHEMERAL_SEQUENTIAL);
     int list_rc = submit_list(a);
     rc = zkc__op_wait(&create);
     a->stat = create.stat;
     a->node = create.created, create.created = NULL;
     zkc__op_clear(&create);
     if (list_rc != ZKC_OK) rc = list_rc;
-    if (rc == ZOK) return ZOK;
+    if (rc == ZKC_OK) return ZKC_OK;
     if (a->node || rc == ZKC_ENOMEM) break; /* created, but cannot go on */
 
-    if (rc == ZNONODE && parents++ < PARENT_RECREATE_MAX) {
+    if (rc == ZKC_ENONODE && parents++ < PARENT_RECREATE_MAX) {
       rc = ensure_path(c, a->base);
-      if (rc == ZOK) continue;
+      if (rc == ZKC_OK) continue;
     }
     if (!zkc__retryable(rc)) return rc; /* refused: nothing was created */
     search = 1;
@@ -200,7 +208,7 @@ static int create_node(attempt_t *a, const char *lock_name) {
  * session: a node of a session that was replaced meanwhile is not ours to
  * hold (its session ends, and with it the node, whatever we think). */
 static int still_ours(attempt_t *a) {
-  return zkc__session_fate(a->c, a->stat.ephemeralOwner) == ZKC__SESSION_GONE
+  return zkc__session_fate(a->c, a->stat.ephemeral_owner) == ZKC__SESSION_GONE
              ? ZKC_ELOST
              : ZKC_OK;
 }
@@ -223,8 +231,8 @@ static int retry(attempt_t *a, int rc) {
  * and answered after a drop is read again once connected: the grant is
  * never made on a connection that may already be gone. */
 static int grant(attempt_t *a) {
-  switch (zkc__session_fate(a->c, a->stat.ephemeralOwner)) {
-    case ZKC__SESSION_LIVE: return ZOK;
+  switch (zkc__session_fate(a->c, a->stat.ephemeral_owner)) {
+    case ZKC__SESSION_LIVE: return ZKC_OK;
     case ZKC__SESSION_GONE: return ZKC_ELOST;
     default: break;
   }
@@ -241,7 +249,7 @@ static int wait_first(attempt_t *a) {
   const char *name = zkc__basename(a->node);
   for (;;) {
     int rc = zkc__op_wait(&a->list);
-    if (rc != ZOK) {
+    if (rc != ZKC_OK) {
       if ((rc = retry(a, rc)) != ZKC_OK) return rc;
       continue;
     }
@@ -279,19 +287,19 @@ static int wait_first(attempt_t *a) {
       free(pred);
       return rc;
     }
-    zkc__submit_watch(c, &watch, pred, &w);
+    zkc__submit_watch(c, &watch, pred, w.id);
     rc = zkc__op_wait(&watch);
     zkc__op_clear(&watch);
     zkc__wake_t why = ZKC__WAKE_FIRED;
-    if (rc == ZOK) why = zkc__waiter_wait(c, &w, a->deadline);
-    if (why == ZKC__WAKE_TIMEOUT) zkc__unwatch(c, &w);
+    if (rc == ZKC_OK) why = zkc__waiter_wait(c, &w, a->deadline);
+    if (why == ZKC__WAKE_TIMEOUT) zkc__waiter_unwatch(c, &w);
     zkc__waiter_unregister(c, &w);
     free(pred);
 
     if (why == ZKC__WAKE_TIMEOUT) return ZKC_ETIMEDOUT;
     if (why == ZKC__WAKE_CLOSED) return ZKC_ECLOSED;
     if (why == ZKC__WAKE_LOST) return ZKC_ELOST;
-    if (rc != ZOK && rc != ZNONODE) {
+    if (rc != ZKC_OK && rc != ZKC_ENONODE) {
       if ((rc = retry(a, rc)) != ZKC_OK) return rc;
       continue;
     }
@@ -305,24 +313,24 @@ static int attempt(zkc_client_t *c, const char *base, const char *lock_name,
   attempt_t a = {.c = c, .base = base, .data = data, .deadline = deadline_ms};
   int rc = create_node(&a, lock_name);
   /* Double-holder guard: only a node of the current session is ours. */
-  if (rc == ZOK && a.stat.ephemeralOwner != zkc__session_id(c)) rc = ZKC_ELOST;
-  if (rc == ZOK) rc = wait_first(&a);
+  if (rc == ZKC_OK && a.stat.ephemeral_owner != zkc__session_id(c)) rc = ZKC_ELOST;
+  if (rc == ZKC_OK) rc = wait_first(&a);
   drop_list(&a);
   free(a.prefix);
   /* A dead handle means the session expired: our node is gone. */
-  if (rc == ZINVALIDSTATE || rc == ZSESSIONEXPIRED) rc = ZKC_ELOST;
-  if (rc == ZOK) {
+  if (rc == ZKC_ESESSIONEXPIRED) rc = ZKC_ELOST;
+  if (rc == ZKC_OK) {
     out->node = a.node;
     out->token = a.stat.czxid;
-    out->session_id = a.stat.ephemeralOwner;
+    out->session_id = a.stat.ephemeral_owner;
     return ZKC_OK;
   }
   /* A node that cannot be deleted stays in the queue, and will block it
    * once first: that refusal is the caller's news, not the timeout. */
-  int del = a.node ? remove_node(c, a.node) : ZOK;
-  if (del == ZKC_ELOST) del = ZOK; /* gone is what we wanted */
+  int del = a.node ? remove_node(c, a.node) : ZKC_OK;
+  if (del == ZKC_ELOST) del = ZKC_OK; /* gone is what we wanted */
   free(a.node);
-  return del != ZOK && rc != ZKC_ELOST ? del : rc;
+  return del != ZKC_OK && rc != ZKC_ELOST ? del : rc;
 }
 
 int zkc__lock_acquire(zkc_client_t *c, const char *base, const char *lock_name,
@@ -333,7 +341,7 @@ int zkc__lock_acquire(zkc_client_t *c, const char *base, const char *lock_name,
 int zkc__lock_acquire_data(zkc_client_t *c, const char *base,
                            const char *lock_name, const char *data,
                            int64_t deadline_ms, zkc__held_t *out) {
-  if (data == NULL) data = c->holder_id;
+  if (data == NULL) data = zkc__holder_id(c);
   for (;;) {
     int rc = attempt(c, base, lock_name, data, deadline_ms, out);
     if (rc != ZKC_ELOST) return rc;
@@ -370,23 +378,23 @@ int zkc__lock_participants(zkc_client_t *c, const char *base, char ***nodes,
   *count = 0;
   zkc__submit_children(c, &op, base);
   rc = zkc__op_wait(&op);
-  size_t n = rc == ZOK ? (size_t)op.children.count : 0;
+  size_t n = rc == ZKC_OK ? (size_t)op.children.count : 0;
   zkc__contender_t *sorted = n ? malloc(n * sizeof *sorted) : NULL;
   char **paths = n ? calloc(n, sizeof *paths) : NULL;
   if (n && (sorted == NULL || paths == NULL)) rc = ZKC_ENOMEM;
-  if (rc == ZOK && n) {
+  if (rc == ZKC_OK && n) {
     n = zkc__sort_contenders(op.children.data, n, sorted);
-    for (size_t i = 0; i < n && rc == ZOK; i++)
+    for (size_t i = 0; i < n && rc == ZKC_OK; i++)
       if ((paths[i] = zkc__path_join(base, sorted[i].name)) == NULL)
         rc = ZKC_ENOMEM;
   }
   free(sorted);
-  if (rc == ZOK && n) {
+  if (rc == ZKC_OK && n) {
     *nodes = paths;
     *count = n;
   } else {
     zkc_strings_free(paths, n);
   }
   zkc__op_clear(&op);
-  return rc == ZNONODE ? ZKC_OK : rc;
+  return rc == ZKC_ENONODE ? ZKC_OK : rc;
 }

@@ -1,5 +1,5 @@
 /* One acquisition of a ZooKeeper lock queue: the node protocol shared by the
- * mutex and, later, the leader recipes. */
+ * mutex, the leader latch and the leader selector. */
 #ifndef ZKC_INTERNALS_H
 #define ZKC_INTERNALS_H
 
@@ -19,7 +19,7 @@ typedef struct zkc__held {
  * (monotonic; ZKC__FOREVER) passes. On success fills *out. On any failure no
  * node of ours is left (its delete is finished in the background if need
  * be). Returns ZKC_OK, ZKC_ETIMEDOUT, ZKC_ECLOSED, ZKC_ELOST, ZKC_ENOMEM or
- * a ZooKeeper error. */
+ * the server's refusal (ZKC_ENOAUTH, ...). */
 int zkc__lock_acquire(zkc_client_t *c, const char *base, const char *lock_name,
                       int64_t deadline_ms, zkc__held_t *out);
 
@@ -35,7 +35,7 @@ int zkc__lock_acquire_data(zkc_client_t *c, const char *base,
  * someone else, or its session ended: the hold was lost before this);
  * ZKC_ECLOSED when the client is closed (the node went with the session);
  * ZKC_EDEADLK on a callback thread (nothing done); or the server's refusal
- * (ZNOAUTH, ...): the node stays until its session ends. */
+ * (ZKC_ENOAUTH, ...): the node stays until its session ends. */
 int zkc__lock_delete(zkc_client_t *c, const char *node);
 /* zkc__lock_delete, then frees held->node whatever the outcome. */
 int zkc__lock_release(zkc_client_t *c, zkc__held_t *held);

@@ -6,8 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client_impl.h"
+#include "janitor.h"
+
+#include "client_struct.h"
+#include "log.h"
 #include "names.h"
+#include "ops.h"
+#include "retry.h"
+#include "state.h"
 #include "zkcoord/common.h"
 
 void zkc__janitor_add(zkc_client_t *c, const char *path, const char *uuid) {
@@ -36,7 +42,7 @@ static int delete_by_uuid(zkc_client_t *c, const zkc__pending_t *p) {
   if (rc != ZKC_OK) return rc;
   zkc__submit_children(c, &op, p->path);
   rc = zkc__op_wait(&op);
-  for (int i = 0; rc == ZOK && i < op.children.count; i++) {
+  for (int i = 0; rc == ZKC_OK && i < op.children.count; i++) {
     if (!zkc__name_has_uuid(op.children.data[i], p->uuid)) continue;
     char *node = zkc__path_join(p->path, op.children.data[i]);
     rc = node ? zkc__op_run_delete(c, node) : ZKC_ENOMEM;
@@ -48,7 +54,7 @@ static int delete_by_uuid(zkc_client_t *c, const zkc__pending_t *p) {
 
 static int work_on(zkc_client_t *c, const zkc__pending_t *p) {
   int rc = p->uuid[0] ? delete_by_uuid(c, p) : zkc__op_run_delete(c, p->path);
-  return rc == ZNONODE ? ZOK : rc;
+  return rc == ZKC_ENONODE ? ZKC_OK : rc;
 }
 
 /* Takes the next item, when a live session can work on it. Caller holds
@@ -70,11 +76,11 @@ int zkc__janitor_step_locked(zkc_client_t *c) {
   if (p == NULL) return 0;
   pthread_mutex_unlock(&c->mu);
   int rc = work_on(c, p);
-  if (rc != ZOK && !zkc__retryable(rc))
+  if (rc != ZKC_OK && !zkc__retryable(rc))
     zkc__log(c, ZKC_LOG_ERROR, "delete of %s failed: %s", p->path,
              zkc_strerror(rc));
   pthread_mutex_lock(&c->mu);
-  if (rc == ZOK || !zkc__retryable(rc)) {
+  if (rc == ZKC_OK || !zkc__retryable(rc)) {
     free(p->path);
     free(p);
     c->janitor_attempt = 0;
@@ -85,8 +91,8 @@ int zkc__janitor_step_locked(zkc_client_t *c) {
    * soon as the connection is back: take_ready waits for that anyway). */
   p->next = c->pending;
   c->pending = p;
-  int a = c->janitor_attempt < 6 ? c->janitor_attempt++ : 6;
-  c->janitor_retry_at = zkc__now_ms() + (50 << a);
+  c->janitor_retry_at =
+      zkc__now_ms() + zkc__backoff_ms(c, c->janitor_attempt++, 50);
   return 1;
 }
 

@@ -14,15 +14,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client_impl.h"
+#include "guard.h"
+#include "hash.h"
 #include "internals.h"
+#include "janitor.h"
+#include "log.h"
+#include "ops.h"
+#include "retry.h"
+#include "session.h"
+#include "util.h"
+#include "waiters.h"
 #include "leader_impl.h"
 #include "names.h"
 #include "zkcoord/leader.h"
 
 #define LATCH_NAME "latch-" /* Curator's LeaderLatch.LOCK_NAME */
 /* Pause after an election step failed with a ZooKeeper error that outlasted
- * the retry policy (ZNOAUTH, ...), before trying again. */
+ * the retry policy (ZKC_ENOAUTH, ...), before trying again. */
 #define ERROR_PAUSE_MS 1000
 
 enum { LATENT = 0, STARTED = 1, CLOSED = 2 };
@@ -101,7 +109,7 @@ static int live_state(zkc_state_t st) {
 static void on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
   zkc_latch_t *l = ctx;
   int suspended = st == ZKC_STATE_SUSPENDED || st == ZKC_STATE_READ_ONLY;
-  int drop_on_suspend = l->client->opts.lost_on_suspended; /* set at open */
+  int drop_on_suspend = zkc__lost_on_suspended(l->client); /* set at open */
   pthread_mutex_lock(&l->mu);
   l->live = live_state(st);
   int drop = 0;
@@ -192,7 +200,7 @@ static int one_turn(zkc_latch_t *l) {
    * by the observer's drop. A node of any session but the current one is
    * not ours to lead with, whichever LOST was reported last. */
   pthread_mutex_lock(&l->mu);
-  int doubt = c->opts.lost_on_suspended && (l->suspend_gen != gen0 || !l->live);
+  int doubt = zkc__lost_on_suspended(c) && (l->suspend_gen != gen0 || !l->live);
   int bad = atomic_load(&l->cancel) || held.session_id == l->lost_session ||
             held.session_id != zkc__session_id(c) || doubt;
   if (!bad) {
@@ -266,7 +274,7 @@ int zkc_latch_create(zkc_latch_t **out, zkc_client_t *client, const char *path,
   if (l == NULL) return ZKC_ENOMEM;
   if (opts) l->opts = *opts;
   l->path = strdup(path);
-  l->id = strdup(id ? id : client->holder_id);
+  l->id = strdup(id ? id : zkc__holder_id(client));
   int ok = l->path && l->id;
   int inits = 0;
   if (ok && pthread_mutex_init(&l->mu, NULL) == 0) inits++;
@@ -506,11 +514,11 @@ static int read_participants(zkc_client_t *c, const char *path,
   }
   for (size_t i = 0; i < inited; i++) {
     int orc = zkc__op_wait(&ops[i]);
-    if (rc == ZKC_OK && orc == ZOK) {
+    if (rc == ZKC_OK && orc == ZKC_OK) {
       parts[found].id = ops[i].data, ops[i].data = NULL;
       parts[found].is_leader = i == 0;
       found++;
-    } else if (rc == ZKC_OK && orc == ZNONODE) {
+    } else if (rc == ZKC_OK && orc == ZKC_ENONODE) {
       if (i == 0) *retry = 1;
     } else if (rc == ZKC_OK) {
       rc = orc;

@@ -6,15 +6,16 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "client_impl.h"
+#include "log.h"
+
+#include "client_struct.h"
 
 #define SLOTS 64
 
 static pthread_rwlock_t slots_lock = PTHREAD_RWLOCK_INITIALIZER;
 static zkc_client_t *slots[SLOTS];
 
-void zkc__log_deliver(zkc_client_t *c, zkc_log_level_t level,
-                      const char *msg) {
+static void deliver(zkc_client_t *c, zkc_log_level_t level, const char *msg) {
   if (level == ZKC_LOG_NONE || level > c->opts.log_level) return;
   if (c->opts.log_fn)
     c->opts.log_fn(c->opts.log_ctx, level, msg);
@@ -28,7 +29,8 @@ void zkc__log_deliver(zkc_client_t *c, zkc_log_level_t level,
 static zkc_log_level_t zk_line_level(const char *m) {
   if (strstr(m, ":ZOO_ERROR@")) return ZKC_LOG_ERROR;
   if (strstr(m, ":ZOO_WARN@")) return ZKC_LOG_WARN;
-  if (strstr(m, ":ZOO_INFO@")) return ZKC_LOG_INFO;
+  /* Its INFO lines (several per connect) are detail: zkcoord's own INFO
+   * lines say what happened to the session. */
   return ZKC_LOG_DEBUG;
 }
 
@@ -39,7 +41,7 @@ static void deliver_zk_line(zkc_client_t *c, const char *message) {
   while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r')) line[--n] = 0;
   zkc_log_level_t level = zk_line_level(line);
   if (c != NULL)
-    zkc__log_deliver(c, level, line);
+    deliver(c, level, line);
   else if (level == ZKC_LOG_ERROR)
     fprintf(stderr, "zkcoord: %s\n", line);
 }
@@ -59,12 +61,12 @@ static void fallback(const char *message) { deliver_zk_line(NULL, message); }
 T8(0) T8(1) T8(2) T8(3) T8(4) T8(5) T8(6) T8(7)
 #undef T
 #define T(a, b) slot_##a##_##b,
-static const log_callback_fn trampolines[SLOTS] = {
+static const zkc__zk_log_fn trampolines[SLOTS] = {
     T8(0) T8(1) T8(2) T8(3) T8(4) T8(5) T8(6) T8(7)};
 #undef T
 #undef T8
 
-log_callback_fn zkc__log_bind(zkc_client_t *c) {
+zkc__zk_log_fn zkc__log_bind(zkc_client_t *c) {
   c->log_slot = -1;
   pthread_rwlock_wrlock(&slots_lock);
   for (int i = 0; i < SLOTS; i++) {
@@ -93,5 +95,5 @@ void zkc__log(zkc_client_t *c, zkc_log_level_t level, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(line, sizeof line, fmt, ap);
   va_end(ap);
-  zkc__log_deliver(c, level, line);
+  deliver(c, level, line);
 }

@@ -4,9 +4,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client_impl.h"
+#include "guard.h"
+#include "hash.h"
 #include "internals.h"
+#include "janitor.h"
+#include "log.h"
 #include "names.h"
+#include "ops.h"
+#include "session.h"
+#include "util.h"
 #include "zkcoord/mutex.h"
 
 #define LOCK_NAME "lock-"
@@ -96,7 +102,7 @@ static void on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
   HASH_ITER(hh, m->holds, h, tmp) {
     if (st == ZKC_STATE_SUSPENDED || st == ZKC_STATE_READ_ONLY) {
       h->in_doubt = 1;
-      if (c->opts.lost_on_suspended && !h->lost) {
+      if (zkc__lost_on_suspended(c) && !h->lost) {
         h->lost = 1;
         why = ZKC_LOST_SUSPENDED;
         lost_push(&lost, h->held.token);
@@ -205,10 +211,8 @@ static void guard_hold(zkc_mutex_t *m, hold_t *h) {
  * holds m->mu (which ranks above the client's lock). */
 static int record(zkc_mutex_t *m, hold_t *h) {
   zkc_client_t *c = m->client;
-  pthread_mutex_lock(&c->mu);
-  zkc__session_fate_t fate = zkc__session_fate_locked(c, h->held.session_id);
-  int lost_on_suspended = c->opts.lost_on_suspended;
-  pthread_mutex_unlock(&c->mu);
+  zkc__session_fate_t fate = zkc__session_fate(c, h->held.session_id);
+  int lost_on_suspended = zkc__lost_on_suspended(c);
   if (fate == ZKC__SESSION_GONE ||
       (fate == ZKC__SESSION_DOUBT && lost_on_suspended))
     return ZKC__REQUEUE;
@@ -416,7 +420,7 @@ int zkc_mutex_fenced_set(zkc_mutex_t *m, const char *path, const void *data,
   if (rc == ZKC_OK) {
     int failed_op = -1;
     rc = zkc__op_run_check_set(c, node, path, data, (int)len, &failed_op);
-    if (rc == ZNONODE && failed_op == 0) { /* our lock node is gone */
+    if (rc == ZKC_ENONODE && failed_op == 0) { /* our lock node is gone */
       pthread_mutex_lock(&m->mu);
       if ((h = my_hold(m)) != NULL) h->lost = 1;
       pthread_mutex_unlock(&m->mu);

@@ -1,11 +1,16 @@
-/* Asynchronous ZooKeeper requests with a result the submitter waits for.
- * Completions run on the ZooKeeper completion thread: they copy the result
- * and signal, nothing more. */
+/* Asynchronous ZooKeeper requests with a result the submitter waits for,
+ * and node watches. Completions and watchers run on the ZooKeeper
+ * completion thread: they translate and copy the result and signal, nothing
+ * more. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "client_impl.h"
+#include "ops.h"
+
+#include "acl.h"
+#include "client_struct.h"
+#include "errors.h"
 #include "zkcoord/common.h"
 
 int zkc__op_init(zkc__op_t *op) {
@@ -21,7 +26,8 @@ int zkc__op_init(zkc__op_t *op) {
 void zkc__op_clear(zkc__op_t *op) {
   free(op->created);
   free(op->data);
-  if (op->children.data) deallocate_String_vector(&op->children);
+  for (int i = 0; i < op->children.count; i++) free(op->children.data[i]);
+  free(op->children.data);
   pthread_cond_destroy(&op->cv);
   pthread_mutex_destroy(&op->mu);
 }
@@ -30,21 +36,34 @@ int zkc__op_wait(zkc__op_t *op) {
   pthread_mutex_lock(&op->mu);
   while (!op->done) pthread_cond_wait(&op->cv, &op->mu);
   int rc = op->rc;
+  int zk_rc = op->zk_rc;
   pthread_mutex_unlock(&op->mu);
+  zkc__note_zk_code(zk_rc); /* on the waiting thread, for its logs */
   return rc;
 }
 
-/* Marks op done with rc; the submitter may free op as soon as it sees done,
- * so nothing touches op after the unlock. */
-static void op_finish(zkc__op_t *op, int rc, const struct Stat *stat) {
+/* A ZooKeeper result entering zkcoord: the raw code is kept for logs, the
+ * rest of the library sees the ZKC_* code only. */
+static int from_zk(zkc__op_t *op, int zk_rc) {
+  op->zk_rc = zk_rc;
   /* The handle closed under the request: because the client closes, or
    * because a lost session's handle is being replaced (then the request is
    * to be retried on the new session, like any connection loss). */
-  if (rc == ZCLOSING)
-    rc = atomic_load(&op->c->zh_closed) ? ZKC_ECLOSED : ZCONNECTIONLOSS;
+  if (zk_rc == ZCLOSING)
+    return atomic_load(&op->c->zh_closed) ? ZKC_ECLOSED : ZKC_ECONNLOSS;
+  return zkc__zk_error(zk_rc);
+}
+
+/* Marks op done with rc (a ZKC_* code); the submitter may free op as soon
+ * as it sees done, so nothing touches op after the unlock. */
+static void op_finish(zkc__op_t *op, int rc, const struct Stat *stat) {
   pthread_mutex_lock(&op->mu);
   op->rc = rc;
-  if (stat) op->stat = *stat;
+  if (stat) {
+    op->stat.czxid = stat->czxid;
+    op->stat.ctime = stat->ctime;
+    op->stat.ephemeral_owner = stat->ephemeralOwner;
+  }
   op->done = 1;
   pthread_cond_signal(&op->cv);
   pthread_mutex_unlock(&op->mu);
@@ -96,32 +115,34 @@ void zkc__ops_abandon(zkc_client_t *c, int rc) {
   pthread_mutex_unlock(&c->ops_mu);
 }
 
-static void on_void(int rc, const void *data) {
-  zkc__mark_callback_thread();
-  if (!op_claim((zkc__op_t *)data)) return;
-  op_finish((zkc__op_t *)data, rc, NULL);
-}
-
-static void on_stat(int rc, const struct Stat *stat, const void *data) {
-  zkc__mark_callback_thread();
-  if (!op_claim((zkc__op_t *)data)) return;
-  op_finish((zkc__op_t *)data, rc, rc == ZOK ? stat : NULL);
-}
-
-static void on_data(int rc, const char *value, int len, const struct Stat *stat,
-                    const void *data) {
-  (void)value, (void)len;
-  zkc__mark_callback_thread();
-  if (!op_claim((zkc__op_t *)data)) return;
-  op_finish((zkc__op_t *)data, rc, rc == ZOK ? stat : NULL);
-}
-
-static void on_get(int rc, const char *value, int len, const struct Stat *stat,
-                   const void *data) {
+static void on_void(int zk_rc, const void *data) {
   zkc__op_t *op = (zkc__op_t *)data;
   zkc__mark_callback_thread();
   if (!op_claim(op)) return;
-  if (rc == ZOK) {
+  op_finish(op, from_zk(op, zk_rc), NULL);
+}
+
+static void on_stat(int zk_rc, const struct Stat *stat, const void *data) {
+  zkc__op_t *op = (zkc__op_t *)data;
+  zkc__mark_callback_thread();
+  if (!op_claim(op)) return;
+  int rc = from_zk(op, zk_rc);
+  op_finish(op, rc, rc == ZKC_OK ? stat : NULL);
+}
+
+static void on_data(int zk_rc, const char *value, int len,
+                    const struct Stat *stat, const void *data) {
+  (void)value, (void)len;
+  on_stat(zk_rc, stat, data);
+}
+
+static void on_get(int zk_rc, const char *value, int len,
+                   const struct Stat *stat, const void *data) {
+  zkc__op_t *op = (zkc__op_t *)data;
+  zkc__mark_callback_thread();
+  if (!op_claim(op)) return;
+  int rc = from_zk(op, zk_rc);
+  if (rc == ZKC_OK) {
     if (len < 0 || value == NULL) len = 0;
     op->data = malloc((size_t)len + 1);
     if (op->data == NULL) {
@@ -132,27 +153,29 @@ static void on_get(int rc, const char *value, int len, const struct Stat *stat,
       op->data_len = len;
     }
   }
-  op_finish(op, rc, rc == ZOK ? stat : NULL);
+  op_finish(op, rc, rc == ZKC_OK ? stat : NULL);
 }
 
-static void on_created(int rc, const char *name, const struct Stat *stat,
+static void on_created(int zk_rc, const char *name, const struct Stat *stat,
                        const void *data) {
   zkc__op_t *op = (zkc__op_t *)data;
   zkc__mark_callback_thread();
   if (!op_claim(op)) return;
-  if (rc == ZOK) {
+  int rc = from_zk(op, zk_rc);
+  if (rc == ZKC_OK) {
     op->created = strdup(name);
     if (op->created == NULL) rc = ZKC_ENOMEM; /* node exists: caller cleans */
   }
-  op_finish(op, rc, rc == ZOK ? stat : NULL);
+  op_finish(op, rc, rc == ZKC_OK ? stat : NULL);
 }
 
-static void on_children(int rc, const struct String_vector *v,
+static void on_children(int zk_rc, const struct String_vector *v,
                         const void *data) {
   zkc__op_t *op = (zkc__op_t *)data;
   zkc__mark_callback_thread();
   if (!op_claim(op)) return;
-  if (rc == ZOK && v != NULL && v->count > 0) {
+  int rc = from_zk(op, zk_rc);
+  if (rc == ZKC_OK && v != NULL && v->count > 0) {
     /* The vector belongs to the client: copy it. */
     op->children.data = calloc((size_t)v->count, sizeof(char *));
     if (op->children.data == NULL) {
@@ -174,15 +197,25 @@ static void on_children(int rc, const struct String_vector *v,
     pthread_rwlock_rdlock(&(c)->zh_lock);                     \
     zhandle_t *zh = (c)->zh;                                  \
     int src_ = zh != NULL         ? (call)                    \
-               : atomic_load(&(c)->zh_closed) ? ZKC_ECLOSED   \
+               : atomic_load(&(c)->zh_closed) ? ZCLOSING      \
                                 : ZCONNECTIONLOSS; /* new session coming */ \
     if (zh != NULL) atomic_fetch_add(&(c)->requests, 1);      \
     pthread_rwlock_unlock(&(c)->zh_lock);                     \
-    if (src_ != ZOK && op_claim(op)) op_finish((op), src_, NULL); \
+    if (src_ != ZOK && op_claim(op))                          \
+      op_finish((op), from_zk((op), src_), NULL);             \
   } while (0)
 
+static int zk_mode(zkc__create_mode_t mode) {
+  switch (mode) {
+    case ZKC__CREATE_CONTAINER: return ZOO_CONTAINER;
+    case ZKC__CREATE_EPHEMERAL_SEQUENTIAL: return ZOO_EPHEMERAL_SEQUENTIAL;
+    default: return ZOO_PERSISTENT;
+  }
+}
+
 void zkc__submit_create(zkc_client_t *c, zkc__op_t *op, zkc_node_kind_t kind,
-                        const char *path, const char *data, int len, int mode) {
+                        const char *path, const char *data, int len,
+                        zkc__create_mode_t mode) {
   struct ACL_vector tmp;
   const struct ACL_vector *acl;
   int rc = zkc__acl_for(c, path, kind, &tmp, &acl);
@@ -193,7 +226,8 @@ void zkc__submit_create(zkc_client_t *c, zkc__op_t *op, zkc_node_kind_t kind,
   }
   /* The request is serialized before zoo_acreate2 returns: tmp may go. */
   ZKC__SUBMIT(c, op,
-              zoo_acreate2(zh, path, data, len, acl, mode, on_created, op));
+              zoo_acreate2(zh, path, data, len, acl, zk_mode(mode), on_created,
+                           op));
   zkc__acl_tmp_free(&tmp);
 }
 
@@ -213,14 +247,68 @@ void zkc__submit_get(zkc_client_t *c, zkc__op_t *op, const char *path) {
   ZKC__SUBMIT(c, op, zoo_aget(zh, path, 0, on_get, op));
 }
 
-void zkc__submit_watch(zkc_client_t *c, zkc__op_t *op, const char *path,
-                       zkc__waiter_t *w) {
-  ZKC__SUBMIT(c, op,
-              zoo_awget(zh, path, zkc__waiter_watcher,
-                        (void *)(uintptr_t)w->id, on_data, op));
+/* A node event for the owner of kind `kind` whose id is the context.
+ * Session events reach every watcher; the client's own watcher (handle.c)
+ * handles those. */
+static void tell_owner(zhandle_t *zh, int type, zkc__watch_kind_t kind,
+                       void *ctx) {
+  zkc__mark_callback_thread();
+  if (type == ZOO_SESSION_EVENT) return;
+  const zkc__handle_ctx_t *h = zoo_get_context(zh);
+  h->c->watch_fns[kind](h->c, (uint64_t)(uintptr_t)ctx,
+                        type == ZOO_DELETED_EVENT);
 }
 
-void zkc__unwatch(zkc_client_t *c, zkc__waiter_t *w) {
+static void waiter_watcher(zhandle_t *zh, int type, int state,
+                           const char *path, void *ctx) {
+  (void)state, (void)path;
+  tell_owner(zh, type, ZKC__WATCH_WAITER, ctx);
+}
+
+static void guard_watcher(zhandle_t *zh, int type, int state,
+                          const char *path, void *ctx) {
+  (void)state, (void)path;
+  tell_owner(zh, type, ZKC__WATCH_GUARD, ctx);
+}
+
+void zkc__submit_watch(zkc_client_t *c, zkc__op_t *op, const char *path,
+                       uint64_t id) {
+  ZKC__SUBMIT(c, op,
+              zoo_awget(zh, path, waiter_watcher, (void *)(uintptr_t)id,
+                        on_data, op));
+}
+
+/* The answer to a guard's exists-watch, handed on translated. */
+typedef struct answer {
+  zkc__answer_fn done;
+  void *ctx;
+} answer_t;
+
+static void on_guard_answer(int zk_rc, const struct Stat *stat,
+                            const void *data) {
+  (void)stat;
+  zkc__mark_callback_thread();
+  answer_t *a = (answer_t *)data;
+  a->done(a->ctx, zkc__zk_error(zk_rc));
+  free(a);
+}
+
+int zkc__send_guard_watch(zkc_client_t *c, const char *path, uint64_t id,
+                          zkc__answer_fn done, void *ctx) {
+  answer_t *a = malloc(sizeof *a);
+  if (a == NULL) return ZKC_ENOMEM;
+  a->done = done, a->ctx = ctx;
+  pthread_rwlock_rdlock(&c->zh_lock);
+  int zk_rc = c->zh ? zoo_awexists(c->zh, path, guard_watcher,
+                                   (void *)(uintptr_t)id, on_guard_answer, a)
+                    : ZCONNECTIONLOSS;
+  if (c->zh && zk_rc == ZOK) atomic_fetch_add(&c->requests, 1);
+  pthread_rwlock_unlock(&c->zh_lock);
+  if (zk_rc != ZOK) free(a);
+  return zkc__zk_error(zk_rc);
+}
+
+void zkc__remove_watch(zkc_client_t *c, const char *path, uint64_t id) {
   pthread_rwlock_rdlock(&c->zh_lock);
   if (c->zh != NULL) {
     /* Removing one watcher only drops the client's registration: the
@@ -228,19 +316,12 @@ void zkc__unwatch(zkc_client_t *c, zkc__waiter_t *w) {
      * clears it, for every watcher of this session on the path. If the
      * server cannot be reached, drop the local registration; a late event
      * then finds no waiter. */
-    int rc = zoo_remove_all_watches(c->zh, w->path, ZWATCHTYPE_DATA, 0);
+    int rc = zoo_remove_all_watches(c->zh, path, ZWATCHTYPE_DATA, 0);
     if (rc != ZOK && rc != ZNOWATCHER)
-      zoo_remove_watches(c->zh, w->path, ZWATCHTYPE_DATA, zkc__waiter_watcher,
-                         (void *)(uintptr_t)w->id, 1);
+      zoo_remove_watches(c->zh, path, ZWATCHTYPE_DATA, waiter_watcher,
+                         (void *)(uintptr_t)id, 1);
   }
   pthread_rwlock_unlock(&c->zh_lock);
-  /* The others on the path (a waiter behind the same node after an outside
-   * delete, a holder of this client guarding its own node) lost theirs too:
-   * they set it again, and a change meanwhile is seen by their next read. */
-  pthread_mutex_lock(&c->mu);
-  zkc__waiters_renew_locked(c, w->path, w);
-  zkc__guards_renew_locked(c, w->path);
-  pthread_mutex_unlock(&c->mu);
 }
 
 static int run(zkc__op_t *op) {
@@ -257,30 +338,24 @@ int zkc__op_run_delete(zkc_client_t *c, const char *path) {
   return run(&op);
 }
 
-int zkc__op_run_exists(zkc_client_t *c, const char *path, struct Stat *stat) {
+int zkc__op_run_exists(zkc_client_t *c, const char *path, zkc__stat_t *stat) {
   zkc__op_t op;
   int rc = zkc__op_init(&op);
   if (rc != ZKC_OK) return rc;
   zkc__submit_exists(c, &op, path);
   rc = zkc__op_wait(&op);
-  if (rc == ZOK && stat) *stat = op.stat;
+  if (rc == ZKC_OK && stat) *stat = op.stat;
   zkc__op_clear(&op);
   return rc;
 }
 
 int zkc__op_run_create(zkc_client_t *c, zkc_node_kind_t kind, const char *path,
-                       const char *data, int len, int mode) {
+                       const char *data, int len, zkc__create_mode_t mode) {
   zkc__op_t op;
   int rc = zkc__op_init(&op);
   if (rc != ZKC_OK) return rc;
   zkc__submit_create(c, &op, kind, path, data, len, mode);
   return run(&op);
-}
-
-static void on_multi(int rc, const void *data) {
-  zkc__mark_callback_thread();
-  if (!op_claim((zkc__op_t *)data)) return;
-  op_finish((zkc__op_t *)data, rc, NULL);
 }
 
 int zkc__op_run_check_set(zkc_client_t *c, const char *check_path,
@@ -296,14 +371,17 @@ int zkc__op_run_check_set(zkc_client_t *c, const char *check_path,
   /* Version -1 checks only that the node exists. */
   zoo_check_op_init(&ops[0], check_path, -1);
   zoo_set_op_init(&ops[1], path, data, len, -1, &stat);
-  ZKC__SUBMIT(c, &op, zoo_amulti(zh, 2, ops, results, on_multi, &op));
+  ZKC__SUBMIT(c, &op, zoo_amulti(zh, 2, ops, results, on_void, &op));
   rc = zkc__op_wait(&op);
   zkc__op_clear(&op);
   *failed_op = -1;
-  for (int i = 0; rc != ZOK && i < 2; i++)
+  /* The operation that failed carries the reason; the others say only
+   * that they were not applied. */
+  for (int i = 0; rc != ZKC_OK && i < 2; i++)
     if (results[i].err != ZOK && results[i].err != ZRUNTIMEINCONSISTENCY) {
       *failed_op = i;
-      rc = results[i].err;
+      zkc__note_zk_code(results[i].err);
+      rc = zkc__zk_error(results[i].err);
       break;
     }
   return rc;

@@ -8,15 +8,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client_impl.h"
+#include "guard.h"
+#include "hash.h"
 #include "internals.h"
+#include "janitor.h"
+#include "log.h"
+#include "ops.h"
+#include "retry.h"
+#include "session.h"
+#include "util.h"
+#include "waiters.h"
 #include "leader_impl.h"
 #include "names.h"
 #include "zkcoord/selector.h"
 
 #define LOCK_NAME "lock-" /* Curator's LeaderSelector uses InterProcessMutex */
 /* Pause after an election step failed with a ZooKeeper error that outlasted
- * the retry policy (ZNOAUTH, ...), before trying again (auto_requeue). */
+ * the retry policy (ZKC_ENOAUTH, ...), before trying again (auto_requeue). */
 #define ERROR_PAUSE_MS 1000
 
 enum { LATENT = 0, STARTED = 1, CLOSED = 2 };
@@ -208,7 +216,7 @@ int zkc_selector_create(zkc_selector_t **out, zkc_client_t *client,
     s->auto_requeue = opts->auto_requeue != 0;
     s->on_state_fn = opts->on_state;
   }
-  const char *id = opts && opts->id ? opts->id : client->holder_id;
+  const char *id = opts && opts->id ? opts->id : zkc__holder_id(client);
   s->path = strdup(path);
   s->id = strdup(id);
   int ok = s->path && s->id;

@@ -2,8 +2,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client_impl.h"
 #include "names.h"
+#include "ops.h"
+#include "session.h"
+#include "util.h"
 #include "zkcoord/status.h"
 
 static const char *node_style(const char *name) {
@@ -67,7 +69,7 @@ static int fill(zkc_contender_t *e, const char *name, const zkc__op_t *op,
   if (e->name == NULL || e->data == NULL) return ZKC_ENOMEM;
   if (e->data_len) memcpy(e->data, op->data, e->data_len);
   e->data[e->data_len] = '\0';
-  e->ephemeral_owner = op->stat.ephemeralOwner;
+  e->ephemeral_owner = op->stat.ephemeral_owner;
   e->ctime_ms = op->stat.ctime;
   e->czxid = op->stat.czxid;
   return ZKC_OK;
@@ -96,9 +98,9 @@ static int read_all(zkc_client_t *c, const char *path, char **names, size_t n,
   long position = 0;
   for (size_t i = 0; i < started; i++) {
     int r = zkc__op_wait(&ops[i]);
-    if (rc == ZKC_OK && r == ZOK) {
+    if (rc == ZKC_OK && r == ZKC_OK) {
       rc = fill(&v[m++], order[i], &ops[i], i < ncont ? position++ : -1);
-    } else if (rc == ZKC_OK && r != ZNONODE) { /* gone: left the queue */
+    } else if (rc == ZKC_OK && r != ZKC_ENONODE) { /* gone: left the queue */
       rc = r;
     }
     zkc__op_clear(&ops[i]);
@@ -128,11 +130,11 @@ int zkc_lock_contenders(zkc_client_t *c, const char *path,
   if (rc == ZKC_OK) {
     zkc__submit_children(c, &op, path);
     rc = zkc__op_wait(&op);
-    if (rc == ZOK && op.children.count > 0)
+    if (rc == ZKC_OK && op.children.count > 0)
       rc = read_all(c, path, op.children.data, (size_t)op.children.count,
                     out, count);
     zkc__op_clear(&op);
-    if (rc == ZNONODE) rc = ZKC_OK;
+    if (rc == ZKC_ENONODE) rc = ZKC_OK;
   }
   zkc__call_leave(c);
   return rc;

@@ -45,11 +45,12 @@ int zkc__cond_wait_until(pthread_cond_t *cv, pthread_mutex_t *mu,
   return rc == ETIMEDOUT ? ETIMEDOUT : 0;
 }
 
-void zkc__sleep_ms(int64_t ms) {
-  if (ms <= 0) return;
-  struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000};
-  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-  }
+int zkc__cond_await(pthread_cond_t *cv, pthread_mutex_t *mu,
+                    int64_t deadline_ms, int (*done)(void *), void *arg) {
+  while (!done(arg))
+    if (zkc__cond_wait_until(cv, mu, deadline_ms) == ETIMEDOUT)
+      return done(arg) ? ZKC_OK : ZKC_ETIMEDOUT;
+  return ZKC_OK;
 }
 
 int zkc__random_bytes(void *buf, size_t len) {
@@ -101,7 +102,5 @@ uint64_t zkc__thread_id(void) {
   if (id == 0) id = atomic_fetch_add(&next, 1);
   return id;
 }
-
-char *zkc__strdup(const char *s) { return s ? strdup(s) : NULL; }
 
 _Thread_local int zkc__hash_oom; /* set by uthash on a failed add (hash.h) */

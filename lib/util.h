@@ -1,5 +1,6 @@
-/* Small shared helpers: monotonic clock, condition variables with deadlines,
- * randomness, the callback-thread marker and internal logging. */
+/* Small shared helpers below the session layer: monotonic clock,
+ * condition variables with deadlines, randomness, the callback-thread
+ * marker, cancellation and thread identity. */
 #ifndef ZKC_UTIL_H
 #define ZKC_UTIL_H
 
@@ -8,7 +9,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "zkcoord/client.h"
 
 /* No deadline. */
 #define ZKC__FOREVER INT64_MAX
@@ -27,8 +27,11 @@ int zkc__cond_init(pthread_cond_t *cv);
 int zkc__cond_wait_until(pthread_cond_t *cv, pthread_mutex_t *mu,
                          int64_t deadline_ms);
 
-/* Sleeps ms milliseconds (not for test synchronisation: for backoff). */
-void zkc__sleep_ms(int64_t ms);
+/* The one wait-until-deadline loop: waits on cv (mu held) until done(arg)
+ * is nonzero or deadline_ms passes. ZKC_OK once done, else ZKC_ETIMEDOUT
+ * (done is asked once more at the deadline). */
+int zkc__cond_await(pthread_cond_t *cv, pthread_mutex_t *mu,
+                    int64_t deadline_ms, int (*done)(void *), void *arg);
 
 /* Fills buf with random bytes (getrandom); ZKC_OK or ZKC_ESYSTEM. */
 int zkc__random_bytes(void *buf, size_t len);
@@ -57,8 +60,5 @@ int zkc__cancelled(void);
 /* A small per-process thread id, stable for the thread's life (reentrancy
  * tables are keyed by it). */
 uint64_t zkc__thread_id(void);
-
-/* strdup that returns NULL on NULL input. */
-char *zkc__strdup(const char *s);
 
 #endif /* ZKC_UTIL_H */

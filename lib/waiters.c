@@ -4,7 +4,12 @@
 #include <errno.h>
 #include <string.h>
 
-#include "client_impl.h"
+#include "waiters.h"
+
+#include "client_struct.h"
+#include "state.h"
+#include "guard.h"
+#include "ops.h"
 #include "zkcoord/common.h"
 
 int zkc__waiter_register(zkc_client_t *c, zkc__waiter_t *w, const char *path) {
@@ -14,7 +19,6 @@ int zkc__waiter_register(zkc_client_t *c, zkc__waiter_t *w, const char *path) {
   w->id = ++c->next_waiter_id;
   w->path = path;
   w->fired = 0;
-  w->event_type = 0;
   w->handle_gen = c->handle_gen;
   int added = ZKC__HASH_ADD_U64(c->waiters, id, w);
   pthread_mutex_unlock(&c->mu);
@@ -71,15 +75,24 @@ void zkc__cancel_wake(zkc_client_t *c) {
   pthread_mutex_unlock(&c->mu);
 }
 
-void zkc__waiters_renew_locked(zkc_client_t *c, const char *path,
-                               const zkc__waiter_t *except) {
+/* Wakes the waiters other than `except` watching path, as if their watch
+ * had fired, so that they read the queue and set it again. */
+static void renew_locked(zkc_client_t *c, const char *path,
+                         const zkc__waiter_t *except) {
   zkc__waiter_t *w, *tmp;
   HASH_ITER(hh, c->waiters, w, tmp) {
     if (w == except || strcmp(w->path, path) != 0) continue;
     w->fired = 1;
-    w->event_type = 0; /* not a delete: read the queue and watch again */
     pthread_cond_signal(&w->cv);
   }
+}
+
+void zkc__waiter_unwatch(zkc_client_t *c, zkc__waiter_t *w) {
+  zkc__remove_watch(c, w->path, w->id);
+  pthread_mutex_lock(&c->mu);
+  renew_locked(c, w->path, w);
+  zkc__guards_renew_locked(c, w->path);
+  pthread_mutex_unlock(&c->mu);
 }
 
 void zkc__waiters_wake_all_locked(zkc_client_t *c) {
@@ -87,22 +100,13 @@ void zkc__waiters_wake_all_locked(zkc_client_t *c) {
   HASH_ITER(hh, c->waiters, w, tmp) pthread_cond_signal(&w->cv);
 }
 
-void zkc__waiter_watcher(zhandle_t *zh, int type, int state, const char *path,
-                         void *ctx) {
-  (void)state, (void)path;
-  zkc__mark_callback_thread();
-  /* Session events reach every watcher; the client's own watcher handles
-   * them. This one cares about its node only. */
-  if (type == ZOO_SESSION_EVENT) return;
-  const zkc__handle_ctx_t *h = zoo_get_context(zh);
-  zkc_client_t *c = h->c;
-  uint64_t id = (uint64_t)(uintptr_t)ctx;
+void zkc__waiter_event(zkc_client_t *c, uint64_t id, int deleted) {
+  (void)deleted; /* any change: the waiter reads the queue again */
   zkc__waiter_t *w = NULL;
   pthread_mutex_lock(&c->mu);
   HASH_FIND(hh, c->waiters, &id, sizeof id, w);
   if (w != NULL) {
     w->fired = 1;
-    w->event_type = type;
     pthread_cond_signal(&w->cv);
   }
   pthread_mutex_unlock(&c->mu);

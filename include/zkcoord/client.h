@@ -144,8 +144,8 @@ typedef struct zkc_client_opts {
   zkc_log_fn log_fn;
   void *log_ctx;
   /* Most verbose level delivered. Default ZKC_LOG_ERROR. The ZooKeeper
-   * client's own DEBUG lines also need zoo_set_debug_level(), which is
-   * process-wide and left alone by zkcoord. */
+   * client's own lines come through this sink too: its errors and warnings
+   * at those levels, its INFO lines at ZKC_LOG_DEBUG. */
   zkc_log_level_t log_level;
   /* Lock-loss policy for every recipe of this client. 0 (default, as
    * Curator's standard policy): a held lock is lost only with the session
@@ -158,7 +158,7 @@ typedef struct zkc_client_opts {
    * empty), added to every session this client opens, the first and each
    * one that replaces a lost session. NULL (default) = none. Copied at
    * open. Digest authentication itself never fails: a wrong password shows
-   * as ZNOAUTH when an ACL refuses an operation. Without TLS (which
+   * as ZKC_ENOAUTH when an ACL refuses an operation. Without TLS (which
    * Debian's C client lacks) the credentials travel in clear text. */
   const char *auth_digest;
   /* ACL of every node zkcoord creates (see zkc_acl_preset_t). Default
@@ -193,7 +193,7 @@ ZKC_EXTERN void zkc_client_opts_init(zkc_client_opts_t *opts);
  *                 without auth_digest
  *   ZKC_ECONNECT  no server answered within connect_timeout_ms
  *   ZKC_ENOROOT   the chroot of the connect string does not exist
- *   ZAUTHFAILED   the ensemble refused the credentials
+ *   ZKC_EAUTHFAILED  the ensemble refused the credentials
  *   ZKC_EDEADLK   called from a ZooKeeper callback thread
  *   ZKC_ENOMEM, ZKC_ESYSTEM
  * Thread-safe. */

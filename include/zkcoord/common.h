@@ -1,8 +1,9 @@
-/* zkcoord — export macro, error codes and small shared helpers.
+/* zkcoord — export macro, error codes, version and small shared helpers.
  *
- * Every fallible zkcoord call returns an int: ZKC_OK (0) or a negative code.
- * ZooKeeper's own codes (ZCONNECTIONLOSS, ZNOAUTH, ZSESSIONEXPIRED, ...) are
- * passed through unchanged; zkcoord's own codes are <= -1000.
+ * Every fallible zkcoord call returns an int: ZKC_OK (0) or one of the
+ * negative ZKC_E* codes below, never a code of the ZooKeeper client itself.
+ * What the server or the client library answered is translated where it
+ * enters zkcoord; the raw code is kept for logs (zkc_last_zk_code).
  */
 #ifndef ZKCOORD_COMMON_H
 #define ZKCOORD_COMMON_H
@@ -20,7 +21,8 @@ extern "C" {
 #define ZKC_EXTERN
 #endif
 
-/* One table generates the codes, their names and their messages. */
+/* One table generates the codes, their names and their messages. The
+ * values are stable: a code keeps its number once released. */
 #define ZKC_ERRNO_MAP(XX)                                                      \
   XX(EINVAL, -1000, "invalid argument")                                        \
   XX(ENOMEM, -1001, "out of memory")                                           \
@@ -34,7 +36,23 @@ extern "C" {
   XX(ECONNECT, -1008, "could not connect to the ZooKeeper ensemble in time")   \
   XX(ESYSTEM, -1009, "a system call failed (threads, clock or random)")        \
   XX(EPROTO, -1010, "unexpected answer from ZooKeeper")                        \
-  XX(ENOROOT, -1011, "the chroot of the connect string does not exist")
+  XX(ENOROOT, -1011, "the chroot of the connect string does not exist")        \
+  XX(ECONNLOSS, -1012,                                                         \
+     "connection to the ensemble lost: the request's outcome is unknown")      \
+  XX(EOPTIMEOUT, -1013,                                                        \
+     "the ensemble did not answer in time: the request's outcome is unknown")  \
+  XX(ESESSIONEXPIRED, -1014, "the ZooKeeper session expired")                  \
+  XX(ENOAUTH, -1015, "not authorized: the node's ACL refuses this operation")  \
+  XX(EAUTHFAILED, -1016, "the ensemble refused the client's credentials")      \
+  XX(ENONODE, -1017, "the node does not exist")                                \
+  XX(ENODEEXISTS, -1018, "the node already exists")                            \
+  XX(ENOTEMPTY, -1019, "the node has children")                                \
+  XX(EBADVERSION, -1020, "the node's version does not match")                  \
+  XX(EBADARGS, -1021, "the server refused the request's arguments")            \
+  XX(EINVALIDACL, -1022, "the server refused the ACL")                         \
+  XX(ENOCHILDREN, -1023, "an ephemeral node cannot have children")             \
+  XX(EREADONLY, -1024, "the server is read-only: no writes")                   \
+  XX(ETHROTTLED, -1025, "the server throttled the request: try again later")
 
 typedef enum zkc_errno {
   ZKC_OK = 0,
@@ -43,13 +61,25 @@ typedef enum zkc_errno {
 #undef ZKC__ERRNO_ENUM
 } zkc_errno_t;
 
-/* Human-readable message for any code returned by zkcoord, including
- * ZooKeeper's own. Never NULL; the string is static. Thread-safe. */
+/* Human-readable message for a zkcoord code; "unknown error code" for any
+ * other value. Never NULL; the string is static. Thread-safe. */
 ZKC_EXTERN const char *zkc_strerror(int rc);
 
-/* Symbolic name of a code ("ZKC_ETIMEDOUT", "ZCONNECTIONLOSS", ...), or
- * "UNKNOWN". Never NULL; static. Thread-safe. */
+/* Symbolic name of a code ("ZKC_OK", "ZKC_ETIMEDOUT", ...), or "UNKNOWN".
+ * Never NULL; static. Thread-safe. */
 ZKC_EXTERN const char *zkc_err_name(int rc);
+
+/* The ZooKeeper C client's own code behind the last request this thread
+ * waited for inside a zkcoord call and that failed (0 if none yet). For log
+ * lines and bug reports only: decisions belong on the ZKC_* return value.
+ * Thread-safe (per thread). */
+ZKC_EXTERN int zkc_last_zk_code(void);
+
+/* The version of the library actually loaded (the headers' version is
+ * ZKC_VERSION_HEX in zkcoord/version.h): 0xMMmmpp, and "major.minor.patch"
+ * (static). Compare them to tell a mismatched shared library. Thread-safe. */
+ZKC_EXTERN unsigned zkc_version(void);
+ZKC_EXTERN const char *zkc_version_string(void);
 
 /* Frees an array of strings returned by zkcoord (for example by
  * zkc_mutex_participant_nodes). Accepts NULL. */

@@ -154,8 +154,9 @@ ZKC_EXTERN const char *zkc_latch_path(const zkc_latch_t *latch);
  * is first: possibly a Curator participant). On success *id is a new
  * string the caller frees with free(), or NULL when there is no
  * participant at all.
- * Returns ZKC_OK, ZKC_EINVAL, ZKC_EDEADLK, ZKC_ECLOSED, ZKC_ENOMEM or a
- * ZooKeeper error. */
+ * Returns ZKC_OK, ZKC_EINVAL, ZKC_EDEADLK, ZKC_ECLOSED, ZKC_ENOMEM, or the
+ * server's answer once the retry policy gave up (ZKC_ECONNLOSS,
+ * ZKC_EOPTIMEOUT, ZKC_ENOAUTH, ZKC_ESESSIONEXPIRED, ...). */
 ZKC_EXTERN int zkc_latch_leader_id(zkc_latch_t *latch, char **id);
 
 /* Every participant on the path in queue order (the leader first), with
@@ -163,7 +164,8 @@ ZKC_EXTERN int zkc_latch_leader_id(zkc_latch_t *latch, char **id);
  * entries that the caller frees with zkc_participants_free (*out is NULL
  * when *count is 0).
  * Returns ZKC_OK (count 0 when the path does not exist), ZKC_EINVAL,
- * ZKC_EDEADLK, ZKC_ECLOSED, ZKC_ENOMEM or a ZooKeeper error. */
+ * ZKC_EDEADLK, ZKC_ECLOSED, ZKC_ENOMEM, or the server's answer once the
+ * retry policy gave up (ZKC_ECONNLOSS, ZKC_ENOAUTH, ...). */
 ZKC_EXTERN int zkc_latch_participants(zkc_latch_t *latch,
                                       zkc_participant_t **out, size_t *count);
 

@@ -77,8 +77,12 @@ ZKC_EXTERN int zkc_mutex_destroy(zkc_mutex_t *mutex);
  *                  it first); waiters themselves re-queue on the client's
  *                  new session when theirs is lost
  *   ZKC_ENOMEM     out of memory
- *   Z*             a ZooKeeper error that outlasted the retry policy
- *                  (ZCONNECTIONLOSS, ZNOAUTH, ...)
+ *   ZKC_ECONNLOSS, ZKC_EOPTIMEOUT
+ *                  the ensemble stayed unreachable beyond the retry policy
+ *   ZKC_ENOAUTH    an ACL refuses the create (or the delete, see below)
+ *   ZKC_ENOROOT    the chroot of the connect string vanished
+ *   ZKC_ENOCHILDREN, ZKC_EBADARGS, ZKC_EINVALIDACL
+ *                  the server refused the lock path or the ACL
  * On any error no lock node is left behind. */
 ZKC_EXTERN int zkc_mutex_acquire(zkc_mutex_t *mutex);
 
@@ -86,8 +90,8 @@ ZKC_EXTERN int zkc_mutex_acquire(zkc_mutex_t *mutex);
  * a node is created and, when it is not first, deleted again.
  * Returns ZKC_ETIMEDOUT when the time ran out (own node deleted), ZKC_EINVAL
  * for a negative timeout, and the codes of zkc_mutex_acquire; when the
- * server refuses the delete of the waiter's node (ZNOAUTH: a parent ACL
- * without DELETE), that refusal instead of ZKC_ETIMEDOUT: the node then
+ * server refuses the delete of the waiter's node (ZKC_ENOAUTH: a parent
+ * ACL without DELETE), that refusal instead of ZKC_ETIMEDOUT: the node then
  * stays in the queue until the session ends (close the client). */
 ZKC_EXTERN int zkc_mutex_acquire_timeout(zkc_mutex_t *mutex,
                                          int64_t timeout_ms);
@@ -101,7 +105,7 @@ ZKC_EXTERN int zkc_mutex_acquire_timeout(zkc_mutex_t *mutex,
  * already gone by this release's delete: local state cleared, its node is
  * gone or being deleted), ZKC_ECLOSED (client closed: local state
  * cleared; the node went with the session), or the server's refusal of the
- * delete (ZNOAUTH: a parent ACL without DELETE): the node is still there,
+ * delete (ZKC_ENOAUTH: a parent ACL without DELETE): the node is still there,
  * so the thread still holds the lock and nothing changes; closing the
  * client ends the session and with it the node (release then returns
  * ZKC_ECLOSED). */

@@ -156,8 +156,8 @@ ZKC_EXTERN const char *zkc_selector_path(const zkc_selector_t *sel);
  * the caller frees with zkc_participants_free (*out is NULL when *count is
  * 0). Blocking (one round trip).
  * Returns ZKC_OK (count 0 when the path does not exist), ZKC_EINVAL,
- * ZKC_EDEADLK (callback thread), ZKC_ECLOSED, ZKC_ENOMEM or a ZooKeeper
- * error. */
+ * ZKC_EDEADLK (callback thread), ZKC_ECLOSED, ZKC_ENOMEM, or the server's
+ * answer once the retry policy gave up (ZKC_ECONNLOSS, ZKC_ENOAUTH, ...). */
 ZKC_EXTERN int zkc_selector_participants(zkc_selector_t *sel,
                                          zkc_participant_t **out,
                                          size_t *count);

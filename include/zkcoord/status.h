@@ -55,7 +55,9 @@ typedef struct zkc_contender {
  *   ZKC_EDEADLK   called from a ZooKeeper callback thread
  *   ZKC_ECLOSED   the client was closed
  *   ZKC_ENOMEM
- *   Z*            a ZooKeeper error (ZCONNECTIONLOSS, ZNOAUTH, ...)
+ *   ZKC_ECONNLOSS, ZKC_EOPTIMEOUT, ZKC_ESESSIONEXPIRED
+ *                 the ensemble did not answer
+ *   ZKC_ENOAUTH   an ACL refuses reading the path
  * Thread-safe. */
 ZKC_EXTERN int zkc_lock_contenders(zkc_client_t *client, const char *path,
                                    zkc_contender_t **out, size_t *count);

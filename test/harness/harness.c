@@ -2,7 +2,7 @@
 #define _GNU_SOURCE /* pipe2 */
 #include "harness.h"
 
-#include "client_impl.h" /* the session of a client, to expire it */
+#include "session.h" /* the session of a client, to expire it */
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -468,11 +468,11 @@ static void clone_watcher(zhandle_t *zh, int type, int state, const char *path,
 
 clientid_t zkt_session_credentials(zkc_client_t *c) {
   clientid_t id;
-  pthread_rwlock_rdlock(&c->zh_lock);
-  int ok = c->zh != NULL && zoo_state(c->zh) == ZOO_CONNECTED_STATE;
-  if (ok) id = *zoo_client_id(c->zh);
-  pthread_rwlock_unlock(&c->zh_lock);
-  if (!ok) fail_msg("client not connected: no session to take");
+  memset(&id, 0, sizeof id);
+  int64_t sid = 0;
+  if (zkc__session_credentials(c, &sid, id.passwd) != ZKC_OK)
+    fail_msg("client not connected: no session to take");
+  id.client_id = sid;
   return id;
 }
 

@@ -27,7 +27,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "client_impl.h" /* request counter for the no-traffic check */
+#include "session.h" /* request counter for the no-traffic check */
 #include "harness.h"
 #include "names.h"
 
@@ -142,7 +142,7 @@ static void failf(walker_t *w, const char *fmt, ...) {
   va_end(ap);
 }
 
-static uint64_t requests(void) { return atomic_load(&fx.c->requests); }
+static uint64_t requests(void) { return zkc__requests(fx.c); }
 
 /* Nonzero when the canary listener has a connection waiting. */
 static int canary_touched(void) {
@@ -348,7 +348,6 @@ static int state_of(zkc_client_t *c) {
 static int still_leading(zkc_latch_t *l, int rc) {
   return rc == ZKC_EDEADLK && !zkc_latch_has_leadership(l) ? -1 : rc;
 }
-static int nonnull(const void *p) { return p != NULL; }
 
 /* ---- the table ---- */
 
@@ -367,11 +366,22 @@ static void walk(walker_t *w) {
   const char *LONG = fx.long_path, *MAX = fx.max_path;
 
   /* ---- common ---- */
-  VAL(FRESH, "zkc_strerror", "unknown code (12345)", 1, "a message (never NULL)",
-      nonnull(zkc_strerror(12345)));
+  VAL(FRESH, "zkc_strerror", "unknown code (12345)", 1,
+      "`\"unknown error code\"` (never NULL)",
+      strcmp(zkc_strerror(12345), "unknown error code") == 0);
+  VAL(FRESH, "zkc_strerror", "a ZooKeeper client code (-4)", 1,
+      "`\"unknown error code\"`: zkcoord returns none",
+      strcmp(zkc_strerror(-4), "unknown error code") == 0);
   VAL(FRESH, "zkc_err_name", "unknown code (12345)", 1, "`\"UNKNOWN\"`",
       strcmp(zkc_err_name(12345), "UNKNOWN") == 0);
   VOID(FRESH, "zkc_strings_free", "NULL", "no-op", zkc_strings_free(NULL, 3));
+  VAL(FRESH, "zkc_last_zk_code", "(no input)", 1,
+      "0, or the raw code of the thread's last failed request (negative)",
+      zkc_last_zk_code() <= 0);
+  VAL(FRESH, "zkc_version", "(no input)", 1, "`ZKC_VERSION_HEX` of the headers",
+      zkc_version() == ZKC_VERSION_HEX);
+  VAL(FRESH, "zkc_version_string", "(no input)", 1, "`ZKC_VERSION_STRING`",
+      strcmp(zkc_version_string(), ZKC_VERSION_STRING) == 0);
   UB(FRESH, "zkc_strings_free", "a count other than the one returned, or an "
      "array not from zkcoord", "undefined behaviour");
 

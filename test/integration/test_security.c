@@ -115,7 +115,7 @@ static void outsider_cannot_delete_or_overwrite(void **state) {
    * leaves nothing. */
   zkc_client_t *o = zkt_open(NULL);
   zkc_mutex_t *om = new_mutex(o, path);
-  assert_int_equal(zkc_mutex_acquire_timeout(om, zkt_ms(5000)), ZNOAUTH);
+  assert_int_equal(zkc_mutex_acquire_timeout(om, zkt_ms(5000)), ZKC_ENOAUTH);
   OK(zkc_mutex_destroy(om));
   zkc_client_close(o);
 
@@ -159,10 +159,10 @@ static void wrong_password_fails_clearly(void **state) {
   zkc_client_t *wrong = open_as("team:wrong", ZKC_ACL_SECURE);
   zkc_mutex_t *wm = new_mutex(wrong, path);
   int64_t t0 = zkt_now_ms();
-  assert_int_equal(zkc_mutex_acquire_timeout(wm, zkt_ms(10000)), ZNOAUTH);
+  assert_int_equal(zkc_mutex_acquire_timeout(wm, zkt_ms(10000)), ZKC_ENOAUTH);
   printf("figure: refused after %lld ms\n", (long long)(zkt_now_ms() - t0));
   assert_int_equal(zkt_children_count(path), 0);
-  assert_string_equal(zkc_err_name(ZNOAUTH), "ZNOAUTH");
+  assert_string_equal(zkc_err_name(ZKC_ENOAUTH), "ZKC_ENOAUTH");
   OK(zkc_mutex_destroy(wm));
   zkc_client_close(wrong);
 

@@ -9,7 +9,9 @@
 #include <cmocka.h>
 
 #include "names.h"
+#include "errors.h"
 #include "names_props.h" /* the fuzz targets' properties */
+#include "zkcoord/version.h"
 #include "zkcoord/common.h"
 
 static void valid_paths(void **state) {
@@ -287,26 +289,68 @@ static void path_helpers(void **state) {
 
 static void error_table(void **state) {
   (void)state;
-  int codes[] = {ZKC_EINVAL, ZKC_ENOMEM,  ZKC_ETIMEDOUT, ZKC_ENOTOWNER,
-                 ZKC_EBUSY,  ZKC_EDEADLK, ZKC_ECLOSED,   ZKC_ELOST,
-                 ZKC_ECONNECT, ZKC_ESYSTEM, ZKC_EPROTO};
-  for (size_t i = 0; i < sizeof codes / sizeof *codes; i++) {
-    assert_true(codes[i] <= -1000);
-    assert_non_null(zkc_strerror(codes[i]));
-    assert_string_not_equal(zkc_err_name(codes[i]), "UNKNOWN");
-    for (size_t j = 0; j < i; j++)
-      assert_string_not_equal(zkc_strerror(codes[i]), zkc_strerror(codes[j]));
+  /* Every code of the one table: negative, zkcoord's own range, its name
+   * spelled from the table, a message of its own. */
+  static const struct {
+    int code;
+    const char *name;
+  } table[] = {
+#define ROW(name, value, msg) {ZKC_##name, "ZKC_" #name},
+      ZKC_ERRNO_MAP(ROW)
+#undef ROW
+  };
+  size_t n = sizeof table / sizeof *table;
+  assert_true(n >= 26);
+  for (size_t i = 0; i < n; i++) {
+    assert_true(table[i].code <= -1000);
+    assert_string_equal(zkc_err_name(table[i].code), table[i].name);
+    assert_string_not_equal(zkc_strerror(table[i].code), "unknown error code");
+    for (size_t j = 0; j < i; j++) {
+      assert_int_not_equal(table[i].code, table[j].code);
+      assert_string_not_equal(zkc_strerror(table[i].code),
+                              zkc_strerror(table[j].code));
+    }
   }
-  assert_string_equal(zkc_err_name(ZKC_ETIMEDOUT), "ZKC_ETIMEDOUT");
-  assert_string_equal(zkc_err_name(-4), "ZCONNECTIONLOSS"); /* passes through */
+  assert_string_equal(zkc_err_name(ZKC_OK), "ZKC_OK");
   assert_string_equal(zkc_strerror(ZKC_OK), "success");
-  assert_non_null(zkc_strerror(-4));
-  assert_string_equal(zkc_err_name(12345), "UNKNOWN");
+  /* A code that is not zkcoord's (ZooKeeper's -4, say) is not passed off
+   * as one. */
+  const int unknown[] = {-4, -1, 12345, -999, -1026};
+  for (size_t i = 0; i < sizeof unknown / sizeof *unknown; i++) {
+    assert_string_equal(zkc_err_name(unknown[i]), "UNKNOWN");
+    assert_string_equal(zkc_strerror(unknown[i]), "unknown error code");
+  }
+}
+
+/* Every ZooKeeper client code (ZOK, then -1 .. -130) becomes a code of the
+ * table: nothing raw leaves the library. */
+static void zookeeper_codes_translate_into_the_table(void **state) {
+  (void)state;
+  assert_int_equal(zkc__zk_error(0), ZKC_OK);
+  for (int z = -1; z >= -130; z--) {
+    int rc = zkc__zk_error(z);
+    if (strcmp(zkc_err_name(rc), "UNKNOWN") == 0)
+      fail_msg("ZooKeeper code %d became %d, not in the table", z, rc);
+  }
+  assert_int_equal(zkc__zk_error(-4), ZKC_ECONNLOSS);   /* ZCONNECTIONLOSS */
+  assert_int_equal(zkc__zk_error(-101), ZKC_ENONODE);   /* ZNONODE */
+  assert_int_equal(zkc__zk_error(-102), ZKC_ENOAUTH);   /* ZNOAUTH */
+  assert_int_equal(zkc__zk_error(-112), ZKC_ESESSIONEXPIRED);
+  assert_int_equal(zkc__zk_error(-110), ZKC_ENODEEXISTS);
+}
+
+/* The loaded library and these headers are the same version. */
+static void version_matches_headers(void **state) {
+  (void)state;
+  assert_int_equal(zkc_version(), ZKC_VERSION_HEX);
+  assert_string_equal(zkc_version_string(), ZKC_VERSION_STRING);
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(valid_paths),
+      cmocka_unit_test(zookeeper_codes_translate_into_the_table),
+      cmocka_unit_test(version_matches_headers),
       cmocka_unit_test(invalid_paths),
       cmocka_unit_test(path_length_limit),
       cmocka_unit_test(host_lists),

@@ -1,0 +1,23 @@
+/* Credentials and ACLs (acl.c): part of the session layer, since the ACL
+ * vectors are the ZooKeeper client's own type. */
+#ifndef ZKC_ACL_H
+#define ZKC_ACL_H
+
+#define THREADED
+#include <zookeeper/zookeeper.h>
+
+#include "zkcoord/client.h"
+
+/* 1 when the auth and ACL options are well-formed. */
+int zkc__acl_opts_valid(const zkc_client_opts_t *opts);
+/* Copies the credentials and builds the ACL vectors from the options. */
+int zkc__acl_setup(zkc_client_t *c);
+void zkc__acl_free(zkc_client_t *c);
+/* The ACL for a node about to be created at `path`: one of the client's
+ * vectors, or the acl_fn's answer converted into *tmp (freed with
+ * zkc__acl_tmp_free after the request is submitted). */
+int zkc__acl_for(zkc_client_t *c, const char *path, zkc_node_kind_t kind,
+                 struct ACL_vector *tmp, const struct ACL_vector **out);
+void zkc__acl_tmp_free(struct ACL_vector *tmp);
+
+#endif /* ZKC_ACL_H */

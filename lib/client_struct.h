@@ -1,0 +1,116 @@
+/* The client object itself, seen only by the session layer (client, state,
+ * handle, maint, listeners, ops, waiters, guard, janitor, retry, acl, log).
+ * Recipes see a zkc_client_t as opaque and go through session.h and the
+ * modules' own headers. */
+#ifndef ZKC_CLIENT_STRUCT_H
+#define ZKC_CLIENT_STRUCT_H
+
+#define THREADED
+#include <pthread.h>
+#include <stdatomic.h>
+#include <zookeeper/zookeeper.h>
+
+#include "hash.h"
+#include "log.h"
+#include "ops.h"
+#include "session.h"
+#include "util.h"
+#include "waiters.h"
+#include "zkcoord/client.h"
+
+/* A delete the maintenance thread must finish: a node path, or (uuid set)
+ * the protected node with that uuid under `path`. Whatever session is
+ * current does it: the path (or uuid) names one attempt's node only, so the
+ * delete can never remove anyone else's, and a node of a lost session that
+ * the server still keeps is freed at once instead of at its expiry. */
+typedef struct zkc__pending {
+  char *path;
+  char uuid[37];
+  struct zkc__pending *next;
+} zkc__pending_t;
+
+/* Context of one ZooKeeper handle: events of a replaced handle are told
+ * apart by their generation. */
+typedef struct zkc__handle_ctx {
+  zkc_client_t *c;
+  uint64_t gen;
+} zkc__handle_ctx_t;
+
+/* A raw session event, queued by the watcher for the maintenance thread. */
+typedef struct zkc__event {
+  uint64_t gen; /* handle generation */
+  int zk_state;
+  int64_t session_id;
+  struct zkc__event *next;
+} zkc__event_t;
+
+/* A registered state listener or recipe observer. */
+typedef struct zkc__listener {
+  zkc_state_fn fn;
+  zkc__observer_fn observer;
+  void *ctx;
+  struct zkc__listener *next;
+} zkc__listener_t;
+
+struct zkc_client {
+  pthread_mutex_t mu;       /* guards the fields below except zh */
+  pthread_cond_t state_cv;  /* session state, call drain, maintenance work */
+  pthread_rwlock_t zh_lock; /* read: submitting on zh; write: swapping it */
+  zhandle_t *zh;
+  atomic_int zh_closed;     /* set with zh = NULL by close (under zh_lock) */
+  zkc__handle_ctx_t *hctx;  /* context of the current handle */
+  uint64_t handle_gen;
+
+  int zk_state;       /* last ZOO_*_STATE seen on the current handle */
+  int64_t session_id; /* 0 until connected */
+  int session_timeout_ms;
+  int session_dead; /* expired, auth failed or presumed lost */
+  int closed;
+
+  /* Public state, driven by the maintenance thread. */
+  zkc_state_t state;       /* 0 before the first connection */
+  int64_t public_session;  /* session of the last CONNECTED */
+  int64_t suspended_since; /* monotonic ms, while SUSPENDED/READ_ONLY */
+  int recreate;            /* LOST: a new handle is needed */
+  int64_t recreate_at;     /* next attempt when opening one failed */
+  int recreate_attempt;    /* failed attempts since the last success */
+  zkc__event_t *events, **events_tail;
+  zkc__listener_t *listeners; /* user listeners and recipe observers */
+  int dispatching;            /* the maintenance thread is calling them */
+  pthread_t maint;
+  int maint_started;
+  int64_t janitor_retry_at; /* backoff after a failed delete */
+  int janitor_attempt;
+  int active_calls; /* blocking calls in progress (close waits for them) */
+  atomic_int refs;  /* the user's plus one per recipe object */
+  atomic_uint_fast64_t requests; /* submitted to ZooKeeper (tests read it) */
+  zkc__watch_fn watch_fns[ZKC__WATCH_KINDS]; /* who a node watch tells */
+
+  /* Requests in flight. The ZooKeeper client does not always complete the
+   * requests still pending when the handle closes; close finishes them. */
+  pthread_mutex_t ops_mu;
+  pthread_cond_t ops_cv; /* signalled when the last request completes */
+  struct zkc__op *ops;
+
+  zkc__waiter_t *waiters;
+  uint64_t next_waiter_id;
+
+  zkc__pending_t *pending;
+
+  struct zkc__guard *guards; /* holders' watches on their own nodes */
+  uint64_t next_guard_id;
+  uint64_t guard_dispatching; /* guard whose owner is being told */
+  int guard_requests;         /* guard watches being set */
+
+  int log_slot;
+  zkc__zk_log_fn log_cb; /* bound once, reused by every handle */
+  char *connect;
+  char *holder_id;
+  char *auth_digest;                  /* copy of opts.auth_digest */
+  struct ACL_vector acl_participant;  /* of lock, latch and selector nodes */
+  struct ACL_vector acl_parent;       /* of parents zkcoord creates */
+  int auth_failed;                    /* the ensemble refused the credentials */
+  zkc_client_opts_t opts; /* with holder_id, auth_digest at the copies above */
+};
+
+#endif /* ZKC_CLIENT_STRUCT_H */

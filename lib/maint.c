@@ -1,0 +1,148 @@
+/* The maintenance thread: the state machine that turns the handle's raw
+ * events into CONNECTED, SUSPENDED, RECONNECTED, LOST and READ_ONLY,
+ * declares a session lost after a whole session timeout without a
+ * connection (the C client only learns of expiry once it reconnects),
+ * replaces a lost session's handle with a new one, tells recipes and
+ * listeners, and drives the guards and the janitor. It sits above all of
+ * them: nothing it drives calls back into it. */
+#include "maint.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "client_struct.h"
+#include "guard.h"
+#include "handle.h"
+#include "janitor.h"
+#include "listeners.h"
+#include "log.h"
+#include "retry.h"
+#include "state.h"
+#include "zkcoord/common.h"
+
+static void transition_locked(zkc_client_t *c, zkc_state_t st,
+                              int64_t lost_session) {
+  c->state = st;
+  if (st == ZKC_STATE_SUSPENDED || st == ZKC_STATE_READ_ONLY)
+    c->suspended_since = zkc__now_ms();
+  pthread_cond_broadcast(&c->state_cv);
+  zkc__listeners_dispatch_locked(c, st, lost_session);
+}
+
+static int live(zkc_state_t st) {
+  return st == ZKC_STATE_CONNECTED || st == ZKC_STATE_RECONNECTED;
+}
+
+static void declare_lost_locked(zkc_client_t *c) {
+  int64_t lost = c->public_session;
+  c->session_dead = 1; /* waiters and requests give up on this session */
+  zkc__waiters_wake_all_locked(c);
+  c->recreate = 1;
+  c->recreate_at = 0;
+  transition_locked(c, ZKC_STATE_LOST, lost);
+}
+
+static void process_event_locked(zkc_client_t *c, const zkc__event_t *ev) {
+  int s = ev->zk_state;
+  if (ev->gen != c->handle_gen || c->recreate) return; /* a replaced handle */
+  if (s == ZOO_CONNECTED_STATE) {
+    if (ev->session_id != c->public_session) {
+      c->public_session = ev->session_id;
+      transition_locked(c, ZKC_STATE_CONNECTED, 0);
+    } else if (!live(c->state)) {
+      transition_locked(c, ZKC_STATE_RECONNECTED, 0);
+    }
+  } else if (s == ZOO_READONLY_STATE) {
+    if (c->state != ZKC_STATE_READ_ONLY)
+      transition_locked(c, ZKC_STATE_READ_ONLY, 0);
+  } else if (s == ZOO_EXPIRED_SESSION_STATE || s == ZOO_AUTH_FAILED_STATE) {
+    if (c->state != ZKC_STATE_LOST) declare_lost_locked(c);
+    /* Refused credentials will be refused again: do not hammer. */
+    if (s == ZOO_AUTH_FAILED_STATE)
+      c->recreate_at = zkc__now_ms() + c->opts.session_timeout_ms;
+  } else if (live(c->state)) { /* connecting: the connection dropped */
+    transition_locked(c, ZKC_STATE_SUSPENDED, 0);
+  }
+}
+
+/* Replaces a lost session's handle. Called and returns with c->mu held. */
+static void recreate_locked(zkc_client_t *c) {
+  pthread_mutex_unlock(&c->mu);
+  zkc__handle_drop(c, 0);
+  int rc = zkc__handle_open(c);
+  if (rc == ZKC_OK)
+    zkc__log(c, ZKC_LOG_INFO, "opening a new session");
+  else
+    zkc__log(c, ZKC_LOG_ERROR, "cannot open a new session: %s",
+             zkc_strerror(rc));
+  pthread_mutex_lock(&c->mu);
+  if (rc == ZKC_OK) {
+    c->recreate = 0;
+    c->recreate_attempt = 0;
+  } else {
+    c->recreate_at = zkc__now_ms() + zkc__backoff_ms(c, c->recreate_attempt++, 100);
+  }
+}
+
+static void *maint_main(void *arg) {
+  zkc_client_t *c = arg;
+  zkc__mark_callback_thread(); /* listeners run here: no blocking calls */
+  pthread_mutex_lock(&c->mu);
+  while (!c->closed) {
+    zkc__event_t *ev = c->events;
+    if (ev) {
+      if ((c->events = ev->next) == NULL) c->events_tail = &c->events;
+      process_event_locked(c, ev);
+      free(ev);
+      continue;
+    }
+    int64_t now = zkc__now_ms();
+    int64_t wake = ZKC__FOREVER;
+    int doubtful = c->state == ZKC_STATE_SUSPENDED || c->state == ZKC_STATE_READ_ONLY;
+    if (doubtful && c->session_timeout_ms > 0) {
+      /* The C client only learns of expiry when it reconnects: after a
+       * whole session timeout without a connection, presume it. */
+      int64_t at = c->suspended_since + c->session_timeout_ms;
+      if (now >= at) {
+        declare_lost_locked(c);
+        continue;
+      }
+      wake = at;
+    }
+    if (c->recreate) {
+      if (now >= c->recreate_at) {
+        recreate_locked(c);
+        continue;
+      }
+      if (c->recreate_at < wake) wake = c->recreate_at;
+    }
+    if (zkc__guard_step_locked(c)) continue;
+    if (zkc__janitor_step_locked(c)) continue;
+    int64_t retry = zkc__janitor_next_locked(c);
+    if (retry < wake) wake = retry;
+    int64_t check = zkc__guard_next_locked(c);
+    if (check < wake) wake = check;
+    zkc__cond_wait_until(&c->state_cv, &c->mu, wake);
+  }
+  pthread_mutex_unlock(&c->mu);
+  return NULL;
+}
+
+int zkc__maint_start(zkc_client_t *c) {
+  if (pthread_create(&c->maint, NULL, maint_main, c) != 0) return ZKC_ESYSTEM;
+  pthread_mutex_lock(&c->mu);
+  c->maint_started = 1;
+  pthread_mutex_unlock(&c->mu);
+  return ZKC_OK;
+}
+
+void zkc__maint_stop(zkc_client_t *c) {
+  if (c->maint_started) pthread_join(c->maint, NULL);
+  c->maint_started = 0;
+  while (c->events) {
+    zkc__event_t *e = c->events;
+    c->events = e->next;
+    free(e);
+  }
+  c->events_tail = &c->events;
+}

@@ -1,0 +1,118 @@
+/* ZooKeeper requests, the only door to the ZooKeeper client: every request
+ * goes out here and every result comes back here, translated to a ZKC_*
+ * code (errors.h), with zkcoord's own view of a node's stat and children.
+ * Nothing above this file includes zookeeper.h. */
+#ifndef ZKC_OPS_H
+#define ZKC_OPS_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "zkcoord/client.h"
+
+/* What zkcoord reads of a node's stat. */
+typedef struct zkc__stat {
+  int64_t czxid;           /* the create's zxid: the fencing token */
+  int64_t ctime;           /* ms since the epoch */
+  int64_t ephemeral_owner; /* session id, 0 for a persistent node */
+} zkc__stat_t;
+
+/* A children list (names only), owned by the op that read it. */
+typedef struct zkc__names {
+  int count;
+  char **data;
+} zkc__names_t;
+
+/* Node kinds zkcoord creates. */
+typedef enum {
+  ZKC__CREATE_PERSISTENT,
+  ZKC__CREATE_CONTAINER,
+  ZKC__CREATE_EPHEMERAL_SEQUENTIAL
+} zkc__create_mode_t;
+
+/* One ZooKeeper request in flight and its result. Ops are submitted
+ * asynchronously so that several ride in one round trip (a session's
+ * requests are applied in order); zkc__op_wait collects each result. */
+typedef struct zkc__op {
+  zkc_client_t *c;
+  struct zkc__op *prev, *next; /* in the client's list while in flight */
+  int in_flight;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  int done;
+  int rc;    /* ZKC_* */
+  int zk_rc; /* the ZooKeeper client's own code, for logs */
+  zkc__stat_t stat;
+  char *created;         /* create: the node's path (malloc) */
+  zkc__names_t children; /* children read */
+  char *data;            /* get data: a copy, NUL-terminated */
+  int data_len;
+} zkc__op_t;
+
+int zkc__op_init(zkc__op_t *op);
+void zkc__op_clear(zkc__op_t *op); /* frees results and the op's sync */
+/* Waits for the result and returns its rc (a failed request's raw code is
+ * noted for zkc_last_zk_code on this thread). */
+int zkc__op_wait(zkc__op_t *op);
+
+/* Each submit either queues the request (its completion fills op) or fails
+ * at once, in which case op is marked done with the error. */
+void zkc__submit_create(zkc_client_t *c, zkc__op_t *op, zkc_node_kind_t kind,
+                        const char *path, const char *data, int len,
+                        zkc__create_mode_t mode);
+void zkc__submit_children(zkc_client_t *c, zkc__op_t *op, const char *path);
+void zkc__submit_delete(zkc_client_t *c, zkc__op_t *op, const char *path);
+void zkc__submit_exists(zkc_client_t *c, zkc__op_t *op, const char *path);
+/* Reads a node's data (no watch) into op->data / op->data_len. */
+void zkc__submit_get(zkc_client_t *c, zkc__op_t *op, const char *path);
+
+/* Submit + wait, for the single-request cases. */
+int zkc__op_run_delete(zkc_client_t *c, const char *path);
+int zkc__op_run_exists(zkc_client_t *c, const char *path, zkc__stat_t *stat);
+int zkc__op_run_create(zkc_client_t *c, zkc_node_kind_t kind, const char *path,
+                       const char *data, int len, zkc__create_mode_t mode);
+
+/* One transaction: check that check_path exists, then set path's data.
+ * Returns the failing operation's error with *failed_op its index (0 the
+ * check, 1 the set), or ZKC_OK. */
+int zkc__op_run_check_set(zkc_client_t *c, const char *check_path,
+                          const char *path, const void *data, int len,
+                          int *failed_op);
+
+/* ---- node watches ---- */
+
+/* Who a node watch belongs to. The client keeps one handler per kind
+ * (set at open), told on the ZooKeeper completion thread with the owner's
+ * id: an owner that left meanwhile is simply not found. */
+typedef enum {
+  ZKC__WATCH_WAITER, /* a thread waiting on a predecessor (waiters.c) */
+  ZKC__WATCH_GUARD,  /* a holder watching its own node (guard.c) */
+  ZKC__WATCH_KINDS
+} zkc__watch_kind_t;
+typedef void (*zkc__watch_fn)(zkc_client_t *c, uint64_t id, int deleted);
+
+/* Reads a node's data and leaves a data watch for waiter `id`. */
+void zkc__submit_watch(zkc_client_t *c, zkc__op_t *op, const char *path,
+                       uint64_t id);
+
+/* Sets an exists-watch for guard `id`; the answer (ZKC_OK: the node exists
+ * and is watched) goes to done(ctx, rc) on the completion thread, or, when
+ * the request cannot be sent, is returned here (then done is not called). */
+typedef void (*zkc__answer_fn)(void *ctx, int rc);
+int zkc__send_guard_watch(zkc_client_t *c, const char *path, uint64_t id,
+                          zkc__answer_fn done, void *ctx);
+
+/* Removes the data watch that waiter `id` left on path, client and server
+ * side. The server keeps one watch per path and session, so this removes
+ * it for every watcher of this client on path (see zkc__waiter_unwatch). */
+void zkc__remove_watch(zkc_client_t *c, const char *path, uint64_t id);
+
+/* ---- the client's requests as a whole (client.c, handle.c) ---- */
+
+/* After the handle is closed: finishes every request still in flight with
+ * rc (no completion can arrive any more). */
+void zkc__ops_abandon(zkc_client_t *c, int rc);
+/* Waits until no request is in flight or deadline_ms passes. */
+void zkc__ops_drain(zkc_client_t *c, int64_t deadline_ms);
+
+#endif /* ZKC_OPS_H */

@@ -1,0 +1,155 @@
+/* The session's state as the rest of the library asks for it: one place
+ * for "is it live", the session id, a node's fate, waiting until
+ * connected, and the client's settings. Reads the client under its lock and
+ * calls nothing but util. */
+#include "state.h"
+
+#include <errno.h>
+
+#include "client_struct.h"
+#include "zkcoord/common.h"
+
+const char *zkc_state_name(zkc_state_t state) {
+  switch (state) {
+    case ZKC_STATE_CONNECTED: return "CONNECTED";
+    case ZKC_STATE_SUSPENDED: return "SUSPENDED";
+    case ZKC_STATE_RECONNECTED: return "RECONNECTED";
+    case ZKC_STATE_LOST: return "LOST";
+    case ZKC_STATE_READ_ONLY: return "READ_ONLY";
+    case ZKC_STATE_CLOSED: return "CLOSED";
+    default: return "UNKNOWN";
+  }
+}
+
+int zkc__call_enter(zkc_client_t *c) {
+  if (zkc__on_callback_thread()) return ZKC_EDEADLK;
+  pthread_mutex_lock(&c->mu);
+  int closed = c->closed;
+  if (!closed) c->active_calls++;
+  pthread_mutex_unlock(&c->mu);
+  return closed ? ZKC_ECLOSED : ZKC_OK;
+}
+
+void zkc__call_leave(zkc_client_t *c) {
+  pthread_mutex_lock(&c->mu);
+  if (--c->active_calls == 0 && c->closed)
+    pthread_cond_broadcast(&c->state_cv);
+  pthread_mutex_unlock(&c->mu);
+}
+
+int zkc__live_locked(const zkc_client_t *c) {
+  return c->zk_state == ZOO_CONNECTED_STATE && !c->session_dead && !c->recreate;
+}
+
+int zkc__session_live(zkc_client_t *c) {
+  pthread_mutex_lock(&c->mu);
+  int live = zkc__live_locked(c);
+  pthread_mutex_unlock(&c->mu);
+  return live;
+}
+
+/* Closed, or the thread's wait cancelled (the latch closes): give up. */
+static int gave_up_locked(const zkc_client_t *c) {
+  return c->closed || zkc__cancelled();
+}
+
+static int connected_or_gave_up(void *arg) {
+  const zkc_client_t *c = arg;
+  return gave_up_locked(c) || zkc__live_locked(c);
+}
+
+int zkc__wait_connected(zkc_client_t *c, int64_t deadline_ms) {
+  pthread_mutex_lock(&c->mu);
+  int rc = zkc__cond_await(&c->state_cv, &c->mu, deadline_ms,
+                           connected_or_gave_up, c);
+  if (gave_up_locked(c)) rc = ZKC_ECLOSED;
+  pthread_mutex_unlock(&c->mu);
+  return rc;
+}
+
+static int first_connected_or_refused(void *arg) {
+  const zkc_client_t *c = arg;
+  return c->state == ZKC_STATE_CONNECTED || c->auth_failed;
+}
+
+int zkc__wait_first_connected(zkc_client_t *c, int64_t deadline_ms) {
+  pthread_mutex_lock(&c->mu);
+  int rc = zkc__cond_await(&c->state_cv, &c->mu, deadline_ms,
+                           first_connected_or_refused, c);
+  if (c->state != ZKC_STATE_CONNECTED && c->auth_failed) rc = ZKC_EAUTHFAILED;
+  pthread_mutex_unlock(&c->mu);
+  return rc;
+}
+
+zkc__session_fate_t zkc__session_fate_locked(const zkc_client_t *c,
+                                             int64_t session_id) {
+  if (session_id == 0 || c->session_dead || c->recreate ||
+      c->session_id != session_id)
+    return ZKC__SESSION_GONE;
+  return zkc__live_locked(c) ? ZKC__SESSION_LIVE : ZKC__SESSION_DOUBT;
+}
+
+zkc__session_fate_t zkc__session_fate(zkc_client_t *c, int64_t session_id) {
+  pthread_mutex_lock(&c->mu);
+  zkc__session_fate_t fate = zkc__session_fate_locked(c, session_id);
+  pthread_mutex_unlock(&c->mu);
+  return fate;
+}
+
+int64_t zkc__session_id(zkc_client_t *c) {
+  pthread_mutex_lock(&c->mu);
+  int64_t id = c->session_id;
+  pthread_mutex_unlock(&c->mu);
+  return id;
+}
+
+int zkc__client_closed(zkc_client_t *c) {
+  pthread_mutex_lock(&c->mu);
+  int closed = c->closed;
+  pthread_mutex_unlock(&c->mu);
+  return closed;
+}
+
+int zkc_client_session_id(zkc_client_t *c, int64_t *session_id) {
+  if (c == NULL || session_id == NULL) return ZKC_EINVAL;
+  pthread_mutex_lock(&c->mu);
+  int closed = c->closed;
+  *session_id = c->zk_state == ZOO_CONNECTED_STATE ? c->session_id : 0;
+  pthread_mutex_unlock(&c->mu);
+  return closed ? ZKC_ECLOSED : ZKC_OK;
+}
+
+int zkc_client_state(zkc_client_t *c, zkc_state_t *state) {
+  if (c == NULL || state == NULL) return ZKC_EINVAL;
+  pthread_mutex_lock(&c->mu);
+  *state = c->closed ? ZKC_STATE_CLOSED : c->state;
+  pthread_mutex_unlock(&c->mu);
+  return ZKC_OK;
+}
+
+int zkc_client_session_timeout(zkc_client_t *c, int *timeout_ms) {
+  if (c == NULL || timeout_ms == NULL) return ZKC_EINVAL;
+  pthread_mutex_lock(&c->mu);
+  int closed = c->closed;
+  *timeout_ms = c->session_timeout_ms;
+  pthread_mutex_unlock(&c->mu);
+  return closed ? ZKC_ECLOSED : ZKC_OK;
+}
+
+int zkc__on_maint_thread_locked(const zkc_client_t *c) {
+  return c->maint_started && pthread_equal(pthread_self(), c->maint);
+}
+
+const char *zkc__holder_id(const zkc_client_t *c) { return c->holder_id; }
+
+zkc_parent_mode_t zkc__parent_mode(const zkc_client_t *c) {
+  return c->opts.parent_mode;
+}
+
+int zkc__lost_on_suspended(const zkc_client_t *c) {
+  return c->opts.lost_on_suspended;
+}
+
+uint64_t zkc__requests(const zkc_client_t *c) {
+  return (uint64_t)atomic_load(&c->requests);
+}

@@ -1,0 +1,58 @@
+/* Threads waiting for a watched node to change (waiters.c). */
+#ifndef ZKC_WAITERS_H
+#define ZKC_WAITERS_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "hash.h"
+#include "zkcoord/client.h"
+
+/* A thread blocked until the node it watches changes. Lives on the waiting
+ * thread's stack while registered; the watch finds it by id, so a watch
+ * that fires after the waiter left touches nothing. */
+typedef struct zkc__waiter {
+  uint64_t id;
+  const char *path; /* the watched node (the waiter's own string) */
+  int fired;        /* a node event arrived, or the watch must be set again */
+  uint64_t handle_gen; /* the handle (session) its watch was set through */
+  pthread_cond_t cv;
+  UT_hash_handle hh;
+} zkc__waiter_t;
+
+/* Registers w (fresh id, its own condition variable) for a watch on path
+ * (kept by reference: it must outlive the registration). */
+int zkc__waiter_register(zkc_client_t *c, zkc__waiter_t *w, const char *path);
+void zkc__waiter_unregister(zkc_client_t *c, zkc__waiter_t *w);
+
+typedef enum {
+  ZKC__WAKE_FIRED,
+  ZKC__WAKE_TIMEOUT,
+  ZKC__WAKE_CLOSED,
+  ZKC__WAKE_LOST
+} zkc__wake_t;
+
+/* Blocks until the watch fires, the deadline passes, the client closes (or
+ * the thread's wait is cancelled) or the waiter's session is gone. */
+zkc__wake_t zkc__waiter_wait(zkc_client_t *c, zkc__waiter_t *w,
+                             int64_t deadline_ms);
+
+/* A waiter giving up before its watch fired removes the watch. The server
+ * keeps one watch per path and session, shared by every watcher of this
+ * client on that path (another waiter, a holder's guard): those are told
+ * to set theirs again, and a change meanwhile is seen by their next read. */
+void zkc__waiter_unwatch(zkc_client_t *c, zkc__waiter_t *w);
+
+/* Wakes every waiter and every wait on the state condition, so that a
+ * thread whose cancel flag was just set (zkc__cancel_bind) sees it. */
+void zkc__cancel_wake(zkc_client_t *c);
+
+/* ---- for the session layer ---- */
+
+/* The watch handler of kind ZKC__WATCH_WAITER (ops.h). */
+void zkc__waiter_event(zkc_client_t *c, uint64_t id, int deleted);
+/* Wakes every waiter (session change or close); caller holds the client's
+ * lock. */
+void zkc__waiters_wake_all_locked(zkc_client_t *c);
+
+#endif /* ZKC_WAITERS_H */
