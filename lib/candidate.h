@@ -1,0 +1,113 @@
+/* The candidate that the leader recipes (latch.c, selector.c) are made of:
+ * an object with a thread of its own that queues a node on the election path
+ * with the lock internals and leads while that node is first. What leading
+ * means (a flag and callbacks, or the user's take_leadership) stays with each
+ * recipe; queueing, the checks a node passes before it may lead, giving the
+ * node up and reading the participants are written here, once. */
+#ifndef ZKC_CANDIDATE_H
+#define ZKC_CANDIDATE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "guard.h"
+#include "internals.h"
+#include "session.h"
+#include "zkcoord/leader.h"
+
+/* The life of a recipe object. */
+enum { ZKC__LATENT = 0, ZKC__STARTED = 1, ZKC__CLOSED = 2 };
+
+/* Embedded in the recipe object (zeroed with it); mu guards the fields
+ * below it and the recipe's own. */
+typedef struct zkc__candidate {
+  zkc_client_t *client;      /* set at init, never changes */
+  const char *kind;          /* "latch" or "selector", for the log */
+  char *path;                /* the election path */
+  char *id;                  /* the participant id: the node's data */
+  zkc__observer_fn observer; /* registered at init with ctx `self` */
+  void *self;                /* the recipe object */
+  int (*turn)(void *self);   /* one turn of the thread; 0 = stop */
+
+  pthread_mutex_t mu;
+  pthread_cond_t cv; /* state, queue, connection and leadership changes */
+  int state;         /* ZKC__LATENT, ZKC__STARTED, ZKC__CLOSED */
+  int queued;        /* a turn is wanted (set by start) or under way */
+  int has_node;      /* held is valid (while leading) */
+  zkc__held_t held;
+  uint64_t guard;       /* the watch on held.node */
+  int live;             /* the client's connection is up */
+  int64_t lost_session; /* the last session reported LOST */
+  uint64_t suspend_gen; /* SUSPENDED/READ_ONLY reports seen */
+  pthread_t thread;
+  int thread_started;
+  atomic_uint_fast64_t thread_id; /* zkc__thread_id() of the thread */
+  atomic_int cancel;              /* close: the thread must stop */
+  int errors;                     /* election errors since the last lead */
+
+  pthread_mutex_t cb_mu; /* held while a user callback runs */
+} zkc__candidate_t;
+
+/* Copies path and id, sets up the locks, takes a client reference and
+ * registers `observer` (ctx `self`). Fields the observer reads in the recipe
+ * must be set before. On failure nothing is left to free in cand.
+ * ZKC_OK, ZKC_ENOMEM or ZKC_ECLOSED (client closed). */
+int zkc__candidate_init(zkc__candidate_t *cand, const char *kind,
+                        zkc_client_t *client, const char *path, const char *id,
+                        zkc__observer_fn observer, void *self);
+
+/* After the thread is gone: unregisters the observer, drops the client
+ * reference and frees what init made (not cand itself). ZKC_OK, or
+ * ZKC_EDEADLK (from the observer's dispatch: nothing done). */
+int zkc__candidate_destroy(zkc__candidate_t *cand);
+
+/* 1 when called on the candidate's own thread. */
+int zkc__candidate_on_thread(const zkc__candidate_t *cand);
+
+/* Records a state the observer was told; caller holds cand->mu. */
+void zkc__candidate_note_state_locked(zkc__candidate_t *cand, zkc_state_t st,
+                                      int64_t lost_session);
+
+/* Starts the thread, queued, calling turn(self) until it returns 0.
+ * ZKC_OK, ZKC_ECLOSED (client closed), ZKC_EBUSY (not latent), ZKC_ESYSTEM. */
+int zkc__candidate_start(zkc__candidate_t *cand, int (*turn)(void *self));
+
+/* The thread: waits until queued with a live connection, then queues a node
+ * named lock_name and waits until it is first; *gen0 (may be NULL) is
+ * suspend_gen as queueing began. ZKC_OK (*held filled), ZKC_ECLOSED (the
+ * thread must stop), or the election error. */
+int zkc__candidate_queue(zkc__candidate_t *cand, const char *lock_name,
+                         zkc__held_t *held, uint64_t *gen0);
+
+/* The thread, after an election error: pauses (or, pause 0, waits to be
+ * queued again). Returns turn's answer: 0 when the thread must stop. */
+int zkc__candidate_retry_later(zkc__candidate_t *cand, int pause);
+
+/* The thread, with a first node: records it (and watches it, telling
+ * on_gone) if it may lead, i.e. unless cancelled, `doubt` (the recipe's
+ * policy) or not of the current session. 1 if recorded; at 0 the caller
+ * gives the node up (zkc__candidate_decline). Caller holds cand->mu. */
+int zkc__candidate_hold_locked(zkc__candidate_t *cand, zkc__held_t *held,
+                               int doubt, zkc__guard_fn on_gone);
+
+/* Deletes a node that may not lead. Returns turn's answer. */
+int zkc__candidate_decline(zkc__candidate_t *cand, zkc__held_t *held);
+
+/* Takes the node and its watch from cand; caller holds cand->mu, then removes
+ * the guard and releases the node. */
+zkc__held_t zkc__candidate_take_node_locked(zkc__candidate_t *cand,
+                                            uint64_t *guard);
+
+/* Every contender on `path` in queue order with its id (the node data); the
+ * first is marked leader. A head that vanished between the list and the
+ * read makes it read again a few times. See zkc_latch_participants for
+ * the result and the codes (brackets itself with zkc__call_enter). */
+int zkc__participants_read(zkc_client_t *c, const char *path,
+                           zkc_participant_t **out, size_t *count);
+
+/* The leader's id as zkc_latch_leader_id returns it. */
+int zkc__leader_id_read(zkc_client_t *c, const char *path, char **id);
+
+#endif /* ZKC_CANDIDATE_H */
