@@ -328,6 +328,12 @@ int zkt_teardown(void **state) {
 
 int zkt_main(int argc, char **argv, const struct CMUnitTest *tests, size_t n,
              const char *group) {
+  /* --list: the case names, one a line, as CTest registers them (CMake
+   * reads them from the source; unit.registered_cases compares the two). */
+  if (argc == 2 && strcmp(argv[1], "--list") == 0) {
+    for (size_t i = 0; i < n; i++) printf("%s\n", tests[i].name);
+    return fflush(stdout) == 0 ? 0 : 1;
+  }
   /* The ZooKeeper client's INFO lines (several per connect) are noise in
    * test output; warnings and errors still show. */
   zoo_set_debug_level(ZOO_LOG_LEVEL_WARN);

@@ -90,7 +90,8 @@ int zkt_session_watches(int64_t session_id, char *first, size_t first_len);
 int zkt_await_session_watches(zkc_client_t *c, int want, char *first,
                               size_t first_len, int64_t timeout_ms);
 
-/* Runs the named case (argv[1]) of `tests`, or all when no name is given.
+/* Runs the named case (argv[1]) of `tests`, or all when no name is given;
+ * `--list` prints the case names, one a line, and runs nothing.
  * An unknown name is a failure, never a silent pass. Each case runs between
  * a setup that makes a fresh root and a teardown that checks no lock node
  * was left under it and removes it. */
