@@ -1,6 +1,6 @@
 /* The one place where the ZooKeeper client's result codes enter zkcoord:
  * every request result and handle call goes through zkc__zk_error, so no
- * code above ops.c and session.c ever sees a Z* code. */
+ * code above ops.c and handle.c ever sees a Z* code. */
 #ifndef ZKC_ERRORS_H
 #define ZKC_ERRORS_H
 

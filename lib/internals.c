@@ -71,28 +71,6 @@ static int remove_node(zkc_client_t *c, const char *node) {
   return ZKC_OK;
 }
 
-/* After connection loss during create: the node may exist. Looks for the
- * child carrying our uuid. *node is set (malloc) when found. */
-static int find_by_uuid(zkc_client_t *c, const char *base, const char *uuid,
-                        char **node) {
-  zkc__op_t op;
-  int rc = zkc__op_init(&op);
-  if (rc != ZKC_OK) return rc;
-  *node = NULL;
-  zkc__submit_children(c, &op, base);
-  rc = zkc__op_wait(&op);
-  if (rc == ZKC_ENONODE) rc = ZKC_OK;
-  for (int i = 0; rc == ZKC_OK && i < op.children.count; i++) {
-    if (zkc__name_has_uuid(op.children.data[i], uuid)) {
-      *node = zkc__path_join(base, op.children.data[i]);
-      if (*node == NULL) rc = ZKC_ENOMEM;
-      break;
-    }
-  }
-  zkc__op_clear(&op);
-  return rc;
-}
-
 /* State of one acquisition. */
 typedef struct attempt {
   zkc_client_t *c;
@@ -166,7 +144,7 @@ static int create_node(attempt_t *a, const char *lock_name) {
   while (rc == ZKC_OK) {
     if (search) {
       char *found = NULL;
-      rc = find_by_uuid(c, a->base, a->uuid, &found);
+      rc = zkc__op_find_protected(c, a->base, a->uuid, &found);
       if (rc == ZKC_OK && found) rc = adopt_found(a, found);
       if (rc == ZKC_OK && a->node) return submit_list(a);
       if (rc == ZKC_ENONODE) rc = new_prefix(a, lock_name); /* older session's */

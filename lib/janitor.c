@@ -37,18 +37,10 @@ void zkc__janitor_add(zkc_client_t *c, const char *path, const char *uuid) {
 
 /* Deletes the protected node with p->uuid under p->path, if it exists. */
 static int delete_by_uuid(zkc_client_t *c, const zkc__pending_t *p) {
-  zkc__op_t op;
-  int rc = zkc__op_init(&op);
-  if (rc != ZKC_OK) return rc;
-  zkc__submit_children(c, &op, p->path);
-  rc = zkc__op_wait(&op);
-  for (int i = 0; rc == ZKC_OK && i < op.children.count; i++) {
-    if (!zkc__name_has_uuid(op.children.data[i], p->uuid)) continue;
-    char *node = zkc__path_join(p->path, op.children.data[i]);
-    rc = node ? zkc__op_run_delete(c, node) : ZKC_ENOMEM;
-    free(node);
-  }
-  zkc__op_clear(&op);
+  char *node = NULL;
+  int rc = zkc__op_find_protected(c, p->path, p->uuid, &node);
+  if (rc == ZKC_OK && node != NULL) rc = zkc__op_run_delete(c, node);
+  free(node);
   return rc;
 }
 

@@ -73,6 +73,20 @@ static void tell(zkc_latch_t *l, int leader) {
   pthread_mutex_unlock(&l->cand.cb_mu);
 }
 
+/* Takes leadership away (when `drop`): the latch thread tells not_leader
+ * and rejoins. Called with cand.mu held; unlocks it, then logs why. */
+static void drop_unlock(zkc_latch_t *l, int drop, const char *why) {
+  if (drop) {
+    l->leader = 0;
+    l->drop = 1;
+  }
+  pthread_cond_broadcast(&l->cand.cv);
+  pthread_mutex_unlock(&l->cand.mu);
+  if (drop)
+    zkc__log(l->cand.client, ZKC_LOG_WARN, "latch %s: leadership lost (%s)",
+             l->cand.path, why);
+}
+
 /* Client observer (maintenance thread): tracks the connection and takes
  * leadership away at once; the latch thread then tells not_leader. */
 static void on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
@@ -87,15 +101,7 @@ static void on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
   } else if (suspended) {
     drop = l->leader && drop_on_suspend;
   }
-  if (drop) {
-    l->leader = 0;
-    l->drop = 1;
-  }
-  pthread_cond_broadcast(&l->cand.cv);
-  pthread_mutex_unlock(&l->cand.mu);
-  if (drop)
-    zkc__log(l->cand.client, ZKC_LOG_WARN, "latch %s: leadership lost (%s)",
-             l->cand.path, zkc_state_name(st));
+  drop_unlock(l, drop, zkc_state_name(st));
 }
 
 /* Our node was deleted by another client while the session lived:
@@ -103,17 +109,8 @@ static void on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
 static void on_node_gone(void *ctx, uint64_t guard) {
   zkc_latch_t *l = ctx;
   pthread_mutex_lock(&l->cand.mu);
-  int drop = l->leader && l->cand.guard == guard;
-  if (drop) {
-    l->leader = 0;
-    l->drop = 1;
-    pthread_cond_broadcast(&l->cand.cv);
-  }
-  pthread_mutex_unlock(&l->cand.mu);
-  if (drop)
-    zkc__log(l->cand.client, ZKC_LOG_WARN,
-             "latch %s: leadership lost (node deleted by another client)",
-             l->cand.path);
+  drop_unlock(l, l->leader && l->cand.guard == guard,
+              "node deleted by another client");
 }
 
 /* One turn: wait for a live connection, queue, lead until leadership is

@@ -11,6 +11,7 @@
 #include "acl.h"
 #include "client_struct.h"
 #include "errors.h"
+#include "names.h"
 #include "zkcoord/common.h"
 
 int zkc__op_init(zkc__op_t *op) {
@@ -115,19 +116,26 @@ void zkc__ops_abandon(zkc_client_t *c, int rc) {
   pthread_mutex_unlock(&c->ops_mu);
 }
 
-static void on_void(int zk_rc, const void *data) {
+/* A completion arrives: on the callback thread, for an op that close has
+ * not finished already (NULL then). *rc is the translated result. */
+static zkc__op_t *arrive(const void *data, int zk_rc, int *rc) {
   zkc__op_t *op = (zkc__op_t *)data;
   zkc__mark_callback_thread();
-  if (!op_claim(op)) return;
-  op_finish(op, from_zk(op, zk_rc), NULL);
+  if (!op_claim(op)) return NULL;
+  *rc = from_zk(op, zk_rc);
+  return op;
+}
+
+static void on_void(int zk_rc, const void *data) {
+  int rc;
+  zkc__op_t *op = arrive(data, zk_rc, &rc);
+  if (op) op_finish(op, rc, NULL);
 }
 
 static void on_stat(int zk_rc, const struct Stat *stat, const void *data) {
-  zkc__op_t *op = (zkc__op_t *)data;
-  zkc__mark_callback_thread();
-  if (!op_claim(op)) return;
-  int rc = from_zk(op, zk_rc);
-  op_finish(op, rc, rc == ZKC_OK ? stat : NULL);
+  int rc;
+  zkc__op_t *op = arrive(data, zk_rc, &rc);
+  if (op) op_finish(op, rc, rc == ZKC_OK ? stat : NULL);
 }
 
 static void on_data(int zk_rc, const char *value, int len,
@@ -138,10 +146,9 @@ static void on_data(int zk_rc, const char *value, int len,
 
 static void on_get(int zk_rc, const char *value, int len,
                    const struct Stat *stat, const void *data) {
-  zkc__op_t *op = (zkc__op_t *)data;
-  zkc__mark_callback_thread();
-  if (!op_claim(op)) return;
-  int rc = from_zk(op, zk_rc);
+  int rc;
+  zkc__op_t *op = arrive(data, zk_rc, &rc);
+  if (op == NULL) return;
   if (rc == ZKC_OK) {
     if (len < 0 || value == NULL) len = 0;
     op->data = malloc((size_t)len + 1);
@@ -158,10 +165,9 @@ static void on_get(int zk_rc, const char *value, int len,
 
 static void on_created(int zk_rc, const char *name, const struct Stat *stat,
                        const void *data) {
-  zkc__op_t *op = (zkc__op_t *)data;
-  zkc__mark_callback_thread();
-  if (!op_claim(op)) return;
-  int rc = from_zk(op, zk_rc);
+  int rc;
+  zkc__op_t *op = arrive(data, zk_rc, &rc);
+  if (op == NULL) return;
   if (rc == ZKC_OK) {
     op->created = strdup(name);
     if (op->created == NULL) rc = ZKC_ENOMEM; /* node exists: caller cleans */
@@ -171,10 +177,9 @@ static void on_created(int zk_rc, const char *name, const struct Stat *stat,
 
 static void on_children(int zk_rc, const struct String_vector *v,
                         const void *data) {
-  zkc__op_t *op = (zkc__op_t *)data;
-  zkc__mark_callback_thread();
-  if (!op_claim(op)) return;
-  int rc = from_zk(op, zk_rc);
+  int rc;
+  zkc__op_t *op = arrive(data, zk_rc, &rc);
+  if (op == NULL) return;
   if (rc == ZKC_OK && v != NULL && v->count > 0) {
     /* The vector belongs to the client: copy it. */
     op->children.data = calloc((size_t)v->count, sizeof(char *));
@@ -327,6 +332,26 @@ void zkc__remove_watch(zkc_client_t *c, const char *path, uint64_t id) {
 static int run(zkc__op_t *op) {
   int rc = zkc__op_wait(op);
   zkc__op_clear(op);
+  return rc;
+}
+
+int zkc__op_find_protected(zkc_client_t *c, const char *base,
+                           const char *uuid, char **node) {
+  zkc__op_t op;
+  int rc = zkc__op_init(&op);
+  if (rc != ZKC_OK) return rc;
+  *node = NULL;
+  zkc__submit_children(c, &op, base);
+  rc = zkc__op_wait(&op);
+  if (rc == ZKC_ENONODE) rc = ZKC_OK; /* no parent: no node either */
+  for (int i = 0; rc == ZKC_OK && i < op.children.count; i++) {
+    if (zkc__name_has_uuid(op.children.data[i], uuid)) {
+      *node = zkc__path_join(base, op.children.data[i]);
+      if (*node == NULL) rc = ZKC_ENOMEM;
+      break;
+    }
+  }
+  zkc__op_clear(&op);
   return rc;
 }
 

@@ -67,6 +67,11 @@ void zkc__submit_exists(zkc_client_t *c, zkc__op_t *op, const char *path);
 void zkc__submit_get(zkc_client_t *c, zkc__op_t *op, const char *path);
 
 /* Submit + wait, for the single-request cases. */
+/* Looks under base for the protected node carrying uuid (a create cut off
+ * by connection loss may have been applied): *node is its path (malloc),
+ * or NULL when there is none. ZKC_OK, or the read's error. */
+int zkc__op_find_protected(zkc_client_t *c, const char *base,
+                           const char *uuid, char **node);
 int zkc__op_run_delete(zkc_client_t *c, const char *path);
 int zkc__op_run_exists(zkc_client_t *c, const char *path, zkc__stat_t *stat);
 int zkc__op_run_create(zkc_client_t *c, zkc_node_kind_t kind, const char *path,

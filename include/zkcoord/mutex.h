@@ -138,7 +138,8 @@ ZKC_EXTERN int zkc_mutex_set_lost_callback(zkc_mutex_t *mutex, zkc_lost_fn fn,
  * 1 MiB request limit, and the server would drop the connection),
  * ZKC_ENOTOWNER (not held by this thread),
  * ZKC_ELOST (the lock node is gone: the hold is marked lost), ZKC_EDEADLK,
- * ZKC_ECLOSED, or a ZooKeeper error for `path` (ZNONODE, ZNOAUTH, ...). */
+ * ZKC_ECLOSED, or the server's answer for `path` (ZKC_ENONODE, ZKC_ENOAUTH,
+ * ZKC_EBADARGS, ...; ZKC_ECONNLOSS after the retry policy). */
 ZKC_EXTERN int zkc_mutex_fenced_set(zkc_mutex_t *mutex, const char *path,
                                     const void *data, size_t len);
 
