@@ -82,6 +82,7 @@ int zkcli_start(const zkcli_opts_t *o, void (*interrupt)(int sig),
 #define ZKCLI_EV_LOST 'L'     /* the lock was lost */
 #define ZKCLI_EV_LEADER 'G'   /* leadership gained */
 #define ZKCLI_EV_NOTLEADER 'N'/* leadership lost */
+#define ZKCLI_EV_FAILED 'F'   /* the election ended for good */
 
 /* Blocks SIGINT, SIGTERM, SIGHUP and SIGCHLD in the calling thread (and so
  * in every thread started later) and starts a thread that turns them into

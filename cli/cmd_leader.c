@@ -16,6 +16,11 @@ static void on_not_leader(void *ctx, zkc_latch_t *l) {
   zkcli_event_post(ZKCLI_EV_NOTLEADER);
 }
 
+static void on_error(void *ctx, zkc_latch_t *l, int rc) {
+  (void)ctx, (void)l, (void)rc; /* zkc_latch_error keeps rc */
+  zkcli_event_post(ZKCLI_EV_FAILED);
+}
+
 /* Starts COMMAND if this latch leads now. Returns 0 or an exit code. */
 static int lead(const zkcli_opts_t *o, zkc_latch_t *l, zkcli_child_t *ch) {
   zkcli_env_t env[2] = {{.name = "ZKCOORD_FENCING_TOKEN"},
@@ -40,6 +45,13 @@ static int run(const zkcli_opts_t *o, zkc_latch_t *l) {
       zkcli_err("leadership of %s lost: stopping COMMAND, rejoining", o->path);
       int sig = zkcli_child_stop(&ch, SIGTERM, o->grace_ms);
       if (sig) return ZKCLI_EXIT_SIGNAL_BASE + sig;
+    } else if (ev == ZKCLI_EV_FAILED) {
+      /* A refusal that waiting cannot cure (ACL, credentials, chroot). */
+      int rc = zkc_latch_error(l);
+      zkcli_err("cannot take part in the election on %s: %s", o->path,
+                zkc_strerror(rc));
+      if (ch.pid) zkcli_child_stop(&ch, SIGTERM, o->grace_ms);
+      return zkcli_exit_code(rc);
     } else if (ev == SIGCHLD && zkcli_child_reap(&ch)) {
       zkcli_info(o, 1, "COMMAND exited: leaving the election");
       return zkcli_child_exit_code(&ch);
@@ -58,6 +70,7 @@ int zkcli_cmd_leader(const zkcli_opts_t *o) {
   zkc_latch_opts_init(&lo);
   lo.is_leader = on_leader;
   lo.not_leader = on_not_leader;
+  lo.on_error = on_error;
   zkc_latch_t *l = NULL;
   int rc = zkc_latch_create(&l, c, o->path, o->id, &lo);
   if (rc == ZKC_EINVAL) {

@@ -32,7 +32,8 @@ static const char usage_text[] =
     "      --lost-on-suspend       a dropped connection already counts as lost\n"
     "      --id ID                 holder / participant id stored in the node\n"
     "                              (default host:pid)\n"
-    "  -w, --wait SECS             lock: give up after SECS (default: wait forever)\n"
+    "  -w, --wait SECS             lock: give up after SECS (default: wait forever;\n"
+    "      --timeout SECS          flock's spelling of --wait)\n"
     "  -n, --nonblock              lock: give up at once when the lock is held\n"
     "  -E, --conflict-exit-code N  lock: exit code when not obtained (default 1)\n"
     "      --grace SECS            SIGTERM to SIGKILL delay when COMMAND must\n"
@@ -49,6 +50,13 @@ static const char usage_text[] =
     "internal error, 75 lock or leadership lost while COMMAND ran, 77\n"
     "permission denied, 126/127 COMMAND not executable/not found, 128+N\n"
     "zkcoord stopped by signal N. See zkcoord(1).\n";
+
+/* The synopsis (the usage lines) on stderr, after a usage error. */
+static void brief_usage(void) {
+  const char *end = strstr(usage_text, "\n\n");
+  fprintf(stderr, "%.*s\nTry 'zkcoord --help'.\n", (int)(end - usage_text),
+          usage_text);
+}
 
 static void report(const char *fmt, va_list ap) {
   char line[2048];
@@ -198,9 +206,12 @@ static int apply(zkcli_opts_t *o, int c, const char *arg, const char *name,
     case OPT_JSON: o->json = 1; break;
     case 'v': o->verbose++; break;
     case 'h': fputs(usage_text, stdout); return 0;
-    case 'V': printf("zkcoord %s\n", ZKC_VERSION_STRING); return 0;
+    case 'V':
+      printf("zkcoord %s (library %s)\n", ZKC_VERSION_STRING,
+             zkc_version_string());
+      return 0;
     default:
-      fputs("Try 'zkcoord --help'.\n", stderr);
+      brief_usage();
       return ZKCLI_EXIT_USAGE;
   }
   return -1;
@@ -255,7 +266,7 @@ int zkcli_parse(int argc, char **argv, zkcli_opts_t *o) {
   if (r >= 0) return r;
   if (next >= argc) {
     zkcli_err("missing command: lock, leader or status");
-    fputs("Try 'zkcoord --help'.\n", stderr);
+    brief_usage();
     return ZKCLI_EXIT_USAGE;
   }
   const char *name = argv[next];
@@ -267,6 +278,7 @@ int zkcli_parse(int argc, char **argv, zkcli_opts_t *o) {
     o->cmd = ZKCLI_STATUS;
   } else {
     zkcli_err("unknown command '%s' (expected lock, leader or status)", name);
+    brief_usage();
     return ZKCLI_EXIT_USAGE;
   }
   /* Options after the command name: argv[next] plays argv[0]. */

@@ -1,5 +1,7 @@
 /* zkcoord command line: opening the client and mapping error codes. */
+#include <netdb.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
 
@@ -24,6 +26,30 @@ int zkcli_exit_code(int rc) {
     default:
       return ZKCLI_EXIT_INTERNAL;
   }
+}
+
+/* Names the hosts of the connect string that do not resolve (the usual
+ * reason a session cannot be opened at once); 1 if there were any. */
+static int name_unresolved(const char *connect) {
+  char hosts[1024];
+  snprintf(hosts, sizeof hosts, "%.*s", (int)strcspn(connect, "/"), connect);
+  int found = 0;
+  char *save = NULL;
+  for (char *h = strtok_r(hosts, ",", &save); h; h = strtok_r(NULL, ",", &save)) {
+    char *colon = strrchr(h, ':');
+    if (colon) *colon = '\0';
+    size_t n = strlen(h);
+    if (n > 1 && h[0] == '[' && h[n - 1] == ']') h[n - 1] = '\0', h++;
+    struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *res = NULL;
+    int rc = getaddrinfo(h, NULL, &hints, &res);
+    if (rc == 0) {
+      freeaddrinfo(res);
+    } else {
+      zkcli_err("cannot resolve host '%s' in --connect: %s", h, gai_strerror(rc));
+      found = 1;
+    }
+  }
+  return found;
 }
 
 /* The library's and the ZooKeeper client's lines, shown with -v. */
@@ -67,8 +93,9 @@ int zkcli_open(const zkcli_opts_t *o, zkc_client_t **out) {
                   o->connect);
       return ZKCLI_EXIT_USAGE;
     case ZKC_ECONNECT:
-      zkcli_err("cannot reach the ZooKeeper ensemble at %s within %d ms",
-                o->connect, o->connect_timeout_ms);
+      if (!name_unresolved(o->connect))
+        zkcli_err("cannot reach the ZooKeeper ensemble at %s within %d ms",
+                  o->connect, o->connect_timeout_ms);
       break;
     case ZKC_ENOROOT:
       zkcli_err("the chroot of '%s' does not exist", o->connect);

@@ -164,12 +164,24 @@ int zkc__candidate_retry_later(zkc__candidate_t *cand, int pause) {
   if (pause)
     zkc__cond_await(&cand->cv, &cand->mu,
                     zkc__deadline_after(
-                        zkc__backoff_ms(cand->client, cand->errors++, 100)),
+                        zkc__background_backoff_ms(&cand->errors)),
                     cancelled, cand);
   else
     cand->queued = 0;
   pthread_mutex_unlock(&cand->mu);
   return !atomic_load(&cand->cancel);
+}
+
+int zkc__candidate_fail(zkc__candidate_t *cand, int rc) {
+  if (!zkc__permanent(rc)) return 0;
+  pthread_mutex_lock(&cand->mu);
+  cand->failed = rc;
+  cand->queued = 0;
+  pthread_cond_broadcast(&cand->cv);
+  pthread_mutex_unlock(&cand->mu);
+  zkc__log(cand->client, ZKC_LOG_ERROR, "%s %s: election ended: %s (%s)",
+           cand->kind, cand->path, zkc_strerror(rc), zkc_err_name(rc));
+  return 1;
 }
 
 /* First in the queue with a node of the current session. Trouble that came

@@ -46,6 +46,7 @@ typedef struct zkc__candidate {
   atomic_uint_fast64_t thread_id; /* zkc__thread_id() of the thread */
   atomic_int cancel;              /* close: the thread must stop */
   int errors;                     /* election errors since the last lead */
+  int failed; /* the permanent error that ended the election, or ZKC_OK */
 
   pthread_mutex_t cb_mu; /* held while a user callback runs */
 } zkc__candidate_t;
@@ -84,6 +85,11 @@ int zkc__candidate_queue(zkc__candidate_t *cand, const char *lock_name,
 /* The thread, after an election error: pauses (or, pause 0, waits to be
  * queued again). Returns turn's answer: 0 when the thread must stop. */
 int zkc__candidate_retry_later(zkc__candidate_t *cand, int pause);
+
+/* The thread, after an election error that would recur (zkc__permanent):
+ * records it as `failed`, unqueues, wakes waiters and logs it. 1 if rc was
+ * permanent (the recipe then tells its user and stops or waits), else 0. */
+int zkc__candidate_fail(zkc__candidate_t *cand, int rc);
 
 /* The thread, with a first node: records it (and watches it, telling
  * on_gone) if it may lead, i.e. unless cancelled, `doubt` (the recipe's

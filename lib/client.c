@@ -53,19 +53,28 @@ static int connect_string_valid(const char *s) {
   return zkc__path_validate(chroot) == ZKC_OK;
 }
 
-/* ZooKeeper accepts a session under a chroot that does not exist, and
- * every request under it then fails with ZKC_ENONODE: say so at open. On a
- * chrooted handle "/" is the chroot itself. */
-static int chroot_exists(zkc_client_t *c, const char *connect) {
+/* One round trip settles what CONNECTED alone does not tell:
+ * - ZooKeeper accepts a session under a chroot that does not exist, and
+ *   every request under it then fails with ZKC_ENONODE: say so at open (on
+ *   a chrooted handle "/" is the chroot itself);
+ * - credentials are checked after the session is connected (the client
+ *   sends them first on the connection): a refusal closes the connection
+ *   and fails what follows, so a request behind them learns the verdict. */
+static int confirm_session(zkc_client_t *c, const char *connect) {
   const char *chroot = strchr(connect, '/');
-  if (chroot == NULL || strcmp(chroot, "/") == 0) return ZKC_OK;
+  int chrooted = chroot != NULL && strcmp(chroot, "/") != 0;
+  if (!chrooted && c->auth_digest == NULL) return ZKC_OK;
   int rc, tries = 0;
   int64_t deadline = zkc__deadline_after(c->opts.connect_timeout_ms);
   do {
     rc = zkc__op_run_exists(c, "/", NULL);
   } while (zkc__retryable(rc) && ++tries < 5 &&
            zkc__wait_connected(c, deadline) == ZKC_OK);
-  return rc == ZKC_ENONODE ? ZKC_ENOROOT : rc;
+  pthread_mutex_lock(&c->mu);
+  int refused = c->auth_failed;
+  pthread_mutex_unlock(&c->mu);
+  if (refused) return ZKC_EAUTHFAILED;
+  return rc == ZKC_ENONODE && chrooted ? ZKC_ENOROOT : rc;
 }
 
 static char *default_holder_id(void) {
@@ -81,6 +90,7 @@ static void client_free(zkc_client_t *c) {
   zkc__janitor_free(c);
   zkc__guards_free(c);
   zkc__listeners_free(c);
+  zkc__maint_free(c);
   pthread_rwlock_destroy(&c->zh_lock);
   pthread_cond_destroy(&c->state_cv);
   pthread_mutex_destroy(&c->mu);
@@ -143,7 +153,7 @@ int zkc_client_open(zkc_client_t **out, const char *connect_string,
     rc = zkc__wait_first_connected(c, zkc__deadline_after(opts->connect_timeout_ms));
     if (rc == ZKC_ETIMEDOUT) rc = ZKC_ECONNECT;
   }
-  if (rc == ZKC_OK) rc = chroot_exists(c, connect_string);
+  if (rc == ZKC_OK) rc = confirm_session(c, connect_string);
   if (rc != ZKC_OK) {
     zkc__log(c, ZKC_LOG_ERROR, "cannot open a session on %s: %s",
              connect_string, zkc_strerror(rc));

@@ -160,7 +160,7 @@ static void confirm_and_tell(zkc_client_t *c, zkc__guard_t *g) {
     g->checks = 0;
     g->armed = rc == ZKC_ENONODE;
   } else { /* the session's fate is being decided: ask again later */
-    g->check_at = zkc__now_ms() + zkc__backoff_ms(c, g->checks++, 100);
+    g->check_at = zkc__now_ms() + zkc__background_backoff_ms(&g->checks);
   }
 }
 

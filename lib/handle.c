@@ -4,6 +4,8 @@
 #include "handle.h"
 
 #include <errno.h>
+#include <netdb.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,6 +55,29 @@ static void session_watcher(zhandle_t *zh, int type, int state,
   pthread_mutex_unlock(&c->mu);
 }
 
+/* Logs each host of the connect string that does not resolve. */
+static void log_unresolved(zkc_client_t *c) {
+  char hosts[1024];
+  snprintf(hosts, sizeof hosts, "%.*s", (int)strcspn(c->connect, "/"),
+           c->connect);
+  char *save = NULL;
+  for (char *h = strtok_r(hosts, ",", &save); h; h = strtok_r(NULL, ",", &save)) {
+    char *colon = strrchr(h, ':');
+    if (colon) *colon = '\0';
+    if (h[0] == '[' && h[strlen(h) - 1] == ']') { /* [IPv6]:port */
+      h[strlen(h) - 1] = '\0';
+      h++;
+    }
+    struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *res = NULL;
+    int rc = getaddrinfo(h, NULL, &hints, &res);
+    if (rc == 0)
+      freeaddrinfo(res);
+    else
+      zkc__log(c, ZKC_LOG_ERROR, "cannot resolve host '%s': %s", h,
+               gai_strerror(rc));
+  }
+}
+
 int zkc__handle_open(zkc_client_t *c) {
   zkc__handle_ctx_t *h = calloc(1, sizeof *h);
   if (h == NULL) return ZKC_ENOMEM;
@@ -74,10 +99,14 @@ int zkc__handle_open(zkc_client_t *c) {
                                   c->opts.session_timeout_ms, NULL, h, flags,
                                   c->log_cb);
   if (zh == NULL) {
-    int rc = errno == EINVAL ? ZKC_EINVAL : errno == ENOMEM ? ZKC_ENOMEM
-                                                            : ZKC_ESYSTEM;
+    int err = errno;
     free(h);
-    return rc;
+    if (err == ENOMEM) return ZKC_ENOMEM;
+    if (err == EINVAL) return ZKC_EINVAL;
+    /* The host list is well-formed (checked at open): none of its names
+     * resolved. A connection error the user can act on, naming them. */
+    log_unresolved(c);
+    return ZKC_ECONNECT;
   }
   /* By default the client resolves the server names again on every pass of
    * its I/O loop (getaddrinfo, netlink queries even for numeric addresses):

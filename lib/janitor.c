@@ -35,13 +35,19 @@ void zkc__janitor_add(zkc_client_t *c, const char *path, const char *uuid) {
   pthread_mutex_unlock(&c->mu);
 }
 
-/* Deletes the protected node with p->uuid under p->path, if it exists. */
+/* Deletes the protected nodes with p->uuid under p->path: normally one, but
+ * a create retried after connection loss, when a lagging server's list did
+ * not show the first, may have made two. */
 static int delete_by_uuid(zkc_client_t *c, const zkc__pending_t *p) {
-  char *node = NULL;
-  int rc = zkc__op_find_protected(c, p->path, p->uuid, &node);
-  if (rc == ZKC_OK && node != NULL) rc = zkc__op_run_delete(c, node);
-  free(node);
-  return rc;
+  int rc;
+  for (;;) {
+    char *node = NULL;
+    rc = zkc__op_find_protected(c, p->path, p->uuid, &node);
+    if (rc != ZKC_OK || node == NULL) return rc;
+    rc = zkc__op_run_delete(c, node);
+    free(node);
+    if (rc != ZKC_OK && rc != ZKC_ENONODE) return rc;
+  }
 }
 
 static int work_on(zkc_client_t *c, const zkc__pending_t *p) {
@@ -84,7 +90,7 @@ int zkc__janitor_step_locked(zkc_client_t *c) {
   p->next = c->pending;
   c->pending = p;
   c->janitor_retry_at =
-      zkc__now_ms() + zkc__backoff_ms(c, c->janitor_attempt++, 50);
+      zkc__now_ms() + zkc__background_backoff_ms(&c->janitor_attempt);
   return 1;
 }
 

@@ -87,6 +87,17 @@ static void drop_unlock(zkc_latch_t *l, int drop, const char *why) {
              l->cand.path, why);
 }
 
+/* The election ended for good (rc): tell on_error once, as tell does. */
+static void tell_error(zkc_latch_t *l, int rc) {
+  pthread_mutex_lock(&l->cand.cb_mu);
+  if (!atomic_load(&l->cb_off) && l->opts.on_error) {
+    in_callback_of = l;
+    l->opts.on_error(l->opts.ctx, l, rc);
+    in_callback_of = NULL;
+  }
+  pthread_mutex_unlock(&l->cand.cb_mu);
+}
+
 /* Client observer (maintenance thread): tracks the connection and takes
  * leadership away at once; the latch thread then tells not_leader. */
 static void on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
@@ -122,6 +133,10 @@ static int one_turn(void *arg) {
   uint64_t gen0;
   int rc = zkc__candidate_queue(&l->cand, LATCH_NAME, &held, &gen0);
   if (rc == ZKC_ECLOSED) return 0; /* latch or client closing */
+  if (rc != ZKC_OK && zkc__candidate_fail(&l->cand, rc)) {
+    tell_error(l, rc); /* out of the election until closed */
+    return 1;
+  }
   if (rc != ZKC_OK) {
     zkc__log(c, ZKC_LOG_ERROR, "latch %s: cannot join the election: %s; "
              "trying again", l->cand.path, zkc_strerror(rc));
@@ -301,6 +316,10 @@ int zkc_latch_await(zkc_latch_t *l, int64_t timeout_ms) {
       rc = ZKC_OK;
       break;
     }
+    if (l->cand.failed != ZKC_OK) {
+      rc = l->cand.failed;
+      break;
+    }
     int64_t now = zkc__now_ms();
     if (now >= deadline) {
       rc = ZKC_ETIMEDOUT;
@@ -309,6 +328,15 @@ int zkc_latch_await(zkc_latch_t *l, int64_t timeout_ms) {
     int64_t until = deadline - now > 200 ? now + 200 : deadline;
     zkc__cond_wait_until(&l->cand.cv, &l->cand.mu, until);
   }
+  pthread_mutex_unlock(&l->cand.mu);
+  return rc;
+}
+
+int zkc_latch_error(const zkc_latch_t *cl) {
+  if (cl == NULL) return ZKC_EINVAL;
+  zkc_latch_t *l = (zkc_latch_t *)cl;
+  pthread_mutex_lock(&l->cand.mu);
+  int rc = l->cand.failed;
   pthread_mutex_unlock(&l->cand.mu);
   return rc;
 }

@@ -80,7 +80,7 @@ static void recreate_locked(zkc_client_t *c) {
     c->recreate = 0;
     c->recreate_attempt = 0;
   } else {
-    c->recreate_at = zkc__now_ms() + zkc__backoff_ms(c, c->recreate_attempt++, 100);
+    c->recreate_at = zkc__now_ms() + zkc__background_backoff_ms(&c->recreate_attempt);
   }
 }
 
@@ -139,6 +139,9 @@ int zkc__maint_start(zkc_client_t *c) {
 void zkc__maint_stop(zkc_client_t *c) {
   if (c->maint_started) pthread_join(c->maint, NULL);
   c->maint_started = 0;
+}
+
+void zkc__maint_free(zkc_client_t *c) {
   while (c->events) {
     zkc__event_t *e = c->events;
     c->events = e->next;

@@ -7,7 +7,10 @@
 /* Starts the thread: ZKC_OK or ZKC_ESYSTEM. */
 int zkc__maint_start(zkc_client_t *c);
 /* Joins it (the client must be marked closed and the state condition
- * signalled) and frees the events it had not processed. */
+ * signalled). */
 void zkc__maint_stop(zkc_client_t *c);
+/* Frees the session events it did not process: after the handle is
+ * dropped, when its watcher can queue no more. */
+void zkc__maint_free(zkc_client_t *c);
 
 #endif /* ZKC_MAINT_H */

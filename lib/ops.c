@@ -43,16 +43,29 @@ int zkc__op_wait(zkc__op_t *op) {
   return rc;
 }
 
-/* A ZooKeeper result entering zkcoord: the raw code is kept for logs, the
- * rest of the library sees the ZKC_* code only. */
+/* A ZooKeeper result entering zkcoord. The handle closed under the
+ * request: because the client closes, or because a lost session's handle
+ * is being replaced (then the request is to be retried on the new session,
+ * like any connection loss). */
+static int translate(zkc_client_t *c, int zk_rc) {
+  if (zk_rc == ZCLOSING)
+    return atomic_load(&c->zh_closed) ? ZKC_ECLOSED : ZKC_ECONNLOSS;
+  return zkc__zk_error(zk_rc);
+}
+
+/* The raw code is kept for logs; the library sees the ZKC_* code only. */
 static int from_zk(zkc__op_t *op, int zk_rc) {
   op->zk_rc = zk_rc;
-  /* The handle closed under the request: because the client closes, or
-   * because a lost session's handle is being replaced (then the request is
-   * to be retried on the new session, like any connection loss). */
-  if (zk_rc == ZCLOSING)
-    return atomic_load(&op->c->zh_closed) ? ZKC_ECLOSED : ZKC_ECONNLOSS;
-  return zkc__zk_error(zk_rc);
+  return translate(op->c, zk_rc);
+}
+
+/* A request refused at once because the handle's session is over: after
+ * refused credentials that is ZAUTHFAILED, which the session's watcher
+ * may not have reported yet. Caller holds zh_lock (read). */
+static int refusal(zhandle_t *zh, int zk_rc) {
+  if (zk_rc == ZINVALIDSTATE && zoo_state(zh) == ZOO_AUTH_FAILED_STATE)
+    return ZAUTHFAILED;
+  return zk_rc;
 }
 
 /* Marks op done with rc (a ZKC_* code); the submitter may free op as soon
@@ -201,7 +214,7 @@ static void on_children(int zk_rc, const struct String_vector *v,
     op_link((c), (op));                                       \
     pthread_rwlock_rdlock(&(c)->zh_lock);                     \
     zhandle_t *zh = (c)->zh;                                  \
-    int src_ = zh != NULL         ? (call)                    \
+    int src_ = zh != NULL         ? refusal(zh, (call))       \
                : atomic_load(&(c)->zh_closed) ? ZCLOSING      \
                                 : ZCONNECTIONLOSS; /* new session coming */ \
     if (zh != NULL) atomic_fetch_add(&(c)->requests, 1);      \
@@ -285,6 +298,7 @@ void zkc__submit_watch(zkc_client_t *c, zkc__op_t *op, const char *path,
 
 /* The answer to a guard's exists-watch, handed on translated. */
 typedef struct answer {
+  zkc_client_t *c;
   zkc__answer_fn done;
   void *ctx;
 } answer_t;
@@ -294,7 +308,7 @@ static void on_guard_answer(int zk_rc, const struct Stat *stat,
   (void)stat;
   zkc__mark_callback_thread();
   answer_t *a = (answer_t *)data;
-  a->done(a->ctx, zkc__zk_error(zk_rc));
+  a->done(a->ctx, translate(a->c, zk_rc));
   free(a);
 }
 
@@ -302,15 +316,17 @@ int zkc__send_guard_watch(zkc_client_t *c, const char *path, uint64_t id,
                           zkc__answer_fn done, void *ctx) {
   answer_t *a = malloc(sizeof *a);
   if (a == NULL) return ZKC_ENOMEM;
-  a->done = done, a->ctx = ctx;
+  a->c = c, a->done = done, a->ctx = ctx;
   pthread_rwlock_rdlock(&c->zh_lock);
-  int zk_rc = c->zh ? zoo_awexists(c->zh, path, guard_watcher,
-                                   (void *)(uintptr_t)id, on_guard_answer, a)
-                    : ZCONNECTIONLOSS;
+  int zk_rc = c->zh ? refusal(c->zh, zoo_awexists(c->zh, path, guard_watcher,
+                                                   (void *)(uintptr_t)id,
+                                                   on_guard_answer, a))
+                    : atomic_load(&c->zh_closed) ? ZCLOSING
+                                                 : ZCONNECTIONLOSS;
   if (c->zh && zk_rc == ZOK) atomic_fetch_add(&c->requests, 1);
   pthread_rwlock_unlock(&c->zh_lock);
   if (zk_rc != ZOK) free(a);
-  return zkc__zk_error(zk_rc);
+  return translate(c, zk_rc);
 }
 
 void zkc__remove_watch(zkc_client_t *c, const char *path, uint64_t id) {

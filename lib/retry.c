@@ -10,14 +10,25 @@ int zkc__retryable(int rc) {
   return rc == ZKC_ECONNLOSS || rc == ZKC_EOPTIMEOUT;
 }
 
+int zkc__permanent(int rc) {
+  return rc == ZKC_ENOAUTH || rc == ZKC_EAUTHFAILED || rc == ZKC_ENOROOT ||
+         rc == ZKC_EBADARGS || rc == ZKC_EINVALIDACL || rc == ZKC_ENOCHILDREN;
+}
+
 /* The exponent is capped so the shift cannot overflow. */
-int64_t zkc__backoff_ms(zkc_client_t *c, int attempt, int64_t floor_ms) {
-  const zkc_retry_policy_t *p = &c->opts.retry;
+int64_t zkc__backoff_ms(const zkc_retry_policy_t *p, int attempt) {
   int shift = attempt < 0 ? 1 : attempt + 1 > 30 ? 30 : attempt + 1;
   int64_t sleep = (int64_t)p->base_sleep_ms *
                   (int64_t)zkc__random_range(1, (uint64_t)1 << shift);
-  if (sleep > p->max_sleep_ms) sleep = p->max_sleep_ms;
-  return sleep < floor_ms ? floor_ms : sleep;
+  return sleep > p->max_sleep_ms ? p->max_sleep_ms : sleep;
+}
+
+int64_t zkc__background_backoff_ms(int *attempt) {
+  static const zkc_retry_policy_t background = {
+      .base_sleep_ms = 100, .max_sleep_ms = 5000, .max_retries = 0};
+  int64_t sleep = zkc__backoff_ms(&background, *attempt);
+  if (*attempt < 30) (*attempt)++;
+  return sleep;
 }
 
 static int backoff_over(void *arg) {
@@ -28,7 +39,7 @@ static int backoff_over(void *arg) {
 int zkc__retry_wait(zkc_client_t *c, int *attempt, int rc,
                     int64_t deadline_ms) {
   if (!zkc__retryable(rc) || *attempt >= c->opts.retry.max_retries) return rc;
-  int64_t sleep = zkc__backoff_ms(c, *attempt, 0);
+  int64_t sleep = zkc__backoff_ms(&c->opts.retry, *attempt);
   int64_t left = deadline_ms - zkc__now_ms();
   if (deadline_ms != ZKC__FOREVER && left <= 0) return ZKC_ETIMEDOUT;
   if (deadline_ms != ZKC__FOREVER && sleep > left) sleep = left;

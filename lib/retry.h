@@ -11,11 +11,23 @@
 /* 1 for the codes worth retrying: connection loss, operation timeout. */
 int zkc__retryable(int rc);
 
-/* The pause before try `attempt` + 1 (attempt counts from 0): the client's
- * retry policy, base * random(1 .. 2^(attempt+1)) capped at its maximum,
- * and never less than floor_ms (background work must not spin when the
- * policy's base is 0). */
-int64_t zkc__backoff_ms(zkc_client_t *c, int attempt, int64_t floor_ms);
+/* 1 for the codes the same request would meet again however long it
+ * waited: an ACL or the credentials refuse it, the chroot is gone, the
+ * server rejects the path or the ACL. A recipe that queues on its own
+ * thread (latch, selector) ends its election on them instead of retrying
+ * forever. */
+int zkc__permanent(int rc);
+
+/* The pause before try `attempt` + 1 (attempt counts from 0) under policy
+ * p: base * random(1 .. 2^(attempt+1)), capped at its maximum. */
+int64_t zkc__backoff_ms(const zkc_retry_policy_t *p, int attempt);
+
+/* The same policy for the library's own background work (a new session, a
+ * janitor's delete, a guard's check, an election's next try), with fixed
+ * bounds of its own (100 ms base, 5 s cap) rather than the user's request
+ * policy: a zero base must not make it spin, a long cap must not leave a
+ * dead node blocking a queue. Counts *attempt up (saturating). */
+int64_t zkc__background_backoff_ms(int *attempt);
 
 /* After a retryable failure: sleeps the policy's backoff for `*attempt`,
  * then waits for the connection, both bounded by deadline_ms, and returns

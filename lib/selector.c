@@ -26,6 +26,7 @@ struct zkc_selector {
   void *ctx;
   int auto_requeue;
   zkc_selector_state_fn on_state_fn;
+  zkc_selector_error_fn on_error_fn;
 
   int leading;      /* take_leadership is running */
   int join_claimed; /* a closer is joining the thread */
@@ -78,6 +79,12 @@ static int one_turn(void *arg) {
   zkc__held_t held = {0};
   int rc = zkc__candidate_queue(&s->cand, LOCK_NAME, &held, NULL);
   if (rc == ZKC_ECLOSED) return 0; /* selector or client closing */
+  if (rc != ZKC_OK && zkc__candidate_fail(&s->cand, rc)) {
+    pthread_mutex_lock(&s->cand.cb_mu); /* unqueued until requeue */
+    if (!s->cb_off && s->on_error_fn) s->on_error_fn(s->ctx, s, rc);
+    pthread_mutex_unlock(&s->cand.cb_mu);
+    return 1;
+  }
   if (rc != ZKC_OK) {
     zkc__log(c, ZKC_LOG_ERROR, "selector %s: cannot take part in the "
              "election: %s%s", s->cand.path, zkc_strerror(rc),
@@ -136,6 +143,7 @@ int zkc_selector_create(zkc_selector_t **out, zkc_client_t *client,
   if (opts) {
     s->auto_requeue = opts->auto_requeue != 0;
     s->on_state_fn = opts->on_state;
+    s->on_error_fn = opts->on_error;
   }
   /* Everything on_state reads is set before it can run. */
   atomic_init(&s->stop, 0);
@@ -167,8 +175,18 @@ int zkc_selector_requeue(zkc_selector_t *s) {
                                           : ZKC_OK;
   if (rc == ZKC_OK) {
     s->cand.queued = 1;
+    s->cand.failed = ZKC_OK; /* try again: the ACL may have been fixed */
     pthread_cond_broadcast(&s->cand.cv);
   }
+  pthread_mutex_unlock(&s->cand.mu);
+  return rc;
+}
+
+int zkc_selector_error(const zkc_selector_t *cs) {
+  if (cs == NULL) return ZKC_EINVAL;
+  zkc_selector_t *s = (zkc_selector_t *)cs;
+  pthread_mutex_lock(&s->cand.mu);
+  int rc = s->cand.failed;
   pthread_mutex_unlock(&s->cand.mu);
   return rc;
 }

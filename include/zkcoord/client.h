@@ -191,9 +191,15 @@ ZKC_EXTERN void zkc_client_opts_init(zkc_client_opts_t *opts);
  *                 entry with a NULL scheme or id or no permission, acl_count
  *                 0 with acl set (or set without acl), ZKC_ACL_SECURE
  *                 without auth_digest
- *   ZKC_ECONNECT  no server answered within connect_timeout_ms
+ *   ZKC_ECONNECT  no server answered within connect_timeout_ms, or no host
+ *                 name of the connect string resolves (each one that does
+ *                 not is named in an error log line); names that resolve
+ *                 are used even when others do not
  *   ZKC_ENOROOT   the chroot of the connect string does not exist
- *   ZKC_EAUTHFAILED  the ensemble refused the credentials
+ *   ZKC_EAUTHFAILED  the ensemble refused the credentials (checked by one
+ *                 round trip at open when auth_digest is set)
+ *   ZKC_ECONNLOSS, ZKC_EOPTIMEOUT, ZKC_ENOAUTH
+ *                 that round trip (or the chroot's check) failed
  *   ZKC_EDEADLK   called from a ZooKeeper callback thread
  *   ZKC_ENOMEM, ZKC_ESYSTEM
  * Thread-safe. */

@@ -33,7 +33,9 @@ extern "C" {
      "blocking call from a ZooKeeper callback thread would deadlock")          \
   XX(ECLOSED, -1006, "the client is closed")                                   \
   XX(ELOST, -1007, "the ZooKeeper session was lost; the lock node is gone")    \
-  XX(ECONNECT, -1008, "could not connect to the ZooKeeper ensemble in time")   \
+  XX(ECONNECT, -1008,                                                          \
+     "could not connect to the ZooKeeper ensemble (no answer in time, or no "  \
+     "host name resolved)")                                                    \
   XX(ESYSTEM, -1009, "a system call failed (threads, clock or random)")        \
   XX(EPROTO, -1010, "unexpected answer from ZooKeeper")                        \
   XX(ENOROOT, -1011, "the chroot of the connect string does not exist")        \
@@ -71,8 +73,11 @@ ZKC_EXTERN const char *zkc_err_name(int rc);
 
 /* The ZooKeeper C client's own code behind the last request this thread
  * waited for inside a zkcoord call and that failed (0 if none yet). For log
- * lines and bug reports only: decisions belong on the ZKC_* return value.
- * Thread-safe (per thread). */
+ * lines and bug reports only, and approximate: a call that succeeds may
+ * leave the code of an expected internal failure (a parent that already
+ * existed), and a request the library gave up itself (the client closing)
+ * leaves none. zkc_strerror does not know these codes. Decisions belong on
+ * the ZKC_* return value. Thread-safe (per thread). */
 ZKC_EXTERN int zkc_last_zk_code(void);
 
 /* The version of the library actually loaded (the headers' version is

@@ -57,10 +57,21 @@ typedef enum zkc_close_mode {
  * thread that does the leader's work. */
 typedef void (*zkc_latch_fn)(void *ctx, zkc_latch_t *latch);
 
+/* The election ended for good: a request of the latch met an error it
+ * would meet again however long it waited (rc: ZKC_ENOAUTH, an ACL refuses
+ * this participant; ZKC_EAUTHFAILED; ZKC_ENOROOT, the chroot vanished;
+ * ZKC_EBADARGS, ZKC_EINVALIDACL or ZKC_ENOCHILDREN, the server refuses the
+ * path or the ACL). Called once, on the latch's thread, like is_leader; the
+ * latch then stays out of the election until closed, and zkc_latch_await
+ * and zkc_latch_error return rc. Errors that pass (connection loss, an
+ * expired session) never end the election. */
+typedef void (*zkc_latch_error_fn)(void *ctx, zkc_latch_t *latch, int rc);
+
 typedef struct zkc_latch_opts {
   zkc_latch_fn is_leader;  /* this latch became leader; NULL = none */
   zkc_latch_fn not_leader; /* this latch stopped being leader; NULL = none */
-  void *ctx;               /* passed to both */
+  void *ctx;               /* passed to all three */
+  zkc_latch_error_fn on_error; /* the election ended for good; NULL = none */
 } zkc_latch_opts_t;
 
 /* One participant of an election. */
@@ -85,7 +96,8 @@ ZKC_EXTERN int zkc_latch_create(zkc_latch_t **out, zkc_client_t *client,
                                 const char *path, const char *id,
                                 const zkc_latch_opts_t *opts);
 
-/* Replaces the callbacks (NULL fn = none). Only before zkc_latch_start.
+/* Replaces the leadership callbacks and ctx (NULL fn = none; on_error
+ * stays, and receives the new ctx). Only before zkc_latch_start.
  * Returns ZKC_OK, ZKC_EINVAL (latch NULL), ZKC_EBUSY (already started or
  * closed). */
 ZKC_EXTERN int zkc_latch_set_listener(zkc_latch_t *latch, zkc_latch_fn is_leader,
@@ -133,8 +145,14 @@ ZKC_EXTERN int zkc_latch_has_leadership(const zkc_latch_t *latch);
  * checks).
  * Returns ZKC_OK (leader), ZKC_ETIMEDOUT, ZKC_ECLOSED (the latch or the
  * client was closed), ZKC_EINVAL (NULL, or the latch was never started),
- * ZKC_EDEADLK (from a ZooKeeper or latch callback thread). */
+ * ZKC_EDEADLK (from a ZooKeeper or latch callback thread), or the error
+ * that ended the election (see zkc_latch_error_fn) at once. */
 ZKC_EXTERN int zkc_latch_await(zkc_latch_t *latch, int64_t timeout_ms);
+
+/* ZKC_OK while the latch takes part (or was never started), or the error
+ * that ended its election for good (see zkc_latch_error_fn); ZKC_EINVAL for
+ * NULL. No ZooKeeper traffic. Thread-safe. */
+ZKC_EXTERN int zkc_latch_error(const zkc_latch_t *latch);
 
 /* The fencing token of the current leadership: the czxid of this latch's
  * node, larger for every later leader of any path on the ensemble (compare
@@ -155,7 +173,7 @@ ZKC_EXTERN const char *zkc_latch_path(const zkc_latch_t *latch);
  * string the caller frees with free(), or NULL when there is no
  * participant at all.
  * Returns ZKC_OK, ZKC_EINVAL, ZKC_EDEADLK, ZKC_ECLOSED, ZKC_ENOMEM, or the
- * server's answer once the retry policy gave up (ZKC_ECONNLOSS,
+ * server's answer to the read, which is not retried (ZKC_ECONNLOSS,
  * ZKC_EOPTIMEOUT, ZKC_ENOAUTH, ZKC_ESESSIONEXPIRED, ...). */
 ZKC_EXTERN int zkc_latch_leader_id(zkc_latch_t *latch, char **id);
 
@@ -164,8 +182,8 @@ ZKC_EXTERN int zkc_latch_leader_id(zkc_latch_t *latch, char **id);
  * entries that the caller frees with zkc_participants_free (*out is NULL
  * when *count is 0).
  * Returns ZKC_OK (count 0 when the path does not exist), ZKC_EINVAL,
- * ZKC_EDEADLK, ZKC_ECLOSED, ZKC_ENOMEM, or the server's answer once the
- * retry policy gave up (ZKC_ECONNLOSS, ZKC_ENOAUTH, ...). */
+ * ZKC_EDEADLK, ZKC_ECLOSED, ZKC_ENOMEM, or the server's answer to the
+ * read, which is not retried (ZKC_ECONNLOSS, ZKC_ENOAUTH, ...). */
 ZKC_EXTERN int zkc_latch_participants(zkc_latch_t *latch,
                                       zkc_participant_t **out, size_t *count);
 

@@ -83,6 +83,8 @@ ZKC_EXTERN int zkc_mutex_destroy(zkc_mutex_t *mutex);
  *   ZKC_ENOROOT    the chroot of the connect string vanished
  *   ZKC_ENOCHILDREN, ZKC_EBADARGS, ZKC_EINVALIDACL
  *                  the server refused the lock path or the ACL
+ *   ZKC_EREADONLY, ZKC_ETHROTTLED, ZKC_EAUTHFAILED, ZKC_ESYSTEM, ZKC_EPROTO
+ *                  other answers of the ensemble (see zkcoord/common.h)
  * On any error no lock node is left behind. */
 ZKC_EXTERN int zkc_mutex_acquire(zkc_mutex_t *mutex);
 
@@ -139,7 +141,9 @@ ZKC_EXTERN int zkc_mutex_set_lost_callback(zkc_mutex_t *mutex, zkc_lost_fn fn,
  * ZKC_ENOTOWNER (not held by this thread),
  * ZKC_ELOST (the lock node is gone: the hold is marked lost), ZKC_EDEADLK,
  * ZKC_ECLOSED, or the server's answer for `path` (ZKC_ENONODE, ZKC_ENOAUTH,
- * ZKC_EBADARGS, ...; ZKC_ECONNLOSS after the retry policy). */
+ * ZKC_EBADARGS, ...). The transaction is sent once, not retried: after
+ * ZKC_ECONNLOSS or ZKC_EOPTIMEOUT the write may or may not have been
+ * applied (read it back, or write again with the same token). */
 ZKC_EXTERN int zkc_mutex_fenced_set(zkc_mutex_t *mutex, const char *path,
                                     const void *data, size_t len);
 

@@ -61,6 +61,15 @@ typedef void (*zkc_selector_fn)(void *ctx, zkc_selector_t *sel);
 typedef void (*zkc_selector_state_fn)(void *ctx, zkc_selector_t *sel,
                                       zkc_state_t state);
 
+/* The selector's election ended for good: its request met an error it
+ * would meet again however long it waited (rc: ZKC_ENOAUTH, ZKC_EAUTHFAILED,
+ * ZKC_ENOROOT, ZKC_EBADARGS, ZKC_EINVALIDACL, ZKC_ENOCHILDREN; see
+ * zkc_latch_error_fn). Runs on the selector's thread; the selector is then
+ * not queued (auto_requeue or not) until zkc_selector_requeue, and
+ * zkc_selector_error returns rc until then. Receives the ctx given to
+ * zkc_selector_create. */
+typedef void (*zkc_selector_error_fn)(void *ctx, zkc_selector_t *sel, int rc);
+
 typedef struct zkc_selector_opts {
   /* 1: queue again for leadership each time take_leadership returns (and
    * after an election error, after a pause), until close. 0 (default, as
@@ -71,6 +80,8 @@ typedef struct zkc_selector_opts {
   const char *id;
   /* State callback while leading; NULL = none. */
   zkc_selector_state_fn on_state;
+  /* The election ended for good; NULL = none. */
+  zkc_selector_error_fn on_error;
 } zkc_selector_opts_t;
 
 /* Fills `opts` with the defaults above. Accepts NULL (no-op). Thread-safe. */
@@ -99,11 +110,17 @@ ZKC_EXTERN int zkc_selector_start(zkc_selector_t *sel);
 
 /* Queues the selector for leadership again after a turn ended (the way to
  * lead again without auto_requeue; Curator's requeue). Returns at once.
- * Returns ZKC_OK (queued), ZKC_EBUSY (already queued or leading: nothing
- * changes), ZKC_EINVAL (NULL, or never started), ZKC_ECLOSED (selector or
+ * After an error that ended the election it tries again (the operator may
+ * have fixed the ACL). Returns ZKC_OK (queued), ZKC_EBUSY (already queued
+ * or leading: nothing changes), ZKC_EINVAL (NULL, or never started), ZKC_ECLOSED (selector or
  * client closed). Never blocks; callable from any thread, callbacks
  * included. */
 ZKC_EXTERN int zkc_selector_requeue(zkc_selector_t *sel);
+
+/* ZKC_OK, or the error that ended the selector's election for good (see
+ * zkc_selector_error_fn) until the next zkc_selector_requeue; ZKC_EINVAL
+ * for NULL. No ZooKeeper traffic. Thread-safe. */
+ZKC_EXTERN int zkc_selector_error(const zkc_selector_t *sel);
 
 /* Leaves the election: should_stop becomes 1, a wait for leadership in
  * progress is cancelled (its node deleted), and close waits until a running
@@ -157,7 +174,8 @@ ZKC_EXTERN const char *zkc_selector_path(const zkc_selector_t *sel);
  * 0). Blocking (one round trip).
  * Returns ZKC_OK (count 0 when the path does not exist), ZKC_EINVAL,
  * ZKC_EDEADLK (callback thread), ZKC_ECLOSED, ZKC_ENOMEM, or the server's
- * answer once the retry policy gave up (ZKC_ECONNLOSS, ZKC_ENOAUTH, ...). */
+ * answer to the read, which is not retried (ZKC_ECONNLOSS, ZKC_ENOAUTH,
+ * ...). */
 ZKC_EXTERN int zkc_selector_participants(zkc_selector_t *sel,
                                          zkc_participant_t **out,
                                          size_t *count);

@@ -39,7 +39,7 @@ soname=$(readelf -d "$prefix/$libdir/libzkcoord.so" | sed -n 's/.*(SONAME).*\[\(
 
 # The CLI finds the installed library by its RPATH, not the build tree's.
 out=$("$prefix/bin/zkcoord" --version)
-[ "$out" = "zkcoord $version" ] || fail "zkcoord --version said '$out'"
+[ "$out" = "zkcoord $version (library $version)" ] || fail "zkcoord --version said '$out'"
 loaded=$(ldd "$prefix/bin/zkcoord" | awk -v so="$soname" '$1 == so {print $3}')
 [ -n "$loaded" ] && [ "$(realpath "$loaded")" = "$(realpath "$prefix/$libdir/$soname")" ] ||
   fail "installed zkcoord loads '$loaded', not $prefix/$libdir/$soname"

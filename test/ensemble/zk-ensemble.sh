@@ -290,6 +290,19 @@ write_server_config() {
     } >"$dir/zoo.cfg"
 }
 
+# The test-only authentication provider (RefusingDigestProvider.java beside this script): the
+# digest scheme as usual, except that the user "refused" is rejected, so that the tests can
+# produce a session in state AUTH_FAILED. Compiled once into $BASE/classes.
+readonly PROVIDER_SRC="$(dirname -- "$(realpath -- "${BASH_SOURCE[0]}")")/RefusingDigestProvider.java"
+build_provider() {
+    [[ -f $BASE/classes/RefusingDigestProvider.class ]] && return 0
+    command -v javac >/dev/null ||
+        die "javac not found: the test ensemble needs a JDK (apt-get install default-jdk-headless)"
+    mkdir -p "$BASE/classes"
+    javac -nowarn -d "$BASE/classes" -cp "$ZK_JAR" "$PROVIDER_SRC" ||
+        die "cannot compile $PROVIDER_SRC"
+}
+
 write_configs() {
     local i
     mkdir -p "$BASE"
@@ -335,6 +348,7 @@ jvm_flags() {
         # A test-only superuser ("super:zkt-super"): the tests' inspection handle uses it to
         # clean up nodes that the ACL tests lock away from everyone else.
         -Dzookeeper.DigestAuthenticationProvider.superDigest=super:+OWYLqNhIN27hIORLu3mR4drRSo=
+        -Dzookeeper.authProvider.1=RefusingDigestProvider
         ${ZKC_JVM_FLAGS-}
     )
 }
@@ -351,7 +365,8 @@ start_server() {
     [[ -f $dir/zoo.cfg ]] || write_configs
     check_ports_free "$i"
     jvm_flags "$dir"
-    cp="$ZK_JAR:$(IFS=:; echo "${LOG_JARS[*]}")"
+    build_provider
+    cp="$BASE/classes:$ZK_JAR:$(IFS=:; echo "${LOG_JARS[*]}")"
     # New session: a Ctrl-C aimed at the caller's terminal must not hit the servers. All fds
     # above 2 are closed so that a caller reading our output through a pipe (bats, ctest, $(...))
     # does not wait for the JVM to exit.

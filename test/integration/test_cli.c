@@ -22,16 +22,25 @@
 
 static int64_t long_op(void) { return zkt_ms(20000); }
 
-/* argv: [launcher...] zkcoord --connect <ensemble> <args...>; the args
- * list ends with NULL. A later --connect overrides the first. */
-static zkt_proc_t spawn_cli(const char *first, ...) {
+/* argv: [sh -c ... ERR_FILE] [launcher...] zkcoord --connect <ensemble>
+ * <args...>; the args list ends with NULL. With err_path the tool's stderr
+ * goes to that file. A later --connect overrides the first. */
+static zkt_proc_t spawn_cli_v(const char *err_path, const char *first,
+                              va_list ap) {
   static char launcher[512];
   char *argv[MAX_ARGS];
   int n = 0;
+  if (err_path) {
+    argv[n++] = "/bin/sh";
+    argv[n++] = "-c";
+    argv[n++] = "f=$1; shift; exec \"$@\" 2>\"$f\"";
+    argv[n++] = "sh";
+    argv[n++] = (char *)err_path;
+  }
   const char *wrap = getenv("ZKT_CLI_LAUNCHER");
   if (wrap && *wrap) {
     snprintf(launcher, sizeof launcher, "%s", wrap);
-    for (char *t = strtok(launcher, ";"); t && n < 16; t = strtok(NULL, ";"))
+    for (char *t = strtok(launcher, ";"); t && n < 24; t = strtok(NULL, ";"))
       argv[n++] = t;
   }
   const char *cli = getenv("ZKT_CLI");
@@ -39,13 +48,18 @@ static zkt_proc_t spawn_cli(const char *first, ...) {
   argv[n++] = (char *)cli;
   argv[n++] = "--connect";
   argv[n++] = (char *)zkt_connect();
-  va_list ap;
-  va_start(ap, first);
   for (const char *a = first; a && n < MAX_ARGS - 1; a = va_arg(ap, const char *))
     argv[n++] = (char *)a;
-  va_end(ap);
   argv[n] = NULL;
   return zkt_spawn(argv);
+}
+
+static zkt_proc_t spawn_cli(const char *first, ...) {
+  va_list ap;
+  va_start(ap, first);
+  zkt_proc_t p = spawn_cli_v(NULL, first, ap);
+  va_end(ap);
+  return p;
 }
 
 /* Runs the tool to completion and returns its exit status. */
@@ -54,6 +68,34 @@ static int run_cli(zkt_proc_t p) {
   close(p.in_fd);
   p.in_fd = -1;
   return zkt_wait(&p, long_op());
+}
+
+static int count_lines(const char *s) {
+  int n = 0;
+  for (; *s; s++) n += *s == '\n';
+  return n;
+}
+
+/* Runs the tool with its stderr kept in err (NUL-terminated). */
+#define run_cli_stderr(err, len, ...) run_cli_err(err, len, spawn_cli_err(__VA_ARGS__, NULL))
+static char err_file[256];
+static zkt_proc_t spawn_cli_err(const char *first, ...) {
+  snprintf(err_file, sizeof err_file, "%s/zkcoord-cli-err-%d",
+           getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid());
+  va_list ap;
+  va_start(ap, first);
+  zkt_proc_t p = spawn_cli_v(err_file, first, ap);
+  va_end(ap);
+  return p;
+}
+static int run_cli_err(char *err, size_t len, zkt_proc_t p) {
+  int code = run_cli(p);
+  FILE *f = fopen(err_file, "r");
+  size_t n = f ? fread(err, 1, len - 1, f) : 0;
+  err[n] = '\0';
+  if (f) fclose(f);
+  unlink(err_file);
+  return code;
 }
 
 /* A private scratch directory for files the commands write. */
@@ -150,6 +192,18 @@ static void unreachable_exit_69(void **state) {
   printf("figure: two runs against a dead ensemble took %lld ms (1 s connect "
          "timeout each)\n", (long long)(zkt_now_ms() - t0));
   close(fd);
+  /* A name that does not resolve (.invalid never does): 69, the host
+   * named; beside a good host it is skipped and the lock works. */
+  char err[8192];
+  assert_int_equal(run_cli_stderr(err, sizeof err, "--connect",
+                                  "no-such-host.invalid:2181", "lock",
+                                  zkt_path("lock"), "true"), 69);
+  assert_non_null(strstr(err, "cannot resolve host 'no-such-host.invalid'"));
+  assert_int_equal(count_lines(err), 1);
+  char mixed[1100];
+  snprintf(mixed, sizeof mixed, "no-such-host.invalid:2181,%s", zkt_connect());
+  assert_int_equal(RUN_CLI("--connect", mixed, "lock", zkt_path("lock"), "true"),
+                   0);
 }
 
 /* A ZooKeeper handle with digest credentials added. */
@@ -184,6 +238,13 @@ static void auth_failure_exit_77(void **state) {
   assert_int_equal(RUN_CLI("--digest", "ops:wrong", "lock", path, "true"), 77);
   assert_int_equal(RUN_CLI("lock", path, "true"), 77); /* no credentials */
   assert_int_equal(RUN_CLI("--digest", "ops:wrong", "status", secured), 77);
+  /* An election the ACL refuses ends at once with 77 and one line. */
+  assert_int_equal(RUN_CLI("--digest", "ops:wrong", "leader", path, "true"), 77);
+  char err[8192];
+  assert_int_equal(run_cli_stderr(err, sizeof err, "leader", path, "true"), 77);
+  assert_int_equal(count_lines(err), 1);
+  assert_non_null(strstr(err, "election"));
+  assert_non_null(strstr(err, zkc_strerror(ZKC_ENOAUTH)));
   /* The right credentials work, in the option and in the environment. */
   assert_int_equal(RUN_CLI("--digest", "ops:right", "lock", path, "true"), 0);
   setenv("ZKCOORD_DIGEST", "ops:right", 1);
@@ -192,6 +253,20 @@ static void auth_failure_exit_77(void **state) {
   zoo_delete(owner, path, -1); /* the lock's parent, made by the tool */
   assert_int_equal(zoo_delete(owner, secured, -1), ZOK);
   zookeeper_close(owner);
+}
+
+/* Credentials the ensemble refuses (the test ensemble's provider refuses
+ * the user "refused"; stock digest never does): 77 and one line. */
+static void refused_credentials_exit_77(void **state) {
+  (void)state;
+  char err[8192];
+  assert_int_equal(run_cli_stderr(err, sizeof err, "--digest", "refused:x",
+                                  "lock", zkt_path("lock"), "true"), 77);
+  assert_int_equal(count_lines(err), 1);
+  assert_non_null(strstr(err, "refused the credentials"));
+  assert_int_equal(run_cli_stderr(err, sizeof err, "--digest", "refused:x",
+                                  "leader", zkt_path("election"), "true"), 77);
+  assert_int_equal(count_lines(err), 1);
 }
 
 static void command_not_found_127_not_executable_126(void **state) {
@@ -614,6 +689,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(invalid_path_exit_65),
       cmocka_unit_test(unreachable_exit_69),
       cmocka_unit_test(auth_failure_exit_77),
+      cmocka_unit_test(refused_credentials_exit_77),
       cmocka_unit_test(command_not_found_127_not_executable_126),
       cmocka_unit_test(command_status_token_and_clean_fds),
       cmocka_unit_test(two_processes_serialize_file_update),

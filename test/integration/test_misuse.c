@@ -706,6 +706,9 @@ static void walk(walker_t *w) {
       zkc_latch_has_leadership(NULL));
   VAL(CLOSED, "zkc_latch_has_leadership", "closed", 0, "0",
       zkc_latch_has_leadership(l));
+  RC(FRESH, "zkc_latch_error", "NULL", ZKC_EINVAL, NULL, zkc_latch_error(NULL));
+  RC(FRESH, "zkc_latch_error", "never started", ZKC_OK, "no error", zkc_latch_error(l));
+  RC(CLOSED, "zkc_latch_error", "closed", ZKC_OK, "no error", zkc_latch_error(l));
   RC(FRESH, "zkc_latch_await", "NULL", ZKC_EINVAL, NULL, zkc_latch_await(NULL, 0));
   RC(FRESH, "zkc_latch_await", "never started", ZKC_EINVAL, NULL,
      zkc_latch_await(l, 0));
@@ -795,6 +798,12 @@ static void walk(walker_t *w) {
       zkc_selector_has_leadership(NULL));
   VAL(CLOSED, "zkc_selector_has_leadership", "closed", 0, "0",
       zkc_selector_has_leadership(s));
+  RC(FRESH, "zkc_selector_error", "NULL", ZKC_EINVAL, NULL,
+     zkc_selector_error(NULL));
+  RC(FRESH, "zkc_selector_error", "never started", ZKC_OK, "no error",
+     zkc_selector_error(s));
+  RC(CLOSED, "zkc_selector_error", "closed", ZKC_OK, "no error",
+     zkc_selector_error(s));
   VAL(FRESH, "zkc_selector_should_stop", "NULL", 1, "1",
       zkc_selector_should_stop(NULL));
   VAL(CLOSED, "zkc_selector_should_stop", "closed", 1, "1",

@@ -623,6 +623,42 @@ static void node_data_identifies_holder(void **state) {
   zkc_client_close(b);
 }
 
+/* Log lines the client delivers, kept for the test to search. */
+static char log_seen[4096];
+static pthread_mutex_t log_mu = PTHREAD_MUTEX_INITIALIZER;
+static void keep_log(void *ctx, zkc_log_level_t level, const char *msg) {
+  (void)ctx, (void)level;
+  pthread_mutex_lock(&log_mu);
+  strncat(log_seen, msg, sizeof log_seen - strlen(log_seen) - 2);
+  strcat(log_seen, "\n");
+  pthread_mutex_unlock(&log_mu);
+}
+
+static void unresolvable_host_is_a_connect_error(void **state) {
+  (void)state;
+  zkc_client_opts_t o;
+  zkc_client_opts_init(&o);
+  o.log_fn = keep_log;
+  o.connect_timeout_ms = (int)zkt_ms(10000);
+  zkc_client_t *c = NULL;
+  /* No name resolves (.invalid never does): a connection error, naming
+   * the host, not a system error. */
+  assert_int_equal(zkc_client_open(&c, "no-such-host.invalid:2181", &o),
+                   ZKC_ECONNECT);
+  assert_null(c);
+  assert_non_null(strstr(log_seen, "cannot resolve host 'no-such-host.invalid'"));
+  /* Beside a host that resolves, it is skipped. */
+  char mixed[1100];
+  snprintf(mixed, sizeof mixed, "no-such-host.invalid:2181,%s", zkt_connect());
+  OK(zkc_client_open(&c, mixed, &o));
+  zkc_mutex_t *m;
+  OK(zkc_mutex_create(&m, c, zkt_path("jobs/lock")));
+  OK(zkc_mutex_acquire(m));
+  OK(zkc_mutex_release(m));
+  OK(zkc_mutex_destroy(m));
+  zkc_client_close(c);
+}
+
 static void chroot_connect_string(void **state) {
   (void)state;
   char connect[1024];
@@ -662,6 +698,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(fencing_token_is_czxid_and_grows),
       cmocka_unit_test(node_data_identifies_holder),
       cmocka_unit_test(chroot_connect_string),
+      cmocka_unit_test(unresolvable_host_is_a_connect_error),
   };
   return zkt_main(argc, argv, tests, sizeof tests / sizeof *tests, "mutex");
 }

@@ -570,6 +570,138 @@ static void chroot_every_recipe(void **state) {
   assert_int_equal(zkt_children_count(zkt_path("s")), 0);
 }
 
+/* Digest credentials are never refused by the stock server; the test
+ * ensemble's provider (test/ensemble/RefusingDigestProvider.java) refuses
+ * the user "refused", so the session meets AUTH_FAILED. */
+static void refused_credentials_fail_open(void **state) {
+  (void)state;
+  open_roots();
+  zkc_client_opts_t o;
+  zkc_client_opts_init(&o);
+  o.auth_digest = "refused:whatever";
+  o.connect_timeout_ms = (int)zkt_ms(20000);
+  zkc_client_t *c = NULL;
+  int64_t t0 = zkt_now_ms();
+  assert_int_equal(zkc_client_open(&c, zkt_connect(), &o), ZKC_EAUTHFAILED);
+  assert_null(c);
+  /* Told by the server's verdict, not by running out of time. */
+  assert_true(zkt_now_ms() - t0 < zkt_ms(10000));
+  assert_int_not_equal(zkc_last_zk_code(), 0); /* the raw code, for logs */
+}
+
+/* ---- a refusal that waiting cannot cure ends an election ---- */
+
+typedef struct {
+  atomic_int errors;    /* on_error calls */
+  atomic_int last_rc;   /* their rc */
+  atomic_int took_lead; /* take_leadership / is_leader calls */
+} refusal_t;
+
+static void latch_refused(void *ctx, zkc_latch_t *l, int rc) {
+  (void)l;
+  refusal_t *r = ctx;
+  atomic_store(&r->last_rc, rc);
+  atomic_fetch_add(&r->errors, 1);
+}
+
+static void latch_led(void *ctx, zkc_latch_t *l) {
+  (void)l;
+  atomic_fetch_add(&((refusal_t *)ctx)->took_lead, 1);
+}
+
+static void selector_refused(void *ctx, zkc_selector_t *s, int rc) {
+  (void)s;
+  refusal_t *r = ctx;
+  atomic_store(&r->last_rc, rc);
+  atomic_fetch_add(&r->errors, 1);
+}
+
+static void selector_led(void *ctx, zkc_selector_t *s) {
+  (void)s;
+  atomic_fetch_add(&((refusal_t *)ctx)->took_lead, 1);
+}
+
+static int refused_once(void *ctx) {
+  return atomic_load(&((refusal_t *)ctx)->errors) >= 1;
+}
+static int refused_twice(void *ctx) {
+  return atomic_load(&((refusal_t *)ctx)->errors) >= 2;
+}
+
+/* An election path whose parent only TEAM may write below (the secure
+ * preset: creator all, world read), made by a mutex of TEAM. */
+static const char *secured_election(zkc_client_t **owner) {
+  *owner = open_as("team:s3cret", ZKC_ACL_SECURE);
+  const char *path = zkt_path("secured/election");
+  zkc_mutex_t *m = new_mutex(*owner, path);
+  OK(zkc_mutex_acquire(m));
+  OK(zkc_mutex_release(m));
+  OK(zkc_mutex_destroy(m));
+  return path;
+}
+
+static void refused_latch_ends_election(void **state) {
+  (void)state;
+  zkc_client_t *owner;
+  const char *path = secured_election(&owner);
+  zkc_client_t *c = zkt_open(NULL); /* no credentials */
+  refusal_t r = {0};
+  zkc_latch_opts_t lo;
+  zkc_latch_opts_init(&lo);
+  lo.is_leader = latch_led;
+  lo.on_error = latch_refused;
+  lo.ctx = &r;
+  zkc_latch_t *l;
+  OK(zkc_latch_create(&l, c, path, "outsider", &lo));
+  assert_int_equal(zkc_latch_error(l), ZKC_OK);
+  OK(zkc_latch_start(l));
+  /* await answers with the refusal, long before its own limit. */
+  int64_t t0 = zkt_now_ms();
+  assert_int_equal(zkc_latch_await(l, zkt_ms(60000)), ZKC_ENOAUTH);
+  assert_true(zkt_now_ms() - t0 < zkt_ms(30000));
+  assert_true(zkt_await(refused_once, &r, zkt_ms(5000)));
+  assert_int_equal(atomic_load(&r.last_rc), ZKC_ENOAUTH);
+  assert_int_equal(zkc_latch_error(l), ZKC_ENOAUTH);
+  assert_false(zkc_latch_has_leadership(l));
+  /* It stays out: no second try, no node, no leadership. */
+  assert_int_equal(zkc_latch_await(l, zkt_ms(300)), ZKC_ENOAUTH);
+  assert_int_equal(atomic_load(&r.errors), 1);
+  assert_int_equal(atomic_load(&r.took_lead), 0);
+  assert_int_equal(zkt_children_count(path), 0);
+  OK(zkc_latch_close(l, ZKC_CLOSE_SILENT));
+  OK(zkc_latch_destroy(l));
+  zkc_client_close(c);
+  zkc_client_close(owner);
+}
+
+static void refused_selector_ends_election(void **state) {
+  (void)state;
+  zkc_client_t *owner;
+  const char *path = secured_election(&owner);
+  zkc_client_t *c = zkt_open(NULL);
+  refusal_t r = {0};
+  zkc_selector_opts_t so;
+  zkc_selector_opts_init(&so);
+  so.auto_requeue = 1; /* even so: a refusal is not retried */
+  so.on_error = selector_refused;
+  zkc_selector_t *s;
+  OK(zkc_selector_create(&s, c, path, selector_led, &r, &so));
+  OK(zkc_selector_start(s));
+  assert_true(zkt_await(refused_once, &r, zkt_ms(10000)));
+  assert_int_equal(atomic_load(&r.last_rc), ZKC_ENOAUTH);
+  assert_int_equal(zkc_selector_error(s), ZKC_ENOAUTH);
+  /* requeue tries again (the ACL might have been fixed): refused again. */
+  OK(zkc_selector_requeue(s));
+  assert_true(zkt_await(refused_twice, &r, zkt_ms(10000)));
+  assert_int_equal(zkc_selector_error(s), ZKC_ENOAUTH);
+  assert_int_equal(atomic_load(&r.took_lead), 0);
+  assert_int_equal(zkt_children_count(path), 0);
+  OK(zkc_selector_close(s));
+  OK(zkc_selector_destroy(s));
+  zkc_client_close(c);
+  zkc_client_close(owner);
+}
+
 int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(outsider_cannot_delete_or_overwrite),
@@ -582,6 +714,9 @@ int main(int argc, char **argv) {
       cmocka_unit_test(squatter_blocks_like_a_contender),
       cmocka_unit_test(acl_callback_and_node_data),
       cmocka_unit_test(chroot_every_recipe),
+      cmocka_unit_test(refused_credentials_fail_open),
+      cmocka_unit_test(refused_latch_ends_election),
+      cmocka_unit_test(refused_selector_ends_election),
   };
   return zkt_main(argc, argv, tests, sizeof tests / sizeof *tests, "security");
 }

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The zkcoord tool's options, three ways: the parser's table (cli/options.c),
+# `zkcoord --help` and the manual page's OPTIONS section. Fails unless all
+# three name the same long and short options; also checks that a call with
+# no arguments or an unknown command prints the usage and exits 64.
+# Usage: check-cli-options.sh SOURCE_DIR ZKCOORD [LAUNCHER...]
+set -euo pipefail
+src=${1:?usage: check-cli-options.sh SOURCE_DIR ZKCOORD}
+shift
+run=("$@")
+fail=0
+
+sorted() { tr ' ' '\n' | sed '/^$/d' | sort -u | tr '\n' ' '; }
+
+# The parser: long options from the long_opts table, short ones from the
+# getopt string.
+table=$(sed -n '/long_opts\[\] = {/,/};/p' "$src/cli/options.c")
+parser_long=$(grep -oE '\{"[a-z][a-z-]*"' <<<"$table" | tr -d '{"' | sorted)
+shorts=$(grep -oE 'getopt_long\([^"]*"[^"]*"' "$src/cli/options.c" | sed 's/.*"\(.*\)"/\1/' |
+         tr -d '+:' | fold -w1 | sorted)
+
+# --help: the Options block, an option only where a line starts with it.
+help=$("${run[@]}" --help | sed -n '/^Options/,/^$/p')
+help_long=$(grep -oE '^ +(-[A-Za-z], )?--[a-z][a-z-]*' <<<"$help" | grep -oE -- '--[a-z-]+' |
+            sed 's/^--//' | sorted)
+help_short=$(grep -oE '^ +-[A-Za-z],' <<<"$help" | tr -d ' ,-' | sorted)
+
+# The manual page: the tags (.TP's next line) of the OPTIONS section.
+tags=$(sed -n '/^\.SH OPTIONS/,/^\.SH /p' "$src/cli/zkcoord.1" | awk 'tp {print; tp = 0} /^\.TP/ {tp = 1}')
+man_long=$(grep -oE '\\-\\-[a-z](\\-|[a-z])*' <<<"$tags" | sed 's/\\-/-/g; s/^--//' | sorted)
+man_short=$(grep -oE '(^|[ "])\\-[A-Za-z]( |$)' <<<"$tags" | grep -oE '[A-Za-z] ?$' | tr -d ' ' | sorted)
+
+same() { # same WHAT A_NAME A B_NAME B
+  if [ "$3" != "$5" ]; then
+    echo "$1 differ:"; echo "  $2: $3"; echo "  $4: $5"; fail=1
+  fi
+}
+same "long options" parser "$parser_long" "--help" "$help_long"
+same "long options" parser "$parser_long" "man page" "$man_long"
+same "short options" parser "$shorts" "--help" "$help_short"
+same "short options" parser "$shorts" "man page" "$man_short"
+
+# Usage errors show the usage (on stderr) and exit 64.
+for args in "" "frobnicate /x" "--no-such-option"; do
+  set +e
+  # shellcheck disable=SC2086  # the cases are word lists
+  err=$("${run[@]}" $args 2>&1 >/dev/null); code=$?
+  set -e
+  if [ "$code" != 64 ] || ! grep -q '^usage: zkcoord' <<<"$err"; then
+    echo "zkcoord ${args:-(no arguments)}: exit $code, usage not shown:"; echo "$err"; fail=1
+  fi
+done
+
+[ $fail = 0 ] && echo "options agree: ${parser_long}| short: ${shorts}"
+exit $fail
