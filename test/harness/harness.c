@@ -203,8 +203,14 @@ static int walk_tree(const char *path, int delete) {
     snprintf(child, sizeof child, "%s/%s", path, v.data[i]);
     struct Stat st;
     if (zoo_exists(zkt_raw(), child, 0, &st) == ZOK && st.ephemeralOwner != 0 &&
-        st.ephemeralOwner != INT64_MIN) /* INT64_MIN marks a container */
+        st.ephemeralOwner != INT64_MIN) { /* INT64_MIN marks a container */
       ephemerals++;
+      /* Whose it is tells which part of a test left it. */
+      if (!delete)
+        print_error("left: %s (session 0x%llx, czxid 0x%llx)\n", child,
+                    (unsigned long long)st.ephemeralOwner,
+                    (unsigned long long)st.czxid);
+    }
     ephemerals += walk_tree(child, delete);
   }
   deallocate_String_vector(&v);
