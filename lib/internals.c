@@ -25,8 +25,7 @@
 /* wait_first's "read the queue again" (never returned to callers). */
 #define ZKC__AGAIN 1
 
-/* Creates `path` and any missing ancestors with the client's parent mode. */
-static int ensure_path(zkc_client_t *c, const char *path) {
+int zkc__ensure_path(zkc_client_t *c, const char *path) {
   zkc__create_mode_t mode = zkc__parent_mode(c) == ZKC_PARENTS_CONTAINER
                                 ? ZKC__CREATE_CONTAINER
                                 : ZKC__CREATE_PERSISTENT;
@@ -35,7 +34,7 @@ static int ensure_path(zkc_client_t *c, const char *path) {
   char *parent = zkc__path_parent(path);
   if (parent == NULL) return ZKC_ENOMEM;
   /* ZKC_ENONODE under "/" means the chroot itself is missing: give up. */
-  rc = strcmp(parent, "/") == 0 ? ZKC_ENOROOT : ensure_path(c, parent);
+  rc = strcmp(parent, "/") == 0 ? ZKC_ENOROOT : zkc__ensure_path(c, parent);
   free(parent);
   if (rc != ZKC_OK) return rc;
   rc = zkc__op_run_create(c, ZKC_NODE_PARENT, path, "", 0, mode);
@@ -82,6 +81,7 @@ typedef struct attempt {
   char *node;   /* our node once created */
   zkc__stat_t stat;
   int64_t session; /* session at the time of the create */
+  int no_list;     /* a plain create: no children read behind it */
   zkc__op_t list;  /* the latest children read */
   int list_valid;
   int retries;
@@ -146,7 +146,7 @@ static int create_node(attempt_t *a, const char *lock_name) {
       char *found = NULL;
       rc = zkc__op_find_protected(c, a->base, a->uuid, &found);
       if (rc == ZKC_OK && found) rc = adopt_found(a, found);
-      if (rc == ZKC_OK && a->node) return submit_list(a);
+      if (rc == ZKC_OK && a->node) return a->no_list ? ZKC_OK : submit_list(a);
       if (rc == ZKC_ENONODE) rc = new_prefix(a, lock_name); /* older session's */
       if (zkc__retryable(rc)) {
         rc = zkc__retry_wait(c, &a->retries, rc, a->deadline);
@@ -160,7 +160,7 @@ static int create_node(attempt_t *a, const char *lock_name) {
     a->session = zkc__session_id(c);
     zkc__submit_create(c, &create, ZKC_NODE_PARTICIPANT, a->prefix, a->data,
                        (int)strlen(a->data), ZKC__CREATE_EPHEMERAL_SEQUENTIAL);
-    int list_rc = submit_list(a);
+    int list_rc = a->no_list ? ZKC_OK : submit_list(a);
     rc = zkc__op_wait(&create);
     a->stat = create.stat;
     a->node = create.created, create.created = NULL;
@@ -170,7 +170,7 @@ static int create_node(attempt_t *a, const char *lock_name) {
     if (a->node || rc == ZKC_ENOMEM) break; /* created, but cannot go on */
 
     if (rc == ZKC_ENONODE && parents++ < PARENT_RECREATE_MAX) {
-      rc = ensure_path(c, a->base);
+      rc = zkc__ensure_path(c, a->base);
       if (rc == ZKC_OK) continue;
     }
     if (!zkc__retryable(rc)) return rc; /* refused: nothing was created */
@@ -330,6 +330,27 @@ int zkc__lock_acquire_data(zkc_client_t *c, const char *base,
     rc = zkc__wait_connected(c, deadline_ms);
     if (rc != ZKC_OK) return rc;
   }
+}
+
+int zkc__node_create(zkc_client_t *c, const char *base, const char *name,
+                     const char *data, int64_t deadline_ms, zkc__held_t *out) {
+  attempt_t a = {.c = c, .base = base, .deadline = deadline_ms, .no_list = 1};
+  a.data = data ? data : zkc__holder_id(c);
+  int rc = create_node(&a, name);
+  free(a.prefix);
+  if (rc == ZKC_OK && a.stat.ephemeral_owner != zkc__session_id(c)) {
+    remove_node(c, a.node); /* an older session's: not ours to hold */
+    rc = ZKC_ELOST;
+  }
+  if (rc == ZKC_ESESSIONEXPIRED) rc = ZKC_ELOST;
+  if (rc != ZKC_OK) {
+    free(a.node);
+    return rc;
+  }
+  out->node = a.node;
+  out->token = a.stat.czxid;
+  out->session_id = a.stat.ephemeral_owner;
+  return ZKC_OK;
 }
 
 int zkc__lock_delete(zkc_client_t *c, const char *node) {

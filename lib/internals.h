@@ -30,6 +30,20 @@ int zkc__lock_acquire_data(zkc_client_t *c, const char *base,
                            const char *lock_name, const char *data,
                            int64_t deadline_ms, zkc__held_t *out);
 
+/* Creates `path` and any missing ancestors with the client's parent mode.
+ * ZKC_OK also when it exists. */
+int zkc__ensure_path(zkc_client_t *c, const char *path);
+
+/* One protected EPHEMERAL_SEQUENTIAL node "_c_<uuid>-<name><seq>" under
+ * base (created with its parents when missing; `data` NULL = the client's
+ * holder id). A create cut off by connection loss is found again by its
+ * uuid; only a node of the current session is accepted. On success fills
+ * *out; on failure no node is left. The deadline bounds the retries after
+ * connection loss. Returns ZKC_OK, ZKC_ELOST (the session ended
+ * meanwhile), or the codes of zkc__lock_acquire. */
+int zkc__node_create(zkc_client_t *c, const char *base, const char *name,
+                     const char *data, int64_t deadline_ms, zkc__held_t *out);
+
 /* Deletes a held node (guaranteed: retried in the background on connection
  * loss). ZKC_OK; ZKC_ELOST when the node was already gone (deleted by
  * someone else, or its session ended: the hold was lost before this);

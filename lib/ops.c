@@ -265,6 +265,12 @@ void zkc__submit_get(zkc_client_t *c, zkc__op_t *op, const char *path) {
   ZKC__SUBMIT(c, op, zoo_aget(zh, path, 0, on_get, op));
 }
 
+void zkc__submit_set(zkc_client_t *c, zkc__op_t *op, const char *path,
+                     const void *data, int len) {
+  ZKC__SUBMIT(c, op,
+              zoo_aset(zh, path, (const char *)data, len, -1, on_stat, op));
+}
+
 /* A node event for the owner of kind `kind` whose id is the context.
  * Session events reach every watcher; the client's own watcher (handle.c)
  * handles those. */
@@ -294,6 +300,20 @@ void zkc__submit_watch(zkc_client_t *c, zkc__op_t *op, const char *path,
   ZKC__SUBMIT(c, op,
               zoo_awget(zh, path, waiter_watcher, (void *)(uintptr_t)id,
                         on_data, op));
+}
+
+void zkc__submit_get_watch(zkc_client_t *c, zkc__op_t *op, const char *path,
+                           uint64_t id) {
+  ZKC__SUBMIT(c, op,
+              zoo_awget(zh, path, waiter_watcher, (void *)(uintptr_t)id,
+                        on_get, op));
+}
+
+void zkc__submit_children_watch(zkc_client_t *c, zkc__op_t *op,
+                                const char *path, uint64_t id) {
+  ZKC__SUBMIT(c, op,
+              zoo_awget_children(zh, path, waiter_watcher,
+                                 (void *)(uintptr_t)id, on_children, op));
 }
 
 /* The answer to a guard's exists-watch, handed on translated. */
@@ -329,20 +349,30 @@ int zkc__send_guard_watch(zkc_client_t *c, const char *path, uint64_t id,
   return translate(c, zk_rc);
 }
 
-void zkc__remove_watch(zkc_client_t *c, const char *path, uint64_t id) {
+/* Removes the watches of one type on path (see zkc__remove_watch). */
+static void remove_watch(zkc_client_t *c, const char *path, uint64_t id,
+                         ZooWatcherType type) {
   pthread_rwlock_rdlock(&c->zh_lock);
   if (c->zh != NULL) {
-    /* Removing one watcher only drops the client's registration: the
-     * server keeps one watch per path and session, and only "remove all"
-     * clears it, for every watcher of this session on the path. If the
-     * server cannot be reached, drop the local registration; a late event
-     * then finds no waiter. */
-    int rc = zoo_remove_all_watches(c->zh, path, ZWATCHTYPE_DATA, 0);
+    int rc = zoo_remove_all_watches(c->zh, path, type, 0);
     if (rc != ZOK && rc != ZNOWATCHER)
-      zoo_remove_watches(c->zh, path, ZWATCHTYPE_DATA, waiter_watcher,
+      zoo_remove_watches(c->zh, path, type, waiter_watcher,
                          (void *)(uintptr_t)id, 1);
   }
   pthread_rwlock_unlock(&c->zh_lock);
+}
+
+void zkc__remove_child_watch(zkc_client_t *c, const char *path, uint64_t id) {
+  remove_watch(c, path, id, ZWATCHTYPE_CHILD);
+}
+
+/* Removing one watcher only drops the client's registration: the server
+ * keeps one watch per path and session, and only "remove all" clears it,
+ * for every watcher of this session on the path. If the server cannot be
+ * reached, the local registration is dropped; a late event then finds no
+ * waiter. */
+void zkc__remove_watch(zkc_client_t *c, const char *path, uint64_t id) {
+  remove_watch(c, path, id, ZWATCHTYPE_DATA);
 }
 
 static int run(zkc__op_t *op) {

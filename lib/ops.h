@@ -66,6 +66,10 @@ void zkc__submit_exists(zkc_client_t *c, zkc__op_t *op, const char *path);
 /* Reads a node's data (no watch) into op->data / op->data_len. */
 void zkc__submit_get(zkc_client_t *c, zkc__op_t *op, const char *path);
 
+/* Sets a node's data (any version). */
+void zkc__submit_set(zkc_client_t *c, zkc__op_t *op, const char *path,
+                     const void *data, int len);
+
 /* Submit + wait, for the single-request cases. */
 /* Looks under base for the protected node carrying uuid (a create cut off
  * by connection loss may have been applied): *node is its path (malloc),
@@ -100,6 +104,14 @@ typedef void (*zkc__watch_fn)(zkc_client_t *c, uint64_t id, int deleted);
 void zkc__submit_watch(zkc_client_t *c, zkc__op_t *op, const char *path,
                        uint64_t id);
 
+/* Reads a node's data into op->data / op->data_len and leaves a data watch
+ * for waiter `id`. */
+void zkc__submit_get_watch(zkc_client_t *c, zkc__op_t *op, const char *path,
+                           uint64_t id);
+/* Reads a node's children and leaves a children watch for waiter `id`. */
+void zkc__submit_children_watch(zkc_client_t *c, zkc__op_t *op,
+                                const char *path, uint64_t id);
+
 /* Sets an exists-watch for guard `id`; the answer (ZKC_OK: the node exists
  * and is watched) goes to done(ctx, rc) on the completion thread, or, when
  * the request cannot be sent, is returned here (then done is not called). */
@@ -111,6 +123,8 @@ int zkc__send_guard_watch(zkc_client_t *c, const char *path, uint64_t id,
  * side. The server keeps one watch per path and session, so this removes
  * it for every watcher of this client on path (see zkc__waiter_unwatch). */
 void zkc__remove_watch(zkc_client_t *c, const char *path, uint64_t id);
+/* The same for the children watch of waiter `id` on path. */
+void zkc__remove_child_watch(zkc_client_t *c, const char *path, uint64_t id);
 
 /* ---- the client's requests as a whole (client.c, handle.c) ---- */
 

@@ -18,6 +18,7 @@ int zkc__waiter_register(zkc_client_t *c, zkc__waiter_t *w, const char *path) {
   pthread_mutex_lock(&c->mu);
   w->id = ++c->next_waiter_id;
   w->path = path;
+  w->also = NULL;
   w->fired = 0;
   w->handle_gen = c->handle_gen;
   int added = ZKC__HASH_ADD_U64(c->waiters, id, w);
@@ -81,7 +82,9 @@ static void renew_locked(zkc_client_t *c, const char *path,
                          const zkc__waiter_t *except) {
   zkc__waiter_t *w, *tmp;
   HASH_ITER(hh, c->waiters, w, tmp) {
-    if (w == except || strcmp(w->path, path) != 0) continue;
+    if (w == except || (strcmp(w->path, path) != 0 &&
+                        (w->also == NULL || strcmp(w->also, path) != 0)))
+      continue;
     w->fired = 1;
     pthread_cond_signal(&w->cv);
   }
@@ -92,6 +95,30 @@ void zkc__waiter_unwatch(zkc_client_t *c, zkc__waiter_t *w) {
   pthread_mutex_lock(&c->mu);
   renew_locked(c, w->path, w);
   zkc__guards_renew_locked(c, w->path);
+  pthread_mutex_unlock(&c->mu);
+}
+
+void zkc__waiter_also(zkc_client_t *c, zkc__waiter_t *w, const char *also) {
+  pthread_mutex_lock(&c->mu);
+  w->also = also;
+  pthread_mutex_unlock(&c->mu);
+}
+
+void zkc__waiter_rearm(zkc_client_t *c, zkc__waiter_t *w) {
+  pthread_mutex_lock(&c->mu);
+  w->fired = 0;
+  pthread_mutex_unlock(&c->mu);
+}
+
+void zkc__waiter_unwatch_children(zkc_client_t *c, zkc__waiter_t *w) {
+  zkc__remove_child_watch(c, w->path, w->id);
+  if (w->also) zkc__remove_watch(c, w->also, w->id);
+  pthread_mutex_lock(&c->mu);
+  renew_locked(c, w->path, w);
+  if (w->also) {
+    renew_locked(c, w->also, w);
+    zkc__guards_renew_locked(c, w->also);
+  }
   pthread_mutex_unlock(&c->mu);
 }
 

@@ -14,6 +14,7 @@
 typedef struct zkc__waiter {
   uint64_t id;
   const char *path; /* the watched node (the waiter's own string) */
+  const char *also; /* a second node with a data watch, or NULL */
   int fired;        /* a node event arrived, or the watch must be set again */
   uint64_t handle_gen; /* the handle (session) its watch was set through */
   pthread_cond_t cv;
@@ -42,6 +43,15 @@ zkc__wake_t zkc__waiter_wait(zkc_client_t *c, zkc__waiter_t *w,
  * client on that path (another waiter, a holder's guard): those are told
  * to set theirs again, and a change meanwhile is seen by their next read. */
 void zkc__waiter_unwatch(zkc_client_t *c, zkc__waiter_t *w);
+
+/* A semaphore's head watches the children of w->path (and, once set here,
+ * the data of `also`) with one waiter. */
+void zkc__waiter_also(zkc_client_t *c, zkc__waiter_t *w, const char *also);
+/* Clears w's fired mark before its watches are set again (one waiter over
+ * several rounds of reads). */
+void zkc__waiter_rearm(zkc_client_t *c, zkc__waiter_t *w);
+/* Removes both watches, as zkc__waiter_unwatch does for a data watch. */
+void zkc__waiter_unwatch_children(zkc_client_t *c, zkc__waiter_t *w);
 
 /* Wakes every waiter and every wait on the state condition, so that a
  * thread whose cancel flag was just set (zkc__cancel_bind) sees it. */

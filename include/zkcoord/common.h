@@ -27,10 +27,12 @@ extern "C" {
   XX(EINVAL, -1000, "invalid argument")                                        \
   XX(ENOMEM, -1001, "out of memory")                                           \
   XX(ETIMEDOUT, -1002, "timed out")                                            \
-  XX(ENOTOWNER, -1003, "the calling thread does not hold this lock")          \
+  XX(ENOTOWNER, -1003,                                                         \
+     "the caller does not hold this lock (or this lease was released)")       \
   XX(EBUSY, -1004, "object in use: a lock is held or a call is in progress")   \
   XX(EDEADLK, -1005,                                                           \
-     "blocking call from a ZooKeeper callback thread would deadlock")          \
+     "the call would deadlock (a blocking call from a ZooKeeper callback "     \
+     "thread, or a semaphore's own leases in the way)")                        \
   XX(ECLOSED, -1006, "the client is closed")                                   \
   XX(ELOST, -1007, "the ZooKeeper session was lost; the lock node is gone")    \
   XX(ECONNECT, -1008,                                                          \

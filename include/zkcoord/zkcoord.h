@@ -9,5 +9,6 @@
 #include "leader.h"
 #include "selector.h"
 #include "status.h"
+#include "semaphore.h"
 
 #endif /* ZKCOORD_ZKCOORD_H */

@@ -55,6 +55,8 @@ typedef struct fx {
   zkc_mutex_t *m;
   zkc_latch_t *l;
   zkc_selector_t *s;
+  zkc_sem_t *sem;     /* a limit of 1; its lease is taken in HELD */
+  zkc_lease_t *lease;
   int canary_fd;
   char canary[64];     /* "127.0.0.1:<port>" of the canary listener */
   char buf[2048];      /* connect strings built from the canary */
@@ -70,6 +72,9 @@ static const char *group_of(const char *fn) {
   if (strncmp(fn, "zkc_latch_", 10) == 0 || strcmp(fn, "zkc_participants_free") == 0)
     return "latch";
   if (strncmp(fn, "zkc_selector_", 13) == 0) return "selector";
+  if (strncmp(fn, "zkc_sem_", 8) == 0 || strncmp(fn, "zkc_lease_", 10) == 0 ||
+      strncmp(fn, "zkc_shared_count_", 17) == 0)
+    return "sem";
   if (strncmp(fn, "zkc_client_", 11) == 0 || strcmp(fn, "zkc_state_name") == 0 ||
       strcmp(fn, "zkc_lock_contenders") == 0 || strcmp(fn, "zkc_contenders_free") == 0)
     return "client";
@@ -216,6 +221,25 @@ static zkc_mutex_t **prep_m(zkc_mutex_t **p) { *p = (zkc_mutex_t *)1; return p; 
 static zkc_latch_t **prep_l(zkc_latch_t **p) { *p = (zkc_latch_t *)1; return p; }
 static zkc_selector_t **prep_s(zkc_selector_t **p) { *p = (zkc_selector_t *)1; return p; }
 static zkc_client_t **prep_c(zkc_client_t **p) { *p = (zkc_client_t *)1; return p; }
+static zkc_sem_t **prep_sm(zkc_sem_t **p) { *p = (zkc_sem_t *)1; return p; }
+static zkc_lease_t **prep_le(zkc_lease_t **p) { *p = (zkc_lease_t *)1; return p; }
+static int made_sm(int rc, zkc_sem_t **p) {
+  if (rc != ZKC_OK) return *p == NULL ? rc : -1;
+  zkc_sem_destroy(*p);
+  return rc;
+}
+static int made_le(int rc, zkc_lease_t **p) {
+  if (rc != ZKC_OK) return *p == NULL ? rc : -1;
+  zkc_lease_free(*p);
+  return -2; /* a lease was taken: never expected here */
+}
+static zkc_sem_opts_t *sem_opts(int max, const char *count_path) {
+  static zkc_sem_opts_t o;
+  zkc_sem_opts_init(&o);
+  o.max_leases = max;
+  o.count_path = count_path;
+  return &o;
+}
 static int made_m(int rc, zkc_mutex_t **p) {
   if (rc != ZKC_OK) return *p == NULL ? rc : -1;
   zkc_mutex_destroy(*p);
@@ -356,6 +380,11 @@ static void walk(walker_t *w) {
   zkc_mutex_t *m = fx.m, *om;
   zkc_latch_t *l = fx.l, *ol;
   zkc_selector_t *s = fx.s, *os;
+  zkc_sem_t *sm = fx.sem, *osm;
+  zkc_lease_t *ls = fx.lease, *ole;
+  int32_t count32;
+  zkc_contender_t *conts2;
+  size_t n2;
   int64_t i64;
   int i32;
   zkc_state_t st;
@@ -824,6 +853,105 @@ static void walk(walker_t *w) {
      zkc_selector_leader_id(s, NULL));
   RC(CALLBACK, "zkc_selector_leader_id", "valid", ZKC_EDEADLK, NULL,
      zkc_selector_leader_id(s, &id));
+  /* ---- semaphore ---- */
+  VOID(FRESH, "zkc_sem_opts_init", "NULL", "no-op", zkc_sem_opts_init(NULL));
+  RC(FRESH, "zkc_sem_create", "out NULL", ZKC_EINVAL, NULL,
+     zkc_sem_create(NULL, c, "/x", NULL));
+  RC(FRESH, "zkc_sem_create", "client NULL", ZKC_EINVAL, "*out = NULL",
+     made_sm(zkc_sem_create(prep_sm(&osm), NULL, "/x", NULL), &osm));
+  RC(FRESH, "zkc_sem_create", "path NULL", ZKC_EINVAL, NULL,
+     made_sm(zkc_sem_create(prep_sm(&osm), c, NULL, NULL), &osm));
+  RC(FRESH, "zkc_sem_create", "path invalid (as zkc_mutex_create)", ZKC_EINVAL,
+     NULL, made_sm(zkc_sem_create(prep_sm(&osm), c, "/a/", NULL), &osm));
+  RC(FRESH, "zkc_sem_create", "path of 1025 bytes", ZKC_EINVAL, NULL,
+     made_sm(zkc_sem_create(prep_sm(&osm), c, LONG, NULL), &osm));
+  RC(FRESH, "zkc_sem_create", "max_leases < 1", ZKC_EINVAL, NULL,
+     made_sm(zkc_sem_create(prep_sm(&osm), c, "/x", sem_opts(0, NULL)), &osm));
+  RC(FRESH, "zkc_sem_create", "count_path invalid", ZKC_EINVAL, NULL,
+     made_sm(zkc_sem_create(prep_sm(&osm), c, "/x", sem_opts(1, "x")), &osm));
+  RC(FRESH, "zkc_sem_create", "opts NULL", ZKC_OK, "the defaults: a limit of 1",
+     made_sm(zkc_sem_create(prep_sm(&osm), c, "/x", NULL), &osm));
+  RC(CLOSED, "zkc_sem_create", "closed client", ZKC_ECLOSED, NULL,
+     made_sm(zkc_sem_create(prep_sm(&osm), c, "/x", NULL), &osm));
+  VAL(FRESH, "zkc_sem_destroy", "NULL", ZKC_OK, "`ZKC_OK`", zkc_sem_destroy(NULL));
+  RC(HELD, "zkc_sem_destroy", "a lease held", ZKC_EBUSY, "nothing changes",
+     zkc_sem_destroy(sm));
+  UB(FRESH, "zkc_sem_destroy", "twice, or any use after destroy",
+     "undefined behaviour");
+  RC(FRESH, "zkc_sem_acquire", "sem NULL", ZKC_EINVAL, NULL,
+     zkc_sem_acquire(NULL, 1, 0, &ole));
+  RC(FRESH, "zkc_sem_acquire", "out NULL", ZKC_EINVAL, NULL,
+     zkc_sem_acquire(sm, 1, 0, NULL));
+  RC(FRESH, "zkc_sem_acquire", "qty 0", ZKC_EINVAL, "*out = NULL",
+     made_le(zkc_sem_acquire(sm, 0, 0, prep_le(&ole)), &ole));
+  RC(FRESH, "zkc_sem_acquire", "qty above the fixed limit", ZKC_EINVAL,
+     "it could never be granted; nothing is made",
+     made_le(zkc_sem_acquire(sm, 2, -1, prep_le(&ole)), &ole));
+  RC(HELD, "zkc_sem_acquire", "again, while this object holds the only lease",
+     ZKC_EDEADLK, "at once, nothing made: not reentrant, and waiting would "
+     "stall the path", made_le(zkc_sem_acquire(sm, 1, -1, prep_le(&ole)), &ole));
+  RC(OTHER, "zkc_sem_acquire", "the object's lease held by another thread",
+     ZKC_EDEADLK, "leases belong to the object, not the thread",
+     made_le(zkc_sem_acquire(sm, 1, -1, prep_le(&ole)), &ole));
+  RC(CALLBACK, "zkc_sem_acquire", "timeout 0", ZKC_EDEADLK, NULL,
+     made_le(zkc_sem_acquire(sm, 1, 0, prep_le(&ole)), &ole));
+  RC(CLOSED, "zkc_sem_acquire", "closed client", ZKC_ECLOSED, NULL,
+     made_le(zkc_sem_acquire(sm, 1, 0, prep_le(&ole)), &ole));
+  RC(FRESH, "zkc_sem_set_lost_callback", "sem NULL", ZKC_EINVAL, NULL,
+     zkc_sem_set_lost_callback(NULL, NULL, NULL));
+  VAL(FRESH, "zkc_sem_path", "NULL", 1, "NULL", zkc_sem_path(NULL) == NULL);
+  RC(FRESH, "zkc_lease_release", "NULL", ZKC_EINVAL, NULL, zkc_lease_release(NULL));
+  RC(CALLBACK, "zkc_lease_release", "a held lease", ZKC_EDEADLK, "nothing changes",
+     zkc_lease_release(ls));
+  RC(HELD, "zkc_lease_fencing_token", "token NULL", ZKC_EINVAL, NULL,
+     zkc_lease_fencing_token(ls, NULL));
+  RC(HELD, "zkc_lease_nodes", "nodes or count NULL", ZKC_EINVAL, NULL,
+     zkc_lease_nodes(ls, NULL, &n));
+  RC(CLOSED, "zkc_lease_release", "held when the client closed", ZKC_ECLOSED,
+     "released; the nodes went with the session", zkc_lease_release(ls));
+  RC(CLOSED, "zkc_lease_release", "again (released already)", ZKC_ENOTOWNER,
+     "nothing changes", zkc_lease_release(ls));
+  VAL(FRESH, "zkc_lease_free", "NULL", ZKC_OK, "`ZKC_OK`", zkc_lease_free(NULL));
+  UB(FRESH, "zkc_lease_free", "twice, any use after free, or a use by another "
+     "thread meanwhile", "undefined behaviour");
+  RC(FRESH, "zkc_lease_fencing_token", "lease NULL", ZKC_EINVAL, NULL,
+     zkc_lease_fencing_token(NULL, &i64));
+  RC(CLOSED, "zkc_lease_fencing_token", "released", ZKC_ENOTOWNER, NULL,
+     zkc_lease_fencing_token(ls, &i64));
+  VAL(FRESH, "zkc_lease_is_held", "NULL", 0, "0", zkc_lease_is_held(NULL));
+  VAL(CLOSED, "zkc_lease_is_held", "released", 0, "0", zkc_lease_is_held(ls));
+  RC(FRESH, "zkc_lease_nodes", "lease NULL", ZKC_EINVAL, NULL,
+     zkc_lease_nodes(NULL, &nodes, &n));
+  RC(CLOSED, "zkc_lease_nodes", "released", ZKC_ENOTOWNER, NULL,
+     zkc_lease_nodes(ls, &nodes, &n));
+  RC(FRESH, "zkc_sem_contenders", "client NULL", ZKC_EINVAL, NULL,
+     zkc_sem_contenders(NULL, "/x", &conts, &n, &conts2, &n2));
+  RC(FRESH, "zkc_sem_contenders", "an out argument NULL", ZKC_EINVAL, NULL,
+     zkc_sem_contenders(c, "/x", NULL, &n, &conts2, &n2));
+  RC(FRESH, "zkc_sem_contenders", "path invalid (as zkc_mutex_create)", ZKC_EINVAL,
+     NULL, zkc_sem_contenders(c, "/a/", &conts, &n, &conts2, &n2));
+  RC(CALLBACK, "zkc_sem_contenders", "any path", ZKC_EDEADLK, NULL,
+     zkc_sem_contenders(c, "/x", &conts, &n, &conts2, &n2));
+  RC(CLOSED, "zkc_sem_contenders", "closed client", ZKC_ECLOSED, NULL,
+     zkc_sem_contenders(c, "/x", &conts, &n, &conts2, &n2));
+  RC(FRESH, "zkc_shared_count_get", "client NULL", ZKC_EINVAL, NULL,
+     zkc_shared_count_get(NULL, "/x", &count32));
+  RC(FRESH, "zkc_shared_count_get", "value NULL", ZKC_EINVAL, NULL,
+     zkc_shared_count_get(c, "/x", NULL));
+  RC(FRESH, "zkc_shared_count_get", "path invalid (as zkc_mutex_create)",
+     ZKC_EINVAL, NULL, zkc_shared_count_get(c, "/a/", &count32));
+  RC(CALLBACK, "zkc_shared_count_get", "any path", ZKC_EDEADLK, NULL,
+     zkc_shared_count_get(c, "/x", &count32));
+  RC(CLOSED, "zkc_shared_count_get", "closed client", ZKC_ECLOSED, NULL,
+     zkc_shared_count_get(c, "/x", &count32));
+  RC(FRESH, "zkc_shared_count_set", "client NULL", ZKC_EINVAL, NULL,
+     zkc_shared_count_set(NULL, "/x", 3));
+  RC(FRESH, "zkc_shared_count_set", "path invalid (as zkc_mutex_create)",
+     ZKC_EINVAL, NULL, zkc_shared_count_set(c, "/a/", 3));
+  RC(CALLBACK, "zkc_shared_count_set", "any path", ZKC_EDEADLK, NULL,
+     zkc_shared_count_set(c, "/x", 3));
+  RC(CLOSED, "zkc_shared_count_set", "closed client", ZKC_ECLOSED, NULL,
+     zkc_shared_count_set(c, "/x", 3));
 }
 
 /* ---- fixture ---- */
@@ -928,6 +1056,8 @@ static void walk_group(const char *group) {
   assert_int_equal(zkc_latch_create(&fx.l, fx.c, zkt_path("latch"), NULL, NULL), ZKC_OK);
   assert_int_equal(zkc_selector_create(&fx.s, fx.c, zkt_path("sel"), lead, NULL, NULL),
                    ZKC_OK);
+  assert_int_equal(zkc_sem_create(&fx.sem, fx.c, zkt_path("sem"), NULL), ZKC_OK);
+  fx.lease = NULL;
 
   long long cxid = server_cxid();
   assert_true(cxid >= 0);
@@ -940,9 +1070,10 @@ static void walk_group(const char *group) {
   assert_int_equal(zkc_latch_await(fx.l, zkt_ms(10000)), ZKC_OK);
   assert_int_equal(zkc_selector_start(fx.s), ZKC_OK);
   assert_true(zkt_await(is_leading, NULL, zkt_ms(10000)));
-  /* The three holds' watches on their own nodes are set 100 ms after the
+  assert_int_equal(zkc_sem_acquire(fx.sem, 1, -1, &fx.lease), ZKC_OK);
+  /* The four holds' watches on their own nodes are set 100 ms after the
    * acquisitions, in the background: let them be set before the baseline. */
-  assert_int_equal(zkt_await_session_watches(fx.c, 3, NULL, 0, zkt_ms(5000)), 3);
+  assert_int_equal(zkt_await_session_watches(fx.c, 4, NULL, 0, zkt_ms(5000)), 4);
   cxid = server_cxid();
   walk_state(&w, HELD);
   check(&w);
@@ -975,6 +1106,8 @@ static void walk_group(const char *group) {
   assert_int_equal(zkc_latch_destroy(fx.l), ZKC_OK);
   assert_int_equal(zkc_selector_destroy(fx.s), ZKC_OK);
   assert_int_equal(zkc_mutex_destroy(fx.m), ZKC_OK);
+  zkc_lease_free(fx.lease); /* released by the sem rows, or here */
+  assert_int_equal(zkc_sem_destroy(fx.sem), ZKC_OK);
   assert_true(w.rows > 0);
   printf("%s: %d rows walked\n", group, w.rows);
   free(fx.big);
@@ -986,6 +1119,7 @@ static void client(void **state) { (void)state, walk_group("client"); }
 static void mutex(void **state) { (void)state, walk_group("mutex"); }
 static void latch(void **state) { (void)state, walk_group("latch"); }
 static void selector(void **state) { (void)state, walk_group("selector"); }
+static void sem(void **state) { (void)state, walk_group("sem"); }
 
 /* ---- the doc ---- */
 
@@ -1101,7 +1235,7 @@ int main(int argc, char **argv) {
   if (argc == 3 && strcmp(argv[1], "--update-doc") == 0) return update_doc(argv[2]);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(common), cmocka_unit_test(client), cmocka_unit_test(mutex),
-      cmocka_unit_test(latch),  cmocka_unit_test(selector),
+      cmocka_unit_test(latch),  cmocka_unit_test(selector), cmocka_unit_test(sem),
   };
   return zkt_main(argc, argv, tests, sizeof tests / sizeof *tests, "misuse");
 }

@@ -1,0 +1,203 @@
+/* zkcoord semaphore: at most N lease holders across machines, in the layout
+ * of Apache Curator's InterProcessSemaphoreV2, so that zkcoord and Curator
+ * processes share one semaphore.
+ *
+ * On ZooKeeper, under the semaphore path:
+ *   <path>/locks/_c_<uuid>-lock-<seq>    the queue: an InterProcessMutex
+ *                                        held only while taking leases
+ *   <path>/leases/_c_<uuid>-lease-<seq>  one EPHEMERAL_SEQUENTIAL node per
+ *                                        lease (protected create)
+ * Nothing is stored on <path> itself. The limit is either fixed per client
+ * (Curator's `maxLeases`: never checked against other clients, so every
+ * client must be given the same value) or read from a shared count node in
+ * the format of Curator's SharedCount: exactly 4 bytes, a big-endian signed
+ * int. A change of the shared count takes effect for the waiting head of
+ * the queue at once; lowering it revokes no lease already granted.
+ * Every child of <path>/leases counts as a lease, as in Curator.
+ *
+ * How an acquisition goes: the acquirer queues on <path>/locks (FIFO,
+ * herd-free); the head of that queue creates all of its `qty` lease nodes,
+ * then waits, watching the children of <path>/leases (and the count node),
+ * until the number of leases is at most the limit; then it leaves the queue.
+ * Only the queue head watches <path>/leases: no herd. Because all `qty`
+ * nodes are created while holding the queue, two clients taking several
+ * leases each cannot deadlock (Curator takes them one queue round at a
+ * time and can). Curator clients see only nodes under leases/, so this is
+ * compatible.
+ *
+ * Not the kazoo layout: kazoo's Semaphore keeps its lease nodes directly
+ * under <path> and its queue lock at "<path>-__lock__", and stores the limit
+ * as ASCII in <path>'s data. A kazoo Semaphore and this one on one path do
+ * not exclude each other; zkcoord does not implement kazoo's layout.
+ *
+ * Leases are handles, not tied to a thread: any thread may release one, and
+ * exactly once. A semaphore with a limit of 1 is Curator's
+ * InterProcessSemaphoreMutex; unlike Curator's, a second acquire through the
+ * same semaphore object while it holds the lease returns ZKC_EDEADLK at once
+ * instead of stalling every acquirer of the path.
+ *
+ * All functions are thread-safe. Blocking ones return ZKC_EDEADLK when
+ * called from a ZooKeeper callback thread.
+ */
+#ifndef ZKCOORD_SEMAPHORE_H
+#define ZKCOORD_SEMAPHORE_H
+
+#include "client.h"
+#include "mutex.h"
+#include "status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct zkc_sem zkc_sem_t;
+typedef struct zkc_lease zkc_lease_t;
+
+/* Semaphore options. */
+typedef struct zkc_sem_opts {
+  /* The limit when count_path is NULL (>= 1, default 1). With count_path,
+   * the value the count node is created with when it does not exist yet
+   * (Curator's SharedCount seed). */
+  int max_leases;
+  /* Absolute path of a shared count node (4-byte big-endian int), or NULL
+   * for the fixed limit. Copied at create. */
+  const char *count_path;
+} zkc_sem_opts_t;
+
+/* Fills *opts with the defaults (max_leases 1, no count path). Accepts
+ * NULL. Thread-safe. */
+ZKC_EXTERN void zkc_sem_opts_init(zkc_sem_opts_t *opts);
+
+/* Creates a semaphore on `path` (absolute, validated, at most 1024 bytes).
+ * NULL opts = defaults. No ZooKeeper traffic. The semaphore keeps a
+ * reference to `client`, which must stay open while it is used. On failure
+ * *out is set to NULL (when out is not NULL).
+ * Returns ZKC_OK, ZKC_EINVAL (NULL argument, invalid path or count path,
+ * max_leases < 1), ZKC_ENOMEM, ZKC_ECLOSED (client closed). */
+ZKC_EXTERN int zkc_sem_create(zkc_sem_t **out, zkc_client_t *client,
+                              const char *path, const zkc_sem_opts_t *opts);
+
+/* Frees the semaphore. Accepts NULL (returns ZKC_OK). Returns ZKC_EBUSY and
+ * changes nothing while a lease of it is held or a call on it is in
+ * progress; ZKC_EDEADLK from its own lost callback. Released lease handles
+ * do not keep it busy (they are freed with zkc_lease_free). */
+ZKC_EXTERN int zkc_sem_destroy(zkc_sem_t *sem);
+
+/* Takes `qty` leases at once, all or nothing, waiting at most `timeout_ms`
+ * (< 0: without limit; 0: take them only if they are free now) for the
+ * whole call: queueing, creating and waiting. On success *out is a new
+ * lease handle for the `qty` lease nodes; release it with
+ * zkc_lease_release and free it with zkc_lease_free.
+ * Returns:
+ *   ZKC_OK         held
+ *   ZKC_EINVAL     NULL argument, qty 0, or qty above a fixed limit (it
+ *                  could never be granted)
+ *   ZKC_EDEADLK    called from a ZooKeeper callback thread; or this
+ *                  semaphore object's own held leases plus qty exceed the
+ *                  limit (checked before queueing for a fixed limit, when
+ *                  the count is read for a shared one): waiting would stall
+ *                  every acquirer of the path until a lease of this object
+ *                  is released. Nothing is taken.
+ *   ZKC_ETIMEDOUT  the time ran out; no node is left
+ *   ZKC_ECLOSED    the client was closed (or is closing)
+ *   ZKC_ELOST      the session was lost and no new one came in time
+ *   ZKC_EPROTO     the count node does not hold exactly 4 bytes
+ *   ZKC_ENOMEM     out of memory
+ *   ZKC_ECONNLOSS, ZKC_EOPTIMEOUT
+ *                  the ensemble stayed unreachable beyond the retry policy
+ *   ZKC_ENOAUTH, ZKC_ENOROOT, ZKC_ENOCHILDREN, ZKC_EBADARGS,
+ *   ZKC_EINVALIDACL, ZKC_EREADONLY, ZKC_ETHROTTLED, ZKC_EAUTHFAILED,
+ *   ZKC_ESYSTEM    as for zkc_mutex_acquire
+ * A waiting head of the queue re-reads the leases whenever they change and
+ * the shared count whenever it changes. With a shared count, a qty above
+ * the current count waits for the count to rise (or the timeout).
+ * On any error no node of this call is left behind. */
+ZKC_EXTERN int zkc_sem_acquire(zkc_sem_t *sem, unsigned qty,
+                               int64_t timeout_ms, zkc_lease_t **out);
+
+/* Told once per lost lease handle, on the client's maintenance thread:
+ * the session was lost (or, with lost_on_suspended, the connection), or
+ * one of its lease nodes was deleted by another client. `token` is the
+ * lost lease's fencing token (zkc_lease_fencing_token): the handle itself
+ * may have been released and freed by the time this runs, so match on the
+ * token. Same rules as zkc_lost_fn: no blocking zkcoord call here. */
+typedef void (*zkc_sem_lost_fn)(void *ctx, zkc_sem_t *sem,
+                                zkc_lost_reason_t reason, int64_t token);
+
+/* Registers the lost callback (NULL removes it). Returns ZKC_OK or
+ * ZKC_EINVAL. Thread-safe. */
+ZKC_EXTERN int zkc_sem_set_lost_callback(zkc_sem_t *sem, zkc_sem_lost_fn fn,
+                                         void *ctx);
+
+/* The semaphore path given at create; owned by the semaphore, never NULL
+ * for a valid one. */
+ZKC_EXTERN const char *zkc_sem_path(const zkc_sem_t *sem);
+
+/* Releases the lease handle's nodes (guaranteed deletes: finished in the
+ * background after a connection loss while the session lives). Any thread
+ * may release; exactly once. The handle stays valid (for
+ * zkc_lease_free) but no longer holds anything.
+ * Returns ZKC_OK, ZKC_EINVAL (NULL), ZKC_EDEADLK (from a callback; nothing
+ * changes), ZKC_ENOTOWNER (released already: nothing changes), ZKC_ELOST
+ * (the lease had been lost, or a node of it was found gone: released
+ * anyway), ZKC_ECLOSED (client closed: released, the nodes went with the
+ * session), or the server's refusal of a delete (ZKC_ENOAUTH): the lease is
+ * still held and nothing changes. Thread-safe. */
+ZKC_EXTERN int zkc_lease_release(zkc_lease_t *lease);
+
+/* Frees a lease handle, releasing it first when it is still held (with
+ * that release's result, see zkc_lease_release; the handle is freed
+ * whatever the result except ZKC_EDEADLK). Accepts NULL (ZKC_OK). The
+ * handle must not be used by another thread meanwhile or afterwards. */
+ZKC_EXTERN int zkc_lease_free(zkc_lease_t *lease);
+
+/* The fencing token of a held lease: the czxid of its newest node, larger
+ * than that of every lease or lock node created earlier on the ensemble.
+ * Returns ZKC_OK, ZKC_EINVAL (NULL argument), ZKC_ENOTOWNER (released).
+ * No ZooKeeper traffic. Thread-safe. */
+ZKC_EXTERN int zkc_lease_fencing_token(const zkc_lease_t *lease,
+                                       int64_t *token);
+
+/* 1 while the lease is held and not in doubt (connected, not lost, not
+ * released), else 0 (also for NULL). No ZooKeeper traffic. Thread-safe. */
+ZKC_EXTERN int zkc_lease_is_held(const zkc_lease_t *lease);
+
+/* The full paths of the lease's nodes (qty of them, oldest first). On
+ * success *nodes is a new array of *count strings that the caller frees
+ * with zkc_strings_free. Returns ZKC_OK, ZKC_EINVAL (NULL argument),
+ * ZKC_ENOTOWNER (released), ZKC_ENOMEM. Thread-safe. */
+ZKC_EXTERN int zkc_lease_nodes(const zkc_lease_t *lease, char ***nodes,
+                               size_t *count);
+
+/* Status of a semaphore path, read without taking part: the lease nodes
+ * under <path>/leases (*leases, by sequence; a waiting head's own nodes are
+ * among them, as they count) and the queue under <path>/locks (*queue,
+ * head first), each as zkc_lock_contenders reports a path (free both with
+ * zkc_contenders_free; NULL when the count is 0).
+ * Returns ZKC_OK (also when the path does not exist), ZKC_EINVAL,
+ * ZKC_EDEADLK, ZKC_ECLOSED, ZKC_ENOMEM, ZKC_ECONNLOSS, ZKC_EOPTIMEOUT,
+ * ZKC_ESESSIONEXPIRED, ZKC_ENOAUTH; on error nothing is returned.
+ * Thread-safe. */
+ZKC_EXTERN int zkc_sem_contenders(zkc_client_t *client, const char *path,
+                                  zkc_contender_t **leases, size_t *n_leases,
+                                  zkc_contender_t **queue, size_t *n_queue);
+
+/* Reads a shared count node (Curator SharedCount format) into *value.
+ * Returns ZKC_OK, ZKC_EINVAL, ZKC_EDEADLK, ZKC_ECLOSED, ZKC_ENONODE,
+ * ZKC_EPROTO (not exactly 4 bytes), ZKC_ENOMEM, or the ensemble's error.
+ * Thread-safe. */
+ZKC_EXTERN int zkc_shared_count_get(zkc_client_t *client, const char *path,
+                                    int32_t *value);
+
+/* Writes a shared count node (4 bytes, big-endian), creating it and its
+ * parents when missing (unconditional, like Curator's setCount).
+ * Returns ZKC_OK, ZKC_EINVAL, ZKC_EDEADLK, ZKC_ECLOSED, ZKC_ENOMEM, or the
+ * ensemble's error (ZKC_ENOAUTH, ZKC_ECONNLOSS, ...). Thread-safe. */
+ZKC_EXTERN int zkc_shared_count_set(zkc_client_t *client, const char *path,
+                                    int32_t value);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ZKCOORD_SEMAPHORE_H */

@@ -1,0 +1,634 @@
+/* The counting semaphore in Curator's InterProcessSemaphoreV2 layout: a
+ * queue mutex under <path>/locks, lease nodes under <path>/leases. The head
+ * of the queue creates all the lease nodes it asks for, then waits (alone
+ * watching <path>/leases and the shared count) until they fit the limit. */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "guard.h"
+#include "internals.h"
+#include "janitor.h"
+#include "log.h"
+#include "names.h"
+#include "ops.h"
+#include "retry.h"
+#include "session.h"
+#include "util.h"
+#include "waiters.h"
+#include "zkcoord/semaphore.h"
+
+#define LOCK_NAME "lock-"
+#define LEASE_NAME "lease-"
+#define COUNT_BYTES 4
+/* read_leases: the count node was just created, read again (never
+ * returned to callers). */
+#define AGAIN 1
+
+struct zkc_lease {
+  zkc_sem_t *sem;
+  atomic_int released; /* set once, by the release that wins */
+  atomic_int lost;     /* gone (session, outside delete, or given up) */
+  atomic_int in_doubt; /* connection down: the leases may be gone */
+  size_t n;
+  zkc__held_t *nodes; /* n nodes, oldest first; kept until free */
+  uint64_t *guards;   /* the watch on each node (0: none) */
+  int64_t token;      /* czxid of the newest node */
+  zkc_lease_t *prev, *next; /* in sem->held while held */
+};
+
+struct zkc_sem {
+  zkc_client_t *client; /* set at create, never changes */
+  char *path, *locks, *leases, *count_path;
+  int max; /* the fixed limit, or the count node's seed */
+  pthread_mutex_t mu; /* guards everything below */
+  zkc_lease_t *held;
+  size_t held_nodes; /* lease nodes of all held handles */
+  int users;         /* threads inside a call: destroy refuses while > 0 */
+  zkc_sem_lost_fn lost_fn;
+  void *lost_ctx;
+};
+
+void zkc_sem_opts_init(zkc_sem_opts_t *o) {
+  if (o == NULL) return;
+  memset(o, 0, sizeof *o);
+  o->max_leases = 1;
+}
+
+/* ---- lost leases ---- */
+
+/* Tokens of the leases a state change or a delete just took away. */
+typedef struct lost_list {
+  int64_t tokens[16];
+  size_t n;
+  size_t more; /* beyond the array: logged, not named */
+} lost_list_t;
+
+static void lost_push(lost_list_t *l, int64_t token) {
+  if (l->n < sizeof l->tokens / sizeof *l->tokens)
+    l->tokens[l->n++] = token;
+  else
+    l->more++;
+}
+
+static void lost_tell(zkc_sem_t *s, zkc_sem_lost_fn fn, void *ctx,
+                      zkc_lost_reason_t why, const lost_list_t *l) {
+  static const char *const what[] = {
+      [ZKC_LOST_SUSPENDED] = "connection suspended",
+      [ZKC_LOST_SESSION] = "session lost",
+      [ZKC_LOST_DELETED] = "a lease node was deleted by another client"};
+  for (size_t i = 0; i < l->n; i++) {
+    zkc__log(s->client, ZKC_LOG_WARN, "lease on %s lost (%s), token %lld",
+             s->path, what[why], (long long)l->tokens[i]);
+    if (fn) fn(ctx, s, why, l->tokens[i]);
+  }
+  if (l->more)
+    zkc__log(s->client, ZKC_LOG_WARN, "%zu more leases on %s lost (%s)",
+             l->more, s->path, what[why]);
+}
+
+/* Marks l lost (s->mu held); its nodes that may still exist are deleted by
+ * whichever session is current next. */
+static void mark_lost(zkc_sem_t *s, zkc_lease_t *l, lost_list_t *list,
+                      int delete_nodes) {
+  if (atomic_exchange(&l->lost, 1)) return;
+  lost_push(list, l->token);
+  if (delete_nodes)
+    for (size_t i = 0; i < l->n; i++)
+      zkc__janitor_add(s->client, l->nodes[i].node, NULL);
+}
+
+static void on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
+  zkc_sem_t *s = ctx;
+  lost_list_t lost = {0};
+  zkc_lost_reason_t why = ZKC_LOST_SESSION;
+  int on_suspend = zkc__lost_on_suspended(s->client);
+  pthread_mutex_lock(&s->mu);
+  for (zkc_lease_t *l = s->held; l; l = l->next) {
+    if (st == ZKC_STATE_SUSPENDED || st == ZKC_STATE_READ_ONLY) {
+      atomic_store(&l->in_doubt, 1);
+      if (on_suspend) {
+        why = ZKC_LOST_SUSPENDED;
+        mark_lost(s, l, &lost, 1);
+      }
+    } else if (st == ZKC_STATE_LOST) {
+      atomic_store(&l->in_doubt, 1);
+      if (l->nodes[0].session_id == lost_session) mark_lost(s, l, &lost, 1);
+    } else {
+      atomic_store(&l->in_doubt, 0);
+    }
+  }
+  zkc_sem_lost_fn fn = s->lost_fn;
+  void *fn_ctx = s->lost_ctx;
+  pthread_mutex_unlock(&s->mu);
+  lost_tell(s, fn, fn_ctx, why, &lost);
+}
+
+static void on_node_gone(void *ctx, uint64_t guard) {
+  zkc_sem_t *s = ctx;
+  lost_list_t lost = {0};
+  pthread_mutex_lock(&s->mu);
+  for (zkc_lease_t *l = s->held; l; l = l->next)
+    for (size_t i = 0; i < l->n; i++)
+      if (l->guards[i] == guard) mark_lost(s, l, &lost, 0);
+  zkc_sem_lost_fn fn = s->lost_fn;
+  void *fn_ctx = s->lost_ctx;
+  pthread_mutex_unlock(&s->mu);
+  lost_tell(s, fn, fn_ctx, ZKC_LOST_DELETED, &lost);
+}
+
+/* ---- the semaphore object ---- */
+
+static void sem_free(zkc_sem_t *s) {
+  free(s->path);
+  free(s->locks);
+  free(s->leases);
+  free(s->count_path);
+  free(s);
+}
+
+int zkc_sem_create(zkc_sem_t **out, zkc_client_t *client, const char *path,
+                   const zkc_sem_opts_t *opts) {
+  if (out != NULL) *out = NULL;
+  zkc_sem_opts_t def;
+  zkc_sem_opts_init(&def);
+  if (opts == NULL) opts = &def;
+  if (out == NULL || client == NULL || zkc__path_validate(path) != ZKC_OK ||
+      opts->max_leases < 1 ||
+      (opts->count_path && zkc__path_validate(opts->count_path) != ZKC_OK))
+    return ZKC_EINVAL;
+  zkc_sem_t *s = calloc(1, sizeof *s);
+  if (s == NULL) return ZKC_ENOMEM;
+  s->max = opts->max_leases;
+  s->path = strdup(path);
+  s->locks = zkc__path_join(path, "locks");
+  s->leases = zkc__path_join(path, "leases");
+  if (opts->count_path) s->count_path = strdup(opts->count_path);
+  if (!s->path || !s->locks || !s->leases ||
+      (opts->count_path && !s->count_path) ||
+      pthread_mutex_init(&s->mu, NULL) != 0) {
+    sem_free(s);
+    return ZKC_ENOMEM;
+  }
+  int rc = zkc__client_ref(client);
+  if (rc == ZKC_OK) {
+    rc = zkc__observer_add(client, on_state, s);
+    if (rc != ZKC_OK) zkc__client_unref(client);
+  }
+  if (rc != ZKC_OK) {
+    pthread_mutex_destroy(&s->mu);
+    sem_free(s);
+    return rc;
+  }
+  s->client = client;
+  *out = s;
+  return ZKC_OK;
+}
+
+int zkc_sem_destroy(zkc_sem_t *s) {
+  if (s == NULL) return ZKC_OK;
+  pthread_mutex_lock(&s->mu);
+  int busy = s->held != NULL || s->users > 0;
+  pthread_mutex_unlock(&s->mu);
+  if (busy) return ZKC_EBUSY;
+  int rc = zkc__observer_remove(s->client, on_state, s);
+  if (rc == ZKC_EDEADLK) return rc;
+  zkc__client_unref(s->client);
+  pthread_mutex_destroy(&s->mu);
+  sem_free(s);
+  return ZKC_OK;
+}
+
+int zkc_sem_set_lost_callback(zkc_sem_t *s, zkc_sem_lost_fn fn, void *ctx) {
+  if (s == NULL) return ZKC_EINVAL;
+  pthread_mutex_lock(&s->mu);
+  s->lost_fn = fn;
+  s->lost_ctx = ctx;
+  pthread_mutex_unlock(&s->mu);
+  return ZKC_OK;
+}
+
+const char *zkc_sem_path(const zkc_sem_t *s) { return s ? s->path : NULL; }
+
+static size_t held_nodes(zkc_sem_t *s) {
+  pthread_mutex_lock(&s->mu);
+  size_t n = s->held_nodes;
+  pthread_mutex_unlock(&s->mu);
+  return n;
+}
+
+/* ---- the shared count ---- */
+
+static void count_encode(int32_t v, char out[COUNT_BYTES]) {
+  uint32_t u = (uint32_t)v;
+  for (int i = 0; i < COUNT_BYTES; i++)
+    out[i] = (char)(u >> (8 * (COUNT_BYTES - 1 - i)));
+}
+
+/* The count from a finished read: exactly 4 bytes, big-endian, signed. */
+static int count_decode(const zkc__op_t *op, int32_t *v) {
+  if (op->data_len != COUNT_BYTES) return ZKC_EPROTO;
+  uint32_t u = 0;
+  for (int i = 0; i < COUNT_BYTES; i++)
+    u = u << 8 | (unsigned char)op->data[i];
+  *v = (int32_t)u;
+  return ZKC_OK;
+}
+
+/* Creates the count node with `value` (and its parents); ZKC_OK also when
+ * someone else created it first. */
+static int count_create(zkc_client_t *c, const char *path, int32_t value) {
+  char *parent = zkc__path_parent(path);
+  if (parent == NULL) return ZKC_ENOMEM;
+  int rc = strcmp(parent, "/") == 0 ? ZKC_OK : zkc__ensure_path(c, parent);
+  free(parent);
+  char data[COUNT_BYTES];
+  count_encode(value, data);
+  if (rc == ZKC_OK)
+    rc = zkc__op_run_create(c, ZKC_NODE_PARENT, path, data, COUNT_BYTES,
+                            ZKC__CREATE_PERSISTENT);
+  return rc == ZKC_ENODEEXISTS ? ZKC_OK : rc;
+}
+
+int zkc_shared_count_get(zkc_client_t *c, const char *path, int32_t *value) {
+  if (c == NULL || value == NULL || zkc__path_validate(path) != ZKC_OK)
+    return ZKC_EINVAL;
+  int rc = zkc__call_enter(c);
+  if (rc != ZKC_OK) return rc;
+  zkc__op_t op;
+  if ((rc = zkc__op_init(&op)) == ZKC_OK) {
+    zkc__submit_get(c, &op, path);
+    rc = zkc__op_wait(&op);
+    if (rc == ZKC_OK) rc = count_decode(&op, value);
+    zkc__op_clear(&op);
+  }
+  zkc__call_leave(c);
+  return rc;
+}
+
+int zkc_shared_count_set(zkc_client_t *c, const char *path, int32_t value) {
+  if (c == NULL || zkc__path_validate(path) != ZKC_OK) return ZKC_EINVAL;
+  int rc = zkc__call_enter(c);
+  if (rc != ZKC_OK) return rc;
+  char data[COUNT_BYTES];
+  count_encode(value, data);
+  for (int round = 0; round < 3; round++) {
+    zkc__op_t op;
+    if ((rc = zkc__op_init(&op)) != ZKC_OK) break;
+    zkc__submit_set(c, &op, path, data, COUNT_BYTES);
+    rc = zkc__op_wait(&op);
+    zkc__op_clear(&op);
+    if (rc != ZKC_ENONODE) break;
+    /* Missing: create it with the value (a racing create wins: set again). */
+    rc = zkc__ensure_path(c, path);
+    if (rc != ZKC_OK) break;
+  }
+  zkc__call_leave(c);
+  return rc;
+}
+
+/* ---- acquiring ---- */
+
+/* Deletes the nodes of an acquisition that failed (guaranteed deletes). */
+static void drop_nodes(zkc_client_t *c, zkc_lease_t *l) {
+  for (size_t i = 0; i < l->n; i++) {
+    if (zkc__lock_delete(c, l->nodes[i].node) == ZKC_EDEADLK)
+      zkc__janitor_add(c, l->nodes[i].node, NULL);
+    free(l->nodes[i].node);
+    l->nodes[i].node = NULL;
+  }
+  l->n = 0;
+}
+
+/* How many of l's nodes are among the children read. */
+static size_t present(const zkc_lease_t *l, const zkc__names_t *kids) {
+  size_t found = 0;
+  for (size_t i = 0; i < l->n; i++) {
+    const char *name = zkc__basename(l->nodes[i].node);
+    for (int k = 0; k < kids->count; k++)
+      if (strcmp(kids->data[k], name) == 0) {
+        found++;
+        break;
+      }
+  }
+  return found;
+}
+
+/* One read of the leases (and the count), leaving watches for w. Sets
+ * *leases and *max; the count node is created with the seed when missing. */
+static int read_leases(zkc_sem_t *s, zkc_lease_t *l, zkc__waiter_t *w,
+                       size_t *leases, size_t *mine, int32_t *max) {
+  zkc_client_t *c = s->client;
+  zkc__op_t kids, cnt;
+  int rc = zkc__op_init(&kids);
+  if (rc != ZKC_OK) return rc;
+  if (s->count_path && (rc = zkc__op_init(&cnt)) != ZKC_OK) {
+    zkc__op_clear(&kids);
+    return rc;
+  }
+  zkc__waiter_rearm(c, w);
+  zkc__submit_children_watch(c, &kids, s->leases, w->id);
+  if (s->count_path) zkc__submit_get_watch(c, &cnt, s->count_path, w->id);
+  rc = zkc__op_wait(&kids);
+  *max = s->max;
+  if (s->count_path) {
+    int crc = zkc__op_wait(&cnt);
+    if (crc == ZKC_OK) crc = count_decode(&cnt, max);
+    if (crc == ZKC_ENONODE) {
+      crc = count_create(c, s->count_path, s->max);
+      if (crc == ZKC_OK) crc = AGAIN;
+    }
+    if (crc == ZKC_EPROTO)
+      zkc__log(c, ZKC_LOG_ERROR, "count node %s holds %d bytes, not 4",
+               s->count_path, cnt.data_len);
+    if (rc == ZKC_OK) rc = crc;
+    zkc__op_clear(&cnt);
+  }
+  *leases = (size_t)kids.children.count;
+  *mine = present(l, &kids.children);
+  zkc__op_clear(&kids);
+  return rc;
+}
+
+/* Waits until the leases (ours among them) fit the limit. Our nodes exist;
+ * we hold the queue, so nobody else is adding leases but foreign clients. */
+static int wait_fit(zkc_sem_t *s, zkc_lease_t *l, int64_t deadline) {
+  zkc_client_t *c = s->client;
+  zkc__waiter_t w;
+  int rc = zkc__waiter_register(c, &w, s->leases);
+  if (rc != ZKC_OK) return rc;
+  if (s->count_path) zkc__waiter_also(c, &w, s->count_path);
+  int retries = 0;
+  for (;;) {
+    size_t leases = 0, mine = 0;
+    int32_t max = 0;
+    rc = read_leases(s, l, &w, &leases, &mine, &max);
+    if (rc == AGAIN) continue;
+    if (zkc__retryable(rc)) {
+      rc = zkc__retry_wait(c, &retries, rc, deadline);
+      if (rc == ZKC_OK) continue;
+      break;
+    }
+    if (rc != ZKC_OK) break;
+    retries = 0;
+    if (mine < l->n) { /* session gone, or an outsider deleted one */
+      rc = ZKC_ELOST;
+      break;
+    }
+    size_t own = held_nodes(s);
+    if (own > 0 && (int64_t)(own + l->n) > (int64_t)max) {
+      rc = ZKC_EDEADLK; /* our own leases stand in the way */
+      break;
+    }
+    if ((int64_t)leases <= (int64_t)max) {
+      zkc__session_fate_t fate = zkc__session_fate(c, l->nodes[0].session_id);
+      if (fate == ZKC__SESSION_LIVE) break;
+      rc = fate == ZKC__SESSION_GONE ? ZKC_ELOST
+                                     : zkc__wait_connected(c, deadline);
+      if (rc != ZKC_OK) break;
+      continue; /* read again on a connection that is up */
+    }
+    if (zkc__now_ms() >= deadline) {
+      rc = ZKC_ETIMEDOUT;
+      break;
+    }
+    zkc__wake_t why = zkc__waiter_wait(c, &w, deadline);
+    if (why == ZKC__WAKE_TIMEOUT) rc = ZKC_ETIMEDOUT;
+    else if (why == ZKC__WAKE_CLOSED) rc = ZKC_ECLOSED;
+    else if (why == ZKC__WAKE_LOST) rc = ZKC_ELOST;
+    if (rc != ZKC_OK) break;
+  }
+  /* Granted or not, the watches go: nobody waits on them any more. */
+  if (!zkc__client_closed(c)) zkc__waiter_unwatch_children(c, &w);
+  zkc__waiter_unregister(c, &w);
+  return rc;
+}
+
+/* One pass: queue on locks/, create the nodes, wait until they fit, leave
+ * the queue. On failure no node of ours is left. */
+static int attempt(zkc_sem_t *s, unsigned qty, int64_t deadline,
+                   zkc_lease_t *l) {
+  zkc_client_t *c = s->client;
+  zkc__held_t q = {0};
+  int rc = zkc__lock_acquire(c, s->locks, LOCK_NAME, deadline, &q);
+  if (rc != ZKC_OK) return rc;
+  for (unsigned i = 0; i < qty && rc == ZKC_OK; i++) {
+    rc = zkc__node_create(c, s->leases, LEASE_NAME, NULL, deadline,
+                          &l->nodes[i]);
+    if (rc == ZKC_OK) l->n = i + 1;
+  }
+  if (rc == ZKC_OK) rc = wait_fit(s, l, deadline);
+  if (rc != ZKC_OK) drop_nodes(c, l);
+  zkc__lock_release(c, &q);
+  return rc;
+}
+
+/* Records a granted lease (s->mu held): guards its nodes. ZKC_ELOST when
+ * its session is gone already (or in doubt, when that counts as lost). */
+static int record(zkc_sem_t *s, zkc_lease_t *l) {
+  zkc_client_t *c = s->client;
+  zkc__session_fate_t fate = zkc__session_fate(c, l->nodes[0].session_id);
+  if (fate == ZKC__SESSION_GONE ||
+      (fate == ZKC__SESSION_DOUBT && zkc__lost_on_suspended(c)))
+    return ZKC_ELOST;
+  atomic_store(&l->in_doubt, fate == ZKC__SESSION_DOUBT);
+  for (size_t i = 0; i < l->n; i++)
+    if (zkc__guard_add(c, l->nodes[i].node, l->nodes[i].session_id,
+                       on_node_gone, s, &l->guards[i]) != ZKC_OK)
+      zkc__log(c, ZKC_LOG_WARN, "out of memory: a lease of %s is unwatched",
+               s->path);
+  l->token = l->nodes[l->n - 1].token;
+  l->sem = s;
+  l->next = s->held;
+  if (s->held) s->held->prev = l;
+  s->held = l;
+  s->held_nodes += l->n;
+  return ZKC_OK;
+}
+
+static zkc_lease_t *lease_new(unsigned qty) {
+  zkc_lease_t *l = calloc(1, sizeof *l);
+  if (l == NULL) return NULL;
+  l->nodes = calloc(qty, sizeof *l->nodes);
+  l->guards = calloc(qty, sizeof *l->guards);
+  if (l->nodes == NULL || l->guards == NULL) {
+    free(l->nodes);
+    free(l->guards);
+    free(l);
+    return NULL;
+  }
+  return l;
+}
+
+static void lease_delete(zkc_lease_t *l) {
+  for (size_t i = 0; i < l->n; i++) free(l->nodes[i].node);
+  free(l->nodes);
+  free(l->guards);
+  free(l);
+}
+
+int zkc_sem_acquire(zkc_sem_t *s, unsigned qty, int64_t timeout_ms,
+                    zkc_lease_t **out) {
+  if (out != NULL) *out = NULL;
+  if (s == NULL || out == NULL || qty == 0) return ZKC_EINVAL;
+  if (s->count_path == NULL && qty > (unsigned)s->max) return ZKC_EINVAL;
+  zkc_client_t *c = s->client;
+  int rc = zkc__call_enter(c); /* callback thread, closed client */
+  if (rc != ZKC_OK) return rc;
+  pthread_mutex_lock(&s->mu);
+  if (s->count_path == NULL && s->held_nodes > 0 &&
+      s->held_nodes + qty > (size_t)s->max)
+    rc = ZKC_EDEADLK; /* this object's own leases stand in the way */
+  else
+    s->users++;
+  pthread_mutex_unlock(&s->mu);
+  if (rc != ZKC_OK) {
+    zkc__call_leave(c);
+    return rc;
+  }
+  zkc_lease_t *l = lease_new(qty);
+  if (l == NULL) rc = ZKC_ENOMEM;
+  int64_t deadline = zkc__deadline_after(timeout_ms);
+  while (rc == ZKC_OK) {
+    rc = attempt(s, qty, deadline, l);
+    if (rc == ZKC_OK) {
+      pthread_mutex_lock(&s->mu);
+      rc = record(s, l);
+      pthread_mutex_unlock(&s->mu);
+      if (rc != ZKC_OK) drop_nodes(c, l);
+    }
+    if (rc != ZKC_ELOST) break;
+    /* The session went while queueing or waiting (or a node of ours was
+     * deleted under us): queue again, once connected, within the time. */
+    zkc__log(c, ZKC_LOG_INFO, "semaphore %s: lost while acquiring, queueing "
+                              "again", s->path);
+    rc = zkc__wait_connected(c, deadline);
+  }
+  if (rc == ZKC_OK) {
+    *out = l;
+  } else if (l != NULL) {
+    lease_delete(l);
+  }
+  zkc__call_leave(c);
+  pthread_mutex_lock(&s->mu);
+  s->users--;
+  pthread_mutex_unlock(&s->mu);
+  return rc;
+}
+
+/* ---- leases ---- */
+
+int zkc_lease_release(zkc_lease_t *l) {
+  if (l == NULL) return ZKC_EINVAL;
+  if (zkc__on_callback_thread()) return ZKC_EDEADLK;
+  if (atomic_exchange(&l->released, 1)) return ZKC_ENOTOWNER;
+  zkc_sem_t *s = l->sem;
+  zkc_client_t *c = s->client;
+  pthread_mutex_lock(&s->mu);
+  s->users++;
+  pthread_mutex_unlock(&s->mu);
+  for (size_t i = 0; i < l->n; i++) { /* before the deletes they would see */
+    zkc__guard_remove(c, l->guards[i]);
+    l->guards[i] = 0;
+  }
+  int rc = atomic_load(&l->lost)     ? ZKC_ELOST
+           : zkc__client_closed(c) ? ZKC_ECLOSED
+                                   : ZKC_OK;
+  for (size_t i = 0; rc != ZKC_ECLOSED && i < l->n; i++) {
+    int r = zkc__lock_delete(c, l->nodes[i].node);
+    if (r == ZKC_ELOST || r == ZKC_ECLOSED) {
+      if (rc == ZKC_OK) rc = r;
+    } else if (r != ZKC_OK && i == 0) {
+      /* Refused (all nodes share one parent and its ACL): still held. */
+      pthread_mutex_lock(&s->mu);
+      for (size_t k = 0; k < l->n; k++)
+        zkc__guard_add(c, l->nodes[k].node, l->nodes[k].session_id,
+                       on_node_gone, s, &l->guards[k]);
+      s->users--;
+      pthread_mutex_unlock(&s->mu);
+      atomic_store(&l->released, 0);
+      return r;
+    } else if (r != ZKC_OK && rc == ZKC_OK) {
+      rc = r; /* the node stays until its session ends (logged) */
+    }
+  }
+  pthread_mutex_lock(&s->mu);
+  if (l->prev) l->prev->next = l->next;
+  else s->held = l->next;
+  if (l->next) l->next->prev = l->prev;
+  l->prev = l->next = NULL;
+  s->held_nodes -= l->n;
+  s->users--;
+  pthread_mutex_unlock(&s->mu); /* the last touch of s */
+  return rc;
+}
+
+int zkc_lease_free(zkc_lease_t *l) {
+  if (l == NULL) return ZKC_OK;
+  int rc = ZKC_OK;
+  if (!atomic_load(&l->released)) {
+    rc = zkc_lease_release(l);
+    if (!atomic_load(&l->released)) return rc; /* EDEADLK, or refused */
+  }
+  lease_delete(l);
+  return rc;
+}
+
+int zkc_lease_fencing_token(const zkc_lease_t *l, int64_t *token) {
+  if (l == NULL || token == NULL) return ZKC_EINVAL;
+  if (atomic_load(&l->released)) return ZKC_ENOTOWNER;
+  *token = l->token;
+  return ZKC_OK;
+}
+
+int zkc_lease_is_held(const zkc_lease_t *cl) {
+  if (cl == NULL) return 0;
+  zkc_lease_t *l = (zkc_lease_t *)cl; /* atomics: reading is no change */
+  return !atomic_load(&l->released) && !atomic_load(&l->lost) &&
+         !atomic_load(&l->in_doubt);
+}
+
+int zkc_lease_nodes(const zkc_lease_t *cl, char ***nodes, size_t *count) {
+  if (cl == NULL || nodes == NULL || count == NULL) return ZKC_EINVAL;
+  zkc_lease_t *l = (zkc_lease_t *)cl;
+  *nodes = NULL;
+  *count = 0;
+  if (atomic_load(&l->released)) return ZKC_ENOTOWNER;
+  char **v = calloc(l->n, sizeof *v);
+  if (v == NULL) return ZKC_ENOMEM;
+  for (size_t i = 0; i < l->n; i++)
+    if ((v[i] = strdup(l->nodes[i].node)) == NULL) {
+      zkc_strings_free(v, l->n);
+      return ZKC_ENOMEM;
+    }
+  *nodes = v;
+  *count = l->n;
+  return ZKC_OK;
+}
+
+/* ---- status ---- */
+
+int zkc_sem_contenders(zkc_client_t *c, const char *path,
+                       zkc_contender_t **leases, size_t *n_leases,
+                       zkc_contender_t **queue, size_t *n_queue) {
+  if (leases) *leases = NULL;
+  if (queue) *queue = NULL;
+  if (n_leases) *n_leases = 0;
+  if (n_queue) *n_queue = 0;
+  if (c == NULL || leases == NULL || n_leases == NULL || queue == NULL ||
+      n_queue == NULL || zkc__path_validate(path) != ZKC_OK)
+    return ZKC_EINVAL;
+  char *lp = zkc__path_join(path, "leases");
+  char *qp = zkc__path_join(path, "locks");
+  int rc = lp && qp ? ZKC_OK : ZKC_ENOMEM;
+  if (rc == ZKC_OK) rc = zkc_lock_contenders(c, lp, leases, n_leases);
+  if (rc == ZKC_OK) rc = zkc_lock_contenders(c, qp, queue, n_queue);
+  if (rc != ZKC_OK) {
+    zkc_contenders_free(*leases, *n_leases);
+    *leases = NULL;
+    *n_leases = 0;
+  }
+  free(lp);
+  free(qp);
+  return rc;
+}

@@ -1,0 +1,586 @@
+/* The semaphore on the real ensemble: one CTest entry per case. */
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+#define OK(expr) assert_int_equal((expr), ZKC_OK)
+
+static zkc_sem_t *new_sem(zkc_client_t *c, const char *path, int max,
+                          const char *count_path) {
+  zkc_sem_opts_t o;
+  zkc_sem_opts_init(&o);
+  o.max_leases = max;
+  o.count_path = count_path;
+  zkc_sem_t *s = NULL;
+  OK(zkc_sem_create(&s, c, path, &o));
+  return s;
+}
+
+/* "<root>/sem/leases" and "<root>/sem/locks" (static buffers). */
+static const char *sub(const char *path, const char *leaf) {
+  static char buf[2][700];
+  static int i;
+  i = !i;
+  snprintf(buf[i], sizeof buf[i], "%s/%s", path, leaf);
+  return buf[i];
+}
+
+/* ---------------------------------------------------------------------- */
+
+/* N+3 contenders (each its own client) never exceed N holders: checked live
+ * with a counter and afterwards from the recorded hold intervals. */
+#define N_MAX 3
+#define N_WORKERS (N_MAX + 3)
+#define ROUNDS 6
+
+static atomic_int holders, peak;
+static int64_t iv_start[N_WORKERS * ROUNDS], iv_end[N_WORKERS * ROUNDS];
+static atomic_int iv_n;
+
+typedef struct worker {
+  const char *path;
+  int rc;
+} worker_t;
+
+static void *contend(void *arg) {
+  worker_t *w = arg;
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_sem_t *s = new_sem(c, w->path, N_MAX, NULL);
+  for (int r = 0; r < ROUNDS && w->rc == ZKC_OK; r++) {
+    zkc_lease_t *l;
+    w->rc = zkc_sem_acquire(s, 1, zkt_ms(30000), &l);
+    if (w->rc != ZKC_OK) break;
+    int64_t t0 = zkt_now_ns();
+    int now = atomic_fetch_add(&holders, 1) + 1;
+    int p = atomic_load(&peak);
+    while (now > p && !atomic_compare_exchange_weak(&peak, &p, now)) {
+    }
+    usleep(15000); /* the work done under the lease */
+    atomic_fetch_sub(&holders, 1);
+    int64_t t1 = zkt_now_ns();
+    w->rc = zkc_lease_free(l);
+    int k = atomic_fetch_add(&iv_n, 1);
+    iv_start[k] = t0, iv_end[k] = t1;
+  }
+  zkc_sem_destroy(s);
+  zkc_client_close(c);
+  return NULL;
+}
+
+static int by_time(const void *a, const void *b) {
+  const int64_t *x = a, *y = b;
+  if (x[0] != y[0]) return x[0] < y[0] ? -1 : 1;
+  return (int)(x[1] - y[1]); /* an end (-1) before a start (+1) at a tie */
+}
+
+static void never_more_than_n(void **state) {
+  (void)state;
+  char path[600];
+  snprintf(path, sizeof path, "%s", zkt_path("sem"));
+  atomic_store(&holders, 0), atomic_store(&peak, 0), atomic_store(&iv_n, 0);
+  worker_t w[N_WORKERS];
+  pthread_t t[N_WORKERS];
+  for (int i = 0; i < N_WORKERS; i++) {
+    w[i] = (worker_t){path, ZKC_OK};
+    pthread_create(&t[i], NULL, contend, &w[i]);
+  }
+  for (int i = 0; i < N_WORKERS; i++) {
+    pthread_join(t[i], NULL);
+    assert_int_equal(w[i].rc, ZKC_OK);
+  }
+  int n = atomic_load(&iv_n);
+  assert_int_equal(n, N_WORKERS * ROUNDS);
+  int64_t (*ev)[2] = malloc(sizeof *ev * 2 * (size_t)n);
+  for (int i = 0; i < n; i++) {
+    ev[2 * i][0] = iv_start[i], ev[2 * i][1] = 1;
+    ev[2 * i + 1][0] = iv_end[i], ev[2 * i + 1][1] = -1;
+  }
+  qsort(ev, 2 * (size_t)n, sizeof *ev, by_time);
+  int cur = 0, most = 0;
+  for (int i = 0; i < 2 * n; i++) {
+    cur += (int)ev[i][1];
+    if (cur > most) most = cur;
+  }
+  free(ev);
+  printf("peak %d concurrent holders (intervals), %d (counter), limit %d\n",
+         most, atomic_load(&peak), N_MAX);
+  assert_true(most <= N_MAX);
+  assert_true(atomic_load(&peak) <= N_MAX);
+  assert_true(most >= 2); /* the semaphore did admit several at once */
+  assert_int_equal(zkt_children_count(sub(path, "leases")), 0);
+  assert_int_equal(zkt_children_count(sub(path, "locks")), 0);
+}
+
+/* A waiter thread: acquires once, notes its admission rank, keeps the
+ * lease until told. */
+typedef struct waiter {
+  zkc_sem_t *s;
+  unsigned qty;
+  int64_t timeout;
+  int rc;
+  zkc_lease_t *lease;
+  atomic_int admitted; /* rank + 1 once admitted */
+} waiter_t;
+
+static atomic_int rank;
+
+static void *wait_lease(void *arg) {
+  waiter_t *w = arg;
+  w->rc = zkc_sem_acquire(w->s, w->qty, w->timeout, &w->lease);
+  if (w->rc == ZKC_OK) atomic_store(&w->admitted, atomic_fetch_add(&rank, 1) + 1);
+  return NULL;
+}
+
+static int is_admitted(void *ctx) { return atomic_load(&((waiter_t *)ctx)->admitted); }
+
+/* Admission follows the queue order on locks/. */
+static void fifo_admission(void **state) {
+  (void)state;
+  char path[600];
+  snprintf(path, sizeof path, "%s", zkt_path("sem"));
+  char locks[600], leases[600];
+  snprintf(locks, sizeof locks, "%s", sub(path, "locks"));
+  snprintf(leases, sizeof leases, "%s", sub(path, "leases"));
+  atomic_store(&rank, 0);
+  zkc_client_t *hc = zkt_open(NULL);
+  zkc_sem_t *hs = new_sem(hc, path, 2, NULL);
+  zkc_lease_t *all;
+  OK(zkc_sem_acquire(hs, 2, -1, &all)); /* both leases */
+  zkc_client_t *c[3];
+  waiter_t w[3];
+  pthread_t t[3];
+  for (int i = 0; i < 3; i++) {
+    c[i] = zkt_open(NULL);
+    w[i] = (waiter_t){.s = new_sem(c[i], path, 2, NULL), .qty = 1, .timeout = -1};
+    pthread_create(&t[i], NULL, wait_lease, &w[i]);
+    /* In the queue before the next one starts. */
+    assert_true(zkt_await_children_exactly(locks, i + 1, zkt_ms(10000)));
+  }
+  assert_int_equal(zkt_children_count(leases), 3); /* the head's counts */
+  OK(zkc_lease_free(all));
+  assert_true(zkt_await(is_admitted, &w[1], zkt_ms(10000)));
+  assert_int_equal(atomic_load(&w[0].admitted), 1);
+  assert_int_equal(atomic_load(&w[1].admitted), 2);
+  assert_int_equal(atomic_load(&w[2].admitted), 0); /* 3 > 2: waits */
+  OK(zkc_lease_free(w[0].lease));
+  assert_true(zkt_await(is_admitted, &w[2], zkt_ms(10000)));
+  assert_int_equal(atomic_load(&w[2].admitted), 3);
+  for (int i = 0; i < 3; i++) {
+    pthread_join(t[i], NULL);
+    OK(w[i].rc);
+    if (i > 0) OK(zkc_lease_free(w[i].lease));
+    OK(zkc_sem_destroy(w[i].s));
+    zkc_client_close(c[i]);
+  }
+  OK(zkc_sem_destroy(hs));
+  zkc_client_close(hc);
+  assert_int_equal(zkt_children_count(leases), 0);
+}
+
+/* The shared count, raised and lowered while contenders wait. */
+static void shared_count_changes_reach_waiters(void **state) {
+  (void)state;
+  char path[600];
+  snprintf(path, sizeof path, "%s", zkt_path("sem"));
+  char count[600], leases[600], locks[600];
+  snprintf(count, sizeof count, "%s", zkt_path("count"));
+  snprintf(leases, sizeof leases, "%s", sub(path, "leases"));
+  snprintf(locks, sizeof locks, "%s", sub(path, "locks"));
+  zkc_client_t *a = zkt_open(NULL), *b = zkt_open(NULL), *x = zkt_open(NULL);
+  OK(zkc_shared_count_set(a, count, 1));
+  char raw[8];
+  assert_int_equal(zkt_get_data(count, raw, sizeof raw), 4);
+  assert_memory_equal(raw, "\0\0\0\1", 4); /* Curator's SharedCount bytes */
+  int32_t v = 0;
+  OK(zkc_shared_count_get(b, count, &v));
+  assert_int_equal(v, 1);
+
+  zkc_sem_t *sa = new_sem(a, path, 5, count), *sb = new_sem(b, path, 5, count),
+            *sx = new_sem(x, path, 5, count);
+  zkc_lease_t *la;
+  OK(zkc_sem_acquire(sa, 1, -1, &la));
+  waiter_t wb = {.s = sb, .qty = 1, .timeout = -1};
+  atomic_store(&rank, 0);
+  pthread_t tb, tx;
+  pthread_create(&tb, NULL, wait_lease, &wb);
+  assert_true(zkt_await_children_exactly(leases, 2, zkt_ms(10000)));
+  assert_int_equal(atomic_load(&wb.admitted), 0);
+  OK(zkc_shared_count_set(a, count, 2)); /* raised: b fits now */
+  assert_true(zkt_await(is_admitted, &wb, zkt_ms(10000)));
+  pthread_join(tb, NULL);
+  OK(wb.rc);
+
+  OK(zkc_shared_count_set(a, count, 1)); /* lowered: nothing revoked */
+  assert_true(zkc_lease_is_held(la));
+  assert_true(zkc_lease_is_held(wb.lease));
+  waiter_t wx = {.s = sx, .qty = 1, .timeout = -1};
+  pthread_create(&tx, NULL, wait_lease, &wx);
+  assert_true(zkt_await_children_exactly(leases, 3, zkt_ms(10000)));
+  OK(zkc_lease_free(wb.lease)); /* a and x: 2 > 1, x still waits */
+  assert_true(zkt_await_children_exactly(leases, 2, zkt_ms(10000)));
+  assert_int_equal(zkt_children_count(locks), 1);
+  assert_int_equal(atomic_load(&wx.admitted), 0);
+  OK(zkc_lease_free(la));
+  assert_true(zkt_await(is_admitted, &wx, zkt_ms(10000)));
+  pthread_join(tx, NULL);
+  OK(wx.rc);
+  OK(zkc_lease_free(wx.lease));
+  OK(zkc_sem_destroy(sa));
+  OK(zkc_sem_destroy(sb));
+  OK(zkc_sem_destroy(sx));
+  zkc_client_close(a);
+  zkc_client_close(b);
+  zkc_client_close(x);
+  zkt_delete_tree(count);
+}
+
+/* A count node that is not 4 bytes is refused, and nothing is left. */
+static void malformed_count_refused(void **state) {
+  (void)state;
+  char path[600];
+  snprintf(path, sizeof path, "%s", zkt_path("sem"));
+  char count[600];
+  snprintf(count, sizeof count, "%s", zkt_path("count"));
+  assert_int_equal(zkt_make_root(), ZOK);
+  assert_int_equal(zoo_create(zkt_raw(), count, "\0\0\1", 3, &ZOO_OPEN_ACL_UNSAFE,
+                              0, NULL, 0), ZOK);
+  zkc_client_t *c = zkt_open(NULL);
+  int32_t v;
+  assert_int_equal(zkc_shared_count_get(c, count, &v), ZKC_EPROTO);
+  zkc_sem_t *s = new_sem(c, path, 1, count);
+  zkc_lease_t *l;
+  assert_int_equal(zkc_sem_acquire(s, 1, zkt_ms(5000), &l), ZKC_EPROTO);
+  assert_null(l);
+  assert_int_equal(zkt_children_count(sub(path, "leases")), 0);
+  assert_int_equal(zkt_children_count(sub(path, "locks")), 0);
+  OK(zkc_sem_destroy(s));
+  zkc_client_close(c);
+  zkt_delete_tree(count);
+}
+
+/* Curator's acquire(2) from two clients with max 2 can deadlock (each takes
+ * one lease, then waits for a second while one holds the queue). zkcoord
+ * creates both under the queue: every round completes. */
+typedef struct multi {
+  const char *path;
+  int rc, rounds;
+} multi_t;
+
+static void *take_two(void *arg) {
+  multi_t *m = arg;
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_sem_t *s = new_sem(c, m->path, 2, NULL);
+  for (int r = 0; r < 15; r++) {
+    zkc_lease_t *l;
+    m->rc = zkc_sem_acquire(s, 2, zkt_ms(20000), &l);
+    if (m->rc != ZKC_OK) break;
+    int now = atomic_fetch_add(&holders, 2) + 2;
+    if (now > 2) m->rc = -1;
+    atomic_fetch_sub(&holders, 2);
+    m->rc = m->rc ? m->rc : zkc_lease_free(l);
+    if (m->rc != ZKC_OK) break;
+    m->rounds++;
+  }
+  zkc_sem_destroy(s);
+  zkc_client_close(c);
+  return NULL;
+}
+
+static void multi_lease_no_deadlock(void **state) {
+  (void)state;
+  char path[600];
+  snprintf(path, sizeof path, "%s", zkt_path("sem"));
+  atomic_store(&holders, 0);
+  multi_t m[2] = {{path, 0, 0}, {path, 0, 0}};
+  pthread_t t[2];
+  int64_t t0 = zkt_now_ms();
+  for (int i = 0; i < 2; i++) pthread_create(&t[i], NULL, take_two, &m[i]);
+  for (int i = 0; i < 2; i++) {
+    pthread_join(t[i], NULL);
+    OK(m[i].rc);
+    assert_int_equal(m[i].rounds, 15);
+  }
+  printf("30 acquisitions of 2 leases in %lld ms\n",
+         (long long)(zkt_now_ms() - t0));
+  assert_int_equal(zkt_children_count(sub(path, "leases")), 0);
+}
+
+static void qty_over_max_rejected(void **state) {
+  (void)state;
+  char path[600];
+  snprintf(path, sizeof path, "%s", zkt_path("sem"));
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_sem_t *s = new_sem(c, path, 2, NULL);
+  zkc_lease_t *l = (zkc_lease_t *)1;
+  assert_int_equal(zkc_sem_acquire(s, 3, -1, &l), ZKC_EINVAL);
+  assert_null(l);
+  assert_int_equal(zkc_sem_acquire(s, 0, -1, &l), ZKC_EINVAL);
+  assert_int_equal(zkt_children_count(path), -1); /* nothing made */
+  OK(zkc_sem_acquire(s, 2, 0, &l));
+  char **nodes;
+  size_t n;
+  OK(zkc_lease_nodes(l, &nodes, &n));
+  assert_int_equal(n, 2);
+  assert_non_null(strstr(nodes[0], "/leases/_c_"));
+  assert_non_null(strstr(nodes[0], "-lease-"));
+  struct Stat st0, st1;
+  assert_true(zkt_exists(nodes[0], &st0));
+  assert_true(zkt_exists(nodes[1], &st1));
+  int64_t token;
+  OK(zkc_lease_fencing_token(l, &token));
+  assert_int_equal(token, st1.czxid); /* the newest node's czxid */
+  assert_true(st0.czxid < st1.czxid);
+  zkc_strings_free(nodes, n);
+  OK(zkc_lease_release(l));
+  assert_int_equal(zkc_lease_release(l), ZKC_ENOTOWNER); /* exactly once */
+  assert_int_equal(zkc_lease_fencing_token(l, &token), ZKC_ENOTOWNER);
+  assert_false(zkc_lease_is_held(l));
+  OK(zkc_lease_free(l));
+  assert_int_equal(zkt_children_count(sub(path, "leases")), 0);
+  OK(zkc_sem_destroy(s));
+  zkc_client_close(c);
+}
+
+/* A semaphore of 1 is a mutex that is not reentrant: the second acquire
+ * through the same object fails at once instead of stalling the path. */
+static void semaphore_mutex_double_acquire(void **state) {
+  (void)state;
+  char path[600];
+  snprintf(path, sizeof path, "%s", zkt_path("sem"));
+  char count[600];
+  snprintf(count, sizeof count, "%s", zkt_path("count"));
+  zkc_client_t *c = zkt_open(NULL), *d = zkt_open(NULL);
+  zkc_sem_t *s = new_sem(c, path, 1, NULL), *other = new_sem(d, path, 1, NULL);
+  zkc_lease_t *l, *l2 = NULL;
+  OK(zkc_sem_acquire(s, 1, -1, &l));
+  int64_t t0 = zkt_now_ms();
+  assert_int_equal(zkc_sem_acquire(s, 1, -1, &l2), ZKC_EDEADLK);
+  assert_true(zkt_now_ms() - t0 < zkt_ms(1000));
+  assert_null(l2);
+  assert_int_equal(zkt_children_count(sub(path, "leases")), 1);
+  assert_int_equal(zkt_children_count(sub(path, "locks")), 0);
+  assert_int_equal(zkc_sem_acquire(other, 1, 0, &l2), ZKC_ETIMEDOUT);
+  assert_int_equal(zkc_sem_destroy(s), ZKC_EBUSY);
+  OK(zkc_lease_free(l));
+  OK(zkc_sem_acquire(other, 1, 0, &l2));
+  OK(zkc_lease_free(l2));
+
+  /* With a shared count of 1, found when the count is read. */
+  zkc_sem_t *sc = new_sem(c, zkt_path("sem2"), 1, count);
+  OK(zkc_sem_acquire(sc, 1, -1, &l));
+  assert_int_equal(zkc_sem_acquire(sc, 1, -1, &l2), ZKC_EDEADLK);
+  assert_int_equal(zkt_children_count(sub(zkt_path("sem2"), "leases")), 1);
+  assert_int_equal(zkt_children_count(sub(zkt_path("sem2"), "locks")), 0);
+  OK(zkc_lease_free(l));
+  OK(zkc_sem_destroy(sc));
+  OK(zkc_sem_destroy(s));
+  OK(zkc_sem_destroy(other));
+  zkc_client_close(c);
+  zkc_client_close(d);
+  zkt_delete_tree(count);
+}
+
+static void timeout_leaves_no_node(void **state) {
+  (void)state;
+  char path[600];
+  snprintf(path, sizeof path, "%s", zkt_path("sem"));
+  zkc_client_t *a = zkt_open(NULL), *b = zkt_open(NULL);
+  zkc_sem_t *sa = new_sem(a, path, 1, NULL), *sb = new_sem(b, path, 1, NULL);
+  zkc_lease_t *la, *lb = NULL;
+  OK(zkc_sem_acquire(sa, 1, -1, &la));
+  int64_t t0 = zkt_now_ms();
+  assert_int_equal(zkc_sem_acquire(sb, 1, zkt_ms(300), &lb), ZKC_ETIMEDOUT);
+  assert_true(zkt_now_ms() - t0 >= zkt_ms(300) - 5);
+  assert_int_equal(zkc_sem_acquire(sb, 1, 0, &lb), ZKC_ETIMEDOUT);
+  assert_int_equal(zkt_children_count(sub(path, "leases")), 1);
+  assert_int_equal(zkt_children_count(sub(path, "locks")), 0);
+  OK(zkc_lease_free(la));
+  OK(zkc_sem_destroy(sa));
+  OK(zkc_sem_destroy(sb));
+  zkc_client_close(a);
+  zkc_client_close(b);
+}
+
+static void close_completes_waiters(void **state) {
+  (void)state;
+  char path[600];
+  snprintf(path, sizeof path, "%s", zkt_path("sem"));
+  zkc_client_t *a = zkt_open(NULL), *b = zkt_open(NULL);
+  zkc_sem_t *sa = new_sem(a, path, 1, NULL);
+  zkc_lease_t *la;
+  OK(zkc_sem_acquire(sa, 1, -1, &la));
+  waiter_t w[3];
+  pthread_t t[3];
+  for (int i = 0; i < 3; i++) {
+    w[i] = (waiter_t){.s = new_sem(b, path, 1, NULL), .qty = 1, .timeout = -1};
+    pthread_create(&t[i], NULL, wait_lease, &w[i]);
+  }
+  assert_true(zkt_await_children_exactly(sub(path, "locks"), 3, zkt_ms(10000)));
+  zkc_client_close(b);
+  for (int i = 0; i < 3; i++) {
+    pthread_join(t[i], NULL);
+    assert_int_equal(w[i].rc, ZKC_ECLOSED);
+    OK(zkc_sem_destroy(w[i].s));
+  }
+  assert_int_equal(zkt_children_count(sub(path, "locks")), 0);
+  assert_int_equal(zkt_children_count(sub(path, "leases")), 1);
+  assert_true(zkc_lease_is_held(la));
+  OK(zkc_lease_free(la));
+  OK(zkc_sem_destroy(sa));
+  zkc_client_close(a);
+}
+
+static void holder_killed_frees_lease(void **state) {
+  (void)state;
+  const int session_ms = 2000;
+  char path[512], session[16];
+  snprintf(path, sizeof path, "%s", zkt_path("sem"));
+  snprintf(session, sizeof session, "%d", session_ms);
+  const char *holder_bin = getenv("ZKT_HOLDER");
+  assert_non_null(holder_bin);
+  setenv("ZKT_HOLDER_SEM", "1", 1);
+  char *argv[] = {(char *)holder_bin, (char *)zkt_connect(), path, session, NULL};
+  zkt_proc_t p = zkt_spawn(argv);
+  unsetenv("ZKT_HOLDER_SEM");
+  char line[1300];
+  assert_true(zkt_expect(&p, "HELD ", line, sizeof line, zkt_ms(15000)));
+
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_sem_t *s = new_sem(c, path, 1, NULL);
+  zkc_lease_t *l;
+  assert_int_equal(zkc_sem_acquire(s, 1, 0, &l), ZKC_ETIMEDOUT);
+  kill(p.pid, SIGKILL);
+  int64_t t0 = zkt_now_ms();
+  assert_int_equal(zkt_wait(&p, zkt_ms(5000)), 128 + SIGKILL);
+  OK(zkc_sem_acquire(s, 1, session_ms + zkt_ms(3000), &l));
+  printf("lease freed %lld ms after SIGKILL (session timeout %d ms)\n",
+         (long long)(zkt_now_ms() - t0), session_ms);
+  OK(zkc_lease_free(l));
+  OK(zkc_sem_destroy(s));
+  zkc_client_close(c);
+}
+
+static atomic_int lost_reason;
+static atomic_llong lost_token;
+static void on_lost(void *ctx, zkc_sem_t *s, zkc_lost_reason_t why,
+                    int64_t token) {
+  (void)ctx, (void)s;
+  atomic_store(&lost_token, token);
+  atomic_store(&lost_reason, (int)why);
+}
+static int was_lost(void *ctx) { (void)ctx; return atomic_load(&lost_reason); }
+
+static void session_expiry_reported(void **state) {
+  (void)state;
+  char path[600];
+  snprintf(path, sizeof path, "%s", zkt_path("sem"));
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_sem_t *s = new_sem(c, path, 2, NULL);
+  atomic_store(&lost_reason, 0);
+  OK(zkc_sem_set_lost_callback(s, on_lost, NULL));
+  zkc_lease_t *l;
+  OK(zkc_sem_acquire(s, 1, -1, &l));
+  int64_t token;
+  OK(zkc_lease_fencing_token(l, &token));
+  zkt_expire_session(c);
+  assert_true(zkt_await(was_lost, NULL, zkt_ms(15000)));
+  assert_int_equal(atomic_load(&lost_reason), ZKC_LOST_SESSION);
+  assert_int_equal(atomic_load(&lost_token), token);
+  assert_false(zkc_lease_is_held(l));
+  assert_int_equal(zkc_lease_release(l), ZKC_ELOST);
+  OK(zkc_lease_free(l));
+  assert_int_equal(zkt_children_count(sub(path, "leases")), 0);
+  /* The client's new session takes leases again. */
+  OK(zkc_sem_acquire(s, 2, zkt_ms(15000), &l));
+  OK(zkc_lease_free(l));
+  OK(zkc_sem_destroy(s));
+  zkc_client_close(c);
+}
+
+static void outside_delete_reported(void **state) {
+  (void)state;
+  char path[600];
+  snprintf(path, sizeof path, "%s", zkt_path("sem"));
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_sem_t *s = new_sem(c, path, 1, NULL);
+  atomic_store(&lost_reason, 0);
+  OK(zkc_sem_set_lost_callback(s, on_lost, NULL));
+  zkc_lease_t *l;
+  OK(zkc_sem_acquire(s, 1, -1, &l));
+  char **nodes;
+  size_t n;
+  OK(zkc_lease_nodes(l, &nodes, &n));
+  assert_int_equal(zoo_delete(zkt_raw(), nodes[0], -1), ZOK);
+  zkc_strings_free(nodes, n);
+  assert_true(zkt_await(was_lost, NULL, zkt_ms(10000)));
+  assert_int_equal(atomic_load(&lost_reason), ZKC_LOST_DELETED);
+  assert_false(zkc_lease_is_held(l));
+  assert_int_equal(zkc_lease_free(l), ZKC_ELOST);
+  OK(zkc_sem_destroy(s));
+  zkc_client_close(c);
+}
+
+/* zkc_sem_contenders: the holders and the queue of a semaphore path. */
+static void status_lists_leases_and_queue(void **state) {
+  (void)state;
+  char path[600];
+  snprintf(path, sizeof path, "%s", zkt_path("sem"));
+  zkc_client_t *a = zkt_open(NULL), *b = zkt_open(NULL);
+  zkc_sem_t *sa = new_sem(a, path, 2, NULL);
+  zkc_lease_t *la;
+  OK(zkc_sem_acquire(sa, 2, -1, &la));
+  waiter_t w[2];
+  pthread_t t[2];
+  for (int i = 0; i < 2; i++) {
+    w[i] = (waiter_t){.s = new_sem(b, path, 2, NULL), .qty = 1, .timeout = -1};
+    pthread_create(&t[i], NULL, wait_lease, &w[i]);
+  }
+  assert_true(zkt_await_children_exactly(sub(path, "locks"), 2, zkt_ms(10000)));
+  assert_true(zkt_await_children_exactly(sub(path, "leases"), 3, zkt_ms(10000)));
+  zkc_contender_t *leases, *queue;
+  size_t nl, nq;
+  OK(zkc_sem_contenders(a, path, &leases, &nl, &queue, &nq));
+  assert_int_equal(nl, 3);
+  assert_int_equal(nq, 2);
+  assert_non_null(strstr(leases[0].name, "-lease-"));
+  assert_non_null(strstr(queue[0].name, "-lock-"));
+  assert_int_equal(queue[0].position, 0);
+  zkc_contenders_free(leases, nl);
+  zkc_contenders_free(queue, nq);
+  OK(zkc_sem_contenders(a, zkt_path("none"), &leases, &nl, &queue, &nq));
+  assert_int_equal(nl + nq, 0);
+  zkc_client_close(b); /* the waiters end with ECLOSED */
+  for (int i = 0; i < 2; i++) {
+    pthread_join(t[i], NULL);
+    assert_int_equal(w[i].rc, ZKC_ECLOSED);
+    OK(zkc_sem_destroy(w[i].s));
+  }
+  OK(zkc_lease_free(la));
+  OK(zkc_sem_destroy(sa));
+  zkc_client_close(a);
+}
+
+int main(int argc, char **argv) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(never_more_than_n),
+      cmocka_unit_test(fifo_admission),
+      cmocka_unit_test(shared_count_changes_reach_waiters),
+      cmocka_unit_test(malformed_count_refused),
+      cmocka_unit_test(multi_lease_no_deadlock),
+      cmocka_unit_test(qty_over_max_rejected),
+      cmocka_unit_test(semaphore_mutex_double_acquire),
+      cmocka_unit_test(timeout_leaves_no_node),
+      cmocka_unit_test(close_completes_waiters),
+      cmocka_unit_test(holder_killed_frees_lease),
+      cmocka_unit_test(session_expiry_reported),
+      cmocka_unit_test(outside_delete_reported),
+      cmocka_unit_test(status_lists_leases_and_queue),
+  };
+  return zkt_main(argc, argv, tests, sizeof tests / sizeof *tests, "semaphore");
+}
