@@ -5,7 +5,8 @@
  * events.c     one pipe the main thread waits on: signals, child exits,
  *              lock loss and leadership changes
  * child.c      starting COMMAND and stopping it (signal, grace, SIGKILL)
- * cmd_lock.c   `zkcoord lock`
+ * cmd_lock.c   `zkcoord lock` and `zkcoord sem`: COMMAND under a hold
+ * cmd_sem.c    the semaphore lease `zkcoord sem` holds
  * cmd_leader.c `zkcoord leader`
  * cmd_status.c `zkcoord status`
  */
@@ -32,7 +33,7 @@ enum {
   ZKCLI_EXIT_SIGNAL_BASE = 128 /* + signal that stopped zkcoord */
 };
 
-typedef enum { ZKCLI_LOCK = 1, ZKCLI_LEADER, ZKCLI_STATUS } zkcli_cmd_t;
+typedef enum { ZKCLI_LOCK = 1, ZKCLI_LEADER, ZKCLI_STATUS, ZKCLI_SEM } zkcli_cmd_t;
 
 typedef struct zkcli_opts {
   zkcli_cmd_t cmd;
@@ -49,6 +50,8 @@ typedef struct zkcli_opts {
   int64_t grace_ms;            /* --grace */
   int foreground;              /* --foreground: COMMAND in our group */
   int json;                    /* status --json */
+  int max_leases;              /* sem -m (0: not given) */
+  const char *count_path;      /* sem --count-path */
   const char *path;            /* PATH */
   char **argv;                 /* COMMAND and its arguments (NULL-ended) */
 } zkcli_opts_t;
@@ -142,8 +145,31 @@ int zkcli_child_stop(zkcli_child_t *ch, int sig, int64_t grace_ms);
 /* Exit code for a reaped child: its status, or 128+signal. */
 int zkcli_child_exit_code(const zkcli_child_t *ch);
 
+/* ---- what lock and sem hold while COMMAND runs ---- */
+
+/* cmd_lock.c runs COMMAND for both; cmd_sem.c holds a semaphore's lease. */
+typedef struct zkcli_hold {
+  zkc_mutex_t *mutex; /* lock */
+  zkc_sem_t *sem;     /* sem */
+  zkc_lease_t *lease; /* sem, once acquired */
+} zkcli_hold_t;
+
+/* Creates the semaphore of o (limit -m or --count-path) and registers
+ * `lost` (called with no arguments of interest) as its lost callback. */
+int zkcli_sem_create(const zkcli_opts_t *o, zkc_client_t *c, zkcli_hold_t *h,
+                     void (*lost)(void));
+/* Takes one lease within o->wait_ms (< 0 forever). */
+int zkcli_sem_acquire(const zkcli_opts_t *o, zkcli_hold_t *h);
+/* The lease's token and node (for COMMAND's environment). */
+void zkcli_sem_describe(const zkcli_hold_t *h, int64_t *token, char *node,
+                        size_t len);
+/* Releases and frees the lease; destroys the semaphore. */
+int zkcli_sem_release(zkcli_hold_t *h);
+void zkcli_sem_destroy(zkcli_hold_t *h);
+
 /* ---- commands ---- */
 int zkcli_cmd_lock(const zkcli_opts_t *o);
+int zkcli_cmd_sem(const zkcli_opts_t *o);
 int zkcli_cmd_leader(const zkcli_opts_t *o);
 int zkcli_cmd_status(const zkcli_opts_t *o);
 

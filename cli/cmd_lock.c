@@ -1,4 +1,5 @@
-/* zkcoord lock: run COMMAND while holding the distributed lock on PATH. */
+/* zkcoord lock and zkcoord sem: run COMMAND while holding the distributed
+ * lock on PATH, or one lease of the semaphore on PATH (cmd_sem.c). */
 #include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
@@ -24,10 +25,12 @@ static void on_interrupt(int sig) {
   pthread_mutex_unlock(&g_mu);
 }
 
+static void post_lost(void) { zkcli_event_post(ZKCLI_EV_LOST); }
+
 static void on_lost(void *ctx, zkc_mutex_t *m, zkc_lost_reason_t why,
                     int64_t token) {
   (void)ctx, (void)m, (void)why, (void)token;
-  zkcli_event_post(ZKCLI_EV_LOST);
+  post_lost();
 }
 
 /* A wait that ran out while the ensemble could not be reached is an outage
@@ -46,14 +49,15 @@ static int connected(zkc_client_t *c) {
   return st == ZKC_STATE_CONNECTED || st == ZKC_STATE_RECONNECTED;
 }
 
-static int acquire(const zkcli_opts_t *o, zkc_mutex_t *m, int *sig) {
+static int acquire(const zkcli_opts_t *o, zkcli_hold_t *h, int *sig) {
   pthread_mutex_lock(&g_mu);
   *sig = g_interrupted;
   g_acquiring = !*sig;
   pthread_mutex_unlock(&g_mu);
   if (*sig) return ZKC_ECLOSED;
-  int rc = o->wait_ms < 0 ? zkc_mutex_acquire(m)
-                          : zkc_mutex_acquire_timeout(m, o->wait_ms);
+  int rc = h->sem          ? zkcli_sem_acquire(o, h)
+           : o->wait_ms < 0 ? zkc_mutex_acquire(h->mutex)
+                            : zkc_mutex_acquire_timeout(h->mutex, o->wait_ms);
   int down = !connected(g_client);
   pthread_mutex_lock(&g_mu);
   g_acquiring = 0;
@@ -75,13 +79,33 @@ static int supervise(const zkcli_opts_t *o, zkcli_child_t *ch) {
       g_stopped = 1;
       return ZKCLI_EXIT_SIGNAL_BASE + ev;
     } else if (ev == ZKCLI_EV_LOST) {
-      zkcli_err("lock on %s lost (session expired or connection gone): "
-                "stopping COMMAND", o->path);
+      zkcli_err("%s on %s lost (session expired, connection gone or node "
+                "deleted): stopping COMMAND",
+                o->cmd == ZKCLI_SEM ? "lease" : "lock", o->path);
       zkcli_child_stop(ch, SIGTERM, o->grace_ms);
       return ZKCLI_EXIT_LOST;
     }
   }
 }
+
+/* Creates what the command holds; ZKC_EINVAL for an invalid path. */
+static int hold_create(const zkcli_opts_t *o, zkc_client_t *c, zkcli_hold_t *h) {
+  if (o->cmd == ZKCLI_SEM) return zkcli_sem_create(o, c, h, post_lost);
+  int rc = zkc_mutex_create(&h->mutex, c, o->path);
+  if (rc == ZKC_OK) rc = zkc_mutex_set_lost_callback(h->mutex, on_lost, NULL);
+  return rc;
+}
+
+static int hold_release(zkcli_hold_t *h) {
+  return h->sem ? zkcli_sem_release(h) : zkc_mutex_release(h->mutex);
+}
+
+static void hold_destroy(zkcli_hold_t *h) {
+  if (h->sem) zkcli_sem_destroy(h);
+  zkc_mutex_destroy(h->mutex);
+}
+
+int zkcli_cmd_sem(const zkcli_opts_t *o) { return zkcli_cmd_lock(o); }
 
 int zkcli_cmd_lock(const zkcli_opts_t *o) {
   zkc_client_t *c;
@@ -91,39 +115,45 @@ int zkcli_cmd_lock(const zkcli_opts_t *o) {
   g_client = c;
   pthread_mutex_unlock(&g_mu);
 
-  zkc_mutex_t *m = NULL;
-  int rc = zkc_mutex_create(&m, c, o->path);
+  const char *what = o->cmd == ZKCLI_SEM ? "semaphore" : "lock";
+  zkcli_hold_t h = {0};
+  int rc = hold_create(o, c, &h);
   if (rc == ZKC_EINVAL) {
-    zkcli_err("invalid lock path '%s'", o->path);
+    zkcli_err("invalid %s path '%s'%s", what, o->path,
+              o->count_path ? " or count path" : "");
+    hold_destroy(&h);
     zkc_client_close(c);
     return ZKCLI_EXIT_BADPATH;
   }
-  if (rc == ZKC_OK) rc = zkc_mutex_set_lost_callback(m, on_lost, NULL);
   if (rc == ZKC_OK) rc = zkc_client_add_listener(c, on_state, NULL);
 
   int sig = 0;
   int64_t t0 = zkcli_now_ms();
-  if (rc == ZKC_OK) rc = acquire(o, m, &sig);
+  if (rc == ZKC_OK) rc = acquire(o, &h, &sig);
   if (sig) {
     code = ZKCLI_EXIT_SIGNAL_BASE + sig;
   } else if (rc == ZKC_ETIMEDOUT && g_outage) {
-    zkcli_err("cannot lock %s: the ensemble at %s was unreachable while "
-              "waiting", o->path, o->connect);
+    zkcli_err("cannot take %s %s: the ensemble at %s was unreachable while "
+              "waiting", what, o->path, o->connect);
     code = ZKCLI_EXIT_UNAVAILABLE;
   } else if (rc == ZKC_ETIMEDOUT) {
-    zkcli_info(o, 1, "lock %s not obtained %s", o->path,
-               o->wait_ms == 0 ? "(held by another)" : "in time");
+    zkcli_info(o, 1, "%s %s not obtained %s", what, o->path,
+               o->wait_ms == 0 ? "(held by others)" : "in time");
     code = o->conflict_code;
   } else if (rc != ZKC_OK) {
-    zkcli_err("cannot lock %s: %s", o->path, zkc_strerror(rc));
+    zkcli_err("cannot take %s %s: %s", what, o->path, zkc_strerror(rc));
     code = zkcli_exit_code(rc);
   } else {
     zkcli_env_t env[2] = {{.name = "ZKCOORD_FENCING_TOKEN"},
                           {.name = "ZKCOORD_NODE"}};
     int64_t token = 0;
-    zkc_mutex_fencing_token(m, &token);
+    if (h.sem) {
+      zkcli_sem_describe(&h, &token, env[1].value, sizeof env[1].value);
+    } else {
+      zkc_mutex_fencing_token(h.mutex, &token);
+      zkc_mutex_lock_node(h.mutex, env[1].value, sizeof env[1].value);
+    }
     snprintf(env[0].value, sizeof env[0].value, "%" PRId64, token);
-    zkc_mutex_lock_node(m, env[1].value, sizeof env[1].value);
     zkcli_info(o, 1, "acquired %s after %lld ms: node %s, token %s", o->path,
                (long long)(zkcli_now_ms() - t0), env[1].value, env[0].value);
     zkcli_child_t ch = {0};
@@ -131,11 +161,11 @@ int zkcli_cmd_lock(const zkcli_opts_t *o) {
     if (code == 0) code = supervise(o, &ch);
   }
   if (rc == ZKC_OK) {
-    int r = zkc_mutex_release(m);
+    int r = hold_release(&h);
     if (r == ZKC_ELOST && code != ZKCLI_EXIT_LOST) {
       /* Lost unnoticed while COMMAND ran: it may have worked unprotected. */
-      zkcli_err("lock on %s was found lost at release: COMMAND may have run "
-                "without it", o->path);
+      zkcli_err("%s on %s was found lost at release: COMMAND may have run "
+                "without it", what, o->path);
       if (!g_stopped) code = ZKCLI_EXIT_LOST;
     } else if (r != ZKC_OK && r != ZKC_ELOST) {
       zkcli_err("release of %s failed: %s", o->path, zkc_strerror(r));
@@ -143,7 +173,7 @@ int zkcli_cmd_lock(const zkcli_opts_t *o) {
       zkcli_info(o, 1, "released %s: %s", o->path, zkc_strerror(r));
     }
   }
-  zkc_mutex_destroy(m);
+  hold_destroy(&h);
   pthread_mutex_lock(&g_mu);
   if (!g_closed) zkc_client_close(c);
   g_closed = 1;

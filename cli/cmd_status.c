@@ -1,5 +1,6 @@
 /* zkcoord status: the contenders of a lock or election path, holder first,
- * as a table or as JSON. */
+ * as a table or as JSON; for a semaphore path (children "leases" and
+ * "locks"), its lease holders and its queue. */
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -70,25 +71,17 @@ static int64_t now_epoch_ms(void) {
   return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static void print_table(const zkcli_opts_t *o, const zkc_contender_t *v,
-                        size_t n) {
+/* The rows of a contender table; `leases`: every row holds a lease. */
+static void print_rows(const zkc_contender_t *v, size_t n, int leases) {
   int64_t now = now_epoch_ms();
-  size_t queued = 0;
-  for (size_t i = 0; i < n; i++) queued += v[i].has_sequence;
-  if (queued == 0) {
-    printf("%s: not held (no contenders)\n", o->path);
-  } else {
-    printf("%s: held by ", o->path);
-    print_text(v[0].data, v[0].data_len, v[0].data_total, 60);
-    printf(", %zu waiting\n", queued - 1);
-  }
   if (n == 0) return;
   printf("%-6s %-11s %-18s %8s %-14s %-55s %s\n", "POS", "SEQUENCE", "SESSION",
          "AGE", "CZXID", "NODE", "HOLDER");
   for (size_t i = 0; i < n; i++) {
     const zkc_contender_t *e = &v[i];
     char pos[16], seq[16], sess[24], age[24];
-    if (e->position == 0) snprintf(pos, sizeof pos, "holder");
+    if (leases && e->has_sequence) snprintf(pos, sizeof pos, "lease");
+    else if (e->position == 0) snprintf(pos, sizeof pos, "holder");
     else if (e->position > 0) snprintf(pos, sizeof pos, "%d", e->position);
     else snprintf(pos, sizeof pos, "-");
     if (e->has_sequence) snprintf(seq, sizeof seq, "%lld", (long long)e->sequence);
@@ -104,13 +97,33 @@ static void print_table(const zkcli_opts_t *o, const zkc_contender_t *v,
   }
 }
 
-static void print_json(const zkcli_opts_t *o, const zkc_contender_t *v,
-                       size_t n) {
+static void print_table(const zkcli_opts_t *o, const zkc_contender_t *v,
+                        size_t n) {
+  size_t queued = 0;
+  for (size_t i = 0; i < n; i++) queued += v[i].has_sequence;
+  if (queued == 0) {
+    printf("%s: not held (no contenders)\n", o->path);
+  } else {
+    printf("%s: held by ", o->path);
+    print_text(v[0].data, v[0].data_len, v[0].data_total, 60);
+    printf(", %zu waiting\n", queued - 1);
+  }
+  print_rows(v, n, 0);
+}
+
+static void print_sem_table(const zkcli_opts_t *o, const zkc_contender_t *l,
+                            size_t nl, const zkc_contender_t *q, size_t nq) {
+  printf("%s: semaphore, %zu lease node%s, %zu in the queue\n", o->path, nl,
+         nl == 1 ? "" : "s", nq);
+  if (nl) printf("leases (%s/leases; a waiting head's own nodes count):\n", o->path);
+  print_rows(l, nl, 1);
+  if (nq) printf("queue (%s/locks, head first):\n", o->path);
+  print_rows(q, nq, 0);
+}
+
+static void print_json_array(const zkc_contender_t *v, size_t n) {
   int64_t now = now_epoch_ms();
-  fputs("{\"path\":", stdout);
-  print_json_string(o->path, strlen(o->path));
-  printf(",\"held\":%s,\"contenders\":[",
-         n > 0 && v[0].has_sequence ? "true" : "false");
+  putchar('[');
   for (size_t i = 0; i < n; i++) {
     const zkc_contender_t *e = &v[i];
     printf("%s{\"node\":", i ? "," : "");
@@ -131,7 +144,38 @@ static void print_json(const zkcli_opts_t *o, const zkc_contender_t *v,
            (long long)e->ctime_ms, (long long)(now - e->ctime_ms),
            (long long)e->czxid);
   }
-  puts("]}");
+  putchar(']');
+}
+
+static void print_json(const zkcli_opts_t *o, const zkc_contender_t *v,
+                       size_t n) {
+  fputs("{\"path\":", stdout);
+  print_json_string(o->path, strlen(o->path));
+  printf(",\"held\":%s,\"contenders\":",
+         n > 0 && v[0].has_sequence ? "true" : "false");
+  print_json_array(v, n);
+  puts("}");
+}
+
+static void print_sem_json(const zkcli_opts_t *o, const zkc_contender_t *l,
+                           size_t nl, const zkc_contender_t *q, size_t nq) {
+  fputs("{\"path\":", stdout);
+  print_json_string(o->path, strlen(o->path));
+  fputs(",\"semaphore\":true,\"leases\":", stdout);
+  print_json_array(l, nl);
+  fputs(",\"queue\":", stdout);
+  print_json_array(q, nq);
+  puts("}");
+}
+
+/* A semaphore path: children without a sequence, "leases" among them. */
+static int is_semaphore(const zkc_contender_t *v, size_t n) {
+  int leases = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (v[i].has_sequence) return 0;
+    leases |= strcmp(v[i].name, "leases") == 0;
+  }
+  return leases;
 }
 
 int zkcli_cmd_status(const zkcli_opts_t *o) {
@@ -141,7 +185,20 @@ int zkcli_cmd_status(const zkcli_opts_t *o) {
   zkc_contender_t *v = NULL;
   size_t n = 0;
   int rc = zkc_lock_contenders(c, o->path, &v, &n);
-  if (rc == ZKC_OK) {
+  if (rc == ZKC_OK && is_semaphore(v, n)) {
+    zkc_contender_t *l = NULL, *q = NULL;
+    size_t nl = 0, nq = 0;
+    rc = zkc_sem_contenders(c, o->path, &l, &nl, &q, &nq);
+    if (rc == ZKC_OK && o->json) print_sem_json(o, l, nl, q, nq);
+    else if (rc == ZKC_OK) print_sem_table(o, l, nl, q, nq);
+    zkc_contenders_free(l, nl);
+    zkc_contenders_free(q, nq);
+    if (rc == ZKC_OK && fflush(stdout) != 0) code = ZKCLI_EXIT_INTERNAL;
+    if (rc != ZKC_OK) {
+      zkcli_err("cannot read %s: %s", o->path, zkc_strerror(rc));
+      code = zkcli_exit_code(rc);
+    }
+  } else if (rc == ZKC_OK) {
     if (o->json) print_json(o, v, n);
     else print_table(o, v, n);
     if (fflush(stdout) != 0) code = ZKCLI_EXIT_INTERNAL;

@@ -11,6 +11,8 @@ int main(int argc, char **argv) {
   switch (o.cmd) {
     case ZKCLI_LOCK:
       return zkcli_cmd_lock(&o);
+    case ZKCLI_SEM:
+      return zkcli_cmd_sem(&o);
     case ZKCLI_LEADER:
       return zkcli_cmd_leader(&o);
     default:

@@ -13,10 +13,14 @@
 
 static const char usage_text[] =
     "usage: zkcoord [OPTIONS] lock [-w SECONDS | -n] [-E CODE] PATH [--] COMMAND [ARGS...]\n"
+    "       zkcoord [OPTIONS] sem -m N [-w SECONDS | -n] [-E CODE] PATH [--] COMMAND [ARGS...]\n"
+    "       zkcoord [OPTIONS] sem --count-path COUNT [-m SEED] ... PATH [--] COMMAND [ARGS...]\n"
     "       zkcoord [OPTIONS] leader [--id ID] PATH [--] COMMAND [ARGS...]\n"
     "       zkcoord [OPTIONS] status [--json] PATH\n"
     "\n"
     "  lock     run COMMAND while holding the distributed lock on PATH\n"
+    "  sem      run COMMAND while holding one of N leases on PATH (Curator's\n"
+    "           InterProcessSemaphoreV2 layout)\n"
     "  leader   run COMMAND only while this instance is the elected leader\n"
     "  status   list the contenders of PATH in queue order, holder first\n"
     "\n"
@@ -32,10 +36,15 @@ static const char usage_text[] =
     "      --lost-on-suspend       a dropped connection already counts as lost\n"
     "      --id ID                 holder / participant id stored in the node\n"
     "                              (default host:pid)\n"
-    "  -w, --wait SECS             lock: give up after SECS (default: wait forever;\n"
-    "      --timeout SECS          flock's spelling of --wait)\n"
-    "  -n, --nonblock              lock: give up at once when the lock is held\n"
-    "  -E, --conflict-exit-code N  lock: exit code when not obtained (default 1)\n"
+    "  -w, --wait SECS             lock, sem: give up after SECS (default: wait\n"
+    "      --timeout SECS          forever; --timeout is flock's spelling)\n"
+    "  -n, --nonblock              lock, sem: give up at once when none is free\n"
+    "  -E, --conflict-exit-code N  lock, sem: exit code when not obtained\n"
+    "                              (default 1)\n"
+    "  -m, --max N                 sem: at most N holders (with --count-path:\n"
+    "                              the count node's value if it is created)\n"
+    "      --count-path COUNT      sem: read the limit from the shared count\n"
+    "                              node COUNT (Curator SharedCount, 4 bytes)\n"
     "      --grace SECS            SIGTERM to SIGKILL delay when COMMAND must\n"
     "                              stop (default 10)\n"
     "      --foreground            keep COMMAND in zkcoord's process group\n"
@@ -113,7 +122,8 @@ enum {
   OPT_ID,
   OPT_GRACE,
   OPT_FOREGROUND,
-  OPT_JSON
+  OPT_JSON,
+  OPT_COUNT_PATH
 };
 
 static const struct option long_opts[] = {
@@ -131,6 +141,8 @@ static const struct option long_opts[] = {
     {"grace", required_argument, NULL, OPT_GRACE},
     {"foreground", no_argument, NULL, OPT_FOREGROUND},
     {"json", no_argument, NULL, OPT_JSON},
+    {"max", required_argument, NULL, 'm'},
+    {"count-path", required_argument, NULL, OPT_COUNT_PATH},
     {"verbose", no_argument, NULL, 'v'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -140,9 +152,11 @@ static const struct option long_opts[] = {
 static int option_allowed(zkcli_cmd_t cmd, int c) {
   switch (c) {
     case 'w': case 'n': case 'E':
-      return cmd == ZKCLI_LOCK;
+      return cmd == ZKCLI_LOCK || cmd == ZKCLI_SEM;
+    case 'm': case OPT_COUNT_PATH:
+      return cmd == ZKCLI_SEM;
     case OPT_GRACE: case OPT_FOREGROUND: case OPT_ID: case OPT_LOST_ON_SUSPEND:
-      return cmd == ZKCLI_LOCK || cmd == ZKCLI_LEADER;
+      return cmd == ZKCLI_LOCK || cmd == ZKCLI_LEADER || cmd == ZKCLI_SEM;
     case OPT_JSON:
       return cmd == ZKCLI_STATUS;
     default:
@@ -202,6 +216,18 @@ static int apply(zkcli_opts_t *o, int c, const char *arg, const char *name,
     case 'E':
       if (!parse_code(arg, &o->conflict_code)) return ZKCLI_EXIT_USAGE;
       break;
+    case 'm': {
+      char *end;
+      errno = 0;
+      long v = strtol(arg, &end, 10);
+      if (errno || end == arg || *end || v < 1 || v > 1000000) {
+        zkcli_err("%s: '%s' is not a number of leases (1..1000000)", name, arg);
+        return ZKCLI_EXIT_USAGE;
+      }
+      o->max_leases = (int)v;
+      break;
+    }
+    case OPT_COUNT_PATH: o->count_path = arg; break;
     case OPT_FOREGROUND: o->foreground = 1; break;
     case OPT_JSON: o->json = 1; break;
     case 'v': o->verbose++; break;
@@ -240,7 +266,7 @@ static int parse_run(int argc, char **argv, zkcli_opts_t *o, int *seen_wait,
   for (;;) {
     int long_index = -1;
     /* '+': stop at the first operand, so COMMAND's options stay its own. */
-    int c = getopt_long(argc, argv, "+c:w:nE:vhV", long_opts, &long_index);
+    int c = getopt_long(argc, argv, "+c:w:nE:m:vhV", long_opts, &long_index);
     if (c == -1) break;
     int r = apply(o, c, optarg, option_name(c, long_index), seen_wait);
     if (r >= 0) return r;
@@ -265,19 +291,22 @@ int zkcli_parse(int argc, char **argv, zkcli_opts_t *o) {
   int r = parse_run(argc, argv, o, &seen_wait, &next);
   if (r >= 0) return r;
   if (next >= argc) {
-    zkcli_err("missing command: lock, leader or status");
+    zkcli_err("missing command: lock, sem, leader or status");
     brief_usage();
     return ZKCLI_EXIT_USAGE;
   }
   const char *name = argv[next];
   if (strcmp(name, "lock") == 0) {
     o->cmd = ZKCLI_LOCK;
+  } else if (strcmp(name, "sem") == 0) {
+    o->cmd = ZKCLI_SEM;
   } else if (strcmp(name, "leader") == 0) {
     o->cmd = ZKCLI_LEADER;
   } else if (strcmp(name, "status") == 0) {
     o->cmd = ZKCLI_STATUS;
   } else {
-    zkcli_err("unknown command '%s' (expected lock, leader or status)", name);
+    zkcli_err("unknown command '%s' (expected lock, sem, leader or status)",
+              name);
     brief_usage();
     return ZKCLI_EXIT_USAGE;
   }
@@ -293,6 +322,10 @@ int zkcli_parse(int argc, char **argv, zkcli_opts_t *o) {
     return ZKCLI_EXIT_USAGE;
   }
   o->path = sub[more++];
+  if (o->cmd == ZKCLI_SEM && o->max_leases == 0 && o->count_path == NULL) {
+    zkcli_err("sem needs -m N (the number of leases) or --count-path");
+    return ZKCLI_EXIT_USAGE;
+  }
   if (o->cmd == ZKCLI_STATUS) {
     if (more < sub_argc) {
       zkcli_err("status takes one PATH, got extra '%s'", sub[more]);

@@ -137,6 +137,13 @@ static void release_lock(zkc_mutex_t *m) {
   OK(zkc_mutex_destroy(m));
 }
 
+/* "<path>/<leaf>" (static buffer). */
+static const char *sub_path(const char *path, const char *leaf) {
+  static char buf[700];
+  snprintf(buf, sizeof buf, "%s/%s", path, leaf);
+  return buf;
+}
+
 /* ---- exit codes ---- */
 
 static void bad_option_exit_64(void **state) {
@@ -683,6 +690,115 @@ static void status_lists_foreign_nodes_in_order(void **state) {
   assert_int_equal(run_cli(p), 0);
 }
 
+/* ---- sem ---- */
+
+/* 10 processes, N = 3: at most 3 COMMANDs run at once, judged from the
+ * start and end times the COMMANDs themselves wrote. */
+static void sem_ten_processes_at_most_three(void **state) {
+  (void)state;
+  const char *dir = scratch_dir();
+  char path[600], log[512], cmd[1400];
+  snprintf(path, sizeof path, "%s", zkt_path("sem"));
+  snprintf(log, sizeof log, "%s/log", dir);
+  snprintf(cmd, sizeof cmd,
+           "echo \"S $(date +%%s%%N) $$\" >> '%s'; sleep 0.2; "
+           "echo \"E $(date +%%s%%N) $$\" >> '%s'", log, log);
+  enum { PROCS = 10 };
+  zkt_proc_t p[PROCS];
+  int64_t t0 = zkt_now_ms();
+  for (int i = 0; i < PROCS; i++)
+    p[i] = spawn_cli("sem", "-m", "3", path, "--", "sh", "-c", cmd, NULL);
+  for (int i = 0; i < PROCS; i++) assert_int_equal(run_cli(p[i]), 0);
+  int64_t took = zkt_now_ms() - t0;
+  char *text = read_file(dir, "log");
+  assert_non_null(text);
+  assert_int_equal(count_lines(text), 2 * PROCS);
+  /* Events in time order (an end before a start at equal times). */
+  struct { long long t; int d; } ev[2 * PROCS];
+  int n = 0;
+  char *save, *ln = strtok_r(text, "\n", &save);
+  for (; ln && n < 2 * PROCS; ln = strtok_r(NULL, "\n", &save), n++) {
+    ev[n].t = atoll(ln + 2);
+    ev[n].d = ln[0] == 'S' ? 1 : -1;
+  }
+  for (int i = 1; i < n; i++)
+    for (int j = i; j > 0 && (ev[j].t < ev[j - 1].t ||
+                              (ev[j].t == ev[j - 1].t && ev[j].d < ev[j - 1].d)); j--) {
+      __typeof__(ev[0]) tmp = ev[j];
+      ev[j] = ev[j - 1], ev[j - 1] = tmp;
+    }
+  int cur = 0, most = 0;
+  for (int i = 0; i < n; i++) {
+    cur += ev[i].d;
+    if (cur > most) most = cur;
+  }
+  free(text);
+  scratch_cleanup();
+  printf("figure: 10 x sem -m 3, at most %d COMMANDs at once, %lld ms in all\n",
+         most, (long long)took);
+  assert_true(most <= 3);
+  assert_true(most >= 2);
+  assert_int_equal(zkt_children_count(sub_path(path, "leases")), 0);
+}
+
+static void sem_exit_codes_and_status(void **state) {
+  (void)state;
+  char path[600];
+  snprintf(path, sizeof path, "%s", zkt_path("sem"));
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_sem_opts_t o;
+  zkc_sem_opts_init(&o);
+  o.max_leases = 2;
+  zkc_sem_t *s;
+  zkc_lease_t *l;
+  OK(zkc_sem_create(&s, c, path, &o));
+  OK(zkc_sem_acquire(s, 2, long_op(), &l)); /* both leases */
+  assert_int_equal(RUN_CLI("sem", "-n", "-m", "2", path, "true"), 1);
+  assert_int_equal(RUN_CLI("sem", "--nonblock", "-E", "42", "--max", "2", path,
+                           "true"), 42);
+  int64_t t0 = zkt_now_ms();
+  assert_int_equal(RUN_CLI("sem", "-w", "0.5", "-m", "2", path, "true"), 1);
+  assert_true(zkt_now_ms() - t0 >= 500);
+  assert_int_equal(RUN_CLI("sem", path, "true"), 64);      /* no -m */
+  assert_int_equal(RUN_CLI("sem", "-m", "0", path, "true"), 64);
+  assert_int_equal(RUN_CLI("lock", "-m", "2", path, "true"), 64);
+  assert_int_equal(RUN_CLI("sem", "-m", "2", "bad", "true"), 65);
+  /* status shows the leases and the queue. */
+  zkt_proc_t st = spawn_cli("status", path, NULL);
+  char line[512];
+  assert_true(zkt_expect(&st, path, line, sizeof line, long_op()));
+  assert_non_null(strstr(line, "semaphore, 2 lease nodes, 0 in the queue"));
+  assert_int_equal(run_cli(st), 0);
+  OK(zkc_lease_free(l));
+  /* A shared count node: created with -m, then read. */
+  char count[600];
+  snprintf(count, sizeof count, "%s", zkt_path("count"));
+  assert_int_equal(RUN_CLI("sem", "--count-path", count, "-m", "1", path,
+                           "true"), 0);
+  int32_t v = 0;
+  OK(zkc_shared_count_get(c, count, &v));
+  assert_int_equal(v, 1);
+  OK(zkc_sem_destroy(s));
+  zkc_client_close(c);
+  zkt_delete_tree(count);
+}
+
+static void sem_lease_lost_stops_command_exit_75(void **state) {
+  (void)state;
+  char path[600];
+  snprintf(path, sizeof path, "%s", zkt_path("sem"));
+  zkt_proc_t p = spawn_cli("--session-timeout", "2", "--grace", "5", "sem", "-m",
+                           "2", path, TRAPPING_CMD, NULL);
+  char line[128];
+  assert_true(zkt_expect(&p, "RUNNING ", line, sizeof line, long_op()));
+  kill(p.pid, SIGSTOP);
+  assert_true(zkt_await_children_exactly(sub_path(path, "leases"), 0,
+                                         zkt_ms(2000) + long_op()));
+  kill(p.pid, SIGCONT);
+  assert_true(zkt_expect(&p, "TERM", line, sizeof line, long_op()));
+  assert_int_equal(run_cli(p), 75);
+}
+
 int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(bad_option_exit_64),
@@ -704,6 +820,9 @@ int main(int argc, char **argv) {
       cmocka_unit_test(leader_hands_over_when_killed),
       cmocka_unit_test(leader_restarts_command_after_losing),
       cmocka_unit_test(status_lists_foreign_nodes_in_order),
+      cmocka_unit_test(sem_ten_processes_at_most_three),
+      cmocka_unit_test(sem_exit_codes_and_status),
+      cmocka_unit_test(sem_lease_lost_stops_command_exit_75),
   };
   return zkt_main(argc, argv, tests, sizeof tests / sizeof *tests, "cli");
 }
