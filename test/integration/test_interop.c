@@ -1,6 +1,7 @@
 /* Curator's InterProcessMutex (Java, Debian's Curator 5.4) and zkcoord queue
  * on one lock path: mutual exclusion holds across both and each sees the
- * other in the participant list. */
+ * other in the participant list. Curator's InterProcessSemaphoreV2 and
+ * zkcoord's semaphore on one path never exceed the limit together. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -115,9 +116,123 @@ static void curator_mutex_shares_queue(void **state) {
   free(s);
 }
 
+/* ---- semaphore ---- */
+
+#define SEM_MAX 2
+#define SEM_C_THREADS 3
+
+struct sem_shared {
+  char path[512];
+  atomic_int stop, saw_curator, errors, holds;
+  int64_t iv[MAX_HOLDS][2];
+};
+
+static void *c_lease_taker(void *arg) {
+  struct sem_shared *s = arg;
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_sem_opts_t o;
+  zkc_sem_opts_init(&o);
+  o.max_leases = SEM_MAX;
+  zkc_sem_t *sem;
+  if (zkc_sem_create(&sem, c, s->path, &o) != ZKC_OK) abort();
+  for (int i = 0; !atomic_load(&s->stop) || i < 10; i++) {
+    zkc_lease_t *l;
+    if (zkc_sem_acquire(sem, 1, zkt_ms(60000), &l) != ZKC_OK) {
+      atomic_fetch_add(&s->errors, 1);
+      break;
+    }
+    int64_t start = zkt_now_ns();
+    zkc_contender_t *leases, *queue;
+    size_t nl, nq;
+    if (zkc_sem_contenders(c, s->path, &leases, &nl, &queue, &nq) == ZKC_OK) {
+      for (size_t k = 0; k < nl; k++)
+        if (strncmp(leases[k].data, "curator:", 8) == 0)
+          atomic_store(&s->saw_curator, 1);
+      zkc_contenders_free(leases, nl);
+      zkc_contenders_free(queue, nq);
+    }
+    usleep(20000); /* the work done under the lease */
+    int k = atomic_fetch_add(&s->holds, 1);
+    if (k < MAX_HOLDS) s->iv[k][0] = start, s->iv[k][1] = zkt_now_ns();
+    zkc_lease_free(l);
+  }
+  zkc_sem_destroy(sem);
+  zkc_client_close(c);
+  return NULL;
+}
+
+static int by_time(const void *a, const void *b) {
+  const int64_t *x = a, *y = b;
+  if (x[0] != y[0]) return x[0] < y[0] ? -1 : 1;
+  return (int)(x[1] - y[1]); /* an end (-1) before a start (+1) */
+}
+
+static void curator_semaphore_shares_limit(void **state) {
+  (void)state;
+  struct sem_shared *s = calloc(1, sizeof *s);
+  snprintf(s->path, sizeof s->path, "%s", zkt_path("sem"));
+  char script[1024], max[8];
+  snprintf(script, sizeof script, "%s/run-curator.sh", getenv("ZKT_INTEROP"));
+  snprintf(max, sizeof max, "%d", SEM_MAX);
+  char *argv[] = {script, getenv("ZKT_BUILD"), "semaphore", (char *)zkt_connect(),
+                  s->path, max, "20", "20", NULL};
+  pthread_t t[SEM_C_THREADS];
+  for (int i = 0; i < SEM_C_THREADS; i++)
+    pthread_create(&t[i], NULL, c_lease_taker, s);
+  zkt_proc_t java = zkt_spawn(argv);
+
+  char line[2048];
+  int java_holds = 0, done = 0;
+  int64_t (*jiv)[2] = calloc(64, sizeof *jiv);
+  while (zkt_read_line(&java, line, sizeof line, zkt_ms(60000))) {
+    long long a, b;
+    char node[1024];
+    if (sscanf(line, "HELD %1023s %lld %lld", node, &a, &b) == 3 && java_holds < 64) {
+      jiv[java_holds][0] = a, jiv[java_holds][1] = b;
+      java_holds++;
+    }
+    if (strncmp(line, "DONE", 4) == 0) done = 1;
+  }
+  atomic_store(&s->stop, 1);
+  int status = zkt_wait(&java, zkt_ms(30000));
+  for (int i = 0; i < SEM_C_THREADS; i++) pthread_join(t[i], NULL);
+
+  assert_int_equal(status, 0);
+  assert_true(done);
+  assert_int_equal(java_holds, 20);
+  assert_int_equal(atomic_load(&s->errors), 0);
+  assert_true(atomic_load(&s->saw_curator)); /* one semaphore, both kinds */
+  int holds = atomic_load(&s->holds);
+  if (holds > MAX_HOLDS) holds = MAX_HOLDS;
+  int n = 2 * (holds + java_holds);
+  int64_t (*ev)[2] = malloc(sizeof *ev * (size_t)n);
+  int e = 0;
+  for (int k = 0; k < holds; k++) {
+    ev[e][0] = s->iv[k][0], ev[e++][1] = 1;
+    ev[e][0] = s->iv[k][1], ev[e++][1] = -1;
+  }
+  for (int j = 0; j < java_holds; j++) {
+    ev[e][0] = jiv[j][0], ev[e++][1] = 1;
+    ev[e][0] = jiv[j][1], ev[e++][1] = -1;
+  }
+  qsort(ev, (size_t)n, sizeof *ev, by_time);
+  int cur = 0, most = 0;
+  for (int i = 0; i < n; i++) {
+    cur += (int)ev[i][1];
+    if (cur > most) most = cur;
+  }
+  printf("interop: %d Curator leases, %d zkcoord leases, at most %d at once "
+         "(limit %d)\n", java_holds, holds, most, SEM_MAX);
+  assert_true(most <= SEM_MAX);
+  free(ev);
+  free(jiv);
+  free(s);
+}
+
 int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(curator_mutex_shares_queue),
+      cmocka_unit_test(curator_semaphore_shares_limit),
   };
   return zkt_main(argc, argv, tests, sizeof tests / sizeof *tests, "interop");
 }

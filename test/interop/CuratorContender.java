@@ -25,6 +25,12 @@
  *         PARTICIPANTS <id>:<isLeader>,...
  *         DONE
  *
+ *   semaphore <connectString> <semPath> <maxLeases> <iterations> <holdMillis>
+ *       Take one lease of an InterProcessSemaphoreV2(<semPath>, <maxLeases>) <iterations> times in a
+ *       row, holding it <holdMillis>. Output lines:
+ *         HELD <leaseNodePath> <startNanos> <endNanos>   one per lease; System.nanoTime()
+ *         DONE acquired=<n>
+ *
  * Exit codes: 0 success; 1 unexpected exception (stack trace on stderr); 2 not connected within
  * 20 s; 3 OVERLAP (mutual exclusion broken); 64 bad command line.
  *
@@ -50,6 +56,8 @@ import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.recipes.leader.LeaderLatch;
 import org.apache.curator.framework.recipes.leader.Participant;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
+import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2;
+import org.apache.curator.framework.recipes.locks.Lease;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 
@@ -98,7 +106,8 @@ public final class CuratorContender {
     private static void usage(String why) throws Exit {
         throw new Exit(EXIT_USAGE, why + "\nusage:\n"
                 + "  CuratorContender mutex <connectString> <lockPath> <iterations> <holdMillis> <markerFile>\n"
-                + "  CuratorContender latch <connectString> <latchPath> <id> <holdMillis>");
+                + "  CuratorContender latch <connectString> <latchPath> <id> <holdMillis>\n"
+                + "  CuratorContender semaphore <connectString> <semPath> <maxLeases> <iterations> <holdMillis>");
     }
 
     private static long parseNonNegative(String what, String value) throws Exit {
@@ -245,6 +254,43 @@ public final class CuratorContender {
         }
     }
 
+    private static void runSemaphore(String[] args) throws Exception {
+        if (args.length != 6) {
+            usage("semaphore needs 5 arguments");
+        }
+        String connectString = args[1];
+        String semPath = args[2];
+        int maxLeases = (int) parseNonNegative("maxLeases", args[3]);
+        long iterations = parseNonNegative("iterations", args[4]);
+        long holdMillis = parseNonNegative("holdMillis", args[5]);
+
+        CuratorFramework client = startClient(connectString);
+        try {
+            awaitConnected(client, connectString);
+            InterProcessSemaphoreV2 semaphore = new InterProcessSemaphoreV2(client, semPath, maxLeases);
+            long acquired = 0;
+            for (long i = 0; i < iterations; i++) {
+                Lease lease = semaphore.acquire();
+                long start = System.nanoTime();
+                acquired++;
+                try {
+                    if (holdMillis > 0) {
+                        Thread.sleep(holdMillis);
+                    }
+                    long end = System.nanoTime();
+                    line("HELD " + lease.getNodeName() + " " + start + " " + end);
+                } finally {
+                    semaphore.returnLease(lease);
+                }
+            }
+            closeQuietly(client);
+            client = null;
+            line("DONE acquired=" + acquired);
+        } finally {
+            closeQuietly(client);
+        }
+    }
+
     private static void runLatch(String[] args) throws Exception {
         if (args.length != 5) {
             usage("latch needs 4 arguments");
@@ -291,6 +337,8 @@ public final class CuratorContender {
                 runMutex(args);
             } else if (args[0].equals("latch")) {
                 runLatch(args);
+            } else if (args[0].equals("semaphore")) {
+                runSemaphore(args);
             } else {
                 usage("unknown mode '" + args[0] + "'");
             }
