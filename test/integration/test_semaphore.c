@@ -566,6 +566,99 @@ static void status_lists_leases_and_queue(void **state) {
   zkc_client_close(a);
 }
 
+/* No herd: only the head of the queue watches leases/ (a children watch,
+ * which the server's "wchc" does not list: the head shows no data watch);
+ * every other waiter watches its predecessor on locks/; a granted head
+ * keeps only the watch on its own lease node. */
+static void only_head_watches_leases(void **state) {
+  (void)state;
+  char path[600], leases[700], locks[700];
+  snprintf(path, sizeof path, "%s", zkt_path("sem"));
+  snprintf(leases, sizeof leases, "%s/leases", path);
+  snprintf(locks, sizeof locks, "%s/locks", path);
+  zkc_client_t *hc = zkt_open(NULL);
+  zkc_sem_t *hs = new_sem(hc, path, 1, NULL);
+  zkc_lease_t *hl;
+  OK(zkc_sem_acquire(hs, 1, -1, &hl));
+  enum { W = 3 };
+  zkc_client_t *c[W];
+  waiter_t w[W];
+  pthread_t t[W];
+  for (int i = 0; i < W; i++) {
+    c[i] = zkt_open(NULL);
+    w[i] = (waiter_t){.s = new_sem(c[i], path, 1, NULL), .qty = 1, .timeout = -1};
+    pthread_create(&t[i], NULL, wait_lease, &w[i]);
+    assert_true(zkt_await_children_exactly(locks, i + 1, zkt_ms(10000)));
+  }
+  assert_true(zkt_await_children_exactly(leases, 2, zkt_ms(10000)));
+  char first[800] = "";
+  assert_int_equal(zkt_await_session_watches(hc, 1, first, sizeof first, zkt_ms(5000)), 1);
+  assert_non_null(strstr(first, "/leases/_c_")); /* the holder: its own node */
+  assert_int_equal(zkt_await_session_watches(c[0], 1, first, sizeof first, 0), 0);
+  for (int i = 1; i < W; i++) {
+    assert_int_equal(
+        zkt_await_session_watches(c[i], 1, first, sizeof first, zkt_ms(5000)), 1);
+    assert_int_equal(strncmp(first, locks, strlen(locks)), 0); /* a predecessor */
+  }
+  atomic_store(&rank, 0);
+  OK(zkc_lease_free(hl));
+  for (int i = 0; i < W; i++) {
+    assert_true(zkt_await(is_admitted, &w[i], zkt_ms(10000)));
+    pthread_join(t[i], NULL);
+    OK(w[i].rc);
+    /* Granted: the leases watch is gone, its own node's is set. */
+    assert_int_equal(
+        zkt_await_session_watches(c[i], 1, first, sizeof first, zkt_ms(5000)), 1);
+    assert_non_null(strstr(first, "/leases/_c_"));
+    OK(zkc_lease_free(w[i].lease));
+    OK(zkc_sem_destroy(w[i].s));
+    zkc_client_close(c[i]);
+  }
+  OK(zkc_sem_destroy(hs));
+  zkc_client_close(hc);
+}
+
+/* Figures: an uncontended lease cycle against a mutex cycle. */
+static int cmp_i64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+static void uncontended_cycle_figures(void **state) {
+  (void)state;
+  enum { CYCLES = 50 };
+  char path[600];
+  snprintf(path, sizeof path, "%s", zkt_path("sem"));
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_sem_t *s = new_sem(c, path, 3, NULL);
+  zkc_mutex_t *m;
+  OK(zkc_mutex_create(&m, c, zkt_path("lock")));
+  int64_t sem_us[CYCLES], mutex_us[CYCLES], acq_us[CYCLES];
+  for (int i = 0; i < CYCLES; i++) {
+    zkc_lease_t *l;
+    int64_t t0 = zkt_now_ns();
+    OK(zkc_sem_acquire(s, 1, -1, &l));
+    int64_t t1 = zkt_now_ns();
+    OK(zkc_lease_free(l));
+    int64_t t2 = zkt_now_ns();
+    OK(zkc_mutex_acquire(m));
+    OK(zkc_mutex_release(m));
+    int64_t t3 = zkt_now_ns();
+    acq_us[i] = (t1 - t0) / 1000, sem_us[i] = (t2 - t0) / 1000;
+    mutex_us[i] = (t3 - t2) / 1000;
+  }
+  qsort(acq_us, CYCLES, sizeof *acq_us, cmp_i64);
+  qsort(sem_us, CYCLES, sizeof *sem_us, cmp_i64);
+  qsort(mutex_us, CYCLES, sizeof *mutex_us, cmp_i64);
+  printf("figure: uncontended semaphore acquire median %lld us, acquire+release "
+         "%lld us; mutex acquire+release %lld us\n",
+         (long long)acq_us[CYCLES / 2], (long long)sem_us[CYCLES / 2],
+         (long long)mutex_us[CYCLES / 2]);
+  OK(zkc_mutex_destroy(m));
+  OK(zkc_sem_destroy(s));
+  zkc_client_close(c);
+}
+
 int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(never_more_than_n),
@@ -581,6 +674,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test(session_expiry_reported),
       cmocka_unit_test(outside_delete_reported),
       cmocka_unit_test(status_lists_leases_and_queue),
+      cmocka_unit_test(only_head_watches_leases),
+      cmocka_unit_test(uncontended_cycle_figures),
   };
   return zkt_main(argc, argv, tests, sizeof tests / sizeof *tests, "semaphore");
 }
