@@ -660,3 +660,32 @@ void zkt_assert_disjoint(const int64_t *start, const int64_t *end,
                  who[j], i, j);
     }
 }
+
+/* One end (-1) or start (+1) of an interval; ends sort first at a tie. */
+typedef struct {
+  int64_t t;
+  int d;
+} edge_t;
+
+static int by_edge(const void *a, const void *b) {
+  const edge_t *x = a, *y = b;
+  if (x->t != y->t) return x->t < y->t ? -1 : 1;
+  return x->d - y->d;
+}
+
+int zkt_max_concurrent(const int64_t *start, const int64_t *end, int n) {
+  edge_t *e = malloc(sizeof *e * 2 * (size_t)(n > 0 ? n : 1));
+  if (e == NULL) fail_msg("out of memory");
+  for (int i = 0; i < n; i++) {
+    e[2 * i] = (edge_t){start[i], 1};
+    e[2 * i + 1] = (edge_t){end[i], -1};
+  }
+  qsort(e, 2 * (size_t)n, sizeof *e, by_edge);
+  int cur = 0, most = 0;
+  for (int i = 0; i < 2 * n; i++) {
+    cur += e[i].d;
+    if (cur > most) most = cur;
+  }
+  free(e);
+  return most;
+}

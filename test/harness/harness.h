@@ -180,4 +180,9 @@ int zkt_contention_stop(zkt_contention_t *k, int *errors);
 void zkt_assert_disjoint(const int64_t *start, const int64_t *end,
                          const int *who, int n);
 
+/* The largest number of the n intervals [start[i], end[i]) open at one
+ * moment (an interval ending when another starts does not overlap it).
+ * Semaphore holds are checked with it. */
+int zkt_max_concurrent(const int64_t *start, const int64_t *end, int n);
+
 #endif /* ZKT_HARNESS_H */

@@ -16,6 +16,9 @@
  *   REL  <us> <token> <rc>            release called at <us> (the hold's end)
  *   LOST <us> <token> <reason>        the lost callback named this hold
  *
+ * With $ZKT_CHAOS_SEM=N the threads take one lease each of a semaphore of
+ * N leases on PATH instead (no fenced writes; ACQ names the lease node).
+ *
  * Runs until its standard input reaches EOF, then lets every thread finish
  * its round, closes the clients and exits 0. */
 #include <fcntl.h>
@@ -33,6 +36,7 @@
 typedef struct {
   zkc_client_t *c;
   zkc_mutex_t *m;
+  zkc_sem_t *s; /* semaphore mode */
 } shared_t;
 
 static shared_t shared[16];
@@ -40,6 +44,7 @@ static int log_fd = -1;
 static atomic_int stopping;
 static const char *connect_str, *lock_path, *store_path;
 static int session_ms;
+static int sem_max; /* 0: the mutex */
 
 static long long now_us(void) {
   struct timespec ts;
@@ -68,7 +73,13 @@ static void on_lost(void *ctx, zkc_mutex_t *m, zkc_lost_reason_t why,
   say("LOST %lld %lld %d\n", now_us(), (long long)token, (int)why);
 }
 
-/* Opens a client and its mutex; opening may meet a quorum loss, so it is
+static void on_lease_lost(void *ctx, zkc_sem_t *s, zkc_lost_reason_t why,
+                          int64_t token) {
+  (void)ctx, (void)s;
+  say("LOST %lld %lld %d\n", now_us(), (long long)token, (int)why);
+}
+
+/* Opens a client and its mutex (or semaphore); opening may meet a quorum loss, so it is
  * tried until stopped. */
 static void open_shared(shared_t *sh) {
   zkc_client_opts_t o;
@@ -79,15 +90,54 @@ static void open_shared(shared_t *sh) {
          zkc_client_open(&sh->c, connect_str, &o) != ZKC_OK)
     sleep_ms(100);
   if (sh->c == NULL) return;
+  if (sem_max > 0) {
+    zkc_sem_opts_t so;
+    zkc_sem_opts_init(&so);
+    so.max_leases = sem_max;
+    if (zkc_sem_create(&sh->s, sh->c, lock_path, &so) != ZKC_OK ||
+        zkc_sem_set_lost_callback(sh->s, on_lease_lost, NULL) != ZKC_OK)
+      _exit(71);
+    return;
+  }
   if (zkc_mutex_create(&sh->m, sh->c, lock_path) != ZKC_OK ||
       zkc_mutex_set_lost_callback(sh->m, on_lost, NULL) != ZKC_OK)
     _exit(71);
 }
 
+static const int64_t timeouts[] = {0, 50, 300, 1000, 3000};
+
+/* Semaphore mode: one lease per round. */
+static void lease_rounds(zkc_sem_t *s, unsigned seed) {
+  while (!atomic_load(&stopping)) {
+    zkc_lease_t *l;
+    int rc = zkc_sem_acquire(s, 1, timeouts[rand_r(&seed) % 5], &l);
+    if (rc != ZKC_OK) {
+      if (rc != ZKC_ETIMEDOUT) sleep_ms(20); /* connection trouble */
+      continue;
+    }
+    int64_t token = 0;
+    char **nodes = NULL;
+    size_t n = 0;
+    long long t = now_us();
+    zkc_lease_fencing_token(l, &token);
+    zkc_lease_nodes(l, &nodes, &n);
+    const char *slash = n ? strrchr(nodes[0], '/') : NULL;
+    say("ACQ %lld %lld %s\n", t, (long long)token, slash ? slash + 1 : "?");
+    zkc_strings_free(nodes, n);
+    sleep_ms(rand_r(&seed) % 200);
+    t = now_us();
+    rc = zkc_lease_free(l);
+    say("REL %lld %lld %d\n", t, (long long)token, rc);
+  }
+}
+
 static void *contender(void *arg) {
   unsigned seed = (unsigned)(uintptr_t)arg >> 4;
   shared_t *sh = &shared[(uintptr_t)arg & 15];
-  static const int64_t timeouts[] = {0, 50, 300, 1000, 3000};
+  if (sem_max > 0) {
+    lease_rounds(sh->s, seed);
+    return NULL;
+  }
   zkc_mutex_t *m = sh->m;
   while (!atomic_load(&stopping)) {
     int64_t timeout = timeouts[rand_r(&seed) % 5];
@@ -128,6 +178,8 @@ int main(int argc, char **argv) {
   session_ms = atoi(argv[4]);
   unsigned seed = (unsigned)strtoul(argv[5], NULL, 10);
   int threads = atoi(argv[6]);
+  const char *sem = getenv("ZKT_CHAOS_SEM");
+  sem_max = sem ? atoi(sem) : 0;
   log_fd = open(argv[7], O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (log_fd < 0 || threads < 1 || threads > 16) return 64;
   pthread_t t[16];
@@ -143,6 +195,7 @@ int main(int argc, char **argv) {
   for (int i = 0; i < threads; i++) pthread_join(t[i], NULL);
   for (int i = 0; i < 16; i++) {
     zkc_mutex_destroy(shared[i].m);
+    zkc_sem_destroy(shared[i].s);
     zkc_client_close(shared[i].c);
   }
   close(log_fd);

@@ -32,20 +32,22 @@ static void on_state(void *ctx, zkc_client_t *c, zkc_state_t st) {
   say("STATE %lld %s\n", (long long)st, zkc_state_name(st));
 }
 
-static void on_lost(void *ctx, zkc_mutex_t *m, zkc_lost_reason_t why,
-                    int64_t token) {
-  (void)ctx, (void)m;
+static void say_lost(zkc_lost_reason_t why, int64_t token) {
   char tok[32];
   snprintf(tok, sizeof tok, "%lld", (long long)token);
   say("LOST %lld %s\n", (long long)why, tok);
 }
 
+static void on_lost(void *ctx, zkc_mutex_t *m, zkc_lost_reason_t why,
+                    int64_t token) {
+  (void)ctx, (void)m;
+  say_lost(why, token);
+}
+
 static void on_lease_lost(void *ctx, zkc_sem_t *s, zkc_lost_reason_t why,
                           int64_t token) {
   (void)ctx, (void)s;
-  char tok[32];
-  snprintf(tok, sizeof tok, "%lld", (long long)token);
-  say("LOST %lld %s\n", (long long)why, tok);
+  say_lost(why, token);
 }
 
 /* The semaphore mode: one lease until stdin closes. */

@@ -13,6 +13,10 @@
  *   - a fenced write that landed after a write with a larger token had
  *     landed (both ended / started apart in time, so their order is known);
  *   - any lock node left at the end.
+ * The semaphore case runs the same workers on a semaphore of SEM_MAX leases
+ * (no fenced writes) and fails when more than SEM_MAX holds overlap at
+ * once, leaving out holds told lost after a valid grant and holds of a
+ * process paused or killed at that moment.
  *
  * ZKC_CHAOS_SEED replays a run (the seed is printed first);
  * ZKC_CHAOS_SECONDS sets its length (default 60). */
@@ -34,6 +38,7 @@
 /* Between a grant and its ACQ line the worker only reads the clock and its
  * token; a delete that finished this much earlier came before the grant. */
 #define MARGIN_US 100000
+#define SEM_MAX 2
 
 typedef struct {
   int pid;
@@ -69,6 +74,7 @@ typedef struct {
   int counts[8]; /* nemesis actions by kind */
   char dir[256];
   unsigned seed;
+  int sem_max; /* 0: the mutex case */
 } run_t;
 
 static long long now_us(void) { return zkt_now_ns() / 1000; }
@@ -106,11 +112,16 @@ static void nap_ms(unsigned ms) { usleep(ms * 1000); }
 static void nemesis(run_t *r) {
   unsigned what = pick(r, 100);
   const char *lock = zkt_path("lock");
+  char dir[700];
+  /* A semaphore's nodes: its leases, or its queue. */
+  snprintf(dir, sizeof dir, "%s%s", lock,
+           r->sem_max == 0 ? "" : pick(r, 2) ? "/leases" : "/locks");
+  lock = dir;
   if (what < 40) { /* an outsider deletes a random contender's node */
     struct String_vector v = {0, NULL};
     zhandle_t *raw = zkt_raw();
     if (zoo_get_children(raw, lock, 0, &v) == ZOK && v.count > 0) {
-      char node[700];
+      char node[800];
       const char *name = v.data[pick(r, (unsigned)v.count)];
       snprintf(node, sizeof node, "%s/%s", lock, name);
       long long t0 = now_us();
@@ -239,6 +250,28 @@ static int told_after_grant(const run_t *r, const hold_t *x) {
   return x->told && deleted_before(r, x) == NULL;
 }
 
+/* Semaphore: at the start of each hold, the holds then running that were
+ * neither told lost nor paused or killed must be at most r->sem_max. */
+static int check_leases(const run_t *r, history_t *h, int *excused) {
+  int bad = 0;
+  for (int i = 0; i < h->nholds; i++) {
+    long long t = h->holds[i].start;
+    int running = 0, left_out = 0;
+    for (int j = 0; j < h->nholds; j++) {
+      const hold_t *x = &h->holds[j];
+      if (x->start > t || x->end <= t) continue;
+      if (told_after_grant(r, x) || could_not_know(r, x, t, t)) left_out++;
+      else running++;
+    }
+    if (running + left_out > r->sem_max && running <= r->sem_max) (*excused)++;
+    if (running > r->sem_max && bad++ < 10)
+      print_error("%d holders of %d leases at %lld us (pid %d token %lld "
+                  "starting)\n", running, r->sem_max, t, h->holds[i].pid,
+                  h->holds[i].token);
+  }
+  return bad;
+}
+
 static int check(const run_t *r, history_t *h, int *excused) {
   int bad = 0;
   for (int i = 0; i < h->nholds; i++) {
@@ -249,6 +282,7 @@ static int check(const run_t *r, history_t *h, int *excused) {
                   h->holds[i].pid, h->holds[i].token, h->holds[i].node,
                   h->holds[i].start, d->t0, d->t1);
   }
+  if (r->sem_max > 0) return bad + check_leases(r, h, excused);
   for (int i = 0; i < h->nholds; i++) {
     for (int j = i + 1; j < h->nholds; j++) {
       hold_t *a = &h->holds[i], *b = &h->holds[j];
@@ -281,10 +315,29 @@ static int check(const run_t *r, history_t *h, int *excused) {
   return bad;
 }
 
-static void mutex_under_faults(void **state) {
-  (void)state;
+/* No contender node left: the lock path's (or the semaphore's leases and
+ * queue) children gone; a reaped container counts as empty. */
+static int drained_pred(void *ctx) {
+  const run_t *r = ctx;
+  char p[700];
+  if (r->sem_max == 0) return zkt_children_count(zkt_path("lock")) <= 0;
+  snprintf(p, sizeof p, "%s/leases", zkt_path("lock"));
+  if (zkt_children_count(p) > 0) return 0;
+  snprintf(p, sizeof p, "%s/locks", zkt_path("lock"));
+  return zkt_children_count(p) <= 0;
+}
+
+static void run_under_faults(int sem_max) {
   run_t *r = calloc(1, sizeof *r);
   if (r == NULL) fail_msg("out of memory");
+  r->sem_max = sem_max;
+  if (sem_max > 0) {
+    char v[16];
+    snprintf(v, sizeof v, "%d", sem_max);
+    setenv("ZKT_CHAOS_SEM", v, 1); /* read by every worker spawned */
+  } else {
+    unsetenv("ZKT_CHAOS_SEM");
+  }
   const char *env = getenv("ZKC_CHAOS_SEED");
   if (env && *env) {
     r->seed = (unsigned)strtoul(env, NULL, 10);
@@ -336,8 +389,7 @@ static void mutex_under_faults(void **state) {
     }
   }
   /* Killed workers' sessions expire within a session timeout (and a tick). */
-  int drained = zkt_await_children_exactly(zkt_path("lock"), 0,
-                                           zkt_ms(3 * SESSION_MS + 10000));
+  int drained = zkt_await(drained_pred, r, zkt_ms(3 * SESSION_MS + 10000));
 
   history_t h = {0};
   DIR *d = opendir(r->dir);
@@ -378,6 +430,17 @@ static void mutex_under_faults(void **state) {
   free(h.holds);
   free(h.writes);
   free(r);
+  unsetenv("ZKT_CHAOS_SEM");
+}
+
+static void mutex_under_faults(void **state) {
+  (void)state;
+  run_under_faults(0);
+}
+
+static void semaphore_under_faults(void **state) {
+  (void)state;
+  run_under_faults(SEM_MAX);
 }
 
 /* The last transaction id server s has applied ("srvr"), or -1. */
@@ -408,6 +471,7 @@ static int restore_ensemble(void **state) {
 int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_teardown(mutex_under_faults, restore_ensemble),
+      cmocka_unit_test_teardown(semaphore_under_faults, restore_ensemble),
   };
   return zkt_main(argc, argv, tests, sizeof tests / sizeof *tests, "chaos");
 }

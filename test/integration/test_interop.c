@@ -62,6 +62,30 @@ static void *c_contender(void *arg) {
   return NULL;
 }
 
+/* Reads the Curator contender's lines until it exits: its holds (HELD
+ * <node> <start> <end>, at most 64) into jiv; *done on DONE, *saw_other
+ * when it says saw_other=true, *overlaps counts OVERLAP. Returns the
+ * number of holds. */
+static int read_curator(zkt_proc_t *java, int64_t (*jiv)[2], int *done,
+                        int *saw_other, atomic_int *overlaps) {
+  char line[2048];
+  int holds = 0;
+  while (zkt_read_line(java, line, sizeof line, zkt_ms(60000))) {
+    long long a, b;
+    char node[1024];
+    if (sscanf(line, "HELD %1023s %lld %lld", node, &a, &b) == 3 && holds < 64) {
+      jiv[holds][0] = a, jiv[holds][1] = b;
+      holds++;
+    }
+    if (strncmp(line, "DONE", 4) == 0) {
+      *done = 1;
+      *saw_other = strstr(line, "saw_other=true") != NULL;
+    }
+    if (strcmp(line, "OVERLAP") == 0) atomic_fetch_add(overlaps, 1);
+  }
+  return holds;
+}
+
 static void curator_mutex_shares_queue(void **state) {
   (void)state;
   struct shared *s = calloc(1, sizeof *s);
@@ -77,22 +101,9 @@ static void curator_mutex_shares_queue(void **state) {
   for (int i = 0; i < C_THREADS; i++) pthread_create(&t[i], NULL, c_contender, s);
   zkt_proc_t java = zkt_spawn(argv);
 
-  char line[2048];
-  int java_holds = 0, done = 0, saw_other = 0;
+  int done = 0, saw_other = 0;
   int64_t (*jiv)[2] = calloc(64, sizeof *jiv);
-  while (zkt_read_line(&java, line, sizeof line, zkt_ms(60000))) {
-    long long a, b;
-    char node[1024];
-    if (sscanf(line, "HELD %1023s %lld %lld", node, &a, &b) == 3 && java_holds < 64) {
-      jiv[java_holds][0] = a, jiv[java_holds][1] = b;
-      java_holds++;
-    }
-    if (strncmp(line, "DONE", 4) == 0) {
-      done = 1;
-      saw_other = strstr(line, "saw_other=true") != NULL;
-    }
-    if (strcmp(line, "OVERLAP") == 0) atomic_fetch_add(&s->overlaps, 1);
-  }
+  int java_holds = read_curator(&java, jiv, &done, &saw_other, &s->overlaps);
   atomic_store(&s->stop, 1);
   int status = zkt_wait(&java, zkt_ms(30000));
   for (int i = 0; i < C_THREADS; i++) pthread_join(t[i], NULL);
@@ -161,12 +172,6 @@ static void *c_lease_taker(void *arg) {
   return NULL;
 }
 
-static int by_time(const void *a, const void *b) {
-  const int64_t *x = a, *y = b;
-  if (x[0] != y[0]) return x[0] < y[0] ? -1 : 1;
-  return (int)(x[1] - y[1]); /* an end (-1) before a start (+1) */
-}
-
 static void curator_semaphore_shares_limit(void **state) {
   (void)state;
   struct sem_shared *s = calloc(1, sizeof *s);
@@ -181,18 +186,10 @@ static void curator_semaphore_shares_limit(void **state) {
     pthread_create(&t[i], NULL, c_lease_taker, s);
   zkt_proc_t java = zkt_spawn(argv);
 
-  char line[2048];
-  int java_holds = 0, done = 0;
+  int done = 0, saw_other = 0;
+  atomic_int overlaps = 0;
   int64_t (*jiv)[2] = calloc(64, sizeof *jiv);
-  while (zkt_read_line(&java, line, sizeof line, zkt_ms(60000))) {
-    long long a, b;
-    char node[1024];
-    if (sscanf(line, "HELD %1023s %lld %lld", node, &a, &b) == 3 && java_holds < 64) {
-      jiv[java_holds][0] = a, jiv[java_holds][1] = b;
-      java_holds++;
-    }
-    if (strncmp(line, "DONE", 4) == 0) done = 1;
-  }
+  int java_holds = read_curator(&java, jiv, &done, &saw_other, &overlaps);
   atomic_store(&s->stop, 1);
   int status = zkt_wait(&java, zkt_ms(30000));
   for (int i = 0; i < SEM_C_THREADS; i++) pthread_join(t[i], NULL);
@@ -204,27 +201,14 @@ static void curator_semaphore_shares_limit(void **state) {
   assert_true(atomic_load(&s->saw_curator)); /* one semaphore, both kinds */
   int holds = atomic_load(&s->holds);
   if (holds > MAX_HOLDS) holds = MAX_HOLDS;
-  int n = 2 * (holds + java_holds);
-  int64_t (*ev)[2] = malloc(sizeof *ev * (size_t)n);
-  int e = 0;
-  for (int k = 0; k < holds; k++) {
-    ev[e][0] = s->iv[k][0], ev[e++][1] = 1;
-    ev[e][0] = s->iv[k][1], ev[e++][1] = -1;
-  }
-  for (int j = 0; j < java_holds; j++) {
-    ev[e][0] = jiv[j][0], ev[e++][1] = 1;
-    ev[e][0] = jiv[j][1], ev[e++][1] = -1;
-  }
-  qsort(ev, (size_t)n, sizeof *ev, by_time);
-  int cur = 0, most = 0;
-  for (int i = 0; i < n; i++) {
-    cur += (int)ev[i][1];
-    if (cur > most) most = cur;
-  }
+  int64_t st[MAX_HOLDS + 64], en[MAX_HOLDS + 64];
+  for (int k = 0; k < holds; k++) st[k] = s->iv[k][0], en[k] = s->iv[k][1];
+  for (int j = 0; j < java_holds; j++)
+    st[holds + j] = jiv[j][0], en[holds + j] = jiv[j][1];
+  int most = zkt_max_concurrent(st, en, holds + java_holds);
   printf("interop: %d Curator leases, %d zkcoord leases, at most %d at once "
          "(limit %d)\n", java_holds, holds, most, SEM_MAX);
   assert_true(most <= SEM_MAX);
-  free(ev);
   free(jiv);
   free(s);
 }

@@ -73,12 +73,6 @@ static void *contend(void *arg) {
   return NULL;
 }
 
-static int by_time(const void *a, const void *b) {
-  const int64_t *x = a, *y = b;
-  if (x[0] != y[0]) return x[0] < y[0] ? -1 : 1;
-  return (int)(x[1] - y[1]); /* an end (-1) before a start (+1) at a tie */
-}
-
 static void never_more_than_n(void **state) {
   (void)state;
   char path[600];
@@ -96,18 +90,7 @@ static void never_more_than_n(void **state) {
   }
   int n = atomic_load(&iv_n);
   assert_int_equal(n, N_WORKERS * ROUNDS);
-  int64_t (*ev)[2] = malloc(sizeof *ev * 2 * (size_t)n);
-  for (int i = 0; i < n; i++) {
-    ev[2 * i][0] = iv_start[i], ev[2 * i][1] = 1;
-    ev[2 * i + 1][0] = iv_end[i], ev[2 * i + 1][1] = -1;
-  }
-  qsort(ev, 2 * (size_t)n, sizeof *ev, by_time);
-  int cur = 0, most = 0;
-  for (int i = 0; i < 2 * n; i++) {
-    cur += (int)ev[i][1];
-    if (cur > most) most = cur;
-  }
-  free(ev);
+  int most = zkt_max_concurrent(iv_start, iv_end, n);
   printf("peak %d concurrent holders (intervals), %d (counter), limit %d\n",
          most, atomic_load(&peak), N_MAX);
   assert_true(most <= N_MAX);
