@@ -358,7 +358,7 @@ static int wait_fit(zkc_sem_t *s, zkc_lease_t *l, int64_t deadline) {
   int rc = zkc__waiter_register(c, &w, s->leases);
   if (rc != ZKC_OK) return rc;
   if (s->count_path) zkc__waiter_also(c, &w, s->count_path);
-  int retries = 0;
+  int retries = 0, warned = 0;
   for (;;) {
     size_t leases = 0, mine = 0;
     int32_t max = 0;
@@ -374,6 +374,14 @@ static int wait_fit(zkc_sem_t *s, zkc_lease_t *l, int64_t deadline) {
     if (mine < l->n) { /* session gone, or an outsider deleted one */
       rc = ZKC_ELOST;
       break;
+    }
+    if (!warned && s->count_path == NULL && leases - l->n > (size_t)max) {
+      warned = 1; /* only a disagreeing client (or a stranger) puts them there */
+      zkc__log(c, ZKC_LOG_WARN,
+               "semaphore %s: %zu leases held by others, more than this "
+               "client's limit of %d: another client uses a higher limit (a "
+               "shared count node makes them agree)", s->path, leases - l->n,
+               (int)max);
     }
     size_t own = held_nodes(s);
     if (own > 0 && (int64_t)(own + l->n) > (int64_t)max) {

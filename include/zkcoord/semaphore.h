@@ -100,7 +100,6 @@ ZKC_EXTERN int zkc_sem_destroy(zkc_sem_t *sem);
  *                  is released. Nothing is taken.
  *   ZKC_ETIMEDOUT  the time ran out; no node is left
  *   ZKC_ECLOSED    the client was closed (or is closing)
- *   ZKC_ELOST      the session was lost and no new one came in time
  *   ZKC_EPROTO     the count node does not hold exactly 4 bytes
  *   ZKC_ENOMEM     out of memory
  *   ZKC_ECONNLOSS, ZKC_EOPTIMEOUT
@@ -108,8 +107,14 @@ ZKC_EXTERN int zkc_sem_destroy(zkc_sem_t *sem);
  *   ZKC_ENOAUTH, ZKC_ENOROOT, ZKC_ENOCHILDREN, ZKC_EBADARGS,
  *   ZKC_EINVALIDACL, ZKC_EREADONLY, ZKC_ETHROTTLED, ZKC_EAUTHFAILED,
  *   ZKC_ESYSTEM    as for zkc_mutex_acquire
+ * A session lost while acquiring (or a node of this call deleted by
+ * someone else) is survived: the acquisition starts again, at the back of
+ * the queue, on the client's new session, within the same time.
  * A waiting head of the queue re-reads the leases whenever they change and
- * the shared count whenever it changes. With a shared count, a qty above
+ * the shared count whenever it changes. With a fixed limit, a head that
+ * finds more leases held by others than its own limit logs a warning
+ * (ZKC_LOG_WARN) once per call: another client uses a higher limit (or
+ * foreign nodes sit in leases/); a shared count node is the cure. With a shared count, a qty above
  * the current count waits for the count to rise (or the timeout).
  * On any error no node of this call is left behind. */
 ZKC_EXTERN int zkc_sem_acquire(zkc_sem_t *sem, unsigned qty,

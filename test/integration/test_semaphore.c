@@ -642,6 +642,43 @@ static void uncontended_cycle_figures(void **state) {
   zkc_client_close(c);
 }
 
+/* Limits that disagree (Curator stores none) are reported where they show:
+ * a head finding more leases held by others than its own limit. */
+static atomic_int warned;
+static void warn_sink(void *ctx, zkc_log_level_t level, const char *msg) {
+  (void)ctx;
+  if (level == ZKC_LOG_WARN && strstr(msg, "another client uses a higher limit"))
+    atomic_store(&warned, 1);
+}
+
+static void disagreeing_limits_reported(void **state) {
+  (void)state;
+  char path[600];
+  snprintf(path, sizeof path, "%s", zkt_path("sem"));
+  zkc_client_t *a = zkt_open(NULL);
+  zkc_client_opts_t o;
+  zkc_client_opts_init(&o);
+  o.log_fn = warn_sink;
+  o.log_level = ZKC_LOG_WARN;
+  zkc_client_t *b = zkt_open(&o);
+  zkc_sem_t *sa = new_sem(a, path, 3, NULL), *sb = new_sem(b, path, 2, NULL);
+  zkc_lease_t *la, *lb;
+  OK(zkc_sem_acquire(sa, 2, -1, &la));
+  atomic_store(&warned, 0);
+  assert_int_equal(zkc_sem_acquire(sb, 1, 0, &lb), ZKC_ETIMEDOUT); /* 3 > 2 */
+  assert_int_equal(atomic_load(&warned), 0); /* 2 others: within its limit */
+  zkc_lease_t *la2;
+  OK(zkc_sem_acquire(sa, 1, -1, &la2)); /* 3 <= 3 for a */
+  assert_int_equal(zkc_sem_acquire(sb, 1, 0, &lb), ZKC_ETIMEDOUT);
+  assert_int_equal(atomic_load(&warned), 1); /* 3 others > 2 */
+  OK(zkc_lease_free(la));
+  OK(zkc_lease_free(la2));
+  OK(zkc_sem_destroy(sa));
+  OK(zkc_sem_destroy(sb));
+  zkc_client_close(a);
+  zkc_client_close(b);
+}
+
 int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(never_more_than_n),
@@ -659,6 +696,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(status_lists_leases_and_queue),
       cmocka_unit_test(only_head_watches_leases),
       cmocka_unit_test(uncontended_cycle_figures),
+      cmocka_unit_test(disagreeing_limits_reported),
   };
   return zkt_main(argc, argv, tests, sizeof tests / sizeof *tests, "semaphore");
 }
