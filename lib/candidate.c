@@ -35,11 +35,7 @@ int zkc__candidate_init(zkc__candidate_t *cand, const char *kind,
   cand->self = self;
   atomic_init(&cand->cancel, 0);
   atomic_init(&cand->thread_id, 0);
-  if (rc == ZKC_OK) rc = zkc__client_ref(client);
-  if (rc == ZKC_OK) {
-    rc = zkc__observer_add(client, observer, self);
-    if (rc != ZKC_OK) zkc__client_unref(client);
-  }
+  if (rc == ZKC_OK) rc = zkc__recipe_attach(client, observer, self);
   if (rc != ZKC_OK) {
     if (inits >= 3) pthread_cond_destroy(&cand->cv);
     if (inits >= 2) pthread_mutex_destroy(&cand->cb_mu);
@@ -52,9 +48,8 @@ int zkc__candidate_init(zkc__candidate_t *cand, const char *kind,
 
 /* The reverse of init, once for both recipes. */
 int zkc__candidate_destroy(zkc__candidate_t *cand) {
-  int rc = zkc__observer_remove(cand->client, cand->observer, cand->self);
-  if (rc == ZKC_EDEADLK) return rc;
-  zkc__client_unref(cand->client);
+  int rc = zkc__recipe_detach(cand->client, cand->observer, cand->self);
+  if (rc != ZKC_OK) return rc;
   pthread_cond_destroy(&cand->cv);
   pthread_mutex_destroy(&cand->mu);
   pthread_mutex_destroy(&cand->cb_mu);

@@ -157,11 +157,7 @@ int zkc_mutex_create(zkc_mutex_t **out, zkc_client_t *client,
     free(m);
     return ZKC_ENOMEM;
   }
-  int rc = zkc__client_ref(client);
-  if (rc == ZKC_OK) {
-    rc = zkc__observer_add(client, on_state, m);
-    if (rc != ZKC_OK) zkc__client_unref(client);
-  }
+  int rc = zkc__recipe_attach(client, on_state, m);
   if (rc != ZKC_OK) {
     pthread_mutex_destroy(&m->mu);
     free(m->path);
@@ -179,9 +175,8 @@ int zkc_mutex_destroy(zkc_mutex_t *m) {
   int busy = m->holds != NULL || m->users > 0;
   pthread_mutex_unlock(&m->mu);
   if (busy) return ZKC_EBUSY;
-  int rc = zkc__observer_remove(m->client, on_state, m);
-  if (rc == ZKC_EDEADLK) return rc;
-  zkc__client_unref(m->client);
+  int rc = zkc__recipe_detach(m->client, on_state, m);
+  if (rc != ZKC_OK) return rc;
   pthread_mutex_destroy(&m->mu);
   free(m->path);
   free(m);

@@ -170,11 +170,7 @@ int zkc_sem_create(zkc_sem_t **out, zkc_client_t *client, const char *path,
     sem_free(s);
     return ZKC_ENOMEM;
   }
-  int rc = zkc__client_ref(client);
-  if (rc == ZKC_OK) {
-    rc = zkc__observer_add(client, on_state, s);
-    if (rc != ZKC_OK) zkc__client_unref(client);
-  }
+  int rc = zkc__recipe_attach(client, on_state, s);
   if (rc != ZKC_OK) {
     pthread_mutex_destroy(&s->mu);
     sem_free(s);
@@ -191,9 +187,8 @@ int zkc_sem_destroy(zkc_sem_t *s) {
   int busy = s->held != NULL || s->users > 0;
   pthread_mutex_unlock(&s->mu);
   if (busy) return ZKC_EBUSY;
-  int rc = zkc__observer_remove(s->client, on_state, s);
-  if (rc == ZKC_EDEADLK) return rc;
-  zkc__client_unref(s->client);
+  int rc = zkc__recipe_detach(s->client, on_state, s);
+  if (rc != ZKC_OK) return rc;
   pthread_mutex_destroy(&s->mu);
   sem_free(s);
   return ZKC_OK;

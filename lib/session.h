@@ -70,4 +70,11 @@ typedef void (*zkc__observer_fn)(void *ctx, zkc_state_t state,
 int zkc__observer_add(zkc_client_t *c, zkc__observer_fn fn, void *ctx);
 int zkc__observer_remove(zkc_client_t *c, zkc__observer_fn fn, void *ctx);
 
+/* A recipe object's tie to its client: a reference plus its observer.
+ * Attach gives ZKC_ECLOSED after close and leaves nothing on failure;
+ * detach gives ZKC_EDEADLK (and keeps both) when called from the
+ * maintenance thread during a dispatch. */
+int zkc__recipe_attach(zkc_client_t *c, zkc__observer_fn fn, void *ctx);
+int zkc__recipe_detach(zkc_client_t *c, zkc__observer_fn fn, void *ctx);
+
 #endif /* ZKC_SESSION_H */
