@@ -178,17 +178,39 @@ static int is_semaphore(const zkc_contender_t *v, size_t n) {
   return leases;
 }
 
+/* A read cut off by a connection blip is tried again once the client is
+ * connected, for as long as --connect-timeout allows: status is a snapshot,
+ * so a second read is as good as the first. */
+static int retry_after(zkc_client_t *c, int rc, int64_t deadline) {
+  if (rc != ZKC_ECONNLOSS && rc != ZKC_EOPTIMEOUT) return 0;
+  const struct timespec nap = {0, 50 * 1000 * 1000};
+  zkc_state_t st;
+  while (zkcli_now_ms() < deadline) {
+    nanosleep(&nap, NULL);
+    if (zkc_client_state(c, &st) == ZKC_OK &&
+        (st == ZKC_STATE_CONNECTED || st == ZKC_STATE_RECONNECTED))
+      return 1;
+  }
+  return 0;
+}
+
 int zkcli_cmd_status(const zkcli_opts_t *o) {
   zkc_client_t *c;
   int code = zkcli_open(o, &c);
   if (code != 0) return code;
   zkc_contender_t *v = NULL;
   size_t n = 0;
-  int rc = zkc_lock_contenders(c, o->path, &v, &n);
+  int64_t deadline = zkcli_now_ms() + o->connect_timeout_ms;
+  int rc;
+  while ((rc = zkc_lock_contenders(c, o->path, &v, &n)) != ZKC_OK &&
+         retry_after(c, rc, deadline)) {
+  }
   if (rc == ZKC_OK && is_semaphore(v, n)) {
     zkc_contender_t *l = NULL, *q = NULL;
     size_t nl = 0, nq = 0;
-    rc = zkc_sem_contenders(c, o->path, &l, &nl, &q, &nq);
+    while ((rc = zkc_sem_contenders(c, o->path, &l, &nl, &q, &nq)) != ZKC_OK &&
+           retry_after(c, rc, deadline)) {
+    }
     if (rc == ZKC_OK && o->json) print_sem_json(o, l, nl, q, nq);
     else if (rc == ZKC_OK) print_sem_table(o, l, nl, q, nq);
     zkc_contenders_free(l, nl);

@@ -690,6 +690,36 @@ static void status_lists_foreign_nodes_in_order(void **state) {
   assert_int_equal(run_cli(p), 0);
 }
 
+/* A connection cut right after status's children read: the tool reads
+ * again once connected instead of exiting 69. */
+static void status_reads_again_after_a_cut(void **state) {
+  (void)state;
+  const char *path = zkt_path("lock");
+  zkt_make_root();
+  assert_int_equal(zoo_create(zkt_raw(), path, "", 0, &ZOO_OPEN_ACL_UNSAFE, 0,
+                              NULL, 0), ZOK);
+  char node[1200], created[1200];
+  snprintf(node, sizeof node, "%s/0123456789abcdef__lock__", path);
+  assert_int_equal(zoo_create(zkt_raw(), node, "kazoo-host", 10,
+                              &ZOO_OPEN_ACL_UNSAFE, ZOO_EPHEMERAL_SEQUENTIAL,
+                              created, sizeof created), ZOK);
+  zkt_proc_t proxy = zkt_proxy_start(1);
+  zkt_proxy_cmd(&proxy, "cut-after-list 1");
+  zkt_proc_t p = spawn_cli("--connect", zkt_proxy_connect(&proxy), "status",
+                           path, NULL);
+  char line[512];
+  assert_true(zkt_read_line(&p, line, sizeof line, long_op()));
+  assert_non_null(strstr(line, "held by kazoo-host"));
+  assert_int_equal(run_cli(p), 0);
+  zkt_send(&proxy, "stats");
+  assert_true(zkt_expect(&proxy, "STATS ", line, sizeof line, long_op()));
+  const char *cuts = strstr(line, "cuts=");
+  assert_non_null(cuts);
+  assert_int_equal(atoi(cuts + 5), 1);
+  zkt_proxy_stop(&proxy);
+  assert_int_equal(zoo_delete(zkt_raw(), created, -1), ZOK);
+}
+
 /* ---- sem ---- */
 
 /* 10 processes, N = 3: at most 3 COMMANDs run at once, judged from the
@@ -822,6 +852,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(leader_hands_over_when_killed),
       cmocka_unit_test(leader_restarts_command_after_losing),
       cmocka_unit_test(status_lists_foreign_nodes_in_order),
+      cmocka_unit_test(status_reads_again_after_a_cut),
       cmocka_unit_test(sem_ten_processes_at_most_three),
       cmocka_unit_test(sem_exit_codes_and_status),
       cmocka_unit_test(sem_lease_lost_stops_command_exit_75),
