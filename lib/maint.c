@@ -137,8 +137,15 @@ int zkc__maint_start(zkc_client_t *c) {
 }
 
 void zkc__maint_stop(zkc_client_t *c) {
-  if (c->maint_started) pthread_join(c->maint, NULL);
+  /* Only close calls this, but a recipe's own thread (a selector still
+   * running at close) asks zkc__on_maint_thread_locked meanwhile. */
+  pthread_mutex_lock(&c->mu);
+  int started = c->maint_started;
+  pthread_mutex_unlock(&c->mu);
+  if (started) pthread_join(c->maint, NULL);
+  pthread_mutex_lock(&c->mu);
   c->maint_started = 0;
+  pthread_mutex_unlock(&c->mu);
 }
 
 void zkc__maint_free(zkc_client_t *c) {
