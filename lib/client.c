@@ -9,6 +9,7 @@
 
 #include "acl.h"
 #include "client_struct.h"
+#include "errors.h"
 #include "guard.h"
 #include "handle.h"
 #include "janitor.h"
@@ -154,6 +155,9 @@ int zkc_client_open(zkc_client_t **out, const char *connect_string,
     if (rc == ZKC_ETIMEDOUT) rc = ZKC_ECONNECT;
   }
   if (rc == ZKC_OK) rc = confirm_session(c, connect_string);
+  /* The session's watcher may have learnt the refusal before any request
+   * did: the caller's thread gets the raw code all the same. */
+  if (rc == ZKC_EAUTHFAILED) zkc__note_auth_refused();
   if (rc != ZKC_OK) {
     zkc__log(c, ZKC_LOG_ERROR, "cannot open a session on %s: %s",
              connect_string, zkc_strerror(rc));

@@ -66,4 +66,6 @@ void zkc__note_zk_code(int zk_rc) {
   if (zk_rc != ZOK) last_zk_code = zk_rc;
 }
 
+void zkc__note_auth_refused(void) { last_zk_code = ZAUTHFAILED; }
+
 int zkc_last_zk_code(void) { return last_zk_code; }

@@ -13,4 +13,8 @@ int zkc__zk_error(int zk_rc);
  * thread (ZOK is ignored). */
 void zkc__note_zk_code(int zk_rc);
 
+/* Notes ZooKeeper's "authentication failed" on the calling thread: for a
+ * refusal learnt from the session's state rather than a request's result. */
+void zkc__note_auth_refused(void);
+
 #endif /* ZKC_ERRORS_H */
