@@ -28,7 +28,15 @@ for n in 1 2 3; do
   grep -q "ZOO_MY_ID: '$n'" <<<"$(awk -v svc="  zk$n:" '$0 == svc {i = 1; next} i && /^  [^ ]/ {i = 0} i' <<<"$config")" ||
     { echo "zk$n has no ZOO_MY_ID $n" >&2; exit 1; }
 done
-grep -q "image: zookeeper:3.8" <<<"$config" || { echo "not the zookeeper:3.8 image" >&2; exit 1; }
-grep -q "ZOO_4LW_COMMANDS_WHITELIST: '\*'" <<<"$config" || { echo "4lw not whitelisted" >&2; exit 1; }
+# Images are built here, from the BASE_IMAGE build argument (Docker:
+# debian:bookworm; Podman: the imported debootstrap root).
+[ "$(grep -c 'dockerfile: docker/Dockerfile.zookeeper' <<<"$config")" -eq 3 ] ||
+  { echo "a server is not built from docker/Dockerfile.zookeeper" >&2; exit 1; }
+grep -q "BASE_IMAGE: debian:bookworm" <<<"$config" || { echo "BASE_IMAGE is not a build argument" >&2; exit 1; }
+base=$(ZKC_BASE_IMAGE=localhost/x:y "$compose" -f "$file" config | grep -c "BASE_IMAGE: localhost/x:y")
+[ "$base" -eq 4 ] || { echo "ZKC_BASE_IMAGE does not reach every build (3 servers, tests)" >&2; exit 1; }
+ported=$(ZKC_ZK2_PORT=9182 "$compose" -f "$file" config | grep -c "127.0.0.1:9182:2181")
+[ "$ported" -eq 1 ] || { echo "ZKC_ZK2_PORT does not set zk2's published port" >&2; exit 1; }
+grep -q "4lw.commands.whitelist=\*" "$here/../docker/zk-server.sh" || { echo "4lw not whitelisted" >&2; exit 1; }
 [ "$(grep -c 'healthcheck:' <<<"$config")" -eq 3 ] || { echo "a server lacks its healthcheck" >&2; exit 1; }
 echo "docker-compose.yml valid; client ports match zk-ensemble.sh defaults"

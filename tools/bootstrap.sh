@@ -8,6 +8,10 @@
 #                              build, ASan+UBSan, TSan and valgrind, then a
 #                              short libFuzzer run (clang) of the name logic
 #   tools/bootstrap.sh quick   the normal build's suite only
+#   tools/bootstrap.sh compose the compose cluster on Podman: images built
+#                              from a debootstrap root (no registry), three
+#                              servers, the suite against them, a server
+#                              killed and healed, everything removed
 #
 # Environment: ZKC_BUILD_ROOT (default ./build), ZKC_JOBS (default nproc).
 set -euo pipefail
@@ -33,6 +37,13 @@ readonly TEST_PACKAGES=(
   valgrind
   clang libclang-rt-dev
   doxygen docker-compose man-db
+)
+
+# What the compose cluster needs: Podman with runc and CNI name resolution
+# between containers, a compose front-end, debootstrap for the base image.
+readonly COMPOSE_PACKAGES=(
+  podman podman-compose runc containernetworking-plugins
+  golang-github-containernetworking-plugin-dnsname debootstrap
 )
 
 log() { printf '\n==> %s\n' "$*"; }
@@ -88,19 +99,22 @@ demo() {
 main() {
   local what=${1:-}
   case "$what" in
-    demo | test | quick) ;;
+    demo | test | quick | compose) ;;
     *)
-      echo "usage: $0 demo|test|quick" >&2
+      echo "usage: $0 demo|test|quick|compose" >&2
       exit 2
       ;;
   esac
   if [ "$what" = demo ]; then
     install_missing "${DEMO_PACKAGES[@]}"
+  elif [ "$what" = compose ]; then
+    install_missing "${COMPOSE_PACKAGES[@]}"
   else
     install_missing "${TEST_PACKAGES[@]}"
   fi
   case "$what" in
     demo) demo ;;
+    compose) exec tools/compose-cluster.sh ;;
     quick)
       build "$BUILD_ROOT/default"
       docs "$BUILD_ROOT/default"

@@ -6,6 +6,7 @@
 
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
@@ -247,14 +248,33 @@ int zkt_await_children(const char *path, int at_least, int64_t timeout_ms) {
   return zkt_await(children_reached, &g, timeout_ms);
 }
 
-char *zkt_4lw(int server, const char *word) {
+/* A socket to server N (1..3): the Nth host of the connect string the tests
+ * use, so that 4-letter words reach the ensemble under test, local or not. */
+static int connect_server(int server) {
+  char hosts[512];
+  const char *cs = zkt_connect();
+  snprintf(hosts, sizeof hosts, "%.*s", (int)strcspn(cs, "/"), cs);
+  char *save = NULL, *h = strtok_r(hosts, ",", &save);
+  for (int i = 1; h != NULL && i < server; i++) h = strtok_r(NULL, ",", &save);
+  if (h == NULL) return -1;
+  char *colon = strrchr(h, ':');
+  const char *port = colon ? colon + 1 : "2181";
+  if (colon) *colon = '\0';
+  struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_STREAM}, *res;
+  if (getaddrinfo(h, port, &hints, &res) != 0) return -1;
   int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd >= 0 && connect(fd, res->ai_addr, res->ai_addrlen) != 0) {
+    close(fd);
+    fd = -1;
+  }
+  freeaddrinfo(res);
+  return fd;
+}
+
+char *zkt_4lw(int server, const char *word) {
+  int fd = connect_server(server);
   if (fd < 0) return NULL;
-  struct sockaddr_in sa = {.sin_family = AF_INET,
-                           .sin_port = htons((uint16_t)zkt_client_port(server))};
-  inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
-  if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0 ||
-      write(fd, word, strlen(word)) != (ssize_t)strlen(word)) {
+  if (write(fd, word, strlen(word)) != (ssize_t)strlen(word)) {
     close(fd);
     return NULL;
   }

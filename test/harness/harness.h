@@ -76,7 +76,8 @@ int zkt_await_children_exactly(const char *path, int count, int64_t timeout_ms);
 /* zkt_await until path has at least `at_least` children. */
 int zkt_await_children(const char *path, int at_least, int64_t timeout_ms);
 
-/* Sends a 4-letter word to server n (1..3) and returns its answer (malloc,
+/* Sends a 4-letter word to server n (1..3): the nth host of zkt_connect(),
+ * so the local servers or $ZKC_TEST_CONNECT's. Returns the answer (malloc,
  * caller frees) or NULL. */
 char *zkt_4lw(int server, const char *word);
 
