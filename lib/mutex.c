@@ -9,6 +9,7 @@
 #include "internals.h"
 #include "janitor.h"
 #include "log.h"
+#include "lost.h"
 #include "names.h"
 #include "ops.h"
 #include "session.h"
@@ -49,29 +50,9 @@ static hold_t *my_hold(const zkc_mutex_t *m) {
   return h;
 }
 
-/* Tokens of the holds a state change or a delete just took away. */
-typedef struct lost_list {
-  int64_t *tokens;
-  size_t n, cap;
-  int dropped; /* out of memory: some holds were not named */
-} lost_list_t;
-
-static void lost_push(lost_list_t *l, int64_t token) {
-  if (l->n == l->cap) {
-    size_t cap = l->cap ? 2 * l->cap : 4;
-    int64_t *t = realloc(l->tokens, cap * sizeof *t);
-    if (t == NULL) {
-      l->dropped = 1;
-      return;
-    }
-    l->tokens = t, l->cap = cap;
-  }
-  l->tokens[l->n++] = token;
-}
-
 /* Tells the user of each lost hold, outside m->mu. */
 static void lost_tell(zkc_mutex_t *m, zkc_lost_fn fn, void *ctx,
-                      zkc_lost_reason_t why, lost_list_t *l) {
+                      zkc_lost_reason_t why, zkc__lost_list_t *l) {
   static const char *const what[] = {
       [ZKC_LOST_SESSION] = "session lost",
       [ZKC_LOST_SUSPENDED] = "connection suspended",
@@ -84,7 +65,7 @@ static void lost_tell(zkc_mutex_t *m, zkc_lost_fn fn, void *ctx,
   if (l->dropped)
     zkc__log(m->client, ZKC_LOG_ERROR,
              "out of memory: not every lost hold of %s was reported", m->path);
-  free(l->tokens);
+  zkc__lost_clear(l);
 }
 
 /* Connection states reach every hold: in doubt while disconnected, lost
@@ -95,7 +76,7 @@ static void lost_tell(zkc_mutex_t *m, zkc_lost_fn fn, void *ctx,
 static void on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
   zkc_mutex_t *m = ctx;
   zkc_client_t *c = m->client;
-  lost_list_t lost = {0};
+  zkc__lost_list_t lost = {0};
   zkc_lost_reason_t why = ZKC_LOST_SESSION;
   pthread_mutex_lock(&m->mu);
   hold_t *h, *tmp;
@@ -105,7 +86,7 @@ static void on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
       if (zkc__lost_on_suspended(c) && !h->lost) {
         h->lost = 1;
         why = ZKC_LOST_SUSPENDED;
-        lost_push(&lost, h->held.token);
+        zkc__lost_push(&lost, h->held.token);
         zkc__janitor_add(c, h->held.node, NULL);
       }
     } else if (st == ZKC_STATE_LOST) {
@@ -113,7 +94,7 @@ static void on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
       if (!h->lost && h->held.session_id == lost_session) {
         h->lost = 1;
         why = ZKC_LOST_SESSION;
-        lost_push(&lost, h->held.token);
+        zkc__lost_push(&lost, h->held.token);
         zkc__janitor_add(c, h->held.node, NULL);
       }
     } else {
@@ -129,13 +110,13 @@ static void on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
 /* Our node was deleted while the session lived: the lock is gone. */
 static void on_node_gone(void *ctx, uint64_t guard) {
   zkc_mutex_t *m = ctx;
-  lost_list_t lost = {0};
+  zkc__lost_list_t lost = {0};
   pthread_mutex_lock(&m->mu);
   hold_t *h, *tmp;
   HASH_ITER(hh, m->holds, h, tmp) {
     if (h->guard == guard && !h->lost) {
       h->lost = 1;
-      lost_push(&lost, h->held.token);
+      zkc__lost_push(&lost, h->held.token);
     }
   }
   zkc_lost_fn fn = m->lost_fn;

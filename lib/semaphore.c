@@ -10,6 +10,7 @@
 #include "internals.h"
 #include "janitor.h"
 #include "log.h"
+#include "lost.h"
 #include "names.h"
 #include "ops.h"
 #include "retry.h"
@@ -57,22 +58,8 @@ void zkc_sem_opts_init(zkc_sem_opts_t *o) {
 
 /* ---- lost leases ---- */
 
-/* Tokens of the leases a state change or a delete just took away. */
-typedef struct lost_list {
-  int64_t tokens[16];
-  size_t n;
-  size_t more; /* beyond the array: logged, not named */
-} lost_list_t;
-
-static void lost_push(lost_list_t *l, int64_t token) {
-  if (l->n < sizeof l->tokens / sizeof *l->tokens)
-    l->tokens[l->n++] = token;
-  else
-    l->more++;
-}
-
 static void lost_tell(zkc_sem_t *s, zkc_sem_lost_fn fn, void *ctx,
-                      zkc_lost_reason_t why, const lost_list_t *l) {
+                      zkc_lost_reason_t why, zkc__lost_list_t *l) {
   static const char *const what[] = {
       [ZKC_LOST_SUSPENDED] = "connection suspended",
       [ZKC_LOST_SESSION] = "session lost",
@@ -82,17 +69,18 @@ static void lost_tell(zkc_sem_t *s, zkc_sem_lost_fn fn, void *ctx,
              s->path, what[why], (long long)l->tokens[i]);
     if (fn) fn(ctx, s, why, l->tokens[i]);
   }
-  if (l->more)
-    zkc__log(s->client, ZKC_LOG_WARN, "%zu more leases on %s lost (%s)",
-             l->more, s->path, what[why]);
+  if (l->dropped)
+    zkc__log(s->client, ZKC_LOG_ERROR,
+             "out of memory: not every lost lease of %s was reported", s->path);
+  zkc__lost_clear(l);
 }
 
 /* Marks l lost (s->mu held); its nodes that may still exist are deleted by
  * whichever session is current next. */
-static void mark_lost(zkc_sem_t *s, zkc_lease_t *l, lost_list_t *list,
+static void mark_lost(zkc_sem_t *s, zkc_lease_t *l, zkc__lost_list_t *list,
                       int delete_nodes) {
   if (atomic_exchange(&l->lost, 1)) return;
-  lost_push(list, l->token);
+  zkc__lost_push(list, l->token);
   if (delete_nodes)
     for (size_t i = 0; i < l->n; i++)
       zkc__janitor_add(s->client, l->nodes[i].node, NULL);
@@ -100,7 +88,7 @@ static void mark_lost(zkc_sem_t *s, zkc_lease_t *l, lost_list_t *list,
 
 static void on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
   zkc_sem_t *s = ctx;
-  lost_list_t lost = {0};
+  zkc__lost_list_t lost = {0};
   zkc_lost_reason_t why = ZKC_LOST_SESSION;
   int on_suspend = zkc__lost_on_suspended(s->client);
   pthread_mutex_lock(&s->mu);
@@ -126,7 +114,7 @@ static void on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
 
 static void on_node_gone(void *ctx, uint64_t guard) {
   zkc_sem_t *s = ctx;
-  lost_list_t lost = {0};
+  zkc__lost_list_t lost = {0};
   pthread_mutex_lock(&s->mu);
   for (zkc_lease_t *l = s->held; l; l = l->next)
     for (size_t i = 0; i < l->n; i++)
@@ -230,9 +218,10 @@ static int count_decode(const zkc__op_t *op, int32_t *v) {
   return ZKC_OK;
 }
 
-/* Creates the count node with `value` (and its parents); ZKC_OK also when
- * someone else created it first. */
-static int count_create(zkc_client_t *c, const char *path, int32_t value) {
+/* Creates the count node with `value` (and its parents). When someone else
+ * created it first: ZKC_OK if `theirs_ok`, else ZKC_ENODEEXISTS. */
+static int count_create(zkc_client_t *c, const char *path, int32_t value,
+                        int theirs_ok) {
   char *parent = zkc__path_parent(path);
   if (parent == NULL) return ZKC_ENOMEM;
   int rc = strcmp(parent, "/") == 0 ? ZKC_OK : zkc__ensure_path(c, parent);
@@ -242,7 +231,7 @@ static int count_create(zkc_client_t *c, const char *path, int32_t value) {
   if (rc == ZKC_OK)
     rc = zkc__op_run_create(c, ZKC_NODE_PARENT, path, data, COUNT_BYTES,
                             ZKC__CREATE_PERSISTENT);
-  return rc == ZKC_ENODEEXISTS ? ZKC_OK : rc;
+  return rc == ZKC_ENODEEXISTS && theirs_ok ? ZKC_OK : rc;
 }
 
 int zkc_shared_count_get(zkc_client_t *c, const char *path, int32_t *value) {
@@ -274,9 +263,11 @@ int zkc_shared_count_set(zkc_client_t *c, const char *path, int32_t value) {
     rc = zkc__op_wait(&op);
     zkc__op_clear(&op);
     if (rc != ZKC_ENONODE) break;
-    /* Missing: create it with the value (a racing create wins: set again). */
-    rc = zkc__ensure_path(c, path);
-    if (rc != ZKC_OK) break;
+    /* Missing: create it holding the value, never empty (a waiting head
+     * would read an empty node as malformed); a racing create wins, and
+     * the value is set over it in the next round. */
+    rc = count_create(c, path, value, 0);
+    if (rc != ZKC_ENODEEXISTS) break;
   }
   zkc__call_leave(c);
   return rc;
@@ -284,15 +275,24 @@ int zkc_shared_count_set(zkc_client_t *c, const char *path, int32_t value) {
 
 /* ---- acquiring ---- */
 
-/* Deletes the nodes of an acquisition that failed (guaranteed deletes). */
-static void drop_nodes(zkc_client_t *c, zkc_lease_t *l) {
+/* 1 for a delete's result that leaves nothing behind to report. */
+static int delete_settled(int rc) {
+  return rc == ZKC_OK || rc == ZKC_ELOST || rc == ZKC_ECLOSED;
+}
+
+/* Deletes the nodes of an acquisition that failed (guaranteed deletes).
+ * Returns ZKC_OK, or the first refusal (an ACL without DELETE): those nodes
+ * stay until the session ends, and the caller must say so. */
+static int drop_nodes(zkc_client_t *c, zkc_lease_t *l) {
+  int refused = ZKC_OK;
   for (size_t i = 0; i < l->n; i++) {
-    if (zkc__lock_delete(c, l->nodes[i].node) == ZKC_EDEADLK)
-      zkc__janitor_add(c, l->nodes[i].node, NULL);
+    int r = zkc__lock_delete(c, l->nodes[i].node);
+    if (!delete_settled(r) && refused == ZKC_OK) refused = r;
     free(l->nodes[i].node);
     l->nodes[i].node = NULL;
   }
   l->n = 0;
+  return refused;
 }
 
 /* How many of l's nodes are among the children read. */
@@ -325,12 +325,14 @@ static int read_leases(zkc_sem_t *s, zkc_lease_t *l, zkc__waiter_t *w,
   zkc__submit_children_watch(c, &kids, s->leases, w->id);
   if (s->count_path) zkc__submit_get_watch(c, &cnt, s->count_path, w->id);
   rc = zkc__op_wait(&kids);
+  /* leases/ itself deleted under us (our nodes with it): queue again. */
+  if (rc == ZKC_ENONODE) rc = ZKC_ELOST;
   *max = s->max;
   if (s->count_path) {
     int crc = zkc__op_wait(&cnt);
     if (crc == ZKC_OK) crc = count_decode(&cnt, max);
     if (crc == ZKC_ENONODE) {
-      crc = count_create(c, s->count_path, s->max);
+      crc = count_create(c, s->count_path, s->max, 1);
       if (crc == ZKC_OK) crc = AGAIN;
     }
     if (crc == ZKC_EPROTO)
@@ -345,9 +347,23 @@ static int read_leases(zkc_sem_t *s, zkc_lease_t *l, zkc__waiter_t *w,
   return rc;
 }
 
+/* 1 while our queue node q still exists on the session of our leases: else
+ * another client may be at the head too, and two heads whose pending leases
+ * together exceed the limit would wait on each other for ever. */
+static int still_head(zkc_client_t *c, const zkc_lease_t *l,
+                      const zkc__held_t *q, int *rc) {
+  if (l->nodes[0].session_id != q->session_id) return 0;
+  *rc = zkc__op_run_exists(c, q->node, NULL);
+  if (*rc == ZKC_ENONODE) *rc = ZKC_OK;
+  else if (*rc == ZKC_OK) return 1;
+  return 0;
+}
+
 /* Waits until the leases (ours among them) fit the limit. Our nodes exist;
- * we hold the queue, so nobody else is adding leases but foreign clients. */
-static int wait_fit(zkc_sem_t *s, zkc_lease_t *l, int64_t deadline) {
+ * we hold the queue (q), so nobody else is adding leases but foreign
+ * clients. */
+static int wait_fit(zkc_sem_t *s, zkc_lease_t *l, const zkc__held_t *q,
+                    int64_t deadline) {
   zkc_client_t *c = s->client;
   zkc__waiter_t w;
   int rc = zkc__waiter_register(c, &w, s->leases);
@@ -358,7 +374,8 @@ static int wait_fit(zkc_sem_t *s, zkc_lease_t *l, int64_t deadline) {
     size_t leases = 0, mine = 0;
     int32_t max = 0;
     rc = read_leases(s, l, &w, &leases, &mine, &max);
-    if (rc == AGAIN) continue;
+    if (rc == AGAIN && zkc__now_ms() < deadline) continue;
+    if (rc == AGAIN) rc = ZKC_ETIMEDOUT;
     if (zkc__retryable(rc)) {
       rc = zkc__retry_wait(c, &retries, rc, deadline);
       if (rc == ZKC_OK) continue;
@@ -395,6 +412,11 @@ static int wait_fit(zkc_sem_t *s, zkc_lease_t *l, int64_t deadline) {
       rc = ZKC_ETIMEDOUT;
       break;
     }
+    if (!still_head(c, l, q, &rc)) {
+      if (zkc__retryable(rc)) continue; /* read again once connected */
+      if (rc == ZKC_OK) rc = ZKC_ELOST; /* queue again */
+      break;
+    }
     zkc__wake_t why = zkc__waiter_wait(c, &w, deadline);
     if (why == ZKC__WAKE_TIMEOUT) rc = ZKC_ETIMEDOUT;
     else if (why == ZKC__WAKE_CLOSED) rc = ZKC_ECLOSED;
@@ -420,9 +442,17 @@ static int attempt(zkc_sem_t *s, unsigned qty, int64_t deadline,
                           &l->nodes[i]);
     if (rc == ZKC_OK) l->n = i + 1;
   }
-  if (rc == ZKC_OK) rc = wait_fit(s, l, deadline);
-  if (rc != ZKC_OK) drop_nodes(c, l);
-  zkc__lock_release(c, &q);
+  if (rc == ZKC_OK) rc = wait_fit(s, l, &q, deadline);
+  int left = zkc__lock_release(c, &q);
+  /* A queue node we cannot delete blocks everyone behind it (us too): give
+   * the leases back. A refused delete is reported rather than the reason
+   * we stopped (as the mutex does): waiting cannot cure it. */
+  if (rc == ZKC_OK && !delete_settled(left)) rc = left;
+  if (rc != ZKC_OK) {
+    int refused = drop_nodes(c, l);
+    if (refused != ZKC_OK) rc = refused;
+    else if (!delete_settled(left)) rc = left;
+  }
   return rc;
 }
 
@@ -498,7 +528,7 @@ int zkc_sem_acquire(zkc_sem_t *s, unsigned qty, int64_t timeout_ms,
       pthread_mutex_lock(&s->mu);
       rc = record(s, l);
       pthread_mutex_unlock(&s->mu);
-      if (rc != ZKC_OK) drop_nodes(c, l);
+      if (rc != ZKC_OK) (void)drop_nodes(c, l); /* ELOST: the session went */
     }
     if (rc != ZKC_ELOST) break;
     /* The session went while queueing or waiting (or a node of ours was
@@ -527,13 +557,18 @@ int zkc_lease_release(zkc_lease_t *l) {
   if (atomic_exchange(&l->released, 1)) return ZKC_ENOTOWNER;
   zkc_sem_t *s = l->sem;
   zkc_client_t *c = s->client;
-  pthread_mutex_lock(&s->mu);
-  s->users++;
-  pthread_mutex_unlock(&s->mu);
-  for (size_t i = 0; i < l->n; i++) { /* before the deletes they would see */
-    zkc__guard_remove(c, l->guards[i]);
-    l->guards[i] = 0;
+  uint64_t *guards = calloc(l->n ? l->n : 1, sizeof *guards);
+  if (guards == NULL) {
+    atomic_store(&l->released, 0);
+    return ZKC_ENOMEM;
   }
+  pthread_mutex_lock(&s->mu); /* on_node_gone reads the ids under it */
+  s->users++;
+  for (size_t i = 0; i < l->n; i++) guards[i] = l->guards[i], l->guards[i] = 0;
+  pthread_mutex_unlock(&s->mu);
+  for (size_t i = 0; i < l->n; i++) /* before the deletes they would see */
+    zkc__guard_remove(c, guards[i]);
+  free(guards);
   int rc = atomic_load(&l->lost)     ? ZKC_ELOST
            : zkc__client_closed(c) ? ZKC_ECLOSED
                                    : ZKC_OK;

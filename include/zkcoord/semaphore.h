@@ -106,10 +106,15 @@ ZKC_EXTERN int zkc_sem_destroy(zkc_sem_t *sem);
  *                  the ensemble stayed unreachable beyond the retry policy
  *   ZKC_ENOAUTH, ZKC_ENOROOT, ZKC_ENOCHILDREN, ZKC_EBADARGS,
  *   ZKC_EINVALIDACL, ZKC_EREADONLY, ZKC_ETHROTTLED, ZKC_EAUTHFAILED,
- *   ZKC_ESYSTEM    as for zkc_mutex_acquire
+ *   ZKC_ESYSTEM    as for zkc_mutex_acquire; ZKC_ENOAUTH also when an ACL
+ *                  refuses deleting this call's queue or lease nodes (they
+ *                  stay until the session ends), reported instead of
+ *                  ZKC_ETIMEDOUT, and instead of a grant (the leases are
+ *                  given back) when the queue node cannot be deleted
  * A session lost while acquiring (or a node of this call deleted by
- * someone else) is survived: the acquisition starts again, at the back of
- * the queue, on the client's new session, within the same time.
+ * someone else, the queue node or the leases/ node included) is survived:
+ * the acquisition starts again, at the back of the queue, on the client's
+ * new session, within the same time.
  * A waiting head of the queue re-reads the leases whenever they change and
  * the shared count whenever it changes. With a fixed limit, a head that
  * finds more leases held by others than its own limit logs a warning

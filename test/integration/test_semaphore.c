@@ -509,6 +509,119 @@ static void outside_delete_reported(void **state) {
   zkc_client_close(c);
 }
 
+/* Every lost lease is named, however many one object holds. */
+static atomic_int lost_calls;
+static void count_lost(void *ctx, zkc_sem_t *s, zkc_lost_reason_t why,
+                       int64_t token) {
+  (void)ctx, (void)s, (void)why, (void)token;
+  atomic_fetch_add(&lost_calls, 1);
+}
+static int all_lost(void *ctx) { return atomic_load(&lost_calls) >= *(int *)ctx; }
+
+#define MANY_LEASES 20
+static void every_lost_lease_told(void **state) {
+  (void)state;
+  char path[600];
+  snprintf(path, sizeof path, "%s", zkt_path("sem"));
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_sem_t *s = new_sem(c, path, MANY_LEASES, NULL);
+  atomic_store(&lost_calls, 0);
+  OK(zkc_sem_set_lost_callback(s, count_lost, NULL));
+  zkc_lease_t *l[MANY_LEASES];
+  for (int i = 0; i < MANY_LEASES; i++) OK(zkc_sem_acquire(s, 1, -1, &l[i]));
+  zkt_expire_session(c);
+  int want = MANY_LEASES;
+  assert_true(zkt_await(all_lost, &want, zkt_ms(15000)));
+  assert_int_equal(atomic_load(&lost_calls), MANY_LEASES);
+  for (int i = 0; i < MANY_LEASES; i++) {
+    assert_false(zkc_lease_is_held(l[i]));
+    assert_int_equal(zkc_lease_free(l[i]), ZKC_ELOST);
+  }
+  OK(zkc_sem_destroy(s));
+  zkc_client_close(c);
+  assert_int_equal(zkt_children_count(sub(path, "leases")), 0);
+}
+
+/* An outsider deletes the waiting head's queue node, so a second client
+ * becomes head too: the first sees it has lost its place and queues again
+ * instead of both waiting for ever on each other's pending lease. */
+static int leases_exactly(void *ctx) {
+  return zkt_children_count(sub(ctx, "leases")) == 2 &&
+         zkt_children_count(sub(ctx, "locks")) == 2;
+}
+
+static void deleted_queue_node_leaves_one_head(void **state) {
+  (void)state;
+  char path[600], locks[600];
+  snprintf(path, sizeof path, "%s", zkt_path("sem"));
+  snprintf(locks, sizeof locks, "%s", sub(path, "locks"));
+  atomic_store(&rank, 0);
+  zkc_client_t *hc = zkt_open(NULL);
+  zkc_sem_t *hs = new_sem(hc, path, 1, NULL);
+  zkc_lease_t *held;
+  OK(zkc_sem_acquire(hs, 1, -1, &held));
+  zkc_client_t *c[2];
+  waiter_t w[2];
+  pthread_t t[2];
+  for (int i = 0; i < 2; i++) {
+    c[i] = zkt_open(NULL);
+    w[i] = (waiter_t){.s = new_sem(c[i], path, 1, NULL), .qty = 1, .timeout = -1};
+  }
+  /* x heads the queue with a pending lease: 2 leases for a limit of 1. */
+  pthread_create(&t[0], NULL, wait_lease, &w[0]);
+  assert_true(zkt_await_children_exactly(sub(path, "leases"), 2, zkt_ms(10000)));
+  struct String_vector kids = {0};
+  assert_int_equal(zoo_get_children(zkt_raw(), locks, 0, &kids), ZOK);
+  assert_int_equal(kids.count, 1);
+  char victim[1200];
+  snprintf(victim, sizeof victim, "%s/%s", locks, kids.data[0]);
+  deallocate_String_vector(&kids);
+  assert_int_equal(zoo_delete(zkt_raw(), victim, -1), ZOK);
+  /* y finds the queue empty and heads it too; x gives its place up and
+   * queues behind y: y's and x's queue nodes, the holder's and y's lease. */
+  pthread_create(&t[1], NULL, wait_lease, &w[1]);
+  assert_true(zkt_await(leases_exactly, path, zkt_ms(10000)));
+  OK(zkc_lease_free(held));
+  assert_true(zkt_await(is_admitted, &w[1], zkt_ms(10000)));
+  assert_int_equal(atomic_load(&w[0].admitted), 0);
+  pthread_join(t[1], NULL);
+  OK(w[1].rc);
+  OK(zkc_lease_free(w[1].lease));
+  assert_true(zkt_await(is_admitted, &w[0], zkt_ms(10000)));
+  pthread_join(t[0], NULL);
+  OK(w[0].rc);
+  assert_int_equal(atomic_load(&w[1].admitted), 1);
+  assert_int_equal(atomic_load(&w[0].admitted), 2);
+  OK(zkc_lease_free(w[0].lease));
+  for (int i = 0; i < 2; i++) {
+    OK(zkc_sem_destroy(w[i].s));
+    zkc_client_close(c[i]);
+  }
+  OK(zkc_sem_destroy(hs));
+  zkc_client_close(hc);
+  assert_int_equal(zkt_children_count(sub(path, "leases")), 0);
+}
+
+/* A count node made by zkc_shared_count_set holds its value from the
+ * start: never an empty node a waiting head would read as malformed. */
+static void shared_count_created_with_value(void **state) {
+  (void)state;
+  zkt_make_root();
+  const char *count = zkt_path("count");
+  zkc_client_t *c = zkt_open(NULL);
+  OK(zkc_shared_count_set(c, count, 7));
+  char buf[16];
+  int len = sizeof buf;
+  assert_int_equal(zoo_get(zkt_raw(), count, 0, buf, &len, NULL), ZOK);
+  assert_int_equal(len, 4);
+  assert_memory_equal(buf, "\0\0\0\7", 4);
+  int32_t v = 0;
+  OK(zkc_shared_count_get(c, count, &v));
+  assert_int_equal(v, 7);
+  zkc_client_close(c);
+  zkt_delete_tree(count);
+}
+
 /* zkc_sem_contenders: the holders and the queue of a semaphore path. */
 static void status_lists_leases_and_queue(void **state) {
   (void)state;
@@ -693,6 +806,9 @@ int main(int argc, char **argv) {
       cmocka_unit_test(holder_killed_frees_lease),
       cmocka_unit_test(session_expiry_reported),
       cmocka_unit_test(outside_delete_reported),
+      cmocka_unit_test(every_lost_lease_told),
+      cmocka_unit_test(deleted_queue_node_leaves_one_head),
+      cmocka_unit_test(shared_count_created_with_value),
       cmocka_unit_test(status_lists_leases_and_queue),
       cmocka_unit_test(only_head_watches_leases),
       cmocka_unit_test(uncontended_cycle_figures),
