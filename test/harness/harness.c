@@ -271,6 +271,23 @@ static int connect_server(int server) {
   return fd;
 }
 
+struct participants_goal {
+  zkc_mutex_t *m;
+  size_t n;
+};
+static int participants_reached(void *ctx) {
+  struct participants_goal *g = ctx;
+  char **nodes = NULL;
+  size_t n = 0;
+  if (zkc_mutex_participant_nodes(g->m, &nodes, &n) != ZKC_OK) return 0;
+  zkc_strings_free(nodes, n);
+  return n == g->n;
+}
+int zkt_await_participants(zkc_mutex_t *m, size_t n, int64_t timeout_ms) {
+  struct participants_goal g = {m, n};
+  return zkt_await(participants_reached, &g, timeout_ms);
+}
+
 char *zkt_4lw(int server, const char *word) {
   int fd = connect_server(server);
   if (fd < 0) return NULL;

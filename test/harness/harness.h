@@ -73,6 +73,11 @@ int zkt_await(int (*pred)(void *ctx), void *ctx, int64_t timeout_ms);
 /* zkt_await until path has exactly `count` children (a missing path has
  * -1, see zkt_children_count). */
 int zkt_await_children_exactly(const char *path, int count, int64_t timeout_ms);
+/* zkt_await until mutex m's own client sees exactly n participants: a read
+ * by another session (the harness's) may be served by a server ahead of
+ * m's, so await this before asserting on m's view of the queue. */
+int zkt_await_participants(zkc_mutex_t *m, size_t n, int64_t timeout_ms);
+
 /* zkt_await until path has at least `at_least` children. */
 int zkt_await_children(const char *path, int at_least, int64_t timeout_ms);
 

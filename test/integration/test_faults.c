@@ -708,6 +708,7 @@ static void outside_delete_of_waiter_grants_one(void **state) {
   assert_true(zkt_await_children(path, 2, zkt_ms(10000)));
   bg_acquire(&wc, mc, zkt_ms(30000));
   assert_true(zkt_await_children(path, 3, zkt_ms(10000)));
+  assert_true(zkt_await_participants(mh, 3, zkt_ms(10000)));
 
   char **nodes = NULL;
   size_t n = 0;

@@ -129,6 +129,7 @@ static void junk_ignored_squatter_blocks(void **state) {
 
   zkc_client_t *c = zkt_open(NULL);
   zkc_mutex_t *m = new_mutex(c, path);
+  assert_true(zkt_await_participants(m, 1, zkt_ms(10000)));
   char **nodes;
   size_t n;
   OK(zkc_mutex_participant_nodes(m, &nodes, &n));
@@ -188,6 +189,7 @@ static void duplicate_sequence_ties_by_name(void **state) {
   raw_create(path, dup);
   struct acquirer w;
   pthread_t t = start_waiter(&w, mb, path, 3);
+  assert_true(zkt_await_participants(ma, 3, zkt_ms(10000)));
   char **nodes;
   size_t n;
   OK(zkc_mutex_participant_nodes(ma, &nodes, &n));
@@ -233,6 +235,7 @@ static void ten_thousand_children(void **state) {
   OK(zkc_mutex_acquire_timeout(ma, zkt_ms(10000)));
   struct acquirer w;
   pthread_t t = start_waiter(&w, mb, path, 10002);
+  assert_true(zkt_await_participants(ma, 5002, zkt_ms(10000)));
   char **nodes;
   size_t n;
   OK(zkc_mutex_participant_nodes(ma, &nodes, &n));
