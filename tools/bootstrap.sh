@@ -8,6 +8,8 @@
 #                              build, ASan+UBSan, TSan and valgrind, then a
 #                              short libFuzzer run (clang) of the name logic
 #   tools/bootstrap.sh quick   the normal build's suite only
+#   tools/bootstrap.sh bench   install the benchmark's peers (Curator, kazoo,
+#                              go-zookeeper) and gnuplot, run bench/run.sh
 #
 # Environment: ZKC_BUILD_ROOT (default ./build), ZKC_JOBS (default nproc).
 set -euo pipefail
@@ -33,6 +35,14 @@ readonly TEST_PACKAGES=(
   valgrind
   clang libclang-rt-dev
   doxygen docker-compose man-db
+)
+# The benchmark's peers (bench/peers/) and its plots, on top of the demo's.
+readonly BENCH_PACKAGES=(
+  "${DEMO_PACKAGES[@]}"
+  default-jdk-headless libcurator-recipes-java libslf4j-java
+  python3-kazoo
+  golang-go golang-github-samuel-go-zookeeper-dev
+  gnuplot-nox
 )
 
 log() { printf '\n==> %s\n' "$*"; }
@@ -88,19 +98,22 @@ demo() {
 main() {
   local what=${1:-}
   case "$what" in
-    demo | test | quick) ;;
+    demo | test | quick | bench) ;;
     *)
-      echo "usage: $0 demo|test|quick" >&2
+      echo "usage: $0 demo|test|quick|bench" >&2
       exit 2
       ;;
   esac
   if [ "$what" = demo ]; then
     install_missing "${DEMO_PACKAGES[@]}"
+  elif [ "$what" = bench ]; then
+    install_missing "${BENCH_PACKAGES[@]}"
   else
     install_missing "${TEST_PACKAGES[@]}"
   fi
   case "$what" in
     demo) demo ;;
+    bench) ZKC_BUILD_ROOT=$BUILD_ROOT bench/run.sh ;;
     quick)
       build "$BUILD_ROOT/default"
       docs "$BUILD_ROOT/default"
