@@ -242,7 +242,7 @@ EOF
 fi
 # ---- the peers' plot: one line per library ----
 if command -v gnuplot >/dev/null && grep -q '^R,p,' "$raw"; then
-  plots= hplots=
+  plots='' hplots=''
   for lib in zkcoord curator kazoo go-zookeeper; do
     awk -F, -v lib="$lib" '$1 == "R" && $2 == "p" && $5 == lib && $4 == "cycle rate" { print $3, $7, $8, $9 }' "$raw" |
       sort -n >"$out/peers-$lib.dat"

@@ -49,7 +49,7 @@ if ! command -v go >/dev/null; then
   missing go-zookeeper "no Go compiler (Debian: golang-go)"
 elif [ ! -d "$gopath/src/github.com/samuel/go-zookeeper/zk" ]; then
   missing go-zookeeper "no source in $gopath (Debian: golang-github-samuel-go-zookeeper-dev)"
-elif ! GO111MODULE=off GOPATH=$gopath GOFLAGS= GOPROXY=off GOCACHE=$peers/gocache \
+elif ! GO111MODULE=off GOPATH=$gopath GOFLAGS='' GOPROXY=off GOCACHE=$peers/gocache \
     go build -o "$peers/gozk_peer" "$here/gozk_peer.go" >"$peers/go.log" 2>&1; then
   missing go-zookeeper "go build failed (see $peers/go.log)"
 else
