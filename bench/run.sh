@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # Runs zkcoord's benchmark matrix in one command: builds zkc_bench, starts a
 # fresh local 3-server ensemble (test/ensemble/zk-ensemble.sh), runs the
-# scenarios a-g, stops the ensemble, and writes into the output directory:
+# scenarios a-g and the peers (p: Curator, kazoo and go-zookeeper beside
+# zkcoord, bench/peers/), stops the ensemble, and writes into the output
+# directory:
 #
 #   results.csv   every figure: median, min and max over the runs
 #   targets.csv   the issue's targets, met or MISSED, with the measured value
 #   results.json  both, plus the machine and its load during the run
 #   results.md    the table (Markdown), also printed on stdout
 #   contention.png  throughput and latency against the number of contenders
+#   peers.png       one lock path: rate and hand-off of each library
 #
-# usage: bench/run.sh [--quick] [--out DIR] [SCENARIO...]   (default: a b c d e f g)
+# usage: bench/run.sh [--quick] [--out DIR] [SCENARIO...]   (default: a b c d e f g p)
 #   --quick   smoke run: 2 short rounds, smaller sizes (about half a minute)
 #   --out     output directory (default build/bench-results; the README's
 #             figures live in bench/results)
@@ -19,7 +22,9 @@
 # (default 2180: client ports 2181-2183), ZKC_ENSEMBLE_DIR (default
 # ${TMPDIR:-/tmp}/zkcoord-bench-ensemble, apart from the tests' ensemble).
 # gnuplot (Debian: gnuplot-nox) is installed when missing and apt-get is
-# usable; without it the plot is skipped.
+# usable; without it the plot is skipped. The peers' packages are not
+# installed here (tools/bootstrap.sh bench does): a missing peer is reported
+# as missing in every output.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -35,12 +40,12 @@ while [ $# -gt 0 ]; do
   case $1 in
     --quick) quick=(--quick) ;;
     --out) out=${2:?--out needs a directory}; shift ;;
-    [a-g]) scenarios+=("$1") ;;
-    *) echo "usage: $0 [--quick] [--out DIR] [a|b|c|d|e|f|g ...]" >&2; exit 2 ;;
+    [a-gp]) scenarios+=("$1") ;;
+    *) echo "usage: $0 [--quick] [--out DIR] [a|b|c|d|e|f|g|p ...]" >&2; exit 2 ;;
   esac
   shift
 done
-[ ${#scenarios[@]} -gt 0 ] || scenarios=(a b c d e f g)
+[ ${#scenarios[@]} -gt 0 ] || scenarios=(a b c d e f g p)
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
@@ -60,9 +65,12 @@ bench=${ZKC_BENCH_BIN:-}
 if [ -z "$bench" ]; then
   log "building zkc_bench in $BUILD"
   cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-  cmake --build "$BUILD" --target zkc_bench -j "$(nproc)" >/dev/null
+  cmake --build "$BUILD" --target zkc_bench zkc_peer -j "$(nproc)" >/dev/null
   bench=$BUILD/bench/zkc_bench
 fi
+export ZKC_PEER_BIN=${ZKC_PEER_BIN:-$(dirname "$bench")/zkc_peer}
+port_base=${ZKC_ENSEMBLE_PORT_BASE:-2180}
+connect=${ZKC_BENCH_CONNECT:-127.0.0.1:$((port_base + 1)),127.0.0.1:$((port_base + 2)),127.0.0.1:$((port_base + 3))}
 ensure_gnuplot
 
 trap '"$ENSEMBLE" stop >/dev/null 2>&1 || true' EXIT
@@ -75,6 +83,16 @@ load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 start=$SECONDS
 for s in "${scenarios[@]}"; do
   log "scenario $s"
+  if [ "$s" = p ]; then # the libraries side by side, one process per round each
+    if [ ${#quick[@]} -eq 0 ]; then
+      peer_args=(5 1000 cycle:1 contend:8 contend:32 contend:128 paths:8)
+    else
+      peer_args=(2 300 cycle:1 contend:8 paths:8)
+    fi
+    "$ROOT/bench/peers/run-peers.sh" "$BUILD" "$connect" "${peer_args[@]}" |
+      awk -f "$ROOT/bench/peers/summarize.awk" >>"$raw"
+    continue
+  fi
   "$bench" "${quick[@]}" "$s" >>"$raw" # one process each
 done
 duration=$((SECONDS - start))
@@ -112,7 +130,11 @@ awk -F, -v mode="$mode" -v cpus="$(nproc)" -v before="$load_before" \
       "\"met\": %s, \"value\": %s, \"threshold\": %s}", q($2), q($3),
       $4 == "met" ? "true" : "false", $5, q($6))
   }
-  END { printf "  \"results\": [\n%s\n  ],\n  \"targets\": [\n%s\n  ]\n}\n", res, tgt }
+  $1 == "M" { miss = miss (nm++ ? ", " : "") sprintf("{\"library\": %s, \"why\": %s}", q($2), q($3)) }
+  END {
+    printf "  \"missing_peers\": [%s],\n", miss
+    printf "  \"results\": [\n%s\n  ],\n  \"targets\": [\n%s\n  ]\n}\n", res, tgt
+  }
 ' "$raw" >"$out/results.json"
 
 # The table: one row per (scenario, contenders, measure), one column per
@@ -127,7 +149,7 @@ awk -F, -v before="$load_before" -v after="$load_after" -v cpus="$(nproc)" \
     if (!(k in med)) return ""
     return runs[k] > 1 ? num(med[k]) " (" num(lo[k]) "–" num(hi[k]) ")" : num(med[k])
   }
-  $1 == "R" {
+  $1 == "R" && $2 != "p" {
     row = $2 SUBSEP $3 SUBSEP $4
     if (!(row in seen)) { seen[row] = 1; order[n++] = row; unit[row] = $6 }
     if ($5 !~ /\//) unit[row] = $6
@@ -137,8 +159,7 @@ awk -F, -v before="$load_before" -v after="$load_after" -v cpus="$(nproc)" \
   $1 == "T" { t[nt++] = "| " $2 " | " $3 " | " num($5) " | " $6 " | " ($4 == "met" ? "met" : "**MISSED**") " |" }
   END {
     split("raw naive pipelined zkcoord zkcoord/raw zkcoord/naive zkcoord/pipelined", cols, " ")
-    printf "| scen. | n | measure | unit | raw (1) | naive (2) | pipelined | zkcoord | zkcoord/raw | zkcoord/naive | zkcoord/pipelined |\n"
-    printf "|---|---|---|---|---|---|---|---|---|---|---|\n"
+    if (n) printf "| scen. | n | measure | unit | raw (1) | naive (2) | pipelined | zkcoord | zkcoord/raw | zkcoord/naive | zkcoord/pipelined |\n|---|---|---|---|---|---|---|---|---|---|---|\n"
     for (i = 0; i < n; i++) {
       split(order[i], key, SUBSEP)
       line = "| " key[1] " | " key[2] " | " key[3] " | " unit[order[i]]
@@ -150,6 +171,34 @@ awk -F, -v before="$load_before" -v after="$load_after" -v cpus="$(nproc)" \
     printf "\n%s run, %d s; %d CPUs, load average %s before, %s after.\n", mode, secs, cpus, before, after
   }
 ' "$raw" >"$out/results.md"
+# The peers (scenario p): one column per library, then zkcoord/library.
+if grep -q '^R,p,\|^M,' "$raw"; then
+  awk -F, '
+    function num(x,  a) {
+      a = x < 0 ? -x : x
+      return a >= 100 ? sprintf("%.0f", x) : a >= 10 ? sprintf("%.1f", x) : sprintf("%.2f", x)
+    }
+    $1 == "M" { gone[$2] = $3; next }
+    $1 == "R" && $2 == "p" {
+      row = $3 SUBSEP $4
+      if (!(row in seen)) { seen[row] = 1; order[n++] = row; unit[row] = $6 }
+      cell[row, $5] = $10 > 1 ? num($7) " (" num($8) "–" num($9) ")" : num($7)
+    }
+    END {
+      split("zkcoord curator kazoo go-zookeeper", L, " ")
+      printf "\n**Peers** (scenario p: every library the same loop, one session per worker, rounds interleaved)\n\n"
+      printf "| n | measure | unit | zkcoord | Curator | kazoo | go-zookeeper | zkcoord/Curator | zkcoord/kazoo | zkcoord/go-zookeeper |\n"
+      printf "|---|---|---|---|---|---|---|---|---|---|\n"
+      for (i = 0; i < n; i++) {
+        split(order[i], key, SUBSEP)
+        line = "| " key[1] " | " key[2] " | " unit[order[i]]
+        for (c = 1; c <= 4; c++) line = line " | " (L[c] in gone ? "missing" : cell[order[i], L[c]])
+        for (c = 2; c <= 4; c++) line = line " | " (L[c] in gone ? "missing" : cell[order[i], "zkcoord/" L[c]])
+        print line " |"
+      }
+      for (l in gone) printf "\nMissing: %s (%s).\n", l, gone[l]
+    }' "$raw" >>"$out/results.md"
+fi
 cat "$out/results.md"
 
 # ---- the plot: scenario c against the number of contenders ----
@@ -190,5 +239,41 @@ plot "$out/contention.dat" using 1:11:12:13 with yerrorlines lw 2 title "zkcoord
 unset multiplot
 EOF
   log "plot: $out/contention.png"
+fi
+# ---- the peers' plot: one line per library ----
+if command -v gnuplot >/dev/null && grep -q '^R,p,' "$raw"; then
+  plots='' hplots=''
+  for lib in zkcoord curator kazoo go-zookeeper; do
+    awk -F, -v lib="$lib" '$1 == "R" && $2 == "p" && $5 == lib && $4 == "cycle rate" { print $3, $7, $8, $9 }' "$raw" |
+      sort -n >"$out/peers-$lib.dat"
+    awk -F, -v lib="$lib" '$1 == "R" && $2 == "p" && $5 == lib && $4 == "hand-off p50" { print $3, $7, $8, $9 }' "$raw" |
+      sort -n >"$out/peers-$lib-handoff.dat"
+    [ -s "$out/peers-$lib.dat" ] &&
+      plots="$plots${plots:+, }\"$out/peers-$lib.dat\" using 1:2:3:4 with yerrorlines lw 2 title \"$lib\""
+    [ -s "$out/peers-$lib-handoff.dat" ] &&
+      hplots="$hplots${hplots:+, }\"$out/peers-$lib-handoff.dat\" using 1:2:3:4 with yerrorlines lw 2 title \"$lib\""
+  done
+  gnuplot <<EOF
+set terminal pngcairo size 1100,520 font "sans,10"
+set output "$out/peers.png"
+set multiplot layout 1,2 title "one lock path, each contender its own session: zkcoord and its peers ($mode run, median and min-max of the rounds)"
+set logscale x 2
+set xtics (1, 8, 32, 128)
+set xrange [0.8:160]
+set xlabel "contenders"
+set key below
+set grid
+set title "lock cycles (hand-offs) per second"
+set yrange [0:*]
+plot ${plots:-1/0 notitle}
+set title "hand-off p50, microseconds"
+set xrange [6:160]
+set logscale y
+set yrange [*:*]
+plot ${hplots:-1/0 notitle}
+unset multiplot
+EOF
+  rm -f "$out"/peers-*.dat
+  log "plot: $out/peers.png"
 fi
 log "results in $out (matrix took ${duration} s)"

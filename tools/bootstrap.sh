@@ -12,6 +12,8 @@
 #                              from a debootstrap root (no registry), three
 #                              servers, the suite against them, a server
 #                              killed and healed, everything removed
+#   tools/bootstrap.sh bench   install the benchmark's peers (Curator, kazoo,
+#                              go-zookeeper) and gnuplot, run bench/run.sh
 #
 # Environment: ZKC_BUILD_ROOT (default ./build), ZKC_JOBS (default nproc).
 set -euo pipefail
@@ -37,6 +39,14 @@ readonly TEST_PACKAGES=(
   valgrind
   clang libclang-rt-dev
   doxygen docker-compose man-db
+)
+# The benchmark's peers (bench/peers/) and its plots, on top of the demo's.
+readonly BENCH_PACKAGES=(
+  "${DEMO_PACKAGES[@]}"
+  default-jdk-headless libcurator-recipes-java libslf4j-java
+  python3-kazoo
+  golang-go golang-github-samuel-go-zookeeper-dev
+  gnuplot-nox
 )
 
 # What the compose cluster needs: Podman with runc and CNI name resolution
@@ -99,9 +109,9 @@ demo() {
 main() {
   local what=${1:-}
   case "$what" in
-    demo | test | quick | compose) ;;
+    demo | test | quick | compose | bench) ;;
     *)
-      echo "usage: $0 demo|test|quick|compose" >&2
+      echo "usage: $0 demo|test|quick|compose|bench" >&2
       exit 2
       ;;
   esac
@@ -109,12 +119,15 @@ main() {
     install_missing "${DEMO_PACKAGES[@]}"
   elif [ "$what" = compose ]; then
     install_missing "${COMPOSE_PACKAGES[@]}"
+  elif [ "$what" = bench ]; then
+    install_missing "${BENCH_PACKAGES[@]}"
   else
     install_missing "${TEST_PACKAGES[@]}"
   fi
   case "$what" in
     demo) demo ;;
     compose) exec tools/compose-cluster.sh ;;
+    bench) ZKC_BUILD_ROOT=$BUILD_ROOT bench/run.sh ;;
     quick)
       build "$BUILD_ROOT/default"
       docs "$BUILD_ROOT/default"

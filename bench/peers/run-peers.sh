@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Runs zkcoord and its peers (Curator, kazoo, go-zookeeper; see README.md
+# here) on one ensemble, interleaved round by round: each round runs every
+# library's program once over all the measures. Builds the peers that need
+# it into BUILD_DIR; installs nothing.
+#
+# usage: run-peers.sh BUILD_DIR CONNECT ROUNDS ROUND_MS MEASURE:N...
+# Prints on stdout, for bench/peers/summarize.awk:
+#   P,round,library,measure,n,rate,handoff_p50_us,handoff_p99_us
+#   X,library,why it is missing (or failed)
+# Environment: ZKC_PEER_BIN (default BUILD_DIR/bench/zkc_peer).
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+build=$1 connect=$2 rounds=$3 round_ms=$4
+shift 4
+peers=$build/peers
+mkdir -p "$peers"
+log() { printf '==> peers: %s\n' "$*" >&2; }
+
+libs=() cmds=()
+add() { libs+=("$1"); cmds+=("$2"); }
+missing() { echo "X,$1,$2"; log "$1 missing: $2"; }
+
+add zkcoord "${ZKC_PEER_BIN:-$build/bench/zkc_peer}"
+
+# Curator 5.4 from Debian's jars (the interop tests' classpath).
+if ! command -v javac >/dev/null || ! command -v java >/dev/null; then
+  missing curator "no JDK (Debian: default-jdk-headless)"
+elif ! cp=$("$here/../../test/interop/curator-classpath.sh" 2>/dev/null); then
+  missing curator "no Curator jars (Debian: libcurator-recipes-java)"
+elif ! javac -d "$peers" -cp "$cp" -nowarn "$here/CuratorPeer.java" >"$peers/javac.log" 2>&1; then
+  missing curator "javac failed (see $peers/javac.log)"
+else
+  add curator "java -cp $peers:$cp CuratorPeer"
+fi
+
+# kazoo: the system Python's package (a pyenv shim first on PATH may lack it).
+py=
+for p in python3 /usr/bin/python3; do
+  if command -v "$p" >/dev/null && "$p" -c 'import kazoo' 2>/dev/null; then py=$(command -v "$p"); break; fi
+done
+if [ -n "$py" ]; then add kazoo "$py $here/kazoo_peer.py"
+else missing kazoo "no kazoo module (Debian: python3-kazoo)"; fi
+
+# go-zookeeper from Debian's source package, GOPATH mode, no downloads.
+gopath=${ZKC_PEER_GOPATH:-/usr/share/gocode}
+if ! command -v go >/dev/null; then
+  missing go-zookeeper "no Go compiler (Debian: golang-go)"
+elif [ ! -d "$gopath/src/github.com/samuel/go-zookeeper/zk" ]; then
+  missing go-zookeeper "no source in $gopath (Debian: golang-github-samuel-go-zookeeper-dev)"
+elif ! GO111MODULE=off GOPATH=$gopath GOFLAGS='' GOPROXY=off GOCACHE=$peers/gocache \
+    go build -o "$peers/gozk_peer" "$here/gozk_peer.go" >"$peers/go.log" 2>&1; then
+  missing go-zookeeper "go build failed (see $peers/go.log)"
+else
+  add go-zookeeper "$peers/gozk_peer"
+fi
+
+failed=()
+for ((r = 1; r <= rounds; r++)); do
+  for i in "${!libs[@]}"; do
+    lib=${libs[$i]}
+    [[ " ${failed[*]-} " == *" $lib "* ]] && continue
+    log "round $r: $lib"
+    # shellcheck disable=SC2086 # the command line is words
+    if ! out=$(${cmds[$i]} "$connect" "/zkc-peers/$$/$lib-$r" "$round_ms" "$@"); then
+      missing "$lib" "failed in round $r"
+      failed+=("$lib")
+      continue
+    fi
+    sed -n "s/^M,/P,$r,$lib,/p" <<<"$out"
+  done
+done

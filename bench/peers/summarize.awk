@@ -1,0 +1,72 @@
+# Turns run-peers.sh's P and X lines into bench/run.sh's records (scenario
+# "p"): per library and measure the median, min and max over the rounds, and
+# zkcoord/library ratios taken per round, then their median; the issue's
+# targets against the peers; M,library,why for each missing one.
+#   R,p,n,measure,variant,unit,median,min,max,runs
+function sortn(a, k,   i, j, t) {
+  for (i = 2; i <= k; i++)
+    for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+}
+function stat(list,   a, k) { # "median,min,max,runs" of a space-separated list
+  k = split(list, a, " ")
+  sortn(a, k)
+  return sprintf("%.6g,%.6g,%.6g,%d", k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2, a[1], a[k], k)
+}
+function med(list,   s) { s = stat(list); split(s, f, ","); return f[1] }
+BEGIN { FS = "," }
+$1 == "X" { print "M," $2 "," $3; next }
+$1 != "P" { next }
+{
+  r = $2; lib = $3; m = ($4 == "paths" ? "distinct paths rate" : "cycle rate"); n = $5
+  if (!((lib) in libseen)) { libseen[lib] = 1; libs[nl++] = lib }
+  k = n SUBSEP m
+  if (!(k in kseen)) { kseen[k] = 1; keys[nk++] = k }
+  rate[k, lib] = rate[k, lib] " " $6; byround[k, lib, r] = $6
+  if ($7 >= 0) {
+    p50[n, lib] = p50[n, lib] " " $7; p99[n, lib] = p99[n, lib] " " $8
+    h50[n, lib, r] = $7; hn[n] = 1
+  }
+  rounds[r] = 1
+}
+END {
+  for (i = 0; i < nk; i++) {
+    split(keys[i], km, SUBSEP); n = km[1]; m = km[2]
+    for (j = 0; j < nl; j++) {
+      lib = libs[j]
+      if ((keys[i], lib) in rate) print "R,p," n "," m "," lib ",1/s," stat(rate[keys[i], lib])
+      if (lib == "zkcoord" || !((keys[i], lib) in rate)) continue
+      ratios = ""
+      for (r in rounds)
+        if ((keys[i], "zkcoord", r) in byround && (keys[i], lib, r) in byround && byround[keys[i], lib, r] > 0)
+          ratios = ratios " " byround[keys[i], "zkcoord", r] / byround[keys[i], lib, r]
+      if (ratios != "") {
+        print "R,p," n "," m ",zkcoord/" lib ",x," stat(ratios)
+        if (m == "cycle rate") ratio[n, lib] = med(ratios)
+      }
+    }
+  }
+  for (n in hn)
+    for (j = 0; j < nl; j++) {
+      lib = libs[j]
+      if (!((n, lib) in p50)) continue
+      print "R,p," n ",hand-off p50," lib ",us," stat(p50[n, lib])
+      print "R,p," n ",hand-off p99," lib ",us," stat(p99[n, lib])
+      if (lib == "zkcoord") continue
+      ratios = ""
+      for (r in rounds)
+        if ((n, "zkcoord", r) in h50 && (n, lib, r) in h50 && h50[n, lib, r] > 0)
+          ratios = ratios " " h50[n, "zkcoord", r] / h50[n, lib, r]
+      if (ratios != "") print "R,p," n ",hand-off p50,zkcoord/" lib ",x," stat(ratios)
+    }
+  want["curator"] = 1.5; want["kazoo"] = 1.3; want["go-zookeeper"] = 1.3
+  split("8 32", ns, " ")
+  for (i = 1; i <= 2; i++)
+    for (lib in want)
+      if ((ns[i], lib) in ratio)
+        print "T,p,contended " ns[i] " rate zkcoord/" lib "," (ratio[ns[i], lib] >= want[lib] ? "met" : "MISSED") "," ratio[ns[i], lib] ",>= " want[lib]
+  z8 = (8 SUBSEP "cycle rate") SUBSEP "zkcoord"; z128 = (128 SUBSEP "cycle rate") SUBSEP "zkcoord"
+  if (z8 in rate && z128 in rate) {
+    v = med(rate[z128]) / med(rate[z8])
+    print "T,p,zkcoord rate 128 / 8 contenders," (v >= 0.8 ? "met" : "MISSED") "," v ",>= 0.8"
+  }
+}
