@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs zkcoord's benchmark matrix in one command: builds zkc_bench, starts a
 # fresh local 3-server ensemble (test/ensemble/zk-ensemble.sh), runs the
-# scenarios a-g, stops the ensemble, and writes into the output directory:
+# scenarios a-h, stops the ensemble, and writes into the output directory:
 #
 #   results.csv   every figure: median, min and max over the runs
 #   targets.csv   the targets, met or MISSED, with the measured value
@@ -9,7 +9,7 @@
 #   results.md    the table (Markdown), also printed on stdout
 #   contention.png  throughput and latency against the number of contenders
 #
-# usage: bench/run.sh [--quick] [--out DIR] [SCENARIO...]   (default: a b c d e f g)
+# usage: bench/run.sh [--quick] [--out DIR] [SCENARIO...]   (default: a b c d e f g h)
 #   --quick   smoke run: 2 short rounds, smaller sizes (about half a minute)
 #   --out     output directory (default build/bench-results; the README's
 #             figures live in bench/results)
@@ -35,12 +35,12 @@ while [ $# -gt 0 ]; do
   case $1 in
     --quick) quick=(--quick) ;;
     --out) out=${2:?--out needs a directory}; shift ;;
-    [a-g]) scenarios+=("$1") ;;
-    *) echo "usage: $0 [--quick] [--out DIR] [a|b|c|d|e|f|g ...]" >&2; exit 2 ;;
+    [a-h]) scenarios+=("$1") ;;
+    *) echo "usage: $0 [--quick] [--out DIR] [a|b|c|d|e|f|g|h ...]" >&2; exit 2 ;;
   esac
   shift
 done
-[ ${#scenarios[@]} -gt 0 ] || scenarios=(a b c d e f g)
+[ ${#scenarios[@]} -gt 0 ] || scenarios=(a b c d e f g h)
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 

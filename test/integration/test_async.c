@@ -564,6 +564,32 @@ static void outside_delete_is_lost(void **state) {
   zkc_client_close(c);
 }
 
+/* The libuv example daemon (examples/uv_daemon.c) takes the lock around 10
+ * requests on its loop; they wait behind a blocking holder here. */
+static void example_daemon(void **state) {
+  (void)state;
+  const char *bin = getenv("ZKT_UV_DAEMON");
+  if (bin == NULL || *bin == '\0')
+    fail_msg("ZKT_UV_DAEMON unset: the example needs libuv (libuv1-dev)");
+  char path[512];
+  snprintf(path, sizeof path, "%s", zkt_path("lock"));
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_mutex_t *m = NULL;
+  OK(zkc_mutex_create(&m, c, path));
+  OK(zkc_mutex_acquire(m));
+  char *argv[] = {(char *)bin, (char *)zkt_connect(), path, "--self", "10", NULL};
+  zkt_proc_t p = zkt_spawn(argv);
+  assert_true(zkt_await_children_exactly(path, 11, zkt_ms(20000)));
+  OK(zkc_mutex_release(m));
+  char line[256];
+  assert_true(zkt_expect(&p, "requests done:", line, sizeof line, zkt_ms(30000)));
+  assert_string_equal(line, "requests done: counter 10, overlaps 0, failures 0");
+  assert_int_equal(zkt_wait(&p, zkt_ms(10000)), 0);
+  assert_true(zkt_await_children_exactly(path, 0, zkt_ms(10000)));
+  OK(zkc_mutex_destroy(m));
+  zkc_client_close(c);
+}
+
 int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(fifo_with_blocking_contenders),
@@ -577,6 +603,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(expiry_while_pending_requeues),
       cmocka_unit_test(expiry_while_held_is_lost),
       cmocka_unit_test(outside_delete_is_lost),
+      cmocka_unit_test(example_daemon),
   };
   return zkt_main(argc, argv, tests, sizeof tests / sizeof *tests, "async");
 }
