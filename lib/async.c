@@ -784,6 +784,16 @@ int zkc_hold_fencing_token(const zkc_hold_t *h, int64_t *token) {
   return rc;
 }
 
+int zkc_hold_node(const zkc_hold_t *h, char *buf, size_t len) {
+  if (h == NULL || buf == NULL || len == 0) return ZKC_EINVAL;
+  pthread_mutex_lock(&h->a->mu);
+  int rc = h->released ? ZKC_ENOTOWNER
+           : strlen(h->held.node) >= len ? ZKC_EINVAL : ZKC_OK;
+  if (rc == ZKC_OK) strcpy(buf, h->held.node);
+  pthread_mutex_unlock(&h->a->mu);
+  return rc;
+}
+
 int zkc_hold_is_held(const zkc_hold_t *h) {
   if (h == NULL) return 0;
   pthread_mutex_lock(&h->a->mu);

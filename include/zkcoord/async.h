@@ -135,6 +135,11 @@ ZKC_EXTERN int zkc_hold_free(zkc_hold_t *hold);
  * argument), ZKC_ENOTOWNER (released). No traffic. Thread-safe. */
 ZKC_EXTERN int zkc_hold_fencing_token(const zkc_hold_t *hold, int64_t *token);
 
+/* Full path of the hold's lock node, copied into `buf` (NUL-terminated).
+ * Returns ZKC_OK, ZKC_EINVAL (NULL argument, or buf too small: nothing
+ * copied), ZKC_ENOTOWNER (released). No traffic. Thread-safe. */
+ZKC_EXTERN int zkc_hold_node(const zkc_hold_t *hold, char *buf, size_t len);
+
 /* 1 while the hold is held and not known lost, else 0 (also for NULL). No
  * traffic. Thread-safe. */
 ZKC_EXTERN int zkc_hold_is_held(const zkc_hold_t *hold);

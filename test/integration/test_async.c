@@ -136,6 +136,11 @@ static void fifo_with_blocking_contenders(void **state) {
   int64_t t1 = 0;
   OK(zkc_hold_fencing_token(r1.hold, &t1));
   assert_true(t1 > 0);
+  char node[1100];
+  OK(zkc_hold_node(r1.hold, node, sizeof node));
+  assert_true(strncmp(node, path, strlen(path)) == 0);
+  assert_non_null(strstr(node, "/_c_")); /* the mutex's protected name */
+  assert_non_null(strstr(node, "-lock-"));
   assert_int_equal(atomic_load(&grant_seq), 1); /* no overlap: b2 waits */
   release_now(a, r1.hold, ZKC_OK);
   pthread_join(b2.t, NULL);
@@ -272,7 +277,9 @@ static void release_once_from_any_thread(void **state) {
   assert_int_equal(atomic_load(&rel.done), 1);
   assert_false(zkc_hold_is_held(r.hold));
   int64_t tok;
+  char node[1100];
   assert_int_equal(zkc_hold_fencing_token(r.hold, &tok), ZKC_ENOTOWNER);
+  assert_int_equal(zkc_hold_node(r.hold, node, sizeof node), ZKC_ENOTOWNER);
   assert_int_equal(zkt_children_count(path), 0);
   OK(zkc_hold_free(r.hold));
   OK(zkc_async_destroy(a));

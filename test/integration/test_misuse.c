@@ -949,6 +949,12 @@ static void walk(walker_t *w) {
      zkc_hold_fencing_token(NULL, &i64));
   RC(HELD, "zkc_hold_fencing_token", "token NULL", ZKC_EINVAL, NULL,
      zkc_hold_fencing_token(ho, NULL));
+  RC(FRESH, "zkc_hold_node", "hold NULL", ZKC_EINVAL, NULL,
+     zkc_hold_node(NULL, node, sizeof node));
+  RC(HELD, "zkc_hold_node", "buf NULL or len 0", ZKC_EINVAL, NULL,
+     zkc_hold_node(ho, node, 0));
+  RC(HELD, "zkc_hold_node", "buf too small", ZKC_EINVAL, "nothing copied",
+     zkc_hold_node(ho, small, sizeof small));
   VAL(FRESH, "zkc_hold_is_held", "NULL", 0, "0", zkc_hold_is_held(NULL));
   RC(FRESH, "zkc_hold_fenced_set", "hold NULL", ZKC_EINVAL, NULL,
      zkc_hold_fenced_set(NULL, "/x", "d", 1));
