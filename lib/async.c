@@ -622,8 +622,10 @@ int zkc_async_destroy(zkc_async_t *a) {
   pthread_cond_signal(&a->cv);
   pthread_mutex_unlock(&a->mu);
   pthread_join(a->engine, NULL);
-  if (a->fd >= 0) zkc__async_run_events(a); /* the rest, on this thread */
   zkc__observer_remove(a->c, on_state, a);
+  /* What is still queued (dispatch mode's rest, or a loss told after the
+   * engine stopped) runs here, on the destroying thread: once, never lost. */
+  zkc__async_run_events(a);
   zkc__client_unref(a->c);
   if (a->fd >= 0) close(a->fd);
   pthread_cond_destroy(&a->cv);

@@ -79,7 +79,8 @@ ZKC_EXTERN int zkc_async_create(zkc_async_t **out, zkc_client_t *client,
 
 /* Completes every pending acquire with ZKC_ECLOSED (its node removed),
  * runs every queued callback (on the engine thread, or, in dispatch mode,
- * on the calling thread), stops the engine and frees the context. NULL is
+ * on the calling thread, as is any told after the engine stopped), stops
+ * the engine and frees the context. NULL is
  * ZKC_OK. ZKC_EBUSY while a hold of it is not freed (nothing changes);
  * ZKC_EDEADLK from a callback. Not to be called concurrently with other
  * calls on the same context. */
