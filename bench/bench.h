@@ -92,5 +92,6 @@ int queue_worker(int argc, char **argv); /* d: one of the processes */
 void scen_many(void);    /* e: 10,000 locks held by one process */
 void scen_reentry(void); /* f: reentrant re-acquire */
 void scen_handoff(void); /* g: hand-off latency */
+void scen_async(void);   /* h: pending async acquires: memory, threads */
 
 #endif /* ZKC_BENCH_H */

@@ -25,7 +25,7 @@
 static void usage(void) {
   fprintf(stderr,
           "usage: zkc_bench [--quick] [--rounds R] [--round-ms MS] "
-          "SCENARIO...\n  scenarios: a b c d e f g (or all)\n");
+          "SCENARIO...\n  scenarios: a b c d e f g h (or all)\n");
   exit(2);
 }
 
@@ -70,7 +70,7 @@ int main(int argc, char **argv) {
     void (*run)(void);
   } all[] = {{"a", scen_cycle},  {"b", scen_paths}, {"c", scen_contend},
              {"d", scen_queue},  {"e", scen_many},  {"f", scen_reentry},
-             {"g", scen_handoff}};
+             {"g", scen_handoff}, {"h", scen_async}};
   const size_t nall = sizeof all / sizeof all[0];
   for (int k = i; k < argc; k++) {
     size_t j = 0;

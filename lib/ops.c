@@ -43,6 +43,13 @@ int zkc__op_wait(zkc__op_t *op) {
   return rc;
 }
 
+int zkc__op_done(zkc__op_t *op) {
+  pthread_mutex_lock(&op->mu);
+  int done = op->done;
+  pthread_mutex_unlock(&op->mu);
+  return done;
+}
+
 /* A ZooKeeper result entering zkcoord. The handle closed under the
  * request: because the client closes, or because a lost session's handle
  * is being replaced (then the request is to be retried on the new session,
@@ -71,6 +78,8 @@ static int refusal(zhandle_t *zh, int zk_rc) {
 /* Marks op done with rc (a ZKC_* code); the submitter may free op as soon
  * as it sees done, so nothing touches op after the unlock. */
 static void op_finish(zkc__op_t *op, int rc, const struct Stat *stat) {
+  void (*notify)(void *) = op->notify;
+  void *notify_ctx = op->notify_ctx;
   pthread_mutex_lock(&op->mu);
   op->rc = rc;
   if (stat) {
@@ -81,6 +90,7 @@ static void op_finish(zkc__op_t *op, int rc, const struct Stat *stat) {
   op->done = 1;
   pthread_cond_signal(&op->cv);
   pthread_mutex_unlock(&op->mu);
+  if (notify) notify(notify_ctx);
 }
 
 static void op_link(zkc_client_t *c, zkc__op_t *op) {

@@ -47,6 +47,10 @@ typedef struct zkc__op {
   zkc__names_t children; /* children read */
   char *data;            /* get data: a copy, NUL-terminated */
   int data_len;
+  /* Optional: called once the op is done, after its last touch of op (an
+   * async acquire's engine learns of it so; NULL for waited ops). */
+  void (*notify)(void *ctx);
+  void *notify_ctx;
 } zkc__op_t;
 
 int zkc__op_init(zkc__op_t *op);
@@ -54,6 +58,8 @@ void zkc__op_clear(zkc__op_t *op); /* frees results and the op's sync */
 /* Waits for the result and returns its rc (a failed request's raw code is
  * noted for zkc_last_zk_code on this thread). */
 int zkc__op_wait(zkc__op_t *op);
+/* 1 once op's result is in (never blocks). */
+int zkc__op_done(zkc__op_t *op);
 
 /* Each submit either queues the request (its completion fills op) or fails
  * at once, in which case op is marked done with the error. */

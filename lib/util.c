@@ -94,7 +94,12 @@ static _Thread_local int on_callback_thread;
 
 void zkc__mark_callback_thread(void) { on_callback_thread = 1; }
 
-int zkc__on_callback_thread(void) { return on_callback_thread; }
+static _Thread_local int dispatching;
+
+int zkc__on_callback_thread(void) { return on_callback_thread || dispatching; }
+
+void zkc__dispatch_enter(void) { dispatching++; }
+void zkc__dispatch_leave(void) { dispatching--; }
 
 uint64_t zkc__thread_id(void) {
   static atomic_uint_fast64_t next = 1;

@@ -47,6 +47,10 @@ int zkc__uuid_new(char out[37]);
  * check this to fail with ZKC_EDEADLK instead of stalling all callbacks. */
 void zkc__mark_callback_thread(void);
 int zkc__on_callback_thread(void);
+/* Brackets the application's own thread while it runs zkcoord callbacks
+ * (async dispatch): it counts as a callback thread meanwhile. */
+void zkc__dispatch_enter(void);
+void zkc__dispatch_leave(void);
 
 /* Cancellation of one thread's blocking internal call (the leader latch's
  * own thread uses it; NULL = none). While bound, the waits inside the lock

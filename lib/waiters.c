@@ -13,6 +13,12 @@
 #include "zkcoord/common.h"
 
 int zkc__waiter_register(zkc_client_t *c, zkc__waiter_t *w, const char *path) {
+  return zkc__waiter_register_polled(c, w, path, NULL, NULL);
+}
+
+int zkc__waiter_register_polled(zkc_client_t *c, zkc__waiter_t *w,
+                                const char *path, void (*notify)(void *),
+                                void *ctx) {
   int rc = zkc__cond_init(&w->cv);
   if (rc != ZKC_OK) return rc;
   pthread_mutex_lock(&c->mu);
@@ -21,6 +27,8 @@ int zkc__waiter_register(zkc_client_t *c, zkc__waiter_t *w, const char *path) {
   w->also = NULL;
   w->fired = 0;
   w->handle_gen = c->handle_gen;
+  w->notify = notify;
+  w->notify_ctx = ctx;
   int added = ZKC__HASH_ADD_U64(c->waiters, id, w);
   pthread_mutex_unlock(&c->mu);
   if (!added) {
@@ -69,6 +77,23 @@ zkc__wake_t zkc__waiter_wait(zkc_client_t *c, zkc__waiter_t *w,
   return why;
 }
 
+int zkc__waiter_check(zkc_client_t *c, zkc__waiter_t *w, zkc__wake_t *why) {
+  pthread_mutex_lock(&c->mu);
+  int woke = 1;
+  if (c->closed) *why = ZKC__WAKE_CLOSED;
+  else if (w->fired) *why = ZKC__WAKE_FIRED;
+  else if (waiter_session_gone(c, w)) *why = ZKC__WAKE_LOST;
+  else woke = 0;
+  pthread_mutex_unlock(&c->mu);
+  return woke;
+}
+
+/* Wakes one waiter: its thread, or its polling owner. */
+static void wake(zkc__waiter_t *w) {
+  pthread_cond_signal(&w->cv);
+  if (w->notify) w->notify(w->notify_ctx);
+}
+
 void zkc__cancel_wake(zkc_client_t *c) {
   pthread_mutex_lock(&c->mu);
   zkc__waiters_wake_all_locked(c);
@@ -86,7 +111,7 @@ static void renew_locked(zkc_client_t *c, const char *path,
                         (w->also == NULL || strcmp(w->also, path) != 0)))
       continue;
     w->fired = 1;
-    pthread_cond_signal(&w->cv);
+    wake(w);
   }
 }
 
@@ -124,7 +149,7 @@ void zkc__waiter_unwatch_children(zkc_client_t *c, zkc__waiter_t *w) {
 
 void zkc__waiters_wake_all_locked(zkc_client_t *c) {
   zkc__waiter_t *w, *tmp;
-  HASH_ITER(hh, c->waiters, w, tmp) pthread_cond_signal(&w->cv);
+  HASH_ITER(hh, c->waiters, w, tmp) wake(w);
 }
 
 void zkc__waiter_event(zkc_client_t *c, uint64_t id, int deleted) {
@@ -134,7 +159,7 @@ void zkc__waiter_event(zkc_client_t *c, uint64_t id, int deleted) {
   HASH_FIND(hh, c->waiters, &id, sizeof id, w);
   if (w != NULL) {
     w->fired = 1;
-    pthread_cond_signal(&w->cv);
+    wake(w);
   }
   pthread_mutex_unlock(&c->mu);
 }

@@ -18,12 +18,21 @@ typedef struct zkc__waiter {
   int fired;        /* a node event arrived, or the watch must be set again */
   uint64_t handle_gen; /* the handle (session) its watch was set through */
   pthread_cond_t cv;
+  /* Optional: told (client's lock held) whenever cv is signalled, for an
+   * owner that polls instead of waiting (the async engine); NULL else. */
+  void (*notify)(void *ctx);
+  void *notify_ctx;
   UT_hash_handle hh;
 } zkc__waiter_t;
 
 /* Registers w (fresh id, its own condition variable) for a watch on path
  * (kept by reference: it must outlive the registration). */
 int zkc__waiter_register(zkc_client_t *c, zkc__waiter_t *w, const char *path);
+/* The same for an owner that polls (zkc__waiter_check) instead of waiting:
+ * notify(ctx) is told, client's lock held, whenever the waiter would wake. */
+int zkc__waiter_register_polled(zkc_client_t *c, zkc__waiter_t *w,
+                                const char *path, void (*notify)(void *),
+                                void *ctx);
 void zkc__waiter_unregister(zkc_client_t *c, zkc__waiter_t *w);
 
 typedef enum {
@@ -37,6 +46,10 @@ typedef enum {
  * the thread's wait is cancelled) or the waiter's session is gone. */
 zkc__wake_t zkc__waiter_wait(zkc_client_t *c, zkc__waiter_t *w,
                              int64_t deadline_ms);
+
+/* The same answers without blocking (the caller's cancel flag aside): 1
+ * with *why set once the waiter would wake, else 0. */
+int zkc__waiter_check(zkc_client_t *c, zkc__waiter_t *w, zkc__wake_t *why);
 
 /* A waiter giving up before its watch fired removes the watch. The server
  * keeps one watch per path and session, shared by every watcher of this

@@ -31,7 +31,7 @@ readonly DEMO_PACKAGES=(
 # What the whole suite needs on top: cmocka, Curator and a JDK (interop),
 # valgrind, clang (fuzzing, LeakSanitizer runtime), Doxygen (API reference),
 # docker-compose (compose file check), man-db (the packaging test renders
-# the man page).
+# the man page), libuv (the event-loop example the async tests run).
 readonly TEST_PACKAGES=(
   "${DEMO_PACKAGES[@]}"
   libcmocka-dev
@@ -39,6 +39,7 @@ readonly TEST_PACKAGES=(
   valgrind
   clang libclang-rt-dev
   doxygen docker-compose man-db
+  libuv1-dev
 )
 # The benchmark's peers (bench/peers/) and its plots, on top of the demo's.
 readonly BENCH_PACKAGES=(

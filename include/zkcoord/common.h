@@ -56,7 +56,9 @@ extern "C" {
   XX(EINVALIDACL, -1022, "the server refused the ACL")                         \
   XX(ENOCHILDREN, -1023, "an ephemeral node cannot have children")             \
   XX(EREADONLY, -1024, "the server is read-only: no writes")                   \
-  XX(ETHROTTLED, -1025, "the server throttled the request: try again later")
+  XX(ETHROTTLED, -1025, "the server throttled the request: try again later") \
+  XX(ECANCELED, -1026, "the asynchronous acquire was cancelled")              \
+  XX(EALREADY, -1027, "the asynchronous acquire has already completed")
 
 typedef enum zkc_errno {
   ZKC_OK = 0,

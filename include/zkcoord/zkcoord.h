@@ -10,5 +10,6 @@
 #include "selector.h"
 #include "status.h"
 #include "semaphore.h"
+#include "async.h"
 
 #endif /* ZKCOORD_ZKCOORD_H */

@@ -16,6 +16,10 @@
  *   REL  <us> <token> <rc>            release called at <us> (the hold's end)
  *   LOST <us> <token> <reason>        the lost callback named this hold
  *
+ * The odd thread out takes the lock through the asynchronous acquire (its
+ * own client and async context; it waits for the callbacks, and now and
+ * then cancels a pending acquire), with the same log lines and rule.
+ *
  * With $ZKT_CHAOS_SEM=N the threads take one lease each of a semaphore of
  * N leases on PATH instead (no fenced writes; ACQ names the lease node).
  *
@@ -36,7 +40,8 @@
 typedef struct {
   zkc_client_t *c;
   zkc_mutex_t *m;
-  zkc_sem_t *s; /* semaphore mode */
+  zkc_sem_t *s;   /* semaphore mode */
+  zkc_async_t *a; /* the async thread's */
 } shared_t;
 
 static shared_t shared[16];
@@ -79,9 +84,14 @@ static void on_lease_lost(void *ctx, zkc_sem_t *s, zkc_lost_reason_t why,
   say("LOST %lld %lld %d\n", now_us(), (long long)token, (int)why);
 }
 
-/* Opens a client and its mutex (or semaphore); opening may meet a quorum loss, so it is
- * tried until stopped. */
-static void open_shared(shared_t *sh) {
+static void on_async_lost(void *ctx, zkc_lost_reason_t why, int64_t token) {
+  (void)ctx;
+  say("LOST %lld %lld %d\n", now_us(), (long long)token, (int)why);
+}
+
+/* Opens a client and its mutex (or semaphore, or async context); opening
+ * may meet a quorum loss, so it is tried until stopped. */
+static void open_shared(shared_t *sh, int async) {
   zkc_client_opts_t o;
   zkc_client_opts_init(&o);
   o.session_timeout_ms = session_ms;
@@ -97,6 +107,13 @@ static void open_shared(shared_t *sh) {
     if (zkc_sem_create(&sh->s, sh->c, lock_path, &so) != ZKC_OK ||
         zkc_sem_set_lost_callback(sh->s, on_lease_lost, NULL) != ZKC_OK)
       _exit(71);
+    return;
+  }
+  if (async) {
+    zkc_async_opts_t ao;
+    zkc_async_opts_init(&ao);
+    ao.on_lost = on_async_lost;
+    if (zkc_async_create(&sh->a, sh->c, &ao) != ZKC_OK) _exit(71);
     return;
   }
   if (zkc_mutex_create(&sh->m, sh->c, lock_path) != ZKC_OK ||
@@ -131,11 +148,83 @@ static void lease_rounds(zkc_sem_t *s, unsigned seed) {
   }
 }
 
+/* The async thread waits for its callbacks (the engine runs them). */
+typedef struct {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  int done, rc;
+  zkc_hold_t *hold;
+} waitbox_t;
+
+static void box_acquired(void *ctx, int rc, zkc_hold_t *hold) {
+  waitbox_t *b = ctx;
+  pthread_mutex_lock(&b->mu);
+  b->done = 1, b->rc = rc, b->hold = hold;
+  pthread_cond_signal(&b->cv);
+  pthread_mutex_unlock(&b->mu);
+}
+
+static void box_released(void *ctx, int rc) { box_acquired(ctx, rc, NULL); }
+
+static void box_wait(waitbox_t *b) {
+  pthread_mutex_lock(&b->mu);
+  while (!b->done) pthread_cond_wait(&b->cv, &b->mu);
+  b->done = 0;
+  pthread_mutex_unlock(&b->mu);
+}
+
+static void async_rounds(zkc_async_t *a, unsigned seed) {
+  waitbox_t b = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+  while (!atomic_load(&stopping)) {
+    uint64_t id = 0;
+    int rc = zkc_async_acquire(a, lock_path, timeouts[rand_r(&seed) % 5],
+                               box_acquired, &b, &id);
+    if (rc != ZKC_OK) _exit(72);
+    if (rand_r(&seed) % 8 == 0) { /* give up early now and then */
+      sleep_ms(rand_r(&seed) % 100);
+      zkc_async_cancel(a, id); /* ZKC_EALREADY: it completed first */
+    }
+    box_wait(&b);
+    if (b.rc != ZKC_OK) {
+      if (b.rc != ZKC_ETIMEDOUT && b.rc != ZKC_ECANCELED) sleep_ms(20);
+      continue;
+    }
+    zkc_hold_t *h = b.hold;
+    int64_t token = 0;
+    long long t = now_us();
+    char node[1100] = "?";
+    zkc_hold_fencing_token(h, &token);
+    zkc_hold_node(h, node, sizeof node);
+    const char *slash = strrchr(node, '/');
+    say("ACQ %lld %lld %s\n", t, (long long)token, slash ? slash + 1 : node);
+    char data[32];
+    int len = snprintf(data, sizeof data, "%lld", (long long)token);
+    for (int w = rand_r(&seed) % 3; w >= 0; w--) {
+      long long t0 = now_us();
+      if (zkc_hold_fenced_set(h, store_path, data, (size_t)len) == ZKC_OK)
+        say("W %lld %lld %lld\n", t0, now_us(), (long long)token);
+      sleep_ms(rand_r(&seed) % 100);
+    }
+    t = now_us();
+    rc = zkc_hold_release(a, h, box_released, &b);
+    if (rc == ZKC_OK) {
+      box_wait(&b);
+      rc = b.rc;
+    }
+    say("REL %lld %lld %d\n", t, (long long)token, rc);
+    zkc_hold_free(h);
+  }
+}
+
 static void *contender(void *arg) {
   unsigned seed = (unsigned)(uintptr_t)arg >> 4;
   shared_t *sh = &shared[(uintptr_t)arg & 15];
   if (sem_max > 0) {
     lease_rounds(sh->s, seed);
+    return NULL;
+  }
+  if (sh->a) {
+    async_rounds(sh->a, seed);
     return NULL;
   }
   zkc_mutex_t *m = sh->m;
@@ -183,7 +272,9 @@ int main(int argc, char **argv) {
   log_fd = open(argv[7], O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (log_fd < 0 || threads < 1 || threads > 16) return 64;
   pthread_t t[16];
-  for (int i = 0; i < threads; i += 2) open_shared(&shared[i / 2]);
+  /* the odd thread out (its own client) is the async one */
+  for (int i = 0; i < threads; i += 2)
+    open_shared(&shared[i / 2], sem_max == 0 && i + 1 == threads);
   for (int i = 0; i < threads; i++) {
     uintptr_t arg = ((uintptr_t)(seed * 31u + (unsigned)i) << 4) | (unsigned)(i / 2);
     pthread_create(&t[i], NULL, contender, (void *)arg);
@@ -195,6 +286,7 @@ int main(int argc, char **argv) {
   for (int i = 0; i < threads; i++) pthread_join(t[i], NULL);
   for (int i = 0; i < 16; i++) {
     zkc_mutex_destroy(shared[i].m);
+    zkc_async_destroy(shared[i].a);
     zkc_sem_destroy(shared[i].s);
     zkc_client_close(shared[i].c);
   }

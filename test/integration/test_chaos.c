@@ -1,6 +1,7 @@
 /* The randomized fault test ("chaos"): contender processes (zkt_chaos_worker,
- * several sessions each) fight over one lock with random timeouts and
- * fenced writes while a nemesis deletes their nodes as an outsider, kills
+ * several sessions each; in each, one thread takes the lock through the
+ * asynchronous acquire, cancelling now and then) fight over one lock with
+ * random timeouts and fenced writes while a nemesis deletes their nodes as an outsider, kills
  * and pauses them (sometimes past the session timeout), kills and restarts
  * servers (the leader too) and takes the quorum away. A checker then reads
  * every worker's log and fails on:

@@ -7,7 +7,8 @@
  * Each row runs in one of these situations (fixture states):
  *   FRESH     an open client c; mutex m, latch l and selector s made on it,
  *             none acquired or started
- *   HELD      this thread holds m; l and s are started and lead
+ *   HELD      this thread holds m; l and s are started and lead; the
+ *             async context a holds a lock (fx.hold)
  *   OTHER     as HELD, the row runs on another thread
  *   CALLBACK  as HELD, the row runs on a ZooKeeper completion thread (the
  *             log sink of a second client, called for its session event)
@@ -57,6 +58,10 @@ typedef struct fx {
   zkc_selector_t *s;
   zkc_sem_t *sem;     /* a limit of 1; its lease is taken in HELD */
   zkc_lease_t *lease;
+  zkc_async_t *a;      /* library-thread delivery */
+  zkc_async_t *ad;     /* dispatch delivery */
+  zkc_hold_t *hold;    /* a's hold, taken in HELD */
+  uint64_t hold_id;    /* the acquire that gave it */
   int canary_fd;
   char canary[64];     /* "127.0.0.1:<port>" of the canary listener */
   char buf[2048];      /* connect strings built from the canary */
@@ -75,6 +80,8 @@ static const char *group_of(const char *fn) {
   if (strncmp(fn, "zkc_sem_", 8) == 0 || strncmp(fn, "zkc_lease_", 10) == 0 ||
       strncmp(fn, "zkc_shared_count_", 17) == 0)
     return "sem";
+  if (strncmp(fn, "zkc_async_", 10) == 0 || strncmp(fn, "zkc_hold_", 9) == 0)
+    return "async";
   if (strncmp(fn, "zkc_client_", 11) == 0 || strcmp(fn, "zkc_state_name") == 0 ||
       strcmp(fn, "zkc_lock_contenders") == 0 || strcmp(fn, "zkc_contenders_free") == 0)
     return "client";
@@ -233,6 +240,22 @@ static int made_le(int rc, zkc_lease_t **p) {
   zkc_lease_free(*p);
   return -2; /* a lease was taken: never expected here */
 }
+static zkc_async_t **prep_as(zkc_async_t **p) { *p = (zkc_async_t *)1; return p; }
+static int made_as(int rc, zkc_async_t **p) {
+  if (rc != ZKC_OK) return *p == NULL ? rc : -1;
+  zkc_async_destroy(*p);
+  return rc;
+}
+static zkc_async_opts_t *async_opts(int delivery) {
+  static zkc_async_opts_t o;
+  zkc_async_opts_init(&o);
+  o.delivery = (zkc_delivery_t)delivery;
+  return &o;
+}
+static void never_called(void *ctx, int rc, zkc_hold_t *hold) {
+  (void)ctx, (void)rc, (void)hold;
+  abort(); /* no row's acquire may be accepted */
+}
 static zkc_sem_opts_t *sem_opts(int max, const char *count_path) {
   static zkc_sem_opts_t o;
   zkc_sem_opts_init(&o);
@@ -382,6 +405,10 @@ static void walk(walker_t *w) {
   zkc_selector_t *s = fx.s, *os;
   zkc_sem_t *sm = fx.sem, *osm;
   zkc_lease_t *ls = fx.lease, *ole;
+  zkc_async_t *as = fx.a, *asd = fx.ad, *oas;
+  zkc_hold_t *ho = fx.hold;
+  uint64_t u64;
+  int fd;
   int32_t count32;
   zkc_contender_t *conts2;
   size_t n2;
@@ -853,6 +880,95 @@ static void walk(walker_t *w) {
      zkc_selector_leader_id(s, NULL));
   RC(CALLBACK, "zkc_selector_leader_id", "valid", ZKC_EDEADLK, NULL,
      zkc_selector_leader_id(s, &id));
+  /* ---- async ---- */
+  VOID(FRESH, "zkc_async_opts_init", "NULL", "no-op", zkc_async_opts_init(NULL));
+  RC(FRESH, "zkc_async_create", "out NULL", ZKC_EINVAL, NULL,
+     zkc_async_create(NULL, c, NULL));
+  RC(FRESH, "zkc_async_create", "client NULL", ZKC_EINVAL, "*out = NULL",
+     made_as(zkc_async_create(prep_as(&oas), NULL, NULL), &oas));
+  RC(FRESH, "zkc_async_create", "unknown delivery (7)", ZKC_EINVAL, NULL,
+     made_as(zkc_async_create(prep_as(&oas), c, async_opts(7)), &oas));
+  RC(FRESH, "zkc_async_create", "opts NULL", ZKC_OK,
+     "library-thread delivery; no traffic until an acquire",
+     made_as(zkc_async_create(prep_as(&oas), c, NULL), &oas));
+  RC(CLOSED, "zkc_async_create", "closed client", ZKC_ECLOSED, NULL,
+     made_as(zkc_async_create(prep_as(&oas), c, NULL), &oas));
+  VAL(FRESH, "zkc_async_destroy", "NULL", ZKC_OK, "`ZKC_OK`",
+      zkc_async_destroy(NULL));
+  RC(HELD, "zkc_async_destroy", "a hold of it not freed", ZKC_EBUSY,
+     "nothing changes", zkc_async_destroy(as));
+  RC(CALLBACK, "zkc_async_destroy", "from a callback", ZKC_EDEADLK,
+     "nothing changes", zkc_async_destroy(asd));
+  UB(FRESH, "zkc_async_destroy", "twice, or any use after destroy",
+     "undefined behaviour");
+  RC(FRESH, "zkc_async_acquire", "async NULL", ZKC_EINVAL, "done never runs",
+     zkc_async_acquire(NULL, "/x", -1, never_called, NULL, &u64));
+  RC(FRESH, "zkc_async_acquire", "done NULL", ZKC_EINVAL, NULL,
+     zkc_async_acquire(as, "/x", -1, NULL, NULL, &u64));
+  RC(FRESH, "zkc_async_acquire", "path NULL", ZKC_EINVAL, "done never runs",
+     zkc_async_acquire(as, NULL, -1, never_called, NULL, &u64));
+  RC(FRESH, "zkc_async_acquire", "path invalid (as zkc_mutex_create)",
+     ZKC_EINVAL, "done never runs",
+     zkc_async_acquire(as, "/a/", -1, never_called, NULL, &u64));
+  RC(FRESH, "zkc_async_acquire", "path of 1025 bytes", ZKC_EINVAL,
+     "done never runs", zkc_async_acquire(as, LONG, -1, never_called, NULL, &u64));
+  RC(CLOSED, "zkc_async_acquire", "closed client", ZKC_ECLOSED,
+     "done never runs", zkc_async_acquire(as, "/x", -1, never_called, NULL, &u64));
+  RC(FRESH, "zkc_async_cancel", "async NULL", ZKC_EINVAL, NULL,
+     zkc_async_cancel(NULL, 1));
+  RC(FRESH, "zkc_async_cancel", "id 0", ZKC_EINVAL, NULL,
+     zkc_async_cancel(as, 0));
+  RC(FRESH, "zkc_async_cancel", "an id never given out", ZKC_EINVAL, NULL,
+     zkc_async_cancel(as, 1000000));
+  RC(HELD, "zkc_async_cancel", "an acquire that completed", ZKC_EALREADY,
+     "the hold stays", zkc_async_cancel(as, fx.hold_id));
+  RC(FRESH, "zkc_async_fd", "async NULL", ZKC_EINVAL, NULL,
+     zkc_async_fd(NULL, &fd));
+  RC(FRESH, "zkc_async_fd", "fd NULL", ZKC_EINVAL, NULL, zkc_async_fd(asd, NULL));
+  RC(FRESH, "zkc_async_fd", "library-thread delivery", ZKC_EINVAL, NULL,
+     zkc_async_fd(as, &fd));
+  RC(FRESH, "zkc_async_dispatch", "async NULL", ZKC_EINVAL, NULL,
+     zkc_async_dispatch(NULL, &i32));
+  RC(FRESH, "zkc_async_dispatch", "library-thread delivery", ZKC_EINVAL, NULL,
+     zkc_async_dispatch(as, &i32));
+  RC(FRESH, "zkc_async_dispatch", "nothing queued", ZKC_OK, "*ran = 0",
+     zkc_async_dispatch(asd, &i32));
+  RC(CALLBACK, "zkc_async_dispatch", "from a callback", ZKC_EDEADLK,
+     "nothing runs", zkc_async_dispatch(asd, &i32));
+  RC(FRESH, "zkc_hold_release", "async NULL", ZKC_EINVAL, NULL,
+     zkc_hold_release(NULL, ho, NULL, NULL));
+  RC(FRESH, "zkc_hold_release", "hold NULL", ZKC_EINVAL, NULL,
+     zkc_hold_release(as, NULL, NULL, NULL));
+  RC(HELD, "zkc_hold_release", "a hold of another context", ZKC_ENOTOWNER,
+     "nothing changes", zkc_hold_release(asd, ho, NULL, NULL));
+  UB(FRESH, "zkc_hold_release", "a freed hold", "undefined behaviour");
+  VAL(FRESH, "zkc_hold_free", "NULL", ZKC_OK, "`ZKC_OK`", zkc_hold_free(NULL));
+  UB(FRESH, "zkc_hold_free", "twice, or any use after free",
+     "undefined behaviour");
+  RC(FRESH, "zkc_hold_fencing_token", "hold NULL", ZKC_EINVAL, NULL,
+     zkc_hold_fencing_token(NULL, &i64));
+  RC(HELD, "zkc_hold_fencing_token", "token NULL", ZKC_EINVAL, NULL,
+     zkc_hold_fencing_token(ho, NULL));
+  RC(FRESH, "zkc_hold_node", "hold NULL", ZKC_EINVAL, NULL,
+     zkc_hold_node(NULL, node, sizeof node));
+  RC(HELD, "zkc_hold_node", "buf NULL or len 0", ZKC_EINVAL, NULL,
+     zkc_hold_node(ho, node, 0));
+  RC(HELD, "zkc_hold_node", "buf too small", ZKC_EINVAL, "nothing copied",
+     zkc_hold_node(ho, small, sizeof small));
+  VAL(FRESH, "zkc_hold_is_held", "NULL", 0, "0", zkc_hold_is_held(NULL));
+  RC(FRESH, "zkc_hold_fenced_set", "hold NULL", ZKC_EINVAL, NULL,
+     zkc_hold_fenced_set(NULL, "/x", "d", 1));
+  RC(HELD, "zkc_hold_fenced_set", "path invalid", ZKC_EINVAL, NULL,
+     zkc_hold_fenced_set(ho, "x", "d", 1));
+  RC(HELD, "zkc_hold_fenced_set", "data NULL, len 1", ZKC_EINVAL, NULL,
+     zkc_hold_fenced_set(ho, "/x", NULL, 1));
+  RC(HELD, "zkc_hold_fenced_set", "len over 1020 KiB", ZKC_EINVAL, NULL,
+     zkc_hold_fenced_set(ho, "/x", fx.big, ((size_t)2 << 20) - 1));
+  RC(CALLBACK, "zkc_hold_fenced_set", "from a callback", ZKC_EDEADLK, NULL,
+     zkc_hold_fenced_set(ho, "/x", "d", 1));
+  RC(CLOSED, "zkc_hold_fenced_set", "closed client", ZKC_ECLOSED, NULL,
+     zkc_hold_fenced_set(ho, "/x", "d", 1));
+
   /* ---- semaphore ---- */
   VOID(FRESH, "zkc_sem_opts_init", "NULL", "no-op", zkc_sem_opts_init(NULL));
   RC(FRESH, "zkc_sem_create", "out NULL", ZKC_EINVAL, NULL,
@@ -1045,6 +1161,17 @@ static void check(walker_t *w) {
   if (w->failure[0]) fail_msg("%s", w->failure);
 }
 
+static atomic_int hold_rc = 1;
+static void took_hold(void *ctx, int rc, zkc_hold_t *hold) {
+  (void)ctx;
+  fx.hold = hold;
+  atomic_store(&hold_rc, rc);
+}
+static int hold_taken(void *ctx) {
+  (void)ctx;
+  return atomic_load(&hold_rc) == ZKC_OK;
+}
+
 static void walk_group(const char *group) {
   walker_t w = {.mode = RUN, .group = group};
   fixture_paths();
@@ -1058,6 +1185,10 @@ static void walk_group(const char *group) {
                    ZKC_OK);
   assert_int_equal(zkc_sem_create(&fx.sem, fx.c, zkt_path("sem"), NULL), ZKC_OK);
   fx.lease = NULL;
+  assert_int_equal(zkc_async_create(&fx.a, fx.c, NULL), ZKC_OK);
+  assert_int_equal(zkc_async_create(&fx.ad, fx.c, async_opts(ZKC_DELIVER_DISPATCH)),
+                   ZKC_OK);
+  fx.hold = NULL;
 
   long long cxid = server_cxid();
   assert_true(cxid >= 0);
@@ -1071,9 +1202,12 @@ static void walk_group(const char *group) {
   assert_int_equal(zkc_selector_start(fx.s), ZKC_OK);
   assert_true(zkt_await(is_leading, NULL, zkt_ms(10000)));
   assert_int_equal(zkc_sem_acquire(fx.sem, 1, -1, &fx.lease), ZKC_OK);
-  /* The four holds' watches on their own nodes are set 100 ms after the
+  assert_int_equal(zkc_async_acquire(fx.a, zkt_path("alock"), -1, took_hold,
+                                     NULL, &fx.hold_id), ZKC_OK);
+  assert_true(zkt_await(hold_taken, NULL, zkt_ms(10000)));
+  /* The five holds' watches on their own nodes are set 100 ms after the
    * acquisitions, in the background: let them be set before the baseline. */
-  assert_int_equal(zkt_await_session_watches(fx.c, 4, NULL, 0, zkt_ms(5000)), 4);
+  assert_int_equal(zkt_await_session_watches(fx.c, 5, NULL, 0, zkt_ms(5000)), 5);
   cxid = server_cxid();
   walk_state(&w, HELD);
   check(&w);
@@ -1107,6 +1241,9 @@ static void walk_group(const char *group) {
   assert_int_equal(zkc_selector_destroy(fx.s), ZKC_OK);
   assert_int_equal(zkc_mutex_destroy(fx.m), ZKC_OK);
   zkc_lease_free(fx.lease); /* released by the sem rows, or here */
+  assert_int_equal(zkc_hold_free(fx.hold), ZKC_OK);
+  assert_int_equal(zkc_async_destroy(fx.a), ZKC_OK);
+  assert_int_equal(zkc_async_destroy(fx.ad), ZKC_OK);
   assert_int_equal(zkc_sem_destroy(fx.sem), ZKC_OK);
   assert_true(w.rows > 0);
   printf("%s: %d rows walked\n", group, w.rows);
@@ -1120,6 +1257,7 @@ static void mutex(void **state) { (void)state, walk_group("mutex"); }
 static void latch(void **state) { (void)state, walk_group("latch"); }
 static void selector(void **state) { (void)state, walk_group("selector"); }
 static void sem(void **state) { (void)state, walk_group("sem"); }
+static void async(void **state) { (void)state, walk_group("async"); }
 
 /* ---- the doc ---- */
 
@@ -1236,6 +1374,7 @@ int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(common), cmocka_unit_test(client), cmocka_unit_test(mutex),
       cmocka_unit_test(latch),  cmocka_unit_test(selector), cmocka_unit_test(sem),
+      cmocka_unit_test(async),
   };
   return zkt_main(argc, argv, tests, sizeof tests / sizeof *tests, "misuse");
 }

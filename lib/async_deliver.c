@@ -1,0 +1,78 @@
+/* The async context's callback queue: callbacks are queued by the engine
+ * and the maintenance thread and run either by the engine or by the
+ * application's zkc_async_dispatch, whose descriptor (an eventfd) is
+ * readable while the queue is not empty. */
+#include <stdlib.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "async.h"
+#include "util.h"
+#include "zkcoord/common.h"
+
+int zkc__async_post_locked(zkc_async_t *a, const zkc__event_cb_t *ev) {
+  zkc__event_cb_t *e = malloc(sizeof *e);
+  if (e == NULL) return ZKC_ENOMEM;
+  *e = *ev;
+  e->next = NULL;
+  *a->events_tail = e;
+  a->events_tail = &e->next;
+  if (a->fd >= 0) {
+    uint64_t one = 1;
+    ssize_t n = write(a->fd, &one, sizeof one); /* only fails when saturated */
+    (void)n;
+  } else {
+    a->kicked = 1;
+    pthread_cond_signal(&a->cv);
+  }
+  return ZKC_OK;
+}
+
+static void run_one(const zkc__event_cb_t *e) {
+  switch (e->kind) {
+    case EV_ACQUIRED: e->acquired(e->ctx, e->rc, e->hold); break;
+    case EV_RELEASED: e->released(e->ctx, e->rc); break;
+    case EV_LOST: e->lost(e->ctx, e->why, e->token); break;
+  }
+}
+
+int zkc__async_run_events(zkc_async_t *a) {
+  pthread_mutex_lock(&a->mu);
+  zkc__event_cb_t *list = a->events;
+  a->events = NULL;
+  a->events_tail = &a->events;
+  if (a->fd >= 0) { /* drained: readable again only for later callbacks */
+    uint64_t n;
+    ssize_t r = read(a->fd, &n, sizeof n); /* EAGAIN when already empty */
+    (void)r;
+  }
+  pthread_mutex_unlock(&a->mu);
+  int ran = 0;
+  zkc__dispatch_enter();
+  while (list) {
+    zkc__event_cb_t *e = list;
+    list = e->next;
+    run_one(e);
+    free(e);
+    ran++;
+  }
+  zkc__dispatch_leave();
+  return ran;
+}
+
+void zkc__async_op_done(void *ctx) {
+  zkc_async_t *a = ctx;
+  pthread_mutex_lock(&a->mu);
+  a->inflight--;
+  a->kicked = 1;
+  pthread_cond_signal(&a->cv);
+  pthread_mutex_unlock(&a->mu);
+}
+
+void zkc__async_kick(void *ctx) {
+  zkc_async_t *a = ctx;
+  pthread_mutex_lock(&a->mu);
+  a->kicked = 1;
+  pthread_cond_signal(&a->cv);
+  pthread_mutex_unlock(&a->mu);
+}

@@ -1,0 +1,616 @@
+/* The asynchronous acquire on the real ensemble: one CTest entry per case. */
+#include <dirent.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+#define OK(expr) assert_int_equal((expr), ZKC_OK)
+
+/* One acquire's outcome, written by its callback. */
+typedef struct res {
+  atomic_int done; /* callbacks run (must end at 1) */
+  int rc;
+  zkc_hold_t *hold;
+  pthread_t thread; /* the thread the callback ran on */
+  int seq;          /* order of grants */
+} res_t;
+
+static atomic_int grant_seq;
+
+static void on_acquired(void *ctx, int rc, zkc_hold_t *hold) {
+  res_t *r = ctx;
+  r->rc = rc;
+  r->hold = hold;
+  r->thread = pthread_self();
+  if (rc == ZKC_OK) r->seq = atomic_fetch_add(&grant_seq, 1) + 1;
+  atomic_fetch_add(&r->done, 1);
+}
+
+static int is_done(void *ctx) { return atomic_load(&((res_t *)ctx)->done) > 0; }
+
+static void await_done(res_t *r) {
+  assert_true(zkt_await(is_done, r, zkt_ms(20000)));
+}
+
+typedef struct rel {
+  atomic_int done;
+  int rc;
+} rel_t;
+
+static void on_released(void *ctx, int rc) {
+  rel_t *r = ctx;
+  r->rc = rc;
+  atomic_fetch_add(&r->done, 1);
+}
+
+static int rel_done(void *ctx) { return atomic_load(&((rel_t *)ctx)->done) > 0; }
+
+static zkc_async_t *new_async(zkc_client_t *c, zkc_delivery_t mode,
+                              zkc_hold_lost_fn lost, void *lost_ctx) {
+  zkc_async_opts_t o;
+  zkc_async_opts_init(&o);
+  o.delivery = mode;
+  o.on_lost = lost;
+  o.lost_ctx = lost_ctx;
+  zkc_async_t *a = NULL;
+  OK(zkc_async_create(&a, c, &o));
+  return a;
+}
+
+/* Releases and frees a hold, awaiting the delete. */
+static void release_now(zkc_async_t *a, zkc_hold_t *h, int want) {
+  rel_t r = {0};
+  OK(zkc_hold_release(a, h, on_released, &r));
+  assert_true(zkt_await(rel_done, &r, zkt_ms(10000)));
+  assert_int_equal(r.rc, want);
+  OK(zkc_hold_free(h));
+}
+
+static int threads_now(void) {
+  DIR *d = opendir("/proc/self/task");
+  int n = 0;
+  for (struct dirent *e; d && (e = readdir(d));)
+    if (e->d_name[0] != '.') n++;
+  if (d) closedir(d);
+  return n;
+}
+
+/* ---------------------------------------------------------------------- */
+
+/* A blocking holder; async, blocking, async, blocking waiters queue behind
+ * it in that order and are granted in that order, one at a time. */
+typedef struct blocking_waiter {
+  zkc_mutex_t *m;
+  int seq;
+  int rc;
+  pthread_t t;
+} blocking_waiter_t;
+
+static void *blocking_take(void *arg) {
+  blocking_waiter_t *b = arg;
+  b->rc = zkc_mutex_acquire_timeout(b->m, zkt_ms(20000));
+  if (b->rc == ZKC_OK) {
+    b->seq = atomic_fetch_add(&grant_seq, 1) + 1;
+    usleep(20000); /* the work under the lock */
+    b->rc = zkc_mutex_release(b->m);
+  }
+  return NULL;
+}
+
+static void fifo_with_blocking_contenders(void **state) {
+  (void)state;
+  char path[512];
+  snprintf(path, sizeof path, "%s", zkt_path("lock"));
+  atomic_store(&grant_seq, 0);
+  zkc_client_t *c1 = zkt_open(NULL), *c2 = zkt_open(NULL), *c3 = zkt_open(NULL);
+  zkc_mutex_t *holder = NULL, *m2 = NULL, *m3 = NULL;
+  OK(zkc_mutex_create(&holder, c1, path));
+  OK(zkc_mutex_create(&m2, c2, path));
+  OK(zkc_mutex_create(&m3, c3, path));
+  zkc_async_t *a = new_async(c1, ZKC_DELIVER_THREAD, NULL, NULL);
+  OK(zkc_mutex_acquire(holder));
+
+  res_t r1 = {0}, r3 = {0};
+  blocking_waiter_t b2 = {.m = m2}, b4 = {.m = m3};
+  OK(zkc_async_acquire(a, path, zkt_ms(20000), on_acquired, &r1, NULL));
+  assert_true(zkt_await_children_exactly(path, 2, zkt_ms(10000)));
+  pthread_create(&b2.t, NULL, blocking_take, &b2);
+  assert_true(zkt_await_children_exactly(path, 3, zkt_ms(10000)));
+  OK(zkc_async_acquire(a, path, zkt_ms(20000), on_acquired, &r3, NULL));
+  assert_true(zkt_await_children_exactly(path, 4, zkt_ms(10000)));
+  pthread_create(&b4.t, NULL, blocking_take, &b4);
+  assert_true(zkt_await_children_exactly(path, 5, zkt_ms(10000)));
+  assert_int_equal(atomic_load(&r1.done), 0); /* nobody passes the holder */
+
+  OK(zkc_mutex_release(holder));
+  await_done(&r1);
+  OK(r1.rc);
+  assert_int_equal(r1.seq, 1);
+  assert_true(zkc_hold_is_held(r1.hold));
+  int64_t t1 = 0;
+  OK(zkc_hold_fencing_token(r1.hold, &t1));
+  assert_true(t1 > 0);
+  char node[1100];
+  OK(zkc_hold_node(r1.hold, node, sizeof node));
+  assert_true(strncmp(node, path, strlen(path)) == 0);
+  assert_non_null(strstr(node, "/_c_")); /* the mutex's protected name */
+  assert_non_null(strstr(node, "-lock-"));
+  assert_int_equal(atomic_load(&grant_seq), 1); /* no overlap: b2 waits */
+  release_now(a, r1.hold, ZKC_OK);
+  pthread_join(b2.t, NULL);
+  OK(b2.rc);
+  assert_int_equal(b2.seq, 2);
+  await_done(&r3);
+  OK(r3.rc);
+  assert_int_equal(r3.seq, 3);
+  int64_t t3 = 0;
+  OK(zkc_hold_fencing_token(r3.hold, &t3));
+  assert_true(t3 > t1);
+  assert_int_equal(atomic_load(&grant_seq), 3); /* b4 still waits */
+  release_now(a, r3.hold, ZKC_OK);
+  pthread_join(b4.t, NULL);
+  OK(b4.rc);
+  assert_int_equal(b4.seq, 4);
+  assert_int_equal(atomic_load(&r1.done) + atomic_load(&r3.done), 2);
+
+  OK(zkc_async_destroy(a));
+  OK(zkc_mutex_destroy(holder));
+  OK(zkc_mutex_destroy(m2));
+  OK(zkc_mutex_destroy(m3));
+  zkc_client_close(c1);
+  zkc_client_close(c2);
+  zkc_client_close(c3);
+}
+
+static void timeout_leaves_no_node(void **state) {
+  (void)state;
+  char path[512];
+  snprintf(path, sizeof path, "%s", zkt_path("lock"));
+  zkc_client_t *c = zkt_open(NULL), *o = zkt_open(NULL);
+  zkc_mutex_t *m = NULL;
+  OK(zkc_mutex_create(&m, o, path));
+  OK(zkc_mutex_acquire(m));
+  zkc_async_t *a = new_async(c, ZKC_DELIVER_THREAD, NULL, NULL);
+  res_t r = {0}, once = {0};
+  int64_t t0 = zkt_now_ms();
+  OK(zkc_async_acquire(a, path, 300, on_acquired, &r, NULL));
+  await_done(&r);
+  int64_t took = zkt_now_ms() - t0;
+  assert_int_equal(r.rc, ZKC_ETIMEDOUT);
+  assert_null(r.hold);
+  assert_true(took >= 300);
+  printf("figure: async timeout of 300 ms reported after %lld ms\n",
+         (long long)took);
+  /* the node was deleted before the callback ran */
+  assert_int_equal(zkt_children_count(path), 1);
+  OK(zkc_async_acquire(a, path, 0, on_acquired, &once, NULL)); /* one look */
+  await_done(&once);
+  assert_int_equal(once.rc, ZKC_ETIMEDOUT);
+  assert_int_equal(zkt_children_count(path), 1);
+  OK(zkc_mutex_release(m));
+  OK(zkc_mutex_destroy(m));
+  OK(zkc_async_destroy(a));
+  assert_int_equal(atomic_load(&r.done), 1);
+  zkc_client_close(c);
+  zkc_client_close(o);
+}
+
+static void cancel_before_during_after_grant(void **state) {
+  (void)state;
+  char path[512];
+  snprintf(path, sizeof path, "%s", zkt_path("lock"));
+  zkc_client_t *c = zkt_open(NULL), *o = zkt_open(NULL);
+  zkc_mutex_t *m = NULL;
+  OK(zkc_mutex_create(&m, o, path));
+  zkc_async_t *a = new_async(c, ZKC_DELIVER_THREAD, NULL, NULL);
+  OK(zkc_mutex_acquire(m)); /* makes the path: an empty queue counts 0 */
+  OK(zkc_mutex_release(m));
+
+  /* before: cancelled at once, before any node could be made */
+  res_t before = {0};
+  uint64_t id = 0;
+  OK(zkc_async_acquire(a, path, -1, on_acquired, &before, &id));
+  int crc = zkc_async_cancel(a, id);
+  await_done(&before);
+  if (crc == ZKC_OK) assert_int_equal(before.rc, ZKC_ECANCELED);
+  else assert_int_equal(crc, ZKC_EALREADY); /* granted first: fine, said so */
+  if (before.rc == ZKC_OK) release_now(a, before.hold, ZKC_OK);
+  assert_int_equal(zkc_async_cancel(a, id), ZKC_EALREADY);
+  assert_true(zkt_await_children_exactly(path, 0, zkt_ms(10000)));
+
+  /* during: queued behind a holder, then cancelled */
+  OK(zkc_mutex_acquire(m));
+  res_t during = {0};
+  OK(zkc_async_acquire(a, path, -1, on_acquired, &during, &id));
+  assert_true(zkt_await_children_exactly(path, 2, zkt_ms(10000)));
+  OK(zkc_async_cancel(a, id));
+  await_done(&during);
+  assert_int_equal(during.rc, ZKC_ECANCELED);
+  assert_null(during.hold);
+  assert_int_equal(zkt_children_count(path), 1); /* its node went first */
+  assert_int_equal(zkc_async_cancel(a, id), ZKC_EALREADY);
+  OK(zkc_mutex_release(m));
+
+  /* after: granted, then cancel says it completed */
+  res_t after = {0};
+  OK(zkc_async_acquire(a, path, -1, on_acquired, &after, &id));
+  await_done(&after);
+  OK(after.rc);
+  assert_int_equal(zkc_async_cancel(a, id), ZKC_EALREADY);
+  assert_true(zkc_hold_is_held(after.hold));
+  release_now(a, after.hold, ZKC_OK);
+  assert_int_equal(zkc_async_cancel(a, id + 100), ZKC_EINVAL);
+
+  OK(zkc_async_destroy(a));
+  assert_int_equal(atomic_load(&before.done) + atomic_load(&during.done) +
+                       atomic_load(&after.done), 3);
+  OK(zkc_mutex_destroy(m));
+  zkc_client_close(c);
+  zkc_client_close(o);
+}
+
+static void release_once_from_any_thread(void **state) {
+  (void)state;
+  char path[512];
+  snprintf(path, sizeof path, "%s", zkt_path("lock"));
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_async_t *a = new_async(c, ZKC_DELIVER_THREAD, NULL, NULL);
+  zkc_async_t *b = new_async(c, ZKC_DELIVER_THREAD, NULL, NULL);
+  res_t r = {0};
+  OK(zkc_async_acquire(a, path, -1, on_acquired, &r, NULL));
+  await_done(&r);
+  OK(r.rc);
+  assert_int_equal(zkc_hold_release(b, r.hold, NULL, NULL), ZKC_ENOTOWNER);
+  assert_true(zkc_hold_is_held(r.hold)); /* the foreign release changed nothing */
+  assert_int_equal(zkc_async_destroy(a), ZKC_EBUSY); /* a hold not freed */
+  rel_t rel = {0};
+  OK(zkc_hold_release(a, r.hold, on_released, &rel)); /* not the granting thread */
+  assert_int_equal(zkc_hold_release(a, r.hold, on_released, &rel), ZKC_ENOTOWNER);
+  assert_true(zkt_await(rel_done, &rel, zkt_ms(10000)));
+  OK(rel.rc);
+  assert_int_equal(atomic_load(&rel.done), 1);
+  assert_false(zkc_hold_is_held(r.hold));
+  int64_t tok;
+  char node[1100];
+  assert_int_equal(zkc_hold_fencing_token(r.hold, &tok), ZKC_ENOTOWNER);
+  assert_int_equal(zkc_hold_node(r.hold, node, sizeof node), ZKC_ENOTOWNER);
+  assert_int_equal(zkt_children_count(path), 0);
+  OK(zkc_hold_free(r.hold));
+  OK(zkc_async_destroy(a));
+  OK(zkc_async_destroy(b));
+  zkc_client_close(c);
+}
+
+/* Closing the client completes every pending acquire with ZKC_ECLOSED. */
+#define N_CLOSE 100
+static void close_completes_100_pending(void **state) {
+  (void)state;
+  char path[512];
+  snprintf(path, sizeof path, "%s", zkt_path("lock"));
+  zkc_client_t *c = zkt_open(NULL), *o = zkt_open(NULL);
+  zkc_mutex_t *m = NULL;
+  OK(zkc_mutex_create(&m, o, path));
+  OK(zkc_mutex_acquire(m));
+  zkc_async_t *a = new_async(c, ZKC_DELIVER_THREAD, NULL, NULL);
+  static res_t r[N_CLOSE];
+  memset(r, 0, sizeof r);
+  for (int i = 0; i < N_CLOSE; i++)
+    OK(zkc_async_acquire(a, path, -1, on_acquired, &r[i], NULL));
+  assert_true(zkt_await_children_exactly(path, N_CLOSE + 1, zkt_ms(20000)));
+  zkc_client_close(c);
+  for (int i = 0; i < N_CLOSE; i++) {
+    await_done(&r[i]);
+    assert_int_equal(r[i].rc, ZKC_ECLOSED);
+  }
+  assert_true(zkt_await_children_exactly(path, 1, zkt_ms(10000)));
+  res_t late = {0};
+  assert_int_equal(zkc_async_acquire(a, path, -1, on_acquired, &late, NULL),
+                   ZKC_ECLOSED);
+  OK(zkc_async_destroy(a));
+  for (int i = 0; i < N_CLOSE; i++) assert_int_equal(atomic_load(&r[i].done), 1);
+  OK(zkc_mutex_release(m));
+  OK(zkc_mutex_destroy(m));
+  zkc_client_close(o);
+}
+
+/* Dispatch mode: callbacks wait for zkc_async_dispatch on our thread. */
+static void dispatch_mode_runs_only_in_dispatch(void **state) {
+  (void)state;
+  char path[512];
+  snprintf(path, sizeof path, "%s", zkt_path("lock"));
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_async_t *a = new_async(c, ZKC_DELIVER_DISPATCH, NULL, NULL);
+  int fd = -1;
+  OK(zkc_async_fd(a, &fd));
+  assert_true(fd >= 0);
+  struct pollfd p = {.fd = fd, .events = POLLIN};
+  assert_int_equal(poll(&p, 1, 0), 0); /* nothing waiting yet */
+  res_t r = {0};
+  OK(zkc_async_acquire(a, path, -1, on_acquired, &r, NULL));
+  assert_int_equal(poll(&p, 1, (int)zkt_ms(10000)), 1); /* readable */
+  assert_true(p.revents & POLLIN);
+  assert_int_equal(atomic_load(&r.done), 0); /* queued, not run */
+  int ran = 0;
+  OK(zkc_async_dispatch(a, &ran));
+  assert_int_equal(ran, 1);
+  assert_int_equal(atomic_load(&r.done), 1);
+  OK(r.rc);
+  assert_true(pthread_equal(r.thread, pthread_self()));
+  assert_int_equal(poll(&p, 1, 0), 0); /* drained */
+  OK(zkc_async_dispatch(a, &ran));
+  assert_int_equal(ran, 0);
+
+  rel_t rel = {0};
+  OK(zkc_hold_release(a, r.hold, on_released, &rel));
+  assert_int_equal(poll(&p, 1, (int)zkt_ms(10000)), 1);
+  assert_int_equal(atomic_load(&rel.done), 0);
+  OK(zkc_async_dispatch(a, &ran));
+  assert_int_equal(ran, 1);
+  OK(rel.rc);
+  OK(zkc_hold_free(r.hold));
+  OK(zkc_async_destroy(a));
+  zkc_client_close(c);
+}
+
+/* A callback's blocking calls fail fast; non-blocking ones work. */
+typedef struct in_cb {
+  zkc_async_t *a;
+  zkc_mutex_t *m;
+  atomic_int done;
+  int mutex_rc, destroy_rc, dispatch_rc, fenced_rc, release_rc;
+  zkc_hold_t *hold;
+} in_cb_t;
+
+static void blocking_in_callback(void *ctx, int rc, zkc_hold_t *hold) {
+  in_cb_t *t = ctx;
+  t->hold = hold;
+  if (rc == ZKC_OK) {
+    t->mutex_rc = zkc_mutex_acquire(t->m);
+    t->destroy_rc = zkc_async_destroy(t->a);
+    t->dispatch_rc = zkc_async_dispatch(t->a, NULL);
+    t->fenced_rc = zkc_hold_fenced_set(hold, zkt_root(), "x", 1);
+    t->release_rc = zkc_hold_release(t->a, hold, NULL, NULL);
+  }
+  atomic_fetch_add(&t->done, 1);
+}
+
+static int cb_done(void *ctx) { return atomic_load(&((in_cb_t *)ctx)->done); }
+
+static void blocking_call_from_callback_edeadlk(void **state) {
+  (void)state;
+  char path[512];
+  snprintf(path, sizeof path, "%s", zkt_path("lock"));
+  zkc_client_t *c = zkt_open(NULL);
+  for (int mode = 0; mode < 2; mode++) {
+    in_cb_t t = {0};
+    t.a = new_async(c, mode ? ZKC_DELIVER_DISPATCH : ZKC_DELIVER_THREAD, NULL,
+                    NULL);
+    OK(zkc_mutex_create(&t.m, c, zkt_path("other")));
+    OK(zkc_async_acquire(t.a, path, -1, blocking_in_callback, &t, NULL));
+    if (mode) {
+      int fd;
+      OK(zkc_async_fd(t.a, &fd));
+      struct pollfd p = {.fd = fd, .events = POLLIN};
+      assert_int_equal(poll(&p, 1, (int)zkt_ms(10000)), 1);
+      OK(zkc_async_dispatch(t.a, NULL));
+    }
+    assert_true(zkt_await(cb_done, &t, zkt_ms(10000)));
+    assert_int_equal(t.mutex_rc, ZKC_EDEADLK);
+    assert_int_equal(t.destroy_rc, ZKC_EDEADLK);
+    assert_int_equal(t.dispatch_rc, mode ? ZKC_EDEADLK : ZKC_EINVAL);
+    assert_int_equal(t.fenced_rc, ZKC_EDEADLK);
+    OK(t.release_rc); /* never blocks: allowed */
+    assert_true(zkt_await_children_exactly(path, 0, zkt_ms(10000)));
+    OK(zkc_hold_free(t.hold));
+    OK(zkc_mutex_destroy(t.m));
+    OK(zkc_async_destroy(t.a));
+  }
+  zkc_client_close(c);
+}
+
+/* 1,000 pending acquires in one process: no thread of their own. */
+#define N_MANY 1000
+static void thousand_pending_no_threads(void **state) {
+  (void)state;
+  char path[512];
+  snprintf(path, sizeof path, "%s", zkt_path("lock"));
+  zkc_client_t *c = zkt_open(NULL), *o = zkt_open(NULL);
+  zkc_mutex_t *m = NULL;
+  OK(zkc_mutex_create(&m, o, path));
+  OK(zkc_mutex_acquire(m));
+  zkc_async_t *a = new_async(c, ZKC_DELIVER_THREAD, NULL, NULL);
+  res_t *r = calloc(N_MANY, sizeof *r);
+  assert_non_null(r);
+  assert_int_equal(zkt_children_count(path), 1); /* the harness's own reader */
+  int before = threads_now();
+  for (int i = 0; i < N_MANY; i++)
+    OK(zkc_async_acquire(a, path, -1, on_acquired, &r[i], NULL));
+  assert_true(zkt_await_children_exactly(path, N_MANY + 1, zkt_ms(60000)));
+  int during = threads_now();
+  printf("figure: threads before %d, with %d pending %d\n", before, N_MANY,
+         during);
+  assert_int_equal(during, before);
+  for (int i = 0; i < N_MANY; i++) assert_int_equal(atomic_load(&r[i].done), 0);
+  OK(zkc_mutex_release(m));
+  /* the first in the queue gets it; the rest are destroyed away */
+  await_done(&r[0]);
+  OK(r[0].rc);
+  for (int i = 1; i < N_MANY; i++) assert_int_equal(atomic_load(&r[i].done), 0);
+  release_now(a, r[0].hold, ZKC_OK);
+  await_done(&r[1]);
+  OK(r[1].rc);
+  release_now(a, r[1].hold, ZKC_OK);
+  await_done(&r[2]);
+  OK(r[2].rc);
+  OK(zkc_hold_free(r[2].hold)); /* freed while held: released */
+  OK(zkc_async_destroy(a));
+  for (int i = 3; i < N_MANY; i++) assert_int_equal(r[i].rc, ZKC_ECLOSED);
+  assert_true(zkt_await_children_exactly(path, 0, zkt_ms(20000)));
+  free(r);
+  OK(zkc_mutex_destroy(m));
+  zkc_client_close(c);
+  zkc_client_close(o);
+}
+
+/* ---- sessions ---- */
+
+typedef struct lost {
+  atomic_int n;
+  zkc_lost_reason_t why;
+  int64_t token;
+} lost_t;
+
+static void on_lost(void *ctx, zkc_lost_reason_t why, int64_t token) {
+  lost_t *l = ctx;
+  l->why = why;
+  l->token = token;
+  atomic_fetch_add(&l->n, 1);
+}
+
+static int was_lost(void *ctx) { return atomic_load(&((lost_t *)ctx)->n) > 0; }
+
+static zkc_client_t *open_short(void) {
+  zkc_client_opts_t o;
+  zkc_client_opts_init(&o);
+  o.session_timeout_ms = 4000;
+  return zkt_open(&o);
+}
+
+typedef struct new_session {
+  zkc_client_t *c;
+  int64_t old;
+} new_session_t;
+
+static int has_new_session(void *ctx) {
+  new_session_t *ns = ctx;
+  int64_t sid = 0;
+  return zkc_client_session_id(ns->c, &sid) == ZKC_OK && sid != 0 &&
+         sid != ns->old;
+}
+
+static void expiry_while_pending_requeues(void **state) {
+  (void)state;
+  char path[512];
+  snprintf(path, sizeof path, "%s", zkt_path("lock"));
+  zkc_client_t *c = open_short(), *o = zkt_open(NULL);
+  zkc_mutex_t *m = NULL;
+  OK(zkc_mutex_create(&m, o, path));
+  OK(zkc_mutex_acquire(m));
+  zkc_async_t *a = new_async(c, ZKC_DELIVER_THREAD, NULL, NULL);
+  res_t r = {0};
+  OK(zkc_async_acquire(a, path, zkt_ms(30000), on_acquired, &r, NULL));
+  assert_true(zkt_await_children_exactly(path, 2, zkt_ms(10000)));
+  int64_t old = zkt_expire_session(c);
+  /* queued again on the new session: two nodes, the second not the old
+   * session's */
+  new_session_t ns = {c, old};
+  assert_true(zkt_await(has_new_session, &ns, zkt_ms(15000)));
+  assert_true(zkt_await_children_exactly(path, 2, zkt_ms(15000)));
+  assert_int_equal(atomic_load(&r.done), 0);
+  OK(zkc_mutex_release(m));
+  await_done(&r);
+  OK(r.rc);
+  assert_true(zkc_hold_is_held(r.hold));
+  release_now(a, r.hold, ZKC_OK);
+  OK(zkc_async_destroy(a));
+  OK(zkc_mutex_destroy(m));
+  zkc_client_close(c);
+  zkc_client_close(o);
+}
+
+static void expiry_while_held_is_lost(void **state) {
+  (void)state;
+  char path[512];
+  snprintf(path, sizeof path, "%s", zkt_path("lock"));
+  zkc_client_t *c = open_short();
+  lost_t l = {0};
+  zkc_async_t *a = new_async(c, ZKC_DELIVER_THREAD, on_lost, &l);
+  res_t r = {0};
+  OK(zkc_async_acquire(a, path, -1, on_acquired, &r, NULL));
+  await_done(&r);
+  OK(r.rc);
+  int64_t token = 0;
+  OK(zkc_hold_fencing_token(r.hold, &token));
+  OK(zkc_hold_fenced_set(r.hold, zkt_root(), "1", 1)); /* a fenced write */
+  zkt_expire_session(c);
+  assert_true(zkt_await(was_lost, &l, zkt_ms(8000)));
+  assert_int_equal(l.why, ZKC_LOST_SESSION);
+  assert_int_equal(l.token, token);
+  assert_false(zkc_hold_is_held(r.hold));
+  assert_int_equal(zkc_hold_fenced_set(r.hold, zkt_root(), "2", 1), ZKC_ELOST);
+  release_now(a, r.hold, ZKC_ELOST);
+  assert_int_equal(atomic_load(&l.n), 1);
+  OK(zkc_async_destroy(a));
+  zkc_client_close(c);
+}
+
+static void outside_delete_is_lost(void **state) {
+  (void)state;
+  char path[512];
+  snprintf(path, sizeof path, "%s", zkt_path("lock"));
+  zkc_client_t *c = zkt_open(NULL);
+  lost_t l = {0};
+  zkc_async_t *a = new_async(c, ZKC_DELIVER_THREAD, on_lost, &l);
+  res_t r = {0};
+  OK(zkc_async_acquire(a, path, -1, on_acquired, &r, NULL));
+  await_done(&r);
+  OK(r.rc);
+  assert_true(zkt_await_children_exactly(path, 1, zkt_ms(10000)));
+  zkt_delete_tree(path); /* an outsider deletes our node */
+  assert_true(zkt_await(was_lost, &l, zkt_ms(8000)));
+  assert_int_equal(l.why, ZKC_LOST_DELETED);
+  assert_false(zkc_hold_is_held(r.hold));
+  release_now(a, r.hold, ZKC_ELOST);
+  OK(zkc_async_destroy(a));
+  zkc_client_close(c);
+}
+
+/* The libuv example daemon (examples/uv_daemon.c) takes the lock around 10
+ * requests on its loop; they wait behind a blocking holder here. */
+static void example_daemon(void **state) {
+  (void)state;
+  const char *bin = getenv("ZKT_UV_DAEMON");
+  if (bin == NULL || *bin == '\0')
+    fail_msg("ZKT_UV_DAEMON unset: the example needs libuv (libuv1-dev)");
+  char path[512];
+  snprintf(path, sizeof path, "%s", zkt_path("lock"));
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_mutex_t *m = NULL;
+  OK(zkc_mutex_create(&m, c, path));
+  OK(zkc_mutex_acquire(m));
+  char *argv[] = {(char *)bin, (char *)zkt_connect(), path, "--self", "10", NULL};
+  zkt_proc_t p = zkt_spawn(argv);
+  assert_true(zkt_await_children_exactly(path, 11, zkt_ms(20000)));
+  OK(zkc_mutex_release(m));
+  char line[256];
+  assert_true(zkt_expect(&p, "requests done:", line, sizeof line, zkt_ms(30000)));
+  assert_string_equal(line, "requests done: counter 10, overlaps 0, failures 0");
+  assert_int_equal(zkt_wait(&p, zkt_ms(10000)), 0);
+  assert_true(zkt_await_children_exactly(path, 0, zkt_ms(10000)));
+  OK(zkc_mutex_destroy(m));
+  zkc_client_close(c);
+}
+
+int main(int argc, char **argv) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(fifo_with_blocking_contenders),
+      cmocka_unit_test(timeout_leaves_no_node),
+      cmocka_unit_test(cancel_before_during_after_grant),
+      cmocka_unit_test(release_once_from_any_thread),
+      cmocka_unit_test(close_completes_100_pending),
+      cmocka_unit_test(dispatch_mode_runs_only_in_dispatch),
+      cmocka_unit_test(blocking_call_from_callback_edeadlk),
+      cmocka_unit_test(thousand_pending_no_threads),
+      cmocka_unit_test(expiry_while_pending_requeues),
+      cmocka_unit_test(expiry_while_held_is_lost),
+      cmocka_unit_test(outside_delete_is_lost),
+      cmocka_unit_test(example_daemon),
+  };
+  return zkt_main(argc, argv, tests, sizeof tests / sizeof *tests, "async");
+}
