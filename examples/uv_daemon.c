@@ -27,10 +27,23 @@ static long counter;      /* the state the lock protects */
 static int inside;        /* requests in the critical section: at most 1 */
 static int overlaps, pending, failures;
 
+/* A client connection outlives its socket while requests of it are still
+ * waiting for the lock: they answer only while it is open. */
+typedef struct conn {
+  uv_tcp_t tcp; /* first: the handle is the connection */
+  int refs;     /* the socket's own, plus one per request */
+  int open;
+} conn_t;
+
+static void conn_unref(conn_t *c) {
+  if (c != NULL && --c->refs == 0) free(c);
+}
+static void conn_closed(uv_handle_t *h) { conn_unref((conn_t *)h); }
+
 typedef struct request {
   uv_timer_t work;    /* the critical section's duration */
   zkc_hold_t *hold;
-  uv_stream_t *client; /* NULL in --self mode */
+  conn_t *client;     /* NULL in --self mode */
   char answer[96];
 } request_t;
 
@@ -41,7 +54,7 @@ static void on_written(uv_write_t *w, int status) {
 }
 
 static void answer(request_t *r) {
-  if (r->client == NULL) return;
+  if (r->client == NULL || !r->client->open) return;
   uv_write_t *w = malloc(sizeof *w);
   char *copy = strdup(r->answer);
   if (w == NULL || copy == NULL) {
@@ -51,10 +64,14 @@ static void answer(request_t *r) {
   }
   w->data = copy;
   uv_buf_t b = uv_buf_init(copy, (unsigned)strlen(copy));
-  uv_write(w, r->client, &b, 1, on_written);
+  uv_write(w, (uv_stream_t *)&r->client->tcp, &b, 1, on_written);
 }
 
-static void request_free(uv_handle_t *h) { free(h->data); }
+static void request_free(uv_handle_t *h) {
+  request_t *r = h->data;
+  conn_unref(r->client);
+  free(r);
+}
 
 static void on_released(void *ctx, int rc) {
   request_t *r = ctx;
@@ -96,10 +113,11 @@ static void on_acquired(void *ctx, int rc, zkc_hold_t *hold) {
                                                  loop iterations */
 }
 
-static int request_start(uv_stream_t *client) {
+static int request_start(conn_t *client) {
   request_t *r = calloc(1, sizeof *r);
   if (r == NULL) return ZKC_ENOMEM;
   r->client = client;
+  if (client != NULL) client->refs++;
   uv_timer_init(loop, &r->work);
   r->work.data = r;
   int rc = zkc_async_acquire(async, lock_path, 30000, on_acquired, r, NULL);
@@ -127,21 +145,27 @@ static void on_alloc(uv_handle_t *h, size_t size, uv_buf_t *buf) {
 
 static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf) {
   for (ssize_t i = 0; i < n; i++)
-    if (buf->base[i] == '\n' && request_start(s) != ZKC_OK)
+    if (buf->base[i] == '\n' && request_start((conn_t *)s) != ZKC_OK)
       fprintf(stderr, "request refused\n");
   free(buf->base);
-  if (n < 0) uv_close((uv_handle_t *)s, (uv_close_cb)free);
+  if (n < 0) {
+    ((conn_t *)s)->open = 0;
+    uv_close((uv_handle_t *)s, conn_closed);
+  }
 }
 
 static void on_connection(uv_stream_t *server, int status) {
   if (status < 0) return;
-  uv_tcp_t *client = malloc(sizeof *client);
+  conn_t *client = calloc(1, sizeof *client);
   if (client == NULL) return;
-  uv_tcp_init(loop, client);
-  if (uv_accept(server, (uv_stream_t *)client) == 0)
-    uv_read_start((uv_stream_t *)client, on_alloc, on_read);
-  else
-    uv_close((uv_handle_t *)client, (uv_close_cb)free);
+  client->refs = 1, client->open = 1;
+  uv_tcp_init(loop, &client->tcp);
+  if (uv_accept(server, (uv_stream_t *)&client->tcp) == 0) {
+    uv_read_start((uv_stream_t *)&client->tcp, on_alloc, on_read);
+  } else {
+    client->open = 0;
+    uv_close((uv_handle_t *)&client->tcp, conn_closed);
+  }
 }
 
 /* --self: stop once every request is answered. */

@@ -145,7 +145,8 @@ static void finish(zkc_async_t *a, acq_t *q) {
   if (q->st == S_CREATING && q->op_busy) {
     int rc = q->op.rc;
     q->node = q->op.created, q->op.created = NULL;
-    if (q->node == NULL && (zkc__retryable(rc) || rc == ZKC_ESESSIONEXPIRED))
+    if (q->node == NULL && (zkc__retryable(rc) || rc == ZKC_ESESSIONEXPIRED ||
+                            rc == ZKC_ENOMEM))
       zkc__janitor_add(a->c, q->base, q->uuid); /* applied or not */
   }
   op_end(&q->op, &q->op_busy);
@@ -186,7 +187,8 @@ static void backoff(zkc_async_t *a, acq_t *q) {
 
 static void on_node_gone(void *ctx, uint64_t guard);
 
-static void grant(zkc_async_t *a, acq_t *q) {
+/* seq: a->state_seq when the session was seen live for this grant. */
+static void grant(zkc_async_t *a, acq_t *q, uint64_t seq) {
   zkc_hold_t *h = calloc(1, sizeof *h);
   if (h == NULL) {
     fail(a, q, ZKC_ENOMEM);
@@ -203,7 +205,10 @@ static void grant(zkc_async_t *a, acq_t *q) {
     return;
   }
   pthread_mutex_lock(&a->mu);
-  int mine = !q->decided;
+  /* A state change since the session was seen live went by this hold
+   * (on_state walks only a->holds): look at the session again. */
+  int stale = a->state_seq != seq, undecided = !q->decided;
+  int mine = undecided && !stale;
   if (mine) {
     q->decided = 1;
     q->rc = ZKC_OK;
@@ -212,6 +217,12 @@ static void grant(zkc_async_t *a, acq_t *q) {
     a->holds_alive++;
   }
   pthread_mutex_unlock(&a->mu);
+  if (stale && undecided) {
+    zkc__guard_remove(a->c, h->guard);
+    free(h);
+    q->st = S_DOUBT; /* read the queue again once connected */
+    return;
+  }
   if (!mine) { /* cancelled just before the grant */
     zkc__guard_remove(a->c, h->guard);
     free(h);
@@ -281,6 +292,8 @@ static void created(zkc_async_t *a, acq_t *q) {
     q->node = NULL;
     return;
   }
+  /* Out of memory for the answer: the node may exist; its uuid finds it. */
+  if (rc == ZKC_ENOMEM) zkc__janitor_add(a->c, q->base, q->uuid);
   fail(a, q, rc == ZKC_ENONODE ? ZKC_ENOROOT : rc);
 }
 
@@ -315,8 +328,11 @@ static void eval(zkc_async_t *a, acq_t *q) {
     return;
   }
   if (idx == 0) {
+    pthread_mutex_lock(&a->mu);
+    uint64_t seq = a->state_seq;
+    pthread_mutex_unlock(&a->mu);
     switch (zkc__session_fate(a->c, q->stat.ephemeral_owner)) {
-      case ZKC__SESSION_LIVE: grant(a, q); return;
+      case ZKC__SESSION_LIVE: grant(a, q, seq); return;
       case ZKC__SESSION_GONE: requeue(a, q); return;
       default: q->st = S_DOUBT; return;
     }
@@ -522,21 +538,41 @@ static void on_node_gone(void *ctx, uint64_t guard) {
   log_lost(a, n, "node deleted");
 }
 
+/* As the mutex does: in doubt (suspended or read-only) counts as lost by the
+ * client's policy, and a lost node that may still exist is deleted by
+ * whichever session is current next, so the next waiter gets the lock. */
 static void on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
   zkc_async_t *a = ctx;
   int n = 0;
   int on_suspend = zkc__lost_on_suspended(a->c);
+  int doubt = st == ZKC_STATE_SUSPENDED || st == ZKC_STATE_READ_ONLY;
+  char **nodes = NULL;
+  size_t n_nodes = 0;
   pthread_mutex_lock(&a->mu);
+  a->state_seq++;
   for (zkc_hold_t *h = a->holds; h; h = h->next) {
     if (h->lost) continue;
-    if (st == ZKC_STATE_SUSPENDED && on_suspend)
-      n += tell_lost_locked(a, h, ZKC_LOST_SUSPENDED);
+    int gone = 0;
+    if (doubt && on_suspend)
+      gone = tell_lost_locked(a, h, ZKC_LOST_SUSPENDED);
     else if (st == ZKC_STATE_LOST && h->held.session_id == lost_session)
-      n += tell_lost_locked(a, h, ZKC_LOST_SESSION);
+      gone = tell_lost_locked(a, h, ZKC_LOST_SESSION);
+    n += gone;
+    if (gone && h->held.node) { /* the janitor takes c->mu: after unlock */
+      char **more = realloc(nodes, (n_nodes + 1) * sizeof *nodes);
+      char *copy = more ? strdup(h->held.node) : NULL;
+      if (more) nodes = more;
+      if (copy) nodes[n_nodes++] = copy;
+    }
   }
   a->kicked = 1; /* pending acquires may go on (or must queue again) */
   pthread_cond_signal(&a->cv);
   pthread_mutex_unlock(&a->mu);
+  for (size_t i = 0; i < n_nodes; i++) {
+    zkc__janitor_add(a->c, nodes[i], NULL);
+    free(nodes[i]);
+  }
+  free(nodes);
   log_lost(a, n, "session");
 }
 

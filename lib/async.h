@@ -41,6 +41,8 @@ struct zkc_async {
   pthread_mutex_t mu; /* guards everything below */
   pthread_cond_t cv;  /* the engine's wake-up */
   int kicked;         /* something happened since the engine last looked */
+  uint64_t state_seq; /* state changes seen: a grant decided across one is
+                         looked at again (its hold could miss the loss) */
   int stopping;       /* destroy: finish everything, then stop */
   pthread_t engine;
   struct acq *acqs;   /* pending acquires and deletes, oldest first (the
