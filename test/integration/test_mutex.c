@@ -39,6 +39,8 @@ static void single_holder(void **state) {
   assert_true(zkc_mutex_is_acquired_in_this_process(ma));
   assert_false(zkc_mutex_is_acquired_in_this_process(mb));
   assert_int_equal(zkc_mutex_acquire_timeout(mb, 0), ZKC_ETIMEDOUT);
+  /* mb's node is gone; ma's server may apply that delete a little later. */
+  assert_true(zkt_await_participants(ma, 1, zkt_ms(10000)));
   assert_int_equal(participants(ma), 1);
 
   char node[1100];
@@ -356,6 +358,7 @@ static void one_watch_per_waiter(void **state) {
     pthread_create(&t[i], NULL, watch_waiter_main, &w[i]);
     assert_true(zkt_await_children(path, i + 2, zkt_ms(10000)));
   }
+  assert_true(zkt_await_participants(holder, WATCH_WAITERS + 1, zkt_ms(10000)));
   char **nodes;
   size_t n;
   OK(zkc_mutex_participant_nodes(holder, &nodes, &n));
