@@ -550,6 +550,80 @@ static void expiry_while_held_is_lost(void **state) {
   zkc_client_close(c);
 }
 
+/* lost_on_suspended: an async hold is given up when the connection drops,
+ * and its node is deleted by the client's next session even while the old
+ * one lives on (a zombie keeps it): a blocking waiter gets the lock. */
+typedef struct taker {
+  zkc_mutex_t *m;
+  atomic_int rc; /* 1 until the acquire returned */
+  int released;  /* its release's code */
+} taker_t;
+static void *take(void *arg) {
+  taker_t *t = arg;
+  int rc = zkc_mutex_acquire_timeout(t->m, zkt_ms(60000));
+  if (rc == ZKC_OK) t->released = zkc_mutex_release(t->m);
+  atomic_store(&t->rc, rc);
+  return NULL;
+}
+static int taken(void *ctx) { return atomic_load(&((taker_t *)ctx)->rc) != 1; }
+static int zombie_connected(void *ctx) {
+  return zoo_state((zhandle_t *)ctx) == ZOO_CONNECTED_STATE;
+}
+
+static void suspended_loss_node_deleted_by_new_session(void **state) {
+  (void)state;
+  int64_t ms = zkt_ms(3000);
+  const int session_ms = ms > 10000 ? 10000 : (int)ms;
+  char path[512];
+  snprintf(path, sizeof path, "%s", zkt_path("lock"));
+  zkt_proc_t proxy = zkt_proxy_start(1);
+  zkc_client_opts_t opts;
+  zkc_client_opts_init(&opts);
+  opts.session_timeout_ms = session_ms;
+  opts.lost_on_suspended = 1;
+  zkc_client_t *c = NULL, *b = zkt_open(NULL);
+  OK(zkc_client_open(&c, zkt_proxy_connect(&proxy), &opts));
+  lost_t l = {0};
+  zkc_async_t *a = new_async(c, ZKC_DELIVER_THREAD, on_lost, &l);
+  res_t r = {0};
+  OK(zkc_async_acquire(a, path, -1, on_acquired, &r, NULL));
+  await_done(&r);
+  OK(r.rc);
+  int64_t token = 0;
+  OK(zkc_hold_fencing_token(r.hold, &token));
+  clientid_t old = zkt_session_credentials(c);
+  taker_t t = {0};
+  atomic_store(&t.rc, 1);
+  OK(zkc_mutex_create(&t.m, b, path));
+  pthread_t th;
+  pthread_create(&th, NULL, take, &t);
+  assert_true(zkt_await_children_exactly(path, 2, zkt_ms(10000)));
+
+  zkt_proxy_cmd(&proxy, "refuse on");
+  zkt_proxy_cmd(&proxy, "cut");
+  assert_true(zkt_await(was_lost, &l, zkt_ms(10000)));
+  assert_int_equal(l.why, ZKC_LOST_SUSPENDED);
+  assert_int_equal(l.token, token);
+  assert_false(zkc_hold_is_held(r.hold));
+  zhandle_t *zombie = zkt_attach_session(&old);
+  assert_true(zkt_await(zombie_connected, zombie, zkt_ms(10000)));
+  zkt_proxy_cmd(&proxy, "refuse off");
+  /* The zombie keeps the old session: only c's next session frees it. */
+  assert_true(zkt_await(taken, &t, zkt_ms(60000)));
+  pthread_join(th, NULL);
+  OK(atomic_load(&t.rc));
+  OK(t.released);
+  assert_true(zkt_await(zombie_connected, zombie, zkt_ms(10000)));
+  zookeeper_close(zombie);
+  release_now(a, r.hold, ZKC_ELOST);
+  assert_int_equal(atomic_load(&l.n), 1);
+  OK(zkc_async_destroy(a));
+  OK(zkc_mutex_destroy(t.m));
+  zkc_client_close(c);
+  zkc_client_close(b);
+  zkt_proxy_stop(&proxy);
+}
+
 static void outside_delete_is_lost(void **state) {
   (void)state;
   char path[512];
@@ -610,6 +684,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(expiry_while_pending_requeues),
       cmocka_unit_test(expiry_while_held_is_lost),
       cmocka_unit_test(outside_delete_is_lost),
+      cmocka_unit_test(suspended_loss_node_deleted_by_new_session),
       cmocka_unit_test(example_daemon),
   };
   return zkt_main(argc, argv, tests, sizeof tests / sizeof *tests, "async");
