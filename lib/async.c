@@ -59,6 +59,8 @@ typedef struct acq {
   char *pred;
   int retries, parents;
   int64_t wake_at;
+  uint64_t guard; /* a release's: the hold's own-node watch, removed by the
+                     engine (removing it may wait for a guard's check) */
   struct acq *next;
 } acq_t;
 
@@ -398,6 +400,8 @@ static void waiting(zkc_async_t *a, acq_t *q) {
 }
 
 static void removed(zkc_async_t *a, acq_t *q) {
+  zkc__guard_remove(a->c, q->guard); /* 0: none */
+  q->guard = 0;
   int rc = q->op.rc;
   op_end(&q->op, &q->op_busy);
   if (zkc__retryable(rc) || rc == ZKC_ESESSIONEXPIRED) {
@@ -757,11 +761,15 @@ static int release(zkc_async_t *a, zkc_hold_t *h, zkc_released_fn done,
   q->rc = h->lost ? ZKC_ELOST : ZKC_OK;
   q->st = S_REMOVING; /* stepped: finish() below starts the delete */
   q->id = 0;
-  pthread_mutex_unlock(&a->mu);
-  zkc__guard_remove(a->c, h->guard);
+  /* The hold is off a->holds: its guard, should it fire on our own delete,
+   * finds nothing to tell. The engine removes it (see removed()), so this
+   * call never waits on a guard's check, which may take a round trip. */
+  q->guard = h->guard;
   h->guard = 0;
+  pthread_mutex_unlock(&a->mu);
   /* start the delete from here: it never waits for the network */
   if (zkc__client_closed(a->c)) {
+    zkc__guard_remove(a->c, q->guard);
     q->rc = ZKC_ECLOSED;
     free(q->node);
     q->node = NULL;
