@@ -569,9 +569,18 @@ static void on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
       if (copy) nodes[n_nodes++] = copy;
     }
   }
+  int untold = 0;
+  if (a->opts.on_state) { /* after the losses it explains */
+    zkc__event_cb_t ev = {.kind = EV_STATE, .state_fn = a->opts.on_state,
+                          .ctx = a->opts.state_ctx, .state = st};
+    untold = zkc__async_post_locked(a, &ev) != ZKC_OK;
+  }
   a->kicked = 1; /* pending acquires may go on (or must queue again) */
   pthread_cond_signal(&a->cv);
   pthread_mutex_unlock(&a->mu);
+  if (untold) /* the log sink never runs under a library lock */
+    zkc__log(a->c, ZKC_LOG_ERROR, "out of memory: a state change was not "
+                                  "queued for the async context");
   for (size_t i = 0; i < n_nodes; i++) {
     zkc__janitor_add(a->c, nodes[i], NULL);
     free(nodes[i]);

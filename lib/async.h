@@ -12,7 +12,7 @@
 
 /* One queued callback. */
 typedef struct zkc__event_cb {
-  enum { EV_ACQUIRED, EV_RELEASED, EV_LOST } kind;
+  enum { EV_ACQUIRED, EV_RELEASED, EV_LOST, EV_STATE } kind;
   int rc;
   zkc_hold_t *hold;          /* EV_ACQUIRED */
   zkc_acquired_fn acquired;  /* EV_ACQUIRED */
@@ -20,6 +20,8 @@ typedef struct zkc__event_cb {
   zkc_hold_lost_fn lost;     /* EV_LOST */
   zkc_lost_reason_t why;     /* EV_LOST */
   int64_t token;             /* EV_LOST */
+  zkc_async_state_fn state_fn; /* EV_STATE */
+  zkc_state_t state;         /* EV_STATE */
   void *ctx;
   struct zkc__event_cb *next;
 } zkc__event_cb_t;

@@ -33,6 +33,7 @@ static void run_one(const zkc__event_cb_t *e) {
     case EV_ACQUIRED: e->acquired(e->ctx, e->rc, e->hold); break;
     case EV_RELEASED: e->released(e->ctx, e->rc); break;
     case EV_LOST: e->lost(e->ctx, e->why, e->token); break;
+    case EV_STATE: e->state_fn(e->ctx, e->state); break;
   }
 }
 

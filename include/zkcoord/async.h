@@ -15,7 +15,7 @@
  * thread: any thread releases it, once, through its context; the hold is
  * then freed with zkc_hold_free.
  *
- * Callbacks (acquired, released, lost) run either on the context's engine
+ * Callbacks (acquired, released, lost, state) run either on the context's engine
  * thread (ZKC_DELIVER_THREAD) or, with ZKC_DELIVER_DISPATCH, only inside
  * zkc_async_dispatch on the application's own thread, which it calls when
  * the file descriptor of zkc_async_fd becomes readable (the c-ares and
@@ -60,10 +60,18 @@ typedef void (*zkc_released_fn)(void *ctx, int rc);
 typedef void (*zkc_hold_lost_fn)(void *ctx, zkc_lost_reason_t reason,
                                  int64_t token);
 
+/* A state change of the context's client (see zkc_state_t), delivered
+ * like the other callbacks: in dispatch mode only inside
+ * zkc_async_dispatch, so a loop learns of SUSPENDED or LOST on its own
+ * thread instead of through zkc_client_add_listener's library thread. */
+typedef void (*zkc_async_state_fn)(void *ctx, zkc_state_t state);
+
 typedef struct zkc_async_opts {
   zkc_delivery_t delivery; /* default ZKC_DELIVER_THREAD */
   zkc_hold_lost_fn on_lost; /* NULL: losses are only logged */
   void *lost_ctx;
+  zkc_async_state_fn on_state; /* NULL: none */
+  void *state_ctx;
 } zkc_async_opts_t;
 
 /* Fills *opts with the defaults. Accepts NULL (no-op). Thread-safe. */

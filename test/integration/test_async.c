@@ -550,6 +550,53 @@ static void expiry_while_held_is_lost(void **state) {
   zkc_client_close(c);
 }
 
+/* Dispatch mode: the client's state changes reach the loop through the
+ * descriptor too, and run only in dispatch, on its thread. */
+typedef struct states {
+  atomic_int n, lost, connected;
+  pthread_t thread;
+  atomic_int other_thread;
+} states_t;
+static void on_state(void *ctx, zkc_state_t st) {
+  states_t *s = ctx;
+  if (!pthread_equal(pthread_self(), s->thread)) atomic_store(&s->other_thread, 1);
+  if (st == ZKC_STATE_LOST) atomic_store(&s->lost, 1);
+  if (st == ZKC_STATE_CONNECTED && atomic_load(&s->lost))
+    atomic_store(&s->connected, 1);
+  atomic_fetch_add(&s->n, 1);
+}
+
+static void dispatch_mode_state_changes_in_dispatch(void **state) {
+  (void)state;
+  zkc_client_t *c = open_short();
+  states_t s = {.thread = pthread_self()};
+  zkc_async_opts_t o;
+  zkc_async_opts_init(&o);
+  o.delivery = ZKC_DELIVER_DISPATCH;
+  o.on_state = on_state;
+  o.state_ctx = &s;
+  zkc_async_t *a = NULL;
+  OK(zkc_async_create(&a, c, &o));
+  int fd = -1;
+  OK(zkc_async_fd(a, &fd));
+  zkt_expire_session(c);
+  struct pollfd p = {.fd = fd, .events = POLLIN};
+  int64_t deadline = zkt_now_ms() + zkt_ms(20000);
+  while (!atomic_load(&s.connected) && zkt_now_ms() < deadline) {
+    assert_int_equal(atomic_load(&s.other_thread), 0);
+    int before = atomic_load(&s.n);
+    if (poll(&p, 1, 100) == 1) {
+      assert_int_equal(atomic_load(&s.n), before); /* queued, not run */
+      OK(zkc_async_dispatch(a, NULL));
+    }
+  }
+  assert_true(atomic_load(&s.lost));
+  assert_true(atomic_load(&s.connected));
+  assert_int_equal(atomic_load(&s.other_thread), 0);
+  OK(zkc_async_destroy(a));
+  zkc_client_close(c);
+}
+
 /* lost_on_suspended: an async hold is given up when the connection drops,
  * and its node is deleted by the client's next session even while the old
  * one lives on (a zombie keeps it): a blocking waiter gets the lock. */
@@ -679,6 +726,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(release_once_from_any_thread),
       cmocka_unit_test(close_completes_100_pending),
       cmocka_unit_test(dispatch_mode_runs_only_in_dispatch),
+      cmocka_unit_test(dispatch_mode_state_changes_in_dispatch),
       cmocka_unit_test(blocking_call_from_callback_edeadlk),
       cmocka_unit_test(thousand_pending_no_threads),
       cmocka_unit_test(expiry_while_pending_requeues),
