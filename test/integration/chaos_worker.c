@@ -173,6 +173,33 @@ static void box_wait(waitbox_t *b) {
   pthread_mutex_unlock(&b->mu);
 }
 
+/* One hold's work, for the mutex and the async hold alike: the ACQ line,
+ * then up to three fenced writes through `fenced` (the hold's own). */
+typedef int (*fenced_fn)(void *hold, const char *path, const void *data,
+                         size_t len);
+static int mutex_fenced(void *m, const char *path, const void *data,
+                        size_t len) {
+  return zkc_mutex_fenced_set(m, path, data, len);
+}
+static int hold_fenced(void *h, const char *path, const void *data,
+                       size_t len) {
+  return zkc_hold_fenced_set(h, path, data, len);
+}
+
+static void hold_work(long long t, int64_t token, const char *node,
+                      fenced_fn fenced, void *hold, unsigned *seed) {
+  const char *slash = strrchr(node, '/');
+  say("ACQ %lld %lld %s\n", t, (long long)token, slash ? slash + 1 : node);
+  char data[32];
+  int len = snprintf(data, sizeof data, "%lld", (long long)token);
+  for (int w = rand_r(seed) % 3; w >= 0; w--) {
+    long long t0 = now_us();
+    if (fenced(hold, store_path, data, (size_t)len) == ZKC_OK)
+      say("W %lld %lld %lld\n", t0, now_us(), (long long)token);
+    sleep_ms(rand_r(seed) % 100);
+  }
+}
+
 static void async_rounds(zkc_async_t *a, unsigned seed) {
   waitbox_t b = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
   while (!atomic_load(&stopping)) {
@@ -195,16 +222,7 @@ static void async_rounds(zkc_async_t *a, unsigned seed) {
     char node[1100] = "?";
     zkc_hold_fencing_token(h, &token);
     zkc_hold_node(h, node, sizeof node);
-    const char *slash = strrchr(node, '/');
-    say("ACQ %lld %lld %s\n", t, (long long)token, slash ? slash + 1 : node);
-    char data[32];
-    int len = snprintf(data, sizeof data, "%lld", (long long)token);
-    for (int w = rand_r(&seed) % 3; w >= 0; w--) {
-      long long t0 = now_us();
-      if (zkc_hold_fenced_set(h, store_path, data, (size_t)len) == ZKC_OK)
-        say("W %lld %lld %lld\n", t0, now_us(), (long long)token);
-      sleep_ms(rand_r(&seed) % 100);
-    }
+    hold_work(t, token, node, hold_fenced, h, &seed);
     t = now_us();
     rc = zkc_hold_release(a, h, box_released, &b);
     if (rc == ZKC_OK) {
@@ -240,16 +258,7 @@ static void *contender(void *arg) {
     long long t = now_us();
     zkc_mutex_fencing_token(m, &token);
     zkc_mutex_lock_node(m, node, sizeof node);
-    const char *slash = strrchr(node, '/');
-    say("ACQ %lld %lld %s\n", t, (long long)token, slash ? slash + 1 : node);
-    char data[32];
-    int len = snprintf(data, sizeof data, "%lld", (long long)token);
-    for (int w = rand_r(&seed) % 3; w >= 0; w--) {
-      long long t0 = now_us();
-      if (zkc_mutex_fenced_set(m, store_path, data, (size_t)len) == ZKC_OK)
-        say("W %lld %lld %lld\n", t0, now_us(), (long long)token);
-      sleep_ms(rand_r(&seed) % 100);
-    }
+    hold_work(t, token, node, mutex_fenced, m, &seed);
     t = now_us();
     rc = zkc_mutex_release(m);
     say("REL %lld %lld %d\n", t, (long long)token, rc);
