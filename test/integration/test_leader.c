@@ -581,10 +581,13 @@ static void curator_latch_interop(void **state) {
   OK(zkc_latch_start(l1));
   OK(zkc_latch_await(l1, zkt_ms(10000)));
 
-  char script[1024];
+  char script[1024], hold[32];
   snprintf(script, sizeof script, "%s/run-curator.sh", getenv("ZKT_INTEROP"));
+  /* Curator's leadership must outlast our reads of it below, however slow
+   * the machine (a loaded run saw it end before the leader-id read). */
+  snprintf(hold, sizeof hold, "%lld", (long long)zkt_ms(3000));
   char *argv[] = {script, getenv("ZKT_BUILD"), "latch", (char *)zkt_connect(),
-                  path, "java", "1500", NULL};
+                  path, "java", hold, NULL};
   zkt_proc_t java = zkt_spawn(argv);
   if (!zkt_await_children_exactly(path, 2, zkt_ms(60000)))
     fail_msg("Curator's latch did not join");
