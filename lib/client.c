@@ -70,7 +70,7 @@ static int confirm_session(zkc_client_t *c, const char *connect) {
   do {
     rc = zkc__op_run_exists(c, "/", NULL);
   } while (zkc__retryable(rc) && ++tries < 5 &&
-           zkc__wait_connected(c, deadline) == ZKC_OK);
+           zkc__wait_connected_or_refused(c, deadline) == ZKC_OK);
   pthread_mutex_lock(&c->mu);
   int refused = c->auth_failed;
   pthread_mutex_unlock(&c->mu);
@@ -151,7 +151,7 @@ int zkc_client_open(zkc_client_t **out, const char *connect_string,
   int rc = zkc__handle_open(c);
   if (rc == ZKC_OK) rc = zkc__maint_start(c);
   if (rc == ZKC_OK) {
-    rc = zkc__wait_first_connected(c, zkc__deadline_after(opts->connect_timeout_ms));
+    rc = zkc__wait_connected_or_refused(c, zkc__deadline_after(opts->connect_timeout_ms));
     if (rc == ZKC_ETIMEDOUT) rc = ZKC_ECONNECT;
   }
   if (rc == ZKC_OK) rc = confirm_session(c, connect_string);

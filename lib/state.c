@@ -67,16 +67,24 @@ int zkc__wait_connected(zkc_client_t *c, int64_t deadline_ms) {
   return rc;
 }
 
-static int first_connected_or_refused(void *arg) {
-  const zkc_client_t *c = arg;
-  return c->state == ZKC_STATE_CONNECTED || c->auth_failed;
+/* Connected as the client sees it and as its listeners were told. */
+static int usable_locked(const zkc_client_t *c) {
+  return zkc__live_locked(c) && (c->state == ZKC_STATE_CONNECTED ||
+                                 c->state == ZKC_STATE_RECONNECTED);
 }
 
-int zkc__wait_first_connected(zkc_client_t *c, int64_t deadline_ms) {
+static int connected_or_refused(void *arg) {
+  const zkc_client_t *c = arg;
+  return usable_locked(c) || c->auth_failed || c->closed;
+}
+
+int zkc__wait_connected_or_refused(zkc_client_t *c, int64_t deadline_ms) {
   pthread_mutex_lock(&c->mu);
   int rc = zkc__cond_await(&c->state_cv, &c->mu, deadline_ms,
-                           first_connected_or_refused, c);
-  if (c->state != ZKC_STATE_CONNECTED && c->auth_failed) rc = ZKC_EAUTHFAILED;
+                           connected_or_refused, c);
+  /* A refusal learnt while the connection was down (the server closed it
+   * before the client read the verdict) is as final as one read in time. */
+  if (!usable_locked(c) && c->auth_failed) rc = ZKC_EAUTHFAILED;
   pthread_mutex_unlock(&c->mu);
   return rc;
 }

@@ -15,8 +15,9 @@ zkc__session_fate_t zkc__session_fate_locked(const zkc_client_t *c,
 /* 1 on the maintenance thread. */
 int zkc__on_maint_thread_locked(const zkc_client_t *c);
 
-/* Waits for the session's first CONNECTED, up to deadline_ms: ZKC_OK,
- * ZKC_ETIMEDOUT or ZKC_EAUTHFAILED. */
-int zkc__wait_first_connected(zkc_client_t *c, int64_t deadline_ms);
+/* Waits until the session is connected or its credentials were refused, up
+ * to deadline_ms: ZKC_OK, ZKC_ETIMEDOUT or ZKC_EAUTHFAILED. For the open,
+ * where a refusal is final; recipes wait with zkc__wait_connected. */
+int zkc__wait_connected_or_refused(zkc_client_t *c, int64_t deadline_ms);
 
 #endif /* ZKC_STATE_H */
