@@ -1,6 +1,7 @@
 /* The lock queue protocol: create a protected ephemeral-sequential node,
- * read the children in the same round trip, wait on the predecessor only,
- * and never leave a node behind on failure. */
+ * read the children in the same round trip, wait on the predecessor only
+ * (a reader: on the nearest writer before it), and never leave a node
+ * behind on failure. */
 #include <stdlib.h>
 #include <string.h>
 
