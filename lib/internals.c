@@ -1,6 +1,7 @@
 /* The lock queue protocol: create a protected ephemeral-sequential node,
- * read the children in the same round trip, wait on the predecessor only,
- * and never leave a node behind on failure. */
+ * read the children in the same round trip, wait on the predecessor only
+ * (a reader: on the nearest writer before it), and never leave a node
+ * behind on failure. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -82,6 +83,7 @@ typedef struct attempt {
   zkc__stat_t stat;
   int64_t session; /* session at the time of the create */
   int no_list;     /* a plain create: no children read behind it */
+  int reader;      /* read side of a read-write lock: waits on writers only */
   zkc__op_t list;  /* the latest children read */
   int list_valid;
   int retries;
@@ -218,8 +220,15 @@ static int grant(attempt_t *a) {
   return rc == ZKC_OK ? ZKC__AGAIN : rc;
 }
 
-/* Waits until our node is first. a->list holds a children read submitted
- * after our create. Every wake-up reads the queue again: the predecessor's
+/* The node we wait on: the predecessor, or for a reader the nearest writer
+ * before it (readers share). -1: nothing in the way. */
+static long blocker(const attempt_t *a, const zkc__contender_t *sorted,
+                    long idx) {
+  return a->reader ? zkc__rw_writer_before(sorted, idx) : idx - 1;
+}
+
+/* Waits until nothing is in our way (see blocker). a->list holds a
+ * children read submitted after our create. Every wake-up reads the queue again: the predecessor's
  * delete alone proves nothing (our own node may have been deleted by an
  * outsider meanwhile, or our session replaced). */
 static int wait_first(attempt_t *a) {
@@ -237,13 +246,14 @@ static int wait_first(attempt_t *a) {
     if (sorted == NULL) return ZKC_ENOMEM;
     n = zkc__sort_contenders(a->list.children.data, n, sorted);
     long idx = zkc__contender_index(sorted, n, name);
-    char *pred = idx > 0 ? zkc__path_join(a->base, sorted[idx - 1].name) : NULL;
+    long b = idx < 0 ? -1 : blocker(a, sorted, idx);
+    char *pred = b >= 0 ? zkc__path_join(a->base, sorted[b].name) : NULL;
     free(sorted);
     /* Not kept while waiting: a copy of the whole queue per waiter would
      * make a queue of n waiters cost O(n^2) memory. */
     drop_list(a);
     if (idx < 0) return ZKC_ELOST; /* our node is gone: session or outsider */
-    if (idx == 0) {
+    if (b < 0) {
       rc = grant(a);
       if (rc == ZKC__AGAIN) continue;
       return rc;
@@ -287,8 +297,10 @@ static int wait_first(attempt_t *a) {
 
 /* One pass through the queue with one node. */
 static int attempt(zkc_client_t *c, const char *base, const char *lock_name,
-                   const char *data, int64_t deadline_ms, zkc__held_t *out) {
-  attempt_t a = {.c = c, .base = base, .data = data, .deadline = deadline_ms};
+                   const char *data, int reader, int64_t deadline_ms,
+                   zkc__held_t *out) {
+  attempt_t a = {.c = c, .base = base, .data = data, .reader = reader,
+                 .deadline = deadline_ms};
   int rc = create_node(&a, lock_name);
   /* Double-holder guard: only a node of the current session is ours. */
   if (rc == ZKC_OK && a.stat.ephemeral_owner != zkc__session_id(c)) rc = ZKC_ELOST;
@@ -319,9 +331,15 @@ int zkc__lock_acquire(zkc_client_t *c, const char *base, const char *lock_name,
 int zkc__lock_acquire_data(zkc_client_t *c, const char *base,
                            const char *lock_name, const char *data,
                            int64_t deadline_ms, zkc__held_t *out) {
+  return zkc__lock_acquire_side(c, base, lock_name, data, 0, deadline_ms, out);
+}
+
+int zkc__lock_acquire_side(zkc_client_t *c, const char *base,
+                           const char *lock_name, const char *data, int reader,
+                           int64_t deadline_ms, zkc__held_t *out) {
   if (data == NULL) data = zkc__holder_id(c);
   for (;;) {
-    int rc = attempt(c, base, lock_name, data, deadline_ms, out);
+    int rc = attempt(c, base, lock_name, data, reader, deadline_ms, out);
     if (rc != ZKC_ELOST) return rc;
     /* Our node went with a lost session (or was deleted under us): queue
      * again, at the back, once a session is up; the deadline still holds. */

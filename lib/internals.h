@@ -30,6 +30,13 @@ int zkc__lock_acquire_data(zkc_client_t *c, const char *base,
                            const char *lock_name, const char *data,
                            int64_t deadline_ms, zkc__held_t *out);
 
+/* As zkc__lock_acquire_data; a reader (reader != 0) waits only until no
+ * writer (zkc__rw_kind) is before it, a writer until it is first. The
+ * lock_name gives the side to the others: "__READ__" or "__WRIT__". */
+int zkc__lock_acquire_side(zkc_client_t *c, const char *base,
+                           const char *lock_name, const char *data, int reader,
+                           int64_t deadline_ms, zkc__held_t *out);
+
 /* Creates `path` and any missing ancestors with the client's parent mode.
  * ZKC_OK also when it exists. */
 int zkc__ensure_path(zkc_client_t *c, const char *path);

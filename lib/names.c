@@ -171,6 +171,41 @@ long zkc__contender_index(const zkc__contender_t *sorted, size_t n,
   return -1;
 }
 
+/* 1 when `s` is exactly a sequence as ZooKeeper formats it: ten digits,
+ * '-' and nine digits, or '-' and ten digits (from -2^31 on). */
+static int is_sequence_text(const char *s) {
+  size_t n = strlen(s);
+  if (n == ZKC__SEQ_DIGITS && all_digits(s, n)) return 1;
+  return (n == ZKC__SEQ_DIGITS || n == ZKC__SEQ_DIGITS + 1) && s[0] == '-' &&
+         all_digits(s + 1, n - 1);
+}
+
+/* 1 when some occurrence of `marker` in `name` is followed by a sequence
+ * and nothing else. */
+static int marked_before_sequence(const char *name, const char *marker) {
+  size_t len = strlen(marker);
+  for (const char *p = strstr(name, marker); p; p = strstr(p + 1, marker))
+    if (is_sequence_text(p + len)) return 1;
+  return 0;
+}
+
+zkc__rw_kind_t zkc__rw_kind(const char *name) {
+  if (name == NULL) return ZKC__RW_OTHER;
+  if (marked_before_sequence(name, "__WRIT__") ||
+      marked_before_sequence(name, "__lock__"))
+    return ZKC__RW_WRITE;
+  if (marked_before_sequence(name, "__READ__") ||
+      marked_before_sequence(name, "__rlock__"))
+    return ZKC__RW_READ;
+  return ZKC__RW_OTHER;
+}
+
+long zkc__rw_writer_before(const zkc__contender_t *sorted, long me) {
+  for (long i = me - 1; i >= 0; i--)
+    if (zkc__rw_kind(sorted[i].name) != ZKC__RW_READ) return i;
+  return -1;
+}
+
 static int is_hex_lower(char c) {
   return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
 }

@@ -59,6 +59,21 @@ size_t zkc__sort_contenders(char *const *names, size_t n,
 long zkc__contender_index(const zkc__contender_t *sorted, size_t n,
                           const char *name);
 
+/* What a child of a read-write lock path stands for: Curator's "__WRIT__"
+ * and kazoo's "__lock__" are writers, Curator's "__READ__" and kazoo's
+ * "__rlock__" readers, when the marker comes right before the sequence
+ * (so a marker inside a uuid or id does not count). Anything else is
+ * ZKC__RW_OTHER. */
+typedef enum { ZKC__RW_OTHER, ZKC__RW_READ, ZKC__RW_WRITE } zkc__rw_kind_t;
+zkc__rw_kind_t zkc__rw_kind(const char *name);
+
+/* Index of the nearest node before position `me` of a sorted contender
+ * array that is not a reader (the node a waiting reader watches), or -1
+ * when none: the reader is granted. A sequenced node of no read-write kind
+ * (a mutex's "lock-", anything unknown) counts as a writer: waiting on an
+ * earlier node can only add safety, never a cycle. */
+long zkc__rw_writer_before(const zkc__contender_t *sorted, long me);
+
 /* 1 when `name` is a protected node name ("_c_<uuid>-..."), else 0. */
 int zkc__is_protected_name(const char *name);
 

@@ -179,6 +179,56 @@ static void duplicate_sequences_tie_by_name(void **state) {
   assert_string_equal(out[0].name, "a-lock-0000000001");
 }
 
+/* Read-write lock children of Curator and kazoo, and names that only look
+ * like them. */
+static void rw_kinds(void **state) {
+  (void)state;
+  const char *u = "_c_53345f98-9423-4e0c-a7b5-9f819e3ec2e1-";
+  char w[80], r[80], lk[80];
+  snprintf(w, sizeof w, "%s__WRIT__0000000005", u);
+  snprintf(r, sizeof r, "%s__READ__0000000007", u);
+  snprintf(lk, sizeof lk, "%slock-0000000001", u);
+  assert_int_equal(zkc__rw_kind(w), ZKC__RW_WRITE);
+  assert_int_equal(zkc__rw_kind(r), ZKC__RW_READ);
+  assert_int_equal(zkc__rw_kind(lk), ZKC__RW_OTHER);
+  assert_int_equal(zkc__rw_kind("0f1e2d3c4b5a69788796a5b4c3d2e1f0__lock__0000000006"),
+                   ZKC__RW_WRITE);
+  assert_int_equal(zkc__rw_kind("0f1e2d3c4b5a69788796a5b4c3d2e1f0__rlock__0000000008"),
+                   ZKC__RW_READ);
+  /* After the counter wrapped. */
+  assert_int_equal(zkc__rw_kind("x__WRIT__-2147483648"), ZKC__RW_WRITE);
+  assert_int_equal(zkc__rw_kind("x__rlock__-000000005"), ZKC__RW_READ);
+  /* A marker not right before the sequence, or no sequence. */
+  assert_int_equal(zkc__rw_kind("__WRIT__x-0000000001"), ZKC__RW_OTHER);
+  assert_int_equal(zkc__rw_kind("a__READ__b__lock__0000000002"), ZKC__RW_WRITE);
+  assert_int_equal(zkc__rw_kind("a__WRIT__b__READ__0000000002"), ZKC__RW_READ);
+  assert_int_equal(zkc__rw_kind("x__WRIT__000000001"), ZKC__RW_OTHER);
+  assert_int_equal(zkc__rw_kind("x__WRIT__00000000012"), ZKC__RW_OTHER);
+  assert_int_equal(zkc__rw_kind("x__READ__"), ZKC__RW_OTHER);
+  assert_int_equal(zkc__rw_kind(""), ZKC__RW_OTHER);
+  assert_int_equal(zkc__rw_kind(NULL), ZKC__RW_OTHER);
+}
+
+/* A reader waits on the nearest writer before it, of either client; a
+ * mutex node or an unknown sequenced child counts as a writer. */
+static void reader_watches_nearest_writer(void **state) {
+  (void)state;
+  char *names[] = {"x__READ__0000000001", "y__lock__0000000002",
+                   "x__READ__0000000003", "x__WRIT__0000000004",
+                   "z-lock-0000000005",   "y__rlock__0000000006"};
+  zkc__contender_t out[6];
+  assert_int_equal(zkc__sort_contenders(names, 6, out), 6);
+  assert_int_equal(zkc__rw_writer_before(out, 0), -1);
+  assert_int_equal(zkc__rw_writer_before(out, 1), -1);
+  assert_int_equal(zkc__rw_writer_before(out, 2), 1);
+  assert_int_equal(zkc__rw_writer_before(out, 3), 1);
+  assert_int_equal(zkc__rw_writer_before(out, 5), 4);
+  assert_int_equal(zkc__rw_writer_before(out, 4), 3);
+  char *readers[] = {"a__READ__0000000001", "b__rlock__0000000002"};
+  assert_int_equal(zkc__sort_contenders(readers, 2, out), 2);
+  assert_int_equal(zkc__rw_writer_before(out, 1), -1);
+}
+
 /* Children no well-behaved client makes. */
 static void hostile_children_order(void **state) {
   (void)state;
@@ -363,6 +413,8 @@ int main(void) {
       cmocka_unit_test(sort_near_but_not_across_wrap),
       cmocka_unit_test(duplicate_sequences_tie_by_name),
       cmocka_unit_test(hostile_children_order),
+      cmocka_unit_test(rw_kinds),
+      cmocka_unit_test(reader_watches_nearest_writer),
       cmocka_unit_test(ten_thousand_hostile_children),
       cmocka_unit_test(sequences_round_trip),
       cmocka_unit_test(protected_names),
