@@ -131,6 +131,44 @@ ZKC_EXTERN int zkc_mutex_is_held(const zkc_mutex_t *mutex);
 ZKC_EXTERN int zkc_mutex_set_lost_callback(zkc_mutex_t *mutex, zkc_lost_fn fn,
                                            void *ctx);
 
+/* Told when someone asks for a revocable hold to be given up (see
+ * zkc_mutex_set_revocable), once per request, on the client's maintenance
+ * thread. `token` names the hold (see zkc_lost_fn). It must not block and
+ * must not make blocking zkcoord calls (they return ZKC_EDEADLK): typically
+ * it sets a flag, and the holding thread finishes its work in progress and
+ * releases soon. Revocation is cooperative: nothing is taken away from a
+ * holder that ignores it. */
+typedef void (*zkc_revoke_fn)(void *ctx, zkc_mutex_t *mutex, int64_t token);
+
+/* Makes the holds this mutex object grants from now on revocable (`fn`
+ * NULL: not revocable; holds already granted keep how they were made). A
+ * revocable hold's node is created with empty data (Curator's convention:
+ * its marker is then the only data the node ever gets) and watched from
+ * the grant; a revocation request that arrived while the thread was still
+ * waiting is told at the grant. Interoperates with Curator's
+ * makeRevocable and Revoker.attemptRevoke. Returns ZKC_OK or ZKC_EINVAL
+ * (NULL mutex). */
+ZKC_EXTERN int zkc_mutex_set_revocable(zkc_mutex_t *mutex, zkc_revoke_fn fn,
+                                       void *ctx);
+
+/* Asks the holder of the lock node `node_path` (a full path, as listed by
+ * zkc_mutex_participant_nodes) to let go, by writing Curator's revocation
+ * marker, the 10 bytes "__REVOKE__", into the node's data. A holder that
+ * did not make its hold revocable is not told (its node's data is
+ * overwritten, nothing else). Returns ZKC_OK, ZKC_EINVAL (NULL client,
+ * invalid path), ZKC_ENONODE (no such node: nothing to revoke),
+ * ZKC_EDEADLK, ZKC_ECLOSED, ZKC_ENOAUTH (no WRITE permission on the node),
+ * or the ensemble's other answers (ZKC_ECONNLOSS, ...). */
+ZKC_EXTERN int zkc_revoke(zkc_client_t *client, const char *node_path);
+
+/* Asks every current holder of the lock path `lock_path` to let go: the
+ * first contender, and when that is a reader of a read-write lock, every
+ * reader before the first writer. *asked (may be NULL) is set to the
+ * number of nodes the marker was written to (0: nobody holds the lock).
+ * Returns the codes of zkc_revoke, ZKC_OK also when nobody holds it. */
+ZKC_EXTERN int zkc_revoke_holders(zkc_client_t *client, const char *lock_path,
+                                  size_t *asked);
+
 /* Fenced write: sets the data of `path` only if the calling thread still
  * holds the lock, in one ZooKeeper transaction (a check of its own lock
  * node and the set), so a holder that lost the lock can never overwrite

@@ -1,0 +1,68 @@
+/* zkcoord multi-lock: all or nothing over several locks (mutexes, or the
+ * sides of read-write locks), under one deadline for the whole set.
+ *
+ * The locks are taken in a canonical order (their paths in byte order,
+ * whatever order the caller gave), so two multi-locks over overlapping sets
+ * cannot deadlock each other; on any failure what was taken is released,
+ * in reverse order, and nothing is held. Release goes in reverse order too.
+ * No ZooKeeper footprint of its own: each lock queues as it would alone,
+ * so Curator's InterProcessMultiLock users interoperate lock by lock.
+ *
+ * Holds follow the component locks: per thread and reentrant. All
+ * functions are thread-safe.
+ */
+#ifndef ZKCOORD_MULTILOCK_H
+#define ZKCOORD_MULTILOCK_H
+
+#include <stddef.h>
+
+#include "mutex.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct zkc_multilock zkc_multilock_t;
+
+/* Creates a multi-lock over `locks[0..n-1]` (the array is copied; the locks
+ * stay the caller's and must outlive the multi-lock). No ZooKeeper traffic.
+ * Returns ZKC_OK, ZKC_ENOMEM, ZKC_EINVAL: out or locks NULL, n 0, a NULL
+ * entry, or two entries on one lock path (the same lock twice, or two
+ * sides of one read-write lock: one thread would wait on itself). On
+ * failure *out is set to NULL (when out is not NULL). */
+ZKC_EXTERN int zkc_multilock_create(zkc_multilock_t **out,
+                                    zkc_mutex_t *const *locks, size_t n);
+
+/* Frees the multi-lock (not its locks). Accepts NULL (returns ZKC_OK).
+ * Returns ZKC_EBUSY and changes nothing while a thread holds it through
+ * this object or is inside a call on it. */
+ZKC_EXTERN int zkc_multilock_destroy(zkc_multilock_t *ml);
+
+/* Blocks until the calling thread holds every lock. Returns ZKC_OK or the
+ * first failure of a component's zkc_mutex_acquire (see there: ZKC_EDEADLK,
+ * ZKC_ECLOSED, ZKC_ELOST, ...), after releasing the locks already taken;
+ * ZKC_EINVAL for NULL. */
+ZKC_EXTERN int zkc_multilock_acquire(zkc_multilock_t *ml);
+
+/* As zkc_multilock_acquire, waiting at most `timeout_ms` (>= 0) for the
+ * whole set: ZKC_ETIMEDOUT when it ran out (nothing held), ZKC_EINVAL for
+ * a negative timeout. */
+ZKC_EXTERN int zkc_multilock_acquire_timeout(zkc_multilock_t *ml,
+                                             int64_t timeout_ms);
+
+/* Releases one level of every lock, in reverse canonical order, going on
+ * past failures. Returns ZKC_OK, ZKC_EINVAL (NULL), ZKC_ENOTOWNER (the
+ * calling thread does not hold every lock; nothing changes), ZKC_EDEADLK
+ * (from a callback; nothing changes), or the first failure of a component's
+ * zkc_mutex_release (ZKC_ELOST, ZKC_ECLOSED, a refusal; see there). */
+ZKC_EXTERN int zkc_multilock_release(zkc_multilock_t *ml);
+
+/* 1 if the calling thread holds every lock and none is in doubt (see
+ * zkc_mutex_is_held), else 0 (also for NULL). No ZooKeeper traffic. */
+ZKC_EXTERN int zkc_multilock_is_held(const zkc_multilock_t *ml);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ZKCOORD_MULTILOCK_H */
