@@ -31,8 +31,29 @@
  *         HELD <leaseNodePath> <startNanos> <endNanos>   one per lease; System.nanoTime()
  *         DONE acquired=<n>
  *
+ *   rwlock <connectString> <lockPath> <read|write> <iterations> <holdMillis>
+ *       Take the read or the write side of an InterProcessReadWriteLock on <lockPath> <iterations>
+ *       times in a row, holding it <holdMillis>. Exclusion is checked by the caller, from the
+ *       intervals of every side. Output lines:
+ *         HELD <read|write> <ownNodePath> <startNanos> <endNanos>   one per cycle; System.nanoTime()
+ *         DONE acquired=<n>
+ *
+ *   revocable <connectString> <lockPath> <holdMaxMillis>
+ *       Acquire an InterProcessMutex on <lockPath> made revocable (makeRevocable: its node has empty
+ *       data and is watched for Curator's revocation marker). The listener only signals the holding
+ *       thread, which releases (release is thread-bound in Curator). Output lines:
+ *         HELD <ownNodePath>                  once held
+ *         REVOKED <millis>                    released because a revocation was asked, <millis>
+ *                                             after HELD (then exit 0)
+ *         NOT_REVOKED                         nobody asked within <holdMaxMillis>: released (exit 4)
+ *
+ *   revoke <connectString> <nodePath>
+ *       Revoker.attemptRevoke on the lock node <nodePath> (writes the marker "__REVOKE__" into its
+ *       data; a missing node is no error). Output lines:
+ *         REVOKE_SENT
+ *
  * Exit codes: 0 success; 1 unexpected exception (stack trace on stderr); 2 not connected within
- * 20 s; 3 OVERLAP (mutual exclusion broken); 64 bad command line.
+ * 20 s; 3 OVERLAP (mutual exclusion broken); 4 NOT_REVOKED; 64 bad command line.
  *
  * Client settings: session timeout 10000 ms, connection timeout 10000 ms,
  * ExponentialBackoffRetry(100 ms, 5 retries), default node data "curator:<pid>".
@@ -41,6 +62,7 @@
  */
 
 import java.io.PrintStream;
+import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
@@ -49,6 +71,7 @@ import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.curator.framework.CuratorFramework;
@@ -56,8 +79,10 @@ import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.recipes.leader.LeaderLatch;
 import org.apache.curator.framework.recipes.leader.Participant;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
+import org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock;
 import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2;
 import org.apache.curator.framework.recipes.locks.Lease;
+import org.apache.curator.framework.recipes.locks.Revoker;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 
@@ -67,6 +92,7 @@ public final class CuratorContender {
     static final int EXIT_ERROR = 1;
     static final int EXIT_NOT_CONNECTED = 2;
     static final int EXIT_OVERLAP = 3;
+    static final int EXIT_NOT_REVOKED = 4;
     static final int EXIT_USAGE = 64;
 
     static final int SESSION_TIMEOUT_MS = 10000;
@@ -98,6 +124,16 @@ public final class CuratorContender {
         }
     }
 
+    /**
+     * Own lock node of either side of an InterProcessReadWriteLock: getLockPath() is protected in
+     * Curator 5.4 and the sides cannot be subclassed from outside the package.
+     */
+    private static String ownNodePath(InterProcessMutex side) throws Exception {
+        Method m = InterProcessMutex.class.getDeclaredMethod("getLockPath");
+        m.setAccessible(true);
+        return (String) m.invoke(side);
+    }
+
     private static void line(String s) {
         OUT.println(s);
         OUT.flush();
@@ -107,7 +143,10 @@ public final class CuratorContender {
         throw new Exit(EXIT_USAGE, why + "\nusage:\n"
                 + "  CuratorContender mutex <connectString> <lockPath> <iterations> <holdMillis> <markerFile>\n"
                 + "  CuratorContender latch <connectString> <latchPath> <id> <holdMillis>\n"
-                + "  CuratorContender semaphore <connectString> <semPath> <maxLeases> <iterations> <holdMillis>");
+                + "  CuratorContender semaphore <connectString> <semPath> <maxLeases> <iterations> <holdMillis>\n"
+                + "  CuratorContender rwlock <connectString> <lockPath> <read|write> <iterations> <holdMillis>\n"
+                + "  CuratorContender revocable <connectString> <lockPath> <holdMaxMillis>\n"
+                + "  CuratorContender revoke <connectString> <nodePath>");
     }
 
     private static long parseNonNegative(String what, String value) throws Exit {
@@ -291,6 +330,105 @@ public final class CuratorContender {
         }
     }
 
+    private static void runRwLock(String[] args) throws Exception {
+        if (args.length != 6) {
+            usage("rwlock needs 5 arguments");
+        }
+        String connectString = args[1];
+        String lockPath = args[2];
+        String kind = args[3];
+        if (!kind.equals("read") && !kind.equals("write")) {
+            usage("the side must be read or write, got '" + kind + "'");
+        }
+        long iterations = parseNonNegative("iterations", args[4]);
+        long holdMillis = parseNonNegative("holdMillis", args[5]);
+
+        CuratorFramework client = startClient(connectString);
+        try {
+            awaitConnected(client, connectString);
+            InterProcessReadWriteLock rw = new InterProcessReadWriteLock(client, lockPath);
+            InterProcessMutex side = kind.equals("read") ? rw.readLock() : rw.writeLock();
+            long acquired = 0;
+            for (long i = 0; i < iterations; i++) {
+                side.acquire();
+                long start = System.nanoTime();
+                acquired++;
+                try {
+                    String own = ownNodePath(side);
+                    if (holdMillis > 0) {
+                        Thread.sleep(holdMillis);
+                    }
+                    long end = System.nanoTime();
+                    line("HELD " + kind + " " + own + " " + start + " " + end);
+                } finally {
+                    side.release();
+                }
+            }
+            closeQuietly(client);
+            client = null;
+            line("DONE acquired=" + acquired);
+        } finally {
+            closeQuietly(client);
+        }
+    }
+
+    private static void runRevocable(String[] args) throws Exception {
+        if (args.length != 4) {
+            usage("revocable needs 3 arguments");
+        }
+        String connectString = args[1];
+        String lockPath = args[2];
+        long holdMaxMillis = parseNonNegative("holdMaxMillis", args[3]);
+
+        CuratorFramework client = startClient(connectString);
+        try {
+            awaitConnected(client, connectString);
+            VisibleMutex mutex = new VisibleMutex(client, lockPath);
+            CountDownLatch asked = new CountDownLatch(1);
+            // Runs on ZooKeeper's event thread (direct executor): only signal the holder.
+            mutex.makeRevocable(m -> asked.countDown());
+            mutex.acquire();
+            long start = System.nanoTime();
+            boolean revoked;
+            try {
+                line("HELD " + mutex.ownNodePath());
+                revoked = asked.await(holdMaxMillis, TimeUnit.MILLISECONDS);
+            } finally {
+                mutex.release();
+            }
+            long heldMillis = (System.nanoTime() - start) / 1000000;
+            closeQuietly(client);
+            client = null;
+            if (!revoked) {
+                line("NOT_REVOKED");
+                throw new Exit(EXIT_NOT_REVOKED, "CuratorContender: no revocation of the lock on "
+                        + lockPath + " within " + holdMaxMillis + " ms");
+            }
+            line("REVOKED " + heldMillis);
+        } finally {
+            closeQuietly(client);
+        }
+    }
+
+    private static void runRevoke(String[] args) throws Exception {
+        if (args.length != 3) {
+            usage("revoke needs 2 arguments");
+        }
+        String connectString = args[1];
+        String nodePath = args[2];
+
+        CuratorFramework client = startClient(connectString);
+        try {
+            awaitConnected(client, connectString);
+            Revoker.attemptRevoke(client, nodePath);
+            closeQuietly(client);
+            client = null;
+            line("REVOKE_SENT");
+        } finally {
+            closeQuietly(client);
+        }
+    }
+
     private static void runLatch(String[] args) throws Exception {
         if (args.length != 5) {
             usage("latch needs 4 arguments");
@@ -339,6 +477,12 @@ public final class CuratorContender {
                 runLatch(args);
             } else if (args[0].equals("semaphore")) {
                 runSemaphore(args);
+            } else if (args[0].equals("rwlock")) {
+                runRwLock(args);
+            } else if (args[0].equals("revocable")) {
+                runRevocable(args);
+            } else if (args[0].equals("revoke")) {
+                runRevoke(args);
             } else {
                 usage("unknown mode '" + args[0] + "'");
             }
