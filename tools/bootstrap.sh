@@ -28,7 +28,7 @@ readonly DEMO_PACKAGES=(
   libzookeeper-mt-dev uthash-dev
   zookeeper default-jre-headless
 )
-# What the whole suite needs on top: cmocka, Curator and a JDK (interop),
+# What the whole suite needs on top: cmocka, Curator, a JDK and kazoo (interop),
 # valgrind, clang (fuzzing, LeakSanitizer runtime), Doxygen (API reference),
 # docker-compose (compose file check), man-db (the packaging test renders
 # the man page), libuv (the event-loop example the async tests run).
@@ -36,6 +36,7 @@ readonly TEST_PACKAGES=(
   "${DEMO_PACKAGES[@]}"
   libcmocka-dev
   default-jdk-headless libcurator-recipes-java libslf4j-java
+  python3-kazoo
   valgrind
   clang libclang-rt-dev
   doxygen docker-compose man-db
