@@ -1,7 +1,12 @@
 /* Curator's InterProcessMutex (Java, Debian's Curator 5.4) and zkcoord queue
  * on one lock path: mutual exclusion holds across both and each sees the
  * other in the participant list. Curator's InterProcessSemaphoreV2 and
- * zkcoord's semaphore on one path never exceed the limit together. */
+ * zkcoord's semaphore on one path never exceed the limit together.
+ * Curator's InterProcessReadWriteLock, kazoo's ReadLock/WriteLock (Debian's
+ * python3-kazoo, renamed to Curator's node names) and zkcoord's read-write
+ * lock on one path: readers share across implementations and no writer
+ * overlaps anyone. Revocation works both ways with Curator's makeRevocable
+ * and Revoker.attemptRevoke. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -22,10 +27,20 @@ struct shared {
   int64_t iv[MAX_HOLDS][2];
 };
 
-static int is_curator_node(const char *node) {
+/* The peers' node data: the Curator contender's client writes "curator:<pid>",
+ * the kazoo contender's locks "kazoo:<pid>". */
+static int is_peer_node(const char *node, const char *tag) {
   char data[128];
   return zkt_get_data(node, data, sizeof data) > 0 &&
-         strncmp(data, "curator:", 8) == 0;
+         strncmp(data, tag, strlen(tag)) == 0;
+}
+
+/* The path of a runner script in test/interop (a static buffer: one per
+ * argv). */
+static char *interop_script(const char *file) {
+  static char script[1024];
+  snprintf(script, sizeof script, "%s/%s", getenv("ZKT_INTEROP"), file);
+  return script;
 }
 
 static void *c_contender(void *arg) {
@@ -45,7 +60,7 @@ static void *c_contender(void *arg) {
     size_t n;
     if (zkc_mutex_participant_nodes(m, &nodes, &n) == ZKC_OK) {
       for (size_t k = 1; k < n; k++)
-        if (is_curator_node(nodes[k])) atomic_store(&s->saw_curator, 1);
+        if (is_peer_node(nodes[k], "curator:")) atomic_store(&s->saw_curator, 1);
       zkc_strings_free(nodes, n);
     }
     usleep(20000); /* the work done under the lock */
@@ -93,9 +108,8 @@ static void curator_mutex_shares_queue(void **state) {
   snprintf(s->marker, sizeof s->marker, "%s/interop-marker-%d",
            getenv("ZKT_BUILD") ? getenv("ZKT_BUILD") : "/tmp", (int)getpid());
   unlink(s->marker);
-  char script[1024];
-  snprintf(script, sizeof script, "%s/run-curator.sh", getenv("ZKT_INTEROP"));
-  char *argv[] = {script, getenv("ZKT_BUILD"), "mutex", (char *)zkt_connect(),
+  char *argv[] = {interop_script("run-curator.sh"), getenv("ZKT_BUILD"), "mutex",
+                  (char *)zkt_connect(),
                   s->path, "20", "20", s->marker, NULL};
   pthread_t t[C_THREADS];
   for (int i = 0; i < C_THREADS; i++) pthread_create(&t[i], NULL, c_contender, s);
@@ -176,11 +190,10 @@ static void curator_semaphore_shares_limit(void **state) {
   (void)state;
   struct sem_shared *s = calloc(1, sizeof *s);
   snprintf(s->path, sizeof s->path, "%s", zkt_path("sem"));
-  char script[1024], max[8];
-  snprintf(script, sizeof script, "%s/run-curator.sh", getenv("ZKT_INTEROP"));
+  char max[8];
   snprintf(max, sizeof max, "%d", SEM_MAX);
-  char *argv[] = {script, getenv("ZKT_BUILD"), "semaphore", (char *)zkt_connect(),
-                  s->path, max, "20", "20", NULL};
+  char *argv[] = {interop_script("run-curator.sh"), getenv("ZKT_BUILD"), "semaphore",
+                  (char *)zkt_connect(), s->path, max, "20", "20", NULL};
   pthread_t t[SEM_C_THREADS];
   for (int i = 0; i < SEM_C_THREADS; i++)
     pthread_create(&t[i], NULL, c_lease_taker, s);
@@ -213,10 +226,375 @@ static void curator_semaphore_shares_limit(void **state) {
   free(s);
 }
 
+/* ---- read-write lock ---- */
+
+#define RW_PEER_CYCLES 15
+#define RW_C_READERS 2
+#define RW_C_WRITERS 2
+
+/* A peer of the read-write lock tests: how to start it and the node data
+ * that tells its nodes apart. */
+typedef struct rw_peer {
+  const char *name, *tag;
+  int curator; /* run-curator.sh, else run-kazoo.sh */
+} rw_peer_t;
+
+static const rw_peer_t curator_peer = {"Curator", "curator:", 1};
+static const rw_peer_t kazoo_peer = {"kazoo", "kazoo:", 0};
+
+typedef struct rw_iv {
+  int64_t start, end; /* monotonic ns, inside the hold */
+  int write, peer;    /* the write side; the peer's (else zkcoord's) */
+} rw_iv_t;
+
+struct rw_shared {
+  char path[512];
+  const rw_peer_t *peer;
+  atomic_int stop, errors, saw_peer, n;
+  rw_iv_t iv[MAX_HOLDS];
+};
+
+static void rw_record(struct rw_shared *s, int64_t start, int64_t end,
+                      int write, int peer) {
+  int k = atomic_fetch_add(&s->n, 1);
+  if (k < MAX_HOLDS) s->iv[k] = (rw_iv_t){start, end, write, peer};
+}
+
+/* Children of path whose data is the peer's. */
+static int peer_nodes(const char *path, const char *tag) {
+  struct String_vector v = {0};
+  if (zoo_get_children(zkt_raw(), path, 0, &v) != ZOK) return 0;
+  int n = 0;
+  for (int i = 0; i < v.count; i++) {
+    char node[2048];
+    snprintf(node, sizeof node, "%s/%s", path, v.data[i]);
+    n += is_peer_node(node, tag);
+  }
+  deallocate_String_vector(&v);
+  return n;
+}
+
+static int peer_queued(void *arg) {
+  struct rw_shared *s = arg;
+  return peer_nodes(s->path, s->peer->tag) > 0;
+}
+
+/* Starts the peer on s->path: <cycles> holds of the <kind> side, each
+ * <hold_ms> long. */
+static zkt_proc_t spawn_rw_peer(struct rw_shared *s, const char *kind,
+                                int cycles, int64_t hold_ms) {
+  char n[16], hold[24];
+  snprintf(n, sizeof n, "%d", cycles);
+  snprintf(hold, sizeof hold, "%lld", (long long)hold_ms);
+  char *connect = (char *)zkt_connect(), *k = (char *)kind;
+  if (s->peer->curator) {
+    char *argv[] = {interop_script("run-curator.sh"), getenv("ZKT_BUILD"), "rwlock",
+                    connect, s->path, k, n, hold, NULL};
+    return zkt_spawn(argv);
+  }
+  char *argv[] = {interop_script("run-kazoo.sh"), "rwlock", connect, s->path,
+                  k, n, hold, NULL};
+  return zkt_spawn(argv);
+}
+
+/* Reads a peer's lines until it exits: each "HELD <kind> <node> <start>
+ * <end>" is recorded (a hold of another kind than asked counts as an error),
+ * *acquired is set from "DONE acquired=<n>" (-1 without it). Returns the
+ * number of holds. */
+static int read_rw_peer(zkt_proc_t *p, struct rw_shared *s, const char *kind,
+                        int *acquired) {
+  char line[2048];
+  int holds = 0;
+  *acquired = -1;
+  while (zkt_read_line(p, line, sizeof line, zkt_ms(60000))) {
+    char k[16], node[1024];
+    long long a, b;
+    if (sscanf(line, "HELD %15s %1023s %lld %lld", k, node, &a, &b) == 4) {
+      if (strcmp(k, kind) != 0) atomic_fetch_add(&s->errors, 1);
+      rw_record(s, a, b, strcmp(k, "write") == 0, 1);
+      holds++;
+    }
+    sscanf(line, "DONE acquired=%d", acquired);
+  }
+  return holds;
+}
+
+/* Readers share across the implementations, made certain rather than left
+ * to chance: zkcoord reader A holds until the peer's reader has printed its
+ * hold (printed when it ends, so the peer was granted beside A), and zkcoord
+ * reader B, asking once the peer's node is queued, is granted while the
+ * peer's reader holds. */
+static void rw_readers_share(struct rw_shared *s) {
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_rwlock_t *a, *b;
+  assert_int_equal(zkc_rwlock_create(&a, c, s->path), ZKC_OK);
+  assert_int_equal(zkc_rwlock_create(&b, c, s->path), ZKC_OK);
+  assert_int_equal(zkc_mutex_acquire_timeout(zkc_rwlock_read_side(a), zkt_ms(10000)),
+                   ZKC_OK);
+  int64_t a_start = zkt_now_ns();
+  zkt_proc_t p = spawn_rw_peer(s, "read", 1, zkt_ms(3000));
+  assert_true(zkt_await(peer_queued, s, zkt_ms(60000)));
+  assert_int_equal(zkc_mutex_acquire_timeout(zkc_rwlock_read_side(b), zkt_ms(10000)),
+                   ZKC_OK);
+  int64_t b_start = zkt_now_ns();
+  int first = atomic_load(&s->n), acquired;
+  int holds = read_rw_peer(&p, s, "read", &acquired);
+  int64_t end = zkt_now_ns();
+  assert_int_equal(zkc_mutex_release(zkc_rwlock_read_side(b)), ZKC_OK);
+  assert_int_equal(zkc_mutex_release(zkc_rwlock_read_side(a)), ZKC_OK);
+  rw_record(s, a_start, end, 0, 0);
+  rw_record(s, b_start, end, 0, 0);
+  assert_int_equal(zkt_wait(&p, zkt_ms(30000)), 0);
+  assert_int_equal(holds, 1);
+  assert_int_equal(acquired, 1);
+  if (b_start >= s->iv[first].end)
+    fail_msg("zkcoord reader granted %.1f ms after the %s reader let go: "
+             "it waited for it", (b_start - s->iv[first].end) / 1e6,
+             s->peer->name);
+  assert_int_equal(zkc_rwlock_destroy(b), ZKC_OK);
+  assert_int_equal(zkc_rwlock_destroy(a), ZKC_OK);
+  zkc_client_close(c);
+}
+
+struct rw_worker {
+  struct rw_shared *s;
+  int write;
+};
+
+static void *rw_contender(void *arg) {
+  struct rw_worker *w = arg;
+  struct rw_shared *s = w->s;
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_rwlock_t *rw;
+  if (zkc_rwlock_create(&rw, c, s->path) != ZKC_OK) abort();
+  zkc_mutex_t *m = w->write ? zkc_rwlock_write_side(rw) : zkc_rwlock_read_side(rw);
+  for (int i = 0; !atomic_load(&s->stop) || i < 5; i++) {
+    if (zkc_mutex_acquire_timeout(m, zkt_ms(60000)) != ZKC_OK) {
+      atomic_fetch_add(&s->errors, 1);
+      break;
+    }
+    int64_t start = zkt_now_ns();
+    if (!atomic_load(&s->saw_peer) && peer_nodes(s->path, s->peer->tag) > 0)
+      atomic_store(&s->saw_peer, 1);
+    usleep(20000); /* the work done under the lock */
+    rw_record(s, start, zkt_now_ns(), w->write, 0);
+    zkc_mutex_release(m);
+  }
+  zkc_rwlock_destroy(rw);
+  zkc_client_close(c);
+  return NULL;
+}
+
+static const char *rw_who(const rw_iv_t *v, const rw_peer_t *peer) {
+  return v->peer ? peer->name : "zkcoord";
+}
+
+/* No write hold overlaps any other hold; returns how many pairs of read
+ * holds overlapped. */
+static int rw_check(const struct rw_shared *s, int n) {
+  int shared = 0;
+  for (int i = 0; i < n; i++)
+    for (int j = i + 1; j < n; j++) {
+      const rw_iv_t *x = &s->iv[i], *y = &s->iv[j];
+      if (!(x->start < y->end && y->start < x->end)) continue;
+      if (x->write || y->write)
+        fail_msg("%s %s hold %d overlaps %s %s hold %d", rw_who(x, s->peer),
+                 x->write ? "write" : "read", i, rw_who(y, s->peer),
+                 y->write ? "write" : "read", j);
+      shared++;
+    }
+  return shared;
+}
+
+/* zkcoord readers and writers (threads) and the peer's reader and writer
+ * (processes) on one path: readers share, writers exclude everyone. */
+static void rw_shares_queue(const rw_peer_t *peer) {
+  struct rw_shared *s = calloc(1, sizeof *s);
+  s->peer = peer;
+  snprintf(s->path, sizeof s->path, "%s", zkt_path("rw"));
+  rw_readers_share(s);
+
+  struct rw_worker w[RW_C_READERS + RW_C_WRITERS];
+  pthread_t t[RW_C_READERS + RW_C_WRITERS];
+  for (int i = 0; i < RW_C_READERS + RW_C_WRITERS; i++) {
+    w[i] = (struct rw_worker){s, i >= RW_C_READERS};
+    pthread_create(&t[i], NULL, rw_contender, &w[i]);
+  }
+  zkt_proc_t reader = spawn_rw_peer(s, "read", RW_PEER_CYCLES, 20);
+  zkt_proc_t writer = spawn_rw_peer(s, "write", RW_PEER_CYCLES, 20);
+  int r_acquired, w_acquired;
+  int r_holds = read_rw_peer(&reader, s, "read", &r_acquired);
+  int w_holds = read_rw_peer(&writer, s, "write", &w_acquired);
+  atomic_store(&s->stop, 1);
+  int r_status = zkt_wait(&reader, zkt_ms(30000));
+  int w_status = zkt_wait(&writer, zkt_ms(30000));
+  for (int i = 0; i < RW_C_READERS + RW_C_WRITERS; i++) pthread_join(t[i], NULL);
+
+  assert_int_equal(r_status, 0);
+  assert_int_equal(w_status, 0);
+  assert_int_equal(r_holds, RW_PEER_CYCLES);
+  assert_int_equal(w_holds, RW_PEER_CYCLES);
+  assert_int_equal(r_acquired, RW_PEER_CYCLES);
+  assert_int_equal(w_acquired, RW_PEER_CYCLES);
+  assert_int_equal(atomic_load(&s->errors), 0);
+  assert_true(atomic_load(&s->saw_peer)); /* the peer queued beside zkcoord */
+  int n = atomic_load(&s->n);
+  assert_true(n <= MAX_HOLDS);
+  int shared = rw_check(s, n);
+  assert_true(shared > 0);
+  int c_reads = 0, c_writes = 0;
+  for (int i = 0; i < n; i++)
+    if (!s->iv[i].peer) s->iv[i].write ? c_writes++ : c_reads++;
+  assert_true(c_writes > 0);
+  printf("interop: %s %d read + %d write holds, zkcoord %d read + %d write "
+         "holds; %d pairs of readers overlapped, no writer overlapped anyone\n",
+         peer->name, r_holds + 1, w_holds, c_reads, c_writes, shared);
+  free(s);
+}
+
+static void curator_rwlock_shares_queue(void **state) {
+  (void)state;
+  rw_shares_queue(&curator_peer);
+}
+
+static void kazoo_rwlock_shares_queue(void **state) {
+  (void)state;
+  rw_shares_queue(&kazoo_peer);
+}
+
+/* ---- revocation ---- */
+
+typedef struct revoke_seen {
+  atomic_int calls;
+  _Atomic int64_t token;
+} revoke_seen_t;
+
+static void on_revoke(void *ctx, zkc_mutex_t *m, int64_t token) {
+  (void)m;
+  revoke_seen_t *v = ctx;
+  atomic_store(&v->token, token);
+  atomic_fetch_add(&v->calls, 1);
+}
+
+static int revoke_told(void *ctx) {
+  return atomic_load(&((revoke_seen_t *)ctx)->calls) > 0;
+}
+
+/* A revocable zkcoord hold on m, asked by Curator's Revoker to let go: its
+ * node carries no data until the marker, the callback names the hold, and
+ * the holder releases. */
+static void revoke_by_curator(zkc_mutex_t *m, const char *what) {
+  revoke_seen_t v = {0};
+  assert_int_equal(zkc_mutex_set_revocable(m, on_revoke, &v), ZKC_OK);
+  assert_int_equal(zkc_mutex_acquire_timeout(m, zkt_ms(10000)), ZKC_OK);
+  char node[1024], data[64];
+  assert_int_equal(zkc_mutex_lock_node(m, node, sizeof node), ZKC_OK);
+  assert_int_equal(zkt_get_data(node, data, sizeof data), 0);
+
+  char *argv[] = {interop_script("run-curator.sh"), getenv("ZKT_BUILD"), "revoke",
+                  (char *)zkt_connect(), node, NULL};
+  zkt_proc_t java = zkt_spawn(argv);
+  char line[256];
+  assert_true(zkt_expect(&java, "REVOKE_SENT", line, sizeof line, zkt_ms(60000)));
+  assert_int_equal(zkt_wait(&java, zkt_ms(30000)), 0);
+  if (!zkt_await(revoke_told, &v, zkt_ms(10000)))
+    fail_msg("the %s holder was not told of Curator's revocation", what);
+  int64_t token;
+  assert_int_equal(zkc_mutex_fencing_token(m, &token), ZKC_OK);
+  assert_int_equal(atomic_load(&v.token), token);
+  assert_int_equal(zkt_get_data(node, data, sizeof data), 10);
+  assert_memory_equal(data, "__REVOKE__", 10);
+
+  assert_int_equal(zkc_mutex_release(m), ZKC_OK);
+  assert_false(zkt_exists(node, NULL));
+  assert_int_equal(atomic_load(&v.calls), 1); /* once per request */
+  assert_int_equal(zkc_mutex_set_revocable(m, NULL, NULL), ZKC_OK);
+  printf("interop: Curator's Revoker reached the zkcoord %s holder\n", what);
+}
+
+static void curator_revokes_zkcoord(void **state) {
+  (void)state;
+  char lock[512], rw_path[512];
+  snprintf(lock, sizeof lock, "%s", zkt_path("lock"));
+  snprintf(rw_path, sizeof rw_path, "%s", zkt_path("rw"));
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_mutex_t *m;
+  zkc_rwlock_t *rw;
+  assert_int_equal(zkc_mutex_create(&m, c, lock), ZKC_OK);
+  assert_int_equal(zkc_rwlock_create(&rw, c, rw_path), ZKC_OK);
+  revoke_by_curator(m, "mutex");
+  revoke_by_curator(zkc_rwlock_write_side(rw), "write side");
+  revoke_by_curator(zkc_rwlock_read_side(rw), "read side");
+  assert_int_equal(zkc_rwlock_destroy(rw), ZKC_OK);
+  assert_int_equal(zkc_mutex_destroy(m), ZKC_OK);
+  zkc_client_close(c);
+}
+
+/* Curator's revocable holder on path (its node's data empty, as Curator
+ * makes it); its node into node. */
+static zkt_proc_t spawn_revocable(const char *path, char node[1024]) {
+  char hold[24];
+  snprintf(hold, sizeof hold, "%lld", (long long)zkt_ms(30000));
+  char *argv[] = {interop_script("run-curator.sh"), getenv("ZKT_BUILD"), "revocable",
+                  (char *)zkt_connect(), (char *)path, hold, NULL};
+  zkt_proc_t java = zkt_spawn(argv);
+  char line[2048], data[64];
+  assert_true(zkt_expect(&java, "HELD ", line, sizeof line, zkt_ms(60000)));
+  assert_int_equal(sscanf(line, "HELD %1023s", node), 1);
+  assert_int_equal(zkt_get_data(node, data, sizeof data), 0);
+  return java;
+}
+
+/* Waits for the Curator holder to say it let go because it was asked. */
+static void expect_revoked(zkt_proc_t *java) {
+  char line[256];
+  if (!zkt_expect(java, "REVOKED", line, sizeof line, zkt_ms(30000)))
+    fail_msg("Curator's holder did not let go when asked");
+  assert_int_equal(zkt_wait(java, zkt_ms(30000)), 0);
+}
+
+static void zkcoord_revokes_curator(void **state) {
+  (void)state;
+  char path[512], node[1024];
+  snprintf(path, sizeof path, "%s", zkt_path("lock"));
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_mutex_t *m;
+  assert_int_equal(zkc_mutex_create(&m, c, path), ZKC_OK);
+
+  /* zkc_revoke on the holder's node, as the participant list shows it. */
+  zkt_proc_t java = spawn_revocable(path, node);
+  assert_true(zkt_await_participants(m, 1, zkt_ms(10000)));
+  char **nodes;
+  size_t n;
+  assert_int_equal(zkc_mutex_participant_nodes(m, &nodes, &n), ZKC_OK);
+  assert_int_equal(n, 1);
+  assert_string_equal(nodes[0], node);
+  assert_int_equal(zkc_revoke(c, nodes[0]), ZKC_OK);
+  zkc_strings_free(nodes, n);
+  expect_revoked(&java);
+  assert_false(zkt_exists(node, NULL));
+
+  /* zkc_revoke_holders on the path: the lock passes to a zkcoord waiter. */
+  java = spawn_revocable(path, node);
+  size_t asked;
+  assert_int_equal(zkc_revoke_holders(c, path, &asked), ZKC_OK);
+  assert_int_equal(asked, 1);
+  assert_int_equal(zkc_mutex_acquire_timeout(m, zkt_ms(30000)), ZKC_OK);
+  expect_revoked(&java);
+  assert_int_equal(zkc_mutex_release(m), ZKC_OK);
+  assert_int_equal(zkc_mutex_destroy(m), ZKC_OK);
+  zkc_client_close(c);
+  printf("interop: Curator's revocable holder let go when zkcoord asked\n");
+}
+
 int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(curator_mutex_shares_queue),
       cmocka_unit_test(curator_semaphore_shares_limit),
+      cmocka_unit_test(curator_rwlock_shares_queue),
+      cmocka_unit_test(kazoo_rwlock_shares_queue),
+      cmocka_unit_test(curator_revokes_zkcoord),
+      cmocka_unit_test(zkcoord_revokes_curator),
   };
   return zkt_main(argc, argv, tests, sizeof tests / sizeof *tests, "interop");
 }
