@@ -6,7 +6,8 @@
 # Safe to call concurrently (compilation is serialised with flock on a lock file in the class
 # directory).
 #
-# Exit status: CuratorContender's own (0 ok, 1 exception, 2 not connected, 3 OVERLAP, 64 usage);
+# Exit status: CuratorContender's own (0 ok, 1 exception, 2 not connected, 3 OVERLAP,
+# 4 NOT_REVOKED, 64 usage);
 # 77 when java, javac or a jar is missing (a test should be skipped); 70 when javac fails;
 # 64 when <builddir> is not given.
 
