@@ -4,8 +4,9 @@
  * zkcoord's semaphore on one path never exceed the limit together.
  * Curator's InterProcessReadWriteLock, kazoo's ReadLock/WriteLock (Debian's
  * python3-kazoo, renamed to Curator's node names) and zkcoord's read-write
- * lock on one path: readers share across implementations and no writer
- * overlaps anyone. Revocation works both ways with Curator's makeRevocable
+ * lock on one path: readers share across implementations, no writer
+ * overlaps anyone, and the peers' writers stay behind a zkcoord downgrade.
+ * Revocation works both ways with Curator's makeRevocable
  * and Revoker.attemptRevoke. */
 #include <errno.h>
 #include <fcntl.h>
@@ -462,6 +463,50 @@ static void kazoo_rwlock_shares_queue(void **state) {
   rw_shares_queue(&kazoo_peer);
 }
 
+/* A zkcoord writer downgrades (takes the read side, then lets the write side
+ * go) while the peer's writer is queued behind it: the downgrade node
+ * carries the write node's sequence, so the peer's writer stays behind the
+ * reader (Curator 5.5's layout; Curator 5.4 itself would let it in). */
+static void writer_waits_behind_downgrade(const rw_peer_t *peer) {
+  struct rw_shared *s = calloc(1, sizeof *s);
+  s->peer = peer;
+  snprintf(s->path, sizeof s->path, "%s", zkt_path("rw"));
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_rwlock_t *rw;
+  assert_int_equal(zkc_rwlock_create(&rw, c, s->path), ZKC_OK);
+  zkc_mutex_t *w = zkc_rwlock_write_side(rw), *r = zkc_rwlock_read_side(rw);
+  assert_int_equal(zkc_mutex_acquire_timeout(w, zkt_ms(10000)), ZKC_OK);
+  zkt_proc_t p = spawn_rw_peer(s, "write", 1, 0);
+  assert_true(zkt_await(peer_queued, s, zkt_ms(60000)));
+  assert_int_equal(zkc_mutex_acquire_timeout(r, zkt_ms(10000)), ZKC_OK);
+  assert_int_equal(zkc_mutex_release(w), ZKC_OK);
+  /* The peer's writer prints its hold as soon as it has it: nothing may
+   * come while the reader holds. */
+  char line[2048];
+  if (zkt_read_line(&p, line, sizeof line, zkt_ms(1000)))
+    fail_msg("%s writer went past the downgraded reader: %s", peer->name, line);
+  int64_t released = zkt_now_ns();
+  assert_int_equal(zkc_mutex_release(r), ZKC_OK);
+  int acquired;
+  assert_int_equal(read_rw_peer(&p, s, "write", &acquired), 1);
+  assert_int_equal(zkt_wait(&p, zkt_ms(30000)), 0);
+  assert_int_equal(acquired, 1);
+  assert_true(s->iv[0].start > released);
+  assert_int_equal(zkc_rwlock_destroy(rw), ZKC_OK);
+  zkc_client_close(c);
+  free(s);
+}
+
+static void curator_writer_waits_behind_downgrade(void **state) {
+  (void)state;
+  writer_waits_behind_downgrade(&curator_peer);
+}
+
+static void kazoo_writer_waits_behind_downgrade(void **state) {
+  (void)state;
+  writer_waits_behind_downgrade(&kazoo_peer);
+}
+
 /* ---- revocation ---- */
 
 typedef struct revoke_seen {
@@ -593,6 +638,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test(curator_semaphore_shares_limit),
       cmocka_unit_test(curator_rwlock_shares_queue),
       cmocka_unit_test(kazoo_rwlock_shares_queue),
+      cmocka_unit_test(curator_writer_waits_behind_downgrade),
+      cmocka_unit_test(kazoo_writer_waits_behind_downgrade),
       cmocka_unit_test(curator_revokes_zkcoord),
       cmocka_unit_test(zkcoord_revokes_curator),
   };
