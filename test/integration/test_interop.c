@@ -10,6 +10,7 @@
  * and Revoker.attemptRevoke. */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -275,9 +276,27 @@ static int peer_nodes(const char *path, const char *tag) {
   return n;
 }
 
-static int peer_queued(void *arg) {
-  struct rw_shared *s = arg;
-  return peer_nodes(s->path, s->peer->tag) > 0;
+struct peer_wait {
+  struct rw_shared *s;
+  zkt_proc_t *p;
+};
+
+/* The peer's node is on the path, or the peer has already written or closed
+ * its output (it prints nothing before its first hold ends). */
+static int peer_queued_or_ended(void *arg) {
+  struct peer_wait *w = arg;
+  struct pollfd pfd = {.fd = w->p->out_fd, .events = POLLIN};
+  return peer_nodes(w->s->path, w->s->peer->tag) > 0 || poll(&pfd, 1, 0) > 0;
+}
+
+/* Waits until the peer p has queued on s->path; a peer that ends first (a
+ * missing JDK, jar or kazoo module) fails the test at once. */
+static void await_peer_queued(struct rw_shared *s, zkt_proc_t *p) {
+  struct peer_wait w = {s, p};
+  zkt_await(peer_queued_or_ended, &w, zkt_ms(60000));
+  if (peer_nodes(s->path, s->peer->tag) == 0)
+    fail_msg("the %s peer did not queue on %s (exit status %d)", s->peer->name,
+             s->path, zkt_wait(p, zkt_ms(30000)));
 }
 
 /* Starts the peer on s->path: <cycles> holds of the <kind> side, each
@@ -334,7 +353,7 @@ static void rw_readers_share(struct rw_shared *s) {
                    ZKC_OK);
   int64_t a_start = zkt_now_ns();
   zkt_proc_t p = spawn_rw_peer(s, "read", 1, zkt_ms(3000));
-  assert_true(zkt_await(peer_queued, s, zkt_ms(60000)));
+  await_peer_queued(s, &p);
   assert_int_equal(zkc_mutex_acquire_timeout(zkc_rwlock_read_side(b), zkt_ms(10000)),
                    ZKC_OK);
   int64_t b_start = zkt_now_ns();
@@ -477,7 +496,7 @@ static void writer_waits_behind_downgrade(const rw_peer_t *peer) {
   zkc_mutex_t *w = zkc_rwlock_write_side(rw), *r = zkc_rwlock_read_side(rw);
   assert_int_equal(zkc_mutex_acquire_timeout(w, zkt_ms(10000)), ZKC_OK);
   zkt_proc_t p = spawn_rw_peer(s, "write", 1, 0);
-  assert_true(zkt_await(peer_queued, s, zkt_ms(60000)));
+  await_peer_queued(s, &p);
   assert_int_equal(zkc_mutex_acquire_timeout(r, zkt_ms(10000)), ZKC_OK);
   assert_int_equal(zkc_mutex_release(w), ZKC_OK);
   /* The peer's writer prints its hold as soon as it has it: nothing may
