@@ -6,8 +6,8 @@
  * python3-kazoo, renamed to Curator's node names) and zkcoord's read-write
  * lock on one path: readers share across implementations, no writer
  * overlaps anyone, and the peers' writers stay behind a zkcoord downgrade.
- * Revocation works both ways with Curator's makeRevocable
- * and Revoker.attemptRevoke. */
+ * Revocation works both ways with Curator's makeRevocable and
+ * Revoker.attemptRevoke. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
