@@ -93,7 +93,7 @@ static void print_rows(const zkc_contender_t *v, size_t n, int leases) {
   int64_t now = now_epoch_ms();
   if (n == 0) return;
   size_t nh = holders(v, n);
-  printf("%-6s %-9s %-11s %-18s %8s %-14s %-55s %s\n", "POS", "KIND",
+  printf("%-6s %-9s %-11s %-18s %8s %-14s %-58s %s\n", "POS", "KIND",
          "SEQUENCE", "SESSION", "AGE", "CZXID", "NODE", "HOLDER");
   for (size_t i = 0; i < n; i++) {
     const zkc_contender_t *e = &v[i];
@@ -108,7 +108,7 @@ static void print_rows(const zkc_contender_t *v, size_t n, int leases) {
                                      (unsigned long long)e->ephemeral_owner);
     else snprintf(sess, sizeof sess, "(persistent)");
     snprintf(age, sizeof age, "%.1fs", (double)(now - e->ctime_ms) / 1000.0);
-    printf("%-6s %-9s %-11s %-18s %8s %-14lld %-55s ", pos,
+    printf("%-6s %-9s %-11s %-18s %8s %-14lld %-58s ", pos,
            e->kind && !leases ? e->kind : "-", seq, sess, age,
            (long long)e->czxid, e->name);
     print_text(e->data, e->data_len, e->data_total, 60);
