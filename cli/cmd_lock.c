@@ -16,6 +16,7 @@ static zkc_client_t *g_client;
 static int g_acquiring, g_interrupted, g_closed;
 static int g_outage;  /* the connection was down during the acquire */
 static int g_stopped; /* zkcoord was told to stop while COMMAND ran */
+static int g_unread;  /* the queue read that chooses the side failed */
 
 static void on_interrupt(int sig) {
   pthread_mutex_lock(&g_mu);
@@ -93,8 +94,8 @@ static int supervise(const zkcli_opts_t *o, zkcli_child_t *ch) {
 /* 1 when a contender of PATH belongs to a read-write lock (a reader or a
  * writer node: Curator's __READ__/__WRIT__, kazoo's __rlock__), 0 when not,
  * or a library error code (< 0). A plain mutex node made on a path that
- * has none yet is invisible to Curator's readers: --write closes that
- * race. Nothing is held meanwhile, so a stop signal ends zkcoord at once. */
+ * has none yet is invisible to Curator's readers and writers: --write
+ * closes that race. Nothing is held meanwhile, so a stop signal ends zkcoord at once. */
 static int read_write_path(const zkcli_opts_t *o, zkc_client_t *c) {
   zkc_contender_t *v = NULL;
   size_t n = 0;
@@ -114,7 +115,10 @@ static int read_write_path(const zkcli_opts_t *o, zkc_client_t *c) {
 static int hold_create(const zkcli_opts_t *o, zkc_client_t *c, zkcli_hold_t *h) {
   if (o->cmd == ZKCLI_SEM) return zkcli_sem_create(o, c, h, post_lost);
   int rw = o->shared || o->write_side ? 1 : read_write_path(o, c);
-  if (rw < 0) return rw;
+  if (rw < 0) {
+    g_unread = 1;
+    return rw;
+  }
   int rc;
   if (rw) {
     rc = zkc_rwlock_create(&h->rw, c, o->path);
@@ -179,7 +183,12 @@ int zkcli_cmd_lock(const zkcli_opts_t *o) {
                o->wait_ms == 0 ? "(held by others)" : "in time");
     code = o->conflict_code;
   } else if (rc != ZKC_OK) {
-    zkcli_err("cannot take %s %s: %s", what, o->path, zkc_strerror(rc));
+    if (g_unread)
+      zkcli_err("cannot read the queue of %s (which tells the mutex from the "
+                "write side; --write and --shared need no read): %s",
+                o->path, zkc_strerror(rc));
+    else
+      zkcli_err("cannot take %s %s: %s", what, o->path, zkc_strerror(rc));
     code = zkcli_exit_code(rc);
   } else {
     zkcli_env_t env[2] = {{.name = "ZKCOORD_FENCING_TOKEN"},
