@@ -95,7 +95,8 @@ static int supervise(const zkcli_opts_t *o, zkcli_child_t *ch) {
  * writer node: Curator's __READ__/__WRIT__, kazoo's __rlock__), 0 when not,
  * or a library error code (< 0). A plain mutex node made on a path that
  * has none yet is invisible to Curator's readers and writers: --write
- * closes that race. Nothing is held meanwhile, so a stop signal ends zkcoord at once. */
+ * closes that race. Nothing is held meanwhile, so a stop signal ends
+ * zkcoord at once. */
 static int read_write_path(const zkcli_opts_t *o, zkc_client_t *c) {
   zkc_contender_t *v = NULL;
   size_t n = 0;
