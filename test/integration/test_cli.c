@@ -898,6 +898,26 @@ static void lock_write_on_empty_path_makes_writer_node(void **state) {
   assert_int_equal(run_cli(p), 0);
 }
 
+/* A reader waiting behind a writer: SIGINT ends the wait at once and
+ * takes its node out of the queue, as for the mutex. */
+static void shared_sigint_while_waiting_leaves_queue(void **state) {
+  (void)state;
+  const char *path = zkt_path("rw");
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_rwlock_t *rw;
+  OK(zkc_rwlock_create(&rw, c, path));
+  OK(zkc_mutex_acquire_timeout(zkc_rwlock_write_side(rw), long_op()));
+  zkt_proc_t p = spawn_cli("lock", "--shared", path, "sh", "-c", "echo RAN",
+                           NULL);
+  assert_true(zkt_await_children_exactly(path, 2, long_op()));
+  kill(p.pid, SIGINT);
+  assert_int_equal(run_cli(p), 128 + SIGINT);
+  assert_int_equal(zkt_children_count(path), 1);
+  OK(zkc_mutex_release(zkc_rwlock_write_side(rw)));
+  OK(zkc_rwlock_destroy(rw));
+  zkc_client_close(c);
+}
+
 /* ---- revoke ---- */
 
 typedef struct {
@@ -1128,6 +1148,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(lock_shared_two_readers_hold_together),
       cmocka_unit_test(lock_on_read_write_path_waits_for_shared_holder),
       cmocka_unit_test(lock_write_on_empty_path_makes_writer_node),
+      cmocka_unit_test(shared_sigint_while_waiting_leaves_queue),
       cmocka_unit_test(revoke_asks_revocable_holders),
       cmocka_unit_test(revoke_empty_path_exit_1),
       cmocka_unit_test(sem_ten_processes_at_most_three),
