@@ -34,6 +34,13 @@ static void make_paths(paths_t *p) {
   snprintf(p->c, sizeof p->c, "%s", zkt_path("c"));
 }
 
+/* n (up to 3) mutexes of client c on a, b, c, in that order. */
+static void new_set(zkc_client_t *c, const paths_t *p, zkc_mutex_t **m,
+                    size_t n) {
+  const char *path[3] = {p->a, p->b, p->c};
+  for (size_t i = 0; i < n; i++) m[i] = new_mutex(c, path[i]);
+}
+
 static int owns_none(zkc_mutex_t *const *m, size_t n) {
   for (size_t i = 0; i < n; i++)
     if (zkc_mutex_is_owned_by_current_thread(m[i])) return 0;
@@ -61,8 +68,8 @@ static void all_or_nothing(void **state) {
   paths_t p;
   make_paths(&p);
   zkc_client_t *a = zkt_open(NULL), *b = zkt_open(NULL);
-  zkc_mutex_t *m[3] = {new_mutex(a, p.a), new_mutex(a, p.b), new_mutex(a, p.c)};
-  zkc_mutex_t *other = new_mutex(b, p.b);
+  zkc_mutex_t *m[3], *other = new_mutex(b, p.b);
+  new_set(a, &p, m, 3);
   zkc_multilock_t *ml = new_multilock(m, 3);
 
   OK(zkc_mutex_acquire(other));
@@ -126,9 +133,10 @@ static void one_deadline_for_the_set(void **state) {
   paths_t p;
   make_paths(&p);
   zkc_client_t *a = zkt_open(NULL), *b = zkt_open(NULL);
-  zkc_mutex_t *m[3] = {new_mutex(a, p.a), new_mutex(a, p.b), new_mutex(a, p.c)};
-  blocker_t k = {.m = {new_mutex(b, p.a), new_mutex(b, p.b), new_mutex(b, p.c)},
-                 .t_ms = zkt_ms(1500)};
+  zkc_mutex_t *m[3];
+  blocker_t k = {.t_ms = zkt_ms(1500)};
+  new_set(a, &p, m, 3);
+  new_set(b, &p, k.m, 3);
   zkc_multilock_t *ml = new_multilock(m, 3);
   pthread_t t;
   pthread_create(&t, NULL, block_then_yield, &k);
@@ -161,9 +169,9 @@ static void path_order_in_reverse_out(void **state) {
   paths_t p;
   make_paths(&p);
   zkc_client_t *a = zkt_open(NULL);
-  zkc_mutex_t *ma = new_mutex(a, p.a), *mb = new_mutex(a, p.b),
-              *mc = new_mutex(a, p.c);
-  zkc_mutex_t *given[3] = {mc, ma, mb};
+  zkc_mutex_t *m[3];
+  new_set(a, &p, m, 3);
+  zkc_mutex_t *ma = m[0], *mb = m[1], *mc = m[2], *given[3] = {mc, ma, mb};
   zkc_multilock_t *ml = new_multilock(given, 3);
 
   OK(zkc_multilock_acquire(ml));
@@ -238,9 +246,7 @@ static void overlapping_sets_never_deadlock(void **state) {
   racer_t r[2] = {{.inside = &inside}, {.inside = &inside}};
   r[0].c = zkt_open(NULL);
   r[1].c = zkt_open(NULL);
-  r[0].m[0] = new_mutex(r[0].c, p.a);
-  r[0].m[1] = new_mutex(r[0].c, p.b);
-  r[0].m[2] = new_mutex(r[0].c, p.c);
+  new_set(r[0].c, &p, r[0].m, 3);
   r[1].m[0] = new_mutex(r[1].c, d);
   r[1].m[1] = new_mutex(r[1].c, p.c);
   r[1].m[2] = new_mutex(r[1].c, p.b);
@@ -269,7 +275,8 @@ static void reentrant(void **state) {
   paths_t p;
   make_paths(&p);
   zkc_client_t *a = zkt_open(NULL);
-  zkc_mutex_t *m[2] = {new_mutex(a, p.a), new_mutex(a, p.b)};
+  zkc_mutex_t *m[2];
+  new_set(a, &p, m, 2);
   zkc_multilock_t *ml = new_multilock(m, 2);
 
   OK(zkc_multilock_acquire(ml));
@@ -323,7 +330,8 @@ static void release_by_non_owner_refused(void **state) {
   paths_t p;
   make_paths(&p);
   zkc_client_t *a = zkt_open(NULL);
-  zkc_mutex_t *m[2] = {new_mutex(a, p.a), new_mutex(a, p.b)};
+  zkc_mutex_t *m[2];
+  new_set(a, &p, m, 2);
   zkc_multilock_t *ml = new_multilock(m, 2);
 
   OK(zkc_multilock_acquire(ml));
@@ -372,7 +380,8 @@ static void destroy_while_held_or_waiting_busy(void **state) {
   paths_t p;
   make_paths(&p);
   zkc_client_t *a = zkt_open(NULL), *b = zkt_open(NULL);
-  zkc_mutex_t *m[2] = {new_mutex(a, p.a), new_mutex(a, p.b)};
+  zkc_mutex_t *m[2];
+  new_set(a, &p, m, 2);
   zkc_multilock_t *ml = new_multilock(m, 2);
 
   OK(zkc_multilock_acquire(ml));
