@@ -9,13 +9,18 @@
  * still seen (the exists then finds no node), only later. Answers and
  * events arrive on the ZooKeeper completion thread, which only marks the
  * guard; the maintenance thread tells the owner and sets the watch again
- * when it was cut off. */
+ * when it was cut off.
+ *
+ * A revocable hold's guard is a get-watch set at once: each data version
+ * that carries the revocation marker is told to the owner once (a marker
+ * written while the owner still waited shows in the first read). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "guard.h"
 
 #include "client_struct.h"
+#include "names.h"
 #include "ops.h"
 #include "retry.h"
 #include "state.h"
@@ -35,6 +40,9 @@ struct zkc__guard {
   int gone;   /* a delete was seen: confirm, then tell the owner */
   int64_t check_at; /* next confirmation attempt after a failed one */
   int checks;       /* failed confirmations so far */
+  zkc__guard_fn revoked_fn; /* non-NULL: revocable */
+  int revoke_due;           /* a marker was read: tell the owner */
+  int32_t told_version;     /* the data version last told (-1: none) */
   UT_hash_handle hh;
 };
 
@@ -62,7 +70,9 @@ void zkc__guard_event(zkc_client_t *c, uint64_t id, int deleted) {
   pthread_mutex_unlock(&c->mu);
 }
 
-static void guard_answer(void *ctx, int rc) {
+/* The answer to a watch request; for a revocable guard with the data. */
+static void guard_data_answer(void *ctx, int rc, const char *data, int len,
+                              int32_t version) {
   guard_req_t *req = ctx;
   zkc_client_t *c = req->c;
   pthread_mutex_lock(&c->mu);
@@ -71,14 +81,24 @@ static void guard_answer(void *ctx, int rc) {
     g->gone = 1;
   } else if (g != NULL && rc != ZKC_OK) { /* not set (connection loss, close) */
     g->armed = 0;
+  } else if (g != NULL && g->revoked_fn && zkc__is_revoke_marker(data, len) &&
+             version != g->told_version) {
+    g->revoke_due = 1;
+    g->told_version = version;
   }
   if (--c->guard_requests == 0 || g != NULL) pthread_cond_broadcast(&c->state_cv);
   pthread_mutex_unlock(&c->mu);
   free(req);
 }
 
-/* Sends the exists-watch for guard `id` on `path`. c->mu not held. */
-static void arm(zkc_client_t *c, uint64_t id, const char *path) {
+static void guard_answer(void *ctx, int rc) {
+  guard_data_answer(ctx, rc, NULL, 0, -1);
+}
+
+/* Sends the watch for guard `id` on `path` (a get-watch when revocable).
+ * c->mu not held. */
+static void arm(zkc_client_t *c, uint64_t id, const char *path,
+                int revocable) {
   guard_req_t *req = malloc(sizeof *req);
   int rc = ZKC_ENOMEM;
   if (req != NULL) {
@@ -86,7 +106,8 @@ static void arm(zkc_client_t *c, uint64_t id, const char *path) {
     pthread_mutex_lock(&c->mu);
     c->guard_requests++;
     pthread_mutex_unlock(&c->mu);
-    rc = zkc__send_guard_watch(c, path, id, guard_answer, req);
+    rc = revocable ? zkc__send_guard_get(c, path, id, guard_data_answer, req)
+                   : zkc__send_guard_watch(c, path, id, guard_answer, req);
   }
   if (rc == ZKC_OK) return;
   pthread_mutex_lock(&c->mu);
@@ -103,6 +124,13 @@ static void arm(zkc_client_t *c, uint64_t id, const char *path) {
 
 int zkc__guard_add(zkc_client_t *c, const char *path, int64_t session_id,
                    zkc__guard_fn fn, void *ctx, uint64_t *id) {
+  return zkc__guard_add_revocable(c, path, session_id, fn, NULL, ctx, id);
+}
+
+int zkc__guard_add_revocable(zkc_client_t *c, const char *path,
+                             int64_t session_id, zkc__guard_fn fn,
+                             zkc__guard_fn revoked_fn, void *ctx,
+                             uint64_t *id) {
   zkc__guard_t *g = calloc(1, sizeof *g);
   if (g == NULL || (g->path = strdup(path)) == NULL) {
     free(g);
@@ -110,7 +138,10 @@ int zkc__guard_add(zkc_client_t *c, const char *path, int64_t session_id,
   }
   g->session_id = session_id;
   g->fn = fn, g->ctx = ctx;
-  g->arm_at = zkc__now_ms() + GUARD_DELAY_MS;
+  g->revoked_fn = revoked_fn;
+  g->told_version = -1;
+  /* A revocation must not wait for the delay: watch at once. */
+  g->arm_at = zkc__now_ms() + (revoked_fn ? 0 : GUARD_DELAY_MS);
   pthread_mutex_lock(&c->mu);
   g->id = ++c->next_guard_id;
   int added = ZKC__HASH_ADD_U64(c->guards, id, g);
@@ -164,6 +195,19 @@ static void confirm_and_tell(zkc_client_t *c, zkc__guard_t *g) {
   }
 }
 
+/* Tells the owner of a revocable guard that the marker was written. Caller
+ * holds c->mu; returns with it held. */
+static void tell_revoked(zkc_client_t *c, zkc__guard_t *g) {
+  uint64_t id = g->id;
+  g->revoke_due = 0;
+  c->guard_dispatching = id; /* keeps g alive while unlocked */
+  pthread_mutex_unlock(&c->mu);
+  g->revoked_fn(g->ctx, id);
+  pthread_mutex_lock(&c->mu);
+  c->guard_dispatching = 0;
+  pthread_cond_broadcast(&c->state_cv);
+}
+
 /* Guards work only on a live connection; a state change wakes the thread. */
 int zkc__guard_step_locked(zkc_client_t *c) {
   if (!zkc__live_locked(c)) return 0;
@@ -173,6 +217,10 @@ int zkc__guard_step_locked(zkc_client_t *c) {
     /* A node of an older session went with it: its owner learns through
      * the LOST state, not here. */
     if (g->session_id != c->session_id) continue;
+    if (g->revoke_due && !g->gone) {
+      tell_revoked(c, g);
+      return 1;
+    }
     if (g->gone && now >= g->check_at) {
       confirm_and_tell(c, g);
       return 1;
@@ -181,8 +229,9 @@ int zkc__guard_step_locked(zkc_client_t *c) {
       g->armed = 1;
       uint64_t id = g->id;
       char *path = strdup(g->path);
+      int revocable = g->revoked_fn != NULL;
       pthread_mutex_unlock(&c->mu);
-      if (path) arm(c, id, path);
+      if (path) arm(c, id, path, revocable);
       free(path);
       pthread_mutex_lock(&c->mu);
       return 1;
@@ -208,6 +257,7 @@ int64_t zkc__guard_next_locked(zkc_client_t *c) {
   zkc__guard_t *g, *tmp;
   HASH_ITER(hh, c->guards, g, tmp) {
     if (g->session_id != c->session_id) continue;
+    if (g->revoke_due) next = 0;
     if (g->gone && g->check_at < next) next = g->check_at;
     if (!g->gone && !g->armed && g->arm_at < next) next = g->arm_at;
   }

@@ -83,6 +83,7 @@ typedef struct attempt {
   zkc__stat_t stat;
   int64_t session; /* session at the time of the create */
   int no_list;     /* a plain create: no children read behind it */
+  int plain;       /* EPHEMERAL, the name complete: no sequence appended */
   int reader;      /* read side of a read-write lock: waits on writers only */
   zkc__op_t list;  /* the latest children read */
   int list_valid;
@@ -161,7 +162,9 @@ static int create_node(attempt_t *a, const char *lock_name) {
     if ((rc = zkc__op_init(&create)) != ZKC_OK) break;
     a->session = zkc__session_id(c);
     zkc__submit_create(c, &create, ZKC_NODE_PARTICIPANT, a->prefix, a->data,
-                       (int)strlen(a->data), ZKC__CREATE_EPHEMERAL_SEQUENTIAL);
+                       (int)strlen(a->data),
+                       a->plain ? ZKC__CREATE_EPHEMERAL
+                                : ZKC__CREATE_EPHEMERAL_SEQUENTIAL);
     int list_rc = a->no_list ? ZKC_OK : submit_list(a);
     rc = zkc__op_wait(&create);
     a->stat = create.stat;
@@ -352,7 +355,14 @@ int zkc__lock_acquire_side(zkc_client_t *c, const char *base,
 
 int zkc__node_create(zkc_client_t *c, const char *base, const char *name,
                      const char *data, int64_t deadline_ms, zkc__held_t *out) {
-  attempt_t a = {.c = c, .base = base, .deadline = deadline_ms, .no_list = 1};
+  return zkc__node_create_mode(c, base, name, data, 0, deadline_ms, out);
+}
+
+int zkc__node_create_mode(zkc_client_t *c, const char *base, const char *name,
+                          const char *data, int plain, int64_t deadline_ms,
+                          zkc__held_t *out) {
+  attempt_t a = {.c = c, .base = base, .deadline = deadline_ms, .no_list = 1,
+                 .plain = plain};
   a.data = data ? data : zkc__holder_id(c);
   int rc = create_node(&a, name);
   free(a.prefix);

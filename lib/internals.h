@@ -51,6 +51,13 @@ int zkc__ensure_path(zkc_client_t *c, const char *path);
 int zkc__node_create(zkc_client_t *c, const char *base, const char *name,
                      const char *data, int64_t deadline_ms, zkc__held_t *out);
 
+/* As zkc__node_create; with plain != 0 the node is EPHEMERAL and named
+ * exactly "_c_<uuid>-<name>" (the read-write lock's downgrade node, which
+ * carries its write node's sequence). */
+int zkc__node_create_mode(zkc_client_t *c, const char *base, const char *name,
+                          const char *data, int plain, int64_t deadline_ms,
+                          zkc__held_t *out);
+
 /* Deletes a held node (guaranteed: retried in the background on connection
  * loss). ZKC_OK; ZKC_ELOST when the node was already gone (deleted by
  * someone else, or its session ended: the hold was lost before this);

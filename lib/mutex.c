@@ -1,6 +1,9 @@
 /* The reentrant mutex: a per-thread hold table over the lock internals,
- * told of connection trouble so that holders learn when a lock is lost. */
+ * told of connection trouble so that holders learn when a lock is lost.
+ * The two sides of a read-write lock are mutexes too (rwlock.c), told
+ * apart by their side and linked as twins. */
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,10 +16,14 @@
 #include "names.h"
 #include "ops.h"
 #include "session.h"
+#include "rwside.h"
 #include "util.h"
 #include "zkcoord/mutex.h"
 
-#define LOCK_NAME "lock-"
+/* The node names of each side: Curator's. */
+static const char *const lock_names[] = {[ZKC__SIDE_MUTEX] = "lock-",
+                                         [ZKC__SIDE_WRITE] = "__WRIT__",
+                                         [ZKC__SIDE_READ] = "__READ__"};
 
 /* record(): the grant came too late, queue again (never returned). */
 #define ZKC__REQUEUE 1
@@ -28,6 +35,7 @@ typedef struct hold {
   zkc__held_t held;
   int in_doubt; /* connection down: the lock may be gone */
   int lost;     /* the lock is gone (or being given up) */
+  int revocable; /* its node was made for revocation (empty data) */
   uint64_t guard; /* the watch on our own node */
   UT_hash_handle hh;
 } hold_t;
@@ -40,6 +48,10 @@ struct zkc_mutex {
   int users; /* threads inside a call: destroy refuses while > 0 */
   zkc_lost_fn lost_fn;
   void *lost_ctx;
+  zkc_revoke_fn revoke_fn; /* non-NULL: new holds are revocable */
+  void *revoke_ctx;
+  zkc__side_t side;    /* set at create, never changes */
+  zkc_mutex_t *twin;   /* the other side of a read-write lock, or NULL */
 };
 
 /* The calling thread's hold, or NULL. Caller holds m->mu. */
@@ -107,6 +119,28 @@ static void on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
   lost_tell(m, fn, fn_ctx, why, &lost);
 }
 
+/* Someone wrote the revocation marker into a revocable hold's node. */
+static void on_revoked(void *ctx, uint64_t guard) {
+  zkc_mutex_t *m = ctx;
+  int64_t token = 0;
+  int found = 0;
+  pthread_mutex_lock(&m->mu);
+  hold_t *h, *tmp;
+  HASH_ITER(hh, m->holds, h, tmp) {
+    if (h->guard == guard && !h->lost) {
+      token = h->held.token;
+      found = 1;
+    }
+  }
+  zkc_revoke_fn fn = m->revoke_fn;
+  void *fn_ctx = m->revoke_ctx;
+  pthread_mutex_unlock(&m->mu);
+  if (!found) return;
+  zkc__log(m->client, ZKC_LOG_INFO, "lock %s: revocation requested, token %lld",
+           m->path, (long long)token);
+  if (fn) fn(fn_ctx, m, token);
+}
+
 /* Our node was deleted while the session lived: the lock is gone. */
 static void on_node_gone(void *ctx, uint64_t guard) {
   zkc_mutex_t *m = ctx;
@@ -130,6 +164,11 @@ int zkc_mutex_create(zkc_mutex_t **out, zkc_client_t *client,
   if (out != NULL) *out = NULL;
   if (out == NULL || client == NULL || zkc__path_validate(path) != ZKC_OK)
     return ZKC_EINVAL;
+  return zkc__mutex_new(out, client, path, ZKC__SIDE_MUTEX);
+}
+
+int zkc__mutex_new(zkc_mutex_t **out, zkc_client_t *client, const char *path,
+                   zkc__side_t side) {
   zkc_mutex_t *m = calloc(1, sizeof *m);
   if (m == NULL) return ZKC_ENOMEM;
   if ((m->path = strdup(path)) == NULL ||
@@ -146,16 +185,31 @@ int zkc_mutex_create(zkc_mutex_t **out, zkc_client_t *client,
     return rc;
   }
   m->client = client;
+  m->side = side;
   *out = m;
   return ZKC_OK;
 }
 
-int zkc_mutex_destroy(zkc_mutex_t *m) {
-  if (m == NULL) return ZKC_OK;
+void zkc__mutex_twin(zkc_mutex_t *w, zkc_mutex_t *r) {
+  w->twin = r;
+  r->twin = w;
+}
+
+int zkc__mutex_busy(zkc_mutex_t *m) {
   pthread_mutex_lock(&m->mu);
   int busy = m->holds != NULL || m->users > 0;
   pthread_mutex_unlock(&m->mu);
-  if (busy) return ZKC_EBUSY;
+  return busy;
+}
+
+int zkc_mutex_destroy(zkc_mutex_t *m) {
+  if (m == NULL) return ZKC_OK;
+  if (m->side != ZKC__SIDE_MUTEX) return ZKC_EINVAL; /* its rwlock's */
+  if (zkc__mutex_busy(m)) return ZKC_EBUSY;
+  return zkc__mutex_free(m);
+}
+
+int zkc__mutex_free(zkc_mutex_t *m) {
   int rc = zkc__recipe_detach(m->client, on_state, m);
   if (rc != ZKC_OK) return rc;
   pthread_mutex_destroy(&m->mu);
@@ -175,8 +229,13 @@ void (*zkc__mutex_seam)(zkc_mutex_t *m, zkc__seam_t where);
 /* Watches the hold's own node (see guard.c). Under m->mu, so that the guard
  * cannot fire before the hold carries its id. */
 static void guard_hold(zkc_mutex_t *m, hold_t *h) {
-  if (zkc__guard_add(m->client, h->held.node, h->held.session_id,
-                     on_node_gone, m, &h->guard) != ZKC_OK)
+  int rc = h->revocable
+               ? zkc__guard_add_revocable(m->client, h->held.node,
+                                          h->held.session_id, on_node_gone,
+                                          on_revoked, m, &h->guard)
+               : zkc__guard_add(m->client, h->held.node, h->held.session_id,
+                                on_node_gone, m, &h->guard);
+  if (rc != ZKC_OK)
     zkc__log(m->client, ZKC_LOG_WARN, "out of memory: %s is held unwatched",
              m->path);
 }
@@ -198,10 +257,63 @@ static int record(zkc_mutex_t *m, hold_t *h) {
   return ZKC_OK;
 }
 
+/* The full path of the calling thread's hold on m (malloc), or NULL when it
+ * has none or the hold is lost (*lost set). */
+static char *my_node(zkc_mutex_t *m, int *lost) {
+  pthread_mutex_lock(&m->mu);
+  hold_t *h = my_hold(m);
+  *lost = h != NULL && h->lost;
+  char *node = h != NULL && !h->lost ? strdup(h->held.node) : NULL;
+  pthread_mutex_unlock(&m->mu);
+  return node;
+}
+
+/* The write holder takes the read side: a read node that carries the write
+ * node's sequence (Curator 5.5), so that a writer queued behind the write
+ * node stays behind the reader once the write side is released. Granted
+ * without queueing once the write node is seen, after the read node was
+ * made, to be still this session's: no other writer can have been granted
+ * meanwhile, and none can be while the read node is before it. */
+static int downgrade(zkc_mutex_t *m, const char *wnode, const char *data,
+                     int64_t deadline, zkc__held_t *out) {
+  zkc_client_t *c = m->client;
+  int64_t seq = 0;
+  if (!zkc__node_sequence(zkc__basename(wnode), &seq)) return ZKC_ELOST;
+  char name[32];
+  snprintf(name, sizeof name, "%s%010d", lock_names[ZKC__SIDE_READ], (int)seq);
+  int rc = zkc__node_create_mode(c, m->path, name, data, 1, deadline, out);
+  if (rc != ZKC_OK) return rc;
+  zkc__stat_t st;
+  rc = zkc__op_run_exists(c, wnode, &st);
+  if (rc == ZKC_OK && st.ephemeral_owner == out->session_id) return ZKC_OK;
+  zkc__lock_release(c, out);
+  return rc == ZKC_OK || rc == ZKC_ENONODE ? ZKC_ELOST : rc;
+}
+
+/* Before m's own lock: the calling thread's holds change only by its own
+ * calls, and the twins' locks are never held together. For the read side
+ * of a thread holding the write side, *wnode is the write node to carry
+ * the sequence of. */
+static int twin_check(zkc_mutex_t *m, char **wnode) {
+  *wnode = NULL;
+  if (m->twin == NULL || zkc_mutex_is_owned_by_current_thread(m)) return ZKC_OK;
+  if (!zkc_mutex_is_owned_by_current_thread(m->twin)) return ZKC_OK;
+  /* A reader asking for the write side would queue behind its own read
+   * node for ever: refuse at once. */
+  if (m->side == ZKC__SIDE_WRITE) return ZKC_EDEADLK;
+  int lost = 0;
+  *wnode = my_node(m->twin, &lost);
+  if (*wnode == NULL) return lost ? ZKC_ELOST : ZKC_ENOMEM;
+  return ZKC_OK;
+}
+
 int zkc_mutex_acquire_timeout(zkc_mutex_t *m, int64_t timeout_ms) {
   if (m == NULL || timeout_ms < 0) return ZKC_EINVAL;
   zkc_client_t *c = m->client;
-  int rc = ZKC_OK;
+  char *wnode = NULL;
+  int rc = twin_check(m, &wnode);
+  if (rc != ZKC_OK) return rc;
+  int revocable = 0;
   pthread_mutex_lock(&m->mu);
   hold_t *h = my_hold(m);
   if (h != NULL) { /* reentry: a count, no ZooKeeper call */
@@ -215,21 +327,34 @@ int zkc_mutex_acquire_timeout(zkc_mutex_t *m, int64_t timeout_ms) {
       h->count++;
   } else {
     m->users++;
+    revocable = m->revoke_fn != NULL;
   }
   pthread_mutex_unlock(&m->mu);
-  if (h != NULL) return rc;
+  if (h != NULL) {
+    free(wnode);
+    return rc;
+  }
 
   if ((rc = zkc__call_enter(c)) != ZKC_OK) {
+    free(wnode);
     leave(m);
     return rc;
   }
   h = calloc(1, sizeof *h);
   if (h == NULL) rc = ZKC_ENOMEM;
+  /* A revocable node carries no data: the marker is the only data it gets. */
+  const char *data = revocable ? "" : NULL;
   int64_t deadline = zkc__deadline_after(timeout_ms);
   while (rc == ZKC_OK) {
     h->thread = zkc__thread_id();
     h->count = 1;
-    rc = zkc__lock_acquire(c, m->path, LOCK_NAME, deadline, &h->held);
+    h->revocable = revocable;
+    if (wnode != NULL)
+      rc = downgrade(m, wnode, data, deadline, &h->held);
+    else
+      rc = zkc__lock_acquire_side(c, m->path, lock_names[m->side], data,
+                                  m->side == ZKC__SIDE_READ, deadline,
+                                  &h->held);
     if (rc != ZKC_OK) break;
     if (zkc__mutex_seam) zkc__mutex_seam(m, ZKC__SEAM_GRANTED);
     pthread_mutex_lock(&m->mu);
@@ -246,6 +371,7 @@ int zkc_mutex_acquire_timeout(zkc_mutex_t *m, int64_t timeout_ms) {
     h->held.node = NULL;
     rc = zkc__wait_connected(c, deadline);
   }
+  free(wnode);
   if (rc != ZKC_OK) {
     if (h != NULL && h->held.node) zkc__lock_release(c, &h->held);
     free(h);
@@ -342,6 +468,15 @@ int zkc_mutex_set_lost_callback(zkc_mutex_t *m, zkc_lost_fn fn, void *ctx) {
   return ZKC_OK;
 }
 
+int zkc_mutex_set_revocable(zkc_mutex_t *m, zkc_revoke_fn fn, void *ctx) {
+  if (m == NULL) return ZKC_EINVAL;
+  pthread_mutex_lock(&m->mu);
+  m->revoke_fn = fn;
+  m->revoke_ctx = ctx;
+  pthread_mutex_unlock(&m->mu);
+  return ZKC_OK;
+}
+
 int zkc_mutex_fencing_token(const zkc_mutex_t *cm, int64_t *token) {
   if (cm == NULL || token == NULL) return ZKC_EINVAL;
   zkc_mutex_t *m = (zkc_mutex_t *)cm;
@@ -369,19 +504,39 @@ int zkc_mutex_lock_node(const zkc_mutex_t *cm, char *buf, size_t buf_len) {
 
 const char *zkc_mutex_path(const zkc_mutex_t *m) { return m ? m->path : NULL; }
 
+/* A side lists its own kind only (as Curator's sides do), kazoo's included. */
+static void keep_side(zkc__side_t side, char ***nodes, size_t *count) {
+  zkc__rw_kind_t want = side == ZKC__SIDE_READ ? ZKC__RW_READ : ZKC__RW_WRITE;
+  char **v = *nodes;
+  size_t kept = 0;
+  for (size_t i = 0; i < *count; i++) {
+    if (zkc__rw_kind(zkc__basename(v[i])) == want)
+      v[kept++] = v[i];
+    else
+      free(v[i]);
+  }
+  *count = kept;
+  if (kept == 0) {
+    free(v);
+    *nodes = NULL;
+  }
+}
+
 int zkc_mutex_participant_nodes(zkc_mutex_t *m, char ***nodes, size_t *count) {
   if (m == NULL || nodes == NULL || count == NULL) return ZKC_EINVAL;
   int rc = zkc__call_enter(m->client);
   if (rc != ZKC_OK) return rc;
   rc = zkc__lock_participants(m->client, m->path, nodes, count);
   zkc__call_leave(m->client);
+  if (rc == ZKC_OK && m->side != ZKC__SIDE_MUTEX) keep_side(m->side, nodes, count);
   return rc;
 }
 
 int zkc_mutex_fenced_set(zkc_mutex_t *m, const char *path, const void *data,
                          size_t len) {
   if (m == NULL || zkc__path_validate(path) != ZKC_OK ||
-      (data == NULL && len > 0) || len > ZKC__DATA_MAX)
+      (data == NULL && len > 0) || len > ZKC__DATA_MAX ||
+      m->side == ZKC__SIDE_READ) /* readers share: nothing to fence */
     return ZKC_EINVAL;
   zkc_client_t *c = m->client;
   int rc = zkc__call_enter(c);

@@ -206,6 +206,11 @@ long zkc__rw_writer_before(const zkc__contender_t *sorted, long me) {
   return -1;
 }
 
+int zkc__is_revoke_marker(const char *data, int len) {
+  return data != NULL && len == ZKC__REVOKE_MARKER_LEN &&
+         memcmp(data, ZKC__REVOKE_MARKER, ZKC__REVOKE_MARKER_LEN) == 0;
+}
+
 static int is_hex_lower(char c) {
   return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
 }

@@ -74,6 +74,13 @@ zkc__rw_kind_t zkc__rw_kind(const char *name);
  * earlier node can only add safety, never a cycle. */
 long zkc__rw_writer_before(const zkc__contender_t *sorted, long me);
 
+/* Curator's revocation marker (Revoker.attemptRevoke): these 10 bytes, no
+ * terminator, as a lock node's whole data. */
+#define ZKC__REVOKE_MARKER "__REVOKE__"
+#define ZKC__REVOKE_MARKER_LEN 10
+/* 1 when data[0..len) is exactly the marker. */
+int zkc__is_revoke_marker(const char *data, int len);
+
 /* 1 when `name` is a protected node name ("_c_<uuid>-..."), else 0. */
 int zkc__is_protected_name(const char *name);
 

@@ -237,6 +237,7 @@ static int zk_mode(zkc__create_mode_t mode) {
   switch (mode) {
     case ZKC__CREATE_CONTAINER: return ZOO_CONTAINER;
     case ZKC__CREATE_EPHEMERAL_SEQUENTIAL: return ZOO_EPHEMERAL_SEQUENTIAL;
+    case ZKC__CREATE_EPHEMERAL: return ZOO_EPHEMERAL;
     default: return ZOO_PERSISTENT;
   }
 }
@@ -351,6 +352,40 @@ int zkc__send_guard_watch(zkc_client_t *c, const char *path, uint64_t id,
   int zk_rc = c->zh ? refusal(c->zh, zoo_awexists(c->zh, path, guard_watcher,
                                                    (void *)(uintptr_t)id,
                                                    on_guard_answer, a))
+                    : atomic_load(&c->zh_closed) ? ZCLOSING
+                                                 : ZCONNECTIONLOSS;
+  if (c->zh && zk_rc == ZOK) atomic_fetch_add(&c->requests, 1);
+  pthread_rwlock_unlock(&c->zh_lock);
+  if (zk_rc != ZOK) free(a);
+  return translate(c, zk_rc);
+}
+
+/* The answer to a revocable guard's get-watch, handed on translated. */
+typedef struct data_answer {
+  zkc_client_t *c;
+  zkc__data_answer_fn done;
+  void *ctx;
+} data_answer_t;
+
+static void on_guard_data(int zk_rc, const char *value, int value_len,
+                          const struct Stat *stat, const void *data) {
+  zkc__mark_callback_thread();
+  data_answer_t *a = (data_answer_t *)data;
+  int ok = zk_rc == ZOK && stat != NULL;
+  a->done(a->ctx, translate(a->c, zk_rc), ok ? value : NULL,
+          ok && value_len > 0 ? value_len : 0, ok ? stat->version : -1);
+  free(a);
+}
+
+int zkc__send_guard_get(zkc_client_t *c, const char *path, uint64_t id,
+                        zkc__data_answer_fn done, void *ctx) {
+  data_answer_t *a = malloc(sizeof *a);
+  if (a == NULL) return ZKC_ENOMEM;
+  a->c = c, a->done = done, a->ctx = ctx;
+  pthread_rwlock_rdlock(&c->zh_lock);
+  int zk_rc = c->zh ? refusal(c->zh, zoo_awget(c->zh, path, guard_watcher,
+                                               (void *)(uintptr_t)id,
+                                               on_guard_data, a))
                     : atomic_load(&c->zh_closed) ? ZCLOSING
                                                  : ZCONNECTIONLOSS;
   if (c->zh && zk_rc == ZOK) atomic_fetch_add(&c->requests, 1);

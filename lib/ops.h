@@ -27,7 +27,8 @@ typedef struct zkc__names {
 typedef enum {
   ZKC__CREATE_PERSISTENT,
   ZKC__CREATE_CONTAINER,
-  ZKC__CREATE_EPHEMERAL_SEQUENTIAL
+  ZKC__CREATE_EPHEMERAL_SEQUENTIAL,
+  ZKC__CREATE_EPHEMERAL
 } zkc__create_mode_t;
 
 /* One ZooKeeper request in flight and its result. Ops are submitted
@@ -124,6 +125,14 @@ void zkc__submit_children_watch(zkc_client_t *c, zkc__op_t *op,
 typedef void (*zkc__answer_fn)(void *ctx, int rc);
 int zkc__send_guard_watch(zkc_client_t *c, const char *path, uint64_t id,
                           zkc__answer_fn done, void *ctx);
+
+/* As zkc__send_guard_watch with a get-watch: the answer carries the node's
+ * data (len bytes, valid during the call) and its data version (-1 when
+ * rc is not ZKC_OK). */
+typedef void (*zkc__data_answer_fn)(void *ctx, int rc, const char *data,
+                                    int len, int32_t version);
+int zkc__send_guard_get(zkc_client_t *c, const char *path, uint64_t id,
+                        zkc__data_answer_fn done, void *ctx);
 
 /* Removes the data watch that waiter `id` left on path, client and server
  * side. The server keeps one watch per path and session, so this removes

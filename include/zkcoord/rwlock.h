@@ -49,7 +49,8 @@ ZKC_EXTERN int zkc_rwlock_create(zkc_rwlock_t **out, zkc_client_t *client,
 
 /* Frees the lock and both sides. Accepts NULL (returns ZKC_OK).
  * Returns ZKC_EBUSY and changes nothing while any thread holds either side
- * or is inside a call on one; ZKC_EDEADLK from a side's own callback. */
+ * or is inside a call on one; ZKC_EDEADLK (nothing changes) from a
+ * callback thread. */
 ZKC_EXTERN int zkc_rwlock_destroy(zkc_rwlock_t *rw);
 
 /* The read side: shared with other readers, excluded by writers. Use it

@@ -7,6 +7,7 @@
 #include "client.h"
 #include "mutex.h"
 #include "multilock.h"
+#include "rwlock.h"
 #include "leader.h"
 #include "selector.h"
 #include "status.h"

@@ -67,6 +67,7 @@ typedef struct fx {
   zkc_multilock_t *ml_half; /* over m and mlc: half held in HELD */
   zkc_mutex_t *pair[2]; /* mlb, mla: ml's locks */
   zkc_mutex_t *with_null[2], *same_lock[2], *same_path[2];
+  zkc_rwlock_t *rw;    /* its read side is held in HELD */
   uint64_t hold_id;    /* the acquire that gave it */
   int canary_fd;
   char canary[64];     /* "127.0.0.1:<port>" of the canary listener */
@@ -79,6 +80,8 @@ typedef struct fx {
 static fx_t fx;
 
 static const char *group_of(const char *fn) {
+  if (strncmp(fn, "zkc_rwlock_", 11) == 0 || strncmp(fn, "zkc_revoke", 10) == 0)
+    return "rwlock";
   if (strncmp(fn, "zkc_mutex_", 10) == 0) return "mutex";
   if (strncmp(fn, "zkc_latch_", 10) == 0 || strcmp(fn, "zkc_participants_free") == 0)
     return "latch";
@@ -284,6 +287,15 @@ static int release_half(zkc_multilock_t *ml) {
   int rc = zkc_multilock_release(ml);
   return zkc_mutex_is_owned_by_current_thread(fx.m) ? rc : -1;
 }
+static zkc_rwlock_t **prep_rw(zkc_rwlock_t **p) { *p = (zkc_rwlock_t *)1; return p; }
+static int made_rw(int rc, zkc_rwlock_t **p) {
+  if (rc != ZKC_OK) return *p == NULL ? rc : -1;
+  zkc_rwlock_destroy(*p);
+  return rc;
+}
+static void revoked_fn(void *ctx, zkc_mutex_t *m, int64_t token) {
+  (void)ctx, (void)m, (void)token;
+}
 static int made_m(int rc, zkc_mutex_t **p) {
   if (rc != ZKC_OK) return *p == NULL ? rc : -1;
   zkc_mutex_destroy(*p);
@@ -431,6 +443,7 @@ static void walk(walker_t *w) {
   zkc_mutex_t **locks = fx.pair, **with_null = fx.with_null,
               **one_lock_twice = fx.same_lock, **one_path_twice = fx.same_path;
   zkc_hold_t *ho = fx.hold;
+  zkc_rwlock_t *rw = fx.rw, *orw;
   uint64_t u64;
   int fd;
   int32_t count32;
@@ -736,6 +749,58 @@ static void walk(walker_t *w) {
      zkc_mutex_participant_nodes(m, &nodes, &n));
   RC(CLOSED, "zkc_mutex_participant_nodes", "closed client", ZKC_ECLOSED, NULL,
      zkc_mutex_participant_nodes(m, &nodes, &n));
+
+  RC(FRESH, "zkc_mutex_set_revocable", "mutex NULL", ZKC_EINVAL, NULL,
+     zkc_mutex_set_revocable(NULL, revoked_fn, NULL));
+
+  /* ---- read-write lock and revocation ---- */
+  RC(FRESH, "zkc_rwlock_create", "out NULL", ZKC_EINVAL, NULL,
+     zkc_rwlock_create(NULL, c, "/x"));
+  RC(FRESH, "zkc_rwlock_create", "client NULL", ZKC_EINVAL, "*out = NULL",
+     made_rw(zkc_rwlock_create(prep_rw(&orw), NULL, "/x"), &orw));
+  RC(FRESH, "zkc_rwlock_create", "path NULL", ZKC_EINVAL, NULL,
+     made_rw(zkc_rwlock_create(prep_rw(&orw), c, NULL), &orw));
+  RC(FRESH, "zkc_rwlock_create", "path invalid (as zkc_mutex_create)", ZKC_EINVAL,
+     NULL, made_rw(zkc_rwlock_create(prep_rw(&orw), c, "/a//b"), &orw));
+  RC(FRESH, "zkc_rwlock_create", "path of 1025 bytes", ZKC_EINVAL, NULL,
+     made_rw(zkc_rwlock_create(prep_rw(&orw), c, LONG), &orw));
+  RC(CLOSED, "zkc_rwlock_create", "closed client", ZKC_ECLOSED, NULL,
+     made_rw(zkc_rwlock_create(prep_rw(&orw), c, "/x"), &orw));
+  VAL(FRESH, "zkc_rwlock_destroy", "NULL", ZKC_OK, "`ZKC_OK`", zkc_rwlock_destroy(NULL));
+  RC(HELD, "zkc_rwlock_destroy", "while a side is held", ZKC_EBUSY,
+     "nothing changes", zkc_rwlock_destroy(rw));
+  RC(CALLBACK, "zkc_rwlock_destroy", "valid", ZKC_EDEADLK, "nothing changes",
+     zkc_rwlock_destroy(rw));
+  UB(FRESH, "zkc_rwlock_destroy", "twice, or any use of it or its sides after",
+     "undefined behaviour");
+  VAL(FRESH, "zkc_rwlock_read_side", "NULL", 1, "NULL",
+      zkc_rwlock_read_side(NULL) == NULL);
+  VAL(FRESH, "zkc_rwlock_write_side", "NULL", 1, "NULL",
+      zkc_rwlock_write_side(NULL) == NULL);
+  RC(FRESH, "zkc_mutex_destroy", "a side of a read-write lock", ZKC_EINVAL,
+     "a side belongs to its read-write lock", zkc_mutex_destroy(zkc_rwlock_read_side(rw)));
+  RC(HELD, "zkc_mutex_acquire", "the write side, by a thread holding the read side",
+     ZKC_EDEADLK, "at once, no node: the upgrade would wait on itself",
+     zkc_mutex_acquire(zkc_rwlock_write_side(rw)));
+  RC(HELD, "zkc_mutex_fenced_set", "on the read side", ZKC_EINVAL,
+     "readers share: a fenced write needs the write side",
+     zkc_mutex_fenced_set(zkc_rwlock_read_side(rw), "/x", "v", 1));
+  RC(OTHER, "zkc_mutex_release", "a read side held by another thread", ZKC_ENOTOWNER,
+     "the holder keeps it", zkc_mutex_release(zkc_rwlock_read_side(rw)));
+  RC(FRESH, "zkc_revoke", "client NULL", ZKC_EINVAL, NULL, zkc_revoke(NULL, "/x"));
+  RC(FRESH, "zkc_revoke", "path NULL", ZKC_EINVAL, NULL, zkc_revoke(c, NULL));
+  RC(FRESH, "zkc_revoke", "path invalid (as zkc_mutex_create)", ZKC_EINVAL, NULL,
+     zkc_revoke(c, "/a/"));
+  RC(CALLBACK, "zkc_revoke", "valid", ZKC_EDEADLK, NULL, zkc_revoke(c, "/x"));
+  RC(CLOSED, "zkc_revoke", "closed client", ZKC_ECLOSED, NULL, zkc_revoke(c, "/x"));
+  RC(FRESH, "zkc_revoke_holders", "client NULL", ZKC_EINVAL, NULL,
+     zkc_revoke_holders(NULL, "/x", &n));
+  RC(FRESH, "zkc_revoke_holders", "path invalid (as zkc_mutex_create)", ZKC_EINVAL,
+     NULL, zkc_revoke_holders(c, "x", &n));
+  RC(CALLBACK, "zkc_revoke_holders", "valid", ZKC_EDEADLK, NULL,
+     zkc_revoke_holders(c, "/x", NULL));
+  RC(CLOSED, "zkc_revoke_holders", "closed client", ZKC_ECLOSED, NULL,
+     zkc_revoke_holders(c, "/x", &n));
 
   /* ---- multilock ---- */
   RC(FRESH, "zkc_multilock_create", "out NULL", ZKC_EINVAL, NULL,
@@ -1289,6 +1354,7 @@ static void walk_group(const char *group) {
   assert_int_equal(zkc_async_create(&fx.ad, fx.c, async_opts(ZKC_DELIVER_DISPATCH)),
                    ZKC_OK);
   fx.hold = NULL;
+  assert_int_equal(zkc_rwlock_create(&fx.rw, fx.c, zkt_path("rw")), ZKC_OK);
 
   long long cxid = server_cxid();
   assert_true(cxid >= 0);
@@ -1306,9 +1372,10 @@ static void walk_group(const char *group) {
   assert_int_equal(zkc_async_acquire(fx.a, zkt_path("alock"), -1, took_hold,
                                      NULL, &fx.hold_id), ZKC_OK);
   assert_true(zkt_await(hold_taken, NULL, zkt_ms(10000)));
-  /* The seven holds' watches on their own nodes are set 100 ms after the
+  assert_int_equal(zkc_mutex_acquire(zkc_rwlock_read_side(fx.rw)), ZKC_OK);
+  /* The eight holds' watches on their own nodes are set 100 ms after the
    * acquisitions, in the background: let them be set before the baseline. */
-  assert_int_equal(zkt_await_session_watches(fx.c, 7, NULL, 0, zkt_ms(5000)), 7);
+  assert_int_equal(zkt_await_session_watches(fx.c, 8, NULL, 0, zkt_ms(5000)), 8);
   cxid = server_cxid();
   walk_state(&w, HELD);
   check(&w);
@@ -1346,6 +1413,8 @@ static void walk_group(const char *group) {
   assert_int_equal(zkc_mutex_destroy(fx.mla2), ZKC_OK);
   assert_int_equal(zkc_mutex_destroy(fx.mlb), ZKC_OK);
   assert_int_equal(zkc_mutex_destroy(fx.mlc), ZKC_OK);
+  zkc_mutex_release(zkc_rwlock_read_side(fx.rw));
+  assert_int_equal(zkc_rwlock_destroy(fx.rw), ZKC_OK);
   assert_int_equal(zkc_latch_destroy(fx.l), ZKC_OK);
   assert_int_equal(zkc_selector_destroy(fx.s), ZKC_OK);
   assert_int_equal(zkc_mutex_destroy(fx.m), ZKC_OK);
@@ -1368,6 +1437,7 @@ static void selector(void **state) { (void)state, walk_group("selector"); }
 static void sem(void **state) { (void)state, walk_group("sem"); }
 static void async(void **state) { (void)state, walk_group("async"); }
 static void multilock(void **state) { (void)state, walk_group("multilock"); }
+static void rwlock(void **state) { (void)state, walk_group("rwlock"); }
 
 /* ---- the doc ---- */
 
@@ -1485,6 +1555,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(common), cmocka_unit_test(client), cmocka_unit_test(mutex),
       cmocka_unit_test(latch),  cmocka_unit_test(selector), cmocka_unit_test(sem),
       cmocka_unit_test(async),  cmocka_unit_test(multilock),
+      cmocka_unit_test(rwlock),
   };
   return zkt_main(argc, argv, tests, sizeof tests / sizeof *tests, "misuse");
 }
