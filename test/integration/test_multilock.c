@@ -437,6 +437,62 @@ static void one_path_twice_refused(void **state) {
   zkc_client_close(a);
 }
 
+/* Mutexes and read-write sides mix: a write side in a set excludes other
+ * readers, read sides of two sets share the path, and both sides of one
+ * read-write lock (one path) are refused. */
+static void mutex_and_read_write_sides(void **state) {
+  (void)state;
+  paths_t p;
+  make_paths(&p);
+  zkc_client_t *a = zkt_open(NULL), *b = zkt_open(NULL), *w = zkt_open(NULL);
+  zkc_mutex_t *ma = new_mutex(a, p.a), *mc = new_mutex(b, p.c);
+  zkc_rwlock_t *rwa, *rwb, *rww;
+  OK(zkc_rwlock_create(&rwa, a, p.b));
+  OK(zkc_rwlock_create(&rwb, b, p.b));
+  OK(zkc_rwlock_create(&rww, w, p.b));
+  zkc_multilock_t *ml = NULL;
+  zkc_mutex_t *sides[2] = {zkc_rwlock_read_side(rwa), zkc_rwlock_write_side(rwa)};
+  assert_int_equal(zkc_multilock_create(&ml, sides, 2), ZKC_EINVAL);
+
+  /* The write side with a mutex: readers wait. */
+  zkc_mutex_t *wset[2] = {zkc_rwlock_write_side(rwa), ma};
+  zkc_multilock_t *mlw = new_multilock(wset, 2);
+  OK(zkc_multilock_acquire_timeout(mlw, zkt_ms(10000)));
+  assert_true(zkc_multilock_is_held(mlw));
+  assert_int_equal(zkc_mutex_acquire_timeout(zkc_rwlock_read_side(rwb), 0),
+                   ZKC_ETIMEDOUT);
+  OK(zkc_multilock_release(mlw));
+
+  /* Read sides in two sets, with different mutexes: held together. */
+  zkc_mutex_t *ra[2] = {ma, zkc_rwlock_read_side(rwa)};
+  zkc_mutex_t *rb[2] = {zkc_rwlock_read_side(rwb), mc};
+  zkc_multilock_t *mla = new_multilock(ra, 2), *mlb = new_multilock(rb, 2);
+  OK(zkc_multilock_acquire_timeout(mla, zkt_ms(10000)));
+  OK(zkc_multilock_acquire_timeout(mlb, zkt_ms(10000)));
+  assert_int_equal(zkc_mutex_acquire_timeout(zkc_rwlock_write_side(rww), 0),
+                   ZKC_ETIMEDOUT);
+  /* The write side's set asked by this thread, a reader of the same lock:
+   * refused at once, and the mutex taken on the way (a second level of
+   * ma) is given back, as owns_none shows after mla's release. */
+  assert_int_equal(zkc_multilock_acquire_timeout(mlw, 0), ZKC_EDEADLK);
+  OK(zkc_multilock_release(mlb));
+  assert_true(zkc_multilock_is_held(mla));
+  OK(zkc_multilock_release(mla));
+  assert_true(owns_none(wset, 2) && owns_none(rb, 2));
+
+  OK(zkc_multilock_destroy(mlw));
+  OK(zkc_multilock_destroy(mla));
+  OK(zkc_multilock_destroy(mlb));
+  OK(zkc_mutex_destroy(ma));
+  OK(zkc_mutex_destroy(mc));
+  OK(zkc_rwlock_destroy(rwa));
+  OK(zkc_rwlock_destroy(rwb));
+  OK(zkc_rwlock_destroy(rww));
+  zkc_client_close(a);
+  zkc_client_close(b);
+  zkc_client_close(w);
+}
+
 int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(all_or_nothing),
@@ -447,6 +503,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(release_by_non_owner_refused),
       cmocka_unit_test(destroy_while_held_or_waiting_busy),
       cmocka_unit_test(one_path_twice_refused),
+      cmocka_unit_test(mutex_and_read_write_sides),
   };
   return zkt_main(argc, argv, tests, sizeof tests / sizeof *tests, "multilock");
 }
