@@ -93,5 +93,6 @@ void scen_many(void);    /* e: 10,000 locks held by one process */
 void scen_reentry(void); /* f: reentrant re-acquire */
 void scen_handoff(void); /* g: hand-off latency */
 void scen_async(void);   /* h: pending async acquires: memory, threads */
+void scen_herd(void);    /* i: reader notifications of a read-write lock */
 
 #endif /* ZKC_BENCH_H */

@@ -7,7 +7,8 @@
  *   a  uncontended cycle, 1 session         e  10,000 locks held by one process
  *   b  distinct paths, 8 sessions           f  reentrant re-acquire
  *   c  one path, 2/8/32/128 contenders      g  hand-off latency
- *   d  1,000 waiters from 10 processes
+ *   d  1,000 waiters from 10 processes       h  pending async acquires
+ *                                           i  reader herd (read-write lock)
  *
  * Prints one CSV record per figure on stdout (see emit() in bench.h);
  * bench/run.sh starts the ensemble, runs the matrix and builds the table,
@@ -25,7 +26,7 @@
 static void usage(void) {
   fprintf(stderr,
           "usage: zkc_bench [--quick] [--rounds R] [--round-ms MS] "
-          "SCENARIO...\n  scenarios: a b c d e f g h (or all)\n");
+          "SCENARIO...\n  scenarios: a b c d e f g h i (or all)\n");
   exit(2);
 }
 
@@ -70,7 +71,7 @@ int main(int argc, char **argv) {
     void (*run)(void);
   } all[] = {{"a", scen_cycle},  {"b", scen_paths}, {"c", scen_contend},
              {"d", scen_queue},  {"e", scen_many},  {"f", scen_reentry},
-             {"g", scen_handoff}, {"h", scen_async}};
+             {"g", scen_handoff}, {"h", scen_async}, {"i", scen_herd}};
   const size_t nall = sizeof all / sizeof all[0];
   for (int k = i; k < argc; k++) {
     size_t j = 0;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs zkcoord's benchmark matrix in one command: builds zkc_bench, starts a
 # fresh local 3-server ensemble (test/ensemble/zk-ensemble.sh), runs the
-# scenarios a-h and the peers (p: Curator, kazoo and go-zookeeper beside
+# scenarios a-i and the peers (p: Curator, kazoo and go-zookeeper beside
 # zkcoord, bench/peers/), stops the ensemble, and writes into the output
 # directory:
 #
@@ -12,7 +12,7 @@
 #   contention.png  throughput and latency against the number of contenders
 #   peers.png       one lock path: rate and hand-off of each library
 #
-# usage: bench/run.sh [--quick] [--out DIR] [SCENARIO...]   (default: a b c d e f g h p)
+# usage: bench/run.sh [--quick] [--out DIR] [SCENARIO...]   (default: a b c d e f g h i p)
 #   --quick   smoke run: 2 short rounds, smaller sizes (about half a minute)
 #   --out     output directory (default build/bench-results; the README's
 #             figures live in bench/results)
@@ -40,12 +40,12 @@ while [ $# -gt 0 ]; do
   case $1 in
     --quick) quick=(--quick) ;;
     --out) out=${2:?--out needs a directory}; shift ;;
-    [a-hp]) scenarios+=("$1") ;;
+    [a-ip]) scenarios+=("$1") ;;
     *) echo "usage: $0 [--quick] [--out DIR] [a|b|c|d|e|f|g|h|p ...]" >&2; exit 2 ;;
   esac
   shift
 done
-[ ${#scenarios[@]} -gt 0 ] || scenarios=(a b c d e f g h p)
+[ ${#scenarios[@]} -gt 0 ] || scenarios=(a b c d e f g h i p)
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 

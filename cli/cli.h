@@ -8,7 +8,8 @@
  * cmd_lock.c   `zkcoord lock` and `zkcoord sem`: COMMAND under a hold
  * cmd_sem.c    the semaphore lease `zkcoord sem` holds
  * cmd_leader.c `zkcoord leader`
- * cmd_status.c `zkcoord status`
+ * cmd_status.c `zkcoord status`, and the queue read `lock` decides by
+ * cmd_revoke.c `zkcoord revoke`
  */
 #ifndef ZKCLI_CLI_H
 #define ZKCLI_CLI_H
@@ -17,11 +18,13 @@
 #include <sys/types.h>
 
 #include "zkcoord/zkcoord.h"
+#include "zkcoord/rwlock.h"
 
 /* Exit codes (documented in zkcoord.1 and the README). COMMAND's own
  * status passes through otherwise. */
 enum {
-  ZKCLI_EXIT_CONFLICT = 1,     /* lock not obtained (-n, -w); -E changes it */
+  ZKCLI_EXIT_CONFLICT = 1,     /* lock not obtained (-n, -w; -E changes it);
+                                  revoke: nobody held the lock */
   ZKCLI_EXIT_USAGE = 64,       /* bad option or argument (EX_USAGE) */
   ZKCLI_EXIT_BADPATH = 65,     /* invalid lock path or missing chroot */
   ZKCLI_EXIT_UNAVAILABLE = 69, /* ensemble unreachable, connection lost */
@@ -33,7 +36,13 @@ enum {
   ZKCLI_EXIT_SIGNAL_BASE = 128 /* + signal that stopped zkcoord */
 };
 
-typedef enum { ZKCLI_LOCK = 1, ZKCLI_LEADER, ZKCLI_STATUS, ZKCLI_SEM } zkcli_cmd_t;
+typedef enum {
+  ZKCLI_LOCK = 1,
+  ZKCLI_LEADER,
+  ZKCLI_STATUS,
+  ZKCLI_SEM,
+  ZKCLI_REVOKE
+} zkcli_cmd_t;
 
 typedef struct zkcli_opts {
   zkcli_cmd_t cmd;
@@ -50,6 +59,8 @@ typedef struct zkcli_opts {
   int64_t grace_ms;            /* --grace */
   int foreground;              /* --foreground: COMMAND in our group */
   int json;                    /* status --json */
+  int shared;                  /* lock -s/--shared: the read side */
+  int write_side;              /* lock --write: the write side, always */
   int max_leases;              /* sem -m (0: not given) */
   const char *count_path;      /* sem --count-path */
   const char *path;            /* PATH */
@@ -149,6 +160,7 @@ int zkcli_child_exit_code(const zkcli_child_t *ch);
 
 /* cmd_lock.c runs COMMAND for both; cmd_sem.c holds a semaphore's lease. */
 typedef struct zkcli_hold {
+  zkc_rwlock_t *rw;   /* lock on a read-write path: mutex is one side */
   zkc_mutex_t *mutex; /* lock */
   zkc_sem_t *sem;     /* sem */
   zkc_lease_t *lease; /* sem, once acquired */
@@ -172,6 +184,13 @@ int zkcli_cmd_lock(const zkcli_opts_t *o);
 int zkcli_cmd_sem(const zkcli_opts_t *o);
 int zkcli_cmd_leader(const zkcli_opts_t *o);
 int zkcli_cmd_status(const zkcli_opts_t *o);
+int zkcli_cmd_revoke(const zkcli_opts_t *o);
+
+/* zkc_lock_contenders, read again after a connection blip for as long as
+ * --connect-timeout allows (a snapshot read twice is as good as once). */
+int zkcli_read_contenders(const zkcli_opts_t *o, zkc_client_t *c,
+                          const char *path, zkc_contender_t **out,
+                          size_t *count);
 
 /* Monotonic milliseconds. */
 int64_t zkcli_now_ms(void);

@@ -1,9 +1,11 @@
 /* zkcoord lock and zkcoord sem: run COMMAND while holding the distributed
- * lock on PATH, or one lease of the semaphore on PATH (cmd_sem.c). */
+ * lock on PATH (a mutex, or a side of the read-write lock on PATH), or one
+ * lease of the semaphore on PATH (cmd_sem.c). */
 #include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
 
@@ -14,6 +16,7 @@ static zkc_client_t *g_client;
 static int g_acquiring, g_interrupted, g_closed;
 static int g_outage;  /* the connection was down during the acquire */
 static int g_stopped; /* zkcoord was told to stop while COMMAND ran */
+static int g_unread;  /* the queue read that chooses the side failed */
 
 static void on_interrupt(int sig) {
   pthread_mutex_lock(&g_mu);
@@ -88,10 +91,47 @@ static int supervise(const zkcli_opts_t *o, zkcli_child_t *ch) {
   }
 }
 
+/* 1 when a contender of PATH belongs to a read-write lock (a reader or a
+ * writer node: Curator's __READ__/__WRIT__, kazoo's __rlock__), 0 when not,
+ * or a library error code (< 0). A plain mutex node made on a path that
+ * has none yet is invisible to Curator's readers and writers: --write
+ * closes that race. Nothing is held meanwhile, so a stop signal ends
+ * zkcoord at once. */
+static int read_write_path(const zkcli_opts_t *o, zkc_client_t *c) {
+  zkc_contender_t *v = NULL;
+  size_t n = 0;
+  zkcli_events_exit_on_stop(1);
+  int rc = zkcli_read_contenders(o, c, o->path, &v, &n);
+  zkcli_events_exit_on_stop(0);
+  if (rc != ZKC_OK) return rc;
+  int rw = 0;
+  for (size_t i = 0; i < n && !rw; i++)
+    rw = v[i].kind && (strcmp(v[i].kind, "read") == 0 ||
+                       strcmp(v[i].kind, "write") == 0);
+  zkc_contenders_free(v, n);
+  return rw;
+}
+
 /* Creates what the command holds; ZKC_EINVAL for an invalid path. */
 static int hold_create(const zkcli_opts_t *o, zkc_client_t *c, zkcli_hold_t *h) {
   if (o->cmd == ZKCLI_SEM) return zkcli_sem_create(o, c, h, post_lost);
-  int rc = zkc_mutex_create(&h->mutex, c, o->path);
+  int rw = o->shared || o->write_side ? 1 : read_write_path(o, c);
+  if (rw < 0) {
+    g_unread = 1;
+    return rw;
+  }
+  int rc;
+  if (rw) {
+    rc = zkc_rwlock_create(&h->rw, c, o->path);
+    if (rc == ZKC_OK) {
+      h->mutex = o->shared ? zkc_rwlock_read_side(h->rw)
+                           : zkc_rwlock_write_side(h->rw);
+      zkcli_info(o, 1, "%s: taking the %s side of the read-write lock",
+                 o->path, o->shared ? "read" : "write");
+    }
+  } else {
+    rc = zkc_mutex_create(&h->mutex, c, o->path);
+  }
   if (rc == ZKC_OK) rc = zkc_mutex_set_lost_callback(h->mutex, on_lost, NULL);
   return rc;
 }
@@ -102,7 +142,10 @@ static int hold_release(zkcli_hold_t *h) {
 
 static void hold_destroy(zkcli_hold_t *h) {
   if (h->sem) zkcli_sem_destroy(h);
-  zkc_mutex_destroy(h->mutex);
+  if (h->rw) zkc_rwlock_destroy(h->rw); /* its sides with it */
+  else zkc_mutex_destroy(h->mutex);
+  h->rw = NULL;
+  h->mutex = NULL;
 }
 
 int zkcli_cmd_sem(const zkcli_opts_t *o) { return zkcli_cmd_lock(o); }
@@ -141,7 +184,12 @@ int zkcli_cmd_lock(const zkcli_opts_t *o) {
                o->wait_ms == 0 ? "(held by others)" : "in time");
     code = o->conflict_code;
   } else if (rc != ZKC_OK) {
-    zkcli_err("cannot take %s %s: %s", what, o->path, zkc_strerror(rc));
+    if (g_unread)
+      zkcli_err("cannot read the queue of %s (which tells the mutex from the "
+                "write side; --write and --shared need no read): %s",
+                o->path, zkc_strerror(rc));
+    else
+      zkcli_err("cannot take %s %s: %s", what, o->path, zkc_strerror(rc));
     code = zkcli_exit_code(rc);
   } else {
     zkcli_env_t env[2] = {{.name = "ZKCOORD_FENCING_TOKEN"},

@@ -1,6 +1,7 @@
 /* zkcoord status: the contenders of a lock or election path, holder first,
  * as a table or as JSON; for a semaphore path (children "leases" and
- * "locks"), its lease holders and its queue. */
+ * "locks"), its lease holders and its queue. On a read-write lock path the
+ * readers at the head of the queue hold together. */
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -71,17 +72,34 @@ static int64_t now_epoch_ms(void) {
   return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* The rows of a contender table; `leases`: every row holds a lease. */
+static int is_read(const zkc_contender_t *e) {
+  return e->kind != NULL && strcmp(e->kind, "read") == 0;
+}
+
+/* How many contenders hold the lock: the first, and when it is a reader,
+ * every reader before the first contender of another kind (a reader is
+ * granted when no writer is before it). */
+static size_t holders(const zkc_contender_t *v, size_t n) {
+  if (n == 0 || !v[0].has_sequence) return 0;
+  size_t h = 1;
+  if (is_read(&v[0]))
+    while (h < n && v[h].has_sequence && is_read(&v[h])) h++;
+  return h;
+}
+
+/* The rows of a contender table; `leases`: every row holds a lease (the
+ * kind of a lease node says nothing and is not shown). */
 static void print_rows(const zkc_contender_t *v, size_t n, int leases) {
   int64_t now = now_epoch_ms();
   if (n == 0) return;
-  printf("%-6s %-11s %-18s %8s %-14s %-55s %s\n", "POS", "SEQUENCE", "SESSION",
-         "AGE", "CZXID", "NODE", "HOLDER");
+  size_t nh = holders(v, n);
+  printf("%-6s %-9s %-11s %-18s %8s %-14s %-58s %s\n", "POS", "KIND",
+         "SEQUENCE", "SESSION", "AGE", "CZXID", "NODE", "HOLDER");
   for (size_t i = 0; i < n; i++) {
     const zkc_contender_t *e = &v[i];
     char pos[16], seq[16], sess[24], age[24];
     if (leases && e->has_sequence) snprintf(pos, sizeof pos, "lease");
-    else if (e->position == 0) snprintf(pos, sizeof pos, "holder");
+    else if (i < nh) snprintf(pos, sizeof pos, "holder");
     else if (e->position > 0) snprintf(pos, sizeof pos, "%d", e->position);
     else snprintf(pos, sizeof pos, "-");
     if (e->has_sequence) snprintf(seq, sizeof seq, "%lld", (long long)e->sequence);
@@ -90,7 +108,8 @@ static void print_rows(const zkc_contender_t *v, size_t n, int leases) {
                                      (unsigned long long)e->ephemeral_owner);
     else snprintf(sess, sizeof sess, "(persistent)");
     snprintf(age, sizeof age, "%.1fs", (double)(now - e->ctime_ms) / 1000.0);
-    printf("%-6s %-11s %-18s %8s %-14lld %-55s ", pos, seq, sess, age,
+    printf("%-6s %-9s %-11s %-18s %8s %-14lld %-58s ", pos,
+           e->kind && !leases ? e->kind : "-", seq, sess, age,
            (long long)e->czxid, e->name);
     print_text(e->data, e->data_len, e->data_total, 60);
     putchar('\n');
@@ -99,14 +118,20 @@ static void print_rows(const zkc_contender_t *v, size_t n, int leases) {
 
 static void print_table(const zkcli_opts_t *o, const zkc_contender_t *v,
                         size_t n) {
-  size_t queued = 0;
+  size_t queued = 0, nh = holders(v, n);
   for (size_t i = 0; i < n; i++) queued += v[i].has_sequence;
   if (queued == 0) {
     printf("%s: not held (no contenders)\n", o->path);
   } else {
     printf("%s: held by ", o->path);
     print_text(v[0].data, v[0].data_len, v[0].data_total, 60);
-    printf(", %zu waiting\n", queued - 1);
+    if (is_read(&v[0]) && nh > 1)
+      printf(" (reader) and %zu more reader%s", nh - 1, nh == 2 ? "" : "s");
+    else if (is_read(&v[0]))
+      fputs(" (reader)", stdout);
+    else if (v[0].kind && strcmp(v[0].kind, "write") == 0)
+      fputs(" (writer)", stdout);
+    printf(", %zu waiting\n", queued - nh);
   }
   print_rows(v, n, 0);
 }
@@ -121,8 +146,9 @@ static void print_sem_table(const zkcli_opts_t *o, const zkc_contender_t *l,
   print_rows(q, nq, 0);
 }
 
-static void print_json_array(const zkc_contender_t *v, size_t n) {
+static void print_json_array(const zkc_contender_t *v, size_t n, int leases) {
   int64_t now = now_epoch_ms();
+  size_t nh = holders(v, n);
   putchar('[');
   for (size_t i = 0; i < n; i++) {
     const zkc_contender_t *e = &v[i];
@@ -130,10 +156,13 @@ static void print_json_array(const zkc_contender_t *v, size_t n) {
     print_json_string(e->name, strlen(e->name));
     if (e->position >= 0) printf(",\"position\":%d", e->position);
     else fputs(",\"position\":null", stdout);
-    printf(",\"holder\":%s", e->position == 0 ? "true" : "false");
+    printf(",\"holder\":%s", i < nh ? "true" : "false");
     if (e->has_sequence) printf(",\"sequence\":%lld", (long long)e->sequence);
     else fputs(",\"sequence\":null", stdout);
-    printf(",\"style\":\"%s\",\"data\":", e->style);
+    printf(",\"style\":\"%s\"", e->style);
+    if (e->kind && !leases) printf(",\"kind\":\"%s\"", e->kind);
+    else fputs(",\"kind\":null", stdout);
+    fputs(",\"data\":", stdout);
     print_json_string(e->data, e->data_len);
     printf(",\"data_truncated\":%s", e->data_len < e->data_total ? "true" : "false");
     if (e->ephemeral_owner)
@@ -153,7 +182,7 @@ static void print_json(const zkcli_opts_t *o, const zkc_contender_t *v,
   print_json_string(o->path, strlen(o->path));
   printf(",\"held\":%s,\"contenders\":",
          n > 0 && v[0].has_sequence ? "true" : "false");
-  print_json_array(v, n);
+  print_json_array(v, n, 0);
   puts("}");
 }
 
@@ -162,9 +191,9 @@ static void print_sem_json(const zkcli_opts_t *o, const zkc_contender_t *l,
   fputs("{\"path\":", stdout);
   print_json_string(o->path, strlen(o->path));
   fputs(",\"semaphore\":true,\"leases\":", stdout);
-  print_json_array(l, nl);
+  print_json_array(l, nl, 1);
   fputs(",\"queue\":", stdout);
-  print_json_array(q, nq);
+  print_json_array(q, nq, 0);
   puts("}");
 }
 
@@ -187,11 +216,22 @@ static int retry_after(zkc_client_t *c, int rc, int64_t deadline) {
   zkc_state_t st;
   while (zkcli_now_ms() < deadline) {
     nanosleep(&nap, NULL);
-    if (zkc_client_state(c, &st) == ZKC_OK &&
-        (st == ZKC_STATE_CONNECTED || st == ZKC_STATE_RECONNECTED))
-      return 1;
+    if (zkc_client_state(c, &st) != ZKC_OK || st == ZKC_STATE_CLOSED)
+      return 0; /* closed meanwhile (lock: by a stop signal) */
+    if (st == ZKC_STATE_CONNECTED || st == ZKC_STATE_RECONNECTED) return 1;
   }
   return 0;
+}
+
+int zkcli_read_contenders(const zkcli_opts_t *o, zkc_client_t *c,
+                          const char *path, zkc_contender_t **out,
+                          size_t *count) {
+  int64_t deadline = zkcli_now_ms() + o->connect_timeout_ms;
+  int rc;
+  while ((rc = zkc_lock_contenders(c, path, out, count)) != ZKC_OK &&
+         retry_after(c, rc, deadline)) {
+  }
+  return rc;
 }
 
 int zkcli_cmd_status(const zkcli_opts_t *o) {
@@ -201,10 +241,7 @@ int zkcli_cmd_status(const zkcli_opts_t *o) {
   zkc_contender_t *v = NULL;
   size_t n = 0;
   int64_t deadline = zkcli_now_ms() + o->connect_timeout_ms;
-  int rc;
-  while ((rc = zkc_lock_contenders(c, o->path, &v, &n)) != ZKC_OK &&
-         retry_after(c, rc, deadline)) {
-  }
+  int rc = zkcli_read_contenders(o, c, o->path, &v, &n);
   if (rc == ZKC_OK && is_semaphore(v, n)) {
     zkc_contender_t *l = NULL, *q = NULL;
     size_t nl = 0, nq = 0;

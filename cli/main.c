@@ -7,7 +7,7 @@ int main(int argc, char **argv) {
   if (code >= 0) return code;
   /* Before anything opens a descriptor of its own. */
   zkcli_fds_snapshot();
-  if (o.cmd != ZKCLI_STATUS && (code = zkcli_child_check(&o)) != 0) return code;
+  if (o.argv != NULL && (code = zkcli_child_check(&o)) != 0) return code;
   switch (o.cmd) {
     case ZKCLI_LOCK:
       return zkcli_cmd_lock(&o);
@@ -15,6 +15,8 @@ int main(int argc, char **argv) {
       return zkcli_cmd_sem(&o);
     case ZKCLI_LEADER:
       return zkcli_cmd_leader(&o);
+    case ZKCLI_REVOKE:
+      return zkcli_cmd_revoke(&o);
     default:
       return zkcli_cmd_status(&o);
   }

@@ -12,17 +12,23 @@
 #define DEFAULT_CONNECT "127.0.0.1:2181"
 
 static const char usage_text[] =
-    "usage: zkcoord [OPTIONS] lock [-w SECONDS | -n] [-E CODE] PATH [--] COMMAND [ARGS...]\n"
+    "usage: zkcoord [OPTIONS] lock [-s | --write] [-w SECONDS | -n] [-E CODE] PATH [--] COMMAND [ARGS...]\n"
     "       zkcoord [OPTIONS] sem -m N [-w SECONDS | -n] [-E CODE] PATH [--] COMMAND [ARGS...]\n"
     "       zkcoord [OPTIONS] sem --count-path COUNT [-m SEED] ... PATH [--] COMMAND [ARGS...]\n"
     "       zkcoord [OPTIONS] leader [--id ID] PATH [--] COMMAND [ARGS...]\n"
     "       zkcoord [OPTIONS] status [--json] PATH\n"
+    "       zkcoord [OPTIONS] revoke PATH\n"
     "\n"
-    "  lock     run COMMAND while holding the distributed lock on PATH\n"
+    "  lock     run COMMAND while holding the distributed lock on PATH; with\n"
+    "           -s the read side of a read-write lock (Curator's\n"
+    "           InterProcessReadWriteLock), shared with other readers;\n"
+    "           without it, on a path a read-write lock uses, the write side\n"
     "  sem      run COMMAND while holding one of N leases on PATH (Curator's\n"
     "           InterProcessSemaphoreV2 layout)\n"
     "  leader   run COMMAND only while this instance is the elected leader\n"
     "  status   list the contenders of PATH in queue order, holder first\n"
+    "  revoke   ask the holder(s) of the lock on PATH to let go (Curator's\n"
+    "           revocation; only holders that made their hold revocable act)\n"
     "\n"
     "Options (before or after the command name):\n"
     "  -c, --connect HOSTS         ensemble, \"host:port,...[/chroot]\" (default\n"
@@ -41,6 +47,10 @@ static const char usage_text[] =
     "  -n, --nonblock              lock, sem: give up at once when none is free\n"
     "  -E, --conflict-exit-code N  lock, sem: exit code when not obtained\n"
     "                              (default 1)\n"
+    "  -s, --shared                lock: take the read side of the read-write\n"
+    "                              lock on PATH (shared with other readers)\n"
+    "      --write                 lock: take the write side even when PATH\n"
+    "                              has no read-write contender yet\n"
     "  -m, --max N                 sem: at most N holders (with --count-path:\n"
     "                              the count node's value if it is created)\n"
     "      --count-path COUNT      sem: read the limit from the shared count\n"
@@ -55,7 +65,7 @@ static const char usage_text[] =
     "\n"
     "COMMAND sees ZKCOORD_FENCING_TOKEN (the lock node's czxid) and\n"
     "ZKCOORD_NODE. Exit status: COMMAND's; -E code when the lock was not\n"
-    "obtained; 64 usage, 65 invalid path, 69 ensemble unreachable, 70\n"
+    "obtained (revoke: 1 when nobody holds it); 64 usage, 65 invalid path, 69 ensemble unreachable, 70\n"
     "internal error, 75 lock or leadership lost while COMMAND ran, 77\n"
     "permission denied, 126/127 COMMAND not executable/not found, 128+N\n"
     "zkcoord stopped by signal N. See zkcoord(1).\n";
@@ -123,7 +133,8 @@ enum {
   OPT_GRACE,
   OPT_FOREGROUND,
   OPT_JSON,
-  OPT_COUNT_PATH
+  OPT_COUNT_PATH,
+  OPT_WRITE
 };
 
 static const struct option long_opts[] = {
@@ -138,6 +149,8 @@ static const struct option long_opts[] = {
     {"timeout", required_argument, NULL, 'w'}, /* flock's spelling */
     {"nonblock", no_argument, NULL, 'n'},
     {"conflict-exit-code", required_argument, NULL, 'E'},
+    {"shared", no_argument, NULL, 's'},
+    {"write", no_argument, NULL, OPT_WRITE},
     {"grace", required_argument, NULL, OPT_GRACE},
     {"foreground", no_argument, NULL, OPT_FOREGROUND},
     {"json", no_argument, NULL, OPT_JSON},
@@ -155,6 +168,8 @@ static int option_allowed(zkcli_cmd_t cmd, int c) {
       return cmd == ZKCLI_LOCK || cmd == ZKCLI_SEM;
     case 'm': case OPT_COUNT_PATH:
       return cmd == ZKCLI_SEM;
+    case 's': case OPT_WRITE:
+      return cmd == ZKCLI_LOCK;
     case OPT_GRACE: case OPT_FOREGROUND: case OPT_ID: case OPT_LOST_ON_SUSPEND:
       return cmd == ZKCLI_LOCK || cmd == ZKCLI_LEADER || cmd == ZKCLI_SEM;
     case OPT_JSON:
@@ -228,6 +243,8 @@ static int apply(zkcli_opts_t *o, int c, const char *arg, const char *name,
       break;
     }
     case OPT_COUNT_PATH: o->count_path = arg; break;
+    case 's': o->shared = 1; break;
+    case OPT_WRITE: o->write_side = 1; break;
     case OPT_FOREGROUND: o->foreground = 1; break;
     case OPT_JSON: o->json = 1; break;
     case 'v': o->verbose++; break;
@@ -266,7 +283,7 @@ static int parse_run(int argc, char **argv, zkcli_opts_t *o, int *seen_wait,
   for (;;) {
     int long_index = -1;
     /* '+': stop at the first operand, so COMMAND's options stay its own. */
-    int c = getopt_long(argc, argv, "+c:w:nE:m:vhV", long_opts, &long_index);
+    int c = getopt_long(argc, argv, "+c:w:nE:m:svhV", long_opts, &long_index);
     if (c == -1) break;
     int r = apply(o, c, optarg, option_name(c, long_index), seen_wait);
     if (r >= 0) return r;
@@ -291,7 +308,7 @@ int zkcli_parse(int argc, char **argv, zkcli_opts_t *o) {
   int r = parse_run(argc, argv, o, &seen_wait, &next);
   if (r >= 0) return r;
   if (next >= argc) {
-    zkcli_err("missing command: lock, sem, leader or status");
+    zkcli_err("missing command: lock, sem, leader, status or revoke");
     brief_usage();
     return ZKCLI_EXIT_USAGE;
   }
@@ -304,9 +321,11 @@ int zkcli_parse(int argc, char **argv, zkcli_opts_t *o) {
     o->cmd = ZKCLI_LEADER;
   } else if (strcmp(name, "status") == 0) {
     o->cmd = ZKCLI_STATUS;
+  } else if (strcmp(name, "revoke") == 0) {
+    o->cmd = ZKCLI_REVOKE;
   } else {
-    zkcli_err("unknown command '%s' (expected lock, sem, leader or status)",
-              name);
+    zkcli_err("unknown command '%s' (expected lock, sem, leader, status or "
+              "revoke)", name);
     brief_usage();
     return ZKCLI_EXIT_USAGE;
   }
@@ -322,13 +341,24 @@ int zkcli_parse(int argc, char **argv, zkcli_opts_t *o) {
     return ZKCLI_EXIT_USAGE;
   }
   o->path = sub[more++];
+  /* Also when given before the command name, where any option passes. */
+  if ((o->shared || o->write_side) && o->cmd != ZKCLI_LOCK) {
+    zkcli_err("option %s does not apply to this command",
+              o->shared ? "--shared" : "--write");
+    return ZKCLI_EXIT_USAGE;
+  }
+  if (o->shared && o->write_side) {
+    zkcli_err("--shared and --write exclude each other");
+    return ZKCLI_EXIT_USAGE;
+  }
   if (o->cmd == ZKCLI_SEM && o->max_leases == 0 && o->count_path == NULL) {
     zkcli_err("sem needs -m N (the number of leases) or --count-path");
     return ZKCLI_EXIT_USAGE;
   }
-  if (o->cmd == ZKCLI_STATUS) {
+  if (o->cmd == ZKCLI_STATUS || o->cmd == ZKCLI_REVOKE) {
     if (more < sub_argc) {
-      zkcli_err("status takes one PATH, got extra '%s'", sub[more]);
+      zkcli_err("%s takes one PATH, got extra '%s'",
+                o->cmd == ZKCLI_STATUS ? "status" : "revoke", sub[more]);
       return ZKCLI_EXIT_USAGE;
     }
     return -1;

@@ -5,17 +5,24 @@
 #include "internals.h"
 #include "names.h"
 #include "ops.h"
+#include "retry.h"
 #include "session.h"
+#include "util.h"
 #include "zkcoord/mutex.h"
 
-/* One unconditional set of the marker (Curator's Revoker does the same). */
+/* An unconditional set of the marker (Curator's Revoker does the same),
+ * tried again after connection loss under the client's retry policy (a
+ * second write of it is a second request, nothing worse). */
 static int write_marker(zkc_client_t *c, const char *node) {
-  zkc__op_t op;
-  int rc = zkc__op_init(&op);
-  if (rc != ZKC_OK) return rc;
-  zkc__submit_set(c, &op, node, ZKC__REVOKE_MARKER, ZKC__REVOKE_MARKER_LEN);
-  rc = zkc__op_wait(&op);
-  zkc__op_clear(&op);
+  int rc, attempt = 0;
+  do {
+    zkc__op_t op;
+    if ((rc = zkc__op_init(&op)) != ZKC_OK) return rc;
+    zkc__submit_set(c, &op, node, ZKC__REVOKE_MARKER, ZKC__REVOKE_MARKER_LEN);
+    rc = zkc__op_wait(&op);
+    zkc__op_clear(&op);
+  } while (zkc__retryable(rc) &&
+           zkc__retry_wait(c, &attempt, rc, ZKC__FOREVER) == ZKC_OK);
   return rc;
 }
 

@@ -16,6 +16,31 @@ static const char *node_style(const char *name) {
   return "other";
 }
 
+/* The kind of a child (see zkc_contender_t.kind), from zkc__rw_kind. That
+ * classifier calls both Curator's "__WRIT__" and kazoo's "__lock__" a
+ * writer, since both exclude everyone; only the first is the write side of
+ * a read-write lock (kazoo's Lock and WriteLock make the same "__lock__"
+ * names), so which of the two markers it found is told apart here: the
+ * one right before the sequence text, which is 10 bytes as ZooKeeper
+ * writes it ("%010d"), 11 from -10^9 down. */
+static const char *node_kind(const char *name, int has_sequence, int64_t seq) {
+  static const char writ[] = "__WRIT__";
+  if (!has_sequence) return NULL;
+  switch (zkc__rw_kind(name)) {
+    case ZKC__RW_READ:
+      return "read";
+    case ZKC__RW_WRITE: {
+      size_t n = strlen(name), tail = seq <= -1000000000 ? 11 : 10;
+      size_t m = sizeof writ - 1;
+      if (n >= tail + m && memcmp(name + n - tail - m, writ, m) == 0)
+        return "write";
+      return "exclusive";
+    }
+    default:
+      return "exclusive";
+  }
+}
+
 static int by_name(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
@@ -61,6 +86,7 @@ static int fill(zkc_contender_t *e, const char *name, const zkc__op_t *op,
   e->style = node_style(name);
   e->has_sequence = zkc__node_sequence(name, &e->sequence);
   if (!e->has_sequence) e->sequence = 0;
+  e->kind = node_kind(name, e->has_sequence, e->sequence);
   e->position = (int)position;
   size_t total = op->data_len > 0 ? (size_t)op->data_len : 0;
   e->data_total = total;

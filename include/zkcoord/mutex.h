@@ -155,7 +155,8 @@ ZKC_EXTERN int zkc_mutex_set_revocable(zkc_mutex_t *mutex, zkc_revoke_fn fn,
  * zkc_mutex_participant_nodes) to let go, by writing Curator's revocation
  * marker, the 10 bytes "__REVOKE__", into the node's data. A holder that
  * did not make its hold revocable is not told (its node's data is
- * overwritten, nothing else). Returns ZKC_OK, ZKC_EINVAL (NULL client,
+ * overwritten, nothing else). A write cut off by connection loss is tried
+ * again under the client's retry policy. Returns ZKC_OK, ZKC_EINVAL (NULL client,
  * invalid path), ZKC_ENONODE (no such node: nothing to revoke),
  * ZKC_EDEADLK, ZKC_ECLOSED, ZKC_ENOAUTH (no WRITE permission on the node),
  * or the ensemble's other answers (ZKC_ECONNLOSS, ...). */

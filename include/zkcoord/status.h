@@ -27,6 +27,14 @@ typedef struct zkc_contender {
   const char *style;   /* "protected" (_c_<uuid>- prefix: zkcoord, Curator),
                           "kazoo" (__lock__, __rlock__, ...), "other";
                           static string */
+  const char *kind;    /* what the node stands for in the queue, from the
+                          marker right before its sequence: "read" (a
+                          reader: Curator's __READ__, kazoo's __rlock__),
+                          "write" (a writer of a read-write lock: Curator's
+                          __WRIT__), "exclusive" (any other sequenced node:
+                          a mutex's "lock-", kazoo's __lock__, which its
+                          Lock and WriteLock share, anything unknown); NULL
+                          without a sequence. Static string */
   int has_sequence;    /* 0: no sequence suffix, not in the queue */
   int64_t sequence;    /* the sequence as ZooKeeper wrote it (negative once
                           the parent's counter wrapped); 0 without one */

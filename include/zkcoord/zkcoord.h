@@ -6,6 +6,7 @@
 #include "common.h"
 #include "client.h"
 #include "mutex.h"
+#include "multilock.h"
 #include "rwlock.h"
 #include "leader.h"
 #include "selector.h"

@@ -23,6 +23,12 @@
  * With $ZKT_CHAOS_SEM=N the threads take one lease each of a semaphore of
  * N leases on PATH instead (no fenced writes; ACQ names the lease node).
  *
+ * With $ZKT_CHAOS_RW=1 the paired threads share a read-write lock instead
+ * of a mutex and take, round by round, the read side (no fenced writes),
+ * the write side, or the write side and then the read side (a downgrade:
+ * the read node carries the write node's sequence; the write side is
+ * released first). ACQ names the node, so its kind shows.
+ *
  * Runs until its standard input reaches EOF, then lets every thread finish
  * its round, closes the clients and exits 0. */
 #include <fcntl.h>
@@ -40,6 +46,7 @@
 typedef struct {
   zkc_client_t *c;
   zkc_mutex_t *m;
+  zkc_rwlock_t *rw; /* read-write mode */
   zkc_sem_t *s;   /* semaphore mode */
   zkc_async_t *a; /* the async thread's */
 } shared_t;
@@ -50,6 +57,7 @@ static atomic_int stopping;
 static const char *connect_str, *lock_path, *store_path;
 static int session_ms;
 static int sem_max; /* 0: the mutex */
+static int rw_mode; /* the read-write lock */
 
 static long long now_us(void) {
   struct timespec ts;
@@ -114,6 +122,15 @@ static void open_shared(shared_t *sh, int async) {
     zkc_async_opts_init(&ao);
     ao.on_lost = on_async_lost;
     if (zkc_async_create(&sh->a, sh->c, &ao) != ZKC_OK) _exit(71);
+    return;
+  }
+  if (rw_mode) {
+    if (zkc_rwlock_create(&sh->rw, sh->c, lock_path) != ZKC_OK ||
+        zkc_mutex_set_lost_callback(zkc_rwlock_read_side(sh->rw), on_lost,
+                                    NULL) != ZKC_OK ||
+        zkc_mutex_set_lost_callback(zkc_rwlock_write_side(sh->rw), on_lost,
+                                    NULL) != ZKC_OK)
+      _exit(71);
     return;
   }
   if (zkc_mutex_create(&sh->m, sh->c, lock_path) != ZKC_OK ||
@@ -190,6 +207,10 @@ static void hold_work(long long t, int64_t token, const char *node,
                       fenced_fn fenced, void *hold, unsigned *seed) {
   const char *slash = strrchr(node, '/');
   say("ACQ %lld %lld %s\n", t, (long long)token, slash ? slash + 1 : node);
+  if (fenced == NULL) { /* a reader: nothing to fence */
+    sleep_ms(rand_r(seed) % 100);
+    return;
+  }
   char data[32];
   int len = snprintf(data, sizeof data, "%lld", (long long)token);
   for (int w = rand_r(seed) % 3; w >= 0; w--) {
@@ -234,6 +255,54 @@ static void async_rounds(zkc_async_t *a, unsigned seed) {
   }
 }
 
+/* One hold of m: ACQ, the work, and unless keep, REL. Returns its token,
+ * or -1 when the acquire failed. */
+static int64_t mutex_round(zkc_mutex_t *m, int64_t timeout, fenced_fn fenced,
+                           int keep, unsigned *seed) {
+  int rc = zkc_mutex_acquire_timeout(m, timeout);
+  if (rc != ZKC_OK) {
+    if (rc != ZKC_ETIMEDOUT) sleep_ms(20); /* connection trouble */
+    return -1;
+  }
+  int64_t token = 0;
+  char node[1100] = "?";
+  long long t = now_us();
+  zkc_mutex_fencing_token(m, &token);
+  zkc_mutex_lock_node(m, node, sizeof node);
+  hold_work(t, token, node, fenced, m, seed);
+  if (!keep) {
+    t = now_us();
+    rc = zkc_mutex_release(m);
+    say("REL %lld %lld %d\n", t, (long long)token, rc);
+  }
+  return token;
+}
+
+/* Read-write mode: a reader, a writer, or a writer that downgrades. */
+static void rw_rounds(zkc_rwlock_t *rw, unsigned seed) {
+  zkc_mutex_t *r = zkc_rwlock_read_side(rw), *w = zkc_rwlock_write_side(rw);
+  while (!atomic_load(&stopping)) {
+    int64_t timeout = timeouts[rand_r(&seed) % 5];
+    unsigned kind = (unsigned)rand_r(&seed) % 10;
+    if (kind < 5) {
+      mutex_round(r, timeout, NULL, 0, &seed);
+      continue;
+    }
+    int downgrade = kind == 9;
+    int64_t wt = mutex_round(w, timeout, mutex_fenced, downgrade, &seed);
+    if (!downgrade || wt < 0) continue;
+    int64_t rt = mutex_round(r, 0, NULL, 1, &seed);
+    long long t = now_us();
+    int rc = zkc_mutex_release(w);
+    say("REL %lld %lld %d\n", t, (long long)wt, rc);
+    if (rt < 0) continue;
+    sleep_ms(rand_r(&seed) % 100);
+    t = now_us();
+    rc = zkc_mutex_release(r);
+    say("REL %lld %lld %d\n", t, (long long)rt, rc);
+  }
+}
+
 static void *contender(void *arg) {
   unsigned seed = (unsigned)(uintptr_t)arg >> 4;
   shared_t *sh = &shared[(uintptr_t)arg & 15];
@@ -245,24 +314,12 @@ static void *contender(void *arg) {
     async_rounds(sh->a, seed);
     return NULL;
   }
-  zkc_mutex_t *m = sh->m;
-  while (!atomic_load(&stopping)) {
-    int64_t timeout = timeouts[rand_r(&seed) % 5];
-    int rc = zkc_mutex_acquire_timeout(m, timeout);
-    if (rc != ZKC_OK) {
-      if (rc != ZKC_ETIMEDOUT) sleep_ms(20); /* connection trouble */
-      continue;
-    }
-    int64_t token = 0;
-    char node[1100] = "?";
-    long long t = now_us();
-    zkc_mutex_fencing_token(m, &token);
-    zkc_mutex_lock_node(m, node, sizeof node);
-    hold_work(t, token, node, mutex_fenced, m, &seed);
-    t = now_us();
-    rc = zkc_mutex_release(m);
-    say("REL %lld %lld %d\n", t, (long long)token, rc);
+  if (sh->rw) {
+    rw_rounds(sh->rw, seed);
+    return NULL;
   }
+  while (!atomic_load(&stopping))
+    mutex_round(sh->m, timeouts[rand_r(&seed) % 5], mutex_fenced, 0, &seed);
   return NULL;
 }
 
@@ -278,6 +335,7 @@ int main(int argc, char **argv) {
   int threads = atoi(argv[6]);
   const char *sem = getenv("ZKT_CHAOS_SEM");
   sem_max = sem ? atoi(sem) : 0;
+  rw_mode = getenv("ZKT_CHAOS_RW") != NULL;
   log_fd = open(argv[7], O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (log_fd < 0 || threads < 1 || threads > 16) return 64;
   pthread_t t[16];
@@ -295,6 +353,7 @@ int main(int argc, char **argv) {
   for (int i = 0; i < threads; i++) pthread_join(t[i], NULL);
   for (int i = 0; i < 16; i++) {
     zkc_mutex_destroy(shared[i].m);
+    zkc_rwlock_destroy(shared[i].rw);
     zkc_async_destroy(shared[i].a);
     zkc_sem_destroy(shared[i].s);
     zkc_client_close(shared[i].c);

@@ -1,6 +1,7 @@
 /* The zkcoord command-line tool against the real ensemble: exit codes of
  * each error class, mutual exclusion between processes, -n / -w, lock loss,
- * signals, leader hand-over and status on foreign nodes. One CTest entry per
+ * signals, leader hand-over, status on foreign nodes, the read-write lock
+ * (--shared, --write) and revoke. One CTest entry per
  * case. The tool is $ZKT_CLI, run with $ZKT_CLI_LAUNCHER (valgrind in the
  * valgrind tree) in front when set. */
 #define _GNU_SOURCE
@@ -8,6 +9,7 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,6 +162,13 @@ static void bad_option_exit_64(void **state) {
   assert_int_equal(RUN_CLI("--acl", "secure", "status", p), 64); /* no digest */
   assert_int_equal(RUN_CLI("--digest", "nocolon", "status", p), 64);
   assert_int_equal(RUN_CLI("status", p, "extra"), 64);
+  assert_int_equal(RUN_CLI("lock", "-s", "--write", p, "true"), 64);
+  assert_int_equal(RUN_CLI("--shared", "sem", "-m", "2", p, "true"), 64);
+  assert_int_equal(RUN_CLI("--write", "status", p), 64);
+  assert_int_equal(RUN_CLI("leader", "--shared", p, "true"), 64);
+  assert_int_equal(RUN_CLI("revoke"), 64);                     /* no PATH */
+  assert_int_equal(RUN_CLI("revoke", p, "extra"), 64);
+  assert_int_equal(RUN_CLI("revoke", "--json", p), 64);
   zkt_proc_t h = spawn_cli("--help", NULL);
   char line[256];
   assert_true(zkt_read_line(&h, line, sizeof line, long_op()));
@@ -174,6 +183,8 @@ static void invalid_path_exit_65(void **state) {
   assert_int_equal(RUN_CLI("lock", "/a//b", "true"), 65);
   assert_int_equal(RUN_CLI("leader", "/zookeeper/x", "true"), 65);
   assert_int_equal(RUN_CLI("status", "/trailing/"), 65);
+  assert_int_equal(RUN_CLI("lock", "--shared", "/a//b", "true"), 65);
+  assert_int_equal(RUN_CLI("revoke", "relative"), 65);
   char chroot[600];
   snprintf(chroot, sizeof chroot, "%s%s/missing", zkt_connect(), zkt_root());
   assert_int_equal(RUN_CLI("--connect", chroot, "status", "/x"), 65);
@@ -720,6 +731,286 @@ static void status_reads_again_after_a_cut(void **state) {
   assert_int_equal(zoo_delete(zkt_raw(), created, -1), ZOK);
 }
 
+/* The object of the JSON array entry whose node name contains `name`, up
+ * to its closing brace (static buffer); fails the test when absent. */
+static const char *json_entry(const char *json, const char *name) {
+  static char buf[2048];
+  const char *at = strstr(json, name);
+  if (at == NULL) fail_msg("no node %s in %s", name, json);
+  const char *start = at, *end = strchr(at, '}');
+  while (start > json && *start != '{') start--;
+  if (end == NULL) fail_msg("unterminated entry for %s", name);
+  snprintf(buf, sizeof buf, "%.*s", (int)(end - start + 1), start);
+  return buf;
+}
+
+/* Every kind of node on one path: the readers at the head hold together,
+ * the first writer waits, exclusive nodes (a mutex's, kazoo's __lock__)
+ * behind it. */
+static void status_shows_kinds(void **state) {
+  (void)state;
+  const char *path = zkt_path("rw");
+  zkt_make_root();
+  assert_int_equal(zoo_create(zkt_raw(), path, "", 0, &ZOO_OPEN_ACL_UNSAFE, 0,
+                              NULL, 0), ZOK);
+  static const struct {
+    const char *prefix, *data, *kind;
+    int holder;
+  } nodes[] = {
+      {"_c_8f3e2a10-1b2c-4d5e-8f90-a1b2c3d4e5f6-__READ__", "reader-1", "read", 1},
+      {"fedcba9876543210fedcba9876543210__rlock__", "reader-2", "read", 1},
+      {"_c_11111111-2222-4333-8444-555555555555-__WRIT__", "writer", "write", 0},
+      {"_c_66666666-7777-4888-8999-aaaaaaaaaaaa-lock-", "mutex", "exclusive", 0},
+      {"0123456789abcdef0123456789abcdef__lock__", "kazoo", "exclusive", 0}};
+  enum { N = sizeof nodes / sizeof *nodes };
+  char created[N][1200];
+  for (int i = 0; i < N; i++) {
+    char p[1200];
+    snprintf(p, sizeof p, "%s/%s", path, nodes[i].prefix);
+    assert_int_equal(zoo_create(zkt_raw(), p, nodes[i].data,
+                                (int)strlen(nodes[i].data), &ZOO_OPEN_ACL_UNSAFE,
+                                ZOO_EPHEMERAL_SEQUENTIAL, created[i],
+                                sizeof created[i]), ZOK);
+  }
+  char plain[1200];
+  snprintf(plain, sizeof plain, "%s/readme", path);
+  assert_int_equal(zoo_create(zkt_raw(), plain, "x", 1, &ZOO_OPEN_ACL_UNSAFE, 0,
+                              NULL, 0), ZOK);
+
+  zkt_proc_t p = spawn_cli("status", "--json", path, NULL);
+  static char json[16384];
+  assert_true(zkt_read_line(&p, json, sizeof json, long_op()));
+  assert_int_equal(run_cli(p), 0);
+  for (int i = 0; i < N; i++) {
+    const char *e = json_entry(json, strrchr(created[i], '/') + 1);
+    char want[64];
+    snprintf(want, sizeof want, "\"kind\":\"%s\"", nodes[i].kind);
+    if (strstr(e, want) == NULL) fail_msg("%s lacks %s", e, want);
+    snprintf(want, sizeof want, "\"holder\":%s", nodes[i].holder ? "true" : "false");
+    if (strstr(e, want) == NULL) fail_msg("%s lacks %s", e, want);
+  }
+  assert_non_null(strstr(json_entry(json, "\"readme\""), "\"kind\":null"));
+
+  p = spawn_cli("status", path, NULL);
+  char line[512];
+  assert_true(zkt_read_line(&p, line, sizeof line, long_op()));
+  assert_non_null(strstr(line, "held by reader-1 (reader) and 1 more reader, "
+                               "3 waiting"));
+  assert_true(zkt_read_line(&p, line, sizeof line, long_op()));
+  assert_true(strncmp(line, "POS    KIND ", 12) == 0);
+  /* The rows in queue order: POS and KIND columns. */
+  static const char *const rows[] = {
+      "holder read      ", "holder read      ", "2      write     ",
+      "3      exclusive ", "4      exclusive ", "-      -         "};
+  for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+    assert_true(zkt_read_line(&p, line, sizeof line, long_op()));
+    if (strncmp(line, rows[i], strlen(rows[i])) != 0)
+      fail_msg("row %zu: '%s', expected it to start with '%s'", i, line, rows[i]);
+  }
+  assert_int_equal(run_cli(p), 0);
+  /* A writer alone at the head. */
+  for (int i = 0; i < 2; i++) assert_int_equal(zoo_delete(zkt_raw(), created[i], -1), ZOK);
+  p = spawn_cli("status", path, NULL);
+  assert_true(zkt_read_line(&p, line, sizeof line, long_op()));
+  assert_non_null(strstr(line, "held by writer (writer), 2 waiting"));
+  assert_int_equal(run_cli(p), 0);
+  for (int i = 2; i < N; i++) assert_int_equal(zoo_delete(zkt_raw(), created[i], -1), ZOK);
+}
+
+/* ---- read-write lock: --shared, --write ---- */
+
+/* A COMMAND that reports its node, then runs until a line arrives. */
+#define HOLDING_CMD "sh", "-c", "echo RUNNING $ZKCOORD_NODE; read x"
+
+static void lock_shared_two_readers_hold_together(void **state) {
+  (void)state;
+  const char *path = zkt_path("rw");
+  zkt_proc_t r1 = spawn_cli("lock", "--shared", path, HOLDING_CMD, NULL);
+  char line[1300];
+  assert_true(zkt_expect(&r1, "RUNNING ", line, sizeof line, long_op()));
+  assert_non_null(strstr(line, "-__READ__"));
+  /* The second reader runs while the first still holds. */
+  zkt_proc_t r2 = spawn_cli("lock", "-s", "-n", path, HOLDING_CMD, NULL);
+  assert_true(zkt_expect(&r2, "RUNNING ", line, sizeof line, long_op()));
+  assert_non_null(strstr(line, "-__READ__"));
+  assert_int_equal(zkt_children_count(path), 2);
+  zkt_send(&r1, "done");
+  zkt_send(&r2, "done");
+  assert_int_equal(run_cli(r1), 0);
+  assert_int_equal(run_cli(r2), 0);
+  assert_int_equal(zkt_children_count(path), 0);
+}
+
+/* Plain `lock` on a path with a read node takes the write side: it waits
+ * while a --shared holder runs, and so does a later reader (FIFO). */
+static void lock_on_read_write_path_waits_for_shared_holder(void **state) {
+  (void)state;
+  const char *path = zkt_path("rw");
+  zkt_proc_t r = spawn_cli("lock", "--shared", path, HOLDING_CMD, NULL);
+  char line[1300];
+  assert_true(zkt_expect(&r, "RUNNING ", line, sizeof line, long_op()));
+  /* A writer cannot have it now; a reader can. */
+  assert_int_equal(RUN_CLI("lock", "-n", path, "true"), 1);
+  assert_int_equal(RUN_CLI("lock", "--shared", "-n", path, "true"), 0);
+  zkt_proc_t w = spawn_cli("lock", path, "sh", "-c", "echo GOT $ZKCOORD_NODE",
+                           NULL);
+  assert_true(zkt_await_children_exactly(path, 2, long_op()));
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_contender_t *v;
+  size_t n;
+  OK(zkc_lock_contenders(c, path, &v, &n));
+  assert_int_equal(n, 2);
+  assert_string_equal(v[0].kind, "read");
+  assert_string_equal(v[1].kind, "write");
+  zkc_contenders_free(v, n);
+  /* A reader behind the waiting writer waits too. */
+  assert_int_equal(RUN_CLI("lock", "--shared", "-n", path, "true"), 1);
+  /* Its node is in the queue behind a holding reader: it did not run. */
+  assert_false(zkt_read_line(&w, line, sizeof line, zkt_ms(300)));
+  zkt_send(&r, "done");
+  assert_int_equal(run_cli(r), 0);
+  assert_true(zkt_expect(&w, "GOT ", line, sizeof line, long_op()));
+  assert_non_null(strstr(line, "-__WRIT__"));
+  assert_int_equal(run_cli(w), 0);
+  assert_int_equal(zkt_children_count(path), 0);
+  zkc_client_close(c);
+}
+
+/* --write takes the write side on a path with no read-write contender
+ * (where plain `lock` makes a mutex node, which Curator's readers would not
+ * see). */
+static void lock_write_on_empty_path_makes_writer_node(void **state) {
+  (void)state;
+  const char *path = zkt_path("rw");
+  char line[1300];
+  zkt_proc_t p = spawn_cli("lock", "--write", path, HOLDING_CMD, NULL);
+  assert_true(zkt_expect(&p, "RUNNING ", line, sizeof line, long_op()));
+  assert_non_null(strstr(line, "-__WRIT__"));
+  /* Readers see it: a reader cannot have the lock now. */
+  assert_int_equal(RUN_CLI("lock", "-s", "-n", path, "true"), 1);
+  zkt_send(&p, "done");
+  assert_int_equal(run_cli(p), 0);
+  /* Without --write, on the now empty path: the plain mutex. */
+  p = spawn_cli("lock", path, HOLDING_CMD, NULL);
+  assert_true(zkt_expect(&p, "RUNNING ", line, sizeof line, long_op()));
+  assert_non_null(strstr(line, "-lock-"));
+  zkt_send(&p, "done");
+  assert_int_equal(run_cli(p), 0);
+}
+
+/* A reader waiting behind a writer: SIGINT ends the wait at once and
+ * takes its node out of the queue, as for the mutex. */
+static void shared_sigint_while_waiting_leaves_queue(void **state) {
+  (void)state;
+  const char *path = zkt_path("rw");
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_rwlock_t *rw;
+  OK(zkc_rwlock_create(&rw, c, path));
+  OK(zkc_mutex_acquire_timeout(zkc_rwlock_write_side(rw), long_op()));
+  zkt_proc_t p = spawn_cli("lock", "--shared", path, "sh", "-c", "echo RAN",
+                           NULL);
+  assert_true(zkt_await_children_exactly(path, 2, long_op()));
+  kill(p.pid, SIGINT);
+  assert_int_equal(run_cli(p), 128 + SIGINT);
+  assert_int_equal(zkt_children_count(path), 1);
+  OK(zkc_mutex_release(zkc_rwlock_write_side(rw)));
+  OK(zkc_rwlock_destroy(rw));
+  zkc_client_close(c);
+}
+
+/* ---- revoke ---- */
+
+typedef struct {
+  atomic_int calls;
+} revoked_t;
+
+static void on_revoke(void *ctx, zkc_mutex_t *m, int64_t token) {
+  (void)m, (void)token;
+  atomic_fetch_add(&((revoked_t *)ctx)->calls, 1);
+}
+
+static int revoke_told(void *ctx) {
+  return atomic_load(&((revoked_t *)ctx)->calls) > 0;
+}
+
+/* Runs `zkcoord revoke path`: its exit status, its line in out. */
+static int run_revoke(const char *path, char *out, size_t len) {
+  zkt_proc_t p = spawn_cli("revoke", path, NULL);
+  out[0] = '\0';
+  assert_true(zkt_read_line(&p, out, len, long_op()));
+  return run_cli(p);
+}
+
+/* A holder that made its hold revocable is told; the tool says how many it
+ * asked. On a read-write path every holding reader is asked, not the
+ * writer waiting behind them. */
+static void revoke_asks_revocable_holders(void **state) {
+  (void)state;
+  const char *path = zkt_path("lock");
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_mutex_t *m;
+  revoked_t v = {0};
+  OK(zkc_mutex_create(&m, c, path));
+  OK(zkc_mutex_set_revocable(m, on_revoke, &v));
+  OK(zkc_mutex_acquire_timeout(m, long_op()));
+  char line[1300], want[1300];
+  assert_int_equal(run_revoke(path, line, sizeof line), 0);
+  snprintf(want, sizeof want, "%s: asked 1 holder to let go", path);
+  assert_string_equal(line, want);
+  assert_true(zkt_await(revoke_told, &v, long_op()));
+  release_lock(m);
+
+  char rw[600];
+  snprintf(rw, sizeof rw, "%s", zkt_path("rw"));
+  zkc_rwlock_t *a, *b;
+  revoked_t va = {0}, vb = {0};
+  OK(zkc_rwlock_create(&a, c, rw));
+  OK(zkc_rwlock_create(&b, c, rw));
+  OK(zkc_mutex_set_revocable(zkc_rwlock_read_side(a), on_revoke, &va));
+  OK(zkc_mutex_set_revocable(zkc_rwlock_read_side(b), on_revoke, &vb));
+  OK(zkc_mutex_acquire_timeout(zkc_rwlock_read_side(a), long_op()));
+  OK(zkc_mutex_acquire_timeout(zkc_rwlock_read_side(b), long_op()));
+  zkt_proc_t w = spawn_cli("lock", rw, "sh", "-c", "echo GOT", NULL);
+  assert_true(zkt_await_children_exactly(rw, 3, long_op()));
+  assert_int_equal(run_revoke(rw, line, sizeof line), 0);
+  snprintf(want, sizeof want, "%s: asked 2 holders to let go", rw);
+  assert_string_equal(line, want);
+  assert_true(zkt_await(revoke_told, &va, long_op()));
+  assert_true(zkt_await(revoke_told, &vb, long_op()));
+  /* The readers let go, as asked: the writer runs. */
+  OK(zkc_mutex_release(zkc_rwlock_read_side(a)));
+  OK(zkc_mutex_release(zkc_rwlock_read_side(b)));
+  assert_true(zkt_expect(&w, "GOT", line, sizeof line, long_op()));
+  assert_int_equal(run_cli(w), 0);
+  OK(zkc_rwlock_destroy(a));
+  OK(zkc_rwlock_destroy(b));
+  zkc_client_close(c);
+}
+
+/* Nobody to ask: exit 1 (as pkill with no match), also on a path that does
+ * not exist. A holder that is not revocable is asked all the same: its
+ * node's data (the holder id status shows) becomes the marker. */
+static void revoke_empty_path_exit_1(void **state) {
+  (void)state;
+  const char *path = zkt_path("lock");
+  char line[1300], want[1300];
+  assert_int_equal(run_revoke(path, line, sizeof line), 1); /* no such path */
+  snprintf(want, sizeof want, "%s: asked 0 holders to let go (not held)", path);
+  assert_string_equal(line, want);
+  assert_int_equal(RUN_CLI("lock", path, "true"), 0); /* the path now exists */
+  assert_int_equal(run_revoke(path, line, sizeof line), 1);
+  assert_string_equal(line, want);
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_mutex_t *m = hold_lock(c, path);
+  char node[1100], data[64];
+  OK(zkc_mutex_lock_node(m, node, sizeof node));
+  assert_int_equal(run_revoke(path, line, sizeof line), 0);
+  assert_int_equal(zkt_get_data(node, data, sizeof data), 10);
+  assert_memory_equal(data, "__REVOKE__", 10);
+  release_lock(m);
+  zkc_client_close(c);
+}
+
 /* ---- sem ---- */
 
 /* 10 processes, N = 3: at most 3 COMMANDs run at once, judged from the
@@ -853,6 +1144,13 @@ int main(int argc, char **argv) {
       cmocka_unit_test(leader_restarts_command_after_losing),
       cmocka_unit_test(status_lists_foreign_nodes_in_order),
       cmocka_unit_test(status_reads_again_after_a_cut),
+      cmocka_unit_test(status_shows_kinds),
+      cmocka_unit_test(lock_shared_two_readers_hold_together),
+      cmocka_unit_test(lock_on_read_write_path_waits_for_shared_holder),
+      cmocka_unit_test(lock_write_on_empty_path_makes_writer_node),
+      cmocka_unit_test(shared_sigint_while_waiting_leaves_queue),
+      cmocka_unit_test(revoke_asks_revocable_holders),
+      cmocka_unit_test(revoke_empty_path_exit_1),
       cmocka_unit_test(sem_ten_processes_at_most_three),
       cmocka_unit_test(sem_exit_codes_and_status),
       cmocka_unit_test(sem_lease_lost_stops_command_exit_75),

@@ -6,9 +6,10 @@
  *
  * Each row runs in one of these situations (fixture states):
  *   FRESH     an open client c; mutex m, latch l and selector s made on it,
- *             none acquired or started
- *   HELD      this thread holds m; l and s are started and lead; the
- *             async context a holds a lock (fx.hold)
+ *             none acquired or started; multi-locks ml (over two mutexes
+ *             of its own) and ml_half (over m and a mutex never taken)
+ *   HELD      this thread holds m and ml; l and s are started and lead;
+ *             the async context a holds a lock (fx.hold)
  *   OTHER     as HELD, the row runs on another thread
  *   CALLBACK  as HELD, the row runs on a ZooKeeper completion thread (the
  *             log sink of a second client, called for its session event)
@@ -61,6 +62,11 @@ typedef struct fx {
   zkc_async_t *a;      /* library-thread delivery */
   zkc_async_t *ad;     /* dispatch delivery */
   zkc_hold_t *hold;    /* a's hold, taken in HELD */
+  zkc_mutex_t *mla, *mlb, *mla2, *mlc; /* mla2 on mla's path; mlc never taken */
+  zkc_multilock_t *ml;      /* over mla and mlb, taken in HELD */
+  zkc_multilock_t *ml_half; /* over m and mlc: half held in HELD */
+  zkc_mutex_t *pair[2]; /* mlb, mla: ml's locks */
+  zkc_mutex_t *with_null[2], *same_lock[2], *same_path[2];
   zkc_rwlock_t *rw;    /* its read side is held in HELD */
   uint64_t hold_id;    /* the acquire that gave it */
   int canary_fd;
@@ -83,6 +89,7 @@ static const char *group_of(const char *fn) {
   if (strncmp(fn, "zkc_sem_", 8) == 0 || strncmp(fn, "zkc_lease_", 10) == 0 ||
       strncmp(fn, "zkc_shared_count_", 17) == 0)
     return "sem";
+  if (strncmp(fn, "zkc_multilock_", 14) == 0) return "multilock";
   if (strncmp(fn, "zkc_async_", 10) == 0 || strncmp(fn, "zkc_hold_", 9) == 0)
     return "async";
   if (strncmp(fn, "zkc_client_", 11) == 0 || strcmp(fn, "zkc_state_name") == 0 ||
@@ -106,7 +113,7 @@ static const char *shown_call(const char *call, char *out, size_t len) {
   size_t n = strlen(call);
   const char *tail = strncmp(call, "made_", 5) == 0 ? strstr(call, "), &o") : NULL;
   if (tail) {
-    call += 7; /* "made_m(" */
+    call = strchr(call, '(') + 1; /* past "made_m(", "made_sm(", ... */
     n = (size_t)(tail - call) + 1;
   }
   size_t j = 0;
@@ -266,6 +273,20 @@ static zkc_sem_opts_t *sem_opts(int max, const char *count_path) {
   o.count_path = count_path;
   return &o;
 }
+static zkc_multilock_t **prep_ml(zkc_multilock_t **p) {
+  *p = (zkc_multilock_t *)1;
+  return p;
+}
+static int made_ml(int rc, zkc_multilock_t **p) {
+  if (rc != ZKC_OK) return *p == NULL ? rc : -1;
+  zkc_multilock_destroy(*p);
+  return rc;
+}
+/* A refused release of a half-held set must leave the held half as it was. */
+static int release_half(zkc_multilock_t *ml) {
+  int rc = zkc_multilock_release(ml);
+  return zkc_mutex_is_owned_by_current_thread(fx.m) ? rc : -1;
+}
 static zkc_rwlock_t **prep_rw(zkc_rwlock_t **p) { *p = (zkc_rwlock_t *)1; return p; }
 static int made_rw(int rc, zkc_rwlock_t **p) {
   if (rc != ZKC_OK) return *p == NULL ? rc : -1;
@@ -418,6 +439,9 @@ static void walk(walker_t *w) {
   zkc_sem_t *sm = fx.sem, *osm;
   zkc_lease_t *ls = fx.lease, *ole;
   zkc_async_t *as = fx.a, *asd = fx.ad, *oas;
+  zkc_multilock_t *ml = fx.ml, *ml_half = fx.ml_half, *oml;
+  zkc_mutex_t **locks = fx.pair, **with_null = fx.with_null,
+              **one_lock_twice = fx.same_lock, **one_path_twice = fx.same_path;
   zkc_hold_t *ho = fx.hold;
   zkc_rwlock_t *rw = fx.rw, *orw;
   uint64_t u64;
@@ -777,6 +801,71 @@ static void walk(walker_t *w) {
      zkc_revoke_holders(c, "/x", NULL));
   RC(CLOSED, "zkc_revoke_holders", "closed client", ZKC_ECLOSED, NULL,
      zkc_revoke_holders(c, "/x", &n));
+
+  /* ---- multilock ---- */
+  RC(FRESH, "zkc_multilock_create", "out NULL", ZKC_EINVAL, NULL,
+     zkc_multilock_create(NULL, locks, 2));
+  RC(FRESH, "zkc_multilock_create", "locks NULL", ZKC_EINVAL, "*out = NULL",
+     made_ml(zkc_multilock_create(prep_ml(&oml), NULL, 2), &oml));
+  RC(FRESH, "zkc_multilock_create", "n 0", ZKC_EINVAL, NULL,
+     made_ml(zkc_multilock_create(prep_ml(&oml), locks, 0), &oml));
+  RC(FRESH, "zkc_multilock_create", "a NULL entry", ZKC_EINVAL, NULL,
+     made_ml(zkc_multilock_create(prep_ml(&oml), with_null, 2), &oml));
+  RC(FRESH, "zkc_multilock_create", "the same lock twice", ZKC_EINVAL,
+     "the thread would queue behind itself",
+     made_ml(zkc_multilock_create(prep_ml(&oml), one_lock_twice, 2), &oml));
+  RC(FRESH, "zkc_multilock_create", "two locks on one path", ZKC_EINVAL,
+     "likewise (two mutex objects, or two sides of a read-write lock)",
+     made_ml(zkc_multilock_create(prep_ml(&oml), one_path_twice, 2), &oml));
+  RC(CLOSED, "zkc_multilock_create", "locks of a closed client", ZKC_OK,
+     "no traffic, the client is not asked; acquiring gives `ZKC_ECLOSED`",
+     made_ml(zkc_multilock_create(prep_ml(&oml), locks, 2), &oml));
+  VAL(FRESH, "zkc_multilock_destroy", "NULL", ZKC_OK, "`ZKC_OK`",
+      zkc_multilock_destroy(NULL));
+  RC(HELD, "zkc_multilock_destroy", "while held", ZKC_EBUSY, "nothing changes",
+     zkc_multilock_destroy(ml));
+  RC(OTHER, "zkc_multilock_destroy", "while another thread holds it", ZKC_EBUSY,
+     NULL, zkc_multilock_destroy(ml));
+  UB(FRESH, "zkc_multilock_destroy", "twice, any use after destroy, or a "
+     "component lock destroyed before the multi-lock", "undefined behaviour");
+  RC(FRESH, "zkc_multilock_acquire", "NULL", ZKC_EINVAL, NULL,
+     zkc_multilock_acquire(NULL));
+  RC(CALLBACK, "zkc_multilock_acquire", "held by another thread", ZKC_EDEADLK,
+     "nothing is taken", zkc_multilock_acquire(ml));
+  RC(CLOSED, "zkc_multilock_acquire", "closed client", ZKC_ECLOSED, NULL,
+     zkc_multilock_acquire(ml));
+  RC(FRESH, "zkc_multilock_acquire_timeout", "NULL", ZKC_EINVAL, NULL,
+     zkc_multilock_acquire_timeout(NULL, 10));
+  RC(FRESH, "zkc_multilock_acquire_timeout", "timeout_ms < 0", ZKC_EINVAL, NULL,
+     zkc_multilock_acquire_timeout(ml, -1));
+  RC(HELD, "zkc_multilock_acquire_timeout", "timeout_ms < 0", ZKC_EINVAL,
+     "the hold counts do not change", zkc_multilock_acquire_timeout(ml, -1));
+  RC(CALLBACK, "zkc_multilock_acquire_timeout", "timeout 0", ZKC_EDEADLK, NULL,
+     zkc_multilock_acquire_timeout(ml, 0));
+  RC(CLOSED, "zkc_multilock_acquire_timeout", "closed client", ZKC_ECLOSED, NULL,
+     zkc_multilock_acquire_timeout(ml, 0));
+  RC(FRESH, "zkc_multilock_release", "NULL", ZKC_EINVAL, NULL,
+     zkc_multilock_release(NULL));
+  RC(FRESH, "zkc_multilock_release", "not held", ZKC_ENOTOWNER, NULL,
+     zkc_multilock_release(ml));
+  RC(HELD, "zkc_multilock_release", "this thread holds some of the locks",
+     ZKC_ENOTOWNER, "nothing is released", release_half(ml_half));
+  RC(OTHER, "zkc_multilock_release", "held by another thread", ZKC_ENOTOWNER,
+     "the holder keeps it", zkc_multilock_release(ml));
+  RC(CALLBACK, "zkc_multilock_release", "held by another thread", ZKC_EDEADLK,
+     "nothing changes", zkc_multilock_release(ml));
+  RC(CLOSED, "zkc_multilock_release", "held when the client closed", ZKC_ECLOSED,
+     "every lock's local state cleared; the nodes went with the session",
+     zkc_multilock_release(ml));
+  RC(CLOSED, "zkc_multilock_release", "again", ZKC_ENOTOWNER, NULL,
+     zkc_multilock_release(ml));
+  VAL(FRESH, "zkc_multilock_is_held", "NULL", 0, "0", zkc_multilock_is_held(NULL));
+  VAL(HELD, "zkc_multilock_is_held", "this thread holds some of the locks", 0,
+      "0", zkc_multilock_is_held(ml_half));
+  VAL(OTHER, "zkc_multilock_is_held", "held by another thread", 0, "0",
+      zkc_multilock_is_held(ml));
+  VAL(CLOSED, "zkc_multilock_is_held", "held when the client closed", 0, "0",
+      zkc_multilock_is_held(ml));
 
   /* ---- latch ---- */
   VOID(FRESH, "zkc_latch_opts_init", "NULL", "no-op", zkc_latch_opts_init(NULL));
@@ -1250,6 +1339,17 @@ static void walk_group(const char *group) {
                    ZKC_OK);
   assert_int_equal(zkc_sem_create(&fx.sem, fx.c, zkt_path("sem"), NULL), ZKC_OK);
   fx.lease = NULL;
+  assert_int_equal(zkc_mutex_create(&fx.mla, fx.c, zkt_path("mla")), ZKC_OK);
+  assert_int_equal(zkc_mutex_create(&fx.mla2, fx.c, zkt_path("mla")), ZKC_OK);
+  assert_int_equal(zkc_mutex_create(&fx.mlb, fx.c, zkt_path("mlb")), ZKC_OK);
+  assert_int_equal(zkc_mutex_create(&fx.mlc, fx.c, zkt_path("mlc")), ZKC_OK);
+  zkc_mutex_t *half[2] = {fx.m, fx.mlc};
+  fx.pair[0] = fx.mlb, fx.pair[1] = fx.mla;
+  assert_int_equal(zkc_multilock_create(&fx.ml, fx.pair, 2), ZKC_OK);
+  assert_int_equal(zkc_multilock_create(&fx.ml_half, half, 2), ZKC_OK);
+  fx.with_null[0] = fx.mla, fx.with_null[1] = NULL;
+  fx.same_lock[0] = fx.same_lock[1] = fx.mla;
+  fx.same_path[0] = fx.mla, fx.same_path[1] = fx.mla2;
   assert_int_equal(zkc_async_create(&fx.a, fx.c, NULL), ZKC_OK);
   assert_int_equal(zkc_async_create(&fx.ad, fx.c, async_opts(ZKC_DELIVER_DISPATCH)),
                    ZKC_OK);
@@ -1263,6 +1363,7 @@ static void walk_group(const char *group) {
   assert_int_equal(server_cxid(), cxid);
 
   assert_int_equal(zkc_mutex_acquire(fx.m), ZKC_OK);
+  assert_int_equal(zkc_multilock_acquire(fx.ml), ZKC_OK);
   assert_int_equal(zkc_latch_start(fx.l), ZKC_OK);
   assert_int_equal(zkc_latch_await(fx.l, zkt_ms(10000)), ZKC_OK);
   assert_int_equal(zkc_selector_start(fx.s), ZKC_OK);
@@ -1272,9 +1373,9 @@ static void walk_group(const char *group) {
                                      NULL, &fx.hold_id), ZKC_OK);
   assert_true(zkt_await(hold_taken, NULL, zkt_ms(10000)));
   assert_int_equal(zkc_mutex_acquire(zkc_rwlock_read_side(fx.rw)), ZKC_OK);
-  /* The six holds' watches on their own nodes are set 100 ms after the
+  /* The eight holds' watches on their own nodes are set 100 ms after the
    * acquisitions, in the background: let them be set before the baseline. */
-  assert_int_equal(zkt_await_session_watches(fx.c, 6, NULL, 0, zkt_ms(5000)), 6);
+  assert_int_equal(zkt_await_session_watches(fx.c, 8, NULL, 0, zkt_ms(5000)), 8);
   cxid = server_cxid();
   walk_state(&w, HELD);
   check(&w);
@@ -1296,6 +1397,7 @@ static void walk_group(const char *group) {
   assert_int_equal(server_cxid(), cxid);
   /* Nothing changed: still held once, still leading. */
   assert_true(zkc_mutex_is_held(fx.m));
+  assert_true(zkc_multilock_is_held(fx.ml));
   assert_true(zkc_latch_has_leadership(fx.l));
   assert_true(zkc_selector_has_leadership(fx.s));
   assert_int_equal(zkt_children_count(zkt_path("lock")), 1);
@@ -1304,6 +1406,13 @@ static void walk_group(const char *group) {
   walk_state(&w, CLOSED);
   check(&w);
   zkc_mutex_release(fx.m); /* in case the group's rows did not */
+  zkc_multilock_release(fx.ml);
+  assert_int_equal(zkc_multilock_destroy(fx.ml), ZKC_OK);
+  assert_int_equal(zkc_multilock_destroy(fx.ml_half), ZKC_OK);
+  assert_int_equal(zkc_mutex_destroy(fx.mla), ZKC_OK);
+  assert_int_equal(zkc_mutex_destroy(fx.mla2), ZKC_OK);
+  assert_int_equal(zkc_mutex_destroy(fx.mlb), ZKC_OK);
+  assert_int_equal(zkc_mutex_destroy(fx.mlc), ZKC_OK);
   zkc_mutex_release(zkc_rwlock_read_side(fx.rw));
   assert_int_equal(zkc_rwlock_destroy(fx.rw), ZKC_OK);
   assert_int_equal(zkc_latch_destroy(fx.l), ZKC_OK);
@@ -1327,6 +1436,7 @@ static void latch(void **state) { (void)state, walk_group("latch"); }
 static void selector(void **state) { (void)state, walk_group("selector"); }
 static void sem(void **state) { (void)state, walk_group("sem"); }
 static void async(void **state) { (void)state, walk_group("async"); }
+static void multilock(void **state) { (void)state, walk_group("multilock"); }
 static void rwlock(void **state) { (void)state, walk_group("rwlock"); }
 
 /* ---- the doc ---- */
@@ -1444,7 +1554,7 @@ int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(common), cmocka_unit_test(client), cmocka_unit_test(mutex),
       cmocka_unit_test(latch),  cmocka_unit_test(selector), cmocka_unit_test(sem),
-      cmocka_unit_test(async),
+      cmocka_unit_test(async),  cmocka_unit_test(multilock),
       cmocka_unit_test(rwlock),
   };
   return zkt_main(argc, argv, tests, sizeof tests / sizeof *tests, "misuse");

@@ -56,7 +56,7 @@ static void start(pthread_t *t, side_ctx_t *x, const char *path, int write) {
   x->c = zkt_open(NULL);
   x->path = path;
   x->write = write;
-  x->timeout_ms = zkt_ms(30000);
+  if (x->timeout_ms == 0) x->timeout_ms = zkt_ms(30000);
   atomic_init(&x->granted, 0);
   atomic_init(&x->release, 0);
   assert_int_equal(pthread_create(t, NULL, holder, x), 0);
@@ -92,9 +92,8 @@ static void readers_share_writer_excludes(void **state) {
   finish(t2, &r2);
   OK(zkc_mutex_acquire_timeout(w, zkt_ms(10000)));
   pthread_t t3;
-  side_ctx_t r3 = {0};
+  side_ctx_t r3 = {.timeout_ms = zkt_ms(300)};
   start(&t3, &r3, path, 0);
-  r3.timeout_ms = zkt_ms(300);
   pthread_join(t3, NULL);
   zkc_client_close(r3.c);
   assert_int_equal(r3.rc, ZKC_ETIMEDOUT);

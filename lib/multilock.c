@@ -1,0 +1,140 @@
+/* The multi-lock: all or nothing over several locks, built on the public
+ * mutex API alone. Unlike Curator's InterProcessMultiLock it sorts the
+ * locks (no deadlock between overlapping sets), gives the whole set one
+ * deadline (Curator gives each lock the full timeout) and stops at the
+ * first failure (Curator goes on acquiring the rest before rolling back). */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+#include "zkcoord/multilock.h"
+
+struct zkc_multilock {
+  size_t n;
+  zkc_mutex_t **locks; /* canonical order: paths in byte order; never changes */
+  pthread_mutex_t mu;  /* guards the counts below */
+  size_t holds; /* acquires through this object not yet released */
+  int users;    /* threads inside acquire or release */
+};
+
+static int by_path(const void *a, const void *b) {
+  return strcmp(zkc_mutex_path(*(zkc_mutex_t *const *)a),
+                zkc_mutex_path(*(zkc_mutex_t *const *)b));
+}
+
+int zkc_multilock_create(zkc_multilock_t **out, zkc_mutex_t *const *locks,
+                         size_t n) {
+  if (out != NULL) *out = NULL;
+  if (out == NULL || locks == NULL || n == 0) return ZKC_EINVAL;
+  for (size_t i = 0; i < n; i++)
+    if (locks[i] == NULL) return ZKC_EINVAL;
+  zkc_multilock_t *ml = calloc(1, sizeof *ml);
+  if (ml == NULL || (ml->locks = malloc(n * sizeof *locks)) == NULL) {
+    free(ml);
+    return ZKC_ENOMEM;
+  }
+  memcpy(ml->locks, locks, n * sizeof *locks);
+  ml->n = n;
+  qsort(ml->locks, n, sizeof *locks, by_path);
+  /* Two entries on one path (the same lock, two objects on it, or both
+   * sides of a read-write lock): the thread would queue behind itself. */
+  int rc = ZKC_OK;
+  for (size_t i = 1; i < n && rc == ZKC_OK; i++)
+    if (by_path(&ml->locks[i - 1], &ml->locks[i]) == 0) rc = ZKC_EINVAL;
+  if (rc == ZKC_OK && pthread_mutex_init(&ml->mu, NULL) != 0) rc = ZKC_ENOMEM;
+  if (rc != ZKC_OK) {
+    free(ml->locks);
+    free(ml);
+    return rc;
+  }
+  *out = ml;
+  return ZKC_OK;
+}
+
+int zkc_multilock_destroy(zkc_multilock_t *ml) {
+  if (ml == NULL) return ZKC_OK;
+  pthread_mutex_lock(&ml->mu);
+  int busy = ml->holds > 0 || ml->users > 0;
+  pthread_mutex_unlock(&ml->mu);
+  if (busy) return ZKC_EBUSY;
+  pthread_mutex_destroy(&ml->mu);
+  free(ml->locks);
+  free(ml);
+  return ZKC_OK;
+}
+
+static void enter(zkc_multilock_t *ml) {
+  pthread_mutex_lock(&ml->mu);
+  ml->users++;
+  pthread_mutex_unlock(&ml->mu);
+}
+
+/* Ends a call; `held` is +1 after an acquire, -1 after a release. */
+static void leave(zkc_multilock_t *ml, int held) {
+  pthread_mutex_lock(&ml->mu);
+  if (held > 0) ml->holds++;
+  /* A thread may release a set it took lock by lock: never below 0. */
+  if (held < 0 && ml->holds > 0) ml->holds--;
+  ml->users--;
+  pthread_mutex_unlock(&ml->mu); /* the last touch of ml in a call */
+}
+
+/* What is left of the set's deadline, for the next component. */
+static int64_t remaining(int64_t deadline) {
+  if (deadline == ZKC__FOREVER) return INT64_MAX;
+  int64_t left = deadline - zkc__now_ms();
+  return left > 0 ? left : 0;
+}
+
+int zkc_multilock_acquire_timeout(zkc_multilock_t *ml, int64_t timeout_ms) {
+  if (ml == NULL || timeout_ms < 0) return ZKC_EINVAL;
+  /* Checked here too, so that nothing is taken and given back. */
+  if (zkc__on_callback_thread()) return ZKC_EDEADLK;
+  int64_t deadline = zkc__deadline_after(timeout_ms);
+  enter(ml);
+  int rc = ZKC_OK;
+  size_t taken = 0;
+  while (taken < ml->n && rc == ZKC_OK) {
+    rc = zkc_mutex_acquire_timeout(ml->locks[taken], remaining(deadline));
+    taken += rc == ZKC_OK;
+  }
+  /* All or nothing: give back what was taken, newest first; its failures
+   * are the components' own business (a lost hold is told there). */
+  if (rc != ZKC_OK)
+    while (taken > 0) zkc_mutex_release(ml->locks[--taken]);
+  leave(ml, rc == ZKC_OK);
+  return rc;
+}
+
+int zkc_multilock_acquire(zkc_multilock_t *ml) {
+  return zkc_multilock_acquire_timeout(ml, INT64_MAX);
+}
+
+int zkc_multilock_release(zkc_multilock_t *ml) {
+  if (ml == NULL) return ZKC_EINVAL;
+  if (zkc__on_callback_thread()) return ZKC_EDEADLK;
+  enter(ml);
+  /* Only the thread holding every lock may release: otherwise some would
+   * be released and others not, a half-held set. */
+  for (size_t i = 0; i < ml->n; i++) {
+    if (!zkc_mutex_is_owned_by_current_thread(ml->locks[i])) {
+      leave(ml, 0);
+      return ZKC_ENOTOWNER;
+    }
+  }
+  int first = ZKC_OK;
+  for (size_t i = ml->n; i > 0; i--) { /* reverse order, past failures */
+    int rc = zkc_mutex_release(ml->locks[i - 1]);
+    if (first == ZKC_OK) first = rc;
+  }
+  leave(ml, -1);
+  return first;
+}
+
+int zkc_multilock_is_held(const zkc_multilock_t *ml) {
+  if (ml == NULL) return 0;
+  for (size_t i = 0; i < ml->n; i++)
+    if (!zkc_mutex_is_held(ml->locks[i])) return 0;
+  return 1;
+}
