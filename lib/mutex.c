@@ -35,7 +35,8 @@ typedef struct hold {
   zkc__held_t held;
   int in_doubt; /* connection down: the lock may be gone */
   int lost;     /* the lock is gone (or being given up) */
-  int revocable; /* its node was made for revocation (empty data) */
+  zkc_revoke_fn revoke_fn; /* non-NULL: revocable (its node's data empty) */
+  void *revoke_ctx;
   uint64_t guard; /* the watch on our own node */
   UT_hash_handle hh;
 } hold_t;
@@ -119,26 +120,27 @@ static void on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
   lost_tell(m, fn, fn_ctx, why, &lost);
 }
 
-/* Someone wrote the revocation marker into a revocable hold's node. */
+/* Someone wrote the revocation marker into a revocable hold's node: told
+ * with the callback the hold was granted with. */
 static void on_revoked(void *ctx, uint64_t guard) {
   zkc_mutex_t *m = ctx;
   int64_t token = 0;
-  int found = 0;
+  zkc_revoke_fn fn = NULL;
+  void *fn_ctx = NULL;
   pthread_mutex_lock(&m->mu);
   hold_t *h, *tmp;
   HASH_ITER(hh, m->holds, h, tmp) {
     if (h->guard == guard && !h->lost) {
       token = h->held.token;
-      found = 1;
+      fn = h->revoke_fn;
+      fn_ctx = h->revoke_ctx;
     }
   }
-  zkc_revoke_fn fn = m->revoke_fn;
-  void *fn_ctx = m->revoke_ctx;
   pthread_mutex_unlock(&m->mu);
-  if (!found) return;
+  if (fn == NULL) return;
   zkc__log(m->client, ZKC_LOG_INFO, "lock %s: revocation requested, token %lld",
            m->path, (long long)token);
-  if (fn) fn(fn_ctx, m, token);
+  fn(fn_ctx, m, token);
 }
 
 /* Our node was deleted while the session lived: the lock is gone. */
@@ -229,7 +231,7 @@ void (*zkc__mutex_seam)(zkc_mutex_t *m, zkc__seam_t where);
 /* Watches the hold's own node (see guard.c). Under m->mu, so that the guard
  * cannot fire before the hold carries its id. */
 static void guard_hold(zkc_mutex_t *m, hold_t *h) {
-  int rc = h->revocable
+  int rc = h->revoke_fn
                ? zkc__guard_add_revocable(m->client, h->held.node,
                                           h->held.session_id, on_node_gone,
                                           on_revoked, m, &h->guard)
@@ -313,7 +315,8 @@ int zkc_mutex_acquire_timeout(zkc_mutex_t *m, int64_t timeout_ms) {
   char *wnode = NULL;
   int rc = twin_check(m, &wnode);
   if (rc != ZKC_OK) return rc;
-  int revocable = 0;
+  zkc_revoke_fn revoke_fn = NULL;
+  void *revoke_ctx = NULL;
   pthread_mutex_lock(&m->mu);
   hold_t *h = my_hold(m);
   if (h != NULL) { /* reentry: a count, no ZooKeeper call */
@@ -327,7 +330,8 @@ int zkc_mutex_acquire_timeout(zkc_mutex_t *m, int64_t timeout_ms) {
       h->count++;
   } else {
     m->users++;
-    revocable = m->revoke_fn != NULL;
+    revoke_fn = m->revoke_fn;
+    revoke_ctx = m->revoke_ctx;
   }
   pthread_mutex_unlock(&m->mu);
   if (h != NULL) {
@@ -343,12 +347,13 @@ int zkc_mutex_acquire_timeout(zkc_mutex_t *m, int64_t timeout_ms) {
   h = calloc(1, sizeof *h);
   if (h == NULL) rc = ZKC_ENOMEM;
   /* A revocable node carries no data: the marker is the only data it gets. */
-  const char *data = revocable ? "" : NULL;
+  const char *data = revoke_fn ? "" : NULL;
   int64_t deadline = zkc__deadline_after(timeout_ms);
   while (rc == ZKC_OK) {
     h->thread = zkc__thread_id();
     h->count = 1;
-    h->revocable = revocable;
+    h->revoke_fn = revoke_fn;
+    h->revoke_ctx = revoke_ctx;
     if (wnode != NULL)
       rc = downgrade(m, wnode, data, deadline, &h->held);
     else

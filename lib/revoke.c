@@ -35,13 +35,27 @@ int zkc_revoke(zkc_client_t *c, const char *node_path) {
   return rc;
 }
 
-/* How many of the sorted contenders hold the lock: the first, and when it
- * is a reader, every reader up to the first node that is not one. */
+/* The sequence of a contender node (sorted contenders all have one). */
+static int64_t seq_of(const char *node) {
+  int64_t seq = 0;
+  zkc__node_sequence(zkc__basename(node), &seq);
+  return seq;
+}
+
+/* How many of the sorted contenders hold the lock: the first, with any node
+ * of the same sequence (a downgrade's read node beside its write node);
+ * when those are all readers, every reader up to the first node that is
+ * not one. */
 static size_t holders(char **nodes, size_t n) {
   if (n == 0) return 0;
-  if (zkc__rw_kind(zkc__basename(nodes[0])) != ZKC__RW_READ) return 1;
   size_t k = 1;
-  while (k < n && zkc__rw_kind(zkc__basename(nodes[k])) == ZKC__RW_READ) k++;
+  int readers = zkc__rw_kind(zkc__basename(nodes[0])) == ZKC__RW_READ;
+  while (k < n && seq_of(nodes[k]) == seq_of(nodes[0])) {
+    readers &= zkc__rw_kind(zkc__basename(nodes[k])) == ZKC__RW_READ;
+    k++;
+  }
+  while (readers && k < n && zkc__rw_kind(zkc__basename(nodes[k])) == ZKC__RW_READ)
+    k++;
   return k;
 }
 

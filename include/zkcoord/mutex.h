@@ -141,7 +141,8 @@ ZKC_EXTERN int zkc_mutex_set_lost_callback(zkc_mutex_t *mutex, zkc_lost_fn fn,
 typedef void (*zkc_revoke_fn)(void *ctx, zkc_mutex_t *mutex, int64_t token);
 
 /* Makes the holds this mutex object grants from now on revocable (`fn`
- * NULL: not revocable; holds already granted keep how they were made). A
+ * NULL: not revocable; a hold already granted keeps the callback and
+ * context it was granted with, and may still be told through them). A
  * revocable hold's node is created with empty data (Curator's convention:
  * its marker is then the only data the node ever gets) and watched from
  * the grant; a revocation request that arrived while the thread was still

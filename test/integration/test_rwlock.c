@@ -505,6 +505,32 @@ static void revoke_holders_asks_every_reader(void **state) {
   zkc_client_close(c);
 }
 
+/* After a downgrade the write node and its read twin share a sequence:
+ * both are the holder's, both are asked. */
+static void revoke_holders_asks_both_nodes_of_a_downgrade(void **state) {
+  (void)state;
+  char path[700];
+  snprintf(path, sizeof path, "%s", zkt_path("rw"));
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_rwlock_t *rw;
+  OK(zkc_rwlock_create(&rw, c, path));
+  zkc_mutex_t *w = zkc_rwlock_write_side(rw), *r = zkc_rwlock_read_side(rw);
+  revoked_t vw = {0}, vr = {0};
+  OK(zkc_mutex_set_revocable(w, on_revoke, &vw));
+  OK(zkc_mutex_set_revocable(r, on_revoke, &vr));
+  OK(zkc_mutex_acquire(w));
+  OK(zkc_mutex_acquire(r));
+  size_t asked = 0;
+  OK(zkc_revoke_holders(c, path, &asked));
+  assert_int_equal(asked, 2);
+  assert_true(zkt_await(revoke_told, &vw, zkt_ms(10000)));
+  assert_true(zkt_await(revoke_told, &vr, zkt_ms(10000)));
+  OK(zkc_mutex_release(w));
+  OK(zkc_mutex_release(r));
+  OK(zkc_rwlock_destroy(rw));
+  zkc_client_close(c);
+}
+
 int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(readers_share_writer_excludes),
@@ -517,6 +543,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(revocation_reaches_the_holder),
       cmocka_unit_test(revocation_while_waiting_told_at_grant),
       cmocka_unit_test(revoke_holders_asks_every_reader),
+      cmocka_unit_test(revoke_holders_asks_both_nodes_of_a_downgrade),
   };
   return zkt_main(argc, argv, tests, sizeof tests / sizeof *tests, "rwlock");
 }
