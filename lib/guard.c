@@ -124,13 +124,13 @@ static void arm(zkc_client_t *c, uint64_t id, const char *path,
 
 int zkc__guard_add(zkc_client_t *c, const char *path, int64_t session_id,
                    zkc__guard_fn fn, void *ctx, uint64_t *id) {
-  return zkc__guard_add_revocable(c, path, session_id, fn, NULL, ctx, id);
+  return zkc__guard_add_revocable(c, path, session_id, fn, NULL, ctx, -1, id);
 }
 
 int zkc__guard_add_revocable(zkc_client_t *c, const char *path,
                              int64_t session_id, zkc__guard_fn fn,
                              zkc__guard_fn revoked_fn, void *ctx,
-                             uint64_t *id) {
+                             int32_t told_version, uint64_t *id) {
   zkc__guard_t *g = calloc(1, sizeof *g);
   if (g == NULL || (g->path = strdup(path)) == NULL) {
     free(g);
@@ -139,7 +139,7 @@ int zkc__guard_add_revocable(zkc_client_t *c, const char *path,
   g->session_id = session_id;
   g->fn = fn, g->ctx = ctx;
   g->revoked_fn = revoked_fn;
-  g->told_version = -1;
+  g->told_version = told_version;
   /* A revocation must not wait for the delay: watch at once. */
   g->arm_at = zkc__now_ms() + (revoked_fn ? 0 : GUARD_DELAY_MS);
   pthread_mutex_lock(&c->mu);
@@ -154,6 +154,14 @@ int zkc__guard_add_revocable(zkc_client_t *c, const char *path,
   }
   *id = g->id;
   return ZKC_OK;
+}
+
+int32_t zkc__guard_told_version(zkc_client_t *c, uint64_t id) {
+  pthread_mutex_lock(&c->mu);
+  zkc__guard_t *g = find_locked(c, id);
+  int32_t v = g ? g->told_version : -1;
+  pthread_mutex_unlock(&c->mu);
+  return v;
 }
 
 void zkc__guard_remove(zkc_client_t *c, uint64_t id) {
@@ -257,7 +265,7 @@ int64_t zkc__guard_next_locked(zkc_client_t *c) {
   zkc__guard_t *g, *tmp;
   HASH_ITER(hh, c->guards, g, tmp) {
     if (g->session_id != c->session_id) continue;
-    if (g->revoke_due) next = 0;
+    if (g->revoke_due && !g->gone) next = 0;
     if (g->gone && g->check_at < next) next = g->check_at;
     if (!g->gone && !g->armed && g->arm_at < next) next = g->arm_at;
   }

@@ -17,11 +17,15 @@ int zkc__guard_add(zkc_client_t *c, const char *path, int64_t session_id,
                    zkc__guard_fn fn, void *ctx, uint64_t *id);
 /* As zkc__guard_add, for a revocable hold: watched at once with a get-watch,
  * and revoked_fn(ctx, id) is told on the maintenance thread of each data
- * version that carries the revocation marker (zkc__is_revoke_marker). */
+ * version after told_version (-1: any) that carries the revocation marker
+ * (zkc__is_revoke_marker). */
 int zkc__guard_add_revocable(zkc_client_t *c, const char *path,
                              int64_t session_id, zkc__guard_fn fn,
                              zkc__guard_fn revoked_fn, void *ctx,
-                             uint64_t *id);
+                             int32_t told_version, uint64_t *id);
+/* The data version whose marker guard `id` told last (-1: none): a guard
+ * that replaces it on the same node starts from there. */
+int32_t zkc__guard_told_version(zkc_client_t *c, uint64_t id);
 /* Stops guarding; once it returns, fn is not running for it (unless called
  * from fn itself). id 0 is ignored. */
 void zkc__guard_remove(zkc_client_t *c, uint64_t id);

@@ -128,6 +128,8 @@ int zkc_multilock_release(zkc_multilock_t *ml) {
     int rc = zkc_mutex_release(ml->locks[i - 1]);
     if (first == ZKC_OK) first = rc;
   }
+  /* A lock whose delete was refused stays held by the thread, as a lock of
+   * its own (the header says so): the set is done with either way. */
   leave(ml, -1);
   return first;
 }

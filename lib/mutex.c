@@ -16,6 +16,7 @@
 #include "names.h"
 #include "ops.h"
 #include "session.h"
+#include "retry.h"
 #include "rwside.h"
 #include "util.h"
 #include "zkcoord/mutex.h"
@@ -230,11 +231,11 @@ void (*zkc__mutex_seam)(zkc_mutex_t *m, zkc__seam_t where);
 
 /* Watches the hold's own node (see guard.c). Under m->mu, so that the guard
  * cannot fire before the hold carries its id. */
-static void guard_hold(zkc_mutex_t *m, hold_t *h) {
+static void guard_hold(zkc_mutex_t *m, hold_t *h, int32_t told) {
   int rc = h->revoke_fn
                ? zkc__guard_add_revocable(m->client, h->held.node,
                                           h->held.session_id, on_node_gone,
-                                          on_revoked, m, &h->guard)
+                                          on_revoked, m, told, &h->guard)
                : zkc__guard_add(m->client, h->held.node, h->held.session_id,
                                 on_node_gone, m, &h->guard);
   if (rc != ZKC_OK)
@@ -255,7 +256,7 @@ static int record(zkc_mutex_t *m, hold_t *h) {
     return ZKC__REQUEUE;
   h->in_doubt = fate == ZKC__SESSION_DOUBT;
   if (!ZKC__HASH_ADD_U64(m->holds, thread, h)) return ZKC_ENOMEM;
-  guard_hold(m, h);
+  guard_hold(m, h, -1);
   return ZKC_OK;
 }
 
@@ -286,7 +287,11 @@ static int downgrade(zkc_mutex_t *m, const char *wnode, const char *data,
   int rc = zkc__node_create_mode(c, m->path, name, data, 1, deadline, out);
   if (rc != ZKC_OK) return rc;
   zkc__stat_t st;
-  rc = zkc__op_run_exists(c, wnode, &st);
+  int attempt = 0;
+  do {
+    rc = zkc__op_run_exists(c, wnode, &st);
+  } while (zkc__retryable(rc) &&
+           zkc__retry_wait(c, &attempt, rc, deadline) == ZKC_OK);
   if (rc == ZKC_OK && st.ephemeral_owner == out->session_id) return ZKC_OK;
   zkc__lock_release(c, out);
   return rc == ZKC_OK || rc == ZKC_ENONODE ? ZKC_ELOST : rc;
@@ -414,6 +419,8 @@ int zkc_mutex_release(zkc_mutex_t *m) {
   m->users++;
   pthread_mutex_unlock(&m->mu);
   if (zkc__mutex_seam) zkc__mutex_seam(m, ZKC__SEAM_RELEASING);
+  /* A refused delete watches again: what was told is not told again. */
+  int32_t told = zkc__guard_told_version(c, h->guard);
   zkc__guard_remove(c, h->guard); /* before the delete it would report */
   h->guard = 0;
   if (rc == ZKC_OK) {
@@ -421,7 +428,7 @@ int zkc_mutex_release(zkc_mutex_t *m) {
     if (rc != ZKC_OK && rc != ZKC_ECLOSED && rc != ZKC_ELOST) {
       /* Refused: the node is still there, so the lock is still held. */
       pthread_mutex_lock(&m->mu);
-      guard_hold(m, h);
+      guard_hold(m, h, told);
       m->users--;
       pthread_mutex_unlock(&m->mu);
       return rc;

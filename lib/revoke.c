@@ -69,7 +69,12 @@ int zkc_revoke_holders(zkc_client_t *c, const char *lock_path, size_t *asked) {
   rc = zkc__lock_participants(c, lock_path, &nodes, &n);
   size_t k = rc == ZKC_OK ? holders(nodes, n) : 0;
   for (size_t i = 0; i < k && rc == ZKC_OK; i++) {
-    int w = write_marker(c, nodes[i]);
+    /* Only a lock node is asked: a persistent child (a queue's element,
+     * a mistyped path's data) keeps its data. */
+    zkc__stat_t st;
+    int w = zkc__op_run_exists(c, nodes[i], &st);
+    if (w == ZKC_OK && st.ephemeral_owner == 0) continue;
+    if (w == ZKC_OK) w = write_marker(c, nodes[i]);
     if (w == ZKC_OK) told++;
     else if (w != ZKC_ENONODE) rc = w; /* a holder that left needs nothing */
   }

@@ -8,6 +8,10 @@
  * No ZooKeeper footprint of its own: each lock queues as it would alone,
  * so Curator's InterProcessMultiLock users interoperate lock by lock.
  *
+ * Locks are told apart by their path strings: give every process the same
+ * paths for the same locks (the same chroot, one ensemble), or two sets
+ * over one lock may sort differently and wait on each other.
+ *
  * Holds follow the component locks: per thread and reentrant. All
  * functions are thread-safe.
  */
@@ -54,7 +58,11 @@ ZKC_EXTERN int zkc_multilock_acquire_timeout(zkc_multilock_t *ml,
  * past failures. Returns ZKC_OK, ZKC_EINVAL (NULL), ZKC_ENOTOWNER (the
  * calling thread does not hold every lock; nothing changes), ZKC_EDEADLK
  * (from a callback; nothing changes), or the first failure of a component's
- * zkc_mutex_release (ZKC_ELOST, ZKC_ECLOSED, a refusal; see there). */
+ * zkc_mutex_release (ZKC_ELOST, ZKC_ECLOSED, a refusal; see there). After a
+ * refusal (ZKC_ENOAUTH: the server kept that lock's node) that one lock is
+ * still held by the thread, as a lock of its own: release it with
+ * zkc_mutex_release once the cause is gone (or close the client); the set
+ * is released through this object all the same (destroy may follow). */
 ZKC_EXTERN int zkc_multilock_release(zkc_multilock_t *ml);
 
 /* 1 if the calling thread holds every lock and none is in doubt (see

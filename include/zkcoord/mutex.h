@@ -61,7 +61,9 @@ ZKC_EXTERN int zkc_mutex_create(zkc_mutex_t **out, zkc_client_t *client,
 
 /* Frees the mutex. Accepts NULL (returns ZKC_OK).
  * Returns ZKC_EBUSY and changes nothing while any thread holds it or is
- * inside a call on it; ZKC_EDEADLK from the mutex's own lost callback. */
+ * inside a call on it; ZKC_EDEADLK from the mutex's own lost callback;
+ * ZKC_EINVAL for a side of a read-write lock (zkc_rwlock_destroy frees
+ * it). */
 ZKC_EXTERN int zkc_mutex_destroy(zkc_mutex_t *mutex);
 
 /* Blocks until the calling thread holds the mutex. It is granted only when
@@ -164,8 +166,10 @@ ZKC_EXTERN int zkc_mutex_set_revocable(zkc_mutex_t *mutex, zkc_revoke_fn fn,
 ZKC_EXTERN int zkc_revoke(zkc_client_t *client, const char *node_path);
 
 /* Asks every current holder of the lock path `lock_path` to let go: the
- * first contender, and when that is a reader of a read-write lock, every
- * reader before the first writer. *asked (may be NULL) is set to the
+ * first contender (with a node of the same sequence: a downgrade's read
+ * node beside its write node), and when that is a reader of a read-write
+ * lock, every reader before the first writer. Only ephemeral nodes are
+ * asked: a persistent child is no lock holder and keeps its data. *asked (may be NULL) is set to the
  * number of nodes the marker was written to (0: nobody holds the lock).
  * Returns the codes of zkc_revoke, ZKC_OK also when nobody holds it. */
 ZKC_EXTERN int zkc_revoke_holders(zkc_client_t *client, const char *lock_path,

@@ -493,6 +493,34 @@ static void mutex_and_read_write_sides(void **state) {
   zkc_client_close(w);
 }
 
+/* A component whose delete the server refuses (the parent's ACL lacks
+ * DELETE) stays held by the thread as a lock of its own; the set is done
+ * with, and the lock is released on its own once the cause is gone. */
+static void refused_release_leaves_that_lock_held(void **state) {
+  (void)state;
+  paths_t p;
+  make_paths(&p);
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_mutex_t *m[2];
+  new_set(c, &p, m, 2);
+  zkc_multilock_t *ml = new_multilock(m, 2);
+  OK(zkc_multilock_acquire(ml));
+  struct ACL no_delete[] = {{ZOO_PERM_READ | ZOO_PERM_WRITE | ZOO_PERM_CREATE |
+                                 ZOO_PERM_ADMIN,
+                             {"world", "anyone"}}};
+  struct ACL_vector nd = {1, no_delete};
+  assert_int_equal(zoo_set_acl(zkt_raw(), p.a, -1, &nd), ZOK);
+  assert_int_equal(zkc_multilock_release(ml), ZKC_ENOAUTH);
+  assert_true(zkc_mutex_is_owned_by_current_thread(m[0]));  /* refused */
+  assert_false(zkc_mutex_is_owned_by_current_thread(m[1])); /* released */
+  assert_int_equal(zkc_multilock_release(ml), ZKC_ENOTOWNER);
+  OK(zkc_multilock_destroy(ml));
+  assert_int_equal(zoo_set_acl(zkt_raw(), p.a, -1, &ZOO_OPEN_ACL_UNSAFE), ZOK);
+  OK(zkc_mutex_release(m[0]));
+  destroy_all(m, 2);
+  zkc_client_close(c);
+}
+
 int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(all_or_nothing),
@@ -504,6 +532,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(destroy_while_held_or_waiting_busy),
       cmocka_unit_test(one_path_twice_refused),
       cmocka_unit_test(mutex_and_read_write_sides),
+      cmocka_unit_test(refused_release_leaves_that_lock_held),
   };
   return zkt_main(argc, argv, tests, sizeof tests / sizeof *tests, "multilock");
 }

@@ -384,6 +384,9 @@ static void on_revoke(void *ctx, zkc_mutex_t *m, int64_t token) {
 static int revoke_told(void *arg) {
   return atomic_load(&((revoked_t *)arg)->calls) > 0;
 }
+static int revoke_told_twice(void *arg) {
+  return atomic_load(&((revoked_t *)arg)->calls) > 1;
+}
 
 /* A revocable holder's node carries no data; zkc_revoke_holders writes the
  * marker into the holder's node and its callback runs with its token. */
@@ -531,6 +534,69 @@ static void revoke_holders_asks_both_nodes_of_a_downgrade(void **state) {
   zkc_client_close(c);
 }
 
+/* Only lock nodes are asked: a persistent sequenced child (a queue's
+ * element under a mistyped path) keeps its data. */
+static void revoke_holders_leaves_non_lock_nodes_alone(void **state) {
+  (void)state;
+  char path[700], item[800], made[900], data[64];
+  snprintf(path, sizeof path, "%s", zkt_path("queue"));
+  assert_int_equal(zkt_make_root(), 0);
+  assert_int_equal(zoo_create(zkt_raw(), path, "", 0, &ZOO_OPEN_ACL_UNSAFE,
+                              ZOO_PERSISTENT, NULL, 0),
+                   ZOK);
+  snprintf(item, sizeof item, "%s/item-", path);
+  assert_int_equal(zoo_create(zkt_raw(), item, "payload", 7,
+                              &ZOO_OPEN_ACL_UNSAFE, ZOO_PERSISTENT_SEQUENTIAL,
+                              made, sizeof made),
+                   ZOK);
+  zkc_client_t *c = zkt_open(NULL);
+  size_t asked = 99;
+  OK(zkc_revoke_holders(c, path, &asked));
+  assert_int_equal(asked, 0);
+  assert_int_equal(zkt_get_data(made, data, sizeof data), 7);
+  assert_string_equal(data, "payload");
+  zkc_client_close(c);
+  assert_int_equal(zoo_delete(zkt_raw(), made, -1), ZOK);
+}
+
+/* A release whose delete is refused keeps the hold and watches its node
+ * again: the revocation already told is not told a second time, a new one
+ * is. */
+static void refused_release_does_not_retell_a_revocation(void **state) {
+  (void)state;
+  char path[700];
+  snprintf(path, sizeof path, "%s", zkt_path("m"));
+  zkc_client_t *c = zkt_open(NULL), *asker = zkt_open(NULL);
+  zkc_mutex_t *m;
+  revoked_t v = {0};
+  OK(zkc_mutex_create(&m, c, path));
+  OK(zkc_mutex_set_revocable(m, on_revoke, &v));
+  OK(zkc_mutex_acquire(m));
+  size_t asked = 0;
+  OK(zkc_revoke_holders(asker, path, &asked));
+  assert_int_equal(asked, 1);
+  assert_true(zkt_await(revoke_told, &v, zkt_ms(10000)));
+
+  struct ACL no_delete[] = {{ZOO_PERM_READ | ZOO_PERM_WRITE | ZOO_PERM_CREATE |
+                                 ZOO_PERM_ADMIN,
+                             {"world", "anyone"}}};
+  struct ACL_vector nd = {1, no_delete};
+  assert_int_equal(zoo_set_acl(zkt_raw(), path, -1, &nd), ZOK);
+  assert_int_equal(zkc_mutex_release(m), ZKC_ENOAUTH); /* still held */
+  /* The new guard has read the node (its watch is set) before a second
+   * request is written: that one alone is told. */
+  assert_int_equal(zkt_await_session_watches(c, 1, NULL, 0, zkt_ms(10000)), 1);
+  OK(zkc_revoke_holders(asker, path, &asked));
+  assert_true(zkt_await(revoke_told_twice, &v, zkt_ms(10000)));
+  nap_ms(200); /* a third call would come from the first request again */
+  assert_int_equal(atomic_load(&v.calls), 2);
+  assert_int_equal(zoo_set_acl(zkt_raw(), path, -1, &ZOO_OPEN_ACL_UNSAFE), ZOK);
+  OK(zkc_mutex_release(m));
+  OK(zkc_mutex_destroy(m));
+  zkc_client_close(asker);
+  zkc_client_close(c);
+}
+
 int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(readers_share_writer_excludes),
@@ -544,6 +610,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test(revocation_while_waiting_told_at_grant),
       cmocka_unit_test(revoke_holders_asks_every_reader),
       cmocka_unit_test(revoke_holders_asks_both_nodes_of_a_downgrade),
+      cmocka_unit_test(revoke_holders_leaves_non_lock_nodes_alone),
+      cmocka_unit_test(refused_release_does_not_retell_a_revocation),
   };
   return zkt_main(argc, argv, tests, sizeof tests / sizeof *tests, "rwlock");
 }
