@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "harness.h"
@@ -269,6 +270,35 @@ static void overlapping_sets_never_deadlock(void **state) {
   zkc_client_close(r[1].c);
 }
 
+/* The same from two processes: a set and an overlapping one in the
+ * opposite order, each taken in turns by its own process. */
+static void overlapping_sets_from_two_processes(void **state) {
+  (void)state;
+  paths_t p;
+  make_paths(&p);
+  char d[1100], marker[300];
+  snprintf(d, sizeof d, "%s", zkt_path("d"));
+  snprintf(marker, sizeof marker, "%s/zkcoord-multilock-%d",
+           getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid());
+  unlink(marker);
+  const char *bin = getenv("ZKT_MULTILOCK_RACER");
+  if (bin == NULL) fail_msg("ZKT_MULTILOCK_RACER is not set");
+  char rounds[8];
+  snprintf(rounds, sizeof rounds, "%d", ROUNDS);
+  char *one[] = {(char *)bin, (char *)zkt_connect(), rounds, marker,
+                 p.a, p.b, p.c, NULL};
+  char *other[] = {(char *)bin, (char *)zkt_connect(), rounds, marker,
+                   d, p.c, p.b, NULL};
+  zkt_proc_t x = zkt_spawn(one), y = zkt_spawn(other);
+  char line[64];
+  assert_true(zkt_expect(&x, "DONE", line, sizeof line, zkt_ms(60000)));
+  printf("first: %s\n", line);
+  assert_true(zkt_expect(&y, "DONE", line, sizeof line, zkt_ms(60000)));
+  printf("second: %s\n", line);
+  assert_int_equal(zkt_wait(&x, zkt_ms(10000)), 0);
+  assert_int_equal(zkt_wait(&y, zkt_ms(10000)), 0);
+}
+
 /* Holds follow the components: per thread, counted, one node per path. */
 static void reentrant(void **state) {
   (void)state;
@@ -527,6 +557,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(one_deadline_for_the_set),
       cmocka_unit_test(path_order_in_reverse_out),
       cmocka_unit_test(overlapping_sets_never_deadlock),
+      cmocka_unit_test(overlapping_sets_from_two_processes),
       cmocka_unit_test(reentrant),
       cmocka_unit_test(release_by_non_owner_refused),
       cmocka_unit_test(destroy_while_held_or_waiting_busy),

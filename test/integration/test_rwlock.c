@@ -597,10 +597,30 @@ static void refused_release_does_not_retell_a_revocation(void **state) {
   zkc_client_close(c);
 }
 
+/* Closing the client ends a waiting reader's acquire with ZKC_ECLOSED and
+ * leaves no node of it. */
+static void close_ends_waiting_reader(void **state) {
+  (void)state;
+  char path[700];
+  snprintf(path, sizeof path, "%s", zkt_path("rw"));
+  pthread_t tw, tr;
+  side_ctx_t w = {0}, r = {0};
+  start(&tw, &w, path, 1);
+  assert_true(zkt_await(is_granted, &w, zkt_ms(10000)));
+  start(&tr, &r, path, 0);
+  assert_true(zkt_await_children_exactly(path, 2, zkt_ms(10000)));
+  zkc_client_close(r.c);
+  pthread_join(tr, NULL);
+  assert_int_equal(r.rc, ZKC_ECLOSED);
+  assert_true(zkt_await_children_exactly(path, 1, zkt_ms(10000)));
+  finish(tw, &w);
+}
+
 int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(readers_share_writer_excludes),
       cmocka_unit_test(fifo_between_kinds),
+      cmocka_unit_test(close_ends_waiting_reader),
       cmocka_unit_test(writers_never_overlap_anyone),
       cmocka_unit_test(downgrade_keeps_queued_writer_behind),
       cmocka_unit_test(upgrade_refused_reentry_counts),
