@@ -71,8 +71,8 @@ void zkc__guard_event(zkc_client_t *c, uint64_t id, int deleted) {
 }
 
 /* The answer to a watch request; for a revocable guard with the data. */
-static void guard_data_answer(void *ctx, int rc, const char *data, int len,
-                              int32_t version) {
+static void guard_answer(void *ctx, int rc, const char *data, int len,
+                         int32_t version) {
   guard_req_t *req = ctx;
   zkc_client_t *c = req->c;
   pthread_mutex_lock(&c->mu);
@@ -91,10 +91,6 @@ static void guard_data_answer(void *ctx, int rc, const char *data, int len,
   free(req);
 }
 
-static void guard_answer(void *ctx, int rc) {
-  guard_data_answer(ctx, rc, NULL, 0, -1);
-}
-
 /* Sends the watch for guard `id` on `path` (a get-watch when revocable).
  * c->mu not held. */
 static void arm(zkc_client_t *c, uint64_t id, const char *path,
@@ -106,8 +102,7 @@ static void arm(zkc_client_t *c, uint64_t id, const char *path,
     pthread_mutex_lock(&c->mu);
     c->guard_requests++;
     pthread_mutex_unlock(&c->mu);
-    rc = revocable ? zkc__send_guard_get(c, path, id, guard_data_answer, req)
-                   : zkc__send_guard_watch(c, path, id, guard_answer, req);
+    rc = zkc__send_guard_watch(c, path, id, revocable, guard_answer, req);
   }
   if (rc == ZKC_OK) return;
   pthread_mutex_lock(&c->mu);

@@ -327,67 +327,44 @@ void zkc__submit_children_watch(zkc_client_t *c, zkc__op_t *op,
                                  (void *)(uintptr_t)id, on_children, op));
 }
 
-/* The answer to a guard's exists-watch, handed on translated. */
+/* The answer to a guard's watch request, handed on translated. */
 typedef struct answer {
   zkc_client_t *c;
   zkc__answer_fn done;
   void *ctx;
 } answer_t;
 
-static void on_guard_answer(int zk_rc, const struct Stat *stat,
-                            const void *data) {
-  (void)stat;
+static void guard_answered(answer_t *a, int zk_rc, const char *value, int len,
+                           const struct Stat *stat) {
   zkc__mark_callback_thread();
-  answer_t *a = (answer_t *)data;
-  a->done(a->ctx, translate(a->c, zk_rc));
+  int ok = zk_rc == ZOK && stat != NULL;
+  a->done(a->ctx, translate(a->c, zk_rc), ok ? value : NULL,
+          ok && len > 0 ? len : 0, ok ? stat->version : -1);
   free(a);
 }
 
-int zkc__send_guard_watch(zkc_client_t *c, const char *path, uint64_t id,
-                          zkc__answer_fn done, void *ctx) {
-  answer_t *a = malloc(sizeof *a);
-  if (a == NULL) return ZKC_ENOMEM;
-  a->c = c, a->done = done, a->ctx = ctx;
-  pthread_rwlock_rdlock(&c->zh_lock);
-  int zk_rc = c->zh ? refusal(c->zh, zoo_awexists(c->zh, path, guard_watcher,
-                                                   (void *)(uintptr_t)id,
-                                                   on_guard_answer, a))
-                    : atomic_load(&c->zh_closed) ? ZCLOSING
-                                                 : ZCONNECTIONLOSS;
-  if (c->zh && zk_rc == ZOK) atomic_fetch_add(&c->requests, 1);
-  pthread_rwlock_unlock(&c->zh_lock);
-  if (zk_rc != ZOK) free(a);
-  return translate(c, zk_rc);
+static void on_guard_stat(int zk_rc, const struct Stat *stat, const void *data) {
+  guard_answered((answer_t *)data, zk_rc, NULL, 0, stat);
 }
-
-/* The answer to a revocable guard's get-watch, handed on translated. */
-typedef struct data_answer {
-  zkc_client_t *c;
-  zkc__data_answer_fn done;
-  void *ctx;
-} data_answer_t;
 
 static void on_guard_data(int zk_rc, const char *value, int value_len,
                           const struct Stat *stat, const void *data) {
-  zkc__mark_callback_thread();
-  data_answer_t *a = (data_answer_t *)data;
-  int ok = zk_rc == ZOK && stat != NULL;
-  a->done(a->ctx, translate(a->c, zk_rc), ok ? value : NULL,
-          ok && value_len > 0 ? value_len : 0, ok ? stat->version : -1);
-  free(a);
+  guard_answered((answer_t *)data, zk_rc, value, value_len, stat);
 }
 
-int zkc__send_guard_get(zkc_client_t *c, const char *path, uint64_t id,
-                        zkc__data_answer_fn done, void *ctx) {
-  data_answer_t *a = malloc(sizeof *a);
+int zkc__send_guard_watch(zkc_client_t *c, const char *path, uint64_t id,
+                          int with_data, zkc__answer_fn done, void *ctx) {
+  answer_t *a = malloc(sizeof *a);
   if (a == NULL) return ZKC_ENOMEM;
   a->c = c, a->done = done, a->ctx = ctx;
+  void *wctx = (void *)(uintptr_t)id;
   pthread_rwlock_rdlock(&c->zh_lock);
-  int zk_rc = c->zh ? refusal(c->zh, zoo_awget(c->zh, path, guard_watcher,
-                                               (void *)(uintptr_t)id,
+  int zk_rc =
+      c->zh == NULL ? (atomic_load(&c->zh_closed) ? ZCLOSING : ZCONNECTIONLOSS)
+      : with_data   ? refusal(c->zh, zoo_awget(c->zh, path, guard_watcher, wctx,
                                                on_guard_data, a))
-                    : atomic_load(&c->zh_closed) ? ZCLOSING
-                                                 : ZCONNECTIONLOSS;
+                    : refusal(c->zh, zoo_awexists(c->zh, path, guard_watcher,
+                                                  wctx, on_guard_stat, a));
   if (c->zh && zk_rc == ZOK) atomic_fetch_add(&c->requests, 1);
   pthread_rwlock_unlock(&c->zh_lock);
   if (zk_rc != ZOK) free(a);

@@ -119,20 +119,16 @@ void zkc__submit_get_watch(zkc_client_t *c, zkc__op_t *op, const char *path,
 void zkc__submit_children_watch(zkc_client_t *c, zkc__op_t *op,
                                 const char *path, uint64_t id);
 
-/* Sets an exists-watch for guard `id`; the answer (ZKC_OK: the node exists
- * and is watched) goes to done(ctx, rc) on the completion thread, or, when
- * the request cannot be sent, is returned here (then done is not called). */
-typedef void (*zkc__answer_fn)(void *ctx, int rc);
+/* Sets a watch for guard `id` on path: an exists-watch, or with with_data
+ * a get-watch. The answer (ZKC_OK: the node exists and is watched) goes to
+ * done(ctx, rc, data, len, version) on the completion thread: the node's
+ * data (with_data only; valid during the call) and data version (-1 when
+ * rc is not ZKC_OK). When the request cannot be sent the code is returned
+ * here and done is not called. */
+typedef void (*zkc__answer_fn)(void *ctx, int rc, const char *data, int len,
+                               int32_t version);
 int zkc__send_guard_watch(zkc_client_t *c, const char *path, uint64_t id,
-                          zkc__answer_fn done, void *ctx);
-
-/* As zkc__send_guard_watch with a get-watch: the answer carries the node's
- * data (len bytes, valid during the call) and its data version (-1 when
- * rc is not ZKC_OK). */
-typedef void (*zkc__data_answer_fn)(void *ctx, int rc, const char *data,
-                                    int len, int32_t version);
-int zkc__send_guard_get(zkc_client_t *c, const char *path, uint64_t id,
-                        zkc__data_answer_fn done, void *ctx);
+                          int with_data, zkc__answer_fn done, void *ctx);
 
 /* Removes the data watch that waiter `id` left on path, client and server
  * side. The server keeps one watch per path and session, so this removes
