@@ -221,6 +221,13 @@ static int walk_tree(const char *path, int delete) {
 
 void zkt_delete_tree(const char *path) { walk_tree(path, 1); }
 
+void zkt_deny_delete(const char *path, int deny) {
+  struct ACL no_delete[] = {{ZOO_PERM_ALL & ~ZOO_PERM_DELETE, ZOO_ANYONE_ID_UNSAFE}};
+  struct ACL_vector acl = {1, no_delete};
+  assert_int_equal(zoo_set_acl(zkt_raw(), path, -1, deny ? &acl : &ZOO_OPEN_ACL_UNSAFE),
+                   ZOK);
+}
+
 int zkt_await(int (*pred)(void *ctx), void *ctx, int64_t timeout_ms) {
   int64_t deadline = zkt_now_ms() + timeout_ms;
   int v;

@@ -64,6 +64,10 @@ int zkt_exists(const char *path, struct Stat *stat);
 int zkt_get_data(const char *path, char *buf, int len);
 /* Deletes path and everything below it. */
 void zkt_delete_tree(const char *path);
+/* Sets path's ACL to everything but DELETE for anyone (deny != 0), so that
+ * deletes of its children are refused, or back to open; fails the test
+ * when the server refuses. */
+void zkt_deny_delete(const char *path, int deny);
 
 /* Polls pred(ctx) every few milliseconds until it returns nonzero or
  * timeout_ms (already scaled) passes; returns the last value of pred. For

@@ -535,17 +535,13 @@ static void refused_release_leaves_that_lock_held(void **state) {
   new_set(c, &p, m, 2);
   zkc_multilock_t *ml = new_multilock(m, 2);
   OK(zkc_multilock_acquire(ml));
-  struct ACL no_delete[] = {{ZOO_PERM_READ | ZOO_PERM_WRITE | ZOO_PERM_CREATE |
-                                 ZOO_PERM_ADMIN,
-                             {"world", "anyone"}}};
-  struct ACL_vector nd = {1, no_delete};
-  assert_int_equal(zoo_set_acl(zkt_raw(), p.a, -1, &nd), ZOK);
+  zkt_deny_delete(p.a, 1);
   assert_int_equal(zkc_multilock_release(ml), ZKC_ENOAUTH);
   assert_true(zkc_mutex_is_owned_by_current_thread(m[0]));  /* refused */
   assert_false(zkc_mutex_is_owned_by_current_thread(m[1])); /* released */
   assert_int_equal(zkc_multilock_release(ml), ZKC_ENOTOWNER);
   OK(zkc_multilock_destroy(ml));
-  assert_int_equal(zoo_set_acl(zkt_raw(), p.a, -1, &ZOO_OPEN_ACL_UNSAFE), ZOK);
+  zkt_deny_delete(p.a, 0);
   OK(zkc_mutex_release(m[0]));
   destroy_all(m, 2);
   zkc_client_close(c);

@@ -62,6 +62,27 @@ static void start(pthread_t *t, side_ctx_t *x, const char *path, int write) {
   assert_int_equal(pthread_create(t, NULL, holder, x), 0);
 }
 
+/* A read-write lock on this test's path, on a client of its own. */
+typedef struct rw_fx {
+  char path[700];
+  zkc_client_t *c;
+  zkc_rwlock_t *rw;
+  zkc_mutex_t *w, *r;
+} rw_fx_t;
+
+static void rw_open(rw_fx_t *f) {
+  snprintf(f->path, sizeof f->path, "%s", zkt_path("rw"));
+  f->c = zkt_open(NULL);
+  OK(zkc_rwlock_create(&f->rw, f->c, f->path));
+  f->w = zkc_rwlock_write_side(f->rw);
+  f->r = zkc_rwlock_read_side(f->rw);
+}
+
+static void rw_close(rw_fx_t *f) {
+  OK(zkc_rwlock_destroy(f->rw));
+  zkc_client_close(f->c);
+}
+
 static void finish(pthread_t t, side_ctx_t *x) {
   atomic_store(&x->release, 1);
   pthread_join(t, NULL);
@@ -192,12 +213,10 @@ static void writers_never_overlap_anyone(void **state) {
  * the write side is released (CURATOR-621). */
 static void downgrade_keeps_queued_writer_behind(void **state) {
   (void)state;
-  char path[700];
-  snprintf(path, sizeof path, "%s", zkt_path("rw"));
-  zkc_client_t *c = zkt_open(NULL);
-  zkc_rwlock_t *rw;
-  OK(zkc_rwlock_create(&rw, c, path));
-  zkc_mutex_t *w = zkc_rwlock_write_side(rw), *r = zkc_rwlock_read_side(rw);
+  rw_fx_t f;
+  rw_open(&f);
+  const char *path = f.path;
+  zkc_mutex_t *w = f.w, *r = f.r;
   OK(zkc_mutex_acquire(w));
   pthread_t tw;
   side_ctx_t other = {0};
@@ -232,27 +251,24 @@ static void downgrade_keeps_queued_writer_behind(void **state) {
   finish(tw, &other);
   OK(zkc_rwlock_destroy(probe));
   zkc_client_close(pc);
-  OK(zkc_rwlock_destroy(rw));
-  zkc_client_close(c);
+  rw_close(&f);
 }
 
 /* A read holder asking for the write side is refused at once, without a
  * node; reentrancy counts on each side. */
 static void upgrade_refused_reentry_counts(void **state) {
   (void)state;
-  char path[700];
-  snprintf(path, sizeof path, "%s", zkt_path("rw"));
-  zkc_client_t *c = zkt_open(NULL);
-  zkc_rwlock_t *rw;
-  OK(zkc_rwlock_create(&rw, c, path));
-  zkc_mutex_t *w = zkc_rwlock_write_side(rw), *r = zkc_rwlock_read_side(rw);
+  rw_fx_t f;
+  rw_open(&f);
+  const char *path = f.path;
+  zkc_mutex_t *w = f.w, *r = f.r;
   OK(zkc_mutex_acquire(r));
   OK(zkc_mutex_acquire(r));
   int64_t t0 = zkt_now_ms();
   assert_int_equal(zkc_mutex_acquire(w), ZKC_EDEADLK);
   assert_true(zkt_now_ms() - t0 < zkt_ms(1000));
   assert_int_equal(zkt_children_count(path), 1);
-  assert_int_equal(zkc_rwlock_destroy(rw), ZKC_EBUSY);
+  assert_int_equal(zkc_rwlock_destroy(f.rw), ZKC_EBUSY);
   OK(zkc_mutex_release(r));
   assert_true(zkc_mutex_is_owned_by_current_thread(r));
   OK(zkc_mutex_release(r));
@@ -262,8 +278,7 @@ static void upgrade_refused_reentry_counts(void **state) {
   OK(zkc_mutex_release(w));
   OK(zkc_mutex_release(w));
   assert_int_equal(zkt_children_count(path), 0);
-  OK(zkc_rwlock_destroy(rw));
-  zkc_client_close(c);
+  rw_close(&f);
 }
 
 /* The sides as mutexes: owned by the rwlock, fenced writes for writers
@@ -283,12 +298,10 @@ static int lost_told(void *arg) {
 
 static void sides_are_mutexes(void **state) {
   (void)state;
-  char path[700];
-  snprintf(path, sizeof path, "%s", zkt_path("rw"));
-  zkc_client_t *c = zkt_open(NULL);
-  zkc_rwlock_t *rw;
-  OK(zkc_rwlock_create(&rw, c, path));
-  zkc_mutex_t *w = zkc_rwlock_write_side(rw), *r = zkc_rwlock_read_side(rw);
+  rw_fx_t f;
+  rw_open(&f);
+  const char *path = f.path;
+  zkc_mutex_t *w = f.w, *r = f.r;
   assert_int_equal(zkc_mutex_destroy(w), ZKC_EINVAL);
   assert_int_equal(zkc_mutex_destroy(r), ZKC_EINVAL);
   assert_string_equal(zkc_mutex_path(r), path);
@@ -331,8 +344,7 @@ static void sides_are_mutexes(void **state) {
   assert_int_equal(zkc_mutex_release(r), ZKC_ELOST);
   finish(t, &other);
   zkt_delete_tree(data_path);
-  OK(zkc_rwlock_destroy(rw));
-  zkc_client_close(c);
+  rw_close(&f);
 }
 
 /* A reader waits on the nearest writer before it, not the first: readers
@@ -512,26 +524,23 @@ static void revoke_holders_asks_every_reader(void **state) {
  * both are the holder's, both are asked. */
 static void revoke_holders_asks_both_nodes_of_a_downgrade(void **state) {
   (void)state;
-  char path[700];
-  snprintf(path, sizeof path, "%s", zkt_path("rw"));
-  zkc_client_t *c = zkt_open(NULL);
-  zkc_rwlock_t *rw;
-  OK(zkc_rwlock_create(&rw, c, path));
-  zkc_mutex_t *w = zkc_rwlock_write_side(rw), *r = zkc_rwlock_read_side(rw);
+  rw_fx_t f;
+  rw_open(&f);
+  const char *path = f.path;
+  zkc_mutex_t *w = f.w, *r = f.r;
   revoked_t vw = {0}, vr = {0};
   OK(zkc_mutex_set_revocable(w, on_revoke, &vw));
   OK(zkc_mutex_set_revocable(r, on_revoke, &vr));
   OK(zkc_mutex_acquire(w));
   OK(zkc_mutex_acquire(r));
   size_t asked = 0;
-  OK(zkc_revoke_holders(c, path, &asked));
+  OK(zkc_revoke_holders(f.c, path, &asked));
   assert_int_equal(asked, 2);
   assert_true(zkt_await(revoke_told, &vw, zkt_ms(10000)));
   assert_true(zkt_await(revoke_told, &vr, zkt_ms(10000)));
   OK(zkc_mutex_release(w));
   OK(zkc_mutex_release(r));
-  OK(zkc_rwlock_destroy(rw));
-  zkc_client_close(c);
+  rw_close(&f);
 }
 
 /* Only lock nodes are asked: a persistent sequenced child (a queue's
@@ -577,11 +586,7 @@ static void refused_release_does_not_retell_a_revocation(void **state) {
   assert_int_equal(asked, 1);
   assert_true(zkt_await(revoke_told, &v, zkt_ms(10000)));
 
-  struct ACL no_delete[] = {{ZOO_PERM_READ | ZOO_PERM_WRITE | ZOO_PERM_CREATE |
-                                 ZOO_PERM_ADMIN,
-                             {"world", "anyone"}}};
-  struct ACL_vector nd = {1, no_delete};
-  assert_int_equal(zoo_set_acl(zkt_raw(), path, -1, &nd), ZOK);
+  zkt_deny_delete(path, 1);
   assert_int_equal(zkc_mutex_release(m), ZKC_ENOAUTH); /* still held */
   /* The new guard has read the node (its watch is set) before a second
    * request is written: that one alone is told. */
@@ -590,7 +595,7 @@ static void refused_release_does_not_retell_a_revocation(void **state) {
   assert_true(zkt_await(revoke_told_twice, &v, zkt_ms(10000)));
   nap_ms(200); /* a third call would come from the first request again */
   assert_int_equal(atomic_load(&v.calls), 2);
-  assert_int_equal(zoo_set_acl(zkt_raw(), path, -1, &ZOO_OPEN_ACL_UNSAFE), ZOK);
+  zkt_deny_delete(path, 0);
   OK(zkc_mutex_release(m));
   OK(zkc_mutex_destroy(m));
   zkc_client_close(asker);
