@@ -4,6 +4,7 @@
 #define ZKC_BENCH_H
 
 #define THREADED
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <zookeeper/zookeeper.h>
@@ -68,6 +69,25 @@ void raw_bulk(zhandle_t *zh, char **paths, int n, int create);
 zkc_client_t *zkc_open(void);
 /* Aborts with a message when rc is not ZKC_OK. */
 void zkc_check(int rc, const char *what);
+
+/* ---- actors: a thread that acquires or releases a mutex on command ---- */
+enum { CMD_NONE, CMD_ACQUIRE, CMD_RELEASE, CMD_QUIT };
+typedef struct actor {
+  zkc_client_t *c; /* set by the caller, with m, before actor_start */
+  zkc_mutex_t *m;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  int cmd;
+  int64_t t_call, t_ret; /* around the last command's call */
+  char node[1100];       /* the lock node, after an acquire */
+  pthread_t th;
+} actor_t;
+void actor_start(actor_t *a);
+/* Gives a command; actor_wait waits until it is done. */
+void actor_send(actor_t *a, int cmd);
+void actor_wait(actor_t *a);
+/* Ends the thread (the caller frees m and c). */
+void actor_stop(actor_t *a);
 
 /* ---- the ensemble ---- */
 /* Answer of server i (1..3) to a 4-letter word (malloc), or NULL. */

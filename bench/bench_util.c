@@ -313,3 +313,56 @@ long heap_bytes(void) {
   struct mallinfo2 mi = mallinfo2();
   return (long)(mi.uordblks + mi.hblkhd);
 }
+
+/* ---- actors ---- */
+
+static void *actor_main(void *arg) {
+  actor_t *a = arg;
+  pthread_mutex_lock(&a->mu);
+  for (;;) {
+    while (a->cmd == CMD_NONE) pthread_cond_wait(&a->cv, &a->mu);
+    int cmd = a->cmd;
+    if (cmd == CMD_QUIT) break;
+    pthread_mutex_unlock(&a->mu);
+    int64_t t0 = now_ns();
+    zkc_check(cmd == CMD_ACQUIRE ? zkc_mutex_acquire(a->m)
+                                 : zkc_mutex_release(a->m),
+              cmd == CMD_ACQUIRE ? "acquire" : "release");
+    int64_t t1 = now_ns();
+    if (cmd == CMD_ACQUIRE) /* only this thread can ask: after the timing */
+      zkc_check(zkc_mutex_lock_node(a->m, a->node, sizeof a->node), "lock_node");
+    pthread_mutex_lock(&a->mu);
+    a->t_call = t0, a->t_ret = t1;
+    a->cmd = CMD_NONE;
+    pthread_cond_broadcast(&a->cv);
+  }
+  pthread_mutex_unlock(&a->mu);
+  return NULL;
+}
+
+void actor_start(actor_t *a) {
+  a->cmd = CMD_NONE;
+  pthread_mutex_init(&a->mu, NULL);
+  pthread_cond_init(&a->cv, NULL);
+  if (pthread_create(&a->th, NULL, actor_main, a) != 0) die("pthread_create");
+}
+
+void actor_send(actor_t *a, int cmd) {
+  pthread_mutex_lock(&a->mu);
+  a->cmd = cmd;
+  pthread_cond_broadcast(&a->cv);
+  pthread_mutex_unlock(&a->mu);
+}
+
+void actor_wait(actor_t *a) {
+  pthread_mutex_lock(&a->mu);
+  while (a->cmd != CMD_NONE) pthread_cond_wait(&a->cv, &a->mu);
+  pthread_mutex_unlock(&a->mu);
+}
+
+void actor_stop(actor_t *a) {
+  actor_send(a, CMD_QUIT);
+  pthread_join(a->th, NULL);
+  pthread_cond_destroy(&a->cv);
+  pthread_mutex_destroy(&a->mu);
+}

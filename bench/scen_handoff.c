@@ -11,54 +11,6 @@
 
 #include "bench.h"
 
-enum { CMD_NONE, CMD_ACQUIRE, CMD_RELEASE, CMD_QUIT };
-
-/* A thread with its own session that acquires or releases on command. */
-typedef struct actor {
-  zkc_client_t *c;
-  zkc_mutex_t *m;
-  pthread_mutex_t mu;
-  pthread_cond_t cv;
-  int cmd;
-  int64_t t_call, t_ret; /* around the last command's call */
-  pthread_t th;
-} actor_t;
-
-static void *actor_main(void *arg) {
-  actor_t *a = arg;
-  pthread_mutex_lock(&a->mu);
-  for (;;) {
-    while (a->cmd == CMD_NONE) pthread_cond_wait(&a->cv, &a->mu);
-    int cmd = a->cmd;
-    if (cmd == CMD_QUIT) break;
-    pthread_mutex_unlock(&a->mu);
-    int64_t t0 = now_ns();
-    zkc_check(cmd == CMD_ACQUIRE ? zkc_mutex_acquire(a->m)
-                                 : zkc_mutex_release(a->m),
-              cmd == CMD_ACQUIRE ? "acquire" : "release");
-    int64_t t1 = now_ns();
-    pthread_mutex_lock(&a->mu);
-    a->t_call = t0, a->t_ret = t1;
-    a->cmd = CMD_NONE;
-    pthread_cond_broadcast(&a->cv);
-  }
-  pthread_mutex_unlock(&a->mu);
-  return NULL;
-}
-
-static void actor_send(actor_t *a, int cmd) {
-  pthread_mutex_lock(&a->mu);
-  a->cmd = cmd;
-  pthread_cond_broadcast(&a->cv);
-  pthread_mutex_unlock(&a->mu);
-}
-
-static void actor_wait(actor_t *a) {
-  pthread_mutex_lock(&a->mu);
-  while (a->cmd != CMD_NONE) pthread_cond_wait(&a->cv, &a->mu);
-  pthread_mutex_unlock(&a->mu);
-}
-
 /* The raw watcher: records when the deletion event arrived. */
 typedef struct event {
   pthread_mutex_t mu;
@@ -96,12 +48,9 @@ void scen_handoff(void) {
   raw_ensure(inspect, path);
   actor_t a[2];
   for (int i = 0; i < 2; i++) {
-    a[i] = (actor_t){.c = zkc_open(), .cmd = CMD_NONE};
+    a[i] = (actor_t){.c = zkc_open()};
     zkc_check(zkc_mutex_create(&a[i].m, a[i].c, path), "mutex_create");
-    pthread_mutex_init(&a[i].mu, NULL);
-    pthread_cond_init(&a[i].cv, NULL);
-    if (pthread_create(&a[i].th, NULL, actor_main, &a[i]) != 0)
-      die("pthread_create");
+    actor_start(&a[i]);
   }
   event_t ev = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
   double p50[M_COUNT][64], p99[M_COUNT][64];
@@ -161,12 +110,9 @@ void scen_handoff(void) {
   actor_send(&a[holder], CMD_RELEASE);
   actor_wait(&a[holder]);
   for (int i = 0; i < 2; i++) {
-    actor_send(&a[i], CMD_QUIT);
-    pthread_join(a[i].th, NULL);
+    actor_stop(&a[i]);
     zkc_check(zkc_mutex_destroy(a[i].m), "mutex_destroy");
     zkc_client_close(a[i].c);
-    pthread_cond_destroy(&a[i].cv);
-    pthread_mutex_destroy(&a[i].mu);
   }
   raw_close(x), raw_close(y), raw_close(inspect);
 

@@ -7,82 +7,31 @@
  * over the whole drain; a reader that watched the first writer in the
  * queue (Curator's) would be notified by every writer ahead of it: for the
  * same queue that is computed beside the measured figure. */
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench.h"
 
-enum { CMD_NONE, CMD_ACQUIRE, CMD_RELEASE, CMD_QUIT };
-
-/* One contender: a session, its read-write lock and a side. */
+/* One contender: an actor on a side of its own read-write lock. */
 typedef struct member {
-  zkc_client_t *c;
+  actor_t a;
   zkc_rwlock_t *rw;
-  zkc_mutex_t *side;
   int64_t session;
-  char node[1100];
-  pthread_mutex_t mu;
-  pthread_cond_t cv;
-  int cmd, busy;
-  pthread_t th;
 } member_t;
 
-static void *member_main(void *arg) {
-  member_t *m = arg;
-  pthread_mutex_lock(&m->mu);
-  for (;;) {
-    while (m->cmd == CMD_NONE) pthread_cond_wait(&m->cv, &m->mu);
-    int cmd = m->cmd;
-    if (cmd == CMD_QUIT) break;
-    pthread_mutex_unlock(&m->mu);
-    if (cmd == CMD_ACQUIRE) {
-      zkc_check(zkc_mutex_acquire(m->side), "acquire");
-      zkc_check(zkc_mutex_lock_node(m->side, m->node, sizeof m->node), "node");
-    } else {
-      zkc_check(zkc_mutex_release(m->side), "release");
-    }
-    pthread_mutex_lock(&m->mu);
-    m->cmd = CMD_NONE;
-    m->busy = 0;
-    pthread_cond_broadcast(&m->cv);
-  }
-  pthread_mutex_unlock(&m->mu);
-  return NULL;
-}
-
-static void send_cmd(member_t *m, int cmd) {
-  pthread_mutex_lock(&m->mu);
-  m->cmd = cmd;
-  m->busy = cmd != CMD_QUIT;
-  pthread_cond_broadcast(&m->cv);
-  pthread_mutex_unlock(&m->mu);
-}
-
-static void await_done(member_t *m) {
-  pthread_mutex_lock(&m->mu);
-  while (m->busy) pthread_cond_wait(&m->cv, &m->mu);
-  pthread_mutex_unlock(&m->mu);
-}
-
 static void member_start(member_t *m, const char *path, int writer) {
-  m->c = zkc_open();
-  zkc_check(zkc_rwlock_create(&m->rw, m->c, path), "rwlock_create");
-  m->side = writer ? zkc_rwlock_write_side(m->rw) : zkc_rwlock_read_side(m->rw);
-  zkc_check(zkc_client_session_id(m->c, &m->session), "session id");
-  pthread_mutex_init(&m->mu, NULL);
-  pthread_cond_init(&m->cv, NULL);
-  pthread_create(&m->th, NULL, member_main, m);
+  m->a.c = zkc_open();
+  zkc_check(zkc_rwlock_create(&m->rw, m->a.c, path), "rwlock_create");
+  m->a.m = writer ? zkc_rwlock_write_side(m->rw) : zkc_rwlock_read_side(m->rw);
+  zkc_check(zkc_client_session_id(m->a.c, &m->session), "session id");
+  actor_start(&m->a);
 }
 
 static void member_stop(member_t *m) {
-  send_cmd(m, CMD_QUIT);
-  pthread_join(m->th, NULL);
+  actor_stop(&m->a);
   zkc_check(zkc_rwlock_destroy(m->rw), "rwlock_destroy");
-  zkc_client_close(m->c);
-  pthread_mutex_destroy(&m->mu);
-  pthread_cond_destroy(&m->cv);
+  zkc_client_close(m->a.c);
 }
 
 /* How many of the readers' sessions watch `node`, over the three servers
@@ -127,11 +76,11 @@ static double one_drain(int g, int m, int round, double *model) {
   int queued = 0;
   for (int j = 0; j < g; j++) {
     member_start(&w[j], path, 1);
-    send_cmd(&w[j], CMD_ACQUIRE);
+    actor_send(&w[j].a, CMD_ACQUIRE);
     await_children(zh, path, ++queued);
     for (int k = 0; k < m; k++) {
       member_start(&r[j * m + k], path, 0);
-      send_cmd(&r[j * m + k], CMD_ACQUIRE);
+      actor_send(&r[j * m + k].a, CMD_ACQUIRE);
       await_children(zh, path, ++queued);
     }
   }
@@ -139,15 +88,15 @@ static double one_drain(int g, int m, int round, double *model) {
    * short hold). */
   await_watches(queued);
   int notified = 0;
-  await_done(&w[0]);
+  actor_wait(&w[0].a);
   for (int j = 0; j < g; j++) {
-    notified += readers_watching(w[j].node, r, g * m);
-    send_cmd(&w[j], CMD_RELEASE);
-    await_done(&w[j]);
-    for (int k = 0; k < m; k++) await_done(&r[j * m + k]); /* granted */
-    for (int k = 0; k < m; k++) send_cmd(&r[j * m + k], CMD_RELEASE);
-    for (int k = 0; k < m; k++) await_done(&r[j * m + k]);
-    if (j + 1 < g) await_done(&w[j + 1]); /* granted: it learns its node */
+    notified += readers_watching(w[j].a.node, r, g * m);
+    actor_send(&w[j].a, CMD_RELEASE);
+    actor_wait(&w[j].a);
+    for (int k = 0; k < m; k++) actor_wait(&r[j * m + k].a); /* granted */
+    for (int k = 0; k < m; k++) actor_send(&r[j * m + k].a, CMD_RELEASE);
+    for (int k = 0; k < m; k++) actor_wait(&r[j * m + k].a);
+    if (j + 1 < g) actor_wait(&w[j + 1].a); /* granted: it learns its node */
   }
   for (int j = 0; j < g; j++) member_stop(&w[j]);
   for (int i = 0; i < g * m; i++) member_stop(&r[i]);
