@@ -49,8 +49,9 @@ static int64_t seq_of(const char *node) {
 static size_t holders(char **nodes, size_t n) {
   if (n == 0) return 0;
   size_t k = 1;
+  int64_t first = seq_of(nodes[0]);
   int readers = zkc__rw_kind(zkc__basename(nodes[0])) == ZKC__RW_READ;
-  while (k < n && seq_of(nodes[k]) == seq_of(nodes[0])) {
+  while (k < n && seq_of(nodes[k]) == first) {
     readers &= zkc__rw_kind(zkc__basename(nodes[k])) == ZKC__RW_READ;
     k++;
   }
