@@ -86,6 +86,7 @@ static zhandle_t *raw_zh;
 static pthread_mutex_t raw_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t raw_cv = PTHREAD_COND_INITIALIZER;
 static atomic_int raw_connected;
+static pthread_mutex_t raw_renew_mu = PTHREAD_MUTEX_INITIALIZER;
 
 static void raw_watcher(zhandle_t *zh, int type, int state, const char *path,
                         void *ctx) {
@@ -115,8 +116,23 @@ static void raw_init(void) {
   pthread_mutex_unlock(&raw_mu);
 }
 
+/* The whole ensemble down for longer than the handle's session timeout (a
+ * test restarting every server) expires its session for good: open a new
+ * one. Only the test's own thread renews; the old handle is closed. */
+static void raw_renew_if_expired(void) {
+  pthread_mutex_lock(&raw_renew_mu);
+  if (raw_zh != NULL && zoo_state(raw_zh) == ZOO_EXPIRED_SESSION_STATE) {
+    zookeeper_close(raw_zh);
+    raw_zh = NULL;
+    raw_connected = 0;
+    raw_init();
+  }
+  pthread_mutex_unlock(&raw_renew_mu);
+}
+
 zhandle_t *zkt_raw(void) {
   pthread_once(&raw_once, raw_init);
+  raw_renew_if_expired();
   if (raw_zh == NULL || !raw_connected)
     fail_msg("raw ZooKeeper handle cannot connect to %s", zkt_connect());
   return raw_zh;
