@@ -287,23 +287,44 @@ static void release_once_from_any_thread(void **state) {
   zkc_client_close(c);
 }
 
+/* A lock held by another client (o), and an async context on a client of
+ * its own (c) to queue behind it. */
+typedef struct behind {
+  char path[512];
+  zkc_client_t *c, *o;
+  zkc_mutex_t *m;
+  zkc_async_t *a;
+} behind_t;
+
+static void behind_open(behind_t *b) {
+  snprintf(b->path, sizeof b->path, "%s", zkt_path("lock"));
+  b->c = zkt_open(NULL);
+  b->o = zkt_open(NULL);
+  b->m = NULL;
+  OK(zkc_mutex_create(&b->m, b->o, b->path));
+  OK(zkc_mutex_acquire(b->m));
+  b->a = new_async(b->c, ZKC_DELIVER_THREAD, NULL, NULL);
+}
+
+/* Queues n acquires (results in r) and waits until their nodes are there. */
+static void queue_behind(behind_t *b, res_t *r, int n, int64_t timeout_ms) {
+  for (int i = 0; i < n; i++)
+    OK(zkc_async_acquire(b->a, b->path, -1, on_acquired, &r[i], NULL));
+  assert_true(zkt_await_children_exactly(b->path, n + 1, timeout_ms));
+}
+
 /* Closing the client completes every pending acquire with ZKC_ECLOSED. */
 #define N_CLOSE 100
 static void close_completes_100_pending(void **state) {
   (void)state;
-  char path[512];
-  snprintf(path, sizeof path, "%s", zkt_path("lock"));
-  zkc_client_t *c = zkt_open(NULL), *o = zkt_open(NULL);
-  zkc_mutex_t *m = NULL;
-  OK(zkc_mutex_create(&m, o, path));
-  OK(zkc_mutex_acquire(m));
-  zkc_async_t *a = new_async(c, ZKC_DELIVER_THREAD, NULL, NULL);
+  behind_t b;
+  behind_open(&b);
+  const char *path = b.path;
+  zkc_async_t *a = b.a;
   static res_t r[N_CLOSE];
   memset(r, 0, sizeof r);
-  for (int i = 0; i < N_CLOSE; i++)
-    OK(zkc_async_acquire(a, path, -1, on_acquired, &r[i], NULL));
-  assert_true(zkt_await_children_exactly(path, N_CLOSE + 1, zkt_ms(20000)));
-  zkc_client_close(c);
+  queue_behind(&b, r, N_CLOSE, zkt_ms(20000));
+  zkc_client_close(b.c);
   for (int i = 0; i < N_CLOSE; i++) {
     await_done(&r[i]);
     assert_int_equal(r[i].rc, ZKC_ECLOSED);
@@ -314,9 +335,9 @@ static void close_completes_100_pending(void **state) {
                    ZKC_ECLOSED);
   OK(zkc_async_destroy(a));
   for (int i = 0; i < N_CLOSE; i++) assert_int_equal(atomic_load(&r[i].done), 1);
-  OK(zkc_mutex_release(m));
-  OK(zkc_mutex_destroy(m));
-  zkc_client_close(o);
+  OK(zkc_mutex_release(b.m));
+  OK(zkc_mutex_destroy(b.m));
+  zkc_client_close(b.o);
 }
 
 /* Dispatch mode: callbacks wait for zkc_async_dispatch on our thread. */
@@ -418,26 +439,21 @@ static void blocking_call_from_callback_edeadlk(void **state) {
 #define N_MANY 1000
 static void thousand_pending_no_threads(void **state) {
   (void)state;
-  char path[512];
-  snprintf(path, sizeof path, "%s", zkt_path("lock"));
-  zkc_client_t *c = zkt_open(NULL), *o = zkt_open(NULL);
-  zkc_mutex_t *m = NULL;
-  OK(zkc_mutex_create(&m, o, path));
-  OK(zkc_mutex_acquire(m));
-  zkc_async_t *a = new_async(c, ZKC_DELIVER_THREAD, NULL, NULL);
+  behind_t b;
+  behind_open(&b);
+  const char *path = b.path;
+  zkc_async_t *a = b.a;
   res_t *r = calloc(N_MANY, sizeof *r);
   assert_non_null(r);
   assert_int_equal(zkt_children_count(path), 1); /* the harness's own reader */
   int before = threads_now();
-  for (int i = 0; i < N_MANY; i++)
-    OK(zkc_async_acquire(a, path, -1, on_acquired, &r[i], NULL));
-  assert_true(zkt_await_children_exactly(path, N_MANY + 1, zkt_ms(60000)));
+  queue_behind(&b, r, N_MANY, zkt_ms(60000));
   int during = threads_now();
   printf("figure: threads before %d, with %d pending %d\n", before, N_MANY,
          during);
   assert_int_equal(during, before);
   for (int i = 0; i < N_MANY; i++) assert_int_equal(atomic_load(&r[i].done), 0);
-  OK(zkc_mutex_release(m));
+  OK(zkc_mutex_release(b.m));
   /* the first in the queue gets it; the rest are destroyed away */
   await_done(&r[0]);
   OK(r[0].rc);
@@ -453,9 +469,9 @@ static void thousand_pending_no_threads(void **state) {
   for (int i = 3; i < N_MANY; i++) assert_int_equal(r[i].rc, ZKC_ECLOSED);
   assert_true(zkt_await_children_exactly(path, 0, zkt_ms(20000)));
   free(r);
-  OK(zkc_mutex_destroy(m));
-  zkc_client_close(c);
-  zkc_client_close(o);
+  OK(zkc_mutex_destroy(b.m));
+  zkc_client_close(b.c);
+  zkc_client_close(b.o);
 }
 
 /* ---- sessions ---- */
