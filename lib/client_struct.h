@@ -94,6 +94,13 @@ struct zkc_client {
 
   zkc__waiter_t *waiters;
   uint64_t next_waiter_id;
+  /* Node events of one connection arrive in the order of the changes.
+   * Counts what breaks that order for watches set earlier: a session event
+   * (after a reconnection the server sets watches again and reports the
+   * changes made meanwhile in no particular order) and a watch removal (it
+   * clears this session's watch on a path for every watcher here). */
+  uint64_t watch_epoch;
+  int unwatching; /* watch removals under way */
 
   zkc__pending_t *pending;
 

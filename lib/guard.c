@@ -57,7 +57,9 @@ static zkc__guard_t *find_locked(zkc_client_t *c, uint64_t id) {
   return g;
 }
 
-void zkc__guard_event(zkc_client_t *c, uint64_t id, int deleted) {
+void zkc__guard_event(zkc_client_t *c, uint64_t id, const char *path,
+                      int deleted) {
+  (void)path;
   pthread_mutex_lock(&c->mu);
   zkc__guard_t *g = find_locked(c, id);
   if (g != NULL) {

@@ -33,7 +33,8 @@ void zkc__guard_remove(zkc_client_t *c, uint64_t id);
 /* ---- for the session layer ---- */
 
 /* The watch handler of kind ZKC__WATCH_GUARD (ops.h). */
-void zkc__guard_event(zkc_client_t *c, uint64_t id, int deleted);
+void zkc__guard_event(zkc_client_t *c, uint64_t id, const char *path,
+                      int deleted);
 /* The guards on path set their watch again soon (it was removed from the
  * server); caller holds the client's lock. */
 void zkc__guards_renew_locked(zkc_client_t *c, const char *path);

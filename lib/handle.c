@@ -34,6 +34,7 @@ static void session_watcher(zhandle_t *zh, int type, int state,
     return;
   }
   c->zk_state = state;
+  c->watch_epoch++;
   if (state == ZOO_CONNECTED_STATE) {
     const clientid_t *id = zoo_client_id(zh);
     c->session_id = id ? id->client_id : 0;

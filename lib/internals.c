@@ -230,10 +230,26 @@ static long blocker(const attempt_t *a, const zkc__contender_t *sorted,
   return a->reader ? zkc__rw_writer_before(sorted, idx) : idx - 1;
 }
 
+/* Whether the blocker's delete alone, with our node proved still there,
+ * puts us first: it is the only node in our way, and no node can join the
+ * queue before us afterwards. Sequence numbers only grow; the one node
+ * created with an older sequence is a downgraded writer's read node, which
+ * carries that writer's sequence: so a writer, or a mutex, gets no such
+ * grant behind a write node (a reader never minds a read node). */
+static int sole_blocker(const attempt_t *a, const zkc__contender_t *sorted,
+                        long b) {
+  if (a->reader) return zkc__rw_writer_before(sorted, b) < 0;
+  return b == 0 && zkc__rw_kind(sorted[0].name) != ZKC__RW_WRITE;
+}
+
 /* Waits until nothing is in our way (see blocker). a->list holds a
- * children read submitted after our create. Every wake-up reads the queue again: the predecessor's
- * delete alone proves nothing (our own node may have been deleted by an
- * outsider meanwhile, or our session replaced). */
+ * children read submitted after our create. A wake-up reads the queue
+ * again: the blocker's delete alone proves nothing (our own node may have
+ * been deleted by an outsider meanwhile, or our session replaced), except
+ * when it was the sole blocker and a watch on our own node, set before the
+ * blocker's, proves by the order of the server's events that our node was
+ * still there when the blocker went (zkc__waiter_clean). That saves the
+ * hand-off a read round trip. */
 static int wait_first(attempt_t *a) {
   zkc_client_t *c = a->c;
   const char *name = zkc__basename(a->node);
@@ -251,6 +267,7 @@ static int wait_first(attempt_t *a) {
     long idx = zkc__contender_index(sorted, n, name);
     long b = idx < 0 ? -1 : blocker(a, sorted, idx);
     char *pred = b >= 0 ? zkc__path_join(a->base, sorted[b].name) : NULL;
+    int sole = b >= 0 && sole_blocker(a, sorted, b);
     free(sorted);
     /* Not kept while waiting: a copy of the whole queue per waiter would
      * make a queue of n waiters cost O(n^2) memory. */
@@ -268,21 +285,36 @@ static int wait_first(attempt_t *a) {
     }
 
     zkc__waiter_t w;
-    zkc__op_t watch;
+    zkc__op_t watch, own;
     if ((rc = zkc__op_init(&watch)) != ZKC_OK) {
       free(pred);
       return rc;
     }
+    if (sole && zkc__op_init(&own) != ZKC_OK) sole = 0;
     if ((rc = zkc__waiter_register(c, &w, pred)) != ZKC_OK) {
       zkc__op_clear(&watch);
+      if (sole) zkc__op_clear(&own);
       free(pred);
       return rc;
+    }
+    if (sole) {
+      zkc__waiter_watch_own(c, &w, a->node);
+      zkc__submit_watch(c, &own, a->node, w.id);
     }
     zkc__submit_watch(c, &watch, pred, w.id);
     rc = zkc__op_wait(&watch);
     zkc__op_clear(&watch);
+    int own_rc = ZKC_OK;
+    if (sole) {
+      own_rc = zkc__op_wait(&own);
+      zkc__op_clear(&own);
+    }
     zkc__wake_t why = ZKC__WAKE_FIRED;
-    if (rc == ZKC_OK) why = zkc__waiter_wait(c, &w, a->deadline);
+    if (rc == ZKC_OK && own_rc == ZKC_OK)
+      why = zkc__waiter_wait(c, &w, a->deadline);
+    int clean = sole && own_rc == ZKC_OK && why == ZKC__WAKE_FIRED &&
+                (rc == ZKC_OK || rc == ZKC_ENONODE) &&
+                zkc__waiter_clean(c, &w, rc == ZKC_ENONODE);
     if (why == ZKC__WAKE_TIMEOUT) zkc__waiter_unwatch(c, &w);
     zkc__waiter_unregister(c, &w);
     free(pred);
@@ -290,9 +322,16 @@ static int wait_first(attempt_t *a) {
     if (why == ZKC__WAKE_TIMEOUT) return ZKC_ETIMEDOUT;
     if (why == ZKC__WAKE_CLOSED) return ZKC_ECLOSED;
     if (why == ZKC__WAKE_LOST) return ZKC_ELOST;
+    /* Our node gone (ZKC_ENONODE) shows in the read below. */
+    if (rc == ZKC_OK && own_rc != ZKC_ENONODE) rc = own_rc;
     if (rc != ZKC_OK && rc != ZKC_ENONODE) {
       if ((rc = retry(a, rc)) != ZKC_OK) return rc;
       continue;
+    }
+    if (clean) {
+      rc = grant(a);
+      if (rc == ZKC__AGAIN) continue;
+      return rc;
     }
     if ((rc = submit_list(a)) != ZKC_OK) return rc;
   }

@@ -286,24 +286,24 @@ void zkc__submit_set(zkc_client_t *c, zkc__op_t *op, const char *path,
  * Session events reach every watcher; the client's own watcher (handle.c)
  * handles those. */
 static void tell_owner(zhandle_t *zh, int type, zkc__watch_kind_t kind,
-                       void *ctx) {
+                       const char *path, void *ctx) {
   zkc__mark_callback_thread();
   if (type == ZOO_SESSION_EVENT) return;
   const zkc__handle_ctx_t *h = zoo_get_context(zh);
-  h->c->watch_fns[kind](h->c, (uint64_t)(uintptr_t)ctx,
+  h->c->watch_fns[kind](h->c, (uint64_t)(uintptr_t)ctx, path ? path : "",
                         type == ZOO_DELETED_EVENT);
 }
 
 static void waiter_watcher(zhandle_t *zh, int type, int state,
                            const char *path, void *ctx) {
-  (void)state, (void)path;
-  tell_owner(zh, type, ZKC__WATCH_WAITER, ctx);
+  (void)state;
+  tell_owner(zh, type, ZKC__WATCH_WAITER, path, ctx);
 }
 
 static void guard_watcher(zhandle_t *zh, int type, int state,
                           const char *path, void *ctx) {
-  (void)state, (void)path;
-  tell_owner(zh, type, ZKC__WATCH_GUARD, ctx);
+  (void)state;
+  tell_owner(zh, type, ZKC__WATCH_GUARD, path, ctx);
 }
 
 void zkc__submit_watch(zkc_client_t *c, zkc__op_t *op, const char *path,

@@ -105,7 +105,8 @@ typedef enum {
   ZKC__WATCH_GUARD,  /* a holder watching its own node (guard.c) */
   ZKC__WATCH_KINDS
 } zkc__watch_kind_t;
-typedef void (*zkc__watch_fn)(zkc_client_t *c, uint64_t id, int deleted);
+typedef void (*zkc__watch_fn)(zkc_client_t *c, uint64_t id, const char *path,
+                              int deleted);
 
 /* Reads a node's data and leaves a data watch for waiter `id`. */
 void zkc__submit_watch(zkc_client_t *c, zkc__op_t *op, const char *path,

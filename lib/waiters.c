@@ -25,6 +25,10 @@ int zkc__waiter_register_polled(zkc_client_t *c, zkc__waiter_t *w,
   w->id = ++c->next_waiter_id;
   w->path = path;
   w->also = NULL;
+  w->own = NULL;
+  w->own_touched = 0;
+  w->clean = 0;
+  w->epoch = c->watch_epoch;
   w->fired = 0;
   w->handle_gen = c->handle_gen;
   w->notify = notify;
@@ -102,11 +106,13 @@ void zkc__cancel_wake(zkc_client_t *c) {
 }
 
 /* Wakes the waiters other than `except` watching path, as if their watch
- * had fired, so that they read the queue and set it again. */
+ * had fired, so that they read the queue and set it again. A waiter whose
+ * own node it was has lost that watch silently. */
 static void renew_locked(zkc_client_t *c, const char *path,
                          const zkc__waiter_t *except) {
   zkc__waiter_t *w, *tmp;
   HASH_ITER(hh, c->waiters, w, tmp) {
+    if (w->own && strcmp(w->own, path) == 0) w->own_touched = 1;
     if (w == except || (strcmp(w->path, path) != 0 &&
                         (w->also == NULL || strcmp(w->also, path) != 0)))
       continue;
@@ -115,9 +121,26 @@ static void renew_locked(zkc_client_t *c, const char *path,
   }
 }
 
+/* A removal clears this session's watch for every watcher here, without
+ * an event: no event order holds across it (see watch_epoch). It ends
+ * client's lock held, with the renewals. */
+static void unwatch_begin(zkc_client_t *c) {
+  pthread_mutex_lock(&c->mu);
+  c->unwatching++;
+  c->watch_epoch++;
+  pthread_mutex_unlock(&c->mu);
+}
+
+static void unwatch_end_locked(zkc_client_t *c) {
+  c->unwatching--;
+  c->watch_epoch++;
+}
+
 void zkc__waiter_unwatch(zkc_client_t *c, zkc__waiter_t *w) {
+  unwatch_begin(c);
   zkc__remove_watch(c, w->path, w->id);
   pthread_mutex_lock(&c->mu);
+  unwatch_end_locked(c);
   renew_locked(c, w->path, w);
   zkc__guards_renew_locked(c, w->path);
   pthread_mutex_unlock(&c->mu);
@@ -136,9 +159,11 @@ void zkc__waiter_rearm(zkc_client_t *c, zkc__waiter_t *w) {
 }
 
 void zkc__waiter_unwatch_children(zkc_client_t *c, zkc__waiter_t *w) {
+  unwatch_begin(c);
   zkc__remove_child_watch(c, w->path, w->id);
   if (w->also) zkc__remove_watch(c, w->also, w->id);
   pthread_mutex_lock(&c->mu);
+  unwatch_end_locked(c);
   renew_locked(c, w->path, w);
   if (w->also) {
     renew_locked(c, w->also, w);
@@ -152,12 +177,40 @@ void zkc__waiters_wake_all_locked(zkc_client_t *c) {
   HASH_ITER(hh, c->waiters, w, tmp) wake(w);
 }
 
-void zkc__waiter_event(zkc_client_t *c, uint64_t id, int deleted) {
-  (void)deleted; /* any change: the waiter reads the queue again */
+void zkc__waiter_watch_own(zkc_client_t *c, zkc__waiter_t *w, const char *own) {
+  pthread_mutex_lock(&c->mu);
+  w->own = own;
+  pthread_mutex_unlock(&c->mu);
+}
+
+/* Nothing since w registered has broken the order of this client's node
+ * events. */
+static int in_order_locked(const zkc_client_t *c, const zkc__waiter_t *w) {
+  return w->epoch == c->watch_epoch && c->unwatching == 0;
+}
+
+int zkc__waiter_clean(zkc_client_t *c, zkc__waiter_t *w, int path_absent) {
+  pthread_mutex_lock(&c->mu);
+  int clean = w->own != NULL && !w->own_touched && in_order_locked(c, w) &&
+              (path_absent || w->clean);
+  pthread_mutex_unlock(&c->mu);
+  return clean;
+}
+
+/* Any change wakes the waiter. Whether it may skip reading the queue is
+ * decided here, on the completion thread, where node events and session
+ * events are told one after the other in the server's order. */
+void zkc__waiter_event(zkc_client_t *c, uint64_t id, const char *path,
+                       int deleted) {
   zkc__waiter_t *w = NULL;
   pthread_mutex_lock(&c->mu);
   HASH_FIND(hh, c->waiters, &id, sizeof id, w);
   if (w != NULL) {
+    if (w->own && strcmp(path, w->own) == 0)
+      w->own_touched = 1;
+    else if (deleted && w->own && !w->own_touched && in_order_locked(c, w) &&
+             strcmp(path, w->path) == 0)
+      w->clean = 1;
     w->fired = 1;
     wake(w);
   }

@@ -15,6 +15,10 @@ typedef struct zkc__waiter {
   uint64_t id;
   const char *path; /* the watched node (the waiter's own string) */
   const char *also; /* a second node with a data watch, or NULL */
+  const char *own;  /* the waiter's own node, watched too, or NULL */
+  int own_touched;  /* an event on `own` came, or its watch was removed */
+  int clean;        /* `path` was deleted while `own` was untouched, in order */
+  uint64_t epoch;   /* the client's watch_epoch at registration */
   int fired;        /* a node event arrived, or the watch must be set again */
   uint64_t handle_gen; /* the handle (session) its watch was set through */
   pthread_cond_t cv;
@@ -60,6 +64,18 @@ void zkc__waiter_unwatch(zkc_client_t *c, zkc__waiter_t *w);
 /* A semaphore's head watches the children of w->path (and, once set here,
  * the data of `also`) with one waiter. */
 void zkc__waiter_also(zkc_client_t *c, zkc__waiter_t *w, const char *also);
+/* A waiter that may be granted on its predecessor's delete alone also
+ * watches its own node `own` (kept by reference), so that the order of the
+ * server's events proves the node was still there: set before the watch
+ * request for `own` is sent, and that request sent before the one for
+ * w->path. */
+void zkc__waiter_watch_own(zkc_client_t *c, zkc__waiter_t *w, const char *own);
+/* 1 when the events prove `own` existed when w->path was gone: w->path's
+ * delete was told (or, path_absent, its watch request found no node) after
+ * both watches were answered, with no event on `own`, no session event and
+ * no watch removal in this client since the registration. Else 0: read the
+ * queue. */
+int zkc__waiter_clean(zkc_client_t *c, zkc__waiter_t *w, int path_absent);
 /* Clears w's fired mark before its watches are set again (one waiter over
  * several rounds of reads). */
 void zkc__waiter_rearm(zkc_client_t *c, zkc__waiter_t *w);
@@ -73,7 +89,8 @@ void zkc__cancel_wake(zkc_client_t *c);
 /* ---- for the session layer ---- */
 
 /* The watch handler of kind ZKC__WATCH_WAITER (ops.h). */
-void zkc__waiter_event(zkc_client_t *c, uint64_t id, int deleted);
+void zkc__waiter_event(zkc_client_t *c, uint64_t id, const char *path,
+                       int deleted);
 /* Wakes every waiter (session change or close); caller holds the client's
  * lock. */
 void zkc__waiters_wake_all_locked(zkc_client_t *c);

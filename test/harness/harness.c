@@ -333,11 +333,15 @@ char *zkt_4lw(int server, const char *word) {
   return buf;
 }
 
-int zkt_session_watches(int64_t session_id, char *first, size_t first_len) {
+/* Walks the "wchc" output of every server: counts the session's watches,
+ * copies the first watched path, and notes whether `path` is among them. */
+static int session_watch_scan(int64_t session_id, char *first,
+                              size_t first_len, const char *path, int *found) {
   char want[32];
   snprintf(want, sizeof want, "0x%llx", (unsigned long long)session_id);
   int count = 0;
   if (first && first_len) first[0] = '\0';
+  if (found) *found = 0;
   for (int s = 1; s <= 3; s++) {
     char *out = zkt_4lw(s, "wchc");
     if (out == NULL) continue;
@@ -348,12 +352,23 @@ int zkt_session_watches(int64_t session_id, char *first, size_t first_len) {
         in_session = strcmp(line, want) == 0;
       } else if (in_session && line[0] == '\t') {
         if (count == 0 && first) snprintf(first, first_len, "%s", line + 1);
+        if (found && path && strcmp(line + 1, path) == 0) *found = 1;
         count++;
       }
     }
     free(out);
   }
   return count;
+}
+
+int zkt_session_watches(int64_t session_id, char *first, size_t first_len) {
+  return session_watch_scan(session_id, first, first_len, NULL, NULL);
+}
+
+int zkt_session_watches_path(int64_t session_id, const char *path) {
+  int found = 0;
+  session_watch_scan(session_id, NULL, 0, path, &found);
+  return found;
 }
 
 int zkt_await_session_watches(zkc_client_t *c, int want, char *first,

@@ -93,6 +93,8 @@ char *zkt_4lw(int server, const char *word);
 /* Watches held by a session across all servers (from "wchc"): count and
  * the first watched path copied into first (may be NULL). */
 int zkt_session_watches(int64_t session_id, char *first, size_t first_len);
+/* 1 when the session watches `path` (among any others), from "wchc". */
+int zkt_session_watches_path(int64_t session_id, const char *path);
 /* Polls zkt_session_watches for c's current session until it reports at
  * least `want` watches or timeout_ms (already scaled) passes; returns the
  * last count (first as above). Watches are set after the call that causes

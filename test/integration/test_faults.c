@@ -691,9 +691,16 @@ static int watches_node(void *ctx) {
          strcmp(first, w->node) == 0;
 }
 
+/* Session w->sid watches w->node, maybe among others. */
+static int watches_among(void *ctx) {
+  struct watching *w = ctx;
+  return zkt_session_watches_path(w->sid, w->node);
+}
+
 /* H holds, A waits behind H, C behind A. An outsider deletes A's node; C
  * moves up behind H. When H releases, only C may hold: A's predecessor was
- * the head, but A's own node is gone, so A queues again behind C. */
+ * the head, but A's own node is gone. A, next in line, watches its own
+ * node too: it learns of the delete at once and queues again behind C. */
 static void outside_delete_of_waiter_grants_one(void **state) {
   (void)state;
   const char *path = zkt_path("lock");
@@ -718,12 +725,19 @@ static void outside_delete_of_waiter_grants_one(void **state) {
   int64_t sid_a, sid_c;
   OK(zkc_client_session_id(a, &sid_a));
   OK(zkc_client_session_id(cc, &sid_c));
-  struct watching a_on_h = {sid_a, hnode}, c_on_h = {sid_c, hnode};
-  assert_true(zkt_await(watches_node, &a_on_h, zkt_ms(5000)));
+  struct watching a_on_h = {sid_a, hnode}, a_on_a = {sid_a, nodes[1]},
+                  c_on_h = {sid_c, hnode};
+  assert_true(zkt_await(watches_among, &a_on_h, zkt_ms(5000)));
+  assert_true(zkt_await(watches_among, &a_on_a, zkt_ms(5000)));
   assert_int_equal(zoo_delete(zkt_raw(), nodes[1], -1), ZOK); /* A's node */
   zkc_strings_free(nodes, n);
-  /* C re-reads the queue and watches H. */
-  assert_true(zkt_await(watches_node, &c_on_h, zkt_ms(5000)));
+  /* C re-reads the queue and watches H; A queues again, behind C. */
+  assert_true(zkt_await(watches_among, &c_on_h, zkt_ms(5000)));
+  assert_true(zkt_await_children(path, 3, zkt_ms(10000)));
+  OK(zkc_mutex_participant_nodes(mh, &nodes, &n));
+  assert_int_equal(n, 3);
+  assert_owned_by_session(a, nodes[2]);
+  zkc_strings_free(nodes, n);
 
   OK(zkc_mutex_release(mh));
   OK(bg_result(&wc));
@@ -775,6 +789,154 @@ static void timed_out_waiter_keeps_holder_watch(void **state) {
   assert_int_equal(x.release_rc, ZKC_ELOST);
   OK(zkc_mutex_destroy(m));
   zkc_client_close(c);
+}
+
+/* ---- the hand-off on the head's delete alone ---- */
+
+/* Requests the waiter's client had submitted when its grant was made. */
+static zkc_client_t *grant_client;
+static atomic_ullong requests_at_grant;
+static void count_at_grant(zkc_mutex_t *m, zkc__seam_t where) {
+  (void)m;
+  if (where == ZKC__SEAM_GRANTED)
+    atomic_store(&requests_at_grant, zkc__requests(grant_client));
+}
+
+/* The next in line is granted on the head's delete without reading the
+ * queue again: the watch on its own node, set before the one on the head,
+ * proves by the order of the events that its node was still there. */
+static void next_in_line_granted_on_delete_alone(void **state) {
+  (void)state;
+  const char *path = zkt_path("lock");
+  zkc_client_t *h = zkt_open(NULL), *w = zkt_open(NULL);
+  zkc_mutex_t *mh = new_mutex(h, path), *mw = new_mutex(w, path);
+  OK(zkc_mutex_acquire(mh));
+  char hnode[1100];
+  OK(zkc_mutex_lock_node(mh, hnode, sizeof hnode));
+  int64_t sid;
+  OK(zkc_client_session_id(w, &sid));
+  grant_client = w;
+  atomic_store(&requests_at_grant, 0);
+  zkc__mutex_seam = count_at_grant;
+  uint64_t before = zkc__requests(w);
+  bg_acquire_t b;
+  bg_acquire(&b, mw, zkt_ms(30000));
+  assert_true(zkt_await_children(path, 2, zkt_ms(10000)));
+  char **nodes = NULL;
+  size_t n = 0;
+  OK(zkc_mutex_participant_nodes(mh, &nodes, &n));
+  assert_int_equal(n, 2);
+  struct watching on_head = {sid, hnode}, on_own = {sid, nodes[1]};
+  assert_true(zkt_await(watches_among, &on_head, zkt_ms(5000)));
+  assert_true(zkt_await(watches_among, &on_own, zkt_ms(5000)));
+  OK(zkc_mutex_release(mh));
+  OK(bg_result(&b));
+  zkc__mutex_seam = NULL;
+  /* The create, its queue read, the two watches: no read after the wake. */
+  assert_int_equal(atomic_load(&requests_at_grant) - before, 4);
+  assert_owned_by_session(w, nodes[1]);
+  zkc_strings_free(nodes, n);
+  bg_release(&b);
+  OK(zkc_mutex_destroy(mh));
+  OK(zkc_mutex_destroy(mw));
+  zkc_client_close(h);
+  zkc_client_close(w);
+}
+
+/* A second thread of the waiter's client gives up behind it and removes the
+ * session's watch on the waiter's node (the server keeps one per path and
+ * session); an outsider then deletes that node, unseen. The head's delete
+ * must not grant the waiter: it reads the queue, finds its node gone and
+ * queues again. */
+static void unseen_delete_of_next_in_line_reads_again(void **state) {
+  (void)state;
+  const char *path = zkt_path("lock");
+  zkc_client_t *h = zkt_open(NULL), *w = zkt_open(NULL);
+  zkc_mutex_t *mh = new_mutex(h, path), *mw = new_mutex(w, path);
+  OK(zkc_mutex_acquire(mh));
+  int64_t sid;
+  OK(zkc_client_session_id(w, &sid));
+  bg_acquire_t first, second;
+  bg_acquire(&first, mw, zkt_ms(30000));
+  assert_true(zkt_await_children(path, 2, zkt_ms(10000)));
+  char **nodes = NULL;
+  size_t n = 0;
+  OK(zkc_mutex_participant_nodes(mh, &nodes, &n));
+  assert_int_equal(n, 2);
+  char mine[1100];
+  snprintf(mine, sizeof mine, "%s", nodes[1]);
+  zkc_strings_free(nodes, n);
+  struct watching on_own = {sid, mine};
+  assert_true(zkt_await(watches_among, &on_own, zkt_ms(5000)));
+  bg_acquire(&second, mw, zkt_ms(300));
+  assert_int_equal(bg_result(&second), ZKC_ETIMEDOUT);
+  pthread_join(second.t, NULL);
+  assert_false(zkt_session_watches_path(sid, mine)); /* removed with it */
+  assert_int_equal(zoo_delete(zkt_raw(), mine, -1), ZOK);
+  OK(zkc_mutex_release(mh));
+  OK(bg_result(&first));
+  OK(zkc_mutex_participant_nodes(mh, &nodes, &n));
+  assert_int_equal(n, 1);
+  assert_string_not_equal(nodes[0], mine);
+  assert_owned_by_session(w, nodes[0]);
+  zkc_strings_free(nodes, n);
+  bg_release(&first);
+  OK(zkc_mutex_destroy(mh));
+  OK(zkc_mutex_destroy(mw));
+  zkc_client_close(h);
+  zkc_client_close(w);
+}
+
+/* The next in line is cut off; meanwhile an outsider deletes its node and
+ * the head releases. On reconnection the server reports both deletes in no
+ * particular order: the waiter must read the queue rather than trust that
+ * order, find its node gone and queue again. */
+static void deletes_while_disconnected_read_again(void **state) {
+  (void)state;
+  const char *path = zkt_path("lock");
+  zkt_proc_t proxy = zkt_proxy_start(1);
+  zkc_client_t *h = zkt_open(NULL);
+  zkc_client_t *w = open_with(10000, zkt_proxy_connect(&proxy));
+  zkc_mutex_t *mh = new_mutex(h, path), *mw = new_mutex(w, path);
+  observed_t o;
+  observe(&o, w, NULL);
+  OK(zkc_mutex_acquire(mh));
+  int64_t sid;
+  OK(zkc_client_session_id(w, &sid));
+  bg_acquire_t b;
+  bg_acquire(&b, mw, zkt_ms(60000));
+  assert_true(zkt_await_children(path, 2, zkt_ms(10000)));
+  char **nodes = NULL;
+  size_t n = 0;
+  OK(zkc_mutex_participant_nodes(mh, &nodes, &n));
+  assert_int_equal(n, 2);
+  char mine[1100];
+  snprintf(mine, sizeof mine, "%s", nodes[1]);
+  struct watching on_head = {sid, nodes[0]}, on_own = {sid, mine};
+  assert_true(zkt_await(watches_among, &on_head, zkt_ms(5000)));
+  assert_true(zkt_await(watches_among, &on_own, zkt_ms(5000)));
+  zkc_strings_free(nodes, n);
+
+  zkt_proxy_cmd(&proxy, "refuse on");
+  zkt_proxy_cmd(&proxy, "cut");
+  seen_t suspended = {&o, ZKC_STATE_SUSPENDED};
+  assert_true(zkt_await(saw_state, &suspended, zkt_ms(10000)));
+  assert_int_equal(zoo_delete(zkt_raw(), mine, -1), ZOK);
+  OK(zkc_mutex_release(mh));
+  zkt_proxy_cmd(&proxy, "refuse off");
+
+  OK(bg_result(&b));
+  OK(zkc_mutex_participant_nodes(mh, &nodes, &n));
+  assert_int_equal(n, 1);
+  assert_string_not_equal(nodes[0], mine);
+  assert_owned_by_session(w, nodes[0]);
+  zkc_strings_free(nodes, n);
+  bg_release(&b);
+  OK(zkc_mutex_destroy(mh));
+  OK(zkc_mutex_destroy(mw));
+  zkc_client_close(h);
+  zkc_client_close(w);
+  zkt_proxy_stop(&proxy);
 }
 
 /* The first queue read is cut off; the session is then presumed lost and
@@ -992,6 +1154,9 @@ int main(int argc, char **argv) {
       cmocka_unit_test(random_waiters_leave_nothing),
       cmocka_unit_test(outside_delete_of_waiter_grants_one),
       cmocka_unit_test(timed_out_waiter_keeps_holder_watch),
+      cmocka_unit_test(next_in_line_granted_on_delete_alone),
+      cmocka_unit_test(unseen_delete_of_next_in_line_reads_again),
+      cmocka_unit_test(deletes_while_disconnected_read_again),
       cmocka_unit_test(grant_only_on_current_session),
       cmocka_unit_test(state_change_during_grant_is_seen),
       cmocka_unit_test(refused_delete_is_reported),

@@ -367,13 +367,20 @@ static void one_watch_per_waiter(void **state) {
   char own[600] = "";
   assert_int_equal(zkt_await_session_watches(hc, 1, own, sizeof own, zkt_ms(5000)), 1);
   assert_string_equal(own, nodes[0]);
-  /* Waiter i (queued i+1-th) watches exactly its predecessor, node i. The
-   * watch is set just after the node shows up: await it. */
+  /* Waiter i (queued i+1-th) watches its predecessor, node i. The next in
+   * line (i = 0) also watches its own node, so that the head's delete alone
+   * can grant it; the others watch nothing else. The watches are set just
+   * after the node shows up: await them. */
   for (int i = 0; i < WATCH_WAITERS; i++) {
     char first[600] = "";
-    assert_int_equal(
-        zkt_await_session_watches(clients[i], 1, first, sizeof first, zkt_ms(5000)), 1);
-    assert_string_equal(first, nodes[i]);
+    int want = i == 0 ? 2 : 1;
+    assert_int_equal(zkt_await_session_watches(clients[i], want, first,
+                                               sizeof first, zkt_ms(5000)),
+                     want);
+    int64_t sid;
+    OK(zkc_client_session_id(clients[i], &sid));
+    assert_true(zkt_session_watches_path(sid, nodes[i]));
+    if (i == 0) assert_true(zkt_session_watches_path(sid, nodes[1]));
   }
   zkc_strings_free(nodes, n);
   OK(zkc_mutex_release(holder));
