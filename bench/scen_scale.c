@@ -128,7 +128,7 @@ void scen_queue(void) {
   char path[200];
   snprintf(path, sizeof path, "%s/d/lock", cfg.root);
   zhandle_t *zh = raw_open();
-  double watches[8], notified[8], woken_max[8], children_events[8], rss[8],
+  double watches[8], all_watches[8], notified[8], woken_max[8], children_events[8], rss[8],
       heap[8], rate[8];
   proc_t *ps = calloc((size_t)procs, sizeof *ps);
   if (ps == NULL) die("out of memory");
@@ -142,9 +142,12 @@ void scen_queue(void) {
     for (int i = 0; i < procs; i++) hear(&ps[i], "ready", line, sizeof line);
     for (int i = 0; i < procs; i++) say(&ps[i], "go");
     await_children(zh, path, waiters + 1);
-    /* The holder watches its own node (to learn of an outside delete): the
-     * rest are the waiters' watches, each on its predecessor. */
-    watches[r] = (double)(await_watches(waiters + 1) - 1) / waiters;
+    /* The holder watches its own node (to learn of an outside delete), and
+     * so does the next in line (to be granted on its predecessor's delete
+     * alone): the rest are the waiters' watches, each on its predecessor. */
+    int total = await_watches(waiters + 2);
+    watches[r] = (double)(total - 2) / waiters;
+    all_watches[r] = (double)total / waiters;
     long rss_sum = 0, heap_sum = 0;
     for (int i = 0; i < procs; i++) {
       long a, b;
@@ -189,6 +192,8 @@ void scen_queue(void) {
   free(ps);
   raw_close(zh);
   emit("d", waiters, "watches per waiter", "zkcoord", "count", watches, runs);
+  emit("d", waiters, "all watches per waiter (with both own nodes)", "zkcoord",
+       "count", all_watches, runs);
   emit("d", waiters, "notifications per release", "zkcoord", "count", notified,
        runs);
   emit("d", waiters, "releases waking a waiter", "zkcoord", "share", woken_max,
