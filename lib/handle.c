@@ -85,6 +85,7 @@ int zkc__handle_open(zkc_client_t *c) {
   h->c = c;
   pthread_mutex_lock(&c->mu);
   h->gen = ++c->handle_gen;
+  c->watch_epoch++; /* a new handle: no event order carries over */
   c->zk_state = ZOO_CONNECTING_STATE;
   c->session_id = 0;
   c->session_dead = 0;

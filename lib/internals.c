@@ -297,15 +297,21 @@ static int wait_first(attempt_t *a) {
       free(pred);
       return rc;
     }
+    int own_set = sole; /* sole may be cleared below */
     if (sole) {
       zkc__waiter_watch_own(c, &w, a->node);
       zkc__submit_watch(c, &own, a->node, w.id);
     }
     zkc__submit_watch(c, &watch, pred, w.id);
     rc = zkc__op_wait(&watch);
+    /* A predecessor of our own session may be deleted in one transaction
+     * with our node (the session closing), its events then told in any
+     * order: no grant on its delete alone. */
+    if (rc == ZKC_OK && watch.stat.ephemeral_owner == a->stat.ephemeral_owner)
+      sole = 0;
     zkc__op_clear(&watch);
     int own_rc = ZKC_OK;
-    if (sole) {
+    if (own_set) {
       own_rc = zkc__op_wait(&own);
       zkc__op_clear(&own);
     }
@@ -316,6 +322,10 @@ static int wait_first(attempt_t *a) {
                 (rc == ZKC_OK || rc == ZKC_ENONODE) &&
                 zkc__waiter_clean(c, &w, rc == ZKC_ENONODE);
     if (why == ZKC__WAKE_TIMEOUT) zkc__waiter_unwatch(c, &w);
+    /* Watches that did not fire are this round's only: a next round sets
+     * its own. */
+    if (own_rc == ZKC_OK && own_set) zkc__forget_watch(c, a->node, w.id);
+    if (rc == ZKC_OK) zkc__forget_watch(c, pred, w.id);
     zkc__waiter_unregister(c, &w);
     free(pred);
 

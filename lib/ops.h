@@ -137,6 +137,11 @@ int zkc__send_guard_watch(zkc_client_t *c, const char *path, uint64_t id,
 void zkc__remove_watch(zkc_client_t *c, const char *path, uint64_t id);
 /* The same for the children watch of waiter `id` on path. */
 void zkc__remove_child_watch(zkc_client_t *c, const char *path, uint64_t id);
+/* Drops waiter `id`'s data watch on path in this client only (no request:
+ * the server's watch stays until the node changes, and its event then finds
+ * no one), so that a waiter leaving without its event leaves nothing here.
+ * Nothing happens when the watch already fired. */
+void zkc__forget_watch(zkc_client_t *c, const char *path, uint64_t id);
 
 /* ---- the client's requests as a whole (client.c, handle.c) ---- */
 
