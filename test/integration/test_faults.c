@@ -802,49 +802,81 @@ static void count_at_grant(zkc_mutex_t *m, zkc__seam_t where) {
     atomic_store(&requests_at_grant, zkc__requests(grant_client));
 }
 
+/* H holds the lock; W, in a thread (b), queues right behind it and has
+ * set its watches on H's node and on its own. */
+typedef struct {
+  const char *path;
+  zkc_client_t *h, *w;
+  zkc_mutex_t *mh, *mw;
+  int64_t sid; /* W's session */
+  char mine[1100];
+  uint64_t before; /* W's requests before it queued */
+  bg_acquire_t b;
+} next_in_line_t;
+
+static void next_in_line_start(next_in_line_t *f, zkc_client_t *w) {
+  f->path = zkt_path("lock");
+  f->h = zkt_open(NULL);
+  f->w = w;
+  f->mh = new_mutex(f->h, f->path);
+  f->mw = new_mutex(w, f->path);
+  OK(zkc_mutex_acquire(f->mh));
+  OK(zkc_client_session_id(w, &f->sid));
+  f->before = zkc__requests(w);
+  bg_acquire(&f->b, f->mw, zkt_ms(60000));
+  assert_true(zkt_await_children(f->path, 2, zkt_ms(10000)));
+  char **nodes = NULL;
+  size_t n = 0;
+  OK(zkc_mutex_participant_nodes(f->mh, &nodes, &n));
+  assert_int_equal(n, 2);
+  snprintf(f->mine, sizeof f->mine, "%s", nodes[1]);
+  struct watching on_head = {f->sid, nodes[0]}, on_own = {f->sid, f->mine};
+  assert_true(zkt_await(watches_among, &on_head, zkt_ms(5000)));
+  assert_true(zkt_await(watches_among, &on_own, zkt_ms(5000)));
+  zkc_strings_free(nodes, n);
+}
+
+/* After H's release: W holds with a node of its session other than
+ * `not` (NULL: any). Then W releases and everything is closed. */
+static void next_in_line_end(next_in_line_t *f, const char *not) {
+  OK(bg_result(&f->b));
+  char **nodes = NULL;
+  size_t n = 0;
+  int rc = zkc_mutex_participant_nodes(f->mh, &nodes, &n);
+  char held[1100] = "";
+  if (rc == ZKC_OK && n == 1) snprintf(held, sizeof held, "%s", nodes[0]);
+  zkc_strings_free(nodes, n);
+  struct Stat st;
+  int exists = held[0] && zkt_exists(held, &st);
+  bg_release(&f->b); /* before any assert: the thread uses b */
+  OK(rc);
+  assert_int_equal(n, 1);
+  assert_true(exists);
+  assert_int_equal(st.ephemeralOwner, f->sid);
+  if (not) assert_string_not_equal(held, not);
+  OK(zkc_mutex_destroy(f->mh));
+  OK(zkc_mutex_destroy(f->mw));
+  zkc_client_close(f->h);
+  zkc_client_close(f->w);
+}
+
 /* The next in line is granted on the head's delete without reading the
  * queue again: the watch on its own node, set before the one on the head,
  * proves by the order of the events that its node was still there. */
 static void next_in_line_granted_on_delete_alone(void **state) {
   (void)state;
-  const char *path = zkt_path("lock");
-  zkc_client_t *h = zkt_open(NULL), *w = zkt_open(NULL);
-  zkc_mutex_t *mh = new_mutex(h, path), *mw = new_mutex(w, path);
-  OK(zkc_mutex_acquire(mh));
-  char hnode[1100];
-  OK(zkc_mutex_lock_node(mh, hnode, sizeof hnode));
-  int64_t sid;
-  OK(zkc_client_session_id(w, &sid));
-  grant_client = w;
+  next_in_line_t f;
+  grant_client = zkt_open(NULL);
   atomic_store(&requests_at_grant, 0);
   zkc__mutex_seam = count_at_grant;
-  uint64_t before = zkc__requests(w);
-  bg_acquire_t b;
-  bg_acquire(&b, mw, zkt_ms(30000));
-  assert_true(zkt_await_children(path, 2, zkt_ms(10000)));
-  char **nodes = NULL;
-  size_t n = 0;
-  OK(zkc_mutex_participant_nodes(mh, &nodes, &n));
-  assert_int_equal(n, 2);
-  struct watching on_head = {sid, hnode}, on_own = {sid, nodes[1]};
-  assert_true(zkt_await(watches_among, &on_head, zkt_ms(5000)));
-  assert_true(zkt_await(watches_among, &on_own, zkt_ms(5000)));
-  OK(zkc_mutex_release(mh));
-  OK(bg_result(&b));
+  next_in_line_start(&f, grant_client);
+  OK(zkc_mutex_release(f.mh));
+  OK(bg_result(&f.b));
   zkc__mutex_seam = NULL;
-  uint64_t made = atomic_load(&requests_at_grant) - before;
-  struct Stat st;
-  int mine = zkt_exists(nodes[1], &st);
-  zkc_strings_free(nodes, n);
-  bg_release(&b); /* before any assert: the thread uses b */
+  uint64_t made = atomic_load(&requests_at_grant) - f.before;
+  next_in_line_end(&f, NULL);
   /* The create, its queue read, the two watches: no read after the wake. */
   assert_int_equal(made, 4);
-  assert_true(mine);
-  assert_int_equal(st.ephemeralOwner, sid);
-  OK(zkc_mutex_destroy(mh));
-  OK(zkc_mutex_destroy(mw));
-  zkc_client_close(h);
-  zkc_client_close(w);
 }
 
 /* Two threads of one client: the predecessor is of the waiter's own
@@ -895,41 +927,16 @@ static void same_session_predecessor_reads_again(void **state) {
  * queues again. */
 static void unseen_delete_of_next_in_line_reads_again(void **state) {
   (void)state;
-  const char *path = zkt_path("lock");
-  zkc_client_t *h = zkt_open(NULL), *w = zkt_open(NULL);
-  zkc_mutex_t *mh = new_mutex(h, path), *mw = new_mutex(w, path);
-  OK(zkc_mutex_acquire(mh));
-  int64_t sid;
-  OK(zkc_client_session_id(w, &sid));
-  bg_acquire_t first, second;
-  bg_acquire(&first, mw, zkt_ms(30000));
-  assert_true(zkt_await_children(path, 2, zkt_ms(10000)));
-  char **nodes = NULL;
-  size_t n = 0;
-  OK(zkc_mutex_participant_nodes(mh, &nodes, &n));
-  assert_int_equal(n, 2);
-  char mine[1100];
-  snprintf(mine, sizeof mine, "%s", nodes[1]);
-  zkc_strings_free(nodes, n);
-  struct watching on_own = {sid, mine};
-  assert_true(zkt_await(watches_among, &on_own, zkt_ms(5000)));
-  bg_acquire(&second, mw, zkt_ms(300));
+  next_in_line_t f;
+  next_in_line_start(&f, zkt_open(NULL));
+  bg_acquire_t second;
+  bg_acquire(&second, f.mw, zkt_ms(300));
   assert_int_equal(bg_result(&second), ZKC_ETIMEDOUT);
   pthread_join(second.t, NULL);
-  assert_false(zkt_session_watches_path(sid, mine)); /* removed with it */
-  assert_int_equal(zoo_delete(zkt_raw(), mine, -1), ZOK);
-  OK(zkc_mutex_release(mh));
-  OK(bg_result(&first));
-  OK(zkc_mutex_participant_nodes(mh, &nodes, &n));
-  assert_int_equal(n, 1);
-  assert_string_not_equal(nodes[0], mine);
-  assert_owned_by_session(w, nodes[0]);
-  zkc_strings_free(nodes, n);
-  bg_release(&first);
-  OK(zkc_mutex_destroy(mh));
-  OK(zkc_mutex_destroy(mw));
-  zkc_client_close(h);
-  zkc_client_close(w);
+  assert_false(zkt_session_watches_path(f.sid, f.mine)); /* removed with it */
+  assert_int_equal(zoo_delete(zkt_raw(), f.mine, -1), ZOK);
+  OK(zkc_mutex_release(f.mh));
+  next_in_line_end(&f, f.mine);
 }
 
 /* The next in line is cut off; meanwhile an outsider deletes its node and
@@ -938,49 +945,20 @@ static void unseen_delete_of_next_in_line_reads_again(void **state) {
  * order, find its node gone and queue again. */
 static void deletes_while_disconnected_read_again(void **state) {
   (void)state;
-  const char *path = zkt_path("lock");
   zkt_proc_t proxy = zkt_proxy_start(1);
-  zkc_client_t *h = zkt_open(NULL);
   zkc_client_t *w = open_with(10000, zkt_proxy_connect(&proxy));
-  zkc_mutex_t *mh = new_mutex(h, path), *mw = new_mutex(w, path);
   observed_t o;
   observe(&o, w, NULL);
-  OK(zkc_mutex_acquire(mh));
-  int64_t sid;
-  OK(zkc_client_session_id(w, &sid));
-  bg_acquire_t b;
-  bg_acquire(&b, mw, zkt_ms(60000));
-  assert_true(zkt_await_children(path, 2, zkt_ms(10000)));
-  char **nodes = NULL;
-  size_t n = 0;
-  OK(zkc_mutex_participant_nodes(mh, &nodes, &n));
-  assert_int_equal(n, 2);
-  char mine[1100];
-  snprintf(mine, sizeof mine, "%s", nodes[1]);
-  struct watching on_head = {sid, nodes[0]}, on_own = {sid, mine};
-  assert_true(zkt_await(watches_among, &on_head, zkt_ms(5000)));
-  assert_true(zkt_await(watches_among, &on_own, zkt_ms(5000)));
-  zkc_strings_free(nodes, n);
-
+  next_in_line_t f;
+  next_in_line_start(&f, w);
   zkt_proxy_cmd(&proxy, "refuse on");
   zkt_proxy_cmd(&proxy, "cut");
   seen_t suspended = {&o, ZKC_STATE_SUSPENDED};
   assert_true(zkt_await(saw_state, &suspended, zkt_ms(10000)));
-  assert_int_equal(zoo_delete(zkt_raw(), mine, -1), ZOK);
-  OK(zkc_mutex_release(mh));
+  assert_int_equal(zoo_delete(zkt_raw(), f.mine, -1), ZOK);
+  OK(zkc_mutex_release(f.mh));
   zkt_proxy_cmd(&proxy, "refuse off");
-
-  OK(bg_result(&b));
-  OK(zkc_mutex_participant_nodes(mh, &nodes, &n));
-  assert_int_equal(n, 1);
-  assert_string_not_equal(nodes[0], mine);
-  assert_owned_by_session(w, nodes[0]);
-  zkc_strings_free(nodes, n);
-  bg_release(&b);
-  OK(zkc_mutex_destroy(mh));
-  OK(zkc_mutex_destroy(mw));
-  zkc_client_close(h);
-  zkc_client_close(w);
+  next_in_line_end(&f, f.mine);
   zkt_proxy_stop(&proxy);
 }
 
