@@ -242,6 +242,61 @@ static int sole_blocker(const attempt_t *a, const zkc__contender_t *sorted,
   return b == 0 && zkc__rw_kind(sorted[0].name) != ZKC__RW_WRITE;
 }
 
+/* One wait on the blocker `pred`: watches it (with `sole`, our own node
+ * first, see wait_first) and waits for a change. ZKC_OK when the blocker
+ * changed or is gone, *clean set when its delete alone grants us; else
+ * why the wait ended (ZKC_ETIMEDOUT, ZKC_ECLOSED, ZKC_ELOST) or the failed
+ * request's code. */
+static int watch_round(attempt_t *a, const char *pred, int sole, int *clean) {
+  zkc_client_t *c = a->c;
+  zkc__waiter_t w;
+  zkc__op_t watch, own;
+  int rc = zkc__op_init(&watch);
+  if (rc != ZKC_OK) return rc;
+  if (sole && zkc__op_init(&own) != ZKC_OK) sole = 0;
+  if ((rc = zkc__waiter_register(c, &w, pred)) != ZKC_OK) {
+    zkc__op_clear(&watch);
+    if (sole) zkc__op_clear(&own);
+    return rc;
+  }
+  if (sole) {
+    zkc__waiter_watch_own(c, &w, a->node);
+    zkc__submit_watch(c, &own, a->node, w.id);
+  }
+  zkc__submit_watch(c, &watch, pred, w.id);
+  rc = zkc__op_wait(&watch);
+  /* A predecessor of our own session may be deleted in one transaction
+   * with our node (the session closing), its events then told in any
+   * order: no grant on its delete alone. */
+  int same_session =
+      rc == ZKC_OK && watch.stat.ephemeral_owner == a->stat.ephemeral_owner;
+  zkc__op_clear(&watch);
+  int own_rc = ZKC_OK;
+  if (sole) {
+    own_rc = zkc__op_wait(&own);
+    zkc__op_clear(&own);
+  }
+  zkc__wake_t why = ZKC__WAKE_FIRED;
+  if (rc == ZKC_OK && own_rc == ZKC_OK)
+    why = zkc__waiter_wait(c, &w, a->deadline);
+  *clean = sole && !same_session && own_rc == ZKC_OK &&
+           why == ZKC__WAKE_FIRED && (rc == ZKC_OK || rc == ZKC_ENONODE) &&
+           zkc__waiter_clean(c, &w, rc == ZKC_ENONODE);
+  if (why == ZKC__WAKE_TIMEOUT) zkc__waiter_unwatch(c, &w);
+  /* Watches that did not fire are this round's only: a next round sets
+   * its own. */
+  if (sole && own_rc == ZKC_OK) zkc__forget_watch(c, a->node, w.id);
+  if (rc == ZKC_OK) zkc__forget_watch(c, pred, w.id);
+  zkc__waiter_unregister(c, &w);
+
+  if (why == ZKC__WAKE_TIMEOUT) return ZKC_ETIMEDOUT;
+  if (why == ZKC__WAKE_CLOSED) return ZKC_ECLOSED;
+  if (why == ZKC__WAKE_LOST) return ZKC_ELOST;
+  /* Our node gone (ZKC_ENONODE) shows in the read that follows. */
+  if (rc == ZKC_OK && own_rc != ZKC_ENONODE) rc = own_rc;
+  return rc == ZKC_ENONODE ? ZKC_OK : rc;
+}
+
 /* Waits until nothing is in our way (see blocker). a->list holds a
  * children read submitted after our create. A wake-up reads the queue
  * again: the blocker's delete alone proves nothing (our own node may have
@@ -251,7 +306,6 @@ static int sole_blocker(const attempt_t *a, const zkc__contender_t *sorted,
  * still there when the blocker went (zkc__waiter_clean). That saves the
  * hand-off a read round trip. */
 static int wait_first(attempt_t *a) {
-  zkc_client_t *c = a->c;
   const char *name = zkc__basename(a->node);
   for (;;) {
     int rc = zkc__op_wait(&a->list);
@@ -284,57 +338,10 @@ static int wait_first(attempt_t *a) {
       return ZKC_ETIMEDOUT;
     }
 
-    zkc__waiter_t w;
-    zkc__op_t watch, own;
-    if ((rc = zkc__op_init(&watch)) != ZKC_OK) {
-      free(pred);
-      return rc;
-    }
-    if (sole && zkc__op_init(&own) != ZKC_OK) sole = 0;
-    if ((rc = zkc__waiter_register(c, &w, pred)) != ZKC_OK) {
-      zkc__op_clear(&watch);
-      if (sole) zkc__op_clear(&own);
-      free(pred);
-      return rc;
-    }
-    int own_set = sole; /* sole may be cleared below */
-    if (sole) {
-      zkc__waiter_watch_own(c, &w, a->node);
-      zkc__submit_watch(c, &own, a->node, w.id);
-    }
-    zkc__submit_watch(c, &watch, pred, w.id);
-    rc = zkc__op_wait(&watch);
-    /* A predecessor of our own session may be deleted in one transaction
-     * with our node (the session closing), its events then told in any
-     * order: no grant on its delete alone. */
-    if (rc == ZKC_OK && watch.stat.ephemeral_owner == a->stat.ephemeral_owner)
-      sole = 0;
-    zkc__op_clear(&watch);
-    int own_rc = ZKC_OK;
-    if (own_set) {
-      own_rc = zkc__op_wait(&own);
-      zkc__op_clear(&own);
-    }
-    zkc__wake_t why = ZKC__WAKE_FIRED;
-    if (rc == ZKC_OK && own_rc == ZKC_OK)
-      why = zkc__waiter_wait(c, &w, a->deadline);
-    int clean = sole && own_rc == ZKC_OK && why == ZKC__WAKE_FIRED &&
-                (rc == ZKC_OK || rc == ZKC_ENONODE) &&
-                zkc__waiter_clean(c, &w, rc == ZKC_ENONODE);
-    if (why == ZKC__WAKE_TIMEOUT) zkc__waiter_unwatch(c, &w);
-    /* Watches that did not fire are this round's only: a next round sets
-     * its own. */
-    if (own_rc == ZKC_OK && own_set) zkc__forget_watch(c, a->node, w.id);
-    if (rc == ZKC_OK) zkc__forget_watch(c, pred, w.id);
-    zkc__waiter_unregister(c, &w);
+    int clean = 0;
+    rc = watch_round(a, pred, sole, &clean);
     free(pred);
-
-    if (why == ZKC__WAKE_TIMEOUT) return ZKC_ETIMEDOUT;
-    if (why == ZKC__WAKE_CLOSED) return ZKC_ECLOSED;
-    if (why == ZKC__WAKE_LOST) return ZKC_ELOST;
-    /* Our node gone (ZKC_ENONODE) shows in the read below. */
-    if (rc == ZKC_OK && own_rc != ZKC_ENONODE) rc = own_rc;
-    if (rc != ZKC_OK && rc != ZKC_ENONODE) {
+    if (rc != ZKC_OK) { /* retried if transient, else the answer */
       if ((rc = retry(a, rc)) != ZKC_OK) return rc;
       continue;
     }
