@@ -402,26 +402,49 @@ static int revoke_told_twice(void *arg) {
 
 /* A revocable holder's node carries no data; zkc_revoke_holders writes the
  * marker into the holder's node and its callback runs with its token. */
+/* A revocable mutex held by this thread on its own client, and a second
+ * client to ask it. */
+typedef struct {
+  char path[700];
+  zkc_client_t *c, *asker;
+  zkc_mutex_t *m;
+  revoked_t v;
+} revocable_fx_t;
+
+static void revocable_held(revocable_fx_t *f) {
+  memset(f, 0, sizeof *f);
+  snprintf(f->path, sizeof f->path, "%s", zkt_path("m"));
+  f->c = zkt_open(NULL);
+  f->asker = zkt_open(NULL);
+  OK(zkc_mutex_create(&f->m, f->c, f->path));
+  OK(zkc_mutex_set_revocable(f->m, on_revoke, &f->v));
+  OK(zkc_mutex_acquire(f->m));
+}
+
+static void revocable_end(revocable_fx_t *f) {
+  OK(zkc_mutex_destroy(f->m));
+  zkc_client_close(f->asker);
+  zkc_client_close(f->c);
+}
+
 static void revocation_reaches_the_holder(void **state) {
   (void)state;
-  char path[700];
-  snprintf(path, sizeof path, "%s", zkt_path("m"));
-  zkc_client_t *c = zkt_open(NULL), *asker = zkt_open(NULL);
-  zkc_mutex_t *m;
-  revoked_t v = {0};
-  OK(zkc_mutex_create(&m, c, path));
-  OK(zkc_mutex_set_revocable(m, on_revoke, &v));
-  OK(zkc_mutex_acquire(m));
+  revocable_fx_t f;
+  revocable_held(&f);
+  const char *path = f.path;
+  zkc_client_t *asker = f.asker;
+  zkc_mutex_t *m = f.m;
+  revoked_t *v = &f.v;
   char node[1100], data[64];
   OK(zkc_mutex_lock_node(m, node, sizeof node));
   assert_int_equal(zkt_get_data(node, data, sizeof data), 0);
   size_t asked = 99;
   OK(zkc_revoke_holders(asker, path, &asked));
   assert_int_equal(asked, 1);
-  assert_true(zkt_await(revoke_told, &v, zkt_ms(10000)));
+  assert_true(zkt_await(revoke_told, v, zkt_ms(10000)));
   int64_t token;
   OK(zkc_mutex_fencing_token(m, &token));
-  assert_int_equal(atomic_load(&v.token), token);
+  assert_int_equal(atomic_load(&v->token), token);
   assert_int_equal(zkt_get_data(node, data, sizeof data), 10);
   assert_string_equal(data, "__REVOKE__");
   OK(zkc_mutex_release(m));
@@ -429,9 +452,7 @@ static void revocation_reaches_the_holder(void **state) {
   OK(zkc_revoke_holders(asker, path, &asked));
   assert_int_equal(asked, 0);
   assert_int_equal(zkc_revoke(asker, node), ZKC_ENONODE);
-  OK(zkc_mutex_destroy(m));
-  zkc_client_close(asker);
-  zkc_client_close(c);
+  revocable_end(&f);
 }
 
 /* A request written while the thread still waited is told at the grant. */
@@ -573,18 +594,16 @@ static void revoke_holders_leaves_non_lock_nodes_alone(void **state) {
  * is. */
 static void refused_release_does_not_retell_a_revocation(void **state) {
   (void)state;
-  char path[700];
-  snprintf(path, sizeof path, "%s", zkt_path("m"));
-  zkc_client_t *c = zkt_open(NULL), *asker = zkt_open(NULL);
-  zkc_mutex_t *m;
-  revoked_t v = {0};
-  OK(zkc_mutex_create(&m, c, path));
-  OK(zkc_mutex_set_revocable(m, on_revoke, &v));
-  OK(zkc_mutex_acquire(m));
+  revocable_fx_t f;
+  revocable_held(&f);
+  const char *path = f.path;
+  zkc_client_t *c = f.c, *asker = f.asker;
+  zkc_mutex_t *m = f.m;
+  revoked_t *v = &f.v;
   size_t asked = 0;
   OK(zkc_revoke_holders(asker, path, &asked));
   assert_int_equal(asked, 1);
-  assert_true(zkt_await(revoke_told, &v, zkt_ms(10000)));
+  assert_true(zkt_await(revoke_told, v, zkt_ms(10000)));
 
   zkt_deny_delete(path, 1);
   assert_int_equal(zkc_mutex_release(m), ZKC_ENOAUTH); /* still held */
@@ -592,14 +611,12 @@ static void refused_release_does_not_retell_a_revocation(void **state) {
    * request is written: that one alone is told. */
   assert_int_equal(zkt_await_session_watches(c, 1, NULL, 0, zkt_ms(10000)), 1);
   OK(zkc_revoke_holders(asker, path, &asked));
-  assert_true(zkt_await(revoke_told_twice, &v, zkt_ms(10000)));
+  assert_true(zkt_await(revoke_told_twice, v, zkt_ms(10000)));
   nap_ms(200); /* a third call would come from the first request again */
-  assert_int_equal(atomic_load(&v.calls), 2);
+  assert_int_equal(atomic_load(&v->calls), 2);
   zkt_deny_delete(path, 0);
   OK(zkc_mutex_release(m));
-  OK(zkc_mutex_destroy(m));
-  zkc_client_close(asker);
-  zkc_client_close(c);
+  revocable_end(&f);
 }
 
 /* Closing the client ends a waiting reader's acquire with ZKC_ECLOSED and
