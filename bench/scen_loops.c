@@ -11,10 +11,14 @@
 /* raw: create + delete (baseline 1, the two-write limit); naive: create,
  * then list, then delete (baseline 2); pipelined: the list sent with the
  * create, as zkcoord does (the floor of an acquire that reads the queue);
- * only with distinct paths. */
-typedef enum { V_RAW, V_NAIVE, V_ZKC, V_PIPE, V_COUNT } variant_t;
+ * only with distinct paths. zkcoord-nowait: zkcoord with
+ * zkc_mutex_release_nowait, only with distinct paths and in rounds of its
+ * own (its delete, not waited for, would be charged to the next variant's
+ * cycle if mixed). */
+typedef enum { V_RAW, V_NAIVE, V_ZKC, V_PIPE, V_NOWAIT, V_COUNT } variant_t;
+#define V_MIXED V_NOWAIT /* the variants that mix cycle by cycle */
 static const char *const vname[V_COUNT] = {"raw", "naive", "zkcoord",
-                                           "pipelined"};
+                                           "pipelined", "zkcoord-nowait"};
 
 /* One worker: one session of each kind. It runs one variant for a whole
  * round, or (mixed) the three in turn, one cycle each, so that load
@@ -63,14 +67,16 @@ static void pipe_listed(int rc, const struct String_vector *v, const void *data)
 /* One lock cycle of variant v; returns when it was acquired. */
 static int64_t cycle(worker_t *w, variant_t v, int64_t end) {
   int64_t acquired;
-  if (v == V_ZKC) {
+  if (v == V_ZKC || v == V_NOWAIT) {
     zkc_check(zkc_mutex_acquire(w->m), "acquire");
     acquired = now_ns();
     int64_t rel = atomic_load(&release_call);
     if (w->handoffs && rel > 0 && acquired <= end)
       samples_add(&w->handoff, (double)(acquired - rel) / 1e3);
     atomic_store(&release_call, now_ns());
-    zkc_check(zkc_mutex_release(w->m), "release");
+    zkc_check(v == V_NOWAIT ? zkc_mutex_release_nowait(w->m)
+                            : zkc_mutex_release(w->m),
+              "release");
     return acquired;
   }
   char prefix[300];
@@ -119,7 +125,7 @@ static void *worker_main(void *arg) {
       samples_add(&w->acquire[v], (double)(acquired - t0) / 1e3);
       samples_add(&w->whole[v], (double)(t1 - t0) / 1e3);
     }
-    if (w->mixed) v = (variant_t)((v + 1) % V_COUNT);
+    if (w->mixed) v = (variant_t)((v + 1) % V_MIXED);
   }
   return NULL;
 }
@@ -130,15 +136,15 @@ typedef struct figures {
       handoff_p99[64];
 } figures_t;
 
-/* One timed round on all n workers, of variant v or (v < 0) all three
- * mixed; fills round r of f[variant]. */
+/* One timed round on all n workers, of variant v or (v < 0) the first
+ * V_MIXED mixed; fills round r of f[variant]. */
 static void run_round(worker_t *ws, int n, int v, figures_t *f, int r) {
   pthread_barrier_init(&start_line, NULL, (unsigned)n + 1);
   atomic_store(&release_call, 0);
   for (int i = 0; i < n; i++) {
     worker_t *w = &ws[i];
     w->mixed = v < 0;
-    w->first = (variant_t)(v < 0 ? i % V_COUNT : v);
+    w->first = (variant_t)(v < 0 ? i % V_MIXED : v);
     memset(w->cycles, 0, sizeof w->cycles);
     memset(w->busy_ns, 0, sizeof w->busy_ns);
     if (pthread_create(&w->th, NULL, worker_main, w) != 0) die("pthread_create");
@@ -148,7 +154,7 @@ static void run_round(worker_t *ws, int n, int v, figures_t *f, int r) {
   pthread_barrier_wait(&start_line);
   for (int i = 0; i < n; i++) pthread_join(ws[i].th, NULL);
   pthread_barrier_destroy(&start_line);
-  for (int u = 0; u < V_COUNT; u++) {
+  for (int u = 0; u < (v < 0 ? V_MIXED : V_COUNT); u++) {
     if (v >= 0 && u != v) continue;
     long cycles = 0;
     int64_t busy = 0;
@@ -189,7 +195,7 @@ static void ratios(const double *a, const double *b, int k, double *out) {
  * lock path each (distinct) or one for all. Emits the figures and returns
  * the zkcoord rate's median. */
 static double loops(const char *scen, int n, int distinct, figures_t f[V_COUNT]) {
-  const int nv = distinct ? V_COUNT : V_PIPE; /* variants run */
+  const int nv = distinct ? V_MIXED : V_PIPE; /* variants run mixed */
   worker_t *ws = calloc((size_t)n, sizeof *ws);
   if (ws == NULL) die("out of memory");
   char base[200];
@@ -213,10 +219,13 @@ static double loops(const char *scen, int n, int distinct, figures_t f[V_COUNT])
   int saved = cfg.round_ms;
   cfg.round_ms = 100;
   for (int v = 0; v < nv; v++) run_round(ws, n, v, f, 0);
+  if (distinct) run_round(ws, n, V_NOWAIT, f, 0);
   cfg.round_ms = saved;
-  for (int r = 0; r < cfg.rounds; r++)
+  for (int r = 0; r < cfg.rounds; r++) {
     for (int v = distinct ? -1 : 0; v < (distinct ? 0 : nv); v++)
       run_round(ws, n, v, f, r);
+    if (distinct) run_round(ws, n, V_NOWAIT, f, r);
+  }
   for (int i = 0; i < n; i++) {
     pthread_cond_destroy(&ws[i].cv);
     pthread_mutex_destroy(&ws[i].mu);
@@ -230,17 +239,22 @@ static double loops(const char *scen, int n, int distinct, figures_t f[V_COUNT])
 
   int k = cfg.rounds;
   double ratio[64];
-  for (int v = 0; v < nv; v++)
+  const int ne = distinct ? V_COUNT : nv; /* variants emitted */
+  for (int v = 0; v < ne; v++)
     emit(scen, n, "cycle rate", vname[v], "/s", f[v].rate, k);
   ratios(f[V_ZKC].rate, f[V_RAW].rate, k, ratio);
   emit(scen, n, "cycle rate", "zkcoord/raw", "x", ratio, k);
   ratios(f[V_ZKC].rate, f[V_NAIVE].rate, k, ratio);
   emit(scen, n, "cycle rate", "zkcoord/naive", "x", ratio, k);
-  for (int v = 0; v < nv; v++)
+  if (distinct) {
+    ratios(f[V_NOWAIT].rate, f[V_RAW].rate, k, ratio);
+    emit(scen, n, "cycle rate", "zkcoord-nowait/raw", "x", ratio, k);
+  }
+  for (int v = 0; v < ne; v++)
     emit(scen, n, "cycle p50", vname[v], "us", f[v].cycle_p50, k);
   ratios(f[V_ZKC].cycle_p50, f[V_RAW].cycle_p50, k, ratio);
   emit(scen, n, "cycle p50", "zkcoord/raw", "x", ratio, k);
-  for (int v = 0; v < nv; v++)
+  for (int v = 0; v < ne; v++)
     emit(scen, n, "acquire p50", vname[v], "us", f[v].acquire_p50, k);
   ratios(f[V_ZKC].acquire_p50, f[V_RAW].acquire_p50, k, ratio);
   emit(scen, n, "acquire p50", "zkcoord/raw", "x", ratio, k);
@@ -262,6 +276,9 @@ void scen_cycle(void) {
   int k = cfg.rounds;
   ratios(f[V_ZKC].rate, f[V_RAW].rate, k, ratio);
   emit_target("a", "cycle rate zkcoord/raw", median_of(ratio, k), ">=", 0.95);
+  ratios(f[V_NOWAIT].rate, f[V_RAW].rate, k, ratio);
+  emit_target("a", "cycle rate zkcoord-nowait/raw", median_of(ratio, k), ">=",
+              0.95);
   ratios(f[V_ZKC].rate, f[V_NAIVE].rate, k, ratio);
   emit_target("a", "cycle rate zkcoord/naive", median_of(ratio, k), ">", 1.0);
   ratios(f[V_ZKC].acquire_p50, f[V_RAW].acquire_p50, k, ratio);
@@ -279,6 +296,9 @@ void scen_paths(void) {
   ratios(f[V_ZKC].rate, f[V_RAW].rate, cfg.rounds, ratio);
   emit_target("b", "cycle rate zkcoord/raw", median_of(ratio, cfg.rounds),
               ">=", 0.95);
+  ratios(f[V_NOWAIT].rate, f[V_RAW].rate, cfg.rounds, ratio);
+  emit_target("b", "cycle rate zkcoord-nowait/raw",
+              median_of(ratio, cfg.rounds), ">=", 0.95);
 }
 
 void scen_contend(void) {

@@ -71,6 +71,29 @@ static int remove_node(zkc_client_t *c, const char *node) {
   return ZKC_OK;
 }
 
+/* A release's delete that nobody waits for (zkc__lock_delete_nowait). */
+typedef struct unwaited {
+  zkc__op_t op;
+  zkc_client_t *c;
+  char *node;
+} unwaited_t;
+
+/* Its result, on the completion thread (or at close): what remove_node
+ * would do with it, with nobody to tell of a refusal but the log. */
+static void unwaited_done(void *ctx) {
+  unwaited_t *d = ctx;
+  int rc = d->op.rc;
+  if (zkc__retryable(rc) || rc == ZKC_ESESSIONEXPIRED)
+    zkc__janitor_add(d->c, d->node, NULL);
+  else if (rc != ZKC_OK && rc != ZKC_ENONODE && rc != ZKC_ECLOSED)
+    zkc__log(d->c, ZKC_LOG_ERROR,
+             "delete of %s refused (%s): it stays until its session ends",
+             d->node, zkc_strerror(rc));
+  zkc__op_clear(&d->op);
+  free(d->node);
+  free(d);
+}
+
 /* State of one acquisition. */
 typedef struct attempt {
   zkc_client_t *c;
@@ -441,6 +464,31 @@ int zkc__lock_delete(zkc_client_t *c, const char *node) {
   int rc = zkc__call_enter(c);
   if (rc != ZKC_OK) return rc;
   rc = remove_node(c, node);
+  zkc__call_leave(c);
+  return rc;
+}
+
+int zkc__lock_delete_nowait(zkc_client_t *c, const char *node) {
+  int rc = zkc__call_enter(c);
+  if (rc != ZKC_OK) return rc;
+  unwaited_t *d = NULL;
+  if (zkc__client_closed(c)) {
+    rc = ZKC_ECLOSED; /* the node went with the session */
+  } else if (!zkc__session_live(c)) {
+    zkc__janitor_add(c, node, NULL); /* sent once connected */
+  } else if ((d = calloc(1, sizeof *d)) == NULL ||
+             (d->node = strdup(node)) == NULL ||
+             zkc__op_init(&d->op) != ZKC_OK) {
+    if (d) free(d->node);
+    free(d);
+    rc = remove_node(c, node); /* no memory to leave it: wait for it */
+  } else {
+    d->c = c;
+    d->op.notify = unwaited_done;
+    d->op.notify_ctx = d;
+    /* In the session's order: its later requests come after this one. */
+    zkc__submit_delete(c, &d->op, d->node);
+  }
   zkc__call_leave(c);
   return rc;
 }

@@ -65,6 +65,12 @@ int zkc__node_create_mode(zkc_client_t *c, const char *base, const char *name,
  * ZKC_EDEADLK on a callback thread (nothing done); or the server's refusal
  * (ZKC_ENOAUTH, ...): the node stays until its session ends. */
 int zkc__lock_delete(zkc_client_t *c, const char *node);
+/* As zkc__lock_delete, but returns once the delete is sent, in the
+ * session's order: ZKC_OK, ZKC_ECLOSED or ZKC_EDEADLK. Its result is
+ * handled on the completion thread: retried in the background after
+ * connection loss, a refusal logged (the node then stays until its
+ * session ends), a node found gone ignored. */
+int zkc__lock_delete_nowait(zkc_client_t *c, const char *node);
 /* zkc__lock_delete, then frees held->node whatever the outcome. */
 int zkc__lock_release(zkc_client_t *c, zkc__held_t *held);
 

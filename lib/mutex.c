@@ -396,7 +396,8 @@ int zkc_mutex_acquire(zkc_mutex_t *m) {
   return zkc_mutex_acquire_timeout(m, INT64_MAX);
 }
 
-int zkc_mutex_release(zkc_mutex_t *m) {
+/* zkc_mutex_release, or with `nowait` zkc_mutex_release_nowait. */
+static int release(zkc_mutex_t *m, int nowait) {
   if (m == NULL) return ZKC_EINVAL;
   if (zkc__on_callback_thread()) return ZKC_EDEADLK;
   zkc_client_t *c = m->client;
@@ -424,7 +425,8 @@ int zkc_mutex_release(zkc_mutex_t *m) {
   zkc__guard_remove(c, h->guard); /* before the delete it would report */
   h->guard = 0;
   if (rc == ZKC_OK) {
-    rc = zkc__lock_delete(c, h->held.node);
+    rc = nowait ? zkc__lock_delete_nowait(c, h->held.node)
+                : zkc__lock_delete(c, h->held.node);
     if (rc != ZKC_OK && rc != ZKC_ECLOSED && rc != ZKC_ELOST) {
       /* Refused: the node is still there, so the lock is still held. */
       pthread_mutex_lock(&m->mu);
@@ -442,6 +444,10 @@ int zkc_mutex_release(zkc_mutex_t *m) {
   free(h);
   return rc;
 }
+
+int zkc_mutex_release(zkc_mutex_t *m) { return release(m, 0); }
+
+int zkc_mutex_release_nowait(zkc_mutex_t *m) { return release(m, 1); }
 
 int zkc_mutex_is_acquired_in_this_process(const zkc_mutex_t *cm) {
   if (cm == NULL) return 0;

@@ -130,13 +130,17 @@ void zkc__ops_drain(zkc_client_t *c, int64_t deadline_ms) {
 
 void zkc__ops_abandon(zkc_client_t *c, int rc) {
   pthread_mutex_lock(&c->ops_mu);
-  while (c->ops) {
-    zkc__op_t *op = c->ops;
-    c->ops = op->next;
-    op->in_flight = 0;
+  zkc__op_t *list = c->ops;
+  c->ops = NULL;
+  for (zkc__op_t *op = list; op; op = op->next) op->in_flight = 0;
+  pthread_cond_broadcast(&c->ops_cv);
+  pthread_mutex_unlock(&c->ops_mu);
+  /* Finished outside ops_mu: an op's notify may take other locks. */
+  while (list) {
+    zkc__op_t *op = list;
+    list = op->next; /* op may be freed once finished */
     op_finish(op, rc, NULL);
   }
-  pthread_mutex_unlock(&c->ops_mu);
 }
 
 /* A completion arrives: on the callback thread, for an op that close has

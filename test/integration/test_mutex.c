@@ -84,6 +84,40 @@ static void reentrant_three_deep(void **state) {
   zkc_client_close(c);
 }
 
+/* A release that does not wait for the delete's answer: the session's
+ * next requests come after the delete, so the same thread's next try
+ * finds no old node of its own in the way; another session gets the lock
+ * once the delete is applied. */
+static void release_nowait_orders_the_next_acquire(void **state) {
+  (void)state;
+  zkc_client_t *a = zkt_open(NULL), *b = zkt_open(NULL);
+  const char *path = zkt_path("lock");
+  zkc_mutex_t *ma = new_mutex(a, path), *mb = new_mutex(b, path);
+  for (int i = 0; i < 20; i++) {
+    OK(zkc_mutex_acquire_timeout(ma, 0)); /* once: fails behind an old node */
+    OK(zkc_mutex_release_nowait(ma));
+    assert_false(zkc_mutex_is_owned_by_current_thread(ma));
+  }
+  /* A reentrant level is a count: the node stays. */
+  OK(zkc_mutex_acquire(ma));
+  OK(zkc_mutex_acquire(ma));
+  OK(zkc_mutex_release_nowait(ma));
+  assert_true(zkc_mutex_is_owned_by_current_thread(ma));
+  assert_int_equal(zkt_children_count(path), 1);
+  assert_int_equal(zkc_mutex_acquire_timeout(mb, 0), ZKC_ETIMEDOUT);
+  OK(zkc_mutex_release_nowait(ma));
+  OK(zkc_mutex_acquire_timeout(mb, zkt_ms(10000)));
+  assert_true(zkt_await_children_exactly(path, 1, zkt_ms(10000)));
+  OK(zkc_mutex_release_nowait(mb));
+  assert_int_equal(zkc_mutex_release_nowait(mb), ZKC_ENOTOWNER);
+  assert_int_equal(zkc_mutex_release_nowait(NULL), ZKC_EINVAL);
+  assert_true(zkt_await_children_exactly(path, 0, zkt_ms(10000)));
+  OK(zkc_mutex_destroy(ma));
+  OK(zkc_mutex_destroy(mb));
+  zkc_client_close(a);
+  zkc_client_close(b);
+}
+
 struct other_release {
   zkc_mutex_t *m;
   int rc, owned;
@@ -693,6 +727,7 @@ int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(single_holder),
       cmocka_unit_test(reentrant_three_deep),
+      cmocka_unit_test(release_nowait_orders_the_next_acquire),
       cmocka_unit_test(release_by_other_thread_refused),
       cmocka_unit_test(timeout_leaves_no_node),
       cmocka_unit_test(try_lock_twenty_threads_one_winner),
