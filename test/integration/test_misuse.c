@@ -686,6 +686,16 @@ static void walk(walker_t *w) {
   RC(CLOSED, "zkc_mutex_release", "held when the client closed", ZKC_ECLOSED,
      "local state cleared; the node went with the session", zkc_mutex_release(m));
   RC(CLOSED, "zkc_mutex_release", "again", ZKC_ENOTOWNER, NULL, zkc_mutex_release(m));
+  RC(FRESH, "zkc_mutex_release_nowait", "NULL", ZKC_EINVAL, NULL,
+     zkc_mutex_release_nowait(NULL));
+  RC(FRESH, "zkc_mutex_release_nowait", "not held", ZKC_ENOTOWNER, NULL,
+     zkc_mutex_release_nowait(m));
+  RC(OTHER, "zkc_mutex_release_nowait", "held by another thread", ZKC_ENOTOWNER,
+     "the holder keeps it", zkc_mutex_release_nowait(m));
+  RC(CALLBACK, "zkc_mutex_release_nowait", "held by another thread", ZKC_EDEADLK,
+     "nothing changes", zkc_mutex_release_nowait(m));
+  RC(CLOSED, "zkc_mutex_release_nowait", "after a release", ZKC_ENOTOWNER, NULL,
+     zkc_mutex_release_nowait(m));
   VAL(FRESH, "zkc_mutex_is_acquired_in_this_process", "NULL", 0, "0",
       zkc_mutex_is_acquired_in_this_process(NULL));
   VAL(FRESH, "zkc_mutex_is_owned_by_current_thread", "NULL", 0, "0",
