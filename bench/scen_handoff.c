@@ -87,6 +87,11 @@ void scen_handoff(void) {
         sleep_ms(1);
         rc = ZOK;
       }
+      /* The same pause as zkcoord's before its release: a delete sent
+       * right after other requests finds the ensemble's threads awake and
+       * commits markedly faster than one sent after a pause, which would
+       * make the baseline a different experiment. */
+      sleep_ms(5);
       int64_t t2 = now_ns();
       if (rc == ZOK) rc = zoo_delete(x, node, -1);
       int64_t t3 = now_ns();

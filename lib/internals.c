@@ -486,8 +486,10 @@ int zkc__lock_delete_nowait(zkc_client_t *c, const char *node) {
     d->c = c;
     d->op.notify = unwaited_done;
     d->op.notify_ctx = d;
-    /* In the session's order: its later requests come after this one. */
-    zkc__submit_delete(c, &d->op, d->node);
+    /* In the session's order: its later requests come after this one.
+     * With the caller's path: the C client may still read it (to log)
+     * after the completion, which frees d->node, has run. */
+    zkc__submit_delete(c, &d->op, node);
   }
   zkc__call_leave(c);
   return rc;

@@ -118,19 +118,26 @@ ZKC_EXTERN int zkc_mutex_release(zkc_mutex_t *mutex);
 /* As zkc_mutex_release, but returns once the delete of the lock node is
  * sent, without waiting for the server's answer: a lock cycle then costs
  * about one write round trip instead of two. The lock is free for other
- * sessions once the server has applied the delete; this session's later
- * requests (this thread's next acquire among them) are applied after it,
- * so its next acquire never queues behind the old node.
+ * sessions once the server has applied the delete. On an unbroken
+ * connection this session's later requests (this thread's next acquire
+ * among them) are applied after it, so its next acquire does not queue
+ * behind the old node.
  * What zkc_mutex_release would report of the delete is handled in the
- * background: a delete cut by connection loss is finished while the
- * session lives; a node found already gone is ignored (a lost hold not yet
- * seen is not told); a refusal (ZKC_ENOAUTH: a parent ACL without DELETE)
- * is logged at ZKC_LOG_ERROR and the node stays until the session ends.
+ * background: a delete cut by connection loss (or sent while disconnected)
+ * is finished once connected while the session lives, and until then the
+ * old node stays in the queue, this session's next acquire waiting behind
+ * it like anyone's; a node found already gone is ignored (a lost hold not
+ * yet seen is not told); a refusal (ZKC_ENOAUTH: a parent ACL without
+ * DELETE) is logged at ZKC_LOG_ERROR with the node's path, and the node
+ * stays until the session ends, blocking the lock for every session, this
+ * thread's next acquire included: close the client to end it.
  * Returns ZKC_OK (the hold is gone locally), ZKC_EINVAL (NULL),
  * ZKC_ENOTOWNER, ZKC_EDEADLK (from a callback; nothing changes), ZKC_ELOST
- * (the hold had been lost: local state cleared) or ZKC_ECLOSED (client
- * closed: local state cleared). zkc_client_close waits (up to 2 s) for a
- * delete sent so. Thread-safe as zkc_mutex_release. */
+ * (the hold had been lost: local state cleared), ZKC_ECLOSED (client
+ * closed: local state cleared), or, when no memory is left to send the
+ * delete unwaited, the result of a waited one (zkc_mutex_release's codes).
+ * zkc_client_close waits (up to 2 s) for deletes sent so. Thread-safe as
+ * zkc_mutex_release. */
 ZKC_EXTERN int zkc_mutex_release_nowait(zkc_mutex_t *mutex);
 
 /* 1 if any thread of this process holds this mutex object, else 0 (also for
