@@ -158,12 +158,12 @@ awk -F, -v before="$load_before" -v after="$load_after" -v cpus="$(nproc)" \
   }
   $1 == "T" { t[nt++] = "| " $2 " | " $3 " | " num($5) " | " $6 " | " ($4 == "met" ? "met" : "**MISSED**") " |" }
   END {
-    split("raw naive pipelined zkcoord zkcoord-nowait zkcoord/raw zkcoord-nowait/raw zkcoord/naive zkcoord/pipelined", cols, " ")
-    if (n) printf "| scen. | n | measure | unit | raw (1) | naive (2) | pipelined | zkcoord | zkcoord nowait | zkcoord/raw | nowait/raw | zkcoord/naive | zkcoord/pipelined |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n"
+    split("raw naive pipelined zkcoord zkcoord/raw zkcoord/naive zkcoord/pipelined raw-nowait zkcoord-nowait zkcoord-nowait/raw zkcoord-nowait/raw-nowait", cols, " ")
+    if (n) printf "| scen. | n | measure | unit | raw (1) | naive (2) | pipelined | zkcoord | zkcoord/raw | zkcoord/naive | zkcoord/pipelined | raw, delete not waited | zkcoord nowait | nowait/raw | nowait/raw not waited |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n"
     for (i = 0; i < n; i++) {
       split(order[i], key, SUBSEP)
       line = "| " key[1] " | " key[2] " | " key[3] " | " unit[order[i]]
-      for (c = 1; c <= 9; c++) line = line " | " cell(order[i] SUBSEP cols[c])
+      for (c = 1; c <= 11; c++) line = line " | " cell(order[i] SUBSEP cols[c])
       print line " |"
     }
     printf "\n| scen. | target | measured | wanted | result |\n|---|---|---|---|---|\n"

@@ -12,13 +12,16 @@
  * then list, then delete (baseline 2); pipelined: the list sent with the
  * create, as zkcoord does (the floor of an acquire that reads the queue);
  * only with distinct paths. zkcoord-nowait: zkcoord with
- * zkc_mutex_release_nowait, only with distinct paths and in rounds of its
- * own (its delete, not waited for, would be charged to the next variant's
- * cycle if mixed). */
-typedef enum { V_RAW, V_NAIVE, V_ZKC, V_PIPE, V_NOWAIT, V_COUNT } variant_t;
+ * zkc_mutex_release_nowait, and raw-nowait, its raw twin (a create, then a
+ * delete not waited for); only with distinct paths, each in rounds of its
+ * own, one after the other (a delete not waited for would be charged to
+ * the next variant's cycle if mixed). */
+typedef enum {
+  V_RAW, V_NAIVE, V_ZKC, V_PIPE, V_NOWAIT, V_RAW_NOWAIT, V_COUNT
+} variant_t;
 #define V_MIXED V_NOWAIT /* the variants that mix cycle by cycle */
-static const char *const vname[V_COUNT] = {"raw", "naive", "zkcoord",
-                                           "pipelined", "zkcoord-nowait"};
+static const char *const vname[V_COUNT] = {
+    "raw", "naive", "zkcoord", "pipelined", "zkcoord-nowait", "raw-nowait"};
 
 /* One worker: one session of each kind. It runs one variant for a whole
  * round, or (mixed) the three in turn, one cycle each, so that load
@@ -64,6 +67,11 @@ static void pipe_listed(int rc, const struct String_vector *v, const void *data)
   pipe_reply((worker_t *)data, rc);
 }
 
+static void unwaited_delete(int rc, const void *data) {
+  (void)data;
+  if (rc != ZOK) die("raw delete (not waited for): %s", zerror(rc));
+}
+
 /* One lock cycle of variant v; returns when it was acquired. */
 static int64_t cycle(worker_t *w, variant_t v, int64_t end) {
   int64_t acquired;
@@ -105,8 +113,10 @@ static int64_t cycle(worker_t *w, variant_t v, int64_t end) {
     deallocate_String_vector(&sv);
   }
   acquired = now_ns();
-  if ((rc = zoo_delete(w->zh, created, -1)) != ZOK)
-    die("raw delete: %s", zerror(rc));
+  rc = v == V_RAW_NOWAIT
+           ? zoo_adelete(w->zh, created, -1, unwaited_delete, NULL)
+           : zoo_delete(w->zh, created, -1);
+  if (rc != ZOK) die("raw delete: %s", zerror(rc));
   return acquired;
 }
 
@@ -219,12 +229,18 @@ static double loops(const char *scen, int n, int distinct, figures_t f[V_COUNT])
   int saved = cfg.round_ms;
   cfg.round_ms = 100;
   for (int v = 0; v < nv; v++) run_round(ws, n, v, f, 0);
-  if (distinct) run_round(ws, n, V_NOWAIT, f, 0);
+  if (distinct) {
+    run_round(ws, n, V_NOWAIT, f, 0);
+    run_round(ws, n, V_RAW_NOWAIT, f, 0);
+  }
   cfg.round_ms = saved;
   for (int r = 0; r < cfg.rounds; r++) {
     for (int v = distinct ? -1 : 0; v < (distinct ? 0 : nv); v++)
       run_round(ws, n, v, f, r);
-    if (distinct) run_round(ws, n, V_NOWAIT, f, r);
+    if (distinct) { /* alternating which goes first */
+      run_round(ws, n, r % 2 ? V_RAW_NOWAIT : V_NOWAIT, f, r);
+      run_round(ws, n, r % 2 ? V_NOWAIT : V_RAW_NOWAIT, f, r);
+    }
   }
   for (int i = 0; i < n; i++) {
     pthread_cond_destroy(&ws[i].cv);
@@ -249,6 +265,8 @@ static double loops(const char *scen, int n, int distinct, figures_t f[V_COUNT])
   if (distinct) {
     ratios(f[V_NOWAIT].rate, f[V_RAW].rate, k, ratio);
     emit(scen, n, "cycle rate", "zkcoord-nowait/raw", "x", ratio, k);
+    ratios(f[V_NOWAIT].rate, f[V_RAW_NOWAIT].rate, k, ratio);
+    emit(scen, n, "cycle rate", "zkcoord-nowait/raw-nowait", "x", ratio, k);
   }
   for (int v = 0; v < ne; v++)
     emit(scen, n, "cycle p50", vname[v], "us", f[v].cycle_p50, k);
