@@ -209,7 +209,7 @@ void scen_queue(void) {
   emit("d", waiters, "hand-off rate", "zkcoord", "/s", rate, runs);
   emit("d", waiters, "watches beyond one per waiter", "zkcoord", "count",
        beyond, runs);
-  emit_target("d", "watches beyond one per waiter (own nodes of holder, next in line)",
+  emit_target("d", "watches beyond one per waiter (own nodes of holder and next in line)",
               median_of(beyond, runs), "<=", 2);
   emit_target("d", "notifications per release (successor + own node)",
               median_of(notified, runs), "<=", 2);
