@@ -1078,17 +1078,23 @@ static void release_of_lost_hold_races_destroy(void **state) {
   zkc_client_close(c);
 }
 
-/* A parent whose ACL lets anyone create children but not delete them: a
- * release (and a timed-out acquire) whose delete is refused must say so,
- * and the refused hold stays held until the session ends. */
-static void refused_delete_is_reported(void **state) {
-  (void)state;
+/* A lock path whose ACL lets anyone create children but not delete them. */
+static const char *no_delete_parent(void) {
   zkt_make_root();
   const char *path = zkt_path("lock");
   struct ACL no_delete[] = {
       {ZOO_PERM_CREATE | ZOO_PERM_READ | ZOO_PERM_WRITE, ZOO_ANYONE_ID_UNSAFE}};
   struct ACL_vector acl = {1, no_delete};
   assert_int_equal(zoo_create(zkt_raw(), path, "", 0, &acl, 0, NULL, 0), ZOK);
+  return path;
+}
+
+/* A parent whose ACL lets anyone create children but not delete them: a
+ * release (and a timed-out acquire) whose delete is refused must say so,
+ * and the refused hold stays held until the session ends. */
+static void refused_delete_is_reported(void **state) {
+  (void)state;
+  const char *path = no_delete_parent();
   zkc_client_t *a = zkt_open(NULL), *b = zkt_open(NULL);
   zkc_mutex_t *ma = new_mutex(a, path), *mb = new_mutex(b, path);
   OK(zkc_mutex_acquire(ma));
@@ -1132,12 +1138,7 @@ static int log_has(void *ctx) {
  * locally, and the node stays until the session ends. */
 static void refused_nowait_delete_is_logged(void **state) {
   (void)state;
-  zkt_make_root();
-  const char *path = zkt_path("lock");
-  struct ACL no_delete[] = {
-      {ZOO_PERM_CREATE | ZOO_PERM_READ | ZOO_PERM_WRITE, ZOO_ANYONE_ID_UNSAFE}};
-  struct ACL_vector acl = {1, no_delete};
-  assert_int_equal(zoo_create(zkt_raw(), path, "", 0, &acl, 0, NULL, 0), ZOK);
+  const char *path = no_delete_parent();
   zkc_client_opts_t o;
   zkc_client_opts_init(&o);
   o.log_fn = keep_log;
