@@ -42,6 +42,7 @@ typedef struct worker {
   pthread_mutex_t mu;         /* pipelined: completions of the requests */
   pthread_cond_t cv;
   int replies;
+  int reply_rc; /* the first failed reply's code, else ZOK */
   samples_t handoff; /* release call of the previous holder -> acquire return */
   pthread_t th;
 } worker_t;
@@ -50,9 +51,17 @@ static pthread_barrier_t start_line;
 static atomic_llong round_end;    /* monotonic ns: no new cycle after it */
 static atomic_llong release_call; /* when the holder called release */
 
+/* A raw request cut by the connection (a busy machine's C client may time
+ * one out) is tried again, as zkcoord retries its own; anything else ends
+ * the benchmark. */
+static int transient(int rc) {
+  return rc == ZCONNECTIONLOSS || rc == ZOPERATIONTIMEOUT;
+}
+
 static void pipe_reply(worker_t *w, int rc) {
-  if (rc != ZOK) die("pipelined request: %s", zerror(rc));
+  if (rc != ZOK && !transient(rc)) die("pipelined request: %s", zerror(rc));
   pthread_mutex_lock(&w->mu);
+  if (rc != ZOK && w->reply_rc == ZOK) w->reply_rc = rc;
   w->replies++;
   pthread_cond_signal(&w->cv);
   pthread_mutex_unlock(&w->mu);
@@ -68,8 +77,9 @@ static void pipe_listed(int rc, const struct String_vector *v, const void *data)
 }
 
 static void unwaited_delete(int rc, const void *data) {
-  (void)data;
-  if (rc != ZOK) die("raw delete (not waited for): %s", zerror(rc));
+  (void)data; /* a cut one leaves an ephemeral node, gone with its session */
+  if (rc != ZOK && !transient(rc) && rc != ZCLOSING)
+    die("raw delete (not waited for): %s", zerror(rc));
 }
 
 /* One lock cycle of variant v; returns when it was acquired. */
@@ -92,30 +102,42 @@ static int64_t cycle(worker_t *w, variant_t v, int64_t end) {
   snprintf(prefix, sizeof prefix, "%s/raw-", w->path);
   int rc;
   if (v == V_PIPE) {
-    w->replies = 0;
-    rc = zoo_acreate(w->zh, prefix, "x", 1, &ZOO_OPEN_ACL_UNSAFE,
-                     ZOO_EPHEMERAL_SEQUENTIAL, pipe_created, w);
-    if (rc == ZOK)
+    do {
+      w->replies = 0;
+      w->reply_rc = ZOK;
+      rc = zoo_acreate(w->zh, prefix, "x", 1, &ZOO_OPEN_ACL_UNSAFE,
+                       ZOO_EPHEMERAL_SEQUENTIAL, pipe_created, w);
+      if (rc != ZOK) die("raw pipelined: %s", zerror(rc));
       rc = zoo_aget_children(w->zh, w->path, 0, pipe_listed, w);
-    if (rc != ZOK) die("raw pipelined: %s", zerror(rc));
-    pthread_mutex_lock(&w->mu);
-    while (w->replies < 2) pthread_cond_wait(&w->cv, &w->mu);
-    pthread_mutex_unlock(&w->mu);
-  } else if ((rc = zoo_create(w->zh, prefix, "x", 1, &ZOO_OPEN_ACL_UNSAFE,
-                              ZOO_EPHEMERAL_SEQUENTIAL, created,
-                              sizeof w->created)) != ZOK) {
-    die("raw create: %s", zerror(rc));
+      if (rc != ZOK) die("raw pipelined: %s", zerror(rc));
+      pthread_mutex_lock(&w->mu);
+      while (w->replies < 2) pthread_cond_wait(&w->cv, &w->mu);
+      rc = w->reply_rc;
+      pthread_mutex_unlock(&w->mu);
+      if (rc != ZOK) sleep_ms(50);
+    } while (rc != ZOK);
+  } else {
+    while (transient(rc = zoo_create(w->zh, prefix, "x", 1,
+                                     &ZOO_OPEN_ACL_UNSAFE,
+                                     ZOO_EPHEMERAL_SEQUENTIAL, created,
+                                     sizeof w->created)))
+      sleep_ms(50);
+    if (rc != ZOK) die("raw create: %s", zerror(rc));
   }
   if (v == V_NAIVE) {
     struct String_vector sv;
-    if ((rc = zoo_get_children(w->zh, w->path, 0, &sv)) != ZOK)
-      die("raw children: %s", zerror(rc));
+    while (transient(rc = zoo_get_children(w->zh, w->path, 0, &sv)))
+      sleep_ms(50);
+    if (rc != ZOK) die("raw children: %s", zerror(rc));
     deallocate_String_vector(&sv);
   }
   acquired = now_ns();
-  rc = v == V_RAW_NOWAIT
-           ? zoo_adelete(w->zh, created, -1, unwaited_delete, NULL)
-           : zoo_delete(w->zh, created, -1);
+  if (v == V_RAW_NOWAIT) {
+    rc = zoo_adelete(w->zh, created, -1, unwaited_delete, NULL);
+  } else {
+    while (transient(rc = zoo_delete(w->zh, created, -1))) sleep_ms(50);
+    if (rc == ZNONODE) rc = ZOK; /* a cut delete that was applied */
+  }
   if (rc != ZOK) die("raw delete: %s", zerror(rc));
   return acquired;
 }
