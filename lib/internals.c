@@ -42,6 +42,22 @@ int zkc__ensure_path(zkc_client_t *c, const char *path) {
   return rc == ZKC_ENODEEXISTS ? ZKC_OK : rc;
 }
 
+/* What the answer `rc` to the delete of a held node means (remove_node's
+ * codes): a delete cut by connection loss or a session's end is finished
+ * in the background, a refusal is logged. */
+static int delete_answered(zkc_client_t *c, const char *node, int rc) {
+  if (rc == ZKC_ENONODE) return ZKC_ELOST;
+  if (rc == ZKC_OK || rc == ZKC_ECLOSED) return ZKC_OK;
+  if (!zkc__retryable(rc) && rc != ZKC_ESESSIONEXPIRED) {
+    zkc__log(c, ZKC_LOG_ERROR,
+             "delete of %s refused (%s): it stays until its session ends",
+             node, zkc_strerror(rc));
+    return rc;
+  }
+  zkc__janitor_add(c, node, NULL);
+  return ZKC_OK;
+}
+
 /* Deletes our node now, or hands the delete to the maintenance thread when
  * the connection is in trouble: whichever session is current then deletes
  * it (a node of a lost session may outlive it by up to a session timeout).
@@ -58,17 +74,7 @@ static int remove_node(zkc_client_t *c, const char *node) {
     zkc__janitor_add(c, node, NULL);
     return ZKC_OK;
   }
-  int rc = zkc__op_run_delete(c, node);
-  if (rc == ZKC_ENONODE) return ZKC_ELOST;
-  if (rc == ZKC_OK || rc == ZKC_ECLOSED) return ZKC_OK;
-  if (!zkc__retryable(rc) && rc != ZKC_ESESSIONEXPIRED) {
-    zkc__log(c, ZKC_LOG_ERROR,
-             "delete of %s refused (%s): it stays until its session ends",
-             node, zkc_strerror(rc));
-    return rc;
-  }
-  zkc__janitor_add(c, node, NULL);
-  return ZKC_OK;
+  return delete_answered(c, node, zkc__op_run_delete(c, node));
 }
 
 /* A release's delete that nobody waits for (zkc__lock_delete_nowait). */
@@ -82,13 +88,7 @@ typedef struct unwaited {
  * would do with it, with nobody to tell of a refusal but the log. */
 static void unwaited_done(void *ctx) {
   unwaited_t *d = ctx;
-  int rc = d->op.rc;
-  if (zkc__retryable(rc) || rc == ZKC_ESESSIONEXPIRED)
-    zkc__janitor_add(d->c, d->node, NULL);
-  else if (rc != ZKC_OK && rc != ZKC_ENONODE && rc != ZKC_ECLOSED)
-    zkc__log(d->c, ZKC_LOG_ERROR,
-             "delete of %s refused (%s): it stays until its session ends",
-             d->node, zkc_strerror(rc));
+  (void)delete_answered(d->c, d->node, d->op.rc);
   zkc__op_clear(&d->op);
   free(d->node);
   free(d);
