@@ -183,16 +183,16 @@ void zkc__waiter_watch_own(zkc_client_t *c, zkc__waiter_t *w, const char *own) {
   pthread_mutex_unlock(&c->mu);
 }
 
-/* Nothing since w registered has broken the order of this client's node
- * events. */
-static int in_order_locked(const zkc_client_t *c, const zkc__waiter_t *w) {
-  return w->epoch == c->watch_epoch && c->unwatching == 0;
+/* w watches its own node, no event has come on it, and nothing since w
+ * registered has broken the order of this client's node events. */
+static int own_intact_locked(const zkc_client_t *c, const zkc__waiter_t *w) {
+  return w->own != NULL && !w->own_touched && w->epoch == c->watch_epoch &&
+         c->unwatching == 0;
 }
 
 int zkc__waiter_clean(zkc_client_t *c, zkc__waiter_t *w, int path_absent) {
   pthread_mutex_lock(&c->mu);
-  int clean = w->own != NULL && !w->own_touched && in_order_locked(c, w) &&
-              (path_absent || w->clean);
+  int clean = own_intact_locked(c, w) && (path_absent || w->clean);
   pthread_mutex_unlock(&c->mu);
   return clean;
 }
@@ -208,8 +208,7 @@ void zkc__waiter_event(zkc_client_t *c, uint64_t id, const char *path,
   if (w != NULL) {
     if (w->own && strcmp(path, w->own) == 0)
       w->own_touched = 1;
-    else if (deleted && w->own && !w->own_touched && in_order_locked(c, w) &&
-             strcmp(path, w->path) == 0)
+    else if (deleted && own_intact_locked(c, w) && strcmp(path, w->path) == 0)
       w->clean = 1;
     w->fired = 1;
     wake(w);
