@@ -57,6 +57,10 @@ int emit_target(const char *scen, const char *what, double value,
 /* ---- raw ZooKeeper sessions (the baselines and inspection) ---- */
 zhandle_t *raw_open(void);
 void raw_close(zhandle_t *zh);
+/* A raw request cut by the connection (a busy machine's C client may time
+ * one out): the baselines try it again, as zkcoord retries its own; any
+ * other failure ends the benchmark. */
+int raw_transient(int zk_rc);
 /* Creates path and its missing ancestors (persistent). */
 void raw_ensure(zhandle_t *zh, const char *path);
 /* Deletes path and everything below it. */

@@ -145,6 +145,10 @@ zhandle_t *raw_open(void) {
   return zh;
 }
 
+int raw_transient(int zk_rc) {
+  return zk_rc == ZCONNECTIONLOSS || zk_rc == ZOPERATIONTIMEOUT;
+}
+
 void raw_close(zhandle_t *zh) {
   raw_ctx_t *r = (raw_ctx_t *)zoo_get_context(zh);
   zookeeper_close(zh);

@@ -76,10 +76,9 @@ void scen_handoff(void) {
       /* raw: x creates, y watches, x deletes. */
       int64_t t0 = now_ns();
       int rc;
-      /* A create cut by the connection is tried again (busy machines). */
-      while ((rc = zoo_create(x, node, "x", 1, &ZOO_OPEN_ACL_UNSAFE,
-                              ZOO_EPHEMERAL, NULL, 0)) == ZCONNECTIONLOSS ||
-             rc == ZOPERATIONTIMEOUT)
+      while (raw_transient(rc = zoo_create(x, node, "x", 1,
+                                           &ZOO_OPEN_ACL_UNSAFE, ZOO_EPHEMERAL,
+                                           NULL, 0)))
         sleep_ms(50);
       if (rc == ZNODEEXISTS) rc = ZOK; /* the cut one was applied */
       int64_t t1 = now_ns();

@@ -51,15 +51,9 @@ static pthread_barrier_t start_line;
 static atomic_llong round_end;    /* monotonic ns: no new cycle after it */
 static atomic_llong release_call; /* when the holder called release */
 
-/* A raw request cut by the connection (a busy machine's C client may time
- * one out) is tried again, as zkcoord retries its own; anything else ends
- * the benchmark. */
-static int transient(int rc) {
-  return rc == ZCONNECTIONLOSS || rc == ZOPERATIONTIMEOUT;
-}
-
 static void pipe_reply(worker_t *w, int rc) {
-  if (rc != ZOK && !transient(rc)) die("pipelined request: %s", zerror(rc));
+  if (rc != ZOK && !raw_transient(rc))
+    die("pipelined request: %s", zerror(rc));
   pthread_mutex_lock(&w->mu);
   if (rc != ZOK && w->reply_rc == ZOK) w->reply_rc = rc;
   w->replies++;
@@ -78,7 +72,7 @@ static void pipe_listed(int rc, const struct String_vector *v, const void *data)
 
 static void unwaited_delete(int rc, const void *data) {
   (void)data; /* a cut one leaves an ephemeral node, gone with its session */
-  if (rc != ZOK && !transient(rc) && rc != ZCLOSING)
+  if (rc != ZOK && !raw_transient(rc) && rc != ZCLOSING)
     die("raw delete (not waited for): %s", zerror(rc));
 }
 
@@ -117,7 +111,7 @@ static int64_t cycle(worker_t *w, variant_t v, int64_t end) {
       if (rc != ZOK) sleep_ms(50);
     } while (rc != ZOK);
   } else {
-    while (transient(rc = zoo_create(w->zh, prefix, "x", 1,
+    while (raw_transient(rc = zoo_create(w->zh, prefix, "x", 1,
                                      &ZOO_OPEN_ACL_UNSAFE,
                                      ZOO_EPHEMERAL_SEQUENTIAL, created,
                                      sizeof w->created)))
@@ -126,7 +120,7 @@ static int64_t cycle(worker_t *w, variant_t v, int64_t end) {
   }
   if (v == V_NAIVE) {
     struct String_vector sv;
-    while (transient(rc = zoo_get_children(w->zh, w->path, 0, &sv)))
+    while (raw_transient(rc = zoo_get_children(w->zh, w->path, 0, &sv)))
       sleep_ms(50);
     if (rc != ZOK) die("raw children: %s", zerror(rc));
     deallocate_String_vector(&sv);
@@ -135,7 +129,7 @@ static int64_t cycle(worker_t *w, variant_t v, int64_t end) {
   if (v == V_RAW_NOWAIT) {
     rc = zoo_adelete(w->zh, created, -1, unwaited_delete, NULL);
   } else {
-    while (transient(rc = zoo_delete(w->zh, created, -1))) sleep_ms(50);
+    while (raw_transient(rc = zoo_delete(w->zh, created, -1))) sleep_ms(50);
     if (rc == ZNONODE) rc = ZOK; /* a cut delete that was applied */
   }
   if (rc != ZOK) die("raw delete: %s", zerror(rc));
