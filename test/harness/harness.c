@@ -244,6 +244,25 @@ void zkt_deny_delete(const char *path, int deny) {
                    ZOK);
 }
 
+static char log_kept[4096];
+static pthread_mutex_t log_mu = PTHREAD_MUTEX_INITIALIZER;
+
+void zkt_log_keep(void *ctx, zkc_log_level_t level, const char *msg) {
+  intptr_t least_severe = (intptr_t)ctx;
+  if (least_severe != 0 && (intptr_t)level > least_severe) return;
+  pthread_mutex_lock(&log_mu);
+  strncat(log_kept, msg, sizeof log_kept - strlen(log_kept) - 2);
+  strcat(log_kept, "\n");
+  pthread_mutex_unlock(&log_mu);
+}
+
+int zkt_log_has(void *text) {
+  pthread_mutex_lock(&log_mu);
+  int has = strstr(log_kept, (const char *)text) != NULL;
+  pthread_mutex_unlock(&log_mu);
+  return has;
+}
+
 int zkt_await(int (*pred)(void *ctx), void *ctx, int64_t timeout_ms) {
   int64_t deadline = zkt_now_ms() + timeout_ms;
   int v;

@@ -69,6 +69,13 @@ void zkt_delete_tree(const char *path);
  * when the server refuses. */
 void zkt_deny_delete(const char *path, int deny);
 
+/* A log sink for zkc_client_opts_t.log_fn keeping the lines it is given
+ * (4 KB in all) for zkt_log_has: those of every level when log_ctx is NULL,
+ * else those at least as severe as (zkc_log_level_t)(intptr_t)log_ctx. */
+void zkt_log_keep(void *ctx, zkc_log_level_t level, const char *msg);
+/* 1 if a kept line contains `text` (a const char *; a zkt_await predicate). */
+int zkt_log_has(void *text);
+
 /* Polls pred(ctx) every few milliseconds until it returns nonzero or
  * timeout_ms (already scaled) passes; returns the last value of pred. For
  * conditions on the ensemble that nothing can signal. */

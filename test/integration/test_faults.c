@@ -1082,10 +1082,10 @@ static void release_of_lost_hold_races_destroy(void **state) {
 static const char *no_delete_parent(void) {
   zkt_make_root();
   const char *path = zkt_path("lock");
-  struct ACL no_delete[] = {
-      {ZOO_PERM_CREATE | ZOO_PERM_READ | ZOO_PERM_WRITE, ZOO_ANYONE_ID_UNSAFE}};
-  struct ACL_vector acl = {1, no_delete};
-  assert_int_equal(zoo_create(zkt_raw(), path, "", 0, &acl, 0, NULL, 0), ZOK);
+  assert_int_equal(zoo_create(zkt_raw(), path, "", 0, &ZOO_OPEN_ACL_UNSAFE, 0,
+                              NULL, 0),
+                   ZOK);
+  zkt_deny_delete(path, 1);
   return path;
 }
 
@@ -1114,25 +1114,6 @@ static void refused_delete_is_reported(void **state) {
   OK(zkc_mutex_destroy(mb));
 }
 
-/* Log lines of the client under test, for the test to search. */
-static char log_seen[4096];
-static pthread_mutex_t log_mu = PTHREAD_MUTEX_INITIALIZER;
-static void keep_log(void *ctx, zkc_log_level_t level, const char *msg) {
-  (void)ctx;
-  if (level != ZKC_LOG_ERROR) return;
-  pthread_mutex_lock(&log_mu);
-  strncat(log_seen, msg, sizeof log_seen - strlen(log_seen) - 2);
-  strcat(log_seen, "\n");
-  pthread_mutex_unlock(&log_mu);
-}
-
-static int log_has(void *ctx) {
-  pthread_mutex_lock(&log_mu);
-  int has = strstr(log_seen, ctx) != NULL;
-  pthread_mutex_unlock(&log_mu);
-  return has;
-}
-
 /* The same refusal met by a release that does not wait: nobody to return
  * it to, so it is logged at ERROR with the node's path; the hold is gone
  * locally, and the node stays until the session ends. */
@@ -1141,7 +1122,8 @@ static void refused_nowait_delete_is_logged(void **state) {
   const char *path = no_delete_parent();
   zkc_client_opts_t o;
   zkc_client_opts_init(&o);
-  o.log_fn = keep_log;
+  o.log_fn = zkt_log_keep;
+  o.log_ctx = (void *)(intptr_t)ZKC_LOG_ERROR;
   zkc_client_t *a = zkt_open(&o);
   zkc_mutex_t *m = new_mutex(a, path);
   OK(zkc_mutex_acquire(m));
@@ -1150,7 +1132,7 @@ static void refused_nowait_delete_is_logged(void **state) {
   snprintf(expected, sizeof expected, "delete of %s refused", node);
   OK(zkc_mutex_release_nowait(m));
   assert_false(zkc_mutex_is_owned_by_current_thread(m));
-  assert_true(zkt_await(log_has, expected, zkt_ms(10000)));
+  assert_true(zkt_await(zkt_log_has, expected, zkt_ms(10000)));
   assert_true(zkt_exists(node, NULL));
   OK(zkc_mutex_destroy(m));
   zkc_client_close(a);
