@@ -278,6 +278,15 @@ static int check_leases(const run_t *r, history_t *h, int *excused) {
       print_error("%d holders of %d leases at %lld us (pid %d token %lld "
                   "starting)\n", running, r->sem_max, t, h->holds[i].pid,
                   h->holds[i].token);
+    if (running > r->sem_max && bad == 1) /* the first one in full */
+      for (int j = 0; j < h->nholds; j++) {
+        const hold_t *x = &h->holds[j];
+        if (x->start > t || x->end <= t) continue;
+        print_error("  held: pid %d token %lld node %s from %lld to %lld%s%s\n",
+                    x->pid, x->token, x->node, x->start, x->end,
+                    x->ended ? "" : " (no release seen)",
+                    x->told ? " (told lost)" : "");
+      }
   }
   return bad;
 }
