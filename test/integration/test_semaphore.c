@@ -100,29 +100,39 @@ static void never_more_than_n(void **state) {
   assert_int_equal(zkt_children_count(sub(path, "locks")), 0);
 }
 
-/* A waiter thread: acquires once, notes its admission rank, keeps the
- * lease until told. */
+/* A waiter thread: acquires once and keeps the lease until told. */
 typedef struct waiter {
   zkc_sem_t *s;
   unsigned qty;
   int64_t timeout;
   int rc;
   zkc_lease_t *lease;
-  atomic_int admitted; /* rank + 1 once admitted */
+  atomic_int admitted; /* 1 once zkc_sem_acquire returned ZKC_OK */
 } waiter_t;
-
-static atomic_int rank;
 
 static void *wait_lease(void *arg) {
   waiter_t *w = arg;
   w->rc = zkc_sem_acquire(w->s, w->qty, w->timeout, &w->lease);
-  if (w->rc == ZKC_OK) atomic_store(&w->admitted, atomic_fetch_add(&rank, 1) + 1);
+  if (w->rc == ZKC_OK) atomic_store(&w->admitted, 1);
   return NULL;
 }
 
 static int is_admitted(void *ctx) { return atomic_load(&((waiter_t *)ctx)->admitted); }
 
-/* Admission follows the queue order on locks/. */
+/* The lease's fencing token: the czxid of its lease node, which the
+ * admitted contender creates while it heads the queue; 0 if none. */
+static int64_t lease_token(waiter_t *w) {
+  int64_t t = 0;
+  if (!atomic_load(&w->admitted) || zkc_lease_fencing_token(w->lease, &t) != ZKC_OK) return 0;
+  return t;
+}
+
+/* Admission follows the queue order on locks/. The order is read from
+ * what the library orders, the lease nodes' czxids (a contender makes its
+ * lease node only once it heads the queue, after the one before it was
+ * admitted), not from when the threads happened to run after admission.
+ * Every lease is freed before any assertion, so a failure leaves nothing
+ * behind. */
 static void fifo_admission(void **state) {
   (void)state;
   char path[600];
@@ -130,7 +140,6 @@ static void fifo_admission(void **state) {
   char locks[600], leases[600];
   snprintf(locks, sizeof locks, "%s", sub(path, "locks"));
   snprintf(leases, sizeof leases, "%s", sub(path, "leases"));
-  atomic_store(&rank, 0);
   zkc_client_t *hc = zkt_open(NULL);
   zkc_sem_t *hs = new_sem(hc, path, 2, NULL);
   zkc_lease_t *all;
@@ -138,31 +147,50 @@ static void fifo_admission(void **state) {
   zkc_client_t *c[3];
   waiter_t w[3];
   pthread_t t[3];
+  int queued = 0;
   for (int i = 0; i < 3; i++) {
     c[i] = zkt_open(NULL);
     w[i] = (waiter_t){.s = new_sem(c[i], path, 2, NULL), .qty = 1, .timeout = -1};
     pthread_create(&t[i], NULL, wait_lease, &w[i]);
     /* In the queue before the next one starts. */
-    assert_true(zkt_await_children_exactly(locks, i + 1, zkt_ms(10000)));
+    queued += zkt_await_children_exactly(locks, i + 1, zkt_ms(10000));
   }
-  assert_int_equal(zkt_children_count(leases), 3); /* the head's counts */
-  OK(zkc_lease_free(all));
-  assert_true(zkt_await(is_admitted, &w[1], zkt_ms(10000)));
-  assert_int_equal(atomic_load(&w[0].admitted), 1);
-  assert_int_equal(atomic_load(&w[1].admitted), 2);
-  assert_int_equal(atomic_load(&w[2].admitted), 0); /* 3 > 2: waits */
-  OK(zkc_lease_free(w[0].lease));
-  assert_true(zkt_await(is_admitted, &w[2], zkt_ms(10000)));
-  assert_int_equal(atomic_load(&w[2].admitted), 3);
+  int head_counts = zkt_children_count(leases); /* the head's lease counts */
+  int freed_all = zkc_lease_free(all);
+  int first_two = zkt_await(is_admitted, &w[0], zkt_ms(10000)) &&
+                  zkt_await(is_admitted, &w[1], zkt_ms(10000));
+  /* The third heads the queue with its lease node made, and waits: 3 > 2. */
+  int third_waits = zkt_await_children_exactly(leases, 3, zkt_ms(10000)) &&
+                    !atomic_load(&w[2].admitted);
+  int64_t tok0 = lease_token(&w[0]), tok1 = lease_token(&w[1]);
+  int freed_first = atomic_load(&w[0].admitted) ? zkc_lease_free(w[0].lease) : ZKC_OK;
+  int third = zkt_await(is_admitted, &w[2], zkt_ms(10000));
+  int64_t tok2 = lease_token(&w[2]);
+  /* Whatever happened above: every lease goes, so each waiter returns. */
+  int rc[3], freed[3];
   for (int i = 0; i < 3; i++) {
     pthread_join(t[i], NULL);
-    OK(w[i].rc);
-    if (i > 0) OK(zkc_lease_free(w[i].lease));
+    rc[i] = w[i].rc;
+    freed[i] = i > 0 && rc[i] == ZKC_OK ? zkc_lease_free(w[i].lease) : ZKC_OK;
     OK(zkc_sem_destroy(w[i].s));
     zkc_client_close(c[i]);
   }
   OK(zkc_sem_destroy(hs));
   zkc_client_close(hc);
+  printf("lease tokens in admission order: %lld %lld %lld\n", (long long)tok0,
+         (long long)tok1, (long long)tok2);
+  assert_int_equal(queued, 3);
+  assert_int_equal(head_counts, 3);
+  OK(freed_all);
+  assert_true(first_two);
+  assert_true(third_waits);
+  OK(freed_first);
+  assert_true(third);
+  for (int i = 0; i < 3; i++) {
+    OK(rc[i]);
+    OK(freed[i]);
+  }
+  assert_true(tok0 > 0 && tok0 < tok1 && tok1 < tok2); /* queue order */
   assert_int_equal(zkt_children_count(leases), 0);
 }
 
@@ -189,7 +217,6 @@ static void shared_count_changes_reach_waiters(void **state) {
   zkc_lease_t *la;
   OK(zkc_sem_acquire(sa, 1, -1, &la));
   waiter_t wb = {.s = sb, .qty = 1, .timeout = -1};
-  atomic_store(&rank, 0);
   pthread_t tb, tx;
   pthread_create(&tb, NULL, wait_lease, &wb);
   assert_true(zkt_await_children_exactly(leases, 2, zkt_ms(10000)));
@@ -560,7 +587,6 @@ static void deleted_queue_node_leaves_one_head(void **state) {
   char path[600], locks[600];
   snprintf(path, sizeof path, "%s", zkt_path("sem"));
   snprintf(locks, sizeof locks, "%s", sub(path, "locks"));
-  atomic_store(&rank, 0);
   zkc_client_t *hc = zkt_open(NULL);
   zkc_sem_t *hs = new_sem(hc, path, 1, NULL);
   zkc_lease_t *held;
@@ -593,12 +619,12 @@ static void deleted_queue_node_leaves_one_head(void **state) {
   assert_int_equal(atomic_load(&w[!first].admitted), 0); /* one at a time */
   pthread_join(t[first], NULL);
   OK(w[first].rc);
+  int64_t tok_first = lease_token(&w[first]);
   OK(zkc_lease_free(w[first].lease));
   assert_true(zkt_await(is_admitted, &w[!first], zkt_ms(10000)));
   pthread_join(t[!first], NULL);
   OK(w[!first].rc);
-  assert_int_equal(atomic_load(&w[first].admitted), 1);
-  assert_int_equal(atomic_load(&w[!first].admitted), 2);
+  assert_true(tok_first > 0 && tok_first < lease_token(&w[!first])); /* in turn */
   OK(zkc_lease_free(w[!first].lease));
   for (int i = 0; i < 2; i++) {
     OK(zkc_sem_destroy(w[i].s));
@@ -707,7 +733,6 @@ static void only_head_watches_leases(void **state) {
         want);
     assert_int_equal(strncmp(first, locks, strlen(locks)), 0);
   }
-  atomic_store(&rank, 0);
   OK(zkc_lease_free(hl));
   for (int i = 0; i < W; i++) {
     assert_true(zkt_await(is_admitted, &w[i], zkt_ms(10000)));

@@ -381,8 +381,10 @@ static void string_done(int rc, const char *value, const void *d) {
   pthread_mutex_unlock(&r->mu);
 }
 
-/* Polls until r->done >= n or timeout_ms passes. */
-static int result_wait(struct result *r, int n, int64_t timeout_ms) {
+/* Polls until r->done >= n or timeout_ms passes. Returns the count done and,
+ * when rc is not NULL, the latest result code, both read under the lock: the
+ * completion thread may still be writing them. */
+static int result_wait(struct result *r, int n, int64_t timeout_ms, int *rc) {
   int64_t deadline = now_ms() + timeout_ms;
   pthread_mutex_lock(&r->mu);
   while (r->done < n && now_ms() < deadline) {
@@ -391,6 +393,7 @@ static int result_wait(struct result *r, int n, int64_t timeout_ms) {
     pthread_mutex_lock(&r->mu);
   }
   int done = r->done;
+  if (rc) *rc = r->rc;
   pthread_mutex_unlock(&r->mu);
   return done;
 }
@@ -506,9 +509,11 @@ static void check_forwarding(void) {
     snprintf(leaf, sizeof leaf, "p-%03d", i);
     zoo_acreate(pz, path_of(leaf), "x", 1, &ZOO_OPEN_ACL_UNSAFE, ZOO_PERSISTENT, string_done, &r);
   }
-  int done = result_wait(&r, 200, ms(10000));
+  int pipe_rc;
+  int done = result_wait(&r, 200, ms(10000), &pipe_rc);
   int64_t t_pipe = now_ms() - t0;
-  CHECK(done == 200 && r.rc == ZOK, "200 async creates: %d done, rc %s", done, zerror(r.rc));
+  CHECK(done == 200 && pipe_rc == ZOK, "200 async creates: %d done, rc %s", done,
+        zerror(pipe_rc));
   kids = (struct String_vector){0, NULL};
   rc = zoo_get_children(dz, root, 0, &kids);
   CHECK(rc == ZOK && kids.count == 200, "children after async creates: %d", kids.count);
@@ -570,11 +575,16 @@ static void check_short_stall(void) {
   int rc = zoo_aget(pz, root, 0, data_done, &r);
   CHECK(rc == ZOK, "aget: %s", zerror(rc));
   sleep_ms(500);
-  CHECK(result_wait(&r, 1, 0) == 0, "a request completed while stalled");
+  CHECK(result_wait(&r, 1, 0, NULL) == 0, "a request completed while stalled");
   px_ok("unstall");
   int64_t t0 = now_ms();
-  CHECK(result_wait(&r, 1, ms(3000)) == 1 && r.rc == ZOK, "request after unstall: %s",
-        r.done ? zerror(r.rc) : "not done");
+  /* The wait is its own statement: CHECK's arguments are evaluated in no
+   * set order, so a message reading the result could run before the wait
+   * while the completion thread writes it. */
+  int got_rc = ZOK;
+  int got = result_wait(&r, 1, ms(3000), &got_rc);
+  CHECK(got == 1 && got_rc == ZOK, "request after unstall: %s",
+        got ? zerror(got_rc) : "not done");
   CHECK(events_count(&pev) == i0, "session events during a 500 ms stall");
   note("500 ms stall: request held, then answered %lld ms after unstall; no session event",
        (long long)(now_ms() - t0));
@@ -667,8 +677,10 @@ static void check_cut_after_create(void) {
   int seen = px.cuts_seen;
   zoo_acreate(pz, path_of("two-1"), "", 0, &ZOO_OPEN_ACL_UNSAFE, ZOO_PERSISTENT, string_done, &r);
   zoo_acreate(pz, path_of("two-2"), "", 0, &ZOO_OPEN_ACL_UNSAFE, ZOO_PERSISTENT, string_done, &r);
-  CHECK(result_wait(&r, 2, ms(5000)) == 2 && r.rc == ZCONNECTIONLOSS,
-        "two pipelined armed creates: %d done, %s", r.done, zerror(r.rc));
+  int two_rc = ZOK;
+  int two = result_wait(&r, 2, ms(5000), &two_rc);
+  CHECK(two == 2 && two_rc == ZCONNECTIONLOSS, "two pipelined armed creates: %d done, %s",
+        two, zerror(two_rc));
   CHECK(px_wait_cut(seen, ms(3000)), "no CUT line for pipelined creates");
   CHECK(zoo_exists(dz, path_of("two-1"), 0, NULL) == ZOK, "two-1 missing on server");
   CHECK(await_connected(pz, reconnect_wait()), "no reconnect");
