@@ -58,6 +58,7 @@ typedef struct acq {
   int w_reg;
   char *pred;
   int retries, parents;
+  int64_t proof; /* zkc__boot_ms before the latest queue read was sent */
   int64_t wake_at;
   uint64_t guard; /* a release's: the hold's own-node watch, removed by the
                      engine (removing it may wait for a guard's check) */
@@ -87,7 +88,10 @@ static void op_end(zkc__op_t *op, int *busy) {
 static int submit_list(zkc_async_t *a, acq_t *q) {
   op_end(&q->list, &q->list_busy);
   int rc = op_start(a, &q->list, &q->list_busy);
-  if (rc == ZKC_OK) zkc__submit_children(a->c, &q->list, q->base);
+  if (rc == ZKC_OK) {
+    q->proof = zkc__boot_ms();
+    zkc__submit_children(a->c, &q->list, q->base);
+  }
   return rc;
 }
 
@@ -260,6 +264,7 @@ static void start(zkc_async_t *a, acq_t *q) {
 }
 
 static void eval(zkc_async_t *a, acq_t *q);
+static void relist(zkc_async_t *a, acq_t *q);
 
 static void created(zkc_async_t *a, acq_t *q) {
   int rc = q->op.rc;
@@ -334,7 +339,12 @@ static void eval(zkc_async_t *a, acq_t *q) {
     uint64_t seq = a->state_seq;
     pthread_mutex_unlock(&a->mu);
     switch (zkc__session_fate(a->c, q->stat.ephemeral_owner)) {
-      case ZKC__SESSION_LIVE: grant(a, q, seq); return;
+      case ZKC__SESSION_LIVE:
+        /* A read answer that waited out a stall of this process proves
+         * nothing about the session now (zkc__grant_fresh): read again. */
+        if (zkc__grant_fresh(a->c, q->proof)) grant(a, q, seq);
+        else relist(a, q);
+        return;
       case ZKC__SESSION_GONE: requeue(a, q); return;
       default: q->st = S_DOUBT; return;
     }

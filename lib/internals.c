@@ -110,6 +110,8 @@ typedef struct attempt {
   int reader;      /* read side of a read-write lock: waits on writers only */
   zkc__op_t list;  /* the latest children read */
   int list_valid;
+  int64_t proof;   /* zkc__boot_ms before the request whose answer the
+                      next decision rests on was sent (zkc__grant_fresh) */
   int retries;
 } attempt_t;
 
@@ -141,6 +143,7 @@ static int submit_list(attempt_t *a) {
   int rc = zkc__op_init(&a->list);
   if (rc != ZKC_OK) return rc;
   a->list_valid = 1;
+  a->proof = zkc__boot_ms();
   zkc__submit_children(a->c, &a->list, a->base);
   return ZKC_OK;
 }
@@ -184,6 +187,7 @@ static int create_node(attempt_t *a, const char *lock_name) {
     zkc__op_t create;
     if ((rc = zkc__op_init(&create)) != ZKC_OK) break;
     a->session = zkc__session_id(c);
+    a->proof = zkc__boot_ms(); /* the read pipelined behind it is later */
     zkc__submit_create(c, &create, ZKC_NODE_PARTICIPANT, a->prefix, a->data,
                        (int)strlen(a->data),
                        a->plain ? ZKC__CREATE_EPHEMERAL
@@ -232,17 +236,29 @@ static int retry(attempt_t *a, int rc) {
   return read_again(a, zkc__retry_wait(a->c, &a->retries, rc, a->deadline));
 }
 
-/* Granted only when a queue read shows our node first while its session is
- * the current one and connected read-write. A read made while connected
- * and answered after a drop is read again once connected: the grant is
- * never made on a connection that may already be gone. */
+/* Granted only when the server's answers show our node first while its
+ * session is the current one and connected read-write, and those answers
+ * are fresh: their requests were sent less than half a session timeout ago
+ * (zkc__grant_fresh), so no stall of this process can have outlived the
+ * session between the server's answer and this grant. A read made while
+ * connected and answered after a drop is read again once connected; an
+ * answer gone stale (the process stalled, or the wait was long) is read
+ * again at once: the read's own answer is then the proof. */
 static int grant(attempt_t *a) {
+  int rc = ZKC_OK;
   switch (zkc__session_fate(a->c, a->stat.ephemeral_owner)) {
-    case ZKC__SESSION_LIVE: return ZKC_OK;
+    case ZKC__SESSION_LIVE:
+      if (zkc__grant_fresh(a->c, a->proof)) return ZKC_OK;
+      zkc__log(a->c, ZKC_LOG_DEBUG, "lock %s: the answer showing %s first is "
+               "%lld ms old: reading again", a->base, a->node,
+               (long long)(zkc__boot_ms() - a->proof));
+      break;
     case ZKC__SESSION_GONE: return ZKC_ELOST;
-    default: break;
+    default:
+      rc = zkc__wait_connected(a->c, a->deadline);
+      break;
   }
-  int rc = read_again(a, zkc__wait_connected(a->c, a->deadline));
+  rc = read_again(a, rc);
   return rc == ZKC_OK ? ZKC__AGAIN : rc;
 }
 
@@ -282,6 +298,9 @@ static int watch_round(attempt_t *a, const char *pred, int sole, int *clean) {
     if (sole) zkc__op_clear(&own);
     return rc;
   }
+  /* Both watches' answers renew the session: the proof of a grant on the
+   * blocker's delete alone. */
+  int64_t sent = zkc__boot_ms();
   if (sole) {
     zkc__waiter_watch_own(c, &w, a->node);
     zkc__submit_watch(c, &own, a->node, w.id);
@@ -305,6 +324,7 @@ static int watch_round(attempt_t *a, const char *pred, int sole, int *clean) {
   *clean = sole && !same_session && own_rc == ZKC_OK &&
            why == ZKC__WAKE_FIRED && (rc == ZKC_OK || rc == ZKC_ENONODE) &&
            zkc__waiter_clean(c, &w, rc == ZKC_ENONODE);
+  if (*clean) a->proof = sent;
   if (why == ZKC__WAKE_TIMEOUT) zkc__waiter_unwatch(c, &w);
   /* Watches that did not fire are this round's only: a next round sets
    * its own. */
@@ -327,7 +347,10 @@ static int watch_round(attempt_t *a, const char *pred, int sole, int *clean) {
  * when it was the sole blocker and a watch on our own node, set before the
  * blocker's, proves by the order of the server's events that our node was
  * still there when the blocker went (zkc__waiter_clean). That saves the
- * hand-off a read round trip. */
+ * hand-off a read round trip, but only while the watches' answers are
+ * fresh (grant): the order of events on one connection says nothing about
+ * whether our session outlived a stall of this process, and an event may
+ * have waited in the socket through one. */
 static int wait_first(attempt_t *a) {
   const char *name = zkc__basename(a->node);
   for (;;) {

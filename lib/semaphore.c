@@ -373,6 +373,7 @@ static int wait_fit(zkc_sem_t *s, zkc_lease_t *l, const zkc__held_t *q,
   for (;;) {
     size_t leases = 0, mine = 0;
     int32_t max = 0;
+    int64_t sent = zkc__boot_ms(); /* the admission's proof (grant_fresh) */
     rc = read_leases(s, l, &w, &leases, &mine, &max);
     if (rc == AGAIN && zkc__now_ms() < deadline) continue;
     if (rc == AGAIN) rc = ZKC_ETIMEDOUT;
@@ -402,7 +403,10 @@ static int wait_fit(zkc_sem_t *s, zkc_lease_t *l, const zkc__held_t *q,
     }
     if ((int64_t)leases <= (int64_t)max) {
       zkc__session_fate_t fate = zkc__session_fate(c, l->nodes[0].session_id);
-      if (fate == ZKC__SESSION_LIVE) break;
+      /* An answer that waited out a stall of this process proves nothing
+       * about the session now: read again. */
+      if (fate == ZKC__SESSION_LIVE && zkc__grant_fresh(c, sent)) break;
+      if (fate == ZKC__SESSION_LIVE) continue;
       rc = fate == ZKC__SESSION_GONE ? ZKC_ELOST
                                      : zkc__wait_connected(c, deadline);
       if (rc != ZKC_OK) break;

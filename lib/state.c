@@ -144,6 +144,13 @@ int zkc_client_session_timeout(zkc_client_t *c, int *timeout_ms) {
   return closed ? ZKC_ECLOSED : ZKC_OK;
 }
 
+int zkc__grant_fresh(zkc_client_t *c, int64_t sent_boot_ms) {
+  pthread_mutex_lock(&c->mu);
+  int64_t timeout = c->session_timeout_ms;
+  pthread_mutex_unlock(&c->mu);
+  return timeout > 0 && zkc__boot_ms() - sent_boot_ms < timeout / 2;
+}
+
 int zkc__on_maint_thread_locked(const zkc_client_t *c) {
   return c->maint_started && pthread_equal(pthread_self(), c->maint);
 }

@@ -17,6 +17,12 @@ int64_t zkc__now_ms(void) {
   return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+int64_t zkc__boot_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_BOOTTIME, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 int64_t zkc__deadline_after(int64_t timeout_ms) {
   if (timeout_ms < 0) return ZKC__FOREVER;
   int64_t now = zkc__now_ms();

@@ -16,6 +16,11 @@
 /* Milliseconds on CLOCK_MONOTONIC. */
 int64_t zkc__now_ms(void);
 
+/* Milliseconds on CLOCK_BOOTTIME: like CLOCK_MONOTONIC, but it also runs
+ * while the machine is suspended, as the servers' clocks do. A grant's
+ * freshness (zkc__grant_fresh) is judged on it. */
+int64_t zkc__boot_ms(void);
+
 /* now + timeout_ms, saturating; timeout_ms < 0 means ZKC__FOREVER. */
 int64_t zkc__deadline_after(int64_t timeout_ms);
 
