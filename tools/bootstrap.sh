@@ -12,6 +12,11 @@
 #                              from a debootstrap root (no registry), three
 #                              servers, the suite against them, a server
 #                              killed and healed, everything removed
+#   tools/bootstrap.sh pristine [CMD]
+#                              CMD (default: tools/bootstrap.sh demo) on the
+#                              committed tree in a pristine Debian container
+#                              (debootstrap, no registry): a missing install
+#                              step fails there
 #   tools/bootstrap.sh bench   install the benchmark's peers (Curator, kazoo,
 #                              go-zookeeper) and gnuplot, run bench/run.sh
 #
@@ -113,15 +118,15 @@ demo() {
 main() {
   local what=${1:-}
   case "$what" in
-    demo | test | quick | compose | bench) ;;
+    demo | test | quick | compose | pristine | bench) ;;
     *)
-      echo "usage: $0 demo|test|quick|compose|bench" >&2
+      echo "usage: $0 demo|test|quick|compose|pristine|bench" >&2
       exit 2
       ;;
   esac
   if [ "$what" = demo ]; then
     install_missing "${DEMO_PACKAGES[@]}"
-  elif [ "$what" = compose ]; then
+  elif [ "$what" = compose ] || [ "$what" = pristine ]; then
     install_missing "${COMPOSE_PACKAGES[@]}"
   elif [ "$what" = bench ]; then
     install_missing "${BENCH_PACKAGES[@]}"
@@ -131,6 +136,7 @@ main() {
   case "$what" in
     demo) demo ;;
     compose) exec tools/compose-cluster.sh ;;
+    pristine) exec tools/pristine.sh "${2:-tools/bootstrap.sh demo}" ;;
     bench) ZKC_BUILD_ROOT=$BUILD_ROOT bench/run.sh ;;
     quick)
       build "$BUILD_ROOT/default"

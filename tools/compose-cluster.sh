@@ -9,31 +9,19 @@
 # removed. Exit status: the suite's (or the first failing phase's).
 #
 # Environment: ZKC_ZK1_PORT..ZKC_ZK3_PORT (published client ports, default
-# 2181-2183), ZKC_COMPOSE_PROJECT (default zkcoord), ZKC_BASE_CACHE (the
-# base root's tarball, kept between runs; default /var/cache/zkcoord).
+# 2181-2183), ZKC_COMPOSE_PROJECT (default zkcoord), ZKC_BASE_CACHE (see
+# tools/podman-base.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 readonly ROOT=$PWD
 readonly PROJECT=${ZKC_COMPOSE_PROJECT:-zkcoord}
-readonly CACHE=${ZKC_BASE_CACHE:-/var/cache/zkcoord}
-readonly BASE_IMAGE=localhost/zkcoord-base:bookworm
-readonly CACHE_DAYS=7 # a week-old base still builds; apt-get update runs in every build
 export ZKC_ZK1_PORT=${ZKC_ZK1_PORT:-2181} ZKC_ZK2_PORT=${ZKC_ZK2_PORT:-2182}
-export ZKC_ZK3_PORT=${ZKC_ZK3_PORT:-2183} ZKC_BASE_IMAGE=$BASE_IMAGE
+export ZKC_ZK3_PORT=${ZKC_ZK3_PORT:-2183}
 
 work=$(mktemp -d)
-# Podman's defaults fail on hosts without systemd and with a hybrid cgroup
-# tree, or hard limits below its default ulimits: cgroupfs, runc, and
-# limits every such host allows.
-cat >"$work/containers.conf" <<'CONF'
-[containers]
-default_ulimits = ["nofile=4096:4096", "nproc=4096:4096"]
-[engine]
-cgroup_manager = "cgroupfs"
-runtime = "runc"
-events_logger = "file"
-CONF
-export CONTAINERS_CONF=$work/containers.conf
+# shellcheck source=tools/podman-base.sh
+. "$ROOT/tools/podman-base.sh"
+export ZKC_BASE_IMAGE=$BASE_IMAGE
 compose() { podman-compose -p "$PROJECT" -f "$ROOT/docker/docker-compose.yml" "$@"; }
 ctr() { echo "${PROJECT}_$1_1"; }
 # quiet COMMAND...: its output only if it fails (Podman warns on every
@@ -67,33 +55,6 @@ teardown() {
   exit $rc
 }
 trap teardown EXIT
-
-# The base root: debootstrap once, then the cached tarball (rebuilt when older
-# than a week or when the apt source changed).
-base_image() {
-  local mirror tar=$CACHE/base-bookworm.tar
-  mirror=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -1)
-  [ -n "$mirror" ] || mirror=$(awk '/^deb /{print $2; exit}' /etc/apt/sources.list)
-  [ -n "$mirror" ] || { echo "compose: no Debian apt source on this machine" >&2; return 1; }
-  if [ -s "$tar" ] && [ "$(cat "$tar.source" 2>/dev/null)" = "$mirror" ] &&
-     [ -n "$(find "$tar" -mtime -"$CACHE_DAYS")" ]; then
-    if podman image exists "$BASE_IMAGE"; then echo "base image cached"; return 0; fi
-  else
-    echo "debootstrap bookworm from $mirror"
-    local root=$work/root
-    debootstrap --variant=minbase bookworm "$root" "$mirror" >"$work/debootstrap.log" 2>&1 ||
-      { tail -20 "$work/debootstrap.log" >&2; return 1; }
-    # The image's apt uses the same source as the host.
-    rm -f "$root/etc/apt/sources.list"
-    cp /etc/apt/sources.list.d/*.sources "$root/etc/apt/sources.list.d/" 2>/dev/null ||
-      cp /etc/apt/sources.list "$root/etc/apt/"
-    mkdir -p "$CACHE"
-    tar -C "$root" -cf "$tar.tmp" . && mv "$tar.tmp" "$tar" && echo "$mirror" >"$tar.source"
-    rm -rf "$root"
-    podman rmi -f "$BASE_IMAGE" >/dev/null 2>&1 || true
-  fi
-  podman import "$tar" "$BASE_IMAGE" >/dev/null
-}
 
 # healthy [SECONDS]: every server's healthcheck passes. Podman runs
 # healthchecks from systemd timers; without systemd nothing runs them, so

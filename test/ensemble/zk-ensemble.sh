@@ -19,6 +19,8 @@
 #   ZKC_4LW_TIMEOUT         seconds for one 4-letter-word exchange (default 2)
 #   ZKC_JAVA                java binary (default: java on PATH)
 #   ZKC_JVM_FLAGS           extra JVM flags appended to the defaults
+#   ZKC_ENSEMBLE_TEST_AUTH  1: load the test-only auth provider or fail (needs a JDK; the suite
+#                           sets it); unset: load it when a JDK is there, else run without it
 set -euo pipefail
 
 readonly NSERVERS=3
@@ -292,15 +294,24 @@ write_server_config() {
 
 # The test-only authentication provider (RefusingDigestProvider.java beside this script): the
 # digest scheme as usual, except that the user "refused" is rejected, so that the tests can
-# produce a session in state AUTH_FAILED. Compiled once into $BASE/classes.
+# produce a session in state AUTH_FAILED. Compiled once into $BASE/classes. Only the test suite
+# needs it (its fixture sets ZKC_ENSEMBLE_TEST_AUTH=1: then a missing JDK is an error); an
+# ensemble for the demo or the CLI runs on a JRE alone, with the plain digest scheme.
 readonly PROVIDER_SRC="$(dirname -- "$(realpath -- "${BASH_SOURCE[0]}")")/RefusingDigestProvider.java"
-build_provider() {
-    [[ -f $BASE/classes/RefusingDigestProvider.class ]] && return 0
-    command -v javac >/dev/null ||
-        die "javac not found: the test ensemble needs a JDK (apt-get install default-jdk-headless)"
-    mkdir -p "$BASE/classes"
-    javac -nowarn -d "$BASE/classes" -cp "$ZK_JAR" "$PROVIDER_SRC" ||
-        die "cannot compile $PROVIDER_SRC"
+AUTH_FLAGS=()
+use_provider() {
+    AUTH_FLAGS=()
+    if [[ ! -f $BASE/classes/RefusingDigestProvider.class ]]; then
+        if ! command -v javac >/dev/null; then
+            [[ ${ZKC_ENSEMBLE_TEST_AUTH:-0} == 1 ]] &&
+                die "javac not found: the test suite's ensemble needs a JDK (apt-get install default-jdk-headless)"
+            return 0
+        fi
+        mkdir -p "$BASE/classes"
+        javac -nowarn -d "$BASE/classes" -cp "$ZK_JAR" "$PROVIDER_SRC" ||
+            die "cannot compile $PROVIDER_SRC"
+    fi
+    AUTH_FLAGS=(-Dzookeeper.authProvider.1=RefusingDigestProvider)
 }
 
 write_configs() {
@@ -348,7 +359,7 @@ jvm_flags() {
         # A test-only superuser ("super:zkt-super"): the tests' inspection handle uses it to
         # clean up nodes that the ACL tests lock away from everyone else.
         -Dzookeeper.DigestAuthenticationProvider.superDigest=super:+OWYLqNhIN27hIORLu3mR4drRSo=
-        -Dzookeeper.authProvider.1=RefusingDigestProvider
+        "${AUTH_FLAGS[@]}"
         ${ZKC_JVM_FLAGS-}
     )
 }
@@ -364,8 +375,8 @@ start_server() {
     fi
     [[ -f $dir/zoo.cfg ]] || write_configs
     check_ports_free "$i"
+    use_provider
     jvm_flags "$dir"
-    build_provider
     cp="$BASE/classes:$ZK_JAR:$(IFS=:; echo "${LOG_JARS[*]}")"
     # New session: a Ctrl-C aimed at the caller's terminal must not hit the servers. All fds
     # above 2 are closed so that a caller reading our output through a pipe (bats, ctest, $(...))
