@@ -3,7 +3,8 @@
  * session saw the grant, and ZooKeeper never serves a session from a server
  * behind what the session has seen, so the read cannot go back behind the
  * grant (a read through another session, sync or not, may be served by a
- * server that still answers from before the previous holder's writes). The
+ * server that still answers from before the previous holder's writes; the
+ * one exception is told in mutex.h). The
  * write is the mutex's one fenced write (mutex.c) with the version the read
  * returned. */
 #include <stdlib.h>

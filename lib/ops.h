@@ -77,8 +77,8 @@ void zkc__submit_get(zkc_client_t *c, zkc__op_t *op, const char *path);
 /* As zkc__submit_get, but only on a handle of session `session_id`: when
  * the client's handle belongs to another session (or to none), op is
  * finished at once with ZKC_ESESSIONEXPIRED and nothing is sent. A read
- * so sent is answered to that session alone, by a server that has seen
- * everything the session saw. */
+ * so sent is answered to that session alone, by a server that has applied
+ * everything the session was answered before. */
 void zkc__submit_get_in_session(zkc_client_t *c, zkc__op_t *op,
                                 const char *path, int64_t session_id);
 

@@ -219,12 +219,17 @@ ZKC_EXTERN int zkc_mutex_fenced_set(zkc_mutex_t *mutex, const char *path,
 /* Fenced read: reads the data of `path` through the session of the
  * calling thread's hold (the session that owns its lock node and saw it
  * granted), for a read-modify-write under the lock with
- * zkc_mutex_fenced_cas. ZooKeeper never serves a session from a server
- * behind what that session has seen, so this read cannot go back behind
- * the grant: it shows every write that was acknowledged before the
+ * zkc_mutex_fenced_cas. ZooKeeper never moves a session to a server
+ * behind what that session has been answered, so this read cannot go back
+ * behind the grant: it shows every write that was acknowledged before the
  * previous holder released. A read through another session, even after a
  * sync, may be answered by a server still behind that write (a leader that
- * was paused and resumed answers sync and reads from its old state).
+ * was paused and resumed answers sync and reads from its old state). One
+ * exception: a 3.8 server's watch event carries no zxid, so a grant made
+ * on the previous holder's delete event alone, whose connection then moved
+ * to another server before any answer came back on it, may read from
+ * behind the release; a compare-and-set on such a read is refused
+ * (ZKC_EBADVERSION), never applied.
  * The read is never sent through a newer session of the client: once the
  * hold's session is no longer the current one it is refused (ZKC_ELOST).
  * A read cut by connection loss is tried again on the same session under
