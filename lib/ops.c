@@ -479,6 +479,18 @@ int zkc__op_run_create(zkc_client_t *c, zkc_node_kind_t kind, const char *path,
   return run(&op);
 }
 
+/* zoo_amulti must not be called on a handle whose session is over: once
+ * an operation's request is refused for that (ZINVALIDSTATE), the 3.8 C
+ * client skips the next operations' request init and frees their paths
+ * uninitialized (the stack still holds the path of the operation before,
+ * so our check path was freed twice), and with a chroot it frees the
+ * refused operation's path twice. The state is read just before the call;
+ * a session that ends in between (microseconds) is not covered. */
+static int unrecoverable(zhandle_t *zh) {
+  int state = zoo_state(zh);
+  return state == ZOO_EXPIRED_SESSION_STATE || state == ZOO_AUTH_FAILED_STATE;
+}
+
 int zkc__op_run_check_set(zkc_client_t *c, const char *check_path,
                           const char *path, const void *data, int len,
                           int *failed_op) {
@@ -500,7 +512,9 @@ int zkc__op_run_check_set_version(zkc_client_t *c, const char *check_path,
   /* Version -1 checks only that the node exists. */
   zoo_check_op_init(&ops[0], check_path, -1);
   zoo_set_op_init(&ops[1], path, data, len, version, &stat);
-  ZKC__SUBMIT(c, &op, zoo_amulti(zh, 2, ops, results, on_void, &op));
+  ZKC__SUBMIT(c, &op,
+              unrecoverable(zh) ? ZINVALIDSTATE
+                                : zoo_amulti(zh, 2, ops, results, on_void, &op));
   rc = zkc__op_wait(&op);
   zkc__op_clear(&op);
   *failed_op = -1;

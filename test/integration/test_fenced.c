@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "harness.h"
 #include "ops.h" /* the read pinned to one session, asked directly */
@@ -306,6 +307,61 @@ static void read_refused_once_session_replaced(void **state) {
   zkc_client_close(c);
 }
 
+/* The check and set of every fenced write, asked on a handle whose
+ * session has ended but that the client has not replaced yet (its LOST
+ * listener holds the maintenance thread): refused, and nothing freed that
+ * the caller owns (the 3.8 C client's zoo_amulti frees the check path on
+ * such a handle: a double free here, under ASan or glibc's checks). */
+typedef struct blocker {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  int lost, go;
+} blocker_t;
+static int wait_flag(blocker_t *b, int *flag, int64_t timeout_ms) {
+  struct timespec until;
+  clock_gettime(CLOCK_REALTIME, &until);
+  until.tv_sec += timeout_ms / 1000;
+  pthread_mutex_lock(&b->mu);
+  while (!*flag && pthread_cond_timedwait(&b->cv, &b->mu, &until) == 0) {
+  }
+  int got = *flag;
+  pthread_mutex_unlock(&b->mu);
+  return got;
+}
+static void set_flag(blocker_t *b, int *flag) {
+  pthread_mutex_lock(&b->mu);
+  *flag = 1;
+  pthread_cond_broadcast(&b->cv);
+  pthread_mutex_unlock(&b->mu);
+}
+static void hold_at_lost(void *ctx, zkc_client_t *c, zkc_state_t st) {
+  (void)c;
+  blocker_t *b = ctx;
+  if (st != ZKC_STATE_LOST) return;
+  set_flag(b, &b->lost);
+  wait_flag(b, &b->go, zkt_ms(30000));
+}
+static void check_set_on_ended_session_is_refused(void **state) {
+  (void)state;
+  make_data("0");
+  zkc_client_t *c = zkt_open(NULL);
+  blocker_t b = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0};
+  OK(zkc_client_add_listener(c, hold_at_lost, &b));
+  new_session_t ns = {c, zkt_expire_session(c)};
+  assert_true(wait_flag(&b, &b.lost, zkt_ms(15000)));
+  char *check = strdup(data_path());
+  int failed = 7;
+  assert_int_equal(zkc__op_run_check_set(c, check, data_path(), "x", 1, &failed),
+                   ZKC_ESESSIONEXPIRED);
+  assert_int_equal(failed, -1);
+  free(check);
+  set_flag(&b, &b.go);
+  assert_true(zkt_await(has_new_session, &ns, zkt_ms(15000)));
+  OK(zkc_client_remove_listener(c, hold_at_lost, &b));
+  assert_raw("0", 0);
+  zkc_client_close(c);
+}
+
 /* The write side of a read-write lock writes by compare-and-set; its
  * readers read through their read holds; the read side cannot write. */
 static void rwlock_sides(void **state) {
@@ -406,6 +462,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(outside_delete_fails_cas_and_loses_hold),
       cmocka_unit_test(refusals_change_nothing),
       cmocka_unit_test(read_refused_once_session_replaced),
+      cmocka_unit_test(check_set_on_ended_session_is_refused),
       cmocka_unit_test(rwlock_sides),
       cmocka_unit_test(counter_under_contention),
   };
