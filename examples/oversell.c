@@ -8,10 +8,15 @@
  * other's writes, so more items are sold than existed. With zkc_mutex_*
  * around each sale, exactly the stock is sold.
  *
- * One lesson beyond the lock: each worker reads the stock through its own
- * session, which may be served by a follower lagging behind the previous
- * holder's write. The lock orders the holders, not what a replica shows, so
- * every sale syncs its session first (see zk_sync).
+ * One lesson beyond the lock: the lock orders the holders, not what a
+ * replica shows. A holder that read the stock through a session of its own
+ * could be answered by a server still behind the previous holder's write,
+ * even after a sync (a leader that was paused and resumed answers sync and
+ * reads from its old state). So under the lock a sale reads the stock
+ * through the hold's own session, which saw the grant and is never served
+ * from behind it (zkc_mutex_fenced_get), and writes it back with
+ * zkc_mutex_fenced_cas: only while the hold stands, and only if nobody
+ * wrote since the read (see sell_locked).
  *
  *   oversell [--connect HOSTS] [--workers N] [--stock N] [--delay-ms N]
  *            [--path /zkcoord-demo/stock] [--phase 1|2]
@@ -70,7 +75,8 @@ typedef struct report {
   int rc;           /* ZKC_OK or what stopped the worker */
   long sales;       /* sales this worker counted */
   long cycles;      /* lock acquisitions */
-  long interleaved; /* writes after someone else's write since our read */
+  long interleaved; /* writes after someone else's write since our read
+                     * (under the lock: refused by the compare-and-set) */
 } report_t;
 
 /* A phase's outcome, summed over the workers. */
@@ -164,38 +170,6 @@ static long parse_stock(const char *buf, int len) {
   return *end == '\0' ? v : -1;
 }
 
-/* zoo_async's result, waited for by the calling thread. */
-typedef struct sync_wait {
-  pthread_mutex_t mu;
-  pthread_cond_t cv;
-  int done, rc;
-} sync_wait_t;
-
-static void sync_done(int rc, const char *value, const void *data) {
-  (void)value;
-  sync_wait_t *s = (sync_wait_t *)data;
-  pthread_mutex_lock(&s->mu);
-  s->rc = rc;
-  s->done = 1;
-  pthread_cond_signal(&s->cv);
-  pthread_mutex_unlock(&s->mu);
-}
-
-/* Brings the server this session reads from up to date with the leader.
- * A follower may lag: the lock hand-off arrives on the mutex's session,
- * possibly via another server, so without a sync the new holder can still
- * read the stock from before the previous holder's write. */
-static int zk_sync(zhandle_t *zh, const char *path) {
-  sync_wait_t s = {.mu = PTHREAD_MUTEX_INITIALIZER,
-                   .cv = PTHREAD_COND_INITIALIZER};
-  int rc = zoo_async(zh, path, sync_done, &s);
-  if (rc != ZOK) return rc;
-  pthread_mutex_lock(&s.mu);
-  while (!s.done) pthread_cond_wait(&s.cv, &s.mu);
-  pthread_mutex_unlock(&s.mu);
-  return s.rc;
-}
-
 /* Reads the stock count and the node's version. */
 static int read_stock(zhandle_t *zh, const char *path, long *stock,
                       int *version) {
@@ -278,14 +252,15 @@ typedef struct worker {
   zkc_mutex_t *mutex;
 } worker_t;
 
+/* Without the lock a worker has a plain handle for the stock node; under
+ * the lock it reads and writes the stock through its hold instead. */
 static int worker_open(worker_t *w, const options_t *o, const paths_t *p,
                        int locked) {
-  int rc = zk_open(o->connect, &w->zh);
-  if (rc != ZKC_OK || !locked) return rc;
+  if (!locked) return zk_open(o->connect, &w->zh);
   zkc_client_opts_t copts;
   zkc_client_opts_init(&copts);
   copts.connect_timeout_ms = CONNECT_TIMEOUT_MS;
-  rc = zkc_client_open(&w->client, o->connect, &copts);
+  int rc = zkc_client_open(&w->client, o->connect, &copts);
   if (rc == ZKC_OK) rc = zkc_mutex_create(&w->mutex, w->client, p->lock);
   return rc;
 }
@@ -296,20 +271,46 @@ static void worker_close(worker_t *w) {
   if (w->zh) zookeeper_close(w->zh);
 }
 
-/* One attempt to sell: the read-modify-write the lock must protect. The
- * pause between read and write is where other workers slip in. Both phases
- * run this same code; only the lock around it differs. */
-static int sell_one(const worker_t *w, const options_t *o, const paths_t *p,
-                    int *sold, int *interleaved) {
+/* One attempt to sell without the lock: the read-modify-write the lock
+ * must protect, as naive code writes it. The pause between read and write
+ * is where other workers slip in. */
+static int sell_unlocked(const worker_t *w, const options_t *o,
+                         const paths_t *p, int *sold, int *interleaved) {
   long stock = 0;
   int version = 0;
-  *sold = 0;
-  int rc = zk_sync(w->zh, p->stock);
-  if (rc == ZOK) rc = read_stock(w->zh, p->stock, &stock, &version);
+  int rc = read_stock(w->zh, p->stock, &stock, &version);
   if (rc != ZOK || stock <= 0) return rc;
   sleep_ms(o->delay_ms);
   rc = write_stock(w->zh, p->stock, stock - 1, version, interleaved);
   *sold = rc == ZOK;
+  return rc;
+}
+
+/* The same sale under the lock, read and written through the hold: the
+ * read through the hold's session shows the previous holder's last write,
+ * and the compare-and-set writes only while the hold stands and nobody
+ * wrote since the read (a refusal, ZKC_EBADVERSION, would mean a writer
+ * that does not take the lock: counted, nothing sold). */
+static int sell_locked(const worker_t *w, const options_t *o,
+                       const paths_t *p, int *sold, int *interleaved) {
+  char *data = NULL;
+  size_t len = 0;
+  int32_t version = 0;
+  int rc = zkc_mutex_fenced_get(w->mutex, p->stock, &data, &len, &version);
+  if (rc != ZKC_OK) return rc;
+  long stock = len < 32 ? parse_stock(data, (int)len) : -1;
+  free(data);
+  if (stock < 0) return ZKC_EPROTO;
+  if (stock == 0) return ZKC_OK;
+  sleep_ms(o->delay_ms);
+  char buf[32];
+  int n = snprintf(buf, sizeof buf, "%ld", stock - 1);
+  rc = zkc_mutex_fenced_cas(w->mutex, p->stock, buf, (size_t)n, version, NULL);
+  if (rc == ZKC_EBADVERSION) {
+    *interleaved = 1;
+    return ZKC_OK;
+  }
+  *sold = rc == ZKC_OK;
   return rc;
 }
 
@@ -324,15 +325,16 @@ static int sell_all(const worker_t *w, const options_t *o, const paths_t *p,
       r->cycles++;
     }
     int sold = 0, interleaved = 0;
-    int rc = sell_one(w, o, p, &sold, &interleaved);
+    int rc = w->mutex ? sell_locked(w, o, p, &sold, &interleaved)
+                      : sell_unlocked(w, o, p, &sold, &interleaved);
     if (w->mutex) {
       int rrc = zkc_mutex_release(w->mutex);
       if (rc == ZOK) rc = rrc;
     }
     if (rc != ZOK) return rc;
-    if (!sold) return ZKC_OK; /* sold out */
-    r->sales++;
     r->interleaved += interleaved;
+    if (!sold && !interleaved) return ZKC_OK; /* sold out */
+    r->sales += sold;
   }
 }
 
@@ -516,8 +518,8 @@ static void print_tally(const options_t *o, const tally_t *t, int locked) {
   printf("  oversold      %ld\n", oversold);
   printf("  lost updates  %ld (sales %ld - decrements applied %ld)\n",
          t->sales - applied, t->sales, applied);
-  printf("  interleaved   %ld writes landed after another worker's write\n",
-         t->interleaved);
+  printf("  interleaved   %ld writes %s after another worker's write\n",
+         t->interleaved, locked ? "refused (compare-and-set)" : "landed");
   printf("  elapsed       %.3f s\n", t->elapsed_s);
   if (locked && t->elapsed_s > 0)
     printf("  lock cycles   %ld, %.1f per second\n", t->cycles,
@@ -545,7 +547,8 @@ static int phase1(const options_t *o, const paths_t *p) {
 
 static int phase2(const options_t *o, const paths_t *p) {
   tally_t t;
-  printf("\nphase 2: zkcoord mutex on %s\n", p->lock);
+  printf("\nphase 2: zkcoord mutex on %s, reads and compare-and-set writes "
+         "through the hold\n", p->lock);
   if (run_phase(o, p, 1, &t) != 0) {
     printf("  FAILED: errors while running (see above)\n");
     return -1;

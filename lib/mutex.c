@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fenced.h"
 #include "guard.h"
 #include "hash.h"
 #include "internals.h"
@@ -226,6 +227,30 @@ static void leave(zkc_mutex_t *m) {
   m->users--;
   pthread_mutex_unlock(&m->mu); /* the last touch of m in a call */
 }
+
+zkc_client_t *zkc__mutex_client(const zkc_mutex_t *m) { return m->client; }
+
+int zkc__mutex_hold_enter(zkc_mutex_t *m, int64_t *session_id) {
+  pthread_mutex_lock(&m->mu);
+  hold_t *h = my_hold(m);
+  int rc = h == NULL ? ZKC_ENOTOWNER : h->lost ? ZKC_ELOST : ZKC_OK;
+  if (rc == ZKC_OK) {
+    *session_id = h->held.session_id;
+    m->users++;
+  }
+  pthread_mutex_unlock(&m->mu);
+  return rc;
+}
+
+int zkc__mutex_hold_check(zkc_mutex_t *m) {
+  pthread_mutex_lock(&m->mu);
+  hold_t *h = my_hold(m);
+  int rc = h == NULL ? ZKC_ENOTOWNER : h->lost ? ZKC_ELOST : ZKC_OK;
+  pthread_mutex_unlock(&m->mu);
+  return rc;
+}
+
+void zkc__mutex_hold_leave(zkc_mutex_t *m) { leave(m); }
 
 void (*zkc__mutex_seam)(zkc_mutex_t *m, zkc__seam_t where);
 
@@ -552,6 +577,12 @@ int zkc_mutex_participant_nodes(zkc_mutex_t *m, char ***nodes, size_t *count) {
 
 int zkc_mutex_fenced_set(zkc_mutex_t *m, const char *path, const void *data,
                          size_t len) {
+  return zkc__mutex_fenced_write(m, path, data, len, -1, NULL);
+}
+
+int zkc__mutex_fenced_write(zkc_mutex_t *m, const char *path,
+                            const void *data, size_t len, int32_t version,
+                            int32_t *new_version) {
   if (m == NULL || zkc__path_validate(path) != ZKC_OK ||
       (data == NULL && len > 0) || len > ZKC__DATA_MAX ||
       m->side == ZKC__SIDE_READ) /* readers share: nothing to fence */
@@ -568,7 +599,8 @@ int zkc_mutex_fenced_set(zkc_mutex_t *m, const char *path, const void *data,
   pthread_mutex_unlock(&m->mu);
   if (rc == ZKC_OK) {
     int failed_op = -1;
-    rc = zkc__op_run_check_set(c, node, path, data, (int)len, &failed_op);
+    rc = zkc__op_run_check_set_version(c, node, path, data, (int)len, version,
+                                       new_version, &failed_op);
     if (rc == ZKC_ENONODE && failed_op == 0) { /* our lock node is gone */
       pthread_mutex_lock(&m->mu);
       if ((h = my_hold(m)) != NULL) h->lost = 1;

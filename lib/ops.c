@@ -86,6 +86,7 @@ static void op_finish(zkc__op_t *op, int rc, const struct Stat *stat) {
     op->stat.czxid = stat->czxid;
     op->stat.ctime = stat->ctime;
     op->stat.ephemeral_owner = stat->ephemeralOwner;
+    op->stat.version = stat->version;
   }
   op->done = 1;
   pthread_cond_signal(&op->cv);
@@ -280,6 +281,21 @@ void zkc__submit_get(zkc_client_t *c, zkc__op_t *op, const char *path) {
   ZKC__SUBMIT(c, op, zoo_aget(zh, path, 0, on_get, op));
 }
 
+/* The handle's session is read under zh_lock with the submit, so a handle
+ * swapped in meanwhile is never used: its session has not seen what
+ * session_id saw. */
+static int in_session(zhandle_t *zh, int64_t session_id) {
+  const clientid_t *id = zoo_client_id(zh);
+  return id != NULL && id->client_id != 0 && id->client_id == session_id;
+}
+
+void zkc__submit_get_in_session(zkc_client_t *c, zkc__op_t *op,
+                                const char *path, int64_t session_id) {
+  ZKC__SUBMIT(c, op,
+              in_session(zh, session_id) ? zoo_aget(zh, path, 0, on_get, op)
+                                         : ZSESSIONEXPIRED);
+}
+
 void zkc__submit_set(zkc_client_t *c, zkc__op_t *op, const char *path,
                      const void *data, int len) {
   ZKC__SUBMIT(c, op,
@@ -463,9 +479,29 @@ int zkc__op_run_create(zkc_client_t *c, zkc_node_kind_t kind, const char *path,
   return run(&op);
 }
 
+/* zoo_amulti must not be called on a handle whose session is over: once
+ * an operation's request is refused for that (ZINVALIDSTATE), the 3.8 C
+ * client skips the next operations' request init and frees their paths
+ * uninitialized (the stack still holds the path of the operation before,
+ * so our check path was freed twice), and with a chroot it frees the
+ * refused operation's path twice. The state is read just before the call;
+ * a session that ends in between (microseconds) is not covered. */
+static int unrecoverable(zhandle_t *zh) {
+  int state = zoo_state(zh);
+  return state == ZOO_EXPIRED_SESSION_STATE || state == ZOO_AUTH_FAILED_STATE;
+}
+
 int zkc__op_run_check_set(zkc_client_t *c, const char *check_path,
                           const char *path, const void *data, int len,
                           int *failed_op) {
+  return zkc__op_run_check_set_version(c, check_path, path, data, len, -1,
+                                       NULL, failed_op);
+}
+
+int zkc__op_run_check_set_version(zkc_client_t *c, const char *check_path,
+                                  const char *path, const void *data, int len,
+                                  int32_t version, int32_t *new_version,
+                                  int *failed_op) {
   zkc__op_t op;
   int rc = zkc__op_init(&op);
   if (rc != ZKC_OK) return rc;
@@ -475,8 +511,10 @@ int zkc__op_run_check_set(zkc_client_t *c, const char *check_path,
   memset(results, 0, sizeof results);
   /* Version -1 checks only that the node exists. */
   zoo_check_op_init(&ops[0], check_path, -1);
-  zoo_set_op_init(&ops[1], path, data, len, -1, &stat);
-  ZKC__SUBMIT(c, &op, zoo_amulti(zh, 2, ops, results, on_void, &op));
+  zoo_set_op_init(&ops[1], path, data, len, version, &stat);
+  ZKC__SUBMIT(c, &op,
+              unrecoverable(zh) ? ZINVALIDSTATE
+                                : zoo_amulti(zh, 2, ops, results, on_void, &op));
   rc = zkc__op_wait(&op);
   zkc__op_clear(&op);
   *failed_op = -1;
@@ -489,5 +527,6 @@ int zkc__op_run_check_set(zkc_client_t *c, const char *check_path,
       rc = zkc__zk_error(results[i].err);
       break;
     }
+  if (rc == ZKC_OK && new_version != NULL) *new_version = stat.version;
   return rc;
 }

@@ -15,6 +15,7 @@ typedef struct zkc__stat {
   int64_t czxid;           /* the create's zxid: the fencing token */
   int64_t ctime;           /* ms since the epoch */
   int64_t ephemeral_owner; /* session id, 0 for a persistent node */
+  int32_t version;         /* the data version */
 } zkc__stat_t;
 
 /* A children list (names only), owned by the op that read it. */
@@ -73,6 +74,14 @@ void zkc__submit_exists(zkc_client_t *c, zkc__op_t *op, const char *path);
 /* Reads a node's data (no watch) into op->data / op->data_len. */
 void zkc__submit_get(zkc_client_t *c, zkc__op_t *op, const char *path);
 
+/* As zkc__submit_get, but only on a handle of session `session_id`: when
+ * the client's handle belongs to another session (or to none), op is
+ * finished at once with ZKC_ESESSIONEXPIRED and nothing is sent. A read
+ * so sent is answered to that session alone, by a server that has applied
+ * everything the session was answered before. */
+void zkc__submit_get_in_session(zkc_client_t *c, zkc__op_t *op,
+                                const char *path, int64_t session_id);
+
 /* Sets a node's data (any version). */
 void zkc__submit_set(zkc_client_t *c, zkc__op_t *op, const char *path,
                      const void *data, int len);
@@ -94,6 +103,13 @@ int zkc__op_run_create(zkc_client_t *c, zkc_node_kind_t kind, const char *path,
 int zkc__op_run_check_set(zkc_client_t *c, const char *check_path,
                           const char *path, const void *data, int len,
                           int *failed_op);
+/* As zkc__op_run_check_set, the set only if path's data version is
+ * `version` (-1: any). On success *new_version (when not NULL) is the
+ * version the set gave path. */
+int zkc__op_run_check_set_version(zkc_client_t *c, const char *check_path,
+                                  const char *path, const void *data, int len,
+                                  int32_t version, int32_t *new_version,
+                                  int *failed_op);
 
 /* ---- node watches ---- */
 

@@ -216,6 +216,69 @@ ZKC_EXTERN int zkc_revoke_holders(zkc_client_t *client, const char *lock_path,
 ZKC_EXTERN int zkc_mutex_fenced_set(zkc_mutex_t *mutex, const char *path,
                                     const void *data, size_t len);
 
+/* Fenced read: reads the data of `path` through the session of the
+ * calling thread's hold (the session that owns its lock node and saw it
+ * granted), for a read-modify-write under the lock with
+ * zkc_mutex_fenced_cas. ZooKeeper never moves a session to a server
+ * behind what that session has been answered, so this read cannot go back
+ * behind the grant: it shows every write that was acknowledged before the
+ * previous holder released. A read through another session, even after a
+ * sync, may be answered by a server still behind that write (a leader that
+ * was paused and resumed answers sync and reads from its old state). One
+ * exception: a 3.8 server's watch event carries no zxid, so a grant made
+ * on the previous holder's delete event alone, whose connection then moved
+ * to another server before any answer came back on it, may read from
+ * behind the release; a compare-and-set on such a read is refused
+ * (ZKC_EBADVERSION), never applied.
+ * The read is never sent through a newer session of the client: once the
+ * hold's session is no longer the current one it is refused (ZKC_ELOST).
+ * A read cut by connection loss is tried again on the same session under
+ * the client's retry policy. Either side of a read-write lock may read.
+ * On success *data is a new buffer of *len bytes followed by a NUL that
+ * *len does not count (an empty node gives ""), which the caller frees
+ * with free(), and *version is the node's data version, to pass to
+ * zkc_mutex_fenced_cas. On failure *data is NULL (when data is not NULL)
+ * and *len and *version are unchanged.
+ * Returns ZKC_OK, ZKC_EINVAL (NULL argument, invalid path),
+ * ZKC_ENOTOWNER (not held by this thread), ZKC_ELOST (the hold is lost,
+ * also when learnt during the read, or its session is no longer the
+ * client's current one: expired or given up, which the lost callback tells
+ * as any session loss), ZKC_EDEADLK, ZKC_ECLOSED, ZKC_ENOMEM, the server's
+ * answer for `path` (ZKC_ENONODE, ZKC_ENOAUTH, ...), or ZKC_ECONNLOSS /
+ * ZKC_EOPTIMEOUT once the retry policy is exhausted. Blocks for a round
+ * trip; thread-safe (each thread reads under its own hold). */
+ZKC_EXTERN int zkc_mutex_fenced_get(zkc_mutex_t *mutex, const char *path,
+                                    char **data, size_t *len,
+                                    int32_t *version);
+
+/* Fenced compare-and-set: sets the data of `path` only if the calling
+ * thread still holds the lock and the node's data version is still
+ * `version` (as zkc_mutex_fenced_get returned it), in one ZooKeeper
+ * transaction: a check of its own lock node and a versioned set. With
+ * zkc_mutex_fenced_get this makes a read-modify-write under the lock
+ * sound: a holder that lost the lock cannot write, and a write based on a
+ * read that was not the latest value is refused. `version` must be >= 0
+ * (a write without the comparison is zkc_mutex_fenced_set). `data` may be
+ * NULL with len 0. On success *new_version (when new_version is not NULL)
+ * is the node's new data version: the next compare-and-set of the same
+ * hold needs no read in between.
+ * Returns ZKC_OK; ZKC_EINVAL (as zkc_mutex_fenced_set: NULL mutex, invalid
+ * path, data NULL with len > 0, len over 1020 KiB, the read side of a
+ * read-write lock; or version < 0); ZKC_EBADVERSION (the node was written
+ * since that version: nothing set; read it again); ZKC_ENOTOWNER (not held
+ * by this thread); ZKC_ELOST (nothing set: the lock node is gone, and the
+ * hold is marked lost; or the hold was lost before, or its session ended);
+ * ZKC_ENONODE (no node at `path`); ZKC_EDEADLK; ZKC_ECLOSED; ZKC_ENOMEM;
+ * or the server's other answers for `path` (ZKC_ENOAUTH, ZKC_EBADARGS,
+ * ...). Sent once, not retried: after ZKC_ECONNLOSS or ZKC_EOPTIMEOUT the
+ * write may or may not have been applied; read again with
+ * zkc_mutex_fenced_get (under the lock, a version past `version` is this
+ * write's, when every writer of the node takes the lock). Blocks for a
+ * round trip; thread-safe. */
+ZKC_EXTERN int zkc_mutex_fenced_cas(zkc_mutex_t *mutex, const char *path,
+                                    const void *data, size_t len,
+                                    int32_t version, int32_t *new_version);
+
 /* The fencing token of the calling thread's hold: the czxid of its lock
  * node, which is larger for every later holder of any path on the ensemble.
  * Returns ZKC_OK, ZKC_EINVAL (NULL argument), ZKC_ENOTOWNER. */

@@ -732,6 +732,49 @@ static void walk(walker_t *w) {
      NULL, zkc_mutex_fenced_set(m, "/x", "v", 1));
   RC(CLOSED, "zkc_mutex_fenced_set", "closed client", ZKC_ECLOSED, NULL,
      zkc_mutex_fenced_set(m, "/x", "v", 1));
+  RC(FRESH, "zkc_mutex_fenced_get", "mutex NULL", ZKC_EINVAL, NULL,
+     zkc_mutex_fenced_get(NULL, "/x", &id, &n, &count32));
+  RC(HELD, "zkc_mutex_fenced_get", "path NULL", ZKC_EINVAL, NULL,
+     zkc_mutex_fenced_get(m, NULL, &id, &n, &count32));
+  RC(HELD, "zkc_mutex_fenced_get", "path invalid (as zkc_mutex_create)",
+     ZKC_EINVAL, NULL, zkc_mutex_fenced_get(m, "/a/", &id, &n, &count32));
+  RC(HELD, "zkc_mutex_fenced_get", "path of 1025 bytes", ZKC_EINVAL, NULL,
+     zkc_mutex_fenced_get(m, LONG, &id, &n, &count32));
+  RC(HELD, "zkc_mutex_fenced_get", "data, len or version NULL", ZKC_EINVAL,
+     NULL, zkc_mutex_fenced_get(m, "/x", NULL, &n, &count32));
+  RC(FRESH, "zkc_mutex_fenced_get", "not held", ZKC_ENOTOWNER, "*data = NULL",
+     zkc_mutex_fenced_get(m, "/x", &id, &n, &count32));
+  RC(OTHER, "zkc_mutex_fenced_get", "held by another thread", ZKC_ENOTOWNER,
+     "the read is never made through another thread's hold",
+     zkc_mutex_fenced_get(m, "/x", &id, &n, &count32));
+  RC(CALLBACK, "zkc_mutex_fenced_get", "held by another thread", ZKC_EDEADLK,
+     NULL, zkc_mutex_fenced_get(m, "/x", &id, &n, &count32));
+  RC(CLOSED, "zkc_mutex_fenced_get", "closed client", ZKC_ECLOSED, NULL,
+     zkc_mutex_fenced_get(m, "/x", &id, &n, &count32));
+  RC(FRESH, "zkc_mutex_fenced_cas", "mutex NULL", ZKC_EINVAL, NULL,
+     zkc_mutex_fenced_cas(NULL, "/x", "v", 1, 0, NULL));
+  RC(HELD, "zkc_mutex_fenced_cas", "path NULL", ZKC_EINVAL, NULL,
+     zkc_mutex_fenced_cas(m, NULL, "v", 1, 0, NULL));
+  RC(HELD, "zkc_mutex_fenced_cas", "path invalid (as zkc_mutex_create)",
+     ZKC_EINVAL, NULL, zkc_mutex_fenced_cas(m, "/a/", "v", 1, 0, NULL));
+  RC(HELD, "zkc_mutex_fenced_cas", "path of 1025 bytes", ZKC_EINVAL, NULL,
+     zkc_mutex_fenced_cas(m, LONG, "v", 1, 0, NULL));
+  RC(HELD, "zkc_mutex_fenced_cas", "data NULL with len > 0", ZKC_EINVAL, NULL,
+     zkc_mutex_fenced_cas(m, "/x", NULL, 1, 0, &count32));
+  RC(HELD, "zkc_mutex_fenced_cas", "len over 1020 KiB", ZKC_EINVAL,
+     "ZooKeeper would drop the connection",
+     zkc_mutex_fenced_cas(m, "/x", fx.big, ZKC__DATA_MAX + 1, 0, NULL));
+  RC(HELD, "zkc_mutex_fenced_cas", "version < 0", ZKC_EINVAL,
+     "a write without the comparison is zkc_mutex_fenced_set",
+     zkc_mutex_fenced_cas(m, "/x", "v", 1, -1, NULL));
+  RC(FRESH, "zkc_mutex_fenced_cas", "not held", ZKC_ENOTOWNER, NULL,
+     zkc_mutex_fenced_cas(m, "/x", "v", 1, 0, NULL));
+  RC(OTHER, "zkc_mutex_fenced_cas", "held by another thread", ZKC_ENOTOWNER,
+     NULL, zkc_mutex_fenced_cas(m, "/x", "v", 1, 0, NULL));
+  RC(CALLBACK, "zkc_mutex_fenced_cas", "held by another thread", ZKC_EDEADLK,
+     NULL, zkc_mutex_fenced_cas(m, "/x", "v", 1, 0, NULL));
+  RC(CLOSED, "zkc_mutex_fenced_cas", "closed client", ZKC_ECLOSED, NULL,
+     zkc_mutex_fenced_cas(m, "/x", "v", 1, 0, NULL));
   RC(FRESH, "zkc_mutex_fencing_token", "mutex NULL", ZKC_EINVAL, NULL,
      zkc_mutex_fencing_token(NULL, &i64));
   RC(FRESH, "zkc_mutex_fencing_token", "token NULL", ZKC_EINVAL, NULL,
@@ -795,6 +838,9 @@ static void walk(walker_t *w) {
   RC(HELD, "zkc_mutex_fenced_set", "on the read side", ZKC_EINVAL,
      "readers share: a fenced write needs the write side",
      zkc_mutex_fenced_set(zkc_rwlock_read_side(rw), "/x", "v", 1));
+  RC(HELD, "zkc_mutex_fenced_cas", "on the read side", ZKC_EINVAL,
+     "as zkc_mutex_fenced_set (zkc_mutex_fenced_get reads on either side)",
+     zkc_mutex_fenced_cas(zkc_rwlock_read_side(rw), "/x", "v", 1, 0, NULL));
   RC(OTHER, "zkc_mutex_release", "a read side held by another thread", ZKC_ENOTOWNER,
      "the holder keeps it", zkc_mutex_release(zkc_rwlock_read_side(rw)));
   RC(FRESH, "zkc_revoke", "client NULL", ZKC_EINVAL, NULL, zkc_revoke(NULL, "/x"));

@@ -1,0 +1,89 @@
+/* Reads and compare-and-set writes under a mutex hold. The read goes
+ * through the session that owns the hold's node, and only through it: that
+ * session saw the grant, and ZooKeeper never serves a session from a server
+ * behind what the session has seen, so the read cannot go back behind the
+ * grant (a read through another session, sync or not, may be served by a
+ * server that still answers from before the previous holder's writes; the
+ * one exception is told in mutex.h). The
+ * write is the mutex's one fenced write (mutex.c) with the version the read
+ * returned. */
+#include <stdlib.h>
+
+#include "fenced.h"
+#include "names.h"
+#include "ops.h"
+#include "retry.h"
+#include "session.h"
+#include "util.h"
+
+/* One read of path on the hold's session, tried again after connection
+ * loss while the hold stands, under the client's retry policy. A handle of
+ * another session refuses it (ZKC_ESESSIONEXPIRED): the hold's session is
+ * over. */
+static int read_in_session(zkc_client_t *c, zkc_mutex_t *m, const char *path,
+                           int64_t session, char **data, size_t *len,
+                           int32_t *version) {
+  int attempt = 0;
+  for (;;) {
+    zkc__op_t op;
+    int rc = zkc__op_init(&op);
+    if (rc != ZKC_OK) return rc;
+    zkc__submit_get_in_session(c, &op, path, session);
+    rc = zkc__op_wait(&op);
+    if (rc == ZKC_OK) {
+      *data = op.data; /* malloc'd and NUL-terminated by the op */
+      op.data = NULL;
+      *len = (size_t)op.data_len;
+      *version = op.stat.version;
+    }
+    zkc__op_clear(&op);
+    if (!zkc__retryable(rc)) return rc;
+    if (zkc__session_fate(c, session) == ZKC__SESSION_GONE)
+      return ZKC_ESESSIONEXPIRED;
+    if ((rc = zkc__retry_wait(c, &attempt, rc, ZKC__FOREVER)) != ZKC_OK)
+      return rc;
+    if ((rc = zkc__mutex_hold_check(m)) != ZKC_OK) return rc;
+  }
+}
+
+int zkc_mutex_fenced_get(zkc_mutex_t *m, const char *path, char **data,
+                         size_t *len, int32_t *version) {
+  if (data != NULL) *data = NULL;
+  if (m == NULL || zkc__path_validate(path) != ZKC_OK || data == NULL ||
+      len == NULL || version == NULL)
+    return ZKC_EINVAL;
+  zkc_client_t *c = zkc__mutex_client(m);
+  int rc = zkc__call_enter(c);
+  if (rc != ZKC_OK) return rc;
+  int64_t session = 0;
+  if ((rc = zkc__mutex_hold_enter(m, &session)) == ZKC_OK) {
+    char *got = NULL;
+    size_t got_len = 0;
+    int32_t got_version = 0;
+    rc = read_in_session(c, m, path, session, &got, &got_len, &got_version);
+    /* The hold's session ended: the hold went with it (the client's state
+     * change marks it lost and tells the lost callback). */
+    if (rc == ZKC_ESESSIONEXPIRED) rc = ZKC_ELOST;
+    /* Lost while the read was under way: what it read is no hold's. */
+    if (rc == ZKC_OK) rc = zkc__mutex_hold_check(m);
+    if (rc == ZKC_OK) {
+      *data = got;
+      *len = got_len;
+      *version = got_version;
+    } else {
+      free(got);
+    }
+    zkc__mutex_hold_leave(m);
+  }
+  zkc__call_leave(c);
+  return rc;
+}
+
+int zkc_mutex_fenced_cas(zkc_mutex_t *m, const char *path, const void *data,
+                         size_t len, int32_t version, int32_t *new_version) {
+  if (version < 0) return ZKC_EINVAL; /* no comparison: zkc_mutex_fenced_set */
+  int rc = zkc__mutex_fenced_write(m, path, data, len, version, new_version);
+  /* The hold's session ended before the transaction was sent: nothing was
+   * set, and the hold went with the session. */
+  return rc == ZKC_ESESSIONEXPIRED ? ZKC_ELOST : rc;
+}
