@@ -67,7 +67,13 @@ healthy() {
       podman healthcheck run "$(ctr zk$n)" >/dev/null 2>&1 && ok=$((ok + 1))
     done
     [ $ok = 3 ] && break
-    [ $SECONDS -lt $deadline ] || { echo "compose: only $ok of 3 servers healthy" >&2; return 1; }
+    if [ $SECONDS -ge $deadline ]; then
+      echo "compose: only $ok of 3 servers healthy; their last words:" >&2
+      for n in 1 2 3; do
+        podman logs --tail 15 "$(ctr zk$n)" 2>&1 | sed "s/^/zk$n: /" >&2 || true
+      done
+      return 1
+    fi
     sleep 1
   done
   for n in 1 2 3; do
