@@ -10,7 +10,8 @@
  * the leader's latch node) grows with every new leader: a store that
  * remembers the largest token seen can refuse a deposed leader's writes.
  * --ticks N: exit after printing N ticks (default 0 = run until SIGINT or
- * SIGTERM). */
+ * SIGTERM). --connect defaults to $ZKCOORD_CONNECT, else the three local
+ * servers. */
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -42,6 +43,8 @@ int main(int argc, char **argv) {
   const char *connect = "127.0.0.1:2181,127.0.0.1:2182,127.0.0.1:2183";
   const char *id = NULL, *path = "/zkcoord-examples/scheduler";
   long ticks = 0;
+  const char *env = getenv("ZKCOORD_CONNECT");
+  if (env != NULL && *env != '\0') connect = env;
   static const struct option opts[] = {{"connect", required_argument, 0, 'c'},
                                        {"id", required_argument, 0, 'i'},
                                        {"path", required_argument, 0, 'p'},
@@ -70,6 +73,9 @@ int main(int argc, char **argv) {
   zkc_client_opts_init(&copts);
   copts.session_timeout_ms = 4000;
   copts.lost_on_suspended = 1; /* stop ticking as soon as the link drops */
+  /* Missing parents of the election path become containers: the server
+   * removes them once the last copy has left. */
+  copts.parent_mode = ZKC_PARENTS_CONTAINER;
   zkc_client_t *client;
   int rc = zkc_client_open(&client, connect, &copts);
   if (rc != ZKC_OK) {

@@ -4,8 +4,9 @@
 #  - the client struct's header (client_struct.h) is reached, directly or
 #    through other headers, only from the session layer's files;
 #  - no file but the session layer's door (ops.c, handle.c, errors.c, log.c,
-#    acl.h and client_struct.h) includes zookeeper.h, and no public header
-#    or CLI source does.
+#    acl.h and client_struct.h) includes zookeeper.h, and no public header,
+#    CLI source or example does (nor calls the ZooKeeper client: examples
+#    are built by users with zkcoord's pkg-config line alone).
 # Usage: check-layers.sh SOURCE_DIR
 set -euo pipefail
 src=$(cd "${1:?usage: check-layers.sh SOURCE_DIR}" && pwd)
@@ -47,11 +48,11 @@ for f in *.c *.h; do
     fail=1
   fi
 done
-# ZooKeeper's header, or any of its constants (ZOK, ZNONODE, ZOO_...), but
-# not zkcoord's own ZKC_* / ZKCOORD_* / ZKCLI_* names.
-if grep -rnoE '#include <zookeeper/|\bZ(OK|OO_[A-Z_]+|[A-JL-Z][A-Z]{3,})\b' \
-     "$src/include" "$src/cli"; then
-  echo "^ public headers and the CLI must not mention the ZooKeeper client"; fail=1
+# ZooKeeper's header, any of its constants (ZOK, ZNONODE, ZOO_...), types
+# or calls, but not zkcoord's own ZKC_* / ZKCOORD_* / ZKCLI_* names.
+if grep -rnoE '#include <zookeeper/|\bZ(OK|OO_[A-Z_]+|[A-JL-Z][A-Z]{3,})\b|\b(zoo|zookeeper)_[a-z_0-9]+|\bzhandle_t\b' \
+     "$src/include" "$src/cli" "$src/examples"; then
+  echo "^ public headers, the CLI and the examples must not mention the ZooKeeper client"; fail=1
 fi
 [ $fail = 0 ] && echo "layers: no include cycle; client struct seen by the session layer only; ZooKeeper's header at the door only"
 exit $fail

@@ -2,7 +2,7 @@
 # Installs a zkcoord build tree into a temporary prefix and checks what a
 # user gets: the files, the SONAME, the exported symbols, the CLI and man
 # page, and a consumer project built against it with find_package(zkcoord)
-# (shared and static targets) and with pkg-config.
+# (shared and static targets) and with pkg-config, as are the examples.
 #
 #   check-install.sh BUILD_DIR C_COMPILER
 set -euo pipefail
@@ -77,4 +77,29 @@ LD_LIBRARY_PATH="$prefix/$libdir" "$work/consumer_pc"
   $(pkg-config --cflags --libs zkcoord) \
   -Wl,-rpath,"$(pkg-config --variable=libdir zkcoord)" -o "$work/consumer_rpath"
 env -u LD_LIBRARY_PATH "$work/consumer_rpath" || fail "the README's rpath build does not run"
+
+# The examples build as a user builds them, with the README's pkg-config
+# line (and rpath) alone: zkcoord's public API only, no ZooKeeper header or
+# library of their own. Each must start (a usage error, exit 64; a program
+# that cannot load its libraries exits 127).
+examples=(oversell scheduler semaphore rwlock multilock)
+for ex in "${examples[@]}"; do
+  # shellcheck disable=SC2046
+  "$cc" -Wall -Wextra -Werror "$here/../../examples/$ex.c" \
+    $(pkg-config --cflags --libs zkcoord) \
+    -Wl,-rpath,"$(pkg-config --variable=libdir zkcoord)" -o "$work/ex_$ex" ||
+    fail "examples/$ex.c does not build with pkg-config"
+done
+if pkg-config --exists libuv; then
+  # shellcheck disable=SC2046
+  "$cc" -Wall -Wextra -Werror "$here/../../examples/uv_daemon.c" \
+    $(pkg-config --cflags --libs zkcoord libuv) \
+    -Wl,-rpath,"$(pkg-config --variable=libdir zkcoord)" -o "$work/ex_uv_daemon" ||
+    fail "examples/uv_daemon.c does not build with pkg-config"
+fi
+for ex in "${examples[@]}"; do
+  rc=0
+  env -u LD_LIBRARY_PATH "$work/ex_$ex" --no-such-option >/dev/null 2>&1 || rc=$?
+  [ "$rc" = 64 ] || fail "examples/$ex built with pkg-config: exit $rc for a usage error, expected 64"
+done
 echo "install, CMake package and pkg-config consumers: ok ($soname)"
