@@ -276,7 +276,10 @@ static char *my_node(zkc_mutex_t *m, int *lost) {
  * node stays behind the reader once the write side is released. Granted
  * without queueing once the write node is seen, after the read node was
  * made, to be still this session's: no other writer can have been granted
- * meanwhile, and none can be while the read node is before it. */
+ * meanwhile, and none can be while the read node is before it.
+ * The hold's token is the write node's czxid, not the read node's: the
+ * read node is made after writers already queued behind the write node,
+ * and its own czxid would be larger than theirs, who hold after it. */
 static int downgrade(zkc_mutex_t *m, const char *wnode, const char *data,
                      int64_t deadline, zkc__held_t *out) {
   zkc_client_t *c = m->client;
@@ -292,7 +295,10 @@ static int downgrade(zkc_mutex_t *m, const char *wnode, const char *data,
     rc = zkc__op_run_exists(c, wnode, &st);
   } while (zkc__retryable(rc) &&
            zkc__retry_wait(c, &attempt, rc, deadline) == ZKC_OK);
-  if (rc == ZKC_OK && st.ephemeral_owner == out->session_id) return ZKC_OK;
+  if (rc == ZKC_OK && st.ephemeral_owner == out->session_id) {
+    out->token = st.czxid;
+    return ZKC_OK;
+  }
   zkc__lock_release(c, out);
   return rc == ZKC_OK || rc == ZKC_ENONODE ? ZKC_ELOST : rc;
 }

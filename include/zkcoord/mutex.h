@@ -218,6 +218,10 @@ ZKC_EXTERN int zkc_mutex_fenced_set(zkc_mutex_t *mutex, const char *path,
 
 /* The fencing token of the calling thread's hold: the czxid of its lock
  * node, which is larger for every later holder of any path on the ensemble.
+ * A read hold of a read-write lock taken by its write holder (a downgrade)
+ * has the write hold's token, the czxid of the write node: its read node,
+ * made after writers queued behind the write node, has a larger czxid than
+ * theirs although they hold after it.
  * Returns ZKC_OK, ZKC_EINVAL (NULL argument), ZKC_ENOTOWNER. */
 ZKC_EXTERN int zkc_mutex_fencing_token(const zkc_mutex_t *mutex,
                                        int64_t *token);
