@@ -463,22 +463,49 @@ int zkc__op_run_create(zkc_client_t *c, zkc_node_kind_t kind, const char *path,
   return run(&op);
 }
 
+/* zoo_amulti, but not on a handle whose session is over (expired, or
+ * refused credentials): the C client (3.8) refuses the first operation of
+ * such a multi and then frees the path of the next one, which it never
+ * initialised: a stale pointer, in practice the first operation's path (a
+ * double free of the caller's string, found by
+ * faults.fenced_set_on_expired_session_is_lost). Such a handle refuses
+ * every request anyway. *sync_rc is zoo_amulti's own result when it was
+ * called, else ZOK. */
+static int multi_call(zhandle_t *zh, int count, const zoo_op_t *ops,
+                      zoo_op_result_t *results, zkc__op_t *op, int *sync_rc) {
+  int state = zoo_state(zh);
+  if (state == ZOO_EXPIRED_SESSION_STATE || state == ZOO_AUTH_FAILED_STATE)
+    return ZINVALIDSTATE;
+  *sync_rc = zoo_amulti(zh, count, ops, results, on_void, op);
+  return *sync_rc;
+}
+
 int zkc__op_run_check_set(zkc_client_t *c, const char *check_path,
                           const char *path, const void *data, int len,
                           int *failed_op) {
+  /* The multi gets a copy of check_path: should the session end between
+   * the state check and the call, the client may free it (see
+   * multi_call), and then it is left to the client. */
+  char *check = strdup(check_path);
+  if (check == NULL) return ZKC_ENOMEM;
   zkc__op_t op;
   int rc = zkc__op_init(&op);
-  if (rc != ZKC_OK) return rc;
+  if (rc != ZKC_OK) {
+    free(check);
+    return rc;
+  }
   zoo_op_t ops[2];
   zoo_op_result_t results[2];
   struct Stat stat;
   memset(results, 0, sizeof results);
   /* Version -1 checks only that the node exists. */
-  zoo_check_op_init(&ops[0], check_path, -1);
+  zoo_check_op_init(&ops[0], check, -1);
   zoo_set_op_init(&ops[1], path, data, len, -1, &stat);
-  ZKC__SUBMIT(c, &op, zoo_amulti(zh, 2, ops, results, on_void, &op));
+  int sync_rc = ZOK;
+  ZKC__SUBMIT(c, &op, multi_call(zh, 2, ops, results, &op, &sync_rc));
   rc = zkc__op_wait(&op);
   zkc__op_clear(&op);
+  if (sync_rc == ZOK) free(check);
   *failed_op = -1;
   /* The operation that failed carries the reason; the others say only
    * that they were not applied. */

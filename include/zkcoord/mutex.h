@@ -208,7 +208,10 @@ ZKC_EXTERN int zkc_revoke_holders(zkc_client_t *client, const char *lock_path,
  * len > 0, len over 1020 KiB: more would overflow ZooKeeper's default
  * 1 MiB request limit, and the server would drop the connection),
  * ZKC_ENOTOWNER (not held by this thread),
- * ZKC_ELOST (the lock node is gone: the hold is marked lost), ZKC_EDEADLK,
+ * ZKC_ELOST (the lock node is gone, or the session that created it has
+ * expired: the hold is marked lost at once, and the lost callback is told
+ * once, on the maintenance thread, when the client learns of the loss, as
+ * for any loss: ZKC_LOST_DELETED or ZKC_LOST_SESSION), ZKC_EDEADLK,
  * ZKC_ECLOSED, or the server's answer for `path` (ZKC_ENONODE, ZKC_ENOAUTH,
  * ZKC_EBADARGS, ...). The transaction is sent once, not retried: after
  * ZKC_ECONNLOSS or ZKC_EOPTIMEOUT the write may or may not have been
