@@ -66,10 +66,15 @@ ZKC_EXTERN int zkc_mutex_create(zkc_mutex_t **out, zkc_client_t *client,
  * it). */
 ZKC_EXTERN int zkc_mutex_destroy(zkc_mutex_t *mutex);
 
-/* Blocks until the calling thread holds the mutex. It is granted only when
- * a queue read shows this client's node first while the session that
- * created it is the current one and connected; a waiter whose node was
- * deleted by someone else, or whose session was replaced, queues again.
+/* Blocks until the calling thread holds the mutex. It is granted only on an
+ * answer of the server received after the waiter's last wake-up, never on
+ * the wake-up (its predecessor's delete) itself: a queue read that shows
+ * this client's node first, or, when the deleted predecessor was the only
+ * node in its way (nothing can join the queue before it), a read of its
+ * own node that shows it still exists and belongs to its session; and only
+ * while that session is the client's current one and connected. A waiter
+ * whose node was deleted by someone else, or whose session was replaced or
+ * expired (a process stopped past its session timeout), queues again.
  * Returns:
  *   ZKC_OK         held (count incremented if it already was)
  *   ZKC_EINVAL     mutex NULL
