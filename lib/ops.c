@@ -463,29 +463,36 @@ int zkc__op_run_create(zkc_client_t *c, zkc_node_kind_t kind, const char *path,
   return run(&op);
 }
 
-/* zoo_amulti, but not on a handle whose session is over (expired, or
- * refused credentials): the C client (3.8) refuses the first operation of
- * such a multi and then frees the path of the next one, which it never
- * initialised: a stale pointer, in practice the first operation's path (a
- * double free of the caller's string, found by
- * faults.fenced_set_on_expired_session_is_lost). Such a handle refuses
- * every request anyway. *sync_rc is zoo_amulti's own result when it was
- * called, else ZOK. */
+/* 1 when zh's session is over (expired, or credentials refused). */
+static int handle_over(zhandle_t *zh) {
+  int state = zoo_state(zh);
+  return state == ZOO_EXPIRED_SESSION_STATE || state == ZOO_AUTH_FAILED_STATE;
+}
+
+/* zoo_amulti, but not on a handle whose session is over: the C client
+ * (3.8) refuses the first operation of such a multi, then frees the path
+ * of the next one, which it never initialised (a stale pointer: in practice
+ * the first operation's path, a double free of the caller's string, found
+ * by faults.fenced_set_on_expired_session_is_lost), and reports a
+ * marshalling error. Such a handle refuses every request anyway: the
+ * refusal is ZINVALIDSTATE, as for any other request. *sync_rc is
+ * zoo_amulti's own result when it was called, else ZOK. */
 static int multi_call(zhandle_t *zh, int count, const zoo_op_t *ops,
                       zoo_op_result_t *results, zkc__op_t *op, int *sync_rc) {
-  int state = zoo_state(zh);
-  if (state == ZOO_EXPIRED_SESSION_STATE || state == ZOO_AUTH_FAILED_STATE)
-    return ZINVALIDSTATE;
+  if (handle_over(zh)) return ZINVALIDSTATE;
   *sync_rc = zoo_amulti(zh, count, ops, results, on_void, op);
+  /* The session ended between the check and the call. */
+  if (*sync_rc != ZOK && handle_over(zh)) return ZINVALIDSTATE;
   return *sync_rc;
 }
 
 int zkc__op_run_check_set(zkc_client_t *c, const char *check_path,
                           const char *path, const void *data, int len,
                           int *failed_op) {
-  /* The multi gets a copy of check_path: should the session end between
-   * the state check and the call, the client may free it (see
-   * multi_call), and then it is left to the client. */
+  /* The multi gets a copy of check_path: when zoo_amulti refuses the call
+   * itself (the session ended between multi_call's check and the call),
+   * the client may have freed it (see multi_call), so it is not freed here
+   * then: a few bytes lost rather than a double free. */
   char *check = strdup(check_path);
   if (check == NULL) return ZKC_ENOMEM;
   zkc__op_t op;
