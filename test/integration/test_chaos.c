@@ -216,10 +216,22 @@ typedef struct {
   int nwrites, capwrites;
 } history_t;
 
-static hold_t *find_hold(history_t *h, int pid, long long token) {
-  for (int i = h->nholds - 1; i >= 0; i--)
-    if (h->holds[i].pid == pid && h->holds[i].token == token) return &h->holds[i];
-  return NULL;
+/* The hold of pid with this token (only a downgrade's write and read holds
+ * share one): of the side `reader` (-1: either), the earliest not yet
+ * released when `open_only` (a downgrade releases its write hold first),
+ * else the latest. */
+static hold_t *find_hold(history_t *h, int pid, long long token, int reader,
+                         int open_only) {
+  hold_t *found = NULL;
+  for (int i = h->nholds - 1; i >= 0; i--) {
+    hold_t *x = &h->holds[i];
+    if (x->pid != pid || x->token != token) continue;
+    if ((reader >= 0 && x->reader != reader) || (open_only && x->ended))
+      continue;
+    found = x;
+    if (!open_only) break;
+  }
+  return found;
 }
 
 static void read_log(history_t *h, const char *path, int pid, long long end) {
@@ -241,10 +253,12 @@ static void read_log(history_t *h, const char *path, int pid, long long end) {
                     .reader = strstr(node, "__READ__") != NULL};
       snprintf(x->node, sizeof x->node, "%s", node);
     } else if (sscanf(line, "REL %lld %lld %d", &a, &b, &rc) == 3) {
-      hold_t *x = find_hold(h, pid, b);
+      hold_t *x = find_hold(h, pid, b, -1, 1);
       if (x) x->end = a, x->ended = 1, x->told |= rc == ZKC_ELOST;
     } else if (sscanf(line, "LOST %lld %lld", &a, &b) == 2) {
-      hold_t *x = find_hold(h, pid, b);
+      char side = 0; /* R or W: a read-write lock's side */
+      sscanf(line, "LOST %lld %lld %d %c", &a, &b, &rc, &side);
+      hold_t *x = find_hold(h, pid, b, side == 'R' ? 1 : side == 'W' ? 0 : -1, 0);
       if (x) x->told = 1;
     } else if (sscanf(line, "W %lld %lld %lld", &a, &b, &c) == 3) {
       if (h->nwrites == h->capwrites) {
