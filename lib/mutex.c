@@ -37,6 +37,7 @@ typedef struct hold {
   zkc__held_t held;
   int in_doubt; /* connection down: the lock may be gone */
   int lost;     /* the lock is gone (or being given up) */
+  int told;     /* its loss is being told to the lost callback */
   zkc_revoke_fn revoke_fn; /* non-NULL: revocable (its node's data empty) */
   void *revoke_ctx;
   uint64_t guard; /* the watch on our own node */
@@ -83,6 +84,18 @@ static void lost_tell(zkc_mutex_t *m, zkc_lost_fn fn, void *ctx,
   zkc__lost_clear(l);
 }
 
+/* Marks h lost (m->mu held) and, the first time, names it in `l` for the
+ * lost callback: 1 then, else 0. A hold the holding thread found lost
+ * itself (zkc_mutex_fenced_set) is marked lost there but told here, on the
+ * maintenance thread, when the client learns of the loss, as any other. */
+static int lose_locked(hold_t *h, zkc__lost_list_t *l) {
+  h->lost = 1;
+  if (h->told) return 0;
+  h->told = 1;
+  zkc__lost_push(l, h->held.token);
+  return 1;
+}
+
 /* Connection states reach every hold: in doubt while disconnected, lost
  * with the session (or already when disconnected, by the client's policy).
  * A lost node that may still exist is deleted by whichever session is
@@ -98,18 +111,14 @@ static void on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
   HASH_ITER(hh, m->holds, h, tmp) {
     if (st == ZKC_STATE_SUSPENDED || st == ZKC_STATE_READ_ONLY) {
       h->in_doubt = 1;
-      if (zkc__lost_on_suspended(c) && !h->lost) {
-        h->lost = 1;
+      if (zkc__lost_on_suspended(c) && lose_locked(h, &lost)) {
         why = ZKC_LOST_SUSPENDED;
-        zkc__lost_push(&lost, h->held.token);
         zkc__janitor_add(c, h->held.node, NULL);
       }
     } else if (st == ZKC_STATE_LOST) {
       h->in_doubt = 1;
-      if (!h->lost && h->held.session_id == lost_session) {
-        h->lost = 1;
+      if (h->held.session_id == lost_session && lose_locked(h, &lost)) {
         why = ZKC_LOST_SESSION;
-        zkc__lost_push(&lost, h->held.token);
         zkc__janitor_add(c, h->held.node, NULL);
       }
     } else {
@@ -152,10 +161,7 @@ static void on_node_gone(void *ctx, uint64_t guard) {
   pthread_mutex_lock(&m->mu);
   hold_t *h, *tmp;
   HASH_ITER(hh, m->holds, h, tmp) {
-    if (h->guard == guard && !h->lost) {
-      h->lost = 1;
-      zkc__lost_push(&lost, h->held.token);
-    }
+    if (h->guard == guard) lose_locked(h, &lost);
   }
   zkc_lost_fn fn = m->lost_fn;
   void *fn_ctx = m->lost_ctx;
@@ -301,7 +307,10 @@ static char *my_node(zkc_mutex_t *m, int *lost) {
  * node stays behind the reader once the write side is released. Granted
  * without queueing once the write node is seen, after the read node was
  * made, to be still this session's: no other writer can have been granted
- * meanwhile, and none can be while the read node is before it. */
+ * meanwhile, and none can be while the read node is before it.
+ * The hold's token is the write node's czxid, not the read node's: the
+ * read node is made after writers already queued behind the write node,
+ * and its own czxid would be larger than theirs, who hold after it. */
 static int downgrade(zkc_mutex_t *m, const char *wnode, const char *data,
                      int64_t deadline, zkc__held_t *out) {
   zkc_client_t *c = m->client;
@@ -317,7 +326,10 @@ static int downgrade(zkc_mutex_t *m, const char *wnode, const char *data,
     rc = zkc__op_run_exists(c, wnode, &st);
   } while (zkc__retryable(rc) &&
            zkc__retry_wait(c, &attempt, rc, deadline) == ZKC_OK);
-  if (rc == ZKC_OK && st.ephemeral_owner == out->session_id) return ZKC_OK;
+  if (rc == ZKC_OK && st.ephemeral_owner == out->session_id) {
+    out->token = st.czxid;
+    return ZKC_OK;
+  }
   zkc__lock_release(c, out);
   return rc == ZKC_OK || rc == ZKC_ENONODE ? ZKC_ELOST : rc;
 }
@@ -601,7 +613,11 @@ int zkc__mutex_fenced_write(zkc_mutex_t *m, const char *path,
     int failed_op = -1;
     rc = zkc__op_run_check_set_version(c, node, path, data, (int)len, version,
                                        new_version, &failed_op);
-    if (rc == ZKC_ENONODE && failed_op == 0) { /* our lock node is gone */
+    /* Our lock node is gone, or the session that owns it has expired (the
+     * handle refuses every request): the hold is lost. The maintenance
+     * thread tells the lost callback when it learns of it (the guard finds
+     * the node gone, or the session's LOST is dispatched). */
+    if ((rc == ZKC_ENONODE && failed_op == 0) || rc == ZKC_ESESSIONEXPIRED) {
       pthread_mutex_lock(&m->mu);
       if ((h = my_hold(m)) != NULL) h->lost = 1;
       pthread_mutex_unlock(&m->mu);

@@ -479,16 +479,27 @@ int zkc__op_run_create(zkc_client_t *c, zkc_node_kind_t kind, const char *path,
   return run(&op);
 }
 
-/* zoo_amulti must not be called on a handle whose session is over: once
- * an operation's request is refused for that (ZINVALIDSTATE), the 3.8 C
- * client skips the next operations' request init and frees their paths
- * uninitialized (the stack still holds the path of the operation before,
- * so our check path was freed twice), and with a chroot it frees the
- * refused operation's path twice. The state is read just before the call;
- * a session that ends in between (microseconds) is not covered. */
-static int unrecoverable(zhandle_t *zh) {
+/* 1 when zh's session is over (expired, or credentials refused). */
+static int handle_over(zhandle_t *zh) {
   int state = zoo_state(zh);
   return state == ZOO_EXPIRED_SESSION_STATE || state == ZOO_AUTH_FAILED_STATE;
+}
+
+/* zoo_amulti, but not on a handle whose session is over: the C client
+ * (3.8) refuses the first operation of such a multi, then frees the path
+ * of the next one, which it never initialised (a stale pointer: in practice
+ * the first operation's path, a double free of the caller's string, found
+ * by faults.fenced_set_on_expired_session_is_lost), and reports a
+ * marshalling error. Such a handle refuses every request anyway: the
+ * refusal is ZINVALIDSTATE, as for any other request. *sync_rc is
+ * zoo_amulti's own result when it was called, else ZOK. */
+static int multi_call(zhandle_t *zh, int count, const zoo_op_t *ops,
+                      zoo_op_result_t *results, zkc__op_t *op, int *sync_rc) {
+  if (handle_over(zh)) return ZINVALIDSTATE;
+  *sync_rc = zoo_amulti(zh, count, ops, results, on_void, op);
+  /* The session ended between the check and the call. */
+  if (*sync_rc != ZOK && handle_over(zh)) return ZINVALIDSTATE;
+  return *sync_rc;
 }
 
 int zkc__op_run_check_set(zkc_client_t *c, const char *check_path,
@@ -502,21 +513,30 @@ int zkc__op_run_check_set_version(zkc_client_t *c, const char *check_path,
                                   const char *path, const void *data, int len,
                                   int32_t version, int32_t *new_version,
                                   int *failed_op) {
+  /* The multi gets a copy of check_path: when zoo_amulti refuses the call
+   * itself (the session ended between multi_call's check and the call),
+   * the client may have freed it (see multi_call), so it is not freed here
+   * then: a few bytes lost rather than a double free. */
+  char *check = strdup(check_path);
+  if (check == NULL) return ZKC_ENOMEM;
   zkc__op_t op;
   int rc = zkc__op_init(&op);
-  if (rc != ZKC_OK) return rc;
+  if (rc != ZKC_OK) {
+    free(check);
+    return rc;
+  }
   zoo_op_t ops[2];
   zoo_op_result_t results[2];
   struct Stat stat;
   memset(results, 0, sizeof results);
   /* Version -1 checks only that the node exists. */
-  zoo_check_op_init(&ops[0], check_path, -1);
+  zoo_check_op_init(&ops[0], check, -1);
   zoo_set_op_init(&ops[1], path, data, len, version, &stat);
-  ZKC__SUBMIT(c, &op,
-              unrecoverable(zh) ? ZINVALIDSTATE
-                                : zoo_amulti(zh, 2, ops, results, on_void, &op));
+  int sync_rc = ZOK;
+  ZKC__SUBMIT(c, &op, multi_call(zh, 2, ops, results, &op, &sync_rc));
   rc = zkc__op_wait(&op);
   zkc__op_clear(&op);
+  if (sync_rc == ZOK) free(check);
   *failed_op = -1;
   /* The operation that failed carries the reason; the others say only
    * that they were not applied. */

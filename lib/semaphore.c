@@ -430,7 +430,10 @@ static int wait_fit(zkc_sem_t *s, zkc_lease_t *l, const zkc__held_t *q,
   /* Granted or not, the watches go: nobody waits on them any more. */
   if (!zkc__client_closed(c)) zkc__waiter_unwatch_children(c, &w);
   zkc__waiter_unregister(c, &w);
-  return rc;
+  /* A request refused by a dead handle (a process stopped past its session
+   * timeout meets one on waking): the session expired and our nodes went
+   * with it. Queue again, as for any other lost session. */
+  return rc == ZKC_ESESSIONEXPIRED ? ZKC_ELOST : rc;
 }
 
 /* One pass: queue on locks/, create the nodes, wait until they fit, leave

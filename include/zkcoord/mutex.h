@@ -66,10 +66,15 @@ ZKC_EXTERN int zkc_mutex_create(zkc_mutex_t **out, zkc_client_t *client,
  * it). */
 ZKC_EXTERN int zkc_mutex_destroy(zkc_mutex_t *mutex);
 
-/* Blocks until the calling thread holds the mutex. It is granted only when
- * a queue read shows this client's node first while the session that
- * created it is the current one and connected; a waiter whose node was
- * deleted by someone else, or whose session was replaced, queues again.
+/* Blocks until the calling thread holds the mutex. It is granted only on an
+ * answer of the server received after the waiter's last wake-up, never on
+ * the wake-up (its predecessor's delete) itself: a queue read that shows
+ * this client's node first, or, when the deleted predecessor was the only
+ * node in its way (nothing can join the queue before it), a read of its
+ * own node that shows it still exists and belongs to its session; and only
+ * while that session is the client's current one and connected. A waiter
+ * whose node was deleted by someone else, or whose session was replaced or
+ * expired (a process stopped past its session timeout), queues again.
  * Returns:
  *   ZKC_OK         held (count incremented if it already was)
  *   ZKC_EINVAL     mutex NULL
@@ -208,7 +213,10 @@ ZKC_EXTERN int zkc_revoke_holders(zkc_client_t *client, const char *lock_path,
  * len > 0, len over 1020 KiB: more would overflow ZooKeeper's default
  * 1 MiB request limit, and the server would drop the connection),
  * ZKC_ENOTOWNER (not held by this thread),
- * ZKC_ELOST (the lock node is gone: the hold is marked lost), ZKC_EDEADLK,
+ * ZKC_ELOST (the lock node is gone, or the session that created it has
+ * expired: the hold is marked lost at once, and the lost callback is told
+ * once, on the maintenance thread, when the client learns of the loss, as
+ * for any loss: ZKC_LOST_DELETED or ZKC_LOST_SESSION), ZKC_EDEADLK,
  * ZKC_ECLOSED, or the server's answer for `path` (ZKC_ENONODE, ZKC_ENOAUTH,
  * ZKC_EBADARGS, ...). The transaction is sent once, not retried: after
  * ZKC_ECONNLOSS or ZKC_EOPTIMEOUT the write may or may not have been
@@ -281,6 +289,10 @@ ZKC_EXTERN int zkc_mutex_fenced_cas(zkc_mutex_t *mutex, const char *path,
 
 /* The fencing token of the calling thread's hold: the czxid of its lock
  * node, which is larger for every later holder of any path on the ensemble.
+ * A read hold of a read-write lock taken by its write holder (a downgrade)
+ * has the write hold's token, the czxid of the write node: its read node,
+ * made after writers queued behind the write node, has a larger czxid than
+ * theirs although they hold after it.
  * Returns ZKC_OK, ZKC_EINVAL (NULL argument), ZKC_ENOTOWNER. */
 ZKC_EXTERN int zkc_mutex_fencing_token(const zkc_mutex_t *mutex,
                                        int64_t *token);

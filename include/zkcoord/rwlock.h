@@ -20,7 +20,8 @@
  * - the write holder may take the read side (downgrade): granted at once,
  *   with a read node that carries the write node's sequence (Curator 5.5),
  *   so a writer queued meanwhile stays behind the reader after the write
- *   side is released;
+ *   side is released; the read hold's fencing token is the write hold's
+ *   (zkc_mutex_fencing_token), smaller than every later holder's;
  * - a read holder asking for the write side gets ZKC_EDEADLK at once (its
  *   own read node would be before its write node forever).
  *

@@ -14,7 +14,8 @@
  *   ACQ  <us> <token> <node>          acquire returned ZKC_OK
  *   W    <us-start> <us-end> <token>  a fenced write that landed
  *   REL  <us> <token> <rc>            release called at <us> (the hold's end)
- *   LOST <us> <token> <reason>        the lost callback named this hold
+ *   LOST <us> <token> <reason> [R|W]  the lost callback named this hold (of
+ *                                     the read or write side)
  *
  * The odd thread out takes the lock through the asynchronous acquire (its
  * own client and async context; it waits for the callbacks, and now and
@@ -27,7 +28,9 @@
  * of a mutex and take, round by round, the read side (no fenced writes),
  * the write side, or the write side and then the read side (a downgrade:
  * the read node carries the write node's sequence; the write side is
- * released first). ACQ names the node, so its kind shows.
+ * released first). ACQ names the node, so its kind shows. A downgrade's
+ * read hold has its write hold's token: the two REL lines come in the
+ * order of the releases (write first), and a LOST line names the side.
  *
  * Runs until its standard input reaches EOF, then lets every thread finish
  * its round, closes the clients and exits 0. */
@@ -82,8 +85,9 @@ static void sleep_ms(unsigned ms) {
 
 static void on_lost(void *ctx, zkc_mutex_t *m, zkc_lost_reason_t why,
                     int64_t token) {
-  (void)ctx, (void)m;
-  say("LOST %lld %lld %d\n", now_us(), (long long)token, (int)why);
+  (void)m;
+  say("LOST %lld %lld %d%s\n", now_us(), (long long)token, (int)why,
+      ctx ? (const char *)ctx : "");
 }
 
 static void on_lease_lost(void *ctx, zkc_sem_t *s, zkc_lost_reason_t why,
@@ -127,9 +131,9 @@ static void open_shared(shared_t *sh, int async) {
   if (rw_mode) {
     if (zkc_rwlock_create(&sh->rw, sh->c, lock_path) != ZKC_OK ||
         zkc_mutex_set_lost_callback(zkc_rwlock_read_side(sh->rw), on_lost,
-                                    NULL) != ZKC_OK ||
+                                    " R") != ZKC_OK ||
         zkc_mutex_set_lost_callback(zkc_rwlock_write_side(sh->rw), on_lost,
-                                    NULL) != ZKC_OK)
+                                    " W") != ZKC_OK)
       _exit(71);
     return;
   }

@@ -9,7 +9,8 @@
  *                            of "<token>" every 20 ms, printed when it changes
  *   RELEASED <rc>            after stdin closed
  * With $ZKT_HOLDER_SEM=N it takes one lease of a semaphore of N leases on
- * PATH instead (no STORE_PATH): HELD, STATE, LOST and RELEASED as above. */
+ * PATH instead (no STORE_PATH): HELD, STATE, LOST and RELEASED as above,
+ * and FAILED <rc> (then exit 1) when the acquire returns an error. */
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -61,6 +62,7 @@ static int hold_lease(zkc_client_t *c, const char *path, int max) {
   if (rc == ZKC_OK) rc = zkc_sem_set_lost_callback(s, on_lease_lost, NULL);
   if (rc == ZKC_OK) rc = zkc_sem_acquire(s, 1, -1, &l);
   if (rc != ZKC_OK) {
+    say("FAILED %lld%s\n", (long long)rc, "");
     fprintf(stderr, "zkt_holder: %s\n", zkc_strerror(rc));
     return 1;
   }

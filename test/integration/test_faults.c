@@ -369,6 +369,148 @@ static void holder_paused_beyond_timeout_is_fenced_off(void **state) {
   zkc_client_close(c);
 }
 
+/* A fenced write on a session that has expired, before the client has told
+ * anyone: a slow log sink holds the maintenance thread at the session's
+ * LOST line, ahead of every recipe. The write is refused as ZKC_ELOST (the
+ * handle refuses every request of an expired session) and the hold is
+ * marked lost at once; the lost callback is told once, with the session's
+ * reason and the hold's token, when the maintenance thread goes on. */
+typedef struct lost_gate {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  int at_lost; /* the maintenance thread waits in the sink */
+  int open;    /* let it go */
+} lost_gate_t;
+
+static void gate_log(void *ctx, zkc_log_level_t level, const char *msg) {
+  lost_gate_t *g = ctx;
+  if (level != ZKC_LOG_WARN || strncmp(msg, "session 0x", 10) != 0 ||
+      strstr(msg, " LOST") == NULL)
+    return;
+  pthread_mutex_lock(&g->mu);
+  g->at_lost = 1;
+  pthread_cond_broadcast(&g->cv);
+  while (!g->open) pthread_cond_wait(&g->cv, &g->mu);
+  pthread_mutex_unlock(&g->mu);
+}
+
+static int gate_reached(void *ctx) {
+  lost_gate_t *g = ctx;
+  pthread_mutex_lock(&g->mu);
+  int at = g->at_lost;
+  pthread_mutex_unlock(&g->mu);
+  return at;
+}
+
+static void gate_open(lost_gate_t *g) {
+  pthread_mutex_lock(&g->mu);
+  g->open = 1;
+  pthread_cond_broadcast(&g->cv);
+  pthread_mutex_unlock(&g->mu);
+}
+
+static atomic_int fenced_lost_calls;
+static atomic_int fenced_lost_reason;
+static atomic_llong fenced_lost_token;
+static void count_lost(void *ctx, zkc_mutex_t *m, zkc_lost_reason_t why,
+                       int64_t token) {
+  (void)ctx, (void)m;
+  atomic_store(&fenced_lost_reason, (int)why);
+  atomic_store(&fenced_lost_token, token);
+  atomic_fetch_add(&fenced_lost_calls, 1);
+}
+static int lost_counted(void *ctx) {
+  (void)ctx;
+  return atomic_load(&fenced_lost_calls) > 0;
+}
+
+static void fenced_set_on_expired_session_is_lost(void **state) {
+  (void)state;
+  char path[512], store[512];
+  snprintf(path, sizeof path, "%s", zkt_path("lock"));
+  snprintf(store, sizeof store, "%s", zkt_path("store"));
+  zkt_make_root();
+  assert_int_equal(zoo_create(zkt_raw(), store, "0", 1, &ZOO_OPEN_ACL_UNSAFE, 0,
+                              NULL, 0), ZOK);
+  lost_gate_t gate = {.mu = PTHREAD_MUTEX_INITIALIZER,
+                      .cv = PTHREAD_COND_INITIALIZER};
+  zkc_client_opts_t o;
+  zkc_client_opts_init(&o);
+  o.log_fn = gate_log;
+  o.log_ctx = &gate;
+  o.log_level = ZKC_LOG_WARN;
+  zkc_client_t *c = zkt_open(&o);
+  zkc_mutex_t *m = new_mutex(c, path);
+  atomic_store(&fenced_lost_calls, 0);
+  OK(zkc_mutex_set_lost_callback(m, count_lost, NULL));
+  OK(zkc_mutex_acquire(m));
+  int64_t token;
+  OK(zkc_mutex_fencing_token(m, &token));
+  OK(zkc_mutex_fenced_set(m, store, "1", 1));
+
+  zkt_expire_session(c);
+  assert_true(zkt_await(gate_reached, &gate, zkt_ms(10000)));
+  /* The client knows the session expired; no recipe has been told. */
+  assert_int_equal(atomic_load(&fenced_lost_calls), 0);
+  assert_true(zkc_mutex_is_owned_by_current_thread(m));
+  int rc = zkc_mutex_fenced_set(m, store, "2", 1);
+  gate_open(&gate); /* before asserting: a failure must not leave it shut */
+  assert_int_equal(rc, ZKC_ELOST);
+  assert_false(zkc_mutex_is_held(m)); /* marked lost at once */
+  assert_int_equal(zkc_mutex_fenced_set(m, store, "3", 1), ZKC_ELOST);
+
+  assert_true(zkt_await(lost_counted, NULL, zkt_ms(10000)));
+  assert_int_equal(atomic_load(&fenced_lost_reason), ZKC_LOST_SESSION);
+  assert_int_equal(atomic_load(&fenced_lost_token), token);
+  assert_int_equal(zkc_mutex_release(m), ZKC_ELOST);
+  assert_int_equal(atomic_load(&fenced_lost_calls), 1); /* told once */
+  char data[8];
+  assert_true(zkt_get_data(store, data, sizeof data) == 1);
+  assert_string_equal(data, "1");
+
+  OK(zkc_mutex_destroy(m));
+  zkc_client_close(c);
+  assert_int_equal(zoo_delete(zkt_raw(), store, -1), ZOK);
+}
+
+/* A fenced write that finds its own lock node deleted (an outsider) marks
+ * the hold lost; the lost callback is still told, once, by the holder's
+ * watch on its node. The write usually comes before the watch is set (it
+ * is set once the lock has been held for 100 ms), and a hold marked lost
+ * by the write was never told before. */
+static void fenced_set_on_deleted_node_is_told(void **state) {
+  (void)state;
+  char path[512], store[512];
+  snprintf(path, sizeof path, "%s", zkt_path("lock"));
+  snprintf(store, sizeof store, "%s", zkt_path("store"));
+  zkt_make_root();
+  assert_int_equal(zoo_create(zkt_raw(), store, "0", 1, &ZOO_OPEN_ACL_UNSAFE, 0,
+                              NULL, 0), ZOK);
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_mutex_t *m = new_mutex(c, path);
+  atomic_store(&fenced_lost_calls, 0);
+  OK(zkc_mutex_set_lost_callback(m, count_lost, NULL));
+  OK(zkc_mutex_acquire(m));
+  int64_t token;
+  char node[1100];
+  OK(zkc_mutex_fencing_token(m, &token));
+  OK(zkc_mutex_lock_node(m, node, sizeof node));
+  assert_int_equal(zoo_delete(zkt_raw(), node, -1), ZOK);
+  assert_int_equal(zkc_mutex_fenced_set(m, store, "1", 1), ZKC_ELOST);
+  assert_false(zkc_mutex_is_held(m));
+  assert_true(zkt_await(lost_counted, NULL, zkt_ms(10000)));
+  assert_int_equal(atomic_load(&fenced_lost_reason), ZKC_LOST_DELETED);
+  assert_int_equal(atomic_load(&fenced_lost_token), token);
+  assert_int_equal(zkc_mutex_release(m), ZKC_ELOST);
+  assert_int_equal(atomic_load(&fenced_lost_calls), 1);
+  char data[8];
+  assert_true(zkt_get_data(store, data, sizeof data) == 1);
+  assert_string_equal(data, "0");
+  OK(zkc_mutex_destroy(m));
+  zkc_client_close(c);
+  assert_int_equal(zoo_delete(zkt_raw(), store, -1), ZOK);
+}
+
 /* ---- 4 ---- */
 
 static void holder_paused_below_timeout_keeps_lock(void **state) {
@@ -1199,6 +1341,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test(holder_session_expired_lost_and_recovers),
       cmocka_unit_test(waiter_session_expired_requeues),
       cmocka_unit_test(holder_paused_beyond_timeout_is_fenced_off),
+      cmocka_unit_test(fenced_set_on_expired_session_is_lost),
+      cmocka_unit_test(fenced_set_on_deleted_node_is_told),
       cmocka_unit_test(holder_paused_below_timeout_keeps_lock),
       cmocka_unit_test_teardown(holder_server_killed_keeps_lock, restore_ensemble),
       cmocka_unit_test_teardown(leader_killed_under_contention, restore_ensemble),

@@ -25,6 +25,7 @@ typedef struct side_ctx {
   int rc;
   atomic_int granted;
   int64_t granted_ns;
+  int64_t token; /* the hold's fencing token */
   atomic_int release; /* set by the test: let go */
   int64_t released_ns;
 } side_ctx_t;
@@ -38,6 +39,7 @@ static void *holder(void *arg) {
   x->rc = zkc_mutex_acquire_timeout(m, x->timeout_ms);
   if (x->rc == ZKC_OK) {
     x->granted_ns = zkt_now_ns();
+    OK(zkc_mutex_fencing_token(m, &x->token));
     atomic_store(&x->granted, 1);
     while (!atomic_load(&x->release)) nap_ms(2);
     x->released_ns = zkt_now_ns();
@@ -232,7 +234,7 @@ static void downgrade_keeps_queued_writer_behind(void **state) {
   int64_t tw_token, tr_token;
   OK(zkc_mutex_fencing_token(w, &tw_token));
   OK(zkc_mutex_fencing_token(r, &tr_token));
-  assert_true(tr_token > tw_token);
+  assert_int_equal(tr_token, tw_token); /* the write hold's token */
 
   OK(zkc_mutex_release(w)); /* keeps the read side */
   assert_true(zkc_mutex_is_held(r));
@@ -251,6 +253,49 @@ static void downgrade_keeps_queued_writer_behind(void **state) {
   finish(tw, &other);
   OK(zkc_rwlock_destroy(probe));
   zkc_client_close(pc);
+  rw_close(&f);
+}
+
+/* Fencing tokens grow from holder to holder across a downgrade: the read
+ * hold reports its write hold's token (the read node, made after the
+ * writer queued behind the write node, has a larger czxid than that
+ * writer's node), and the writer granted after the read hold gets a larger
+ * one, as does the reader queued behind that writer. */
+static void downgrade_tokens_grow_for_later_holders(void **state) {
+  (void)state;
+  rw_fx_t f;
+  rw_open(&f);
+  OK(zkc_mutex_acquire(f.w));
+  pthread_t tw, tr;
+  side_ctx_t writer = {0}, reader = {0};
+  start(&tw, &writer, f.path, 1);
+  assert_true(zkt_await_children_exactly(f.path, 2, zkt_ms(10000)));
+  start(&tr, &reader, f.path, 0);
+  assert_true(zkt_await_children_exactly(f.path, 3, zkt_ms(10000)));
+  OK(zkc_mutex_acquire_timeout(f.r, 0)); /* the downgrade */
+  int64_t w_token, r_token;
+  OK(zkc_mutex_fencing_token(f.w, &w_token));
+  OK(zkc_mutex_fencing_token(f.r, &r_token));
+  char rn[1100];
+  OK(zkc_mutex_lock_node(f.r, rn, sizeof rn));
+  struct Stat st;
+  assert_true(zkt_exists(rn, &st));
+  printf("figure: write hold %lld, its read node's czxid %lld, the read hold "
+         "%lld\n", (long long)w_token, (long long)st.czxid, (long long)r_token);
+  OK(zkc_mutex_release(f.w));
+  OK(zkc_mutex_release(f.r));
+  assert_true(zkt_await(is_granted, &writer, zkt_ms(10000)));
+  OK(writer.rc);
+  printf("figure: the writer granted after the read hold: %lld\n",
+         (long long)writer.token);
+  assert_true(writer.token > r_token);
+  assert_int_equal(r_token, w_token); /* one holder, one token */
+  assert_int_equal(atomic_load(&reader.granted), 0); /* behind the writer */
+  finish(tw, &writer);
+  assert_true(zkt_await(is_granted, &reader, zkt_ms(10000)));
+  OK(reader.rc);
+  assert_true(reader.token > writer.token);
+  finish(tr, &reader);
   rw_close(&f);
 }
 
@@ -645,6 +690,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(close_ends_waiting_reader),
       cmocka_unit_test(writers_never_overlap_anyone),
       cmocka_unit_test(downgrade_keeps_queued_writer_behind),
+      cmocka_unit_test(downgrade_tokens_grow_for_later_holders),
       cmocka_unit_test(upgrade_refused_reentry_counts),
       cmocka_unit_test(sides_are_mutexes),
       cmocka_unit_test(reader_watches_nearest_writer),

@@ -635,6 +635,144 @@ static void deleted_queue_node_leaves_one_head(void **state) {
   assert_int_equal(zkt_children_count(sub(path, "leases")), 0);
 }
 
+/* The lease node under `leases` owned by a session other than `not_a` and
+ * `not_b`: its path into node and its owner into *owner; 1 if found. */
+static int other_lease(const char *leases, int64_t not_a, int64_t not_b,
+                       char *node, size_t len, int64_t *owner) {
+  struct String_vector kids = {0};
+  zkt_sync_handle(zkt_raw(), leases);
+  if (zoo_get_children(zkt_raw(), leases, 0, &kids) != ZOK) return 0;
+  int found = 0;
+  for (int i = 0; i < kids.count && !found; i++) {
+    struct Stat st;
+    snprintf(node, len, "%s/%s", leases, kids.data[i]);
+    if (zkt_exists(node, &st) && st.ephemeralOwner != not_a &&
+        st.ephemeralOwner != not_b) {
+      *owner = st.ephemeralOwner;
+      found = 1;
+    }
+  }
+  deallocate_String_vector(&kids);
+  return found;
+}
+
+typedef struct requeue {
+  const char *leases;
+  int64_t old_session, other_session;
+  char node[1200];
+  int64_t owner;
+} requeue_t;
+
+static int queued_again(void *ctx) {
+  requeue_t *q = ctx;
+  return other_lease(q->leases, q->old_session, q->other_session, q->node,
+                     sizeof q->node, &q->owner);
+}
+
+/* Fails on a line the stopped waiter must not have printed yet. */
+static void no_claim_yet(zkt_proc_t *p) {
+  char line[1300];
+  while (zkt_read_line(p, line, sizeof line, 1))
+    if (strncmp(line, "HELD ", 5) == 0 || strncmp(line, "FAILED ", 7) == 0)
+      fail_msg("the waiter said '%s' while another held the only lease", line);
+}
+
+/* A waiting head (its own process, its lease node made, waiting for the
+ * holder's) is stopped past its session timeout; meanwhile the holder
+ * releases and the waiter queued behind it is admitted. Continued, it must
+ * claim nothing: its acquire queues again on its new session (a blocking
+ * acquire survives a lost session) and is admitted once the lease is free,
+ * never while the other one holds it. */
+static void stopped_head_past_session_queues_again(void **state) {
+  (void)state;
+  const int session_ms = 3000;
+  char path[512], session[16], leases[600], locks[600];
+  snprintf(path, sizeof path, "%s", zkt_path("sem"));
+  snprintf(leases, sizeof leases, "%s", sub(path, "leases"));
+  snprintf(locks, sizeof locks, "%s", sub(path, "locks"));
+  snprintf(session, sizeof session, "%d", session_ms);
+  zkc_client_t *hc = zkt_open(NULL);
+  zkc_sem_t *hs = new_sem(hc, path, 1, NULL);
+  zkc_lease_t *held;
+  OK(zkc_sem_acquire(hs, 1, -1, &held));
+  int64_t holder_session;
+  OK(zkc_client_session_id(hc, &holder_session));
+
+  const char *holder_bin = getenv("ZKT_HOLDER");
+  assert_non_null(holder_bin);
+  setenv("ZKT_HOLDER_SEM", "1", 1);
+  char *argv[] = {(char *)holder_bin, (char *)zkt_connect(), path, session, NULL};
+  zkt_proc_t b = zkt_spawn(argv);
+  unsetenv("ZKT_HOLDER_SEM");
+  /* b heads the queue with its lease node made: 2 leases for a limit of 1. */
+  assert_true(zkt_await_children_exactly(leases, 2, zkt_ms(15000)));
+  assert_int_equal(zkt_children_count(locks), 1);
+  char b_node[1200];
+  int64_t b_session = 0;
+  assert_true(other_lease(leases, holder_session, 0, b_node, sizeof b_node,
+                          &b_session));
+
+  zkc_client_t *cc = zkt_open(NULL);
+  waiter_t w = {.s = new_sem(cc, path, 1, NULL), .qty = 1, .timeout = -1};
+  pthread_t t;
+  pthread_create(&t, NULL, wait_lease, &w);
+  assert_true(zkt_await_children_exactly(locks, 2, zkt_ms(10000)));
+
+  kill(b.pid, SIGSTOP);
+  int64_t stopped = zkt_now_ms();
+  OK(zkc_lease_free(held)); /* b's watch fires into its stopped process */
+  /* b's session ends on the server with its nodes; the other waiter heads
+   * the queue and is admitted. */
+  assert_true(zkt_await(is_admitted, &w, session_ms + zkt_ms(15000)));
+  pthread_join(t, NULL);
+  OK(w.rc);
+  assert_false(zkt_exists(b_node, NULL));
+  int64_t c_token = lease_token(&w);
+  kill(b.pid, SIGCONT);
+  printf("figure: the waiter was stopped for %lld ms (session %d ms)\n",
+         (long long)(zkt_now_ms() - stopped), session_ms);
+
+  /* b queues again on a new session: a second lease node, pending. */
+  int64_t c_session;
+  OK(zkc_client_session_id(cc, &c_session));
+  requeue_t q = {.leases = leases, .old_session = b_session,
+                 .other_session = c_session};
+  if (!zkt_await(queued_again, &q, zkt_ms(15000))) {
+    char line[1300];
+    while (zkt_read_line(&b, line, sizeof line, 100))
+      printf("waiter: %s\n", line);
+    fail_msg("the stopped waiter did not queue again on a new session");
+  }
+  assert_true(q.owner != b_session && q.owner != c_session);
+  no_claim_yet(&b);
+  assert_true(zkc_lease_is_held(w.lease));
+  no_claim_yet(&b); /* still nothing while the lease is held */
+
+  OK(zkc_lease_free(w.lease));
+  char line[1300];
+  int held_line = 0;
+  int64_t deadline = zkt_now_ms() + zkt_ms(15000);
+  while (!held_line && zkt_read_line(&b, line, sizeof line, deadline - zkt_now_ms())) {
+    if (strncmp(line, "FAILED ", 7) == 0) fail_msg("the waiter: %s", line);
+    held_line = strncmp(line, "HELD ", 5) == 0;
+  }
+  assert_true(held_line);
+  char *node = strchr(line + 5, ' ');
+  assert_non_null(node);
+  assert_string_equal(node + 1, q.node); /* the lease of its new session */
+  assert_true(atoll(line + 5) > c_token);
+
+  close(b.in_fd);
+  b.in_fd = -1;
+  assert_true(zkt_expect(&b, "RELEASED ", line, sizeof line, zkt_ms(10000)));
+  assert_int_equal(atoi(line + 9), ZKC_OK);
+  assert_int_equal(zkt_wait(&b, zkt_ms(10000)), 0);
+  OK(zkc_sem_destroy(w.s));
+  zkc_client_close(cc);
+  OK(zkc_sem_destroy(hs));
+  zkc_client_close(hc);
+}
+
 /* A count node made by zkc_shared_count_set holds its value from the
  * start: never an empty node a waiting head would read as malformed. */
 static void shared_count_created_with_value(void **state) {
@@ -844,6 +982,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(outside_delete_reported),
       cmocka_unit_test(every_lost_lease_told),
       cmocka_unit_test(deleted_queue_node_leaves_one_head),
+      cmocka_unit_test(stopped_head_past_session_queues_again),
       cmocka_unit_test(shared_count_created_with_value),
       cmocka_unit_test(status_lists_leases_and_queue),
       cmocka_unit_test(only_head_watches_leases),
