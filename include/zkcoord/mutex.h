@@ -90,10 +90,12 @@ ZKC_EXTERN int zkc_mutex_destroy(zkc_mutex_t *mutex);
  * On any error no lock node is left behind. */
 ZKC_EXTERN int zkc_mutex_acquire(zkc_mutex_t *mutex);
 
-/* As zkc_mutex_acquire, waiting at most `timeout_ms` (>= 0). 0 tries once:
- * a node is created and, when it is not first, deleted again.
+/* As zkc_mutex_acquire, waiting at most `timeout_ms`: < 0 without limit
+ * (the same as zkc_mutex_acquire), 0 tries once (a node is created and,
+ * when it is not first, deleted again), > 0 that many milliseconds (the
+ * rule of every timeout, see zkcoord/common.h).
  * Returns ZKC_ETIMEDOUT when the time ran out (own node deleted), ZKC_EINVAL
- * for a negative timeout, and the codes of zkc_mutex_acquire; when the
+ * for a NULL mutex, and the codes of zkc_mutex_acquire; when the
  * server refuses the delete of the waiter's node (ZKC_ENOAUTH: a parent
  * ACL without DELETE), that refusal instead of ZKC_ETIMEDOUT: the node then
  * stays in the queue until the session ends (close the client). */
