@@ -198,6 +198,9 @@ ZKC_EXTERN int zkc_revoke(zkc_client_t *client, const char *node_path);
  * lock, every reader before the first writer. Only ephemeral nodes are
  * asked: a persistent child is no lock holder and keeps its data. *asked (may be NULL) is set to the
  * number of nodes the marker was written to (0: nobody holds the lock).
+ * It does not ask which recipe uses the path: on a leader election the
+ * marker overwrites the leader's participant id (`zkcoord revoke` reads
+ * the path first and refuses elections and semaphores).
  * Returns the codes of zkc_revoke, ZKC_OK also when nobody holds it. */
 ZKC_EXTERN int zkc_revoke_holders(zkc_client_t *client, const char *lock_path,
                                   size_t *asked);
