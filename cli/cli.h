@@ -10,6 +10,7 @@
  * cmd_leader.c `zkcoord leader`
  * cmd_status.c `zkcoord status`, and the queue read `lock` decides by
  * cmd_revoke.c `zkcoord revoke`
+ * layout.c     which recipe's nodes a path holds; why a path is invalid
  */
 #ifndef ZKCLI_CLI_H
 #define ZKCLI_CLI_H
@@ -26,7 +27,8 @@ enum {
   ZKCLI_EXIT_CONFLICT = 1,     /* lock not obtained (-n, -w; -E changes it);
                                   revoke: nobody held the lock */
   ZKCLI_EXIT_USAGE = 64,       /* bad option or argument (EX_USAGE) */
-  ZKCLI_EXIT_BADPATH = 65,     /* invalid lock path or missing chroot */
+  ZKCLI_EXIT_BADPATH = 65,     /* invalid path, a path of another recipe,
+                                  or a missing chroot */
   ZKCLI_EXIT_UNAVAILABLE = 69, /* ensemble unreachable, connection lost */
   ZKCLI_EXIT_INTERNAL = 70,    /* unexpected error (EX_SOFTWARE) */
   ZKCLI_EXIT_LOST = 75,        /* lock lost while COMMAND ran (EX_TEMPFAIL) */
@@ -49,8 +51,11 @@ typedef struct zkcli_opts {
   const char *connect;         /* --connect, $ZKCOORD_CONNECT, default */
   int session_timeout_ms;      /* --session-timeout */
   int connect_timeout_ms;      /* --connect-timeout */
+  int connect_from_env;        /* connect came from $ZKCOORD_CONNECT */
   const char *digest;          /* --digest user:password */
+  int digest_from_env;         /* digest came from $ZKCOORD_DIGEST */
   int secure_acl;              /* --acl secure */
+  int container_parents;       /* --parents container */
   int lost_on_suspended;       /* --lost-on-suspend */
   int verbose;                 /* -v, repeatable */
   const char *id;              /* --id: node data / participant id */
@@ -59,12 +64,19 @@ typedef struct zkcli_opts {
   int64_t grace_ms;            /* --grace */
   int foreground;              /* --foreground: COMMAND in our group */
   int json;                    /* status --json */
+  int watch;                   /* status --watch */
+  int observe;                 /* leader --observe */
+  int64_t interval_ms;         /* --interval: status --watch, --observe */
   int shared;                  /* lock -s/--shared: the read side */
+  int exclusive;               /* lock -x/--exclusive: not the read side */
   int write_side;              /* lock --write: the write side, always */
+  int revocable;               /* lock --revocable */
   int max_leases;              /* sem -m (0: not given) */
   const char *count_path;      /* sem --count-path */
   const char *path;            /* PATH */
-  char **argv;                 /* COMMAND and its arguments (NULL-ended) */
+  char **argv;                 /* COMMAND and its arguments (NULL-ended);
+                                  NULL for lock and sem: hold until
+                                  signalled */
 } zkcli_opts_t;
 
 /* Parses argv. Returns -1 when the command should run, else an exit code
@@ -80,6 +92,10 @@ void zkcli_info(const zkcli_opts_t *o, int level, const char *fmt, ...)
 /* Exit code for a library or ZooKeeper error code. */
 int zkcli_exit_code(int rc);
 
+/* Without -v the library's warnings reach stderr only while this is on
+ * (lock and sem: while they wait). Thread-safe. */
+void zkcli_pass_warnings(int on);
+
 /* Opens the client as the options say. On failure prints one line and
  * returns the exit code (with *out NULL); 0 on success. */
 int zkcli_open(const zkcli_opts_t *o, zkc_client_t **out);
@@ -94,6 +110,7 @@ int zkcli_start(const zkcli_opts_t *o, void (*interrupt)(int sig),
 
 /* Event bytes besides signal numbers (which are all below 'A'). */
 #define ZKCLI_EV_LOST 'L'     /* the lock was lost */
+#define ZKCLI_EV_REVOKED 'R'  /* lock --revocable: asked to let go */
 #define ZKCLI_EV_LEADER 'G'   /* leadership gained */
 #define ZKCLI_EV_NOTLEADER 'N'/* leadership lost */
 #define ZKCLI_EV_FAILED 'F'   /* the election ended for good */
@@ -106,8 +123,12 @@ int zkcli_start(const zkcli_opts_t *o, void (*interrupt)(int sig),
  * Returns 0, or -1 with errno. */
 int zkcli_events_start(void (*interrupt)(int sig));
 /* While on (the default after start), SIGINT/SIGTERM/SIGHUP end the
- * process at once with 128+signal: nothing is held yet. Commands turn it
- * off once they have something to clean up. */
+ * process at once: with 128+signal (ZKCLI_STOP_EXIT_SIGNAL: nothing is held
+ * yet), or with 0 (ZKCLI_STOP_EXIT_0: a command that only watches, whose
+ * normal end is the signal). Commands turn it off (0) once they have
+ * something to clean up. */
+#define ZKCLI_STOP_EXIT_SIGNAL 1
+#define ZKCLI_STOP_EXIT_0 2
 void zkcli_events_exit_on_stop(int on);
 /* Posts an event; async-signal-safe and callable from any thread. */
 void zkcli_event_post(int ev);
@@ -191,6 +212,37 @@ int zkcli_cmd_revoke(const zkcli_opts_t *o);
 int zkcli_read_contenders(const zkcli_opts_t *o, zkc_client_t *c,
                           const char *path, zkc_contender_t **out,
                           size_t *count);
+
+/* ---- layouts and paths (layout.c) ---- */
+
+/* What the children of a path show of the recipe that uses it. */
+typedef struct zkcli_layout {
+  int semaphore;  /* Curator's semaphore: "leases" or "locks" children */
+  int kazoo_sem;  /* kazoo's semaphore: ephemeral 32-hex-digit children */
+  int election;   /* LeaderLatch nodes ("latch-<seq>") */
+  int lock;       /* other sequenced nodes: a mutex, a read-write lock,
+                     kazoo's locks, a LeaderSelector's election */
+  int rw;         /* among those, readers or writers of a read-write lock */
+} zkcli_layout_t;
+
+/* Classifies contenders as zkc_lock_contenders lists them. */
+void zkcli_layout_of(const zkc_contender_t *v, size_t n, zkcli_layout_t *out);
+/* 1 when a contender is a LeaderLatch node. */
+int zkcli_is_latch_node(const zkc_contender_t *e);
+/* Reads PATH's children (zkcli_read_contenders) and refuses, with one line
+ * naming what PATH holds, a path another recipe than o->cmd's uses: lock
+ * and revoke on a semaphore or an election, sem on a lock or an election
+ * (or kazoo's semaphore), leader on a lock or a semaphore. Returns 0 (*rw
+ * set, when not NULL, if PATH holds read-write nodes), ZKCLI_EXIT_BADPATH
+ * after that line, or a library error code (< 0) from the read. */
+int zkcli_check_layout(const zkcli_opts_t *o, zkc_client_t *c, int *rw);
+
+/* Why the library refuses `path` (one phrase, static or in buf; the rules
+ * of its validation, for the messages only), or NULL when none of them
+ * does. */
+const char *zkcli_path_problem(const char *path, char *buf, size_t len);
+/* Prints "invalid <what> '<path>': <why>" (what: "lock path", ...). */
+void zkcli_bad_path(const char *what, const char *path);
 
 /* Monotonic milliseconds. */
 int64_t zkcli_now_ms(void);

@@ -1,8 +1,11 @@
 /* zkcoord leader: run COMMAND only while this instance leads the election
- * on PATH; stop it when leadership is lost and join the election again. */
+ * on PATH; stop it when leadership is lost and join the election again.
+ * With --observe, take no part: print the leader's id at every change. */
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 
@@ -62,19 +65,76 @@ static int run(const zkcli_opts_t *o, zkc_latch_t *l) {
   }
 }
 
-int zkcli_cmd_leader(const zkcli_opts_t *o) {
+/* leader --observe: PATH read every --interval; a line with the leader's
+ * id (its node's data) whenever another node leads, as `etcdctl elect -l`
+ * prints each new leader's proposal. Ends with a stop signal, exit 0. */
+static int observe(const zkcli_opts_t *o) {
   zkc_client_t *c;
   int code = zkcli_start(o, NULL, &c);
   if (code != 0) return code;
+  zkcli_events_exit_on_stop(ZKCLI_STOP_EXIT_0);
+  char *last = NULL; /* the leading node's name last printed */
+  for (;;) {
+    zkc_contender_t *v = NULL;
+    size_t n = 0;
+    int rc = zkcli_read_contenders(o, c, o->path, &v, &n);
+    if (rc == ZKC_EINVAL) {
+      zkcli_bad_path("election path", o->path);
+      code = ZKCLI_EXIT_BADPATH;
+      break;
+    } else if (rc != ZKC_OK) {
+      zkcli_err("cannot read %s: %s", o->path, zkc_strerror(rc));
+      code = zkcli_exit_code(rc);
+      break;
+    }
+    const zkc_contender_t *lead = n > 0 && v[0].has_sequence ? &v[0] : NULL;
+    if (lead && (last == NULL || strcmp(last, lead->name) != 0)) {
+      if (lead->data_denied) fputs("(unreadable: ACL)", stdout);
+      else fwrite(lead->data, 1, lead->data_len, stdout);
+      putchar('\n');
+      zkcli_info(o, 1, "%s: led by node %s", o->path, lead->name);
+      free(last);
+      last = strdup(lead->name);
+    } else if (lead == NULL && last != NULL) {
+      zkcli_info(o, 1, "%s: nobody leads", o->path);
+      free(last);
+      last = NULL;
+    }
+    zkc_contenders_free(v, n);
+    if (fflush(stdout) != 0) {
+      code = ZKCLI_EXIT_INTERNAL;
+      break;
+    }
+    zkcli_event_wait(o->interval_ms); /* a stop signal ends the process */
+  }
+  free(last);
+  zkc_client_close(c);
+  return code;
+}
+
+int zkcli_cmd_leader(const zkcli_opts_t *o) {
+  if (o->observe) return observe(o);
+  zkc_client_t *c;
+  int code = zkcli_start(o, NULL, &c);
+  if (code != 0) return code;
+  int rc = zkcli_check_layout(o, c, NULL);
+  if (rc != ZKC_OK) {
+    if (rc == ZKC_EINVAL) zkcli_bad_path("election path", o->path);
+    else if (rc < 0) zkcli_err("cannot read %s: %s", o->path, zkc_strerror(rc));
+    zkc_client_close(c);
+    return rc == ZKC_EINVAL ? ZKCLI_EXIT_BADPATH
+           : rc < 0         ? zkcli_exit_code(rc)
+                            : rc;
+  }
   zkc_latch_opts_t lo;
   zkc_latch_opts_init(&lo);
   lo.is_leader = on_leader;
   lo.not_leader = on_not_leader;
   lo.on_error = on_error;
   zkc_latch_t *l = NULL;
-  int rc = zkc_latch_create(&l, c, o->path, o->id, &lo);
+  rc = zkc_latch_create(&l, c, o->path, o->id, &lo);
   if (rc == ZKC_EINVAL) {
-    zkcli_err("invalid election path '%s'", o->path);
+    zkcli_bad_path("election path", o->path);
     code = ZKCLI_EXIT_BADPATH;
   } else if (rc == ZKC_OK && (rc = zkc_latch_start(l)) == ZKC_OK) {
     zkcli_info(o, 1, "joined the election on %s as '%s'", o->path,

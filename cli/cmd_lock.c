@@ -1,9 +1,11 @@
 /* zkcoord lock and zkcoord sem: run COMMAND while holding the distributed
  * lock on PATH (a mutex, or a side of the read-write lock on PATH), or one
- * lease of the semaphore on PATH (cmd_sem.c). */
+ * lease of the semaphore on PATH (cmd_sem.c). Without COMMAND, hold it
+ * until a stop signal, the node and token printed on stdout. */
 #include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -17,6 +19,7 @@ static int g_acquiring, g_interrupted, g_closed;
 static int g_outage;  /* the connection was down during the acquire */
 static int g_stopped; /* zkcoord was told to stop while COMMAND ran */
 static int g_unread;  /* the queue read that chooses the side failed */
+static atomic_int g_revoked; /* lock --revocable: asked to let go */
 
 static void on_interrupt(int sig) {
   pthread_mutex_lock(&g_mu);
@@ -34,6 +37,13 @@ static void on_lost(void *ctx, zkc_mutex_t *m, zkc_lost_reason_t why,
                     int64_t token) {
   (void)ctx, (void)m, (void)why, (void)token;
   post_lost();
+}
+
+/* lock --revocable: `zkcoord revoke` (or Curator's Revoker) asks. */
+static void on_revoke(void *ctx, zkc_mutex_t *m, int64_t token) {
+  (void)ctx, (void)m, (void)token;
+  atomic_store(&g_revoked, 1);
+  zkcli_event_post(ZKCLI_EV_REVOKED);
 }
 
 /* A wait that ran out while the ensemble could not be reached is an outage
@@ -58,9 +68,11 @@ static int acquire(const zkcli_opts_t *o, zkcli_hold_t *h, int *sig) {
   g_acquiring = !*sig;
   pthread_mutex_unlock(&g_mu);
   if (*sig) return ZKC_ECLOSED;
+  zkcli_pass_warnings(1); /* a semaphore limit others do not share */
   int rc = h->sem          ? zkcli_sem_acquire(o, h)
            : o->wait_ms < 0 ? zkc_mutex_acquire(h->mutex)
                             : zkc_mutex_acquire_timeout(h->mutex, o->wait_ms);
+  zkcli_pass_warnings(0);
   int down = !connected(g_client);
   pthread_mutex_lock(&g_mu);
   g_acquiring = 0;
@@ -70,12 +82,28 @@ static int acquire(const zkcli_opts_t *o, zkcli_hold_t *h, int *sig) {
   return rc;
 }
 
-/* Runs COMMAND until it exits, zkcoord is signalled or the lock is lost. */
+/* Runs COMMAND until it exits, zkcoord is signalled, the lock is lost or
+ * (--revocable) revoked; without COMMAND (ch NULL) holds until one of the
+ * last three. */
 static int supervise(const zkcli_opts_t *o, zkcli_child_t *ch) {
   for (;;) {
     int ev = zkcli_event_wait(-1);
     if (ev == SIGCHLD) {
-      if (zkcli_child_reap(ch)) return zkcli_child_exit_code(ch);
+      if (ch && zkcli_child_reap(ch)) return zkcli_child_exit_code(ch);
+    } else if (zkcli_is_stop_signal(ev) && ch == NULL) {
+      zkcli_info(o, 1, "signal %d: releasing", ev);
+      return 0; /* the end of a hold without COMMAND */
+    } else if (ev == ZKCLI_EV_REVOKED) {
+      /* Cooperative: the holder lets go as it would on a stop signal. */
+      zkcli_err("lock on %s revoked (asked to let go)%s", o->path,
+                ch ? ": stopping COMMAND" : ": releasing");
+      if (ch == NULL) return 0;
+      int sig = zkcli_child_stop(ch, SIGTERM, o->grace_ms);
+      if (sig) {
+        g_stopped = 1;
+        return ZKCLI_EXIT_SIGNAL_BASE + sig;
+      }
+      return zkcli_child_exit_code(ch);
     } else if (zkcli_is_stop_signal(ev)) {
       zkcli_info(o, 1, "signal %d: stopping COMMAND, then releasing", ev);
       zkcli_child_stop(ch, ev, o->grace_ms);
@@ -83,44 +111,28 @@ static int supervise(const zkcli_opts_t *o, zkcli_child_t *ch) {
       return ZKCLI_EXIT_SIGNAL_BASE + ev;
     } else if (ev == ZKCLI_EV_LOST) {
       zkcli_err("%s on %s lost (session expired, connection gone or node "
-                "deleted): stopping COMMAND",
-                o->cmd == ZKCLI_SEM ? "lease" : "lock", o->path);
-      zkcli_child_stop(ch, SIGTERM, o->grace_ms);
+                "deleted)%s",
+                o->cmd == ZKCLI_SEM ? "lease" : "lock", o->path,
+                ch ? ": stopping COMMAND" : "");
+      if (ch) zkcli_child_stop(ch, SIGTERM, o->grace_ms);
       return ZKCLI_EXIT_LOST;
     }
   }
 }
 
-/* 1 when a contender of PATH belongs to a read-write lock (a reader or a
- * writer node: Curator's __READ__/__WRIT__, kazoo's __rlock__), 0 when not,
- * or a library error code (< 0). A plain mutex node made on a path that
- * has none yet is invisible to Curator's readers and writers: --write
- * closes that race. Nothing is held meanwhile, so a stop signal ends
- * zkcoord at once. */
-static int read_write_path(const zkcli_opts_t *o, zkc_client_t *c) {
-  zkc_contender_t *v = NULL;
-  size_t n = 0;
-  zkcli_events_exit_on_stop(1);
-  int rc = zkcli_read_contenders(o, c, o->path, &v, &n);
-  zkcli_events_exit_on_stop(0);
-  if (rc != ZKC_OK) return rc;
-  int rw = 0;
-  for (size_t i = 0; i < n && !rw; i++)
-    rw = v[i].kind && (strcmp(v[i].kind, "read") == 0 ||
-                       strcmp(v[i].kind, "write") == 0);
-  zkc_contenders_free(v, n);
-  return rw;
-}
-
-/* Creates what the command holds; ZKC_EINVAL for an invalid path. */
+/* Creates what the command holds, after one read of PATH: a path another
+ * recipe uses is refused (ZKCLI_EXIT_BADPATH returned, the line printed),
+ * and plain `lock` takes the write side where readers or writers queue. A
+ * plain mutex node made on a path that has none yet is invisible to
+ * Curator's readers and writers: --write closes that race. Returns a
+ * library code (ZKC_EINVAL for an invalid path) or ZKCLI_EXIT_BADPATH. */
 static int hold_create(const zkcli_opts_t *o, zkc_client_t *c, zkcli_hold_t *h) {
+  int rw = 0;
+  int rc = zkcli_check_layout(o, c, &rw);
+  if (rc < 0 && rc != ZKC_EINVAL) g_unread = 1;
+  if (rc != ZKC_OK) return rc;
   if (o->cmd == ZKCLI_SEM) return zkcli_sem_create(o, c, h, post_lost);
-  int rw = o->shared || o->write_side ? 1 : read_write_path(o, c);
-  if (rw < 0) {
-    g_unread = 1;
-    return rw;
-  }
-  int rc;
+  if (o->shared || o->write_side) rw = 1;
   if (rw) {
     rc = zkc_rwlock_create(&h->rw, c, o->path);
     if (rc == ZKC_OK) {
@@ -133,6 +145,8 @@ static int hold_create(const zkcli_opts_t *o, zkc_client_t *c, zkcli_hold_t *h) 
     rc = zkc_mutex_create(&h->mutex, c, o->path);
   }
   if (rc == ZKC_OK) rc = zkc_mutex_set_lost_callback(h->mutex, on_lost, NULL);
+  if (rc == ZKC_OK && o->revocable)
+    rc = zkc_mutex_set_revocable(h->mutex, on_revoke, NULL);
   return rc;
 }
 
@@ -161,9 +175,15 @@ int zkcli_cmd_lock(const zkcli_opts_t *o) {
   const char *what = o->cmd == ZKCLI_SEM ? "semaphore" : "lock";
   zkcli_hold_t h = {0};
   int rc = hold_create(o, c, &h);
-  if (rc == ZKC_EINVAL) {
-    zkcli_err("invalid %s path '%s'%s", what, o->path,
-              o->count_path ? " or count path" : "");
+  if (rc == ZKC_EINVAL) { /* another recipe's path was told already */
+    char buf[200];
+    if (o->count_path && !zkcli_path_problem(o->path, buf, sizeof buf))
+      zkcli_bad_path("count path", o->count_path);
+    else
+      zkcli_bad_path(o->cmd == ZKCLI_SEM ? "semaphore path" : "lock path",
+                     o->path);
+  }
+  if (rc == ZKC_EINVAL || rc == ZKCLI_EXIT_BADPATH) {
     hold_destroy(&h);
     zkc_client_close(c);
     return ZKCLI_EXIT_BADPATH;
@@ -185,9 +205,9 @@ int zkcli_cmd_lock(const zkcli_opts_t *o) {
     code = o->conflict_code;
   } else if (rc != ZKC_OK) {
     if (g_unread)
-      zkcli_err("cannot read the queue of %s (which tells the mutex from the "
-                "write side; --write and --shared need no read): %s",
-                o->path, zkc_strerror(rc));
+      zkcli_err("cannot read the queue of %s (which tells a lock from "
+                "another recipe's path, and the mutex from the write "
+                "side): %s", o->path, zkc_strerror(rc));
     else
       zkcli_err("cannot take %s %s: %s", what, o->path, zkc_strerror(rc));
     code = zkcli_exit_code(rc);
@@ -204,9 +224,21 @@ int zkcli_cmd_lock(const zkcli_opts_t *o) {
     snprintf(env[0].value, sizeof env[0].value, "%" PRId64, token);
     zkcli_info(o, 1, "acquired %s after %lld ms: node %s, token %s", o->path,
                (long long)(zkcli_now_ms() - t0), env[1].value, env[0].value);
-    zkcli_child_t ch = {0};
-    code = zkcli_child_start(&ch, o, env, 2);
-    if (code == 0) code = supervise(o, &ch);
+    if (atomic_load(&g_revoked)) {
+      /* Asked to let go before COMMAND could start: it does not. */
+      zkcli_err("lock on %s revoked (asked to let go) as it was granted%s",
+                o->path, o->argv ? ": COMMAND not started" : "");
+      code = o->argv ? o->conflict_code : 0;
+    } else if (o->argv == NULL) {
+      /* Held until a stop signal: what COMMAND would see, on stdout. */
+      printf("ZKCOORD_FENCING_TOKEN=%s\nZKCOORD_NODE=%s\n", env[0].value,
+             env[1].value);
+      code = fflush(stdout) == 0 ? supervise(o, NULL) : ZKCLI_EXIT_INTERNAL;
+    } else {
+      zkcli_child_t ch = {0};
+      code = zkcli_child_start(&ch, o, env, 2);
+      if (code == 0) code = supervise(o, &ch);
+    }
   }
   if (rc == ZKC_OK) {
     int r = hold_release(&h);

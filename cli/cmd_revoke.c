@@ -1,6 +1,8 @@
 /* zkcoord revoke: asks the current holder(s) of a lock path to let go, with
  * Curator's revocation marker (zkc_revoke_holders). Only a holder that made
- * its hold revocable is told; nothing is taken away from anyone. */
+ * its hold revocable is told; nothing is taken away from anyone. A path
+ * another recipe uses (a leader election, a semaphore) is refused: the
+ * marker would overwrite a participant id and ask nobody. */
 #include <stdio.h>
 
 #include "cli.h"
@@ -10,7 +12,12 @@ int zkcli_cmd_revoke(const zkcli_opts_t *o) {
   int code = zkcli_open(o, &c);
   if (code != 0) return code;
   size_t asked = 0;
-  int rc = zkc_revoke_holders(c, o->path, &asked);
+  int rc = zkcli_check_layout(o, c, NULL);
+  if (rc == ZKCLI_EXIT_BADPATH) {
+    zkc_client_close(c);
+    return rc;
+  }
+  if (rc == ZKC_OK) rc = zkc_revoke_holders(c, o->path, &asked);
   /* A holder whose node went between the read and the write has let go
    * already: what was asked for. */
   if (rc == ZKC_ENONODE) rc = ZKC_OK;
@@ -21,7 +28,7 @@ int zkcli_cmd_revoke(const zkcli_opts_t *o) {
     code = asked > 0 ? 0 : ZKCLI_EXIT_CONFLICT;
     if (fflush(stdout) != 0) code = ZKCLI_EXIT_INTERNAL;
   } else if (rc == ZKC_EINVAL) {
-    zkcli_err("invalid lock path '%s'", o->path);
+    zkcli_bad_path("lock path", o->path);
     code = ZKCLI_EXIT_BADPATH;
   } else {
     zkcli_err("cannot revoke %s: %s", o->path, zkc_strerror(rc));

@@ -1,8 +1,12 @@
 /* zkcoord status: the contenders of a lock or election path, holder first,
  * as a table or as JSON; for a semaphore path (children "leases" and
- * "locks"), its lease holders and its queue. On a read-write lock path the
- * readers at the head of the queue hold together. */
+ * "locks"), its lease nodes (held, or the waiting queue head's) and its
+ * queue. On a read-write lock path the readers at the head of the queue
+ * hold together. A node whose data the ACL refuses is listed without it.
+ * With --watch, again at every change until a stop signal (exit 0). */
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -87,21 +91,36 @@ static size_t holders(const zkc_contender_t *v, size_t n) {
   return h;
 }
 
-/* The rows of a contender table; `leases`: every row holds a lease (the
- * kind of a lease node says nothing and is not shown). */
-static void print_rows(const zkc_contender_t *v, size_t n, int leases) {
+/* What a row shows in POS: per entry, filled by the caller. */
+typedef enum { ROW_QUEUED, ROW_HOLDER, ROW_LEASE, ROW_LEASE_WAIT, ROW_HEAD } row_t;
+
+/* A node's data for the table: its text, or why it is not shown. */
+static void print_data(const zkc_contender_t *e, size_t max) {
+  if (e->data_denied) fputs("(unreadable: ACL)", stdout);
+  else print_text(e->data, e->data_len, e->data_total, max);
+}
+
+/* The rows of a contender table. `row` says what each entry is; `kinds`:
+ * show the KIND column's values (not for lease nodes, whose kind says
+ * nothing). */
+static void print_rows(const zkc_contender_t *v, size_t n, const row_t *row,
+                       int kinds) {
   int64_t now = now_epoch_ms();
   if (n == 0) return;
-  size_t nh = holders(v, n);
   printf("%-6s %-9s %-11s %-18s %8s %-14s %-58s %s\n", "POS", "KIND",
          "SEQUENCE", "SESSION", "AGE", "CZXID", "NODE", "HOLDER");
   for (size_t i = 0; i < n; i++) {
     const zkc_contender_t *e = &v[i];
     char pos[16], seq[16], sess[24], age[24];
-    if (leases && e->has_sequence) snprintf(pos, sizeof pos, "lease");
-    else if (i < nh) snprintf(pos, sizeof pos, "holder");
-    else if (e->position > 0) snprintf(pos, sizeof pos, "%d", e->position);
-    else snprintf(pos, sizeof pos, "-");
+    switch (row[i]) {
+      case ROW_HOLDER: snprintf(pos, sizeof pos, "holder"); break;
+      case ROW_LEASE: snprintf(pos, sizeof pos, "lease"); break;
+      case ROW_LEASE_WAIT: snprintf(pos, sizeof pos, "wait"); break;
+      case ROW_HEAD: snprintf(pos, sizeof pos, "head"); break;
+      default:
+        if (e->position > 0) snprintf(pos, sizeof pos, "%d", e->position);
+        else snprintf(pos, sizeof pos, "-");
+    }
     if (e->has_sequence) snprintf(seq, sizeof seq, "%lld", (long long)e->sequence);
     else snprintf(seq, sizeof seq, "(none)");
     if (e->ephemeral_owner) snprintf(sess, sizeof sess, "0x%llx",
@@ -109,22 +128,31 @@ static void print_rows(const zkc_contender_t *v, size_t n, int leases) {
     else snprintf(sess, sizeof sess, "(persistent)");
     snprintf(age, sizeof age, "%.1fs", (double)(now - e->ctime_ms) / 1000.0);
     printf("%-6s %-9s %-11s %-18s %8s %-14lld %-58s ", pos,
-           e->kind && !leases ? e->kind : "-", seq, sess, age,
+           e->kind && kinds ? e->kind : "-", seq, sess, age,
            (long long)e->czxid, e->name);
-    print_text(e->data, e->data_len, e->data_total, 60);
+    print_data(e, 60);
     putchar('\n');
   }
 }
 
+/* The rows of a lock path: its holders, then the waiting. */
+static row_t *lock_rows(const zkc_contender_t *v, size_t n) {
+  row_t *row = calloc(n ? n : 1, sizeof *row);
+  if (row == NULL) return NULL;
+  size_t nh = holders(v, n);
+  for (size_t i = 0; i < n; i++) row[i] = i < nh ? ROW_HOLDER : ROW_QUEUED;
+  return row;
+}
+
 static void print_table(const zkcli_opts_t *o, const zkc_contender_t *v,
-                        size_t n) {
+                        size_t n, const row_t *row) {
   size_t queued = 0, nh = holders(v, n);
   for (size_t i = 0; i < n; i++) queued += v[i].has_sequence;
   if (queued == 0) {
     printf("%s: not held (no contenders)\n", o->path);
   } else {
     printf("%s: held by ", o->path);
-    print_text(v[0].data, v[0].data_len, v[0].data_total, 60);
+    print_data(&v[0], 60);
     if (is_read(&v[0]) && nh > 1)
       printf(" (reader) and %zu more reader%s", nh - 1, nh == 2 ? "" : "s");
     else if (is_read(&v[0]))
@@ -133,22 +161,72 @@ static void print_table(const zkcli_opts_t *o, const zkc_contender_t *v,
       fputs(" (writer)", stdout);
     printf(", %zu waiting\n", queued - nh);
   }
-  print_rows(v, n, 0);
+  print_rows(v, n, row, 1);
 }
 
-static void print_sem_table(const zkcli_opts_t *o, const zkc_contender_t *l,
-                            size_t nl, const zkc_contender_t *q, size_t nq) {
-  printf("%s: semaphore, %zu lease node%s, %zu in the queue\n", o->path, nl,
-         nl == 1 ? "" : "s", nq);
-  if (nl) printf("leases (%s/leases; a waiting head's own nodes count):\n", o->path);
-  print_rows(l, nl, 1);
-  if (nq) printf("queue (%s/locks, head first):\n", o->path);
-  print_rows(q, nq, 0);
+/* A semaphore path as status shows it. Which lease nodes are held: every
+ * one but those of a queue head still waiting for room. Only the head of
+ * <path>/locks creates lease nodes, so its own are the ones of its session
+ * created after its queue node; they are held too once the limit (when
+ * known) admits them all: the head is then about to leave the queue. */
+typedef struct sem_view {
+  zkc_contender_t *l, *q; /* lease nodes, queue */
+  size_t nl, nq;
+  row_t *lrow, *qrow;
+  size_t held, waiting;
+  int64_t limit;          /* -1: unknown */
+  const char *limit_from; /* "-m", "count node" */
+} sem_view_t;
+
+static void sem_view_free(sem_view_t *s) {
+  zkc_contenders_free(s->l, s->nl);
+  zkc_contenders_free(s->q, s->nq);
+  free(s->lrow);
+  free(s->qrow);
+  memset(s, 0, sizeof *s);
 }
 
-static void print_json_array(const zkc_contender_t *v, size_t n, int leases) {
+static int sem_view_fill(sem_view_t *s) {
+  s->lrow = calloc(s->nl ? s->nl : 1, sizeof *s->lrow);
+  s->qrow = calloc(s->nq ? s->nq : 1, sizeof *s->qrow);
+  if (s->lrow == NULL || s->qrow == NULL) return ZKC_ENOMEM;
+  const zkc_contender_t *head =
+      s->nq > 0 && s->q[0].has_sequence ? &s->q[0] : NULL;
+  if (head) s->qrow[0] = ROW_HEAD;
+  for (size_t i = 1; i < s->nq; i++) s->qrow[i] = ROW_QUEUED;
+  int admitted = s->limit >= 0 && (int64_t)s->nl <= s->limit;
+  s->held = s->waiting = 0;
+  for (size_t i = 0; i < s->nl; i++) {
+    int wait = head && !admitted && s->l[i].ephemeral_owner != 0 &&
+               s->l[i].ephemeral_owner == head->ephemeral_owner &&
+               s->l[i].czxid > head->czxid;
+    s->lrow[i] = wait ? ROW_LEASE_WAIT : ROW_LEASE;
+    if (wait) s->waiting++;
+    else s->held++;
+  }
+  return ZKC_OK;
+}
+
+static void print_sem_table(const zkcli_opts_t *o, const sem_view_t *s) {
+  printf("%s: semaphore, %zu lease%s held", o->path, s->held,
+         s->held == 1 ? "" : "s");
+  if (s->limit >= 0)
+    printf(" of %lld (limit from %s)", (long long)s->limit, s->limit_from);
+  else
+    fputs(" (limit not recorded: give -m or --count-path)", stdout);
+  if (s->waiting) printf(", %zu lease node%s of the queue head waiting",
+                         s->waiting, s->waiting == 1 ? "" : "s");
+  printf(", %zu in the queue\n", s->nq);
+  if (s->nl) printf("leases (%s/leases):\n", o->path);
+  print_rows(s->l, s->nl, s->lrow, 0);
+  if (s->nq) printf("queue (%s/locks, head first; the head alone takes leases):\n",
+                    o->path);
+  print_rows(s->q, s->nq, s->qrow, 1);
+}
+
+static void print_json_array(const zkc_contender_t *v, size_t n,
+                             const row_t *row, int kinds) {
   int64_t now = now_epoch_ms();
-  size_t nh = holders(v, n);
   putchar('[');
   for (size_t i = 0; i < n; i++) {
     const zkc_contender_t *e = &v[i];
@@ -156,15 +234,20 @@ static void print_json_array(const zkc_contender_t *v, size_t n, int leases) {
     print_json_string(e->name, strlen(e->name));
     if (e->position >= 0) printf(",\"position\":%d", e->position);
     else fputs(",\"position\":null", stdout);
-    printf(",\"holder\":%s", i < nh ? "true" : "false");
+    printf(",\"holder\":%s",
+           row[i] == ROW_HOLDER || row[i] == ROW_LEASE ? "true" : "false");
+    if (row[i] == ROW_LEASE || row[i] == ROW_LEASE_WAIT)
+      printf(",\"waiting\":%s", row[i] == ROW_LEASE_WAIT ? "true" : "false");
     if (e->has_sequence) printf(",\"sequence\":%lld", (long long)e->sequence);
     else fputs(",\"sequence\":null", stdout);
     printf(",\"style\":\"%s\"", e->style);
-    if (e->kind && !leases) printf(",\"kind\":\"%s\"", e->kind);
+    if (e->kind && kinds) printf(",\"kind\":\"%s\"", e->kind);
     else fputs(",\"kind\":null", stdout);
     fputs(",\"data\":", stdout);
-    print_json_string(e->data, e->data_len);
+    if (e->data_denied) fputs("null", stdout);
+    else print_json_string(e->data, e->data_len);
     printf(",\"data_truncated\":%s", e->data_len < e->data_total ? "true" : "false");
+    printf(",\"data_denied\":%s", e->data_denied ? "true" : "false");
     if (e->ephemeral_owner)
       printf(",\"session\":\"0x%llx\"", (unsigned long long)e->ephemeral_owner);
     else
@@ -177,23 +260,28 @@ static void print_json_array(const zkc_contender_t *v, size_t n, int leases) {
 }
 
 static void print_json(const zkcli_opts_t *o, const zkc_contender_t *v,
-                       size_t n) {
+                       size_t n, const row_t *row) {
   fputs("{\"path\":", stdout);
   print_json_string(o->path, strlen(o->path));
   printf(",\"held\":%s,\"contenders\":",
          n > 0 && v[0].has_sequence ? "true" : "false");
-  print_json_array(v, n, 0);
+  print_json_array(v, n, row, 1);
   puts("}");
 }
 
-static void print_sem_json(const zkcli_opts_t *o, const zkc_contender_t *l,
-                           size_t nl, const zkc_contender_t *q, size_t nq) {
+static void print_sem_json(const zkcli_opts_t *o, const sem_view_t *s) {
   fputs("{\"path\":", stdout);
   print_json_string(o->path, strlen(o->path));
-  fputs(",\"semaphore\":true,\"leases\":", stdout);
-  print_json_array(l, nl, 1);
+  fputs(",\"semaphore\":true", stdout);
+  if (s->limit >= 0)
+    printf(",\"limit\":%lld,\"limit_from\":\"%s\"", (long long)s->limit,
+           s->limit_from);
+  else
+    fputs(",\"limit\":null,\"limit_from\":null", stdout);
+  printf(",\"held\":%zu,\"waiting\":%zu,\"leases\":", s->held, s->waiting);
+  print_json_array(s->l, s->nl, s->lrow, 0);
   fputs(",\"queue\":", stdout);
-  print_json_array(q, nq, 0);
+  print_json_array(s->q, s->nq, s->qrow, 1);
   puts("}");
 }
 
@@ -205,6 +293,26 @@ static int is_semaphore(const zkc_contender_t *v, size_t n) {
     leases |= strcmp(v[i].name, "leases") == 0;
   }
   return leases;
+}
+
+/* A 64-bit FNV-1a over what status shows but the ages: --watch prints
+ * again when it changes. */
+static uint64_t mix(uint64_t h, const void *p, size_t n) {
+  const unsigned char *b = p;
+  for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ULL;
+  return h;
+}
+
+static uint64_t digest(uint64_t h, const zkc_contender_t *v, size_t n,
+                       const row_t *row) {
+  for (size_t i = 0; i < n; i++) {
+    h = mix(h, v[i].name, strlen(v[i].name) + 1);
+    h = mix(h, v[i].data, v[i].data_len);
+    h = mix(h, &v[i].data_total, sizeof v[i].data_total);
+    h = mix(h, &v[i].data_denied, sizeof v[i].data_denied);
+    h = mix(h, &row[i], sizeof row[i]);
+  }
+  return mix(h, &n, sizeof n);
 }
 
 /* A read cut off by a connection blip is tried again once the client is
@@ -234,41 +342,107 @@ int zkcli_read_contenders(const zkcli_opts_t *o, zkc_client_t *c,
   return rc;
 }
 
-int zkcli_cmd_status(const zkcli_opts_t *o) {
-  zkc_client_t *c;
-  int code = zkcli_open(o, &c);
-  if (code != 0) return code;
+/* The limit status judges a semaphore's leases by: -m, or the count node
+ * of --count-path (-1 when neither is given, or the node is missing). */
+static int sem_limit(const zkcli_opts_t *o, zkc_client_t *c, sem_view_t *s) {
+  s->limit = -1;
+  s->limit_from = NULL;
+  if (o->max_leases > 0) {
+    s->limit = o->max_leases;
+    s->limit_from = "-m";
+    return ZKC_OK;
+  }
+  if (o->count_path == NULL) return ZKC_OK;
+  int32_t v;
+  int rc = zkc_shared_count_get(c, o->count_path, &v);
+  if (rc == ZKC_ENONODE) return ZKC_OK;
+  if (rc == ZKC_OK) {
+    s->limit = v;
+    s->limit_from = "count node";
+  }
+  return rc;
+}
+
+/* One read of PATH, printed when *last (the digest of what was printed
+ * last, 0 before the first) differs from what it shows; always when last
+ * is NULL. Returns a library code. */
+static int show(const zkcli_opts_t *o, zkc_client_t *c, uint64_t *last) {
   zkc_contender_t *v = NULL;
   size_t n = 0;
   int64_t deadline = zkcli_now_ms() + o->connect_timeout_ms;
   int rc = zkcli_read_contenders(o, c, o->path, &v, &n);
   if (rc == ZKC_OK && is_semaphore(v, n)) {
-    zkc_contender_t *l = NULL, *q = NULL;
-    size_t nl = 0, nq = 0;
-    while ((rc = zkc_sem_contenders(c, o->path, &l, &nl, &q, &nq)) != ZKC_OK &&
+    sem_view_t s = {0};
+    while ((rc = zkc_sem_contenders(c, o->path, &s.l, &s.nl, &s.q, &s.nq)) !=
+               ZKC_OK &&
            retry_after(c, rc, deadline)) {
     }
-    if (rc == ZKC_OK && o->json) print_sem_json(o, l, nl, q, nq);
-    else if (rc == ZKC_OK) print_sem_table(o, l, nl, q, nq);
-    zkc_contenders_free(l, nl);
-    zkc_contenders_free(q, nq);
-    if (rc == ZKC_OK && fflush(stdout) != 0) code = ZKCLI_EXIT_INTERNAL;
-    if (rc != ZKC_OK) {
-      zkcli_err("cannot read %s: %s", o->path, zkc_strerror(rc));
-      code = zkcli_exit_code(rc);
+    if (rc == ZKC_OK) rc = sem_limit(o, c, &s);
+    if (rc == ZKC_OK) rc = sem_view_fill(&s);
+    uint64_t h = 0;
+    if (rc == ZKC_OK) {
+      h = digest(digest(mix(0xcbf29ce484222325ULL, &s.limit, sizeof s.limit),
+                        s.l, s.nl, s.lrow),
+                 s.q, s.nq, s.qrow);
     }
+    if (rc == ZKC_OK && (last == NULL || *last != h)) {
+      if (last && *last && !o->json) putchar('\n'); /* after the last */
+      if (o->json) print_sem_json(o, &s);
+      else print_sem_table(o, &s);
+      if (last) *last = h;
+    }
+    sem_view_free(&s);
   } else if (rc == ZKC_OK) {
-    if (o->json) print_json(o, v, n);
-    else print_table(o, v, n);
-    if (fflush(stdout) != 0) code = ZKCLI_EXIT_INTERNAL;
-  } else if (rc == ZKC_EINVAL) {
-    zkcli_err("invalid lock path '%s'", o->path);
-    code = ZKCLI_EXIT_BADPATH;
+    row_t *row = lock_rows(v, n);
+    if (row == NULL) rc = ZKC_ENOMEM;
+    uint64_t h = row ? digest(0xcbf29ce484222325ULL, v, n, row) : 0;
+    if (row && (last == NULL || *last != h)) {
+      if (last && *last && !o->json) putchar('\n'); /* after the last */
+      if (o->json) print_json(o, v, n, row);
+      else print_table(o, v, n, row);
+      if (last) *last = h;
+    }
+    free(row);
+  }
+  zkc_contenders_free(v, n);
+  return rc;
+}
+
+int zkcli_cmd_status(const zkcli_opts_t *o) {
+  zkc_client_t *c;
+  int code;
+  if (o->watch) {
+    /* Watching ends with a stop signal, at once and with 0: nothing is
+     * held. */
+    code = zkcli_start(o, NULL, &c);
+    zkcli_events_exit_on_stop(ZKCLI_STOP_EXIT_0);
   } else {
+    code = zkcli_open(o, &c);
+  }
+  if (code != 0) return code;
+  uint64_t last = 0;
+  int rc;
+  for (;;) {
+    rc = show(o, c, o->watch ? &last : NULL);
+    if (rc == ZKC_OK && fflush(stdout) != 0) {
+      code = ZKCLI_EXIT_INTERNAL;
+      break;
+    }
+    if (rc != ZKC_OK || !o->watch) break;
+    zkcli_event_wait(o->interval_ms); /* a stop signal ends the process */
+  }
+  if (rc == ZKC_EINVAL) {
+    char buf[200];
+    if (o->count_path && !zkcli_path_problem(o->path, buf, sizeof buf) &&
+        zkcli_path_problem(o->count_path, buf, sizeof buf))
+      zkcli_bad_path("count path", o->count_path);
+    else
+      zkcli_bad_path("path", o->path);
+    code = ZKCLI_EXIT_BADPATH;
+  } else if (rc != ZKC_OK) {
     zkcli_err("cannot read %s: %s", o->path, zkc_strerror(rc));
     code = zkcli_exit_code(rc);
   }
-  zkc_contenders_free(v, n);
   zkc_client_close(c);
   return code;
 }

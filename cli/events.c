@@ -17,7 +17,7 @@
 static int ev_pipe[2] = {-1, -1};
 static sigset_t handled, orig_mask;
 static void (*interrupt_fn)(int sig);
-static atomic_int exit_on_stop = 1;
+static atomic_int exit_on_stop = ZKCLI_STOP_EXIT_SIGNAL;
 
 void zkcli_events_exit_on_stop(int on) { atomic_store(&exit_on_stop, on); }
 
@@ -47,8 +47,9 @@ static void *signal_thread(void *arg) {
   for (;;) {
     int sig;
     if (sigwait(&handled, &sig) != 0) continue;
-    if (zkcli_is_stop_signal(sig) && atomic_load(&exit_on_stop))
-      _exit(ZKCLI_EXIT_SIGNAL_BASE + sig);
+    int how = atomic_load(&exit_on_stop);
+    if (zkcli_is_stop_signal(sig) && how == ZKCLI_STOP_EXIT_0) _exit(0);
+    if (zkcli_is_stop_signal(sig) && how) _exit(ZKCLI_EXIT_SIGNAL_BASE + sig);
     if (zkcli_is_stop_signal(sig) && interrupt_fn) interrupt_fn(sig);
     zkcli_event_post(sig);
   }

@@ -12,25 +12,31 @@
 #define DEFAULT_CONNECT "127.0.0.1:2181"
 
 static const char usage_text[] =
-    "usage: zkcoord [OPTIONS] lock [-s | --write] [-w SECONDS | -n] [-E CODE] PATH [--] COMMAND [ARGS...]\n"
-    "       zkcoord [OPTIONS] sem -m N [-w SECONDS | -n] [-E CODE] PATH [--] COMMAND [ARGS...]\n"
-    "       zkcoord [OPTIONS] sem --count-path COUNT [-m SEED] ... PATH [--] COMMAND [ARGS...]\n"
+    "usage: zkcoord [OPTIONS] lock [-s | -x | --write] [--revocable] [-w SECONDS | -n] [-E CODE] PATH [[--] COMMAND [ARGS...]]\n"
+    "       zkcoord [OPTIONS] sem -m N [-w SECONDS | -n] [-E CODE] PATH [[--] COMMAND [ARGS...]]\n"
+    "       zkcoord [OPTIONS] sem --count-path COUNT [-m SEED] ... PATH [[--] COMMAND [ARGS...]]\n"
     "       zkcoord [OPTIONS] leader [--id ID] PATH [--] COMMAND [ARGS...]\n"
-    "       zkcoord [OPTIONS] status [--json] PATH\n"
+    "       zkcoord [OPTIONS] leader --observe PATH\n"
+    "       zkcoord [OPTIONS] status [--json] [--watch] [-m N | --count-path COUNT] PATH\n"
     "       zkcoord [OPTIONS] revoke PATH\n"
     "\n"
     "  lock     run COMMAND while holding the distributed lock on PATH; with\n"
     "           -s the read side of a read-write lock (Curator's\n"
     "           InterProcessReadWriteLock), shared with other readers;\n"
-    "           without it, on a path a read-write lock uses, the write side\n"
-    "  sem      run COMMAND while holding one of N leases on PATH (Curator's\n"
+    "           without it, on a path a read-write lock uses, the write side;\n"
+    "           without COMMAND, hold it until signalled (the node and the\n"
+    "           fencing token printed on stdout)\n"
+    "  sem      the same with one of N leases on PATH (Curator's\n"
     "           InterProcessSemaphoreV2 layout)\n"
-    "  leader   run COMMAND only while this instance is the elected leader\n"
+    "  leader   run COMMAND only while this instance is the elected leader;\n"
+    "           with --observe print the leader's id at every change\n"
     "  status   list the contenders of PATH in queue order, holder first\n"
     "  revoke   ask the holder(s) of the lock on PATH to let go (Curator's\n"
-    "           revocation; only holders that made their hold revocable act)\n"
+    "           revocation; only holds made revocable act on it, such as\n"
+    "           lock --revocable)\n"
     "\n"
-    "Options (before or after the command name):\n"
+    "Options (before or after the command name; for status and revoke also\n"
+    "after PATH):\n"
     "  -c, --connect HOSTS         ensemble, \"host:port,...[/chroot]\" (default\n"
     "                              $ZKCOORD_CONNECT, else " DEFAULT_CONNECT ")\n"
     "      --session-timeout SECS  requested session timeout (default 10)\n"
@@ -39,6 +45,10 @@ static const char usage_text[] =
     "                              (default $ZKCOORD_DIGEST)\n"
     "      --acl open|secure       ACL of created nodes (default open; secure\n"
     "                              needs --digest)\n"
+    "      --parents persistent|container\n"
+    "                              missing parents of PATH are created as\n"
+    "                              persistent nodes (default) or as containers,\n"
+    "                              which the server removes once empty\n"
     "      --lost-on-suspend       a dropped connection already counts as lost\n"
     "      --id ID                 holder / participant id stored in the node\n"
     "                              (default host:pid)\n"
@@ -49,28 +59,50 @@ static const char usage_text[] =
     "                              (default 1)\n"
     "  -s, --shared                lock: take the read side of the read-write\n"
     "                              lock on PATH (shared with other readers)\n"
+    "  -x, --exclusive             lock: the exclusive lock, the default (the\n"
+    "                              mutex, or the write side on a read-write\n"
+    "                              path); flock's spelling\n"
     "      --write                 lock: take the write side even when PATH\n"
     "                              has no read-write contender yet\n"
+    "      --revocable             lock: a revoke request stops COMMAND as a\n"
+    "                              stop signal does (SIGTERM, then SIGKILL after\n"
+    "                              --grace) and releases; exit with COMMAND's\n"
+    "                              status (without COMMAND: release, exit 0)\n"
     "  -m, --max N                 sem: at most N holders (with --count-path:\n"
-    "                              the count node's value if it is created)\n"
+    "                              the count node's value if it is created);\n"
+    "                              status: the limit to judge leases by\n"
     "      --count-path COUNT      sem: read the limit from the shared count\n"
-    "                              node COUNT (Curator SharedCount, 4 bytes)\n"
+    "                              node COUNT (Curator SharedCount, 4 bytes);\n"
+    "                              status: the limit to judge leases by\n"
     "      --grace SECS            SIGTERM to SIGKILL delay when COMMAND must\n"
     "                              stop (default 10)\n"
     "      --foreground            keep COMMAND in zkcoord's process group\n"
-    "      --json                  status: one JSON object\n"
-    "  -v, --verbose               more messages on stderr (repeatable)\n"
+    "      --json                  status: one JSON object (a line each time\n"
+    "                              with --watch)\n"
+    "      --watch                 status: print again at every change until\n"
+    "                              signalled\n"
+    "  -l, --observe               leader: take no part, print the leader's\n"
+    "                              id now and at every change until signalled\n"
+    "                              (-l is etcdctl elect's spelling)\n"
+    "      --interval SECS         status --watch, leader --observe: read PATH\n"
+    "                              every SECS (default 1)\n"
+    "  -v, --verbose               -v: the session's states and the lock's\n"
+    "                              steps on stderr; -vv: also the library's\n"
+    "                              and the ZooKeeper client's detail\n"
     "  -h, --help                  this help\n"
     "  -V, --version               print the version\n"
     "\n"
     "COMMAND sees ZKCOORD_FENCING_TOKEN (the lock node's czxid) and\n"
     "ZKCOORD_NODE. Exit status: COMMAND's; -E code when the lock was not\n"
-    "obtained (revoke: 1 when nobody holds it); 64 usage, 65 invalid path, 69 ensemble unreachable, 70\n"
-    "internal error, 75 lock or leadership lost while COMMAND ran, 77\n"
-    "permission denied, 126/127 COMMAND not executable/not found, 128+N\n"
-    "zkcoord stopped by signal N. See zkcoord(1).\n";
+    "obtained (revoke: 1 when nobody holds it); 0 when a command without\n"
+    "COMMAND ends on a signal; 64 usage, 65 invalid path or a path of\n"
+    "another recipe, 69 ensemble unreachable, 70 internal error, 75 lock or\n"
+    "leadership lost while COMMAND ran, 77 permission denied, 126/127\n"
+    "COMMAND not executable/not found, 128+N zkcoord stopped by signal N.\n"
+    "See zkcoord(1).\n";
 
-/* The synopsis (the usage lines) on stderr, after a usage error. */
+/* The synopsis (the usage lines) on stderr, when zkcoord is run without
+ * arguments. Every other usage error is one line. */
 static void brief_usage(void) {
   const char *end = strstr(usage_text, "\n\n");
   fprintf(stderr, "%.*s\nTry 'zkcoord --help'.\n", (int)(end - usage_text),
@@ -128,13 +160,17 @@ enum {
   OPT_CONNECT_TIMEOUT,
   OPT_DIGEST,
   OPT_ACL,
+  OPT_PARENTS,
   OPT_LOST_ON_SUSPEND,
   OPT_ID,
   OPT_GRACE,
   OPT_FOREGROUND,
   OPT_JSON,
+  OPT_WATCH,
+  OPT_INTERVAL,
   OPT_COUNT_PATH,
-  OPT_WRITE
+  OPT_WRITE,
+  OPT_REVOCABLE
 };
 
 static const struct option long_opts[] = {
@@ -143,6 +179,7 @@ static const struct option long_opts[] = {
     {"connect-timeout", required_argument, NULL, OPT_CONNECT_TIMEOUT},
     {"digest", required_argument, NULL, OPT_DIGEST},
     {"acl", required_argument, NULL, OPT_ACL},
+    {"parents", required_argument, NULL, OPT_PARENTS},
     {"lost-on-suspend", no_argument, NULL, OPT_LOST_ON_SUSPEND},
     {"id", required_argument, NULL, OPT_ID},
     {"wait", required_argument, NULL, 'w'},
@@ -150,10 +187,15 @@ static const struct option long_opts[] = {
     {"nonblock", no_argument, NULL, 'n'},
     {"conflict-exit-code", required_argument, NULL, 'E'},
     {"shared", no_argument, NULL, 's'},
+    {"exclusive", no_argument, NULL, 'x'},
     {"write", no_argument, NULL, OPT_WRITE},
+    {"revocable", no_argument, NULL, OPT_REVOCABLE},
     {"grace", required_argument, NULL, OPT_GRACE},
     {"foreground", no_argument, NULL, OPT_FOREGROUND},
     {"json", no_argument, NULL, OPT_JSON},
+    {"watch", no_argument, NULL, OPT_WATCH},
+    {"observe", no_argument, NULL, 'l'},
+    {"interval", required_argument, NULL, OPT_INTERVAL},
     {"max", required_argument, NULL, 'm'},
     {"count-path", required_argument, NULL, OPT_COUNT_PATH},
     {"verbose", no_argument, NULL, 'v'},
@@ -167,19 +209,23 @@ static int option_allowed(zkcli_cmd_t cmd, int c) {
     case 'w': case 'n': case 'E':
       return cmd == ZKCLI_LOCK || cmd == ZKCLI_SEM;
     case 'm': case OPT_COUNT_PATH:
-      return cmd == ZKCLI_SEM;
-    case 's': case OPT_WRITE:
+      return cmd == ZKCLI_SEM || cmd == ZKCLI_STATUS;
+    case 's': case 'x': case OPT_WRITE: case OPT_REVOCABLE:
       return cmd == ZKCLI_LOCK;
     case OPT_GRACE: case OPT_FOREGROUND: case OPT_ID: case OPT_LOST_ON_SUSPEND:
       return cmd == ZKCLI_LOCK || cmd == ZKCLI_LEADER || cmd == ZKCLI_SEM;
-    case OPT_JSON:
+    case OPT_JSON: case OPT_WATCH:
       return cmd == ZKCLI_STATUS;
+    case 'l':
+      return cmd == ZKCLI_LEADER;
+    case OPT_INTERVAL:
+      return cmd == ZKCLI_STATUS || cmd == ZKCLI_LEADER;
     default:
       return 1;
   }
 }
 
-/* Returns -1 to go on, or an exit code. `seen_n`/`seen_w` track -n/-w. */
+/* Returns -1 to go on, or an exit code. `seen_wait` tracks -n/-w. */
 static int apply(zkcli_opts_t *o, int c, const char *arg, const char *name,
                  int *seen_wait) {
   int64_t ms;
@@ -188,10 +234,11 @@ static int apply(zkcli_opts_t *o, int c, const char *arg, const char *name,
     return ZKCLI_EXIT_USAGE;
   }
   switch (c) {
-    case 'c': o->connect = arg; break;
+    case 'c': o->connect = arg; o->connect_from_env = 0; break;
     case OPT_SESSION:
     case OPT_CONNECT_TIMEOUT:
     case OPT_GRACE:
+    case OPT_INTERVAL:
       if (!parse_seconds(name, arg, &ms)) return ZKCLI_EXIT_USAGE;
       if (c == OPT_GRACE) {
         o->grace_ms = ms;
@@ -200,11 +247,13 @@ static int apply(zkcli_opts_t *o, int c, const char *arg, const char *name,
         return ZKCLI_EXIT_USAGE;
       } else if (c == OPT_SESSION) {
         o->session_timeout_ms = (int)ms;
+      } else if (c == OPT_INTERVAL) {
+        o->interval_ms = ms;
       } else {
         o->connect_timeout_ms = (int)ms;
       }
       break;
-    case OPT_DIGEST: o->digest = arg; break;
+    case OPT_DIGEST: o->digest = arg; o->digest_from_env = 0; break;
     case OPT_ACL:
       if (strcmp(arg, "open") == 0) {
         o->secure_acl = 0;
@@ -212,6 +261,17 @@ static int apply(zkcli_opts_t *o, int c, const char *arg, const char *name,
         o->secure_acl = 1;
       } else {
         zkcli_err("--acl: expected 'open' or 'secure', got '%s'", arg);
+        return ZKCLI_EXIT_USAGE;
+      }
+      break;
+    case OPT_PARENTS:
+      if (strcmp(arg, "persistent") == 0) {
+        o->container_parents = 0;
+      } else if (strcmp(arg, "container") == 0) {
+        o->container_parents = 1;
+      } else {
+        zkcli_err("--parents: expected 'persistent' or 'container', got '%s'",
+                  arg);
         return ZKCLI_EXIT_USAGE;
       }
       break;
@@ -244,17 +304,20 @@ static int apply(zkcli_opts_t *o, int c, const char *arg, const char *name,
     }
     case OPT_COUNT_PATH: o->count_path = arg; break;
     case 's': o->shared = 1; break;
+    case 'x': o->exclusive = 1; break;
     case OPT_WRITE: o->write_side = 1; break;
+    case OPT_REVOCABLE: o->revocable = 1; break;
     case OPT_FOREGROUND: o->foreground = 1; break;
     case OPT_JSON: o->json = 1; break;
+    case OPT_WATCH: o->watch = 1; break;
+    case 'l': o->observe = 1; break;
     case 'v': o->verbose++; break;
     case 'h': fputs(usage_text, stdout); return 0;
     case 'V':
       printf("zkcoord %s (library %s)\n", ZKC_VERSION_STRING,
              zkc_version_string());
       return 0;
-    default:
-      brief_usage();
+    default: /* reported by parse_run */
       return ZKCLI_EXIT_USAGE;
   }
   return -1;
@@ -275,16 +338,33 @@ static const char *option_name(int c, int long_index) {
 }
 
 /* Parses options from argv[1..] until the first operand; returns -1 to go
- * on with *next the operand's index, or an exit code. */
+ * on with *next the operand's index, or an exit code. An unknown option or
+ * a missing argument is one line on stderr (getopt's own messages are
+ * off). */
 static int parse_run(int argc, char **argv, zkcli_opts_t *o, int *seen_wait,
                      int *next) {
   optind = 0; /* full re-initialisation (glibc) */
-  opterr = 1;
+  opterr = 0;
   for (;;) {
     int long_index = -1;
-    /* '+': stop at the first operand, so COMMAND's options stay its own. */
-    int c = getopt_long(argc, argv, "+c:w:nE:m:svhV", long_opts, &long_index);
+    /* '+': stop at the first operand, so COMMAND's options stay its own;
+     * ':': a missing argument is told apart from an unknown option. */
+    int c = getopt_long(argc, argv, "+:c:w:nE:m:sxlvhV", long_opts,
+                        &long_index);
     if (c == -1) break;
+    if (c == '?' || c == ':') {
+      char opt[64];
+      const char *a = argv[optind - 1];
+      if (strncmp(a, "--", 2) == 0 || optopt == 0 || optopt >= 256)
+        snprintf(opt, sizeof opt, "%.*s", (int)strcspn(a, "="), a);
+      else
+        snprintf(opt, sizeof opt, "-%c", optopt);
+      if (c == '?')
+        zkcli_err("unknown option '%s' (zkcoord --help lists them)", opt);
+      else
+        zkcli_err("option '%s' needs a value", opt);
+      return ZKCLI_EXIT_USAGE;
+    }
     int r = apply(o, c, optarg, option_name(c, long_index), seen_wait);
     if (r >= 0) return r;
   }
@@ -296,20 +376,28 @@ int zkcli_parse(int argc, char **argv, zkcli_opts_t *o) {
   memset(o, 0, sizeof *o);
   o->session_timeout_ms = 10000;
   o->connect_timeout_ms = 15000;
+  o->interval_ms = 1000;
   o->wait_ms = -1;
   o->conflict_code = ZKCLI_EXIT_CONFLICT;
   o->grace_ms = 10000;
   const char *env = getenv("ZKCOORD_CONNECT");
-  o->connect = env && *env ? env : DEFAULT_CONNECT;
+  o->connect_from_env = env && *env;
+  o->connect = o->connect_from_env ? env : DEFAULT_CONNECT;
   env = getenv("ZKCOORD_DIGEST");
-  if (env && *env) o->digest = env;
+  if (env && *env) {
+    o->digest = env;
+    o->digest_from_env = 1;
+  }
 
   int seen_wait = 0, next;
+  if (argc <= 1) {
+    brief_usage();
+    return ZKCLI_EXIT_USAGE;
+  }
   int r = parse_run(argc, argv, o, &seen_wait, &next);
   if (r >= 0) return r;
   if (next >= argc) {
     zkcli_err("missing command: lock, sem, leader, status or revoke");
-    brief_usage();
     return ZKCLI_EXIT_USAGE;
   }
   const char *name = argv[next];
@@ -326,9 +414,26 @@ int zkcli_parse(int argc, char **argv, zkcli_opts_t *o) {
   } else {
     zkcli_err("unknown command '%s' (expected lock, sem, leader, status or "
               "revoke)", name);
-    brief_usage();
     return ZKCLI_EXIT_USAGE;
   }
+  /* Options before the command name pass any command; check them now. */
+  static const struct {
+    int c;
+    const char *name;
+  } late[] = {{'s', "--shared"}, {'x', "--exclusive"}, {OPT_WRITE, "--write"},
+              {OPT_REVOCABLE, "--revocable"}, {OPT_JSON, "--json"},
+              {OPT_WATCH, "--watch"}, {'l', "--observe"}, {'m', "--max"},
+              {OPT_COUNT_PATH, "--count-path"}, {'w', "-w or -n"},
+              {'E', "-E"}};
+  const int given[] = {o->shared, o->exclusive, o->write_side, o->revocable,
+                       o->json, o->watch, o->observe, o->max_leases > 0,
+                       o->count_path != NULL, seen_wait,
+                       o->conflict_code != ZKCLI_EXIT_CONFLICT};
+  for (size_t i = 0; i < sizeof late / sizeof *late; i++)
+    if (given[i] && !option_allowed(o->cmd, late[i].c)) {
+      zkcli_err("option %s does not apply to this command", late[i].name);
+      return ZKCLI_EXIT_USAGE;
+    }
   /* Options after the command name: argv[next] plays argv[0]. */
   int sub_argc = argc - next;
   char **sub = argv + next;
@@ -341,33 +446,45 @@ int zkcli_parse(int argc, char **argv, zkcli_opts_t *o) {
     return ZKCLI_EXIT_USAGE;
   }
   o->path = sub[more++];
-  /* Also when given before the command name, where any option passes. */
-  if ((o->shared || o->write_side) && o->cmd != ZKCLI_LOCK) {
-    zkcli_err("option %s does not apply to this command",
-              o->shared ? "--shared" : "--write");
-    return ZKCLI_EXIT_USAGE;
+  if (o->cmd == ZKCLI_STATUS || o->cmd == ZKCLI_REVOKE ||
+      (o->cmd == ZKCLI_LEADER && o->observe)) {
+    /* No COMMAND: options may follow PATH too (`status PATH --json`);
+     * PATH plays argv[0]. */
+    int rest;
+    r = parse_run(sub_argc - more + 1, sub + more - 1, o, &seen_wait, &rest);
+    if (r >= 0) return r;
+    if (rest < sub_argc - more + 1) {
+      zkcli_err("%s takes one PATH, got extra '%s'",
+                o->cmd == ZKCLI_STATUS ? "status"
+                : o->cmd == ZKCLI_REVOKE ? "revoke" : "leader --observe",
+                sub[more - 1 + rest]);
+      return ZKCLI_EXIT_USAGE;
+    }
   }
-  if (o->shared && o->write_side) {
-    zkcli_err("--shared and --write exclude each other");
+  if ((o->shared != 0) + (o->exclusive != 0) > 1 ||
+      (o->shared && o->write_side)) {
+    zkcli_err("%s and %s exclude each other", "--shared",
+              o->exclusive ? "--exclusive" : "--write");
     return ZKCLI_EXIT_USAGE;
   }
   if (o->cmd == ZKCLI_SEM && o->max_leases == 0 && o->count_path == NULL) {
     zkcli_err("sem needs -m N (the number of leases) or --count-path");
     return ZKCLI_EXIT_USAGE;
   }
-  if (o->cmd == ZKCLI_STATUS || o->cmd == ZKCLI_REVOKE) {
-    if (more < sub_argc) {
-      zkcli_err("%s takes one PATH, got extra '%s'",
-                o->cmd == ZKCLI_STATUS ? "status" : "revoke", sub[more]);
-      return ZKCLI_EXIT_USAGE;
-    }
-    return -1;
-  }
-  if (more < sub_argc && strcmp(sub[more], "--") == 0) more++;
-  if (more >= sub_argc) {
-    zkcli_err("missing COMMAND to run");
+  if (o->cmd == ZKCLI_STATUS && o->max_leases && o->count_path) {
+    zkcli_err("status: give the limit with -m or --count-path, not both");
     return ZKCLI_EXIT_USAGE;
   }
-  o->argv = sub + more;
+  if (o->cmd == ZKCLI_STATUS || o->cmd == ZKCLI_REVOKE ||
+      (o->cmd == ZKCLI_LEADER && o->observe))
+    return -1;
+  if (more < sub_argc && strcmp(sub[more], "--") == 0) more++;
+  if (more < sub_argc) {
+    o->argv = sub + more;
+  } else if (o->cmd == ZKCLI_LEADER) {
+    zkcli_err("missing COMMAND to run (or --observe to watch the election)");
+    return ZKCLI_EXIT_USAGE;
+  }
+  /* lock and sem without COMMAND hold until signalled. */
   return -1;
 }

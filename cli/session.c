@@ -1,5 +1,6 @@
 /* zkcoord command line: opening the client and mapping error codes. */
 #include <netdb.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -52,10 +53,29 @@ static int name_unresolved(const char *connect) {
   return found;
 }
 
-/* The library's and the ZooKeeper client's lines, shown with -v. */
+static atomic_int warnings_passed;
+
+void zkcli_pass_warnings(int on) { atomic_store(&warnings_passed, on); }
+
+/* The library's lines. Without -v: only its warnings while a lock or lease
+ * is waited for (a semaphore limit that other clients do not share); its
+ * errors are the command's own one line, and what happens to a hold (a
+ * lost session, lock or leadership) the command reports itself. -v adds
+ * everything down to the session's states and the recipes' steps, -vv the
+ * detail and the ZooKeeper client's own lines. */
 static void log_line(void *ctx, zkc_log_level_t level, const char *msg) {
-  (void)ctx, (void)level;
+  const zkcli_opts_t *o = ctx;
+  if (o->verbose == 0 &&
+      (level != ZKC_LOG_WARN || !atomic_load(&warnings_passed)))
+    return;
   fprintf(stderr, "zkcoord: %s\n", msg);
+}
+
+/* "user:password" as the library takes it: a non-empty user (up to the
+ * first ':') and a non-empty password. */
+static int digest_valid(const char *d) {
+  const char *colon = strchr(d, ':');
+  return colon != NULL && colon != d && colon[1] != '\0';
 }
 
 int zkcli_open(const zkcli_opts_t *o, zkc_client_t **out) {
@@ -67,13 +87,26 @@ int zkcli_open(const zkcli_opts_t *o, zkc_client_t **out) {
   co.lost_on_suspended = o->lost_on_suspended;
   co.auth_digest = o->digest;
   co.acl_preset = o->secure_acl ? ZKC_ACL_SECURE : ZKC_ACL_OPEN;
+  co.parent_mode =
+      o->container_parents ? ZKC_PARENTS_CONTAINER : ZKC_PARENTS_PERSISTENT;
   co.log_fn = log_line;
-  /* Quiet by default: failures are reported once, by the command. */
-  co.log_level = o->verbose >= 3   ? ZKC_LOG_DEBUG
-                 : o->verbose == 2 ? ZKC_LOG_INFO
-                 : o->verbose == 1 ? ZKC_LOG_WARN
-                                   : ZKC_LOG_NONE;
+  co.log_ctx = (void *)o;
+  co.log_level = o->verbose >= 2   ? ZKC_LOG_DEBUG
+                 : o->verbose == 1 ? ZKC_LOG_INFO
+                                   : ZKC_LOG_WARN;
   *out = NULL;
+  if (o->digest && !digest_valid(o->digest)) {
+    /* The value is a secret: not repeated. */
+    zkcli_err("%s: expected USER:PASSWORD (a user without ':' and a "
+              "password, neither empty)",
+              o->digest_from_env ? "$ZKCOORD_DIGEST" : "--digest");
+    return ZKCLI_EXIT_USAGE;
+  }
+  if (o->secure_acl && o->digest == NULL) {
+    zkcli_err("--acl secure needs --digest (or $ZKCOORD_DIGEST): the nodes "
+              "belong to those credentials");
+    return ZKCLI_EXIT_USAGE;
+  }
   int rc = zkc_client_open(out, o->connect, &co);
   if (rc == ZKC_OK) {
     int64_t sid = 0;
@@ -85,12 +118,13 @@ int zkcli_open(const zkcli_opts_t *o, zkc_client_t **out) {
     return 0;
   }
   switch (rc) {
-    case ZKC_EINVAL:
-      if (o->secure_acl && o->digest == NULL)
-        zkcli_err("--acl secure needs --digest");
-      else
-        zkcli_err("invalid --connect '%s' or --digest (expected user:password)",
-                  o->connect);
+    case ZKC_EINVAL: /* the credentials and the ACL were checked above */
+      zkcli_err("invalid %s '%s': expected host:port[,host:port...][/chroot]"
+                "%s", o->connect_from_env ? "$ZKCOORD_CONNECT" : "--connect",
+                o->connect,
+                o->connect[strcspn(o->connect, "/")] == '/'
+                    ? " with a valid chroot path"
+                    : "");
       return ZKCLI_EXIT_USAGE;
     case ZKC_ECONNECT:
       if (!name_unresolved(o->connect))

@@ -1,7 +1,7 @@
 /* Routes log lines to each client's sink. The ZooKeeper client's log
  * callback carries no context pointer, so every client gets one of a fixed
  * set of trampolines, each bound to one slot of a table; clients beyond the
- * table share a fallback that prints errors to stderr. */
+ * table share a fallback that drops the ZooKeeper client's lines. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -23,27 +23,18 @@ static void deliver(zkc_client_t *c, zkc_log_level_t level, const char *msg) {
     fprintf(stderr, "zkcoord: %s\n", msg);
 }
 
-/* The ZooKeeper client writes "<time>:<pid>(0x<tid>):ZOO_<LEVEL>@<func>@..."
- * and level-filters with a process-wide setting; read the level back from
- * the text so each client can apply its own. */
-static zkc_log_level_t zk_line_level(const char *m) {
-  if (strstr(m, ":ZOO_ERROR@")) return ZKC_LOG_ERROR;
-  if (strstr(m, ":ZOO_WARN@")) return ZKC_LOG_WARN;
-  /* Its INFO lines (several per connect) are detail: zkcoord's own INFO
-   * lines say what happened to the session. */
-  return ZKC_LOG_DEBUG;
-}
-
+/* The ZooKeeper client's own lines ("<time>:<pid>(0x<tid>):ZOO_<LEVEL>@...")
+ * are its internals, whatever level it gives them: one or more ERROR lines
+ * per refused reconnect attempt, several INFO lines per connect. They reach
+ * a sink at ZKC_LOG_DEBUG only; what happened to the session is zkcoord's
+ * own lines (SUSPENDED, RECONNECTED, LOST, a lock lost), a few per outage. */
 static void deliver_zk_line(zkc_client_t *c, const char *message) {
+  if (c == NULL || c->opts.log_level < ZKC_LOG_DEBUG) return;
   char line[1024];
   snprintf(line, sizeof line, "%s", message);
   size_t n = strlen(line);
   while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r')) line[--n] = 0;
-  zkc_log_level_t level = zk_line_level(line);
-  if (c != NULL)
-    deliver(c, level, line);
-  else if (level == ZKC_LOG_ERROR)
-    fprintf(stderr, "zkcoord: %s\n", line);
+  deliver(c, ZKC_LOG_DEBUG, line);
 }
 
 static void from_slot(int i, const char *message) {

@@ -88,7 +88,7 @@ static int64_t remaining(int64_t deadline) {
 }
 
 int zkc_multilock_acquire_timeout(zkc_multilock_t *ml, int64_t timeout_ms) {
-  if (ml == NULL || timeout_ms < 0) return ZKC_EINVAL;
+  if (ml == NULL) return ZKC_EINVAL; /* timeout_ms < 0: no limit */
   /* Checked here too, so that nothing is taken and given back. */
   if (zkc__on_callback_thread()) return ZKC_EDEADLK;
   int64_t deadline = zkc__deadline_after(timeout_ms);

@@ -352,7 +352,7 @@ static int twin_check(zkc_mutex_t *m, char **wnode) {
 }
 
 int zkc_mutex_acquire_timeout(zkc_mutex_t *m, int64_t timeout_ms) {
-  if (m == NULL || timeout_ms < 0) return ZKC_EINVAL;
+  if (m == NULL) return ZKC_EINVAL; /* timeout_ms < 0: no limit */
   zkc_client_t *c = m->client;
   char *wnode = NULL;
   int rc = twin_check(m, &wnode);

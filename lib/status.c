@@ -79,9 +79,10 @@ static int order_children(char **names, size_t n, const char **order,
   return ZKC_OK;
 }
 
-/* Fills one entry from a finished get. */
+/* Fills one entry from a finished get (or, for a node whose ACL refuses
+ * the read, from an exists: no data, data_denied set). */
 static int fill(zkc_contender_t *e, const char *name, const zkc__op_t *op,
-                long position) {
+                long position, int denied) {
   e->name = strdup(name);
   e->style = node_style(name);
   e->has_sequence = zkc__node_sequence(name, &e->sequence);
@@ -98,17 +99,23 @@ static int fill(zkc_contender_t *e, const char *name, const zkc__op_t *op,
   e->ephemeral_owner = op->stat.ephemeral_owner;
   e->ctime_ms = op->stat.ctime;
   e->czxid = op->stat.czxid;
+  e->data_denied = denied;
   return ZKC_OK;
 }
+
+/* What ops[i] of read_all is: none (cleared), a get, or an exists. */
+enum { READ_NONE, READ_GET, READ_STAT };
 
 static int read_all(zkc_client_t *c, const char *path, char **names, size_t n,
                     zkc_contender_t **out, size_t *count) {
   const char **order = malloc(n * sizeof *order);
   zkc__op_t *ops = calloc(n, sizeof *ops);
+  char *kind = calloc(n, 1);
   zkc_contender_t *v = calloc(n, sizeof *v);
   size_t ncont = 0, started = 0, m = 0;
-  int rc = order && ops && v ? order_children(names, n, order, &ncont)
-                             : ZKC_ENOMEM;
+  int rc = order && ops && kind && v
+               ? order_children(names, n, order, &ncont)
+               : ZKC_ENOMEM;
   /* Every read is submitted before the first is waited for: one round
    * trip for all of them. */
   for (; rc == ZKC_OK && started < n; started++) {
@@ -119,13 +126,33 @@ static int read_all(zkc_client_t *c, const char *path, char **names, size_t n,
       break;
     }
     zkc__submit_get(c, &ops[started], child);
+    kind[started] = READ_GET;
+    free(child);
+  }
+  /* A child whose ACL refuses reading its data (a lock node made with
+   * ZKC_ACL_SECURE under other credentials) is still listed, without its
+   * data: an exists, which no ACL restricts, gives its stat. Those go out
+   * together once every get is answered: a second round trip only then. */
+  for (size_t i = 0; i < started; i++) {
+    if (zkc__op_wait(&ops[i]) != ZKC_ENOAUTH || rc != ZKC_OK) continue;
+    zkc__op_clear(&ops[i]);
+    kind[i] = READ_NONE;
+    char *child = zkc__path_join(path, order[i]);
+    if (child == NULL) {
+      rc = ZKC_ENOMEM;
+    } else if ((rc = zkc__op_init(&ops[i])) == ZKC_OK) {
+      zkc__submit_exists(c, &ops[i], child);
+      kind[i] = READ_STAT;
+    }
     free(child);
   }
   long position = 0;
   for (size_t i = 0; i < started; i++) {
+    if (kind[i] == READ_NONE) continue;
     int r = zkc__op_wait(&ops[i]);
     if (rc == ZKC_OK && r == ZKC_OK) {
-      rc = fill(&v[m++], order[i], &ops[i], i < ncont ? position++ : -1);
+      rc = fill(&v[m++], order[i], &ops[i], i < ncont ? position++ : -1,
+                kind[i] == READ_STAT);
     } else if (rc == ZKC_OK && r != ZKC_ENONODE) { /* gone: left the queue */
       rc = r;
     }
@@ -133,6 +160,7 @@ static int read_all(zkc_client_t *c, const char *path, char **names, size_t n,
   }
   free(ops);
   free(order);
+  free(kind);
   if (rc == ZKC_OK && m > 0) {
     *out = v;
     *count = m;

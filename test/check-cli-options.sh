@@ -2,7 +2,8 @@
 # The zkcoord tool's options, three ways: the parser's table (cli/options.c),
 # `zkcoord --help` and the manual page's OPTIONS section. Fails unless all
 # three name the same long and short options; also checks that a call with
-# no arguments or an unknown command prints the usage and exits 64.
+# no arguments prints the usage and exits 64, and that any other usage error
+# (an unknown command or option, a missing value) is one line and exit 64.
 # Usage: check-cli-options.sh SOURCE_DIR ZKCOORD [LAUNCHER...]
 set -euo pipefail
 src=${1:?usage: check-cli-options.sh SOURCE_DIR ZKCOORD}
@@ -40,14 +41,22 @@ same "long options" parser "$parser_long" "man page" "$man_long"
 same "short options" parser "$shorts" "--help" "$help_short"
 same "short options" parser "$shorts" "man page" "$man_short"
 
-# Usage errors show the usage (on stderr) and exit 64.
-for args in "" "frobnicate /x" "--no-such-option"; do
+# No arguments: the usage (on stderr) and exit 64.
+set +e
+err=$("${run[@]}" 2>&1 >/dev/null); code=$?
+set -e
+if [ "$code" != 64 ] || ! grep -q '^usage: zkcoord' <<<"$err"; then
+  echo "zkcoord (no arguments): exit $code, usage not shown:"; echo "$err"; fail=1
+fi
+# Other usage errors: exactly one line "zkcoord: ..." and exit 64.
+for args in "frobnicate /x" "--no-such-option status /x" "-q status /x" \
+            "status /x --no-such-option" "lock -w" "--connect"; do
   set +e
   # shellcheck disable=SC2086  # the cases are word lists
   err=$("${run[@]}" $args 2>&1 >/dev/null); code=$?
   set -e
-  if [ "$code" != 64 ] || ! grep -q '^usage: zkcoord' <<<"$err"; then
-    echo "zkcoord ${args:-(no arguments)}: exit $code, usage not shown:"; echo "$err"; fail=1
+  if [ "$code" != 64 ] || [ "$(wc -l <<<"$err")" != 1 ] || ! grep -q '^zkcoord: ' <<<"$err"; then
+    echo "zkcoord $args: exit $code, not one line:"; echo "$err"; fail=1
   fi
 done
 

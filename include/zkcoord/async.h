@@ -95,7 +95,9 @@ ZKC_EXTERN int zkc_async_create(zkc_async_t **out, zkc_client_t *client,
 ZKC_EXTERN int zkc_async_destroy(zkc_async_t *async);
 
 /* Starts taking the lock of `path` (as zkc_mutex_create validates it),
- * waiting at most timeout_ms (< 0 forever, 0 = one look at the queue).
+ * waiting at most timeout_ms (< 0 without limit, 0 = one look at the
+ * queue, > 0 that many milliseconds: the rule of every timeout, see
+ * zkcoord/common.h).
  * Never blocks on the network. `done` is called once with the result (see
  * zkc_acquired_fn); a session lost while pending re-queues within the
  * timeout, as the blocking acquire does. *id (if not NULL) names the

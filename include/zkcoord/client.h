@@ -143,9 +143,13 @@ typedef struct zkc_client_opts {
   /* Log sink; NULL = errors to stderr. */
   zkc_log_fn log_fn;
   void *log_ctx;
-  /* Most verbose level delivered. Default ZKC_LOG_ERROR. The ZooKeeper
-   * client's own lines come through this sink too: its errors and warnings
-   * at those levels, its INFO lines at ZKC_LOG_DEBUG. */
+  /* Most verbose level delivered. Default ZKC_LOG_ERROR: through an outage
+   * that is a few lines at most (zkcoord's own: a lost session, a lost
+   * lock), never one per reconnect attempt. ZKC_LOG_INFO adds the session's
+   * states (SUSPENDED, RECONNECTED, ...) and the recipes' steps. The
+   * ZooKeeper client's own lines, whatever their level there (it logs
+   * every refused reconnect attempt as an error), come through this sink
+   * at ZKC_LOG_DEBUG only. */
   zkc_log_level_t log_level;
   /* Lock-loss policy for every recipe of this client. 0 (default, as
    * Curator's standard policy): a held lock is lost only with the session

@@ -21,6 +21,14 @@ extern "C" {
 #define ZKC_EXTERN
 #endif
 
+/* Timeouts: every call that takes a `timeout_ms` reads it the same way
+ * (zkc_mutex_acquire_timeout, zkc_multilock_acquire_timeout,
+ * zkc_sem_acquire, zkc_async_acquire, zkc_latch_await):
+ *   < 0  wait without limit (as the calls without a timeout do);
+ *     0  do not wait: one try at what is free now;
+ *   > 0  wait at most that many milliseconds (CLOCK_MONOTONIC).
+ * No negative value is an error. */
+
 /* One table generates the codes, their names and their messages. The
  * values are stable: a code keeps its number once released. */
 #define ZKC_ERRNO_MAP(XX)                                                      \

@@ -141,8 +141,9 @@ ZKC_EXTERN int zkc_latch_destroy(zkc_latch_t *latch);
 ZKC_EXTERN int zkc_latch_has_leadership(const zkc_latch_t *latch);
 
 /* Blocks until this latch is leader (as zkc_latch_has_leadership answers:
- * is_leader has been called), up to timeout_ms (< 0: forever; 0: just
- * checks).
+ * is_leader has been called), up to timeout_ms (< 0: without limit; 0:
+ * just checks; > 0: that many milliseconds: the rule of every timeout, see
+ * zkcoord/common.h).
  * Returns ZKC_OK (leader), ZKC_ETIMEDOUT, ZKC_ECLOSED (the latch or the
  * client was closed), ZKC_EINVAL (NULL, or the latch was never started),
  * ZKC_EDEADLK (from a ZooKeeper or latch callback thread), or the error

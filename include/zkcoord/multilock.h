@@ -48,9 +48,11 @@ ZKC_EXTERN int zkc_multilock_destroy(zkc_multilock_t *ml);
  * ZKC_EINVAL for NULL. */
 ZKC_EXTERN int zkc_multilock_acquire(zkc_multilock_t *ml);
 
-/* As zkc_multilock_acquire, waiting at most `timeout_ms` (>= 0) for the
- * whole set: ZKC_ETIMEDOUT when it ran out (nothing held), ZKC_EINVAL for
- * a negative timeout. */
+/* As zkc_multilock_acquire, waiting at most `timeout_ms` for the whole
+ * set: < 0 without limit (the same as zkc_multilock_acquire), 0 takes only
+ * locks free now, > 0 that many milliseconds (the rule of every timeout,
+ * see zkcoord/common.h). Returns ZKC_ETIMEDOUT when it ran out (nothing
+ * held), ZKC_EINVAL for NULL, and the codes of zkc_multilock_acquire. */
 ZKC_EXTERN int zkc_multilock_acquire_timeout(zkc_multilock_t *ml,
                                              int64_t timeout_ms);
 

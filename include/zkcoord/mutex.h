@@ -95,10 +95,12 @@ ZKC_EXTERN int zkc_mutex_destroy(zkc_mutex_t *mutex);
  * On any error no lock node is left behind. */
 ZKC_EXTERN int zkc_mutex_acquire(zkc_mutex_t *mutex);
 
-/* As zkc_mutex_acquire, waiting at most `timeout_ms` (>= 0). 0 tries once:
- * a node is created and, when it is not first, deleted again.
+/* As zkc_mutex_acquire, waiting at most `timeout_ms`: < 0 without limit
+ * (the same as zkc_mutex_acquire), 0 tries once (a node is created and,
+ * when it is not first, deleted again), > 0 that many milliseconds (the
+ * rule of every timeout, see zkcoord/common.h).
  * Returns ZKC_ETIMEDOUT when the time ran out (own node deleted), ZKC_EINVAL
- * for a negative timeout, and the codes of zkc_mutex_acquire; when the
+ * for a NULL mutex, and the codes of zkc_mutex_acquire; when the
  * server refuses the delete of the waiter's node (ZKC_ENOAUTH: a parent
  * ACL without DELETE), that refusal instead of ZKC_ETIMEDOUT: the node then
  * stays in the queue until the session ends (close the client). */
@@ -201,6 +203,9 @@ ZKC_EXTERN int zkc_revoke(zkc_client_t *client, const char *node_path);
  * lock, every reader before the first writer. Only ephemeral nodes are
  * asked: a persistent child is no lock holder and keeps its data. *asked (may be NULL) is set to the
  * number of nodes the marker was written to (0: nobody holds the lock).
+ * It does not ask which recipe uses the path: on a leader election the
+ * marker overwrites the leader's participant id (`zkcoord revoke` reads
+ * the path first and refuses elections and semaphores).
  * Returns the codes of zkc_revoke, ZKC_OK also when nobody holds it. */
 ZKC_EXTERN int zkc_revoke_holders(zkc_client_t *client, const char *lock_path,
                                   size_t *asked);

@@ -11,7 +11,9 @@
  * nodes are recognised in the queue too, and any other sequenced child
  * counts as a writer.
  *
- * Each side is a zkc_mutex_t: acquire, release, timeouts, lost callbacks,
+ * Each side is a zkc_mutex_t: acquire, release, timeouts (with
+ * zkc_mutex_acquire_timeout: < 0 without limit, 0 one try, > 0 that many
+ * milliseconds, the rule of every timeout, see zkcoord/common.h), lost callbacks,
  * fencing tokens, revocation and the participant list all work on it with
  * the zkc_mutex_* functions, and a side can be part of a multi-lock. The
  * sides belong to the read-write lock: zkc_mutex_destroy refuses them.

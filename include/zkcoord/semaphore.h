@@ -84,8 +84,9 @@ ZKC_EXTERN int zkc_sem_create(zkc_sem_t **out, zkc_client_t *client,
 ZKC_EXTERN int zkc_sem_destroy(zkc_sem_t *sem);
 
 /* Takes `qty` leases at once, all or nothing, waiting at most `timeout_ms`
- * (< 0: without limit; 0: take them only if they are free now) for the
- * whole call: queueing, creating and waiting. On success *out is a new
+ * (< 0: without limit; 0: take them only if they are free now; > 0: that
+ * many milliseconds: the rule of every timeout, see zkcoord/common.h) for
+ * the whole call: queueing, creating and waiting. On success *out is a new
  * lease handle for the `qty` lease nodes; release it with
  * zkc_lease_release and free it with zkc_lease_free.
  * Returns:

@@ -46,6 +46,10 @@ typedef struct zkc_contender {
   int64_t ephemeral_owner; /* session id of an ephemeral node, else 0 */
   int64_t ctime_ms;    /* creation time, ms since the epoch, server clock */
   int64_t czxid;       /* zxid that created it: the fencing token */
+  int data_denied;     /* 1: the node's ACL refuses this client reading its
+                          data (a node made with ZKC_ACL_SECURE under other
+                          credentials): data is empty (data_len and
+                          data_total 0), the rest is filled; else 0 */
 } zkc_contender_t;
 
 /* Reads every child of the lock path `path` with its data and stat, in
@@ -53,8 +57,9 @@ typedef struct zkc_contender {
  * children without a sequence (by name). A child deleted between the
  * listing and the read has left the queue and is not reported. Makes no
  * change on the ensemble and leaves no watch. One round trip for the
- * listing and one for all the reads (pipelined). No retry: a connection
- * loss is returned.
+ * listing and one for all the reads (pipelined); a child whose ACL refuses
+ * reading its data is listed all the same, with data_denied set and its
+ * stat from one more round trip. No retry: a connection loss is returned.
  * On success *out is a new array of *count entries that the caller frees
  * with zkc_contenders_free (*out is NULL when *count is 0).
  * Returns:
@@ -65,7 +70,7 @@ typedef struct zkc_contender {
  *   ZKC_ENOMEM
  *   ZKC_ECONNLOSS, ZKC_EOPTIMEOUT, ZKC_ESESSIONEXPIRED
  *                 the ensemble did not answer
- *   ZKC_ENOAUTH   an ACL refuses reading the path
+ *   ZKC_ENOAUTH   the path's ACL refuses listing its children
  * Thread-safe. */
 ZKC_EXTERN int zkc_lock_contenders(zkc_client_t *client, const char *path,
                                    zkc_contender_t **out, size_t *count);

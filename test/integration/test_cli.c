@@ -6,6 +6,7 @@
  * valgrind tree) in front when set. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <pthread.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -153,7 +154,12 @@ static void bad_option_exit_64(void **state) {
   const char *p = zkt_path("lock");
   assert_int_equal(RUN_CLI("--bogus", "lock", p, "true"), 64);
   assert_int_equal(RUN_CLI("lock"), 64);                       /* no PATH */
-  assert_int_equal(RUN_CLI("lock", p), 64);                    /* no COMMAND */
+  assert_int_equal(RUN_CLI("leader", p), 64);                  /* no COMMAND */
+  assert_int_equal(RUN_CLI("leader", "--observe", p, "true"), 64);
+  assert_int_equal(RUN_CLI("lock", "-s", "-x", p, "true"), 64);
+  assert_int_equal(RUN_CLI("--json", "lock", p, "true"), 64);  /* not lock's */
+  assert_int_equal(RUN_CLI("sem", "-m", "1", "--revocable", p, "true"), 64);
+  assert_int_equal(RUN_CLI("--parents", "flat", "status", p), 64);
   assert_int_equal(RUN_CLI("lock", "-n", "-w", "1", p, "true"), 64);
   assert_int_equal(RUN_CLI("lock", "-w", "soon", p, "true"), 64);
   assert_int_equal(RUN_CLI("lock", "-E", "300", p, "true"), 64);
@@ -1090,7 +1096,8 @@ static void sem_exit_codes_and_status(void **state) {
   zkt_proc_t st = spawn_cli("status", path, NULL);
   char line[512];
   assert_true(zkt_expect(&st, path, line, sizeof line, long_op()));
-  assert_non_null(strstr(line, "semaphore, 2 lease nodes, 0 in the queue"));
+  assert_non_null(strstr(line, "semaphore, 2 leases held (limit not recorded"));
+  assert_non_null(strstr(line, ", 0 in the queue"));
   assert_int_equal(run_cli(st), 0);
   OK(zkc_lease_free(l));
   /* A shared count node: created with -m, then read. */
@@ -1120,6 +1127,532 @@ static void sem_lease_lost_stops_command_exit_75(void **state) {
   kill(p.pid, SIGCONT);
   assert_true(zkt_expect(&p, "TERM", line, sizeof line, long_op()));
   assert_int_equal(run_cli(p), 75);
+}
+
+/* ---- what a new user hit (issue 25) ---- */
+
+/* The tool's stderr of a run still going: spawn_cli_err's file so far. */
+static void read_err_file(char *err, size_t len) {
+  FILE *f = fopen(err_file, "r");
+  size_t n = f ? fread(err, 1, len - 1, f) : 0;
+  err[n] = '\0';
+  if (f) fclose(f);
+}
+
+/* 1 once the running tool's stderr holds `text` (a zkt_await predicate). */
+static int err_file_has(void *text) {
+  static char err[65536];
+  read_err_file(err, sizeof err);
+  return strstr(err, text) != NULL;
+}
+
+/* Counts how many times `needle` occurs in `hay`. */
+static int count_of(const char *hay, const char *needle) {
+  int n = 0;
+  for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle)) n++;
+  return n;
+}
+
+typedef struct {
+  zkc_sem_t *sem;
+  zkc_lease_t *lease;
+  int rc;
+  atomic_int done;
+} sem_waiter_t;
+
+static void *sem_wait_main(void *arg) {
+  sem_waiter_t *w = arg;
+  w->rc = zkc_sem_acquire(w->sem, 1, -1, &w->lease);
+  atomic_store(&w->done, 1);
+  return NULL;
+}
+
+static int sem_waiter_done(void *arg) {
+  return atomic_load(&((sem_waiter_t *)arg)->done);
+}
+
+/* A semaphore of 2 with both leases held and a third client at the head of
+ * the queue, its lease node made, waiting: status counts 2 held and 1
+ * waiting (every held lease a holder, the head's node not, the head itself
+ * no holder), and shows the limit when given one. */
+static void status_semaphore_holders_waiting_head_and_limit(void **state) {
+  (void)state;
+  char path[600], count[600], leases[700];
+  snprintf(path, sizeof path, "%s", zkt_path("sem"));
+  snprintf(count, sizeof count, "%s", zkt_path("count"));
+  snprintf(leases, sizeof leases, "%s/leases", path);
+  zkc_client_t *a = zkt_open(NULL), *b = zkt_open(NULL);
+  zkc_sem_opts_t so;
+  zkc_sem_opts_init(&so);
+  so.max_leases = 2;
+  zkc_sem_t *sa, *sb;
+  OK(zkc_sem_create(&sa, a, path, &so));
+  OK(zkc_sem_create(&sb, b, path, &so));
+  zkc_lease_t *l1, *l2;
+  OK(zkc_sem_acquire(sa, 1, long_op(), &l1));
+  OK(zkc_sem_acquire(sa, 1, long_op(), &l2));
+  sem_waiter_t w = {.sem = sb};
+  pthread_t t;
+  assert_int_equal(pthread_create(&t, NULL, sem_wait_main, &w), 0);
+  assert_true(zkt_await_children_exactly(leases, 3, long_op()));
+
+  /* JSON, the option after PATH. */
+  static char json[16384];
+  zkt_proc_t p = spawn_cli("status", path, "--json", NULL);
+  assert_true(zkt_read_line(&p, json, sizeof json, long_op()));
+  assert_int_equal(run_cli(p), 0);
+  assert_non_null(strstr(json, "\"semaphore\":true"));
+  assert_non_null(strstr(json, "\"limit\":null"));
+  assert_non_null(strstr(json, "\"held\":2,\"waiting\":1"));
+  const char *q = strstr(json, "\"queue\":");
+  assert_non_null(q);
+  char lease_part[16384];
+  snprintf(lease_part, sizeof lease_part, "%.*s", (int)(q - json), json);
+  assert_int_equal(count_of(lease_part, "\"holder\":true,\"waiting\":false"), 2);
+  assert_int_equal(count_of(lease_part, "\"holder\":false,\"waiting\":true"), 1);
+  assert_int_equal(count_of(q, "\"holder\":true"), 0); /* the head holds none */
+  assert_int_equal(count_of(q, "\"position\":0"), 1);
+
+  /* The table: two held, the head's node waiting, the head itself. */
+  char line[1300];
+  p = spawn_cli("status", path, NULL);
+  assert_true(zkt_read_line(&p, line, sizeof line, long_op()));
+  assert_non_null(strstr(line, "semaphore, 2 leases held (limit not recorded"));
+  assert_non_null(strstr(line, "1 lease node of the queue head waiting"));
+  int held = 0, waiting = 0, heads = 0;
+  while (zkt_read_line(&p, line, sizeof line, long_op())) {
+    held += strncmp(line, "lease ", 6) == 0;
+    waiting += strncmp(line, "wait ", 5) == 0;
+    heads += strncmp(line, "head ", 5) == 0;
+    assert_true(strncmp(line, "holder ", 7) != 0);
+  }
+  assert_int_equal(run_cli(p), 0);
+  assert_int_equal(held, 2);
+  assert_int_equal(waiting, 1);
+  assert_int_equal(heads, 1);
+
+  /* The limit, from -m or from a count node. */
+  p = spawn_cli("status", "-m", "2", path, NULL);
+  assert_true(zkt_read_line(&p, line, sizeof line, long_op()));
+  assert_non_null(strstr(line, "2 leases held of 2 (limit from -m)"));
+  assert_int_equal(run_cli(p), 0);
+  OK(zkc_shared_count_set(a, count, 2));
+  p = spawn_cli("status", "--count-path", count, "--json", path, NULL);
+  assert_true(zkt_read_line(&p, json, sizeof json, long_op()));
+  assert_int_equal(run_cli(p), 0);
+  assert_non_null(strstr(json, "\"limit\":2,\"limit_from\":\"count node\""));
+
+  OK(zkc_lease_free(l1));
+  assert_true(zkt_await(sem_waiter_done, &w, long_op()));
+  pthread_join(t, NULL);
+  OK(w.rc);
+  OK(zkc_lease_free(w.lease));
+  OK(zkc_lease_free(l2));
+  OK(zkc_sem_destroy(sa));
+  OK(zkc_sem_destroy(sb));
+  zkc_client_close(b);
+  zkc_client_close(a);
+  zkt_delete_tree(count);
+}
+
+/* revoke on a leader election or a semaphore: refused (65, one line),
+ * and the participant id Curator's LeaderLatch.getLeader() reads stays. */
+static void revoke_refuses_election_and_semaphore(void **state) {
+  (void)state;
+  char election[600], sem[600];
+  snprintf(election, sizeof election, "%s", zkt_path("election"));
+  snprintf(sem, sizeof sem, "%s", zkt_path("sem"));
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_latch_t *l;
+  OK(zkc_latch_create(&l, c, election, "first", NULL));
+  OK(zkc_latch_start(l));
+  OK(zkc_latch_await(l, long_op()));
+  char node[1100], data[64], err[8192];
+  OK(zkc_latch_node(l, node, sizeof node));
+  assert_int_equal(run_cli_stderr(err, sizeof err, "revoke", election), 65);
+  assert_int_equal(count_lines(err), 1);
+  assert_non_null(strstr(err, "leader election"));
+  assert_int_equal(zkt_get_data(node, data, sizeof data), 5);
+  assert_string_equal(data, "first");
+  zkc_sem_t *s;
+  zkc_lease_t *lease;
+  OK(zkc_sem_create(&s, c, sem, NULL));
+  OK(zkc_sem_acquire(s, 1, long_op(), &lease));
+  assert_int_equal(run_cli_stderr(err, sizeof err, "revoke", sem), 65);
+  assert_int_equal(count_lines(err), 1);
+  assert_non_null(strstr(err, "semaphore"));
+  OK(zkc_lease_free(lease));
+  OK(zkc_sem_destroy(s));
+  OK(zkc_latch_destroy(l));
+  zkc_client_close(c);
+}
+
+/* A COMMAND that reports SIGTERM and exits 5 then, and runs until then. */
+#define EXITS_5_ON_TERM                                                        \
+  "sh", "-c",                                                                  \
+      "trap 'echo TERM; exit 5' TERM; echo RUNNING; "                          \
+      "while :; do sleep 0.05; done"
+
+/* lock --revocable: `zkcoord revoke` stops COMMAND (SIGTERM), the lock is
+ * released and zkcoord exits with COMMAND's status; without COMMAND the
+ * request releases and zkcoord exits 0. A plain hold is not told. */
+static void lock_revocable_lets_go_on_revoke(void **state) {
+  (void)state;
+  const char *path = zkt_path("lock");
+  char line[1300], err[8192];
+  zkt_proc_t p = spawn_cli_err("lock", "--revocable", path, EXITS_5_ON_TERM,
+                               NULL);
+  assert_true(zkt_expect(&p, "RUNNING", line, sizeof line, long_op()));
+  assert_int_equal(RUN_CLI("revoke", path), 0);
+  assert_true(zkt_expect(&p, "TERM", line, sizeof line, long_op()));
+  assert_int_equal(run_cli_err(err, sizeof err, p), 5);
+  assert_non_null(strstr(err, "revoked"));
+  assert_int_equal(zkt_children_count(path), 0);
+  /* Without COMMAND. */
+  p = spawn_cli("lock", "--revocable", path, NULL);
+  assert_true(zkt_expect(&p, "ZKCOORD_NODE=", line, sizeof line, long_op()));
+  assert_int_equal(RUN_CLI("revoke", path), 0);
+  assert_int_equal(run_cli(p), 0);
+  assert_int_equal(zkt_children_count(path), 0);
+}
+
+/* lock on a semaphore's path (Curator's layout, or kazoo's), on an
+ * election; sem on a lock path; leader on a lock path: each refused with
+ * 65 and one line before anything is created. */
+static void commands_refuse_another_recipes_path(void **state) {
+  (void)state;
+  char sem[600], election[600], lock[600], ksem[600], kid[700];
+  snprintf(sem, sizeof sem, "%s", zkt_path("sem"));
+  snprintf(election, sizeof election, "%s", zkt_path("election"));
+  snprintf(lock, sizeof lock, "%s", zkt_path("lock"));
+  snprintf(ksem, sizeof ksem, "%s", zkt_path("ksem"));
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_sem_t *s;
+  zkc_lease_t *lease;
+  OK(zkc_sem_create(&s, c, sem, NULL));
+  OK(zkc_sem_acquire(s, 1, long_op(), &lease));
+  char err[8192];
+  assert_int_equal(run_cli_stderr(err, sizeof err, "lock", "-n", sem, "true"),
+                   65);
+  assert_int_equal(count_lines(err), 1);
+  assert_non_null(strstr(err, "semaphore"));
+  assert_int_equal(zkt_children_count(sem), 2); /* leases, locks: no lock node */
+  zkc_latch_t *l;
+  OK(zkc_latch_create(&l, c, election, "first", NULL));
+  OK(zkc_latch_start(l));
+  OK(zkc_latch_await(l, long_op()));
+  assert_int_equal(run_cli_stderr(err, sizeof err, "lock", election, "true"),
+                   65);
+  assert_non_null(strstr(err, "leader election"));
+  assert_int_equal(run_cli_stderr(err, sizeof err, "sem", "-m", "2", election,
+                                  "true"), 65);
+  zkc_mutex_t *m = hold_lock(c, lock);
+  assert_int_equal(run_cli_stderr(err, sizeof err, "sem", "-m", "2", lock,
+                                  "true"), 65);
+  assert_non_null(strstr(err, "lock nodes"));
+  assert_int_equal(run_cli_stderr(err, sizeof err, "leader", lock, "true"), 65);
+  assert_int_equal(zkt_children_count(lock), 1);
+  /* kazoo's Semaphore: its leases are ephemeral uuid-named children. */
+  zkt_make_root();
+  assert_int_equal(zoo_create(zkt_raw(), ksem, "", 0, &ZOO_OPEN_ACL_UNSAFE, 0,
+                              NULL, 0), ZOK);
+  snprintf(kid, sizeof kid, "%s/0123456789abcdef0123456789abcdef", ksem);
+  assert_int_equal(zoo_create(zkt_raw(), kid, "kazoo", 5, &ZOO_OPEN_ACL_UNSAFE,
+                              ZOO_EPHEMERAL, NULL, 0), ZOK);
+  assert_int_equal(run_cli_stderr(err, sizeof err, "lock", ksem, "true"), 65);
+  assert_non_null(strstr(err, "kazoo's semaphore"));
+  assert_int_equal(zoo_delete(zkt_raw(), kid, -1), ZOK);
+  release_lock(m);
+  OK(zkc_lease_free(lease));
+  OK(zkc_sem_destroy(s));
+  OK(zkc_latch_destroy(l));
+  zkc_client_close(c);
+}
+
+/* A lock taken with --acl secure under other credentials: status without
+ * them still lists it (session, czxid), its holder id unreadable. */
+static void status_without_credentials_lists_secure_nodes(void **state) {
+  (void)state;
+  const char *path = zkt_path("lock");
+  zkt_proc_t h = spawn_cli("--digest", "ops:secret", "--acl", "secure", "lock",
+                           path, "sh", "-c", "echo RUNNING; read x", NULL);
+  char line[1300];
+  assert_true(zkt_expect(&h, "RUNNING", line, sizeof line, long_op()));
+  zkt_proc_t p = spawn_cli("status", path, NULL);
+  assert_true(zkt_read_line(&p, line, sizeof line, long_op()));
+  assert_non_null(strstr(line, "held by (unreadable: ACL), 0 waiting"));
+  assert_int_equal(run_cli(p), 0);
+  static char json[8192];
+  p = spawn_cli("status", "--json", path, NULL);
+  assert_true(zkt_read_line(&p, json, sizeof json, long_op()));
+  assert_int_equal(run_cli(p), 0);
+  assert_non_null(strstr(json, "\"held\":true"));
+  assert_non_null(strstr(json, "\"data\":null"));
+  assert_non_null(strstr(json, "\"data_denied\":true"));
+  assert_non_null(strstr(json, "\"session\":\"0x"));
+  /* The credentials read it all. */
+  p = spawn_cli("--digest", "ops:secret", "status", path, NULL);
+  assert_true(zkt_read_line(&p, line, sizeof line, long_op()));
+  assert_null(strstr(line, "unreadable"));
+  assert_int_equal(run_cli(p), 0);
+  zkt_send(&h, "done");
+  assert_int_equal(run_cli(h), 0);
+}
+
+typedef struct {
+  zkt_proc_t *proxy;
+  long want;
+} proxy_count_t;
+
+/* The proxy's "STATS" field `name` (conns, accepted, cuts). */
+static long proxy_stat(zkt_proc_t *proxy, const char *name) {
+  char line[256], key[32];
+  zkt_send(proxy, "stats");
+  assert_true(zkt_expect(proxy, "STATS ", line, sizeof line, long_op()));
+  snprintf(key, sizeof key, "%s=", name);
+  const char *a = strstr(line, key);
+  assert_non_null(a);
+  return atol(a + strlen(key));
+}
+
+static int accepted_at_least(void *ctx) {
+  proxy_count_t *k = ctx;
+  return proxy_stat(k->proxy, "accepted") >= k->want;
+}
+
+static int conns_at_least(void *ctx) {
+  proxy_count_t *k = ctx;
+  return proxy_stat(k->proxy, "conns") >= k->want;
+}
+
+/* -v through an outage: the session's SUSPENDED and RECONNECTED, the lock
+ * and its node, none of the ZooKeeper client's own lines (its refused
+ * reconnects); those come with -vv. */
+static void verbose_shows_session_not_zookeeper_internals(void **state) {
+  (void)state;
+  const char *path = zkt_path("lock");
+  zkt_proc_t proxy = zkt_proxy_start(1);
+  const char *connect = zkt_proxy_connect(&proxy);
+  zkt_proc_t p = spawn_cli_err("--connect", connect, "--session-timeout", "30",
+                               "-v", "lock", path, "sh", "-c",
+                               "echo RUNNING; read x", NULL);
+  char line[1300], err[65536];
+  assert_true(zkt_expect(&p, "RUNNING", line, sizeof line, long_op()));
+  proxy_count_t k = {&proxy, proxy_stat(&proxy, "accepted") + 5};
+  zkt_proxy_cmd(&proxy, "refuse on");
+  zkt_proxy_cmd(&proxy, "cut");
+  assert_true(zkt_await(accepted_at_least, &k, long_op())); /* 5 refused */
+  zkt_proxy_cmd(&proxy, "refuse off");
+  k.want = 1;
+  assert_true(zkt_await(conns_at_least, &k, long_op()));
+  /* The RECONNECTED line follows the connection; COMMAND runs on. */
+  assert_true(zkt_await(err_file_has, "RECONNECTED", long_op()));
+  zkt_send(&p, "done");
+  assert_int_equal(run_cli_err(err, sizeof err, p), 0);
+  if (strstr(err, "SUSPENDED") == NULL || strstr(err, "RECONNECTED") == NULL ||
+      strstr(err, ":ZOO_") != NULL || strstr(err, "acquired") == NULL)
+    fail_msg("-v through an outage printed:\n%s", err);
+  printf("figure: -v through 5 refused reconnects: %d lines\n", count_lines(err));
+  /* -vv: the ZooKeeper client's own lines too. */
+  p = spawn_cli_err("--connect", connect, "-vv", "lock", path, "sh", "-c",
+                    "echo RUNNING; read x", NULL);
+  assert_true(zkt_expect(&p, "RUNNING", line, sizeof line, long_op()));
+  zkt_proxy_cmd(&proxy, "cut");
+  k.want = 1;
+  assert_true(zkt_await(conns_at_least, &k, long_op()));
+  zkt_send(&p, "done");
+  assert_int_equal(run_cli_err(err, sizeof err, p), 0);
+  if (strstr(err, ":ZOO_") == NULL) fail_msg("-vv printed:\n%s", err);
+  zkt_proxy_stop(&proxy);
+}
+
+/* A semaphore user whose -m is below what others hold is told, without
+ * -v (it waits behind leases its own limit does not allow). */
+static void sem_mismatched_limit_warns_without_v(void **state) {
+  (void)state;
+  char path[600];
+  snprintf(path, sizeof path, "%s", zkt_path("sem"));
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_sem_opts_t so;
+  zkc_sem_opts_init(&so);
+  so.max_leases = 3;
+  zkc_sem_t *s;
+  zkc_lease_t *l;
+  OK(zkc_sem_create(&s, c, path, &so));
+  OK(zkc_sem_acquire(s, 2, long_op(), &l));
+  char err[8192];
+  assert_int_equal(run_cli_stderr(err, sizeof err, "sem", "-n", "-m", "1", path,
+                                  "true"), 1);
+  assert_int_equal(count_lines(err), 1);
+  assert_non_null(strstr(err, "higher limit"));
+  /* The same limit: not a word. */
+  assert_int_equal(run_cli_stderr(err, sizeof err, "sem", "-m", "3", path,
+                                  "true"), 0);
+  assert_string_equal(err, "");
+  OK(zkc_lease_free(l));
+  OK(zkc_sem_destroy(s));
+  zkc_client_close(c);
+}
+
+/* Messages that say what is wrong: a malformed --digest or ZKCOORD_DIGEST
+ * (the secret not repeated), a bad connect string, an unknown option (one
+ * line, not the usage), and why a path is invalid. */
+static void errors_say_what_is_wrong(void **state) {
+  (void)state;
+  const char *p = zkt_path("lock");
+  char err[8192];
+  assert_int_equal(run_cli_stderr(err, sizeof err, "--digest", "nocolon",
+                                  "status", p), 64);
+  assert_int_equal(count_lines(err), 1);
+  assert_non_null(strstr(err, "--digest: expected USER:PASSWORD"));
+  assert_null(strstr(err, "nocolon"));
+  assert_null(strstr(err, "--connect"));
+  setenv("ZKCOORD_DIGEST", "user:", 1);
+  assert_int_equal(run_cli_stderr(err, sizeof err, "status", p), 64);
+  unsetenv("ZKCOORD_DIGEST");
+  assert_non_null(strstr(err, "$ZKCOORD_DIGEST: expected USER:PASSWORD"));
+  assert_int_equal(run_cli_stderr(err, sizeof err, "--connect", "host-no-port",
+                                  "status", p), 64);
+  assert_non_null(strstr(err, "invalid --connect 'host-no-port': expected "
+                              "host:port"));
+  assert_int_equal(run_cli_stderr(err, sizeof err, "--bogus", "lock", p, "true"),
+                   64);
+  assert_int_equal(count_lines(err), 1);
+  assert_non_null(strstr(err, "unknown option '--bogus'"));
+  static const struct {
+    const char *cmd, *path, *why;
+  } bad[] = {{"lock", "relative/path", "invalid lock path 'relative/path': it "
+                                       "must be absolute"},
+             {"lock", "/a//b", "empty segment"},
+             {"lock", "/a/../b", "'.' or '..' segment"},
+             {"leader", "/zookeeper/x", "/zookeeper is the server's own"},
+             {"status", "/trailing/", "must not end with '/'"},
+             {"sem", "/a\x01", "control character"},
+             {"revoke", "/", "'/' itself"}};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    int code = strcmp(bad[i].cmd, "sem") == 0
+                   ? run_cli_stderr(err, sizeof err, "sem", "-m", "1",
+                                    bad[i].path, "true")
+               : strcmp(bad[i].cmd, "status") == 0 ||
+                       strcmp(bad[i].cmd, "revoke") == 0
+                   ? run_cli_stderr(err, sizeof err, bad[i].cmd, bad[i].path)
+                   : run_cli_stderr(err, sizeof err, bad[i].cmd, bad[i].path,
+                                    "true");
+    if (code != 65 || count_lines(err) != 1 || strstr(err, bad[i].why) == NULL)
+      fail_msg("%s %s: exit %d, said: %s", bad[i].cmd, bad[i].path, code, err);
+  }
+}
+
+/* flock's and etcdctl's habits: -x/--exclusive; `status PATH --json`;
+ * `lock PATH` (no COMMAND) holds until signalled, printing the token and
+ * the node; sem the same. */
+static void lock_without_command_holds_until_signalled(void **state) {
+  (void)state;
+  const char *path = zkt_path("lock");
+  char line[1300], node[1300];
+  assert_int_equal(RUN_CLI("lock", "-x", path, "true"), 0);
+  assert_int_equal(RUN_CLI("lock", "--exclusive", "-n", path, "true"), 0);
+  zkt_proc_t p = spawn_cli("lock", path, NULL);
+  assert_true(zkt_read_line(&p, line, sizeof line, long_op()));
+  assert_true(strncmp(line, "ZKCOORD_FENCING_TOKEN=", 22) == 0);
+  assert_true(atoll(line + 22) > 0);
+  assert_true(zkt_read_line(&p, node, sizeof node, long_op()));
+  assert_true(strncmp(node, "ZKCOORD_NODE=", 13) == 0);
+  assert_true(zkt_exists(node + 13, NULL));
+  assert_non_null(strstr(node, "-lock-"));
+  assert_int_equal(RUN_CLI("lock", "-n", path, "true"), 1); /* held */
+  zkt_proc_t st = spawn_cli("status", path, "--json", NULL);
+  static char json[8192];
+  assert_true(zkt_read_line(&st, json, sizeof json, long_op()));
+  assert_int_equal(run_cli(st), 0);
+  assert_non_null(strstr(json, strrchr(node, '/') + 1));
+  kill(p.pid, SIGTERM);
+  assert_int_equal(run_cli(p), 0);
+  assert_int_equal(zkt_children_count(path), 0);
+  /* sem, ended with SIGINT. */
+  char sem[600];
+  snprintf(sem, sizeof sem, "%s", zkt_path("sem"));
+  p = spawn_cli("sem", "-m", "1", sem, "--", NULL);
+  assert_true(zkt_expect(&p, "ZKCOORD_NODE=", line, sizeof line, long_op()));
+  assert_non_null(strstr(line, "-lease-"));
+  assert_int_equal(RUN_CLI("sem", "-n", "-m", "1", sem, "true"), 1);
+  kill(p.pid, SIGINT);
+  assert_int_equal(run_cli(p), 0);
+  assert_int_equal(zkt_children_count(sub_path(sem, "leases")), 0);
+}
+
+/* status --watch prints again at each change (a JSON object per line),
+ * until a stop signal: exit 0. */
+static void status_watch_prints_each_change(void **state) {
+  (void)state;
+  const char *path = zkt_path("lock");
+  static char json[8192];
+  zkt_proc_t p = spawn_cli("status", "--watch", "--interval", "0.05", "--json",
+                           path, NULL);
+  assert_true(zkt_read_line(&p, json, sizeof json, long_op()));
+  assert_non_null(strstr(json, "\"held\":false"));
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_mutex_t *m = hold_lock(c, path);
+  assert_true(zkt_read_line(&p, json, sizeof json, long_op()));
+  assert_non_null(strstr(json, "\"held\":true"));
+  release_lock(m);
+  assert_true(zkt_read_line(&p, json, sizeof json, long_op()));
+  assert_non_null(strstr(json, "\"held\":false"));
+  kill(p.pid, SIGTERM);
+  assert_int_equal(run_cli(p), 0);
+  zkc_client_close(c);
+}
+
+/* leader --observe prints the leader's id, then each new leader's, until
+ * a stop signal: exit 0. It takes no part. */
+static void leader_observe_prints_each_leader(void **state) {
+  (void)state;
+  const char *path = zkt_path("election");
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_latch_t *first, *second;
+  OK(zkc_latch_create(&first, c, path, "first", NULL));
+  OK(zkc_latch_start(first));
+  OK(zkc_latch_await(first, long_op()));
+  zkt_proc_t p = spawn_cli("leader", "--observe", path, "--interval", "0.05",
+                           NULL);
+  char line[256];
+  assert_true(zkt_read_line(&p, line, sizeof line, long_op()));
+  assert_string_equal(line, "first");
+  assert_int_equal(zkt_children_count(path), 1); /* no node of its own */
+  OK(zkc_latch_create(&second, c, path, "second", NULL));
+  OK(zkc_latch_start(second));
+  assert_true(zkt_await_children_exactly(path, 2, long_op()));
+  OK(zkc_latch_close(first, ZKC_CLOSE_SILENT));
+  assert_true(zkt_read_line(&p, line, sizeof line, long_op()));
+  assert_string_equal(line, "second");
+  kill(p.pid, SIGINT);
+  assert_int_equal(run_cli(p), 0);
+  OK(zkc_latch_destroy(second));
+  OK(zkc_latch_destroy(first));
+  zkc_client_close(c);
+}
+
+static int gone(void *path) { return !zkt_exists(path, NULL); }
+
+/* --parents container: the parents the tool made are containers, which
+ * the server removes once the lock is released; by default they stay. */
+static void parents_container_leaves_nothing_behind(void **state) {
+  (void)state;
+  char top[600], path[700];
+  zkt_make_root();
+  snprintf(top, sizeof top, "%s", zkt_path("a"));
+  snprintf(path, sizeof path, "%s/b/lock", top);
+  assert_int_equal(RUN_CLI("--parents", "container", "lock", path, "true"), 0);
+  assert_true(zkt_await(gone, top, long_op()));
+  char sem[700];
+  snprintf(sem, sizeof sem, "%s/sem", top);
+  assert_int_equal(RUN_CLI("sem", "--parents", "container", "-m", "1", sem,
+                           "true"), 0);
+  assert_true(zkt_await(gone, top, long_op()));
+  assert_int_equal(RUN_CLI("lock", path, "true"), 0);
+  struct Stat st;
+  assert_true(zkt_exists(path, &st));
+  assert_int_equal(st.ephemeralOwner, 0); /* persistent: stays */
 }
 
 int main(int argc, char **argv) {
@@ -1154,6 +1687,18 @@ int main(int argc, char **argv) {
       cmocka_unit_test(sem_ten_processes_at_most_three),
       cmocka_unit_test(sem_exit_codes_and_status),
       cmocka_unit_test(sem_lease_lost_stops_command_exit_75),
+      cmocka_unit_test(status_semaphore_holders_waiting_head_and_limit),
+      cmocka_unit_test(revoke_refuses_election_and_semaphore),
+      cmocka_unit_test(lock_revocable_lets_go_on_revoke),
+      cmocka_unit_test(commands_refuse_another_recipes_path),
+      cmocka_unit_test(status_without_credentials_lists_secure_nodes),
+      cmocka_unit_test(verbose_shows_session_not_zookeeper_internals),
+      cmocka_unit_test(sem_mismatched_limit_warns_without_v),
+      cmocka_unit_test(errors_say_what_is_wrong),
+      cmocka_unit_test(lock_without_command_holds_until_signalled),
+      cmocka_unit_test(status_watch_prints_each_change),
+      cmocka_unit_test(leader_observe_prints_each_leader),
+      cmocka_unit_test(parents_container_leaves_nothing_behind),
   };
   return zkt_main(argc, argv, tests, sizeof tests / sizeof *tests, "cli");
 }

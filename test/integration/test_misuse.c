@@ -670,10 +670,6 @@ static void walk(walker_t *w) {
      zkc_mutex_acquire(m));
   RC(FRESH, "zkc_mutex_acquire_timeout", "NULL", ZKC_EINVAL, NULL,
      zkc_mutex_acquire_timeout(NULL, 10));
-  RC(FRESH, "zkc_mutex_acquire_timeout", "timeout_ms < 0", ZKC_EINVAL, NULL,
-     zkc_mutex_acquire_timeout(m, -1));
-  RC(HELD, "zkc_mutex_acquire_timeout", "timeout_ms < 0", ZKC_EINVAL,
-     "the hold count does not change", zkc_mutex_acquire_timeout(m, -1));
   RC(CALLBACK, "zkc_mutex_acquire_timeout", "timeout 0", ZKC_EDEADLK, NULL,
      zkc_mutex_acquire_timeout(m, 0));
   RC(FRESH, "zkc_mutex_release", "NULL", ZKC_EINVAL, NULL, zkc_mutex_release(NULL));
@@ -892,10 +888,6 @@ static void walk(walker_t *w) {
      zkc_multilock_acquire(ml));
   RC(FRESH, "zkc_multilock_acquire_timeout", "NULL", ZKC_EINVAL, NULL,
      zkc_multilock_acquire_timeout(NULL, 10));
-  RC(FRESH, "zkc_multilock_acquire_timeout", "timeout_ms < 0", ZKC_EINVAL, NULL,
-     zkc_multilock_acquire_timeout(ml, -1));
-  RC(HELD, "zkc_multilock_acquire_timeout", "timeout_ms < 0", ZKC_EINVAL,
-     "the hold counts do not change", zkc_multilock_acquire_timeout(ml, -1));
   RC(CALLBACK, "zkc_multilock_acquire_timeout", "timeout 0", ZKC_EDEADLK, NULL,
      zkc_multilock_acquire_timeout(ml, 0));
   RC(CLOSED, "zkc_multilock_acquire_timeout", "closed client", ZKC_ECLOSED, NULL,

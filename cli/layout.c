@@ -1,0 +1,162 @@
+/* zkcoord command line: which recipe a path's children belong to (so that
+ * no command runs beside another recipe's holders, which it would not
+ * exclude), and why a path is invalid. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+/* The text right before a contender's sequence: the name without its last
+ * 10 characters (ZooKeeper's "%010d"), 11 from -10^9 down. */
+static int marker_is(const zkc_contender_t *e, const char *marker) {
+  if (!e->has_sequence) return 0;
+  size_t n = strlen(e->name), tail = e->sequence <= -1000000000 ? 11 : 10;
+  size_t m = strlen(marker);
+  return n >= tail + m && memcmp(e->name + n - tail - m, marker, m) == 0;
+}
+
+int zkcli_is_latch_node(const zkc_contender_t *e) {
+  return marker_is(e, "latch-");
+}
+
+static int hex32(const char *s) {
+  if (strlen(s) != 32) return 0;
+  for (; *s; s++)
+    if (!((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f'))) return 0;
+  return 1;
+}
+
+void zkcli_layout_of(const zkc_contender_t *v, size_t n, zkcli_layout_t *out) {
+  memset(out, 0, sizeof *out);
+  for (size_t i = 0; i < n; i++) {
+    const zkc_contender_t *e = &v[i];
+    if (!e->has_sequence) {
+      /* Curator's InterProcessSemaphoreV2 (and zkcoord's): the queue and
+       * the lease nodes one level down; kazoo's Semaphore: a lease is an
+       * ephemeral node named by a uuid's 32 hex digits. */
+      out->semaphore |= strcmp(e->name, "leases") == 0 ||
+                        strcmp(e->name, "locks") == 0;
+      out->kazoo_sem |= e->ephemeral_owner != 0 && hex32(e->name);
+    } else if (zkcli_is_latch_node(e)) {
+      out->election = 1;
+    } else {
+      out->lock = 1;
+      out->rw |= e->kind && (strcmp(e->kind, "read") == 0 ||
+                             strcmp(e->kind, "write") == 0);
+    }
+  }
+}
+
+/* What a path holds, for the refusal: NULL when o->cmd may use it. */
+static const char *conflict(const zkcli_opts_t *o, const zkcli_layout_t *l) {
+  const char *sem = "a semaphore (its lease holders would not be excluded)";
+  const char *ksem = "kazoo's semaphore (lease nodes named by 32 hex "
+                     "digits; zkcoord's semaphore does not share its limit)";
+  const char *elect = "a leader election (LeaderLatch nodes)";
+  const char *lock = "lock nodes (a lock, or a LeaderSelector's election)";
+  switch (o->cmd) {
+    case ZKCLI_LOCK:
+      return l->semaphore ? sem : l->kazoo_sem ? ksem : l->election ? elect
+                                                                  : NULL;
+    case ZKCLI_SEM:
+      return l->kazoo_sem ? ksem : l->election ? elect : l->lock ? lock : NULL;
+    case ZKCLI_LEADER:
+      return l->semaphore ? sem : l->kazoo_sem ? ksem : l->lock ? lock : NULL;
+    case ZKCLI_REVOKE:
+      if (l->semaphore || l->kazoo_sem)
+        return "a semaphore (leases are not revocable: Curator's semaphores "
+               "have no revocation)";
+      return l->election ? "a leader election (LeaderLatch nodes, whose data "
+                           "is the participant id LeaderLatch.getLeader() "
+                           "reads)"
+                         : NULL;
+    default:
+      return NULL;
+  }
+}
+
+int zkcli_check_layout(const zkcli_opts_t *o, zkc_client_t *c, int *rw) {
+  zkc_contender_t *v = NULL;
+  size_t n = 0;
+  /* Nothing is held meanwhile: a stop signal ends zkcoord at once. */
+  zkcli_events_exit_on_stop(ZKCLI_STOP_EXIT_SIGNAL);
+  int rc = zkcli_read_contenders(o, c, o->path, &v, &n);
+  zkcli_events_exit_on_stop(0);
+  if (rc != ZKC_OK) return rc;
+  zkcli_layout_t l;
+  zkcli_layout_of(v, n, &l);
+  zkc_contenders_free(v, n);
+  if (rw) *rw = l.rw;
+  const char *what = conflict(o, &l);
+  if (what == NULL) return 0;
+  zkcli_err("%s holds %s, not %s: refused", o->path, what,
+            o->cmd == ZKCLI_SEM      ? "a semaphore"
+            : o->cmd == ZKCLI_LEADER ? "a leader election"
+                                     : "a lock");
+  return ZKCLI_EXIT_BADPATH;
+}
+
+/* ---- why a path is invalid (the rules of the library's validation) ---- */
+
+/* The code point of the UTF-8 sequence at s (at most `left` bytes) into
+ * *cp; its length, or 0 when it is not valid UTF-8. */
+static size_t utf8_cp(const unsigned char *s, size_t left, unsigned *cp) {
+  size_t len = s[0] < 0x80 ? 1 : (s[0] & 0xe0) == 0xc0 ? 2
+             : (s[0] & 0xf0) == 0xe0 ? 3 : (s[0] & 0xf8) == 0xf0 ? 4 : 0;
+  static const unsigned min[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (len == 0 || len > left) return 0;
+  *cp = len == 1 ? s[0] : s[0] & (0x7f >> len);
+  for (size_t i = 1; i < len; i++) {
+    if ((s[i] & 0xc0) != 0x80) return 0;
+    *cp = (*cp << 6) | (s[i] & 0x3f);
+  }
+  return *cp < min[len] ? 0 : len;
+}
+
+const char *zkcli_path_problem(const char *path, char *buf, size_t len) {
+  size_t n = strlen(path);
+  if (path[0] != '/') return "it must be absolute (start with '/')";
+  if (n == 1) return "'/' itself cannot be used: name a node below it";
+  if (n > 1024) return "it is longer than 1024 bytes";
+  if (path[n - 1] == '/') return "it must not end with '/'";
+  if (strcmp(path, "/zookeeper") == 0 || strncmp(path, "/zookeeper/", 11) == 0)
+    return "/zookeeper is the server's own subtree";
+  const unsigned char *p = (const unsigned char *)path;
+  size_t seg = 1;
+  for (size_t i = 1; i <= n;) {
+    if (i == n || p[i] == '/') {
+      size_t k = i - seg;
+      if (k == 0) return "it has an empty segment ('//')";
+      if ((k == 1 && p[seg] == '.') || (k == 2 && p[seg] == '.' && p[seg + 1] == '.'))
+        return "it has a '.' or '..' segment (ZooKeeper paths are taken "
+               "literally, not resolved)";
+      seg = ++i;
+      continue;
+    }
+    unsigned cp;
+    size_t l = utf8_cp(p + i, n - i, &cp);
+    if (l == 0) {
+      snprintf(buf, len, "byte %zu is not valid UTF-8", i);
+      return buf;
+    }
+    if (cp <= 0x1f || (cp >= 0x7f && cp <= 0x9f)) {
+      snprintf(buf, len, "it has a control character (byte %zu)", i);
+      return buf;
+    }
+    if ((cp >= 0xd800 && cp <= 0xf8ff) || cp >= 0xfff0) {
+      snprintf(buf, len, "character U+%04X (byte %zu) is one ZooKeeper "
+               "refuses (surrogates, private use, specials, beyond the "
+               "Basic Multilingual Plane)", cp, i);
+      return buf;
+    }
+    i += l;
+  }
+  return NULL;
+}
+
+void zkcli_bad_path(const char *what, const char *path) {
+  char buf[200];
+  const char *why = zkcli_path_problem(path, buf, sizeof buf);
+  zkcli_err("invalid %s '%s': %s", what, path,
+            why ? why : "the library refuses it");
+}

@@ -1,0 +1,370 @@
+/* Rules that hold across the whole API, on the real ensemble: every
+ * timeout_ms reads the same way (< 0 without limit, 0 one try, > 0 that
+ * many milliseconds: zkcoord/common.h), tried on each call that takes one;
+ * and the library's default log output stays a few lines through an
+ * outage (the ZooKeeper client's own lines only at ZKC_LOG_DEBUG). One
+ * CTest entry per case. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+#define OK(expr) assert_int_equal((expr), ZKC_OK)
+
+static int64_t long_op(void) { return zkt_ms(20000); }
+
+/* ---- a blocking call on a thread of its own ---- */
+
+typedef struct call {
+  pthread_t thread;
+  int (*fn)(struct call *);
+  void *obj;        /* what fn works on */
+  int64_t timeout;  /* the timeout_ms it passes */
+  atomic_int done;  /* 1 once fn returned */
+  int rc;
+} call_t;
+
+static void *call_main(void *arg) {
+  call_t *k = arg;
+  k->rc = k->fn(k);
+  atomic_store(&k->done, 1);
+  return NULL;
+}
+
+static void call_start(call_t *k, int (*fn)(call_t *), void *obj,
+                       int64_t timeout) {
+  k->fn = fn;
+  k->obj = obj;
+  k->timeout = timeout;
+  atomic_store(&k->done, 0);
+  assert_int_equal(pthread_create(&k->thread, NULL, call_main, k), 0);
+}
+
+static int call_done(void *k) { return atomic_load(&((call_t *)k)->done); }
+
+/* Waits for the call to return and gives its result. */
+static int call_join(call_t *k) {
+  assert_true(zkt_await(call_done, k, long_op()));
+  pthread_join(k->thread, NULL);
+  return k->rc;
+}
+
+/* ---- mutex ---- */
+
+/* Acquires and, when granted, releases again on the same thread. */
+static int mutex_call(call_t *k) {
+  int rc = zkc_mutex_acquire_timeout(k->obj, k->timeout);
+  if (rc == ZKC_OK) rc = zkc_mutex_release(k->obj);
+  return rc;
+}
+
+/* 0: one try (ETIMEDOUT at once, no node left); -1: waits, in the queue,
+ * until the holder releases (was ZKC_EINVAL). */
+static void mutex_negative_timeout_waits(void **state) {
+  (void)state;
+  const char *path = zkt_path("lock");
+  zkc_client_t *a = zkt_open(NULL), *b = zkt_open(NULL);
+  zkc_mutex_t *held, *m;
+  OK(zkc_mutex_create(&held, a, path));
+  OK(zkc_mutex_create(&m, b, path));
+  OK(zkc_mutex_acquire_timeout(held, long_op()));
+  call_t k;
+  call_start(&k, mutex_call, m, 0);
+  assert_int_equal(call_join(&k), ZKC_ETIMEDOUT);
+  assert_int_equal(zkt_children_count(path), 1);
+  call_start(&k, mutex_call, m, -1);
+  assert_true(zkt_await_children_exactly(path, 2, long_op()));
+  assert_false(call_done(&k)); /* queued, not refused */
+  OK(zkc_mutex_release(held));
+  OK(call_join(&k)); /* took it, then released it */
+  assert_int_equal(zkt_children_count(path), 0);
+  OK(zkc_mutex_destroy(held));
+  OK(zkc_mutex_destroy(m));
+  zkc_client_close(b);
+  zkc_client_close(a);
+}
+
+/* ---- multi-lock ---- */
+
+static int multilock_call(call_t *k) {
+  int rc = zkc_multilock_acquire_timeout(k->obj, k->timeout);
+  if (rc == ZKC_OK) rc = zkc_multilock_release(k->obj);
+  return rc;
+}
+
+static void multilock_negative_timeout_waits(void **state) {
+  (void)state;
+  char p1[600], p2[600];
+  snprintf(p1, sizeof p1, "%s", zkt_path("a"));
+  snprintf(p2, sizeof p2, "%s", zkt_path("b"));
+  zkc_client_t *a = zkt_open(NULL), *b = zkt_open(NULL);
+  zkc_mutex_t *held, *m[2];
+  OK(zkc_mutex_create(&held, a, p2));
+  OK(zkc_mutex_create(&m[0], b, p1));
+  OK(zkc_mutex_create(&m[1], b, p2));
+  zkc_multilock_t *ml;
+  OK(zkc_multilock_create(&ml, m, 2));
+  OK(zkc_mutex_acquire_timeout(held, long_op()));
+  call_t k;
+  call_start(&k, multilock_call, ml, 0);
+  assert_int_equal(call_join(&k), ZKC_ETIMEDOUT);
+  call_start(&k, multilock_call, ml, -1);
+  assert_true(zkt_await_children_exactly(p2, 2, long_op()));
+  assert_false(call_done(&k));
+  OK(zkc_mutex_release(held));
+  OK(call_join(&k)); /* took both, then released them */
+  assert_int_equal(zkt_children_count(p1), 0);
+  assert_int_equal(zkt_children_count(p2), 0);
+  OK(zkc_multilock_destroy(ml));
+  for (int i = 0; i < 2; i++) OK(zkc_mutex_destroy(m[i]));
+  OK(zkc_mutex_destroy(held));
+  zkc_client_close(b);
+  zkc_client_close(a);
+}
+
+/* ---- semaphore ---- */
+
+typedef struct {
+  zkc_sem_t *sem;
+  zkc_lease_t *lease;
+} sem_call_t;
+
+static int sem_call(call_t *k) {
+  sem_call_t *s = k->obj;
+  return zkc_sem_acquire(s->sem, 1, k->timeout, &s->lease);
+}
+
+static void sem_negative_timeout_waits(void **state) {
+  (void)state;
+  char path[600], leases[700];
+  snprintf(path, sizeof path, "%s", zkt_path("sem"));
+  snprintf(leases, sizeof leases, "%s/leases", path);
+  zkc_client_t *a = zkt_open(NULL), *b = zkt_open(NULL);
+  zkc_sem_t *sa, *sb;
+  OK(zkc_sem_create(&sa, a, path, NULL)); /* a limit of 1 */
+  OK(zkc_sem_create(&sb, b, path, NULL));
+  zkc_lease_t *held;
+  OK(zkc_sem_acquire(sa, 1, long_op(), &held));
+  sem_call_t s = {.sem = sb};
+  call_t k;
+  call_start(&k, sem_call, &s, 0);
+  assert_int_equal(call_join(&k), ZKC_ETIMEDOUT);
+  call_start(&k, sem_call, &s, -1);
+  /* The waiting head's own lease node sits beside the held one. */
+  assert_true(zkt_await_children_exactly(leases, 2, long_op()));
+  assert_false(call_done(&k));
+  OK(zkc_lease_free(held));
+  OK(call_join(&k));
+  assert_true(zkc_lease_is_held(s.lease));
+  OK(zkc_lease_free(s.lease));
+  OK(zkc_sem_destroy(sa));
+  OK(zkc_sem_destroy(sb));
+  zkc_client_close(b);
+  zkc_client_close(a);
+}
+
+/* ---- asynchronous acquire ---- */
+
+typedef struct {
+  atomic_int calls;
+  int rc;
+  zkc_hold_t *hold;
+} acquired_t;
+
+static void on_acquired(void *ctx, int rc, zkc_hold_t *hold) {
+  acquired_t *r = ctx;
+  r->rc = rc;
+  r->hold = hold;
+  atomic_store(&r->calls, 1);
+}
+
+static int acquired(void *ctx) { return atomic_load(&((acquired_t *)ctx)->calls); }
+
+static void async_negative_timeout_waits(void **state) {
+  (void)state;
+  const char *path = zkt_path("lock");
+  zkc_client_t *a = zkt_open(NULL), *b = zkt_open(NULL);
+  zkc_mutex_t *held;
+  OK(zkc_mutex_create(&held, a, path));
+  OK(zkc_mutex_acquire_timeout(held, long_op()));
+  zkc_async_t *as;
+  OK(zkc_async_create(&as, b, NULL));
+  acquired_t r0 = {0}, r = {0};
+  OK(zkc_async_acquire(as, path, 0, on_acquired, &r0, NULL));
+  assert_true(zkt_await(acquired, &r0, long_op()));
+  assert_int_equal(r0.rc, ZKC_ETIMEDOUT);
+  OK(zkc_async_acquire(as, path, -1, on_acquired, &r, NULL));
+  assert_true(zkt_await_children_exactly(path, 2, long_op()));
+  assert_false(acquired(&r));
+  OK(zkc_mutex_release(held));
+  assert_true(zkt_await(acquired, &r, long_op()));
+  OK(r.rc);
+  assert_true(zkc_hold_is_held(r.hold));
+  OK(zkc_hold_release(as, r.hold, NULL, NULL));
+  OK(zkc_hold_free(r.hold));
+  OK(zkc_async_destroy(as));
+  OK(zkc_mutex_destroy(held));
+  zkc_client_close(b);
+  zkc_client_close(a);
+}
+
+/* ---- leader latch ---- */
+
+static int latch_call(call_t *k) { return zkc_latch_await(k->obj, k->timeout); }
+
+static void latch_await_negative_timeout_waits(void **state) {
+  (void)state;
+  const char *path = zkt_path("election");
+  zkc_client_t *a = zkt_open(NULL), *b = zkt_open(NULL);
+  zkc_latch_t *first, *second;
+  OK(zkc_latch_create(&first, a, path, "first", NULL));
+  OK(zkc_latch_start(first));
+  OK(zkc_latch_await(first, long_op()));
+  OK(zkc_latch_create(&second, b, path, "second", NULL));
+  OK(zkc_latch_start(second));
+  assert_true(zkt_await_children_exactly(path, 2, long_op()));
+  call_t k;
+  call_start(&k, latch_call, second, 0);
+  assert_int_equal(call_join(&k), ZKC_ETIMEDOUT);
+  call_start(&k, latch_call, second, -1);
+  assert_false(call_done(&k));
+  OK(zkc_latch_close(first, ZKC_CLOSE_SILENT));
+  OK(call_join(&k));
+  assert_true(zkc_latch_has_leadership(second));
+  OK(zkc_latch_destroy(second));
+  OK(zkc_latch_destroy(first));
+  zkc_client_close(b);
+  zkc_client_close(a);
+}
+
+/* ---- default log output through an outage ---- */
+
+typedef struct {
+  pthread_mutex_t mu;
+  int lines, zk_lines;
+  char first[512];
+} counted_t;
+
+static void count_line(void *ctx, zkc_log_level_t level, const char *msg) {
+  (void)level;
+  counted_t *n = ctx;
+  pthread_mutex_lock(&n->mu);
+  if (n->lines++ == 0) snprintf(n->first, sizeof n->first, "%s", msg);
+  n->zk_lines += strstr(msg, ":ZOO_") != NULL;
+  pthread_mutex_unlock(&n->mu);
+}
+
+static int connected(void *c) {
+  zkc_state_t st;
+  return zkc_client_state(c, &st) == ZKC_OK &&
+         (st == ZKC_STATE_CONNECTED || st == ZKC_STATE_RECONNECTED);
+}
+
+static int suspended(void *c) {
+  zkc_state_t st;
+  return zkc_client_state(c, &st) == ZKC_OK && st == ZKC_STATE_SUSPENDED;
+}
+
+/* Connections the proxy accepted so far (refused ones too). */
+static long proxy_accepted(zkt_proc_t *proxy) {
+  char line[256];
+  zkt_send(proxy, "stats");
+  assert_true(zkt_expect(proxy, "STATS ", line, sizeof line, long_op()));
+  const char *a = strstr(line, "accepted=");
+  assert_non_null(a);
+  return atol(a + 9);
+}
+
+typedef struct {
+  zkt_proc_t *proxy;
+  long want;
+} accepted_t;
+
+static int accepted_enough(void *ctx) {
+  accepted_t *a = ctx;
+  return proxy_accepted(a->proxy) >= a->want;
+}
+
+/* A client with the default options (log level ERROR) through an outage
+ * in which the ZooKeeper client tries to reconnect again and again: the
+ * library's output is a few lines, not one or more per attempt, and none
+ * of the ZooKeeper client's own (those come at ZKC_LOG_DEBUG only). The
+ * lock held meanwhile survives (the session does). */
+static void default_log_quiet_through_outage(void **state) {
+  (void)state;
+  counted_t n = {.mu = PTHREAD_MUTEX_INITIALIZER};
+  zkc_client_opts_t o;
+  zkc_client_opts_init(&o);
+  o.log_fn = count_line;
+  o.log_ctx = &n;
+  o.session_timeout_ms = 30000; /* outlives the outage */
+  zkt_proc_t proxy = zkt_proxy_start(1);
+  zkc_client_t *c = NULL;
+  OK(zkc_client_open(&c, zkt_proxy_connect(&proxy), &o));
+  zkc_mutex_t *m;
+  OK(zkc_mutex_create(&m, c, zkt_path("lock")));
+  OK(zkc_mutex_acquire_timeout(m, long_op()));
+  long before = proxy_accepted(&proxy);
+  zkt_proxy_cmd(&proxy, "refuse on");
+  zkt_proxy_cmd(&proxy, "cut");
+  assert_true(zkt_await(suspended, c, long_op()));
+  /* Ten reconnect attempts refused. */
+  accepted_t attempts = {&proxy, before + 10};
+  assert_true(zkt_await(accepted_enough, &attempts, long_op()));
+  zkt_proxy_cmd(&proxy, "refuse off");
+  assert_true(zkt_await(connected, c, long_op()));
+  assert_true(zkc_mutex_is_held(m));
+  OK(zkc_mutex_release(m));
+  OK(zkc_mutex_destroy(m));
+  zkc_client_close(c);
+  zkt_proxy_stop(&proxy);
+  pthread_mutex_lock(&n.mu);
+  printf("figure: %d line(s) at the default level through 10 refused "
+         "reconnects%s%s\n", n.lines, n.lines ? ", first: " : "", n.first);
+  assert_int_equal(n.zk_lines, 0);
+  assert_true(n.lines <= 3);
+  pthread_mutex_unlock(&n.mu);
+}
+
+/* The same client at ZKC_LOG_DEBUG gets the ZooKeeper client's lines. */
+static void zookeeper_lines_at_debug_only(void **state) {
+  (void)state;
+  counted_t dbg = {.mu = PTHREAD_MUTEX_INITIALIZER},
+            info = {.mu = PTHREAD_MUTEX_INITIALIZER};
+  zkc_client_opts_t o;
+  zkc_client_opts_init(&o);
+  o.log_fn = count_line;
+  o.log_ctx = &info;
+  o.log_level = ZKC_LOG_INFO;
+  zkt_proc_t proxy = zkt_proxy_start(1);
+  zkc_client_t *ci = NULL, *cd = NULL;
+  OK(zkc_client_open(&ci, zkt_proxy_connect(&proxy), &o));
+  o.log_ctx = &dbg;
+  o.log_level = ZKC_LOG_DEBUG;
+  OK(zkc_client_open(&cd, zkt_proxy_connect(&proxy), &o));
+  zkt_proxy_cmd(&proxy, "cut");
+  assert_true(zkt_await(connected, ci, long_op()));
+  assert_true(zkt_await(connected, cd, long_op()));
+  zkc_client_close(cd);
+  zkc_client_close(ci);
+  zkt_proxy_stop(&proxy);
+  assert_true(dbg.zk_lines > 0);
+  assert_int_equal(info.zk_lines, 0);
+}
+
+int main(int argc, char **argv) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(mutex_negative_timeout_waits),
+      cmocka_unit_test(multilock_negative_timeout_waits),
+      cmocka_unit_test(sem_negative_timeout_waits),
+      cmocka_unit_test(async_negative_timeout_waits),
+      cmocka_unit_test(latch_await_negative_timeout_waits),
+      cmocka_unit_test(default_log_quiet_through_outage),
+      cmocka_unit_test(zookeeper_lines_at_debug_only),
+  };
+  return zkt_main(argc, argv, tests, sizeof tests / sizeof *tests,
+                  "conventions");
+}
