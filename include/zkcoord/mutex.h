@@ -66,15 +66,21 @@ ZKC_EXTERN int zkc_mutex_create(zkc_mutex_t **out, zkc_client_t *client,
  * it). */
 ZKC_EXTERN int zkc_mutex_destroy(zkc_mutex_t *mutex);
 
-/* Blocks until the calling thread holds the mutex. It is granted only on an
- * answer of the server received after the waiter's last wake-up, never on
- * the wake-up (its predecessor's delete) itself: a queue read that shows
- * this client's node first, or, when the deleted predecessor was the only
- * node in its way (nothing can join the queue before it), a read of its
- * own node that shows it still exists and belongs to its session; and only
- * while that session is the client's current one and connected. A waiter
- * whose node was deleted by someone else, or whose session was replaced or
- * expired (a process stopped past its session timeout), queues again.
+/* Blocks until the calling thread holds the mutex. It is granted only on
+ * fresh answers of the server: a queue read that shows this client's node
+ * first, or, when the deleted predecessor was the only node in its way
+ * (nothing can join the queue before it), the predecessor's delete told
+ * after the waiter's watches on it and on its own node were answered with
+ * no event on its own node (the server's events on one connection come in
+ * the order of the changes). Fresh means the request behind that answer
+ * was sent less than half the session timeout before the grant: the server
+ * keeps a session it has heard from for a whole timeout, so the session
+ * outlives the grant whatever stalled this process in between. An older
+ * answer or event (the process was stopped, or waited long) is followed by
+ * a new read, and the grant also needs the session to be the client's
+ * current one and connected. A waiter whose node was deleted by someone
+ * else, or whose session was replaced or expired (a process stopped past
+ * its session timeout), queues again.
  * Returns:
  *   ZKC_OK         held (count incremented if it already was)
  *   ZKC_EINVAL     mutex NULL
