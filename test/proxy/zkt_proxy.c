@@ -16,8 +16,11 @@
  *                         "CUT <xid>" (asynchronous line) each time
  *   cut-after-list N      the same for the next N children reads (opcodes
  *                         8, 12): an earlier create's reply still arrives
- *   stats                 "STATS conns=<open> accepted=<total> cuts=<total>"
- * cuts counts connections closed by `cut` and by cut-after-create.
+ *   stats                 "STATS conns=<open> accepted=<total> cuts=<total>
+ *                         up=<bytes> down=<bytes>"
+ * cuts counts connections closed by `cut` and by cut-after-create; up and
+ * down count the bytes written to servers and to clients (a client that is
+ * stopped has been sent what `down` grew by: it waits in its socket).
  *
  * Bytes are forwarded unchanged and in order. To find creates and their
  * replies each direction is framed as ZooKeeper packets (4-byte big-endian
@@ -73,6 +76,7 @@ static bool stalled, refusing, accept_paused;
 static long armed; /* requests left for cut-after-create / cut-after-list */
 static bool armed_lists; /* armed for children reads, not creates */
 static unsigned long accepted_total, cuts_total;
+static unsigned long long passed[2]; /* bytes written, by flow (CLI: up) */
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void say(const char *fmt, ...) {
@@ -111,6 +115,7 @@ static int flush(struct conn *c, int i) {
     ssize_t n = send(c->fd[!i], f->buf + f->start, f->ready - f->start, MSG_NOSIGNAL);
     if (n > 0) {
       f->start += (size_t)n;
+      passed[i] += (unsigned long long)n;
     } else if (n < 0 && errno == EINTR) {
       continue;
     } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
@@ -406,7 +411,8 @@ static void command(char *line) {
     armed_lists = strcmp(cmd, "cut-after-list") == 0;
     say("OK %s %ld", cmd, v);
   } else if (n == 1 && strcmp(cmd, "stats") == 0) {
-    say("STATS conns=%zu accepted=%lu cuts=%lu", live_conns(), accepted_total, cuts_total);
+    say("STATS conns=%zu accepted=%lu cuts=%lu up=%llu down=%llu", live_conns(),
+        accepted_total, cuts_total, passed[CLI], passed[SRV]);
   } else {
     say("ERR unknown command: %s", cmd);
   }
