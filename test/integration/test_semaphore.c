@@ -757,9 +757,13 @@ static void stopped_head_past_session_queues_again(void **state) {
     held_line = strncmp(line, "HELD ", 5) == 0;
   }
   assert_true(held_line);
+  /* HELD <token> <node> <is_held> <ns> */
   char *node = strchr(line + 5, ' ');
   assert_non_null(node);
+  char *node_end = strchr(node + 1, ' ');
+  if (node_end) *node_end = '\0';
   assert_string_equal(node + 1, q.node); /* the lease of its new session */
+  assert_true(node_end == NULL || atoi(node_end + 1) == 1); /* is_held */
   assert_true(atoll(line + 5) > c_token);
 
   close(b.in_fd);
