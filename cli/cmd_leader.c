@@ -48,6 +48,12 @@ static int run(const zkcli_opts_t *o, zkc_latch_t *l) {
       zkcli_err("leadership of %s lost: stopping COMMAND, rejoining", o->path);
       int sig = zkcli_child_stop(&ch, SIGTERM, o->grace_ms);
       if (sig) return ZKCLI_EXIT_SIGNAL_BASE + sig;
+      /* The latch may lead again before COMMAND is gone: the wait for its
+       * exit reads that event and drops it, so ask the latch itself. */
+      if (zkc_latch_has_leadership(l)) {
+        int code = lead(o, l, &ch);
+        if (code != 0) return code;
+      }
     } else if (ev == ZKCLI_EV_FAILED) {
       /* A refusal that waiting cannot cure (ACL, credentials, chroot). */
       int rc = zkc_latch_error(l);
