@@ -174,6 +174,28 @@ static void multilock(void **state) {
   assert_reaped(bank);
 }
 
+/* Participants take turns leading: every turn done, one leader at a time,
+ * each turn's token larger than the last. */
+static void selector(void **state) {
+  (void)state;
+  zkt_make_root();
+  char election[600], line[1024];
+  snprintf(election, sizeof election, "%s", zkt_path("election"));
+  char *argv[] = {(char *)example("selector"), "--connect", (char *)zkt_connect(),
+                  "--path", election, "--participants", "3", "--turns", "5",
+                  "--lead-ms", "50", NULL};
+  zkt_proc_t p = zkt_spawn(argv);
+  expect_then_exit_0(&p, "turns ", line, sizeof line);
+  int done = 0, most = 0;
+  char rising[8] = "";
+  assert_int_equal(sscanf(line, "turns %d done, at most %d leading at once, "
+                                "tokens rising: %7s", &done, &most, rising), 3);
+  assert_true(done >= 5);
+  assert_int_equal(most, 1);
+  assert_string_equal(rising, "yes");
+  assert_reaped(election);
+}
+
 int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(oversell),
@@ -182,6 +204,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(semaphore),
       cmocka_unit_test(rwlock),
       cmocka_unit_test(multilock),
+      cmocka_unit_test(selector),
   };
   return zkt_main(argc, argv, tests, sizeof tests / sizeof *tests, "examples");
 }
