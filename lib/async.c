@@ -12,15 +12,10 @@
 
 #include "async.h"
 
-#include "guard.h"
-#include "janitor.h"
-#include "log.h"
+#include "hold_fate.h"
 #include "names.h"
-#include "ops.h"
-#include "retry.h"
 #include "session.h"
 #include "util.h"
-#include "waiters.h"
 
 #define LOCK_NAME "lock-" /* the mutex's: one queue for both */
 #define PARENT_RECREATE_MAX 8
@@ -559,18 +554,16 @@ static void on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
   zkc_async_t *a = ctx;
   int n = 0;
   int on_suspend = zkc__lost_on_suspended(a->c);
-  int doubt = st == ZKC_STATE_SUSPENDED || st == ZKC_STATE_READ_ONLY;
   char **nodes = NULL;
   size_t n_nodes = 0;
   pthread_mutex_lock(&a->mu);
   a->state_seq++;
   for (zkc_hold_t *h = a->holds; h; h = h->next) {
     if (h->lost) continue;
-    int gone = 0;
-    if (doubt && on_suspend)
-      gone = tell_lost_locked(a, h, ZKC_LOST_SUSPENDED);
-    else if (st == ZKC_STATE_LOST && h->held.session_id == lost_session)
-      gone = tell_lost_locked(a, h, ZKC_LOST_SESSION);
+    zkc_lost_reason_t why = ZKC_LOST_SESSION;
+    int gone = zkc__hold_fate_on_state(st, lost_session, h->held.session_id,
+                                       on_suspend, &why) == ZKC__HOLD_LOST &&
+               tell_lost_locked(a, h, why);
     n += gone;
     if (gone && h->held.node) { /* the janitor takes c->mu: after unlock */
       char **more = realloc(nodes, (n_nodes + 1) * sizeof *nodes);

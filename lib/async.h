@@ -7,7 +7,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
-#include "internals.h"
+#include "queue.h"
 #include "zkcoord/async.h"
 
 /* One queued callback. */

@@ -7,11 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "guard.h"
-#include "internals.h"
-#include "log.h"
-#include "ops.h"
-#include "retry.h"
+#include "queue.h"
 #include "session.h"
 #include "util.h"
 

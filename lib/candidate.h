@@ -1,6 +1,6 @@
 /* The candidate that the leader recipes (latch.c, selector.c) are made of:
  * an object with a thread of its own that queues a node on the election path
- * with the lock internals and leads while that node is first. What leading
+ * with the lock queue and leads while that node is first. What leading
  * means (a flag and callbacks, or the user's take_leadership) stays with each
  * recipe; queueing, the checks a node passes before it may lead, giving the
  * node up and reading the participants are written here, once. */
@@ -12,8 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "guard.h"
-#include "internals.h"
+#include "queue.h"
 #include "session.h"
 #include "zkcoord/leader.h"
 

@@ -9,18 +9,8 @@
 
 #include "acl.h"
 #include "client_struct.h"
-#include "errors.h"
-#include "guard.h"
-#include "handle.h"
-#include "janitor.h"
-#include "listeners.h"
-#include "log.h"
-#include "maint.h"
 #include "names.h"
-#include "ops.h"
-#include "retry.h"
-#include "state.h"
-#include "waiters.h"
+#include "session_shared.h"
 #include "zkcoord/common.h"
 
 void zkc_client_opts_init(zkc_client_opts_t *opts) {
@@ -210,6 +200,24 @@ int zkc__client_ref(zkc_client_t *c) {
 
 void zkc__client_unref(zkc_client_t *c) {
   if (atomic_fetch_sub(&c->refs, 1) == 1) client_free(c);
+}
+
+/* A recipe's tie: a reference, then its observer (listeners.c). Here, not
+ * in listeners.c, so that the listeners never call back into the client's
+ * life: client -> maint -> listeners stays one-way. */
+int zkc__recipe_attach(zkc_client_t *c, zkc__observer_fn fn, void *ctx) {
+  int rc = zkc__client_ref(c);
+  if (rc != ZKC_OK) return rc;
+  rc = zkc__observer_add(c, fn, ctx);
+  if (rc != ZKC_OK) zkc__client_unref(c);
+  return rc;
+}
+
+int zkc__recipe_detach(zkc_client_t *c, zkc__observer_fn fn, void *ctx) {
+  int rc = zkc__observer_remove(c, fn, ctx);
+  if (rc == ZKC_EDEADLK) return rc;
+  zkc__client_unref(c);
+  return ZKC_OK;
 }
 
 void zkc_strings_free(char **strings, size_t count) {

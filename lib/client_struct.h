@@ -11,11 +11,8 @@
 #include <zookeeper/zookeeper.h>
 
 #include "hash.h"
-#include "log.h"
-#include "ops.h"
-#include "session.h"
+#include "session_shared.h"
 #include "util.h"
-#include "waiters.h"
 #include "zkcoord/client.h"
 
 /* A delete the maintenance thread must finish: a node path, or (uuid set)
@@ -36,10 +33,20 @@ typedef struct zkc__handle_ctx {
   uint64_t gen;
 } zkc__handle_ctx_t;
 
+/* The connection's state as the ZooKeeper client last reported it,
+ * translated at the door (handle.c): nothing past it reads ZOO_*_STATE. */
+typedef enum {
+  ZKC__LINK_CONNECTING, /* connecting, or any state without a session */
+  ZKC__LINK_CONNECTED,
+  ZKC__LINK_READ_ONLY,
+  ZKC__LINK_EXPIRED,
+  ZKC__LINK_AUTH_FAILED
+} zkc__link_t;
+
 /* A raw session event, queued by the watcher for the maintenance thread. */
 typedef struct zkc__event {
   uint64_t gen; /* handle generation */
-  int zk_state;
+  zkc__link_t link;
   int64_t session_id;
   struct zkc__event *next;
 } zkc__event_t;
@@ -61,7 +68,7 @@ struct zkc_client {
   zkc__handle_ctx_t *hctx;  /* context of the current handle */
   uint64_t handle_gen;
 
-  int zk_state;       /* last ZOO_*_STATE seen on the current handle */
+  zkc__link_t link;   /* last state seen on the current handle */
   int64_t session_id; /* 0 until connected */
   int session_timeout_ms;
   int session_dead; /* expired, auth failed or presumed lost */

@@ -3,7 +3,7 @@
 #define THREADED
 #include <zookeeper/zookeeper.h>
 
-#include "errors.h"
+#include "session_shared.h"
 #include "zkcoord/common.h"
 
 const char *zkc_strerror(int rc) {

@@ -11,8 +11,6 @@
 
 #include "fenced.h"
 #include "names.h"
-#include "ops.h"
-#include "retry.h"
 #include "session.h"
 #include "util.h"
 

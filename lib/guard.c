@@ -17,13 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "guard.h"
 
 #include "client_struct.h"
 #include "names.h"
-#include "ops.h"
-#include "retry.h"
-#include "state.h"
+#include "session_shared.h"
 #include "zkcoord/common.h"
 
 #define GUARD_DELAY_MS 100

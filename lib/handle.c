@@ -1,7 +1,6 @@
 /* The ZooKeeper handle of a client: opening one (with its credentials and
  * log sink), dropping it, and its session watcher, which only records raw
  * state events for the maintenance thread (maint.c). */
-#include "handle.h"
 
 #include <errno.h>
 #include <netdb.h>
@@ -10,14 +9,21 @@
 #include <string.h>
 
 #include "client_struct.h"
-#include "errors.h"
-#include "log.h"
-#include "ops.h"
-#include "waiters.h"
+#include "session_shared.h"
+#include "test_hooks.h"
 #include "zkcoord/common.h"
 
 /* Minimum interval between routine re-resolutions of the server names. */
 #define RESOLVE_DELAY_MS 1000
+
+/* ZooKeeper's state codes, translated once, here at the door. */
+static zkc__link_t link_of(int state) {
+  if (state == ZOO_CONNECTED_STATE) return ZKC__LINK_CONNECTED;
+  if (state == ZOO_READONLY_STATE) return ZKC__LINK_READ_ONLY;
+  if (state == ZOO_EXPIRED_SESSION_STATE) return ZKC__LINK_EXPIRED;
+  if (state == ZOO_AUTH_FAILED_STATE) return ZKC__LINK_AUTH_FAILED;
+  return ZKC__LINK_CONNECTING;
+}
 
 static void session_watcher(zhandle_t *zh, int type, int state,
                             const char *path, void *ctx) {
@@ -33,21 +39,21 @@ static void session_watcher(zhandle_t *zh, int type, int state,
     free(ev);
     return;
   }
-  c->zk_state = state;
+  zkc__link_t link = link_of(state);
+  c->link = link;
   c->watch_epoch++;
-  if (state == ZOO_CONNECTED_STATE) {
+  if (link == ZKC__LINK_CONNECTED) {
     const clientid_t *id = zoo_client_id(zh);
     c->session_id = id ? id->client_id : 0;
     c->session_timeout_ms = zoo_recv_timeout(zh);
-  } else if (state == ZOO_EXPIRED_SESSION_STATE ||
-             state == ZOO_AUTH_FAILED_STATE) {
-    if (state == ZOO_AUTH_FAILED_STATE) c->auth_failed = 1;
+  } else if (link == ZKC__LINK_EXPIRED || link == ZKC__LINK_AUTH_FAILED) {
+    if (link == ZKC__LINK_AUTH_FAILED) c->auth_failed = 1;
     c->session_dead = 1;
     zkc__waiters_wake_all_locked(c);
   }
-  if (ev) { /* without memory the maintenance thread still sees zk_state */
+  if (ev) { /* without memory the maintenance thread still sees c->link */
     ev->gen = h->gen;
-    ev->zk_state = state;
+    ev->link = link;
     ev->session_id = c->session_id;
     *c->events_tail = ev;
     c->events_tail = &ev->next;
@@ -86,7 +92,7 @@ int zkc__handle_open(zkc_client_t *c) {
   pthread_mutex_lock(&c->mu);
   h->gen = ++c->handle_gen;
   c->watch_epoch++; /* a new handle: no event order carries over */
-  c->zk_state = ZOO_CONNECTING_STATE;
+  c->link = ZKC__LINK_CONNECTING;
   c->session_id = 0;
   c->session_dead = 0;
   /* A waiter that slept through the loss (session_dead set, then cleared

@@ -6,14 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "janitor.h"
 
 #include "client_struct.h"
-#include "log.h"
 #include "names.h"
-#include "ops.h"
-#include "retry.h"
-#include "state.h"
+#include "session_shared.h"
 #include "zkcoord/common.h"
 
 void zkc__janitor_add(zkc_client_t *c, const char *path, const char *uuid) {

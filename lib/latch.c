@@ -14,12 +14,11 @@
 #include <string.h>
 
 #include "candidate.h"
-#include "internals.h"
-#include "log.h"
+#include "hold_fate.h"
+#include "names.h"
+#include "queue.h"
 #include "session.h"
 #include "util.h"
-#include "waiters.h"
-#include "names.h"
 #include "zkcoord/leader.h"
 
 #define LATCH_NAME "latch-" /* Curator's LeaderLatch.LOCK_NAME */
@@ -102,16 +101,13 @@ static void tell_error(zkc_latch_t *l, int rc) {
  * leadership away at once; the latch thread then tells not_leader. */
 static void on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
   zkc_latch_t *l = ctx;
-  int suspended = st == ZKC_STATE_SUSPENDED || st == ZKC_STATE_READ_ONLY;
   int drop_on_suspend = zkc__lost_on_suspended(l->cand.client); /* at open */
   pthread_mutex_lock(&l->cand.mu);
   zkc__candidate_note_state_locked(&l->cand, st, lost_session);
-  int drop = 0;
-  if (st == ZKC_STATE_LOST) {
-    drop = l->leader && l->cand.held.session_id == lost_session;
-  } else if (suspended) {
-    drop = l->leader && drop_on_suspend;
-  }
+  zkc_lost_reason_t why;
+  int drop = l->leader &&
+             zkc__hold_fate_on_state(st, lost_session, l->cand.held.session_id,
+                                     drop_on_suspend, &why) == ZKC__HOLD_LOST;
   drop_unlock(l, drop, zkc_state_name(st));
 }
 
@@ -249,7 +245,7 @@ int zkc_latch_close(zkc_latch_t *l, zkc_close_mode_t mode) {
   pthread_cond_broadcast(&l->cand.cv);
   pthread_mutex_unlock(&l->cand.mu);
   if (l->cand.thread_started) {
-    zkc__cancel_wake(c); /* a wait inside the lock internals sees cancel */
+    zkc__cancel_wake(c); /* a wait inside the lock queue sees cancel */
     pthread_join(l->cand.thread, NULL);
   }
   /* The thread is gone: leadership and the node are ours to end. */

@@ -1,13 +1,10 @@
 /* State listeners (the user's) and observers (the recipes'), and telling
  * them of a new state on the maintenance thread. */
-#include "listeners.h"
 
 #include <stdlib.h>
 
 #include "client_struct.h"
-#include "log.h"
-#include "session.h"
-#include "state.h"
+#include "session_shared.h"
 #include "zkcoord/common.h"
 
 static int listener_add(zkc_client_t *c, zkc_state_fn fn, zkc__observer_fn obs,
@@ -72,21 +69,6 @@ int zkc__observer_add(zkc_client_t *c, zkc__observer_fn fn, void *ctx) {
 
 int zkc__observer_remove(zkc_client_t *c, zkc__observer_fn fn, void *ctx) {
   return listener_remove(c, NULL, fn, ctx, 1);
-}
-
-int zkc__recipe_attach(zkc_client_t *c, zkc__observer_fn fn, void *ctx) {
-  int rc = zkc__client_ref(c);
-  if (rc != ZKC_OK) return rc;
-  rc = zkc__observer_add(c, fn, ctx);
-  if (rc != ZKC_OK) zkc__client_unref(c);
-  return rc;
-}
-
-int zkc__recipe_detach(zkc_client_t *c, zkc__observer_fn fn, void *ctx) {
-  int rc = zkc__observer_remove(c, fn, ctx);
-  if (rc == ZKC_EDEADLK) return rc;
-  zkc__client_unref(c);
-  return ZKC_OK;
 }
 
 void zkc__listeners_dispatch_locked(zkc_client_t *c, zkc_state_t st,

@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "log.h"
 
 #include "client_struct.h"
+#include "session_shared.h"
 
 #define SLOTS 64
 
@@ -80,7 +80,7 @@ void zkc__log_unbind(zkc_client_t *c) {
 }
 
 void zkc__log(zkc_client_t *c, zkc_log_level_t level, const char *fmt, ...) {
-  if (level > c->opts.log_level) return;
+  if (c == NULL || level > c->opts.log_level) return; /* no client: no sink */
   char line[1024];
   va_list ap;
   va_start(ap, fmt);

@@ -5,19 +5,12 @@
  * replaces a lost session's handle with a new one, tells recipes and
  * listeners, and drives the guards and the janitor. It sits above all of
  * them: nothing it drives calls back into it. */
-#include "maint.h"
 
 #include <errno.h>
 #include <stdlib.h>
 
 #include "client_struct.h"
-#include "guard.h"
-#include "handle.h"
-#include "janitor.h"
-#include "listeners.h"
-#include "log.h"
-#include "retry.h"
-#include "state.h"
+#include "session_shared.h"
 #include "zkcoord/common.h"
 
 static void transition_locked(zkc_client_t *c, zkc_state_t st,
@@ -43,22 +36,22 @@ static void declare_lost_locked(zkc_client_t *c) {
 }
 
 static void process_event_locked(zkc_client_t *c, const zkc__event_t *ev) {
-  int s = ev->zk_state;
+  zkc__link_t s = ev->link;
   if (ev->gen != c->handle_gen || c->recreate) return; /* a replaced handle */
-  if (s == ZOO_CONNECTED_STATE) {
+  if (s == ZKC__LINK_CONNECTED) {
     if (ev->session_id != c->public_session) {
       c->public_session = ev->session_id;
       transition_locked(c, ZKC_STATE_CONNECTED, 0);
     } else if (!live(c->state)) {
       transition_locked(c, ZKC_STATE_RECONNECTED, 0);
     }
-  } else if (s == ZOO_READONLY_STATE) {
+  } else if (s == ZKC__LINK_READ_ONLY) {
     if (c->state != ZKC_STATE_READ_ONLY)
       transition_locked(c, ZKC_STATE_READ_ONLY, 0);
-  } else if (s == ZOO_EXPIRED_SESSION_STATE || s == ZOO_AUTH_FAILED_STATE) {
+  } else if (s == ZKC__LINK_EXPIRED || s == ZKC__LINK_AUTH_FAILED) {
     if (c->state != ZKC_STATE_LOST) declare_lost_locked(c);
     /* Refused credentials will be refused again: do not hammer. */
-    if (s == ZOO_AUTH_FAILED_STATE)
+    if (s == ZKC__LINK_AUTH_FAILED)
       c->recreate_at = zkc__now_ms() + c->opts.session_timeout_ms;
   } else if (live(c->state)) { /* connecting: the connection dropped */
     transition_locked(c, ZKC_STATE_SUSPENDED, 0);

@@ -1,4 +1,4 @@
-/* The reentrant mutex: a per-thread hold table over the lock internals,
+/* The reentrant mutex: a per-thread hold table over the lock queue,
  * told of connection trouble so that holders learn when a lock is lost.
  * The two sides of a read-write lock are mutexes too (rwlock.c), told
  * apart by their side and linked as twins. */
@@ -8,17 +8,13 @@
 #include <string.h>
 
 #include "fenced.h"
-#include "guard.h"
 #include "hash.h"
-#include "internals.h"
-#include "janitor.h"
-#include "log.h"
-#include "lost.h"
+#include "hold_fate.h"
+#include "queue.h"
 #include "names.h"
-#include "ops.h"
-#include "session.h"
-#include "retry.h"
 #include "rwside.h"
+#include "session.h"
+#include "test_hooks.h"
 #include "util.h"
 #include "zkcoord/mutex.h"
 
@@ -66,22 +62,23 @@ static hold_t *my_hold(const zkc_mutex_t *m) {
   return h;
 }
 
+/* The user's lost callback for one hold of m (hold_fate.h's teller). */
+typedef struct {
+  zkc_mutex_t *m;
+  zkc_lost_fn fn;
+  void *ctx;
+} teller_t;
+
+static void tell_one(void *ctx, zkc_lost_reason_t why, int64_t token) {
+  teller_t *t = ctx;
+  if (t->fn) t->fn(t->ctx, t->m, why, token);
+}
+
 /* Tells the user of each lost hold, outside m->mu. */
 static void lost_tell(zkc_mutex_t *m, zkc_lost_fn fn, void *ctx,
                       zkc_lost_reason_t why, zkc__lost_list_t *l) {
-  static const char *const what[] = {
-      [ZKC_LOST_SESSION] = "session lost",
-      [ZKC_LOST_SUSPENDED] = "connection suspended",
-      [ZKC_LOST_DELETED] = "its node was deleted by another client"};
-  for (size_t i = 0; i < l->n; i++) {
-    zkc__log(m->client, ZKC_LOG_WARN, "lock %s lost (%s), token %lld",
-             m->path, what[why], (long long)l->tokens[i]);
-    if (fn) fn(ctx, m, why, l->tokens[i]);
-  }
-  if (l->dropped)
-    zkc__log(m->client, ZKC_LOG_ERROR,
-             "out of memory: not every lost hold of %s was reported", m->path);
-  zkc__lost_clear(l);
+  teller_t t = {m, fn, ctx};
+  zkc__lost_tell(m->client, "lock", m->path, why, l, tell_one, &t);
 }
 
 /* Marks h lost (m->mu held) and, the first time, names it in `l` for the
@@ -108,21 +105,15 @@ static void on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
   zkc_lost_reason_t why = ZKC_LOST_SESSION;
   pthread_mutex_lock(&m->mu);
   hold_t *h, *tmp;
+  int lost_on_suspended = zkc__lost_on_suspended(c);
   HASH_ITER(hh, m->holds, h, tmp) {
-    if (st == ZKC_STATE_SUSPENDED || st == ZKC_STATE_READ_ONLY) {
-      h->in_doubt = 1;
-      if (zkc__lost_on_suspended(c) && lose_locked(h, &lost)) {
-        why = ZKC_LOST_SUSPENDED;
-        zkc__janitor_add(c, h->held.node, NULL);
-      }
-    } else if (st == ZKC_STATE_LOST) {
-      h->in_doubt = 1;
-      if (h->held.session_id == lost_session && lose_locked(h, &lost)) {
-        why = ZKC_LOST_SESSION;
-        zkc__janitor_add(c, h->held.node, NULL);
-      }
-    } else {
-      h->in_doubt = 0;
+    zkc_lost_reason_t w = why;
+    zkc__hold_fate_t f = zkc__hold_fate_on_state(
+        st, lost_session, h->held.session_id, lost_on_suspended, &w);
+    h->in_doubt = f != ZKC__HOLD_STANDS;
+    if (f == ZKC__HOLD_LOST && lose_locked(h, &lost)) {
+      why = w;
+      zkc__janitor_add(c, h->held.node, NULL);
     }
   }
   zkc_lost_fn fn = m->lost_fn;
@@ -280,12 +271,10 @@ static void guard_hold(zkc_mutex_t *m, hold_t *h, int32_t told) {
  * holds m->mu (which ranks above the client's lock). */
 static int record(zkc_mutex_t *m, hold_t *h) {
   zkc_client_t *c = m->client;
-  zkc__session_fate_t fate = zkc__session_fate(c, h->held.session_id);
-  int lost_on_suspended = zkc__lost_on_suspended(c);
-  if (fate == ZKC__SESSION_GONE ||
-      (fate == ZKC__SESSION_DOUBT && lost_on_suspended))
-    return ZKC__REQUEUE;
-  h->in_doubt = fate == ZKC__SESSION_DOUBT;
+  zkc__hold_fate_t fate = zkc__hold_fate_at_grant(
+      zkc__session_fate(c, h->held.session_id), zkc__lost_on_suspended(c));
+  if (fate == ZKC__HOLD_LOST) return ZKC__REQUEUE;
+  h->in_doubt = fate == ZKC__HOLD_IN_DOUBT;
   if (!ZKC__HASH_ADD_U64(m->holds, thread, h)) return ZKC_ENOMEM;
   guard_hold(m, h, -1);
   return ZKC_OK;

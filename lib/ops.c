@@ -6,12 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ops.h"
 
 #include "acl.h"
 #include "client_struct.h"
-#include "errors.h"
 #include "names.h"
+#include "session_shared.h"
 #include "zkcoord/common.h"
 
 int zkc__op_init(zkc__op_t *op) {

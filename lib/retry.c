@@ -1,9 +1,8 @@
 /* Retry policy: exponential backoff with jitter on connection loss and
  * operation timeout. */
-#include "retry.h"
 
 #include "client_struct.h"
-#include "session.h"
+#include "session_shared.h"
 #include "zkcoord/common.h"
 
 int zkc__retryable(int rc) {

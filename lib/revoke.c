@@ -2,10 +2,8 @@
  * lock nodes. The holders' side (watching their own nodes) is in guard.c. */
 #include <stdlib.h>
 
-#include "internals.h"
+#include "queue.h"
 #include "names.h"
-#include "ops.h"
-#include "retry.h"
 #include "session.h"
 #include "util.h"
 #include "zkcoord/mutex.h"

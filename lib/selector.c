@@ -8,12 +8,11 @@
 #include <string.h>
 
 #include "candidate.h"
-#include "internals.h"
-#include "log.h"
+#include "hold_fate.h"
+#include "names.h"
+#include "queue.h"
 #include "session.h"
 #include "util.h"
-#include "waiters.h"
-#include "names.h"
 #include "zkcoord/selector.h"
 
 #define LOCK_NAME "lock-" /* Curator's LeaderSelector uses InterProcessMutex */
@@ -45,7 +44,15 @@ static void on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
   pthread_mutex_lock(&s->cand.mu);
   zkc__candidate_note_state_locked(&s->cand, st, lost_session);
   int leading = s->leading;
-  if (leading && st != ZKC_STATE_RECONNECTED) atomic_store(&s->stop, 1);
+  /* A turn of leadership ends as soon as its hold is not standing: doubt
+   * counts as loss here whatever the client's policy (Curator's rule), and
+   * a new session means the old one's node is gone. */
+  zkc_lost_reason_t why;
+  if (leading &&
+      (st == ZKC_STATE_CONNECTED ||
+       zkc__hold_fate_on_state(st, lost_session, s->cand.held.session_id, 1,
+                               &why) != ZKC__HOLD_STANDS))
+    atomic_store(&s->stop, 1);
   pthread_cond_broadcast(&s->cand.cv);
   pthread_mutex_unlock(&s->cand.mu);
   if (!leading) return;
@@ -217,7 +224,7 @@ int zkc_selector_close(zkc_selector_t *s) {
   }
   pthread_mutex_unlock(&s->cand.mu);
   if (do_join) {
-    /* A wait inside the lock internals ends; the thread released its node
+    /* A wait inside the lock queue ends; the thread released its node
      * on the way out. */
     zkc__cancel_wake(s->cand.client);
     pthread_join(s->cand.thread, NULL);

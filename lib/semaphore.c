@@ -6,17 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "guard.h"
-#include "internals.h"
-#include "janitor.h"
-#include "log.h"
-#include "lost.h"
+#include "queue.h"
+#include "hold_fate.h"
 #include "names.h"
-#include "ops.h"
-#include "retry.h"
 #include "session.h"
 #include "util.h"
-#include "waiters.h"
 #include "zkcoord/semaphore.h"
 
 #define LOCK_NAME "lock-"
@@ -58,21 +52,22 @@ void zkc_sem_opts_init(zkc_sem_opts_t *o) {
 
 /* ---- lost leases ---- */
 
+/* The user's lost callback for one lease of s (hold_fate.h's teller). */
+typedef struct {
+  zkc_sem_t *s;
+  zkc_sem_lost_fn fn;
+  void *ctx;
+} teller_t;
+
+static void tell_one(void *ctx, zkc_lost_reason_t why, int64_t token) {
+  teller_t *t = ctx;
+  if (t->fn) t->fn(t->ctx, t->s, why, token);
+}
+
 static void lost_tell(zkc_sem_t *s, zkc_sem_lost_fn fn, void *ctx,
                       zkc_lost_reason_t why, zkc__lost_list_t *l) {
-  static const char *const what[] = {
-      [ZKC_LOST_SUSPENDED] = "connection suspended",
-      [ZKC_LOST_SESSION] = "session lost",
-      [ZKC_LOST_DELETED] = "a lease node was deleted by another client"};
-  for (size_t i = 0; i < l->n; i++) {
-    zkc__log(s->client, ZKC_LOG_WARN, "lease on %s lost (%s), token %lld",
-             s->path, what[why], (long long)l->tokens[i]);
-    if (fn) fn(ctx, s, why, l->tokens[i]);
-  }
-  if (l->dropped)
-    zkc__log(s->client, ZKC_LOG_ERROR,
-             "out of memory: not every lost lease of %s was reported", s->path);
-  zkc__lost_clear(l);
+  teller_t t = {s, fn, ctx};
+  zkc__lost_tell(s->client, "lease on", s->path, why, l, tell_one, &t);
 }
 
 /* Marks l lost (s->mu held); its nodes that may still exist are deleted by
@@ -93,17 +88,13 @@ static void on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
   int on_suspend = zkc__lost_on_suspended(s->client);
   pthread_mutex_lock(&s->mu);
   for (zkc_lease_t *l = s->held; l; l = l->next) {
-    if (st == ZKC_STATE_SUSPENDED || st == ZKC_STATE_READ_ONLY) {
-      atomic_store(&l->in_doubt, 1);
-      if (on_suspend) {
-        why = ZKC_LOST_SUSPENDED;
-        mark_lost(s, l, &lost, 1);
-      }
-    } else if (st == ZKC_STATE_LOST) {
-      atomic_store(&l->in_doubt, 1);
-      if (l->nodes[0].session_id == lost_session) mark_lost(s, l, &lost, 1);
-    } else {
-      atomic_store(&l->in_doubt, 0);
+    zkc_lost_reason_t w = why;
+    zkc__hold_fate_t f = zkc__hold_fate_on_state(
+        st, lost_session, l->nodes[0].session_id, on_suspend, &w);
+    atomic_store(&l->in_doubt, f != ZKC__HOLD_STANDS);
+    if (f == ZKC__HOLD_LOST) {
+      why = w;
+      mark_lost(s, l, &lost, 1);
     }
   }
   zkc_sem_lost_fn fn = s->lost_fn;
@@ -467,11 +458,10 @@ static int attempt(zkc_sem_t *s, unsigned qty, int64_t deadline,
  * its session is gone already (or in doubt, when that counts as lost). */
 static int record(zkc_sem_t *s, zkc_lease_t *l) {
   zkc_client_t *c = s->client;
-  zkc__session_fate_t fate = zkc__session_fate(c, l->nodes[0].session_id);
-  if (fate == ZKC__SESSION_GONE ||
-      (fate == ZKC__SESSION_DOUBT && zkc__lost_on_suspended(c)))
-    return ZKC_ELOST;
-  atomic_store(&l->in_doubt, fate == ZKC__SESSION_DOUBT);
+  zkc__hold_fate_t fate = zkc__hold_fate_at_grant(
+      zkc__session_fate(c, l->nodes[0].session_id), zkc__lost_on_suspended(c));
+  if (fate == ZKC__HOLD_LOST) return ZKC_ELOST;
+  atomic_store(&l->in_doubt, fate == ZKC__HOLD_IN_DOUBT);
   for (size_t i = 0; i < l->n; i++)
     if (zkc__guard_add(c, l->nodes[i].node, l->nodes[i].session_id,
                        on_node_gone, s, &l->guards[i]) != ZKC_OK)

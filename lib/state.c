@@ -2,11 +2,12 @@
  * for "is it live", the session id, a node's fate, waiting until
  * connected, and the client's settings. Reads the client under its lock and
  * calls nothing but util. */
-#include "state.h"
 
 #include <errno.h>
 
 #include "client_struct.h"
+#include "session_shared.h"
+#include "test_hooks.h"
 #include "zkcoord/common.h"
 
 const char *zkc_state_name(zkc_state_t state) {
@@ -38,7 +39,7 @@ void zkc__call_leave(zkc_client_t *c) {
 }
 
 int zkc__live_locked(const zkc_client_t *c) {
-  return c->zk_state == ZOO_CONNECTED_STATE && !c->session_dead && !c->recreate;
+  return c->link == ZKC__LINK_CONNECTED && !c->session_dead && !c->recreate;
 }
 
 int zkc__session_live(zkc_client_t *c) {
@@ -122,7 +123,7 @@ int zkc_client_session_id(zkc_client_t *c, int64_t *session_id) {
   if (c == NULL || session_id == NULL) return ZKC_EINVAL;
   pthread_mutex_lock(&c->mu);
   int closed = c->closed;
-  *session_id = c->zk_state == ZOO_CONNECTED_STATE ? c->session_id : 0;
+  *session_id = c->link == ZKC__LINK_CONNECTED ? c->session_id : 0;
   pthread_mutex_unlock(&c->mu);
   return closed ? ZKC_ECLOSED : ZKC_OK;
 }

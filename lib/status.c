@@ -3,7 +3,6 @@
 #include <string.h>
 
 #include "names.h"
-#include "ops.h"
 #include "session.h"
 #include "util.h"
 #include "zkcoord/status.h"

@@ -4,12 +4,9 @@
 #include <errno.h>
 #include <string.h>
 
-#include "waiters.h"
 
 #include "client_struct.h"
-#include "state.h"
-#include "guard.h"
-#include "ops.h"
+#include "session_shared.h"
 #include "zkcoord/common.h"
 
 int zkc__waiter_register(zkc_client_t *c, zkc__waiter_t *w, const char *path) {

@@ -1,17 +1,29 @@
 #!/usr/bin/env bash
-# The library's include structure, as the architecture document draws it:
-#  - no include cycle among lib/ files;
-#  - the client struct's header (client_struct.h) is reached, directly or
-#    through other headers, only from the session layer's files;
+# The library's structure, as the architecture document draws it:
+#  - no include cycle among lib/ files, and no call cycle among their
+#    objects (the symbols each object defines and refers to, from nm);
+#  - the client struct's header (client_struct.h) and the session layer's
+#    shared header (session_shared.h) are reached, directly or through other
+#    headers, only from the session layer's files; a recipe object refers to
+#    no session-layer function that the door (session.h) does not declare;
+#  - the tests' hooks (test_hooks.h) are included only where they are
+#    defined;
+#  - ZooKeeper's states are translated at the door: no ZOO_* name in lib/
+#    outside it;
 #  - no file but the session layer's door (ops.c, handle.c, errors.c, log.c,
 #    acl.h and client_struct.h) includes zookeeper.h, and no public header,
 #    CLI source or example does (nor calls the ZooKeeper client: examples
 #    are built by users with zkcoord's pkg-config line alone).
-# Usage: check-layers.sh SOURCE_DIR
+# Usage: check-layers.sh SOURCE_DIR OBJECT...   (the library's objects)
 set -euo pipefail
-src=$(cd "${1:?usage: check-layers.sh SOURCE_DIR}" && pwd)
+src=$(cd "${1:?usage: check-layers.sh SOURCE_DIR OBJECT...}" && pwd)
+shift
+[ $# -gt 0 ] || { echo "check-layers: no object files given" >&2; exit 2; }
+objects=()
+for o in "$@"; do objects+=("$(cd "$(dirname "$o")" && pwd)/$(basename "$o")"); done
 cd "$src/lib"
-session_layer="acl.c client.c guard.c handle.c janitor.c listeners.c log.c maint.c ops.c retry.c state.c waiters.c"
+session_layer="acl.c client.c errors.c guard.c handle.c janitor.c listeners.c log.c maint.c ops.c retry.c state.c waiters.c"
+hook_definers="handle.c mutex.c state.c"
 zk_door="acl.h client_struct.h errors.c handle.c log.c ops.c"
 fail=0
 
@@ -37,11 +49,54 @@ reaches() { # reaches FILE HEADER: 1 if FILE includes HEADER, perhaps indirectly
   return 1
 }
 for f in *.c; do
-  if reaches "$f" client_struct.h && [[ " $session_layer " != *" $f "* ]]; then
-    echo "$f reaches the client struct (client_struct.h) but is not in the session layer"
+  [[ " $session_layer " == *" $f "* ]] && continue
+  for h in client_struct.h session_shared.h; do
+    if reaches "$f" $h; then
+      echo "$f reaches $h but is not in the session layer: recipes use session.h"
+      fail=1
+    fi
+  done
+done
+for f in *.c *.h; do
+  if grep -q '^#include "test_hooks.h"' "$f" && [[ " $hook_definers " != *" $f "* ]]; then
+    echo "$f includes test_hooks.h: the tests' hooks are for the tests"
     fail=1
   fi
 done
+# ZooKeeper's states (ZOO_*) outside the door; comment lines aside.
+for f in *.c *.h; do
+  [[ " $zk_door " == *" $f "* ]] && continue
+  if grep -nE '\bZOO_[A-Z_]+' "$f" | grep -vE '^[0-9]+:\s*(/?\*|//)'; then
+    echo "^ $f reads ZooKeeper's names: translate them at the door (handle.c, ops.c)"
+    fail=1
+  fi
+done
+
+# Calls: object -> the object defining a global symbol it refers to.
+defs=$(for o in "${objects[@]}"; do
+  f=$(basename "$o" .o)
+  nm -g --defined-only "$o" | awk -v f="$f" 'NF == 3 {print $3, f}'
+done)
+uses=$(for o in "${objects[@]}"; do
+  f=$(basename "$o" .o)
+  nm -u "$o" | awk -v f="$f" '{print f, $NF}'
+done)
+calls=$(awk 'NR == FNR {d[$1] = $2; next} ($2 in d) && d[$2] != $1 {print $1, d[$2], $2}' \
+  <(echo "$defs") <(echo "$uses") | sort -u)
+if ! awk '{print $1, $2}' <<<"$calls" | sort -u | tsort >/dev/null 2>/tmp/zkc-calls.$$; then
+  echo "call cycle among lib/ objects:"; cat /tmp/zkc-calls.$$; fail=1
+fi
+rm -f /tmp/zkc-calls.$$
+# A recipe calls into the session layer only through the door (or the
+# public API, zkc_*).
+while read -r from to sym; do
+  [[ " $session_layer " == *" $from "* ]] && continue
+  [[ " $session_layer " != *" $to "* || $sym != zkc__* ]] && continue
+  if ! grep -qw "$sym" session.h; then
+    echo "$from calls $sym ($to), which session.h does not declare"
+    fail=1
+  fi
+done <<<"$calls"
 for f in *.c *.h; do
   if grep -q '^#include <zookeeper/' "$f" && [[ " $zk_door " != *" $f "* ]]; then
     echo "$f includes the ZooKeeper client's header outside the session layer's door"
@@ -54,5 +109,5 @@ if grep -rnoE '#include <zookeeper/|\bZ(OK|OO_[A-Z_]+|[A-JL-Z][A-Z]{3,})\b|\b(zo
      "$src/include" "$src/cli" "$src/examples"; then
   echo "^ public headers, the CLI and the examples must not mention the ZooKeeper client"; fail=1
 fi
-[ $fail = 0 ] && echo "layers: no include cycle; client struct seen by the session layer only; ZooKeeper's header at the door only"
+[ $fail = 0 ] && echo "layers: no include or call cycle; the client struct and the session layer's shared header seen by it only, recipes through session.h; ZooKeeper's header and states at the door only"
 exit $fail

@@ -2,7 +2,7 @@
 #define _GNU_SOURCE /* pipe2 */
 #include "harness.h"
 
-#include "session.h" /* the session of a client, to expire it */
+#include "test_hooks.h" /* the session of a client, to expire it */
 
 #include <arpa/inet.h>
 #include <fcntl.h>

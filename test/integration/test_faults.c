@@ -12,9 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "session.h"
 #include "harness.h"
-#include "internals.h"
+#include "test_hooks.h"
 
 #define OK(expr) assert_int_equal((expr), ZKC_OK)
 

@@ -8,7 +8,7 @@
 #include <time.h>
 
 #include "harness.h"
-#include "ops.h" /* the read pinned to one session, asked directly */
+#include "session.h" /* the read pinned to one session, asked directly */
 
 #define OK(expr) assert_int_equal((expr), ZKC_OK)
 

@@ -29,7 +29,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "session.h" /* request counter for the no-traffic check */
+#include "test_hooks.h" /* request counter for the no-traffic check */
 #include "harness.h"
 #include "names.h"
 

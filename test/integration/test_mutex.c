@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "session.h" /* request counter for the no-traffic check */
+#include "test_hooks.h" /* request counter for the no-traffic check */
 #include "harness.h"
 
 #define OK(expr) assert_int_equal((expr), ZKC_OK)

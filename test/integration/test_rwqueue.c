@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "harness.h"
-#include "internals.h"
+#include "queue.h"
 #include "util.h"
 
 #define OK(expr) assert_int_equal((expr), ZKC_OK)

@@ -9,7 +9,7 @@
 #include <cmocka.h>
 
 #include "names.h"
-#include "errors.h"
+#include "session_shared.h" /* zkc__zk_error */
 #include "names_props.h" /* the fuzz targets' properties */
 #include "zkcoord/version.h"
 #include "zkcoord/common.h"

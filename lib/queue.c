@@ -5,18 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internals.h"
+#include "queue.h"
 
 #include <stdio.h>
 
-#include "janitor.h"
-#include "log.h"
 #include "names.h"
-#include "ops.h"
-#include "retry.h"
 #include "session.h"
 #include "util.h"
-#include "waiters.h"
 #include "zkcoord/common.h"
 
 /* How many times a vanished parent (a reaped container, or one deleted by

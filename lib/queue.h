@@ -1,7 +1,7 @@
 /* One acquisition of a ZooKeeper lock queue: the node protocol shared by the
  * mutex, the leader latch and the leader selector. */
-#ifndef ZKC_INTERNALS_H
-#define ZKC_INTERNALS_H
+#ifndef ZKC_QUEUE_H
+#define ZKC_QUEUE_H
 
 #include <stdint.h>
 
@@ -79,14 +79,4 @@ int zkc__lock_release(zkc_client_t *c, zkc__held_t *held);
 int zkc__lock_participants(zkc_client_t *c, const char *base, char ***nodes,
                            size_t *count);
 
-/* Test seam: when set, the mutex calls it on the calling thread at the
- * points below, where the tests put a state change or a racing call. NULL
- * in every program but the tests. */
-typedef enum {
-  ZKC__SEAM_GRANTED,  /* acquire: between the grant and the record */
-  ZKC__SEAM_RELEASING /* release: the hold is leaving, the client in use */
-} zkc__seam_t;
-struct zkc_mutex;
-extern void (*zkc__mutex_seam)(struct zkc_mutex *m, zkc__seam_t where);
-
-#endif /* ZKC_INTERNALS_H */
+#endif /* ZKC_QUEUE_H */

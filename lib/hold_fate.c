@@ -1,0 +1,67 @@
+/* The fate of a hold: the one rule, the list of lost holds and their
+ * telling (see hold_fate.h). */
+#include "hold_fate.h"
+
+#include <stdlib.h>
+
+zkc__hold_fate_t zkc__hold_fate_on_state(zkc_state_t st, int64_t lost_session,
+                                         int64_t hold_session,
+                                         int lost_on_suspended,
+                                         zkc_lost_reason_t *why) {
+  if (st == ZKC_STATE_SUSPENDED || st == ZKC_STATE_READ_ONLY) {
+    if (!lost_on_suspended) return ZKC__HOLD_IN_DOUBT;
+    *why = ZKC_LOST_SUSPENDED;
+    return ZKC__HOLD_LOST;
+  }
+  if (st == ZKC_STATE_LOST) {
+    if (hold_session != lost_session) return ZKC__HOLD_IN_DOUBT;
+    *why = ZKC_LOST_SESSION;
+    return ZKC__HOLD_LOST;
+  }
+  return ZKC__HOLD_STANDS;
+}
+
+zkc__hold_fate_t zkc__hold_fate_at_grant(zkc__session_fate_t fate,
+                                         int lost_on_suspended) {
+  if (fate == ZKC__SESSION_GONE) return ZKC__HOLD_LOST;
+  if (fate == ZKC__SESSION_DOUBT)
+    return lost_on_suspended ? ZKC__HOLD_LOST : ZKC__HOLD_IN_DOUBT;
+  return ZKC__HOLD_STANDS;
+}
+
+void zkc__lost_push(zkc__lost_list_t *l, int64_t token) {
+  if (l->n == l->cap) {
+    size_t cap = l->cap ? 2 * l->cap : 4;
+    int64_t *t = realloc(l->tokens, cap * sizeof *t);
+    if (t == NULL) {
+      l->dropped = 1;
+      return;
+    }
+    l->tokens = t, l->cap = cap;
+  }
+  l->tokens[l->n++] = token;
+}
+
+void zkc__lost_clear(zkc__lost_list_t *l) {
+  free(l->tokens);
+  l->tokens = NULL;
+  l->n = l->cap = 0;
+}
+
+void zkc__lost_tell(zkc_client_t *c, const char *kind, const char *path,
+                    zkc_lost_reason_t why, zkc__lost_list_t *l,
+                    zkc__lost_tell_fn tell, void *ctx) {
+  static const char *const what[] = {
+      [ZKC_LOST_SUSPENDED] = "connection suspended",
+      [ZKC_LOST_SESSION] = "session lost",
+      [ZKC_LOST_DELETED] = "a node of it was deleted by another client"};
+  for (size_t i = 0; i < l->n; i++) {
+    zkc__log(c, ZKC_LOG_WARN, "%s %s lost (%s), token %lld", kind, path,
+             what[why], (long long)l->tokens[i]);
+    if (tell) tell(ctx, why, l->tokens[i]);
+  }
+  if (l->dropped)
+    zkc__log(c, ZKC_LOG_ERROR, "out of memory: not every lost %s of %s was "
+             "reported", kind, path);
+  zkc__lost_clear(l);
+}

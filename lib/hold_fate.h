@@ -1,0 +1,61 @@
+/* The fate of a hold, one rule for every recipe (hold_fate.c): when a
+ * state change or a grant finds a hold lost, in doubt or standing, and how
+ * its loss is told. The mutex (both read-write sides), the semaphore, the
+ * asynchronous acquire, the latch and the selector all ask here. */
+#ifndef ZKC_HOLD_FATE_H
+#define ZKC_HOLD_FATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "session.h"
+#include "zkcoord/mutex.h" /* zkc_lost_reason_t */
+
+typedef enum {
+  ZKC__HOLD_STANDS,   /* connected read-write: the node is there */
+  ZKC__HOLD_IN_DOUBT, /* connection down or read-only: it may be gone */
+  ZKC__HOLD_LOST      /* gone (or to be given up), and to be told so */
+} zkc__hold_fate_t;
+
+/* What state `st` (with the lost session, for ZKC_STATE_LOST) does to a hold
+ * of session hold_session: SUSPENDED and READ_ONLY put it in doubt, or lose
+ * it when the client counts doubt as loss (lost_on_suspended, *why
+ * ZKC_LOST_SUSPENDED); the loss of its own session loses it (*why
+ * ZKC_LOST_SESSION), another session's loss leaves it in doubt; a connected
+ * state lets it stand. *why is set only for ZKC__HOLD_LOST. */
+zkc__hold_fate_t zkc__hold_fate_on_state(zkc_state_t st, int64_t lost_session,
+                                         int64_t hold_session,
+                                         int lost_on_suspended,
+                                         zkc_lost_reason_t *why);
+
+/* The same rule at a grant, from the fate of the hold's session then: a
+ * session gone, or in doubt when doubt counts as loss, means the grant came
+ * too late (ZKC__HOLD_LOST: queue again or fail, never report a hold). */
+zkc__hold_fate_t zkc__hold_fate_at_grant(zkc__session_fate_t fate,
+                                         int lost_on_suspended);
+
+/* The tokens of the holds one state change or one delete took away, kept
+ * until the recipe tells its user outside its lock. Grows as needed: every
+ * lost hold is named, however many one object has. */
+typedef struct zkc__lost_list {
+  int64_t *tokens;
+  size_t n, cap;
+  int dropped; /* out of memory: some holds were not named */
+} zkc__lost_list_t;
+
+void zkc__lost_push(zkc__lost_list_t *l, int64_t token);
+/* Frees the tokens; the list is empty again. */
+void zkc__lost_clear(zkc__lost_list_t *l);
+
+/* The user's callback for one lost hold, adapted by the recipe. */
+typedef void (*zkc__lost_tell_fn)(void *ctx, zkc_lost_reason_t why,
+                                  int64_t token);
+/* Tells each hold in `l`: a warning through the client's log naming the
+ * recipe's kind ("lock", "lease", ...), path, reason and token, then
+ * tell(ctx, why, token) when tell is not NULL; then clears l. Called
+ * outside every library lock (the sink and the callback are the user's). */
+void zkc__lost_tell(zkc_client_t *c, const char *kind, const char *path,
+                    zkc_lost_reason_t why, zkc__lost_list_t *l,
+                    zkc__lost_tell_fn tell, void *ctx);
+
+#endif /* ZKC_HOLD_FATE_H */

@@ -1,0 +1,28 @@
+/* The tests' hooks into the library: counters and seams no program but
+ * the test suite uses. Included by the files that define them and by
+ * tests; check-layers.sh keeps every other library file away. */
+#ifndef ZKC_TEST_HOOKS_H
+#define ZKC_TEST_HOOKS_H
+
+#include <stdint.h>
+
+#include "zkcoord/client.h"
+
+/* Requests submitted to ZooKeeper so far (the tests' no-traffic checks). */
+uint64_t zkc__requests(const zkc_client_t *c);
+/* The connected session's id and password (handle.c), so that a test can
+ * open a second handle on the same session; ZKC_ECONNLOSS when not
+ * connected. */
+int zkc__session_credentials(zkc_client_t *c, int64_t *id, char passwd[16]);
+
+/* Test seam: when set, the mutex calls it on the calling thread at the
+ * points below, where the tests put a state change or a racing call. NULL
+ * in every program but the tests. */
+typedef enum {
+  ZKC__SEAM_GRANTED,  /* acquire: between the grant and the record */
+  ZKC__SEAM_RELEASING /* release: the hold is leaving, the client in use */
+} zkc__seam_t;
+struct zkc_mutex;
+extern void (*zkc__mutex_seam)(struct zkc_mutex *m, zkc__seam_t where);
+
+#endif /* ZKC_TEST_HOOKS_H */

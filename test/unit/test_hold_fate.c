@@ -1,0 +1,112 @@
+/* The one rule for a hold's fate (lib/hold_fate.c), without a server:
+ * every state against a hold of the lost session and of another, with and
+ * without lost_on_suspended; the rule at a grant; and the teller. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "hold_fate.h"
+
+enum { MINE = 7, OTHER = 9 };
+#define UNTOUCHED ((zkc_lost_reason_t)99) /* no reason given */
+
+static zkc__hold_fate_t on(zkc_state_t st, int64_t hold, int policy,
+                           zkc_lost_reason_t *why) {
+  *why = UNTOUCHED;
+  return zkc__hold_fate_on_state(st, MINE, hold, policy, why);
+}
+
+static void doubt_is_loss_only_by_policy(void **state) {
+  (void)state;
+  zkc_lost_reason_t why;
+  const zkc_state_t doubtful[] = {ZKC_STATE_SUSPENDED, ZKC_STATE_READ_ONLY};
+  for (size_t i = 0; i < 2; i++) {
+    assert_int_equal(on(doubtful[i], MINE, 0, &why), ZKC__HOLD_IN_DOUBT);
+    assert_int_equal(why, UNTOUCHED); /* untouched unless lost */
+    assert_int_equal(on(doubtful[i], MINE, 1, &why), ZKC__HOLD_LOST);
+    assert_int_equal(why, ZKC_LOST_SUSPENDED);
+  }
+}
+
+static void own_session_lost_is_loss(void **state) {
+  (void)state;
+  zkc_lost_reason_t why;
+  for (int policy = 0; policy <= 1; policy++) {
+    assert_int_equal(on(ZKC_STATE_LOST, MINE, policy, &why), ZKC__HOLD_LOST);
+    assert_int_equal(why, ZKC_LOST_SESSION);
+    /* Another session's loss: this hold is not proven gone, but not
+     * proven there either. */
+    assert_int_equal(on(ZKC_STATE_LOST, OTHER, policy, &why),
+                     ZKC__HOLD_IN_DOUBT);
+  }
+}
+
+static void connected_stands(void **state) {
+  (void)state;
+  zkc_lost_reason_t why;
+  for (int policy = 0; policy <= 1; policy++) {
+    assert_int_equal(on(ZKC_STATE_CONNECTED, MINE, policy, &why),
+                     ZKC__HOLD_STANDS);
+    assert_int_equal(on(ZKC_STATE_RECONNECTED, MINE, policy, &why),
+                     ZKC__HOLD_STANDS);
+    assert_int_equal(why, UNTOUCHED);
+  }
+}
+
+static void at_grant(void **state) {
+  (void)state;
+  for (int policy = 0; policy <= 1; policy++) {
+    assert_int_equal(zkc__hold_fate_at_grant(ZKC__SESSION_LIVE, policy),
+                     ZKC__HOLD_STANDS);
+    assert_int_equal(zkc__hold_fate_at_grant(ZKC__SESSION_GONE, policy),
+                     ZKC__HOLD_LOST);
+  }
+  assert_int_equal(zkc__hold_fate_at_grant(ZKC__SESSION_DOUBT, 0),
+                   ZKC__HOLD_IN_DOUBT);
+  assert_int_equal(zkc__hold_fate_at_grant(ZKC__SESSION_DOUBT, 1),
+                   ZKC__HOLD_LOST);
+}
+
+typedef struct {
+  int n;
+  int64_t tokens[8];
+  zkc_lost_reason_t why;
+} told_t;
+
+static void record(void *ctx, zkc_lost_reason_t why, int64_t token) {
+  told_t *t = ctx;
+  t->why = why;
+  t->tokens[t->n++] = token;
+}
+
+/* Every pushed token is told once, in order, and the list is left empty
+ * (a NULL client logs nowhere). */
+static void teller_tells_each_once(void **state) {
+  (void)state;
+  zkc__lost_list_t l = {0};
+  for (int64_t t = 1; t <= 6; t++) zkc__lost_push(&l, 100 + t);
+  assert_int_equal(l.n, 6);
+  told_t told = {0};
+  zkc__lost_tell(NULL, "lock", "/p", ZKC_LOST_DELETED, &l, record, &told);
+  assert_int_equal(told.n, 6);
+  for (int i = 0; i < 6; i++) assert_int_equal(told.tokens[i], 101 + i);
+  assert_int_equal(told.why, ZKC_LOST_DELETED);
+  assert_int_equal(l.n, 0);
+  assert_null(l.tokens);
+  zkc__lost_tell(NULL, "lock", "/p", ZKC_LOST_SESSION, &l, record, &told);
+  assert_int_equal(told.n, 6); /* nothing left to tell */
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(doubt_is_loss_only_by_policy),
+      cmocka_unit_test(own_session_lost_is_loss),
+      cmocka_unit_test(connected_stands),
+      cmocka_unit_test(at_grant),
+      cmocka_unit_test(teller_tells_each_once),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
