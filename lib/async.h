@@ -1,6 +1,7 @@
-/* The async context's inner parts shared by its files: the context, its
- * callback queue (async_deliver.c) and the engine stepping pending
- * acquires (async.c). */
+/* The async context's inner parts shared by its files: the context and its
+ * pending acquires (async.c, the public calls), the engine stepping them
+ * (async_engine.c), the hold handles (async_hold.c), their losses
+ * (async_loss.c) and the callback queue (async_deliver.c). */
 #ifndef ZKC_ASYNC_INT_H
 #define ZKC_ASYNC_INT_H
 
@@ -8,6 +9,7 @@
 #include <stdint.h>
 
 #include "queue.h"
+#include "session.h"
 #include "zkcoord/async.h"
 
 /* One queued callback. */
@@ -35,7 +37,44 @@ struct zkc_hold {
   struct zkc_hold *next; /* in a->holds while not released */
 };
 
-struct acq;
+typedef enum {
+  S_START,    /* waiting for a connection, then create + read */
+  S_CREATING, /* create and children read in flight */
+  S_LISTING,  /* children read in flight */
+  S_WATCHING, /* predecessor watch being set */
+  S_WAITING,  /* predecessor watched */
+  S_BACKOFF,  /* after a retryable failure: relist at wake_at */
+  S_DOUBT,    /* first, connection in doubt: relist once connected */
+  S_REMOVING, /* our node's delete in flight, result decided */
+  S_DONE
+} state_t;
+
+typedef struct acq {
+  uint64_t id;
+  state_t st;
+  char *base;
+  int64_t deadline;
+  zkc_acquired_fn fn; /* NULL: a release's delete */
+  zkc_released_fn released;
+  void *ctx;
+  int cancel;   /* rc asked from outside (ZKC_ECANCELED, ZKC_ECLOSED) */
+  int decided;  /* the result is fixed: cancel says ZKC_EALREADY */
+  int rc;       /* the result, once decided */
+  char uuid[37];
+  char *node;
+  zkc__stat_t stat;
+  zkc__op_t op, list;
+  int op_busy, list_busy;
+  zkc__waiter_t w;
+  int w_reg;
+  char *pred;
+  int retries, parents;
+  int64_t proof; /* zkc__boot_ms before the latest queue read was sent */
+  int64_t wake_at;
+  uint64_t guard; /* a release's: the hold's own-node watch, removed by the
+                     engine (removing it may wait for a guard's check) */
+  struct acq *next;
+} acq_t;
 
 struct zkc_async {
   zkc_client_t *c;
@@ -57,6 +96,28 @@ struct zkc_async {
   int fd;             /* dispatch mode: eventfd, else -1 */
   int inflight;       /* requests whose completion has not told us yet */
 };
+
+/* ---- the engine (async_engine.c) ---- */
+
+/* The engine thread's body (arg: the context). */
+void *zkc__async_engine(void *arg);
+/* Appends q to the pending list; caller holds a->mu. */
+void zkc__async_append_locked(zkc_async_t *a, acq_t *q);
+void zkc__async_acq_free(acq_t *q);
+/* Takes h out of the held list and queues the delete of its node (never
+ * waits for the network). ZKC_OK, ZKC_ENOTOWNER (released already) or
+ * ZKC_ENOMEM. */
+int zkc__async_release(zkc_async_t *a, zkc_hold_t *h, zkc_released_fn done,
+                       void *ctx);
+
+/* ---- losses (async_loss.c), told on the maintenance thread ---- */
+
+/* The context's client observer. */
+void zkc__async_on_state(void *ctx, zkc_state_t st, int64_t lost_session);
+/* The guard of a hold's own node: deleted by another client. */
+void zkc__async_on_node_gone(void *ctx, uint64_t guard);
+
+/* ---- the callback queue (async_deliver.c) ---- */
 
 /* Queues a callback (copied; ZKC_ENOMEM when it cannot be); caller holds
  * a->mu. In dispatch mode the descriptor becomes readable. */

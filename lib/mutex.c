@@ -19,7 +19,7 @@
 #include "zkcoord/mutex.h"
 
 /* The node names of each side: Curator's. */
-static const char *const lock_names[] = {[ZKC__SIDE_MUTEX] = "lock-",
+static const char *const lock_names[] = {[ZKC__SIDE_MUTEX] = ZKC__LOCK_NAME,
                                          [ZKC__SIDE_WRITE] = "__WRIT__",
                                          [ZKC__SIDE_READ] = "__READ__"};
 

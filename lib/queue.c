@@ -16,7 +16,6 @@
 
 /* How many times a vanished parent (a reaped container, or one deleted by
  * someone else) is recreated within one acquisition. */
-#define PARENT_RECREATE_MAX 8
 
 /* wait_first's "read the queue again" (never returned to callers). */
 #define ZKC__AGAIN 1
@@ -196,7 +195,7 @@ static int create_node(attempt_t *a, const char *lock_name) {
     if (rc == ZKC_OK) return ZKC_OK;
     if (a->node || rc == ZKC_ENOMEM) break; /* created, but cannot go on */
 
-    if (rc == ZKC_ENONODE && parents++ < PARENT_RECREATE_MAX) {
+    if (rc == ZKC_ENONODE && parents++ < ZKC__PARENT_RECREATE_MAX) {
       rc = zkc__ensure_path(c, a->base);
       if (rc == ZKC_OK) continue;
     }

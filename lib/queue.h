@@ -7,6 +7,14 @@
 
 #include "zkcoord/client.h"
 
+/* The name of a mutex's nodes ("_c_<uuid>-lock-<seq>"): Curator's
+ * InterProcessMutex, whose queue the selector, the semaphore's queue and
+ * the async acquire share. */
+#define ZKC__LOCK_NAME "lock-"
+/* Times a create may find its parent gone (deleted by another client, a
+ * container reaped) and make it again before giving up. */
+#define ZKC__PARENT_RECREATE_MAX 8
+
 /* What a successful acquisition holds. */
 typedef struct zkc__held {
   char *node;         /* full path of our lock node (malloc) */

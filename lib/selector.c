@@ -15,7 +15,6 @@
 #include "util.h"
 #include "zkcoord/selector.h"
 
-#define LOCK_NAME "lock-" /* Curator's LeaderSelector uses InterProcessMutex */
 
 struct zkc_selector {
   /* Node, thread and connection; cand.mu guards the fields below up to
@@ -84,7 +83,7 @@ static int one_turn(void *arg) {
   zkc_selector_t *s = arg;
   zkc_client_t *c = s->cand.client;
   zkc__held_t held = {0};
-  int rc = zkc__candidate_queue(&s->cand, LOCK_NAME, &held, NULL);
+  int rc = zkc__candidate_queue(&s->cand, ZKC__LOCK_NAME, &held, NULL);
   if (rc == ZKC_ECLOSED) return 0; /* selector or client closing */
   if (rc != ZKC_OK && zkc__candidate_fail(&s->cand, rc)) {
     pthread_mutex_lock(&s->cand.cb_mu); /* unqueued until requeue */

@@ -1,48 +1,24 @@
 /* The counting semaphore in Curator's InterProcessSemaphoreV2 layout: a
  * queue mutex under <path>/locks, lease nodes under <path>/leases. The head
  * of the queue creates all the lease nodes it asks for, then waits (alone
- * watching <path>/leases and the shared count) until they fit the limit. */
+ * watching <path>/leases and the shared count) until they fit the limit.
+ * Here: the object, its losses and acquiring; the lease handles are in
+ * sem_lease.c, the shared count in sem_count.c. */
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "queue.h"
 #include "hold_fate.h"
 #include "names.h"
+#include "queue.h"
+#include "sem.h"
 #include "session.h"
 #include "util.h"
-#include "zkcoord/semaphore.h"
 
-#define LOCK_NAME "lock-"
 #define LEASE_NAME "lease-"
-#define COUNT_BYTES 4
 /* read_leases: the count node was just created, read again (never
  * returned to callers). */
 #define AGAIN 1
-
-struct zkc_lease {
-  zkc_sem_t *sem;
-  atomic_int released; /* set once, by the release that wins */
-  atomic_int lost;     /* gone (session, outside delete, or given up) */
-  atomic_int in_doubt; /* connection down: the leases may be gone */
-  size_t n;
-  zkc__held_t *nodes; /* n nodes, oldest first; kept until free */
-  uint64_t *guards;   /* the watch on each node (0: none) */
-  int64_t token;      /* czxid of the newest node */
-  zkc_lease_t *prev, *next; /* in sem->held while held */
-};
-
-struct zkc_sem {
-  zkc_client_t *client; /* set at create, never changes */
-  char *path, *locks, *leases, *count_path;
-  int max; /* the fixed limit, or the count node's seed */
-  pthread_mutex_t mu; /* guards everything below */
-  zkc_lease_t *held;
-  size_t held_nodes; /* lease nodes of all held handles */
-  int users;         /* threads inside a call: destroy refuses while > 0 */
-  zkc_sem_lost_fn lost_fn;
-  void *lost_ctx;
-};
 
 void zkc_sem_opts_init(zkc_sem_opts_t *o) {
   if (o == NULL) return;
@@ -103,7 +79,7 @@ static void on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
   lost_tell(s, fn, fn_ctx, why, &lost);
 }
 
-static void on_node_gone(void *ctx, uint64_t guard) {
+void zkc__sem_on_node_gone(void *ctx, uint64_t guard) {
   zkc_sem_t *s = ctx;
   zkc__lost_list_t lost = {0};
   pthread_mutex_lock(&s->mu);
@@ -191,79 +167,6 @@ static size_t held_nodes(zkc_sem_t *s) {
   return n;
 }
 
-/* ---- the shared count ---- */
-
-static void count_encode(int32_t v, char out[COUNT_BYTES]) {
-  uint32_t u = (uint32_t)v;
-  for (int i = 0; i < COUNT_BYTES; i++)
-    out[i] = (char)(u >> (8 * (COUNT_BYTES - 1 - i)));
-}
-
-/* The count from a finished read: exactly 4 bytes, big-endian, signed. */
-static int count_decode(const zkc__op_t *op, int32_t *v) {
-  if (op->data_len != COUNT_BYTES) return ZKC_EPROTO;
-  uint32_t u = 0;
-  for (int i = 0; i < COUNT_BYTES; i++)
-    u = u << 8 | (unsigned char)op->data[i];
-  *v = (int32_t)u;
-  return ZKC_OK;
-}
-
-/* Creates the count node with `value` (and its parents). When someone else
- * created it first: ZKC_OK if `theirs_ok`, else ZKC_ENODEEXISTS. */
-static int count_create(zkc_client_t *c, const char *path, int32_t value,
-                        int theirs_ok) {
-  char *parent = zkc__path_parent(path);
-  if (parent == NULL) return ZKC_ENOMEM;
-  int rc = strcmp(parent, "/") == 0 ? ZKC_OK : zkc__ensure_path(c, parent);
-  free(parent);
-  char data[COUNT_BYTES];
-  count_encode(value, data);
-  if (rc == ZKC_OK)
-    rc = zkc__op_run_create(c, ZKC_NODE_PARENT, path, data, COUNT_BYTES,
-                            ZKC__CREATE_PERSISTENT);
-  return rc == ZKC_ENODEEXISTS && theirs_ok ? ZKC_OK : rc;
-}
-
-int zkc_shared_count_get(zkc_client_t *c, const char *path, int32_t *value) {
-  if (c == NULL || value == NULL || zkc__path_validate(path) != ZKC_OK)
-    return ZKC_EINVAL;
-  int rc = zkc__call_enter(c);
-  if (rc != ZKC_OK) return rc;
-  zkc__op_t op;
-  if ((rc = zkc__op_init(&op)) == ZKC_OK) {
-    zkc__submit_get(c, &op, path);
-    rc = zkc__op_wait(&op);
-    if (rc == ZKC_OK) rc = count_decode(&op, value);
-    zkc__op_clear(&op);
-  }
-  zkc__call_leave(c);
-  return rc;
-}
-
-int zkc_shared_count_set(zkc_client_t *c, const char *path, int32_t value) {
-  if (c == NULL || zkc__path_validate(path) != ZKC_OK) return ZKC_EINVAL;
-  int rc = zkc__call_enter(c);
-  if (rc != ZKC_OK) return rc;
-  char data[COUNT_BYTES];
-  count_encode(value, data);
-  for (int round = 0; round < 3; round++) {
-    zkc__op_t op;
-    if ((rc = zkc__op_init(&op)) != ZKC_OK) break;
-    zkc__submit_set(c, &op, path, data, COUNT_BYTES);
-    rc = zkc__op_wait(&op);
-    zkc__op_clear(&op);
-    if (rc != ZKC_ENONODE) break;
-    /* Missing: create it holding the value, never empty (a waiting head
-     * would read an empty node as malformed); a racing create wins, and
-     * the value is set over it in the next round. */
-    rc = count_create(c, path, value, 0);
-    if (rc != ZKC_ENODEEXISTS) break;
-  }
-  zkc__call_leave(c);
-  return rc;
-}
-
 /* ---- acquiring ---- */
 
 /* 1 for a delete's result that leaves nothing behind to report. */
@@ -321,9 +224,9 @@ static int read_leases(zkc_sem_t *s, zkc_lease_t *l, zkc__waiter_t *w,
   *max = s->max;
   if (s->count_path) {
     int crc = zkc__op_wait(&cnt);
-    if (crc == ZKC_OK) crc = count_decode(&cnt, max);
+    if (crc == ZKC_OK) crc = zkc__sem_count_decode(&cnt, max);
     if (crc == ZKC_ENONODE) {
-      crc = count_create(c, s->count_path, s->max, 1);
+      crc = zkc__sem_count_create(c, s->count_path, s->max, 1);
       if (crc == ZKC_OK) crc = AGAIN;
     }
     if (crc == ZKC_EPROTO)
@@ -433,7 +336,7 @@ static int attempt(zkc_sem_t *s, unsigned qty, int64_t deadline,
                    zkc_lease_t *l) {
   zkc_client_t *c = s->client;
   zkc__held_t q = {0};
-  int rc = zkc__lock_acquire(c, s->locks, LOCK_NAME, deadline, &q);
+  int rc = zkc__lock_acquire(c, s->locks, ZKC__LOCK_NAME, deadline, &q);
   if (rc != ZKC_OK) return rc;
   for (unsigned i = 0; i < qty && rc == ZKC_OK; i++) {
     rc = zkc__node_create(c, s->leases, LEASE_NAME, NULL, deadline,
@@ -464,7 +367,7 @@ static int record(zkc_sem_t *s, zkc_lease_t *l) {
   atomic_store(&l->in_doubt, fate == ZKC__HOLD_IN_DOUBT);
   for (size_t i = 0; i < l->n; i++)
     if (zkc__guard_add(c, l->nodes[i].node, l->nodes[i].session_id,
-                       on_node_gone, s, &l->guards[i]) != ZKC_OK)
+                       zkc__sem_on_node_gone, s, &l->guards[i]) != ZKC_OK)
       zkc__log(c, ZKC_LOG_WARN, "out of memory: a lease of %s is unwatched",
                s->path);
   l->token = l->nodes[l->n - 1].token;
@@ -490,7 +393,7 @@ static zkc_lease_t *lease_new(unsigned qty) {
   return l;
 }
 
-static void lease_delete(zkc_lease_t *l) {
+void zkc__sem_lease_delete(zkc_lease_t *l) {
   for (size_t i = 0; i < l->n; i++) free(l->nodes[i].node);
   free(l->nodes);
   free(l->guards);
@@ -537,7 +440,7 @@ int zkc_sem_acquire(zkc_sem_t *s, unsigned qty, int64_t timeout_ms,
   if (rc == ZKC_OK) {
     *out = l;
   } else if (l != NULL) {
-    lease_delete(l);
+    zkc__sem_lease_delete(l);
   }
   zkc__call_leave(c);
   pthread_mutex_lock(&s->mu);
@@ -546,124 +449,3 @@ int zkc_sem_acquire(zkc_sem_t *s, unsigned qty, int64_t timeout_ms,
   return rc;
 }
 
-/* ---- leases ---- */
-
-int zkc_lease_release(zkc_lease_t *l) {
-  if (l == NULL) return ZKC_EINVAL;
-  if (zkc__on_callback_thread()) return ZKC_EDEADLK;
-  if (atomic_exchange(&l->released, 1)) return ZKC_ENOTOWNER;
-  zkc_sem_t *s = l->sem;
-  zkc_client_t *c = s->client;
-  uint64_t *guards = calloc(l->n ? l->n : 1, sizeof *guards);
-  if (guards == NULL) {
-    atomic_store(&l->released, 0);
-    return ZKC_ENOMEM;
-  }
-  pthread_mutex_lock(&s->mu); /* on_node_gone reads the ids under it */
-  s->users++;
-  for (size_t i = 0; i < l->n; i++) guards[i] = l->guards[i], l->guards[i] = 0;
-  pthread_mutex_unlock(&s->mu);
-  for (size_t i = 0; i < l->n; i++) /* before the deletes they would see */
-    zkc__guard_remove(c, guards[i]);
-  free(guards);
-  int rc = atomic_load(&l->lost)     ? ZKC_ELOST
-           : zkc__client_closed(c) ? ZKC_ECLOSED
-                                   : ZKC_OK;
-  for (size_t i = 0; rc != ZKC_ECLOSED && i < l->n; i++) {
-    int r = zkc__lock_delete(c, l->nodes[i].node);
-    if (r == ZKC_ELOST || r == ZKC_ECLOSED) {
-      if (rc == ZKC_OK) rc = r;
-    } else if (r != ZKC_OK && i == 0) {
-      /* Refused (all nodes share one parent and its ACL): still held. */
-      pthread_mutex_lock(&s->mu);
-      for (size_t k = 0; k < l->n; k++)
-        zkc__guard_add(c, l->nodes[k].node, l->nodes[k].session_id,
-                       on_node_gone, s, &l->guards[k]);
-      s->users--;
-      pthread_mutex_unlock(&s->mu);
-      atomic_store(&l->released, 0);
-      return r;
-    } else if (r != ZKC_OK && rc == ZKC_OK) {
-      rc = r; /* the node stays until its session ends (logged) */
-    }
-  }
-  pthread_mutex_lock(&s->mu);
-  if (l->prev) l->prev->next = l->next;
-  else s->held = l->next;
-  if (l->next) l->next->prev = l->prev;
-  l->prev = l->next = NULL;
-  s->held_nodes -= l->n;
-  s->users--;
-  pthread_mutex_unlock(&s->mu); /* the last touch of s */
-  return rc;
-}
-
-int zkc_lease_free(zkc_lease_t *l) {
-  if (l == NULL) return ZKC_OK;
-  int rc = ZKC_OK;
-  if (!atomic_load(&l->released)) {
-    rc = zkc_lease_release(l);
-    if (!atomic_load(&l->released)) return rc; /* EDEADLK, or refused */
-  }
-  lease_delete(l);
-  return rc;
-}
-
-int zkc_lease_fencing_token(const zkc_lease_t *l, int64_t *token) {
-  if (l == NULL || token == NULL) return ZKC_EINVAL;
-  if (atomic_load(&l->released)) return ZKC_ENOTOWNER;
-  *token = l->token;
-  return ZKC_OK;
-}
-
-int zkc_lease_is_held(const zkc_lease_t *cl) {
-  if (cl == NULL) return 0;
-  zkc_lease_t *l = (zkc_lease_t *)cl; /* atomics: reading is no change */
-  return !atomic_load(&l->released) && !atomic_load(&l->lost) &&
-         !atomic_load(&l->in_doubt);
-}
-
-int zkc_lease_nodes(const zkc_lease_t *cl, char ***nodes, size_t *count) {
-  if (cl == NULL || nodes == NULL || count == NULL) return ZKC_EINVAL;
-  zkc_lease_t *l = (zkc_lease_t *)cl;
-  *nodes = NULL;
-  *count = 0;
-  if (atomic_load(&l->released)) return ZKC_ENOTOWNER;
-  char **v = calloc(l->n, sizeof *v);
-  if (v == NULL) return ZKC_ENOMEM;
-  for (size_t i = 0; i < l->n; i++)
-    if ((v[i] = strdup(l->nodes[i].node)) == NULL) {
-      zkc_strings_free(v, l->n);
-      return ZKC_ENOMEM;
-    }
-  *nodes = v;
-  *count = l->n;
-  return ZKC_OK;
-}
-
-/* ---- status ---- */
-
-int zkc_sem_contenders(zkc_client_t *c, const char *path,
-                       zkc_contender_t **leases, size_t *n_leases,
-                       zkc_contender_t **queue, size_t *n_queue) {
-  if (leases) *leases = NULL;
-  if (queue) *queue = NULL;
-  if (n_leases) *n_leases = 0;
-  if (n_queue) *n_queue = 0;
-  if (c == NULL || leases == NULL || n_leases == NULL || queue == NULL ||
-      n_queue == NULL || zkc__path_validate(path) != ZKC_OK)
-    return ZKC_EINVAL;
-  char *lp = zkc__path_join(path, "leases");
-  char *qp = zkc__path_join(path, "locks");
-  int rc = lp && qp ? ZKC_OK : ZKC_ENOMEM;
-  if (rc == ZKC_OK) rc = zkc_lock_contenders(c, lp, leases, n_leases);
-  if (rc == ZKC_OK) rc = zkc_lock_contenders(c, qp, queue, n_queue);
-  if (rc != ZKC_OK) {
-    zkc_contenders_free(*leases, *n_leases);
-    *leases = NULL;
-    *n_leases = 0;
-  }
-  free(lp);
-  free(qp);
-  return rc;
-}

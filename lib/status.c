@@ -5,6 +5,7 @@
 #include "names.h"
 #include "session.h"
 #include "util.h"
+#include "zkcoord/semaphore.h"
 #include "zkcoord/status.h"
 
 static const char *node_style(const char *name) {
@@ -190,5 +191,31 @@ int zkc_lock_contenders(zkc_client_t *c, const char *path,
     if (rc == ZKC_ENONODE) rc = ZKC_OK;
   }
   zkc__call_leave(c);
+  return rc;
+}
+
+/* A semaphore's two queues: its lease holders and its waiters. */
+int zkc_sem_contenders(zkc_client_t *c, const char *path,
+                       zkc_contender_t **leases, size_t *n_leases,
+                       zkc_contender_t **queue, size_t *n_queue) {
+  if (leases) *leases = NULL;
+  if (queue) *queue = NULL;
+  if (n_leases) *n_leases = 0;
+  if (n_queue) *n_queue = 0;
+  if (c == NULL || leases == NULL || n_leases == NULL || queue == NULL ||
+      n_queue == NULL || zkc__path_validate(path) != ZKC_OK)
+    return ZKC_EINVAL;
+  char *lp = zkc__path_join(path, "leases");
+  char *qp = zkc__path_join(path, "locks");
+  int rc = lp && qp ? ZKC_OK : ZKC_ENOMEM;
+  if (rc == ZKC_OK) rc = zkc_lock_contenders(c, lp, leases, n_leases);
+  if (rc == ZKC_OK) rc = zkc_lock_contenders(c, qp, queue, n_queue);
+  if (rc != ZKC_OK) {
+    zkc_contenders_free(*leases, *n_leases);
+    *leases = NULL;
+    *n_leases = 0;
+  }
+  free(lp);
+  free(qp);
   return rc;
 }

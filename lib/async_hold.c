@@ -1,0 +1,92 @@
+/* The async acquire's hold handles: release, free, token, node, is_held
+ * and the fenced set, from any thread (losses: async_loss.c). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "async.h"
+
+#include "names.h"
+#include "session.h"
+#include "util.h"
+
+int zkc_hold_release(zkc_async_t *a, zkc_hold_t *h, zkc_released_fn done,
+                     void *ctx) {
+  if (a == NULL || h == NULL) return ZKC_EINVAL;
+  if (h->a != a) return ZKC_ENOTOWNER;
+  return zkc__async_release(a, h, done, ctx);
+}
+
+int zkc_hold_free(zkc_hold_t *h) {
+  if (h == NULL) return ZKC_OK;
+  zkc_async_t *a = h->a;
+  pthread_mutex_lock(&a->mu);
+  int held = !h->released;
+  pthread_mutex_unlock(&a->mu);
+  if (held) {
+    int rc = zkc__async_release(a, h, NULL, NULL);
+    if (rc == ZKC_ENOMEM) return rc;
+  }
+  pthread_mutex_lock(&a->mu);
+  a->holds_alive--;
+  pthread_mutex_unlock(&a->mu);
+  free(h->held.node);
+  free(h);
+  return ZKC_OK;
+}
+
+int zkc_hold_fencing_token(const zkc_hold_t *h, int64_t *token) {
+  if (h == NULL || token == NULL) return ZKC_EINVAL;
+  pthread_mutex_lock(&h->a->mu);
+  int rc = h->released ? ZKC_ENOTOWNER : ZKC_OK;
+  if (rc == ZKC_OK) *token = h->held.token;
+  pthread_mutex_unlock(&h->a->mu);
+  return rc;
+}
+
+int zkc_hold_node(const zkc_hold_t *h, char *buf, size_t len) {
+  if (h == NULL || buf == NULL || len == 0) return ZKC_EINVAL;
+  pthread_mutex_lock(&h->a->mu);
+  int rc = h->released ? ZKC_ENOTOWNER
+           : strlen(h->held.node) >= len ? ZKC_EINVAL : ZKC_OK;
+  if (rc == ZKC_OK) strcpy(buf, h->held.node);
+  pthread_mutex_unlock(&h->a->mu);
+  return rc;
+}
+
+int zkc_hold_is_held(const zkc_hold_t *h) {
+  if (h == NULL) return 0;
+  pthread_mutex_lock(&h->a->mu);
+  int held = !h->released && !h->lost;
+  int64_t session = h->held.session_id;
+  pthread_mutex_unlock(&h->a->mu);
+  return held &&
+         zkc__session_fate(h->a->c, session) == ZKC__SESSION_LIVE;
+}
+
+int zkc_hold_fenced_set(zkc_hold_t *h, const char *path, const void *data,
+                        size_t len) {
+  if (h == NULL || zkc__path_validate(path) != ZKC_OK ||
+      (data == NULL && len > 0) || len > ZKC__DATA_MAX)
+    return ZKC_EINVAL;
+  zkc_async_t *a = h->a;
+  int rc = zkc__call_enter(a->c);
+  if (rc != ZKC_OK) return rc;
+  char *node = NULL;
+  pthread_mutex_lock(&a->mu);
+  rc = h->released ? ZKC_ENOTOWNER : h->lost ? ZKC_ELOST : ZKC_OK;
+  if (rc == ZKC_OK && (node = strdup(h->held.node)) == NULL) rc = ZKC_ENOMEM;
+  pthread_mutex_unlock(&a->mu);
+  if (rc == ZKC_OK) {
+    int failed_op = -1;
+    rc = zkc__op_run_check_set(a->c, node, path, data, (int)len, &failed_op);
+    if (rc == ZKC_ENONODE && failed_op == 0) { /* our node is gone */
+      pthread_mutex_lock(&a->mu);
+      h->lost = 1;
+      pthread_mutex_unlock(&a->mu);
+      rc = ZKC_ELOST;
+    }
+  }
+  free(node);
+  zkc__call_leave(a->c);
+  return rc;
+}

@@ -1,0 +1,84 @@
+/* The async acquire's losses, told on the maintenance thread by the one
+ * hold-fate rule (hold_fate.c): the client's state changes and a hold's
+ * node deleted by another client. Queued as callbacks (async_deliver.c). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "async.h"
+
+#include "hold_fate.h"
+#include "session.h"
+
+/* Marks h lost and queues its callback; returns 1 (counted, logged by the
+ * caller outside the lock). */
+static int tell_lost_locked(zkc_async_t *a, zkc_hold_t *h,
+                            zkc_lost_reason_t why) {
+  h->lost = 1;
+  if (a->opts.on_lost == NULL) return 1;
+  zkc__event_cb_t ev = {.kind = EV_LOST, .lost = a->opts.on_lost,
+                        .ctx = a->opts.lost_ctx, .why = why,
+                        .token = h->held.token};
+  if (zkc__async_post_locked(a, &ev) != ZKC_OK) h->lost = 2; /* untold */
+  return 1;
+}
+
+static void log_lost(zkc_async_t *a, int n, const char *why) {
+  if (n > 0)
+    zkc__log(a->c, ZKC_LOG_WARN, "%d async hold(s) lost (%s)", n, why);
+}
+
+void zkc__async_on_node_gone(void *ctx, uint64_t guard) {
+  zkc_async_t *a = ctx;
+  int n = 0;
+  pthread_mutex_lock(&a->mu);
+  for (zkc_hold_t *h = a->holds; h; h = h->next)
+    if (h->guard == guard && !h->lost)
+      n += tell_lost_locked(a, h, ZKC_LOST_DELETED);
+  pthread_mutex_unlock(&a->mu);
+  log_lost(a, n, "node deleted");
+}
+
+/* As the mutex does: in doubt (suspended or read-only) counts as lost by the
+ * client's policy, and a lost node that may still exist is deleted by
+ * whichever session is current next, so the next waiter gets the lock. */
+void zkc__async_on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
+  zkc_async_t *a = ctx;
+  int n = 0;
+  int on_suspend = zkc__lost_on_suspended(a->c);
+  char **nodes = NULL;
+  size_t n_nodes = 0;
+  pthread_mutex_lock(&a->mu);
+  a->state_seq++;
+  for (zkc_hold_t *h = a->holds; h; h = h->next) {
+    if (h->lost) continue;
+    zkc_lost_reason_t why = ZKC_LOST_SESSION;
+    int gone = zkc__hold_fate_on_state(st, lost_session, h->held.session_id,
+                                       on_suspend, &why) == ZKC__HOLD_LOST &&
+               tell_lost_locked(a, h, why);
+    n += gone;
+    if (gone && h->held.node) { /* the janitor takes c->mu: after unlock */
+      char **more = realloc(nodes, (n_nodes + 1) * sizeof *nodes);
+      char *copy = more ? strdup(h->held.node) : NULL;
+      if (more) nodes = more;
+      if (copy) nodes[n_nodes++] = copy;
+    }
+  }
+  int untold = 0;
+  if (a->opts.on_state) { /* after the losses it explains */
+    zkc__event_cb_t ev = {.kind = EV_STATE, .state_fn = a->opts.on_state,
+                          .ctx = a->opts.state_ctx, .state = st};
+    untold = zkc__async_post_locked(a, &ev) != ZKC_OK;
+  }
+  a->kicked = 1; /* pending acquires may go on (or must queue again) */
+  pthread_cond_signal(&a->cv);
+  pthread_mutex_unlock(&a->mu);
+  if (untold) /* the log sink never runs under a library lock */
+    zkc__log(a->c, ZKC_LOG_ERROR, "out of memory: a state change was not "
+                                  "queued for the async context");
+  for (size_t i = 0; i < n_nodes; i++) {
+    zkc__janitor_add(a->c, nodes[i], NULL);
+    free(nodes[i]);
+  }
+  free(nodes);
+  log_lost(a, n, "session");
+}

@@ -1,0 +1,58 @@
+/* The semaphore's inner parts shared by its files: the object and its
+ * acquiring (semaphore.c), the lease handles (sem_lease.c) and the shared
+ * count (sem_count.c). */
+#ifndef ZKC_SEM_H
+#define ZKC_SEM_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "queue.h"
+#include "session.h"
+#include "zkcoord/semaphore.h"
+
+#define COUNT_BYTES 4
+
+struct zkc_lease {
+  zkc_sem_t *sem;
+  atomic_int released; /* set once, by the release that wins */
+  atomic_int lost;     /* gone (session, outside delete, or given up) */
+  atomic_int in_doubt; /* connection down: the leases may be gone */
+  size_t n;
+  zkc__held_t *nodes; /* n nodes, oldest first; kept until free */
+  uint64_t *guards;   /* the watch on each node (0: none) */
+  int64_t token;      /* czxid of the newest node */
+  zkc_lease_t *prev, *next; /* in sem->held while held */
+};
+
+struct zkc_sem {
+  zkc_client_t *client; /* set at create, never changes */
+  char *path, *locks, *leases, *count_path;
+  int max; /* the fixed limit, or the count node's seed */
+  pthread_mutex_t mu; /* guards everything below */
+  zkc_lease_t *held;
+  size_t held_nodes; /* lease nodes of all held handles */
+  int users;         /* threads inside a call: destroy refuses while > 0 */
+  zkc_sem_lost_fn lost_fn;
+  void *lost_ctx;
+};
+
+/* ---- semaphore.c ---- */
+
+/* The guard of a lease node: deleted by another client (the lease is lost). */
+void zkc__sem_on_node_gone(void *ctx, uint64_t guard);
+/* Frees a lease handle and its node names. */
+void zkc__sem_lease_delete(zkc_lease_t *l);
+
+/* ---- sem_count.c ---- */
+
+/* The count from a finished read: exactly 4 bytes, big-endian, signed;
+ * ZKC_EPROTO otherwise. */
+int zkc__sem_count_decode(const zkc__op_t *op, int32_t *v);
+/* Creates the count node with `value` (and its parents). When someone else
+ * created it first: ZKC_OK if `theirs_ok`, else ZKC_ENODEEXISTS. */
+int zkc__sem_count_create(zkc_client_t *c, const char *path, int32_t value,
+                          int theirs_ok);
+
+#endif /* ZKC_SEM_H */

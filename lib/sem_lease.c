@@ -1,0 +1,101 @@
+/* The semaphore's lease handles: release (the lease nodes deleted, the
+ * guards removed first), free, token, nodes and is_held, from any thread. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "queue.h"
+#include "sem.h"
+#include "util.h"
+
+int zkc_lease_release(zkc_lease_t *l) {
+  if (l == NULL) return ZKC_EINVAL;
+  if (zkc__on_callback_thread()) return ZKC_EDEADLK;
+  if (atomic_exchange(&l->released, 1)) return ZKC_ENOTOWNER;
+  zkc_sem_t *s = l->sem;
+  zkc_client_t *c = s->client;
+  uint64_t *guards = calloc(l->n ? l->n : 1, sizeof *guards);
+  if (guards == NULL) {
+    atomic_store(&l->released, 0);
+    return ZKC_ENOMEM;
+  }
+  pthread_mutex_lock(&s->mu); /* on_node_gone reads the ids under it */
+  s->users++;
+  for (size_t i = 0; i < l->n; i++) guards[i] = l->guards[i], l->guards[i] = 0;
+  pthread_mutex_unlock(&s->mu);
+  for (size_t i = 0; i < l->n; i++) /* before the deletes they would see */
+    zkc__guard_remove(c, guards[i]);
+  free(guards);
+  int rc = atomic_load(&l->lost)     ? ZKC_ELOST
+           : zkc__client_closed(c) ? ZKC_ECLOSED
+                                   : ZKC_OK;
+  for (size_t i = 0; rc != ZKC_ECLOSED && i < l->n; i++) {
+    int r = zkc__lock_delete(c, l->nodes[i].node);
+    if (r == ZKC_ELOST || r == ZKC_ECLOSED) {
+      if (rc == ZKC_OK) rc = r;
+    } else if (r != ZKC_OK && i == 0) {
+      /* Refused (all nodes share one parent and its ACL): still held. */
+      pthread_mutex_lock(&s->mu);
+      for (size_t k = 0; k < l->n; k++)
+        zkc__guard_add(c, l->nodes[k].node, l->nodes[k].session_id,
+                       zkc__sem_on_node_gone, s, &l->guards[k]);
+      s->users--;
+      pthread_mutex_unlock(&s->mu);
+      atomic_store(&l->released, 0);
+      return r;
+    } else if (r != ZKC_OK && rc == ZKC_OK) {
+      rc = r; /* the node stays until its session ends (logged) */
+    }
+  }
+  pthread_mutex_lock(&s->mu);
+  if (l->prev) l->prev->next = l->next;
+  else s->held = l->next;
+  if (l->next) l->next->prev = l->prev;
+  l->prev = l->next = NULL;
+  s->held_nodes -= l->n;
+  s->users--;
+  pthread_mutex_unlock(&s->mu); /* the last touch of s */
+  return rc;
+}
+
+int zkc_lease_free(zkc_lease_t *l) {
+  if (l == NULL) return ZKC_OK;
+  int rc = ZKC_OK;
+  if (!atomic_load(&l->released)) {
+    rc = zkc_lease_release(l);
+    if (!atomic_load(&l->released)) return rc; /* EDEADLK, or refused */
+  }
+  zkc__sem_lease_delete(l);
+  return rc;
+}
+
+int zkc_lease_fencing_token(const zkc_lease_t *l, int64_t *token) {
+  if (l == NULL || token == NULL) return ZKC_EINVAL;
+  if (atomic_load(&l->released)) return ZKC_ENOTOWNER;
+  *token = l->token;
+  return ZKC_OK;
+}
+
+int zkc_lease_is_held(const zkc_lease_t *cl) {
+  if (cl == NULL) return 0;
+  zkc_lease_t *l = (zkc_lease_t *)cl; /* atomics: reading is no change */
+  return !atomic_load(&l->released) && !atomic_load(&l->lost) &&
+         !atomic_load(&l->in_doubt);
+}
+
+int zkc_lease_nodes(const zkc_lease_t *cl, char ***nodes, size_t *count) {
+  if (cl == NULL || nodes == NULL || count == NULL) return ZKC_EINVAL;
+  zkc_lease_t *l = (zkc_lease_t *)cl;
+  *nodes = NULL;
+  *count = 0;
+  if (atomic_load(&l->released)) return ZKC_ENOTOWNER;
+  char **v = calloc(l->n, sizeof *v);
+  if (v == NULL) return ZKC_ENOMEM;
+  for (size_t i = 0; i < l->n; i++)
+    if ((v[i] = strdup(l->nodes[i].node)) == NULL) {
+      zkc_strings_free(v, l->n);
+      return ZKC_ENOMEM;
+    }
+  *nodes = v;
+  *count = l->n;
+  return ZKC_OK;
+}
