@@ -245,6 +245,13 @@ const char *zkcli_path_problem(const char *path, char *buf, size_t len);
 void zkcli_bad_path(const char *what, const char *path);
 
 /* Monotonic milliseconds. */
+/* Closes the client, waiting at most `ms` for it: a silent ensemble (the
+ * close-session request unanswered) must not hold the tool past the wait
+ * it was given. When the time runs out the close goes on in the
+ * background and the process exits meanwhile: the server then ends the
+ * session after its timeout, and with it any node of it. 1 when closed in
+ * time. Once per process. */
+int zkcli_close_within(zkc_client_t *c, int64_t ms);
 int64_t zkcli_now_ms(void);
 
 #endif /* ZKCLI_CLI_H */

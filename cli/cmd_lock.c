@@ -13,6 +13,9 @@
 
 /* A stop signal while acquire blocks closes the client, which wakes the
  * acquire with ZKC_ECLOSED and drops the session (and any node) at once. */
+/* How long a timed-out lock or sem waits for its session's close. */
+#define CLOSE_AFTER_TIMEOUT_MS 250
+
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
 static zkc_client_t *g_client;
 static int g_acquiring, g_interrupted, g_closed;
@@ -255,7 +258,13 @@ int zkcli_cmd_lock(const zkcli_opts_t *o) {
   }
   hold_destroy(&h);
   pthread_mutex_lock(&g_mu);
-  if (!g_closed) zkc_client_close(c);
+  /* -w keeps its time: after a timeout the close may not wait on an
+   * ensemble that does not answer (the acquire left no node behind, or
+   * handed its delete to the session's end). */
+  if (!g_closed && rc == ZKC_ETIMEDOUT && !sig)
+    zkcli_close_within(c, CLOSE_AFTER_TIMEOUT_MS);
+  else if (!g_closed)
+    zkc_client_close(c);
   g_closed = 1;
   pthread_mutex_unlock(&g_mu);
   return code;

@@ -1,8 +1,10 @@
 /* zkcoord command line: opening the client and mapping error codes. */
 #include <netdb.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
 
@@ -153,4 +155,47 @@ int zkcli_start(const zkcli_opts_t *o, void (*interrupt)(int sig),
   int code = zkcli_open(o, out);
   if (code == 0) zkcli_events_exit_on_stop(0);
   return code;
+}
+
+/* zkcli_close_within: the close, on a thread of its own, so that a silent
+ * ensemble cannot hold the tool past the wait it was given. */
+typedef struct {
+  zkc_client_t *c;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  int done;
+} closer_t;
+
+static void *closer_main(void *arg) {
+  closer_t *k = arg;
+  zkc_client_close(k->c);
+  pthread_mutex_lock(&k->mu);
+  k->done = 1;
+  pthread_cond_signal(&k->cv);
+  pthread_mutex_unlock(&k->mu);
+  return NULL;
+}
+
+int zkcli_close_within(zkc_client_t *c, int64_t ms) {
+  static closer_t k = {.mu = PTHREAD_MUTEX_INITIALIZER,
+                       .cv = PTHREAD_COND_INITIALIZER};
+  pthread_t t;
+  k.c = c;
+  if (pthread_create(&t, NULL, closer_main, &k) != 0) {
+    zkc_client_close(c);
+    return 1;
+  }
+  struct timespec until;
+  clock_gettime(CLOCK_REALTIME, &until);
+  until.tv_sec += ms / 1000;
+  until.tv_nsec += (ms % 1000) * 1000000L;
+  if (until.tv_nsec >= 1000000000L) until.tv_sec++, until.tv_nsec -= 1000000000L;
+  pthread_mutex_lock(&k.mu);
+  int rc = 0;
+  while (!k.done && rc == 0) rc = pthread_cond_timedwait(&k.cv, &k.mu, &until);
+  int done = k.done;
+  pthread_mutex_unlock(&k.mu);
+  if (done) pthread_join(t, NULL);
+  else pthread_detach(t); /* the process ends; the server ends the session */
+  return done;
 }

@@ -63,8 +63,7 @@ typedef struct acq {
   char uuid[37];
   char *node;
   zkc__stat_t stat;
-  zkc__op_t op, list;
-  int op_busy, list_busy;
+  zkc__op_t *op, *list; /* requests in flight or finished, or NULL */
   zkc__waiter_t w;
   int w_reg;
   char *pred;

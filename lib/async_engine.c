@@ -25,30 +25,43 @@ void zkc__async_append_locked(zkc_async_t *a, acq_t *q) {
 
 /* ---- requests, each telling the engine when done ---- */
 
-static int op_start(zkc_async_t *a, zkc__op_t *op, int *busy) {
-  int rc = zkc__op_init(op);
-  if (rc != ZKC_OK) return rc;
-  op->notify = zkc__async_op_done;
-  op->notify_ctx = a;
-  *busy = 1;
+static int op_start(zkc_async_t *a, zkc__op_t **op) {
+  if ((*op = zkc__op_new()) == NULL) return ZKC_ENOMEM;
+  (*op)->notify = zkc__async_op_done;
+  (*op)->notify_ctx = a;
   pthread_mutex_lock(&a->mu);
   a->inflight++;
   pthread_mutex_unlock(&a->mu);
   return ZKC_OK;
 }
 
-static void op_end(zkc__op_t *op, int *busy) {
-  if (!*busy) return;
-  zkc__op_clear(op);
-  *busy = 0;
+/* Frees a finished request. */
+static void op_end(zkc__op_t **op) {
+  zkc__op_free(*op);
+  *op = NULL;
+}
+
+/* Gives up a request still in flight at the limit: its completion frees
+ * it and tells nobody, so it no longer counts as in flight. */
+static void op_drop(zkc_async_t *a, zkc__op_t **op) {
+  if (*op == NULL) return;
+  if (zkc__op_done(*op)) {
+    op_end(op);
+    return;
+  }
+  zkc__op_give_up(*op);
+  *op = NULL;
+  pthread_mutex_lock(&a->mu);
+  a->inflight--;
+  pthread_mutex_unlock(&a->mu);
 }
 
 static int submit_list(zkc_async_t *a, acq_t *q) {
-  op_end(&q->list, &q->list_busy);
-  int rc = op_start(a, &q->list, &q->list_busy);
+  op_end(&q->list);
+  int rc = op_start(a, &q->list);
   if (rc == ZKC_OK) {
     q->proof = zkc__boot_ms();
-    zkc__submit_children(a->c, &q->list, q->base);
+    zkc__submit_children(a->c, q->list, q->base);
   }
   return rc;
 }
@@ -105,18 +118,18 @@ static void deliver(zkc_async_t *a, acq_t *q, zkc_hold_t *hold) {
  * create was answered but not looked at yet. */
 static void finish(zkc_async_t *a, acq_t *q) {
   unwatch(a, q, 1);
-  op_end(&q->list, &q->list_busy);
-  if (q->st == S_CREATING && q->op_busy) {
-    int rc = q->op.rc;
-    q->node = q->op.created, q->op.created = NULL;
+  op_end(&q->list);
+  if (q->st == S_CREATING && q->op != NULL) {
+    int rc = q->op->rc;
+    q->node = q->op->created, q->op->created = NULL;
     if (q->node == NULL && (zkc__retryable(rc) || rc == ZKC_ESESSIONEXPIRED ||
                             rc == ZKC_ENOMEM))
       zkc__janitor_add(a->c, q->base, q->uuid); /* applied or not */
   }
-  op_end(&q->op, &q->op_busy);
+  op_end(&q->op);
   if (q->node && !zkc__client_closed(a->c) &&
-      op_start(a, &q->op, &q->op_busy) == ZKC_OK) {
-    zkc__submit_delete(a->c, &q->op, q->node);
+      op_start(a, &q->op) == ZKC_OK) {
+    zkc__submit_delete(a->c, q->op, q->node);
     q->st = S_REMOVING;
     return;
   }
@@ -134,7 +147,7 @@ static void fail(zkc_async_t *a, acq_t *q, int rc) {
  * back once a session is up; the deadline still holds. */
 static void requeue(zkc_async_t *a, acq_t *q) {
   unwatch(a, q, 0);
-  op_end(&q->list, &q->list_busy);
+  op_end(&q->list);
   if (q->node) zkc__janitor_add(a->c, q->node, NULL);
   free(q->node);
   q->node = NULL;
@@ -208,13 +221,13 @@ static void start(zkc_async_t *a, acq_t *q) {
   char prefix[ZKC__PATH_MAX + 64];
   snprintf(prefix, sizeof prefix, "%s/" ZKC__PROTECTED_PREFIX "%s-" ZKC__LOCK_NAME,
            q->base, q->uuid);
-  if (rc == ZKC_OK) rc = op_start(a, &q->op, &q->op_busy);
+  if (rc == ZKC_OK) rc = op_start(a, &q->op);
   if (rc != ZKC_OK) {
     fail(a, q, rc);
     return;
   }
   const char *data = zkc__holder_id(c);
-  zkc__submit_create(c, &q->op, ZKC_NODE_PARTICIPANT, prefix, data,
+  zkc__submit_create(c, q->op, ZKC_NODE_PARTICIPANT, prefix, data,
                      (int)strlen(data), ZKC__CREATE_EPHEMERAL_SEQUENTIAL);
   q->st = S_CREATING;
   submit_list(a, q); /* a read not started is seen by eval */
@@ -224,10 +237,10 @@ static void eval(zkc_async_t *a, acq_t *q);
 static void relist(zkc_async_t *a, acq_t *q);
 
 static void created(zkc_async_t *a, acq_t *q) {
-  int rc = q->op.rc;
-  q->stat = q->op.stat;
-  q->node = q->op.created, q->op.created = NULL;
-  op_end(&q->op, &q->op_busy);
+  int rc = q->op->rc;
+  q->stat = q->op->stat;
+  q->node = q->op->created, q->op->created = NULL;
+  op_end(&q->op);
   if (rc == ZKC_OK && q->stat.ephemeral_owner != zkc__session_id(a->c)) {
     requeue(a, q); /* created by a session already replaced */
     return;
@@ -236,7 +249,7 @@ static void created(zkc_async_t *a, acq_t *q) {
     eval(a, q);
     return;
   }
-  op_end(&q->list, &q->list_busy);
+  op_end(&q->list);
   if (q->node) { /* created, but cannot go on (out of memory) */
     fail(a, q, rc);
     return;
@@ -263,30 +276,30 @@ static void created(zkc_async_t *a, acq_t *q) {
 
 /* A children read is in q->list: first, wait, or read again. */
 static void eval(zkc_async_t *a, acq_t *q) {
-  if (!q->list_busy) { /* the read could not even be started */
+  if (q->list == NULL) { /* the read could not even be started */
     fail(a, q, ZKC_ESYSTEM);
     return;
   }
-  int rc = q->list.rc;
+  int rc = q->list->rc;
   if (rc != ZKC_OK) {
-    op_end(&q->list, &q->list_busy);
+    op_end(&q->list);
     if (zkc__retryable(rc)) backoff(a, q);
     else if (rc == ZKC_ESESSIONEXPIRED) requeue(a, q);
     else fail(a, q, rc);
     return;
   }
   q->retries = 0;
-  size_t n = (size_t)q->list.children.count;
+  size_t n = (size_t)q->list->children.count;
   zkc__contender_t *sorted = malloc((n ? n : 1) * sizeof *sorted);
   if (sorted == NULL) {
     fail(a, q, ZKC_ENOMEM);
     return;
   }
-  n = zkc__sort_contenders(q->list.children.data, n, sorted);
+  n = zkc__sort_contenders(q->list->children.data, n, sorted);
   long idx = zkc__contender_index(sorted, n, zkc__basename(q->node));
   char *pred = idx > 0 ? zkc__path_join(q->base, sorted[idx - 1].name) : NULL;
   free(sorted);
-  op_end(&q->list, &q->list_busy); /* no copy of the queue kept while waiting */
+  op_end(&q->list); /* no copy of the queue kept while waiting */
   if (idx < 0) {
     requeue(a, q);
     return;
@@ -318,12 +331,12 @@ static void eval(zkc_async_t *a, acq_t *q) {
   q->pred = pred;
   rc = zkc__waiter_register_polled(a->c, &q->w, q->pred, zkc__async_kick, a);
   if (rc == ZKC_OK) q->w_reg = 1;
-  if (rc == ZKC_OK) rc = op_start(a, &q->op, &q->op_busy);
+  if (rc == ZKC_OK) rc = op_start(a, &q->op);
   if (rc != ZKC_OK) {
     fail(a, q, rc);
     return;
   }
-  zkc__submit_watch(a->c, &q->op, q->pred, q->w.id);
+  zkc__submit_watch(a->c, q->op, q->pred, q->w.id);
   q->st = S_WATCHING;
 }
 
@@ -338,8 +351,8 @@ static void relist(zkc_async_t *a, acq_t *q) {
 }
 
 static void watched(zkc_async_t *a, acq_t *q) {
-  int rc = q->op.rc;
-  op_end(&q->op, &q->op_busy);
+  int rc = q->op->rc;
+  op_end(&q->op);
   if (rc == ZKC_OK) {
     q->st = S_WAITING;
     return;
@@ -369,8 +382,8 @@ static void waiting(zkc_async_t *a, acq_t *q) {
 static void removed(zkc_async_t *a, acq_t *q) {
   zkc__guard_remove(a->c, q->guard); /* 0: none */
   q->guard = 0;
-  int rc = q->op.rc;
-  op_end(&q->op, &q->op_busy);
+  int rc = q->op->rc;
+  op_end(&q->op);
   if (zkc__retryable(rc) || rc == ZKC_ESESSIONEXPIRED) {
     zkc__janitor_add(a->c, q->node, NULL);
     rc = ZKC_OK;
@@ -387,10 +400,35 @@ static void removed(zkc_async_t *a, acq_t *q) {
   deliver(a, q, NULL);
 }
 
-/* One step of q; requests in flight are awaited first. */
+/* An acquire whose requests are still unanswered at its limit (its
+ * deadline and a grace: a silent ensemble) ends now, with the result
+ * decided (ETIMEDOUT unless a cancel came first): what it had in flight is
+ * given up, and its node, made or perhaps being made, is deleted in the
+ * background (by its uuid when the create is unanswered). */
+static void give_up(zkc_async_t *a, acq_t *q) {
+  int creating = q->st == S_CREATING && q->op != NULL && q->node == NULL;
+  op_drop(a, &q->op);
+  op_drop(a, &q->list);
+  unwatch(a, q, 1);
+  if (creating) zkc__janitor_add(a->c, q->base, q->uuid);
+  if (q->node) zkc__janitor_add(a->c, q->node, NULL);
+  free(q->node);
+  q->node = NULL;
+  decide(a, q, ZKC_ETIMEDOUT);
+  deliver(a, q, NULL);
+}
+
+/* One step of q; requests in flight are awaited first, an acquire's no
+ * longer than its limit. */
 static void step(zkc_async_t *a, acq_t *q, int64_t *next_wake) {
-  if (q->op_busy && !zkc__op_done(&q->op)) return;
-  if (q->list_busy && !zkc__op_done(&q->list)) return;
+  int in_flight = (q->op != NULL && !zkc__op_done(q->op)) ||
+                (q->list != NULL && !zkc__op_done(q->list));
+  if (in_flight) {
+    int64_t limit = zkc__limit_after(q->deadline);
+    if (q->fn != NULL && zkc__now_ms() >= limit) give_up(a, q);
+    else if (q->fn != NULL && limit < *next_wake) *next_wake = limit;
+    return;
+  }
   pthread_mutex_lock(&a->mu);
   int stop = q->decided && q->st != S_REMOVING && q->st != S_DONE;
   pthread_mutex_unlock(&a->mu);
@@ -522,11 +560,10 @@ int zkc__async_release(zkc_async_t *a, zkc_hold_t *h, zkc_released_fn done,
     free(q);
     return ZKC_OK;
   }
-  if (op_start(a, &q->op, &q->op_busy) != ZKC_OK) {
+  if (op_start(a, &q->op) != ZKC_OK) {
     zkc__janitor_add(a->c, q->node, NULL); /* still deleted, untold */
-    q->op_busy = 0;
   } else {
-    zkc__submit_delete(a->c, &q->op, q->node);
+    zkc__submit_delete(a->c, q->op, q->node);
   }
   pthread_mutex_lock(&a->mu);
   zkc__async_append_locked(a, q);

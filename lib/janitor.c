@@ -38,7 +38,7 @@ static int delete_by_uuid(zkc_client_t *c, const zkc__pending_t *p) {
   int rc;
   for (;;) {
     char *node = NULL;
-    rc = zkc__op_find_protected(c, p->path, p->uuid, &node);
+    rc = zkc__op_find_protected(c, p->path, p->uuid, ZKC__FOREVER, &node);
     if (rc != ZKC_OK || node == NULL) return rc;
     rc = zkc__op_run_delete(c, node);
     free(node);

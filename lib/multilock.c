@@ -100,9 +100,11 @@ int zkc_multilock_acquire_timeout(zkc_multilock_t *ml, int64_t timeout_ms) {
     taken += rc == ZKC_OK;
   }
   /* All or nothing: give back what was taken, newest first; its failures
-   * are the components' own business (a lost hold is told there). */
+   * are the components' own business (a lost hold is told there). Without
+   * waiting for the deletes: the call keeps its deadline even when the
+   * ensemble has gone silent, and the deletes finish in the background. */
   if (rc != ZKC_OK)
-    while (taken > 0) zkc_mutex_release(ml->locks[--taken]);
+    while (taken > 0) zkc_mutex_release_nowait(ml->locks[--taken]);
   leave(ml, rc == ZKC_OK);
   return rc;
 }

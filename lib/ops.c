@@ -16,7 +16,7 @@
 int zkc__op_init(zkc__op_t *op) {
   memset(op, 0, sizeof *op);
   if (pthread_mutex_init(&op->mu, NULL) != 0) return ZKC_ESYSTEM;
-  if (pthread_cond_init(&op->cv, NULL) != 0) {
+  if (zkc__cond_init(&op->cv) != ZKC_OK) { /* monotonic: bounded waits */
     pthread_mutex_destroy(&op->mu);
     return ZKC_ESYSTEM;
   }
@@ -40,6 +40,45 @@ int zkc__op_wait(zkc__op_t *op) {
   pthread_mutex_unlock(&op->mu);
   zkc__note_zk_code(zk_rc); /* on the waiting thread, for its logs */
   return rc;
+}
+
+zkc__op_t *zkc__op_new(void) {
+  zkc__op_t *op = malloc(sizeof *op);
+  if (op == NULL) return NULL;
+  if (zkc__op_init(op) != ZKC_OK) {
+    free(op);
+    return NULL;
+  }
+  return op;
+}
+
+void zkc__op_free(zkc__op_t *op) {
+  if (op == NULL) return;
+  zkc__op_clear(op);
+  free(op);
+}
+
+int zkc__op_wait_until(zkc__op_t *op, int64_t limit_ms) {
+  pthread_mutex_lock(&op->mu);
+  while (!op->done &&
+         zkc__cond_wait_until(&op->cv, &op->mu, limit_ms) == 0) {
+  }
+  int done = op->done;
+  int rc = op->rc;
+  int zk_rc = op->zk_rc;
+  pthread_mutex_unlock(&op->mu);
+  if (!done) return ZKC_ETIMEDOUT;
+  zkc__note_zk_code(zk_rc);
+  return rc;
+}
+
+void zkc__op_give_up(zkc__op_t *op) {
+  if (op == NULL) return;
+  pthread_mutex_lock(&op->mu);
+  int done = op->done;
+  if (!done) op->orphan = 1; /* op_finish frees it */
+  pthread_mutex_unlock(&op->mu);
+  if (done) zkc__op_free(op);
 }
 
 int zkc__op_done(zkc__op_t *op) {
@@ -75,11 +114,18 @@ static int refusal(zhandle_t *zh, int zk_rc) {
 }
 
 /* Marks op done with rc (a ZKC_* code); the submitter may free op as soon
- * as it sees done, so nothing touches op after the unlock. */
+ * as it sees done, so nothing touches op after the unlock, except an op
+ * given up (zkc__op_give_up), which nobody waits for: freed here. */
 static void op_finish(zkc__op_t *op, int rc, const struct Stat *stat) {
   void (*notify)(void *) = op->notify;
   void *notify_ctx = op->notify_ctx;
   pthread_mutex_lock(&op->mu);
+  if (op->orphan) {
+    op->done = 1;
+    pthread_mutex_unlock(&op->mu);
+    zkc__op_free(op);
+    return;
+  }
   op->rc = rc;
   if (stat) {
     op->stat.czxid = stat->czxid;
@@ -390,16 +436,29 @@ int zkc__send_guard_watch(zkc_client_t *c, const char *path, uint64_t id,
   return translate(c, zk_rc);
 }
 
-/* Removes the watches of one type on path (see zkc__remove_watch). */
+/* The answer to a watch removal. Nothing waits for it: refused or cut off,
+ * the server's watch stays until its node changes, and the event then
+ * finds no waiter (they are found by id). */
+static void on_watches_removed(int zk_rc, const void *data) {
+  (void)zk_rc, (void)data;
+  zkc__mark_callback_thread();
+}
+
+/* Removes the watches of one type on path (see zkc__remove_watch), without
+ * waiting for the server: a caller giving up at its deadline must not wait
+ * on a silent ensemble. Requests on one session are applied in order, so a
+ * watch set again after this call is set after the removal. The client's
+ * own registrations go when the answer comes (or the session ends); the
+ * completion is passed as the C client's API declares it, a pointer it
+ * calls as a void_completion_t. (Its `local` mode removes them at once
+ * without a request, but then takes `data` for a synchronous call's.) */
 static void remove_watch(zkc_client_t *c, const char *path, uint64_t id,
                          ZooWatcherType type) {
+  (void)id;
   pthread_rwlock_rdlock(&c->zh_lock);
-  if (c->zh != NULL) {
-    int rc = zoo_remove_all_watches(c->zh, path, type, 0);
-    if (rc != ZOK && rc != ZNOWATCHER)
-      zoo_remove_watches(c->zh, path, type, waiter_watcher,
-                         (void *)(uintptr_t)id, 1);
-  }
+  if (c->zh != NULL)
+    zoo_aremove_all_watches(c->zh, path, type, 0,
+                            (void_completion_t *)on_watches_removed, NULL);
   pthread_rwlock_unlock(&c->zh_lock);
 }
 
@@ -431,22 +490,25 @@ static int run(zkc__op_t *op) {
 }
 
 int zkc__op_find_protected(zkc_client_t *c, const char *base,
-                           const char *uuid, char **node) {
-  zkc__op_t op;
-  int rc = zkc__op_init(&op);
-  if (rc != ZKC_OK) return rc;
+                           const char *uuid, int64_t limit_ms, char **node) {
+  zkc__op_t *op = zkc__op_new();
+  if (op == NULL) return ZKC_ENOMEM;
   *node = NULL;
-  zkc__submit_children(c, &op, base);
-  rc = zkc__op_wait(&op);
+  zkc__submit_children(c, op, base);
+  int rc = zkc__op_wait_until(op, limit_ms);
+  if (rc == ZKC_ETIMEDOUT) {
+    zkc__op_give_up(op);
+    return rc;
+  }
   if (rc == ZKC_ENONODE) rc = ZKC_OK; /* no parent: no node either */
-  for (int i = 0; rc == ZKC_OK && i < op.children.count; i++) {
-    if (zkc__name_has_uuid(op.children.data[i], uuid)) {
-      *node = zkc__path_join(base, op.children.data[i]);
+  for (int i = 0; rc == ZKC_OK && i < op->children.count; i++) {
+    if (zkc__name_has_uuid(op->children.data[i], uuid)) {
+      *node = zkc__path_join(base, op->children.data[i]);
       if (*node == NULL) rc = ZKC_ENOMEM;
       break;
     }
   }
-  zkc__op_clear(&op);
+  zkc__op_free(op);
   return rc;
 }
 

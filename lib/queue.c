@@ -20,6 +20,23 @@
 /* wait_first's "read the queue again" (never returned to callers). */
 #define ZKC__AGAIN 1
 
+/* How long past its deadline an acquisition may wait for the answers it
+ * needs (its create, its reads, its own node's delete): about a round trip
+ * on a loaded ensemble, so that a timeout of 0 still gets one. Past it the
+ * acquisition gives up what is in flight and leaves the clean-up to the
+ * background (the janitor): a timed call returns within its timeout plus
+ * this, whatever the ensemble does, even silent. */
+#define ZKC__GRACE_MS 200
+
+int64_t zkc__limit_after(int64_t deadline_ms) {
+  return deadline_ms == ZKC__FOREVER ? ZKC__FOREVER : deadline_ms + ZKC__GRACE_MS;
+}
+
+int64_t zkc__cleanup_limit(int64_t limit_ms) {
+  int64_t soon = zkc__now_ms() + ZKC__GRACE_MS;
+  return limit_ms == ZKC__FOREVER || limit_ms >= soon ? limit_ms : soon;
+}
+
 int zkc__ensure_path(zkc_client_t *c, const char *path) {
   zkc__create_mode_t mode = zkc__parent_mode(c) == ZKC_PARENTS_CONTAINER
                                 ? ZKC__CREATE_CONTAINER
@@ -60,15 +77,28 @@ static int delete_answered(zkc_client_t *c, const char *node, int rc) {
  * or its session ended), or the server's refusal (ZKC_ENOAUTH, ...): then the
  * node stays in the queue until its session ends, and the caller must say
  * so. */
-static int remove_node(zkc_client_t *c, const char *node) {
+static int remove_node_by(zkc_client_t *c, const char *node, int64_t limit) {
   /* Closing the session removes the node. */
   if (zkc__client_closed(c)) return ZKC_OK;
   int connected = zkc__session_live(c);
-  if (!connected) { /* known to be disconnected: do not wait for it here */
+  zkc__op_t *op = connected ? zkc__op_new() : NULL;
+  if (op == NULL) { /* disconnected (or no memory): do not wait for it here */
     zkc__janitor_add(c, node, NULL);
     return ZKC_OK;
   }
-  return delete_answered(c, node, zkc__op_run_delete(c, node));
+  zkc__submit_delete(c, op, node);
+  int rc = zkc__op_wait_until(op, limit);
+  if (rc == ZKC_ETIMEDOUT) { /* unanswered: finished in the background */
+    zkc__op_give_up(op);
+    zkc__janitor_add(c, node, NULL);
+    return ZKC_OK;
+  }
+  zkc__op_free(op);
+  return delete_answered(c, node, rc);
+}
+
+static int remove_node(zkc_client_t *c, const char *node) {
+  return remove_node_by(c, node, ZKC__FOREVER);
 }
 
 /* A release's delete that nobody waits for (zkc__lock_delete_nowait). */
@@ -94,6 +124,7 @@ typedef struct attempt {
   const char *base;
   const char *data; /* node data */
   int64_t deadline;
+  int64_t limit;   /* deadline + the grace: no wait goes past it */
   char uuid[37];
   char *prefix; /* base + "/_c_<uuid>-<lock_name>" */
   char *node;   /* our node once created */
@@ -102,8 +133,7 @@ typedef struct attempt {
   int no_list;     /* a plain create: no children read behind it */
   int plain;       /* EPHEMERAL, the name complete: no sequence appended */
   int reader;      /* read side of a read-write lock: waits on writers only */
-  zkc__op_t list;  /* the latest children read */
-  int list_valid;
+  zkc__op_t *list; /* the latest children read, or NULL */
   int64_t proof;   /* zkc__boot_ms before the request whose answer the
                       next decision rests on was sent (zkc__grant_fresh) */
   int retries;
@@ -121,24 +151,19 @@ static int new_prefix(attempt_t *a, const char *lock_name) {
   return ZKC_OK;
 }
 
-/* Frees the children read; one still in flight is waited for first (its
- * completion writes into it). It queued behind our create on the same
- * session, so the wait is short. */
+/* Drops the children read; one still in flight is given up (its
+ * completion frees it). */
 static void drop_list(attempt_t *a) {
-  if (!a->list_valid) return;
-  zkc__op_wait(&a->list);
-  zkc__op_clear(&a->list);
-  a->list_valid = 0;
+  zkc__op_give_up(a->list);
+  a->list = NULL;
 }
 
-/* Starts a children read of base into a->list (the previous one freed). */
+/* Starts a children read of base into a->list (the previous one dropped). */
 static int submit_list(attempt_t *a) {
   drop_list(a);
-  int rc = zkc__op_init(&a->list);
-  if (rc != ZKC_OK) return rc;
-  a->list_valid = 1;
+  if ((a->list = zkc__op_new()) == NULL) return ZKC_ENOMEM;
   a->proof = zkc__boot_ms();
-  zkc__submit_children(a->c, &a->list, a->base);
+  zkc__submit_children(a->c, a->list, a->base);
   return ZKC_OK;
 }
 
@@ -146,7 +171,20 @@ static int submit_list(attempt_t *a) {
  * the current session owns it. A node of an older session is not ours to
  * trust (CURATOR-498); that session is gone and its node with it. */
 static int adopt_found(attempt_t *a, char *found) {
-  int rc = zkc__op_run_exists(a->c, found, &a->stat);
+  zkc__op_t *op = zkc__op_new();
+  int rc = op ? ZKC_OK : ZKC_ENOMEM;
+  if (op) {
+    zkc__submit_exists(a->c, op, found);
+    rc = zkc__op_wait_until(op, a->limit);
+    if (rc == ZKC_OK) a->stat = op->stat;
+    if (rc == ZKC_ETIMEDOUT) zkc__op_give_up(op);
+    else zkc__op_free(op);
+  }
+  if (rc == ZKC_ETIMEDOUT) { /* it is ours or an older session's: gone */
+    zkc__janitor_add(a->c, found, NULL);
+    free(found);
+    return rc;
+  }
   if (rc == ZKC_OK && a->stat.ephemeral_owner == zkc__session_id(a->c)) {
     a->node = found;
     return ZKC_OK;
@@ -167,7 +205,7 @@ static int create_node(attempt_t *a, const char *lock_name) {
   while (rc == ZKC_OK) {
     if (search) {
       char *found = NULL;
-      rc = zkc__op_find_protected(c, a->base, a->uuid, &found);
+      rc = zkc__op_find_protected(c, a->base, a->uuid, a->limit, &found);
       if (rc == ZKC_OK && found) rc = adopt_found(a, found);
       if (rc == ZKC_OK && a->node) return a->no_list ? ZKC_OK : submit_list(a);
       if (rc == ZKC_ENONODE) rc = new_prefix(a, lock_name); /* older session's */
@@ -178,19 +216,30 @@ static int create_node(attempt_t *a, const char *lock_name) {
       if (rc != ZKC_OK) break;
       search = 0;
     }
-    zkc__op_t create;
-    if ((rc = zkc__op_init(&create)) != ZKC_OK) break;
+    zkc__op_t *create = zkc__op_new();
+    if (create == NULL) {
+      rc = ZKC_ENOMEM;
+      break;
+    }
     a->session = zkc__session_id(c);
     a->proof = zkc__boot_ms(); /* the read pipelined behind it is later */
-    zkc__submit_create(c, &create, ZKC_NODE_PARTICIPANT, a->prefix, a->data,
+    zkc__submit_create(c, create, ZKC_NODE_PARTICIPANT, a->prefix, a->data,
                        (int)strlen(a->data),
                        a->plain ? ZKC__CREATE_EPHEMERAL
                                 : ZKC__CREATE_EPHEMERAL_SEQUENTIAL);
     int list_rc = a->no_list ? ZKC_OK : submit_list(a);
-    rc = zkc__op_wait(&create);
-    a->stat = create.stat;
-    a->node = create.created, create.created = NULL;
-    zkc__op_clear(&create);
+    rc = zkc__op_wait_until(create, a->limit);
+    if (rc == ZKC_ETIMEDOUT) {
+      /* Unanswered at the limit: the node may still be made. Whatever
+       * session makes it, the janitor finds it by our uuid and deletes it
+       * (its read is sent after the create, in the session's order). */
+      zkc__op_give_up(create);
+      zkc__janitor_add(c, a->base, a->uuid);
+      break;
+    }
+    a->stat = create->stat;
+    a->node = create->created, create->created = NULL;
+    zkc__op_free(create);
     if (list_rc != ZKC_OK) rc = list_rc;
     if (rc == ZKC_OK) return ZKC_OK;
     if (a->node || rc == ZKC_ENOMEM) break; /* created, but cannot go on */
@@ -283,13 +332,12 @@ static int sole_blocker(const attempt_t *a, const zkc__contender_t *sorted,
 static int watch_round(attempt_t *a, const char *pred, int sole, int *clean) {
   zkc_client_t *c = a->c;
   zkc__waiter_t w;
-  zkc__op_t watch, own;
-  int rc = zkc__op_init(&watch);
-  if (rc != ZKC_OK) return rc;
-  if (sole && zkc__op_init(&own) != ZKC_OK) sole = 0;
-  if ((rc = zkc__waiter_register(c, &w, pred)) != ZKC_OK) {
-    zkc__op_clear(&watch);
-    if (sole) zkc__op_clear(&own);
+  zkc__op_t *watch = zkc__op_new(), *own = sole ? zkc__op_new() : NULL;
+  if (own == NULL) sole = 0;
+  int rc = watch ? zkc__waiter_register(c, &w, pred) : ZKC_ENOMEM;
+  if (rc != ZKC_OK) {
+    zkc__op_free(watch);
+    zkc__op_free(own);
     return rc;
   }
   /* Both watches' answers renew the session: the proof of a grant on the
@@ -297,21 +345,27 @@ static int watch_round(attempt_t *a, const char *pred, int sole, int *clean) {
   int64_t sent = zkc__boot_ms();
   if (sole) {
     zkc__waiter_watch_own(c, &w, a->node);
-    zkc__submit_watch(c, &own, a->node, w.id);
+    zkc__submit_watch(c, own, a->node, w.id);
   }
-  zkc__submit_watch(c, &watch, pred, w.id);
-  rc = zkc__op_wait(&watch);
+  zkc__submit_watch(c, watch, pred, w.id);
+  rc = zkc__op_wait_until(watch, a->limit);
   /* A predecessor of our own session may be deleted in one transaction
    * with our node (the session closing), its events then told in any
    * order: no grant on its delete alone. */
   int same_session =
-      rc == ZKC_OK && watch.stat.ephemeral_owner == a->stat.ephemeral_owner;
-  zkc__op_clear(&watch);
+      rc == ZKC_OK && watch->stat.ephemeral_owner == a->stat.ephemeral_owner;
   int own_rc = ZKC_OK;
-  if (sole) {
-    own_rc = zkc__op_wait(&own);
-    zkc__op_clear(&own);
+  if (sole) own_rc = zkc__op_wait_until(own, a->limit);
+  if (rc == ZKC_ETIMEDOUT || own_rc == ZKC_ETIMEDOUT) {
+    /* Unanswered at the limit: a late answer sets a watch whose event
+     * finds no waiter (they are found by id). */
+    zkc__op_give_up(watch);
+    zkc__op_give_up(own);
+    zkc__waiter_unregister(c, &w);
+    return ZKC_ETIMEDOUT;
   }
+  zkc__op_free(watch);
+  zkc__op_free(own);
   zkc__wake_t why = ZKC__WAKE_FIRED;
   if (rc == ZKC_OK && own_rc == ZKC_OK)
     why = zkc__waiter_wait(c, &w, a->deadline);
@@ -348,16 +402,17 @@ static int watch_round(attempt_t *a, const char *pred, int sole, int *clean) {
 static int wait_first(attempt_t *a) {
   const char *name = zkc__basename(a->node);
   for (;;) {
-    int rc = zkc__op_wait(&a->list);
+    int rc = zkc__op_wait_until(a->list, a->limit);
+    if (rc == ZKC_ETIMEDOUT) return rc; /* unanswered at the limit */
     if (rc != ZKC_OK) {
       if ((rc = retry(a, rc)) != ZKC_OK) return rc;
       continue;
     }
     a->retries = 0; /* the budget is per outage, not per acquisition */
-    size_t n = (size_t)a->list.children.count;
+    size_t n = (size_t)a->list->children.count;
     zkc__contender_t *sorted = malloc((n ? n : 1) * sizeof *sorted);
     if (sorted == NULL) return ZKC_ENOMEM;
-    n = zkc__sort_contenders(a->list.children.data, n, sorted);
+    n = zkc__sort_contenders(a->list->children.data, n, sorted);
     long idx = zkc__contender_index(sorted, n, name);
     long b = idx < 0 ? -1 : blocker(a, sorted, idx);
     char *pred = b >= 0 ? zkc__path_join(a->base, sorted[b].name) : NULL;
@@ -399,7 +454,7 @@ static int attempt(zkc_client_t *c, const char *base, const char *lock_name,
                    const char *data, int reader, int64_t deadline_ms,
                    zkc__held_t *out) {
   attempt_t a = {.c = c, .base = base, .data = data, .reader = reader,
-                 .deadline = deadline_ms};
+                 .deadline = deadline_ms, .limit = zkc__limit_after(deadline_ms)};
   int rc = create_node(&a, lock_name);
   /* Double-holder guard: only a node of the current session is ours. */
   if (rc == ZKC_OK && a.stat.ephemeral_owner != zkc__session_id(c)) rc = ZKC_ELOST;
@@ -416,7 +471,8 @@ static int attempt(zkc_client_t *c, const char *base, const char *lock_name,
   }
   /* A node that cannot be deleted stays in the queue, and will block it
    * once first: that refusal is the caller's news, not the timeout. */
-  int del = a.node ? remove_node(c, a.node) : ZKC_OK;
+  int del = a.node ? remove_node_by(c, a.node, zkc__cleanup_limit(a.limit))
+                   : ZKC_OK;
   if (del == ZKC_ELOST) del = ZKC_OK; /* gone is what we wanted */
   free(a.node);
   return del != ZKC_OK && rc != ZKC_ELOST ? del : rc;
@@ -458,7 +514,7 @@ int zkc__node_create_mode(zkc_client_t *c, const char *base, const char *name,
                           const char *data, int plain, int64_t deadline_ms,
                           zkc__held_t *out) {
   attempt_t a = {.c = c, .base = base, .deadline = deadline_ms, .no_list = 1,
-                 .plain = plain};
+                 .plain = plain, .limit = zkc__limit_after(deadline_ms)};
   a.data = data ? data : zkc__holder_id(c);
   int rc = create_node(&a, name);
   free(a.prefix);
@@ -481,6 +537,14 @@ int zkc__lock_delete(zkc_client_t *c, const char *node) {
   int rc = zkc__call_enter(c);
   if (rc != ZKC_OK) return rc;
   rc = remove_node(c, node);
+  zkc__call_leave(c);
+  return rc;
+}
+
+int zkc__lock_delete_by(zkc_client_t *c, const char *node, int64_t limit_ms) {
+  int rc = zkc__call_enter(c);
+  if (rc != ZKC_OK) return rc;
+  rc = remove_node_by(c, node, limit_ms);
   zkc__call_leave(c);
   return rc;
 }

@@ -73,6 +73,17 @@ int zkc__node_create_mode(zkc_client_t *c, const char *base, const char *name,
  * ZKC_EDEADLK on a callback thread (nothing done); or the server's refusal
  * (ZKC_ENOAUTH, ...): the node stays until its session ends. */
 int zkc__lock_delete(zkc_client_t *c, const char *node);
+/* The limit the waits of a timed call keep: its deadline plus a grace of
+ * about a round trip (ZKC__FOREVER stays), so that a timeout of 0 still
+ * gets its answers, and none waits on a silent ensemble past it. */
+int64_t zkc__limit_after(int64_t deadline_ms);
+/* The limit for the clean-up after a timed call gave up: limit_ms, or a
+ * grace from now when that is later (a deadline already passed still
+ * allows the delete's round trip). Taken once for all of a call's deletes. */
+int64_t zkc__cleanup_limit(int64_t limit_ms);
+/* As zkc__lock_delete, waiting for the answer until limit_ms; unanswered by
+ * then, the delete is finished in the background and ZKC_OK returned. */
+int zkc__lock_delete_by(zkc_client_t *c, const char *node, int64_t limit_ms);
 /* As zkc__lock_delete, but returns once the delete is sent, in the
  * session's order: ZKC_OK, ZKC_ECLOSED or ZKC_EDEADLK. Its result is
  * handled on the completion thread: retried in the background after

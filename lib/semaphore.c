@@ -177,10 +177,10 @@ static int delete_settled(int rc) {
 /* Deletes the nodes of an acquisition that failed (guaranteed deletes).
  * Returns ZKC_OK, or the first refusal (an ACL without DELETE): those nodes
  * stay until the session ends, and the caller must say so. */
-static int drop_nodes(zkc_client_t *c, zkc_lease_t *l) {
+static int drop_nodes(zkc_client_t *c, zkc_lease_t *l, int64_t limit) {
   int refused = ZKC_OK;
   for (size_t i = 0; i < l->n; i++) {
-    int r = zkc__lock_delete(c, l->nodes[i].node);
+    int r = zkc__lock_delete_by(c, l->nodes[i].node, limit);
     if (!delete_settled(r) && refused == ZKC_OK) refused = r;
     free(l->nodes[i].node);
     l->nodes[i].node = NULL;
@@ -206,38 +206,43 @@ static size_t present(const zkc_lease_t *l, const zkc__names_t *kids) {
 /* One read of the leases (and the count), leaving watches for w. Sets
  * *leases and *max; the count node is created with the seed when missing. */
 static int read_leases(zkc_sem_t *s, zkc_lease_t *l, zkc__waiter_t *w,
-                       size_t *leases, size_t *mine, int32_t *max) {
+                       int64_t limit, size_t *leases, size_t *mine,
+                       int32_t *max) {
   zkc_client_t *c = s->client;
-  zkc__op_t kids, cnt;
-  int rc = zkc__op_init(&kids);
-  if (rc != ZKC_OK) return rc;
-  if (s->count_path && (rc = zkc__op_init(&cnt)) != ZKC_OK) {
-    zkc__op_clear(&kids);
-    return rc;
+  zkc__op_t *kids = zkc__op_new(), *cnt = s->count_path ? zkc__op_new() : NULL;
+  if (kids == NULL || (s->count_path && cnt == NULL)) {
+    zkc__op_free(kids);
+    zkc__op_free(cnt);
+    return ZKC_ENOMEM;
   }
   zkc__waiter_rearm(c, w);
-  zkc__submit_children_watch(c, &kids, s->leases, w->id);
-  if (s->count_path) zkc__submit_get_watch(c, &cnt, s->count_path, w->id);
-  rc = zkc__op_wait(&kids);
+  zkc__submit_children_watch(c, kids, s->leases, w->id);
+  if (cnt) zkc__submit_get_watch(c, cnt, s->count_path, w->id);
+  int rc = zkc__op_wait_until(kids, limit);
+  int crc = cnt ? zkc__op_wait_until(cnt, limit) : ZKC_OK;
+  if (rc == ZKC_ETIMEDOUT || crc == ZKC_ETIMEDOUT) {
+    zkc__op_give_up(kids); /* unanswered at the limit: freed on completion */
+    zkc__op_give_up(cnt);
+    return ZKC_ETIMEDOUT;
+  }
   /* leases/ itself deleted under us (our nodes with it): queue again. */
   if (rc == ZKC_ENONODE) rc = ZKC_ELOST;
   *max = s->max;
-  if (s->count_path) {
-    int crc = zkc__op_wait(&cnt);
-    if (crc == ZKC_OK) crc = zkc__sem_count_decode(&cnt, max);
+  if (cnt) {
+    if (crc == ZKC_OK) crc = zkc__sem_count_decode(cnt, max);
     if (crc == ZKC_ENONODE) {
       crc = zkc__sem_count_create(c, s->count_path, s->max, 1);
       if (crc == ZKC_OK) crc = AGAIN;
     }
     if (crc == ZKC_EPROTO)
       zkc__log(c, ZKC_LOG_ERROR, "count node %s holds %d bytes, not 4",
-               s->count_path, cnt.data_len);
+               s->count_path, cnt->data_len);
     if (rc == ZKC_OK) rc = crc;
-    zkc__op_clear(&cnt);
+    zkc__op_free(cnt);
   }
-  *leases = (size_t)kids.children.count;
-  *mine = present(l, &kids.children);
-  zkc__op_clear(&kids);
+  *leases = (size_t)kids->children.count;
+  *mine = present(l, &kids->children);
+  zkc__op_free(kids);
   return rc;
 }
 
@@ -245,9 +250,17 @@ static int read_leases(zkc_sem_t *s, zkc_lease_t *l, zkc__waiter_t *w,
  * another client may be at the head too, and two heads whose pending leases
  * together exceed the limit would wait on each other for ever. */
 static int still_head(zkc_client_t *c, const zkc_lease_t *l,
-                      const zkc__held_t *q, int *rc) {
+                      const zkc__held_t *q, int64_t limit, int *rc) {
   if (l->nodes[0].session_id != q->session_id) return 0;
-  *rc = zkc__op_run_exists(c, q->node, NULL);
+  zkc__op_t *op = zkc__op_new();
+  if (op == NULL) {
+    *rc = ZKC_ENOMEM;
+    return 0;
+  }
+  zkc__submit_exists(c, op, q->node);
+  *rc = zkc__op_wait_until(op, limit);
+  if (*rc == ZKC_ETIMEDOUT) zkc__op_give_up(op);
+  else zkc__op_free(op);
   if (*rc == ZKC_ENONODE) *rc = ZKC_OK;
   else if (*rc == ZKC_OK) return 1;
   return 0;
@@ -264,11 +277,12 @@ static int wait_fit(zkc_sem_t *s, zkc_lease_t *l, const zkc__held_t *q,
   if (rc != ZKC_OK) return rc;
   if (s->count_path) zkc__waiter_also(c, &w, s->count_path);
   int retries = 0, warned = 0;
+  int64_t limit = zkc__limit_after(deadline);
   for (;;) {
     size_t leases = 0, mine = 0;
     int32_t max = 0;
     int64_t sent = zkc__boot_ms(); /* the admission's proof (grant_fresh) */
-    rc = read_leases(s, l, &w, &leases, &mine, &max);
+    rc = read_leases(s, l, &w, limit, &leases, &mine, &max);
     if (rc == AGAIN && zkc__now_ms() < deadline) continue;
     if (rc == AGAIN) rc = ZKC_ETIMEDOUT;
     if (zkc__retryable(rc)) {
@@ -310,7 +324,7 @@ static int wait_fit(zkc_sem_t *s, zkc_lease_t *l, const zkc__held_t *q,
       rc = ZKC_ETIMEDOUT;
       break;
     }
-    if (!still_head(c, l, q, &rc)) {
+    if (!still_head(c, l, q, limit, &rc)) {
       if (zkc__retryable(rc)) continue; /* read again once connected */
       if (rc == ZKC_OK) rc = ZKC_ELOST; /* queue again */
       break;
@@ -344,13 +358,15 @@ static int attempt(zkc_sem_t *s, unsigned qty, int64_t deadline,
     if (rc == ZKC_OK) l->n = i + 1;
   }
   if (rc == ZKC_OK) rc = wait_fit(s, l, &q, deadline);
-  int left = zkc__lock_release(c, &q);
+  int64_t limit = zkc__cleanup_limit(zkc__limit_after(deadline));
+  int left = zkc__lock_delete_by(c, q.node, limit);
+  free(q.node);
   /* A queue node we cannot delete blocks everyone behind it (us too): give
    * the leases back. A refused delete is reported rather than the reason
    * we stopped (as the mutex does): waiting cannot cure it. */
   if (rc == ZKC_OK && !delete_settled(left)) rc = left;
   if (rc != ZKC_OK) {
-    int refused = drop_nodes(c, l);
+    int refused = drop_nodes(c, l, limit);
     if (refused != ZKC_OK) rc = refused;
     else if (!delete_settled(left)) rc = left;
   }
@@ -428,7 +444,8 @@ int zkc_sem_acquire(zkc_sem_t *s, unsigned qty, int64_t timeout_ms,
       pthread_mutex_lock(&s->mu);
       rc = record(s, l);
       pthread_mutex_unlock(&s->mu);
-      if (rc != ZKC_OK) (void)drop_nodes(c, l); /* ELOST: the session went */
+      if (rc != ZKC_OK) /* ELOST: the session went */
+        (void)drop_nodes(c, l, zkc__cleanup_limit(zkc__limit_after(deadline)));
     }
     if (rc != ZKC_ELOST) break;
     /* The session went while queueing or waiting (or a node of ours was

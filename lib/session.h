@@ -129,6 +129,7 @@ typedef struct zkc__op {
    * async acquire's engine learns of it so; NULL for waited ops). */
   void (*notify)(void *ctx);
   void *notify_ctx;
+  int orphan; /* given up: freed on completion (zkc__op_give_up) */
 } zkc__op_t;
 
 int zkc__op_init(zkc__op_t *op);
@@ -136,6 +137,17 @@ void zkc__op_clear(zkc__op_t *op); /* frees results and the op's sync */
 /* Waits for the result and returns its rc (a failed request's raw code is
  * noted for zkc_last_zk_code on this thread). */
 int zkc__op_wait(zkc__op_t *op);
+/* An op on the heap (NULL without memory), for a wait that may give up;
+ * zkc__op_free frees a finished one. */
+zkc__op_t *zkc__op_new(void);
+void zkc__op_free(zkc__op_t *op);
+/* Waits for the result until limit_ms (monotonic, ZKC__FOREVER): its rc,
+ * or ZKC_ETIMEDOUT while the request is still in flight. */
+int zkc__op_wait_until(zkc__op_t *op, int64_t limit_ms);
+/* Gives up an op from zkc__op_new: freed now if finished, else by its
+ * completion (which may come long after, or at close). The caller must not
+ * touch it again. */
+void zkc__op_give_up(zkc__op_t *op);
 /* 1 once op's result is in (never blocks). */
 int zkc__op_done(zkc__op_t *op);
 
@@ -165,9 +177,10 @@ void zkc__submit_set(zkc_client_t *c, zkc__op_t *op, const char *path,
 /* Submit + wait, for the single-request cases. */
 /* Looks under base for the protected node carrying uuid (a create cut off
  * by connection loss may have been applied): *node is its path (malloc),
- * or NULL when there is none. ZKC_OK, or the read's error. */
+ * or NULL when there is none. ZKC_OK, the read's error, or ZKC_ETIMEDOUT
+ * when it is not answered by limit_ms (ZKC__FOREVER: no limit). */
 int zkc__op_find_protected(zkc_client_t *c, const char *base,
-                           const char *uuid, char **node);
+                           const char *uuid, int64_t limit_ms, char **node);
 int zkc__op_run_delete(zkc_client_t *c, const char *path);
 int zkc__op_run_exists(zkc_client_t *c, const char *path, zkc__stat_t *stat);
 int zkc__op_run_create(zkc_client_t *c, zkc_node_kind_t kind, const char *path,

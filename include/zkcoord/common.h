@@ -27,7 +27,13 @@ extern "C" {
  *   < 0  wait without limit (as the calls without a timeout do);
  *     0  do not wait: one try at what is free now;
  *   > 0  wait at most that many milliseconds (CLOCK_MONOTONIC).
- * No negative value is an error. */
+ * No negative value is an error. A timed call returns within its timeout
+ * plus about 200 ms whatever the ensemble does, silent (hung, partitioned)
+ * included: the answers it still needs at its deadline (its own node's
+ * create, a read, the delete of its node after a timeout) are waited for
+ * that much longer at most, then given up, and the clean-up goes on in the
+ * background (the node is deleted once the ensemble answers, or goes with
+ * the session). A timeout of 0 gets that time for its round trips. */
 
 /* One table generates the codes, their names and their messages. The
  * values are stable: a code keeps its number once released. */

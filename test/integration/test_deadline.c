@@ -1,0 +1,368 @@
+/* Timed calls keep their deadline when the ensemble goes silent (issue 24,
+ * part 3): every server is stopped (SIGSTOP: connections stay open, nothing
+ * answers, as a hung or partitioned ensemble), and a call with a timeout
+ * must return within that timeout plus a small bound, not when the client
+ * finally gives the connection up (2/3 of its session timeout, 13 s here).
+ *
+ * Each case: A holds; B (its own client, a 20 s session, so nothing expires
+ * during the silence) makes the timed call behind A, in a thread, and is
+ * queued with its watches set before the servers go silent (or, for the
+ * create case, only after). The call must end with ZKC_ETIMEDOUT no later
+ * than its timeout plus BOUND_MS after it started. Then the servers are
+ * continued, and B's node must go (deleted in the background: the call
+ * could not wait for it), while A still holds.
+ *
+ * The teardown continues the servers whatever failed. RUN_SERIAL: they stop
+ * the whole ensemble. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+#define CALL_MS 3000 /* the timed call's timeout */
+#define BOUND_MS 250 /* what it may take beyond it (scaled: zkt_ms) */
+/* The tool also closes its session after a timeout, waiting for that at
+ * most 250 ms on a silent ensemble, and a process starts and ends. */
+#define CLI_BOUND_MS 750
+
+static void servers(const char *what) {
+  for (int s = 1; s <= 3; s++)
+    if (zkt_ensemble(NULL, 0, "%s %d", what, s) != 0)
+      fail_msg("zk-ensemble %s %d failed", what, s);
+}
+
+static zkc_client_t *open_client(void) {
+  zkc_client_opts_t o;
+  zkc_client_opts_init(&o);
+  o.session_timeout_ms = 20000;
+  return zkt_open(&o);
+}
+
+/* The timed call of a case, run in a thread: its result and how long it
+ * took from its start. */
+typedef struct call {
+  int (*fn)(struct call *c);
+  void *obj;   /* the recipe object of B */
+  int rc;
+  atomic_int done;
+  int64_t started, took;
+} call_t;
+
+static void *call_main(void *arg) {
+  call_t *c = arg;
+  c->started = zkt_now_ms();
+  c->rc = c->fn(c);
+  c->took = zkt_now_ms() - c->started;
+  atomic_store(&c->done, 1);
+  return NULL;
+}
+
+static int call_done(void *arg) { return atomic_load(&((call_t *)arg)->done); }
+
+/* Runs c; once `queued` holds (B's node and watches in place; NULL: at
+ * once), silences the servers; waits for the call's end, checks it, and
+ * continues the servers. */
+static void run_silent(call_t *c, int (*queued)(void *), void *ctx,
+                       const char *what, int64_t bound) {
+  pthread_t t;
+  if (queued == NULL) servers("pause");
+  assert_int_equal(pthread_create(&t, NULL, call_main, c), 0);
+  if (queued) {
+    assert_true(zkt_await(queued, ctx, zkt_ms(CALL_MS / 2)));
+    servers("pause");
+  }
+  int ended = zkt_await(call_done, c, zkt_ms(CALL_MS + 20000));
+  servers("resume");
+  if (!ended) fail_msg("%s: the call did not return", what);
+  pthread_join(t, NULL);
+  printf("figure: %s with every server silent: returned %s after %lld ms "
+         "(timeout %d ms)\n", what, zkc_err_name(c->rc), (long long)c->took,
+         CALL_MS);
+  assert_int_equal(c->rc, ZKC_ETIMEDOUT);
+  assert_true(c->took >= CALL_MS);
+  if (c->took > CALL_MS + zkt_ms(bound))
+    fail_msg("%s took %lld ms, more than %d + %lld", what, (long long)c->took,
+             CALL_MS, (long long)zkt_ms(bound));
+  assert_int_equal(zkt_ensemble(NULL, 0, "wait"), 0);
+}
+
+/* ---- mutex ---- */
+
+typedef struct {
+  zkc_client_t *a, *b;
+  zkc_mutex_t *ma, *mb;
+  char path[700]; /* zkt_path's buffer is reused by its next call */
+} pair_t;
+
+static void pair_open(pair_t *p, const char *leaf) {
+  zkt_make_root();
+  snprintf(p->path, sizeof p->path, "%s", zkt_path(leaf));
+  p->a = open_client();
+  p->b = open_client();
+  assert_int_equal(zkc_mutex_create(&p->ma, p->a, p->path), ZKC_OK);
+  assert_int_equal(zkc_mutex_create(&p->mb, p->b, p->path), ZKC_OK);
+  assert_int_equal(zkc_mutex_acquire(p->ma), ZKC_OK);
+}
+
+static int a_holds(void *arg) { return zkc_mutex_is_held(((pair_t *)arg)->ma); }
+
+/* After the silence: B's node goes, A holds again (its connection came
+ * back), and lets go; nothing is left. */
+static void pair_close(pair_t *p, int nodes_left) {
+  assert_true(zkt_await_children_exactly(p->path, nodes_left, zkt_ms(15000)));
+  assert_true(zkt_await(a_holds, p, zkt_ms(15000)));
+  assert_int_equal(zkc_mutex_release(p->ma), ZKC_OK);
+  assert_int_equal(zkc_mutex_destroy(p->ma), ZKC_OK);
+  assert_int_equal(zkc_mutex_destroy(p->mb), ZKC_OK);
+  zkc_client_close(p->a);
+  zkc_client_close(p->b);
+}
+
+static int mutex_call(call_t *c) {
+  return zkc_mutex_acquire_timeout(c->obj, CALL_MS);
+}
+
+/* B's node is in the queue behind A's (its watch follows within a round
+ * trip: silenced before it is answered, the call gives that up too). */
+static int two_queued(void *arg) {
+  pair_t *p = arg;
+  return zkt_children_count(p->path) == 2;
+}
+
+static void mutex_waiter(void **state) {
+  (void)state;
+  pair_t p;
+  pair_open(&p, "lock");
+  call_t c = {.fn = mutex_call, .obj = p.mb};
+  run_silent(&c, two_queued, &p, "mutex acquire, queued", BOUND_MS);
+  pair_close(&p, 1);
+}
+
+/* Silent before the call: its create is never answered in time; the node
+ * that the create makes once the servers answer is found by its uuid and
+ * deleted in the background. */
+static void mutex_create_unanswered(void **state) {
+  (void)state;
+  pair_t p;
+  pair_open(&p, "lock");
+  call_t c = {.fn = mutex_call, .obj = p.mb};
+  run_silent(&c, NULL, NULL, "mutex acquire, create unanswered", BOUND_MS);
+  pair_close(&p, 1);
+}
+
+/* ---- read-write lock: a reader behind a writer ---- */
+
+static void reader_behind_writer(void **state) {
+  (void)state;
+  zkt_make_root();
+  char path[700];
+  snprintf(path, sizeof path, "%s", zkt_path("rw"));
+  zkc_client_t *a = open_client(), *b = open_client();
+  zkc_rwlock_t *ra, *rb;
+  assert_int_equal(zkc_rwlock_create(&ra, a, path), ZKC_OK);
+  assert_int_equal(zkc_rwlock_create(&rb, b, path), ZKC_OK);
+  assert_int_equal(zkc_mutex_acquire(zkc_rwlock_write_side(ra)), ZKC_OK);
+  pair_t p;
+  snprintf(p.path, sizeof p.path, "%s", path);
+  call_t c = {.fn = mutex_call, .obj = zkc_rwlock_read_side(rb)};
+  run_silent(&c, two_queued, &p, "read side acquire, behind a writer", BOUND_MS);
+  assert_true(zkt_await_children_exactly(path, 1, zkt_ms(15000)));
+  assert_int_equal(zkc_mutex_release(zkc_rwlock_write_side(ra)), ZKC_OK);
+  assert_int_equal(zkc_rwlock_destroy(ra), ZKC_OK);
+  assert_int_equal(zkc_rwlock_destroy(rb), ZKC_OK);
+  zkc_client_close(a);
+  zkc_client_close(b);
+}
+
+/* ---- semaphore: one lease, held ---- */
+
+static int sem_call(call_t *c) {
+  zkc_lease_t *l = NULL;
+  int rc = zkc_sem_acquire(c->obj, 1, CALL_MS, &l);
+  if (rc == ZKC_OK) zkc_lease_free(l);
+  return rc;
+}
+
+typedef struct {
+  char leases[720], locks[720];
+} sem_paths_t;
+
+/* B heads the queue (its queue node) and has made its lease node: it waits
+ * for the lease to fit. */
+static int sem_waiting(void *arg) {
+  sem_paths_t *s = arg;
+  return zkt_children_count(s->leases) == 2 && zkt_children_count(s->locks) == 1;
+}
+
+static void semaphore_waiter(void **state) {
+  (void)state;
+  zkt_make_root();
+  char path[700];
+  snprintf(path, sizeof path, "%s", zkt_path("sem"));
+  zkc_client_t *a = open_client(), *b = open_client();
+  zkc_sem_opts_t so;
+  zkc_sem_opts_init(&so);
+  so.max_leases = 1;
+  zkc_sem_t *sa, *sb;
+  assert_int_equal(zkc_sem_create(&sa, a, path, &so), ZKC_OK);
+  assert_int_equal(zkc_sem_create(&sb, b, path, &so), ZKC_OK);
+  zkc_lease_t *la;
+  assert_int_equal(zkc_sem_acquire(sa, 1, -1, &la), ZKC_OK);
+  sem_paths_t sp;
+  snprintf(sp.leases, sizeof sp.leases, "%s/leases", path);
+  snprintf(sp.locks, sizeof sp.locks, "%s/locks", path);
+  call_t c = {.fn = sem_call, .obj = sb};
+  run_silent(&c, sem_waiting, &sp, "semaphore acquire, waiting for a lease", BOUND_MS);
+  assert_true(zkt_await_children_exactly(sp.leases, 1, zkt_ms(15000)));
+  assert_true(zkt_await_children_exactly(sp.locks, 0, zkt_ms(15000)));
+  assert_int_equal(zkc_lease_free(la), ZKC_OK);
+  assert_int_equal(zkc_sem_destroy(sa), ZKC_OK);
+  assert_int_equal(zkc_sem_destroy(sb), ZKC_OK);
+  zkc_client_close(a);
+  zkc_client_close(b);
+}
+
+/* ---- multi-lock: one of its two locks held by A ---- */
+
+static int multi_call(call_t *c) {
+  return zkc_multilock_acquire_timeout(c->obj, CALL_MS);
+}
+
+static void multilock_waiter(void **state) {
+  (void)state;
+  pair_t p;
+  pair_open(&p, "m1");
+  zkc_mutex_t *other;
+  char m0[700];
+  snprintf(m0, sizeof m0, "%s", zkt_path("m0"));
+  assert_int_equal(zkc_mutex_create(&other, p.b, m0), ZKC_OK);
+  zkc_mutex_t *both[] = {other, p.mb};
+  zkc_multilock_t *ml;
+  assert_int_equal(zkc_multilock_create(&ml, both, 2), ZKC_OK);
+  call_t c = {.fn = multi_call, .obj = ml};
+  run_silent(&c, two_queued, &p, "multi-lock acquire, one lock held", BOUND_MS);
+  assert_true(zkt_await_children_exactly(m0, 0, zkt_ms(15000)));
+  assert_int_equal(zkc_multilock_destroy(ml), ZKC_OK);
+  assert_int_equal(zkc_mutex_destroy(other), ZKC_OK);
+  pair_close(&p, 1);
+}
+
+/* ---- the asynchronous acquire ---- */
+
+typedef struct {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  int done, rc;
+} async_result_t;
+
+static void acquired(void *ctx, int rc, zkc_hold_t *h) {
+  async_result_t *r = ctx;
+  if (h) zkc_hold_free(h);
+  pthread_mutex_lock(&r->mu);
+  r->done = 1;
+  r->rc = rc;
+  pthread_cond_broadcast(&r->cv);
+  pthread_mutex_unlock(&r->mu);
+}
+
+static int async_call(call_t *c) {
+  zkc_async_t *as = c->obj;
+  async_result_t r = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0};
+  uint64_t id;
+  int rc = zkc_async_acquire(as, zkt_path("lock"), CALL_MS, acquired, &r, &id);
+  if (rc != ZKC_OK) return rc;
+  pthread_mutex_lock(&r.mu);
+  while (!r.done) pthread_cond_wait(&r.cv, &r.mu);
+  rc = r.rc;
+  pthread_mutex_unlock(&r.mu);
+  return rc;
+}
+
+static void async_waiter(void **state) {
+  (void)state;
+  pair_t p;
+  pair_open(&p, "lock");
+  zkc_async_t *as;
+  assert_int_equal(zkc_async_create(&as, p.b, NULL), ZKC_OK);
+  call_t c = {.fn = async_call, .obj = as};
+  run_silent(&c, two_queued, &p, "async acquire, queued", BOUND_MS);
+  assert_int_equal(zkc_async_destroy(as), ZKC_OK);
+  pair_close(&p, 1);
+}
+
+/* ---- leader latch: await leadership while another leads ---- */
+
+static int latch_call(call_t *c) { return zkc_latch_await(c->obj, CALL_MS); }
+
+static int latch_queued(void *arg) {
+  return zkt_children_count((const char *)arg) == 2;
+}
+
+static void latch_await_waiter(void **state) {
+  (void)state;
+  zkt_make_root();
+  char path[700];
+  snprintf(path, sizeof path, "%s", zkt_path("election"));
+  zkc_client_t *a = open_client(), *b = open_client();
+  zkc_latch_t *la, *lb;
+  assert_int_equal(zkc_latch_create(&la, a, path, "a", NULL), ZKC_OK);
+  assert_int_equal(zkc_latch_start(la), ZKC_OK);
+  assert_int_equal(zkc_latch_await(la, zkt_ms(10000)), ZKC_OK);
+  assert_int_equal(zkc_latch_create(&lb, b, path, "b", NULL), ZKC_OK);
+  assert_int_equal(zkc_latch_start(lb), ZKC_OK);
+  call_t c = {.fn = latch_call, .obj = lb};
+  run_silent(&c, latch_queued, path, "latch await, another leads", BOUND_MS);
+  assert_int_equal(zkc_latch_destroy(lb), ZKC_OK);
+  assert_int_equal(zkc_latch_destroy(la), ZKC_OK);
+  zkc_client_close(a);
+  zkc_client_close(b);
+}
+
+/* ---- the CLI's -w ---- */
+
+static int cli_call(call_t *c) {
+  (void)c;
+  const char *cli = getenv("ZKT_CLI");
+  if (cli == NULL) fail_msg("ZKT_CLI is not set");
+  char secs[16];
+  snprintf(secs, sizeof secs, "%d", CALL_MS / 1000);
+  char *argv[] = {(char *)cli, "-c", (char *)zkt_connect(), "lock", "-w", secs,
+                  (char *)zkt_path("lock"), "true", NULL};
+  zkt_proc_t p = zkt_spawn(argv);
+  int status = zkt_wait(&p, zkt_ms(CALL_MS + 20000));
+  /* Exit status 1 is "not obtained within -w" (zkcoord(1)). */
+  return status == 1 ? ZKC_ETIMEDOUT : status == 0 ? ZKC_OK : ZKC_EPROTO;
+}
+
+static void cli_wait(void **state) {
+  (void)state;
+  pair_t p;
+  pair_open(&p, "lock");
+  call_t c = {.fn = cli_call};
+  run_silent(&c, two_queued, &p, "zkcoord lock -w, queued", CLI_BOUND_MS);
+  pair_close(&p, 1);
+}
+
+/* The servers run again whatever the case did. */
+static int resume_all(void **state) {
+  for (int s = 1; s <= 3; s++) zkt_ensemble(NULL, 0, "resume %d", s);
+  zkt_ensemble(NULL, 0, "wait");
+  return zkt_teardown(state);
+}
+
+int main(int argc, char **argv) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_teardown(mutex_waiter, resume_all),
+      cmocka_unit_test_teardown(mutex_create_unanswered, resume_all),
+      cmocka_unit_test_teardown(reader_behind_writer, resume_all),
+      cmocka_unit_test_teardown(semaphore_waiter, resume_all),
+      cmocka_unit_test_teardown(multilock_waiter, resume_all),
+      cmocka_unit_test_teardown(async_waiter, resume_all),
+      cmocka_unit_test_teardown(latch_await_waiter, resume_all),
+      cmocka_unit_test_teardown(cli_wait, resume_all),
+  };
+  return zkt_main(argc, argv, tests, sizeof tests / sizeof *tests, "deadline");
+}
