@@ -32,6 +32,27 @@
  * read hold has its write hold's token: the two REL lines come in the
  * order of the releases (write first), and a LOST line names the side.
  *
+ * The mutex threads also count: under the hold they read the node
+ * $ZKT_CHAOS_COUNT through the hold (zkc_mutex_fenced_get) and write it
+ * back one higher with a fenced compare-and-set (zkc_mutex_fenced_cas):
+ *
+ *   INC  <us> <token> <value>         the increment to <value> landed
+ *   INC? <us> <token> <value>         it may have landed (connection lost
+ *                                     before its answer, and no read under
+ *                                     the hold could tell)
+ *
+ * With $ZKT_CHAOS_LEADER=latch each thread (its own client) joins a leader
+ * latch on PATH, waits for leadership with a random timeout, leads a
+ * little, closes the latch; =selector: a leader selector with auto_requeue
+ * whose take_leadership leads a little. ACQ is "became leader" (the node,
+ * or "?" for the selector, whose node the checker finds by its token), REL
+ * "gave leadership up", LOST the latch's not_leader told before that.
+ *
+ * With $ZKT_CHAOS_MULTI=1, PATH-a and PATH-b are two locks: the paired
+ * threads take both at once through a multi-lock (one ACQ line per lock,
+ * one REL per lock after the release), the odd one out a plain mutex on
+ * PATH-b (no async thread).
+ *
  * Runs until its standard input reaches EOF, then lets every thread finish
  * its round, closes the clients and exits 0. */
 #include <fcntl.h>
@@ -49,6 +70,8 @@
 typedef struct {
   zkc_client_t *c;
   zkc_mutex_t *m;
+  zkc_mutex_t *mb;        /* multi mode: the lock on PATH-b */
+  zkc_multilock_t *multi; /* multi mode: both */
   zkc_rwlock_t *rw; /* read-write mode */
   zkc_sem_t *s;   /* semaphore mode */
   zkc_async_t *a; /* the async thread's */
@@ -61,6 +84,10 @@ static const char *connect_str, *lock_path, *store_path;
 static int session_ms;
 static int sem_max; /* 0: the mutex */
 static int rw_mode; /* the read-write lock */
+static const char *leader_mode; /* "latch", "selector" or NULL */
+static int multi_mode;
+static const char *count_path;  /* the counter node, or NULL */
+static char path_a[1100], path_b[1100];
 
 static long long now_us(void) {
   struct timespec ts;
@@ -111,7 +138,19 @@ static void open_shared(shared_t *sh, int async) {
   while (!atomic_load(&stopping) &&
          zkc_client_open(&sh->c, connect_str, &o) != ZKC_OK)
     sleep_ms(100);
-  if (sh->c == NULL) return;
+  if (sh->c == NULL || leader_mode) return; /* leaders: their own objects */
+  if (multi_mode) {
+    if (zkc_mutex_create(&sh->mb, sh->c, path_b) != ZKC_OK ||
+        zkc_mutex_set_lost_callback(sh->mb, on_lost, NULL) != ZKC_OK)
+      _exit(71);
+    if (async) return; /* the odd one out: a plain mutex on PATH-b */
+    if (zkc_mutex_create(&sh->m, sh->c, path_a) != ZKC_OK ||
+        zkc_mutex_set_lost_callback(sh->m, on_lost, NULL) != ZKC_OK)
+      _exit(71);
+    zkc_mutex_t *both[] = {sh->m, sh->mb};
+    if (zkc_multilock_create(&sh->multi, both, 2) != ZKC_OK) _exit(71);
+    return;
+  }
   if (sem_max > 0) {
     zkc_sem_opts_t so;
     zkc_sem_opts_init(&so);
@@ -175,12 +214,14 @@ typedef struct {
   pthread_cond_t cv;
   int done, rc;
   zkc_hold_t *hold;
+  long long at; /* when the callback ran: the grant's time stamp */
 } waitbox_t;
 
 static void box_acquired(void *ctx, int rc, zkc_hold_t *hold) {
   waitbox_t *b = ctx;
+  long long at = now_us();
   pthread_mutex_lock(&b->mu);
-  b->done = 1, b->rc = rc, b->hold = hold;
+  b->done = 1, b->rc = rc, b->hold = hold, b->at = at;
   pthread_cond_signal(&b->cv);
   pthread_mutex_unlock(&b->mu);
 }
@@ -207,6 +248,34 @@ static int hold_fenced(void *h, const char *path, const void *data,
   return zkc_hold_fenced_set(h, path, data, len);
 }
 
+/* One increment of the counter under m's hold (see the top). */
+static void count_once(zkc_mutex_t *m, int64_t token) {
+  char *data = NULL;
+  size_t len = 0;
+  int32_t version = 0;
+  if (zkc_mutex_fenced_get(m, count_path, &data, &len, &version) != ZKC_OK)
+    return;
+  long long value = data ? atoll(data) : 0;
+  free(data);
+  char next[32];
+  int n = snprintf(next, sizeof next, "%lld", value + 1);
+  int rc = zkc_mutex_fenced_cas(m, count_path, next, (size_t)n, version, NULL);
+  if (rc == ZKC_OK) {
+    say("INC %lld %lld %lld\n", now_us(), (long long)token, value + 1);
+  } else if (rc == ZKC_ECONNLOSS || rc == ZKC_EOPTIMEOUT) {
+    /* Applied or not: a read under the same hold tells (a version past
+     * ours is this write's, every writer holding the lock). */
+    char *again = NULL;
+    int32_t v2 = 0;
+    int r = zkc_mutex_fenced_get(m, count_path, &again, &len, &v2);
+    free(again);
+    if (r == ZKC_OK && v2 > version)
+      say("INC %lld %lld %lld\n", now_us(), (long long)token, value + 1);
+    else if (r != ZKC_OK)
+      say("INC? %lld %lld %lld\n", now_us(), (long long)token, value + 1);
+  }
+}
+
 static void hold_work(long long t, int64_t token, const char *node,
                       fenced_fn fenced, void *hold, unsigned *seed) {
   const char *slash = strrchr(node, '/');
@@ -221,6 +290,7 @@ static void hold_work(long long t, int64_t token, const char *node,
     long long t0 = now_us();
     if (fenced(hold, store_path, data, (size_t)len) == ZKC_OK)
       say("W %lld %lld %lld\n", t0, now_us(), (long long)token);
+    if (fenced == mutex_fenced && count_path) count_once(hold, token);
     sleep_ms(rand_r(seed) % 100);
   }
 }
@@ -243,7 +313,7 @@ static void async_rounds(zkc_async_t *a, unsigned seed) {
     }
     zkc_hold_t *h = b.hold;
     int64_t token = 0;
-    long long t = now_us();
+    long long t = b.at; /* stamped in the callback, not after a wake-up */
     char node[1100] = "?";
     zkc_hold_fencing_token(h, &token);
     zkc_hold_node(h, node, sizeof node);
@@ -307,9 +377,103 @@ static void rw_rounds(zkc_rwlock_t *rw, unsigned seed) {
   }
 }
 
+/* ---- leader modes ---- */
+
+static void on_not_leader(void *ctx, zkc_latch_t *l) {
+  (void)ctx;
+  int64_t token = 0;
+  zkc_latch_fencing_token(l, &token);
+  say("LOST %lld %lld 0\n", now_us(), (long long)token);
+}
+
+static void latch_rounds(zkc_client_t *c, unsigned seed) {
+  while (!atomic_load(&stopping)) {
+    zkc_latch_t *l = NULL;
+    if (zkc_latch_create(&l, c, lock_path, NULL, NULL) != ZKC_OK) _exit(73);
+    zkc_latch_set_listener(l, NULL, on_not_leader, NULL);
+    if (zkc_latch_start(l) != ZKC_OK) _exit(73);
+    if (zkc_latch_await(l, timeouts[rand_r(&seed) % 5]) == ZKC_OK) {
+      long long t = now_us();
+      int64_t token = 0;
+      char node[1100] = "?";
+      zkc_latch_fencing_token(l, &token);
+      zkc_latch_node(l, node, sizeof node);
+      const char *slash = strrchr(node, '/');
+      say("ACQ %lld %lld %s\n", t, (long long)token, slash ? slash + 1 : node);
+      sleep_ms(rand_r(&seed) % 200);
+      t = now_us();
+      zkc_latch_close(l, ZKC_CLOSE_SILENT);
+      say("REL %lld %lld 0\n", t, (long long)token);
+    }
+    zkc_latch_destroy(l);
+  }
+}
+
+static void lead_a_little(void *ctx, zkc_selector_t *sel) {
+  unsigned *seed = ctx;
+  int64_t token = 0;
+  zkc_selector_fencing_token(sel, &token);
+  say("ACQ %lld %lld ?\n", now_us(), (long long)token);
+  for (unsigned ms = rand_r(seed) % 200; ms > 0 && !zkc_selector_should_stop(sel);
+       ms = ms > 10 ? ms - 10 : 0)
+    sleep_ms(10);
+  say("REL %lld %lld 0\n", now_us(), (long long)token);
+}
+
+static void selector_rounds(zkc_client_t *c, unsigned seed) {
+  zkc_selector_opts_t o;
+  zkc_selector_opts_init(&o);
+  o.auto_requeue = 1;
+  zkc_selector_t *sel = NULL;
+  if (zkc_selector_create(&sel, c, lock_path, lead_a_little, &seed, &o) !=
+          ZKC_OK ||
+      zkc_selector_start(sel) != ZKC_OK)
+    _exit(74);
+  while (!atomic_load(&stopping)) sleep_ms(50);
+  zkc_selector_destroy(sel);
+}
+
+/* Multi mode: both locks at once, or (odd one out) PATH-b alone. */
+static void multi_rounds(shared_t *sh, int plain, unsigned seed) {
+  while (!atomic_load(&stopping)) {
+    if (plain) {
+      mutex_round(sh->mb, timeouts[rand_r(&seed) % 5], NULL, 0, &seed);
+      continue;
+    }
+    int rc = zkc_multilock_acquire_timeout(sh->multi, timeouts[rand_r(&seed) % 5]);
+    if (rc != ZKC_OK) {
+      if (rc != ZKC_ETIMEDOUT) sleep_ms(20);
+      continue;
+    }
+    long long t = now_us();
+    int64_t ta = 0, tb = 0;
+    char na[1100] = "?", nb[1100] = "?";
+    zkc_mutex_fencing_token(sh->m, &ta);
+    zkc_mutex_fencing_token(sh->mb, &tb);
+    zkc_mutex_lock_node(sh->m, na, sizeof na);
+    zkc_mutex_lock_node(sh->mb, nb, sizeof nb);
+    say("ACQ %lld %lld %s\n", t, (long long)ta, strrchr(na, '/') ? strrchr(na, '/') + 1 : na);
+    say("ACQ %lld %lld %s\n", t, (long long)tb, strrchr(nb, '/') ? strrchr(nb, '/') + 1 : nb);
+    sleep_ms(rand_r(&seed) % 100);
+    t = now_us();
+    rc = zkc_multilock_release(sh->multi);
+    say("REL %lld %lld %d\n", t, (long long)ta, rc);
+    say("REL %lld %lld %d\n", t, (long long)tb, rc);
+  }
+}
+
 static void *contender(void *arg) {
   unsigned seed = (unsigned)(uintptr_t)arg >> 4;
   shared_t *sh = &shared[(uintptr_t)arg & 15];
+  if (leader_mode) {
+    if (strcmp(leader_mode, "latch") == 0) latch_rounds(sh->c, seed);
+    else selector_rounds(sh->c, seed);
+    return NULL;
+  }
+  if (multi_mode) {
+    multi_rounds(sh, sh->multi == NULL, seed);
+    return NULL;
+  }
   if (sem_max > 0) {
     lease_rounds(sh->s, seed);
     return NULL;
@@ -340,14 +504,22 @@ int main(int argc, char **argv) {
   const char *sem = getenv("ZKT_CHAOS_SEM");
   sem_max = sem ? atoi(sem) : 0;
   rw_mode = getenv("ZKT_CHAOS_RW") != NULL;
+  leader_mode = getenv("ZKT_CHAOS_LEADER");
+  multi_mode = getenv("ZKT_CHAOS_MULTI") != NULL;
+  count_path = getenv("ZKT_CHAOS_COUNT");
+  snprintf(path_a, sizeof path_a, "%s-a", lock_path);
+  snprintf(path_b, sizeof path_b, "%s-b", lock_path);
   log_fd = open(argv[7], O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (log_fd < 0 || threads < 1 || threads > 16) return 64;
   pthread_t t[16];
   /* the odd thread out (its own client) is the async one */
-  for (int i = 0; i < threads; i += 2)
-    open_shared(&shared[i / 2], sem_max == 0 && i + 1 == threads);
+  /* Leader modes: a client per thread (one participant per session). */
+  int per = leader_mode ? 1 : 2;
+  for (int i = 0; i < threads; i += per)
+    open_shared(&shared[i / per], sem_max == 0 && !leader_mode &&
+                                      i + 1 == threads);
   for (int i = 0; i < threads; i++) {
-    uintptr_t arg = ((uintptr_t)(seed * 31u + (unsigned)i) << 4) | (unsigned)(i / 2);
+    uintptr_t arg = ((uintptr_t)(seed * 31u + (unsigned)i) << 4) | (unsigned)(i / per);
     pthread_create(&t[i], NULL, contender, (void *)arg);
   }
   char buf[64];
@@ -356,6 +528,8 @@ int main(int argc, char **argv) {
   atomic_store(&stopping, 1);
   for (int i = 0; i < threads; i++) pthread_join(t[i], NULL);
   for (int i = 0; i < 16; i++) {
+    zkc_multilock_destroy(shared[i].multi);
+    zkc_mutex_destroy(shared[i].mb);
     zkc_mutex_destroy(shared[i].m);
     zkc_rwlock_destroy(shared[i].rw);
     zkc_async_destroy(shared[i].a);
