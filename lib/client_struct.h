@@ -91,6 +91,7 @@ struct zkc_client {
   int active_calls; /* blocking calls in progress (close waits for them) */
   atomic_int refs;  /* the user's plus one per recipe object */
   atomic_uint_fast64_t requests; /* submitted to ZooKeeper (tests read it) */
+  atomic_int_fast64_t last_answer_ms; /* when a request was last answered */
   zkc__watch_fn watch_fns[ZKC__WATCH_KINDS]; /* who a node watch tells */
 
   /* Requests in flight. The ZooKeeper client does not always complete the

@@ -59,16 +59,28 @@ void zkc__op_free(zkc__op_t *op) {
 }
 
 int zkc__op_wait_until(zkc__op_t *op, int64_t limit_ms) {
+  int64_t cap = ZKC__FOREVER;
   pthread_mutex_lock(&op->mu);
-  while (!op->done &&
-         zkc__cond_wait_until(&op->cv, &op->mu, limit_ms) == 0) {
+  for (;;) {
+    while (!op->done &&
+           zkc__cond_wait_until(&op->cv, &op->mu, limit_ms) == 0) {
+    }
+    if (op->done || limit_ms == ZKC__FOREVER || op->c == NULL) break;
+    /* The limit passed. A silent connection gives up now; one still
+     * answering other requests is busy, not silent: wait on, a grace past
+     * its latest answer at a time. */
+    zkc_client_t *c = op->c;
+    if (cap == ZKC__FOREVER)
+      cap = limit_ms + (int64_t)c->opts.session_timeout_ms * 2 / 3;
+    int64_t last = atomic_load(&c->last_answer_ms);
+    if (zkc__now_ms() - last >= ZKC__GRACE_MS || zkc__now_ms() >= cap) break;
+    limit_ms = last + ZKC__GRACE_MS < cap ? last + ZKC__GRACE_MS : cap;
   }
   int done = op->done;
-  int rc = op->rc;
-  int zk_rc = op->zk_rc;
+  int rc = done ? op->rc : ZKC_ETIMEDOUT;
+  int zk_rc = done ? op->zk_rc : 0;
   pthread_mutex_unlock(&op->mu);
-  if (!done) return ZKC_ETIMEDOUT;
-  zkc__note_zk_code(zk_rc);
+  if (done) zkc__note_zk_code(zk_rc);
   return rc;
 }
 
@@ -195,6 +207,7 @@ static zkc__op_t *arrive(const void *data, int zk_rc, int *rc) {
   zkc__op_t *op = (zkc__op_t *)data;
   zkc__mark_callback_thread();
   if (!op_claim(op)) return NULL;
+  atomic_store(&op->c->last_answer_ms, zkc__now_ms()); /* not silent */
   *rc = from_zk(op, zk_rc);
   return op;
 }

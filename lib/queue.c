@@ -20,14 +20,6 @@
 /* wait_first's "read the queue again" (never returned to callers). */
 #define ZKC__AGAIN 1
 
-/* How long past its deadline an acquisition may wait for the answers it
- * needs (its create, its reads, its own node's delete): about a round trip
- * on a loaded ensemble, so that a timeout of 0 still gets one. Past it the
- * acquisition gives up what is in flight and leaves the clean-up to the
- * background (the janitor): a timed call returns within its timeout plus
- * this, whatever the ensemble does, even silent. */
-#define ZKC__GRACE_MS 200
-
 int64_t zkc__limit_after(int64_t deadline_ms) {
   return deadline_ms == ZKC__FOREVER ? ZKC__FOREVER : deadline_ms + ZKC__GRACE_MS;
 }

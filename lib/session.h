@@ -137,12 +137,23 @@ void zkc__op_clear(zkc__op_t *op); /* frees results and the op's sync */
 /* Waits for the result and returns its rc (a failed request's raw code is
  * noted for zkc_last_zk_code on this thread). */
 int zkc__op_wait(zkc__op_t *op);
+/* How long past its deadline a timed call may wait for the answers it
+ * needs (its create, its reads, its own node's delete): about a round trip
+ * on a loaded ensemble, so that a timeout of 0 still gets one. Past it the
+ * call gives up what is in flight on a silent connection and leaves the
+ * clean-up to the background (the janitor). */
+#define ZKC__GRACE_MS 200
+
 /* An op on the heap (NULL without memory), for a wait that may give up;
  * zkc__op_free frees a finished one. */
 zkc__op_t *zkc__op_new(void);
 void zkc__op_free(zkc__op_t *op);
 /* Waits for the result until limit_ms (monotonic, ZKC__FOREVER): its rc,
- * or ZKC_ETIMEDOUT while the request is still in flight. */
+ * or ZKC_ETIMEDOUT while the request is still in flight. Past limit_ms it
+ * waits on only while the connection is answering (some request of the
+ * client answered less than ZKC__GRACE_MS ago: a busy ensemble, not a
+ * silent one), and no longer than 2/3 of the session timeout past it (when
+ * the client itself would give the connection up). */
 int zkc__op_wait_until(zkc__op_t *op, int64_t limit_ms);
 /* Gives up an op from zkc__op_new: freed now if finished, else by its
  * completion (which may come long after, or at close). The caller must not

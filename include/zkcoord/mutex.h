@@ -105,7 +105,9 @@ ZKC_EXTERN int zkc_mutex_acquire(zkc_mutex_t *mutex);
  * (the same as zkc_mutex_acquire), 0 tries once (a node is created and,
  * when it is not first, deleted again), > 0 that many milliseconds (the
  * rule of every timeout, see zkcoord/common.h).
- * Returns ZKC_ETIMEDOUT when the time ran out (own node deleted), ZKC_EINVAL
+ * Returns ZKC_ETIMEDOUT when the time ran out (own node deleted, or its
+ * delete left to the background when the ensemble stopped answering: see
+ * zkcoord/common.h), ZKC_EINVAL
  * for a NULL mutex, and the codes of zkc_mutex_acquire; when the
  * server refuses the delete of the waiter's node (ZKC_ENOAUTH: a parent
  * ACL without DELETE), that refusal instead of ZKC_ETIMEDOUT: the node then

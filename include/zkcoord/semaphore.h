@@ -99,7 +99,9 @@ ZKC_EXTERN int zkc_sem_destroy(zkc_sem_t *sem);
  *                  the count is read for a shared one): waiting would stall
  *                  every acquirer of the path until a lease of this object
  *                  is released. Nothing is taken.
- *   ZKC_ETIMEDOUT  the time ran out; no node is left
+ *   ZKC_ETIMEDOUT  the time ran out; no node is left (an ensemble that did
+ *                  not answer in time: its delete goes on in the
+ *                  background, see zkcoord/common.h)
  *   ZKC_ECLOSED    the client was closed (or is closing)
  *   ZKC_EPROTO     the count node does not hold exactly 4 bytes
  *   ZKC_ENOMEM     out of memory
@@ -122,7 +124,8 @@ ZKC_EXTERN int zkc_sem_destroy(zkc_sem_t *sem);
  * (ZKC_LOG_WARN) once per call: another client uses a higher limit (or
  * foreign nodes sit in leases/); a shared count node is the cure. With a shared count, a qty above
  * the current count waits for the count to rise (or the timeout).
- * On any error no node of this call is left behind. */
+ * On any error no node of this call is left behind (or, when the ensemble
+ * stopped answering, its delete is left to the background). */
 ZKC_EXTERN int zkc_sem_acquire(zkc_sem_t *sem, unsigned qty,
                                int64_t timeout_ms, zkc_lease_t **out);
 
