@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fenced.h"
+#include "queue.h"
+#include "session.h"
 #include "util.h"
 #include "zkcoord/multilock.h"
 
@@ -87,6 +90,26 @@ static int64_t remaining(int64_t deadline) {
   return left > 0 ? left : 0;
 }
 
+/* 1 while the node of the calling thread's hold on m exists (a read now,
+ * through m's client, answered by limit); 0 when it is gone or the hold is
+ * lost; -1 when no answer came in time. */
+static int still_there(zkc_mutex_t *m, int64_t limit) {
+  char node[1200];
+  if (zkc__mutex_hold_check(m) != ZKC_OK ||
+      zkc_mutex_lock_node(m, node, sizeof node) != ZKC_OK)
+    return 0;
+  zkc__op_t *op = zkc__op_new();
+  if (op == NULL) return -1;
+  zkc__submit_exists(zkc__mutex_client(m), op, node);
+  int rc = zkc__op_wait_until(op, limit);
+  if (rc == ZKC_ETIMEDOUT) {
+    zkc__op_give_up(op);
+    return -1;
+  }
+  zkc__op_free(op);
+  return rc == ZKC_OK ? 1 : rc == ZKC_ENONODE ? 0 : -1;
+}
+
 int zkc_multilock_acquire_timeout(zkc_multilock_t *ml, int64_t timeout_ms) {
   if (ml == NULL) return ZKC_EINVAL; /* timeout_ms < 0: no limit */
   /* Checked here too, so that nothing is taken and given back. */
@@ -94,17 +117,34 @@ int zkc_multilock_acquire_timeout(zkc_multilock_t *ml, int64_t timeout_ms) {
   int64_t deadline = zkc__deadline_after(timeout_ms);
   enter(ml);
   int rc = ZKC_OK;
-  size_t taken = 0;
-  while (taken < ml->n && rc == ZKC_OK) {
-    rc = zkc_mutex_acquire_timeout(ml->locks[taken], remaining(deadline));
-    taken += rc == ZKC_OK;
+  for (;;) {
+    size_t taken = 0;
+    while (taken < ml->n && rc == ZKC_OK) {
+      rc = zkc_mutex_acquire_timeout(ml->locks[taken], remaining(deadline));
+      taken += rc == ZKC_OK;
+    }
+    /* The locks taken before the last were granted while the call went on:
+     * one of them may be gone by now (an outsider's delete, told to its
+     * holder only later). A read of each before the set is reported held;
+     * one gone, all are given back and taken again within the deadline. */
+    int again = 0;
+    for (size_t i = 0; rc == ZKC_OK && i + 1 < ml->n; i++) {
+      int there = still_there(ml->locks[i], zkc__cleanup_limit(
+                                                zkc__limit_after(deadline)));
+      if (there < 0) rc = ZKC_ETIMEDOUT;
+      if (there == 0) again = 1, rc = ZKC_ELOST;
+    }
+    /* All or nothing: give back what was taken, newest first; its failures
+     * are the components' own business (a lost hold is told there). Without
+     * waiting for the deletes: the call keeps its deadline even when the
+     * ensemble has gone silent, and the deletes finish in the background. */
+    if (rc != ZKC_OK)
+      while (taken > 0) zkc_mutex_release_nowait(ml->locks[--taken]);
+    if (!again) break;
+    rc = zkc__now_ms() < deadline || deadline == ZKC__FOREVER ? ZKC_OK
+                                                              : ZKC_ETIMEDOUT;
+    if (rc != ZKC_OK) break;
   }
-  /* All or nothing: give back what was taken, newest first; its failures
-   * are the components' own business (a lost hold is told there). Without
-   * waiting for the deletes: the call keeps its deadline even when the
-   * ensemble has gone silent, and the deletes finish in the background. */
-  if (rc != ZKC_OK)
-    while (taken > 0) zkc_mutex_release_nowait(ml->locks[--taken]);
   leave(ml, rc == ZKC_OK);
   return rc;
 }

@@ -270,7 +270,7 @@ static int still_head(zkc_client_t *c, const zkc_lease_t *l,
  * we hold the queue (q), so nobody else is adding leases but foreign
  * clients. */
 static int wait_fit(zkc_sem_t *s, zkc_lease_t *l, const zkc__held_t *q,
-                    int64_t deadline) {
+                    int64_t deadline, int64_t *proof) {
   zkc_client_t *c = s->client;
   zkc__waiter_t w;
   int rc = zkc__waiter_register(c, &w, s->leases);
@@ -313,7 +313,10 @@ static int wait_fit(zkc_sem_t *s, zkc_lease_t *l, const zkc__held_t *q,
       zkc__session_fate_t fate = zkc__session_fate(c, l->nodes[0].session_id);
       /* An answer that waited out a stall of this process proves nothing
        * about the session now: read again. */
-      if (fate == ZKC__SESSION_LIVE && zkc__grant_fresh(c, sent)) break;
+      if (fate == ZKC__SESSION_LIVE && zkc__grant_fresh(c, sent)) {
+        *proof = sent;
+        break;
+      }
       if (fate == ZKC__SESSION_LIVE) continue;
       rc = fate == ZKC__SESSION_GONE ? ZKC_ELOST
                                      : zkc__wait_connected(c, deadline);
@@ -344,6 +347,31 @@ static int wait_fit(zkc_sem_t *s, zkc_lease_t *l, const zkc__held_t *q,
   return rc == ZKC_ESESSIONEXPIRED ? ZKC_ELOST : rc;
 }
 
+/* After leaving the queue: a grant whose proof went stale meanwhile (the
+ * queue node's delete waited on a slow or silent connection) is confirmed
+ * by a fresh read of the leases: ZKC_OK while all ours are there on a live
+ * session, ZKC_ELOST (queue again) when one is gone. */
+static int still_fit(zkc_sem_t *s, zkc_lease_t *l, int64_t proof,
+                     int64_t limit) {
+  zkc_client_t *c = s->client;
+  if (zkc__grant_fresh(c, proof)) return ZKC_OK;
+  zkc__op_t *op = zkc__op_new();
+  if (op == NULL) return ZKC_ENOMEM;
+  zkc__submit_children(c, op, s->leases);
+  int rc = zkc__op_wait_until(op, limit);
+  if (rc == ZKC_ETIMEDOUT) {
+    zkc__op_give_up(op);
+    return rc;
+  }
+  if (rc == ZKC_OK && present(l, &op->children) < l->n) rc = ZKC_ELOST;
+  if (rc == ZKC_ENONODE) rc = ZKC_ELOST;
+  zkc__op_free(op);
+  if (rc == ZKC_OK &&
+      zkc__session_fate(c, l->nodes[0].session_id) == ZKC__SESSION_GONE)
+    rc = ZKC_ELOST;
+  return rc;
+}
+
 /* One pass: queue on locks/, create the nodes, wait until they fit, leave
  * the queue. On failure no node of ours is left. */
 static int attempt(zkc_sem_t *s, unsigned qty, int64_t deadline,
@@ -357,10 +385,12 @@ static int attempt(zkc_sem_t *s, unsigned qty, int64_t deadline,
                           &l->nodes[i]);
     if (rc == ZKC_OK) l->n = i + 1;
   }
-  if (rc == ZKC_OK) rc = wait_fit(s, l, &q, deadline);
+  int64_t proof = 0;
+  if (rc == ZKC_OK) rc = wait_fit(s, l, &q, deadline, &proof);
   int64_t limit = zkc__cleanup_limit(zkc__limit_after(deadline));
   int left = zkc__lock_delete_by(c, q.node, limit);
   free(q.node);
+  if (rc == ZKC_OK) rc = still_fit(s, l, proof, limit);
   /* A queue node we cannot delete blocks everyone behind it (us too): give
    * the leases back. A refused delete is reported rather than the reason
    * we stopped (as the mutex does): waiting cannot cure it. */

@@ -304,13 +304,15 @@ typedef struct {
   int nspawned;
   fault_t faults[MAX_EVENTS];
   int nfaults;
-  int counts[8]; /* nemesis actions by kind ([6]: pauses of the next in line) */
+  int counts[8]; /* nemesis actions by kind ([6]: pauses of the next in
+                    line, [7]: of those, with the event held in its socket) */
   char dir[256];
   unsigned seed;  /* the nemesis's random state */
   unsigned seed0; /* the seed the run started with (to replay it) */
   mode_t_ mode;
   observer_t obs;
   sentinel_t sentinel;
+  zkt_proc_t proxy; /* worker 0 reaches server 1 through it */
 } run_t;
 
 static void spawn_worker(run_t *r, int i) {
@@ -326,7 +328,10 @@ static void spawn_worker(run_t *r, int i) {
   char store[600], lock[600];
   snprintf(store, sizeof store, "%s", zkt_path("store"));
   snprintf(lock, sizeof lock, "%s", zkt_path("lock"));
-  char *argv[] = {(char *)bin, (char *)zkt_connect(), lock, store, session,
+  /* Worker 0 reaches server 1 alone, through the fault proxy: the nemesis
+   * can hold back the end of its connection (see stale_event_pause). */
+  const char *connect = i == 0 ? zkt_proxy_connect(&r->proxy) : zkt_connect();
+  char *argv[] = {(char *)bin, (char *)connect, lock, store, session,
                   seed, threads, log, NULL};
   r->procs[i] = zkt_spawn(argv);
   if (r->nspawned == MAX_SPAWNED) fail_msg("too many workers spawned");
@@ -397,11 +402,58 @@ static int next_in_line(run_t *r, const char *dir) {
   return found;
 }
 
+/* Bytes the proxy has passed to worker 0 so far. */
+static unsigned long long proxy_down(run_t *r) {
+  char line[256];
+  zkt_send(&r->proxy, "stats");
+  if (!zkt_expect(&r->proxy, "STATS ", line, sizeof line, zkt_ms(5000)))
+    fail_msg("proxy did not answer stats");
+  const char *d = strstr(line, " down=");
+  return d ? strtoull(d + 6, NULL, 10) : 0;
+}
+
+/* Worker 0, next in line, stopped past its session while its predecessor
+ * lets go: once the event for the predecessor's node has reached its
+ * socket (the proxy passed it more than a ping's answer), the proxy holds
+ * back everything after it, the end of the connection included, so that
+ * when the worker is continued after its session expired it reads that
+ * event first and learns nothing more until its client gives the
+ * connection up. The grant a stale event must not make; it needs no luck
+ * here (without the proxy the end of the connection follows at once). */
+static void stale_event_pause(run_t *r) {
+  int pid = r->procs[0].pid;
+  unsigned long long down0 = proxy_down(r);
+  long long t0 = now_us();
+  kill(pid, SIGSTOP);
+  int held = 0;
+  while (!held && now_us() - t0 < (long long)SESSION_MS * 1000) {
+    if (proxy_down(r) > down0 + 40) {
+      zkt_proxy_cmd(&r->proxy, "stall");
+      held = 1;
+    } else {
+      nap_ms(5);
+    }
+  }
+  nap_ms(SESSION_MS + SESSION_MS / 2 + pick(r, SESSION_MS / 2)); /* expired */
+  kill(pid, SIGCONT);
+  add_fault(r, pid, 0, t0, now_us());
+  if (held) {
+    nap_ms(SESSION_MS); /* its client gives the connection up meanwhile */
+    zkt_proxy_cmd(&r->proxy, "unstall");
+    r->counts[7]++;
+  }
+}
+
 /* One nemesis action. */
 static void nemesis(run_t *r) {
   unsigned what = pick(r, 100);
   const char *dir = r->obs.paths[pick(r, (unsigned)r->obs.npaths)];
-  if (what < 40) { /* an outsider deletes a random contender's node */
+  if (what >= 30 && what < 40 && next_in_line(r, dir) == 0) {
+    /* worker 0 is next in line: stopped past its session with the
+     * predecessor's event held in its socket */
+    r->counts[6]++;
+    stale_event_pause(r);
+  } else if (what < 40) { /* an outsider deletes a random contender's node */
     struct String_vector v = {0, NULL};
     zhandle_t *raw = zkt_raw();
     if (zoo_get_children(raw, dir, 0, &v) == ZOK && v.count > 0) {
@@ -427,7 +479,13 @@ static void nemesis(run_t *r) {
      * predecessor lets go while it is stopped, and the event waits in its
      * socket (the grant a stale event must not make). */
     int next = pick(r, 2) ? next_in_line(r, dir) : -1;
-    if (next >= 0) {
+    if (next == 0) { /* through the proxy: with its connection held */
+      r->counts[6]++;
+      stale_event_pause(r);
+      nap_ms(50 + pick(r, 400));
+      return;
+    }
+    if (next > 0) {
       i = next;
       ms = SESSION_MS + SESSION_MS / 2 + pick(r, SESSION_MS);
       r->counts[6]++;
@@ -746,6 +804,7 @@ static void run_under_faults(mode_t_ mode) {
   }
   observer_start(o);
   sentinel_start(&r->sentinel);
+  r->proxy = zkt_proxy_start(1);
 
   for (int i = 0; i < WORKERS; i++) spawn_worker(r, i);
   long long until = now_us() + (long long)seconds * 1000000;
@@ -780,6 +839,7 @@ static void run_under_faults(mode_t_ mode) {
   /* Killed workers' sessions expire within a session timeout (and a tick);
    * the observers see every node go. */
   int drained = zkt_await(drained_pred, o, zkt_ms(3 * SESSION_MS + 10000));
+  zkt_proxy_stop(&r->proxy);
   usleep(200000); /* the observers' last lists: not judged, only reported */
   observer_stop(o);
   sentinel_stop(&r->sentinel);
@@ -855,12 +915,14 @@ static void run_under_faults(mode_t_ mode) {
   printf("figure: %s, %d s: %d holds (%d told lost, %d with their node seen "
          "gone, %d not matched to a node), %d fenced writes; observers: %d "
          "lists, %d failed; nemesis: %d outside deletes, %d worker kills, %d "
-         "pauses (%d of the next in line), %d server crashes, %d quorum "
+         "pauses (%d of the next in line, %d with the event held in its "
+         "socket), %d server crashes, %d quorum "
          "losses, %d calm; %d "
          "violations, %d workers ended uncleanly\n", mode_names[mode], seconds,
          h.nholds, told, gone, unmatched, h.nwrites, atomic_load(&o->lists),
          atomic_load(&o->failed), r->counts[0], r->counts[1], r->counts[2],
-         r->counts[6], r->counts[3], r->counts[4], r->counts[5], bad, unclean);
+         r->counts[6], r->counts[7], r->counts[3], r->counts[4], r->counts[5],
+         bad, unclean);
   if (bad) print_error("replay with ZKC_CHAOS_SEED=%u; logs kept in %s\n",
                        r->seed0, r->dir);
   assert_int_equal(bad, 0);
