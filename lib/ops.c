@@ -449,30 +449,32 @@ int zkc__send_guard_watch(zkc_client_t *c, const char *path, uint64_t id,
   return translate(c, zk_rc);
 }
 
-/* The answer to a watch removal. Nothing waits for it: refused or cut off,
- * the server's watch stays until its node changes, and the event then
- * finds no waiter (they are found by id). */
-static void on_watches_removed(int zk_rc, const void *data) {
-  (void)zk_rc, (void)data;
-  zkc__mark_callback_thread();
-}
-
 /* Removes the watches of one type on path (see zkc__remove_watch), without
  * waiting for the server: a caller giving up at its deadline must not wait
  * on a silent ensemble. Requests on one session are applied in order, so a
- * watch set again after this call is set after the removal. The client's
- * own registrations go when the answer comes (or the session ends); the
- * completion is passed as the C client's API declares it, a pointer it
- * calls as a void_completion_t. (Its `local` mode removes them at once
- * without a request, but then takes `data` for a synchronous call's.) */
+ * watch set again after this call is set after the removal. The request is
+ * an op given up at once (its answer frees it): it counts as in flight, so
+ * that close lets it finish before the handle goes (the C client leaks a
+ * request still pending at close). Refused or cut off, the server's watch
+ * stays until its node changes, and the event then finds no waiter. The
+ * client's own registrations go when the answer comes (or the session
+ * ends). The completion is passed as the C client's API declares it, a
+ * pointer it calls as a void_completion_t; its `local` mode is not used:
+ * it takes `data` for a synchronous call's. */
 static void remove_watch(zkc_client_t *c, const char *path, uint64_t id,
                          ZooWatcherType type) {
   (void)id;
+  zkc__op_t *op = zkc__op_new();
+  if (op == NULL) return;
+  op_link(c, op); /* not counted in c->requests: the tests count the rest */
   pthread_rwlock_rdlock(&c->zh_lock);
-  if (c->zh != NULL)
-    zoo_aremove_all_watches(c->zh, path, type, 0,
-                            (void_completion_t *)on_watches_removed, NULL);
+  int zk_rc = c->zh == NULL
+                  ? ZCONNECTIONLOSS
+                  : zoo_aremove_all_watches(c->zh, path, type, 0,
+                                            (void_completion_t *)on_void, op);
   pthread_rwlock_unlock(&c->zh_lock);
+  if (zk_rc != ZOK && op_claim(op)) op_finish(op, from_zk(op, zk_rc), NULL);
+  zkc__op_give_up(op);
 }
 
 void zkc__forget_watch(zkc_client_t *c, const char *path, uint64_t id) {
