@@ -98,15 +98,7 @@ static int still_there(zkc_mutex_t *m, int64_t limit) {
   if (zkc__mutex_hold_check(m) != ZKC_OK ||
       zkc_mutex_lock_node(m, node, sizeof node) != ZKC_OK)
     return 0;
-  zkc__op_t *op = zkc__op_new();
-  if (op == NULL) return -1;
-  zkc__submit_exists(zkc__mutex_client(m), op, node);
-  int rc = zkc__op_wait_until(op, limit);
-  if (rc == ZKC_ETIMEDOUT) {
-    zkc__op_give_up(op);
-    return -1;
-  }
-  zkc__op_free(op);
+  int rc = zkc__op_run_exists_until(zkc__mutex_client(m), node, NULL, limit);
   return rc == ZKC_OK ? 1 : rc == ZKC_ENONODE ? 0 : -1;
 }
 

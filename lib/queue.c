@@ -163,15 +163,7 @@ static int submit_list(attempt_t *a) {
  * the current session owns it. A node of an older session is not ours to
  * trust (CURATOR-498); that session is gone and its node with it. */
 static int adopt_found(attempt_t *a, char *found) {
-  zkc__op_t *op = zkc__op_new();
-  int rc = op ? ZKC_OK : ZKC_ENOMEM;
-  if (op) {
-    zkc__submit_exists(a->c, op, found);
-    rc = zkc__op_wait_until(op, a->limit);
-    if (rc == ZKC_OK) a->stat = op->stat;
-    if (rc == ZKC_ETIMEDOUT) zkc__op_give_up(op);
-    else zkc__op_free(op);
-  }
+  int rc = zkc__op_run_exists_until(a->c, found, &a->stat, a->limit);
   if (rc == ZKC_ETIMEDOUT) { /* it is ours or an older session's: gone */
     zkc__janitor_add(a->c, found, NULL);
     free(found);

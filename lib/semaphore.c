@@ -252,15 +252,7 @@ static int read_leases(zkc_sem_t *s, zkc_lease_t *l, zkc__waiter_t *w,
 static int still_head(zkc_client_t *c, const zkc_lease_t *l,
                       const zkc__held_t *q, int64_t limit, int *rc) {
   if (l->nodes[0].session_id != q->session_id) return 0;
-  zkc__op_t *op = zkc__op_new();
-  if (op == NULL) {
-    *rc = ZKC_ENOMEM;
-    return 0;
-  }
-  zkc__submit_exists(c, op, q->node);
-  *rc = zkc__op_wait_until(op, limit);
-  if (*rc == ZKC_ETIMEDOUT) zkc__op_give_up(op);
-  else zkc__op_free(op);
+  *rc = zkc__op_run_exists_until(c, q->node, NULL, limit);
   if (*rc == ZKC_ENONODE) *rc = ZKC_OK;
   else if (*rc == ZKC_OK) return 1;
   return 0;
