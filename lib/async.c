@@ -9,7 +9,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include "async.h"
+#include "async_int.h"
 
 #include "hold_fate.h"
 #include "names.h"

@@ -6,7 +6,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include "async.h"
+#include "async_int.h"
 #include "util.h"
 #include "zkcoord/common.h"
 

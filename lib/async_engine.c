@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "async.h"
+#include "async_int.h"
 
 #include "names.h"
 #include "session.h"

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "async.h"
+#include "async_int.h"
 
 #include "names.h"
 #include "session.h"

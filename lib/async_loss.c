@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "async.h"
+#include "async_int.h"
 
 #include "hold_fate.h"
 #include "session.h"

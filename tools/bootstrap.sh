@@ -36,7 +36,8 @@ readonly DEMO_PACKAGES=(
 # What the whole suite needs on top: cmocka, Curator, a JDK and kazoo (interop),
 # valgrind, clang (fuzzing, LeakSanitizer runtime), Doxygen (API reference),
 # docker-compose (compose file check), man-db (the packaging test renders
-# the man page), libuv (the event-loop example the async tests run).
+# the man page), libuv (the event-loop example the async tests run),
+# abigail-tools (abidw and abidiff: the ABI guard).
 readonly TEST_PACKAGES=(
   "${DEMO_PACKAGES[@]}"
   libcmocka-dev
@@ -46,6 +47,7 @@ readonly TEST_PACKAGES=(
   clang libclang-rt-dev
   doxygen docker-compose man-db
   libuv1-dev
+  abigail-tools
 )
 # The benchmark's peers (bench/peers/) and its plots, on top of the demo's.
 readonly BENCH_PACKAGES=(
