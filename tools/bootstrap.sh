@@ -19,6 +19,12 @@
 #                              step fails there
 #   tools/bootstrap.sh bench   install the benchmark's peers (Curator, kazoo,
 #                              go-zookeeper) and gnuplot, run bench/run.sh
+#   tools/bootstrap.sh deb     the Debian packages (libzkcoord0,
+#                              libzkcoord-dev, zkcoord) built by
+#                              dpkg-buildpackage from `git archive HEAD`
+#                              (committed files only) in a temporary
+#                              directory; the .debs, .buildinfo and .changes
+#                              go to $ZKC_BUILD_ROOT/deb/
 #
 # Environment: ZKC_BUILD_ROOT (default ./build), ZKC_JOBS (default nproc).
 set -euo pipefail
@@ -54,6 +60,14 @@ readonly BENCH_PACKAGES=(
   python3-kazoo
   golang-go golang-github-samuel-go-zookeeper-dev
   gnuplot-nox
+)
+
+# What the Debian packages need: the build dependencies (debian/control's
+# Build-Depends) and the packaging tools.
+readonly DEB_PACKAGES=(
+  build-essential cmake pkg-config
+  libzookeeper-mt-dev uthash-dev
+  debhelper dpkg-dev fakeroot
 )
 
 # What the compose cluster needs: Podman with runc and CNI name resolution
@@ -115,12 +129,39 @@ demo() {
   examples/run-demo.sh "$BUILD_ROOT/demo"
 }
 
+# deb: the packages built from the committed tree (git archive HEAD; a tree
+# that is not a git checkout, such as pristine's export, is copied as it is,
+# without its build trees), in a temporary directory that is removed after.
+deb() {
+  local out=$BUILD_ROOT/deb tmp
+  tmp=$(mktemp -d)
+  # Expanded now: the trap runs after this function's locals are gone.
+  # shellcheck disable=SC2064
+  trap "rm -rf '$tmp'" EXIT
+  mkdir "$tmp/zkcoord"
+  if git -C "$ROOT" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    log "Debian packages from git archive HEAD ($(git -C "$ROOT" rev-parse --short HEAD))"
+    git -C "$ROOT" archive --format=tar HEAD | tar -x -C "$tmp/zkcoord"
+  else
+    log "Debian packages from $ROOT (not a git checkout)"
+    tar -C "$ROOT" --exclude='./.git' --exclude='./build*' --exclude='./obj-*' \
+      -cf - . | tar -x -C "$tmp/zkcoord"
+  fi
+  (cd "$tmp/zkcoord" &&
+    DEB_BUILD_OPTIONS=${DEB_BUILD_OPTIONS:-parallel=$JOBS} dpkg-buildpackage -us -uc -b)
+  rm -rf "$out"
+  mkdir -p "$out"
+  cp "$tmp"/*.deb "$tmp"/*.buildinfo "$tmp"/*.changes "$out"/
+  log "packages in $out"
+  ls -l "$out"
+}
+
 main() {
   local what=${1:-}
   case "$what" in
-    demo | test | quick | compose | pristine | bench) ;;
+    demo | test | quick | compose | pristine | bench | deb) ;;
     *)
-      echo "usage: $0 demo|test|quick|compose|pristine|bench" >&2
+      echo "usage: $0 demo|test|quick|compose|pristine|bench|deb" >&2
       exit 2
       ;;
   esac
@@ -130,6 +171,8 @@ main() {
     install_missing "${COMPOSE_PACKAGES[@]}"
   elif [ "$what" = bench ]; then
     install_missing "${BENCH_PACKAGES[@]}"
+  elif [ "$what" = deb ]; then
+    install_missing "${DEB_PACKAGES[@]}"
   else
     install_missing "${TEST_PACKAGES[@]}"
   fi
@@ -138,6 +181,7 @@ main() {
     compose) exec tools/compose-cluster.sh ;;
     pristine) exec tools/pristine.sh "${2:-tools/bootstrap.sh demo}" ;;
     bench) ZKC_BUILD_ROOT=$BUILD_ROOT bench/run.sh ;;
+    deb) deb ;;
     quick)
       build "$BUILD_ROOT/default"
       docs "$BUILD_ROOT/default"
