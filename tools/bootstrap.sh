@@ -25,6 +25,17 @@
 #                              (committed files only) in a temporary
 #                              directory; the .debs, .buildinfo and .changes
 #                              go to $ZKC_BUILD_ROOT/deb/
+#   tools/bootstrap.sh deb-check
+#                              the packages as a user gets them
+#                              (tools/deb-check.sh): built as by deb,
+#                              installed with apt (dependencies from
+#                              Debian), test/consumer built against /usr
+#                              with CMake and pkg-config, /usr/bin/zkcoord
+#                              run under a lock on a local ensemble, then
+#                              purged, leaving no file and no dpkg state.
+#                              It installs and removes system packages:
+#                              run it in the pristine container
+#                              (tools/bootstrap.sh pristine 'tools/bootstrap.sh deb-check')
 #
 # Environment: ZKC_BUILD_ROOT (default ./build), ZKC_JOBS (default nproc).
 set -euo pipefail
@@ -68,6 +79,14 @@ readonly DEB_PACKAGES=(
   build-essential cmake pkg-config
   libzookeeper-mt-dev uthash-dev
   debhelper dpkg-dev fakeroot
+)
+
+# What checking the packages needs on top: a local ensemble for the
+# installed tool, man-db to show its manual page.
+readonly DEB_CHECK_PACKAGES=(
+  "${DEB_PACKAGES[@]}"
+  zookeeper default-jre-headless
+  man-db
 )
 
 # What the compose cluster needs: Podman with runc and CNI name resolution
@@ -159,9 +178,9 @@ deb() {
 main() {
   local what=${1:-}
   case "$what" in
-    demo | test | quick | compose | pristine | bench | deb) ;;
+    demo | test | quick | compose | pristine | bench | deb | deb-check) ;;
     *)
-      echo "usage: $0 demo|test|quick|compose|pristine|bench|deb" >&2
+      echo "usage: $0 demo|test|quick|compose|pristine|bench|deb|deb-check" >&2
       exit 2
       ;;
   esac
@@ -173,6 +192,8 @@ main() {
     install_missing "${BENCH_PACKAGES[@]}"
   elif [ "$what" = deb ]; then
     install_missing "${DEB_PACKAGES[@]}"
+  elif [ "$what" = deb-check ]; then
+    install_missing "${DEB_CHECK_PACKAGES[@]}"
   else
     install_missing "${TEST_PACKAGES[@]}"
   fi
@@ -182,6 +203,10 @@ main() {
     pristine) exec tools/pristine.sh "${2:-tools/bootstrap.sh demo}" ;;
     bench) ZKC_BUILD_ROOT=$BUILD_ROOT bench/run.sh ;;
     deb) deb ;;
+    deb-check)
+      deb
+      ZKC_BUILD_ROOT=$BUILD_ROOT tools/deb-check.sh "$BUILD_ROOT/deb"
+      ;;
     quick)
       build "$BUILD_ROOT/default"
       docs "$BUILD_ROOT/default"
