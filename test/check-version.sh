@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # One version everywhere: the project's (CMakeLists.txt project(), its one
-# place) is what the CHANGELOG's topmost heading, the manual page, version.h,
-# the pkg-config file, the CMake package version file and `zkcoord --version`
-# say.
+# place) is what the CHANGELOG's topmost heading, debian/changelog's topmost
+# entry, the manual page, version.h, the pkg-config file, the CMake package
+# version file and `zkcoord --version` say.
 #
 #   check-version.sh SOURCE_DIR BUILD_DIR VERSION [ZKCOORD_BINARY]
 set -euo pipefail
@@ -12,6 +12,9 @@ fail() { echo "check-version: $*" >&2; bad=1; }
 top=$(grep -m1 '^## ' "$src/CHANGELOG.md" | sed -E 's/^## ([^ ]+).*/\1/')
 [ "$top" = "$version" ] ||
   fail "CHANGELOG.md's topmost heading is '$top', the build is $version"
+deb=$(sed -n -E '1s/^[^ ]+ \(([^)]+)\).*/\1/p' "$src/debian/changelog")
+[ "$deb" = "$version" ] ||
+  fail "debian/changelog's topmost entry is '$deb', the build is $version"
 grep -q "^#define ZKC_VERSION_STRING \"$version\"" "$build/include/zkcoord/version.h" ||
   fail "version.h does not say $version"
 grep -q "^Version: $version\$" "$build/zkcoord.pc" ||

@@ -19,6 +19,23 @@
 #                              step fails there
 #   tools/bootstrap.sh bench   install the benchmark's peers (Curator, kazoo,
 #                              go-zookeeper) and gnuplot, run bench/run.sh
+#   tools/bootstrap.sh deb     the Debian packages (libzkcoord0,
+#                              libzkcoord-dev, zkcoord) built by
+#                              dpkg-buildpackage from `git archive HEAD`
+#                              (committed files only) in a temporary
+#                              directory; the .debs, .buildinfo and .changes
+#                              go to $ZKC_BUILD_ROOT/deb/
+#   tools/bootstrap.sh deb-check
+#                              the packages as a user gets them
+#                              (tools/deb-check.sh): built as by deb,
+#                              installed with apt (dependencies from
+#                              Debian), test/consumer built against /usr
+#                              with CMake and pkg-config, /usr/bin/zkcoord
+#                              run under a lock on a local ensemble, then
+#                              purged, leaving no file and no dpkg state.
+#                              It installs and removes system packages:
+#                              run it in the pristine container
+#                              (tools/bootstrap.sh pristine 'tools/bootstrap.sh deb-check')
 #
 # Environment: ZKC_BUILD_ROOT (default ./build), ZKC_JOBS (default nproc).
 set -euo pipefail
@@ -56,6 +73,22 @@ readonly BENCH_PACKAGES=(
   python3-kazoo
   golang-go golang-github-samuel-go-zookeeper-dev
   gnuplot-nox
+)
+
+# What the Debian packages need: the build dependencies (debian/control's
+# Build-Depends) and the packaging tools.
+readonly DEB_PACKAGES=(
+  build-essential cmake pkg-config
+  libzookeeper-mt-dev uthash-dev
+  debhelper dpkg-dev fakeroot
+)
+
+# What checking the packages needs on top: a local ensemble for the
+# installed tool, man-db to show its manual page.
+readonly DEB_CHECK_PACKAGES=(
+  "${DEB_PACKAGES[@]}"
+  zookeeper default-jre-headless
+  man-db
 )
 
 # What the compose cluster needs: Podman with runc and CNI name resolution
@@ -117,12 +150,39 @@ demo() {
   examples/run-demo.sh "$BUILD_ROOT/demo"
 }
 
+# deb: the packages built from the committed tree (git archive HEAD; a tree
+# that is not a git checkout, such as pristine's export, is copied as it is,
+# without its build trees), in a temporary directory that is removed after.
+deb() {
+  local out=$BUILD_ROOT/deb tmp
+  tmp=$(mktemp -d)
+  # Expanded now: the trap runs after this function's locals are gone.
+  # shellcheck disable=SC2064
+  trap "rm -rf '$tmp'" EXIT
+  mkdir "$tmp/zkcoord"
+  if git -C "$ROOT" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    log "Debian packages from git archive HEAD ($(git -C "$ROOT" rev-parse --short HEAD))"
+    git -C "$ROOT" archive --format=tar HEAD | tar -x -C "$tmp/zkcoord"
+  else
+    log "Debian packages from $ROOT (not a git checkout)"
+    tar -C "$ROOT" --exclude='./.git' --exclude='./build*' --exclude='./obj-*' \
+      -cf - . | tar -x -C "$tmp/zkcoord"
+  fi
+  (cd "$tmp/zkcoord" &&
+    DEB_BUILD_OPTIONS=${DEB_BUILD_OPTIONS:-parallel=$JOBS} dpkg-buildpackage -us -uc -b)
+  rm -rf "$out"
+  mkdir -p "$out"
+  cp "$tmp"/*.deb "$tmp"/*.buildinfo "$tmp"/*.changes "$out"/
+  log "packages in $out"
+  ls -l "$out"
+}
+
 main() {
   local what=${1:-}
   case "$what" in
-    demo | test | quick | compose | pristine | bench) ;;
+    demo | test | quick | compose | pristine | bench | deb | deb-check) ;;
     *)
-      echo "usage: $0 demo|test|quick|compose|pristine|bench" >&2
+      echo "usage: $0 demo|test|quick|compose|pristine|bench|deb|deb-check" >&2
       exit 2
       ;;
   esac
@@ -132,6 +192,10 @@ main() {
     install_missing "${COMPOSE_PACKAGES[@]}"
   elif [ "$what" = bench ]; then
     install_missing "${BENCH_PACKAGES[@]}"
+  elif [ "$what" = deb ]; then
+    install_missing "${DEB_PACKAGES[@]}"
+  elif [ "$what" = deb-check ]; then
+    install_missing "${DEB_CHECK_PACKAGES[@]}"
   else
     install_missing "${TEST_PACKAGES[@]}"
   fi
@@ -140,6 +204,11 @@ main() {
     compose) exec tools/compose-cluster.sh ;;
     pristine) exec tools/pristine.sh "${2:-tools/bootstrap.sh demo}" ;;
     bench) ZKC_BUILD_ROOT=$BUILD_ROOT bench/run.sh ;;
+    deb) deb ;;
+    deb-check)
+      deb
+      ZKC_BUILD_ROOT=$BUILD_ROOT tools/deb-check.sh "$BUILD_ROOT/deb"
+      ;;
     quick)
       build "$BUILD_ROOT/default"
       docs "$BUILD_ROOT/default"

@@ -10,8 +10,9 @@
 #
 # The tree is `git archive HEAD`: committed files only. The container shares
 # the host's network (apt's source, and the ensemble on loopback), so the
-# ensemble's ports (2181-2183 and their quorum ports) must be free. Exit
-# status: the command's.
+# ensemble's ports (2181-2183 and their quorum ports, or those of
+# $ZKC_ENSEMBLE_PORT_BASE, which is passed in) must be free. Exit status:
+# the command's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 readonly ROOT=$PWD
