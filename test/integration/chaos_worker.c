@@ -1,6 +1,12 @@
 /* chaos_worker: one contender process of the randomized fault test.
  *
- *   zkt_chaos_worker CONNECT PATH STORE SESSION_MS SEED THREADS LOG
+ *   zkt_chaos_worker CONNECT PATH STORE SESSION_MS SEED THREADS LOG [patient]
+ *
+ * "patient": every wait gets a timeout that outlasts a stop of the process
+ * (the worker the nemesis stops past its session while next in line), a
+ * mutex thread joins the queue when at most the holder is in it, and no
+ * thread takes the asynchronous acquire (run it with THREADS 1: one
+ * blocking waiter, whose watches are the session's only ones).
  *
  * THREADS threads loop on PATH: acquire with a random timeout (0 = try
  * once), do a few fenced writes of their token to STORE, hold a little,
@@ -182,12 +188,22 @@ static void open_shared(shared_t *sh, int async) {
 }
 
 static const int64_t timeouts[] = {0, 50, 300, 1000, 3000};
+static int patient; /* every wait long enough to outlast a stop */
+
+/* A wait's timeout: one of the short ones, or for the patient worker (the
+ * one the nemesis stops past its session, next in line) long enough that
+ * the wait is still on when it is continued: a wait that timed out during
+ * the stop could never take the stale event for a grant. */
+static int64_t pick_timeout(unsigned *seed) {
+  int64_t t = timeouts[rand_r(seed) % 5];
+  return patient ? 20000 : t;
+}
 
 /* Semaphore mode: one lease per round. */
 static void lease_rounds(zkc_sem_t *s, unsigned seed) {
   while (!atomic_load(&stopping)) {
     zkc_lease_t *l;
-    int rc = zkc_sem_acquire(s, 1, timeouts[rand_r(&seed) % 5], &l);
+    int rc = zkc_sem_acquire(s, 1, pick_timeout(&seed), &l);
     if (rc != ZKC_OK) {
       if (rc != ZKC_ETIMEDOUT) sleep_ms(20); /* connection trouble */
       continue;
@@ -299,7 +315,7 @@ static void async_rounds(zkc_async_t *a, unsigned seed) {
   waitbox_t b = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
   while (!atomic_load(&stopping)) {
     uint64_t id = 0;
-    int rc = zkc_async_acquire(a, lock_path, timeouts[rand_r(&seed) % 5],
+    int rc = zkc_async_acquire(a, lock_path, pick_timeout(&seed),
                                box_acquired, &b, &id);
     if (rc != ZKC_OK) _exit(72);
     if (rand_r(&seed) % 8 == 0) { /* give up early now and then */
@@ -356,7 +372,7 @@ static int64_t mutex_round(zkc_mutex_t *m, int64_t timeout, fenced_fn fenced,
 static void rw_rounds(zkc_rwlock_t *rw, unsigned seed) {
   zkc_mutex_t *r = zkc_rwlock_read_side(rw), *w = zkc_rwlock_write_side(rw);
   while (!atomic_load(&stopping)) {
-    int64_t timeout = timeouts[rand_r(&seed) % 5];
+    int64_t timeout = pick_timeout(&seed);
     unsigned kind = (unsigned)rand_r(&seed) % 10;
     if (kind < 5) {
       mutex_round(r, timeout, NULL, 0, &seed);
@@ -392,7 +408,7 @@ static void latch_rounds(zkc_client_t *c, unsigned seed) {
     if (zkc_latch_create(&l, c, lock_path, NULL, NULL) != ZKC_OK) _exit(73);
     zkc_latch_set_listener(l, NULL, on_not_leader, NULL);
     if (zkc_latch_start(l) != ZKC_OK) _exit(73);
-    if (zkc_latch_await(l, timeouts[rand_r(&seed) % 5]) == ZKC_OK) {
+    if (zkc_latch_await(l, pick_timeout(&seed)) == ZKC_OK) {
       long long t = now_us();
       int64_t token = 0;
       char node[1100] = "?";
@@ -437,10 +453,10 @@ static void selector_rounds(zkc_client_t *c, unsigned seed) {
 static void multi_rounds(shared_t *sh, int plain, unsigned seed) {
   while (!atomic_load(&stopping)) {
     if (plain) {
-      mutex_round(sh->mb, timeouts[rand_r(&seed) % 5], NULL, 0, &seed);
+      mutex_round(sh->mb, pick_timeout(&seed), NULL, 0, &seed);
       continue;
     }
-    int rc = zkc_multilock_acquire_timeout(sh->multi, timeouts[rand_r(&seed) % 5]);
+    int rc = zkc_multilock_acquire_timeout(sh->multi, pick_timeout(&seed));
     if (rc != ZKC_OK) {
       if (rc != ZKC_ETIMEDOUT) sleep_ms(20);
       continue;
@@ -459,6 +475,20 @@ static void multi_rounds(shared_t *sh, int plain, unsigned seed) {
     rc = zkc_multilock_release(sh->multi);
     say("REL %lld %lld %d\n", t, (long long)ta, rc);
     say("REL %lld %lld %d\n", t, (long long)tb, rc);
+  }
+}
+
+/* The patient worker joins the queue when at most the holder is in it
+ * (waited for up to 3 s): its node then waits on the holder's alone,
+ * the hand-off a stale event could fake (the nemesis stops it there). */
+static void queue_behind_holder(zkc_client_t *c) {
+  for (int i = 0; i < 300 && !atomic_load(&stopping); i++) {
+    zkc_contender_t *v = NULL;
+    size_t n = 0;
+    if (zkc_lock_contenders(c, lock_path, &v, &n) != ZKC_OK) return;
+    zkc_contenders_free(v, n);
+    if (n <= 1) return;
+    sleep_ms(10);
   }
 }
 
@@ -486,21 +516,24 @@ static void *contender(void *arg) {
     rw_rounds(sh->rw, seed);
     return NULL;
   }
-  while (!atomic_load(&stopping))
-    mutex_round(sh->m, timeouts[rand_r(&seed) % 5], mutex_fenced, 0, &seed);
+  while (!atomic_load(&stopping)) {
+    if (patient) queue_behind_holder(sh->c);
+    mutex_round(sh->m, pick_timeout(&seed), mutex_fenced, 0, &seed);
+  }
   return NULL;
 }
 
 int main(int argc, char **argv) {
-  if (argc != 8) {
+  if (argc != 8 && !(argc == 9 && strcmp(argv[8], "patient") == 0)) {
     fprintf(stderr, "usage: zkt_chaos_worker CONNECT PATH STORE SESSION_MS "
-                    "SEED THREADS LOG\n");
+                    "SEED THREADS LOG [patient]\n");
     return 64;
   }
   connect_str = argv[1], lock_path = argv[2], store_path = argv[3];
   session_ms = atoi(argv[4]);
   unsigned seed = (unsigned)strtoul(argv[5], NULL, 10);
   int threads = atoi(argv[6]);
+  patient = argc == 9;
   const char *sem = getenv("ZKT_CHAOS_SEM");
   sem_max = sem ? atoi(sem) : 0;
   rw_mode = getenv("ZKT_CHAOS_RW") != NULL;
@@ -516,7 +549,7 @@ int main(int argc, char **argv) {
   /* Leader modes: a client per thread (one participant per session). */
   int per = leader_mode ? 1 : 2;
   for (int i = 0; i < threads; i += per)
-    open_shared(&shared[i / per], sem_max == 0 && !leader_mode &&
+    open_shared(&shared[i / per], !patient && sem_max == 0 && !leader_mode &&
                                       i + 1 == threads);
   for (int i = 0; i < threads; i++) {
     uintptr_t arg = ((uintptr_t)(seed * 31u + (unsigned)i) << 4) | (unsigned)(i / per);

@@ -319,7 +319,11 @@ static void spawn_worker(run_t *r, int i) {
   char session[16], seed[16], threads[16], log[300];
   snprintf(session, sizeof session, "%d", SESSION_MS);
   snprintf(seed, sizeof seed, "%u", rand_r(&r->seed));
-  snprintf(threads, sizeof threads, "%d", THREADS);
+  /* Worker 0, the one stopped next in line with its event held, has one
+   * thread and one connection through the proxy (so the bytes the proxy
+   * counts and the watches its session holds are its waiter's), blocking
+   * waits only, and patient ones (see chaos_worker). */
+  snprintf(threads, sizeof threads, "%d", i > 0 ? THREADS : 1);
   const char *bin = getenv("ZKT_CHAOS_WORKER");
   if (bin == NULL) fail_msg("ZKT_CHAOS_WORKER is not set");
   /* The log is named after the slot and spawn count; the pid is read back
@@ -331,8 +335,9 @@ static void spawn_worker(run_t *r, int i) {
   /* Worker 0 reaches server 1 alone, through the fault proxy: the nemesis
    * can hold back the end of its connection (see stale_event_pause). */
   const char *connect = i == 0 ? zkt_proxy_connect(&r->proxy) : zkt_connect();
-  char *argv[] = {(char *)bin, (char *)connect, lock, store, session,
-                  seed, threads, log, NULL};
+  char *argv[] = {(char *)bin, (char *)connect, lock,    store, session,
+                  seed,       threads,          log,
+                  i == 0 ? "patient" : NULL,     NULL};
   r->procs[i] = zkt_spawn(argv);
   if (r->nspawned == MAX_SPAWNED) fail_msg("too many workers spawned");
   r->spawned[r->nspawned++] = r->procs[i].pid;
@@ -366,9 +371,25 @@ static void restart_server(run_t *r, int s) {
            "instead of this ensemble; the run is void", s, status);
 }
 
-/* The worker whose node is second in the queue under dir (its data is the
- * holder id "host:pid"), or -1. */
-static int next_in_line(run_t *r, const char *dir) {
+/* The worker (index) whose node's data, the holder id "host:pid", is
+ * node's, or -1. */
+static int owner_of(run_t *r, const char *node) {
+  char data[256];
+  int len = (int)sizeof data - 1;
+  if (zoo_get(zkt_raw(), node, 0, data, &len, NULL) != ZOK || len <= 0)
+    return -1;
+  data[len] = '\0';
+  const char *colon = strrchr(data, ':');
+  int pid = colon ? atoi(colon + 1) : 0;
+  for (int i = 0; i < WORKERS; i++)
+    if (r->procs[i].pid == pid) return i;
+  return -1;
+}
+
+/* The worker whose node is second in the queue under dir, or -1; the first
+ * node's path into first (when not NULL). */
+static int next_in_line(run_t *r, const char *dir, char *first_out,
+                        size_t first_len, char *second_out, size_t second_len) {
   struct String_vector v = {0, NULL};
   zhandle_t *raw = zkt_raw();
   int found = -1;
@@ -387,16 +408,12 @@ static int next_in_line(run_t *r, const char *dir) {
       second = v.data[k];
     }
   }
-  char node[900], data[256];
-  int len = (int)sizeof data - 1;
-  snprintf(node, sizeof node, "%s/%s", dir, second);
-  if (second && strlen(second) >= 10 &&
-      zoo_get(raw, node, 0, data, &len, NULL) == ZOK && len > 0) {
-    data[len] = '\0';
-    const char *colon = strrchr(data, ':');
-    int pid = colon ? atoi(colon + 1) : 0;
-    for (int i = 0; i < WORKERS; i++)
-      if (r->procs[i].pid == pid) found = i;
+  if (second && strlen(second) >= 10 && strlen(first) >= 10) {
+    char node[900];
+    snprintf(node, sizeof node, "%s/%s", dir, second);
+    found = owner_of(r, node);
+    if (first_out) snprintf(first_out, first_len, "%s/%s", dir, first);
+    if (second_out) snprintf(second_out, second_len, "%s", node);
   }
   deallocate_String_vector(&v);
   return found;
@@ -412,31 +429,46 @@ static unsigned long long proxy_down(run_t *r) {
   return d ? strtoull(d + 6, NULL, 10) : 0;
 }
 
-/* Worker 0, next in line, stopped past its session while its predecessor
- * lets go: once the event for the predecessor's node has reached its
- * socket (the proxy passed it more than a ping's answer), the proxy holds
- * back everything after it, the end of the connection included, so that
- * when the worker is continued after its session expired it reads that
- * event first and learns nothing more until its client gives the
- * connection up. The grant a stale event must not make; it needs no luck
- * here (without the proxy the end of the connection follows at once). */
-static void stale_event_pause(run_t *r) {
+/* Worker 0, next in line behind first (another worker's node), stopped
+ * past its session while first's holder lets go: once first is gone and
+ * the proxy has passed worker 0 an event's worth of bytes since (the
+ * event for first's node), the proxy holds back everything after them,
+ * the end of the connection included, so that when the worker is continued after its
+ * session expired it reads that event first and learns nothing more until
+ * its client gives the connection up. The grant a stale event must not
+ * make; it needs no luck here (without the proxy the end of the
+ * connection follows at once). */
+static void stale_event_pause(run_t *r, const char *first) {
   int pid = r->procs[0].pid;
-  unsigned long long down0 = proxy_down(r);
   long long t0 = now_us();
   kill(pid, SIGSTOP);
   int held = 0;
+  unsigned long long down_gone = 0;
+  int gone = 0;
+  /* A watch event for first: length, reply header, type, state, path. A
+   * ping's answer (20 bytes) or a write's (88) sent before the stop is
+   * smaller: they must not be taken for the event. */
+  unsigned long long event_bytes = 4 + 16 + 4 + 4 + 4 + strlen(first);
   while (!held && now_us() - t0 < (long long)SESSION_MS * 1000) {
-    if (proxy_down(r) > down0 + 40) {
+    if (!gone) {
+      unsigned long long before = proxy_down(r);
+      if (zoo_exists(zkt_raw(), first, 0, NULL) == ZNONODE) {
+        gone = 1;
+        down_gone = before; /* the event passes after it was read */
+      }
+    } else if (proxy_down(r) >= down_gone + event_bytes) {
       zkt_proxy_cmd(&r->proxy, "stall");
       held = 1;
-    } else {
-      nap_ms(5);
+      break;
     }
+    nap_ms(2);
   }
   nap_ms(SESSION_MS + SESSION_MS / 2 + pick(r, SESSION_MS / 2)); /* expired */
   kill(pid, SIGCONT);
   add_fault(r, pid, 0, t0, now_us());
+  printf("stale-event pause: worker 0 (%d) stopped at %lld us behind %s, "
+         "%s, continued at %lld us\n", pid, t0, first,
+         held ? "its event held" : "no event held", now_us());
   if (held) {
     nap_ms(SESSION_MS); /* its client gives the connection up meanwhile */
     zkt_proxy_cmd(&r->proxy, "unstall");
@@ -444,16 +476,45 @@ static void stale_event_pause(run_t *r) {
   }
 }
 
+/* Whether worker 0 is next in line under dir behind another worker's
+ * node (its path into first) and waits for that node's delete alone: it
+ * watches its own node too (the library sets that watch only when the
+ * node it waits on was first when it looked; otherwise the delete sends
+ * it back to read the queue, and a stale event could grant nothing). */
+static int zero_behind_other(run_t *r, const char *dir, char *first,
+                             size_t len) {
+  char second[900];
+  struct Stat st;
+  if (next_in_line(r, dir, first, len, second, sizeof second) != 0 ||
+      owner_of(r, first) <= 0 ||
+      zoo_exists(zkt_raw(), second, 0, &st) != ZOK)
+    return 0;
+  return zkt_session_watches_path(st.ephemeralOwner, second) == 1;
+}
+
+/* The nemesis's rest between actions, ms long. It watches meanwhile for
+ * worker 0 waiting on the holder's delete alone (its one chance to take a
+ * stale event for a grant: a moment as short as a hold) and stops it there
+ * past its session with that event held in its socket. */
+static void rest(run_t *r, const char *dir, unsigned ms) {
+  long long end = now_us() + (long long)ms * 1000;
+  char first[900];
+  while (now_us() < end) {
+    if (zero_behind_other(r, dir, first, sizeof first)) {
+      r->counts[6]++;
+      stale_event_pause(r, first);
+      return;
+    }
+    nap_ms(10);
+  }
+}
+
 /* One nemesis action. */
 static void nemesis(run_t *r) {
   unsigned what = pick(r, 100);
   const char *dir = r->obs.paths[pick(r, (unsigned)r->obs.npaths)];
-  if (what >= 30 && what < 40 && next_in_line(r, dir) == 0) {
-    /* worker 0 is next in line: stopped past its session with the
-     * predecessor's event held in its socket */
-    r->counts[6]++;
-    stale_event_pause(r);
-  } else if (what < 40) { /* an outsider deletes a random contender's node */
+  char first[900];
+  if (what < 40) { /* an outsider deletes a random contender's node */
     struct String_vector v = {0, NULL};
     zhandle_t *raw = zkt_raw();
     if (zoo_get_children(raw, dir, 0, &v) == ZOK && v.count > 0) {
@@ -478,11 +539,12 @@ static void nemesis(run_t *r) {
     /* Half the time the one next in line, past its session: its
      * predecessor lets go while it is stopped, and the event waits in its
      * socket (the grant a stale event must not make). */
-    int next = pick(r, 2) ? next_in_line(r, dir) : -1;
-    if (next == 0) { /* through the proxy: with its connection held */
+    int next = pick(r, 2) ? next_in_line(r, dir, NULL, 0, NULL, 0) : -1;
+    if (next == 0 && zero_behind_other(r, dir, first, sizeof first)) {
+      /* through the proxy: with its connection held */
       r->counts[6]++;
-      stale_event_pause(r);
-      nap_ms(50 + pick(r, 400));
+      stale_event_pause(r, first);
+      rest(r, dir, 50 + pick(r, 400));
       return;
     }
     if (next > 0) {
@@ -514,9 +576,10 @@ static void nemesis(run_t *r) {
       if (s != keep) restart_server(r, s);
     r->counts[4]++;
   } else {
-    r->counts[5]++; /* a calm moment */
+    r->counts[5]++; /* a calm moment, watched */
+    rest(r, dir, 1000);
   }
-  nap_ms(50 + pick(r, 400));
+  rest(r, dir, 50 + pick(r, 400));
 }
 
 /* ---- the checker ---- */
@@ -931,7 +994,10 @@ static void run_under_faults(mode_t_ mode) {
   assert_int_equal(unclean, 0);
   char cmd[320];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", r->dir);
-  if (system(cmd) != 0) print_error("cannot remove %s\n", r->dir);
+  if (getenv("ZKC_CHAOS_KEEP_LOGS")) /* to read a run that passed */
+    printf("logs kept in %s\n", r->dir);
+  else if (system(cmd) != 0)
+    print_error("cannot remove %s\n", r->dir);
   assert_int_equal(zoo_delete(zkt_raw(), zkt_path("store"), -1), ZOK);
   assert_int_equal(zoo_delete(zkt_raw(), count, -1), ZOK);
   free(h.holds);
