@@ -3,9 +3,8 @@
  *   zkt_chaos_worker CONNECT PATH STORE SESSION_MS SEED THREADS LOG [patient]
  *
  * "patient": every wait gets a timeout that outlasts a stop of the process
- * (the worker the nemesis stops past its session while next in line), a
- * mutex thread joins the queue when at most the holder is in it, and no
- * thread takes the asynchronous acquire (run it with THREADS 1: one
+ * (the worker the nemesis stops past its session while next in line), and
+ * no thread takes the asynchronous acquire (run it with THREADS 1: one
  * blocking waiter, whose watches are the session's only ones).
  *
  * THREADS threads loop on PATH: acquire with a random timeout (0 = try
@@ -478,20 +477,6 @@ static void multi_rounds(shared_t *sh, int plain, unsigned seed) {
   }
 }
 
-/* The patient worker joins the queue when at most the holder is in it
- * (waited for up to 3 s): its node then waits on the holder's alone,
- * the hand-off a stale event could fake (the nemesis stops it there). */
-static void queue_behind_holder(zkc_client_t *c) {
-  for (int i = 0; i < 300 && !atomic_load(&stopping); i++) {
-    zkc_contender_t *v = NULL;
-    size_t n = 0;
-    if (zkc_lock_contenders(c, lock_path, &v, &n) != ZKC_OK) return;
-    zkc_contenders_free(v, n);
-    if (n <= 1) return;
-    sleep_ms(10);
-  }
-}
-
 static void *contender(void *arg) {
   unsigned seed = (unsigned)(uintptr_t)arg >> 4;
   shared_t *sh = &shared[(uintptr_t)arg & 15];
@@ -516,10 +501,8 @@ static void *contender(void *arg) {
     rw_rounds(sh->rw, seed);
     return NULL;
   }
-  while (!atomic_load(&stopping)) {
-    if (patient) queue_behind_holder(sh->c);
+  while (!atomic_load(&stopping))
     mutex_round(sh->m, pick_timeout(&seed), mutex_fenced, 0, &seed);
-  }
   return NULL;
 }
 
