@@ -11,6 +11,7 @@
 
 #include "async_int.h"
 
+#include "decide.h"
 #include "names.h"
 #include "session.h"
 #include "util.h"
@@ -289,22 +290,22 @@ static void eval(zkc_async_t *a, acq_t *q) {
     return;
   }
   q->retries = 0;
-  size_t n = (size_t)q->list->children.count;
-  zkc__contender_t *sorted = malloc((n ? n : 1) * sizeof *sorted);
-  if (sorted == NULL) {
-    fail(a, q, ZKC_ENOMEM);
+  zkc__q_decision_t d;
+  rc = zkc__queue_decide(q->list->children.data,
+                         (size_t)q->list->children.count,
+                         zkc__basename(q->node), 0, &d);
+  if (rc != ZKC_OK) {
+    fail(a, q, rc);
     return;
   }
-  n = zkc__sort_contenders(q->list->children.data, n, sorted);
-  long idx = zkc__contender_index(sorted, n, zkc__basename(q->node));
-  char *pred = idx > 0 ? zkc__path_join(q->base, sorted[idx - 1].name) : NULL;
-  free(sorted);
+  char *pred = d.verdict == ZKC__Q_WAIT ? zkc__path_join(q->base, d.blocker)
+                                        : NULL;
   op_end(&q->list); /* no copy of the queue kept while waiting */
-  if (idx < 0) {
+  if (d.verdict == ZKC__Q_GONE) {
     requeue(a, q);
     return;
   }
-  if (idx == 0) {
+  if (d.verdict == ZKC__Q_FIRST) {
     pthread_mutex_lock(&a->mu);
     uint64_t seq = a->state_seq;
     pthread_mutex_unlock(&a->mu);

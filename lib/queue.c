@@ -2,13 +2,13 @@
  * read the children in the same round trip, wait on the predecessor only
  * (a reader: on the nearest writer before it), and never leave a node
  * behind on failure. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "queue.h"
 
-#include <stdio.h>
-
+#include "decide.h"
 #include "names.h"
 #include "session.h"
 #include "util.h"
@@ -289,25 +289,6 @@ static int grant(attempt_t *a) {
   return rc == ZKC_OK ? ZKC__AGAIN : rc;
 }
 
-/* The node we wait on: the predecessor, or for a reader the nearest writer
- * before it (readers share). -1: nothing in the way. */
-static long blocker(const attempt_t *a, const zkc__contender_t *sorted,
-                    long idx) {
-  return a->reader ? zkc__rw_writer_before(sorted, idx) : idx - 1;
-}
-
-/* Whether the blocker's delete alone, with our node proved still there,
- * puts us first: it is the only node in our way, and no node can join the
- * queue before us afterwards. Sequence numbers only grow; the one node
- * created with an older sequence is a downgraded writer's read node, which
- * carries that writer's sequence: so a writer, or a mutex, gets no such
- * grant behind a write node (a reader never minds a read node). */
-static int sole_blocker(const attempt_t *a, const zkc__contender_t *sorted,
-                        long b) {
-  if (a->reader) return zkc__rw_writer_before(sorted, b) < 0;
-  return b == 0 && zkc__rw_kind(sorted[0].name) != ZKC__RW_WRITE;
-}
-
 /* One wait on the blocker `pred`: watches it (with `sole`, our own node
  * first, see wait_first) and waits for a change. ZKC_OK when the blocker
  * changed or is gone, *clean set when its delete alone grants us; else
@@ -393,20 +374,19 @@ static int wait_first(attempt_t *a) {
       continue;
     }
     a->retries = 0; /* the budget is per outage, not per acquisition */
-    size_t n = (size_t)a->list->children.count;
-    zkc__contender_t *sorted = malloc((n ? n : 1) * sizeof *sorted);
-    if (sorted == NULL) return ZKC_ENOMEM;
-    n = zkc__sort_contenders(a->list->children.data, n, sorted);
-    long idx = zkc__contender_index(sorted, n, name);
-    long b = idx < 0 ? -1 : blocker(a, sorted, idx);
-    char *pred = b >= 0 ? zkc__path_join(a->base, sorted[b].name) : NULL;
-    int sole = b >= 0 && sole_blocker(a, sorted, b);
-    free(sorted);
+    zkc__q_decision_t d;
+    rc = zkc__queue_decide(a->list->children.data,
+                           (size_t)a->list->children.count, name, a->reader,
+                           &d);
+    if (rc != ZKC_OK) return rc;
+    char *pred = d.verdict == ZKC__Q_WAIT ? zkc__path_join(a->base, d.blocker)
+                                          : NULL;
+    int sole = d.sole;
     /* Not kept while waiting: a copy of the whole queue per waiter would
      * make a queue of n waiters cost O(n^2) memory. */
     drop_list(a);
-    if (idx < 0) return ZKC_ELOST; /* our node is gone: session or outsider */
-    if (b < 0) {
+    if (d.verdict == ZKC__Q_GONE) return ZKC_ELOST; /* session or outsider */
+    if (d.verdict == ZKC__Q_FIRST) {
       rc = grant(a);
       if (rc == ZKC__AGAIN) continue;
       return rc;

@@ -1,0 +1,29 @@
+/* The queue decision (see decide.h). */
+#include "decide.h"
+
+#include <stdlib.h>
+
+#include "names.h"
+#include "zkcoord/common.h"
+
+int zkc__queue_decide(char *const *names, size_t n, const char *own,
+                      int reader, zkc__q_decision_t *out) {
+  *out = (zkc__q_decision_t){ZKC__Q_GONE, NULL, 0};
+  zkc__contender_t *sorted = malloc((n ? n : 1) * sizeof *sorted);
+  if (sorted == NULL) return ZKC_ENOMEM;
+  n = zkc__sort_contenders(names, n, sorted);
+  long me = zkc__contender_index(sorted, n, own);
+  if (me >= 0) {
+    long b = reader ? zkc__rw_writer_before(sorted, me) : me - 1;
+    if (b < 0) {
+      out->verdict = ZKC__Q_FIRST;
+    } else {
+      out->verdict = ZKC__Q_WAIT;
+      out->blocker = sorted[b].name;
+      out->sole = reader ? zkc__rw_writer_before(sorted, b) < 0
+                         : b == 0 && zkc__rw_kind(sorted[0].name) != ZKC__RW_WRITE;
+    }
+  }
+  free(sorted);
+  return ZKC_OK;
+}
