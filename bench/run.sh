@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Runs zkcoord's benchmark matrix in one command: builds zkc_bench, starts a
 # fresh local 3-server ensemble (test/ensemble/zk-ensemble.sh), runs the
-# scenarios a-i and the peers (p: Curator, kazoo and go-zookeeper beside
-# zkcoord, bench/peers/), stops the ensemble, and writes into the output
-# directory:
+# scenarios a-i, the peers (p: Curator, kazoo and go-zookeeper beside
+# zkcoord's mutex, bench/peers/) and the recipes beside the peers (r:
+# read-write lock and semaphore against Curator and kazoo), stops the
+# ensemble, and writes into the output directory:
 #
 #   results.csv   every figure: median, min and max over the runs
 #   targets.csv   the issue's targets, met or MISSED, with the measured value
@@ -11,8 +12,9 @@
 #   results.md    the table (Markdown), also printed on stdout
 #   contention.png  throughput and latency against the number of contenders
 #   peers.png       one lock path: rate and hand-off of each library
+#   recipes.png     read-write lock and semaphore rates of each library (r)
 #
-# usage: bench/run.sh [--quick] [--out DIR] [SCENARIO...]   (default: a b c d e f g h i p)
+# usage: bench/run.sh [--quick] [--out DIR] [SCENARIO...]   (default: a b c d e f g h i p r)
 #   --quick   smoke run: 2 short rounds, smaller sizes (about half a minute)
 #   --out     output directory (default build/bench-results; the README's
 #             figures live in bench/results)
@@ -40,12 +42,12 @@ while [ $# -gt 0 ]; do
   case $1 in
     --quick) quick=(--quick) ;;
     --out) out=${2:?--out needs a directory}; shift ;;
-    [a-ip]) scenarios+=("$1") ;;
-    *) echo "usage: $0 [--quick] [--out DIR] [a|b|c|d|e|f|g|h|p ...]" >&2; exit 2 ;;
+    [a-ipr]) scenarios+=("$1") ;;
+    *) echo "usage: $0 [--quick] [--out DIR] [a|b|c|d|e|f|g|h|i|p|r ...]" >&2; exit 2 ;;
   esac
   shift
 done
-[ ${#scenarios[@]} -gt 0 ] || scenarios=(a b c d e f g h i p)
+[ ${#scenarios[@]} -gt 0 ] || scenarios=(a b c d e f g h i p r)
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
@@ -91,6 +93,19 @@ for s in "${scenarios[@]}"; do
     fi
     "$ROOT/bench/peers/run-peers.sh" "$BUILD" "$connect" "${peer_args[@]}" |
       awk -f "$ROOT/bench/peers/summarize.awk" >>"$raw"
+    continue
+  fi
+  if [ "$s" = r ]; then # read-write lock and semaphore beside Curator and kazoo
+    if [ ${#quick[@]} -eq 0 ]; then
+      peer_args=(5 1000 rw90:8 rw90:32 rw10:8 rw10:32 rwherd:32 rwherd2:32
+        sem3k1:8 sem3k1:32 sem3k2:8 sem3k2:32 sem10k1:8 sem10k1:32 sem10k2:8 sem10k2:32)
+    else
+      peer_args=(2 300 rw90:8 rw10:8 rwherd:8 sem3k1:8 sem3k2:8)
+    fi
+    { ZKC_PEER_LIBS="zkcoord curator kazoo" \
+        "$ROOT/bench/peers/run-peers.sh" "$BUILD" "$connect" "${peer_args[@]}"
+      echo "X,go-zookeeper,not applicable: go-zookeeper has no read-write lock or semaphore"
+    } | awk -v scen=r -f "$ROOT/bench/peers/summarize.awk" >>"$raw"
     continue
   fi
   "$bench" "${quick[@]}" "$s" >>"$raw" # one process each
@@ -149,7 +164,7 @@ awk -F, -v before="$load_before" -v after="$load_after" -v cpus="$(nproc)" \
     if (!(k in med)) return ""
     return runs[k] > 1 ? num(med[k]) " (" num(lo[k]) "–" num(hi[k]) ")" : num(med[k])
   }
-  $1 == "R" && $2 != "p" {
+  $1 == "R" && $2 != "p" && $2 != "r" {
     row = $2 SUBSEP $3 SUBSEP $4
     if (!(row in seen)) { seen[row] = 1; order[n++] = row; unit[row] = $6 }
     if ($5 !~ /\//) unit[row] = $6
@@ -171,34 +186,37 @@ awk -F, -v before="$load_before" -v after="$load_after" -v cpus="$(nproc)" \
     printf "\n%s run, %d s; %d CPUs, load average %s before, %s after.\n", mode, secs, cpus, before, after
   }
 ' "$raw" >"$out/results.md"
-# The peers (scenario p): one column per library, then zkcoord/library.
-if grep -q '^R,p,\|^M,' "$raw"; then
-  awk -F, '
+# The peers (scenarios p and r): one column per library, then zkcoord/library.
+for sc in p r; do
+  grep -q "^R,$sc," "$raw" || continue
+  awk -F, -v sc="$sc" '
     function num(x,  a) {
       a = x < 0 ? -x : x
       return a >= 100 ? sprintf("%.0f", x) : a >= 10 ? sprintf("%.1f", x) : sprintf("%.2f", x)
     }
+    function absent(c) { return sc == "r" && c == 4 ? "n/a" : "missing" }
     $1 == "M" { gone[$2] = $3; next }
-    $1 == "R" && $2 == "p" {
+    $1 == "R" && $2 == sc {
       row = $3 SUBSEP $4
       if (!(row in seen)) { seen[row] = 1; order[n++] = row; unit[row] = $6 }
       cell[row, $5] = $10 > 1 ? num($7) " (" num($8) "–" num($9) ")" : num($7)
     }
     END {
       split("zkcoord curator kazoo go-zookeeper", L, " ")
-      printf "\n**Peers** (scenario p: every library the same loop, one session per worker, rounds interleaved)\n\n"
+      if (sc == "p") printf "\n**Peers** (scenario p: every library the same loop, one session per worker, rounds interleaved)\n\n"
+      else printf "\n**Recipes** (scenario r: read-write lock and semaphore, every library the same loop, one session and one lock object per worker on one path, rounds interleaved; n/a: no such recipe in a compatible layout)\n\n"
       printf "| n | measure | unit | zkcoord | Curator | kazoo | go-zookeeper | zkcoord/Curator | zkcoord/kazoo | zkcoord/go-zookeeper |\n"
       printf "|---|---|---|---|---|---|---|---|---|---|\n"
       for (i = 0; i < n; i++) {
         split(order[i], key, SUBSEP)
         line = "| " key[1] " | " key[2] " | " unit[order[i]]
-        for (c = 1; c <= 4; c++) line = line " | " (L[c] in gone ? "missing" : cell[order[i], L[c]])
-        for (c = 2; c <= 4; c++) line = line " | " (L[c] in gone ? "missing" : cell[order[i], "zkcoord/" L[c]])
+        for (c = 1; c <= 4; c++) line = line " | " (L[c] in gone ? absent(c) : (order[i] SUBSEP L[c]) in cell ? cell[order[i], L[c]] : "n/a")
+        for (c = 2; c <= 4; c++) line = line " | " (L[c] in gone ? absent(c) : (order[i] SUBSEP "zkcoord/" L[c]) in cell ? cell[order[i], "zkcoord/" L[c]] : "")
         print line " |"
       }
-      for (l in gone) printf "\nMissing: %s (%s).\n", l, gone[l]
+      for (l in gone) printf "\n%s: %s.\n", (sc == "r" && l == "go-zookeeper" ? "Not applicable" : "Missing"), l " (" gone[l] ")"
     }' "$raw" >>"$out/results.md"
-fi
+done
 cat "$out/results.md"
 
 # ---- the plot: scenario c against the number of contenders ----
@@ -275,5 +293,39 @@ unset multiplot
 EOF
   rm -f "$out"/peers-*.dat
   log "plot: $out/peers.png"
+fi
+# ---- the recipes' plot (scenario r): one bar per library and measure ----
+if command -v gnuplot >/dev/null && grep -q '^R,r,' "$raw"; then
+  awk -F, '
+    $1 == "R" && $2 == "r" && $6 == "1/s" && $5 !~ /\// {
+      row = $3 " " $4
+      if (!(row in seen)) { seen[row] = 1; order[n++] = row }
+      v[row, $5] = $7
+    }
+    END {
+      for (i = 0; i < n; i++) {
+        label = order[i]; sub(/ read\/write acquisitions| leases$/, "", label)
+        printf "\"%s\" %s %s %s\n", label, ((order[i], "zkcoord") in v ? v[order[i], "zkcoord"] : "NaN"),
+          ((order[i], "curator") in v ? v[order[i], "curator"] : "NaN"), ((order[i], "kazoo") in v ? v[order[i], "kazoo"] : "NaN")
+      }
+    }' "$raw" >"$out/recipes.dat"
+  gnuplot <<EOF
+set terminal pngcairo size 1200,560 font "sans,10"
+set output "$out/recipes.png"
+set title "read-write lock (acquisitions/s) and semaphore (leases/s) on one path, each worker its own session: median of the rounds ($mode run)"
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.8 border -1
+set boxwidth 0.9
+set xtics rotate by -35 left
+set key top right
+set grid ytics
+set yrange [0:*]
+set ylabel "per second (all sessions)"
+set bmargin 8
+plot "$out/recipes.dat" using 2:xtic(1) title "zkcoord", "" using 3 title "Curator", "" using 4 title "kazoo"
+EOF
+  rm -f "$out/recipes.dat"
+  log "plot: $out/recipes.png"
 fi
 log "results in $out (matrix took ${duration} s)"

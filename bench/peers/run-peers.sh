@@ -8,7 +8,9 @@
 # Prints on stdout, for bench/peers/summarize.awk:
 #   P,round,library,measure,n,rate,handoff_p50_us,handoff_p99_us
 #   X,library,why it is missing (or failed)
-# Environment: ZKC_PEER_BIN (default BUILD_DIR/bench/zkc_peer).
+# Environment: ZKC_PEER_BIN (default BUILD_DIR/bench/zkc_peer); ZKC_PEER_LIBS
+# (default all: "zkcoord curator kazoo go-zookeeper"), the libraries to run;
+# the others are neither built nor reported.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -19,13 +21,16 @@ mkdir -p "$peers"
 log() { printf '==> peers: %s\n' "$*" >&2; }
 
 libs=() cmds=()
+only=" ${ZKC_PEER_LIBS:-zkcoord curator kazoo go-zookeeper} "
+want() { [[ $only == *" $1 "* ]]; }
 add() { libs+=("$1"); cmds+=("$2"); }
 missing() { echo "X,$1,$2"; log "$1 missing: $2"; }
 
-add zkcoord "${ZKC_PEER_BIN:-$build/bench/zkc_peer}"
+want zkcoord && add zkcoord "${ZKC_PEER_BIN:-$build/bench/zkc_peer}"
 
 # Curator 5.4 from Debian's jars (the interop tests' classpath).
-if ! command -v javac >/dev/null || ! command -v java >/dev/null; then
+if ! want curator; then :
+elif ! command -v javac >/dev/null || ! command -v java >/dev/null; then
   missing curator "no JDK (Debian: default-jdk-headless)"
 elif ! cp=$("$here/../../test/interop/curator-classpath.sh" 2>/dev/null); then
   missing curator "no Curator jars (Debian: libcurator-recipes-java)"
@@ -40,12 +45,14 @@ py=
 for p in python3 /usr/bin/python3; do
   if command -v "$p" >/dev/null && "$p" -c 'import kazoo' 2>/dev/null; then py=$(command -v "$p"); break; fi
 done
-if [ -n "$py" ]; then add kazoo "$py $here/kazoo_peer.py"
+if ! want kazoo; then :
+elif [ -n "$py" ]; then add kazoo "$py $here/kazoo_peer.py"
 else missing kazoo "no kazoo module (Debian: python3-kazoo)"; fi
 
 # go-zookeeper from Debian's source package, GOPATH mode, no downloads.
 gopath=${ZKC_PEER_GOPATH:-/usr/share/gocode}
-if ! command -v go >/dev/null; then
+if ! want go-zookeeper; then :
+elif ! command -v go >/dev/null; then
   missing go-zookeeper "no Go compiler (Debian: golang-go)"
 elif [ ! -d "$gopath/src/github.com/samuel/go-zookeeper/zk" ]; then
   missing go-zookeeper "no source in $gopath (Debian: golang-github-samuel-go-zookeeper-dev)"

@@ -1,8 +1,9 @@
 # Turns run-peers.sh's P and X lines into bench/run.sh's records (scenario
-# "p"): per library and measure the median, min and max over the rounds, and
-# zkcoord/library ratios taken per round, then their median; the issue's
-# targets against the peers; M,library,why for each missing one.
-#   R,p,n,measure,variant,unit,median,min,max,runs
+# "p", the mutex, or with -v scen=r the read-write lock and semaphore
+# measures): per library and measure the median, min and max over the
+# rounds, and zkcoord/library ratios taken per round, then their median;
+# the issue's targets against the peers; M,library,why for each missing one.
+#   R,SCEN,n,measure,variant,unit,median,min,max,runs
 function sortn(a, k,   i, j, t) {
   for (i = 2; i <= k; i++)
     for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
@@ -13,11 +14,41 @@ function stat(list,   a, k) { # "median,min,max,runs" of a space-separated list
   return sprintf("%.6g,%.6g,%.6g,%d", k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2, a[1], a[k], k)
 }
 function med(list,   s) { s = stat(list); split(s, f, ","); return f[1] }
-BEGIN { FS = "," }
+# The recipe measures' names (scenario r, bench/peers/README.md).
+function rname(x,   a, pct, base, kind) {
+  kind = ""
+  if (x ~ /-notify$/) { kind = "notify"; sub(/-notify$/, "", x) }
+  else if (x ~ /-timeouts$/) { kind = "timeouts"; sub(/-timeouts$/, "", x) }
+  else if (x ~ /-requests$/) { kind = "requests"; sub(/-requests$/, "", x) }
+  if (x == "rwherd") return "reader herd behind 1 writer: notifications per reader"
+  if (x == "rwherd2") return "reader herd behind 2 writers: notifications per reader"
+  if (x ~ /^rw[0-9]+$/) {
+    pct = substr(x, 3) + 0; base = "rw " pct "/" (100 - pct) " read/write"
+    unit_ = "1/s"
+    if (kind == "notify") { unit_ = "count"; return base " notifications per acquisition" }
+    if (kind == "timeouts") { unit_ = "count"; return base " timed-out acquires" }
+    if (kind == "requests") { unit_ = "count"; return base " requests per acquire + release" }
+    return base " acquisitions"
+  }
+  if (x ~ /^sem[0-9]+k[0-9]+$/) {
+    split(substr(x, 4), a, "k"); base = "sem N=" a[1] " k=" a[2]
+    unit_ = "1/s"
+    if (kind == "notify") { unit_ = "count"; return base " notifications per release" }
+    if (kind == "timeouts") { unit_ = "count"; return base " timed-out acquires" }
+    if (kind == "requests") { unit_ = "count"; return base " requests per acquire + release" }
+    return base " leases"
+  }
+  return x
+}
+BEGIN { FS = ","; if (scen == "") scen = "p" }
 $1 == "X" { print "M," $2 "," $3; next }
 $1 != "P" { next }
 {
-  r = $2; lib = $3; m = ($4 == "paths" ? "distinct paths rate" : "cycle rate"); n = $5
+  r = $2; lib = $3; n = $5; unit_ = "1/s"
+  if (scen == "r") m = rname($4)
+  else m = ($4 == "paths" ? "distinct paths rate" : "cycle rate")
+  if ($4 ~ /^rwherd/) unit_ = "count"
+  unitof[m] = unit_
   if (!((lib) in libseen)) { libseen[lib] = 1; libs[nl++] = lib }
   k = n SUBSEP m
   if (!(k in kseen)) { kseen[k] = 1; keys[nk++] = k }
@@ -33,18 +64,25 @@ END {
     split(keys[i], km, SUBSEP); n = km[1]; m = km[2]
     for (j = 0; j < nl; j++) {
       lib = libs[j]
-      if ((keys[i], lib) in rate) print "R,p," n "," m "," lib ",1/s," stat(rate[keys[i], lib])
-      if (lib == "zkcoord" || !((keys[i], lib) in rate)) continue
+      if ((keys[i], lib) in rate) print "R," scen "," n "," m "," lib "," unitof[m] "," stat(rate[keys[i], lib])
+      if (lib == "zkcoord" || !((keys[i], lib) in rate) || m ~ /timed-out/) continue
       ratios = ""
       for (r in rounds)
         if ((keys[i], "zkcoord", r) in byround && (keys[i], lib, r) in byround && byround[keys[i], lib, r] > 0)
           ratios = ratios " " byround[keys[i], "zkcoord", r] / byround[keys[i], lib, r]
       if (ratios != "") {
-        print "R,p," n "," m ",zkcoord/" lib ",x," stat(ratios)
+        print "R," scen "," n "," m ",zkcoord/" lib ",x," stat(ratios)
         if (m == "cycle rate") ratio[n, lib] = med(ratios)
+      }
+      if (scen == "r" && lib == "curator" && unitof[m] == "1/s" && (n == 8 || n == 32)) {
+        t = "T,r," n " sessions " m " zkcoord/curator,"
+        if (ratios != "") print t (med(ratios) >= 1.5 ? "met" : "MISSED") "," med(ratios) ",>= 1.5"
+        else if (med(rate[keys[i], "zkcoord"]) > 0) # Curator 0 in every round
+          print t "met,-1,>= 1.5 (Curator: 0 in every round; -1 = infinite)"
       }
     }
   }
+  if (scen == "r") exit
   for (n in hn)
     for (j = 0; j < nl; j++) {
       lib = libs[j]
