@@ -13,6 +13,7 @@
 #   results.md    the table (Markdown), also printed on stdout
 #   contention.png  throughput and latency against the number of contenders
 #   peers.png       one lock path: rate and hand-off of each library
+#   leader.png      scenario l: leader hand-off, graceful and crash
 #
 # usage: bench/run.sh [--quick] [--out DIR] [SCENARIO...]   (default: a b c d e f g h i k l p)
 #   --quick   smoke run: 2 short rounds, smaller sizes (about half a minute)
@@ -294,4 +295,6 @@ EOF
   rm -f "$out"/peers-*.dat
   log "plot: $out/peers.png"
 fi
+# ---- scenario l: the leader hand-offs ----
+"$ROOT/bench/plot-leader.sh" "$out" || log "no leader plot"
 log "results in $out (matrix took ${duration} s)"

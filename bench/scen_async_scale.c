@@ -58,9 +58,14 @@ typedef struct figures {
   double rss, heap, threads, watches, rate, queue_s;
 } figures_t;
 
-static void wait_queued(zhandle_t *zh, const char *path, int n) {
+/* Every waiter's node queued and its watch set on the servers (the
+ * waiters' first children reads may still be in flight long after the
+ * nodes exist: their answers are not steady-state memory). */
+static void wait_queued(zhandle_t *zh, const char *path, int n, long w0) {
   while (raw_children_count(zh, path) < n + 1) sleep_ms(20);
-  sleep_ms(500); /* every waiter's watch set */
+  int64_t limit = now_ns() + 600 * (int64_t)1000000000;
+  while (watches_total() - w0 < n && now_ns() < limit) sleep_ms(200);
+  sleep_ms(500);
 }
 
 static figures_t run_async(zhandle_t *zh, const char *path, int n) {
@@ -79,7 +84,7 @@ static figures_t run_async(zhandle_t *zh, const char *path, int n) {
   int64_t q0 = now_ns();
   for (int i = 0; i < n; i++)
     zkc_check(zkc_async_acquire(a, path, -1, on_grant, NULL, NULL), "queue");
-  wait_queued(zh, path, n);
+  wait_queued(zh, path, n, w0);
   f.queue_s = (double)(now_ns() - q0) / 1e9;
   f.heap = (double)(heap_bytes() - heap0) / n;
   f.rss = (double)(rss_bytes() - rss0) / n;
@@ -115,7 +120,7 @@ static figures_t run_blocking(zhandle_t *zh, const char *path, int n) {
     if (pthread_create(&w[i].th, NULL, blocking_waiter, &w[i]) != 0)
       die("pthread_create %d", i);
   }
-  wait_queued(zh, path, n);
+  wait_queued(zh, path, n, w0);
   f.queue_s = (double)(now_ns() - q0) / 1e9;
   f.heap = (double)(heap_bytes() - heap0) / n;
   f.rss = (double)(rss_bytes() - rss0) / n;
