@@ -118,5 +118,8 @@ void scen_reentry(void); /* f: reentrant re-acquire */
 void scen_handoff(void); /* g: hand-off latency */
 void scen_async(void);   /* h: pending async acquires: memory, threads */
 void scen_herd(void);    /* i: reader notifications of a read-write lock */
+void scen_leader(void);  /* l: leader hand-off, graceful and crash */
+int leader_child(int argc, char **argv); /* l: the leader that is killed */
+void scen_async_scale(void); /* k: 10,000 pending async acquires */
 
 #endif /* ZKC_BENCH_H */

@@ -9,6 +9,8 @@
  *   c  one path, 2/8/32/128 contenders      g  hand-off latency
  *   d  1,000 waiters from 10 processes       h  pending async acquires
  *                                           i  reader herd (read-write lock)
+ *  k  10,000 pending async acquires          l  leader hand-off (latch,
+ *                                               selector; graceful, crash)
  *
  * Prints one CSV record per figure on stdout (see emit() in bench.h);
  * bench/run.sh starts the ensemble, runs the matrix and builds the table,
@@ -26,7 +28,7 @@
 static void usage(void) {
   fprintf(stderr,
           "usage: zkc_bench [--quick] [--rounds R] [--round-ms MS] "
-          "SCENARIO...\n  scenarios: a b c d e f g h i (or all)\n");
+          "SCENARIO...\n  scenarios: a b c d e f g h i k l (or all)\n");
   exit(2);
 }
 
@@ -47,6 +49,9 @@ int main(int argc, char **argv) {
   /* A process of scenario d: takes its arguments from the coordinator. */
   if (argc > 1 && strcmp(argv[1], "--queue-worker") == 0)
     return queue_worker(argc - 2, argv + 2);
+  /* The leader of scenario l's crash rounds. */
+  if (argc > 1 && strcmp(argv[1], "--leader-child") == 0)
+    return leader_child(argc - 2, argv + 2);
 
   int rounds = 0, round_ms = 0, i = 1;
   for (; i < argc && strncmp(argv[i], "--", 2) == 0; i++) {
@@ -71,7 +76,8 @@ int main(int argc, char **argv) {
     void (*run)(void);
   } all[] = {{"a", scen_cycle},  {"b", scen_paths}, {"c", scen_contend},
              {"d", scen_queue},  {"e", scen_many},  {"f", scen_reentry},
-             {"g", scen_handoff}, {"h", scen_async}, {"i", scen_herd}};
+             {"g", scen_handoff}, {"h", scen_async}, {"i", scen_herd},
+             {"k", scen_async_scale}, {"l", scen_leader}};
   const size_t nall = sizeof all / sizeof all[0];
   for (int k = i; k < argc; k++) {
     size_t j = 0;

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Runs zkcoord's benchmark matrix in one command: builds zkc_bench, starts a
 # fresh local 3-server ensemble (test/ensemble/zk-ensemble.sh), runs the
-# scenarios a-i, the peers (p: Curator, kazoo and go-zookeeper beside
-# zkcoord's mutex, bench/peers/) and the recipes beside the peers (r:
-# read-write lock and semaphore against Curator and kazoo), stops the
-# ensemble, and writes into the output directory:
+# scenarios a-i, k (10,000 pending async acquires), l (leader hand-off,
+# beside Curator's LeaderLatch and LeaderSelector), the peers (p: Curator,
+# kazoo and go-zookeeper beside zkcoord's mutex, bench/peers/) and the
+# recipes beside the peers (r: read-write lock and semaphore against Curator
+# and kazoo), stops the ensemble, and writes into the output directory:
 #
 #   results.csv   every figure: median, min and max over the runs
 #   targets.csv   the targets, met or MISSED, with the measured value
@@ -13,8 +14,9 @@
 #   contention.png  throughput and latency against the number of contenders
 #   peers.png       one lock path: rate and hand-off of each library
 #   recipes.png     read-write lock and semaphore rates of each library (r)
+#   leader.png      scenario l: leader hand-off, graceful and crash
 #
-# usage: bench/run.sh [--quick] [--out DIR] [SCENARIO...]   (default: a b c d e f g h i p r)
+# usage: bench/run.sh [--quick] [--out DIR] [SCENARIO...]   (default: a b c d e f g h i k l p r)
 #   --quick   smoke run: 2 short rounds, smaller sizes (about half a minute)
 #   --out     output directory (default build/bench-results; the README's
 #             figures live in bench/results)
@@ -42,12 +44,12 @@ while [ $# -gt 0 ]; do
   case $1 in
     --quick) quick=(--quick) ;;
     --out) out=${2:?--out needs a directory}; shift ;;
-    [a-ipr]) scenarios+=("$1") ;;
-    *) echo "usage: $0 [--quick] [--out DIR] [a|b|c|d|e|f|g|h|i|p|r ...]" >&2; exit 2 ;;
+    [a-iklpr]) scenarios+=("$1") ;;
+    *) echo "usage: $0 [--quick] [--out DIR] [a|b|c|d|e|f|g|h|i|k|l|p|r ...]" >&2; exit 2 ;;
   esac
   shift
 done
-[ ${#scenarios[@]} -gt 0 ] || scenarios=(a b c d e f g h i p r)
+[ ${#scenarios[@]} -gt 0 ] || scenarios=(a b c d e f g h i k l p r)
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
@@ -74,6 +76,20 @@ export ZKC_PEER_BIN=${ZKC_PEER_BIN:-$(dirname "$bench")/zkc_peer}
 port_base=${ZKC_ENSEMBLE_PORT_BASE:-2180}
 connect=${ZKC_BENCH_CONNECT:-127.0.0.1:$((port_base + 1)),127.0.0.1:$((port_base + 2)),127.0.0.1:$((port_base + 3))}
 ensure_gnuplot
+
+# Scenario l's Curator side (bench/peers/CuratorLeaderPeer.java), full runs
+# only: built here, run by zkc_bench through $ZKC_CURATOR_LEADER. Without a
+# JDK or the jars the scenario measures zkcoord alone.
+if [ ${#quick[@]} -eq 0 ] && [[ " ${scenarios[*]} " == *" l "* ]]; then
+  peers=$BUILD/peers
+  mkdir -p "$peers"
+  if command -v javac >/dev/null && cp=$("$ROOT/test/interop/curator-classpath.sh" 2>/dev/null) &&
+      javac -d "$peers" -cp "$cp" -nowarn "$ROOT/bench/peers/CuratorLeaderPeer.java" >"$peers/javac-leader.log" 2>&1; then
+    export ZKC_CURATOR_LEADER="java -cp $peers:$cp CuratorLeaderPeer"
+  else
+    log "scenario l: no Curator (JDK, Curator jars or javac missing): zkcoord alone"
+  fi
+fi
 
 trap '"$ENSEMBLE" stop >/dev/null 2>&1 || true' EXIT
 "$ENSEMBLE" clean >/dev/null 2>&1 || true
@@ -170,16 +186,18 @@ awk -F, -v before="$load_before" -v after="$load_after" -v cpus="$(nproc)" \
     if ($5 !~ /\//) unit[row] = $6
     k = row SUBSEP $5
     med[k] = $7; lo[k] = $8; hi[k] = $9; runs[k] = $10
+    if (index(" " known " ", " " $5 " ") == 0) other[row] = other[row] (other[row] == "" ? "" : "; ") $5 " " cell(k)
   }
+  BEGIN { known = "raw naive pipelined zkcoord zkcoord/raw zkcoord/naive zkcoord/pipelined raw-nowait zkcoord-nowait zkcoord-nowait/raw zkcoord-nowait/raw-nowait" }
   $1 == "T" { t[nt++] = "| " $2 " | " $3 " | " num($5) " | " $6 " | " ($4 == "met" ? "met" : "**MISSED**") " |" }
   END {
     split("raw naive pipelined zkcoord zkcoord/raw zkcoord/naive zkcoord/pipelined raw-nowait zkcoord-nowait zkcoord-nowait/raw zkcoord-nowait/raw-nowait", cols, " ")
-    if (n) printf "| scen. | n | measure | unit | raw (1) | naive (2) | pipelined | zkcoord | zkcoord/raw | zkcoord/naive | zkcoord/pipelined | raw, delete not waited | zkcoord nowait | nowait/raw | nowait/raw not waited |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n"
+    if (n) printf "| scen. | n | measure | unit | raw (1) | naive (2) | pipelined | zkcoord | zkcoord/raw | zkcoord/naive | zkcoord/pipelined | raw, delete not waited | zkcoord nowait | nowait/raw | nowait/raw not waited | other |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n"
     for (i = 0; i < n; i++) {
       split(order[i], key, SUBSEP)
       line = "| " key[1] " | " key[2] " | " key[3] " | " unit[order[i]]
       for (c = 1; c <= 11; c++) line = line " | " cell(order[i] SUBSEP cols[c])
-      print line " |"
+      print line " | " other[order[i]] " |"
     }
     printf "\n| scen. | target | measured | wanted | result |\n|---|---|---|---|---|\n"
     for (i = 0; i < nt; i++) print t[i]
@@ -328,4 +346,7 @@ EOF
   rm -f "$out/recipes.dat"
   log "plot: $out/recipes.png"
 fi
+
+# ---- scenario l: the leader hand-offs ----
+"$ROOT/bench/plot-leader.sh" "$out" || log "no leader plot"
 log "results in $out (matrix took ${duration} s)"
