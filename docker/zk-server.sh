@@ -12,6 +12,7 @@ mkdir -p /data
 echo "$ZOO_MY_ID" >/data/myid
 {
   echo "tickTime=500"
+  echo "maxSessionTimeout=20000"
   echo "initLimit=10"
   echo "syncLimit=5"
   echo "dataDir=/data"

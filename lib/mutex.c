@@ -178,6 +178,11 @@ int zkc__mutex_new(zkc_mutex_t **out, zkc_client_t *client, const char *path,
     free(m);
     return ZKC_ENOMEM;
   }
+  /* Everything on_state reads is set before it can run: the maintenance
+   * thread calls it from the attach on, with no lock of ours between (TSan
+   * saw the first state change race with these writes). */
+  m->client = client;
+  m->side = side;
   int rc = zkc__recipe_attach(client, on_state, m);
   if (rc != ZKC_OK) {
     pthread_mutex_destroy(&m->mu);
@@ -185,8 +190,6 @@ int zkc__mutex_new(zkc_mutex_t **out, zkc_client_t *client, const char *path,
     free(m);
     return rc;
   }
-  m->client = client;
-  m->side = side;
   *out = m;
   return ZKC_OK;
 }

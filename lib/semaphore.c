@@ -125,13 +125,14 @@ int zkc_sem_create(zkc_sem_t **out, zkc_client_t *client, const char *path,
     sem_free(s);
     return ZKC_ENOMEM;
   }
+  /* Set before on_state can run (see zkc__mutex_new). */
+  s->client = client;
   int rc = zkc__recipe_attach(client, on_state, s);
   if (rc != ZKC_OK) {
     pthread_mutex_destroy(&s->mu);
     sem_free(s);
     return rc;
   }
-  s->client = client;
   *out = s;
   return ZKC_OK;
 }

@@ -273,7 +273,10 @@ write_server_config() {
     echo "$i" >"$dir/data/myid"
     {
         echo "# Written by zk-ensemble.sh; rewritten on every start."
-        echo "tickTime=500"         # sessions 1 s .. 10 s (2..20 ticks)
+        echo "tickTime=500"         # sessions 1 s .. 20 s (2..40 ticks)
+        # The default maximum is 20 ticks, 10 s: a client asking for more (deadline.*: 20 s,
+        # to outlive a silence of the whole ensemble and its recovery) would silently get 10 s.
+        echo "maxSessionTimeout=20000"
         echo "initLimit=10"
         echo "syncLimit=5"
         echo "dataDir=$dir/data"

@@ -56,12 +56,29 @@ int64_t zkt_now_ns(void) {
 
 int64_t zkt_now_ms(void) { return zkt_now_ns() / 1000000; }
 
+/* $ZKC_TEST_LOG set (to anything): a test's clients without a sink of
+ * their own log everything, ZooKeeper client lines included, to stderr,
+ * each line stamped with the monotonic clock and the client's ordinal. */
+static atomic_int log_ordinal;
+static void test_log(void *ctx, zkc_log_level_t level, const char *msg) {
+  fprintf(stderr, "[%lld c%d L%d] %s\n", (long long)zkt_now_ms(),
+          (int)(intptr_t)ctx, (int)level, msg);
+}
+
 zkc_client_t *zkt_open(const zkc_client_opts_t *opts) {
   zkc_client_opts_t o;
   if (opts == NULL) {
     zkc_client_opts_init(&o);
-    opts = &o;
+  } else {
+    o = *opts;
   }
+  const char *trace = getenv("ZKC_TEST_LOG");
+  if (trace && *trace && o.log_fn == NULL) {
+    o.log_fn = test_log;
+    o.log_ctx = (void *)(intptr_t)(atomic_fetch_add(&log_ordinal, 1) + 1);
+    o.log_level = ZKC_LOG_DEBUG;
+  }
+  opts = &o;
   zkc_client_t *c = NULL;
   int rc = zkc_client_open(&c, zkt_connect(), opts);
   if (rc != ZKC_OK)

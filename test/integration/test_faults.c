@@ -1108,7 +1108,7 @@ static void deletes_while_disconnected_read_again(void **state) {
  * still first. The acquire must not be granted on it: it queues again on
  * the new session. */
 /* A session the zombie can still take over after the cut on a slow
- * (sanitizer) run: 3 s scaled, within the test servers' 10 s maximum. */
+ * (sanitizer) run: 3 s scaled, at most 10 s. */
 static int zombie_session_ms(void) {
   int64_t ms = zkt_ms(3000);
   return ms > 10000 ? 10000 : (int)ms;
