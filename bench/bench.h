@@ -26,6 +26,8 @@ extern bench_cfg_t cfg;
 
 /* ---- time and statistics ---- */
 int64_t now_ns(void);
+/* Threads of this process now (entries of /proc/self/task). */
+int threads_now(void);
 void sleep_ms(int ms);
 
 /* A growable array of samples. */

@@ -1,5 +1,6 @@
 /* Shared pieces of zkc_bench: see bench.h. */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <malloc.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -369,4 +370,13 @@ void actor_stop(actor_t *a) {
   pthread_join(a->th, NULL);
   pthread_cond_destroy(&a->cv);
   pthread_mutex_destroy(&a->mu);
+}
+
+int threads_now(void) {
+  DIR *d = opendir("/proc/self/task");
+  int n = 0;
+  for (struct dirent *e; d && (e = readdir(d));)
+    if (e->d_name[0] != '.') n++;
+  if (d) closedir(d);
+  return n;
 }

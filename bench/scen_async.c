@@ -3,7 +3,6 @@
  * costs (heap and RSS, its share of the client's buffers included) and the
  * threads the process gained (none per waiter: the context's engine is
  * one thread). */
-#include <dirent.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -16,15 +15,6 @@ static void on_done(void *ctx, int rc, zkc_hold_t *hold) {
   (void)ctx, (void)rc;
   if (hold) zkc_hold_free(hold);
   atomic_fetch_add(&told, 1);
-}
-
-static int threads_now(void) {
-  DIR *d = opendir("/proc/self/task");
-  int n = 0;
-  for (struct dirent *e; d && (e = readdir(d));)
-    if (e->d_name[0] != '.') n++;
-  if (d) closedir(d);
-  return n;
 }
 
 void scen_async(void) {

@@ -13,7 +13,6 @@
  * 10,000 threads is not practical here), each its own zkc_mutex_t on the
  * path, blocked in acquire behind the same holder: the same figures (the
  * threads' stacks included), in the same rounds. */
-#include <dirent.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -29,15 +28,6 @@ static void on_grant(void *ctx, int rc, zkc_hold_t *hold) {
   zkc_hold_free(hold); /* releases at once */
   atomic_store(&last_grant, now_ns());
   atomic_fetch_add(&granted, 1);
-}
-
-static int threads_now(void) {
-  DIR *d = opendir("/proc/self/task");
-  int n = 0;
-  for (struct dirent *e; d && (e = readdir(d));)
-    if (e->d_name[0] != '.') n++;
-  if (d) closedir(d);
-  return n;
 }
 
 typedef struct waiter {
