@@ -121,8 +121,7 @@ int zkc_multilock_acquire_timeout(zkc_multilock_t *ml, int64_t timeout_ms) {
      * one gone, all are given back and taken again within the deadline. */
     int again = 0;
     for (size_t i = 0; rc == ZKC_OK && i + 1 < ml->n; i++) {
-      int there = still_there(ml->locks[i], zkc__cleanup_limit(
-                                                zkc__limit_after(deadline)));
+      int there = still_there(ml->locks[i], zkc__limit_after(deadline));
       if (there < 0) rc = ZKC_ETIMEDOUT;
       if (there == 0) again = 1, rc = ZKC_ELOST;
     }

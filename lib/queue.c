@@ -24,14 +24,6 @@ int64_t zkc__limit_after(int64_t deadline_ms) {
   return deadline_ms == ZKC__FOREVER ? ZKC__FOREVER : deadline_ms + ZKC__GRACE_MS;
 }
 
-int64_t zkc__cleanup_limit(int64_t limit_ms) {
-  /* No grace past the limit: a call whose wait ended there (a request
-   * unanswered, the ensemble silent) would otherwise return up to a second
-   * grace late (3401 ms for a 3000 ms timeout, seen in a fresh root); its
-   * clean-up goes on in the background. */
-  return limit_ms;
-}
-
 int zkc__ensure_path(zkc_client_t *c, const char *path) {
   zkc__create_mode_t mode = zkc__parent_mode(c) == ZKC_PARENTS_CONTAINER
                                 ? ZKC__CREATE_CONTAINER
@@ -438,7 +430,9 @@ static int attempt(zkc_client_t *c, const char *base, const char *lock_name,
   }
   /* A node that cannot be deleted stays in the queue, and will block it
    * once first: that refusal is the caller's news, not the timeout. */
-  int del = a.node ? remove_node_by(c, a.node, zkc__cleanup_limit(a.limit))
+  /* The clean-up keeps the call's limit: a call ends by then whatever the
+   * ensemble does, and a delete unanswered by then is the janitor's. */
+  int del = a.node ? remove_node_by(c, a.node, a.limit)
                    : ZKC_OK;
   if (del == ZKC_ELOST) del = ZKC_OK; /* gone is what we wanted */
   free(a.node);

@@ -77,11 +77,6 @@ int zkc__lock_delete(zkc_client_t *c, const char *node);
  * about a round trip (ZKC__FOREVER stays), so that a timeout of 0 still
  * gets its answers, and none waits on a silent ensemble past it. */
 int64_t zkc__limit_after(int64_t deadline_ms);
-/* The limit for the clean-up after a timed call gave up: the call's own
- * limit (deadline + grace), so that a call ends by then whatever the
- * ensemble does; a delete unanswered by then is finished in the background
- * (the janitor). Taken once for all of a call's deletes. */
-int64_t zkc__cleanup_limit(int64_t limit_ms);
 /* As zkc__lock_delete, waiting for the answer until limit_ms; unanswered by
  * then, the delete is finished in the background and ZKC_OK returned. */
 int zkc__lock_delete_by(zkc_client_t *c, const char *node, int64_t limit_ms);

@@ -380,7 +380,7 @@ static int attempt(zkc_sem_t *s, unsigned qty, int64_t deadline,
   }
   int64_t proof = 0;
   if (rc == ZKC_OK) rc = wait_fit(s, l, &q, deadline, &proof);
-  int64_t limit = zkc__cleanup_limit(zkc__limit_after(deadline));
+  int64_t limit = zkc__limit_after(deadline);
   int left = zkc__lock_delete_by(c, q.node, limit);
   free(q.node);
   if (rc == ZKC_OK) rc = still_fit(s, l, proof, limit);
@@ -468,7 +468,7 @@ int zkc_sem_acquire(zkc_sem_t *s, unsigned qty, int64_t timeout_ms,
       rc = record(s, l);
       pthread_mutex_unlock(&s->mu);
       if (rc != ZKC_OK) /* ELOST: the session went */
-        (void)drop_nodes(c, l, zkc__cleanup_limit(zkc__limit_after(deadline)));
+        (void)drop_nodes(c, l, zkc__limit_after(deadline));
     }
     if (rc != ZKC_ELOST) break;
     /* The session went while queueing or waiting (or a node of ours was
