@@ -114,11 +114,10 @@ int zkc_async_acquire(zkc_async_t *a, const char *path, int64_t timeout_ms,
     free(q);
     return ZKC_ENOMEM;
   }
-  q->deadline = zkc__deadline_after(timeout_ms);
-  if (timeout_ms == 0) q->deadline = zkc__now_ms();
   q->fn = done;
   q->ctx = ctx;
-  q->st = S_START;
+  zkc__async_acq_init(a, q, timeout_ms == 0 ? zkc__now_ms()
+                                            : zkc__deadline_after(timeout_ms));
   pthread_mutex_lock(&a->mu);
   if (a->stopping) {
     pthread_mutex_unlock(&a->mu);

@@ -1,8 +1,8 @@
-/* The async acquire's engine: each pending acquire is a state machine over
- * the mutex's queue protocol (protected node, pipelined children read,
- * watch on the predecessor, a fresh read before every grant), stepped by
- * one engine thread per context whenever a request completes or a watch
- * fires. No thread per waiter. A release's delete is stepped here too. */
+/* The async acquire's engine: each pending acquire is a run of the queue
+ * engine (qengine.c), the same protocol, grant rule and retry policy as a
+ * blocking acquire's, stepped by one engine thread per context whenever a
+ * request completes, a watch fires or the session changes. No thread per
+ * waiter. A release's delete is stepped here too. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +11,6 @@
 
 #include "async_int.h"
 
-#include "decide.h"
 #include "names.h"
 #include "session.h"
 #include "util.h"
@@ -26,68 +25,43 @@ void zkc__async_append_locked(zkc_async_t *a, acq_t *q) {
 
 /* ---- requests, each telling the engine when done ---- */
 
-static int op_start(zkc_async_t *a, zkc__op_t **op) {
-  if ((*op = zkc__op_new()) == NULL) return ZKC_ENOMEM;
-  (*op)->notify = zkc__async_op_done;
-  (*op)->notify_ctx = a;
+static zkc__op_t *op_start(void *ctx) {
+  zkc_async_t *a = ctx;
+  zkc__op_t *op = zkc__op_new();
+  if (op == NULL) return NULL;
+  op->notify = zkc__async_op_done;
+  op->notify_ctx = a;
   pthread_mutex_lock(&a->mu);
   a->inflight++;
   pthread_mutex_unlock(&a->mu);
-  return ZKC_OK;
+  return op;
 }
 
-/* Frees a finished request. */
-static void op_end(zkc__op_t **op) {
-  zkc__op_free(*op);
-  *op = NULL;
-}
-
-/* Gives up a request still in flight at the limit: its completion frees
- * it and tells nobody, so it no longer counts as in flight. */
-static void op_drop(zkc_async_t *a, zkc__op_t **op) {
-  if (*op == NULL) return;
-  if (zkc__op_done(*op)) {
-    op_end(op);
-    return;
-  }
-  zkc__op_give_up(*op);
-  *op = NULL;
+/* An op given up in flight no longer counts: its completion tells nobody. */
+static void op_dropped(void *ctx) {
+  zkc_async_t *a = ctx;
   pthread_mutex_lock(&a->mu);
   a->inflight--;
   pthread_mutex_unlock(&a->mu);
 }
 
-static int submit_list(zkc_async_t *a, acq_t *q) {
-  op_end(&q->list);
-  int rc = op_start(a, &q->list);
-  if (rc == ZKC_OK) {
-    q->proof = zkc__boot_ms();
-    zkc__submit_children(a->c, q->list, q->base);
-  }
-  return rc;
-}
-
-static void unwatch(zkc_async_t *a, acq_t *q, int remove) {
-  if (!q->w_reg) return;
-  if (remove) zkc__waiter_unwatch(a->c, &q->w);
-  zkc__waiter_unregister(a->c, &q->w);
-  q->w_reg = 0;
-  free(q->pred);
-  q->pred = NULL;
+void zkc__async_acq_init(zkc_async_t *a, acq_t *q, int64_t deadline) {
+  zkc__qdriver_t drv = {.op_new = op_start, .op_dropped = op_dropped,
+                        .wake = zkc__async_kick, .ctx = a};
+  zkc__qrun_init(&q->run, a->c, q->base, ZKC__LOCK_NAME, NULL, deadline, &drv);
+  q->run.requeue = 1;
 }
 
 /* ---- results ---- */
 
-/* Fixes the result unless a cancel fixed it first; 0 if it was. */
-static int decide(zkc_async_t *a, acq_t *q, int rc) {
+/* Fixes the result unless a cancel or a close fixed it first. */
+static void decide(zkc_async_t *a, acq_t *q, int rc) {
   pthread_mutex_lock(&a->mu);
-  int mine = !q->decided;
-  if (mine) {
+  if (!q->decided) {
     q->decided = 1;
     q->rc = rc;
   }
   pthread_mutex_unlock(&a->mu);
-  return mine;
 }
 
 static void post(zkc_async_t *a, const zkc__event_cb_t *ev) {
@@ -100,6 +74,7 @@ static void post(zkc_async_t *a, const zkc__event_cb_t *ev) {
 
 static void deliver(zkc_async_t *a, acq_t *q, zkc_hold_t *hold) {
   zkc__event_cb_t ev = {.rc = q->rc, .ctx = q->ctx};
+  q->finished = 1;
   if (q->fn) {
     ev.kind = EV_ACQUIRED;
     ev.acquired = q->fn;
@@ -108,365 +83,142 @@ static void deliver(zkc_async_t *a, acq_t *q, zkc_hold_t *hold) {
     ev.kind = EV_RELEASED;
     ev.released = q->released;
   } else {
-    q->st = S_DONE;
     return;
   }
   post(a, &ev);
-  q->st = S_DONE;
 }
 
-/* Ends with q->rc: our node (if any) is deleted first, also one whose
- * create was answered but not looked at yet. */
-static void finish(zkc_async_t *a, acq_t *q) {
-  unwatch(a, q, 1);
-  op_end(&q->list);
-  if (q->st == S_CREATING && q->op != NULL) {
-    int rc = q->op->rc;
-    q->node = q->op->created, q->op->created = NULL;
-    if (q->node == NULL && (zkc__retryable(rc) || rc == ZKC_ESESSIONEXPIRED ||
-                            rc == ZKC_ENOMEM))
-      zkc__janitor_add(a->c, q->base, q->uuid); /* applied or not */
-  }
-  op_end(&q->op);
-  if (q->node && !zkc__client_closed(a->c) &&
-      op_start(a, &q->op) == ZKC_OK) {
-    zkc__submit_delete(a->c, q->op, q->node);
-    q->st = S_REMOVING;
-    return;
-  }
-  if (q->node) zkc__janitor_add(a->c, q->node, NULL);
-  deliver(a, q, NULL);
-}
-
-/* Ends with rc, or with the code of a cancel that came first. */
-static void fail(zkc_async_t *a, acq_t *q, int rc) {
-  decide(a, q, rc);
-  finish(a, q);
-}
-
-/* Our node went with a lost session, or was deleted: queue again at the
- * back once a session is up; the deadline still holds. */
-static void requeue(zkc_async_t *a, acq_t *q) {
-  unwatch(a, q, 0);
-  op_end(&q->list);
-  if (q->node) zkc__janitor_add(a->c, q->node, NULL);
-  free(q->node);
-  q->node = NULL;
-  zkc__log(a->c, ZKC_LOG_INFO, "lock %s: node lost while waiting (async), "
-                               "queueing again", q->base);
-  q->st = S_START;
-}
-
-static void backoff(zkc_async_t *a, acq_t *q) {
-  q->wake_at = zkc__now_ms() + zkc__background_backoff_ms(&q->retries);
-  (void)a;
-  q->st = S_BACKOFF;
-}
-
-
-/* seq: a->state_seq when the session was seen live for this grant. */
-static void grant(zkc_async_t *a, acq_t *q, uint64_t seq) {
+/* The run says first: the hold, unless a cancel came first (the run then
+ * deletes the node) or a state change went by since the session was seen
+ * live (seq: a->state_seq then; on_state walks only a->holds, so this hold
+ * could miss the loss): the run reads the queue again once connected. 1
+ * when the run goes on. */
+static int grant(zkc_async_t *a, acq_t *q, uint64_t seq) {
+  zkc__qrun_t *r = &q->run;
   zkc_hold_t *h = calloc(1, sizeof *h);
+  if (h != NULL && zkc__guard_add(a->c, r->node, r->stat.ephemeral_owner,
+                                  zkc__async_on_node_gone, a,
+                                  &h->guard) != ZKC_OK) {
+    free(h);
+    h = NULL;
+  }
   if (h == NULL) {
-    fail(a, q, ZKC_ENOMEM);
-    return;
+    zkc__qrun_stop(r, ZKC_ENOMEM);
+    return 1;
   }
   h->a = a;
-  h->held.node = q->node;
-  h->held.token = q->stat.czxid;
-  h->held.session_id = q->stat.ephemeral_owner;
-  if (zkc__guard_add(a->c, q->node, h->held.session_id, zkc__async_on_node_gone, a,
-                     &h->guard) != ZKC_OK) {
-    free(h);
-    fail(a, q, ZKC_ENOMEM);
-    return;
-  }
   pthread_mutex_lock(&a->mu);
-  /* A state change since the session was seen live went by this hold
-   * (on_state walks only a->holds): look at the session again. */
   int stale = a->state_seq != seq, undecided = !q->decided;
   int mine = undecided && !stale;
   if (mine) {
     q->decided = 1;
     q->rc = ZKC_OK;
+    (void)zkc__qrun_result(r, &h->held); /* the node is the hold's now */
     h->next = a->holds;
     a->holds = h;
     a->holds_alive++;
   }
+  int rc = q->rc;
   pthread_mutex_unlock(&a->mu);
-  if (stale && undecided) {
-    zkc__guard_remove(a->c, h->guard);
-    free(h);
-    q->st = S_DOUBT; /* read the queue again once connected */
-    return;
+  if (mine) {
+    deliver(a, q, h);
+    return 0;
   }
-  if (!mine) { /* cancelled just before the grant */
-    zkc__guard_remove(a->c, h->guard);
-    free(h);
-    finish(a, q);
-    return;
-  }
-  q->node = NULL; /* the hold's now */
-  deliver(a, q, h);
+  zkc__guard_remove(a->c, h->guard);
+  free(h);
+  if (stale && undecided) zkc__qrun_doubt(r);
+  else zkc__qrun_stop(r, rc); /* cancelled just before the grant */
+  return 1;
 }
 
-/* ---- the state machine ---- */
-
-static void start(zkc_async_t *a, acq_t *q) {
-  zkc_client_t *c = a->c;
-  if (!zkc__session_live(c)) {
-    if (zkc__now_ms() >= q->deadline) fail(a, q, ZKC_ETIMEDOUT);
-    return;
-  }
-  int rc = zkc__uuid_new(q->uuid);
-  char prefix[ZKC__PATH_MAX + 64];
-  snprintf(prefix, sizeof prefix, "%s/" ZKC__PROTECTED_PREFIX "%s-" ZKC__LOCK_NAME,
-           q->base, q->uuid);
-  if (rc == ZKC_OK) rc = op_start(a, &q->op);
-  if (rc != ZKC_OK) {
-    fail(a, q, rc);
-    return;
-  }
-  const char *data = zkc__holder_id(c);
-  zkc__submit_create(c, q->op, ZKC_NODE_PARTICIPANT, prefix, data,
-                     (int)strlen(data), ZKC__CREATE_EPHEMERAL_SEQUENTIAL);
-  q->st = S_CREATING;
-  submit_list(a, q); /* a read not started is seen by eval */
-}
-
-static void eval(zkc_async_t *a, acq_t *q);
-static void relist(zkc_async_t *a, acq_t *q);
-
-static void created(zkc_async_t *a, acq_t *q) {
-  int rc = q->op->rc;
-  q->stat = q->op->stat;
-  q->node = q->op->created, q->op->created = NULL;
-  op_end(&q->op);
-  if (rc == ZKC_OK && q->stat.ephemeral_owner != zkc__session_id(a->c)) {
-    requeue(a, q); /* created by a session already replaced */
-    return;
-  }
-  if (rc == ZKC_OK) {
-    eval(a, q);
-    return;
-  }
-  op_end(&q->list);
-  if (q->node) { /* created, but cannot go on (out of memory) */
-    fail(a, q, rc);
-    return;
-  }
-  if (rc == ZKC_ENONODE && q->parents++ < ZKC__PARENT_RECREATE_MAX) {
-    /* a missing parent: made on the engine, a few round trips, rare */
-    rc = zkc__ensure_path(a->c, q->base);
-    if (rc == ZKC_OK) {
-      q->st = S_START;
-      return;
-    }
-  }
-  if (zkc__retryable(rc) || rc == ZKC_ESESSIONEXPIRED) {
-    /* the create may have been applied: delete it by its uuid, try anew */
-    zkc__janitor_add(a->c, q->base, q->uuid);
-    backoff(a, q);
-    q->node = NULL;
-    return;
-  }
-  /* Out of memory for the answer: the node may exist; its uuid finds it. */
-  if (rc == ZKC_ENOMEM) zkc__janitor_add(a->c, q->base, q->uuid);
-  fail(a, q, rc == ZKC_ENONODE ? ZKC_ENOROOT : rc);
-}
-
-/* A children read is in q->list: first, wait, or read again. */
-static void eval(zkc_async_t *a, acq_t *q) {
-  if (q->list == NULL) { /* the read could not even be started */
-    fail(a, q, ZKC_ESYSTEM);
-    return;
-  }
-  int rc = q->list->rc;
-  if (rc != ZKC_OK) {
-    op_end(&q->list);
-    if (zkc__retryable(rc)) backoff(a, q);
-    else if (rc == ZKC_ESESSIONEXPIRED) requeue(a, q);
-    else fail(a, q, rc);
-    return;
-  }
-  q->retries = 0;
-  zkc__q_decision_t d;
-  rc = zkc__queue_decide(q->list->children.data,
-                         (size_t)q->list->children.count,
-                         zkc__basename(q->node), 0, &d);
-  if (rc != ZKC_OK) {
-    fail(a, q, rc);
-    return;
-  }
-  char *pred = d.verdict == ZKC__Q_WAIT ? zkc__path_join(q->base, d.blocker)
-                                        : NULL;
-  op_end(&q->list); /* no copy of the queue kept while waiting */
-  if (d.verdict == ZKC__Q_GONE) {
-    requeue(a, q);
-    return;
-  }
-  if (d.verdict == ZKC__Q_FIRST) {
+/* Steps an acquire's run as far as it goes; tells *next_wake when it must
+ * be looked at again without being told. */
+static void step_acquire(zkc_async_t *a, acq_t *q, int64_t *next_wake) {
+  zkc__qrun_t *r = &q->run;
+  for (;;) {
     pthread_mutex_lock(&a->mu);
     uint64_t seq = a->state_seq;
+    int stop = q->decided && !q->stop_told ? q->rc : ZKC_OK;
+    if (q->decided) q->stop_told = 1;
     pthread_mutex_unlock(&a->mu);
-    switch (zkc__session_fate(a->c, q->stat.ephemeral_owner)) {
-      case ZKC__SESSION_LIVE:
-        /* A read answer that waited out a stall of this process proves
-         * nothing about the session now (zkc__grant_fresh): read again. */
-        if (zkc__grant_fresh(a->c, q->proof)) grant(a, q, seq);
-        else relist(a, q);
-        return;
-      case ZKC__SESSION_GONE: requeue(a, q); return;
-      default: q->st = S_DOUBT; return;
+    if (stop != ZKC_OK) zkc__qrun_stop(r, stop); /* cancelled or closed */
+    else if (!q->stop_told && zkc__client_closed(a->c)) {
+      q->stop_told = 1;
+      zkc__qrun_stop(r, ZKC_ECLOSED);
     }
-  }
-  if (pred == NULL) {
-    fail(a, q, ZKC_ENOMEM);
+    int64_t now = zkc__now_ms(), at = ZKC__FOREVER;
+    zkc__wake_t why;
+    switch (zkc__qrun_step(r)) {
+      case ZKC__QN_REPLY: /* answered by the limit, or given up */
+        if (now < r->limit) {
+          at = r->limit;
+          break;
+        }
+        zkc__qrun_give_up(r);
+        continue;
+      case ZKC__QN_EVENT:
+        if (zkc__waiter_check(a->c, zkc__qrun_waiter(r), &why)) {
+          zkc__qrun_woken(r, why);
+          continue;
+        }
+        if (now >= r->deadline) {
+          zkc__qrun_woken(r, ZKC__WAKE_TIMEOUT);
+          continue;
+        }
+        at = r->deadline;
+        break;
+      case ZKC__QN_SESSION: /* told by on_state's kick, and the poll */
+        at = r->deadline;
+        break;
+      case ZKC__QN_TIME: at = zkc__qrun_wake_at(r); break;
+      case ZKC__QN_DONE: {
+        int rc = zkc__qrun_result(r, NULL);
+        if (rc == ZKC_OK) {
+          if (grant(a, q, seq)) continue;
+          return;
+        }
+        decide(a, q, rc);
+        deliver(a, q, NULL);
+        return;
+      }
+    }
+    if (at < *next_wake) *next_wake = at;
     return;
   }
-  if (zkc__now_ms() >= q->deadline) {
-    free(pred);
-    fail(a, q, ZKC_ETIMEDOUT);
-    return;
-  }
-  q->pred = pred;
-  rc = zkc__waiter_register_polled(a->c, &q->w, q->pred, zkc__async_kick, a);
-  if (rc == ZKC_OK) q->w_reg = 1;
-  if (rc == ZKC_OK) rc = op_start(a, &q->op);
-  if (rc != ZKC_OK) {
-    fail(a, q, rc);
-    return;
-  }
-  zkc__submit_watch(a->c, q->op, q->pred, q->w.id);
-  q->st = S_WATCHING;
 }
 
-static void relist(zkc_async_t *a, acq_t *q) {
-  if (zkc__session_fate(a->c, q->stat.ephemeral_owner) == ZKC__SESSION_GONE) {
-    requeue(a, q);
-    return;
-  }
-  int rc = submit_list(a, q);
-  if (rc != ZKC_OK) fail(a, q, rc);
-  else q->st = S_LISTING;
-}
-
-static void watched(zkc_async_t *a, acq_t *q) {
-  int rc = q->op->rc;
-  op_end(&q->op);
-  if (rc == ZKC_OK) {
-    q->st = S_WAITING;
-    return;
-  }
-  unwatch(a, q, 0);
-  if (rc == ZKC_ENONODE) relist(a, q);
-  else if (zkc__retryable(rc)) backoff(a, q);
-  else if (rc == ZKC_ESESSIONEXPIRED) requeue(a, q);
-  else fail(a, q, rc);
-}
-
-static void waiting(zkc_async_t *a, acq_t *q) {
-  zkc__wake_t why;
-  if (!zkc__waiter_check(a->c, &q->w, &why)) {
-    if (zkc__now_ms() >= q->deadline) fail(a, q, ZKC_ETIMEDOUT);
-    return;
-  }
-  if (why == ZKC__WAKE_CLOSED) {
-    fail(a, q, ZKC_ECLOSED);
-    return;
-  }
-  unwatch(a, q, 0);
-  if (why == ZKC__WAKE_LOST) requeue(a, q);
-  else relist(a, q);
-}
-
+/* A release's delete answered: its result, and the hold's guard gone. */
 static void removed(zkc_async_t *a, acq_t *q) {
   zkc__guard_remove(a->c, q->guard); /* 0: none */
   q->guard = 0;
   int rc = q->op->rc;
-  op_end(&q->op);
+  zkc__op_free(q->op);
+  q->op = NULL;
   if (zkc__retryable(rc) || rc == ZKC_ESESSIONEXPIRED) {
     zkc__janitor_add(a->c, q->node, NULL);
     rc = ZKC_OK;
   }
-  if (q->fn) { /* an acquire's own node: a refusal beats its failure code */
-    if (rc != ZKC_OK && rc != ZKC_ENONODE && rc != ZKC_ECLOSED &&
-        q->rc != ZKC_ECANCELED)
-      q->rc = rc;
-  } else if (q->rc == ZKC_OK) { /* a release */
-    q->rc = rc == ZKC_ENONODE ? ZKC_ELOST : rc;
-  }
+  if (q->rc == ZKC_OK) q->rc = rc == ZKC_ENONODE ? ZKC_ELOST : rc;
   free(q->node);
   q->node = NULL;
   deliver(a, q, NULL);
 }
 
-/* An acquire whose requests are still unanswered at its limit (its
- * deadline and a grace: a silent ensemble) ends now, with the result
- * decided (ETIMEDOUT unless a cancel came first): what it had in flight is
- * given up, and its node, made or perhaps being made, is deleted in the
- * background (by its uuid when the create is unanswered). */
-static void give_up(zkc_async_t *a, acq_t *q) {
-  int creating = q->st == S_CREATING && q->op != NULL && q->node == NULL;
-  op_drop(a, &q->op);
-  op_drop(a, &q->list);
-  unwatch(a, q, 1);
-  if (creating) zkc__janitor_add(a->c, q->base, q->uuid);
-  if (q->node) zkc__janitor_add(a->c, q->node, NULL);
-  free(q->node);
-  q->node = NULL;
-  decide(a, q, ZKC_ETIMEDOUT);
-  deliver(a, q, NULL);
-}
-
-/* One step of q; requests in flight are awaited first, an acquire's no
- * longer than its limit. */
 static void step(zkc_async_t *a, acq_t *q, int64_t *next_wake) {
-  int in_flight = (q->op != NULL && !zkc__op_done(q->op)) ||
-                (q->list != NULL && !zkc__op_done(q->list));
-  if (in_flight) {
-    int64_t limit = zkc__limit_after(q->deadline);
-    if (q->fn != NULL && zkc__now_ms() >= limit) give_up(a, q);
-    else if (q->fn != NULL && limit < *next_wake) *next_wake = limit;
-    return;
+  if (q->finished) return;
+  if (q->fn) step_acquire(a, q, next_wake);
+  else if (q->op == NULL) { /* its delete handed to the janitor */
+    zkc__guard_remove(a->c, q->guard);
+    q->guard = 0;
+    deliver(a, q, NULL);
   }
-  pthread_mutex_lock(&a->mu);
-  int stop = q->decided && q->st != S_REMOVING && q->st != S_DONE;
-  pthread_mutex_unlock(&a->mu);
-  if (stop) { /* cancelled or closed from outside */
-    finish(a, q);
-    return;
-  }
-  if (q->st != S_REMOVING && q->st != S_DONE && zkc__client_closed(a->c)) {
-    fail(a, q, ZKC_ECLOSED);
-    return;
-  }
-  switch (q->st) {
-    case S_START: start(a, q); break;
-    case S_CREATING: created(a, q); break;
-    case S_LISTING: eval(a, q); break;
-    case S_WATCHING: watched(a, q); break;
-    case S_WAITING: waiting(a, q); break;
-    case S_BACKOFF:
-      if (zkc__now_ms() >= q->deadline) fail(a, q, ZKC_ETIMEDOUT);
-      else if (zkc__now_ms() < q->wake_at) {
-        if (q->wake_at < *next_wake) *next_wake = q->wake_at;
-      } else if (q->node) relist(a, q);
-      else q->st = S_START;
-      break;
-    case S_DOUBT:
-      if (zkc__session_live(a->c)) relist(a, q);
-      else if (zkc__now_ms() >= q->deadline) fail(a, q, ZKC_ETIMEDOUT);
-      break;
-    case S_REMOVING: removed(a, q); break;
-    case S_DONE: break;
-  }
+  else if (zkc__op_done(q->op)) removed(a, q);
 }
 
 void zkc__async_acq_free(acq_t *q) {
+  if (q->fn) zkc__qrun_clear(&q->run);
   free(q->base);
   free(q->node);
-  free(q->pred);
   free(q);
 }
 
@@ -479,7 +231,7 @@ static void step_all(zkc_async_t *a, int64_t *next_wake) {
     step(a, q, next_wake);
     pthread_mutex_lock(&a->mu);
     acq_t *next = q->next;
-    if (q->st == S_DONE) {
+    if (q->finished) {
       acq_t **pp = &a->acqs;
       while (*pp != q) pp = &(*pp)->next;
       *pp = q->next;
@@ -538,7 +290,6 @@ int zkc__async_release(zkc_async_t *a, zkc_hold_t *h, zkc_released_fn done,
   q->ctx = ctx;
   q->decided = 1;
   q->rc = h->lost ? ZKC_ELOST : ZKC_OK;
-  q->st = S_REMOVING; /* stepped: finish() below starts the delete */
   q->id = 0;
   /* The hold is off a->holds: its guard, should it fire on our own delete,
    * finds nothing to tell. The engine removes it (see removed()), so this
@@ -552,7 +303,6 @@ int zkc__async_release(zkc_async_t *a, zkc_hold_t *h, zkc_released_fn done,
     q->rc = ZKC_ECLOSED;
     free(q->node);
     q->node = NULL;
-    q->st = S_DONE;
     if (done) {
       zkc__event_cb_t ev = {.kind = EV_RELEASED, .released = done, .ctx = ctx,
                             .rc = ZKC_ECLOSED};
@@ -561,7 +311,7 @@ int zkc__async_release(zkc_async_t *a, zkc_hold_t *h, zkc_released_fn done,
     free(q);
     return ZKC_OK;
   }
-  if (op_start(a, &q->op) != ZKC_OK) {
+  if ((q->op = op_start(a)) == NULL) {
     zkc__janitor_add(a->c, q->node, NULL); /* still deleted, untold */
   } else {
     zkc__submit_delete(a->c, q->op, q->node);

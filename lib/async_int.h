@@ -8,7 +8,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
-#include "queue.h"
+#include "qengine.h"
 #include "session.h"
 #include "zkcoord/async.h"
 
@@ -37,41 +37,24 @@ struct zkc_hold {
   struct zkc_hold *next; /* in a->holds while not released */
 };
 
-typedef enum {
-  S_START,    /* waiting for a connection, then create + read */
-  S_CREATING, /* create and children read in flight */
-  S_LISTING,  /* children read in flight */
-  S_WATCHING, /* predecessor watch being set */
-  S_WAITING,  /* predecessor watched */
-  S_BACKOFF,  /* after a retryable failure: relist at wake_at */
-  S_DOUBT,    /* first, connection in doubt: relist once connected */
-  S_REMOVING, /* our node's delete in flight, result decided */
-  S_DONE
-} state_t;
-
+/* A pending acquire (its run through the queue, driven by the engine) or
+ * a release's delete; both end with one callback. */
 typedef struct acq {
   uint64_t id;
-  state_t st;
+  int finished; /* told (or nobody to tell): leaves the list */
   char *base;
-  int64_t deadline;
   zkc_acquired_fn fn; /* NULL: a release's delete */
   zkc_released_fn released;
   void *ctx;
-  int cancel;   /* rc asked from outside (ZKC_ECANCELED, ZKC_ECLOSED) */
-  int decided;  /* the result is fixed: cancel says ZKC_EALREADY */
-  int rc;       /* the result, once decided */
-  char uuid[37];
+  int decided;   /* the result is fixed: cancel says ZKC_EALREADY */
+  int rc;        /* the result, once decided */
+  int stop_told; /* a result decided from outside was passed to the run */
+  zkc__qrun_t run; /* an acquire's */
+  /* a release's */
   char *node;
-  zkc__stat_t stat;
-  zkc__op_t *op, *list; /* requests in flight or finished, or NULL */
-  zkc__waiter_t w;
-  int w_reg;
-  char *pred;
-  int retries, parents;
-  int64_t proof; /* zkc__boot_ms before the latest queue read was sent */
-  int64_t wake_at;
-  uint64_t guard; /* a release's: the hold's own-node watch, removed by the
-                     engine (removing it may wait for a guard's check) */
+  zkc__op_t *op;
+  uint64_t guard; /* the hold's own-node watch, removed by the engine
+                     (removing it may wait for a guard's check) */
   struct acq *next;
 } acq_t;
 
@@ -100,6 +83,8 @@ struct zkc_async {
 
 /* The engine thread's body (arg: the context). */
 void *zkc__async_engine(void *arg);
+/* Prepares an acquire's run on q->base until `deadline`. */
+void zkc__async_acq_init(zkc_async_t *a, acq_t *q, int64_t deadline);
 /* Appends q to the pending list; caller holds a->mu. */
 void zkc__async_append_locked(zkc_async_t *a, acq_t *q);
 void zkc__async_acq_free(acq_t *q);

@@ -1,26 +1,13 @@
-/* One acquisition of a ZooKeeper lock queue: the node protocol shared by the
- * mutex, the leader latch and the leader selector. */
+/* The blocking calls on a ZooKeeper lock queue: acquisitions (the queue
+ * engine run on the caller's thread) and deletes, shared by the mutex, the
+ * read-write lock, the leader latch and selector and the semaphore. */
 #ifndef ZKC_QUEUE_H
 #define ZKC_QUEUE_H
 
 #include <stdint.h>
 
+#include "qengine.h"
 #include "zkcoord/client.h"
-
-/* The name of a mutex's nodes ("_c_<uuid>-lock-<seq>"): Curator's
- * InterProcessMutex, whose queue the selector, the semaphore's queue and
- * the async acquire share. */
-#define ZKC__LOCK_NAME "lock-"
-/* Times a create may find its parent gone (deleted by another client, a
- * container reaped) and make it again before giving up. */
-#define ZKC__PARENT_RECREATE_MAX 8
-
-/* What a successful acquisition holds. */
-typedef struct zkc__held {
-  char *node;         /* full path of our lock node (malloc) */
-  int64_t token;      /* its czxid: the fencing token */
-  int64_t session_id; /* the session that owns it */
-} zkc__held_t;
 
 /* Queues on `base` with a protected EPHEMERAL_SEQUENTIAL node named
  * "_c_<uuid>-<lock_name><seq>" and waits until it is first or deadline_ms
@@ -45,9 +32,6 @@ int zkc__lock_acquire_side(zkc_client_t *c, const char *base,
                            const char *lock_name, const char *data, int reader,
                            int64_t deadline_ms, zkc__held_t *out);
 
-/* Creates `path` and any missing ancestors with the client's parent mode.
- * ZKC_OK also when it exists. */
-int zkc__ensure_path(zkc_client_t *c, const char *path);
 
 /* One protected EPHEMERAL_SEQUENTIAL node "_c_<uuid>-<name><seq>" under
  * base (created with its parents when missing; `data` NULL = the client's
@@ -73,10 +57,6 @@ int zkc__node_create_mode(zkc_client_t *c, const char *base, const char *name,
  * ZKC_EDEADLK on a callback thread (nothing done); or the server's refusal
  * (ZKC_ENOAUTH, ...): the node stays until its session ends. */
 int zkc__lock_delete(zkc_client_t *c, const char *node);
-/* The limit the waits of a timed call keep: its deadline plus a grace of
- * about a round trip (ZKC__FOREVER stays), so that a timeout of 0 still
- * gets its answers, and none waits on a silent ensemble past it. */
-int64_t zkc__limit_after(int64_t deadline_ms);
 /* As zkc__lock_delete, waiting for the answer until limit_ms; unanswered by
  * then, the delete is finished in the background and ZKC_OK returned. */
 int zkc__lock_delete_by(zkc_client_t *c, const char *node, int64_t limit_ms);

@@ -35,18 +35,32 @@ static int backoff_over(void *arg) {
   return c->closed || zkc__cancelled();
 }
 
-int zkc__retry_wait(zkc_client_t *c, int *attempt, int rc,
-                    int64_t deadline_ms) {
+int zkc__retry_delay(zkc_client_t *c, int *attempt, int rc,
+                     int64_t deadline_ms, int64_t *wake_at) {
   if (!zkc__retryable(rc) || *attempt >= c->opts.retry.max_retries) return rc;
   int64_t sleep = zkc__backoff_ms(&c->opts.retry, *attempt);
   int64_t left = deadline_ms - zkc__now_ms();
   if (deadline_ms != ZKC__FOREVER && left <= 0) return ZKC_ETIMEDOUT;
   if (deadline_ms != ZKC__FOREVER && sleep > left) sleep = left;
-  /* Sleep on the state condition so that close cuts the backoff short. */
-  pthread_mutex_lock(&c->mu);
-  zkc__cond_await(&c->state_cv, &c->mu, zkc__now_ms() + sleep, backoff_over, c);
-  pthread_mutex_unlock(&c->mu);
-  if (zkc__cancelled()) return ZKC_ECLOSED;
   (*attempt)++;
+  *wake_at = zkc__now_ms() + sleep;
+  return ZKC_OK;
+}
+
+int zkc__pause_until(zkc_client_t *c, int64_t until_ms) {
+  /* On the state condition, so that close cuts the pause short. */
+  pthread_mutex_lock(&c->mu);
+  zkc__cond_await(&c->state_cv, &c->mu, until_ms, backoff_over, c);
+  int over = backoff_over(c);
+  pthread_mutex_unlock(&c->mu);
+  return over ? ZKC_ECLOSED : ZKC_OK;
+}
+
+int zkc__retry_wait(zkc_client_t *c, int *attempt, int rc,
+                    int64_t deadline_ms) {
+  int64_t wake_at;
+  if ((rc = zkc__retry_delay(c, attempt, rc, deadline_ms, &wake_at)) != ZKC_OK)
+    return rc;
+  if (zkc__pause_until(c, wake_at) != ZKC_OK) return ZKC_ECLOSED;
   return zkc__wait_connected(c, deadline_ms);
 }

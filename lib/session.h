@@ -374,6 +374,13 @@ int64_t zkc__background_backoff_ms(int *attempt);
  * ZKC_ELOST. */
 int zkc__retry_wait(zkc_client_t *c, int *attempt, int rc,
                     int64_t deadline_ms);
+/* zkc__retry_wait in two halves, for a caller that does not block (the
+ * queue engine): the decision, ZKC_OK with *wake_at the end of the backoff
+ * (attempt incremented) or the reason to stop as above; and the pause, on
+ * the client's state (ZKC_ECLOSED when close or a cancel cut it short). */
+int zkc__retry_delay(zkc_client_t *c, int *attempt, int rc,
+                     int64_t deadline_ms, int64_t *wake_at);
+int zkc__pause_until(zkc_client_t *c, int64_t until_ms);
 
 /* ---- log lines through the client's sink (log.c) ---- */
 

@@ -1,0 +1,631 @@
+/* The queue engine: the lock-queue protocol once, as a state machine that
+ * never blocks (see qengine.h). Create a protected ephemeral-sequential
+ * node with the children read pipelined behind it, wait on the blocker
+ * only (decide.c), grant only on a fresh proof, retry by the client's
+ * policy, and never leave a node behind on failure. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qengine.h"
+
+#include "decide.h"
+#include "names.h"
+#include "util.h"
+
+/* advance's "step again now" (never returned to drivers). */
+#define AGAIN (-1)
+
+/* ---- the queue's helpers ---- */
+
+int64_t zkc__limit_after(int64_t deadline_ms) {
+  return deadline_ms == ZKC__FOREVER ? ZKC__FOREVER : deadline_ms + ZKC__GRACE_MS;
+}
+
+int zkc__ensure_path(zkc_client_t *c, const char *path) {
+  zkc__create_mode_t mode = zkc__parent_mode(c) == ZKC_PARENTS_CONTAINER
+                                ? ZKC__CREATE_CONTAINER
+                                : ZKC__CREATE_PERSISTENT;
+  int rc = zkc__op_run_create(c, ZKC_NODE_PARENT, path, "", 0, mode);
+  if (rc != ZKC_ENONODE) return rc == ZKC_ENODEEXISTS ? ZKC_OK : rc;
+  char *parent = zkc__path_parent(path);
+  if (parent == NULL) return ZKC_ENOMEM;
+  /* ZKC_ENONODE under "/" means the chroot itself is missing: give up. */
+  rc = strcmp(parent, "/") == 0 ? ZKC_ENOROOT : zkc__ensure_path(c, parent);
+  free(parent);
+  if (rc != ZKC_OK) return rc;
+  rc = zkc__op_run_create(c, ZKC_NODE_PARENT, path, "", 0, mode);
+  return rc == ZKC_ENODEEXISTS ? ZKC_OK : rc;
+}
+
+/* A delete cut by connection loss or a session's end is finished in the
+ * background; a refusal is logged. */
+int zkc__delete_answered(zkc_client_t *c, const char *node, int rc) {
+  if (rc == ZKC_ENONODE) return ZKC_ELOST;
+  if (rc == ZKC_OK || rc == ZKC_ECLOSED) return ZKC_OK;
+  if (!zkc__retryable(rc) && rc != ZKC_ESESSIONEXPIRED) {
+    zkc__log(c, ZKC_LOG_ERROR,
+             "delete of %s refused (%s): it stays until its session ends",
+             node, zkc_strerror(rc));
+    return rc;
+  }
+  zkc__janitor_add(c, node, NULL);
+  return ZKC_OK;
+}
+
+/* ---- requests ---- */
+
+static zkc__op_t *op_new(zkc__qrun_t *r) {
+  return r->drv.op_new ? r->drv.op_new(r->drv.ctx) : zkc__op_new();
+}
+
+static void op_end(zkc__op_t **op) {
+  zkc__op_free(*op);
+  *op = NULL;
+}
+
+/* Drops an op, finished or not: one in flight is given up (its completion
+ * frees it and tells nobody). */
+static void op_drop(zkc__qrun_t *r, zkc__op_t **op) {
+  if (*op == NULL) return;
+  if (zkc__op_done(*op)) {
+    op_end(op);
+    return;
+  }
+  zkc__op_give_up(*op);
+  *op = NULL;
+  if (r->drv.op_dropped) r->drv.op_dropped(r->drv.ctx);
+}
+
+int zkc__qrun_ops(zkc__qrun_t *r, zkc__op_t **ops) {
+  int n = 0;
+  switch (r->st) {
+    case Q_LISTING: ops[n++] = r->list; break;
+    case Q_WATCHING:
+      ops[n++] = r->watch;
+      if (r->op) ops[n++] = r->op;
+      break;
+    case Q_CREATING: case Q_SEARCHING: case Q_ADOPTING: case Q_REMOVING:
+      ops[n++] = r->op;
+      break;
+    default: break;
+  }
+  return n;
+}
+
+static int awaiting(zkc__qrun_t *r) {
+  zkc__op_t *ops[2];
+  int n = zkc__qrun_ops(r, ops);
+  for (int i = 0; i < n; i++)
+    if (!zkc__op_done(ops[i])) return 1;
+  return 0;
+}
+
+static int new_prefix(zkc__qrun_t *r) {
+  int rc = zkc__uuid_new(r->uuid);
+  if (rc != ZKC_OK) return rc;
+  free(r->prefix);
+  size_t len = strlen(r->base) + strlen(r->name) + ZKC__PROTECTED_LEN + 2;
+  if ((r->prefix = malloc(len)) == NULL) return ZKC_ENOMEM;
+  snprintf(r->prefix, len, "%s/" ZKC__PROTECTED_PREFIX "%s-%s", r->base,
+           r->uuid, r->name);
+  return ZKC_OK;
+}
+
+/* Starts a children read of base (the previous one dropped). */
+static int submit_list(zkc__qrun_t *r) {
+  op_drop(r, &r->list);
+  if ((r->list = op_new(r)) == NULL) return ZKC_ENOMEM;
+  r->proof = zkc__boot_ms();
+  zkc__submit_children(r->c, r->list, r->base);
+  return ZKC_OK;
+}
+
+/* ---- the end: the result, and our node's delete on failure ---- */
+
+static void finish(zkc__qrun_t *r, int rc);
+
+static void done(zkc__qrun_t *r, int rc) {
+  r->rc = rc;
+  r->st = Q_DONE;
+}
+
+/* The delete's answer is in (del, as zkc__delete_answered says): the
+ * result, or the queue again at the back for a node lost while waiting. */
+static void after_remove(zkc__qrun_t *r, int del) {
+  int rc = r->rc;
+  if (del == ZKC_ELOST) del = ZKC_OK; /* gone is what we wanted */
+  /* A node that cannot be deleted stays in the queue, and will block it
+   * once first: that refusal is the caller's news, not the failure. */
+  if (del != ZKC_OK && rc != ZKC_ELOST && rc != ZKC_ECANCELED) rc = del;
+  free(r->node);
+  r->node = NULL;
+  if (rc == ZKC_ELOST && r->requeue) {
+    zkc__log(r->c, ZKC_LOG_INFO, "lock %s: node lost while waiting, queueing "
+                                 "again", r->base);
+    free(r->prefix);
+    r->prefix = NULL; /* a new uuid: the old one may still name a node */
+    r->retries = r->parents = 0;
+    r->st = Q_CONNECT;
+    r->after = Q_CREATE;
+    return;
+  }
+  done(r, rc);
+}
+
+/* Deletes our node now, or hands the delete to the janitor when the
+ * connection is in trouble: whichever session is current then deletes it.
+ * Nothing to do when the client is closing (the node goes with it). */
+static void start_remove(zkc__qrun_t *r) {
+  if (zkc__client_closed(r->c)) {
+    after_remove(r, ZKC_OK);
+    return;
+  }
+  if (zkc__session_live(r->c) && (r->op = op_new(r)) != NULL) {
+    zkc__submit_delete(r->c, r->op, r->node);
+    r->st = Q_REMOVING;
+    return;
+  }
+  zkc__janitor_add(r->c, r->node, NULL);
+  after_remove(r, ZKC_OK);
+}
+
+/* Ends with rc (nothing of ours in flight but a read being dropped). */
+static void finish(zkc__qrun_t *r, int rc) {
+  if (rc == ZKC_ESESSIONEXPIRED) rc = ZKC_ELOST; /* our node went with it */
+  op_drop(r, &r->list);
+  if (rc == ZKC_OK) {
+    done(r, rc);
+    return;
+  }
+  /* A create whose outcome is unknown: whatever session made it, the
+   * janitor finds it by our uuid (its read goes after the create). */
+  if (r->maybe_made && r->node == NULL) zkc__janitor_add(r->c, r->base, r->uuid);
+  r->maybe_made = 0;
+  r->rc = rc;
+  if (r->node) start_remove(r);
+  else after_remove(r, ZKC_OK);
+}
+
+/* After a retryable failure: the client's retry policy, then `next`. */
+static void retry(zkc__qrun_t *r, int rc, zkc__qstate_t next) {
+  int64_t wake_at;
+  rc = zkc__retry_delay(r->c, &r->retries, rc, r->deadline, &wake_at);
+  if (rc != ZKC_OK) {
+    finish(r, rc);
+    return;
+  }
+  r->wake_at = wake_at;
+  r->after = next;
+  r->st = Q_BACKOFF;
+}
+
+/* ---- creating our node ---- */
+
+static void send_create(zkc__qrun_t *r) {
+  int rc = r->prefix ? ZKC_OK : new_prefix(r);
+  if (rc == ZKC_OK && (r->op = op_new(r)) == NULL) rc = ZKC_ENOMEM;
+  if (rc != ZKC_OK) {
+    finish(r, rc);
+    return;
+  }
+  r->proof = zkc__boot_ms(); /* the read pipelined behind it is later */
+  zkc__submit_create(r->c, r->op, ZKC_NODE_PARTICIPANT, r->prefix, r->data,
+                     (int)strlen(r->data),
+                     r->plain ? ZKC__CREATE_EPHEMERAL
+                              : ZKC__CREATE_EPHEMERAL_SEQUENTIAL);
+  if (!r->no_list) (void)submit_list(r); /* r->list NULL: no memory */
+  r->st = Q_CREATING;
+}
+
+/* Our node exists: only a node of the current session is ours to wait
+ * with (a double-holder guard: one made by a session replaced meanwhile
+ * goes with that session). */
+static void made(zkc__qrun_t *r) {
+  r->maybe_made = 0;
+  if (r->stat.ephemeral_owner != zkc__session_id(r->c)) finish(r, ZKC_ELOST);
+  else if (r->no_list) finish(r, ZKC_OK);
+  else if (r->list == NULL && submit_list(r) != ZKC_OK) finish(r, ZKC_ENOMEM);
+  else r->st = Q_LISTING;
+}
+
+static void created(zkc__qrun_t *r) {
+  int rc = r->op->rc;
+  r->stat = r->op->stat;
+  r->node = r->op->created, r->op->created = NULL;
+  op_end(&r->op);
+  if (rc == ZKC_OK && !r->no_list && r->list == NULL) rc = ZKC_ENOMEM;
+  if (rc == ZKC_OK) {
+    made(r);
+    return;
+  }
+  op_drop(r, &r->list);
+  if (r->node || rc == ZKC_ENOMEM) { /* made, or perhaps: cannot go on */
+    r->maybe_made = 1;
+    finish(r, rc);
+    return;
+  }
+  if (rc == ZKC_ENONODE && r->parents++ < ZKC__PARENT_RECREATE_MAX) {
+    /* A missing parent (a reaped container, a delete by someone else):
+     * made again here, a few round trips, rare. */
+    rc = zkc__ensure_path(r->c, r->base);
+    if (rc == ZKC_OK) {
+      r->st = Q_CREATE;
+      return;
+    }
+  }
+  if (!zkc__retryable(rc)) { /* refused: nothing was created */
+    finish(r, rc);
+    return;
+  }
+  /* Cut off: the create may have been applied. Look for it by our uuid
+   * before creating again, so as to keep our place in the queue. */
+  r->maybe_made = 1;
+  retry(r, rc, Q_SEARCH);
+}
+
+static void search(zkc__qrun_t *r) {
+  if ((r->op = op_new(r)) == NULL) {
+    finish(r, ZKC_ENOMEM);
+    return;
+  }
+  zkc__submit_children(r->c, r->op, r->base);
+  r->st = Q_SEARCHING;
+}
+
+static void searched(zkc__qrun_t *r) {
+  int rc = r->op->rc;
+  if (rc == ZKC_ENONODE) rc = ZKC_OK; /* no parent: no node either */
+  for (int i = 0; rc == ZKC_OK && i < r->op->children.count; i++) {
+    if (zkc__name_has_uuid(r->op->children.data[i], r->uuid)) {
+      if ((r->found = zkc__path_join(r->base, r->op->children.data[i])) == NULL)
+        rc = ZKC_ENOMEM;
+      break;
+    }
+  }
+  op_end(&r->op);
+  if (rc == ZKC_OK && r->found) {
+    if ((r->op = op_new(r)) == NULL) {
+      finish(r, ZKC_ENOMEM);
+      return;
+    }
+    zkc__submit_exists(r->c, r->op, r->found);
+    r->st = Q_ADOPTING;
+  } else if (rc == ZKC_OK) { /* never applied: create it now */
+    r->maybe_made = 0;
+    r->st = Q_CREATE;
+  } else if (zkc__retryable(rc)) {
+    retry(r, rc, Q_SEARCH);
+  } else {
+    finish(r, rc);
+  }
+}
+
+/* A node with our uuid: adopted only if the current session owns it. One
+ * of an older session is not ours to trust (CURATOR-498): it goes with
+ * that session, and nobody may wait behind it longer than needed. */
+static void adopted(zkc__qrun_t *r) {
+  int rc = r->op->rc;
+  zkc__stat_t stat = r->op->stat;
+  op_end(&r->op);
+  if (rc == ZKC_OK && stat.ephemeral_owner == zkc__session_id(r->c)) {
+    r->stat = stat;
+    r->node = r->found, r->found = NULL;
+    made(r);
+    return;
+  }
+  if (rc == ZKC_OK) zkc__janitor_add(r->c, r->found, NULL);
+  free(r->found);
+  r->found = NULL;
+  if (rc == ZKC_OK || rc == ZKC_ENONODE) { /* not ours: a new one */
+    r->maybe_made = 0;
+    rc = new_prefix(r);
+    if (rc == ZKC_OK) r->st = Q_CREATE;
+    else finish(r, rc);
+  } else if (zkc__retryable(rc)) {
+    retry(r, rc, Q_SEARCH);
+  } else {
+    finish(r, rc);
+  }
+}
+
+/* ---- reading, deciding, waiting ---- */
+
+static void list_now(zkc__qrun_t *r) {
+  if (submit_list(r) != ZKC_OK) finish(r, ZKC_ENOMEM);
+  else r->st = Q_LISTING;
+}
+
+/* After a wait: our node's session must still be the current one (a node
+ * of a replaced session is not ours to hold, whatever we think). */
+static void relist(zkc__qrun_t *r) {
+  if (zkc__session_fate(r->c, r->stat.ephemeral_owner) == ZKC__SESSION_GONE)
+    finish(r, ZKC_ELOST);
+  else
+    list_now(r);
+}
+
+/* Granted only when the server's answers show our node first while its
+ * session is the current one and connected read-write, and those answers
+ * are fresh: their requests were sent less than half a session timeout ago
+ * (zkc__grant_fresh), so no stall of this process can have outlived the
+ * session between the server's answer and this grant. A read made while
+ * connected and answered after a drop is read again once connected; an
+ * answer gone stale (the process stalled, or the wait was long) is read
+ * again at once: the read's own answer is then the proof. */
+static void grant(zkc__qrun_t *r) {
+  switch (zkc__session_fate(r->c, r->stat.ephemeral_owner)) {
+    case ZKC__SESSION_LIVE:
+      if (zkc__grant_fresh(r->c, r->proof)) {
+        finish(r, ZKC_OK);
+        return;
+      }
+      zkc__log(r->c, ZKC_LOG_DEBUG, "lock %s: the answer showing %s first is "
+               "%lld ms old: reading again", r->base, r->node,
+               (long long)(zkc__boot_ms() - r->proof));
+      relist(r);
+      return;
+    case ZKC__SESSION_GONE: finish(r, ZKC_ELOST); return;
+    default:
+      r->st = Q_CONNECT;
+      r->after = Q_RELIST;
+      return;
+  }
+}
+
+/* One round on the blocker `pred` (taken): watch it and, with `sole`, our
+ * own node first. Both watches' answers renew the session: the proof of a
+ * grant on the blocker's delete alone. */
+static void watch_round(zkc__qrun_t *r, char *pred, int sole) {
+  r->pred = pred;
+  r->watch = op_new(r);
+  r->op = sole ? op_new(r) : NULL;
+  r->sole = sole && r->op != NULL;
+  int rc = r->watch ? zkc__waiter_register_polled(r->c, &r->w, pred,
+                                                   r->drv.wake, r->drv.ctx)
+                    : ZKC_ENOMEM;
+  if (rc != ZKC_OK) {
+    op_drop(r, &r->watch);
+    op_drop(r, &r->op);
+    free(r->pred);
+    r->pred = NULL;
+    finish(r, rc);
+    return;
+  }
+  r->w_reg = 1;
+  r->sent = zkc__boot_ms();
+  if (r->sole) {
+    zkc__waiter_watch_own(r->c, &r->w, r->node);
+    zkc__submit_watch(r->c, r->op, r->node, r->w.id);
+  }
+  zkc__submit_watch(r->c, r->watch, pred, r->w.id);
+  r->st = Q_WATCHING;
+}
+
+/* The round's waiter leaves; `remove` takes its watch off the server (a
+ * wait that ended without its event). Watches that did not fire are this
+ * round's only: a next round sets its own. */
+static void round_leave(zkc__qrun_t *r, int remove) {
+  if (!r->w_reg) return;
+  if (remove) zkc__waiter_unwatch(r->c, &r->w);
+  if (r->sole && r->own_rc == ZKC_OK) zkc__forget_watch(r->c, r->node, r->w.id);
+  if (r->watch_rc == ZKC_OK) zkc__forget_watch(r->c, r->pred, r->w.id);
+  zkc__waiter_unregister(r->c, &r->w);
+  r->w_reg = 0;
+  free(r->pred);
+  r->pred = NULL;
+}
+
+/* The round ended (why). A wake-up reads the queue again: the blocker's
+ * delete alone proves nothing (our own node may have been deleted by an
+ * outsider meanwhile, or our session replaced), except when it was the
+ * sole blocker and the watch on our own node, set before the blocker's,
+ * proves by the order of the server's events that our node was still there
+ * when the blocker went (zkc__waiter_clean). That saves the hand-off a
+ * read, but only while the watches' answers are fresh (grant). A blocker
+ * of our own session may be deleted in one transaction with our node (the
+ * session closing), its events then told in any order: no grant on it. */
+static void round_end(zkc__qrun_t *r, zkc__wake_t why) {
+  int clean = r->sole && !r->same_session && r->own_rc == ZKC_OK &&
+              why == ZKC__WAKE_FIRED &&
+              (r->watch_rc == ZKC_OK || r->watch_rc == ZKC_ENONODE) &&
+              zkc__waiter_clean(r->c, &r->w, r->watch_rc == ZKC_ENONODE);
+  if (clean) r->proof = r->sent;
+  round_leave(r, why == ZKC__WAKE_TIMEOUT);
+  /* Our node gone (ZKC_ENONODE) shows in the read that follows. */
+  int rc = r->watch_rc;
+  if (rc == ZKC_OK && r->own_rc != ZKC_ENONODE) rc = r->own_rc;
+  if (rc == ZKC_ENONODE) rc = ZKC_OK;
+  if (why == ZKC__WAKE_TIMEOUT) finish(r, ZKC_ETIMEDOUT);
+  else if (why == ZKC__WAKE_CLOSED) finish(r, ZKC_ECLOSED);
+  else if (why == ZKC__WAKE_LOST) finish(r, ZKC_ELOST);
+  else if (rc != ZKC_OK) retry(r, rc, Q_RELIST);
+  else if (clean) grant(r);
+  else list_now(r);
+}
+
+static void watched(zkc__qrun_t *r) {
+  r->watch_rc = r->watch->rc;
+  r->same_session = r->watch_rc == ZKC_OK &&
+                    r->watch->stat.ephemeral_owner == r->stat.ephemeral_owner;
+  r->own_rc = r->op ? r->op->rc : ZKC_OK;
+  op_end(&r->watch);
+  op_end(&r->op);
+  if (r->watch_rc == ZKC_OK && r->own_rc == ZKC_OK) r->st = Q_WAITING;
+  else round_end(r, ZKC__WAKE_FIRED);
+}
+
+/* A read is in: first, wait, or read again. */
+static void listed(zkc__qrun_t *r) {
+  int rc = r->list->rc;
+  if (rc != ZKC_OK) {
+    op_end(&r->list);
+    retry(r, rc, Q_RELIST);
+    return;
+  }
+  r->retries = 0; /* the budget is per outage, not per acquisition */
+  zkc__q_decision_t d;
+  rc = zkc__queue_decide(r->list->children.data,
+                         (size_t)r->list->children.count,
+                         zkc__basename(r->node), r->reader, &d);
+  char *pred = rc == ZKC_OK && d.verdict == ZKC__Q_WAIT
+                   ? zkc__path_join(r->base, d.blocker)
+                   : NULL;
+  /* Not kept while waiting: a copy of the whole queue per waiter would
+   * make a queue of n waiters cost O(n^2) memory. */
+  op_end(&r->list);
+  if (rc != ZKC_OK) finish(r, rc);
+  else if (d.verdict == ZKC__Q_GONE) finish(r, ZKC_ELOST); /* session or outsider */
+  else if (d.verdict == ZKC__Q_FIRST) grant(r);
+  else if (pred == NULL) finish(r, ZKC_ENOMEM);
+  else if (zkc__now_ms() >= r->deadline) {
+    free(pred);
+    finish(r, ZKC_ETIMEDOUT);
+  } else {
+    watch_round(r, pred, d.sole);
+  }
+}
+
+/* ---- the driver's side ---- */
+
+void zkc__qrun_init(zkc__qrun_t *r, zkc_client_t *c, const char *base,
+                    const char *name, const char *data, int64_t deadline_ms,
+                    const zkc__qdriver_t *drv) {
+  memset(r, 0, sizeof *r);
+  r->c = c;
+  r->base = base;
+  r->name = name;
+  r->data = data ? data : zkc__holder_id(c);
+  r->deadline = deadline_ms;
+  r->limit = zkc__limit_after(deadline_ms);
+  if (drv) r->drv = *drv;
+  r->st = Q_CREATE;
+}
+
+static int advance(zkc__qrun_t *r) {
+  if (r->st == Q_DONE) return ZKC__QN_DONE;
+  if (awaiting(r)) return ZKC__QN_REPLY; /* answers first, even to a stop */
+  if (r->stop_rc != ZKC_OK && r->st != Q_REMOVING) {
+    int rc = r->stop_rc;
+    r->stop_rc = ZKC_OK;
+    round_leave(r, !zkc__client_closed(r->c));
+    finish(r, rc);
+    return AGAIN;
+  }
+  switch (r->st) {
+    case Q_CREATE: send_create(r); break;
+    case Q_CREATING: created(r); break;
+    case Q_SEARCH: search(r); break;
+    case Q_SEARCHING: searched(r); break;
+    case Q_ADOPTING: adopted(r); break;
+    case Q_RELIST: relist(r); break;
+    case Q_LISTING: listed(r); break;
+    case Q_WATCHING: watched(r); break;
+    case Q_WAITING: return ZKC__QN_EVENT;
+    case Q_BACKOFF:
+      if (zkc__now_ms() < r->wake_at) return ZKC__QN_TIME;
+      r->st = Q_CONNECT;
+      break;
+    case Q_CONNECT:
+      if (zkc__session_live(r->c)) r->st = r->after;
+      else if (zkc__client_closed(r->c)) finish(r, ZKC_ECLOSED);
+      else if (zkc__now_ms() >= r->deadline) finish(r, ZKC_ETIMEDOUT);
+      else return ZKC__QN_SESSION;
+      break;
+    case Q_REMOVING: {
+      int del = zkc__delete_answered(r->c, r->node, r->op->rc);
+      op_end(&r->op);
+      after_remove(r, del);
+      break;
+    }
+    case Q_DONE: return ZKC__QN_DONE;
+  }
+  return AGAIN;
+}
+
+zkc__qneed_t zkc__qrun_step(zkc__qrun_t *r) {
+  int need;
+  while ((need = advance(r)) == AGAIN) {
+  }
+  return (zkc__qneed_t)need;
+}
+
+void zkc__qrun_give_up(zkc__qrun_t *r) {
+  switch (r->st) {
+    case Q_CREATING: /* the node may still be made: found by its uuid */
+      r->maybe_made = 1;
+      break;
+    case Q_ADOPTING: /* ours or an older session's: gone either way */
+      zkc__janitor_add(r->c, r->found, NULL);
+      free(r->found);
+      r->found = NULL;
+      break;
+    case Q_WATCHING:
+      /* A late answer sets a watch whose event finds no waiter (they are
+       * found by id). */
+      op_drop(r, &r->watch);
+      zkc__waiter_unregister(r->c, &r->w);
+      r->w_reg = 0;
+      free(r->pred);
+      r->pred = NULL;
+      break;
+    case Q_REMOVING: /* finished in the background */
+      op_drop(r, &r->op);
+      zkc__janitor_add(r->c, r->node, NULL);
+      after_remove(r, ZKC_OK);
+      return;
+    default: break;
+  }
+  op_drop(r, &r->op);
+  op_drop(r, &r->list);
+  finish(r, ZKC_ETIMEDOUT);
+}
+
+zkc__waiter_t *zkc__qrun_waiter(zkc__qrun_t *r) { return &r->w; }
+
+void zkc__qrun_woken(zkc__qrun_t *r, zkc__wake_t why) {
+  if (r->st == Q_WAITING) round_end(r, why);
+}
+
+int64_t zkc__qrun_wake_at(const zkc__qrun_t *r) { return r->wake_at; }
+
+void zkc__qrun_stop(zkc__qrun_t *r, int rc) {
+  if (r->st == Q_DONE) {
+    if (r->rc == ZKC_OK) finish(r, rc); /* a grant refused: delete the node */
+    return;
+  }
+  if (r->stop_rc == ZKC_OK) r->stop_rc = rc;
+}
+
+void zkc__qrun_doubt(zkc__qrun_t *r) {
+  if (r->st != Q_DONE || r->rc != ZKC_OK) return;
+  r->st = Q_CONNECT;
+  r->after = Q_RELIST;
+}
+
+int zkc__qrun_result(zkc__qrun_t *r, zkc__held_t *out) {
+  if (r->st != Q_DONE) return ZKC_EBUSY;
+  if (r->rc == ZKC_OK && out) {
+    out->node = r->node;
+    out->token = r->stat.czxid;
+    out->session_id = r->stat.ephemeral_owner;
+    r->node = NULL;
+  }
+  return r->rc;
+}
+
+void zkc__qrun_clear(zkc__qrun_t *r) {
+  op_drop(r, &r->op);
+  op_drop(r, &r->list);
+  op_drop(r, &r->watch);
+  if (r->w_reg) {
+    zkc__waiter_unregister(r->c, &r->w);
+    r->w_reg = 0;
+  }
+  if (r->node) zkc__janitor_add(r->c, r->node, NULL);
+  free(r->node);
+  free(r->found);
+  free(r->pred);
+  free(r->prefix);
+  r->node = r->found = r->pred = r->prefix = NULL;
+}

@@ -1,0 +1,161 @@
+/* The queue engine: one run through a lock queue (create the protected
+ * node, read, decide, watch, wait, grant or give up, clean up) as a state
+ * machine that never blocks. Two drivers step it: the blocking acquire
+ * (queue.c), which waits on the caller's thread for whatever the run needs
+ * next, and the asynchronous acquire (async_engine.c), whose engine thread
+ * steps many runs as their requests complete and their watches fire. The
+ * protocol, its grant rule and its retry policy exist once, here. */
+#ifndef ZKC_QENGINE_H
+#define ZKC_QENGINE_H
+
+#include <stdint.h>
+
+#include "session.h"
+#include "zkcoord/client.h"
+
+/* The name of a mutex's nodes ("_c_<uuid>-lock-<seq>"): Curator's
+ * InterProcessMutex, whose queue the selector, the semaphore's queue and
+ * the async acquire share. */
+#define ZKC__LOCK_NAME "lock-"
+/* Times a create may find its parent gone (deleted by another client, a
+ * container reaped) and make it again before giving up. */
+#define ZKC__PARENT_RECREATE_MAX 8
+
+/* What a successful acquisition holds. */
+typedef struct zkc__held {
+  char *node;         /* full path of our lock node (malloc) */
+  int64_t token;      /* its czxid: the fencing token */
+  int64_t session_id; /* the session that owns it */
+} zkc__held_t;
+
+/* The limit the waits of a timed call keep: its deadline plus a grace of
+ * about a round trip (ZKC__FOREVER stays), so that a timeout of 0 still
+ * gets its answers, and none waits on a silent ensemble past it. */
+int64_t zkc__limit_after(int64_t deadline_ms);
+
+/* Creates `path` and any missing ancestors with the client's parent mode.
+ * ZKC_OK also when it exists. */
+int zkc__ensure_path(zkc_client_t *c, const char *path);
+
+/* What the answer `rc` to the delete of a held node means: ZKC_OK (gone,
+ * or finished in the background after connection loss or a session's
+ * end), ZKC_ELOST (it was gone already), or the server's refusal (logged:
+ * the node stays until its session ends). */
+int zkc__delete_answered(zkc_client_t *c, const char *node, int rc);
+
+/* What a run needs before its next step. */
+typedef enum zkc__qneed {
+  ZKC__QN_REPLY,   /* its requests' answers (zkc__qrun_ops), until its limit */
+  ZKC__QN_EVENT,   /* its waiter's wake-up (zkc__qrun_waiter), until the
+                      deadline: then zkc__qrun_woken */
+  ZKC__QN_SESSION, /* a connected session, until the deadline */
+  ZKC__QN_TIME,    /* the end of a retry's backoff (zkc__qrun_wake_at) */
+  ZKC__QN_DONE     /* finished: zkc__qrun_result */
+} zkc__qneed_t;
+
+/* How a run's requests and watches tell its driver (all NULL: the driver
+ * waits on them itself, as the blocking acquire does). */
+typedef struct zkc__qdriver {
+  /* An op whose completion tells the driver (NULL without memory). */
+  zkc__op_t *(*op_new)(void *ctx);
+  /* An op of op_new given up in flight: its completion will tell nobody. */
+  void (*op_dropped)(void *ctx);
+  /* A waiter's wake-up. */
+  void (*wake)(void *ctx);
+  void *ctx;
+} zkc__qdriver_t;
+
+typedef enum {
+  Q_CREATE,    /* send the create (and the first read behind it) */
+  Q_CREATING,  /* the create's answer */
+  Q_SEARCH,    /* after a create cut off: look for our uuid */
+  Q_SEARCHING, /* that read's answer */
+  Q_ADOPTING,  /* a node with our uuid: whose session owns it */
+  Q_RELIST,    /* read the queue again, if our node is still ours */
+  Q_LISTING,   /* a read's answer: decide */
+  Q_WATCHING,  /* the blocker's watch (and our own node's) being set */
+  Q_WAITING,   /* watched: wait for a change */
+  Q_BACKOFF,   /* a retry's backoff, then Q_CONNECT */
+  Q_CONNECT,   /* wait for a connected session, then `after` */
+  Q_REMOVING,  /* our node's delete, the result decided */
+  Q_DONE
+} zkc__qstate_t;
+
+/* One run. Lives where its driver puts it (a stack, a pending acquire) and
+ * must not move while it runs (its waiter is registered by address). */
+typedef struct zkc__qrun {
+  /* what to do (zkc__qrun_init) */
+  zkc_client_t *c;
+  const char *base, *name, *data; /* borrowed for the run's life */
+  int reader;  /* read side of a read-write lock: waits on writers only */
+  int plain;   /* EPHEMERAL, named exactly: no sequence, no queue */
+  int no_list; /* only the node: no queue read, no wait */
+  int requeue; /* a node lost while waiting: queue again at the back */
+  int64_t deadline, limit;
+  zkc__qdriver_t drv;
+  /* where it is */
+  zkc__qstate_t st;
+  zkc__qstate_t after; /* Q_BACKOFF, Q_CONNECT: what comes next */
+  int rc;              /* Q_REMOVING, Q_DONE: the result */
+  int stop_rc;         /* asked from outside (zkc__qrun_stop), or 0 */
+  char uuid[37];
+  char *prefix;     /* base + "/_c_<uuid>-<name>" */
+  char *node;       /* our node once created (or adopted) */
+  char *found;      /* Q_ADOPTING: a node carrying our uuid */
+  zkc__stat_t stat;
+  int maybe_made;   /* a create whose outcome is unknown: its uuid finds it */
+  zkc__op_t *op;    /* create, search, exists, own-node watch or delete */
+  zkc__op_t *list;  /* the latest children read */
+  zkc__op_t *watch; /* Q_WATCHING: the blocker's watch */
+  zkc__waiter_t w;
+  int w_reg;
+  char *pred;       /* the blocker watched */
+  int sole, same_session, watch_rc, own_rc;
+  int64_t sent;     /* zkc__boot_ms before this round's watches */
+  int64_t proof;    /* zkc__boot_ms before the request a grant would rest on */
+  int64_t wake_at;
+  int retries, parents;
+} zkc__qrun_t;
+
+/* Prepares a run on `base` for a node named "_c_<uuid>-<name>[seq]" with
+ * `data` (NULL: the client's holder id), waiting until deadline_ms
+ * (monotonic, ZKC__FOREVER) and no request past its limit (the deadline
+ * plus a grace). The flags are the fields above. drv may be NULL. */
+void zkc__qrun_init(zkc__qrun_t *r, zkc_client_t *c, const char *base,
+                    const char *name, const char *data, int64_t deadline_ms,
+                    const zkc__qdriver_t *drv);
+
+/* Goes as far as it can without waiting; says what it needs next. */
+zkc__qneed_t zkc__qrun_step(zkc__qrun_t *r);
+
+/* ZKC__QN_REPLY: the requests awaited (up to 2 written to ops); and the
+ * driver's verdict that they are unanswered at the limit: they are given
+ * up and the run ends with ZKC_ETIMEDOUT (its node, made or perhaps being
+ * made, deleted in the background). */
+int zkc__qrun_ops(zkc__qrun_t *r, zkc__op_t **ops);
+void zkc__qrun_give_up(zkc__qrun_t *r);
+
+/* ZKC__QN_EVENT: the waiter to wait on (zkc__waiter_wait or _check), and
+ * how the wait ended. */
+zkc__waiter_t *zkc__qrun_waiter(zkc__qrun_t *r);
+void zkc__qrun_woken(zkc__qrun_t *r, zkc__wake_t why);
+
+/* ZKC__QN_TIME: when the backoff ends. */
+int64_t zkc__qrun_wake_at(const zkc__qrun_t *r);
+
+/* Ends the run with rc at its next step (a cancel, a close, a wait for the
+ * session that failed); also a run done with ZKC_OK whose grant the
+ * driver refuses: its node is then deleted. */
+void zkc__qrun_stop(zkc__qrun_t *r, int rc);
+/* A run done with ZKC_OK whose grant the driver doubts (a state change
+ * came between the proof and the grant): it reads the queue again once
+ * connected. */
+void zkc__qrun_doubt(zkc__qrun_t *r);
+
+/* ZKC__QN_DONE: the result; with ZKC_OK *out is filled and the node is the
+ * caller's. */
+int zkc__qrun_result(zkc__qrun_t *r, zkc__held_t *out);
+/* Frees what the run holds (a run not done is given up first). */
+void zkc__qrun_clear(zkc__qrun_t *r);
+
+#endif /* ZKC_QENGINE_H */
