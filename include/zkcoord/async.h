@@ -46,7 +46,9 @@ typedef enum zkc_delivery {
 
 /* An acquire's result: rc ZKC_OK with a hold now owned by the callee, or
  * a failure (hold NULL): ZKC_ETIMEDOUT, ZKC_ECANCELED, ZKC_ECLOSED (client
- * closed or context destroyed), ZKC_ENOMEM, ZKC_ENOROOT or the server's
+ * closed or context destroyed), ZKC_ECONNLOSS or ZKC_EOPTIMEOUT (the
+ * client's retry policy, zkc_client_opts_t.retry, exhausted in one outage,
+ * as for zkc_mutex_acquire), ZKC_ENOMEM, ZKC_ENOROOT or the server's
  * refusal (ZKC_ENOAUTH, ...). Runs exactly once per accepted acquire. */
 typedef void (*zkc_acquired_fn)(void *ctx, int rc, zkc_hold_t *hold);
 /* A release's delete is done: ZKC_OK (deleted, or handed to the background
@@ -99,8 +101,11 @@ ZKC_EXTERN int zkc_async_destroy(zkc_async_t *async);
  * queue, > 0 that many milliseconds: the rule of every timeout, see
  * zkcoord/common.h).
  * Never blocks on the network. `done` is called once with the result (see
- * zkc_acquired_fn); a session lost while pending re-queues within the
- * timeout, as the blocking acquire does. *id (if not NULL) names the
+ * zkc_acquired_fn). It follows the blocking acquire's protocol step for
+ * step (the same code drives both): a session lost while pending
+ * re-queues within the timeout, a request cut off is retried by the
+ * client's retry policy, and the next in line is granted on its
+ * predecessor's delete without a read when that is safe. *id (if not NULL) names the
  * acquire for zkc_async_cancel. Returns ZKC_OK (accepted: done will run),
  * ZKC_EINVAL (NULL async or done, invalid path; done will not run),
  * ZKC_ENOMEM, ZKC_ECLOSED (client closed or context being destroyed).

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "test_hooks.h"
 
 #define OK(expr) assert_int_equal((expr), ZKC_OK)
 
@@ -708,6 +709,148 @@ static void outside_delete_is_lost(void **state) {
   zkc_client_close(c);
 }
 
+/* ---- the blocking acquire's protocol, by construction (one engine) ---- */
+
+static zkc_client_t *counted;               /* whose requests are counted */
+static atomic_ullong requests_at_callback;  /* at the acquire's callback */
+
+static void on_acquired_counting(void *ctx, int rc, zkc_hold_t *hold) {
+  atomic_store(&requests_at_callback, zkc__requests(counted));
+  on_acquired(ctx, rc, hold);
+}
+
+/* The next in line is granted on its predecessor's delete alone, as a
+ * blocking acquire is: its own node watched before the holder's, the
+ * order of the server's events proves its node was there; no read of the
+ * queue after the wake-up. */
+static void next_in_line_granted_on_delete_alone(void **state) {
+  (void)state;
+  char path[512];
+  snprintf(path, sizeof path, "%s", zkt_path("lock"));
+  zkc_client_t *h = zkt_open(NULL), *w = zkt_open(NULL);
+  zkc_mutex_t *m = NULL;
+  OK(zkc_mutex_create(&m, h, path));
+  OK(zkc_mutex_acquire(m));
+  /* The holder's own-node watch is set before anything is counted. */
+  assert_int_equal(zkt_await_session_watches(h, 1, NULL, 0, zkt_ms(5000)), 1);
+  zkc_async_t *a = new_async(w, ZKC_DELIVER_THREAD, NULL, NULL);
+  counted = w;
+  res_t r = {0};
+  uint64_t before = zkc__requests(w);
+  OK(zkc_async_acquire(a, path, zkt_ms(20000), on_acquired_counting, &r, NULL));
+  /* Waiting: its own node and the holder's watched. */
+  assert_int_equal(zkt_await_session_watches(w, 2, NULL, 0, zkt_ms(5000)), 2);
+  uint64_t queued = zkc__requests(w) - before;
+  uint64_t at_release = zkc__requests(w);
+  OK(zkc_mutex_release(m));
+  await_done(&r);
+  OK(r.rc);
+  uint64_t after_wake = atomic_load(&requests_at_callback) - at_release;
+  release_now(a, r.hold, ZKC_OK);
+  OK(zkc_async_destroy(a));
+  OK(zkc_mutex_destroy(m));
+  zkc_client_close(h);
+  zkc_client_close(w);
+  /* The create, its queue read, the two watches; after the wake-up no
+   * request at all before the grant (the hold's own-node watch is set
+   * after it, by the maintenance thread). */
+  assert_int_equal(queued, 4);
+  assert_int_equal(after_wake, 0);
+}
+
+static zkc_client_t *open_via(zkt_proc_t *proxy, int max_retries) {
+  zkc_client_opts_t o;
+  zkc_client_opts_init(&o);
+  o.session_timeout_ms = 10000;
+  if (max_retries >= 0) o.retry.max_retries = max_retries;
+  zkc_client_t *c = NULL;
+  OK(zkc_client_open(&c, zkt_proxy_connect(proxy), &o));
+  return c;
+}
+
+/* The parent's child version: every create and delete under it counts. */
+static int32_t cversion(const char *path) {
+  struct Stat st;
+  assert_true(zkt_exists(path, &st));
+  return st.cversion;
+}
+
+/* A create applied but its answer cut off: the acquire finds its node by
+ * its uuid and keeps it (its place in the queue), as a blocking one does;
+ * one create per acquire. */
+static void create_cut_recovered_by_uuid(void **state) {
+  (void)state;
+  const int rounds = 5;
+  char path[512];
+  snprintf(path, sizeof path, "%s", zkt_path("lock"));
+  zkt_proc_t proxy = zkt_proxy_start(1);
+  zkc_client_t *c = open_via(&proxy, -1);
+  zkc_async_t *a = new_async(c, ZKC_DELIVER_THREAD, NULL, NULL);
+  for (int i = 0; i <= rounds; i++) {
+    /* round 0 makes the parents before any cut */
+    if (i > 0) zkt_proxy_cmd(&proxy, "cut-after-create 1");
+    int32_t v0 = i > 0 ? cversion(path) : 0;
+    res_t r = {0};
+    OK(zkc_async_acquire(a, path, zkt_ms(20000), on_acquired, &r, NULL));
+    await_done(&r);
+    OK(r.rc);
+    char node[1100];
+    OK(zkc_hold_node(r.hold, node, sizeof node));
+    struct Stat st;
+    assert_true(zkt_exists(node, &st));
+    int64_t sid;
+    OK(zkc_client_session_id(c, &sid));
+    assert_int_equal(st.ephemeralOwner, sid);
+    if (i > 0) assert_int_equal(cversion(path) - v0, 1); /* found, not made twice */
+    release_now(a, r.hold, ZKC_OK);
+    assert_true(zkt_await_children_exactly(path, 0, zkt_ms(10000)));
+  }
+  zkt_send(&proxy, "stats");
+  char line[256];
+  assert_true(zkt_expect(&proxy, "STATS ", line, sizeof line, zkt_ms(5000)));
+  const char *cuts = strstr(line, "cuts=");
+  assert_non_null(cuts);
+  assert_int_equal(atoi(cuts + 5), rounds);
+  OK(zkc_async_destroy(a));
+  zkc_client_close(c);
+  zkt_proxy_stop(&proxy);
+}
+
+/* The client's retry policy holds for the async acquire: with no retries
+ * allowed, a create cut off ends it with ZKC_ECONNLOSS (as it ends a
+ * blocking acquire), and the node it may have made is deleted. */
+static void retry_policy_applies(void **state) {
+  (void)state;
+  char path[512];
+  snprintf(path, sizeof path, "%s", zkt_path("lock"));
+  zkt_proc_t proxy = zkt_proxy_start(1);
+  zkc_client_t *c = open_via(&proxy, 0);
+  zkc_async_t *a = new_async(c, ZKC_DELIVER_THREAD, NULL, NULL);
+  res_t r = {0};
+  OK(zkc_async_acquire(a, path, zkt_ms(20000), on_acquired, &r, NULL));
+  await_done(&r); /* the parents made, before any cut */
+  OK(r.rc);
+  release_now(a, r.hold, ZKC_OK);
+  zkt_proxy_cmd(&proxy, "cut-after-create 1");
+  res_t cut = {0};
+  OK(zkc_async_acquire(a, path, zkt_ms(20000), on_acquired, &cut, NULL));
+  await_done(&cut);
+  assert_int_equal(cut.rc, ZKC_ECONNLOSS);
+  assert_null(cut.hold);
+  /* The applied create's node, found by its uuid once connected. */
+  assert_true(zkt_await_children_exactly(path, 0, zkt_ms(15000)));
+  /* The same client's blocking acquire says the same. */
+  zkc_mutex_t *m = NULL;
+  OK(zkc_mutex_create(&m, c, path));
+  zkt_proxy_cmd(&proxy, "cut-after-create 1");
+  assert_int_equal(zkc_mutex_acquire_timeout(m, zkt_ms(20000)), ZKC_ECONNLOSS);
+  assert_true(zkt_await_children_exactly(path, 0, zkt_ms(15000)));
+  OK(zkc_mutex_destroy(m));
+  OK(zkc_async_destroy(a));
+  zkc_client_close(c);
+  zkt_proxy_stop(&proxy);
+}
+
 /* The libuv example daemon (examples/uv_daemon.c) takes the lock around 10
  * requests on its loop; they wait behind a blocking holder here. */
 static void example_daemon(void **state) {
@@ -749,6 +892,9 @@ int main(int argc, char **argv) {
       cmocka_unit_test(expiry_while_held_is_lost),
       cmocka_unit_test(outside_delete_is_lost),
       cmocka_unit_test(suspended_loss_node_deleted_by_new_session),
+      cmocka_unit_test(next_in_line_granted_on_delete_alone),
+      cmocka_unit_test(create_cut_recovered_by_uuid),
+      cmocka_unit_test(retry_policy_applies),
       cmocka_unit_test(example_daemon),
   };
   return zkt_main(argc, argv, tests, sizeof tests / sizeof *tests, "async");
