@@ -10,38 +10,8 @@
 
 #include <stdint.h>
 
+#include "queue_nodes.h"
 #include "session.h"
-#include "zkcoord/client.h"
-
-/* The name of a mutex's nodes ("_c_<uuid>-lock-<seq>"): Curator's
- * InterProcessMutex, whose queue the selector, the semaphore's queue and
- * the async acquire share. */
-#define ZKC__LOCK_NAME "lock-"
-/* Times a create may find its parent gone (deleted by another client, a
- * container reaped) and make it again before giving up. */
-#define ZKC__PARENT_RECREATE_MAX 8
-
-/* What a successful acquisition holds. */
-typedef struct zkc__held {
-  char *node;         /* full path of our lock node (malloc) */
-  int64_t token;      /* its czxid: the fencing token */
-  int64_t session_id; /* the session that owns it */
-} zkc__held_t;
-
-/* The limit the waits of a timed call keep: its deadline plus a grace of
- * about a round trip (ZKC__FOREVER stays), so that a timeout of 0 still
- * gets its answers, and none waits on a silent ensemble past it. */
-int64_t zkc__limit_after(int64_t deadline_ms);
-
-/* Creates `path` and any missing ancestors with the client's parent mode.
- * ZKC_OK also when it exists. */
-int zkc__ensure_path(zkc_client_t *c, const char *path);
-
-/* What the answer `rc` to the delete of a held node means: ZKC_OK (gone,
- * or finished in the background after connection loss or a session's
- * end), ZKC_ELOST (it was gone already), or the server's refusal (logged:
- * the node stays until its session ends). */
-int zkc__delete_answered(zkc_client_t *c, const char *node, int rc);
 
 /* What a run needs before its next step. */
 typedef enum zkc__qneed {
