@@ -152,7 +152,7 @@ static void finish(zkc__qrun_t *r, int rc) {
 
 /* After a retryable failure: the client's retry policy, then `next`. */
 static void retry(zkc__qrun_t *r, int rc, zkc__qstate_t next) {
-  int64_t wake_at;
+  int64_t wake_at = 0;
   rc = zkc__retry_delay(r->c, &r->retries, rc, r->deadline, &wake_at);
   if (rc != ZKC_OK) {
     finish(r, rc);
@@ -468,7 +468,12 @@ void zkc__qrun_init(zkc__qrun_t *r, zkc_client_t *c, const char *base,
 static int advance(zkc__qrun_t *r) {
   if (r->st == Q_DONE) return ZKC__QN_DONE;
   if (awaiting(r)) return ZKC__QN_REPLY; /* answers first, even to a stop */
-  if (r->stop_rc != ZKC_OK && r->st != Q_REMOVING) {
+  /* A stop waits until the answers in are taken in (a created node, a
+   * found one, the round's watches), so that nothing of ours is dropped
+   * unknown; those states all lead to one where it applies. */
+  int answered = r->st == Q_CREATING || r->st == Q_SEARCHING ||
+                 r->st == Q_ADOPTING || r->st == Q_WATCHING;
+  if (r->stop_rc != ZKC_OK && !answered && r->st != Q_REMOVING) {
     int rc = r->stop_rc;
     r->stop_rc = ZKC_OK;
     round_leave(r, !zkc__client_closed(r->c));
@@ -586,6 +591,7 @@ void zkc__qrun_clear(zkc__qrun_t *r) {
     r->w_reg = 0;
   }
   if (r->node) zkc__janitor_add(r->c, r->node, NULL);
+  if (r->found) zkc__janitor_add(r->c, r->found, NULL);
   free(r->node);
   free(r->found);
   free(r->pred);

@@ -58,7 +58,7 @@ int zkc__pause_until(zkc_client_t *c, int64_t until_ms) {
 
 int zkc__retry_wait(zkc_client_t *c, int *attempt, int rc,
                     int64_t deadline_ms) {
-  int64_t wake_at;
+  int64_t wake_at = 0;
   if ((rc = zkc__retry_delay(c, attempt, rc, deadline_ms, &wake_at)) != ZKC_OK)
     return rc;
   if (zkc__pause_until(c, wake_at) != ZKC_OK) return ZKC_ECLOSED;
