@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Draws scenario l of a bench/run.sh output directory (its raw.out) into
 # DIR/leader.png: the graceful hand-off p50 of the latch and the selector
-# (raw chain, zkcoord, Curator) and the crash hand-off beside the session
-# timeout; median of the rounds, bars from min to max. Needs gnuplot.
+# (raw chain, zkcoord, Curator) and the crash hand-off of each recipe
+# (zkcoord, Curator) beside the session timeout; median of the rounds, bars
+# from min to max. Needs gnuplot.
 #
 # usage: bench/plot-leader.sh DIR
 set -euo pipefail
@@ -25,8 +26,18 @@ awk -F, '
       print line; i++
     }
   }' "$raw" | sort -k2 | awk '{ $1 = NR - 1; print }' >"$dat"
-awk -F, '$1 == "R" && $2 == "l" && $4 ~ /^crash: SIGKILL/ && $5 !~ /\// {
-    print ($5 == "zkcoord" ? 0 : 1), $5, $7 / 1000, $8 / 1000, $9 / 1000 }' "$raw" >"$dat.crash"
+# One line per recipe (the latch's label has no recipe name): x, recipe,
+# zkcoord median min max, Curator median min max.
+awk -F, '$1 == "R" && $2 == "l" && $4 ~ /^(selector )?crash: SIGKILL/ && $5 !~ /\// {
+    r = $4 ~ /^selector/ ? 1 : 0; seen[r] = 1
+    v[r, $5] = $7 / 1000 " " $8 / 1000 " " $9 / 1000
+  }
+  END {
+    for (r = 0; r <= 1; r++)
+      if (r in seen)
+        print r, (r ? "selector" : "latch"), ((r, "zkcoord") in v ? v[r, "zkcoord"] : "NaN NaN NaN"),
+          ((r, "curator") in v ? v[r, "curator"] : "NaN NaN NaN")
+  }' "$raw" >"$dat.crash"
 gnuplot <<GP
 set terminal pngcairo size 1100,480 font "sans,10"
 set output "$out/leader.png"
@@ -43,10 +54,12 @@ plot "$dat" using (\$1-0.25):3:4:5:(0.11) with boxerrorbars title "raw delete ->
      "" using (\$1):6:7:8:(0.11) with boxerrorbars title "zkcoord", \
      "" using (\$1+0.25):9:10:11:(0.11) with boxerrorbars title "Curator"
 set title "crash: SIGKILL of the leader's process -> next leader (session timeout 4 s)"
-set xtics ("zkcoord" 0, "Curator" 1)
-set yrange [0:5]
+set yrange [0:5.5]
 set ylabel "seconds"
-plot "$dat.crash" using 1:3:4:5:(0.2) with boxerrorbars notitle, 4 with lines dt 2 lw 2 title "session timeout"
+set key horizontal top left samplen 2
+plot "$dat.crash" using (\$1-0.13):3:4:5:(0.22) with boxerrorbars lc 2 title "zkcoord", \
+     "" using (\$1+0.13):6:7:8:(0.22) with boxerrorbars lc 3 title "Curator", \
+     4 with lines dt 2 lw 2 lc rgb "black" title "session timeout"
 unset multiplot
 GP
 echo "plot: $out/leader.png" >&2

@@ -9,9 +9,11 @@
  *             its return) -> the next selector's take_leadership call;
  *   raw:      a plain delete call -> the watcher's callback on another
  *             session, and -> a thread woken by it (scenario g's chain).
- * Crash: a leader latch in a child process (session timeout CRASH_SESSION_MS,
- * the candidate's the same) is killed with SIGKILL; this process stamps the
- * kill and its candidate's is_leader, so no clock crosses a process.
+ * Crash, for each recipe: the leader (a latch that won, or a selector in
+ * take_leadership, which blocks there) runs in a child process (session
+ * timeout CRASH_SESSION_MS, the candidate's the same) and is killed with
+ * SIGKILL; this process stamps the kill and its candidate's is_leader or
+ * take_leadership call, so no clock crosses a process.
  *
  * Curator (bench/peers/CuratorLeaderPeer.java, run through the command in
  * $ZKC_CURATOR_LEADER, which bench/run.sh sets) runs the same hand-offs
@@ -42,13 +44,24 @@ typedef struct stamp {
   int64_t at; /* when the callback ran; 0 = not yet */
 } stamp_t;
 
-static void on_leader(void *ctx, zkc_latch_t *latch) {
-  (void)latch;
+static void stamp_now(stamp_t *s) {
   int64_t t = now_ns();
   pthread_mutex_lock(&mu);
-  ((stamp_t *)ctx)->at = t;
+  s->at = t;
   pthread_cond_broadcast(&cv);
   pthread_mutex_unlock(&mu);
+}
+
+/* The latch's is_leader and a crash candidate selector's take_leadership
+ * (which then returns): both stamp. */
+static void on_leader(void *ctx, zkc_latch_t *latch) {
+  (void)latch;
+  stamp_now(ctx);
+}
+
+static void on_taken(void *ctx, zkc_selector_t *sel) {
+  (void)sel;
+  stamp_now(ctx);
 }
 
 static void wait_stamp(stamp_t *s) {
@@ -75,6 +88,18 @@ static zkc_latch_t *latch_on(zkc_client_t *c, const char *path, stamp_t *s) {
   zkc_check(zkc_latch_create(&l, c, path, NULL, &o), "latch_create");
   zkc_check(zkc_latch_start(l), "latch_start");
   return l;
+}
+
+/* A started selector (auto_requeue as asked). */
+static zkc_selector_t *selector_on(zkc_client_t *c, const char *path,
+                                   zkc_selector_fn fn, void *ctx, int requeue) {
+  zkc_selector_opts_t o;
+  zkc_selector_opts_init(&o);
+  o.auto_requeue = requeue;
+  zkc_selector_t *s;
+  zkc_check(zkc_selector_create(&s, c, path, fn, ctx, &o), "selector_create");
+  zkc_check(zkc_selector_start(s), "selector_start");
+  return s;
 }
 
 static void wait_children(zhandle_t *zh, const char *path, int n) {
@@ -163,7 +188,10 @@ static void raw_chain(zhandle_t *x, zhandle_t *y, const char *node, double *cb,
 }
 
 /* ---- Curator: runs the peer, collects its samples ---- */
-enum { C_LATCH, C_SEL, C_CRASH, C_COUNT };
+/* The peer's sample kinds (its S lines); C_CRASH + recipe is a crash. */
+enum { C_LATCH, C_SEL, C_CRASH, C_CRASH_SEL, C_COUNT };
+static const char *const c_kind[C_COUNT] = {"latch", "selector", "crash",
+                                            "crash-selector"};
 static int curator_clock_ok = 1, curator_clock_checked;
 
 /* Runs `$ZKC_CURATOR_LEADER CONNECT ROOT MODE N SESSION_MS`; adds the
@@ -193,11 +221,11 @@ static int curator_run(const char *mode, int n, const char *root,
       curator_clock_ok &= ok;
       curator_clock_checked = 1;
     } else if (sscanf(line, "S,%31[^,],%lf", what, &v) == 2) {
-      int k = strcmp(what, "latch") == 0      ? C_LATCH
-              : strcmp(what, "selector") == 0 ? C_SEL
-                                              : C_CRASH;
-      samples_add(&out[k], v);
-      got++;
+      for (int k = 0; k < C_COUNT; k++)
+        if (strcmp(what, c_kind[k]) == 0) {
+          samples_add(&out[k], v);
+          got++;
+        }
     }
   }
   int st = pclose(p);
@@ -209,21 +237,39 @@ static int curator_run(const char *mode, int n, const char *root,
 }
 
 /* ---- the crash child: leads, says so, waits to be killed ---- */
-int leader_child(int argc, char **argv) {
-  if (argc < 1) die("--leader-child PATH");
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  zkc_client_t *c = open_with_timeout(CRASH_SESSION_MS);
-  stamp_t s = {0};
-  zkc_latch_t *l = latch_on(c, argv[0], &s);
-  zkc_check(zkc_latch_await(l, -1), "latch_await");
+enum { LATCH, SELECTOR, RECIPES };
+static const char *const recipe_name[RECIPES] = {"latch", "selector"};
+
+static __attribute__((noreturn)) void lead_until_killed(void) {
   printf("leader\n");
   fflush(stdout);
   for (;;) pause();
 }
 
-/* A zkcoord crash round: µs from the kill to the candidate's is_leader. */
+static void take_and_hold(void *ctx, zkc_selector_t *sel) {
+  (void)ctx, (void)sel;
+  lead_until_killed();
+}
+
+/* --leader-child PATH latch|selector */
+int leader_child(int argc, char **argv) {
+  if (argc < 2) die("--leader-child PATH latch|selector");
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  zkc_client_t *c = open_with_timeout(CRASH_SESSION_MS);
+  if (strcmp(argv[1], recipe_name[SELECTOR]) == 0) {
+    selector_on(c, argv[0], take_and_hold, NULL, 0);
+    for (;;) pause();
+  }
+  stamp_t s = {0};
+  zkc_latch_t *l = latch_on(c, argv[0], &s);
+  zkc_check(zkc_latch_await(l, -1), "latch_await");
+  lead_until_killed();
+}
+
+/* A zkcoord crash round of a recipe: µs from the kill to the candidate's
+ * is_leader (latch) or take_leadership call (selector). */
 static double zkc_crash(zkc_client_t *obs, zhandle_t *zh, const char *path,
-                        unsigned *seed) {
+                        int recipe, unsigned *seed) {
   int fds[2];
   if (pipe(fds) != 0) die("pipe: %s", strerror(errno));
   pid_t pid = fork();
@@ -231,7 +277,8 @@ static double zkc_crash(zkc_client_t *obs, zhandle_t *zh, const char *path,
   if (pid == 0) {
     dup2(fds[1], 1);
     close(fds[0]), close(fds[1]);
-    execl(cfg.self, cfg.self, "--leader-child", path, (char *)NULL);
+    execl(cfg.self, cfg.self, "--leader-child", path, recipe_name[recipe],
+          (char *)NULL);
     _exit(127);
   }
   close(fds[1]);
@@ -240,7 +287,9 @@ static double zkc_crash(zkc_client_t *obs, zhandle_t *zh, const char *path,
   if (fgets(line, sizeof line, f) == NULL || strncmp(line, "leader", 6) != 0)
     die("crash child did not lead");
   stamp_t s = {0};
-  zkc_latch_t *cand = latch_on(obs, path, &s);
+  zkc_latch_t *cand = recipe == LATCH ? latch_on(obs, path, &s) : NULL;
+  zkc_selector_t *csel =
+      recipe == SELECTOR ? selector_on(obs, path, on_taken, &s, 0) : NULL;
   wait_children(zh, path, 2);
   sleep_ms(200 + (int)(rand_r(seed) % 1000)); /* anywhere between pings */
   int64_t t0 = now_ns();
@@ -250,7 +299,48 @@ static double zkc_crash(zkc_client_t *obs, zhandle_t *zh, const char *path,
   wait_stamp(&s);
   double us = US(s.at - t0);
   zkc_check(zkc_latch_destroy(cand), "latch_destroy");
+  zkc_check(zkc_selector_destroy(csel), "selector_destroy");
   return us;
+}
+
+/* One recipe's crash rounds: kill -> next leader (µs), per library. */
+typedef struct crash {
+  samples_t z, c;
+  double ratio[64]; /* zkcoord/Curator, per round pair */
+  int nratio;
+} crash_t;
+
+/* The crash records of a recipe; the latch's labels carry no recipe name
+ * (as before the selector's were added, so that runs compare). */
+static void emit_crash(int recipe, crash_t *cr, double limit) {
+  const char *pre = recipe == LATCH ? "" : "selector ";
+  char measure[160];
+  double v[64];
+  if (cr->z.n == 0) return;
+  snprintf(measure, sizeof measure, "%scrash: SIGKILL to next leader (session %d ms)",
+           pre, CRASH_SESSION_MS);
+  for (size_t i = 0; i < cr->z.n; i++) v[i] = cr->z.v[i] / 1e3;
+  emit("l", 2, measure, "zkcoord", "ms", v, (int)cr->z.n);
+  if (cr->c.n) {
+    for (size_t i = 0; i < cr->c.n; i++) v[i] = cr->c.v[i] / 1e3;
+    emit("l", 2, measure, "curator", "ms", v, (int)cr->c.n);
+    emit("l", 2, measure, "zkcoord/curator", "x", cr->ratio, cr->nratio);
+  }
+  double z50 = samples_quantile(&cr->z, 0.5) / 1e3;
+  double z99 = samples_quantile(&cr->z, 0.99) / 1e3;
+  snprintf(measure, sizeof measure, "%scrash p99 over %zu rounds", pre, cr->z.n);
+  emit("l", 2, measure, "zkcoord", "ms", &z99, 1);
+  if (cr->c.n) {
+    double c99 = samples_quantile(&cr->c, 0.99) / 1e3;
+    snprintf(measure, sizeof measure, "%scrash p99 over %zu rounds", pre, cr->c.n);
+    emit("l", 2, measure, "curator", "ms", &c99, 1);
+  }
+  snprintf(measure, sizeof measure,
+           "%scrash p50 (ms) <= session timeout + raw hand-off p50", pre);
+  emit_target("l", measure, z50, "<=", limit);
+  snprintf(measure, sizeof measure,
+           "%scrash p99 (ms) <= session timeout + raw hand-off p50", pre);
+  emit_target("l", measure, z99, "<=", limit);
 }
 
 enum { Z_LATCH, Z_SEL, R_CB, R_WOKEN, M_COUNT };
@@ -258,16 +348,17 @@ enum { Z_LATCH, Z_SEL, R_CB, R_WOKEN, M_COUNT };
 void scen_leader(void) {
   const int per_round = cfg.quick ? 10 : 20;
   const int crash_rounds = cfg.quick ? 0 : 10;
-  char lpath[200], spath[200], node[220], cpath[200], croot[200];
+  char lpath[200], spath[200], node[220], cpath[RECIPES][200], croot[200];
   snprintf(lpath, sizeof lpath, "%s/l/latch", cfg.root);
   snprintf(spath, sizeof spath, "%s/l/selector", cfg.root);
   snprintf(node, sizeof node, "%s/l/raw", cfg.root);
-  snprintf(cpath, sizeof cpath, "%s/l/crash", cfg.root);
+  snprintf(cpath[LATCH], sizeof cpath[LATCH], "%s/l/crash", cfg.root);
+  snprintf(cpath[SELECTOR], sizeof cpath[SELECTOR], "%s/l/crash-selector", cfg.root);
   snprintf(croot, sizeof croot, "%s/l/curator", cfg.root);
   zhandle_t *inspect = raw_open(), *x = raw_open(), *y = raw_open();
   raw_ensure(inspect, lpath);
   raw_ensure(inspect, spath);
-  raw_ensure(inspect, cpath);
+  for (int i = 0; i < RECIPES; i++) raw_ensure(inspect, cpath[i]);
   zkc_client_t *c[2] = {open_with_timeout(CRASH_SESSION_MS),
                         open_with_timeout(CRASH_SESSION_MS)};
   int have_curator = !cfg.quick && getenv("ZKC_CURATOR_LEADER") != NULL &&
@@ -275,15 +366,8 @@ void scen_leader(void) {
 
   /* The selectors: both requeue after each turn; one leads at a time. */
   zkc_selector_t *sel[2];
-  zkc_selector_opts_t so;
-  zkc_selector_opts_init(&so);
-  so.auto_requeue = 1;
-  for (int i = 0; i < 2; i++) {
-    zkc_check(zkc_selector_create(&sel[i], c[i], spath, take_leadership,
-                                  &sel_index[i], &so),
-              "selector_create");
-    zkc_check(zkc_selector_start(sel[i]), "selector_start");
-  }
+  for (int i = 0; i < 2; i++)
+    sel[i] = selector_on(c[i], spath, take_leadership, &sel_index[i], 1);
 
   double p50[M_COUNT][64], p99[M_COUNT][64], cur50[2][64], cur99[2][64];
   int curator_rounds = 0;
@@ -361,26 +445,27 @@ void scen_leader(void) {
   pthread_mutex_unlock(&mu);
   for (int i = 0; i < 2; i++) zkc_check(zkc_selector_destroy(sel[i]), "selector_destroy");
 
-  /* crash rounds, zkcoord and Curator alternating */
-  samples_t crash_z = {0}, crash_c = {0};
-  double crash_ratio[64];
-  int ncr = 0;
+  /* crash rounds, zkcoord and Curator alternating, the latch's round then
+   * the selector's */
+  crash_t cr[RECIPES];
+  memset(cr, 0, sizeof cr);
   unsigned seed = (unsigned)getpid();
-  for (int r = 0; r < crash_rounds && r < 64; r++) {
-    double z = zkc_crash(c[0], inspect, cpath, &seed);
-    samples_add(&crash_z, z);
-    if (!have_curator) continue;
-    samples_t cs[C_COUNT] = {{0}};
-    char root[260];
-    snprintf(root, sizeof root, "%s/crash-%d", croot, r);
-    if (curator_run("crash", 1, root, cs) && cs[C_CRASH].n == 1) {
-      samples_add(&crash_c, cs[C_CRASH].v[0]);
-      crash_ratio[ncr++] = z / cs[C_CRASH].v[0];
-    } else {
-      have_curator = 0;
+  for (int r = 0; r < crash_rounds && r < 64; r++)
+    for (int i = 0; i < RECIPES; i++) {
+      double z = zkc_crash(c[0], inspect, cpath[i], i, &seed);
+      samples_add(&cr[i].z, z);
+      if (!have_curator) continue;
+      samples_t cs[C_COUNT] = {{0}};
+      char root[260];
+      snprintf(root, sizeof root, "%s/%s-%d", croot, c_kind[C_CRASH + i], r);
+      if (curator_run(c_kind[C_CRASH + i], 1, root, cs) && cs[C_CRASH + i].n == 1) {
+        samples_add(&cr[i].c, cs[C_CRASH + i].v[0]);
+        cr[i].ratio[cr[i].nratio++] = z / cs[C_CRASH + i].v[0];
+      } else {
+        have_curator = 0;
+      }
+      for (int m = 0; m < C_COUNT; m++) samples_free(&cs[m]);
     }
-    for (int m = 0; m < C_COUNT; m++) samples_free(&cs[m]);
-  }
   for (int i = 0; i < 2; i++) zkc_client_close(c[i]);
   raw_close(x), raw_close(y), raw_close(inspect);
 
@@ -448,37 +533,13 @@ void scen_leader(void) {
   emit_target("l", "graceful selector hand-off p50 / raw (delete + notification + wake-up) p50",
               median_of(ratio, k), "<=", 1.25);
 
-  if (crash_z.n > 0) {
-    double raw50 = samples_quantile(&all[R_WOKEN], 0.5) / 1e3; /* ms */
-    double limit = CRASH_SESSION_MS + raw50;
-    double v[64];
-    for (size_t i = 0; i < crash_z.n; i++) v[i] = crash_z.v[i] / 1e3;
-    emit("l", 2, "crash: SIGKILL to next leader (session 4000 ms)", "zkcoord",
-         "ms", v, (int)crash_z.n);
-    if (crash_c.n) {
-      for (size_t i = 0; i < crash_c.n; i++) v[i] = crash_c.v[i] / 1e3;
-      emit("l", 2, "crash: SIGKILL to next leader (session 4000 ms)",
-           "curator", "ms", v, (int)crash_c.n);
-      emit("l", 2, "crash: SIGKILL to next leader (session 4000 ms)",
-           "zkcoord/curator", "x", crash_ratio, ncr);
-    }
-    double z50 = samples_quantile(&crash_z, 0.5) / 1e3;
-    double z99 = samples_quantile(&crash_z, 0.99) / 1e3;
-    char measure[120];
-    snprintf(measure, sizeof measure, "crash p99 over %zu rounds", crash_z.n);
-    emit("l", 2, measure, "zkcoord", "ms", &z99, 1);
-    if (crash_c.n) {
-      double c99 = samples_quantile(&crash_c, 0.99) / 1e3;
-      snprintf(measure, sizeof measure, "crash p99 over %zu rounds", crash_c.n);
-      emit("l", 2, measure, "curator", "ms", &c99, 1);
-    }
-    emit_target("l", "crash p50 (ms) <= session timeout + raw hand-off p50", z50, "<=", limit);
-    emit_target("l", "crash p99 (ms) <= session timeout + raw hand-off p50", z99, "<=", limit);
-  }
+  /* bound: the session timeout + one hand-off (the raw chain's p50, ms) */
+  double limit = CRASH_SESSION_MS + samples_quantile(&all[R_WOKEN], 0.5) / 1e3;
+  for (int i = 0; i < RECIPES; i++) emit_crash(i, &cr[i], limit);
   if (curator_clock_checked)
     emit_target("l", "Java System.nanoTime() within C CLOCK_MONOTONIC around it (1 = yes)",
                 curator_clock_ok, "==", 1);
   for (int m = 0; m < M_COUNT; m++) samples_free(&all[m]);
   for (int m = 0; m < C_COUNT; m++) samples_free(&call[m]);
-  samples_free(&crash_z), samples_free(&crash_c);
+  for (int i = 0; i < RECIPES; i++) samples_free(&cr[i].z), samples_free(&cr[i].c);
 }

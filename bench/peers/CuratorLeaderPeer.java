@@ -10,11 +10,15 @@
 //     N rounds: a child JVM leads a LeaderLatch, is killed (SIGKILL, by
 //     destroyForcibly), and this JVM's candidate latch becomes leader; the
 //     kill and the isLeader are both stamped here;
-//   CuratorLeaderPeer CONNECT PATH child 0 SESSION_MS   (the crash leader)
+//   CuratorLeaderPeer CONNECT ROOT crash-selector N SESSION_MS
+//     the same with LeaderSelectors: the child leads in takeLeadership and
+//     blocks there; the kill -> this JVM's selector's takeLeadership call;
+//   CuratorLeaderPeer CONNECT PATH child|child-selector 0 SESSION_MS
+//     (the crash leader)
 //
 // Prints "N,<System.nanoTime()>" first (the caller checks it against its
-// CLOCK_MONOTONIC), then one "S,latch|selector|crash,<microseconds>" per
-// hand-off. Every session has the timeout SESSION_MS.
+// CLOCK_MONOTONIC), then one "S,latch|selector|crash|crash-selector,
+// <microseconds>" per hand-off. Every session has the timeout SESSION_MS.
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.util.Random;
@@ -42,19 +46,43 @@ public final class CuratorLeaderPeer {
         || c.getChildren().forPath(path).size() != n) Thread.sleep(1);
   }
 
-  /** A candidate latch whose isLeader stamps the time. */
+  /**
+   * A candidate that stamps the time it becomes leader: a latch (isLeader) or,
+   * with selector, a LeaderSelector (takeLeadership, which then returns).
+   */
   private static final class Stamped {
     final LeaderLatch latch;
+    final LeaderSelector selector;
     final CountDownLatch led = new CountDownLatch(1);
     volatile long at;
 
-    Stamped(CuratorFramework c, String path, String id) throws Exception {
-      latch = new LeaderLatch(c, path, id);
-      latch.addListener(new LeaderLatchListener() {
-        @Override public void isLeader() { at = System.nanoTime(); led.countDown(); }
-        @Override public void notLeader() {}
-      });
-      latch.start();
+    Stamped(CuratorFramework c, String path, String id, boolean selector) throws Exception {
+      if (selector) {
+        latch = null;
+        this.selector = new LeaderSelector(c, path, new LeaderSelectorListenerAdapter() {
+          @Override public void takeLeadership(CuratorFramework cf) { stamp(); }
+        });
+        this.selector.setId(id);
+        this.selector.start();
+      } else {
+        this.selector = null;
+        latch = new LeaderLatch(c, path, id);
+        latch.addListener(new LeaderLatchListener() {
+          @Override public void isLeader() { stamp(); }
+          @Override public void notLeader() {}
+        });
+        latch.start();
+      }
+    }
+
+    private void stamp() {
+      at = System.nanoTime();
+      led.countDown();
+    }
+
+    void close() throws Exception {
+      if (latch != null) latch.close();
+      else selector.close();
     }
   }
 
@@ -91,13 +119,13 @@ public final class CuratorLeaderPeer {
     String lpath = root + "/latch", spath = root + "/selector";
     cs[0].create().creatingParentsIfNeeded().forPath(lpath);
     cs[0].create().creatingParentsIfNeeded().forPath(spath);
-    Stamped lead = new Stamped(cs[0], lpath, "l0");
+    Stamped lead = new Stamped(cs[0], lpath, "l0", false);
     lead.latch.await();
     int holder = 0;
     LeaderSelector[] sel = {selector(cs[0], spath, 0), selector(cs[1], spath, 1)};
     for (int k = 0; k < n; k++) {
       int cand = 1 - holder;
-      Stamped next = new Stamped(cs[cand], lpath, "l" + cand);
+      Stamped next = new Stamped(cs[cand], lpath, "l" + cand, false);
       waitChildren(cs[0], lpath, 2);
       Thread.sleep(5);
       long t0 = System.nanoTime();
@@ -130,7 +158,9 @@ public final class CuratorLeaderPeer {
     for (CuratorFramework c : cs) c.close();
   }
 
-  private static void crash(String connect, String root, int n, int sessionMs) throws Exception {
+  /** Crash rounds of the latch, or with selector of the LeaderSelector. */
+  private static void crash(String connect, String root, int n, int sessionMs, boolean selector)
+      throws Exception {
     CuratorFramework obs = client(connect, sessionMs);
     String path = root + "/crash";
     obs.create().creatingParentsIfNeeded().forPath(path);
@@ -138,50 +168,72 @@ public final class CuratorLeaderPeer {
     String cp = System.getProperty("java.class.path");
     Random rnd = new Random();
     for (int k = 0; k < n; k++) {
-      Process p = new ProcessBuilder(java, "-cp", cp, "CuratorLeaderPeer", connect, path, "child",
-          "0", Integer.toString(sessionMs)).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+      Process p = new ProcessBuilder(java, "-cp", cp, "CuratorLeaderPeer", connect, path,
+          selector ? "child-selector" : "child", "0", Integer.toString(sessionMs))
+          .redirectError(ProcessBuilder.Redirect.INHERIT).start();
       BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream()));
       String line;
       while ((line = r.readLine()) != null && !line.equals("leader")) {}
       if (line == null) throw new IllegalStateException("crash child did not lead");
-      Stamped cand = new Stamped(obs, path, "observer");
+      Stamped cand = new Stamped(obs, path, "observer", selector);
       waitChildren(obs, path, 2);
       Thread.sleep(200 + rnd.nextInt(1000)); // anywhere between pings
       long t0 = System.nanoTime();
       p.destroyForcibly(); // SIGKILL on Linux
       p.waitFor();
       cand.led.await();
-      System.out.printf("S,crash,%.1f%n", (cand.at - t0) / 1e3);
-      cand.latch.close();
+      System.out.printf("S,%s,%.1f%n", selector ? "crash-selector" : "crash", (cand.at - t0) / 1e3);
+      cand.close();
     }
     obs.close();
   }
 
-  private static void child(String connect, String path, int sessionMs) throws Exception {
-    CuratorFramework c = client(connect, sessionMs);
-    LeaderLatch l = new LeaderLatch(c, path, "child");
-    l.start();
-    l.await();
+  private static void leadUntilKilled() throws InterruptedException {
     System.out.println("leader");
     System.out.flush();
     Thread.sleep(Long.MAX_VALUE);
   }
 
+  /** The crash leader: a latch that won, or a selector blocked in takeLeadership. */
+  private static void child(String connect, String path, int sessionMs, boolean selector)
+      throws Exception {
+    CuratorFramework c = client(connect, sessionMs);
+    if (selector) {
+      LeaderSelector s = new LeaderSelector(c, path, new LeaderSelectorListenerAdapter() {
+        @Override public void takeLeadership(CuratorFramework cf) throws Exception {
+          leadUntilKilled();
+        }
+      });
+      s.setId("child");
+      s.start();
+      Thread.sleep(Long.MAX_VALUE);
+    }
+    LeaderLatch l = new LeaderLatch(c, path, "child");
+    l.start();
+    l.await();
+    leadUntilKilled();
+  }
+
   public static void main(String[] args) throws Exception {
     if (args.length < 5) {
-      System.err.println("usage: CuratorLeaderPeer CONNECT ROOT graceful|crash|child N SESSION_MS");
+      System.err.println("usage: CuratorLeaderPeer CONNECT ROOT "
+          + "graceful|crash|crash-selector|child|child-selector N SESSION_MS");
       System.exit(2);
     }
     int n = Integer.parseInt(args[3]), sessionMs = Integer.parseInt(args[4]);
     switch (args[2]) {
-      case "child": child(args[0], args[1], sessionMs); break;
+      case "child":
+      case "child-selector":
+        child(args[0], args[1], sessionMs, args[2].equals("child-selector"));
+        break;
       case "graceful":
         System.out.println("N," + System.nanoTime());
         graceful(args[0], args[1], n, sessionMs);
         break;
       case "crash":
+      case "crash-selector":
         System.out.println("N," + System.nanoTime());
-        crash(args[0], args[1], n, sessionMs);
+        crash(args[0], args[1], n, sessionMs, args[2].equals("crash-selector"));
         break;
       default: System.exit(2);
     }
