@@ -45,10 +45,12 @@ static void op_dropped(void *ctx) {
   pthread_mutex_unlock(&a->mu);
 }
 
+static const zkc__qdriver_t engine = {
+    .op_new = op_start, .op_dropped = op_dropped, .wake = zkc__async_kick};
+
 void zkc__async_acq_init(zkc_async_t *a, acq_t *q, int64_t deadline) {
-  zkc__qdriver_t drv = {.op_new = op_start, .op_dropped = op_dropped,
-                        .wake = zkc__async_kick, .ctx = a};
-  zkc__qrun_init(&q->run, a->c, q->base, ZKC__LOCK_NAME, NULL, deadline, &drv);
+  zkc__qrun_init(&q->run, a->c, q->base, ZKC__LOCK_NAME, NULL, deadline,
+                 &engine, a);
   q->run.requeue = 1;
 }
 

@@ -19,7 +19,7 @@
 /* ---- requests ---- */
 
 static zkc__op_t *op_new(zkc__qrun_t *r) {
-  return r->drv.op_new ? r->drv.op_new(r->drv.ctx) : zkc__op_new();
+  return r->drv ? r->drv->op_new(r->drv_ctx) : zkc__op_new();
 }
 
 static void op_end(zkc__op_t **op) {
@@ -37,7 +37,7 @@ static void op_drop(zkc__qrun_t *r, zkc__op_t **op) {
   }
   zkc__op_give_up(*op);
   *op = NULL;
-  if (r->drv.op_dropped) r->drv.op_dropped(r->drv.ctx);
+  if (r->drv) r->drv->op_dropped(r->drv_ctx);
 }
 
 int zkc__qrun_ops(zkc__qrun_t *r, zkc__op_t **ops) {
@@ -186,6 +186,8 @@ static void send_create(zkc__qrun_t *r) {
  * goes with that session). */
 static void made(zkc__qrun_t *r) {
   r->maybe_made = 0;
+  free(r->prefix); /* its uuid stays, for the janitor */
+  r->prefix = NULL;
   if (r->stat.ephemeral_owner != zkc__session_id(r->c)) finish(r, ZKC_ELOST);
   else if (r->no_list) finish(r, ZKC_OK);
   else if (r->list == NULL && submit_list(r) != ZKC_OK) finish(r, ZKC_ENOMEM);
@@ -345,7 +347,8 @@ static void watch_round(zkc__qrun_t *r, char *pred, int sole) {
   r->op = sole ? op_new(r) : NULL;
   r->sole = sole && r->op != NULL;
   int rc = r->watch ? zkc__waiter_register_polled(r->c, &r->w, pred,
-                                                   r->drv.wake, r->drv.ctx)
+                                                   r->drv ? r->drv->wake : NULL,
+                                                   r->drv_ctx)
                     : ZKC_ENOMEM;
   if (rc != ZKC_OK) {
     op_drop(r, &r->watch);
@@ -453,7 +456,7 @@ static void listed(zkc__qrun_t *r) {
 
 void zkc__qrun_init(zkc__qrun_t *r, zkc_client_t *c, const char *base,
                     const char *name, const char *data, int64_t deadline_ms,
-                    const zkc__qdriver_t *drv) {
+                    const zkc__qdriver_t *drv, void *drv_ctx) {
   memset(r, 0, sizeof *r);
   r->c = c;
   r->base = base;
@@ -461,7 +464,8 @@ void zkc__qrun_init(zkc__qrun_t *r, zkc_client_t *c, const char *base,
   r->data = data ? data : zkc__holder_id(c);
   r->deadline = deadline_ms;
   r->limit = zkc__limit_after(deadline_ms);
-  if (drv) r->drv = *drv;
+  r->drv = drv;
+  r->drv_ctx = drv_ctx;
   r->st = Q_CREATE;
 }
 

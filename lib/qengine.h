@@ -23,8 +23,9 @@ typedef enum zkc__qneed {
   ZKC__QN_DONE     /* finished: zkc__qrun_result */
 } zkc__qneed_t;
 
-/* How a run's requests and watches tell its driver (all NULL: the driver
- * waits on them itself, as the blocking acquire does). */
+/* How a run's requests and watches tell its driver, each called with the
+ * run's driver context (no driver: it waits on them itself, as the
+ * blocking acquire does). */
 typedef struct zkc__qdriver {
   /* An op whose completion tells the driver (NULL without memory). */
   zkc__op_t *(*op_new)(void *ctx);
@@ -32,7 +33,6 @@ typedef struct zkc__qdriver {
   void (*op_dropped)(void *ctx);
   /* A waiter's wake-up. */
   void (*wake)(void *ctx);
-  void *ctx;
 } zkc__qdriver_t;
 
 typedef enum {
@@ -57,30 +57,35 @@ typedef struct zkc__qrun {
   /* what to do (zkc__qrun_init) */
   zkc_client_t *c;
   const char *base, *name, *data; /* borrowed for the run's life */
-  int reader;  /* read side of a read-write lock: waits on writers only */
-  int plain;   /* EPHEMERAL, named exactly: no sequence, no queue */
-  int no_list; /* only the node: no queue read, no wait */
-  int requeue; /* a node lost while waiting: queue again at the back */
+  /* flags (bits: a run lives in every pending async acquire) */
+  unsigned reader : 1;  /* read side of a read-write lock: waits on writers */
+  unsigned plain : 1;   /* EPHEMERAL, named exactly: no sequence, no queue */
+  unsigned no_list : 1; /* only the node: no queue read, no wait */
+  unsigned requeue : 1; /* a node lost while waiting: queue again at the back */
+  unsigned maybe_made : 1; /* a create whose outcome is unknown: its uuid
+                              finds it */
+  unsigned w_reg : 1;   /* the round's waiter is registered */
+  unsigned sole : 1;    /* the round watches our own node too */
+  unsigned same_session : 1; /* the blocker is of our own session */
   int64_t deadline, limit;
-  zkc__qdriver_t drv;
+  const zkc__qdriver_t *drv; /* NULL: the caller waits itself */
+  void *drv_ctx;
   /* where it is */
   zkc__qstate_t st;
   zkc__qstate_t after; /* Q_BACKOFF, Q_CONNECT: what comes next */
   int rc;              /* Q_REMOVING, Q_DONE: the result */
   int stop_rc;         /* asked from outside (zkc__qrun_stop), or 0 */
   char uuid[37];
-  char *prefix;     /* base + "/_c_<uuid>-<name>" */
+  char *prefix;     /* base + "/_c_<uuid>-<name>", until the node is made */
   char *node;       /* our node once created (or adopted) */
   char *found;      /* Q_ADOPTING: a node carrying our uuid */
   zkc__stat_t stat;
-  int maybe_made;   /* a create whose outcome is unknown: its uuid finds it */
   zkc__op_t *op;    /* create, search, exists, own-node watch or delete */
   zkc__op_t *list;  /* the latest children read */
   zkc__op_t *watch; /* Q_WATCHING: the blocker's watch */
   zkc__waiter_t w;
-  int w_reg;
   char *pred;       /* the blocker watched */
-  int sole, same_session, watch_rc, own_rc;
+  int watch_rc, own_rc; /* the round's watches' answers */
   int64_t sent;     /* zkc__boot_ms before this round's watches */
   int64_t proof;    /* zkc__boot_ms before the request a grant would rest on */
   int64_t wake_at;
@@ -90,10 +95,11 @@ typedef struct zkc__qrun {
 /* Prepares a run on `base` for a node named "_c_<uuid>-<name>[seq]" with
  * `data` (NULL: the client's holder id), waiting until deadline_ms
  * (monotonic, ZKC__FOREVER) and no request past its limit (the deadline
- * plus a grace). The flags are the fields above. drv may be NULL. */
+ * plus a grace). The flags are the fields above. drv (NULL or static)
+ * is called with drv_ctx. */
 void zkc__qrun_init(zkc__qrun_t *r, zkc_client_t *c, const char *base,
                     const char *name, const char *data, int64_t deadline_ms,
-                    const zkc__qdriver_t *drv);
+                    const zkc__qdriver_t *drv, void *drv_ctx);
 
 /* Goes as far as it can without waiting; says what it needs next. */
 zkc__qneed_t zkc__qrun_step(zkc__qrun_t *r);

@@ -117,8 +117,8 @@ int zkc__lock_acquire_side(zkc_client_t *c, const char *base,
                            const char *lock_name, const char *data, int reader,
                            int64_t deadline_ms, zkc__held_t *out) {
   zkc__qrun_t r;
-  zkc__qrun_init(&r, c, base, lock_name, data, deadline_ms, NULL);
-  r.reader = reader;
+  zkc__qrun_init(&r, c, base, lock_name, data, deadline_ms, NULL, NULL);
+  r.reader = reader != 0;
   r.requeue = 1; /* a node lost while waiting: at the back, deadline holds */
   return run_here(&r, out);
 }
@@ -132,9 +132,9 @@ int zkc__node_create_mode(zkc_client_t *c, const char *base, const char *name,
                           const char *data, int plain, int64_t deadline_ms,
                           zkc__held_t *out) {
   zkc__qrun_t r;
-  zkc__qrun_init(&r, c, base, name, data, deadline_ms, NULL);
+  zkc__qrun_init(&r, c, base, name, data, deadline_ms, NULL, NULL);
   r.no_list = 1;
-  r.plain = plain;
+  r.plain = plain != 0;
   return run_here(&r, out);
 }
 
