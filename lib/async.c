@@ -110,14 +110,15 @@ int zkc_async_acquire(zkc_async_t *a, const char *path, int64_t timeout_ms,
     return ZKC_EINVAL;
   if (zkc__client_closed(a->c)) return ZKC_ECLOSED;
   acq_t *q = calloc(1, sizeof *q);
-  if (q == NULL || (q->base = strdup(path)) == NULL) {
+  char *base = q ? strdup(path) : NULL;
+  if (base == NULL) {
     free(q);
     return ZKC_ENOMEM;
   }
   q->fn = done;
   q->ctx = ctx;
-  zkc__async_acq_init(a, q, timeout_ms == 0 ? zkc__now_ms()
-                                            : zkc__deadline_after(timeout_ms));
+  zkc__async_acq_init(a, q, base, timeout_ms == 0 ? zkc__now_ms()
+                                                  : zkc__deadline_after(timeout_ms));
   pthread_mutex_lock(&a->mu);
   if (a->stopping) {
     pthread_mutex_unlock(&a->mu);

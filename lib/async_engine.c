@@ -48,9 +48,10 @@ static void op_dropped(void *ctx) {
 static const zkc__qdriver_t engine = {
     .op_new = op_start, .op_dropped = op_dropped, .wake = zkc__async_kick};
 
-void zkc__async_acq_init(zkc_async_t *a, acq_t *q, int64_t deadline) {
-  zkc__qrun_init(&q->run, a->c, q->base, ZKC__LOCK_NAME, NULL, deadline,
-                 &engine, a);
+void zkc__async_acq_init(zkc_async_t *a, acq_t *q, char *base,
+                         int64_t deadline) {
+  zkc__qrun_init(&q->run, a->c, base, ZKC__LOCK_NAME, NULL, deadline, &engine,
+                 a);
   q->run.requeue = 1;
 }
 
@@ -98,7 +99,7 @@ static void deliver(zkc_async_t *a, acq_t *q, zkc_hold_t *hold) {
 static int grant(zkc_async_t *a, acq_t *q, uint64_t seq) {
   zkc__qrun_t *r = &q->run;
   zkc_hold_t *h = calloc(1, sizeof *h);
-  if (h != NULL && zkc__guard_add(a->c, r->node, r->stat.ephemeral_owner,
+  if (h != NULL && zkc__guard_add(a->c, r->node, r->owner,
                                   zkc__async_on_node_gone, a,
                                   &h->guard) != ZKC_OK) {
     free(h);
@@ -137,6 +138,7 @@ static int grant(zkc_async_t *a, acq_t *q, uint64_t seq) {
  * be looked at again without being told. */
 static void step_acquire(zkc_async_t *a, acq_t *q, int64_t *next_wake) {
   zkc__qrun_t *r = &q->run;
+  const int64_t limit = zkc__limit_after(r->deadline);
   for (;;) {
     pthread_mutex_lock(&a->mu);
     uint64_t seq = a->state_seq;
@@ -152,8 +154,8 @@ static void step_acquire(zkc_async_t *a, acq_t *q, int64_t *next_wake) {
     zkc__wake_t why;
     switch (zkc__qrun_step(r)) {
       case ZKC__QN_REPLY: /* answered by the limit, or given up */
-        if (now < r->limit) {
-          at = r->limit;
+        if (now < limit) {
+          at = limit;
           break;
         }
         zkc__qrun_give_up(r);
@@ -218,9 +220,13 @@ static void step(zkc_async_t *a, acq_t *q, int64_t *next_wake) {
 }
 
 void zkc__async_acq_free(acq_t *q) {
-  if (q->fn) zkc__qrun_clear(&q->run);
-  free(q->base);
-  free(q->node);
+  if (q->fn) {
+    char *base = (char *)q->run.base; /* the run borrowed it from us */
+    zkc__qrun_clear(&q->run);
+    free(base);
+  } else {
+    free(q->node);
+  }
   free(q);
 }
 

@@ -38,23 +38,28 @@ struct zkc_hold {
 };
 
 /* A pending acquire (its run through the queue, driven by the engine) or
- * a release's delete; both end with one callback. */
+ * a release's delete; both end with one callback. Kept small: one lives
+ * per pending acquire. The flags are bytes, not bits: they are written by
+ * different threads. */
 typedef struct acq {
   uint64_t id;
-  int finished; /* told (or nobody to tell): leaves the list */
-  char *base;
   zkc_acquired_fn fn; /* NULL: a release's delete */
   zkc_released_fn released;
   void *ctx;
-  int decided;   /* the result is fixed: cancel says ZKC_EALREADY */
-  int rc;        /* the result, once decided */
-  int stop_told; /* a result decided from outside was passed to the run */
-  zkc__qrun_t run; /* an acquire's */
-  /* a release's */
-  char *node;
-  zkc__op_t *op;
-  uint64_t guard; /* the hold's own-node watch, removed by the engine
-                     (removing it may wait for a guard's check) */
+  int rc;                  /* the result, once decided */
+  unsigned char finished;  /* told (or nobody to tell): leaves the list */
+  unsigned char decided;   /* the result is fixed: cancel says ZKC_EALREADY */
+  unsigned char stop_told; /* a result decided from outside was passed to
+                              the run */
+  union {
+    zkc__qrun_t run; /* an acquire's; it owns run.base (the lock's path) */
+    struct {         /* a release's */
+      char *node;
+      zkc__op_t *op;
+      uint64_t guard; /* the hold's own-node watch, removed by the engine
+                         (removing it may wait for a guard's check) */
+    };
+  };
   struct acq *next;
 } acq_t;
 
@@ -83,8 +88,10 @@ struct zkc_async {
 
 /* The engine thread's body (arg: the context). */
 void *zkc__async_engine(void *arg);
-/* Prepares an acquire's run on q->base until `deadline`. */
-void zkc__async_acq_init(zkc_async_t *a, acq_t *q, int64_t deadline);
+/* Prepares an acquire's run on `base` (taken: freed with q) until
+ * `deadline`. */
+void zkc__async_acq_init(zkc_async_t *a, acq_t *q, char *base,
+                         int64_t deadline);
 /* Appends q to the pending list; caller holds a->mu. */
 void zkc__async_append_locked(zkc_async_t *a, acq_t *q);
 void zkc__async_acq_free(acq_t *q);

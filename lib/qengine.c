@@ -13,6 +13,10 @@
 #include "names.h"
 #include "util.h"
 
+/* The run's bit-fields hold these. */
+_Static_assert(Q_DONE < 16, "a state fits in zkc__qrun_t.st");
+_Static_assert(ZKC__PARENT_RECREATE_MAX < 16, "fits in zkc__qrun_t.parents");
+
 /* advance's "step again now" (never returned to drivers). */
 #define AGAIN (-1)
 
@@ -65,14 +69,23 @@ static int awaiting(zkc__qrun_t *r) {
 }
 
 static int new_prefix(zkc__qrun_t *r) {
-  int rc = zkc__uuid_new(r->uuid);
+  char uuid[ZKC__UUID_LEN + 1];
+  int rc = zkc__uuid_new(uuid);
   if (rc != ZKC_OK) return rc;
   free(r->prefix);
   size_t len = strlen(r->base) + strlen(r->name) + ZKC__PROTECTED_LEN + 2;
   if ((r->prefix = malloc(len)) == NULL) return ZKC_ENOMEM;
-  snprintf(r->prefix, len, "%s/" ZKC__PROTECTED_PREFIX "%s-%s", r->base,
-           r->uuid, r->name);
+  snprintf(r->prefix, len, "%s/" ZKC__PROTECTED_PREFIX "%s-%s", r->base, uuid,
+           r->name);
   return ZKC_OK;
+}
+
+/* The run's uuid, read from its prefix (there until the node is made, and
+ * wherever a uuid is asked for: the node is not known then). */
+static void uuid_of(const zkc__qrun_t *r, char out[ZKC__UUID_LEN + 1]) {
+  memcpy(out, r->prefix + strlen(r->base) + 1 + strlen(ZKC__PROTECTED_PREFIX),
+         ZKC__UUID_LEN);
+  out[ZKC__UUID_LEN] = '\0';
 }
 
 /* Starts a children read of base (the previous one dropped). */
@@ -143,7 +156,11 @@ static void finish(zkc__qrun_t *r, int rc) {
   }
   /* A create whose outcome is unknown: whatever session made it, the
    * janitor finds it by our uuid (its read goes after the create). */
-  if (r->maybe_made && r->node == NULL) zkc__janitor_add(r->c, r->base, r->uuid);
+  if (r->maybe_made && r->node == NULL && r->prefix) {
+    char uuid[ZKC__UUID_LEN + 1];
+    uuid_of(r, uuid);
+    zkc__janitor_add(r->c, r->base, uuid);
+  }
   r->maybe_made = 0;
   r->rc = rc;
   if (r->node) start_remove(r);
@@ -186,9 +203,9 @@ static void send_create(zkc__qrun_t *r) {
  * goes with that session). */
 static void made(zkc__qrun_t *r) {
   r->maybe_made = 0;
-  free(r->prefix); /* its uuid stays, for the janitor */
+  free(r->prefix); /* the node's name has the uuid now */
   r->prefix = NULL;
-  if (r->stat.ephemeral_owner != zkc__session_id(r->c)) finish(r, ZKC_ELOST);
+  if (r->owner != zkc__session_id(r->c)) finish(r, ZKC_ELOST);
   else if (r->no_list) finish(r, ZKC_OK);
   else if (r->list == NULL && submit_list(r) != ZKC_OK) finish(r, ZKC_ENOMEM);
   else r->st = Q_LISTING;
@@ -196,7 +213,8 @@ static void made(zkc__qrun_t *r) {
 
 static void created(zkc__qrun_t *r) {
   int rc = r->op->rc;
-  r->stat = r->op->stat;
+  r->token = r->op->stat.czxid;
+  r->owner = r->op->stat.ephemeral_owner;
   r->node = r->op->created, r->op->created = NULL;
   op_end(&r->op);
   if (rc == ZKC_OK && !r->no_list && r->list == NULL) rc = ZKC_ENOMEM;
@@ -210,7 +228,8 @@ static void created(zkc__qrun_t *r) {
     finish(r, rc);
     return;
   }
-  if (rc == ZKC_ENONODE && r->parents++ < ZKC__PARENT_RECREATE_MAX) {
+  if (rc == ZKC_ENONODE && r->parents < ZKC__PARENT_RECREATE_MAX) {
+    r->parents++;
     /* A missing parent (a reaped container, a delete by someone else):
      * made again here, a few round trips, rare. */
     rc = zkc__ensure_path(r->c, r->base);
@@ -241,8 +260,10 @@ static void search(zkc__qrun_t *r) {
 static void searched(zkc__qrun_t *r) {
   int rc = r->op->rc;
   if (rc == ZKC_ENONODE) rc = ZKC_OK; /* no parent: no node either */
+  char uuid[ZKC__UUID_LEN + 1];
+  uuid_of(r, uuid);
   for (int i = 0; rc == ZKC_OK && i < r->op->children.count; i++) {
-    if (zkc__name_has_uuid(r->op->children.data[i], r->uuid)) {
+    if (zkc__name_has_uuid(r->op->children.data[i], uuid)) {
       if ((r->found = zkc__path_join(r->base, r->op->children.data[i])) == NULL)
         rc = ZKC_ENOMEM;
       break;
@@ -274,7 +295,8 @@ static void adopted(zkc__qrun_t *r) {
   zkc__stat_t stat = r->op->stat;
   op_end(&r->op);
   if (rc == ZKC_OK && stat.ephemeral_owner == zkc__session_id(r->c)) {
-    r->stat = stat;
+    r->token = stat.czxid;
+    r->owner = stat.ephemeral_owner;
     r->node = r->found, r->found = NULL;
     made(r);
     return;
@@ -304,7 +326,7 @@ static void list_now(zkc__qrun_t *r) {
 /* After a wait: our node's session must still be the current one (a node
  * of a replaced session is not ours to hold, whatever we think). */
 static void relist(zkc__qrun_t *r) {
-  if (zkc__session_fate(r->c, r->stat.ephemeral_owner) == ZKC__SESSION_GONE)
+  if (zkc__session_fate(r->c, r->owner) == ZKC__SESSION_GONE)
     finish(r, ZKC_ELOST);
   else
     list_now(r);
@@ -319,7 +341,7 @@ static void relist(zkc__qrun_t *r) {
  * answer gone stale (the process stalled, or the wait was long) is read
  * again at once: the read's own answer is then the proof. */
 static void grant(zkc__qrun_t *r) {
-  switch (zkc__session_fate(r->c, r->stat.ephemeral_owner)) {
+  switch (zkc__session_fate(r->c, r->owner)) {
     case ZKC__SESSION_LIVE:
       if (zkc__grant_fresh(r->c, r->proof)) {
         finish(r, ZKC_OK);
@@ -413,7 +435,7 @@ static void round_end(zkc__qrun_t *r, zkc__wake_t why) {
 static void watched(zkc__qrun_t *r) {
   r->watch_rc = r->watch->rc;
   r->same_session = r->watch_rc == ZKC_OK &&
-                    r->watch->stat.ephemeral_owner == r->stat.ephemeral_owner;
+                    r->watch->stat.ephemeral_owner == r->owner;
   r->own_rc = r->op ? r->op->rc : ZKC_OK;
   op_end(&r->watch);
   op_end(&r->op);
@@ -463,7 +485,6 @@ void zkc__qrun_init(zkc__qrun_t *r, zkc_client_t *c, const char *base,
   r->name = name;
   r->data = data ? data : zkc__holder_id(c);
   r->deadline = deadline_ms;
-  r->limit = zkc__limit_after(deadline_ms);
   r->drv = drv;
   r->drv_ctx = drv_ctx;
   r->st = Q_CREATE;
@@ -579,8 +600,8 @@ int zkc__qrun_result(zkc__qrun_t *r, zkc__held_t *out) {
   if (r->st != Q_DONE) return ZKC_EBUSY;
   if (r->rc == ZKC_OK && out) {
     out->node = r->node;
-    out->token = r->stat.czxid;
-    out->session_id = r->stat.ephemeral_owner;
+    out->token = r->token;
+    out->session_id = r->owner;
     r->node = NULL;
   }
   return r->rc;

@@ -52,12 +52,16 @@ typedef enum {
 } zkc__qstate_t;
 
 /* One run. Lives where its driver puts it (a stack, a pending acquire) and
- * must not move while it runs (its waiter is registered by address). */
+ * must not move while it runs (its waiter is registered by address). Kept
+ * small: one lives in every pending async acquire. */
 typedef struct zkc__qrun {
   /* what to do (zkc__qrun_init) */
   zkc_client_t *c;
   const char *base, *name, *data; /* borrowed for the run's life */
-  /* flags (bits: a run lives in every pending async acquire) */
+  int64_t deadline; /* its requests' limit: zkc__limit_after(deadline) */
+  const zkc__qdriver_t *drv; /* NULL: the caller waits itself */
+  void *drv_ctx;
+  /* flags, and where it is */
   unsigned reader : 1;  /* read side of a read-write lock: waits on writers */
   unsigned plain : 1;   /* EPHEMERAL, named exactly: no sequence, no queue */
   unsigned no_list : 1; /* only the node: no queue read, no wait */
@@ -67,29 +71,27 @@ typedef struct zkc__qrun {
   unsigned w_reg : 1;   /* the round's waiter is registered */
   unsigned sole : 1;    /* the round watches our own node too */
   unsigned same_session : 1; /* the blocker is of our own session */
-  int64_t deadline, limit;
-  const zkc__qdriver_t *drv; /* NULL: the caller waits itself */
-  void *drv_ctx;
-  /* where it is */
-  zkc__qstate_t st;
-  zkc__qstate_t after; /* Q_BACKOFF, Q_CONNECT: what comes next */
-  int rc;              /* Q_REMOVING, Q_DONE: the result */
-  int stop_rc;         /* asked from outside (zkc__qrun_stop), or 0 */
-  char uuid[37];
-  char *prefix;     /* base + "/_c_<uuid>-<name>", until the node is made */
+  unsigned st : 4;      /* a zkc__qstate_t */
+  unsigned after : 4;   /* Q_BACKOFF, Q_CONNECT: what comes next */
+  unsigned parents : 4; /* parents made again (ZKC__PARENT_RECREATE_MAX) */
+  int rc;               /* Q_REMOVING, Q_DONE: the result */
+  int stop_rc;          /* asked from outside (zkc__qrun_stop), or 0 */
+  int watch_rc, own_rc; /* the round's watches' answers */
+  int retries;
+  char *prefix;     /* base + "/_c_<uuid>-<name>" until the node is made:
+                       where the uuid is kept (a made node's name has it) */
   char *node;       /* our node once created (or adopted) */
   char *found;      /* Q_ADOPTING: a node carrying our uuid */
-  zkc__stat_t stat;
+  int64_t token;    /* our node's czxid */
+  int64_t owner;    /* its ephemeral owner: the session */
   zkc__op_t *op;    /* create, search, exists, own-node watch or delete */
   zkc__op_t *list;  /* the latest children read */
   zkc__op_t *watch; /* Q_WATCHING: the blocker's watch */
   zkc__waiter_t w;
   char *pred;       /* the blocker watched */
-  int watch_rc, own_rc; /* the round's watches' answers */
   int64_t sent;     /* zkc__boot_ms before this round's watches */
   int64_t proof;    /* zkc__boot_ms before the request a grant would rest on */
   int64_t wake_at;
-  int retries, parents;
 } zkc__qrun_t;
 
 /* Prepares a run on `base` for a node named "_c_<uuid>-<name>[seq]" with

@@ -76,7 +76,7 @@ static int run_here(zkc__qrun_t *r, zkc__held_t *out) {
       case ZKC__QN_REPLY:
         n = zkc__qrun_ops(r, ops);
         for (int i = 0; i < n; i++) {
-          if (zkc__op_wait_until(ops[i], r->limit) == ZKC_ETIMEDOUT) {
+          if (zkc__op_wait_until(ops[i], zkc__limit_after(r->deadline)) == ZKC_ETIMEDOUT) {
             zkc__qrun_give_up(r); /* unanswered at the limit */
             break;
           }
