@@ -312,17 +312,22 @@ static int downgrade(zkc_mutex_t *m, const char *wnode, const char *data,
   snprintf(name, sizeof name, "%s%010d", lock_names[ZKC__SIDE_READ], (int)seq);
   int rc = zkc__node_create_mode(c, m->path, name, data, 1, deadline, out);
   if (rc != ZKC_OK) return rc;
+  /* The write node's read keeps the call's limit, as the queue engine's
+   * requests do, and is retried by the client's policy. */
+  int64_t limit = zkc__limit_after(deadline);
   zkc__stat_t st;
   int attempt = 0;
   do {
-    rc = zkc__op_run_exists(c, wnode, &st);
+    rc = zkc__op_run_exists_until(c, wnode, &st, limit);
   } while (zkc__retryable(rc) &&
            zkc__retry_wait(c, &attempt, rc, deadline) == ZKC_OK);
   if (rc == ZKC_OK && st.ephemeral_owner == out->session_id) {
     out->token = st.czxid;
     return ZKC_OK;
   }
-  zkc__lock_release(c, out);
+  (void)zkc__lock_delete_by(c, out->node, limit);
+  free(out->node);
+  out->node = NULL;
   return rc == ZKC_OK || rc == ZKC_ENONODE ? ZKC_ELOST : rc;
 }
 
