@@ -30,7 +30,10 @@ typedef struct worker {
   zhandle_t *zh;
   zkc_client_t *c;
   zkc_mutex_t *m;
-  char path[256]; /* raw: parent of the nodes; zkcoord: the lock path */
+  char path[256]; /* zkcoord: the lock path */
+  char raw_path[264]; /* raw: parent of the nodes, beside the lock path: a
+                         raw node a cut request leaves behind (its session
+                         lives on) must not queue ahead of zkcoord's cycles */
   variant_t first; /* the variant of the first (or only) cycle */
   int mixed;
   int handoffs; /* record hand-offs (shared path, several workers) */
@@ -93,7 +96,7 @@ static int64_t cycle(worker_t *w, variant_t v, int64_t end) {
   }
   char prefix[300];
   char *created = w->created;
-  snprintf(prefix, sizeof prefix, "%s/raw-", w->path);
+  snprintf(prefix, sizeof prefix, "%s/raw-", w->raw_path);
   int rc;
   if (v == V_PIPE) {
     do {
@@ -102,7 +105,7 @@ static int64_t cycle(worker_t *w, variant_t v, int64_t end) {
       rc = zoo_acreate(w->zh, prefix, "x", 1, &ZOO_OPEN_ACL_UNSAFE,
                        ZOO_EPHEMERAL_SEQUENTIAL, pipe_created, w);
       if (rc != ZOK) die("raw pipelined: %s", zerror(rc));
-      rc = zoo_aget_children(w->zh, w->path, 0, pipe_listed, w);
+      rc = zoo_aget_children(w->zh, w->raw_path, 0, pipe_listed, w);
       if (rc != ZOK) die("raw pipelined: %s", zerror(rc));
       pthread_mutex_lock(&w->mu);
       while (w->replies < 2) pthread_cond_wait(&w->cv, &w->mu);
@@ -120,7 +123,7 @@ static int64_t cycle(worker_t *w, variant_t v, int64_t end) {
   }
   if (v == V_NAIVE) {
     struct String_vector sv;
-    while (raw_transient(rc = zoo_get_children(w->zh, w->path, 0, &sv)))
+    while (raw_transient(rc = zoo_get_children(w->zh, w->raw_path, 0, &sv)))
       sleep_ms(50);
     if (rc != ZOK) die("raw children: %s", zerror(rc));
     deallocate_String_vector(&sv);
@@ -231,7 +234,9 @@ static double loops(const char *scen, int n, int distinct, figures_t f[V_COUNT])
     worker_t *w = &ws[i];
     if (distinct) snprintf(w->path, sizeof w->path, "%s/p%d", base, i);
     else snprintf(w->path, sizeof w->path, "%s/p", base);
+    snprintf(w->raw_path, sizeof w->raw_path, "%s-raw", w->path);
     raw_ensure(admin, w->path);
+    raw_ensure(admin, w->raw_path);
     w->zh = raw_open();
     w->c = zkc_open();
     zkc_check(zkc_mutex_create(&w->m, w->c, w->path), "mutex_create");
