@@ -291,7 +291,12 @@ static double zkc_crash(zkc_client_t *obs, zhandle_t *zh, const char *path,
   zkc_selector_t *csel =
       recipe == SELECTOR ? selector_on(obs, path, on_taken, &s, 0) : NULL;
   wait_children(zh, path, 2);
-  sleep_ms(200 + (int)(rand_r(seed) % 1000)); /* anywhere between pings */
+  /* The kill falls at a uniform phase of the child's ping cycle (a third
+   * of its session), a whole cycle after it led: how long before the kill
+   * the server last heard from it then does not depend on how long this
+   * side took to set up its candidate (which differs between libraries). */
+  const int ping_ms = CRASH_SESSION_MS / 3;
+  sleep_ms(ping_ms + (int)(rand_r(seed) % (unsigned)ping_ms));
   int64_t t0 = now_ns();
   kill(pid, SIGKILL);
   waitpid(pid, NULL, 0);

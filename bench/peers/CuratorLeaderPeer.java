@@ -177,7 +177,10 @@ public final class CuratorLeaderPeer {
       if (line == null) throw new IllegalStateException("crash child did not lead");
       Stamped cand = new Stamped(obs, path, "observer", selector);
       waitChildren(obs, path, 2);
-      Thread.sleep(200 + rnd.nextInt(1000)); // anywhere between pings
+      // a uniform phase of the child's ping cycle (a third of its session),
+      // a whole cycle after it led, as zkc_bench's crash rounds
+      int pingMs = sessionMs / 3;
+      Thread.sleep(pingMs + rnd.nextInt(pingMs));
       long t0 = System.nanoTime();
       p.destroyForcibly(); // SIGKILL on Linux
       p.waitFor();
