@@ -84,13 +84,14 @@ int zkc__op_wait_until(zkc__op_t *op, int64_t limit_ms) {
   return rc;
 }
 
-void zkc__op_give_up(zkc__op_t *op) {
-  if (op == NULL) return;
+int zkc__op_give_up(zkc__op_t *op) {
+  if (op == NULL) return 0;
   pthread_mutex_lock(&op->mu);
   int done = op->done;
   if (!done) op->orphan = 1; /* op_finish frees it */
   pthread_mutex_unlock(&op->mu);
   if (done) zkc__op_free(op);
+  return !done;
 }
 
 int zkc__op_done(zkc__op_t *op) {

@@ -32,16 +32,13 @@ static void op_end(zkc__op_t **op) {
 }
 
 /* Drops an op, finished or not: one in flight is given up (its completion
- * frees it and tells nobody). */
+ * frees it and tells nobody). Only then is the driver told: an op that
+ * finished, even between a look and the give-up, has told it itself. */
 static void op_drop(zkc__qrun_t *r, zkc__op_t **op) {
   if (*op == NULL) return;
-  if (zkc__op_done(*op)) {
-    op_end(op);
-    return;
-  }
-  zkc__op_give_up(*op);
+  int orphaned = zkc__op_give_up(*op);
   *op = NULL;
-  if (r->drv) r->drv->op_dropped(r->drv_ctx);
+  if (orphaned && r->drv) r->drv->op_dropped(r->drv_ctx);
 }
 
 int zkc__qrun_ops(zkc__qrun_t *r, zkc__op_t **ops) {

@@ -157,8 +157,10 @@ void zkc__op_free(zkc__op_t *op);
 int zkc__op_wait_until(zkc__op_t *op, int64_t limit_ms);
 /* Gives up an op from zkc__op_new: freed now if finished, else by its
  * completion (which may come long after, or at close). The caller must not
- * touch it again. */
-void zkc__op_give_up(zkc__op_t *op);
+ * touch it again. Returns 1 when it was still in flight: its completion
+ * then tells nobody (no notify); 0 when it had finished, and its notify
+ * (if any) was or is being called. */
+int zkc__op_give_up(zkc__op_t *op);
 /* 1 once op's result is in (never blocks). */
 int zkc__op_done(zkc__op_t *op);
 
