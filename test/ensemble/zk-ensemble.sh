@@ -52,6 +52,8 @@ usage: ${0##*/} COMMAND [ARGS]
   stop             stop all servers (SIGTERM, SIGKILL after ${STOP_GRACE}s); idempotent
   status           print each server's state; exit 0 only if the ensemble is healthy
   wait             wait until healthy (all 3 serving, one leader with 2 synced followers)
+  heal [SECONDS]   resume paused servers, start stopped ones, wait SECONDS (default 30) for
+                   health; still not healthy: restart all three (data kept) and wait
   clean            stop, then remove $BASE
   start-server N   start server N only (no health wait)
   stop-server N    SIGTERM server N and wait for it to exit
@@ -231,20 +233,68 @@ check_all_running() {
     done
 }
 
-# Waits until healthy or $TIMEOUT s pass.
-wait_healthy() {
+# Waits until healthy or $1 s pass; fails (quietly) on timeout.
+healthy_within() {
     local deadline
-    deadline=$(($(now_ms) + TIMEOUT * 1000))
+    deadline=$(($(now_ms) + $1 * 1000))
     while :; do
         is_healthy && return 0
         check_all_running
-        if (($(now_ms) >= deadline)); then
-            print_status >&2 || true
-            show_log_tails
-            die "ensemble not healthy after ${TIMEOUT}s (logs above)"
-        fi
+        (($(now_ms) < deadline)) || return 1
         sleep 0.1
     done
+}
+
+# Waits until healthy or $TIMEOUT s pass.
+wait_healthy() {
+    healthy_within "$TIMEOUT" && return 0
+    print_status >&2 || true
+    show_log_tails
+    die "ensemble not healthy after ${TIMEOUT}s (logs above)"
+}
+
+# The quorum's own story since the last start: elections, who led, why a leader or follower
+# gave up, refused learners. Enough to tell a stuck election from a hung leader.
+show_quorum_events() {
+    local i
+    for ((i = 1; i <= NSERVERS; i++)); do
+        [[ -s $(log_file "$i") ]] || continue
+        printf '\n----- zk%d: quorum events (last 30) -----\n' "$i" >&2
+        grep -E 'LOOKING$|LEADING$|FOLLOWING$|ELECTION TOOK|Shutdown called|ahead of the leader|Exception when following|GOODBYE|Unexpected exception|ERROR' \
+            "$(log_file "$i")" | tail -n 30 | cut -c1-240 >&2 || true
+    done
+}
+
+# Brings the ensemble back to health whatever a test left: paused servers are continued, stopped
+# ones started; if it is still not healthy after $1 s (default 30), every server is restarted
+# (data kept) and waited for as by `start`. Says what it did on stderr; exit 0 once healthy.
+cmd_heal() {
+    local grace=${1:-30} i pid
+    [[ $grace =~ ^[0-9]+$ ]] || die "heal takes a number of seconds, got '$grace'"
+    check_install
+    [[ -f $(server_dir 1)/zoo.cfg ]] || write_configs
+    for ((i = 1; i <= NSERVERS; i++)); do
+        if pid=$(server_pid "$i"); then
+            if is_stopped "$pid"; then
+                log "zk$i was paused; resuming it"
+                signal_server "$i" CONT
+            fi
+        else
+            log "zk$i was down; starting it"
+            start_server "$i"
+        fi
+    done
+    if healthy_within "$grace"; then
+        log "ensemble healthy; leader zk$(find_leader || echo ?)"
+        return 0
+    fi
+    print_status >&2 || true
+    show_quorum_events
+    log "ensemble not healthy ${grace}s after every server ran: restarting all three (data kept)"
+    stop_all
+    for ((i = 1; i <= NSERVERS; i++)); do start_server "$i"; done
+    wait_healthy
+    log "ensemble healthy again after the restart; leader zk$(find_leader || echo ?)"
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -518,13 +568,14 @@ main() {
     local cmd=${1-help}
     shift || true
     case $cmd in
-        start | stop | clean | start-server | stop-server) take_lock ;;
+        start | stop | clean | heal | start-server | stop-server) take_lock ;;
     esac
     case $cmd in
         start) cmd_start ;;
         stop) stop_all ;;
         status) print_status ;;
         wait) wait_healthy ;;
+        heal) cmd_heal "${1-}" ;;
         clean) cmd_clean ;;
         start-server) check_n "${1-}"; check_install; start_server "$1" ;;
         stop-server) check_n "${1-}"; stop_servers "$1" ;;

@@ -124,13 +124,22 @@ static void raw_init(void) {
   /* The test ensemble's superuser: sees and deletes through every ACL. */
   zoo_add_auth(raw_zh, "digest", ZKT_SUPER_DIGEST, (int)strlen(ZKT_SUPER_DIGEST),
                NULL, NULL);
+}
+
+/* 1 once the raw handle has connected (it was, or it does within
+ * timeout_ms). */
+static int raw_wait_connected(int64_t timeout_ms) {
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
-  ts.tv_sec += zkt_ms(15000) / 1000;
+  ts.tv_sec += timeout_ms / 1000;
+  ts.tv_nsec += (timeout_ms % 1000) * 1000000;
+  if (ts.tv_nsec >= 1000000000) ts.tv_sec++, ts.tv_nsec -= 1000000000;
   pthread_mutex_lock(&raw_mu);
   while (!raw_connected)
     if (pthread_cond_timedwait(&raw_cv, &raw_mu, &ts) != 0) break;
+  int connected = raw_connected;
   pthread_mutex_unlock(&raw_mu);
+  return connected;
 }
 
 /* The whole ensemble down for longer than the handle's session timeout (a
@@ -147,10 +156,19 @@ static void raw_renew_if_expired(void) {
   pthread_mutex_unlock(&raw_renew_mu);
 }
 
-zhandle_t *zkt_raw(void) {
+/* The raw handle, opened (or renewed) without waiting for its connection. */
+static zhandle_t *raw_handle(void) {
   pthread_once(&raw_once, raw_init);
   raw_renew_if_expired();
-  if (raw_zh == NULL || !raw_connected)
+  return raw_zh;
+}
+
+zhandle_t *zkt_raw_try(int64_t timeout_ms) {
+  return raw_handle() != NULL && raw_wait_connected(timeout_ms) ? raw_zh : NULL;
+}
+
+zhandle_t *zkt_raw(void) {
+  if (raw_handle() == NULL || !raw_wait_connected(zkt_ms(15000)))
     fail_msg("raw ZooKeeper handle cannot connect to %s", zkt_connect());
   return raw_zh;
 }
@@ -507,6 +525,13 @@ int zkt_main(int argc, char **argv, const struct CMUnitTest *tests, size_t n,
     fprintf(stderr, "%s: no test named '%s'\n", group, argc > 1 ? argv[1] : "");
     free(run);
     return 2;
+  }
+  char before[256];
+  snprintf(before, sizeof before, "%s.%s", group, current_test_name);
+  if (zkt_ensure_serving(before) != 0) {
+    fprintf(stderr, "%s: not run: the ensemble does not serve\n", before);
+    free(run);
+    return 1;
   }
   int rc = _cmocka_run_group_tests(group, run, m, NULL, NULL);
   free(run);

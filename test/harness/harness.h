@@ -45,6 +45,24 @@ const char *zkt_path(const char *leaf);
  * Opened once per process. */
 zhandle_t *zkt_raw(void);
 
+/* The raw handle if it is (or gets) connected within timeout_ms, else NULL:
+ * for checks that must not fail the test. */
+zhandle_t *zkt_raw_try(int64_t timeout_ms);
+
+/* Before a case (zkt_main calls it): the ensemble must serve, every server
+ * in one quorum (a leader, both others its synced followers) and a write
+ * committed. A recovery under way gets 20 s; then a local ensemble is
+ * healed (zk-ensemble.sh heal, told on stderr and recorded in
+ * $ZKT_BUILD/ensemble-heals.log), instead of this and every later case
+ * failing. Returns 0 once it serves, -1 (said on stderr) when it cannot be
+ * made to: another ensemble ($ZKC_TEST_CONNECT) is not restarted. */
+int zkt_ensure_serving(const char *before);
+
+/* The teardown of every case that stops, pauses or kills servers, whatever
+ * happened in it: zk-ensemble.sh heal (paused servers continued, stopped
+ * ones started, all restarted if that is not enough). 0 once healthy. */
+int zkt_restore_ensemble(void);
+
 /* Creates "/zkc-test" (if missing) and this test's root, both open to all,
  * through the raw handle, for tests that need the root before any recipe
  * makes it (chroots, raw children, nodes with their own ACLs). Returns the

@@ -139,7 +139,7 @@ static int ensemble_healthy(void) { return zkt_ensemble(NULL, 0, "wait") == 0; }
 /* Teardown of the scenarios that stop servers: whatever happened, the next
  * test finds all three serving again. */
 static int restore_ensemble(void **state) {
-  if (zkt_ensemble(NULL, 0, "start") != 0) return -1;
+  if (zkt_restore_ensemble() != 0) return -1;
   return zkt_teardown(state);
 }
 
