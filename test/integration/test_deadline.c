@@ -1,25 +1,31 @@
 /* Timed calls keep their deadline when the ensemble goes silent (issue 24,
- * part 3): every server is stopped (SIGSTOP: connections stay open, nothing
+ * part 3): every server stops answering (connections stay open, nothing
  * answers, as a hung or partitioned ensemble), and a call with a timeout
  * must return within that timeout plus a small bound, not when the client
  * finally gives the connection up (2/3 of its session timeout, 13 s here).
  *
- * Each case: A holds; B (its own client, a 20 s session, so nothing expires
- * during the silence) makes the timed call behind A, in a thread, and is
- * queued with its watches set before the servers go silent (or, for the
- * create case, only after). The call must end with ZKC_ETIMEDOUT no later
- * than its timeout plus BOUND_MS after it started. Then the servers are
- * continued, and B's node must go (deleted in the background: the call
- * could not wait for it), while A still holds.
+ * The clients reach the three servers through three fault proxies
+ * (test/proxy), and the silence is all three stalled at once: the clients
+ * see exactly what stopped servers would show them, while the quorum goes
+ * on. These cases used to SIGSTOP the servers themselves, which dissolved
+ * the quorum (the pause outlasts syncLimit) at every case; once, in a fresh
+ * root, ZooKeeper did not form it again and every later case failed.
  *
- * The teardown continues the servers whatever failed. RUN_SERIAL: they stop
- * the whole ensemble. */
+ * Each case: A holds; B (its own client, a 20 s session) makes the timed
+ * call behind A, in a thread, and is queued with its watches set before the
+ * silence (or, for the create case, only after). The call must end with
+ * ZKC_ETIMEDOUT no later than its timeout plus BOUND_MS after it started.
+ * Then the proxies forward again, and B's node must go (deleted in the
+ * background: the call could not wait for it), while A still holds.
+ *
+ * The teardown ends the proxies whatever failed. RUN_SERIAL: the bound is a
+ * time, kept away from the other cases' load. */
 #include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "harness.h"
 
@@ -31,39 +37,40 @@
  * most 250 ms on a silent ensemble, and a process starts and ends. */
 #define CLI_BOUND_MS 900
 
-/* The servers' pids, read before the silence (zk-ensemble.sh pid). */
-static pid_t server_pids[4];
+/* One proxy a server, and the connect string through them. */
+static zkt_proc_t proxies[3];
+static int nproxies;
+static char proxied[128];
 
-static void read_server_pids(void) {
-  for (int s = 1; s <= 3; s++) {
-    char out[32];
-    if (zkt_ensemble(out, sizeof out, "pid %d", s) != 0 || atoi(out) <= 0)
-      fail_msg("zk-ensemble pid %d failed", s);
-    server_pids[s] = (pid_t)atoi(out);
+static int proxies_setup(void **state) {
+  int rc = zkt_setup(state);
+  size_t n = 0;
+  for (nproxies = 0; nproxies < 3; nproxies++) {
+    proxies[nproxies] = zkt_proxy_start(nproxies + 1);
+    n += (size_t)snprintf(proxied + n, sizeof proxied - n, "%s127.0.0.1:%d",
+                          nproxies ? "," : "", zkt_proxy_port(&proxies[nproxies]));
   }
+  return rc;
 }
 
-/* Stops (SIGSTOP) or continues (SIGCONT) the three servers at once, as
- * zk-ensemble.sh pause and resume do one at a time: the silence is the
- * call's alone. One script run per server and signal (a bash start and a
- * scan of /proc each) took 1 to 2 s, up to 7 s, on a loaded machine under
- * TSan, and stretched the silence from the call's 3.2 s to 8 to 10 s. */
-static void servers(int sig) {
-  for (int s = 1; s <= 3; s++)
-    if (kill(server_pids[s], sig) != 0)
-      fail_msg("cannot signal server %d (pid %d)", s, (int)server_pids[s]);
+/* Every server silent (stall) or answering again (unstall), at once: the
+ * silence is the call's alone. */
+static void servers_silent(int silent) {
+  for (int i = 0; i < nproxies; i++)
+    zkt_proxy_cmd(&proxies[i], silent ? "stall" : "unstall");
 }
 
 static zkc_client_t *open_client(void) {
   zkc_client_opts_t o;
   zkc_client_opts_init(&o);
-  /* 20 s, the test servers' maximum (zk-ensemble.sh): the silence, the
-   * ensemble's recovery after it (followers time out on the leader and
-   * sync again) and the time a client takes to find a serving server must
-   * all fit in A's session, idle meanwhile. With 10 s (the servers'
-   * former cap) A's session expired in TSan runs on a loaded machine. */
+  /* 20 s, the test servers' maximum (zk-ensemble.sh): the silence and the
+   * time a client takes to find a server again must fit in A's session,
+   * idle meanwhile. */
   o.session_timeout_ms = 20000;
-  return zkt_open(&o);
+  zkc_client_t *c = NULL;
+  int rc = zkc_client_open(&c, proxied, &o);
+  if (rc != ZKC_OK) fail_msg("cannot connect through %s: %s", proxied, zkc_strerror(rc));
+  return c;
 }
 
 /* The timed call of a case, run in a thread: its result and how long it
@@ -89,19 +96,18 @@ static int call_done(void *arg) { return atomic_load(&((call_t *)arg)->done); }
 
 /* Runs c; once `queued` holds (B's node and watches in place; NULL: at
  * once), silences the servers; waits for the call's end, checks it, and
- * continues the servers. */
+ * lets the servers answer again. */
 static void run_silent(call_t *c, int (*queued)(void *), void *ctx,
                        const char *what, int64_t bound) {
   pthread_t t;
-  read_server_pids();
-  if (queued == NULL) servers(SIGSTOP);
+  if (queued == NULL) servers_silent(1);
   assert_int_equal(pthread_create(&t, NULL, call_main, c), 0);
   if (queued) {
     assert_true(zkt_await(queued, ctx, zkt_ms(CALL_MS / 2)));
-    servers(SIGSTOP);
+    servers_silent(1);
   }
   int ended = zkt_await(call_done, c, zkt_ms(CALL_MS + 20000));
-  servers(SIGCONT);
+  servers_silent(0);
   if (!ended) fail_msg("%s: the call did not return", what);
   pthread_join(t, NULL);
   printf("figure: %s with every server silent: returned %s after %lld ms "
@@ -112,9 +118,6 @@ static void run_silent(call_t *c, int (*queued)(void *), void *ctx,
   if (c->took > CALL_MS + zkt_ms(bound))
     fail_msg("%s took %lld ms, more than %d + %lld", what, (long long)c->took,
              CALL_MS, (long long)zkt_ms(bound));
-  /* Serving again before the case goes on (after the silence the quorum
-   * forms anew: zk-ensemble.sh heal restarts it if it does not). */
-  assert_int_equal(zkt_restore_ensemble(), 0);
 }
 
 /* ---- mutex ---- */
@@ -364,7 +367,7 @@ static int cli_call(call_t *c) {
   if (cli == NULL) fail_msg("ZKT_CLI is not set");
   char secs[16];
   snprintf(secs, sizeof secs, "%d", CALL_MS / 1000);
-  char *argv[] = {(char *)cli, "-c", (char *)zkt_connect(), "lock", "-w", secs,
+  char *argv[] = {(char *)cli, "-c", proxied, "lock", "-w", secs,
                   (char *)zkt_path("lock"), "true", NULL};
   zkt_proc_t p = zkt_spawn(argv);
   int status = zkt_wait(&p, zkt_ms(CALL_MS + 20000));
@@ -381,22 +384,28 @@ static void cli_wait(void **state) {
   pair_close(&p, 1);
 }
 
-/* The servers run again whatever the case did. */
-static int resume_all(void **state) {
-  if (zkt_restore_ensemble() != 0) return -1;
+/* The proxies end whatever the case did (their connections close: a
+ * client left open by a failed case finds no server through them). */
+static int proxies_teardown(void **state) {
+  for (int i = 0; i < nproxies; i++) {
+    close(proxies[i].in_fd);
+    proxies[i].in_fd = -1;
+    zkt_wait(&proxies[i], zkt_ms(5000));
+  }
+  nproxies = 0;
   return zkt_teardown(state);
 }
 
 int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test_teardown(mutex_waiter, resume_all),
-      cmocka_unit_test_teardown(mutex_create_unanswered, resume_all),
-      cmocka_unit_test_teardown(reader_behind_writer, resume_all),
-      cmocka_unit_test_teardown(semaphore_waiter, resume_all),
-      cmocka_unit_test_teardown(multilock_waiter, resume_all),
-      cmocka_unit_test_teardown(async_waiter, resume_all),
-      cmocka_unit_test_teardown(latch_await_waiter, resume_all),
-      cmocka_unit_test_teardown(cli_wait, resume_all),
+      cmocka_unit_test_setup_teardown(mutex_waiter, proxies_setup, proxies_teardown),
+      cmocka_unit_test_setup_teardown(mutex_create_unanswered, proxies_setup, proxies_teardown),
+      cmocka_unit_test_setup_teardown(reader_behind_writer, proxies_setup, proxies_teardown),
+      cmocka_unit_test_setup_teardown(semaphore_waiter, proxies_setup, proxies_teardown),
+      cmocka_unit_test_setup_teardown(multilock_waiter, proxies_setup, proxies_teardown),
+      cmocka_unit_test_setup_teardown(async_waiter, proxies_setup, proxies_teardown),
+      cmocka_unit_test_setup_teardown(latch_await_waiter, proxies_setup, proxies_teardown),
+      cmocka_unit_test_setup_teardown(cli_wait, proxies_setup, proxies_teardown),
   };
   return zkt_main(argc, argv, tests, sizeof tests / sizeof *tests, "deadline");
 }
