@@ -163,10 +163,6 @@ static zhandle_t *raw_handle(void) {
   return raw_zh;
 }
 
-zhandle_t *zkt_raw_try(int64_t timeout_ms) {
-  return raw_handle() != NULL && raw_wait_connected(timeout_ms) ? raw_zh : NULL;
-}
-
 zhandle_t *zkt_raw(void) {
   if (raw_handle() == NULL || !raw_wait_connected(zkt_ms(15000)))
     fail_msg("raw ZooKeeper handle cannot connect to %s", zkt_connect());
@@ -283,6 +279,11 @@ static int leader_server(void) {
   return 0;
 }
 
+void zkt_no_watch(zhandle_t *zh, int type, int state, const char *path,
+                  void *ctx) {
+  (void)zh, (void)type, (void)state, (void)path, (void)ctx;
+}
+
 /* A superuser session on server n alone (waits until connected). */
 static zhandle_t *open_on_server(int server) {
   char hosts[512], *save = NULL;
@@ -291,7 +292,7 @@ static zhandle_t *open_on_server(int server) {
   char *h = strtok_r(hosts, ",", &save);
   for (int i = 1; h != NULL && i < server; i++) h = strtok_r(NULL, ",", &save);
   if (h == NULL) fail_msg("no server %d in %s", server, cs);
-  zhandle_t *zh = zookeeper_init2(h, NULL, 10000, NULL, NULL, ZOO_NO_LOG_CLIENTENV, NULL);
+  zhandle_t *zh = zookeeper_init2(h, zkt_no_watch, 10000, NULL, NULL, ZOO_NO_LOG_CLIENTENV, NULL);
   if (zh == NULL) fail_msg("cannot open a session on %s", h);
   zoo_add_auth(zh, "digest", ZKT_SUPER_DIGEST, (int)strlen(ZKT_SUPER_DIGEST), NULL, NULL);
   int64_t deadline = zkt_now_ms() + zkt_ms(15000);

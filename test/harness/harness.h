@@ -45,9 +45,9 @@ const char *zkt_path(const char *leaf);
  * Opened once per process. */
 zhandle_t *zkt_raw(void);
 
-/* The raw handle if it is (or gets) connected within timeout_ms, else NULL:
- * for checks that must not fail the test. */
-zhandle_t *zkt_raw_try(int64_t timeout_ms);
+/* A session watcher that ignores everything (raw handles of the harness's
+ * own that wait by polling their state). */
+void zkt_no_watch(zhandle_t *zh, int type, int state, const char *path, void *ctx);
 
 /* Before a case (zkt_main calls it): the ensemble must serve, every server
  * in one quorum (a leader, both others its synced followers) and a write
