@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zkc_bench: shared pieces of the benchmark scenarios (timing, statistics,
  * result records, raw ZooKeeper sessions, 4-letter words, memory). */
 #ifndef ZKC_BENCH_H

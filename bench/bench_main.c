@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zkc_bench: zkcoord's lock costs against raw ZooKeeper loops measured in
  * the same run (the physical limit of a lock cycle, and the naive cycle).
  *

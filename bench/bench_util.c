@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Shared pieces of zkc_bench: see bench.h. */
 #include <arpa/inet.h>
 #include <dirent.h>

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Draws scenario l of a bench/run.sh output directory (its raw.out) into
 # DIR/leader.png: the graceful hand-off p50 of the latch and the selector
 # (raw chain, zkcoord, Curator) and the crash hand-off of each recipe

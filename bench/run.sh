@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs zkcoord's benchmark matrix in one command: builds zkc_bench, starts a
 # fresh local 3-server ensemble (test/ensemble/zk-ensemble.sh), runs the
 # scenarios a-i, k (10,000 pending async acquires), l (leader hand-off,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Scenario h: pending asynchronous acquires. One process queues N async
  * acquires behind a held lock and reports the memory each pending acquire
  * costs (heap and RSS, its share of the client's buffers included) and the

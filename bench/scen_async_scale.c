@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Scenario k: asynchronous acquire at scale (issue 28, part 5). One process
  * queues N (10,000) zkc_async_acquire calls on one lock path behind one
  * holder, through one async context on one client (one session):

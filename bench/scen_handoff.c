@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Scenario g: hand-off latency between two sessions of one process. The
  * holder releases; the waiter, queued right behind it with its watch set,
  * returns from acquire. Next to it, the raw physical limit measured in the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Scenario i: the reader herd of a read-write lock. A queue of G groups,
  * each a writer followed by M readers, every contender its own session;
  * the lock is then handed down the queue to the end. Before each writer

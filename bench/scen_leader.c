@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Scenario l: leader election hand-off (issue 28, part 4), beside Curator's
  * LeaderLatch and LeaderSelector and the raw chain in the same rounds.
  *

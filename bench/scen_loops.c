@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Scenarios a, b, c (timed loops of lock cycles against the raw baselines,
  * one session per worker) and f (reentrant re-acquire). */
 #include <pthread.h>

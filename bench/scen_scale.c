@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Scenarios at scale: d (1,000 waiters queued on one path from 10
  * processes: watches per waiter, notifications per release, memory per
  * waiter) and e (10,000 distinct locks held by one process: memory and

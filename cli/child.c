@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zkcoord command line: COMMAND's life — start it with the fencing token in
  * its environment, forward signals to it, stop it with SIGTERM and, after a
  * grace period, SIGKILL. fork + execve rather than posix_spawn: the child

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zkcoord command-line tool: shared declarations.
  *
  * options.c    command line -> zkcli_opts_t, usage text

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zkcoord leader: run COMMAND only while this instance leads the election
  * on PATH; stop it when leadership is lost and join the election again.
  * With --observe, take no part: print the leader's id at every change. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zkcoord lock and zkcoord sem: run COMMAND while holding the distributed
  * lock on PATH (a mutex, or a side of the read-write lock on PATH), or one
  * lease of the semaphore on PATH (cmd_sem.c). Without COMMAND, hold it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zkcoord revoke: asks the current holder(s) of a lock path to let go, with
  * Curator's revocation marker (zkc_revoke_holders). Only a holder that made
  * its hold revocable is told; nothing is taken away from anyone. A path

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zkcoord sem: one lease of the semaphore on PATH (Curator's
  * InterProcessSemaphoreV2 layout) while COMMAND runs; cmd_lock.c runs
  * COMMAND exactly as for `zkcoord lock`. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zkcoord status: the contenders of a lock or election path, holder first,
  * as a table or as JSON; for a semaphore path (children "leases" and
  * "locks"), its lease nodes (held, or the waiting queue head's) and its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zkcoord command line: signals, child exits, lock loss and leadership
  * changes all arrive as single bytes on one pipe that the main thread
  * waits on. Signals are blocked in every thread and taken by sigwait on a

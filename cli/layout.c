@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zkcoord command line: which recipe a path's children belong to (so that
  * no command runs beside another recipe's holders, which it would not
  * exclude), and why a path is invalid. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zkcoord: ZooKeeper locks and leader election from the shell. */
 #include "cli.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zkcoord command line: options, usage, messages. */
 #include <errno.h>
 #include <getopt.h>

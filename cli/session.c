@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zkcoord command line: opening the client and mapping error codes. */
 #include <netdb.h>
 #include <pthread.h>

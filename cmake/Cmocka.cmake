@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # zkc_find_cmocka(): finds cmocka, the tests' only extra dependency, into
 # CMOCKA_INCLUDE_DIR and CMOCKA_LIBRARY (cache entries a user may set) and
 # sets ZKC_CMOCKA_FOUND when both exist: a path given that names nothing

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Finds the multi-threaded ZooKeeper C client (Debian: libzookeeper-mt-dev).
 # Defines ZooKeeperMT_FOUND and the imported target ZooKeeper::zookeeper_mt.
 find_path(ZooKeeperMT_INCLUDE_DIR NAMES zookeeper/zookeeper.h)

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # Health check of the ZooKeeper server image: more than `ruok` (process up),
 # `srvr` must report leader or follower, i.e. the server is in a quorum and
 # serving. bash's /dev/tcp: no netcat needed in the image.

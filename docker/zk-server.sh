@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # Entry point of the ZooKeeper server image (Dockerfile.zookeeper): writes the
 # configuration from the environment, as the compose file sets it, and runs
 # Debian's server in the foreground.

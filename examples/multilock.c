@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* multilock: several locks taken as one, all or nothing, with a zkcoord
  * multi-lock.
  *

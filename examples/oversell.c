@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* oversell — the classic overselling race, first without a lock, then under
  * a zkcoord mutex.
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # run-demo.sh [BUILDDIR | OVERSELL] [oversell options...]
 #
 # Runs the overselling demo against the local test ensemble and passes its

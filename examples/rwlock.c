@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rwlock: many readers at once or one writer, with a zkcoord read-write
  * lock (Curator's InterProcessReadWriteLock layout).
  *

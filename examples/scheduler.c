@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* scheduler: a daemon of which exactly one copy does the periodic work.
  *
  *   scheduler [--connect HOSTS] [--id ID] [--path P] [--ticks N]

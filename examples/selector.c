@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* selector: daemons that take turns leading, with a zkcoord leader selector
  * (Curator's LeaderSelector: the same lock nodes, so Java selectors on the
  * same path join the rotation).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* semaphore: at most N jobs at once, however many workers want to run one,
  * with a zkcoord semaphore (Curator's InterProcessSemaphoreV2 layout).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* uv_daemon: a libuv daemon that serves requests on its loop and takes a
  * zkcoord lock asynchronously around each request's critical section. The
  * loop thread never blocks on ZooKeeper: zkcoord's callbacks are queued

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Credentials and ACLs: checking the options, building the ZooKeeper ACL
  * vectors once at open, and choosing the ACL of each node zkcoord creates. */
 #include <stdlib.h>

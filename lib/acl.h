@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Credentials and ACLs (acl.c): part of the session layer, since the ACL
  * vectors are the ZooKeeper client's own type. */
 #ifndef ZKC_ACL_H

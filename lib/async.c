@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Asynchronous acquire, the context's public calls: create and destroy,
  * acquire and cancel, the dispatch descriptor. The engine stepping pending
  * acquires is async_engine.c, the holds async_hold.c, the callback queue

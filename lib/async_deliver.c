@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The async context's callback queue: callbacks are queued by the engine
  * and the maintenance thread and run either by the engine or by the
  * application's zkc_async_dispatch, whose descriptor (an eventfd) is

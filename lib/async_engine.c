@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The async acquire's engine: each pending acquire is a run of the queue
  * engine (qengine.c), the same protocol, grant rule and retry policy as a
  * blocking acquire's, stepped by one engine thread per context whenever a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The async acquire's hold handles: release, free, token, node, is_held
  * and the fenced set, from any thread (losses: async_loss.c). */
 #include <stdlib.h>

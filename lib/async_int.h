@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The async context's inner parts shared by its files: the context and its
  * pending acquires (async.c, the public calls), the engine stepping them
  * (async_engine.c), the hold handles (async_hold.c), their losses

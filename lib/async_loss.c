@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The async acquire's losses, told on the maintenance thread by the one
  * hold-fate rule (hold_fate.c): the client's state changes and a hold's
  * node deleted by another client. Queued as callbacks (async_deliver.c). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What the leader latch and the leader selector share: the candidate's
  * set-up, thread and queueing, the checks a first node passes before it may
  * lead, and the reads of the participants. */

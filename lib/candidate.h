@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The candidate that the leader recipes (latch.c, selector.c) are made of:
  * an object with a thread of its own that queues a node on the election path
  * with the lock queue and leads while that node is first. What leading

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The client's life: zkc_client_open assembles the session layer (handle,
  * maintenance thread, watch owners), zkc_client_close takes it apart, and
  * the last reference frees it. The top of the session layer. */

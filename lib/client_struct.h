@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The client object itself, seen only by the session layer (client, state,
  * handle, maint, listeners, ops, waiters, guard, janitor, retry, acl, log).
  * Recipes see a zkc_client_t as opaque and go through session.h and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The queue decision (see decide.h). */
 #include "decide.h"
 

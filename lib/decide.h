@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The queue decision: where a contender stands in a lock's queue, from one
  * read of the lock path's children. Pure (no server, no client): the
  * blocking acquire (queue.c) and the asynchronous one (async_engine.c)

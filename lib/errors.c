@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The error space: zkcoord's table, and the one translation of the
  * ZooKeeper client's codes into it. */
 #define THREADED

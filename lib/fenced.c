@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Reads and compare-and-set writes under a mutex hold. The read goes
  * through the session that owns the hold's node, and only through it: that
  * session saw the grant, and ZooKeeper never serves a session from a server

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What the reads and writes under a mutex hold (fenced.c) need of the
  * mutex (mutex.c): the calling thread's hold, pinned for the call, and the
  * one fenced write (a check of the hold's node and a set, in one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Guards: a holder watches its own node, so that a delete by anyone else
  * (an operator's "deleteall", a misbehaving participant with the rights to
  * do it) is noticed while the session lives, instead of the holder going on

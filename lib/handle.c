@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The ZooKeeper handle of a client: opening one (with its credentials and
  * log sink), dropping it, and its session watcher, which only records raw
  * state events for the maintenance thread (maint.c). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* uthash, configured so that running out of memory is an error the caller
  * sees, never exit(). Add with ZKC__HASH_ADD_OK and check its result. */
 #ifndef ZKC_HASH_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The fate of a hold: the one rule, the list of lost holds and their
  * telling (see hold_fate.h). */
 #include "hold_fate.h"

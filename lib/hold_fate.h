@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The fate of a hold, one rule for every recipe (hold_fate.c): when a
  * state change or a grant finds a hold lost, in doubt or standing, and how
  * its loss is told. The mutex (both read-write sides), the semaphore, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Guaranteed deletes: a lock node whose delete was cut off by connection
  * loss would otherwise stay as long as the session lives and wedge the lock
  * for everyone. The maintenance thread retries such deletes, on whatever

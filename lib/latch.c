@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The leader latch: a thread per latch queues a "latch-" node with the lock
  * internals; being first is leadership. A client observer drops leadership
  * when the session is lost (or the connection suspended, by policy) and the

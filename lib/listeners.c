@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* State listeners (the user's) and observers (the recipes'), and telling
  * them of a new state on the maintenance thread. */
 

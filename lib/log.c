@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Routes log lines to each client's sink. The ZooKeeper client's log
  * callback carries no context pointer, so every client gets one of a fixed
  * set of trampolines, each bound to one slot of a table; clients beyond the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The maintenance thread: the state machine that turns the handle's raw
  * events into CONNECTED, SUSPENDED, RECONNECTED, LOST and READ_ONLY,
  * declares a session lost after a whole session timeout without a

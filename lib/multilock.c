@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The multi-lock: all or nothing over several locks, built on the public
  * mutex API alone. Unlike Curator's InterProcessMultiLock it sorts the
  * locks (no deadlock between overlapping sets), gives the whole set one

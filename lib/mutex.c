@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The reentrant mutex: a per-thread hold table over the lock queue,
  * told of connection trouble so that holders learn when a lock is lost.
  * The two sides of a read-write lock are mutexes too (rwlock.c), told

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Path validation, node-name parsing and queue ordering: no I/O. */
 #include "names.h"
 

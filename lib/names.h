@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Pure functions on ZooKeeper paths and lock node names. No I/O, no
  * allocation except where a function says so: unit-testable and fuzzable. */
 #ifndef ZKC_NAMES_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Asynchronous ZooKeeper requests with a result the submitter waits for,
  * and node watches. Completions and watchers run on the ZooKeeper
  * completion thread: they translate and copy the result and signal, nothing

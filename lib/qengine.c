@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The queue engine: the lock-queue protocol once, as a state machine that
  * never blocks (see qengine.h). Create a protected ephemeral-sequential
  * node with the children read pipelined behind it, wait on the blocker

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The queue engine: one run through a lock queue (create the protected
  * node, read, decide, watch, wait, grant or give up, clean up) as a state
  * machine that never blocks. Two drivers step it: the blocking acquire

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The blocking side of the lock queue: an acquisition runs the queue
  * engine (qengine.c) on the caller's thread; a held node's delete, waited
  * for, bounded, or sent without waiting; the queue's participants. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The blocking calls on a ZooKeeper lock queue: acquisitions (the queue
  * engine run on the caller's thread) and deletes, shared by the mutex, the
  * read-write lock, the leader latch and selector and the semaphore. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What every queue's nodes share (queue_nodes.h): their parents made,
  * the answer to their delete read, a timed call's limit. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What every queue's nodes share: their name and what a hold of one is,
  * their parents, the answer to their delete, and how long past its
  * deadline a timed call may wait for its answers. Used by the queue engine

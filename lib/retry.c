@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Retry policy: exponential backoff with jitter on connection loss and
  * operation timeout. */
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Asking holders to let go: Curator's revocation marker written into their
  * lock nodes. The holders' side (watching their own nodes) is in guard.c. */
 #include <stdlib.h>

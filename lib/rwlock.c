@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The read-write lock: two mutexes on one path, a write side and a read
  * side (mutex.c does the work, told apart by their side), linked as twins
  * so that a thread may downgrade and is refused the upgrade. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What the read-write lock (rwlock.c) needs of the mutex (mutex.c): its two
  * sides are mutexes with their own node names, linked as twins. */
 #ifndef ZKC_RWSIDE_H

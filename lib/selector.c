@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The leader selector: a thread per selector acquires the mutex protocol's
  * "lock-" node, runs the user's take_leadership while holding it, releases
  * it when that returns and queues again if asked. A client observer sets

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The semaphore's inner parts shared by its files: the object and its
  * acquiring (semaphore.c), the lease handles (sem_lease.c) and the shared
  * count (sem_count.c). */

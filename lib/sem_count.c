@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The semaphore's shared count: a node holding the limit as 4 bytes,
  * big-endian (Curator's SharedCount format), read and set by anyone. */
 #include <stdlib.h>

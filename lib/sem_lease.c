@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The semaphore's lease handles: release (the lease nodes deleted, the
  * guards removed first), free, token, nodes and is_held, from any thread. */
 #include <stdlib.h>

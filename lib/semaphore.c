@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The counting semaphore in Curator's InterProcessSemaphoreV2 layout: a
  * queue mutex under <path>/locks, lease nodes under <path>/leases. The head
  * of the queue creates all the lease nodes it asks for, then waits (alone

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The session layer's one door: everything a recipe may ask of a client.
  * Recipes (the queue, the mutex, the semaphore, the latch, ...) include
  * this header and no other header of the session layer; the client object

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include "session.h"
 /* What the session layer's files share among themselves, and no recipe
  * may call (check-layers.sh holds recipes to session.h): the handle, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The session's state as the rest of the library asks for it: one place
  * for "is it live", the session id, a node's fate, waiting until
  * connected, and the client's settings. Reads the client under its lock and

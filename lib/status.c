@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zkc_lock_contenders: a read-only view of a lock path's queue. */
 #include <stdlib.h>
 #include <string.h>

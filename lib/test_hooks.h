@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The tests' hooks into the library: counters and seams no program but
  * the test suite uses. Included by the files that define them and by
  * tests; check-layers.sh keeps every other library file away. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Clock, condition variables, randomness and thread identity. */
 #include "util.h"
 

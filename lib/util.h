@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Small shared helpers below the session layer: monotonic clock,
  * condition variables with deadlines, randomness, the callback-thread
  * marker, cancellation and thread identity. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zkc_version: the version this library was built as. */
 #include "zkcoord/common.h"
 #include "zkcoord/version.h"

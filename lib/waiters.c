@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Threads waiting for a watched node to change. Each waiter has its own
  * condition variable, so a watch wakes exactly the thread that set it: no
  * herd inside the process either. */

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The ABI guard catches breaks: a copy of the library's sources (include/,
 # lib/, cmake/, CMakeLists.txt; no tool, tests, benches or examples) built
 # at -O0 -g, one deliberate change at a time, each checked by check-abi.sh

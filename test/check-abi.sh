@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The ABI guard: the built library against the stored description of the
 # released one (abi/, written by tools/abi-dump.sh), compared by abidiff.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Every case a test binary has is a CTest entry, and no entry names a case it
 # lacks: compares each binary's --list with the case names CMake read from
 # its source (zkc_add_cases) and with the <binary>.* entries `ctest -N` shows

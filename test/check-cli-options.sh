@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The zkcoord tool's options, three ways: the parser's table (cli/options.c),
 # `zkcoord --help` and the manual page's OPTIONS section. Fails unless all
 # three name the same long and short options; also checks that a call with

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Validates docker/docker-compose.yml with docker-compose (no Docker engine
 # needed) and checks that its servers publish the client ports the local
 # script test/ensemble/zk-ensemble.sh uses by default, on loopback.

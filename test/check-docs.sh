@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The reference docs name every public header and agree on the error-code
 # rule: docs/mainpage.md (the API reference's front page) lists each header
 # of include/zkcoord/ in its table, and says nothing of ZooKeeper codes

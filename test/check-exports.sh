@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Fails when the shared library exports anything but zkc_* symbols, or
 # exports none at all. Given a dpkg symbols file too (debian/libzkcoord0.symbols),
 # also fails unless the exports are exactly the symbols it lists, naming

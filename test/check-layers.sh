@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The library's structure, as the architecture document draws it:
 #  - no include cycle among lib/ files, and no call cycle among their
 #    objects (the symbols each object defines and refers to, from nm);

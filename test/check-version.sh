@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # One version everywhere: the project's (CMakeLists.txt project(), its one
 # place) is what the CHANGELOG's topmost heading, debian/changelog's topmost
 # entry, the manual page, version.h, the pkg-config file, the CMake package

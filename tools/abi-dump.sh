@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Writes the ABI description of libzkcoord (abidw's XML, from the library's
 # DWARF): the exported zkc_* functions and the public types they reach, the
 # types defined in include/zkcoord/ in full, every other type opaque. No

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # One-command set-up on a fresh Debian machine: installs what is missing,
 # builds, and runs either the demo or the whole test suite.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The compose cluster on Podman, from nothing: `tools/bootstrap.sh compose`
 # installs the packages and runs this. No registry is needed: the base image
 # is a Debian root made with debootstrap from this machine's apt source and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Checks the Debian packages as a user gets them (tools/bootstrap.sh
 # deb-check builds them first and runs this; meant for the pristine
 # container: tools/pristine.sh 'tools/bootstrap.sh deb-check'):

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Sourced by the scripts that run Podman (compose-cluster.sh, pristine.sh):
 # Podman's settings for hosts without systemd, and the base image, a Debian
 # bookworm root made with debootstrap from this machine's apt source (no

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs a command on the committed tree inside a pristine Debian container:
 # the base image (tools/podman-base.sh: debootstrap's minimal bookworm, with
 # nothing installed but what the command installs itself). A step that

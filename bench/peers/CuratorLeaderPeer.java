@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Curator's LeaderLatch and LeaderSelector for bench/run.sh's scenario l
 // (bench/scen_leader.c runs it after each zkcoord round):
 //

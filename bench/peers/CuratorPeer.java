@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Curator's InterProcessMutex, InterProcessReadWriteLock and
 // InterProcessSemaphoreV2 in the peer protocol of bench/run.sh (see
 // bench/peers/README.md): one round of each measure, one CuratorFramework

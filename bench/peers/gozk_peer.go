@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // go-zookeeper's Lock in the peer protocol of bench/run.sh (see
 // bench/peers/README.md): one round of each measure, one session per worker.
 package main

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """kazoo's Lock, ReadLock and WriteLock in the peer protocol of bench/run.sh
 (bench/peers/README.md): one round of each measure, one session (KazooClient)
 per worker thread. kazoo's Semaphore is not in Curator's layout: the sem*

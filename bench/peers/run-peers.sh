@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs zkcoord and its peers (Curator, kazoo, go-zookeeper; see README.md
 # here) on one ensemble, interleaved round by round: each round runs every
 # library's program once over all the measures. Builds the peers that need

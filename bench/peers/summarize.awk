@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Turns run-peers.sh's P and X lines into bench/run.sh's records (scenario
 # "p", the mutex, or with -v scen=r the read-write lock and semaphore
 # measures): per library and measure the median, min and max over the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zkcoord's mutex, read-write lock and semaphore in the peer protocol of
  * bench/run.sh (bench/peers/README.md): the same loops as the Curator, kazoo
  * and go-zookeeper peers, so that the libraries are timed alike; one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zkcoord asynchronous acquire, for event-loop daemons: take the lock of a
  * path without blocking the calling thread and learn the result from a
  * callback.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zkcoord client: one ZooKeeper session shared by every recipe made from it.
  *
  * Threads: the ZooKeeper C client runs two threads per client, an I/O thread

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zkcoord — export macro, error codes, version and small shared helpers.
  *
  * Every fallible zkcoord call returns an int: ZKC_OK (0) or one of the

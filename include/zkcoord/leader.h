@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zkcoord leader election: a leader latch with the semantics of Apache
  * Curator's LeaderLatch.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zkcoord multi-lock: all or nothing over several locks (mutexes, or the
  * sides of read-write locks), under one deadline for the whole set.
  *

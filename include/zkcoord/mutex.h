@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zkcoord mutex: a blocking, fair (FIFO), reentrant distributed mutex with
  * the semantics of Apache Curator's InterProcessMutex.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zkcoord read-write lock: many readers or one writer across processes,
  * fair (one FIFO queue for both kinds), reentrant per thread on each side,
  * with the node layout of Apache Curator's InterProcessReadWriteLock.

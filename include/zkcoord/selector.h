@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zkcoord leader selector: leadership as a callback, with the semantics of
  * Apache Curator's LeaderSelector.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zkcoord semaphore: at most N lease holders across machines, in the layout
  * of Apache Curator's InterProcessSemaphoreV2, so that zkcoord and Curator
  * processes share one semaphore.

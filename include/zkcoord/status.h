@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zkcoord status: who holds a lock path and who waits, read from the
  * ensemble without taking part.
  *

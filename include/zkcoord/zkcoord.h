@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zkcoord — ZooKeeper coordination recipes for C: the umbrella header. */
 #ifndef ZKCOORD_ZKCOORD_H
 #define ZKCOORD_ZKCOORD_H

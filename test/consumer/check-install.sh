@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs a zkcoord build tree into a temporary prefix and checks what a
 # user gets: the files, the SONAME, the exported symbols, the CLI and man
 # page, and a consumer project built against it with find_package(zkcoord)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # cmocka is needed by the tests only: configures fresh trees of this source
 # with cmocka hidden (its paths pointed at nothing) and checks that
 #   - a default configure succeeds and adds no tests (it says why);

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds this consumer project against the INSTALLED Debian packages
 # (libzkcoord0, libzkcoord-dev in /usr), as a user of the packages does:
 # CMake's find_package(zkcoord) with no prefix given (shared and static

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds zkcoord from source inside a parent project (add_subdirectory), as a
 # user's project would, and checks that it then adds only its libraries: no
 # command-line tool, tests, benches or examples (subproject/CMakeLists.txt

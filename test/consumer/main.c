@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The consumer: compiles against the installed headers, links the installed
  * library and calls into it (no server needed). */
 #include <stdio.h>

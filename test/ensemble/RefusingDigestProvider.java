@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.server.ServerCnxn;
 import org.apache.zookeeper.server.auth.DigestAuthenticationProvider;

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # zk-ensemble.sh — a local 3-server ZooKeeper ensemble on loopback for zkcoord tests.
 #
 # Uses Debian's `zookeeper` package (3.8) jars but none of its configuration: everything

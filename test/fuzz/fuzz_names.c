@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target: node-name / sequence parsing, queue order and
  * predecessor lookup. The input is a children list, names separated by
  * '\n'; its first 4 bytes are also a sequence value for the round trip and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target: the path validator, the path helpers and the host-list
  * check of connect strings. The input, cut at its first NUL, is the path
  * (and the connect string); every accepted one must satisfy the contract

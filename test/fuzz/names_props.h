@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Properties of lib/names.c that must hold for every input, shared by the
  * libFuzzer targets and the unit tests. Each check returns NULL when the
  * property holds, else a message naming the one that failed. */

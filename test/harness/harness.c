@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Test helpers: see harness.h. */
 #define _GNU_SOURCE /* pipe2 */
 #include "harness.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Shared helpers for zkcoord's tests: the ensemble's address, scaled
  * timeouts, per-test roots, raw ZooKeeper inspection, 4-letter words and a
  * runner that runs one named case per CTest entry. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* chaos_worker: one contender process of the randomized fault test.
  *
  *   zkt_chaos_worker CONNECT PATH STORE SESSION_MS SEED THREADS LOG [patient]

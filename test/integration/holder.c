@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Test helper process: takes a lock and holds it until stdin closes (then
  * releases and exits 0) or until it is killed or stopped.
  *   zkt_holder CONNECT PATH SESSION_TIMEOUT_MS [STORE_PATH]

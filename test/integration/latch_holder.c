@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Test helper process: a leader latch participant.
  *   zkt_latch_holder CONNECT PATH ID SESSION_TIMEOUT_MS
  * Prints, one line each, flushed:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Test helper process: takes a multi-lock over the given paths, in the
  * given order, ROUNDS times in a row.
  *   zkt_multilock_racer CONNECT ROUNDS MARKER PATH...

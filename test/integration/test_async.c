@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The asynchronous acquire on the real ensemble: one CTest entry per case. */
 #include <dirent.h>
 #include <poll.h>

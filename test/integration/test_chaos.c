@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The randomized fault test ("chaos"): contender processes (zkt_chaos_worker,
  * several sessions each) fight over one recipe with random timeouts while a
  * nemesis deletes their nodes as an outsider, kills and pauses them

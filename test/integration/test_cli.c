@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The zkcoord command-line tool against the real ensemble: exit codes of
  * each error class, mutual exclusion between processes, -n / -w, lock loss,
  * signals, leader hand-over, status on foreign nodes, the read-write lock

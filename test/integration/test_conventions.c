@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Rules that hold across the whole API, on the real ensemble: every
  * timeout_ms reads the same way (< 0 without limit, 0 one try, > 0 that
  * many milliseconds: zkcoord/common.h), tried on each call that takes one;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Timed calls keep their deadline when the ensemble goes silent (issue 24,
  * part 3): every server stops answering (connections stay open, nothing
  * answers, as a hung or partitioned ensemble), and a call with a timeout

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The programs in examples/ and the demo script run against the ensemble,
  * one CTest entry each, so that they cannot rot: each must exit 0 with the
  * summary its header promises, and leave on the ensemble only what it says

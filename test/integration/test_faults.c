@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Fault injection on the real ensemble: processes killed and paused,
  * sessions expired, servers killed, quorum lost, connections cut by the
  * test proxy. Every scenario checks the invariants: never two holders, no

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Reads and compare-and-set writes under a hold (zkc_mutex_fenced_get,
  * zkc_mutex_fenced_cas) on the real ensemble: one CTest entry per case. */
 #include <pthread.h>

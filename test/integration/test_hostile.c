@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Children lists no well-behaved client makes, made with a raw ZooKeeper
  * handle under the lock path: zkcoord must neither crash nor mis-order the
  * queue. Children without a sequence suffix are not contenders; a foreign

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Curator's InterProcessMutex (Java, Debian's Curator 5.4) and zkcoord queue
  * on one lock path: mutual exclusion holds across both and each sees the
  * other in the participant list. Curator's InterProcessSemaphoreV2 and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The leader latch on the real ensemble: one CTest entry per case. Every
  * case records leadership intervals (is_leader .. not_leader) on the
  * monotonic clock and checks that no two overlap. */

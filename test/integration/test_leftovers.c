@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Runs after every integration test: nothing the suite made may be left on
  * the ensemble (no lock node, no test root). */
 #include <stdio.h>

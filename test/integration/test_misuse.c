@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The misuse table: every public function x bad input, and the code it
  * returns. The rows below are the single source of docs/misuse.md: the
  * `--markdown` mode prints the table, `--check-doc FILE HEADER...` fails when

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The mutex on the real ensemble: one CTest entry per case. */
 #include <pthread.h>
 #include <signal.h>

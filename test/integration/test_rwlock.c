@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The read-write lock and revocation on the real ensemble: readers share,
  * writers exclude, FIFO between the kinds, downgrade and upgrade, the side
  * as a mutex (lost, token, fenced write), revocation requests. */

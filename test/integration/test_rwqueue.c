@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The lock queue's read side (the read-write lock's protocol) on the real
  * ensemble: which node waits on which, with Curator's and kazoo's names. */
 #include <pthread.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Access control against the real ensemble: digest credentials, the ACL
  * options, holders noticing an outside delete, squatters, and chroots. */
 #include <pthread.h>

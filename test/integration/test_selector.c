@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The leader selector on the real ensemble: one CTest entry per case. Every
  * case records take_leadership's entry and exit on the monotonic clock and
  * checks that no two such intervals overlap. */

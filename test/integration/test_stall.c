@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A waiter stopped past its session must not be granted when it resumes
  * (issue 24, part 1), for every recipe that waits.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * CuratorContender: a small Apache Curator client used by zkcoord's C integration tests to show
  * that Curator (Java) and zkcoord (C) processes contending on the same ZooKeeper path interoperate.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Print the Java classpath (colon-separated absolute jar paths) needed to compile and run
 # test/interop/CuratorContender.java with Debian's packaged Curator 5.x and ZooKeeper 3.8 jars.
 #

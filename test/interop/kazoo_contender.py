@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """kazoo_contender: a small kazoo (Python) client used by zkcoord's C integration tests to show
 that kazoo's read-write lock and zkcoord's (and Curator's) share one queue on a lock path.
 

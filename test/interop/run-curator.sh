@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # Usage: run-curator.sh <builddir> <CuratorContender args...>
 #
 # Compiles test/interop/CuratorContender.java into <builddir>/interop-classes when the class is

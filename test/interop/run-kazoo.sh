@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Usage: run-kazoo.sh <kazoo_contender.py args...>
 #
 # Runs test/interop/kazoo_contender.py with the first Python 3 that can import kazoo: python3 on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Self-test of zkt_proxy against the real test ensemble (server 1 of the local ensemble).
  *
  *   zkt_proxy_selftest <path-to-zkt_proxy>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zkt_proxy: a fault-injecting TCP proxy between ZooKeeper clients and one
  * ZooKeeper server, for tests. Single-threaded, poll-based, loopback only.
  *

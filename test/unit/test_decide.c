@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The queue decision (lib/decide.c), without a server: where a contender
  * stands (gone, first, waiting on whom) and whether the blocker's delete
  * alone may grant, for mutex contenders, readers and writers, in any order

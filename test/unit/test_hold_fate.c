@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The one rule for a hold's fate (lib/hold_fate.c), without a server:
  * every state against a hold of the lost session and of another, with and
  * without lost_on_suspended; the rule at a grant; and the teller. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests, no server: path validation, node-name parsing, queue order. */
 #include <setjmp.h>
 #include <stdarg.h>
