@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The ensemble serves before every case, and is brought back after a case
  * that stopped, paused or killed servers: one case's trouble must not fail
  * every case after it. See harness.h. */
