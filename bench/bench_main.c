@@ -4,7 +4,7 @@
  *
  *   zkc_bench [--quick] [--rounds R] [--round-ms MS] SCENARIO...
  *
- * Scenarios (see bench/README or the top README's Performance section):
+ * Scenarios (see bench/README.md or docs/performance.md):
  *   a  uncontended cycle, 1 session         e  10,000 locks held by one process
  *   b  distinct paths, 8 sessions           f  reentrant re-acquire
  *   c  one path, 2/8/32/128 contenders      g  hand-off latency

@@ -19,7 +19,7 @@
 #
 # usage: bench/run.sh [--quick] [--out DIR] [SCENARIO...]   (default: a b c d e f g h i k l p r)
 #   --quick   smoke run: 2 short rounds, smaller sizes (about half a minute)
-#   --out     output directory (default build/bench-results; the README's
+#   --out     output directory (default build/bench-results; the committed
 #             figures live in bench/results)
 #
 # Environment: ZKC_BUILD_ROOT (default ./build), ZKC_BENCH_BIN (a built

@@ -22,7 +22,7 @@
 #include "zkcoord/zkcoord.h"
 #include "zkcoord/rwlock.h"
 
-/* Exit codes (documented in zkcoord.1 and the README). COMMAND's own
+/* Exit codes (documented in zkcoord.1 and docs/cli.md). COMMAND's own
  * status passes through otherwise. */
 enum {
   ZKCLI_EXIT_CONFLICT = 1,     /* lock not obtained (-n, -w; -E changes it);

@@ -6,7 +6,7 @@
 # exit status through. Which oversell program runs:
 #   BUILDDIR   a directory: the build tree's BUILDDIR/examples/oversell
 #   OVERSELL   a program: a path (./oversell, /opt/demo/oversell: built
-#              elsewhere, say with the README's pkg-config line), or a
+#              elsewhere, say with the pkg-config line of docs/install.md), or a
 #              name looked up on PATH
 #   (neither)  `oversell` found on PATH; the first argument may then be an
 #              oversell option already (run-demo.sh --stock 50)

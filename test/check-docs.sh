@@ -4,7 +4,7 @@
 # rule: docs/mainpage.md (the API reference's front page) lists each header
 # of include/zkcoord/ in its table, and says nothing of ZooKeeper codes
 # passing through (they never do: common.h). The README's first screen,
-# contents and links agree with the tree (below).
+# contents and links, and the manual's, agree with the tree (below).
 #
 #   check-docs.sh SOURCE_DIR
 set -euo pipefail
@@ -23,9 +23,10 @@ fi
 [ $bad = 0 ] && echo "check-docs: mainpage lists every public header"
 
 # The README: its first screen (above the contents) has a row for every
-# recipe's header; the contents list every section; every link to a section
-# (in the README, or into it from bench/README.md) finds its heading; every
-# relative file link finds its file.
+# recipe's header; the contents list every section. In the README, the
+# manual (docs/*.md) and bench/README.md every link to a section finds its
+# heading and every relative file link finds its file; the manual's index
+# lists every page.
 readme=$src/README.md
 anchor() { # a heading's anchor, as the Markdown renderers make it
   printf '%s\n' "$1" | sed -E 's/^#+ +//' | tr 'A-Z' 'a-z' |
@@ -45,29 +46,55 @@ while IFS= read -r a; do
   grep -qF "(#$a)" <<<"$contents" ||
     { echo "check-docs: README's contents lack the section #$a" >&2; bad=1; }
 done <<<"$anchors"
-check_links() { # FILE PREFIX: links PREFIX#anchor into the README, and files
-  local file=$1 prefix=$2 dir
+declare -A anchor_cache
+anchors_of() { # FILE: the anchors of its headings (each file read once)
+  if [ -z "${anchor_cache[$1]+set}" ]; then
+    anchor_cache[$1]=$(grep -E '^#{1,6} ' "$1" | sed -E 's/^#+ +//' | tr 'A-Z' 'a-z' |
+      sed -E 's/[^a-z0-9 _-]//g; s/ /-/g')
+  fi
+  printf '%s\n' "${anchor_cache[$1]}"
+}
+check_links() { # FILE: its links to sections (#anchor, or FILE.md#anchor)
+  # find their headings; its relative file links find their files
+  local file=$1 dir link f a target
   dir=$(dirname "$file")
-  for a in $(grep -oE "\]\($prefix#[a-z0-9_-]+\)" "$file" | sed -E 's/.*#//; s/\)$//' | sort -u); do
-    grep -qxF "$a" <<<"$anchors" ||
-      { echo "check-docs: $file links to README section #$a, which does not exist" >&2; bad=1; }
+  for link in $(grep -oE '\]\([^)# ]*#[a-z0-9_-]+\)' "$file" | sed -E 's/^\]\(//; s/\)$//' | sort -u); do
+    f=${link%%#*} a=${link#*#}
+    case $f in http*) continue ;; esac
+    target=$file
+    [ -n "$f" ] && target=$dir/$f
+    [ -f "$target" ] || continue # reported below
+    target=$(realpath -m "$target")
+    anchors_of "$target" >/dev/null # fills the cache in this shell
+    grep -qxF "$a" <<<"${anchor_cache[$target]}" ||
+      { echo "check-docs: $file links to $f#$a, a section that does not exist" >&2; bad=1; }
   done
   for f in $(grep -oE '\]\([^)#:]+[)#]' "$file" | sed -E 's/^\]\(//; s/[)#]$//' | sort -u); do
     [ -e "$dir/$f" ] ||
       { echo "check-docs: $file links to $f, which does not exist" >&2; bad=1; }
   done
 }
-check_links "$readme" ""
-check_links "$src/bench/README.md" "../README.md"
-# The scratch-ensemble step: the script's commands and the programs it runs.
-scratch=$(sed -n '/^### Try the CLI/,/^## /p' "$readme")
+for f in "$readme" "$src"/docs/*.md "$src/bench/README.md"; do
+  check_links "$f"
+done
+# The manual's index lists every page of docs/.
+for f in "$src"/docs/*.md; do
+  name=$(basename "$f")
+  case $name in README.md) continue ;; esac
+  grep -qF "]($name)" "$src/docs/README.md" ||
+    { echo "check-docs: docs/README.md does not list $name" >&2; bad=1; }
+done
+# The scratch-ensemble step (docs/cli.md): the script's commands and the
+# programs it runs.
+scratch=$(sed -n '/^## Try it against a scratch ensemble/,/^## /p' "$src/docs/cli.md")
+[ -n "$scratch" ] || { echo "check-docs: docs/cli.md has no scratch-ensemble step" >&2; bad=1; }
 for cmd in $(grep -oE 'zk-ensemble.sh [a-z-]+' <<<"$scratch" | awk '{print $2}' | sort -u); do
   "$src/test/ensemble/zk-ensemble.sh" --help 2>&1 | grep -qE "^  $cmd " ||
-    { echo "check-docs: README's scratch step runs 'zk-ensemble.sh $cmd', which it lacks" >&2; bad=1; }
+    { echo "check-docs: the scratch step runs 'zk-ensemble.sh $cmd', which it lacks" >&2; bad=1; }
 done
 for ex in $(grep -oE 'build/try/examples/[a-z_]+' <<<"$scratch" | sed 's|.*/||'); do
   [ -f "$src/examples/$ex.c" ] ||
-    { echo "check-docs: README's scratch step runs examples/$ex, which does not exist" >&2; bad=1; }
+    { echo "check-docs: the scratch step runs examples/$ex, which does not exist" >&2; bad=1; }
 done
-[ $bad = 0 ] && echo "check-docs: README's first screen, contents and links agree with the tree"
+[ $bad = 0 ] && echo "check-docs: README's first screen, contents, the manual's links and index agree with the tree"
 exit $bad

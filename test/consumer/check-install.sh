@@ -64,22 +64,22 @@ export PKG_CONFIG_PATH="$prefix/$libdir/pkgconfig"
 # shellcheck disable=SC2046
 "$cc" -Wall -Wextra -Werror -DEXPECTED_VERSION="\"$version\"" "$here/main.c" \
   $(pkg-config --cflags --libs zkcoord) -o "$work/consumer_pc"
-# As the README says: a prefix the loader does not search needs an rpath
+# As docs/install.md says: a prefix the loader does not search needs an rpath
 # (or ldconfig, or LD_LIBRARY_PATH); without one the program cannot start.
 # (Unless this machine has a libzkcoord.so.0 of its own in the loader's
 # cache, say from the packages: then that one is found instead.)
 if ! /sbin/ldconfig -p | grep -q 'libzkcoord\.so\.0 ' &&
    env -u LD_LIBRARY_PATH "$work/consumer_pc" >/dev/null 2>&1; then
-  fail "a pkg-config build without rpath started: the README's loader note is wrong here"
+  fail "a pkg-config build without rpath started: the loader note of docs/install.md is wrong here"
 fi
 LD_LIBRARY_PATH="$prefix/$libdir" "$work/consumer_pc"
 # shellcheck disable=SC2046
 "$cc" -Wall -Wextra -Werror -DEXPECTED_VERSION="\"$version\"" "$here/main.c" \
   $(pkg-config --cflags --libs zkcoord) \
   -Wl,-rpath,"$(pkg-config --variable=libdir zkcoord)" -o "$work/consumer_rpath"
-env -u LD_LIBRARY_PATH "$work/consumer_rpath" || fail "the README's rpath build does not run"
+env -u LD_LIBRARY_PATH "$work/consumer_rpath" || fail "the rpath build of docs/install.md does not run"
 
-# The examples build as a user builds them, with the README's pkg-config
+# The examples build as a user builds them, with the pkg-config
 # line (and rpath) alone: zkcoord's public API only, no ZooKeeper header or
 # library of their own. Each must start (a usage error, exit 64; a program
 # that cannot load its libraries exits 127).
