@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The C in the docs compiles as printed: every ```c block of README.md and
 # docs/*.md is a complete translation unit, compiled with -Wall -Wextra
 # -Werror and linked against the library (with a main() of its own when the
