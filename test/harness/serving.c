@@ -59,20 +59,13 @@ static int quorum_whole(char *why, size_t len) {
   return 1;
 }
 
-/* A write's answer, shared by the waiter and the completion: the last of
- * the two frees it (a late completion must find it). */
+/* A write's answer. It lives until the probe's session is closed, and
+ * closing runs any completion still pending: none comes later. */
 typedef struct probe {
   pthread_mutex_t mu;
   pthread_cond_t cv;
-  int done, rc, refs;
+  int done, rc;
 } probe_t;
-
-static void probe_unref(probe_t *p) {
-  pthread_mutex_lock(&p->mu);
-  int last = --p->refs == 0;
-  pthread_mutex_unlock(&p->mu);
-  if (last) free(p);
-}
 
 static void probe_done(int rc, const char *value, const void *data) {
   (void)value;
@@ -82,20 +75,14 @@ static void probe_done(int rc, const char *value, const void *data) {
   p->rc = rc;
   pthread_cond_signal(&p->cv);
   pthread_mutex_unlock(&p->mu);
-  probe_unref(p);
 }
 
-/* The probe's write on session zh. */
-static int write_commits_on(zhandle_t *zh, char *why, size_t len) {
-  probe_t *p = calloc(1, sizeof *p);
-  if (p == NULL) fail_msg("out of memory");
-  pthread_mutex_init(&p->mu, NULL);
-  pthread_cond_init(&p->cv, NULL);
-  p->refs = 2;
+/* Sends the probe's write on zh and waits up to PROBE_MS for its answer;
+ * 1 once answered (p->rc), else 0 with why said. */
+static int write_answered(zhandle_t *zh, probe_t *p, char *why, size_t len) {
   if (zoo_acreate(zh, "/zkc-test", "", 0, &ZOO_OPEN_ACL_UNSAFE, 0, probe_done,
                   p) != ZOK) {
     snprintf(why, len, "the write could not be sent");
-    free(p);
     return 0;
   }
   struct timespec ts;
@@ -104,18 +91,10 @@ static int write_commits_on(zhandle_t *zh, char *why, size_t len) {
   pthread_mutex_lock(&p->mu);
   while (!p->done)
     if (pthread_cond_timedwait(&p->cv, &p->mu, &ts) != 0) break;
-  int done = p->done, rc = p->rc;
+  int done = p->done;
   pthread_mutex_unlock(&p->mu);
-  probe_unref(p);
-  if (!done) {
-    snprintf(why, len, "a write was not committed within %d ms", PROBE_MS);
-    return 0;
-  }
-  if (rc != ZOK && rc != ZNODEEXISTS) {
-    snprintf(why, len, "a write failed: %s", zerror(rc));
-    return 0;
-  }
-  return 1;
+  if (!done) snprintf(why, len, "a write was not committed within %d ms", PROBE_MS);
+  return done;
 }
 
 /* A session of its own, connected within PROBE_MS, or NULL. */
@@ -142,9 +121,14 @@ static int write_commits(char *why, size_t len) {
     snprintf(why, len, "no session within %d ms", PROBE_MS);
     return 0;
   }
-  int ok = write_commits_on(zh, why, len);
-  zookeeper_close(zh); /* a late completion runs here, with ZCLOSING */
-  return ok;
+  probe_t p = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0};
+  int answered = write_answered(zh, &p, why, len);
+  zookeeper_close(zh); /* a completion still pending runs here */
+  if (answered && p.rc != ZOK && p.rc != ZNODEEXISTS) {
+    snprintf(why, len, "a write failed: %s", zerror(p.rc));
+    return 0;
+  }
+  return answered;
 }
 
 static int serving(char *why, size_t len) {
