@@ -51,7 +51,9 @@ typedef struct zkcli_opts {
   zkcli_cmd_t cmd;
   const char *connect;         /* --connect, $ZKCOORD_CONNECT, default */
   int session_timeout_ms;      /* --session-timeout */
-  int connect_timeout_ms;      /* --connect-timeout */
+  int connect_timeout_ms;      /* --connect-timeout, or bounded by -w/-n */
+  int connect_timeout_given;   /* --connect-timeout was given */
+  int64_t started_ms;          /* when zkcoord started: -w counts from it */
   int connect_from_env;        /* connect came from $ZKCOORD_CONNECT */
   const char *digest;          /* --digest user:password */
   int digest_from_env;         /* digest came from $ZKCOORD_DIGEST */
@@ -192,7 +194,7 @@ typedef struct zkcli_hold {
  * `lost` (called with no arguments of interest) as its lost callback. */
 int zkcli_sem_create(const zkcli_opts_t *o, zkc_client_t *c, zkcli_hold_t *h,
                      void (*lost)(void));
-/* Takes one lease within o->wait_ms (< 0 forever). */
+/* Takes one lease within what is left of -w (forever without it). */
 int zkcli_sem_acquire(const zkcli_opts_t *o, zkcli_hold_t *h);
 /* The lease's token and node (for COMMAND's environment). */
 void zkcli_sem_describe(const zkcli_hold_t *h, int64_t *token, char *node,
@@ -254,5 +256,9 @@ void zkcli_bad_path(const char *what, const char *path);
  * time. Once per process. */
 int zkcli_close_within(zkc_client_t *c, int64_t ms);
 int64_t zkcli_now_ms(void);
+
+/* What is left of -w's wait (counted from the start, the connection
+ * included): -1 without -w/-n (forever), else at least 0. */
+int64_t zkcli_wait_left(const zkcli_opts_t *o);
 
 #endif /* ZKCLI_CLI_H */

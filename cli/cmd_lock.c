@@ -73,9 +73,10 @@ static int acquire(const zkcli_opts_t *o, zkcli_hold_t *h, int *sig) {
   pthread_mutex_unlock(&g_mu);
   if (*sig) return ZKC_ECLOSED;
   zkcli_pass_warnings(1); /* a semaphore limit others do not share */
-  int rc = h->sem          ? zkcli_sem_acquire(o, h)
-           : o->wait_ms < 0 ? zkc_mutex_acquire(h->mutex)
-                            : zkc_mutex_acquire_timeout(h->mutex, o->wait_ms);
+  int64_t left = zkcli_wait_left(o); /* the connection took its part */
+  int rc = h->sem     ? zkcli_sem_acquire(o, h)
+           : left < 0 ? zkc_mutex_acquire(h->mutex)
+                      : zkc_mutex_acquire_timeout(h->mutex, left);
   zkcli_pass_warnings(0);
   int down = !connected(g_client);
   pthread_mutex_lock(&g_mu);

@@ -28,7 +28,7 @@ int zkcli_sem_create(const zkcli_opts_t *o, zkc_client_t *c, zkcli_hold_t *h,
 }
 
 int zkcli_sem_acquire(const zkcli_opts_t *o, zkcli_hold_t *h) {
-  return zkc_sem_acquire(h->sem, 1, o->wait_ms, &h->lease);
+  return zkc_sem_acquire(h->sem, 1, zkcli_wait_left(o), &h->lease);
 }
 
 void zkcli_sem_describe(const zkcli_hold_t *h, int64_t *token, char *node,

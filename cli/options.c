@@ -11,6 +11,9 @@
 #include "cli.h"
 
 #define DEFAULT_CONNECT "127.0.0.1:2181"
+/* The least time -n and a short -w give the connection: a reachable
+ * ensemble answers well within it. */
+#define MIN_CONNECT_MS 1000
 
 static const char usage_text[] =
     "usage: zkcoord [OPTIONS] lock [-s | -x | --write] [--revocable] [-w SECONDS | -n] [-E CODE] PATH [[--] COMMAND [ARGS...]]\n"
@@ -53,9 +56,11 @@ static const char usage_text[] =
     "      --lost-on-suspend       a dropped connection already counts as lost\n"
     "      --id ID                 holder / participant id stored in the node\n"
     "                              (default host:pid)\n"
-    "  -w, --wait SECS             lock, sem: give up after SECS (default: wait\n"
-    "      --timeout SECS          forever; --timeout is flock's spelling)\n"
+    "  -w, --wait SECS             lock, sem: give up after SECS, the connection\n"
+    "      --timeout SECS          included (default: wait forever; --timeout is\n"
+    "                              flock's spelling)\n"
     "  -n, --nonblock              lock, sem: give up at once when none is free\n"
+    "                              (the connection gets 1 s)\n"
     "  -E, --conflict-exit-code N  lock, sem: exit code when not obtained\n"
     "                              (default 1)\n"
     "  -s, --shared                lock: take the read side of the read-write\n"
@@ -252,6 +257,7 @@ static int apply(zkcli_opts_t *o, int c, const char *arg, const char *name,
         o->interval_ms = ms;
       } else {
         o->connect_timeout_ms = (int)ms;
+        o->connect_timeout_given = 1;
       }
       break;
     case OPT_DIGEST: o->digest = arg; o->digest_from_env = 0; break;
@@ -373,12 +379,19 @@ static int parse_run(int argc, char **argv, zkcli_opts_t *o, int *seen_wait,
   return -1;
 }
 
+int64_t zkcli_wait_left(const zkcli_opts_t *o) {
+  if (o->wait_ms < 0) return -1;
+  int64_t left = o->wait_ms - (zkcli_now_ms() - o->started_ms);
+  return left > 0 ? left : 0;
+}
+
 int zkcli_parse(int argc, char **argv, zkcli_opts_t *o) {
   memset(o, 0, sizeof *o);
   o->session_timeout_ms = 10000;
   o->connect_timeout_ms = 15000;
   o->interval_ms = 1000;
   o->wait_ms = -1;
+  o->started_ms = zkcli_now_ms();
   o->conflict_code = ZKCLI_EXIT_CONFLICT;
   o->grace_ms = 10000;
   const char *env = getenv("ZKCOORD_CONNECT");
@@ -476,6 +489,14 @@ int zkcli_parse(int argc, char **argv, zkcli_opts_t *o) {
     zkcli_err("status: give the limit with -m or --count-path, not both");
     return ZKCLI_EXIT_USAGE;
   }
+  /* -w bounds the whole wait, the connection included, as flock's does:
+   * the connection gets at most the wait (at least MIN_CONNECT_MS, which
+   * -n gets), unless --connect-timeout says otherwise. */
+  if (o->wait_ms >= 0 && !o->connect_timeout_given)
+    o->connect_timeout_ms = (int)(o->wait_ms < MIN_CONNECT_MS ? MIN_CONNECT_MS
+                                  : o->wait_ms < o->connect_timeout_ms
+                                      ? o->wait_ms
+                                      : o->connect_timeout_ms);
   if (o->cmd == ZKCLI_STATUS || o->cmd == ZKCLI_REVOKE ||
       (o->cmd == ZKCLI_LEADER && o->observe))
     return -1;
