@@ -77,6 +77,24 @@ static int64_t now_epoch_ms(void) {
   return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* The snapshot's time, UTC to the millisecond ("2026-11-25T09:40:01.123Z"):
+ * JSON's "time", and the head of each --watch table. */
+static void print_time(void) {
+  int64_t ms = now_epoch_ms();
+  time_t secs = (time_t)(ms / 1000);
+  struct tm tm;
+  char buf[32];
+  strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", gmtime_r(&secs, &tm));
+  printf("%s.%03dZ", buf, (int)(ms % 1000));
+}
+
+/* --watch tables start with the time of the snapshot. */
+static void print_watch_time(const zkcli_opts_t *o) {
+  if (!o->watch) return;
+  print_time();
+  putchar(' ');
+}
+
 static int is_read(const zkc_contender_t *e) {
   return e->kind != NULL && strcmp(e->kind, "read") == 0;
 }
@@ -149,6 +167,7 @@ static void print_table(const zkcli_opts_t *o, const zkc_contender_t *v,
                         size_t n, const row_t *row) {
   size_t queued = 0, nh = holders(v, n);
   for (size_t i = 0; i < n; i++) queued += v[i].has_sequence;
+  print_watch_time(o);
   if (queued == 0) {
     printf("%s: not held (no contenders)\n", o->path);
   } else {
@@ -209,6 +228,7 @@ static int sem_view_fill(sem_view_t *s) {
 }
 
 static void print_sem_table(const zkcli_opts_t *o, const sem_view_t *s) {
+  print_watch_time(o);
   printf("%s: semaphore, %zu lease%s held", o->path, s->held,
          s->held == 1 ? "" : "s");
   if (s->limit >= 0)
@@ -260,26 +280,41 @@ static void print_json_array(const zkc_contender_t *v, size_t n,
   putchar(']');
 }
 
-static void print_json(const zkcli_opts_t *o, const zkc_contender_t *v,
-                       size_t n, const row_t *row) {
+/* The keys every status object starts with, whatever the recipe (the one
+ * schema docs/cli.md describes): held is a boolean, holders and waiting
+ * count contenders, limit is null where none is known. */
+static void print_json_head(const zkcli_opts_t *o, const char *recipe,
+                            size_t holders_n, size_t waiting_n, int64_t limit,
+                            const char *limit_from) {
   fputs("{\"path\":", stdout);
   print_json_string(o->path, strlen(o->path));
-  printf(",\"held\":%s,\"contenders\":",
-         n > 0 && v[0].has_sequence ? "true" : "false");
+  printf(",\"recipe\":\"%s\",\"time\":\"", recipe);
+  print_time();
+  printf("\",\"held\":%s,\"holders\":%zu,\"waiting\":%zu",
+         holders_n ? "true" : "false", holders_n, waiting_n);
+  if (limit >= 0)
+    printf(",\"limit\":%lld,\"limit_from\":\"%s\"", (long long)limit,
+           limit_from);
+  else
+    fputs(",\"limit\":null,\"limit_from\":null", stdout);
+}
+
+static void print_json(const zkcli_opts_t *o, const zkc_contender_t *v,
+                       size_t n, const row_t *row) {
+  size_t queued = 0, nh = holders(v, n);
+  for (size_t i = 0; i < n; i++) queued += v[i].has_sequence;
+  print_json_head(o, "lock", nh, queued - nh, -1, NULL);
+  fputs(",\"contenders\":", stdout);
   print_json_array(v, n, row, 1);
   puts("}");
 }
 
+/* A semaphore's waiting are its queue's contenders (the head among them
+ * until it has its leases); the head's lease nodes still waiting for room
+ * are the leases' entries with "waiting": true. */
 static void print_sem_json(const zkcli_opts_t *o, const sem_view_t *s) {
-  fputs("{\"path\":", stdout);
-  print_json_string(o->path, strlen(o->path));
-  fputs(",\"semaphore\":true", stdout);
-  if (s->limit >= 0)
-    printf(",\"limit\":%lld,\"limit_from\":\"%s\"", (long long)s->limit,
-           s->limit_from);
-  else
-    fputs(",\"limit\":null,\"limit_from\":null", stdout);
-  printf(",\"held\":%zu,\"waiting\":%zu,\"leases\":", s->held, s->waiting);
+  print_json_head(o, "semaphore", s->held, s->nq, s->limit, s->limit_from);
+  fputs(",\"leases\":", stdout);
   print_json_array(s->l, s->nl, s->lrow, 0);
   fputs(",\"queue\":", stdout);
   print_json_array(s->q, s->nq, s->qrow, 1);

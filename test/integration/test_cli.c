@@ -717,7 +717,10 @@ static void status_lists_foreign_nodes_in_order(void **state) {
              *r = strstr(json, "__rlock__"), *f = strstr(json, "\"readme\"");
   assert_true(k && c && r && f);
   assert_true(k < c && c < r && r < f);
-  assert_non_null(strstr(json, "\"held\":true"));
+  /* The one schema: held a boolean, holders and waiting counts. */
+  assert_non_null(strstr(json, "\"recipe\":\"lock\""));
+  assert_non_null(strstr(json, "\"held\":true,\"holders\":1,\"waiting\":2,"
+                               "\"limit\":null"));
   assert_non_null(strstr(json, "\"data\":\"kazoo-host\""));
   assert_non_null(strstr(json, "\"data\":\"cur\\u0001tor\""));
   assert_non_null(strstr(json, "\"position\":null"));
@@ -1237,9 +1240,11 @@ static void status_semaphore_holders_waiting_head_and_limit(void **state) {
   zkt_proc_t p = spawn_cli("status", path, "--json", NULL);
   assert_true(zkt_read_line(&p, json, sizeof json, long_op()));
   assert_int_equal(run_cli(p), 0);
-  assert_non_null(strstr(json, "\"semaphore\":true"));
-  assert_non_null(strstr(json, "\"limit\":null"));
-  assert_non_null(strstr(json, "\"held\":2,\"waiting\":1"));
+  /* The lock's schema: held a boolean, the leases held the holders, the
+   * queue the waiting. */
+  assert_non_null(strstr(json, "\"recipe\":\"semaphore\""));
+  assert_non_null(strstr(json, "\"held\":true,\"holders\":2,\"waiting\":1,"
+                               "\"limit\":null"));
   const char *q = strstr(json, "\"queue\":");
   assert_non_null(q);
   char lease_part[16384];
@@ -1621,8 +1626,18 @@ static void lock_without_command_holds_until_signalled(void **state) {
   assert_int_equal(zkt_children_count(sub_path(sem, "leases")), 0);
 }
 
-/* status --watch prints again at each change (a JSON object per line),
- * until a stop signal: exit 0. */
+/* "2026-11-25T09:40:01.123Z" at s (UTC, to the millisecond). */
+static int utc_stamp_at(const char *s) {
+  if (s == NULL) return 0;
+  static const char shape[] = "dddd-dd-ddTdd:dd:dd.dddZ";
+  for (size_t i = 0; i < sizeof shape - 1; i++)
+    if (shape[i] == 'd' ? s[i] < '0' || s[i] > '9' : s[i] != shape[i]) return 0;
+  return 1;
+}
+
+/* status --watch prints again at each change (a JSON object per line, a
+ * table headed by the snapshot's time), until a stop signal: exit 0. */
+
 static void status_watch_prints_each_change(void **state) {
   (void)state;
   const char *path = zkt_path("lock");
@@ -1631,8 +1646,23 @@ static void status_watch_prints_each_change(void **state) {
                            path, NULL);
   assert_true(zkt_read_line(&p, json, sizeof json, long_op()));
   assert_non_null(strstr(json, "\"held\":false"));
+  assert_true(utc_stamp_at(strstr(json, "\"time\":\"") + 8));
+  /* The table: each snapshot headed by its time. */
+  static char table[1024];
+  zkt_proc_t t = spawn_cli("status", "--watch", "--interval", "0.05", path,
+                           NULL);
+  assert_true(zkt_read_line(&t, table, sizeof table, long_op()));
+  assert_true(utc_stamp_at(table));
+  assert_non_null(strstr(table, "Z /"));
+  assert_non_null(strstr(table, ": not held (no contenders)"));
   zkc_client_t *c = zkt_open(NULL);
   zkc_mutex_t *m = hold_lock(c, path);
+  assert_true(zkt_read_line(&t, table, sizeof table, long_op())); /* blank */
+  assert_true(zkt_read_line(&t, table, sizeof table, long_op()));
+  assert_true(utc_stamp_at(table));
+  assert_non_null(strstr(table, ": held by "));
+  kill(t.pid, SIGTERM);
+  assert_int_equal(run_cli(t), 0);
   assert_true(zkt_read_line(&p, json, sizeof json, long_op()));
   assert_non_null(strstr(json, "\"held\":true"));
   release_lock(m);
