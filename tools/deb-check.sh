@@ -115,10 +115,13 @@ version=$(dpkg-query -W -f='${Version}' zkcoord)
 for f in "/usr/lib/$multiarch/libzkcoord.so.0" /usr/include/zkcoord/zkcoord.h \
          "/usr/lib/$multiarch/libzkcoord.a" "/usr/lib/$multiarch/pkgconfig/zkcoord.pc" \
          "/usr/lib/$multiarch/cmake/zkcoord/zkcoordConfig.cmake" \
-         /usr/bin/zkcoord /usr/share/man/man1/zkcoord.1.gz; do
+         /usr/bin/zkcoord /usr/share/man/man1/zkcoord.1.gz \
+         /usr/share/bash-completion/completions/zkcoord; do
   grep -qxF "$f" "$work/listed" || fail "$f is in none of the packages"
   [ -e "$f" ] || fail "$f is not installed"
 done
+bash -c 'source /usr/share/bash-completion/completions/zkcoord && complete -p zkcoord' \
+  >/dev/null || fail "the bash completion does not load"
 done_step "$version installed with apt; dependencies from Debian: ${new:-none new}"
 
 begin "consumer builds against /usr"
