@@ -50,6 +50,7 @@ typedef struct walker {
   char failure[512]; /* first failure (walks may run off the main thread) */
   FILE *doc;         /* DOC: the markdown table goes here */
   const char *last_fn;
+  int sections;           /* DOC: sections begun */
 } walker_t;
 
 /* The fixture every row sees. */
@@ -129,6 +130,36 @@ static const char *shown_call(const char *call, char *out, size_t len) {
   }
   out[j] = '\0';
   return out;
+}
+
+/* The doc's sections, one per group, in the order the rows come. */
+static const struct {
+  const char *group, *title, *headers;
+} topics[] = {
+    {"common", "Errors, versions and strings", "zkcoord/common.h"},
+    {"client", "Client, session and status", "zkcoord/client.h, zkcoord/status.h"},
+    {"mutex", "Mutex", "zkcoord/mutex.h"},
+    {"rwlock", "Read-write lock and revocation", "zkcoord/rwlock.h, zkcoord/mutex.h"},
+    {"multilock", "Multi-lock", "zkcoord/multilock.h"},
+    {"latch", "Leader latch", "zkcoord/leader.h"},
+    {"selector", "Leader selector", "zkcoord/selector.h"},
+    {"async", "Asynchronous acquire", "zkcoord/async.h"},
+    {"sem", "Semaphore and shared count", "zkcoord/semaphore.h"},
+};
+
+/* A section's heading and its table's head (the doc only): walk() names
+ * the topic of the rows that follow. */
+static void doc_section(walker_t *w, const char *group) {
+  if (w->mode != DOC) return;
+  w->last_fn = NULL;
+  for (size_t i = 0; i < sizeof topics / sizeof *topics; i++) {
+    if (strcmp(topics[i].group, group) != 0) continue;
+    fprintf(w->doc, "%s## %s\n\n%s\n\n"
+                    "| function | bad input | returns | call as tested |\n"
+                    "| --- | --- | --- | --- |\n",
+            w->sections++ ? "\n" : "", topics[i].title, topics[i].headers);
+    return;
+  }
 }
 
 static void doc_row(walker_t *w, where_t where, const char *fn,
@@ -460,6 +491,7 @@ static void walk(walker_t *w) {
   const char *LONG = fx.long_path, *MAX = fx.max_path;
 
   /* ---- common ---- */
+  doc_section(w, "common");
   VAL(FRESH, "zkc_strerror", "unknown code (12345)", 1,
       "`\"unknown error code\"` (never NULL)",
       strcmp(zkc_strerror(12345), "unknown error code") == 0);
@@ -480,6 +512,7 @@ static void walk(walker_t *w) {
      "array not from zkcoord", "undefined behaviour");
 
   /* ---- client ---- */
+  doc_section(w, "client");
   VOID(FRESH, "zkc_client_opts_init", "NULL", "no-op", zkc_client_opts_init(NULL));
   RC(FRESH, "zkc_client_open", "out NULL", ZKC_EINVAL, NULL,
      zkc_client_open(NULL, canary(""), NULL));
@@ -614,6 +647,7 @@ static void walk(walker_t *w) {
      "array not from zkc_lock_contenders", "undefined behaviour");
 
   /* ---- mutex ---- */
+  doc_section(w, "mutex");
   RC(FRESH, "zkc_mutex_create", "out NULL", ZKC_EINVAL, NULL,
      zkc_mutex_create(NULL, c, "/x"));
   RC(FRESH, "zkc_mutex_create", "client NULL", ZKC_EINVAL, "*out = NULL",
@@ -804,6 +838,7 @@ static void walk(walker_t *w) {
      zkc_mutex_set_revocable(NULL, revoked_fn, NULL));
 
   /* ---- read-write lock and revocation ---- */
+  doc_section(w, "rwlock");
   RC(FRESH, "zkc_rwlock_create", "out NULL", ZKC_EINVAL, NULL,
      zkc_rwlock_create(NULL, c, "/x"));
   RC(FRESH, "zkc_rwlock_create", "client NULL", ZKC_EINVAL, "*out = NULL",
@@ -856,6 +891,7 @@ static void walk(walker_t *w) {
      zkc_revoke_holders(c, "/x", &n));
 
   /* ---- multilock ---- */
+  doc_section(w, "multilock");
   RC(FRESH, "zkc_multilock_create", "out NULL", ZKC_EINVAL, NULL,
      zkc_multilock_create(NULL, locks, 2));
   RC(FRESH, "zkc_multilock_create", "locks NULL", ZKC_EINVAL, "*out = NULL",
@@ -917,6 +953,7 @@ static void walk(walker_t *w) {
       zkc_multilock_is_held(ml));
 
   /* ---- latch ---- */
+  doc_section(w, "latch");
   VOID(FRESH, "zkc_latch_opts_init", "NULL", "no-op", zkc_latch_opts_init(NULL));
   RC(FRESH, "zkc_latch_create", "out NULL", ZKC_EINVAL, NULL,
      zkc_latch_create(NULL, c, "/x", NULL, NULL));
@@ -1005,6 +1042,7 @@ static void walk(walker_t *w) {
      zkc_latch_node(l, node, sizeof node));
 
   /* ---- selector ---- */
+  doc_section(w, "selector");
   VOID(FRESH, "zkc_selector_opts_init", "NULL", "no-op", zkc_selector_opts_init(NULL));
   RC(FRESH, "zkc_selector_create", "out NULL", ZKC_EINVAL, NULL,
      zkc_selector_create(NULL, c, "/x", lead, NULL, NULL));
@@ -1084,6 +1122,7 @@ static void walk(walker_t *w) {
   RC(CALLBACK, "zkc_selector_leader_id", "valid", ZKC_EDEADLK, NULL,
      zkc_selector_leader_id(s, &id));
   /* ---- async ---- */
+  doc_section(w, "async");
   VOID(FRESH, "zkc_async_opts_init", "NULL", "no-op", zkc_async_opts_init(NULL));
   RC(FRESH, "zkc_async_create", "out NULL", ZKC_EINVAL, NULL,
      zkc_async_create(NULL, c, NULL));
@@ -1173,6 +1212,7 @@ static void walk(walker_t *w) {
      zkc_hold_fenced_set(ho, "/x", "d", 1));
 
   /* ---- semaphore ---- */
+  doc_section(w, "sem");
   VOID(FRESH, "zkc_sem_opts_init", "NULL", "no-op", zkc_sem_opts_init(NULL));
   RC(FRESH, "zkc_sem_create", "out NULL", ZKC_EINVAL, NULL,
      zkc_sem_create(NULL, c, "/x", NULL));
@@ -1498,8 +1538,6 @@ static char *table_markdown(void) {
   size_t len = 0;
   walker_t w = {.mode = DOC, .doc = open_memstream(&text, &len)};
   fixture_paths();
-  fprintf(w.doc, "| function | bad input | returns | call as tested |\n"
-                 "| --- | --- | --- | --- |\n");
   walk(&w);
   fclose(w.doc);
   return text;
