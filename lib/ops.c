@@ -356,6 +356,15 @@ void zkc__submit_get_in_session(zkc_client_t *c, zkc__op_t *op,
                                          : ZSESSIONEXPIRED);
 }
 
+static void on_synced(int zk_rc, const char *value, const void *data) {
+  (void)value;
+  on_void(zk_rc, data);
+}
+
+void zkc__submit_sync(zkc_client_t *c, zkc__op_t *op, const char *path) {
+  ZKC__SUBMIT(c, op, zoo_async(zh, path, on_synced, op));
+}
+
 void zkc__submit_set(zkc_client_t *c, zkc__op_t *op, const char *path,
                      const void *data, int len) {
   ZKC__SUBMIT(c, op,

@@ -184,6 +184,14 @@ void zkc__submit_get(zkc_client_t *c, zkc__op_t *op, const char *path);
 void zkc__submit_get_in_session(zkc_client_t *c, zkc__op_t *op,
                                 const char *path, int64_t session_id);
 
+/* Sends a sync through the leader. A follower answers it only once the
+ * leader has (the leader also checks the session then: an expired one
+ * gets ZKC_ESESSIONEXPIRED), and it holds the session's later reads until
+ * then: a read pipelined behind a sync that succeeded shows the ensemble's
+ * state from after the sync was sent, never a partitioned follower's
+ * frozen view. Submit the sync first, check its rc with the read's. */
+void zkc__submit_sync(zkc_client_t *c, zkc__op_t *op, const char *path);
+
 /* Sets a node's data (any version). */
 void zkc__submit_set(zkc_client_t *c, zkc__op_t *op, const char *path,
                      const void *data, int len);
