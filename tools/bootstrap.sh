@@ -55,7 +55,8 @@ readonly DEMO_PACKAGES=(
 # valgrind, clang (fuzzing, LeakSanitizer runtime), Doxygen (API reference),
 # docker-compose (compose file check), man-db (the packaging test renders
 # the man page), libuv (the event-loop example the async tests run),
-# abigail-tools (abidw and abidiff: the ABI guard).
+# abigail-tools (abidw and abidiff: the ABI guard), socat (the relays
+# through which the suite's ensemble can cut a server off from the others).
 readonly TEST_PACKAGES=(
   "${DEMO_PACKAGES[@]}"
   libcmocka-dev
@@ -66,6 +67,7 @@ readonly TEST_PACKAGES=(
   doxygen docker-compose man-db
   libuv1-dev
   abigail-tools
+  socat
 )
 # The benchmark's peers (bench/peers/) and its plots, on top of the demo's.
 readonly BENCH_PACKAGES=(

@@ -7,7 +7,8 @@
 # /etc/zookeeper or /var/log/zookeeper and never touches a system ZooKeeper.
 #
 #   server i (1..3): client 127.0.0.1:(B+i), quorum 127.0.0.1:(B+707+i), election 127.0.0.1:(B+1707+i)
-#   with the port base B = 2180 by default: client ports 2181-2183, quorum 2888-2890, election 3888-3890
+#   with the port base B = 2180 by default: client ports 2181-2183, quorum 2888-2890, election 3888-3890;
+#   with relays, server i reaches server j's quorum port through 127.0.0.1:(B+2707+3(i-1)+j-1)
 #
 # Usage: zk-ensemble.sh COMMAND [ARGS]   (see usage() below or run with `help`)
 #
@@ -20,6 +21,10 @@
 #   ZKC_4LW_TIMEOUT         seconds for one 4-letter-word exchange (default 2)
 #   ZKC_JAVA                java binary (default: java on PATH)
 #   ZKC_JVM_FLAGS           extra JVM flags appended to the defaults
+#   ZKC_ENSEMBLE_RELAYS     1 (at start): each server reaches the others' quorum ports through a
+#                           relay of its own (socat), which `isolate N` stalls to cut server N off
+#                           from the rest while its clients stay connected (a partition); 0: none.
+#                           Remembered in the base directory until `clean`.
 #   ZKC_ENSEMBLE_TEST_AUTH  1: load the test-only auth provider or fail (needs a JDK; the suite
 #                           sets it); unset: load it when a JDK is there, else run without it
 set -euo pipefail
@@ -59,6 +64,9 @@ usage: ${0##*/} COMMAND [ARGS]
   start-server N   start server N only (no health wait)
   stop-server N    SIGTERM server N and wait for it to exit
   kill N           SIGKILL server N (crash)
+  isolate N        (relays) stall every relay to and from server N: it keeps its clients and
+                   answers them from its own state until it notices (syncLimit x tickTime)
+  rejoin N         (relays) let server N's relays forward again
   pause N          SIGSTOP server N
   resume N         SIGCONT server N
   pid N            print the pid of server N
@@ -78,6 +86,7 @@ client_port() { echo $((PORT_BASE + $1)); }
 quorum_port() { echo $((PORT_BASE + 707 + $1)); }
 elect_port()  { echo $((PORT_BASE + 1707 + $1)); }
 log_file()    { printf '%s/logs/zookeeper.log' "$(server_dir "$1")"; }
+relay_port()  { echo $((PORT_BASE + 2707 + 3 * ($1 - 1) + $2 - 1)); }  # server $1 to server $2
 
 # Validates a server number argument.
 check_n() {
@@ -274,6 +283,10 @@ cmd_heal() {
     [[ $grace =~ ^[0-9]+$ ]] || die "heal takes a number of seconds, got '$grace'"
     check_install
     [[ -f $(server_dir 1)/zoo.cfg ]] || write_configs
+    if relayed; then
+        signal_relays CONT
+        start_relays
+    fi
     for ((i = 1; i <= NSERVERS; i++)); do
         if pid=$(server_pid "$i"); then
             if is_stopped "$pid"; then
@@ -292,11 +305,63 @@ cmd_heal() {
     print_status >&2 || true
     show_quorum_events
     log "ensemble not healthy ${grace}s after every server ran: restarting all three (data kept)"
-    stop_all
+    stop_servers $(seq 1 "$NSERVERS")
     for ((i = 1; i <= NSERVERS; i++)); do start_server "$i"; done
     wait_healthy
     log "ensemble healthy again after the restart; leader zk$(find_leader || echo ?)"
 }
+
+# ---------------------------------------------------------------------------------------------
+# quorum relays (ZKC_ENSEMBLE_RELAYS=1): a partition on loopback
+
+relayed() { [[ -f $BASE/relayed ]]; }
+
+# Prints the pids of the relay from server $1 to server $2 (its listener and the children it
+# forked for each connection: one process group), found by their command line.
+relay_pids() {
+    local want proc args
+    want="TCP-LISTEN:$(relay_port "$1" "$2"),"
+    for proc in /proc/[0-9]*; do
+        mapfile -d '' -t args 2>/dev/null <"$proc/cmdline" || continue
+        ((${#args[@]} >= 3)) && [[ ${args[0]##*/} == socat && ${args[-2]} == "$want"* ]] || continue
+        echo "${proc#/proc/}"
+    done
+}
+
+# Starts every relay not running (as start_server starts a server: its own session, no fds).
+start_relays() {
+    local i j
+    relayed || return 0
+    command -v socat >/dev/null || die "socat not found: the relayed ensemble needs it (apt-get install socat)"
+    for ((i = 1; i <= NSERVERS; i++)); do
+        for ((j = 1; j <= NSERVERS; j++)); do
+            ((i != j)) && [[ -z $(relay_pids "$i" "$j") ]] || continue
+            (
+                for fd in "/proc/$BASHPID/fd/"*; do
+                    fd=${fd##*/}
+                    ((fd > 2)) && eval "exec $fd>&-"
+                done
+                exec setsid socat "TCP-LISTEN:$(relay_port "$i" "$j"),bind=127.0.0.1,reuseaddr,fork" \
+                    "TCP:127.0.0.1:$(quorum_port "$j")"
+            ) </dev/null >/dev/null 2>&1 &
+        done
+    done
+}
+
+# Sends signal $1 to the relays between server $2 and every other server (both ways), or to
+# all relays without $2.
+signal_relays() {
+    local sig=$1 i j pid
+    for ((i = 1; i <= NSERVERS; i++)); do
+        for ((j = 1; j <= NSERVERS; j++)); do
+            ((i != j)) || continue
+            [[ -z ${2-} || $i == "$2" || $j == "$2" ]] || continue
+            for pid in $(relay_pids "$i" "$j"); do kill -s "$sig" "$pid" 2>/dev/null || true; done
+        done
+    done
+}
+
+stop_relays() { signal_relays CONT; signal_relays TERM; }
 
 # ---------------------------------------------------------------------------------------------
 # configuration
@@ -341,7 +406,11 @@ write_server_config() {
         echo "autopurge.purgeInterval=0"
         echo "quorumListenOnAllIPs=false"
         for ((j = 1; j <= NSERVERS; j++)); do
-            echo "server.$j=127.0.0.1:$(quorum_port "$j"):$(elect_port "$j")"
+            if relayed && ((i != j)); then
+                echo "server.$j=127.0.0.1:$(relay_port "$i" "$j"):$(elect_port "$j")"
+            else
+                echo "server.$j=127.0.0.1:$(quorum_port "$j"):$(elect_port "$j")"
+            fi
         done
     } >"$dir/zoo.cfg"
 }
@@ -371,6 +440,10 @@ use_provider() {
 write_configs() {
     local i
     mkdir -p "$BASE"
+    case ${ZKC_ENSEMBLE_RELAYS-} in
+        1) touch "$BASE/relayed" ;;
+        0) rm -f "$BASE/relayed" ;;
+    esac
     write_log4j
     for ((i = 1; i <= NSERVERS; i++)); do write_server_config "$i"; done
 }
@@ -500,7 +573,7 @@ kill_server() {
     rm -f "$(server_dir "$i")/zk.pid"
 }
 
-stop_all() { stop_servers $(seq 1 "$NSERVERS"); }
+stop_all() { stop_servers $(seq 1 "$NSERVERS"); stop_relays; }
 
 # ---------------------------------------------------------------------------------------------
 # commands
@@ -534,6 +607,8 @@ cmd_start() {
     t0=$(now_ms)
     check_install
     write_configs
+    signal_relays CONT
+    start_relays
     for ((i = 1; i <= NSERVERS; i++)); do
         start_server "$i"
         # A server left paused by an aborted fault test would make start time out.
@@ -584,6 +659,10 @@ main() {
         pause) check_n "${1-}"; server_pid "$1" >/dev/null || die "zk$1 is not running"; signal_server "$1" STOP ;;
         resume) check_n "${1-}"; server_pid "$1" >/dev/null || die "zk$1 is not running"; signal_server "$1" CONT ;;
         pid) check_n "${1-}"; server_pid "$1" || die "zk$1 is not running" ;;
+        isolate) check_n "${1-}"; relayed || die "isolate needs relays (start with ZKC_ENSEMBLE_RELAYS=1)"
+                 signal_relays STOP "$1"; log "zk$1 cut off from the quorum (relays stalled)" ;;
+        rejoin) check_n "${1-}"; relayed || die "rejoin needs relays (start with ZKC_ENSEMBLE_RELAYS=1)"
+                signal_relays CONT "$1"; log "zk$1 rejoined (relays forward)" ;;
         port) check_n "${1-}"; client_port "$1" ;;
         log) check_n "${1-}"; log_file "$1" ;;
         leader) find_leader || die "no leader" ;;
