@@ -314,14 +314,30 @@ static int downgrade(zkc_mutex_t *m, const char *wnode, const char *data,
   int rc = zkc__node_create_mode(c, m->path, name, data, 1, deadline, out);
   if (rc != ZKC_OK) return rc;
   /* The write node's read keeps the call's limit, as the queue engine's
-   * requests do, and is retried by the client's policy. */
+   * requests do, and is retried by the client's policy. The grant rests on
+   * it as any other: read through the leader, and read again when its
+   * answer went stale (this process stopped meanwhile). */
   int64_t limit = zkc__limit_after(deadline);
   zkc__stat_t st;
   int attempt = 0;
-  do {
-    rc = zkc__op_run_exists_until(c, wnode, &st, limit);
-  } while (zkc__retryable(rc) &&
-           zkc__retry_wait(c, &attempt, rc, deadline) == ZKC_OK);
+  for (;;) {
+    int64_t sent = zkc__boot_ms();
+    rc = zkc__op_run_exists_via_leader(c, wnode, &st, limit);
+    if (zkc__retryable(rc)) {
+      if (zkc__retry_wait(c, &attempt, rc, deadline) == ZKC_OK) continue;
+      break;
+    }
+    if (rc != ZKC_OK) break;
+    zkc__session_fate_t fate = zkc__session_fate(c, out->session_id);
+    if (fate == ZKC__SESSION_LIVE && zkc__grant_fresh(c, sent)) break;
+    if (fate == ZKC__SESSION_GONE) {
+      rc = ZKC_ELOST;
+      break;
+    }
+    if (fate == ZKC__SESSION_DOUBT &&
+        (rc = zkc__wait_connected(c, deadline)) != ZKC_OK)
+      break;
+  }
   if (rc == ZKC_OK && st.ephemeral_owner == out->session_id) {
     out->token = st.czxid;
     return ZKC_OK;

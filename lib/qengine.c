@@ -45,7 +45,10 @@ static void op_drop(zkc__qrun_t *r, zkc__op_t **op) {
 int zkc__qrun_ops(zkc__qrun_t *r, zkc__op_t **ops) {
   int n = 0;
   switch (r->st) {
-    case Q_LISTING: ops[n++] = r->list; break;
+    case Q_LISTING:
+      ops[n++] = r->list;
+      if (r->op) ops[n++] = r->op; /* its sync */
+      break;
     case Q_WATCHING:
       ops[n++] = r->watch;
       if (r->op) ops[n++] = r->op;
@@ -86,11 +89,24 @@ static void uuid_of(const zkc__qrun_t *r, char out[ZKC__UUID_LEN + 1]) {
   out[ZKC__UUID_LEN] = '\0';
 }
 
-/* Starts a children read of base (the previous one dropped). */
-static int submit_list(zkc__qrun_t *r) {
+/* Starts a children read of base (the previous one dropped). With
+ * via_leader a sync goes first (in r->op): a read that a grant may rest on
+ * must show the ensemble's state, and a follower cut off from the leader
+ * answers reads from its frozen state (our node first, after the leader
+ * expired our session and granted another) until its own link times out.
+ * It cannot answer the sync, and holds the read behind it. The read
+ * pipelined behind our create needs none: the create went through the
+ * leader, which checked our session, after r->proof. */
+static int submit_list(zkc__qrun_t *r, int via_leader) {
   op_drop(r, &r->list);
+  if (via_leader) op_drop(r, &r->op); /* else: the create, in flight */
   if ((r->list = op_new(r)) == NULL) return ZKC_ENOMEM;
+  if (via_leader && (r->op = op_new(r)) == NULL) {
+    op_drop(r, &r->list);
+    return ZKC_ENOMEM;
+  }
   r->proof = zkc__boot_ms();
+  if (via_leader) zkc__submit_sync(r->c, r->op, r->base);
   zkc__submit_children(r->c, r->list, r->base);
   return ZKC_OK;
 }
@@ -192,7 +208,7 @@ static void send_create(zkc__qrun_t *r) {
                      (int)strlen(r->data),
                      r->plain ? ZKC__CREATE_EPHEMERAL
                               : ZKC__CREATE_EPHEMERAL_SEQUENTIAL);
-  if (!r->no_list) (void)submit_list(r); /* r->list NULL: no memory */
+  if (!r->no_list) (void)submit_list(r, 0); /* r->list NULL: no memory */
   r->st = Q_CREATING;
 }
 
@@ -205,7 +221,7 @@ static void made(zkc__qrun_t *r) {
   r->prefix = NULL;
   if (r->owner != zkc__session_id(r->c)) finish(r, ZKC_ELOST);
   else if (r->no_list) finish(r, ZKC_OK);
-  else if (r->list == NULL && submit_list(r) != ZKC_OK) finish(r, ZKC_ENOMEM);
+  else if (r->list == NULL && submit_list(r, 1) != ZKC_OK) finish(r, ZKC_ENOMEM);
   else r->st = Q_LISTING;
 }
 
@@ -317,7 +333,7 @@ static void adopted(zkc__qrun_t *r) {
 /* ---- reading, deciding, waiting ---- */
 
 static void list_now(zkc__qrun_t *r) {
-  if (submit_list(r) != ZKC_OK) finish(r, ZKC_ENOMEM);
+  if (submit_list(r, 1) != ZKC_OK) finish(r, ZKC_ENOMEM);
   else r->st = Q_LISTING;
 }
 
@@ -443,7 +459,9 @@ static void watched(zkc__qrun_t *r) {
 
 /* A read is in: first, wait, or read again. */
 static void listed(zkc__qrun_t *r) {
-  int rc = r->list->rc;
+  int rc = r->op ? r->op->rc : ZKC_OK; /* the sync before it */
+  if (rc == ZKC_OK) rc = r->list->rc;
+  op_end(&r->op);
   if (rc != ZKC_OK) {
     op_end(&r->list);
     retry(r, rc, Q_RELIST);

@@ -211,22 +211,31 @@ static int read_leases(zkc_sem_t *s, zkc_lease_t *l, zkc__waiter_t *w,
                        int64_t limit, size_t *leases, size_t *mine,
                        int32_t *max) {
   zkc_client_t *c = s->client;
-  zkc__op_t *kids = zkc__op_new(), *cnt = s->count_path ? zkc__op_new() : NULL;
-  if (kids == NULL || (s->count_path && cnt == NULL)) {
+  zkc__op_t *sync = zkc__op_new(), *kids = zkc__op_new(),
+            *cnt = s->count_path ? zkc__op_new() : NULL;
+  if (sync == NULL || kids == NULL || (s->count_path && cnt == NULL)) {
+    zkc__op_free(sync);
     zkc__op_free(kids);
     zkc__op_free(cnt);
     return ZKC_ENOMEM;
   }
   zkc__waiter_rearm(c, w);
+  /* The admission rests on this read: through the leader (a follower cut
+   * off from it answers from a frozen state; see zkc__submit_sync). */
+  zkc__submit_sync(c, sync, s->leases);
   zkc__submit_children_watch(c, kids, s->leases, w->id);
   if (cnt) zkc__submit_get_watch(c, cnt, s->count_path, w->id);
+  int src = zkc__op_wait_until(sync, limit);
   int rc = zkc__op_wait_until(kids, limit);
   int crc = cnt ? zkc__op_wait_until(cnt, limit) : ZKC_OK;
-  if (rc == ZKC_ETIMEDOUT || crc == ZKC_ETIMEDOUT) {
-    zkc__op_give_up(kids); /* unanswered at the limit: freed on completion */
+  if (src == ZKC_ETIMEDOUT || rc == ZKC_ETIMEDOUT || crc == ZKC_ETIMEDOUT) {
+    zkc__op_give_up(sync); /* unanswered at the limit: freed on completion */
+    zkc__op_give_up(kids);
     zkc__op_give_up(cnt);
     return ZKC_ETIMEDOUT;
   }
+  zkc__op_free(sync);
+  if (src != ZKC_OK && src != ZKC_ENONODE) rc = src;
   /* leases/ itself deleted under us (our nodes with it): queue again. */
   if (rc == ZKC_ENONODE) rc = ZKC_ELOST;
   *max = s->max;
@@ -349,16 +358,25 @@ static int still_fit(zkc_sem_t *s, zkc_lease_t *l, int64_t proof,
                      int64_t limit) {
   zkc_client_t *c = s->client;
   if (zkc__grant_fresh(c, proof)) return ZKC_OK;
-  zkc__op_t *op = zkc__op_new();
-  if (op == NULL) return ZKC_ENOMEM;
-  zkc__submit_children(c, op, s->leases);
-  int rc = zkc__op_wait_until(op, limit);
-  if (rc == ZKC_ETIMEDOUT) {
-    zkc__op_give_up(op);
-    return rc;
+  zkc__op_t *sync = zkc__op_new(), *op = zkc__op_new();
+  if (sync == NULL || op == NULL) {
+    zkc__op_free(sync);
+    zkc__op_free(op);
+    return ZKC_ENOMEM;
   }
+  zkc__submit_sync(c, sync, s->leases); /* through the leader, as wait_fit */
+  zkc__submit_children(c, op, s->leases);
+  int src = zkc__op_wait_until(sync, limit);
+  int rc = zkc__op_wait_until(op, limit);
+  if (src == ZKC_ETIMEDOUT || rc == ZKC_ETIMEDOUT) {
+    zkc__op_give_up(sync);
+    zkc__op_give_up(op);
+    return ZKC_ETIMEDOUT;
+  }
+  zkc__op_free(sync);
+  if (src != ZKC_OK && src != ZKC_ENONODE) rc = src;
   if (rc == ZKC_OK && present(l, &op->children) < l->n) rc = ZKC_ELOST;
-  if (rc == ZKC_ENONODE) rc = ZKC_ELOST;
+  if (rc == ZKC_ENONODE || rc == ZKC_ESESSIONEXPIRED) rc = ZKC_ELOST;
   zkc__op_free(op);
   if (rc == ZKC_OK &&
       zkc__session_fate(c, l->nodes[0].session_id) == ZKC__SESSION_GONE)

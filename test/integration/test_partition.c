@@ -1,0 +1,284 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* A waiter whose server is cut off from the leader must not be granted on
+ * that server's frozen view (issue 37, part 1), for every recipe that
+ * waits.
+ *
+ * A follower F whose quorum link is cut goes on answering its clients'
+ * reads and pings from the state it had, until its own link to the leader
+ * times out (syncLimit x tickTime), while the leader expires the sessions
+ * that only F heard from. So: A holds (on server G), the waiter W queues
+ * on F alone with a short session, C queues behind W (on G). W is stopped
+ * (SIGSTOP); A lets go, and F applies that (the event for W waits in its
+ * socket); F is cut off from the others (zk-ensemble.sh isolate: the
+ * relays its quorum traffic goes through stall); the leader expires W's
+ * session, deletes W's node and grants C. Then W is continued while F
+ * still follows the leader in its own eyes: W's proof is old, it reads
+ * again, and F answers from its frozen view that W is first. A grant there
+ * is two holders. The read a grant rests on must pass through the leader
+ * (a sync before it), which F cannot answer.
+ *
+ * W must not report a hold while C holds; once F is back and C lets go, W
+ * may hold again on a new session, with a larger token. The ensemble's
+ * follower detects the cut after at most 2.5 s and W's session (1 s)
+ * expires in about 1.5 s: if F had already given up when W is continued,
+ * the attempt proves nothing and is made again (at most three times; none
+ * conclusive fails the case). Every step is awaited, none slept. */
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+#define W_SESSION_MS 1000 /* the ensemble's least: 2 ticks of 500 ms */
+#define SESSION_MS 4000
+#define ATTEMPTS 3
+
+typedef struct part {
+  zkt_proc_t p;
+  int live;
+  const char *name;
+  const char *hold; /* "HELD " or "LEADER " */
+  int64_t sid;
+  long long token;
+  int held;   /* hold lines seen */
+} part_t;
+
+static part_t A, W, C;
+
+static const char *server_at(int s) {
+  static char buf[4][32];
+  snprintf(buf[s], sizeof buf[s], "127.0.0.1:%d", zkt_client_port(s));
+  return buf[s];
+}
+
+/* A participant in `mode` (a zkt_holder mode, or "latch"/"selector") on
+ * server `server` alone. */
+static void spawn(part_t *p, const char *name, const char *mode, int server,
+                  const char *path, int session_ms) {
+  memset(p, 0, sizeof *p);
+  p->name = name;
+  char session[16];
+  snprintf(session, sizeof session, "%d", session_ms);
+  int leader = strcmp(mode, "latch") == 0 || strcmp(mode, "selector") == 0;
+  const char *bin = getenv(leader ? "ZKT_LATCH_HOLDER" : "ZKT_HOLDER");
+  if (bin == NULL) fail_msg("ZKT_HOLDER / ZKT_LATCH_HOLDER is not set");
+  if (leader) {
+    char *argv[] = {(char *)bin, (char *)server_at(server), (char *)path,
+                    (char *)name, session, NULL};
+    if (strcmp(mode, "selector") == 0) setenv("ZKT_LATCH_SELECTOR", "1", 1);
+    p->p = zkt_spawn(argv);
+    unsetenv("ZKT_LATCH_SELECTOR");
+    p->hold = "LEADER ";
+  } else {
+    char *argv[] = {(char *)bin, (char *)server_at(server), (char *)path,
+                    session, NULL};
+    setenv("ZKT_HOLDER_MODE", mode, 1);
+    /* A lease waiter watches the leases' children, which "wchc" does not
+     * show, and the count node, which it does. */
+    if (strcmp(mode, "sem") == 0) {
+      char count[600];
+      snprintf(count, sizeof count, "%s-count", path);
+      setenv("ZKT_HOLDER_COUNT", count, 1);
+    }
+    p->p = zkt_spawn(argv);
+    unsetenv("ZKT_HOLDER_MODE");
+    unsetenv("ZKT_HOLDER_COUNT");
+    p->hold = "HELD ";
+  }
+  p->live = 1;
+  char line[256];
+  if (!zkt_expect(&p->p, "SESSION ", line, sizeof line, zkt_ms(15000)))
+    fail_msg("%s did not start", name);
+  p->sid = (int64_t)strtoull(line + 8, NULL, 0);
+}
+
+/* The participant's lines that are there within wait_ms; 1 when one of
+ * them is a hold (its token kept). */
+static int drain(part_t *p, int wait_ms) {
+  int got = 0;
+  char line[512];
+  struct pollfd fd = {.fd = p->p.out_fd, .events = POLLIN};
+  while (p->live && poll(&fd, 1, wait_ms) > 0) {
+    if (!zkt_read_line(&p->p, line, sizeof line, zkt_ms(5000))) break;
+    printf("%s: %s\n", p->name, line);
+    if (strncmp(line, p->hold, strlen(p->hold)) == 0) {
+      p->token = strtoll(line + strlen(p->hold), NULL, 10);
+      p->held++;
+      got = 1;
+    }
+    wait_ms = 0;
+  }
+  return got;
+}
+
+static int await_hold(part_t *p, int64_t timeout_ms) {
+  int64_t end = zkt_now_ms() + timeout_ms;
+  while (zkt_now_ms() < end)
+    if (drain(p, 50)) return 1;
+  return 0;
+}
+
+/* Ends its input (a holder lets go) and reaps it. */
+static void finish(part_t *p) {
+  if (!p->live) return;
+  kill(p->p.pid, SIGCONT);
+  if (p->p.in_fd >= 0) close(p->p.in_fd);
+  p->p.in_fd = -1;
+  zkt_wait(&p->p, zkt_ms(10000));
+  p->live = 0;
+}
+
+static int watching(void *ctx) {
+  return zkt_session_watches(((part_t *)ctx)->sid, NULL, 0) > 0;
+}
+
+static long long server_zxid(int s) {
+  char *out = zkt_4lw(s, "srvr");
+  const char *z = out ? strstr(out, "Zxid: ") : NULL;
+  long long zxid = z ? strtoll(z + 6, NULL, 16) : -1;
+  free(out);
+  return zxid;
+}
+
+static int follows(int s) {
+  char *out = zkt_4lw(s, "srvr");
+  int f = out != NULL && strstr(out, "Mode: follower") != NULL;
+  free(out);
+  return f;
+}
+
+typedef struct caught_up {
+  int server;
+  long long zxid;
+} caught_up_t;
+static int has_applied(void *ctx) {
+  caught_up_t *c = ctx;
+  return server_zxid(c->server) >= c->zxid;
+}
+
+static int leader_now(void) {
+  char out[64] = "";
+  if (zkt_ensemble(out, sizeof out, "leader") != 0) fail_msg("no leader");
+  return atoi(out);
+}
+
+/* One attempt; 1 when it was conclusive (W continued while F still
+ * followed in its own eyes). */
+static int attempt(const char *mode, int n) {
+  char leaf[32];
+  snprintf(leaf, sizeof leaf, "lock%d", n);
+  const char *path = zkt_path(leaf);
+  int L = leader_now(), F = L % 3 + 1, G = F % 3 + 1;
+  printf("attempt %d: leader zk%d, W on follower zk%d, A and C on zk%d\n", n,
+         L, F, G);
+
+  spawn(&A, "A", mode, G, path, SESSION_MS);
+  if (!await_hold(&A, zkt_ms(15000))) fail_msg("A was not granted");
+  spawn(&W, "W", mode, F, path, W_SESSION_MS);
+  if (!zkt_await(watching, &W, zkt_ms(10000))) fail_msg("W never waited");
+  spawn(&C, "C", mode, G, path, SESSION_MS);
+  if (!zkt_await(watching, &C, zkt_ms(10000))) fail_msg("C never waited");
+  assert_int_equal(W.held + C.held, 0);
+
+  assert_int_equal(kill(W.p.pid, SIGSTOP), 0);
+  int st = 0;
+  assert_int_equal(waitpid(W.p.pid, &st, WUNTRACED), W.p.pid);
+  finish(&A); /* lets go: W's event goes to its socket */
+  caught_up_t cu = {F, server_zxid(L)};
+  if (!zkt_await(has_applied, &cu, zkt_ms(10000)))
+    fail_msg("zk%d never applied A's release", F);
+  if (zkt_ensemble(NULL, 0, "isolate %d", F) != 0) fail_msg("isolate failed");
+  int64_t cut = zkt_now_ms();
+
+  /* The leader expires W's session: W's node goes, and C is granted. */
+  if (!await_hold(&C, zkt_ms(15000))) fail_msg("C was not granted");
+  int conclusive = follows(F);
+  printf("C granted %lld ms after the cut; zk%d %s\n",
+         (long long)(zkt_now_ms() - cut), F,
+         conclusive ? "still follows: W continued now" : "gave up already");
+  assert_int_equal(kill(W.p.pid, SIGCONT), 0);
+  /* While F answers from its frozen view, and a moment after. */
+  int64_t end = zkt_now_ms() + zkt_ms(6000);
+  while (zkt_now_ms() < end && follows(F)) drain(&W, 100);
+  drain(&W, (int)zkt_ms(500));
+  if (W.held)
+    fail_msg("W was granted beside C (token %lld) through zk%d, cut off from "
+             "the leader: two holders", C.token, F);
+
+  if (zkt_ensemble(NULL, 0, "rejoin %d", F) != 0) fail_msg("rejoin failed");
+  long long c_token = C.token;
+  finish(&C);
+  /* W goes on: on a new session, after C, or it gave up. */
+  if (await_hold(&W, zkt_ms(30000)) && W.token <= c_token)
+    fail_msg("W's later hold has token %lld, not after C's %lld", W.token,
+             c_token);
+  finish(&W);
+  return conclusive;
+}
+
+static void cut_follower(const char *mode) {
+  int conclusive = 0;
+  for (int n = 1; n <= ATTEMPTS && !conclusive; n++) {
+    conclusive = attempt(mode, n);
+    if (!conclusive && zkt_restore_ensemble() != 0)
+      fail_msg("the ensemble did not come back");
+  }
+  if (!conclusive)
+    fail_msg("in %d attempts the follower always gave up before W was "
+             "continued: nothing was shown", ATTEMPTS);
+}
+
+static int partition_teardown(void **state) {
+  finish(&A);
+  finish(&W);
+  finish(&C);
+  int rc = zkt_restore_ensemble();
+  return zkt_teardown(state) != 0 || rc != 0 ? -1 : 0;
+}
+
+static void mutex_waiter_on_cut_follower(void **state) {
+  (void)state;
+  cut_follower("mutex");
+}
+static void writer_on_cut_follower(void **state) {
+  (void)state;
+  cut_follower("write");
+}
+static void async_waiter_on_cut_follower(void **state) {
+  (void)state;
+  cut_follower("async");
+}
+static void multilock_waiter_on_cut_follower(void **state) {
+  (void)state;
+  cut_follower("multi");
+}
+static void sem_waiter_on_cut_follower(void **state) {
+  (void)state;
+  cut_follower("sem");
+}
+static void latch_candidate_on_cut_follower(void **state) {
+  (void)state;
+  cut_follower("latch");
+}
+static void selector_candidate_on_cut_follower(void **state) {
+  (void)state;
+  cut_follower("selector");
+}
+
+int main(int argc, char **argv) {
+  setvbuf(stdout, NULL, _IOLBF, 0);
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_teardown(mutex_waiter_on_cut_follower, partition_teardown),
+      cmocka_unit_test_teardown(writer_on_cut_follower, partition_teardown),
+      cmocka_unit_test_teardown(async_waiter_on_cut_follower, partition_teardown),
+      cmocka_unit_test_teardown(multilock_waiter_on_cut_follower, partition_teardown),
+      cmocka_unit_test_teardown(sem_waiter_on_cut_follower, partition_teardown),
+      cmocka_unit_test_teardown(latch_candidate_on_cut_follower, partition_teardown),
+      cmocka_unit_test_teardown(selector_candidate_on_cut_follower, partition_teardown),
+  };
+  return zkt_main(argc, argv, tests, sizeof tests / sizeof *tests, "partition");
+}
