@@ -3,7 +3,8 @@
  * several sessions each) fight over one recipe with random timeouts while a
  * nemesis deletes their nodes as an outsider, kills and pauses them
  * (sometimes past the session timeout), kills and restarts servers (the
- * leader too) and takes the quorum away. One case per recipe: the mutex
+ * leader too), takes the quorum away and cuts a follower off from the
+ * leader while its clients stay on it. One case per recipe: the mutex
  * (with the asynchronous acquire on the same path, fenced writes and a
  * counter incremented by fenced compare-and-set), the semaphore, the
  * read-write lock, the leader latch, the leader selector and the
@@ -305,8 +306,10 @@ typedef struct {
   int nspawned;
   fault_t faults[MAX_EVENTS];
   int nfaults;
-  int counts[8]; /* nemesis actions by kind ([6]: pauses of the next in
-                    line, [7]: of those, with the event held in its socket) */
+  int counts[10]; /* nemesis actions by kind ([6]: pauses of the next in
+                    line, [7]: of those, with the event held in its socket,
+                    [8]: followers cut off from the leader, [9]: of those,
+                    with worker 0 on it stopped next in line) */
   char dir[256];
   unsigned seed;  /* the nemesis's random state */
   unsigned seed0; /* the seed the run started with (to replay it) */
@@ -543,6 +546,42 @@ static void rest(run_t *r, const char *dir, unsigned ms) {
   }
 }
 
+/* A follower cut off from the others for a while (its quorum relays
+ * stalled): its clients stay on it, and it answers them from its frozen
+ * state until it notices (2.5 s), while the leader expires the sessions
+ * only it heard from. Half the time it is server 1, where worker 0 is, and
+ * worker 0, next in line, is stopped first: its predecessor lets go, the
+ * cut comes, its session expires on the leader, the next is granted, and
+ * it is continued while the follower may still answer from before (the
+ * grant a frozen view must not make). */
+static void partition(run_t *r, const char *dir) {
+  char leader[16] = "";
+  int l = zkt_ensemble(leader, sizeof leader, "leader") == 0 ? atoi(leader) : 0;
+  int s = (int)pick(r, 3) + 1, zero = 0;
+  if (pick(r, 2) && l != 1) {
+    s = 1;
+    zero = next_in_line(r, dir, NULL, 0, NULL, 0) == 0;
+  }
+  if (s == l) s = s % 3 + 1;
+  long long t0 = now_us();
+  if (zero) {
+    kill(r->procs[0].pid, SIGSTOP);
+    nap_ms(pick(r, 500)); /* its predecessor may let go meanwhile */
+  }
+  zkt_ensemble(NULL, 0, "isolate %d", s);
+  r->counts[8]++;
+  if (zero) {
+    nap_ms(SESSION_MS * 3 / 4 + pick(r, SESSION_MS));
+    kill(r->procs[0].pid, SIGCONT);
+    add_fault(r, r->procs[0].pid, 0, t0, now_us());
+    r->counts[9]++;
+    nap_ms(pick(r, SESSION_MS));
+  } else {
+    nap_ms(SESSION_MS / 2 + pick(r, SESSION_MS * 2));
+  }
+  zkt_ensemble(NULL, 0, "rejoin %d", s);
+}
+
 /* One nemesis action. */
 static void nemesis(run_t *r) {
   unsigned what = pick(r, 100);
@@ -614,6 +653,8 @@ static void nemesis(run_t *r) {
     for (int s = 1; s <= 3; s++)
       if (s != keep) restart_server(r, s);
     r->counts[4]++;
+  } else if (what < 96) { /* a follower cut off from the leader */
+    partition(r, dir);
   } else {
     r->counts[5]++; /* a calm moment, watched */
     rest(r, dir, 1000);
@@ -1017,11 +1058,13 @@ static void run_under_faults(mode_t_ mode) {
          "lists, %d failed; nemesis: %d outside deletes, %d worker kills, %d "
          "pauses (%d of the next in line, %d with the event held in its "
          "socket), %d server crashes, %d quorum "
-         "losses, %d calm or watching; %d "
+         "losses, %d followers cut off (%d with worker 0 stopped on one), "
+         "%d calm or watching; %d "
          "violations, %d workers ended uncleanly\n", mode_names[mode], seconds,
          h.nholds, told, gone, unmatched, h.nwrites, atomic_load(&o->lists),
          atomic_load(&o->failed), r->counts[0], r->counts[1], r->counts[2],
-         r->counts[6], r->counts[7], r->counts[3], r->counts[4], r->counts[5],
+         r->counts[6], r->counts[7], r->counts[3], r->counts[4], r->counts[8],
+         r->counts[9], r->counts[5],
          bad, unclean);
   if (bad) print_error("replay with ZKC_CHAOS_SEED=%u; logs kept in %s\n",
                        r->seed0, r->dir);
