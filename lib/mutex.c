@@ -323,6 +323,7 @@ static int downgrade(zkc_mutex_t *m, const char *wnode, const char *data,
   for (;;) {
     int64_t sent = zkc__boot_ms();
     rc = zkc__op_run_exists_via_leader(c, wnode, &st, limit);
+    if (zkc__mutex_seam) zkc__mutex_seam(m, ZKC__SEAM_DOWNGRADE_READ);
     if (zkc__retryable(rc)) {
       if (zkc__retry_wait(c, &attempt, rc, deadline) == ZKC_OK) continue;
       break;

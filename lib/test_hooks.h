@@ -20,8 +20,10 @@ int zkc__session_credentials(zkc_client_t *c, int64_t *id, char passwd[16]);
  * points below, where the tests put a state change or a racing call. NULL
  * in every program but the tests. */
 typedef enum {
-  ZKC__SEAM_GRANTED,  /* acquire: between the grant and the record */
-  ZKC__SEAM_RELEASING /* release: the hold is leaving, the client in use */
+  ZKC__SEAM_GRANTED,   /* acquire: between the grant and the record */
+  ZKC__SEAM_RELEASING, /* release: the hold is leaving, the client in use */
+  ZKC__SEAM_DOWNGRADE_READ /* downgrade: the write node's read answered,
+                              before the answer is judged */
 } zkc__seam_t;
 struct zkc_mutex;
 extern void (*zkc__mutex_seam)(struct zkc_mutex *m, zkc__seam_t where);

@@ -1195,6 +1195,71 @@ static void state_change_during_grant_is_seen(void **state) {
   zkc_client_close(c);
 }
 
+/* The read-write downgrade grants its read hold on the write node's read:
+ * an answer that predates a stop past the session proves nothing. W holds
+ * the write side (through the fault proxy, 4 s session) and takes the read
+ * side; C waits for the write side. At the seam the write node's read is
+ * answered and not yet judged: there W's connection goes silent (the
+ * proxy stalls), its session is ended from outside, C is granted, and
+ * W's thread stays away past half its session, as a stopped process
+ * would. Its client still believes the session connected. W must not
+ * be granted the read side beside C's write hold. */
+static struct {
+  zkt_proc_t *proxy;
+  zkc_client_t *w;
+  bg_acquire_t *c;
+  int ran;
+} stale_dg;
+
+static int half_session_passed(void *ctx) {
+  return zkt_now_ms() >= *(int64_t *)ctx;
+}
+
+static void stale_downgrade_read(zkc_mutex_t *m, zkc__seam_t where) {
+  (void)m;
+  if (where != ZKC__SEAM_DOWNGRADE_READ || stale_dg.ran) return;
+  stale_dg.ran = 1;
+  int64_t resume = zkt_now_ms() + 2100; /* past half of W's 4 s */
+  zkt_proxy_cmd(stale_dg.proxy, "stall");
+  zkt_expire_session(stale_dg.w);
+  if (bg_result(stale_dg.c) != ZKC_OK) fail_msg("C was not granted");
+  zkt_await(half_session_passed, &resume, zkt_ms(10000));
+}
+
+static void downgrade_on_stale_answer_reads_again(void **state) {
+  (void)state;
+  const char *path = zkt_path("rw");
+  zkt_proc_t proxy = zkt_proxy_start(1);
+  zkc_client_t *w = open_with(4000, zkt_proxy_connect(&proxy));
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_rwlock_t *wrw = NULL, *crw = NULL;
+  OK(zkc_rwlock_create(&wrw, w, path));
+  OK(zkc_rwlock_create(&crw, c, path));
+  OK(zkc_mutex_acquire_timeout(zkc_rwlock_write_side(wrw), zkt_ms(10000)));
+  bg_acquire_t cw;
+  bg_acquire(&cw, zkc_rwlock_write_side(crw), zkt_ms(60000));
+  assert_true(zkt_await_children(path, 2, zkt_ms(10000)));
+  stale_dg.proxy = &proxy, stale_dg.w = w, stale_dg.c = &cw, stale_dg.ran = 0;
+  zkc__mutex_seam = stale_downgrade_read;
+  int rc = zkc_mutex_acquire_timeout(zkc_rwlock_read_side(wrw), zkt_ms(3000));
+  zkc__mutex_seam = NULL;
+  int reading = zkc_mutex_is_owned_by_current_thread(zkc_rwlock_read_side(wrw));
+  printf("W's downgrade after the stale answer: %s\n", zkc_strerror(rc));
+  zkt_proxy_cmd(&proxy, "unstall");
+  bg_release(&cw); /* C's node goes whatever the verdict */
+  assert_true(stale_dg.ran);
+  if (rc == ZKC_OK || reading)
+    fail_msg("W was granted the read side beside C's write hold");
+  /* W's write hold went with its session (told now, or at the release). */
+  int rel = zkc_mutex_release(zkc_rwlock_write_side(wrw));
+  assert_true(rel == ZKC_ELOST || rel == ZKC_OK);
+  zkc_rwlock_destroy(wrw);
+  zkc_rwlock_destroy(crw);
+  zkc_client_close(w);
+  zkc_client_close(c);
+  zkt_proxy_stop(&proxy);
+}
+
 /* A lost hold is released while another call destroys the mutex: destroy
  * must wait for the release to finish with the client (it drops the
  * client's last reference, which frees it once closed). */
@@ -1361,6 +1426,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(deletes_while_disconnected_read_again),
       cmocka_unit_test(grant_only_on_current_session),
       cmocka_unit_test(state_change_during_grant_is_seen),
+      cmocka_unit_test(downgrade_on_stale_answer_reads_again),
       cmocka_unit_test(refused_delete_is_reported),
       cmocka_unit_test(refused_nowait_delete_is_logged),
       cmocka_unit_test(release_of_lost_hold_races_destroy),
