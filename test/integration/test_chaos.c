@@ -546,32 +546,60 @@ static void rest(run_t *r, const char *dir, unsigned ms) {
   }
 }
 
+static long long server_zxid(int s);
+
+/* 1 while server s follows a leader in its own eyes. */
+static int follows(int s) {
+  char *out = zkt_4lw(s, "srvr");
+  int f = out != NULL && strstr(out, "Mode: follower") != NULL;
+  free(out);
+  return f;
+}
+
+/* 1 while the leader l still lists `node` among its sessions' ephemerals. */
+static int leader_has(int l, const char *node) {
+  char *out = zkt_4lw(l, "dump");
+  int has = out == NULL || strstr(out, node) != NULL;
+  free(out);
+  return has;
+}
+
 /* A follower cut off from the others for a while (its quorum relays
  * stalled): its clients stay on it, and it answers them from its frozen
  * state until it notices (2.5 s), while the leader expires the sessions
  * only it heard from. Half the time it is server 1, where worker 0 is, and
- * worker 0, next in line, is stopped first: its predecessor lets go, the
- * cut comes, its session expires on the leader, the next is granted, and
- * it is continued while the follower may still answer from before (the
- * grant a frozen view must not make). */
+ * worker 0, made next in line (the waiters between deleted), is stopped
+ * first: its predecessor goes, server 1 applies that, the cut comes, its
+ * session expires on the leader, and it is continued while the follower
+ * may still answer from before (the grant a frozen view must not make). */
 static void partition(run_t *r, const char *dir) {
-  char leader[16] = "";
+  char leader[16] = "", first[900], second[900];
   int l = zkt_ensemble(leader, sizeof leader, "leader") == 0 ? atoi(leader) : 0;
   int s = (int)pick(r, 3) + 1, zero = 0;
-  if (pick(r, 2) && l != 1) {
+  if (pick(r, 2) && l != 1 && l != 0) {
     s = 1;
-    zero = next_in_line(r, dir, NULL, 0, NULL, 0) == 0;
+    r->counts[0] += clear_way_for_zero(r, dir); /* worker 0 next, if it waits */
+    zero = next_in_line(r, dir, first, sizeof first, second,
+                        sizeof second) == 0;
   }
   if (s == l) s = s % 3 + 1;
   long long t0 = now_us();
   if (zero) {
+    /* Worker 0 stopped; its predecessor goes (an outsider's delete) and
+     * server 1 applies that, so its event waits in worker 0's socket. */
     kill(r->procs[0].pid, SIGSTOP);
-    nap_ms(pick(r, 500)); /* its predecessor may let go meanwhile */
+    zoo_delete(zkt_raw(), first, -1);
+    r->counts[0]++;
+    long long want = server_zxid(l);
+    for (int i = 0; i < 200 && server_zxid(1) < want; i++) nap_ms(5);
   }
   zkt_ensemble(NULL, 0, "isolate %d", s);
   r->counts[8]++;
   if (zero) {
-    nap_ms(SESSION_MS * 3 / 4 + pick(r, SESSION_MS));
+    /* Continued once the leader has expired it, while server 1 may still
+     * answer from before the cut. */
+    for (int i = 0; i < 400 && leader_has(l, second) && follows(1); i++)
+      nap_ms(10);
     kill(r->procs[0].pid, SIGCONT);
     add_fault(r, r->procs[0].pid, 0, t0, now_us());
     r->counts[9]++;
