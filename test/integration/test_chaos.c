@@ -41,7 +41,8 @@
  * meanwhile is for the fencing token to stop).
  *
  * ZKC_CHAOS_SEED replays a run (the seed is printed first);
- * ZKC_CHAOS_SECONDS sets its length (default 45). */
+ * ZKC_CHAOS_SECONDS sets its length (default 45); ZKC_CHAOS_ONLY=partition
+ * has the nemesis cut followers off and nothing else. */
 #include <dirent.h>
 #include <pthread.h>
 #include <signal.h>
@@ -592,15 +593,32 @@ static void partition(run_t *r, const char *dir) {
     r->counts[0]++;
     long long want = server_zxid(l);
     for (int i = 0; i < 200 && server_zxid(1) < want; i++) nap_ms(5);
+    /* The cut half a session after the stop: the session lives at least
+     * two thirds of one past it (the client last spoke at most a third
+     * before), and the follower's 2.5 s of frozen service then outlast its
+     * expiry on the leader. */
+    long long cut_at = t0 + SESSION_MS / 2 * 1000LL;
+    if (now_us() < cut_at) nap_ms((unsigned)((cut_at - now_us()) / 1000));
   }
   zkt_ensemble(NULL, 0, "isolate %d", s);
   r->counts[8]++;
   if (zero) {
     /* Continued once the leader has expired it, while server 1 may still
      * answer from before the cut. */
+    long long cut = now_us();
     for (int i = 0; i < 400 && leader_has(l, second) && follows(1); i++)
       nap_ms(10);
+    int gone = !leader_has(l, second);
+    /* A grant on a node seen gone less than MARGIN_US before it is not
+     * judged (scheduling): continued well past that, if zk1 still lets. */
+    for (int i = 0; gone && i < 3 * MARGIN_US / 10000 && follows(1); i++)
+      nap_ms(10);
+    int frozen = follows(1);
     kill(r->procs[0].pid, SIGCONT);
+    printf("partition: worker 0 (%d) stopped at %lld us next after %s, zk1 "
+           "cut at %lld us, worker 0 continued at %lld us, its node %s on the "
+           "leader, zk1 %s\n", r->procs[0].pid, t0, first, cut, now_us(),
+           gone ? "gone" : "still there", frozen ? "still following" : "gave up");
     add_fault(r, r->procs[0].pid, 0, t0, now_us());
     r->counts[9]++;
     nap_ms(pick(r, SESSION_MS));
@@ -613,6 +631,10 @@ static void partition(run_t *r, const char *dir) {
 /* One nemesis action. */
 static void nemesis(run_t *r) {
   unsigned what = pick(r, 100);
+  /* ZKC_CHAOS_ONLY=partition: every action a follower cut off (a run that
+   * looks at that fault alone). */
+  const char *only = getenv("ZKC_CHAOS_ONLY");
+  if (only && strcmp(only, "partition") == 0) what = 90;
   const char *dir = r->obs.paths[pick(r, (unsigned)r->obs.npaths)];
   char first[900];
   if (what >= 20 && what < 40) { /* a trap: the way cleared for worker 0,
