@@ -198,7 +198,8 @@ void zkc__submit_set(zkc_client_t *c, zkc__op_t *op, const char *path,
 
 /* Submit + wait, for the single-request cases. */
 /* Looks under base for the protected node carrying uuid (a create cut off
- * by connection loss may have been applied): *node is its path (malloc),
+ * by connection loss may have been applied), behind a sync through the
+ * leader so that such a create shows: *node is its path (malloc),
  * or NULL when there is none. ZKC_OK, the read's error, or ZKC_ETIMEDOUT
  * when it is not answered by limit_ms (ZKC__FOREVER: no limit). */
 int zkc__op_find_protected(zkc_client_t *c, const char *base,

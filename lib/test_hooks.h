@@ -26,4 +26,10 @@ typedef enum {
 struct zkc_mutex;
 extern void (*zkc__mutex_seam)(struct zkc_mutex *m, zkc__seam_t where);
 
+/* Test seam: when set, the queue engine passes every new attempt's uuid
+ * (36 characters and a NUL) through it before using it (qown.c): a test
+ * gives a run the uuid of a node it made itself, as a create cut off and
+ * applied would have. */
+extern void (*zkc__uuid_seam)(char uuid[37]);
+
 #endif /* ZKC_TEST_HOOKS_H */
