@@ -14,7 +14,10 @@
 
 #include "names.h"
 #include "session.h"
+#include "test_hooks.h"
 #include "util.h"
+
+void (*zkc__async_grant_seam)(const char *node, uint64_t guard);
 
 #define POLL_MS 100 /* state the engine is not told of (connection, deadlines) */
 
@@ -95,14 +98,17 @@ static void deliver(zkc_async_t *a, acq_t *q, zkc_hold_t *hold) {
 /* The run says first: the hold, unless a cancel came first (the run then
  * deletes the node) or a state change went by since the session was seen
  * live (seq: a->state_seq then; on_state walks only a->holds, so this hold
- * could miss the loss): the run reads the queue again once connected. 1
- * when the run goes on. */
+ * could miss the loss): the run reads the queue again once connected. The
+ * guard on the node starts only once the hold is listed, where its told
+ * delete is looked for (zkc__async_on_node_gone): a delete before is then
+ * found by its first watch request, never told to nobody. 1 when the run
+ * goes on. */
 static int grant(zkc_async_t *a, acq_t *q, uint64_t seq) {
   zkc__qrun_t *r = &q->run;
   zkc_hold_t *h = calloc(1, sizeof *h);
-  if (h != NULL && zkc__guard_add(a->c, r->node, r->owner,
-                                  zkc__async_on_node_gone, a,
-                                  &h->guard) != ZKC_OK) {
+  if (h != NULL && zkc__guard_add_held(a->c, r->node, r->owner,
+                                       zkc__async_on_node_gone, a,
+                                       &h->guard) != ZKC_OK) {
     free(h);
     h = NULL;
   }
@@ -111,6 +117,8 @@ static int grant(zkc_async_t *a, acq_t *q, uint64_t seq) {
     return 1;
   }
   h->a = a;
+  uint64_t guard = h->guard;
+  if (zkc__async_grant_seam) zkc__async_grant_seam(r->node, guard);
   pthread_mutex_lock(&a->mu);
   int stale = a->state_seq != seq, undecided = !q->decided;
   int mine = undecided && !stale;
@@ -125,6 +133,7 @@ static int grant(zkc_async_t *a, acq_t *q, uint64_t seq) {
   int rc = q->rc;
   pthread_mutex_unlock(&a->mu);
   if (mine) {
+    zkc__guard_start(a->c, guard);
     deliver(a, q, h);
     return 0;
   }

@@ -22,6 +22,7 @@
 #include "client_struct.h"
 #include "names.h"
 #include "session_shared.h"
+#include "test_hooks.h"
 #include "zkcoord/common.h"
 
 #define GUARD_DELAY_MS 100
@@ -43,6 +44,10 @@ struct zkc__guard {
   int32_t told_version;     /* the data version last told (-1: none) */
   UT_hash_handle hh;
 };
+
+static atomic_ullong told_total; /* deletes told to owners (test hook) */
+
+uint64_t zkc__guard_told(void) { return atomic_load(&told_total); }
 
 typedef struct guard_req {
   zkc_client_t *c;
@@ -117,15 +122,31 @@ static void arm(zkc_client_t *c, uint64_t id, const char *path,
   free(req);
 }
 
+static int add(zkc_client_t *c, const char *path, int64_t session_id,
+               zkc__guard_fn fn, zkc__guard_fn revoked_fn, void *ctx,
+               int32_t told_version, int held, uint64_t *id);
+
 int zkc__guard_add(zkc_client_t *c, const char *path, int64_t session_id,
                    zkc__guard_fn fn, void *ctx, uint64_t *id) {
-  return zkc__guard_add_revocable(c, path, session_id, fn, NULL, ctx, -1, id);
+  return add(c, path, session_id, fn, NULL, ctx, -1, 0, id);
+}
+
+int zkc__guard_add_held(zkc_client_t *c, const char *path, int64_t session_id,
+                        zkc__guard_fn fn, void *ctx, uint64_t *id) {
+  return add(c, path, session_id, fn, NULL, ctx, -1, 1, id);
 }
 
 int zkc__guard_add_revocable(zkc_client_t *c, const char *path,
                              int64_t session_id, zkc__guard_fn fn,
                              zkc__guard_fn revoked_fn, void *ctx,
                              int32_t told_version, uint64_t *id) {
+  return add(c, path, session_id, fn, revoked_fn, ctx, told_version, 0, id);
+}
+
+/* held: nothing is done for it (arm_at FOREVER) until zkc__guard_start. */
+static int add(zkc_client_t *c, const char *path, int64_t session_id,
+               zkc__guard_fn fn, zkc__guard_fn revoked_fn, void *ctx,
+               int32_t told_version, int held, uint64_t *id) {
   zkc__guard_t *g = calloc(1, sizeof *g);
   if (g == NULL || (g->path = strdup(path)) == NULL) {
     free(g);
@@ -136,7 +157,8 @@ int zkc__guard_add_revocable(zkc_client_t *c, const char *path,
   g->revoked_fn = revoked_fn;
   g->told_version = told_version;
   /* A revocation must not wait for the delay: watch at once. */
-  g->arm_at = zkc__now_ms() + (revoked_fn ? 0 : GUARD_DELAY_MS);
+  g->arm_at = held ? ZKC__FOREVER
+                   : zkc__now_ms() + (revoked_fn ? 0 : GUARD_DELAY_MS);
   pthread_mutex_lock(&c->mu);
   g->id = ++c->next_guard_id;
   int added = ZKC__HASH_ADD_U64(c->guards, id, g);
@@ -149,6 +171,24 @@ int zkc__guard_add_revocable(zkc_client_t *c, const char *path,
   }
   *id = g->id;
   return ZKC_OK;
+}
+
+void zkc__guard_start(zkc_client_t *c, uint64_t id) {
+  pthread_mutex_lock(&c->mu);
+  zkc__guard_t *g = find_locked(c, id);
+  if (g != NULL && !g->armed && g->arm_at == ZKC__FOREVER) {
+    g->arm_at = zkc__now_ms() + GUARD_DELAY_MS;
+    pthread_cond_broadcast(&c->state_cv); /* a new wake-up time */
+  }
+  pthread_mutex_unlock(&c->mu);
+}
+
+int zkc__guard_waiting(zkc_client_t *c, uint64_t id) {
+  pthread_mutex_lock(&c->mu);
+  zkc__guard_t *g = find_locked(c, id);
+  int waiting = g != NULL && !g->armed && g->arm_at == ZKC__FOREVER;
+  pthread_mutex_unlock(&c->mu);
+  return waiting;
 }
 
 int32_t zkc__guard_told_version(zkc_client_t *c, uint64_t id) {
@@ -185,7 +225,10 @@ static void confirm_and_tell(zkc_client_t *c, zkc__guard_t *g) {
   pthread_mutex_unlock(&c->mu);
   int rc = path ? zkc__op_run_exists(c, path, NULL) : ZKC_ENOMEM;
   free(path);
-  if (rc == ZKC_ENONODE) g->fn(g->ctx, id);
+  if (rc == ZKC_ENONODE) {
+    atomic_fetch_add(&told_total, 1);
+    g->fn(g->ctx, id);
+  }
   pthread_mutex_lock(&c->mu);
   c->guard_dispatching = 0;
   pthread_cond_broadcast(&c->state_cv);

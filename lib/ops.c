@@ -517,15 +517,25 @@ static int run(zkc__op_t *op) {
 
 int zkc__op_find_protected(zkc_client_t *c, const char *base,
                            const char *uuid, int64_t limit_ms, char **node) {
-  zkc__op_t *op = zkc__op_new();
-  if (op == NULL) return ZKC_ENOMEM;
+  zkc__op_t *sync = zkc__op_new(), *op = sync ? zkc__op_new() : NULL;
+  if (op == NULL) {
+    zkc__op_free(sync);
+    return ZKC_ENOMEM;
+  }
   *node = NULL;
+  /* Read where a create cut off is known to be visible (a lagging server
+   * would show no node, and it would stay). */
+  zkc__submit_sync(c, sync, base);
   zkc__submit_children(c, op, base);
-  int rc = zkc__op_wait_until(op, limit_ms);
+  int src = zkc__op_wait_until(sync, limit_ms);
+  int rc = src == ZKC_ETIMEDOUT ? src : zkc__op_wait_until(op, limit_ms);
   if (rc == ZKC_ETIMEDOUT) {
+    zkc__op_give_up(sync);
     zkc__op_give_up(op);
     return rc;
   }
+  zkc__op_free(sync);
+  if (src != ZKC_OK) rc = src;
   if (rc == ZKC_ENONODE) rc = ZKC_OK; /* no parent: no node either */
   for (int i = 0; rc == ZKC_OK && i < op->children.count; i++) {
     if (zkc__name_has_uuid(op->children.data[i], uuid)) {

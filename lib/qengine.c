@@ -12,6 +12,7 @@
 
 #include "decide.h"
 #include "names.h"
+#include "qown.h"
 #include "util.h"
 
 /* The run's bit-fields hold these. */
@@ -23,23 +24,12 @@ _Static_assert(ZKC__PARENT_RECREATE_MAX < 16, "fits in zkc__qrun_t.parents");
 
 /* ---- requests ---- */
 
-static zkc__op_t *op_new(zkc__qrun_t *r) {
-  return r->drv ? r->drv->op_new(r->drv_ctx) : zkc__op_new();
-}
+#define op_new zkc__qown_op_new   /* telling the run's driver (qown.h) */
+#define op_drop zkc__qown_op_drop /* finished or not */
 
 static void op_end(zkc__op_t **op) {
   zkc__op_free(*op);
   *op = NULL;
-}
-
-/* Drops an op, finished or not: one in flight is given up (its completion
- * frees it and tells nobody). Only then is the driver told: an op that
- * finished, even between a look and the give-up, has told it itself. */
-static void op_drop(zkc__qrun_t *r, zkc__op_t **op) {
-  if (*op == NULL) return;
-  int orphaned = zkc__op_give_up(*op);
-  *op = NULL;
-  if (orphaned && r->drv) r->drv->op_dropped(r->drv_ctx);
 }
 
 int zkc__qrun_ops(zkc__qrun_t *r, zkc__op_t **ops) {
@@ -53,7 +43,11 @@ int zkc__qrun_ops(zkc__qrun_t *r, zkc__op_t **ops) {
       ops[n++] = r->watch;
       if (r->op) ops[n++] = r->op;
       break;
-    case Q_CREATING: case Q_SEARCHING: case Q_ADOPTING: case Q_REMOVING:
+    case Q_SEARCHING: /* the sync, then the read behind it */
+      ops[n++] = r->list;
+      ops[n++] = r->op;
+      break;
+    case Q_CREATING: case Q_PARENTING: case Q_ADOPTING: case Q_REMOVING:
       ops[n++] = r->op;
       break;
     default: break;
@@ -67,26 +61,6 @@ static int awaiting(zkc__qrun_t *r) {
   for (int i = 0; i < n; i++)
     if (!zkc__op_done(ops[i])) return 1;
   return 0;
-}
-
-static int new_prefix(zkc__qrun_t *r) {
-  char uuid[ZKC__UUID_LEN + 1];
-  int rc = zkc__uuid_new(uuid);
-  if (rc != ZKC_OK) return rc;
-  free(r->prefix);
-  size_t len = strlen(r->base) + strlen(r->name) + ZKC__PROTECTED_LEN + 2;
-  if ((r->prefix = malloc(len)) == NULL) return ZKC_ENOMEM;
-  snprintf(r->prefix, len, "%s/" ZKC__PROTECTED_PREFIX "%s-%s", r->base, uuid,
-           r->name);
-  return ZKC_OK;
-}
-
-/* The run's uuid, read from its prefix (there until the node is made, and
- * wherever a uuid is asked for: the node is not known then). */
-static void uuid_of(const zkc__qrun_t *r, char out[ZKC__UUID_LEN + 1]) {
-  memcpy(out, r->prefix + strlen(r->base) + 1 + strlen(ZKC__PROTECTED_PREFIX),
-         ZKC__UUID_LEN);
-  out[ZKC__UUID_LEN] = '\0';
 }
 
 /* Starts a children read of base (the previous one dropped). With
@@ -172,7 +146,7 @@ static void finish(zkc__qrun_t *r, int rc) {
    * janitor finds it by our uuid (its read goes after the create). */
   if (r->maybe_made && r->node == NULL && r->prefix) {
     char uuid[ZKC__UUID_LEN + 1];
-    uuid_of(r, uuid);
+    zkc__qown_uuid(r, uuid);
     zkc__janitor_add(r->c, r->base, uuid);
   }
   r->maybe_made = 0;
@@ -197,7 +171,7 @@ static void retry(zkc__qrun_t *r, int rc, zkc__qstate_t next) {
 /* ---- creating our node ---- */
 
 static void send_create(zkc__qrun_t *r) {
-  int rc = r->prefix ? ZKC_OK : new_prefix(r);
+  int rc = r->prefix ? ZKC_OK : zkc__qown_new_prefix(r);
   if (rc == ZKC_OK && (r->op = op_new(r)) == NULL) rc = ZKC_ENOMEM;
   if (rc != ZKC_OK) {
     finish(r, rc);
@@ -243,14 +217,19 @@ static void created(zkc__qrun_t *r) {
     return;
   }
   if (rc == ZKC_ENONODE && r->parents < ZKC__PARENT_RECREATE_MAX) {
+    /* A missing parent (first use, a reaped container, a delete by someone
+     * else): made in a few round trips of the run's own, rare. */
     r->parents++;
-    /* A missing parent (a reaped container, a delete by someone else):
-     * made again here, a few round trips, rare. */
-    rc = zkc__ensure_path(r->c, r->base);
-    if (rc == ZKC_OK) {
-      r->st = Q_CREATE;
-      return;
-    }
+    r->up = r->steps = 0;
+    r->st = Q_PARENT;
+    return;
+  }
+  if (rc == ZKC_ENODEEXISTS && r->plain) {
+    /* A node named exactly ours: made by an earlier create of this run,
+     * cut off, that a search did not see yet. Found by its uuid. */
+    r->maybe_made = 1;
+    r->st = Q_SEARCH;
+    return;
   }
   if (!zkc__retryable(rc)) { /* refused: nothing was created */
     finish(r, rc);
@@ -262,28 +241,29 @@ static void created(zkc__qrun_t *r) {
   retry(r, rc, Q_SEARCH);
 }
 
+/* The parents' walk: a create at a time, each bounded by the run's limit
+ * like any other of its requests (qown.c). */
+static void send_parent(zkc__qrun_t *r) {
+  if (zkc__qown_send_parent(r) != ZKC_OK) finish(r, ZKC_ENOMEM);
+  else r->st = Q_PARENTING;
+}
+
+static void parent_made(zkc__qrun_t *r) {
+  int rc = zkc__qown_parent_made(r);
+  if (rc == ZKC_OK) r->st = r->up < 0 ? Q_CREATE : Q_PARENT;
+  else if (zkc__retryable(rc)) retry(r, rc, Q_PARENT);
+  else finish(r, rc);
+}
+
+/* The search for our uuid goes where the create is known to be visible: a
+ * sync through the leader, the read behind it (qown.c). */
 static void search(zkc__qrun_t *r) {
-  if ((r->op = op_new(r)) == NULL) {
-    finish(r, ZKC_ENOMEM);
-    return;
-  }
-  zkc__submit_children(r->c, r->op, r->base);
-  r->st = Q_SEARCHING;
+  if (zkc__qown_send_search(r) != ZKC_OK) finish(r, ZKC_ENOMEM);
+  else r->st = Q_SEARCHING;
 }
 
 static void searched(zkc__qrun_t *r) {
-  int rc = r->op->rc;
-  if (rc == ZKC_ENONODE) rc = ZKC_OK; /* no parent: no node either */
-  char uuid[ZKC__UUID_LEN + 1];
-  uuid_of(r, uuid);
-  for (int i = 0; rc == ZKC_OK && i < r->op->children.count; i++) {
-    if (zkc__name_has_uuid(r->op->children.data[i], uuid)) {
-      if ((r->found = zkc__path_join(r->base, r->op->children.data[i])) == NULL)
-        rc = ZKC_ENOMEM;
-      break;
-    }
-  }
-  op_end(&r->op);
+  int rc = zkc__qown_searched(r);
   if (rc == ZKC_OK && r->found) {
     if ((r->op = op_new(r)) == NULL) {
       finish(r, ZKC_ENOMEM);
@@ -320,7 +300,7 @@ static void adopted(zkc__qrun_t *r) {
   r->found = NULL;
   if (rc == ZKC_OK || rc == ZKC_ENONODE) { /* not ours: a new one */
     r->maybe_made = 0;
-    rc = new_prefix(r);
+    rc = zkc__qown_new_prefix(r);
     if (rc == ZKC_OK) r->st = Q_CREATE;
     else finish(r, rc);
   } else if (zkc__retryable(rc)) {
@@ -469,9 +449,10 @@ static void listed(zkc__qrun_t *r) {
   }
   r->retries = 0; /* the budget is per outage, not per acquisition */
   zkc__q_decision_t d;
-  rc = zkc__queue_decide(r->list->children.data,
-                         (size_t)r->list->children.count,
-                         zkc__basename(r->node), r->reader, &d);
+  size_t n = zkc__qown_drop_twins(r, r->list->children.data,
+                                  (size_t)r->list->children.count);
+  rc = zkc__queue_decide(r->list->children.data, n, zkc__basename(r->node),
+                         r->reader, &d);
   char *pred = rc == ZKC_OK && d.verdict == ZKC__Q_WAIT
                    ? zkc__path_join(r->base, d.blocker)
                    : NULL;
@@ -512,8 +493,9 @@ static int advance(zkc__qrun_t *r) {
   /* A stop waits until the answers in are taken in (a created node, a
    * found one, the round's watches), so that nothing of ours is dropped
    * unknown; those states all lead to one where it applies. */
-  int answered = r->st == Q_CREATING || r->st == Q_SEARCHING ||
-                 r->st == Q_ADOPTING || r->st == Q_WATCHING;
+  int answered = r->st == Q_CREATING || r->st == Q_PARENTING ||
+                 r->st == Q_SEARCHING || r->st == Q_ADOPTING ||
+                 r->st == Q_WATCHING;
   if (r->stop_rc != ZKC_OK && !answered && r->st != Q_REMOVING) {
     int rc = r->stop_rc;
     r->stop_rc = ZKC_OK;
@@ -524,6 +506,8 @@ static int advance(zkc__qrun_t *r) {
   switch (r->st) {
     case Q_CREATE: send_create(r); break;
     case Q_CREATING: created(r); break;
+    case Q_PARENT: send_parent(r); break;
+    case Q_PARENTING: parent_made(r); break;
     case Q_SEARCH: search(r); break;
     case Q_SEARCHING: searched(r); break;
     case Q_ADOPTING: adopted(r); break;

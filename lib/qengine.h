@@ -39,8 +39,10 @@ typedef struct zkc__qdriver {
 typedef enum {
   Q_CREATE,    /* send the create (and the first read behind it) */
   Q_CREATING,  /* the create's answer */
+  Q_PARENT,    /* the base missing: create the path `up` levels above it */
+  Q_PARENTING, /* that create's answer */
   Q_SEARCH,    /* after a create cut off: look for our uuid */
-  Q_SEARCHING, /* that read's answer */
+  Q_SEARCHING, /* that read's answer (a sync before it) */
   Q_ADOPTING,  /* a node with our uuid: whose session owns it */
   Q_RELIST,    /* read the queue again, if our node is still ours */
   Q_LISTING,   /* a read's answer: decide */
@@ -79,6 +81,7 @@ typedef struct zkc__qrun {
   int stop_rc;          /* asked from outside (zkc__qrun_stop), or 0 */
   int watch_rc, own_rc; /* the round's watches' answers */
   int retries;
+  short up, steps;  /* Q_PARENT: the parents' walk (zkc__parent_next) */
   char *prefix;     /* base + "/_c_<uuid>-<name>" until the node is made:
                        where the uuid is kept (a made node's name has it) */
   char *node;       /* our node once created (or adopted) */

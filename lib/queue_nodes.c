@@ -15,20 +15,72 @@ int64_t zkc__limit_after(int64_t deadline_ms) {
   return deadline_ms == ZKC__FOREVER ? ZKC__FOREVER : deadline_ms + ZKC__GRACE_MS;
 }
 
-int zkc__ensure_path(zkc_client_t *c, const char *path) {
-  zkc__create_mode_t mode = zkc__parent_mode(c) == ZKC_PARENTS_CONTAINER
-                                ? ZKC__CREATE_CONTAINER
-                                : ZKC__CREATE_PERSISTENT;
-  int rc = zkc__op_run_create(c, ZKC_NODE_PARENT, path, "", 0, mode);
-  if (rc != ZKC_ENONODE) return rc == ZKC_ENODEEXISTS ? ZKC_OK : rc;
-  char *parent = zkc__path_parent(path);
-  if (parent == NULL) return ZKC_ENOMEM;
+zkc__create_mode_t zkc__parent_mode_of(zkc_client_t *c) {
+  return zkc__parent_mode(c) == ZKC_PARENTS_CONTAINER ? ZKC__CREATE_CONTAINER
+                                                      : ZKC__CREATE_PERSISTENT;
+}
+
+/* Levels below "/" ("/a/b" has 2). */
+static int depth(const char *path) {
+  int n = 0;
+  for (const char *p = path; *p; p++) n += *p == '/';
+  return n;
+}
+
+char *zkc__parent_path(const char *path, int up) {
+  size_t len = strlen(path);
+  for (int i = 0; i < up && len > 1; i++) {
+    while (len > 1 && path[len - 1] != '/') len--;
+    if (len > 1) len--; /* the '/' before the last level */
+  }
+  char *out = malloc(len + 1);
+  if (out == NULL) return NULL;
+  memcpy(out, path, len);
+  out[len] = '\0';
+  return out;
+}
+
+int zkc__parent_next(const char *path, int rc, int *up, int *steps) {
+  /* Parents deleted as fast as they are made (or a path past any sense):
+   * the walk ends rather than loop. */
+  if (++*steps > 2 * depth(path) + 2 * ZKC__PARENT_RECREATE_MAX)
+    return ZKC_ENONODE;
+  if (rc == ZKC_OK || rc == ZKC_ENODEEXISTS) {
+    --*up;
+    return ZKC_OK;
+  }
+  if (rc != ZKC_ENONODE) return rc;
   /* ZKC_ENONODE under "/" means the chroot itself is missing: give up. */
-  rc = strcmp(parent, "/") == 0 ? ZKC_ENOROOT : zkc__ensure_path(c, parent);
-  free(parent);
-  if (rc != ZKC_OK) return rc;
-  rc = zkc__op_run_create(c, ZKC_NODE_PARENT, path, "", 0, mode);
-  return rc == ZKC_ENODEEXISTS ? ZKC_OK : rc;
+  if (*up + 1 >= depth(path)) return ZKC_ENOROOT;
+  ++*up;
+  return ZKC_OK;
+}
+
+int zkc__ensure_path_until(zkc_client_t *c, const char *path,
+                           int64_t limit_ms) {
+  int up = 0, steps = 0, rc = ZKC_OK;
+  while (rc == ZKC_OK && up >= 0) {
+    char *p = zkc__parent_path(path, up);
+    zkc__op_t *op = p ? zkc__op_new() : NULL;
+    if (op == NULL) {
+      free(p);
+      return ZKC_ENOMEM;
+    }
+    zkc__submit_create(c, op, ZKC_NODE_PARENT, p, "", 0, zkc__parent_mode_of(c));
+    rc = zkc__op_wait_until(op, limit_ms);
+    free(p);
+    if (rc == ZKC_ETIMEDOUT) { /* unanswered: its completion frees it */
+      zkc__op_give_up(op);
+      return rc;
+    }
+    zkc__op_free(op);
+    rc = zkc__parent_next(path, rc, &up, &steps);
+  }
+  return rc;
+}
+
+int zkc__ensure_path(zkc_client_t *c, const char *path) {
+  return zkc__ensure_path_until(c, path, ZKC__FOREVER);
 }
 
 /* A delete cut by connection loss or a session's end is finished in the

@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 
+#include "session.h"
 #include "zkcoord/client.h"
 
 /* The name of a mutex's nodes ("_c_<uuid>-lock-<seq>"): Curator's
@@ -31,8 +32,25 @@ typedef struct zkc__held {
 int64_t zkc__limit_after(int64_t deadline_ms);
 
 /* Creates `path` and any missing ancestors with the client's parent mode.
- * ZKC_OK also when it exists. */
+ * ZKC_OK also when it exists. zkc__ensure_path waits without limit (no
+ * timed call uses it); zkc__ensure_path_until gives each of its requests
+ * up at limit_ms (monotonic; ZKC__FOREVER) with ZKC_ETIMEDOUT. */
 int zkc__ensure_path(zkc_client_t *c, const char *path);
+int zkc__ensure_path_until(zkc_client_t *c, const char *path,
+                           int64_t limit_ms);
+
+/* The same walk for a caller that never waits (the queue engine), one
+ * create at a time: `*up` is how many levels above `path` the next create
+ * is (0: path itself), `*steps` the creates answered so far (both 0 at the
+ * start). zkc__parent_path is the node to create at level `up` (malloc;
+ * NULL without memory), zkc__parent_mode the kind of node. Once that
+ * create is answered rc, zkc__parent_next says where the walk goes: ZKC_OK
+ * with *up the next level, -1 once path exists; or the walk's failure
+ * (ZKC_ENOROOT: the chroot itself is missing; the create's refusal; the
+ * connection's trouble, to retry from *up). */
+char *zkc__parent_path(const char *path, int up);
+zkc__create_mode_t zkc__parent_mode_of(zkc_client_t *c);
+int zkc__parent_next(const char *path, int rc, int *up, int *steps);
 
 /* What the answer `rc` to the delete of a held node means: ZKC_OK (gone,
  * or finished in the background after connection loss or a session's

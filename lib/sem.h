@@ -51,9 +51,11 @@ void zkc__sem_lease_delete(zkc_lease_t *l);
 /* The count from a finished read: exactly 4 bytes, big-endian, signed;
  * ZKC_EPROTO otherwise. */
 int zkc__sem_count_decode(const zkc__op_t *op, int32_t *v);
-/* Creates the count node with `value` (and its parents). When someone else
- * created it first: ZKC_OK if `theirs_ok`, else ZKC_ENODEEXISTS. */
+/* Creates the count node with `value` (and its parents), each request
+ * given up at limit_ms (monotonic; ZKC__FOREVER) with ZKC_ETIMEDOUT. When
+ * someone else created it first: ZKC_OK if `theirs_ok`, else
+ * ZKC_ENODEEXISTS. */
 int zkc__sem_count_create(zkc_client_t *c, const char *path, int32_t value,
-                          int theirs_ok);
+                          int theirs_ok, int64_t limit_ms);
 
 #endif /* ZKC_SEM_H */

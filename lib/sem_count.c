@@ -6,6 +6,7 @@
 
 #include "names.h"
 #include "sem.h"
+#include "util.h"
 
 static void count_encode(int32_t v, char out[COUNT_BYTES]) {
   uint32_t u = (uint32_t)v;
@@ -23,16 +24,24 @@ int zkc__sem_count_decode(const zkc__op_t *op, int32_t *v) {
 }
 
 int zkc__sem_count_create(zkc_client_t *c, const char *path, int32_t value,
-                          int theirs_ok) {
+                          int theirs_ok, int64_t limit_ms) {
   char *parent = zkc__path_parent(path);
   if (parent == NULL) return ZKC_ENOMEM;
-  int rc = strcmp(parent, "/") == 0 ? ZKC_OK : zkc__ensure_path(c, parent);
+  int rc = strcmp(parent, "/") == 0
+               ? ZKC_OK
+               : zkc__ensure_path_until(c, parent, limit_ms);
   free(parent);
   char data[COUNT_BYTES];
   count_encode(value, data);
-  if (rc == ZKC_OK)
-    rc = zkc__op_run_create(c, ZKC_NODE_PARENT, path, data, COUNT_BYTES,
-                            ZKC__CREATE_PERSISTENT);
+  zkc__op_t *op = rc == ZKC_OK ? zkc__op_new() : NULL;
+  if (rc == ZKC_OK && op == NULL) rc = ZKC_ENOMEM;
+  if (op != NULL) {
+    zkc__submit_create(c, op, ZKC_NODE_PARENT, path, data, COUNT_BYTES,
+                       ZKC__CREATE_PERSISTENT);
+    rc = zkc__op_wait_until(op, limit_ms);
+    if (rc == ZKC_ETIMEDOUT) zkc__op_give_up(op); /* freed on completion */
+    else zkc__op_free(op);
+  }
   return rc == ZKC_ENODEEXISTS && theirs_ok ? ZKC_OK : rc;
 }
 
@@ -68,7 +77,7 @@ int zkc_shared_count_set(zkc_client_t *c, const char *path, int32_t value) {
     /* Missing: create it holding the value, never empty (a waiting head
      * would read an empty node as malformed); a racing create wins, and
      * the value is set over it in the next round. */
-    rc = zkc__sem_count_create(c, path, value, 0);
+    rc = zkc__sem_count_create(c, path, value, 0, ZKC__FOREVER);
     if (rc != ZKC_ENODEEXISTS) break;
   }
   zkc__call_leave(c);

@@ -242,7 +242,7 @@ static int read_leases(zkc_sem_t *s, zkc_lease_t *l, zkc__waiter_t *w,
   if (cnt) {
     if (crc == ZKC_OK) crc = zkc__sem_count_decode(cnt, max);
     if (crc == ZKC_ENONODE) {
-      crc = zkc__sem_count_create(c, s->count_path, s->max, 1);
+      crc = zkc__sem_count_create(c, s->count_path, s->max, 1, limit);
       if (crc == ZKC_OK) crc = AGAIN;
     }
     if (crc == ZKC_EPROTO)

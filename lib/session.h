@@ -198,7 +198,8 @@ void zkc__submit_set(zkc_client_t *c, zkc__op_t *op, const char *path,
 
 /* Submit + wait, for the single-request cases. */
 /* Looks under base for the protected node carrying uuid (a create cut off
- * by connection loss may have been applied): *node is its path (malloc),
+ * by connection loss may have been applied), behind a sync through the
+ * leader so that such a create shows: *node is its path (malloc),
  * or NULL when there is none. ZKC_OK, the read's error, or ZKC_ETIMEDOUT
  * when it is not answered by limit_ms (ZKC__FOREVER: no limit). */
 int zkc__op_find_protected(zkc_client_t *c, const char *base,
@@ -340,6 +341,15 @@ typedef void (*zkc__guard_fn)(void *ctx, uint64_t guard_id);
  * here. ZKC_OK or ZKC_ENOMEM. */
 int zkc__guard_add(zkc_client_t *c, const char *path, int64_t session_id,
                    zkc__guard_fn fn, void *ctx, uint64_t *id);
+/* As zkc__guard_add, but the guard does nothing (no request, no delete
+ * told) until zkc__guard_start(c, *id): an owner that must first record
+ * the id where fn looks for it (a hold listed under its own lock, which
+ * ranks below the client's) starts it once it has, and no delete of the
+ * node meanwhile goes untold: the first watch request then finds it gone.
+ * Starting a guard twice, or one removed, does nothing. */
+int zkc__guard_add_held(zkc_client_t *c, const char *path, int64_t session_id,
+                        zkc__guard_fn fn, void *ctx, uint64_t *id);
+void zkc__guard_start(zkc_client_t *c, uint64_t id);
 /* As zkc__guard_add, for a revocable hold: watched at once with a get-watch,
  * and revoked_fn(ctx, id) is told on the maintenance thread of each data
  * version after told_version (-1: any) that carries the revocation marker

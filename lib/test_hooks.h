@@ -28,4 +28,20 @@ typedef enum {
 struct zkc_mutex;
 extern void (*zkc__mutex_seam)(struct zkc_mutex *m, zkc__seam_t where);
 
+/* Test seam: when set, the queue engine passes every new attempt's uuid
+ * (36 characters and a NUL) through it before using it (qown.c): a test
+ * gives a run the uuid of a node it made itself, as a create cut off and
+ * applied would have. */
+extern void (*zkc__uuid_seam)(char uuid[37]);
+
+/* Test seam: when set, the async engine calls it on its thread at a
+ * grant, once the hold's guard was added and before the hold is listed
+ * where a delete of its node is looked for (async_engine.c), with the
+ * node's path and the guard's id: a test deletes the node there. */
+extern void (*zkc__async_grant_seam)(const char *node, uint64_t guard);
+/* Deletes told by guards to their owners so far, in the process (guard.c). */
+uint64_t zkc__guard_told(void);
+/* 1 while guard `id` waits for zkc__guard_start (guard.c). */
+int zkc__guard_waiting(zkc_client_t *c, uint64_t id);
+
 #endif /* ZKC_TEST_HOOKS_H */

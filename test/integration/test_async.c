@@ -710,6 +710,56 @@ static void outside_delete_is_lost(void **state) {
   zkc_client_close(c);
 }
 
+/* An outsider deletes the node at the grant, before the hold is listed
+ * where a delete is looked for (the seam holds the engine there): the
+ * delete must still be told. The seam waits until the hold's guard has
+ * told a delete, or shows that it cannot before it is started. */
+static zkc_client_t *seam_client;
+static atomic_int seam_armed;
+static atomic_int seam_deleted; /* the delete's code, 1 until made */
+static atomic_ullong seam_waited_ms;
+
+static void delete_before_listed(const char *node, uint64_t guard) {
+  if (!atomic_exchange(&seam_armed, 0)) return;
+  uint64_t told = zkc__guard_told();
+  atomic_store(&seam_deleted, zoo_delete(zkt_raw(), node, -1));
+  int64_t t0 = zkt_now_ms(), deadline = t0 + zkt_ms(10000);
+  while (zkc__guard_told() == told && !zkc__guard_waiting(seam_client, guard) &&
+         zkt_now_ms() < deadline)
+    usleep(5000);
+  atomic_store(&seam_waited_ms, (unsigned long long)(zkt_now_ms() - t0));
+}
+
+static void delete_before_hold_listed_is_lost(void **state) {
+  (void)state;
+  char path[512];
+  snprintf(path, sizeof path, "%s", zkt_path("lock"));
+  zkc_client_t *c = zkt_open(NULL);
+  lost_t l = {0};
+  zkc_async_t *a = new_async(c, ZKC_DELIVER_THREAD, on_lost, &l);
+  seam_client = c;
+  atomic_store(&seam_deleted, 1);
+  atomic_store(&seam_armed, 1);
+  zkc__async_grant_seam = delete_before_listed;
+  res_t r = {0};
+  OK(zkc_async_acquire(a, path, zkt_ms(20000), on_acquired, &r, NULL));
+  await_done(&r);
+  zkc__async_grant_seam = NULL;
+  OK(r.rc);
+  assert_int_equal(atomic_load(&seam_deleted), ZOK);
+  int told = zkt_await(was_lost, &l, zkt_ms(8000));
+  printf("figure: node deleted at the grant, before the hold was listed "
+         "(the seam waited %llu ms): loss %s\n",
+         (unsigned long long)atomic_load(&seam_waited_ms),
+         told ? "told" : "never told");
+  assert_true(told);
+  assert_int_equal(l.why, ZKC_LOST_DELETED);
+  assert_false(zkc_hold_is_held(r.hold));
+  release_now(a, r.hold, ZKC_ELOST);
+  OK(zkc_async_destroy(a));
+  zkc_client_close(c);
+}
+
 /* ---- the blocking acquire's protocol, by construction (one engine) ---- */
 
 static zkc_client_t *counted;               /* whose requests are counted */
@@ -892,6 +942,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(expiry_while_pending_requeues),
       cmocka_unit_test(expiry_while_held_is_lost),
       cmocka_unit_test(outside_delete_is_lost),
+      cmocka_unit_test(delete_before_hold_listed_is_lost),
       cmocka_unit_test(suspended_loss_node_deleted_by_new_session),
       cmocka_unit_test(next_in_line_granted_on_delete_alone),
       cmocka_unit_test(create_cut_recovered_by_uuid),

@@ -385,6 +385,206 @@ static void cli_wait(void **state) {
   pair_close(&p, 1);
 }
 
+/* ---- a missing parent made while the ensemble goes silent (issue 37) ----
+ *
+ * The lock's parent is missing (first use, a container reaped, a
+ * semaphore's locks/ or leases/, a count node's parent): the create of the
+ * node is answered "no parent", and the parents' creates that follow meet
+ * the silence. B talks to one server, through the first proxy alone, which
+ * stalls right after the reply to B's nth create (stall-after-create), so
+ * that B's next request is the first unanswered; the other two stall too,
+ * at once. The call must keep its timeout as above. */
+
+static zkc_client_t *open_client_one(void) {
+  zkc_client_opts_t o;
+  zkc_client_opts_init(&o);
+  o.session_timeout_ms = 20000; /* outlives the silence, as above */
+  zkc_client_t *c = NULL;
+  const char *one = zkt_proxy_connect(&proxies[0]);
+  int rc = zkc_client_open(&c, one, &o);
+  if (rc != ZKC_OK) fail_msg("cannot connect through %s: %s", one, zkc_strerror(rc));
+  return c;
+}
+
+/* Runs c in a thread with the first proxy set to stall after the reply to
+ * the nth create from now; then as run_silent. */
+static void run_stalled_after(call_t *c, int nth, const char *what) {
+  char cmd[64], line[64];
+  snprintf(cmd, sizeof cmd, "stall-after-create %d", nth);
+  zkt_proxy_cmd(&proxies[0], cmd);
+  pthread_t t;
+  assert_int_equal(pthread_create(&t, NULL, call_main, c), 0);
+  int stalled = zkt_expect(&proxies[0], "STALLED", line, sizeof line,
+                           zkt_ms(CALL_MS / 2));
+  servers_silent(1);
+  int ended = zkt_await(call_done, c, zkt_ms(CALL_MS + 20000));
+  servers_silent(0);
+  zkt_proxy_cmd(&proxies[0], "stall-after-create 0");
+  if (!ended) fail_msg("%s: the call did not return", what);
+  pthread_join(t, NULL);
+  if (!stalled) fail_msg("%s: the proxy did not stall after create %d", what, nth);
+  printf("figure: %s with every server silent: returned %s after %lld ms "
+         "(timeout %d ms)\n", what, zkc_err_name(c->rc), (long long)c->took,
+         CALL_MS);
+  assert_int_equal(c->rc, ZKC_ETIMEDOUT);
+  assert_true(c->took >= CALL_MS);
+  if (c->took > CALL_MS + zkt_ms(BOUND_MS))
+    fail_msg("%s took %lld ms, more than %d + %lld", what, (long long)c->took,
+             CALL_MS, (long long)zkt_ms(BOUND_MS));
+}
+
+/* Closes c once it can reach the ensemble again: a client closed while it
+ * finds no server could not close its session (its nodes would stay). */
+static int reconnected(void *arg) {
+  zkc_state_t st;
+  return zkc_client_state((zkc_client_t *)arg, &st) == ZKC_OK &&
+         st == ZKC_STATE_CONNECTED;
+}
+
+static void close_reconnected(zkc_client_t *c) {
+  assert_true(zkt_await(reconnected, c, zkt_ms(15000)));
+  zkc_client_close(c);
+}
+
+static void mutex_parent_missing(void **state) {
+  (void)state;
+  zkt_make_root();
+  char path[700];
+  snprintf(path, sizeof path, "%s", zkt_path("fresh/deeper/lock"));
+  zkc_client_t *b = open_client_one();
+  zkc_mutex_t *m;
+  assert_int_equal(zkc_mutex_create(&m, b, path), ZKC_OK);
+  call_t c = {.fn = mutex_call, .obj = m};
+  run_stalled_after(&c, 1, "mutex acquire, parents missing");
+  assert_int_equal(zkc_mutex_destroy(m), ZKC_OK);
+  assert_true(zkt_children_count(path) <= 0); /* no node of B's */
+  close_reconnected(b);
+}
+
+/* A semaphore whose locks/ exists and leases/ does not: the queue is
+ * passed (one create), the lease node's create (the second) finds no
+ * parent. */
+static void semaphore_leases_missing(void **state) {
+  (void)state;
+  zkt_make_root();
+  char path[700], locks[720];
+  snprintf(path, sizeof path, "%s", zkt_path("sem"));
+  snprintf(locks, sizeof locks, "%s/locks", path);
+  assert_int_equal(zoo_create(zkt_raw(), path, "", 0, &ZOO_OPEN_ACL_UNSAFE, 0,
+                              NULL, 0), ZOK);
+  assert_int_equal(zoo_create(zkt_raw(), locks, "", 0, &ZOO_OPEN_ACL_UNSAFE, 0,
+                              NULL, 0), ZOK);
+  zkc_client_t *b = open_client_one();
+  zkc_sem_t *s;
+  assert_int_equal(zkc_sem_create(&s, b, path, NULL), ZKC_OK);
+  call_t c = {.fn = sem_call, .obj = s};
+  run_stalled_after(&c, 2, "semaphore acquire, leases/ missing");
+  assert_int_equal(zkc_sem_destroy(s), ZKC_OK);
+  assert_true(zkt_await_children_exactly(locks, 0, zkt_ms(15000)));
+  close_reconnected(b);
+}
+
+/* A semaphore on a shared count node whose parents are missing: its queue
+ * node and its lease node made (two creates), the count read finds none,
+ * and the count's parent's create (the third) finds no parent either. */
+static void semaphore_count_parents_missing(void **state) {
+  (void)state;
+  zkt_make_root();
+  char path[700], dir[720], count[720];
+  snprintf(path, sizeof path, "%s", zkt_path("sem"));
+  snprintf(count, sizeof count, "%s", zkt_path("counts/x/count"));
+  assert_int_equal(zoo_create(zkt_raw(), path, "", 0, &ZOO_OPEN_ACL_UNSAFE, 0,
+                              NULL, 0), ZOK);
+  for (int i = 0; i < 2; i++) {
+    snprintf(dir, sizeof dir, "%s/%s", path, i ? "leases" : "locks");
+    assert_int_equal(zoo_create(zkt_raw(), dir, "", 0, &ZOO_OPEN_ACL_UNSAFE, 0,
+                                NULL, 0), ZOK);
+  }
+  zkc_client_t *b = open_client_one();
+  zkc_sem_opts_t so;
+  zkc_sem_opts_init(&so);
+  so.count_path = count;
+  zkc_sem_t *s;
+  assert_int_equal(zkc_sem_create(&s, b, path, &so), ZKC_OK);
+  call_t c = {.fn = sem_call, .obj = s};
+  run_stalled_after(&c, 3, "semaphore acquire, count's parents missing");
+  assert_int_equal(zkc_sem_destroy(s), ZKC_OK);
+  assert_true(zkt_await_children_exactly(dir, 0, zkt_ms(15000)));
+  close_reconnected(b);
+}
+
+/* The async engine thread is never the one that waits: an acquire whose
+ * parents are missing, and another one sent once the ensemble is silent
+ * (on a path that exists, a shorter timeout): each calls back within its
+ * own timeout. */
+typedef struct {
+  zkc_async_t *as;
+  char other[700];
+  int64_t other_took;
+  int other_rc;
+} two_async_t;
+
+static int async_two_call(call_t *c) {
+  two_async_t *t = c->obj;
+  async_result_t r = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0};
+  async_result_t r2 = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0};
+  int rc = zkc_async_acquire(t->as, zkt_path("fresh/deeper/lock"), CALL_MS,
+                             acquired, &r, NULL);
+  if (rc != ZKC_OK) return rc;
+  /* The first one's create answered (no parent), its parents' sent. */
+  char line[64];
+  if (!zkt_expect(&proxies[0], "STALLED", line, sizeof line, zkt_ms(CALL_MS / 2)))
+    return ZKC_EPROTO;
+  int64_t t2 = zkt_now_ms();
+  rc = zkc_async_acquire(t->as, t->other, CALL_MS / 3, acquired, &r2, NULL);
+  if (rc != ZKC_OK) return rc;
+  pthread_mutex_lock(&r2.mu);
+  while (!r2.done) pthread_cond_wait(&r2.cv, &r2.mu);
+  t->other_rc = r2.rc;
+  pthread_mutex_unlock(&r2.mu);
+  t->other_took = zkt_now_ms() - t2;
+  pthread_mutex_lock(&r.mu);
+  while (!r.done) pthread_cond_wait(&r.cv, &r.mu);
+  rc = r.rc;
+  pthread_mutex_unlock(&r.mu);
+  return rc;
+}
+
+static void async_parent_missing(void **state) {
+  (void)state;
+  zkt_make_root();
+  zkc_client_t *b = open_client_one();
+  two_async_t t;
+  snprintf(t.other, sizeof t.other, "%s", zkt_path("lock"));
+  assert_int_equal(zoo_create(zkt_raw(), t.other, "", 0, &ZOO_OPEN_ACL_UNSAFE,
+                              0, NULL, 0), ZOK);
+  assert_int_equal(zkc_async_create(&t.as, b, NULL), ZKC_OK);
+  call_t c = {.fn = async_two_call, .obj = &t};
+  /* The call reads the STALLED line itself: armed here, expected there. */
+  zkt_proxy_cmd(&proxies[0], "stall-after-create 1");
+  pthread_t th;
+  assert_int_equal(pthread_create(&th, NULL, call_main, &c), 0);
+  int ended = zkt_await(call_done, &c, zkt_ms(CALL_MS + 20000));
+  servers_silent(0);
+  zkt_proxy_cmd(&proxies[0], "stall-after-create 0");
+  if (!ended) fail_msg("async acquires: the call did not return");
+  pthread_join(th, NULL);
+  printf("figure: async acquire, parents missing, with every server silent: "
+         "returned %s after %lld ms (timeout %d ms); another one sent into "
+         "the silence: %s after %lld ms (timeout %d ms)\n",
+         zkc_err_name(c.rc), (long long)c.took, CALL_MS,
+         zkc_err_name(t.other_rc), (long long)t.other_took, CALL_MS / 3);
+  assert_int_equal(c.rc, ZKC_ETIMEDOUT);
+  assert_int_equal(t.other_rc, ZKC_ETIMEDOUT);
+  if (c.took > CALL_MS + zkt_ms(BOUND_MS) ||
+      t.other_took > CALL_MS / 3 + zkt_ms(BOUND_MS))
+    fail_msg("an async acquire missed its deadline by more than %lld ms",
+             (long long)zkt_ms(BOUND_MS));
+  assert_int_equal(zkc_async_destroy(t.as), ZKC_OK);
+  assert_true(zkt_await_children_exactly(t.other, 0, zkt_ms(15000)));
+  close_reconnected(b);
+}
+
 /* The proxies end whatever the case did (their connections close: a
  * client left open by a failed case finds no server through them). */
 static int proxies_teardown(void **state) {
@@ -407,6 +607,10 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup_teardown(async_waiter, proxies_setup, proxies_teardown),
       cmocka_unit_test_setup_teardown(latch_await_waiter, proxies_setup, proxies_teardown),
       cmocka_unit_test_setup_teardown(cli_wait, proxies_setup, proxies_teardown),
+      cmocka_unit_test_setup_teardown(mutex_parent_missing, proxies_setup, proxies_teardown),
+      cmocka_unit_test_setup_teardown(semaphore_leases_missing, proxies_setup, proxies_teardown),
+      cmocka_unit_test_setup_teardown(semaphore_count_parents_missing, proxies_setup, proxies_teardown),
+      cmocka_unit_test_setup_teardown(async_parent_missing, proxies_setup, proxies_teardown),
   };
   return zkt_main(argc, argv, tests, sizeof tests / sizeof *tests, "deadline");
 }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "queue.h"
 #include "test_hooks.h"
 
 #define OK(expr) assert_int_equal((expr), ZKC_OK)
@@ -695,6 +696,105 @@ static void create_cut_recovered_by_uuid(void **state) {
   OK(zkc_mutex_destroy(m));
   zkc_client_close(c);
   zkt_proxy_stop(&proxy);
+}
+
+/* ---- 8b: a create retried with the uuid of one applied (issue 37) ----
+ *
+ * A create cut off by connection loss after the leader applied it, whose
+ * uuid search then ran on a server that had not applied it yet, is made
+ * again with the same uuid: two nodes of one session carry the run's uuid,
+ * the older ahead of the newer. The state is made here directly: the
+ * uuid seam gives a node made through the client's own session (as the
+ * first create would have been) and then the acquire the same uuid. */
+
+static const char twin_uuid[] = "0b5e55ed-7a1e-4c0d-8e00-000000000037";
+static atomic_int twin_uses; /* new uuids still to be given twin_uuid */
+
+static void give_twin_uuid(char uuid[37]) {
+  if (atomic_fetch_sub(&twin_uses, 1) > 0) memcpy(uuid, twin_uuid, 37);
+}
+
+static int64_t session_of(zkc_client_t *c) {
+  int64_t sid = 0;
+  OK(zkc_client_session_id(c, &sid));
+  return sid;
+}
+
+/* The older node of our own session, with our uuid, sits ahead of ours:
+ * the acquire must not wait behind it (it would time out and leave it,
+ * wedging the lock for everyone until the session ends). */
+static void retried_create_twin_does_not_wedge(void **state) {
+  (void)state;
+  char path[512];
+  snprintf(path, sizeof path, "%s", zkt_path("lock"));
+  zkc_client_t *b = open_with(10000, NULL), *c = open_with(10000, NULL);
+  zkc_mutex_t *mb = new_mutex(b, path), *mc = new_mutex(c, path);
+  OK(zkc_mutex_acquire(mb)); /* the parents */
+  OK(zkc_mutex_release(mb));
+  zkc__uuid_seam = give_twin_uuid;
+  atomic_store(&twin_uses, 2);
+  zkc__held_t first = {0};
+  OK(zkc__node_create(b, path, ZKC__LOCK_NAME, NULL, zkt_now_ms() + zkt_ms(5000),
+                      &first));
+  assert_int_equal(first.session_id, session_of(b));
+  int rc = zkc_mutex_acquire_timeout(mb, zkt_ms(3000));
+  zkc__uuid_seam = NULL;
+  int left = zkt_children_count(path);
+  printf("figure: acquire with an older node of its own session and uuid "
+         "ahead: %s, %d node(s) in the queue\n", zkc_err_name(rc), left);
+  OK(rc);
+  char node[1100];
+  OK(zkc_mutex_lock_node(mb, node, sizeof node));
+  assert_string_not_equal(node, first.node);
+  /* The older one goes as ours: no second node of ours stays queued. */
+  assert_true(zkt_await_children_exactly(path, 1, zkt_ms(10000)));
+  OK(zkc_mutex_release(mb));
+  assert_true(zkt_await_children_exactly(path, 0, zkt_ms(10000)));
+  OK(zkc_mutex_acquire_timeout(mc, zkt_ms(5000))); /* not wedged */
+  OK(zkc_mutex_release(mc));
+  free(first.node);
+  OK(zkc_mutex_destroy(mb));
+  OK(zkc_mutex_destroy(mc));
+  zkc_client_close(b);
+  zkc_client_close(c);
+}
+
+/* The read-write lock's downgrade makes a read node named exactly after
+ * its uuid and the write node's sequence: a create retried after one was
+ * applied meets ZKC_ENODEEXISTS. That node is ours: it is adopted, not
+ * left behind an error. */
+static void downgrade_read_node_exists_is_adopted(void **state) {
+  (void)state;
+  char path[512];
+  snprintf(path, sizeof path, "%s", zkt_path("rw"));
+  zkc_client_t *b = open_with(10000, NULL);
+  zkc_rwlock_t *rw = NULL;
+  OK(zkc_rwlock_create(&rw, b, path));
+  zkc_mutex_t *w = zkc_rwlock_write_side(rw), *r = zkc_rwlock_read_side(rw);
+  OK(zkc_mutex_acquire(w));
+  char wnode[1100], name[64];
+  OK(zkc_mutex_lock_node(w, wnode, sizeof wnode));
+  snprintf(name, sizeof name, "__READ__%s", wnode + strlen(wnode) - 10);
+  zkc__uuid_seam = give_twin_uuid;
+  atomic_store(&twin_uses, 2);
+  zkc__held_t first = {0};
+  OK(zkc__node_create_mode(b, path, name, NULL, 1, zkt_now_ms() + zkt_ms(5000),
+                           &first));
+  int rc = zkc_mutex_acquire_timeout(r, zkt_ms(3000));
+  zkc__uuid_seam = NULL;
+  printf("figure: downgrade whose read node exists already: %s\n",
+         zkc_err_name(rc));
+  OK(rc);
+  char rnode[1100];
+  OK(zkc_mutex_lock_node(r, rnode, sizeof rnode));
+  assert_string_equal(rnode, first.node); /* adopted */
+  assert_int_equal(zkt_children_count(path), 2);
+  OK(zkc_mutex_release(r));
+  OK(zkc_mutex_release(w));
+  assert_true(zkt_await_children_exactly(path, 0, zkt_ms(10000)));
+  free(first.node);
+  OK(zkc_rwlock_destroy(rw));
+  zkc_client_close(b);
 }
 
 /* ---- 9 ---- */
@@ -1416,6 +1516,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test_teardown(leader_killed_under_contention, restore_ensemble),
       cmocka_unit_test_teardown(no_quorum_grants_nothing, restore_ensemble),
       cmocka_unit_test(create_cut_recovered_by_uuid),
+      cmocka_unit_test(retried_create_twin_does_not_wedge),
+      cmocka_unit_test(downgrade_read_node_exists_is_adopted),
       cmocka_unit_test(release_while_disconnected),
       cmocka_unit_test(random_waiters_leave_nothing),
       cmocka_unit_test(outside_delete_of_waiter_grants_one),

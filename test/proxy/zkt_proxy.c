@@ -17,6 +17,12 @@
  *                         "CUT <xid>" (asynchronous line) each time
  *   cut-after-list N      the same for the next N children reads (opcodes
  *                         8, 12): an earlier create's reply still arrives
+ *   stall-after-create N  the Nth create request from now (N >= 1) goes to
+ *                         the server and its reply to the client; right
+ *                         after that reply the proxy stalls (as `stall`)
+ *                         and prints "STALLED" (asynchronous line; 0
+ *                         disarms):
+ *                         the client's next request meets the silence
  *   stats                 "STATS conns=<open> accepted=<total> cuts=<total>
  *                         up=<bytes> down=<bytes>"
  * cuts counts connections closed by `cut` and by cut-after-create; up and
@@ -68,6 +74,10 @@ struct conn {
   bool dead;      /* closed; freed at the end of the loop iteration */
   int32_t *xids;  /* xids of armed creates whose reply must be dropped */
   size_t nxids, capxids;
+  bool stall_set;  /* stall-after-create: the create whose reply stalls */
+  int32_t stall_xid;
+  bool hold_at_end; /* that reply is passing */
+  bool holding;    /* it passed: scan no further, stall once it is written */
 };
 
 static struct conn **conns;
@@ -76,6 +86,7 @@ static uint16_t target_port;
 static bool stalled, refusing, accept_paused;
 static long armed; /* requests left for cut-after-create / cut-after-list */
 static bool armed_lists; /* armed for children reads, not creates */
+static long stall_countdown; /* creates until the one stall-after-create means */
 static unsigned long accepted_total, cuts_total;
 static unsigned long long passed[2]; /* bytes written, by flow (CLI: up) */
 
@@ -136,6 +147,11 @@ static bool is_armed_type(int32_t type) {
 
 /* A request passed to the server: remember armed creates. */
 static void note_request(struct conn *c, int32_t xid, int32_t type) {
+  bool create = type == 1 || type == 15 || type == 19 || type == 21;
+  if (create && stall_countdown > 0 && --stall_countdown == 0) {
+    c->stall_set = true;
+    c->stall_xid = xid;
+  }
   if (armed <= 0 || !is_armed_type(type)) return;
   if (c->nxids == c->capxids) {
     size_t cap = c->capxids ? 2 * c->capxids : 4;
@@ -177,12 +193,16 @@ static void fire(struct conn *c, int32_t xid) {
  * false if the connection was cut. */
 static bool scan(struct conn *c, int i) {
   struct flow *f = &c->f[i];
-  while (f->ready < f->end) {
+  while (f->ready < f->end && !c->holding) {
     size_t avail = f->end - f->ready;
     if (f->left > 0) { /* inside a packet: pass it through */
       size_t n = avail < f->left ? avail : f->left;
       f->ready += n;
       f->left -= n;
+      if (f->left == 0 && c->hold_at_end) {
+        c->hold_at_end = false;
+        c->holding = true;
+      }
       continue;
     }
     if (avail < 4) break;
@@ -197,6 +217,9 @@ static bool scan(struct conn *c, int i) {
     } else if (hdr && take_reply(c, (int32_t)be32(p + 4))) {
       fire(c, (int32_t)be32(p + 4));
       return false;
+    } else if (hdr && c->stall_set && (int32_t)be32(p + 4) == c->stall_xid) {
+      c->stall_set = false;
+      c->hold_at_end = true; /* this reply passes, then the stall */
     }
     f->first = false;
     f->left = 4 + (size_t)len;
@@ -230,8 +253,15 @@ static void pump(struct conn *c, int i, bool can_read) {
       return;
     }
   }
+  if (!can_read && !scan(c, i)) return; /* bytes held back by a stall */
   if (f->eof) f->ready = f->end; /* no more bytes will complete a header */
-  if (flush(c, i) < 0) return;
+  int flushed = flush(c, i);
+  if (flushed < 0) return;
+  if (flushed == 1 && c->holding) { /* stall-after-create's reply is out */
+    c->holding = false;
+    stalled = true;
+    say("STALLED");
+  }
   if (f->eof && f->start == f->end && !f->shut) {
     shutdown(c->fd[!i], SHUT_WR); /* half-close, as the peer did */
     f->shut = true;
@@ -410,6 +440,16 @@ static void command(char *line) {
     }
     armed = v;
     armed_lists = strcmp(cmd, "cut-after-list") == 0;
+    say("OK %s %ld", cmd, v);
+  } else if (n == 2 && strcmp(cmd, "stall-after-create") == 0) {
+    char *endp;
+    errno = 0;
+    long v = strtol(tok[1], &endp, 10);
+    if (errno || *endp || endp == tok[1] || v < 0) {
+      say("ERR bad count: %s", tok[1]);
+      return;
+    }
+    stall_countdown = v;
     say("OK %s %ld", cmd, v);
   } else if (n == 1 && strcmp(cmd, "stats") == 0) {
     say("STATS conns=%zu accepted=%lu cuts=%lu up=%llu down=%llu", live_conns(),
