@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "async_int.h"
+#include "queue_nodes.h"
 
 #include "names.h"
 #include "session.h"
@@ -64,14 +65,20 @@ int zkc_hold_is_held(const zkc_hold_t *h) {
          zkc__session_fate(h->a->c, session) == ZKC__SESSION_LIVE;
 }
 
-int zkc_hold_fenced_set(zkc_hold_t *h, const char *path, const void *data,
-                        size_t len) {
-  if (h == NULL || zkc__path_validate(path) != ZKC_OK ||
-      (data == NULL && len > 0) || len > ZKC__DATA_MAX)
-    return ZKC_EINVAL;
+/* The fenced write of a hold: a set, or a create (fn names the call). */
+static int hold_fenced(zkc_hold_t *h, const char *fn, int create,
+                       const char *path, const void *data, size_t len) {
+  if (h == NULL) return zkc__refuse(NULL, ZKC_EINVAL, "%s: hold is NULL", fn);
   zkc_async_t *a = h->a;
-  int rc = zkc__call_enter(a->c);
+  int rc = zkc__check_path(a->c, fn, "path", path);
   if (rc != ZKC_OK) return rc;
+  if (data == NULL && len > 0)
+    return zkc__refuse(a->c, ZKC_EINVAL, "%s: data is NULL with len above 0",
+                       fn);
+  if (len > ZKC__DATA_MAX)
+    return zkc__refuse(a->c, ZKC_EINVAL, "%s: len is above 1020 KiB "
+                       "(ZooKeeper's default request limit is 1 MiB)", fn);
+  if ((rc = zkc__call_enter(a->c)) != ZKC_OK) return rc;
   char *node = NULL;
   pthread_mutex_lock(&a->mu);
   rc = h->released ? ZKC_ENOTOWNER : h->lost ? ZKC_ELOST : ZKC_OK;
@@ -79,7 +86,10 @@ int zkc_hold_fenced_set(zkc_hold_t *h, const char *path, const void *data,
   pthread_mutex_unlock(&a->mu);
   if (rc == ZKC_OK) {
     int failed_op = -1;
-    rc = zkc__op_run_check_set(a->c, node, path, data, (int)len, &failed_op);
+    rc = create ? zkc__fenced_create_node(a->c, node, path, data, len,
+                                          &failed_op)
+                : zkc__op_run_check_set(a->c, node, path, data, (int)len,
+                                        &failed_op);
     if (rc == ZKC_ENONODE && failed_op == 0) { /* our node is gone */
       pthread_mutex_lock(&a->mu);
       h->lost = 1;
@@ -90,4 +100,14 @@ int zkc_hold_fenced_set(zkc_hold_t *h, const char *path, const void *data,
   free(node);
   zkc__call_leave(a->c);
   return rc;
+}
+
+int zkc_hold_fenced_set(zkc_hold_t *h, const char *path, const void *data,
+                        size_t len) {
+  return hold_fenced(h, "zkc_hold_fenced_set", 0, path, data, len);
+}
+
+int zkc_hold_fenced_create(zkc_hold_t *h, const char *path, const void *data,
+                           size_t len) {
+  return hold_fenced(h, "zkc_hold_fenced_create", 1, path, data, len);
 }

@@ -22,7 +22,7 @@
 #include "util.h"
 #include "zkcoord/leader.h"
 
-#define LATCH_NAME "latch-" /* Curator's LeaderLatch.LOCK_NAME */
+#define LATCH_NAME ZKC__LATCH_NAME
 
 struct zkc_latch {
   /* Node, thread and connection; cand.mu guards the fields below up to

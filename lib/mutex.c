@@ -590,16 +590,39 @@ int zkc_mutex_fenced_set(zkc_mutex_t *m, const char *path, const void *data,
   return zkc__mutex_fenced_write(m, path, data, len, -1, NULL);
 }
 
+int zkc_mutex_fenced_create(zkc_mutex_t *m, const char *path,
+                            const void *data, size_t len) {
+  return zkc__mutex_fenced_write(m, path, data, len, ZKC__FENCED_CREATE, NULL);
+}
+
+/* Why a fenced write refuses its arguments (fn names the public call). */
+static int fenced_args(zkc_mutex_t *m, const char *fn, const char *path,
+                       const void *data, size_t len) {
+  if (m == NULL) return zkc__refuse(NULL, ZKC_EINVAL, "%s: mutex is NULL", fn);
+  int rc = zkc__check_path(m->client, fn, "path", path);
+  if (rc != ZKC_OK) return rc;
+  const char *why =
+      data == NULL && len > 0 ? "data is NULL with len above 0"
+      : len > ZKC__DATA_MAX   ? "len is above 1020 KiB (ZooKeeper's default "
+                                "request limit is 1 MiB)"
+      : m->side == ZKC__SIDE_READ
+          ? "a fenced write needs the write side of a read-write lock, not "
+            "its read side"
+          : NULL;
+  return why ? zkc__refuse(m->client, ZKC_EINVAL, "%s: %s", fn, why) : ZKC_OK;
+}
+
 int zkc__mutex_fenced_write(zkc_mutex_t *m, const char *path,
                             const void *data, size_t len, int32_t version,
                             int32_t *new_version) {
-  if (m == NULL || zkc__path_validate(path) != ZKC_OK ||
-      (data == NULL && len > 0) || len > ZKC__DATA_MAX ||
-      m->side == ZKC__SIDE_READ) /* readers share: nothing to fence */
-    return ZKC_EINVAL;
-  zkc_client_t *c = m->client;
-  int rc = zkc__call_enter(c);
+  int create = version == ZKC__FENCED_CREATE;
+  int rc = fenced_args(m, create        ? "zkc_mutex_fenced_create"
+                          : version < 0 ? "zkc_mutex_fenced_set"
+                                        : "zkc_mutex_fenced_cas",
+                       path, data, len);
   if (rc != ZKC_OK) return rc;
+  zkc_client_t *c = m->client;
+  if ((rc = zkc__call_enter(c)) != ZKC_OK) return rc;
   char *node = NULL;
   pthread_mutex_lock(&m->mu);
   hold_t *h = my_hold(m);
@@ -609,8 +632,11 @@ int zkc__mutex_fenced_write(zkc_mutex_t *m, const char *path,
   pthread_mutex_unlock(&m->mu);
   if (rc == ZKC_OK) {
     int failed_op = -1;
-    rc = zkc__op_run_check_set_version(c, node, path, data, (int)len, version,
-                                       new_version, &failed_op);
+    if (create)
+      rc = zkc__fenced_create_node(c, node, path, data, len, &failed_op);
+    else
+      rc = zkc__op_run_check_set_version(c, node, path, data, (int)len,
+                                         version, new_version, &failed_op);
     /* Our lock node is gone, or the session that owns it has expired (the
      * handle refuses every request): the hold is lost. The maintenance
      * thread tells the lost callback when it learns of it (the guard finds
