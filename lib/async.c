@@ -107,8 +107,11 @@ int zkc_async_destroy(zkc_async_t *a) {
 
 int zkc_async_acquire(zkc_async_t *a, const char *path, int64_t timeout_ms,
                       zkc_acquired_fn done, void *ctx, uint64_t *id) {
-  if (a == NULL || done == NULL || zkc__path_validate(path) != ZKC_OK)
-    return ZKC_EINVAL;
+  int rc0 = zkc__refuse_null(a ? a->c : NULL, "zkc_async_acquire", "async",
+                             a == NULL, "done", done == NULL, (char *)NULL);
+  if (rc0 == ZKC_OK)
+    rc0 = zkc__check_path(a->c, "zkc_async_acquire", "lock path", path);
+  if (rc0 != ZKC_OK) return rc0;
   if (zkc__client_closed(a->c)) return ZKC_ECLOSED;
   acq_t *q = calloc(1, sizeof *q);
   char *base = q ? strdup(path) : NULL;

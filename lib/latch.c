@@ -183,9 +183,15 @@ void zkc_latch_opts_init(zkc_latch_opts_t *opts) {
 int zkc_latch_create(zkc_latch_t **out, zkc_client_t *client, const char *path,
                      const char *id, const zkc_latch_opts_t *opts) {
   if (out != NULL) *out = NULL;
-  if (out == NULL || client == NULL || zkc__path_validate(path) != ZKC_OK ||
-      zkc__id_validate(id) != ZKC_OK)
-    return ZKC_EINVAL;
+  int rc0 = zkc__refuse_null(client, "zkc_latch_create", "out", out == NULL,
+                             "client", client == NULL, (char *)NULL);
+  if (rc0 == ZKC_OK)
+    rc0 = zkc__check_path(client, "zkc_latch_create", "election path", path);
+  if (rc0 == ZKC_OK)
+    rc0 = ZKC__REFUSE_IF(client, zkc__id_validate(id) != ZKC_OK,
+                         "zkc_latch_create", "id is longer than a node's data "
+                         "may be (1020 KiB)");
+  if (rc0 != ZKC_OK) return rc0;
   zkc_latch_t *l = calloc(1, sizeof *l);
   if (l == NULL) return ZKC_ENOMEM;
   if (opts) l->opts = *opts;

@@ -138,3 +138,14 @@ int zkc__check_path(zkc_client_t *c, const char *fn, const char *what,
   return zkc__refuse(c, ZKC_EINVAL, "%s: invalid %s '%.300s': %s", fn, what,
                      path, why);
 }
+
+int zkc__refuse_null(zkc_client_t *c, const char *fn, ...) {
+  va_list ap;
+  va_start(ap, fn);
+  int rc = ZKC_OK;
+  for (const char *name; rc == ZKC_OK && (name = va_arg(ap, const char *));)
+    if (va_arg(ap, int))
+      rc = zkc__refuse(c, ZKC_EINVAL, "%s: %s is NULL", fn, name);
+  va_end(ap);
+  return rc;
+}

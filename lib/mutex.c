@@ -164,8 +164,10 @@ static void on_node_gone(void *ctx, uint64_t guard) {
 int zkc_mutex_create(zkc_mutex_t **out, zkc_client_t *client,
                      const char *path) {
   if (out != NULL) *out = NULL;
-  if (out == NULL || client == NULL || zkc__path_validate(path) != ZKC_OK)
-    return ZKC_EINVAL;
+  int rc = zkc__refuse_null(client, "zkc_mutex_create", "out", out == NULL,
+                            "client", client == NULL, (char *)NULL);
+  if (rc == ZKC_OK) rc = zkc__check_path(client, "zkc_mutex_create", "lock path", path);
+  if (rc != ZKC_OK) return rc;
   return zkc__mutex_new(out, client, path, ZKC__SIDE_MUTEX);
 }
 

@@ -139,10 +139,16 @@ int zkc_selector_create(zkc_selector_t **out, zkc_client_t *client,
                         const char *path, zkc_selector_fn take_leadership,
                         void *ctx, const zkc_selector_opts_t *opts) {
   if (out != NULL) *out = NULL;
-  if (out == NULL || client == NULL || take_leadership == NULL ||
-      zkc__path_validate(path) != ZKC_OK ||
-      (opts && zkc__id_validate(opts->id) != ZKC_OK))
-    return ZKC_EINVAL;
+  int rc0 = zkc__refuse_null(client, "zkc_selector_create", "out", out == NULL,
+                             "client", client == NULL, "take_leadership",
+                             take_leadership == NULL, (char *)NULL);
+  if (rc0 == ZKC_OK)
+    rc0 = zkc__check_path(client, "zkc_selector_create", "election path", path);
+  if (rc0 == ZKC_OK)
+    rc0 = ZKC__REFUSE_IF(client, opts && zkc__id_validate(opts->id) != ZKC_OK,
+                         "zkc_selector_create", "the id option is longer than "
+                         "a node's data may be (1020 KiB)");
+  if (rc0 != ZKC_OK) return rc0;
   zkc_selector_t *s = calloc(1, sizeof *s);
   if (s == NULL) return ZKC_ENOMEM;
   s->take = take_leadership;

@@ -109,10 +109,17 @@ int zkc_sem_create(zkc_sem_t **out, zkc_client_t *client, const char *path,
   zkc_sem_opts_t def;
   zkc_sem_opts_init(&def);
   if (opts == NULL) opts = &def;
-  if (out == NULL || client == NULL || zkc__path_validate(path) != ZKC_OK ||
-      opts->max_leases < 1 ||
-      (opts->count_path && zkc__path_validate(opts->count_path) != ZKC_OK))
-    return ZKC_EINVAL;
+  int rc0 = zkc__refuse_null(client, "zkc_sem_create", "out", out == NULL,
+                             "client", client == NULL, (char *)NULL);
+  if (rc0 == ZKC_OK)
+    rc0 = zkc__check_path(client, "zkc_sem_create", "semaphore path", path);
+  if (rc0 == ZKC_OK)
+    rc0 = ZKC__REFUSE_IF(client, opts->max_leases < 1, "zkc_sem_create",
+                         "max_leases %d is below 1", opts->max_leases);
+  if (rc0 == ZKC_OK && opts->count_path)
+    rc0 = zkc__check_path(client, "zkc_sem_create", "count_path",
+                          opts->count_path);
+  if (rc0 != ZKC_OK) return rc0;
   zkc_sem_t *s = calloc(1, sizeof *s);
   if (s == NULL) return ZKC_ENOMEM;
   s->max = opts->max_leases;

@@ -424,6 +424,10 @@ int zkc__refuse_opts(const zkc_client_opts_t *o, int rc, const char *fmt, ...)
  * NULL"), and returns ZKC_EINVAL. */
 int zkc__check_path(zkc_client_t *c, const char *fn, const char *what,
                     const char *path);
+/* Refuses with "<fn>: <name> is NULL" the first of the (const char *name,
+ * int is_null) pairs that follow fn, up to a NULL name, whose is_null is
+ * set (ZKC_EINVAL); ZKC_OK when none is. */
+int zkc__refuse_null(zkc_client_t *c, const char *fn, ...);
 /* Refuses with "<fn>: <why>" when `bad` (ZKC_EINVAL), else ZKC_OK. */
 #define ZKC__REFUSE_IF(c, bad, fn, ...) \
   ((bad) ? zkc__refuse((c), ZKC_EINVAL, fn ": " __VA_ARGS__) : ZKC_OK)
