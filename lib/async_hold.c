@@ -13,7 +13,8 @@
 
 int zkc_hold_release(zkc_async_t *a, zkc_hold_t *h, zkc_released_fn done,
                      void *ctx) {
-  if (a == NULL || h == NULL) return ZKC_EINVAL;
+  int rc_ = zkc__refuse_null(a ? a->c : NULL, "zkc_hold_release", "async", a == NULL, "hold", h == NULL, (char *)NULL);
+  if (rc_ != ZKC_OK) return rc_;
   if (h->a != a) return ZKC_ENOTOWNER;
   return zkc__async_release(a, h, done, ctx);
 }
@@ -37,7 +38,8 @@ int zkc_hold_free(zkc_hold_t *h) {
 }
 
 int zkc_hold_fencing_token(const zkc_hold_t *h, int64_t *token) {
-  if (h == NULL || token == NULL) return ZKC_EINVAL;
+  int rc_ = zkc__refuse_null(h ? h->a->c : NULL, "zkc_hold_fencing_token", "hold", h == NULL, "token", token == NULL, (char *)NULL);
+  if (rc_ != ZKC_OK) return rc_;
   pthread_mutex_lock(&h->a->mu);
   int rc = h->released ? ZKC_ENOTOWNER : ZKC_OK;
   if (rc == ZKC_OK) *token = h->held.token;
@@ -46,12 +48,17 @@ int zkc_hold_fencing_token(const zkc_hold_t *h, int64_t *token) {
 }
 
 int zkc_hold_node(const zkc_hold_t *h, char *buf, size_t len) {
-  if (h == NULL || buf == NULL || len == 0) return ZKC_EINVAL;
+  int rc_ = zkc__refuse_null(h ? h->a->c : NULL, "zkc_hold_node", "hold", h == NULL, "buf", buf == NULL, (char *)NULL);
+  if (rc_ != ZKC_OK) return rc_;
+  if (len == 0) return zkc__refuse(h->a->c, ZKC_EINVAL, "zkc_hold_node: len is 0");
   pthread_mutex_lock(&h->a->mu);
-  int rc = h->released ? ZKC_ENOTOWNER
-           : strlen(h->held.node) >= len ? ZKC_EINVAL : ZKC_OK;
+  size_t need = strlen(h->held.node) + 1;
+  int rc = h->released ? ZKC_ENOTOWNER : need > len ? ZKC_EINVAL : ZKC_OK;
   if (rc == ZKC_OK) strcpy(buf, h->held.node);
   pthread_mutex_unlock(&h->a->mu);
+  if (rc == ZKC_EINVAL)
+    zkc__refuse(h->a->c, rc, "zkc_hold_node: buf of %zu bytes is too small "
+                "(the node's path needs %zu)", len, need);
   return rc;
 }
 

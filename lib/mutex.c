@@ -211,7 +211,9 @@ int zkc__mutex_busy(zkc_mutex_t *m) {
 
 int zkc_mutex_destroy(zkc_mutex_t *m) {
   if (m == NULL) return ZKC_OK;
-  if (m->side != ZKC__SIDE_MUTEX) return ZKC_EINVAL; /* its rwlock's */
+  if (m->side != ZKC__SIDE_MUTEX) /* its rwlock's */
+    return zkc__refuse(m->client, ZKC_EINVAL, "zkc_mutex_destroy: a side of a "
+                       "read-write lock goes with zkc_rwlock_destroy");
   if (zkc__mutex_busy(m)) return ZKC_EBUSY;
   return zkc__mutex_free(m);
 }
@@ -352,7 +354,8 @@ static int twin_check(zkc_mutex_t *m, char **wnode) {
 }
 
 int zkc_mutex_acquire_timeout(zkc_mutex_t *m, int64_t timeout_ms) {
-  if (m == NULL) return ZKC_EINVAL; /* timeout_ms < 0: no limit */
+  if (m == NULL) /* timeout_ms < 0: no limit */
+    return zkc__refuse(NULL, ZKC_EINVAL, "zkc_mutex_acquire_timeout: mutex is NULL");
   zkc_client_t *c = m->client;
   char *wnode = NULL;
   int rc = twin_check(m, &wnode);
@@ -429,13 +432,15 @@ int zkc_mutex_acquire_timeout(zkc_mutex_t *m, int64_t timeout_ms) {
 }
 
 int zkc_mutex_acquire(zkc_mutex_t *m) {
-  if (m == NULL) return ZKC_EINVAL;
+  if (m == NULL) return zkc__refuse(NULL, ZKC_EINVAL, "zkc_mutex_acquire: mutex is NULL");
   return zkc_mutex_acquire_timeout(m, INT64_MAX);
 }
 
 /* zkc_mutex_release, or with `nowait` zkc_mutex_release_nowait. */
 static int release(zkc_mutex_t *m, int nowait) {
-  if (m == NULL) return ZKC_EINVAL;
+  if (m == NULL)
+    return zkc__refuse(NULL, ZKC_EINVAL, "%s: mutex is NULL",
+                       nowait ? "zkc_mutex_release_nowait" : "zkc_mutex_release");
   if (zkc__on_callback_thread()) return ZKC_EDEADLK;
   zkc_client_t *c = m->client;
   pthread_mutex_lock(&m->mu);
@@ -515,7 +520,7 @@ int zkc_mutex_is_held(const zkc_mutex_t *cm) {
 }
 
 int zkc_mutex_set_lost_callback(zkc_mutex_t *m, zkc_lost_fn fn, void *ctx) {
-  if (m == NULL) return ZKC_EINVAL;
+  if (m == NULL) return zkc__refuse(NULL, ZKC_EINVAL, "zkc_mutex_set_lost_callback: mutex is NULL");
   pthread_mutex_lock(&m->mu);
   m->lost_fn = fn;
   m->lost_ctx = ctx;
@@ -524,7 +529,7 @@ int zkc_mutex_set_lost_callback(zkc_mutex_t *m, zkc_lost_fn fn, void *ctx) {
 }
 
 int zkc_mutex_set_revocable(zkc_mutex_t *m, zkc_revoke_fn fn, void *ctx) {
-  if (m == NULL) return ZKC_EINVAL;
+  if (m == NULL) return zkc__refuse(NULL, ZKC_EINVAL, "zkc_mutex_set_revocable: mutex is NULL");
   pthread_mutex_lock(&m->mu);
   m->revoke_fn = fn;
   m->revoke_ctx = ctx;
@@ -533,7 +538,8 @@ int zkc_mutex_set_revocable(zkc_mutex_t *m, zkc_revoke_fn fn, void *ctx) {
 }
 
 int zkc_mutex_fencing_token(const zkc_mutex_t *cm, int64_t *token) {
-  if (cm == NULL || token == NULL) return ZKC_EINVAL;
+  int rc_ = zkc__refuse_null(cm ? cm->client : NULL, "zkc_mutex_fencing_token", "mutex", cm == NULL, "token", token == NULL, (char *)NULL);
+  if (rc_ != ZKC_OK) return rc_;
   zkc_mutex_t *m = (zkc_mutex_t *)cm;
   pthread_mutex_lock(&m->mu);
   hold_t *h = my_hold(m);
@@ -543,7 +549,9 @@ int zkc_mutex_fencing_token(const zkc_mutex_t *cm, int64_t *token) {
 }
 
 int zkc_mutex_lock_node(const zkc_mutex_t *cm, char *buf, size_t buf_len) {
-  if (cm == NULL || buf == NULL || buf_len == 0) return ZKC_EINVAL;
+  int rc_ = zkc__refuse_null(cm ? cm->client : NULL, "zkc_mutex_lock_node", "mutex", cm == NULL, "buf", buf == NULL, (char *)NULL);
+  if (rc_ != ZKC_OK) return rc_;
+  if (buf_len == 0) return zkc__refuse(cm->client, ZKC_EINVAL, "zkc_mutex_lock_node: buf_len is 0");
   zkc_mutex_t *m = (zkc_mutex_t *)cm;
   int rc = ZKC_ENOTOWNER;
   pthread_mutex_lock(&m->mu);
@@ -554,6 +562,9 @@ int zkc_mutex_lock_node(const zkc_mutex_t *cm, char *buf, size_t buf_len) {
     if (rc == ZKC_OK) memcpy(buf, h->held.node, len + 1);
   }
   pthread_mutex_unlock(&m->mu);
+  if (rc == ZKC_EINVAL)
+    zkc__refuse(m->client, rc, "zkc_mutex_lock_node: buf_len %zu is too small "
+                "for the node's path", buf_len);
   return rc;
 }
 
@@ -578,7 +589,8 @@ static void keep_side(zkc__side_t side, char ***nodes, size_t *count) {
 }
 
 int zkc_mutex_participant_nodes(zkc_mutex_t *m, char ***nodes, size_t *count) {
-  if (m == NULL || nodes == NULL || count == NULL) return ZKC_EINVAL;
+  int rc_ = zkc__refuse_null(m ? m->client : NULL, "zkc_mutex_participant_nodes", "mutex", m == NULL, "nodes", nodes == NULL, "count", count == NULL, (char *)NULL);
+  if (rc_ != ZKC_OK) return rc_;
   int rc = zkc__call_enter(m->client);
   if (rc != ZKC_OK) return rc;
   rc = zkc__lock_participants(m->client, m->path, nodes, count);

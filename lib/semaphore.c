@@ -159,7 +159,7 @@ int zkc_sem_destroy(zkc_sem_t *s) {
 }
 
 int zkc_sem_set_lost_callback(zkc_sem_t *s, zkc_sem_lost_fn fn, void *ctx) {
-  if (s == NULL) return ZKC_EINVAL;
+  if (s == NULL) return zkc__refuse(NULL, ZKC_EINVAL, "zkc_sem_set_lost_callback: sem is NULL");
   pthread_mutex_lock(&s->mu);
   s->lost_fn = fn;
   s->lost_ctx = ctx;
@@ -501,8 +501,12 @@ void zkc__sem_lease_delete(zkc_lease_t *l) {
 int zkc_sem_acquire(zkc_sem_t *s, unsigned qty, int64_t timeout_ms,
                     zkc_lease_t **out) {
   if (out != NULL) *out = NULL;
-  if (s == NULL || out == NULL || qty == 0) return ZKC_EINVAL;
-  if (s->count_path == NULL && qty > (unsigned)s->max) return ZKC_EINVAL;
+  int rc_ = zkc__refuse_null(s ? s->client : NULL, "zkc_sem_acquire", "sem", s == NULL, "out", out == NULL, (char *)NULL);
+  if (rc_ != ZKC_OK) return rc_;
+  if (qty == 0) return zkc__refuse(s->client, ZKC_EINVAL, "zkc_sem_acquire: qty is 0");
+  if (s->count_path == NULL && qty > (unsigned)s->max)
+    return zkc__refuse(s->client, ZKC_EINVAL, "zkc_sem_acquire: qty %u is "
+                       "above the limit %d (max_leases)", qty, s->max);
   zkc_client_t *c = s->client;
   int rc = zkc__call_enter(c); /* callback thread, closed client */
   if (rc != ZKC_OK) return rc;
