@@ -49,8 +49,10 @@ typedef enum zkc_delivery {
  * a failure (hold NULL): ZKC_ETIMEDOUT, ZKC_ECANCELED, ZKC_ECLOSED (client
  * closed or context destroyed), ZKC_ECONNLOSS or ZKC_EOPTIMEOUT (the
  * client's retry policy, zkc_client_opts_t.retry, exhausted in one outage,
- * as for zkc_mutex_acquire), ZKC_ENOMEM, ZKC_ENOROOT or the server's
- * refusal (ZKC_ENOAUTH, ...). Runs exactly once per accepted acquire. */
+ * as for zkc_mutex_acquire), ZKC_ENOMEM, ZKC_ENOROOT, ZKC_ELAYOUT (the
+ * path holds another recipe's nodes, as for zkc_mutex_acquire: the line
+ * saying which went to the client's log sink) or the server's refusal
+ * (ZKC_ENOAUTH, ...). Runs exactly once per accepted acquire. */
 typedef void (*zkc_acquired_fn)(void *ctx, int rc, zkc_hold_t *hold);
 /* A release's delete is done: ZKC_OK (deleted, or handed to the background
  * while the connection is down, as zkc_mutex_release does), ZKC_ELOST (the

@@ -97,6 +97,15 @@ ZKC_EXTERN int zkc_mutex_destroy(zkc_mutex_t *mutex);
  *   ZKC_ENOROOT    the chroot of the connect string vanished
  *   ZKC_ENOCHILDREN, ZKC_EBADARGS, ZKC_EINVALIDACL
  *                  the server refused the lock path or the ACL
+ *   ZKC_ELAYOUT    the lock path holds another recipe's nodes (a
+ *                  semaphore's locks/ or leases/, kazoo's semaphore leases,
+ *                  a leader latch's nodes: zkc_contender_layout): nothing
+ *                  of ours is left there, the other recipe's holders are
+ *                  untouched; zkc_last_error_message names the path and
+ *                  the recipe. Checked at every read of the queue, so a
+ *                  waiter also gives way to one that came meanwhile.
+ *                  Curator's, kazoo's and go-zookeeper's locks and
+ *                  read-write locks are locks: a mutex queues with them
  *   ZKC_EREADONLY, ZKC_ETHROTTLED, ZKC_EAUTHFAILED, ZKC_ESYSTEM, ZKC_EPROTO
  *                  other answers of the ensemble (see zkcoord/common.h)
  * On any error no lock node is left behind. */
