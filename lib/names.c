@@ -377,28 +377,39 @@ unsigned zkc__child_layout(const char *name, int ephemeral) {
   }
   /* Curator's LeaderLatch: "latch-" right before the sequence. */
   if (marked_before_sequence(name, "latch-")) return ZKC_LAYOUT_ELECTION;
+  /* Any other sequenced node takes part in a lock's queue; one with a
+   * lock's own marker (a mutex's or a selector's "lock-", kazoo's, a
+   * read-write lock's) is known to be a lock's. */
+  unsigned known = zkc__rw_kind(name) != ZKC__RW_OTHER ||
+                           marked_before_sequence(name, "lock-")
+                       ? ZKC__LAYOUT_KNOWN_LOCK
+                       : 0;
   const char *kind = zkc__node_kind(name);
-  return strcmp(kind, "exclusive") == 0 ? ZKC_LAYOUT_LOCK
-                                        : ZKC_LAYOUT_LOCK | ZKC_LAYOUT_RWLOCK;
+  return known | (strcmp(kind, "exclusive") == 0
+                      ? ZKC_LAYOUT_LOCK
+                      : ZKC_LAYOUT_LOCK | ZKC_LAYOUT_RWLOCK);
 }
 
 unsigned zkc__layout_refused(zkc__recipe_layout_t as, unsigned layouts) {
   static const unsigned order[] = {ZKC_LAYOUT_SEMAPHORE,
                                    ZKC_LAYOUT_KAZOO_SEMAPHORE,
-                                   ZKC_LAYOUT_ELECTION, ZKC_LAYOUT_LOCK};
+                                   ZKC_LAYOUT_ELECTION, ZKC__LAYOUT_KNOWN_LOCK};
   unsigned foreign;
   switch (as) {
     case ZKC__AS_LOCK: /* a read-write lock's nodes are locks too */
       foreign = ZKC_LAYOUT_SEMAPHORE | ZKC_LAYOUT_KAZOO_SEMAPHORE |
                 ZKC_LAYOUT_ELECTION;
       break;
+    /* A sequenced node of no known recipe (a squatter, ZooKeeper's own
+     * recipe's "x-<session>-<seq>") takes part in an election's queue as
+     * in a lock's: only a lock's own nodes are refused. */
     case ZKC__AS_ELECTION:
       foreign = ZKC_LAYOUT_SEMAPHORE | ZKC_LAYOUT_KAZOO_SEMAPHORE |
-                ZKC_LAYOUT_LOCK;
+                ZKC__LAYOUT_KNOWN_LOCK;
       break;
     case ZKC__AS_SEMAPHORE:
       foreign = ZKC_LAYOUT_KAZOO_SEMAPHORE | ZKC_LAYOUT_ELECTION |
-                ZKC_LAYOUT_LOCK;
+                ZKC__LAYOUT_KNOWN_LOCK;
       break;
     default:
       return 0;
@@ -417,8 +428,7 @@ const char *zkc__layout_what(unsigned layout) {
       return "kazoo's semaphore (lease nodes named by 32 hex digits)";
     case ZKC_LAYOUT_ELECTION:
       return "a leader election (LeaderLatch \"latch-\" nodes)";
-    case ZKC_LAYOUT_LOCK:
-    case ZKC_LAYOUT_LOCK | ZKC_LAYOUT_RWLOCK:
+    case ZKC__LAYOUT_KNOWN_LOCK:
       return "lock nodes (a lock, a read-write lock or a LeaderSelector's "
              "queue)";
     default:

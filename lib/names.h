@@ -130,9 +130,16 @@ char *zkc__path_parent(const char *path);
  * "write", "exclusive", or NULL for a name without a sequence. Static. */
 const char *zkc__node_kind(const char *name);
 
+/* Set by zkc__child_layout beside ZKC_LAYOUT_LOCK when the node carries a
+ * lock's own marker before its sequence ("lock-", "__lock__", "__rlock__",
+ * "__WRIT__", "__READ__"): known to be a lock's, not a squatter's. Not a
+ * public bit (zkc_contender_layout clears it). */
+#define ZKC__LAYOUT_KNOWN_LOCK (1u << 8)
+
 /* The ZKC_LAYOUT_* bits (zkcoord/status.h) of a child named `name` of a
- * path; `ephemeral` is 1 when the node is ephemeral, 0 when persistent, -1
- * when not known (a children list: counted as ephemeral). */
+ * path, with ZKC__LAYOUT_KNOWN_LOCK; `ephemeral` is 1 when the node is
+ * ephemeral, 0 when persistent, -1 when not known (a children list:
+ * counted as ephemeral). */
 unsigned zkc__child_layout(const char *name, int ephemeral);
 
 /* The layout a recipe keeps on its path. */
@@ -143,13 +150,16 @@ typedef enum {
   ZKC__AS_SEMAPHORE  /* semaphore */
 } zkc__recipe_layout_t;
 
-/* The one ZKC_LAYOUT_* bit among `layouts` (children's bits or'ed) that a
+/* The one bit among `layouts` (children's zkc__child_layout or'ed) that a
  * recipe keeping layout `as` must not share a path with, or 0. A lock
- * shares a path with read-write locks (their nodes exclude each other). */
+ * shares a path with read-write locks (their nodes exclude each other);
+ * an election and a semaphore refuse a lock's known nodes only
+ * (ZKC__LAYOUT_KNOWN_LOCK): a squatter's sequenced node queues with a
+ * latch as with a lock. */
 unsigned zkc__layout_refused(zkc__recipe_layout_t as, unsigned layouts);
 
-/* A phrase naming the recipe of a ZKC_LAYOUT_* bit ("a semaphore (...)").
- * Static. */
+/* A phrase naming the recipe of a bit zkc__layout_refused returns ("a
+ * semaphore (...)"). Static. */
 const char *zkc__layout_what(unsigned layout);
 
 #endif /* ZKC_NAMES_H */

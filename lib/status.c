@@ -18,7 +18,9 @@ static const char *node_style(const char *name) {
 }
 
 unsigned zkc_contender_layout(const zkc_contender_t *e) {
-  return e == NULL ? 0 : zkc__child_layout(e->name, e->ephemeral_owner != 0);
+  return e == NULL ? 0
+                   : zkc__child_layout(e->name, e->ephemeral_owner != 0) &
+                         ~ZKC__LAYOUT_KNOWN_LOCK;
 }
 
 static int by_name(const void *a, const void *b) {

@@ -409,22 +409,27 @@ static void layouts_of_children(void **state) {
   const char *u = "_c_0f8e2a46-3b7c-4d1e-9a5b-6c7d8e9f0a1b-";
   char n[128];
   snprintf(n, sizeof n, "%slock-0000000007", u);
-  assert_int_equal(zkc__child_layout(n, 1), ZKC_LAYOUT_LOCK);
+  const unsigned K = ZKC__LAYOUT_KNOWN_LOCK;
+  assert_int_equal(zkc__child_layout(n, 1), ZKC_LAYOUT_LOCK | K);
   snprintf(n, sizeof n, "%s__WRIT__0000000007", u);
-  assert_int_equal(zkc__child_layout(n, 1), ZKC_LAYOUT_LOCK | ZKC_LAYOUT_RWLOCK);
+  assert_int_equal(zkc__child_layout(n, 1), ZKC_LAYOUT_LOCK | ZKC_LAYOUT_RWLOCK | K);
   snprintf(n, sizeof n, "%s__READ__0000000008", u);
-  assert_int_equal(zkc__child_layout(n, 1), ZKC_LAYOUT_LOCK | ZKC_LAYOUT_RWLOCK);
+  assert_int_equal(zkc__child_layout(n, 1), ZKC_LAYOUT_LOCK | ZKC_LAYOUT_RWLOCK | K);
   snprintf(n, sizeof n, "%slatch-0000000009", u);
   assert_int_equal(zkc__child_layout(n, 1), ZKC_LAYOUT_ELECTION);
   snprintf(n, sizeof n, "%slatch--2147483648", u); /* after the wrap */
   assert_int_equal(zkc__child_layout(n, 1), ZKC_LAYOUT_ELECTION);
   /* kazoo: Lock and WriteLock share "__lock__" (exclusive), ReadLock */
   assert_int_equal(zkc__child_layout("0123456789abcdef0123456789abcdef__lock__0000000001", 1),
-                   ZKC_LAYOUT_LOCK);
+                   ZKC_LAYOUT_LOCK | K);
   assert_int_equal(zkc__child_layout("0123456789abcdef0123456789abcdef__rlock__0000000001", 1),
-                   ZKC_LAYOUT_LOCK | ZKC_LAYOUT_RWLOCK);
+                   ZKC_LAYOUT_LOCK | ZKC_LAYOUT_RWLOCK | K);
   /* go-zookeeper: "_c_<32 hex>-lock-<seq>" */
   assert_int_equal(zkc__child_layout("_c_0123456789abcdef0123456789abcdef-lock-0000000002", 1),
+                   ZKC_LAYOUT_LOCK | K);
+  /* a squatter, ZooKeeper's own recipe: in the queue, of no known lock */
+  assert_int_equal(zkc__child_layout("foreign-0000000000", 1), ZKC_LAYOUT_LOCK);
+  assert_int_equal(zkc__child_layout("x-72057594037927936-0000000003", 1),
                    ZKC_LAYOUT_LOCK);
   /* semaphores: Curator's V2 children, kazoo's lease nodes (ephemeral) */
   assert_int_equal(zkc__child_layout("locks", 0), ZKC_LAYOUT_SEMAPHORE);
@@ -447,13 +452,17 @@ static void layouts_of_children(void **state) {
   /* the public face of the rule */
   zkc_contender_t e = {.name = "leases"};
   assert_int_equal(zkc_contender_layout(&e), ZKC_LAYOUT_SEMAPHORE);
+  e.name = "0123456789abcdef0123456789abcdef__lock__0000000001";
+  assert_int_equal(zkc_contender_layout(&e), ZKC_LAYOUT_LOCK); /* no private bit */
   assert_int_equal(zkc_contender_layout(NULL), 0);
 }
 
 /* Which layouts each recipe refuses to share a path with. */
 static void layouts_refused_by_recipe(void **state) {
   (void)state;
-  unsigned lock = ZKC_LAYOUT_LOCK, rw = ZKC_LAYOUT_LOCK | ZKC_LAYOUT_RWLOCK;
+  const unsigned K = ZKC__LAYOUT_KNOWN_LOCK;
+  unsigned lock = ZKC_LAYOUT_LOCK | K, rw = ZKC_LAYOUT_LOCK | ZKC_LAYOUT_RWLOCK | K;
+  unsigned squatter = ZKC_LAYOUT_LOCK;
   unsigned sem = ZKC_LAYOUT_SEMAPHORE, ksem = ZKC_LAYOUT_KAZOO_SEMAPHORE;
   unsigned elect = ZKC_LAYOUT_ELECTION;
   assert_int_equal(zkc__layout_refused(ZKC__AS_LOCK, lock | rw), 0);
@@ -461,16 +470,19 @@ static void layouts_refused_by_recipe(void **state) {
   assert_int_equal(zkc__layout_refused(ZKC__AS_LOCK, ksem), ksem);
   assert_int_equal(zkc__layout_refused(ZKC__AS_LOCK, elect), elect);
   assert_int_equal(zkc__layout_refused(ZKC__AS_ELECTION, elect), 0);
-  assert_int_equal(zkc__layout_refused(ZKC__AS_ELECTION, elect | lock), lock);
+  assert_int_equal(zkc__layout_refused(ZKC__AS_ELECTION, elect | lock), K);
+  assert_int_equal(zkc__layout_refused(ZKC__AS_ELECTION, elect | squatter), 0);
+  assert_int_equal(zkc__layout_refused(ZKC__AS_SEMAPHORE, sem | squatter), 0);
   assert_int_equal(zkc__layout_refused(ZKC__AS_ELECTION, sem), sem);
   assert_int_equal(zkc__layout_refused(ZKC__AS_SEMAPHORE, sem), 0);
-  assert_int_equal(zkc__layout_refused(ZKC__AS_SEMAPHORE, sem | lock), lock);
-  assert_int_equal(zkc__layout_refused(ZKC__AS_SEMAPHORE, rw), lock);
+  assert_int_equal(zkc__layout_refused(ZKC__AS_SEMAPHORE, sem | lock), K);
+  assert_int_equal(zkc__layout_refused(ZKC__AS_SEMAPHORE, rw), K);
   assert_int_equal(zkc__layout_refused(ZKC__AS_SEMAPHORE, elect), elect);
   assert_int_equal(zkc__layout_refused(ZKC__AS_SEMAPHORE, ksem), ksem);
   assert_int_equal(zkc__layout_refused(ZKC__AS_NONE, sem | lock | elect), 0);
   assert_non_null(strstr(zkc__layout_what(sem), "semaphore"));
   assert_non_null(strstr(zkc__layout_what(elect), "election"));
+  assert_non_null(strstr(zkc__layout_what(K), "lock nodes"));
 }
 
 /* Every refused path says why, naming the offending byte where there is
