@@ -31,10 +31,12 @@ int zkc_async_create(zkc_async_t **out, zkc_client_t *client,
   zkc_async_opts_t o;
   zkc_async_opts_init(&o);
   if (opts) o = *opts;
-  int rc_ = zkc__refuse_null(client, "zkc_async_create", "out", out == NULL, "client", client == NULL, (char *)NULL);
+  int rc_ = zkc__refuse_null(client, "zkc_async_create", "out", out == NULL,
+                             "client", client == NULL, (char *)NULL);
   if (rc_ != ZKC_OK) return rc_;
   if (o.delivery != ZKC_DELIVER_THREAD && o.delivery != ZKC_DELIVER_DISPATCH)
-    return zkc__refuse(client, ZKC_EINVAL, "zkc_async_create: delivery %d is "
+    return zkc__refuse(client, ZKC_EINVAL,
+                       "zkc_async_create: delivery %d is "
                        "neither ZKC_DELIVER_THREAD nor ZKC_DELIVER_DISPATCH",
                        (int)o.delivery);
   zkc_async_t *a = calloc(1, sizeof *a);
@@ -142,7 +144,8 @@ int zkc_async_acquire(zkc_async_t *a, const char *path, int64_t timeout_ms,
 }
 
 int zkc_async_cancel(zkc_async_t *a, uint64_t id) {
-  if (a == NULL) return zkc__refuse(NULL, ZKC_EINVAL, "zkc_async_cancel: async is NULL");
+  if (a == NULL)
+    return zkc__refuse(NULL, ZKC_EINVAL, "zkc_async_cancel: async is NULL");
   pthread_mutex_lock(&a->mu);
   int rc = id == 0 || id > a->next_id ? ZKC_EINVAL : ZKC_EALREADY;
   uint64_t last = a->next_id;
@@ -159,17 +162,20 @@ int zkc_async_cancel(zkc_async_t *a, uint64_t id) {
   }
   pthread_mutex_unlock(&a->mu);
   if (rc == ZKC_EINVAL)
-    zkc__refuse(a->c, rc, "zkc_async_cancel: id %llu was never given by this "
-                "context (1..%llu)", (unsigned long long)id,
-                (unsigned long long)last);
+    zkc__refuse(a->c, rc,
+                "zkc_async_cancel: id %llu was never given by this "
+                "context (1..%llu)",
+                (unsigned long long)id, (unsigned long long)last);
   return rc;
 }
 
 int zkc_async_fd(const zkc_async_t *a, int *fd) {
-  int rc_ = zkc__refuse_null(a ? a->c : NULL, "zkc_async_fd", "a", a == NULL, "fd", fd == NULL, (char *)NULL);
+  int rc_ = zkc__refuse_null(a ? a->c : NULL, "zkc_async_fd", "async", a == NULL,
+                             "fd", fd == NULL, (char *)NULL);
   if (rc_ != ZKC_OK) return rc_;
   if (a->fd < 0)
-    return zkc__refuse(a->c, ZKC_EINVAL, "zkc_async_fd: the context delivers "
+    return zkc__refuse(a->c, ZKC_EINVAL,
+                       "zkc_async_fd: the context delivers "
                        "on its own thread (no descriptor without "
                        "ZKC_DELIVER_DISPATCH)");
   *fd = a->fd;
@@ -178,9 +184,11 @@ int zkc_async_fd(const zkc_async_t *a, int *fd) {
 
 int zkc_async_dispatch(zkc_async_t *a, int *ran) {
   if (ran) *ran = 0;
-  if (a == NULL) return zkc__refuse(NULL, ZKC_EINVAL, "zkc_async_dispatch: async is NULL");
+  if (a == NULL)
+    return zkc__refuse(NULL, ZKC_EINVAL, "zkc_async_dispatch: async is NULL");
   if (a->fd < 0)
-    return zkc__refuse(a->c, ZKC_EINVAL, "zkc_async_dispatch: the context "
+    return zkc__refuse(a->c, ZKC_EINVAL,
+                       "zkc_async_dispatch: the context "
                        "delivers on its own thread (dispatch needs "
                        "ZKC_DELIVER_DISPATCH)");
   if (zkc__on_callback_thread()) return ZKC_EDEADLK;

@@ -13,7 +13,8 @@
 
 int zkc_hold_release(zkc_async_t *a, zkc_hold_t *h, zkc_released_fn done,
                      void *ctx) {
-  int rc_ = zkc__refuse_null(a ? a->c : NULL, "zkc_hold_release", "async", a == NULL, "hold", h == NULL, (char *)NULL);
+  int rc_ = zkc__refuse_null(a ? a->c : NULL, "zkc_hold_release", "async",
+                             a == NULL, "hold", h == NULL, (char *)NULL);
   if (rc_ != ZKC_OK) return rc_;
   if (h->a != a) return ZKC_ENOTOWNER;
   return zkc__async_release(a, h, done, ctx);
@@ -38,7 +39,9 @@ int zkc_hold_free(zkc_hold_t *h) {
 }
 
 int zkc_hold_fencing_token(const zkc_hold_t *h, int64_t *token) {
-  int rc_ = zkc__refuse_null(h ? h->a->c : NULL, "zkc_hold_fencing_token", "hold", h == NULL, "token", token == NULL, (char *)NULL);
+  int rc_ =
+      zkc__refuse_null(h ? h->a->c : NULL, "zkc_hold_fencing_token", "hold",
+                       h == NULL, "token", token == NULL, (char *)NULL);
   if (rc_ != ZKC_OK) return rc_;
   pthread_mutex_lock(&h->a->mu);
   int rc = h->released ? ZKC_ENOTOWNER : ZKC_OK;
@@ -48,17 +51,22 @@ int zkc_hold_fencing_token(const zkc_hold_t *h, int64_t *token) {
 }
 
 int zkc_hold_node(const zkc_hold_t *h, char *buf, size_t len) {
-  int rc_ = zkc__refuse_null(h ? h->a->c : NULL, "zkc_hold_node", "hold", h == NULL, "buf", buf == NULL, (char *)NULL);
+  int rc_ = zkc__refuse_null(h ? h->a->c : NULL, "zkc_hold_node", "hold",
+                             h == NULL, "buf", buf == NULL, (char *)NULL);
   if (rc_ != ZKC_OK) return rc_;
-  if (len == 0) return zkc__refuse(h->a->c, ZKC_EINVAL, "zkc_hold_node: len is 0");
+  if (len == 0)
+    return zkc__refuse(h->a->c, ZKC_EINVAL, "zkc_hold_node: len is 0");
   pthread_mutex_lock(&h->a->mu);
-  size_t need = strlen(h->held.node) + 1;
+  /* A released hold has no node any more. */
+  size_t need = h->released ? 0 : strlen(h->held.node) + 1;
   int rc = h->released ? ZKC_ENOTOWNER : need > len ? ZKC_EINVAL : ZKC_OK;
   if (rc == ZKC_OK) strcpy(buf, h->held.node);
   pthread_mutex_unlock(&h->a->mu);
   if (rc == ZKC_EINVAL)
-    zkc__refuse(h->a->c, rc, "zkc_hold_node: buf of %zu bytes is too small "
-                "(the node's path needs %zu)", len, need);
+    zkc__refuse(h->a->c, rc,
+                "zkc_hold_node: buf of %zu bytes is too small "
+                "(the node's path needs %zu)",
+                len, need);
   return rc;
 }
 
@@ -83,8 +91,10 @@ static int hold_fenced(zkc_hold_t *h, const char *fn, int create,
     return zkc__refuse(a->c, ZKC_EINVAL, "%s: data is NULL with len above 0",
                        fn);
   if (len > ZKC__DATA_MAX)
-    return zkc__refuse(a->c, ZKC_EINVAL, "%s: len is above 1020 KiB "
-                       "(ZooKeeper's default request limit is 1 MiB)", fn);
+    return zkc__refuse(a->c, ZKC_EINVAL,
+                       "%s: len is above 1020 KiB "
+                       "(ZooKeeper's default request limit is 1 MiB)",
+                       fn);
   if ((rc = zkc__call_enter(a->c)) != ZKC_OK) return rc;
   char *node = NULL;
   pthread_mutex_lock(&a->mu);
@@ -93,10 +103,10 @@ static int hold_fenced(zkc_hold_t *h, const char *fn, int create,
   pthread_mutex_unlock(&a->mu);
   if (rc == ZKC_OK) {
     int failed_op = -1;
-    rc = create ? zkc__fenced_create_node(a->c, node, path, data, len,
-                                          &failed_op)
-                : zkc__op_run_check_set(a->c, node, path, data, (int)len,
-                                        &failed_op);
+    rc = create
+             ? zkc__fenced_create_node(a->c, node, path, data, len, &failed_op)
+             : zkc__op_run_check_set(a->c, node, path, data, (int)len,
+                                     &failed_op);
     if (rc == ZKC_ENONODE && failed_op == 0) { /* our node is gone */
       pthread_mutex_lock(&a->mu);
       h->lost = 1;

@@ -30,7 +30,8 @@ void zkc_client_opts_init(zkc_client_opts_t *opts) {
  * NULL. */
 static const char *opts_problem(const zkc_client_opts_t *o) {
   if (o->session_timeout_ms <= 0) return "session_timeout_ms must be above 0";
-  if (o->connect_timeout_ms < 0) return "connect_timeout_ms must not be negative";
+  if (o->connect_timeout_ms < 0)
+    return "connect_timeout_ms must not be negative";
   if (o->retry.base_sleep_ms < 0 || o->retry.max_sleep_ms < 0 ||
       o->retry.max_retries < 0)
     return "the retry policy's base_sleep_ms, max_sleep_ms and max_retries "
@@ -159,16 +160,20 @@ int zkc_client_open(zkc_client_t **out, const char *connect_string,
                             "zkc_client_open: connect_string is NULL");
   const char *why = opts_problem(opts);
   if (why != NULL)
-    return zkc__refuse_opts(opts, ZKC_EINVAL, "zkc_client_open: invalid "
-                            "options: %s", why);
+    return zkc__refuse_opts(opts, ZKC_EINVAL,
+                            "zkc_client_open: invalid "
+                            "options: %s",
+                            why);
   /* A server named without a port gets ZooKeeper's 2181, as the Java
    * client (so Curator) and kazoo give it. */
   char *connect = zkc__connect_with_ports(connect_string);
   if (connect == NULL) return ZKC_ENOMEM;
   char buf[ZKC__PROBLEM_MAX];
   if ((why = connect_problem(connect, buf, sizeof buf)) != NULL) {
-    zkc__refuse_opts(opts, ZKC_EINVAL, "zkc_client_open: invalid connect "
-                     "string '%.300s': %s", connect_string, why);
+    zkc__refuse_opts(opts, ZKC_EINVAL,
+                     "zkc_client_open: invalid connect "
+                     "string '%.300s': %s",
+                     connect_string, why);
     free(connect);
     return ZKC_EINVAL;
   }

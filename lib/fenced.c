@@ -55,7 +55,9 @@ int zkc_mutex_fenced_get(zkc_mutex_t *m, const char *path, char **data,
   if (rc == ZKC_OK)
     rc = ZKC__REFUSE_IF(c, data == NULL || len == NULL || version == NULL,
                         "zkc_mutex_fenced_get", "%s is NULL",
-                        data == NULL ? "data" : len == NULL ? "len" : "version");
+                        data == NULL  ? "data"
+                        : len == NULL ? "len"
+                                      : "version");
   if (rc != ZKC_OK) return rc;
   rc = zkc__call_enter(c);
   if (rc != ZKC_OK) return rc;

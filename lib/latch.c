@@ -189,7 +189,8 @@ int zkc_latch_create(zkc_latch_t **out, zkc_client_t *client, const char *path,
     rc0 = zkc__check_path(client, "zkc_latch_create", "election path", path);
   if (rc0 == ZKC_OK)
     rc0 = ZKC__REFUSE_IF(client, zkc__id_validate(id) != ZKC_OK,
-                         "zkc_latch_create", "id is longer than a node's data "
+                         "zkc_latch_create",
+                         "id is longer than a node's data "
                          "may be (1020 KiB)");
   if (rc0 != ZKC_OK) return rc0;
   zkc_latch_t *l = calloc(1, sizeof *l);
@@ -209,7 +210,9 @@ int zkc_latch_create(zkc_latch_t **out, zkc_client_t *client, const char *path,
 
 int zkc_latch_set_listener(zkc_latch_t *l, zkc_latch_fn is_leader,
                            zkc_latch_fn not_leader, void *ctx) {
-  if (l == NULL) return zkc__refuse(NULL, ZKC_EINVAL, "zkc_latch_set_listener: latch is NULL");
+  if (l == NULL)
+    return zkc__refuse(NULL, ZKC_EINVAL,
+                       "zkc_latch_set_listener: latch is NULL");
   pthread_mutex_lock(&l->cand.mu);
   int rc = l->cand.state == ZKC__LATENT ? ZKC_OK : ZKC_EBUSY;
   pthread_mutex_unlock(&l->cand.mu);
@@ -223,7 +226,8 @@ int zkc_latch_set_listener(zkc_latch_t *l, zkc_latch_fn is_leader,
 }
 
 int zkc_latch_start(zkc_latch_t *l) {
-  if (l == NULL) return zkc__refuse(NULL, ZKC_EINVAL, "zkc_latch_start: latch is NULL");
+  if (l == NULL)
+    return zkc__refuse(NULL, ZKC_EINVAL, "zkc_latch_start: latch is NULL");
   if (zkc__on_callback_thread() || on_latch_thread(l)) return ZKC_EDEADLK;
   return zkc__candidate_start(&l->cand, one_turn);
 }
@@ -231,9 +235,11 @@ int zkc_latch_start(zkc_latch_t *l) {
 int zkc_latch_close(zkc_latch_t *l, zkc_close_mode_t mode) {
   if (l == NULL) return ZKC_OK;
   if (mode != ZKC_CLOSE_SILENT && mode != ZKC_CLOSE_NOTIFY_LEADER)
-    return zkc__refuse(l->cand.client, ZKC_EINVAL, "zkc_latch_close: mode %d "
+    return zkc__refuse(l->cand.client, ZKC_EINVAL,
+                       "zkc_latch_close: mode %d "
                        "is neither ZKC_CLOSE_SILENT nor "
-                       "ZKC_CLOSE_NOTIFY_LEADER", (int)mode);
+                       "ZKC_CLOSE_NOTIFY_LEADER",
+                       (int)mode);
   if (zkc__on_callback_thread() || on_latch_thread(l)) return ZKC_EDEADLK;
   zkc_client_t *c = l->cand.client;
   if (mode == ZKC_CLOSE_SILENT) {
@@ -295,7 +301,8 @@ int zkc_latch_has_leadership(const zkc_latch_t *cl) {
 }
 
 int zkc_latch_await(zkc_latch_t *l, int64_t timeout_ms) {
-  if (l == NULL) return zkc__refuse(NULL, ZKC_EINVAL, "zkc_latch_await: latch is NULL");
+  if (l == NULL)
+    return zkc__refuse(NULL, ZKC_EINVAL, "zkc_latch_await: latch is NULL");
   if (zkc__on_callback_thread() || on_latch_thread(l)) return ZKC_EDEADLK;
   int64_t deadline = zkc__deadline_after(timeout_ms);
   int rc;
@@ -335,13 +342,15 @@ int zkc_latch_await(zkc_latch_t *l, int64_t timeout_ms) {
   }
   pthread_mutex_unlock(&l->cand.mu);
   if (rc == ZKC_EINVAL)
-    zkc__refuse(l->cand.client, rc, "zkc_latch_await: the latch was never "
+    zkc__refuse(l->cand.client, rc,
+                "zkc_latch_await: the latch was never "
                 "started (zkc_latch_start)");
   return rc;
 }
 
 int zkc_latch_error(const zkc_latch_t *cl) {
-  if (cl == NULL) return zkc__refuse(NULL, ZKC_EINVAL, "zkc_latch_error: latch is NULL");
+  if (cl == NULL)
+    return zkc__refuse(NULL, ZKC_EINVAL, "zkc_latch_error: latch is NULL");
   zkc_latch_t *l = (zkc_latch_t *)cl;
   pthread_mutex_lock(&l->cand.mu);
   int rc = l->cand.failed;
@@ -350,7 +359,9 @@ int zkc_latch_error(const zkc_latch_t *cl) {
 }
 
 int zkc_latch_fencing_token(const zkc_latch_t *cl, int64_t *token) {
-  int rc_ = zkc__refuse_null(cl ? cl->cand.client : NULL, "zkc_latch_fencing_token", "latch", cl == NULL, "token", token == NULL, (char *)NULL);
+  int rc_ = zkc__refuse_null(cl ? cl->cand.client : NULL,
+                             "zkc_latch_fencing_token", "latch", cl == NULL,
+                             "token", token == NULL, (char *)NULL);
   if (rc_ != ZKC_OK) return rc_;
   zkc_latch_t *l = (zkc_latch_t *)cl;
   if (zkc__client_closed(l->cand.client)) return ZKC_ENOTOWNER;
@@ -362,9 +373,13 @@ int zkc_latch_fencing_token(const zkc_latch_t *cl, int64_t *token) {
 }
 
 int zkc_latch_node(const zkc_latch_t *cl, char *buf, size_t buf_len) {
-  int rc_ = zkc__refuse_null(cl ? cl->cand.client : NULL, "zkc_latch_node", "latch", cl == NULL, "buf", buf == NULL, (char *)NULL);
+  int rc_ =
+      zkc__refuse_null(cl ? cl->cand.client : NULL, "zkc_latch_node", "latch",
+                       cl == NULL, "buf", buf == NULL, (char *)NULL);
   if (rc_ != ZKC_OK) return rc_;
-  if (buf_len == 0) return zkc__refuse(cl->cand.client, ZKC_EINVAL, "zkc_latch_node: buf_len is 0");
+  if (buf_len == 0)
+    return zkc__refuse(cl->cand.client, ZKC_EINVAL,
+                       "zkc_latch_node: buf_len is 0");
   zkc_latch_t *l = (zkc_latch_t *)cl;
   pthread_mutex_lock(&l->cand.mu);
   int rc = shown_locked(l) && l->cand.has_node ? ZKC_OK : ZKC_ENOTOWNER;
@@ -377,8 +392,10 @@ int zkc_latch_node(const zkc_latch_t *cl, char *buf, size_t buf_len) {
   }
   pthread_mutex_unlock(&l->cand.mu);
   if (rc == ZKC_EINVAL)
-    zkc__refuse(l->cand.client, rc, "zkc_latch_node: buf_len %zu is too small "
-                "for the node's path", buf_len);
+    zkc__refuse(l->cand.client, rc,
+                "zkc_latch_node: buf_len %zu is too small "
+                "for the node's path",
+                buf_len);
   return rc;
 }
 
@@ -390,13 +407,17 @@ const char *zkc_latch_path(const zkc_latch_t *l) {
 
 int zkc_latch_participants(zkc_latch_t *l, zkc_participant_t **out,
                            size_t *count) {
-  int rc_ = zkc__refuse_null(l ? l->cand.client : NULL, "zkc_latch_participants", "latch", l == NULL, "out", out == NULL, "count", count == NULL, (char *)NULL);
+  int rc_ = zkc__refuse_null(
+      l ? l->cand.client : NULL, "zkc_latch_participants", "latch", l == NULL,
+      "out", out == NULL, "count", count == NULL, (char *)NULL);
   if (rc_ != ZKC_OK) return rc_;
   return zkc__participants_read(l->cand.client, l->cand.path, out, count);
 }
 
 int zkc_latch_leader_id(zkc_latch_t *l, char **id) {
-  int rc_ = zkc__refuse_null(l ? l->cand.client : NULL, "zkc_latch_leader_id", "latch", l == NULL, "id", id == NULL, (char *)NULL);
+  int rc_ =
+      zkc__refuse_null(l ? l->cand.client : NULL, "zkc_latch_leader_id",
+                       "latch", l == NULL, "id", id == NULL, (char *)NULL);
   if (rc_ != ZKC_OK) return rc_;
   return zkc__leader_id_read(l->cand.client, l->cand.path, id);
 }

@@ -37,8 +37,10 @@ int zkc_multilock_create(zkc_multilock_t **out, zkc_mutex_t *const *locks,
     return zkc__refuse(NULL, ZKC_EINVAL, "zkc_multilock_create: n is 0");
   for (size_t i = 0; i < n; i++)
     if (locks[i] == NULL)
-      return zkc__refuse(NULL, ZKC_EINVAL, "zkc_multilock_create: locks[%zu] "
-                         "is NULL", i);
+      return zkc__refuse(NULL, ZKC_EINVAL,
+                         "zkc_multilock_create: locks[%zu] "
+                         "is NULL",
+                         i);
   zkc_multilock_t *ml = calloc(1, sizeof *ml);
   if (ml == NULL || (ml->locks = malloc(n * sizeof *locks)) == NULL) {
     free(ml);
@@ -115,7 +117,8 @@ static int still_there(zkc_mutex_t *m, int64_t limit) {
 
 int zkc_multilock_acquire_timeout(zkc_multilock_t *ml, int64_t timeout_ms) {
   if (ml == NULL) /* timeout_ms < 0: no limit */
-    return zkc__refuse(NULL, ZKC_EINVAL, "zkc_multilock_acquire_timeout: "
+    return zkc__refuse(NULL, ZKC_EINVAL,
+                       "zkc_multilock_acquire_timeout: "
                        "multilock is NULL");
   /* Checked here too, so that nothing is taken and given back. */
   if (zkc__on_callback_thread()) return ZKC_EDEADLK;
@@ -155,14 +158,16 @@ int zkc_multilock_acquire_timeout(zkc_multilock_t *ml, int64_t timeout_ms) {
 
 int zkc_multilock_acquire(zkc_multilock_t *ml) {
   if (ml == NULL)
-    return zkc__refuse(NULL, ZKC_EINVAL, "zkc_multilock_acquire: multilock is "
+    return zkc__refuse(NULL, ZKC_EINVAL,
+                       "zkc_multilock_acquire: multilock is "
                        "NULL");
   return zkc_multilock_acquire_timeout(ml, INT64_MAX);
 }
 
 int zkc_multilock_release(zkc_multilock_t *ml) {
   if (ml == NULL)
-    return zkc__refuse(NULL, ZKC_EINVAL, "zkc_multilock_release: multilock is "
+    return zkc__refuse(NULL, ZKC_EINVAL,
+                       "zkc_multilock_release: multilock is "
                        "NULL");
   if (zkc__on_callback_thread()) return ZKC_EDEADLK;
   enter(ml);

@@ -80,9 +80,11 @@ const char *zkc__path_problem(const char *path, char *buf, size_t len) {
       return buf;
     }
     if (!code_point_allowed(cp)) {
-      snprintf(buf, len, "character U+%04X (byte %zu) is one ZooKeeper "
+      snprintf(buf, len,
+               "character U+%04X (byte %zu) is one ZooKeeper "
                "refuses (surrogates, private use, specials, beyond the "
-               "Basic Multilingual Plane)", (unsigned)cp, i);
+               "Basic Multilingual Plane)",
+               (unsigned)cp, i);
       return buf;
     }
     i += l;
@@ -105,8 +107,10 @@ const char *zkc__hosts_problem(const char *s, char *buf, size_t len) {
     for (size_t i = start; i < start + n; i++) {
       unsigned char ch = (unsigned char)s[i];
       if (ch <= ' ' || ch >= 0x7f) {
-        snprintf(buf, len, "byte %zu is a space, a control character or "
-                 "not ASCII", i);
+        snprintf(buf, len,
+                 "byte %zu is a space, a control character or "
+                 "not ASCII",
+                 i);
         return buf;
       }
       if (ch == ':') colon = i, port = 0;
@@ -116,8 +120,10 @@ const char *zkc__hosts_problem(const char *s, char *buf, size_t len) {
     }
     if (n == 0) return "it has an empty server entry (',,' or a ',' at an end)";
     if (colon <= start || colon + 1 == start + n || port == 0 || port > 65535) {
-      snprintf(buf, len, "server '%.*s' has no valid port (host:port, the "
-               "port 1..65535)", (int)(n > 200 ? 200 : n), s + start);
+      snprintf(buf, len,
+               "server '%.*s' has no valid port (host:port, the "
+               "port 1..65535)",
+               (int)(n > 200 ? 200 : n), s + start);
       return buf;
     }
     start += n + 1;
@@ -135,7 +141,8 @@ char *zkc__connect_with_ports(const char *s) {
   size_t end = strcspn(s, "/"), extra = 0;
   for (size_t start = 0; start <= end;) {
     size_t n = strcspn(s + start, ",/");
-    if (n > 0 && memchr(s + start, ':', n) == NULL) extra += strlen(ZKC__DEFAULT_PORT) + 1;
+    if (n > 0 && memchr(s + start, ':', n) == NULL)
+      extra += strlen(ZKC__DEFAULT_PORT) + 1;
     start += n + 1;
   }
   char *out = malloc(strlen(s) + extra + 1);
@@ -385,9 +392,9 @@ unsigned zkc__child_layout(const char *name, int ephemeral) {
                        ? ZKC__LAYOUT_KNOWN_LOCK
                        : 0;
   const char *kind = zkc__node_kind(name);
-  return known | (strcmp(kind, "exclusive") == 0
-                      ? ZKC_LAYOUT_LOCK
-                      : ZKC_LAYOUT_LOCK | ZKC_LAYOUT_RWLOCK);
+  return known |
+         (strcmp(kind, "exclusive") == 0 ? ZKC_LAYOUT_LOCK
+                                         : ZKC_LAYOUT_LOCK | ZKC_LAYOUT_RWLOCK);
 }
 
 unsigned zkc__layout_refused(zkc__recipe_layout_t as, unsigned layouts) {

@@ -664,7 +664,8 @@ int zkc__op_run_check_create(zkc_client_t *c, const char *check_path,
   const struct ACL_vector *acl;
   int rc = zkc__acl_for(c, path, ZKC_NODE_PARENT, &tmp, &acl);
   zkc__op_t op;
-  if (rc == ZKC_OK && (rc = zkc__op_init(&op)) != ZKC_OK) zkc__acl_tmp_free(&tmp);
+  if (rc == ZKC_OK && (rc = zkc__op_init(&op)) != ZKC_OK)
+    zkc__acl_tmp_free(&tmp);
   if (rc != ZKC_OK) {
     free(check);
     *failed_op = -1;

@@ -454,12 +454,13 @@ static int layout_refused(zkc__qrun_t *r) {
     mask |= zkc__child_layout(r->list->children.data[i], -1);
   unsigned bad = zkc__layout_refused((zkc__recipe_layout_t)r->layout, mask);
   if (bad == 0) return ZKC_OK;
-  return zkc__refuse(r->c, ZKC_ELAYOUT, "%s: path '%.300s' holds %s, not %s: "
-                     "refused (nothing of ours left there)",
-                     r->layout == ZKC__AS_ELECTION ? "leader latch" : "lock",
-                     r->base, zkc__layout_what(bad),
-                     r->layout == ZKC__AS_ELECTION ? "a leader election"
-                                                   : "a lock");
+  return zkc__refuse(
+      r->c, ZKC_ELAYOUT,
+      "%s: path '%.300s' holds %s, not %s: "
+      "refused (nothing of ours left there)",
+      r->layout == ZKC__AS_ELECTION ? "leader latch" : "lock", r->base,
+      zkc__layout_what(bad),
+      r->layout == ZKC__AS_ELECTION ? "a leader election" : "a lock");
 }
 
 /* A read is in: first, wait, or read again. */

@@ -46,9 +46,8 @@ int zkc__delete_answered(zkc_client_t *c, const char *node, int rc) {
   return ZKC_OK;
 }
 
-int zkc__fenced_create_node(zkc_client_t *c, const char *node,
-                            const char *path, const void *data, size_t len,
-                            int *failed_op) {
+int zkc__fenced_create_node(zkc_client_t *c, const char *node, const char *path,
+                            const void *data, size_t len, int *failed_op) {
   for (int made = 0;; made++) {
     int rc = zkc__op_run_check_create(c, node, path, data, (int)len, failed_op);
     /* The create's ZKC_ENONODE is its parent's: made (empty, like a lock's

@@ -26,8 +26,10 @@ static int write_marker(zkc_client_t *c, const char *node) {
 }
 
 int zkc_revoke(zkc_client_t *c, const char *node_path) {
-  int rc0 = zkc__refuse_null(c, "zkc_revoke", "client", c == NULL, (char *)NULL);
-  if (rc0 == ZKC_OK) rc0 = zkc__check_path(c, "zkc_revoke", "node path", node_path);
+  int rc0 =
+      zkc__refuse_null(c, "zkc_revoke", "client", c == NULL, (char *)NULL);
+  if (rc0 == ZKC_OK)
+    rc0 = zkc__check_path(c, "zkc_revoke", "node path", node_path);
   if (rc0 != ZKC_OK) return rc0;
   int rc = zkc__call_enter(c);
   if (rc != ZKC_OK) return rc;

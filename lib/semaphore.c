@@ -159,7 +159,9 @@ int zkc_sem_destroy(zkc_sem_t *s) {
 }
 
 int zkc_sem_set_lost_callback(zkc_sem_t *s, zkc_sem_lost_fn fn, void *ctx) {
-  if (s == NULL) return zkc__refuse(NULL, ZKC_EINVAL, "zkc_sem_set_lost_callback: sem is NULL");
+  if (s == NULL)
+    return zkc__refuse(NULL, ZKC_EINVAL,
+                       "zkc_sem_set_lost_callback: sem is NULL");
   pthread_mutex_lock(&s->mu);
   s->lost_fn = fn;
   s->lost_ctx = ctx;
@@ -389,15 +391,17 @@ static int layout_check(zkc_sem_t *s, int64_t deadline, unsigned *layouts) {
     unsigned mask = 0;
     for (int i = 0; rc == ZKC_OK && i < op->children.count; i++)
       mask |= zkc__child_layout(op->children.data[i], -1);
-    zkc__op_give_up(op); /* freed now, or by its late answer */
+    zkc__op_give_up(op);                /* freed now, or by its late answer */
     if (rc == ZKC_ENONODE) rc = ZKC_OK; /* nothing there yet */
     if (rc == ZKC_OK) {
       if (layouts) *layouts = mask;
       unsigned bad = zkc__layout_refused(ZKC__AS_SEMAPHORE, mask);
       if (bad == 0) return ZKC_OK;
-      return zkc__refuse(c, ZKC_ELAYOUT, "zkc_sem_acquire: path '%.300s' "
+      return zkc__refuse(c, ZKC_ELAYOUT,
+                         "zkc_sem_acquire: path '%.300s' "
                          "holds %s, not a semaphore: refused (nothing of ours "
-                         "left there)", s->path, zkc__layout_what(bad));
+                         "left there)",
+                         s->path, zkc__layout_what(bad));
     }
     if (!zkc__retryable(rc)) return rc;
     if ((rc = zkc__retry_wait(c, &attempt, rc, deadline)) != ZKC_OK) return rc;
@@ -425,7 +429,8 @@ static int attempt(zkc_sem_t *s, unsigned qty, int64_t deadline,
   zkc__held_t q = {0};
   unsigned before = 0;
   int rc = layout_check(s, deadline, &before);
-  if (rc == ZKC_OK) rc = zkc__lock_acquire(c, s->locks, ZKC__LOCK_NAME, deadline, &q);
+  if (rc == ZKC_OK)
+    rc = zkc__lock_acquire(c, s->locks, ZKC__LOCK_NAME, deadline, &q);
   if (rc != ZKC_OK) return rc;
   for (unsigned i = 0; i < qty && rc == ZKC_OK; i++) {
     rc = zkc__node_create(c, s->leases, LEASE_NAME, NULL, deadline,
@@ -501,12 +506,16 @@ void zkc__sem_lease_delete(zkc_lease_t *l) {
 int zkc_sem_acquire(zkc_sem_t *s, unsigned qty, int64_t timeout_ms,
                     zkc_lease_t **out) {
   if (out != NULL) *out = NULL;
-  int rc_ = zkc__refuse_null(s ? s->client : NULL, "zkc_sem_acquire", "sem", s == NULL, "out", out == NULL, (char *)NULL);
+  int rc_ = zkc__refuse_null(s ? s->client : NULL, "zkc_sem_acquire", "sem",
+                             s == NULL, "out", out == NULL, (char *)NULL);
   if (rc_ != ZKC_OK) return rc_;
-  if (qty == 0) return zkc__refuse(s->client, ZKC_EINVAL, "zkc_sem_acquire: qty is 0");
+  if (qty == 0)
+    return zkc__refuse(s->client, ZKC_EINVAL, "zkc_sem_acquire: qty is 0");
   if (s->count_path == NULL && qty > (unsigned)s->max)
-    return zkc__refuse(s->client, ZKC_EINVAL, "zkc_sem_acquire: qty %u is "
-                       "above the limit %d (max_leases)", qty, s->max);
+    return zkc__refuse(s->client, ZKC_EINVAL,
+                       "zkc_sem_acquire: qty %u is "
+                       "above the limit %d (max_leases)",
+                       qty, s->max);
   zkc_client_t *c = s->client;
   int rc = zkc__call_enter(c); /* callback thread, closed client */
   if (rc != ZKC_OK) return rc;

@@ -121,7 +121,8 @@ int zkc__client_closed(zkc_client_t *c) {
 }
 
 int zkc_client_session_id(zkc_client_t *c, int64_t *session_id) {
-  int rc_ = zkc__refuse_null(c, "zkc_client_session_id", "client", c == NULL, "session_id", session_id == NULL, (char *)NULL);
+  int rc_ = zkc__refuse_null(c, "zkc_client_session_id", "client", c == NULL,
+                             "session_id", session_id == NULL, (char *)NULL);
   if (rc_ != ZKC_OK) return rc_;
   pthread_mutex_lock(&c->mu);
   int closed = c->closed;
@@ -131,7 +132,8 @@ int zkc_client_session_id(zkc_client_t *c, int64_t *session_id) {
 }
 
 int zkc_client_state(zkc_client_t *c, zkc_state_t *state) {
-  int rc_ = zkc__refuse_null(c, "zkc_client_state", "client", c == NULL, "state", state == NULL, (char *)NULL);
+  int rc_ = zkc__refuse_null(c, "zkc_client_state", "client", c == NULL,
+                             "state", state == NULL, (char *)NULL);
   if (rc_ != ZKC_OK) return rc_;
   pthread_mutex_lock(&c->mu);
   *state = c->closed ? ZKC_STATE_CLOSED : c->state;
@@ -140,7 +142,9 @@ int zkc_client_state(zkc_client_t *c, zkc_state_t *state) {
 }
 
 int zkc_client_session_timeout(zkc_client_t *c, int *timeout_ms) {
-  int rc_ = zkc__refuse_null(c, "zkc_client_session_timeout", "client", c == NULL, "timeout_ms", timeout_ms == NULL, (char *)NULL);
+  int rc_ =
+      zkc__refuse_null(c, "zkc_client_session_timeout", "client", c == NULL,
+                       "timeout_ms", timeout_ms == NULL, (char *)NULL);
   if (rc_ != ZKC_OK) return rc_;
   pthread_mutex_lock(&c->mu);
   int closed = c->closed;

@@ -156,11 +156,13 @@ int zkc_lock_contenders(zkc_client_t *c, const char *path,
                         zkc_contender_t **out, size_t *count) {
   if (out) *out = NULL;
   if (count) *count = 0;
-  int rc = ZKC__REFUSE_IF(c, c == NULL, "zkc_lock_contenders", "client is NULL");
+  int rc =
+      ZKC__REFUSE_IF(c, c == NULL, "zkc_lock_contenders", "client is NULL");
   if (rc == ZKC_OK)
     rc = ZKC__REFUSE_IF(c, out == NULL || count == NULL, "zkc_lock_contenders",
                         "%s is NULL", out == NULL ? "out" : "count");
-  if (rc == ZKC_OK) rc = zkc__check_path(c, "zkc_lock_contenders", "path", path);
+  if (rc == ZKC_OK)
+    rc = zkc__check_path(c, "zkc_lock_contenders", "path", path);
   if (rc != ZKC_OK) return rc;
   if ((rc = zkc__call_enter(c)) != ZKC_OK) return rc;
   zkc__op_t op;
@@ -188,9 +190,10 @@ int zkc_sem_contenders(zkc_client_t *c, const char *path,
   if (n_queue) *n_queue = 0;
   int rc = ZKC__REFUSE_IF(c, c == NULL, "zkc_sem_contenders", "client is NULL");
   if (rc == ZKC_OK)
-    rc = ZKC__REFUSE_IF(c, leases == NULL || n_leases == NULL || queue == NULL ||
-                               n_queue == NULL,
-                        "zkc_sem_contenders", "an output argument is NULL");
+    rc = ZKC__REFUSE_IF(
+        c,
+        leases == NULL || n_leases == NULL || queue == NULL || n_queue == NULL,
+        "zkc_sem_contenders", "an output argument is NULL");
   if (rc == ZKC_OK) rc = zkc__check_path(c, "zkc_sem_contenders", "path", path);
   if (rc != ZKC_OK) return rc;
   char *lp = zkc__path_join(path, "leases");

@@ -361,7 +361,6 @@ static void zookeeper_lines_at_debug_only(void **state) {
   assert_int_equal(info.zk_lines, 0);
 }
 
-
 /* ---- one path, one recipe: a recipe refuses a path that holds another
  * recipe's nodes (ZKC_ELAYOUT), leaves nothing there and changes nothing
  * of the recipe that holds it ---- */
@@ -457,8 +456,10 @@ static void layout_locks_refused_on_semaphore_path(void **state) {
   zkc_mutex_t *set[2] = {other, m};
   zkc_multilock_t *ml = NULL;
   OKL(zkc_multilock_create(&ml, set, 2));
-  assert_int_equal(zkc_multilock_acquire_timeout(ml, zkt_ms(2000)), ZKC_ELAYOUT);
-  assert_false(zkc_mutex_is_acquired_in_this_process(other)); /* all or nothing */
+  assert_int_equal(zkc_multilock_acquire_timeout(ml, zkt_ms(2000)),
+                   ZKC_ELAYOUT);
+  assert_false(
+      zkc_mutex_is_acquired_in_this_process(other)); /* all or nothing */
 
   zkc_async_t *a = NULL;
   OKL(zkc_async_create(&a, c, NULL));
@@ -550,12 +551,15 @@ static void layout_peer_mutex_is_a_lock(void **state) {
   zkt_make_root();
   char p[600];
   snprintf(p, sizeof p, "%s", zkt_path("peer"));
-  assert_int_equal(zoo_create(zkt_raw(), p, NULL, -1, &ZOO_OPEN_ACL_UNSAFE, 0,
-                              NULL, 0), ZOK);
+  assert_int_equal(
+      zoo_create(zkt_raw(), p, NULL, -1, &ZOO_OPEN_ACL_UNSAFE, 0, NULL, 0),
+      ZOK);
   char kazoo[700], made[800];
-  snprintf(kazoo, sizeof kazoo, "%s/0123456789abcdef0123456789abcdef__lock__", p);
+  snprintf(kazoo, sizeof kazoo, "%s/0123456789abcdef0123456789abcdef__lock__",
+           p);
   assert_int_equal(zoo_create(zkt_raw(), kazoo, "k", 1, &ZOO_OPEN_ACL_UNSAFE,
-                              ZOO_EPHEMERAL_SEQUENTIAL, made, sizeof made), ZOK);
+                              ZOO_EPHEMERAL_SEQUENTIAL, made, sizeof made),
+                   ZOK);
   zkc_client_t *c = zkt_open(NULL);
   zkc_mutex_t *m = NULL;
   OKL(zkc_mutex_create(&m, c, p));
@@ -583,13 +587,15 @@ static void refusal_says_why(void **state) {
   zkc_mutex_t *m = (zkc_mutex_t *)1;
   assert_int_equal(zkc_mutex_create(&m, c, "locks/a"), ZKC_EINVAL);
   assert_null(m);
-  const char *want = "zkc_mutex_create: invalid lock path 'locks/a': it must "
-                     "be absolute (start with '/')";
+  const char *want =
+      "zkc_mutex_create: invalid lock path 'locks/a': it must "
+      "be absolute (start with '/')";
   assert_string_equal(zkc_last_error_message(), want);
   assert_true(zkt_log_has((void *)want));
   zkc_sem_t *sem = NULL;
-  assert_int_equal(zkc_sem_create(&sem, c, "/s", &(zkc_sem_opts_t){.max_leases = 0}),
-                   ZKC_EINVAL);
+  assert_int_equal(
+      zkc_sem_create(&sem, c, "/s", &(zkc_sem_opts_t){.max_leases = 0}),
+      ZKC_EINVAL);
   assert_string_equal(zkc_last_error_message(),
                       "zkc_sem_create: max_leases 0 is below 1");
   zkc_client_close(c);

@@ -456,7 +456,6 @@ static void counter_under_contention(void **state) {
   }
 }
 
-
 /* An async acquire's result. */
 typedef struct got {
   atomic_int done;
@@ -525,7 +524,8 @@ static void create_makes_the_data_node(void **state) {
   OK(g.rc);
   snprintf(other, sizeof other, "%s/async/node", zkt_root());
   OK(zkc_hold_fenced_create(g.hold, other, "a", 1));
-  assert_int_equal(zkc_hold_fenced_create(g.hold, other, "b", 1), ZKC_ENODEEXISTS);
+  assert_int_equal(zkc_hold_fenced_create(g.hold, other, "b", 1),
+                   ZKC_ENODEEXISTS);
   assert_int_equal(zkt_get_data(other, buf, sizeof buf), 1);
   assert_string_equal(buf, "a");
   zkc_hold_free(g.hold);

@@ -250,8 +250,8 @@ static void row_end(walker_t *w, const char *fn, const char *input,
     const char *msg = zkc_last_error_message();
     size_t n = strlen(fn);
     if (strncmp(msg, fn, n) != 0 || strncmp(msg + n, ": ", 2) != 0)
-      failf(w, "%s (%s, %s): ZKC_EINVAL, but the thread's message is '%s'",
-            fn, input, where_doc[w->where], msg);
+      failf(w, "%s (%s, %s): ZKC_EINVAL, but the thread's message is '%s'", fn,
+            input, where_doc[w->where], msg);
   }
   if (requests() != rc->before)
     failf(w, "%s (%s, %s): sent %llu request(s) to ZooKeeper", fn, input,
@@ -667,7 +667,8 @@ static void walk(walker_t *w) {
   RC(CLOSED, "zkc_lock_contenders", "closed client", ZKC_ECLOSED, NULL,
      zkc_lock_contenders(c, "/x", &conts, &n));
   VOID(FRESH, "zkc_contenders_free", "NULL", "no-op", zkc_contenders_free(NULL, 3));
-  VAL(FRESH, "zkc_contender_layout", "NULL", 0, "0", (int)zkc_contender_layout(NULL));
+  VAL(FRESH, "zkc_contender_layout", "NULL", 0, "0",
+      (int)zkc_contender_layout(NULL));
   UB(FRESH, "zkc_contenders_free", "a count other than the one returned, or an "
      "array not from zkc_lock_contenders", "undefined behaviour");
 
@@ -815,8 +816,8 @@ static void walk(walker_t *w) {
      ZKC_EINVAL, NULL, zkc_mutex_fenced_create(m, "/a/", "v", 1));
   RC(HELD, "zkc_mutex_fenced_create", "path of 1025 bytes", ZKC_EINVAL, NULL,
      zkc_mutex_fenced_create(m, LONG, "v", 1));
-  RC(HELD, "zkc_mutex_fenced_create", "data NULL with len > 0", ZKC_EINVAL, NULL,
-     zkc_mutex_fenced_create(m, "/x", NULL, 1));
+  RC(HELD, "zkc_mutex_fenced_create", "data NULL with len > 0", ZKC_EINVAL,
+     NULL, zkc_mutex_fenced_create(m, "/x", NULL, 1));
   RC(HELD, "zkc_mutex_fenced_create", "len over 1020 KiB", ZKC_EINVAL, NULL,
      zkc_mutex_fenced_create(m, "/x", fx.big, ZKC__DATA_MAX + 1));
   RC(FRESH, "zkc_mutex_fenced_create", "not held", ZKC_ENOTOWNER, NULL,

@@ -401,7 +401,6 @@ static void version_matches_headers(void **state) {
   assert_string_equal(zkc_version_string(), ZKC_VERSION_STRING);
 }
 
-
 /* The one node-kind rule: which recipe a child of a path belongs to, for
  * zkcoord's, Curator's, kazoo's and go-zookeeper's names. */
 static void layouts_of_children(void **state) {
@@ -412,21 +411,28 @@ static void layouts_of_children(void **state) {
   const unsigned K = ZKC__LAYOUT_KNOWN_LOCK;
   assert_int_equal(zkc__child_layout(n, 1), ZKC_LAYOUT_LOCK | K);
   snprintf(n, sizeof n, "%s__WRIT__0000000007", u);
-  assert_int_equal(zkc__child_layout(n, 1), ZKC_LAYOUT_LOCK | ZKC_LAYOUT_RWLOCK | K);
+  assert_int_equal(zkc__child_layout(n, 1),
+                   ZKC_LAYOUT_LOCK | ZKC_LAYOUT_RWLOCK | K);
   snprintf(n, sizeof n, "%s__READ__0000000008", u);
-  assert_int_equal(zkc__child_layout(n, 1), ZKC_LAYOUT_LOCK | ZKC_LAYOUT_RWLOCK | K);
+  assert_int_equal(zkc__child_layout(n, 1),
+                   ZKC_LAYOUT_LOCK | ZKC_LAYOUT_RWLOCK | K);
   snprintf(n, sizeof n, "%slatch-0000000009", u);
   assert_int_equal(zkc__child_layout(n, 1), ZKC_LAYOUT_ELECTION);
   snprintf(n, sizeof n, "%slatch--2147483648", u); /* after the wrap */
   assert_int_equal(zkc__child_layout(n, 1), ZKC_LAYOUT_ELECTION);
   /* kazoo: Lock and WriteLock share "__lock__" (exclusive), ReadLock */
-  assert_int_equal(zkc__child_layout("0123456789abcdef0123456789abcdef__lock__0000000001", 1),
+  assert_int_equal(zkc__child_layout(
+                       "0123456789abcdef0123456789abcdef__lock__0000000001", 1),
                    ZKC_LAYOUT_LOCK | K);
-  assert_int_equal(zkc__child_layout("0123456789abcdef0123456789abcdef__rlock__0000000001", 1),
-                   ZKC_LAYOUT_LOCK | ZKC_LAYOUT_RWLOCK | K);
+  assert_int_equal(
+      zkc__child_layout("0123456789abcdef0123456789abcdef__rlock__0000000001",
+                        1),
+      ZKC_LAYOUT_LOCK | ZKC_LAYOUT_RWLOCK | K);
   /* go-zookeeper: "_c_<32 hex>-lock-<seq>" */
-  assert_int_equal(zkc__child_layout("_c_0123456789abcdef0123456789abcdef-lock-0000000002", 1),
-                   ZKC_LAYOUT_LOCK | K);
+  assert_int_equal(
+      zkc__child_layout("_c_0123456789abcdef0123456789abcdef-lock-0000000002",
+                        1),
+      ZKC_LAYOUT_LOCK | K);
   /* a squatter, ZooKeeper's own recipe: in the queue, of no known lock */
   assert_int_equal(zkc__child_layout("foreign-0000000000", 1), ZKC_LAYOUT_LOCK);
   assert_int_equal(zkc__child_layout("x-72057594037927936-0000000003", 1),
@@ -446,14 +452,16 @@ static void layouts_of_children(void **state) {
   /* the kinds zkc_contender_t.kind shows */
   snprintf(n, sizeof n, "%s__WRIT__0000000007", u);
   assert_string_equal(zkc__node_kind(n), "write");
-  assert_string_equal(zkc__node_kind("0123456789abcdef0123456789abcdef__lock__0000000001"),
-                      "exclusive");
+  assert_string_equal(
+      zkc__node_kind("0123456789abcdef0123456789abcdef__lock__0000000001"),
+      "exclusive");
   assert_null(zkc__node_kind("locks"));
   /* the public face of the rule */
   zkc_contender_t e = {.name = "leases"};
   assert_int_equal(zkc_contender_layout(&e), ZKC_LAYOUT_SEMAPHORE);
   e.name = "0123456789abcdef0123456789abcdef__lock__0000000001";
-  assert_int_equal(zkc_contender_layout(&e), ZKC_LAYOUT_LOCK); /* no private bit */
+  assert_int_equal(zkc_contender_layout(&e),
+                   ZKC_LAYOUT_LOCK); /* no private bit */
   assert_int_equal(zkc_contender_layout(NULL), 0);
 }
 
@@ -461,7 +469,8 @@ static void layouts_of_children(void **state) {
 static void layouts_refused_by_recipe(void **state) {
   (void)state;
   const unsigned K = ZKC__LAYOUT_KNOWN_LOCK;
-  unsigned lock = ZKC_LAYOUT_LOCK | K, rw = ZKC_LAYOUT_LOCK | ZKC_LAYOUT_RWLOCK | K;
+  unsigned lock = ZKC_LAYOUT_LOCK | K,
+           rw = ZKC_LAYOUT_LOCK | ZKC_LAYOUT_RWLOCK | K;
   unsigned squatter = ZKC_LAYOUT_LOCK;
   unsigned sem = ZKC_LAYOUT_SEMAPHORE, ksem = ZKC_LAYOUT_KAZOO_SEMAPHORE;
   unsigned elect = ZKC_LAYOUT_ELECTION;
@@ -490,7 +499,9 @@ static void layouts_refused_by_recipe(void **state) {
 static void path_problems(void **state) {
   (void)state;
   char buf[ZKC__PROBLEM_MAX];
-  const struct { const char *path, *why; } v[] = {
+  const struct {
+    const char *path, *why;
+  } v[] = {
       {"locks/a", "must be absolute"},
       {"/", "'/' itself"},
       {"/a/", "must not end with '/'"},
@@ -505,14 +516,16 @@ static void path_problems(void **state) {
   for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
     const char *why = zkc__path_problem(v[i].path, buf, sizeof buf);
     if (why == NULL || strstr(why, v[i].why) == NULL)
-      fail_msg("path %zu: got '%s', want '%s'", i, why ? why : "(none)", v[i].why);
+      fail_msg("path %zu: got '%s', want '%s'", i, why ? why : "(none)",
+               v[i].why);
     assert_int_equal(zkc__path_validate(v[i].path), ZKC_EINVAL);
   }
   char longp[ZKC__PATH_MAX + 2];
   memset(longp, 'a', sizeof longp - 1);
   longp[0] = '/';
   longp[sizeof longp - 1] = '\0';
-  assert_non_null(strstr(zkc__path_problem(longp, buf, sizeof buf), "1025 bytes"));
+  assert_non_null(
+      strstr(zkc__path_problem(longp, buf, sizeof buf), "1025 bytes"));
   assert_null(zkc__path_problem("/locks/job-1", buf, sizeof buf));
 }
 
@@ -525,10 +538,13 @@ static void connect_strings(void **state) {
                          "server 'b:x' has no valid port"));
   assert_non_null(strstr(zkc__hosts_problem("a:1,,b:2", buf, sizeof buf),
                          "empty server entry"));
-  assert_non_null(strstr(zkc__hosts_problem("a b:1", buf, sizeof buf), "byte 1"));
+  assert_non_null(
+      strstr(zkc__hosts_problem("a b:1", buf, sizeof buf), "byte 1"));
   assert_non_null(strstr(zkc__hosts_problem("", buf, sizeof buf), "no server"));
   assert_null(zkc__hosts_problem("a:1,b:2/x", buf, sizeof buf));
-  const struct { const char *in, *out; } v[] = {
+  const struct {
+    const char *in, *out;
+  } v[] = {
       {"localhost", "localhost:2181"},
       {"a,b:2182,c", "a:2181,b:2182,c:2181"},
       {"a/chroot/x", "a:2181/chroot/x"},
@@ -561,9 +577,14 @@ static void open_refusals_say_why(void **state) {
   zkc_client_opts_init(&o);
   o.log_fn = sink;
   zkc_client_t *c = (zkc_client_t *)1;
-  const struct { const char *connect; int session_ms; const char *why; } v[] = {
+  const struct {
+    const char *connect;
+    int session_ms;
+    const char *why;
+  } v[] = {
       {"localhost:0", 10000, "server 'localhost:0' has no valid port"},
-      {"a:1/locks/", 10000, "chroot '/locks/' is invalid: it must not end with '/'"},
+      {"a:1/locks/", 10000,
+       "chroot '/locks/' is invalid: it must not end with '/'"},
       {NULL, 10000, "connect_string is NULL"},
       {"a:1", 0, "invalid options: session_timeout_ms must be above 0"},
   };
