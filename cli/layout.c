@@ -7,44 +7,21 @@
 
 #include "cli.h"
 
-/* The text right before a contender's sequence: the name without its last
- * 10 characters (ZooKeeper's "%010d"), 11 from -10^9 down. */
-static int marker_is(const zkc_contender_t *e, const char *marker) {
-  if (!e->has_sequence) return 0;
-  size_t n = strlen(e->name), tail = e->sequence <= -1000000000 ? 11 : 10;
-  size_t m = strlen(marker);
-  return n >= tail + m && memcmp(e->name + n - tail - m, marker, m) == 0;
-}
-
+/* The library's one rule (zkc_contender_layout), which its recipes apply
+ * before they take part. */
 int zkcli_is_latch_node(const zkc_contender_t *e) {
-  return marker_is(e, "latch-");
-}
-
-static int hex32(const char *s) {
-  if (strlen(s) != 32) return 0;
-  for (; *s; s++)
-    if (!((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f'))) return 0;
-  return 1;
+  return (zkc_contender_layout(e) & ZKC_LAYOUT_ELECTION) != 0;
 }
 
 void zkcli_layout_of(const zkc_contender_t *v, size_t n, zkcli_layout_t *out) {
   memset(out, 0, sizeof *out);
   for (size_t i = 0; i < n; i++) {
-    const zkc_contender_t *e = &v[i];
-    if (!e->has_sequence) {
-      /* Curator's InterProcessSemaphoreV2 (and zkcoord's): the queue and
-       * the lease nodes one level down; kazoo's Semaphore: a lease is an
-       * ephemeral node named by a uuid's 32 hex digits. */
-      out->semaphore |= strcmp(e->name, "leases") == 0 ||
-                        strcmp(e->name, "locks") == 0;
-      out->kazoo_sem |= e->ephemeral_owner != 0 && hex32(e->name);
-    } else if (zkcli_is_latch_node(e)) {
-      out->election = 1;
-    } else {
-      out->lock = 1;
-      out->rw |= e->kind && (strcmp(e->kind, "read") == 0 ||
-                             strcmp(e->kind, "write") == 0);
-    }
+    unsigned l = zkc_contender_layout(&v[i]);
+    out->semaphore |= (l & ZKC_LAYOUT_SEMAPHORE) != 0;
+    out->kazoo_sem |= (l & ZKC_LAYOUT_KAZOO_SEMAPHORE) != 0;
+    out->election |= (l & ZKC_LAYOUT_ELECTION) != 0;
+    out->lock |= (l & ZKC_LAYOUT_LOCK) != 0;
+    out->rw |= (l & ZKC_LAYOUT_RWLOCK) != 0;
   }
 }
 

@@ -26,6 +26,7 @@ int zkcli_exit_code(int rc) {
       return ZKCLI_EXIT_NOPERM;
     case ZKC_ENOROOT:
     case ZKC_ENOCHILDREN: /* a lock path under an ephemeral node */
+    case ZKC_ELAYOUT:     /* another recipe's path, seen by the library */
       return ZKCLI_EXIT_BADPATH;
     default:
       return ZKCLI_EXIT_INTERNAL;
@@ -121,14 +122,20 @@ int zkcli_open(const zkcli_opts_t *o, zkc_client_t **out) {
     return 0;
   }
   switch (rc) {
-    case ZKC_EINVAL: /* the credentials and the ACL were checked above */
-      zkcli_err("invalid %s '%s': expected host:port[,host:port...][/chroot]"
-                "%s", o->connect_from_env ? "$ZKCOORD_CONNECT" : "--connect",
-                o->connect,
-                o->connect[strcspn(o->connect, "/")] == '/'
-                    ? " with a valid chroot path"
-                    : "");
+    case ZKC_EINVAL: { /* the credentials and the ACL were checked above */
+      /* The library's reason: "zkc_client_open: invalid connect string
+       * '...': <why>". */
+      const char *why = strstr(zkc_last_error_message(), "': ");
+      zkcli_err(
+          "invalid %s '%s': expected host[:port][,host[:port]...]"
+          "[/chroot]%s (%s)",
+          o->connect_from_env ? "$ZKCOORD_CONNECT" : "--connect", o->connect,
+          o->connect[strcspn(o->connect, "/")] == '/'
+              ? " with a valid chroot path"
+              : "",
+          why ? why + 3 : zkc_last_error_message());
       return ZKCLI_EXIT_USAGE;
+    }
     case ZKC_ECONNECT:
       if (!name_unresolved(o->connect))
         zkcli_err("cannot reach the ZooKeeper ensemble at %s within %d ms",

@@ -24,18 +24,23 @@ static int entries_valid(const zkc_acl_t *acl, size_t n) {
   return 1;
 }
 
-int zkc__acl_opts_valid(const zkc_client_opts_t *o) {
-  if (o->auth_digest != NULL && !digest_valid(o->auth_digest)) return 0;
+const char *zkc__acl_opts_problem(const zkc_client_opts_t *o) {
+  if (o->auth_digest != NULL && !digest_valid(o->auth_digest))
+    return "auth_digest must be \"user:password\" (a non-empty user and "
+           "password)";
   if (o->acl_preset != ZKC_ACL_OPEN && o->acl_preset != ZKC_ACL_SECURE)
-    return 0;
-  if ((o->acl == NULL) != (o->acl_count == 0)) return 0;
-  if (o->acl != NULL && !entries_valid(o->acl, o->acl_count)) return 0;
+    return "acl_preset is neither ZKC_ACL_OPEN nor ZKC_ACL_SECURE";
+  if ((o->acl == NULL) != (o->acl_count == 0))
+    return "acl and acl_count disagree (one is set, the other not)";
+  if (o->acl != NULL && !entries_valid(o->acl, o->acl_count))
+    return "an acl entry is invalid (an empty or NULL scheme, a NULL id, or "
+           "permissions none or outside ZKC_PERM_ALL)";
   /* CREATOR_ALL names the session's credentials: without any the server
    * refuses every create (ZKC_EINVALIDACL). */
   if (o->acl_preset == ZKC_ACL_SECURE && o->acl == NULL &&
       o->auth_digest == NULL)
-    return 0;
-  return 1;
+    return "acl_preset ZKC_ACL_SECURE needs auth_digest (or an explicit acl)";
+  return NULL;
 }
 
 static void vector_free(struct ACL_vector *v) {
@@ -108,9 +113,12 @@ int zkc__acl_for(zkc_client_t *c, const char *path, zkc_node_kind_t kind,
   const zkc_acl_t *acl = c->opts.acl_fn(c->opts.acl_ctx, path, kind, &n);
   if (acl == NULL) return ZKC_OK;
   if (n == 0 || !entries_valid(acl, n)) {
-    zkc__log(c, ZKC_LOG_ERROR, "the ACL callback gave an invalid ACL for %s",
-             path);
-    return ZKC_EINVAL;
+    return zkc__refuse(c, ZKC_EINVAL,
+                       "the ACL callback (acl_fn) gave an "
+                       "invalid ACL for %.300s (no entry, an empty or NULL "
+                       "scheme, a NULL id, or permissions none or outside "
+                       "ZKC_PERM_ALL)",
+                       path);
   }
   int rc = vector_from(tmp, acl, n);
   if (rc == ZKC_OK) *out = tmp;

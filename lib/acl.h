@@ -10,7 +10,7 @@
 #include "zkcoord/client.h"
 
 /* 1 when the auth and ACL options are well-formed. */
-int zkc__acl_opts_valid(const zkc_client_opts_t *opts);
+const char *zkc__acl_opts_problem(const zkc_client_opts_t *opts);
 /* Copies the credentials and builds the ACL vectors from the options. */
 int zkc__acl_setup(zkc_client_t *c);
 void zkc__acl_free(zkc_client_t *c);

@@ -31,9 +31,14 @@ int zkc_async_create(zkc_async_t **out, zkc_client_t *client,
   zkc_async_opts_t o;
   zkc_async_opts_init(&o);
   if (opts) o = *opts;
-  if (out == NULL || client == NULL ||
-      (o.delivery != ZKC_DELIVER_THREAD && o.delivery != ZKC_DELIVER_DISPATCH))
-    return ZKC_EINVAL;
+  int rc_ = zkc__refuse_null(client, "zkc_async_create", "out", out == NULL,
+                             "client", client == NULL, (char *)NULL);
+  if (rc_ != ZKC_OK) return rc_;
+  if (o.delivery != ZKC_DELIVER_THREAD && o.delivery != ZKC_DELIVER_DISPATCH)
+    return zkc__refuse(client, ZKC_EINVAL,
+                       "zkc_async_create: delivery %d is "
+                       "neither ZKC_DELIVER_THREAD nor ZKC_DELIVER_DISPATCH",
+                       (int)o.delivery);
   zkc_async_t *a = calloc(1, sizeof *a);
   if (a == NULL) return ZKC_ENOMEM;
   a->c = client;
@@ -107,8 +112,11 @@ int zkc_async_destroy(zkc_async_t *a) {
 
 int zkc_async_acquire(zkc_async_t *a, const char *path, int64_t timeout_ms,
                       zkc_acquired_fn done, void *ctx, uint64_t *id) {
-  if (a == NULL || done == NULL || zkc__path_validate(path) != ZKC_OK)
-    return ZKC_EINVAL;
+  int rc0 = zkc__refuse_null(a ? a->c : NULL, "zkc_async_acquire", "async",
+                             a == NULL, "done", done == NULL, (char *)NULL);
+  if (rc0 == ZKC_OK)
+    rc0 = zkc__check_path(a->c, "zkc_async_acquire", "lock path", path);
+  if (rc0 != ZKC_OK) return rc0;
   if (zkc__client_closed(a->c)) return ZKC_ECLOSED;
   acq_t *q = calloc(1, sizeof *q);
   char *base = q ? strdup(path) : NULL;
@@ -136,9 +144,11 @@ int zkc_async_acquire(zkc_async_t *a, const char *path, int64_t timeout_ms,
 }
 
 int zkc_async_cancel(zkc_async_t *a, uint64_t id) {
-  if (a == NULL) return ZKC_EINVAL;
+  if (a == NULL)
+    return zkc__refuse(NULL, ZKC_EINVAL, "zkc_async_cancel: async is NULL");
   pthread_mutex_lock(&a->mu);
   int rc = id == 0 || id > a->next_id ? ZKC_EINVAL : ZKC_EALREADY;
+  uint64_t last = a->next_id;
   for (acq_t *q = a->acqs; q && rc == ZKC_EALREADY; q = q->next) {
     if (q->id != id || q->fn == NULL) continue;
     if (!q->decided) {
@@ -151,18 +161,36 @@ int zkc_async_cancel(zkc_async_t *a, uint64_t id) {
     break;
   }
   pthread_mutex_unlock(&a->mu);
+  if (rc == ZKC_EINVAL)
+    zkc__refuse(a->c, rc,
+                "zkc_async_cancel: id %llu was never given by this "
+                "context (1..%llu)",
+                (unsigned long long)id, (unsigned long long)last);
   return rc;
 }
 
 int zkc_async_fd(const zkc_async_t *a, int *fd) {
-  if (a == NULL || fd == NULL || a->fd < 0) return ZKC_EINVAL;
+  int rc_ = zkc__refuse_null(a ? a->c : NULL, "zkc_async_fd", "async", a == NULL,
+                             "fd", fd == NULL, (char *)NULL);
+  if (rc_ != ZKC_OK) return rc_;
+  if (a->fd < 0)
+    return zkc__refuse(a->c, ZKC_EINVAL,
+                       "zkc_async_fd: the context delivers "
+                       "on its own thread (no descriptor without "
+                       "ZKC_DELIVER_DISPATCH)");
   *fd = a->fd;
   return ZKC_OK;
 }
 
 int zkc_async_dispatch(zkc_async_t *a, int *ran) {
   if (ran) *ran = 0;
-  if (a == NULL || a->fd < 0) return ZKC_EINVAL;
+  if (a == NULL)
+    return zkc__refuse(NULL, ZKC_EINVAL, "zkc_async_dispatch: async is NULL");
+  if (a->fd < 0)
+    return zkc__refuse(a->c, ZKC_EINVAL,
+                       "zkc_async_dispatch: the context "
+                       "delivers on its own thread (dispatch needs "
+                       "ZKC_DELIVER_DISPATCH)");
   if (zkc__on_callback_thread()) return ZKC_EDEADLK;
   int n = zkc__async_run_events(a);
   if (ran) *ran = n;

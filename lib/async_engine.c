@@ -57,6 +57,7 @@ void zkc__async_acq_init(zkc_async_t *a, acq_t *q, char *base,
   zkc__qrun_init(&q->run, a->c, base, ZKC__LOCK_NAME, NULL, deadline, &engine,
                  a);
   q->run.requeue = 1;
+  q->run.layout = ZKC__AS_LOCK;
 }
 
 /* ---- results ---- */

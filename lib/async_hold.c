@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "async_int.h"
+#include "queue_nodes.h"
 
 #include "names.h"
 #include "session.h"
@@ -12,7 +13,9 @@
 
 int zkc_hold_release(zkc_async_t *a, zkc_hold_t *h, zkc_released_fn done,
                      void *ctx) {
-  if (a == NULL || h == NULL) return ZKC_EINVAL;
+  int rc_ = zkc__refuse_null(a ? a->c : NULL, "zkc_hold_release", "async",
+                             a == NULL, "hold", h == NULL, (char *)NULL);
+  if (rc_ != ZKC_OK) return rc_;
   if (h->a != a) return ZKC_ENOTOWNER;
   return zkc__async_release(a, h, done, ctx);
 }
@@ -36,7 +39,10 @@ int zkc_hold_free(zkc_hold_t *h) {
 }
 
 int zkc_hold_fencing_token(const zkc_hold_t *h, int64_t *token) {
-  if (h == NULL || token == NULL) return ZKC_EINVAL;
+  int rc_ =
+      zkc__refuse_null(h ? h->a->c : NULL, "zkc_hold_fencing_token", "hold",
+                       h == NULL, "token", token == NULL, (char *)NULL);
+  if (rc_ != ZKC_OK) return rc_;
   pthread_mutex_lock(&h->a->mu);
   int rc = h->released ? ZKC_ENOTOWNER : ZKC_OK;
   if (rc == ZKC_OK) *token = h->held.token;
@@ -45,12 +51,22 @@ int zkc_hold_fencing_token(const zkc_hold_t *h, int64_t *token) {
 }
 
 int zkc_hold_node(const zkc_hold_t *h, char *buf, size_t len) {
-  if (h == NULL || buf == NULL || len == 0) return ZKC_EINVAL;
+  int rc_ = zkc__refuse_null(h ? h->a->c : NULL, "zkc_hold_node", "hold",
+                             h == NULL, "buf", buf == NULL, (char *)NULL);
+  if (rc_ != ZKC_OK) return rc_;
+  if (len == 0)
+    return zkc__refuse(h->a->c, ZKC_EINVAL, "zkc_hold_node: len is 0");
   pthread_mutex_lock(&h->a->mu);
-  int rc = h->released ? ZKC_ENOTOWNER
-           : strlen(h->held.node) >= len ? ZKC_EINVAL : ZKC_OK;
+  /* A released hold has no node any more. */
+  size_t need = h->released ? 0 : strlen(h->held.node) + 1;
+  int rc = h->released ? ZKC_ENOTOWNER : need > len ? ZKC_EINVAL : ZKC_OK;
   if (rc == ZKC_OK) strcpy(buf, h->held.node);
   pthread_mutex_unlock(&h->a->mu);
+  if (rc == ZKC_EINVAL)
+    zkc__refuse(h->a->c, rc,
+                "zkc_hold_node: buf of %zu bytes is too small "
+                "(the node's path needs %zu)",
+                len, need);
   return rc;
 }
 
@@ -64,14 +80,22 @@ int zkc_hold_is_held(const zkc_hold_t *h) {
          zkc__session_fate(h->a->c, session) == ZKC__SESSION_LIVE;
 }
 
-int zkc_hold_fenced_set(zkc_hold_t *h, const char *path, const void *data,
-                        size_t len) {
-  if (h == NULL || zkc__path_validate(path) != ZKC_OK ||
-      (data == NULL && len > 0) || len > ZKC__DATA_MAX)
-    return ZKC_EINVAL;
+/* The fenced write of a hold: a set, or a create (fn names the call). */
+static int hold_fenced(zkc_hold_t *h, const char *fn, int create,
+                       const char *path, const void *data, size_t len) {
+  if (h == NULL) return zkc__refuse(NULL, ZKC_EINVAL, "%s: hold is NULL", fn);
   zkc_async_t *a = h->a;
-  int rc = zkc__call_enter(a->c);
+  int rc = zkc__check_path(a->c, fn, "path", path);
   if (rc != ZKC_OK) return rc;
+  if (data == NULL && len > 0)
+    return zkc__refuse(a->c, ZKC_EINVAL, "%s: data is NULL with len above 0",
+                       fn);
+  if (len > ZKC__DATA_MAX)
+    return zkc__refuse(a->c, ZKC_EINVAL,
+                       "%s: len is above 1020 KiB "
+                       "(ZooKeeper's default request limit is 1 MiB)",
+                       fn);
+  if ((rc = zkc__call_enter(a->c)) != ZKC_OK) return rc;
   char *node = NULL;
   pthread_mutex_lock(&a->mu);
   rc = h->released ? ZKC_ENOTOWNER : h->lost ? ZKC_ELOST : ZKC_OK;
@@ -79,7 +103,10 @@ int zkc_hold_fenced_set(zkc_hold_t *h, const char *path, const void *data,
   pthread_mutex_unlock(&a->mu);
   if (rc == ZKC_OK) {
     int failed_op = -1;
-    rc = zkc__op_run_check_set(a->c, node, path, data, (int)len, &failed_op);
+    rc = create
+             ? zkc__fenced_create_node(a->c, node, path, data, len, &failed_op)
+             : zkc__op_run_check_set(a->c, node, path, data, (int)len,
+                                     &failed_op);
     if (rc == ZKC_ENONODE && failed_op == 0) { /* our node is gone */
       pthread_mutex_lock(&a->mu);
       h->lost = 1;
@@ -90,4 +117,14 @@ int zkc_hold_fenced_set(zkc_hold_t *h, const char *path, const void *data,
   free(node);
   zkc__call_leave(a->c);
   return rc;
+}
+
+int zkc_hold_fenced_set(zkc_hold_t *h, const char *path, const void *data,
+                        size_t len) {
+  return hold_fenced(h, "zkc_hold_fenced_set", 0, path, data, len);
+}
+
+int zkc_hold_fenced_create(zkc_hold_t *h, const char *path, const void *data,
+                           size_t len) {
+  return hold_fenced(h, "zkc_hold_fenced_create", 1, path, data, len);
 }

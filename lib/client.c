@@ -26,23 +26,40 @@ void zkc_client_opts_init(zkc_client_opts_t *opts) {
   opts->log_level = ZKC_LOG_ERROR;
 }
 
-static int opts_valid(const zkc_client_opts_t *o) {
-  return o->session_timeout_ms > 0 && o->connect_timeout_ms >= 0 &&
-         o->retry.base_sleep_ms >= 0 && o->retry.max_sleep_ms >= 0 &&
-         o->retry.max_retries >= 0 &&
-         (o->parent_mode == ZKC_PARENTS_PERSISTENT ||
-          o->parent_mode == ZKC_PARENTS_CONTAINER) &&
-         o->log_level >= ZKC_LOG_NONE && o->log_level <= ZKC_LOG_DEBUG &&
-         zkc__id_validate(o->holder_id) == ZKC_OK && zkc__acl_opts_valid(o);
+/* Why the options are refused ("session_timeout_ms must be above 0"), or
+ * NULL. */
+static const char *opts_problem(const zkc_client_opts_t *o) {
+  if (o->session_timeout_ms <= 0) return "session_timeout_ms must be above 0";
+  if (o->connect_timeout_ms < 0)
+    return "connect_timeout_ms must not be negative";
+  if (o->retry.base_sleep_ms < 0 || o->retry.max_sleep_ms < 0 ||
+      o->retry.max_retries < 0)
+    return "the retry policy's base_sleep_ms, max_sleep_ms and max_retries "
+           "must not be negative";
+  if (o->parent_mode != ZKC_PARENTS_PERSISTENT &&
+      o->parent_mode != ZKC_PARENTS_CONTAINER)
+    return "parent_mode is neither ZKC_PARENTS_PERSISTENT nor "
+           "ZKC_PARENTS_CONTAINER";
+  if (o->log_level < ZKC_LOG_NONE || o->log_level > ZKC_LOG_DEBUG)
+    return "log_level is not a zkc_log_level_t (ZKC_LOG_NONE..ZKC_LOG_DEBUG)";
+  if (zkc__id_validate(o->holder_id) != ZKC_OK)
+    return "holder_id is longer than a node's data may be (1020 KiB)";
+  return zkc__acl_opts_problem(o);
 }
 
-/* "host:port,host:port[/chroot]": the chroot, if any, must be a valid path
- * (ZooKeeper would otherwise refuse the string with a vague EINVAL). */
-static int connect_string_valid(const char *s) {
-  if (zkc__hosts_validate(s) != ZKC_OK) return 0;
+/* Why the connect string "host:port,host:port[/chroot]" is refused, or
+ * NULL: the chroot, if any, must be a valid path (ZooKeeper would
+ * otherwise refuse the string with a vague EINVAL). */
+static const char *connect_problem(const char *s, char *buf, size_t len) {
+  const char *why = zkc__hosts_problem(s, buf, len);
+  if (why != NULL) return why;
   const char *chroot = strchr(s, '/');
-  if (chroot == NULL || strcmp(chroot, "/") == 0) return 1;
-  return zkc__path_validate(chroot) == ZKC_OK;
+  if (chroot == NULL || strcmp(chroot, "/") == 0) return NULL;
+  char inner[ZKC__PROBLEM_MAX];
+  why = zkc__path_problem(chroot, inner, sizeof inner);
+  if (why == NULL) return NULL;
+  snprintf(buf, len, "its chroot '%.100s' is invalid: %s", chroot, why);
+  return buf;
 }
 
 /* One round trip settles what CONNECTED alone does not tell:
@@ -125,6 +142,9 @@ static zkc_client_t *client_alloc(const char *connect,
   return c;
 }
 
+static int open_normalized(const char *connect_string,
+                           const zkc_client_opts_t *opts, zkc_client_t **out);
+
 int zkc_client_open(zkc_client_t **out, const char *connect_string,
                     const zkc_client_opts_t *opts) {
   zkc_client_opts_t defaults;
@@ -133,8 +153,37 @@ int zkc_client_open(zkc_client_t **out, const char *connect_string,
     opts = &defaults;
   }
   if (out != NULL) *out = NULL;
-  if (out == NULL || !connect_string_valid(connect_string) || !opts_valid(opts))
+  if (out == NULL)
+    return zkc__refuse_opts(opts, ZKC_EINVAL, "zkc_client_open: out is NULL");
+  if (connect_string == NULL)
+    return zkc__refuse_opts(opts, ZKC_EINVAL,
+                            "zkc_client_open: connect_string is NULL");
+  const char *why = opts_problem(opts);
+  if (why != NULL)
+    return zkc__refuse_opts(opts, ZKC_EINVAL,
+                            "zkc_client_open: invalid "
+                            "options: %s",
+                            why);
+  /* A server named without a port gets ZooKeeper's 2181, as the Java
+   * client (so Curator) and kazoo give it. */
+  char *connect = zkc__connect_with_ports(connect_string);
+  if (connect == NULL) return ZKC_ENOMEM;
+  char buf[ZKC__PROBLEM_MAX];
+  if ((why = connect_problem(connect, buf, sizeof buf)) != NULL) {
+    zkc__refuse_opts(opts, ZKC_EINVAL,
+                     "zkc_client_open: invalid connect "
+                     "string '%.300s': %s",
+                     connect_string, why);
+    free(connect);
     return ZKC_EINVAL;
+  }
+  int rc = open_normalized(connect, opts, out);
+  free(connect);
+  return rc;
+}
+
+static int open_normalized(const char *connect_string,
+                           const zkc_client_opts_t *opts, zkc_client_t **out) {
   if (zkc__on_callback_thread()) return ZKC_EDEADLK;
 
   zkc_client_t *c = client_alloc(connect_string, opts);

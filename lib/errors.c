@@ -2,6 +2,8 @@
 /* The error space: zkcoord's table, and the one translation of the
  * ZooKeeper client's codes into it. */
 #define THREADED
+#include <stdarg.h>
+#include <stdio.h>
 #include <zookeeper/zookeeper.h>
 
 #include "session_shared.h"
@@ -70,3 +72,12 @@ void zkc__note_zk_code(int zk_rc) {
 void zkc__note_auth_refused(void) { last_zk_code = ZAUTHFAILED; }
 
 int zkc_last_zk_code(void) { return last_zk_code; }
+
+/* zkc_last_error_message: the thread's last refusal, explained. */
+static _Thread_local char last_message[512];
+
+void zkc__error_message_vset(const char *fmt, va_list ap) {
+  vsnprintf(last_message, sizeof last_message, fmt, ap);
+}
+
+const char *zkc_last_error_message(void) { return last_message; }

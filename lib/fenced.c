@@ -48,11 +48,18 @@ static int read_in_session(zkc_client_t *c, zkc_mutex_t *m, const char *path,
 int zkc_mutex_fenced_get(zkc_mutex_t *m, const char *path, char **data,
                          size_t *len, int32_t *version) {
   if (data != NULL) *data = NULL;
-  if (m == NULL || zkc__path_validate(path) != ZKC_OK || data == NULL ||
-      len == NULL || version == NULL)
-    return ZKC_EINVAL;
+  if (m == NULL)
+    return zkc__refuse(NULL, ZKC_EINVAL, "zkc_mutex_fenced_get: mutex is NULL");
   zkc_client_t *c = zkc__mutex_client(m);
-  int rc = zkc__call_enter(c);
+  int rc = zkc__check_path(c, "zkc_mutex_fenced_get", "path", path);
+  if (rc == ZKC_OK)
+    rc = ZKC__REFUSE_IF(c, data == NULL || len == NULL || version == NULL,
+                        "zkc_mutex_fenced_get", "%s is NULL",
+                        data == NULL  ? "data"
+                        : len == NULL ? "len"
+                                      : "version");
+  if (rc != ZKC_OK) return rc;
+  rc = zkc__call_enter(c);
   if (rc != ZKC_OK) return rc;
   int64_t session = 0;
   if ((rc = zkc__mutex_hold_enter(m, &session)) == ZKC_OK) {
@@ -80,7 +87,11 @@ int zkc_mutex_fenced_get(zkc_mutex_t *m, const char *path, char **data,
 
 int zkc_mutex_fenced_cas(zkc_mutex_t *m, const char *path, const void *data,
                          size_t len, int32_t version, int32_t *new_version) {
-  if (version < 0) return ZKC_EINVAL; /* no comparison: zkc_mutex_fenced_set */
+  if (version < 0) /* no comparison: zkc_mutex_fenced_set */
+    return zkc__refuse(m ? zkc__mutex_client(m) : NULL, ZKC_EINVAL,
+                       "zkc_mutex_fenced_cas: version %d is below 0 (a write "
+                       "without comparison is zkc_mutex_fenced_set)",
+                       (int)version);
   int rc = zkc__mutex_fenced_write(m, path, data, len, version, new_version);
   /* The hold's session ended before the transaction was sent: nothing was
    * set, and the hold went with the session. */

@@ -32,5 +32,10 @@ void zkc__mutex_hold_leave(zkc_mutex_t *m);
 int zkc__mutex_fenced_write(zkc_mutex_t *m, const char *path,
                             const void *data, size_t len, int32_t version,
                             int32_t *new_version);
+/* zkc__mutex_fenced_write's `version` for a create (zkc_mutex_fenced_create):
+ * ZKC_ENODEEXISTS when path exists, nothing written. */
+#define ZKC__FENCED_CREATE INT32_MIN
+
+
 
 #endif /* ZKC_FENCED_H */

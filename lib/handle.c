@@ -111,7 +111,11 @@ int zkc__handle_open(zkc_client_t *c) {
     int err = errno;
     free(h);
     if (err == ENOMEM) return ZKC_ENOMEM;
-    if (err == EINVAL) return ZKC_EINVAL;
+    if (err == EINVAL)
+      return zkc__refuse(c, ZKC_EINVAL,
+                         "zkc_client_open: the ZooKeeper client "
+                         "refused the connect string '%.300s'",
+                         c->connect);
     /* The host list is well-formed (checked at open): none of its names
      * resolved. A connection error the user can act on, naming them. */
     log_unresolved(c);

@@ -22,7 +22,7 @@
 #include "util.h"
 #include "zkcoord/leader.h"
 
-#define LATCH_NAME "latch-" /* Curator's LeaderLatch.LOCK_NAME */
+#define LATCH_NAME ZKC__LATCH_NAME
 
 struct zkc_latch {
   /* Node, thread and connection; cand.mu guards the fields below up to
@@ -183,9 +183,16 @@ void zkc_latch_opts_init(zkc_latch_opts_t *opts) {
 int zkc_latch_create(zkc_latch_t **out, zkc_client_t *client, const char *path,
                      const char *id, const zkc_latch_opts_t *opts) {
   if (out != NULL) *out = NULL;
-  if (out == NULL || client == NULL || zkc__path_validate(path) != ZKC_OK ||
-      zkc__id_validate(id) != ZKC_OK)
-    return ZKC_EINVAL;
+  int rc0 = zkc__refuse_null(client, "zkc_latch_create", "out", out == NULL,
+                             "client", client == NULL, (char *)NULL);
+  if (rc0 == ZKC_OK)
+    rc0 = zkc__check_path(client, "zkc_latch_create", "election path", path);
+  if (rc0 == ZKC_OK)
+    rc0 = ZKC__REFUSE_IF(client, zkc__id_validate(id) != ZKC_OK,
+                         "zkc_latch_create",
+                         "id is longer than a node's data "
+                         "may be (1020 KiB)");
+  if (rc0 != ZKC_OK) return rc0;
   zkc_latch_t *l = calloc(1, sizeof *l);
   if (l == NULL) return ZKC_ENOMEM;
   if (opts) l->opts = *opts;
@@ -203,7 +210,9 @@ int zkc_latch_create(zkc_latch_t **out, zkc_client_t *client, const char *path,
 
 int zkc_latch_set_listener(zkc_latch_t *l, zkc_latch_fn is_leader,
                            zkc_latch_fn not_leader, void *ctx) {
-  if (l == NULL) return ZKC_EINVAL;
+  if (l == NULL)
+    return zkc__refuse(NULL, ZKC_EINVAL,
+                       "zkc_latch_set_listener: latch is NULL");
   pthread_mutex_lock(&l->cand.mu);
   int rc = l->cand.state == ZKC__LATENT ? ZKC_OK : ZKC_EBUSY;
   pthread_mutex_unlock(&l->cand.mu);
@@ -217,7 +226,8 @@ int zkc_latch_set_listener(zkc_latch_t *l, zkc_latch_fn is_leader,
 }
 
 int zkc_latch_start(zkc_latch_t *l) {
-  if (l == NULL) return ZKC_EINVAL;
+  if (l == NULL)
+    return zkc__refuse(NULL, ZKC_EINVAL, "zkc_latch_start: latch is NULL");
   if (zkc__on_callback_thread() || on_latch_thread(l)) return ZKC_EDEADLK;
   return zkc__candidate_start(&l->cand, one_turn);
 }
@@ -225,7 +235,11 @@ int zkc_latch_start(zkc_latch_t *l) {
 int zkc_latch_close(zkc_latch_t *l, zkc_close_mode_t mode) {
   if (l == NULL) return ZKC_OK;
   if (mode != ZKC_CLOSE_SILENT && mode != ZKC_CLOSE_NOTIFY_LEADER)
-    return ZKC_EINVAL;
+    return zkc__refuse(l->cand.client, ZKC_EINVAL,
+                       "zkc_latch_close: mode %d "
+                       "is neither ZKC_CLOSE_SILENT nor "
+                       "ZKC_CLOSE_NOTIFY_LEADER",
+                       (int)mode);
   if (zkc__on_callback_thread() || on_latch_thread(l)) return ZKC_EDEADLK;
   zkc_client_t *c = l->cand.client;
   if (mode == ZKC_CLOSE_SILENT) {
@@ -287,7 +301,8 @@ int zkc_latch_has_leadership(const zkc_latch_t *cl) {
 }
 
 int zkc_latch_await(zkc_latch_t *l, int64_t timeout_ms) {
-  if (l == NULL) return ZKC_EINVAL;
+  if (l == NULL)
+    return zkc__refuse(NULL, ZKC_EINVAL, "zkc_latch_await: latch is NULL");
   if (zkc__on_callback_thread() || on_latch_thread(l)) return ZKC_EDEADLK;
   int64_t deadline = zkc__deadline_after(timeout_ms);
   int rc;
@@ -326,11 +341,16 @@ int zkc_latch_await(zkc_latch_t *l, int64_t timeout_ms) {
     zkc__cond_wait_until(&l->cand.cv, &l->cand.mu, until);
   }
   pthread_mutex_unlock(&l->cand.mu);
+  if (rc == ZKC_EINVAL)
+    zkc__refuse(l->cand.client, rc,
+                "zkc_latch_await: the latch was never "
+                "started (zkc_latch_start)");
   return rc;
 }
 
 int zkc_latch_error(const zkc_latch_t *cl) {
-  if (cl == NULL) return ZKC_EINVAL;
+  if (cl == NULL)
+    return zkc__refuse(NULL, ZKC_EINVAL, "zkc_latch_error: latch is NULL");
   zkc_latch_t *l = (zkc_latch_t *)cl;
   pthread_mutex_lock(&l->cand.mu);
   int rc = l->cand.failed;
@@ -339,7 +359,10 @@ int zkc_latch_error(const zkc_latch_t *cl) {
 }
 
 int zkc_latch_fencing_token(const zkc_latch_t *cl, int64_t *token) {
-  if (cl == NULL || token == NULL) return ZKC_EINVAL;
+  int rc_ = zkc__refuse_null(cl ? cl->cand.client : NULL,
+                             "zkc_latch_fencing_token", "latch", cl == NULL,
+                             "token", token == NULL, (char *)NULL);
+  if (rc_ != ZKC_OK) return rc_;
   zkc_latch_t *l = (zkc_latch_t *)cl;
   if (zkc__client_closed(l->cand.client)) return ZKC_ENOTOWNER;
   pthread_mutex_lock(&l->cand.mu);
@@ -350,7 +373,13 @@ int zkc_latch_fencing_token(const zkc_latch_t *cl, int64_t *token) {
 }
 
 int zkc_latch_node(const zkc_latch_t *cl, char *buf, size_t buf_len) {
-  if (cl == NULL || buf == NULL || buf_len == 0) return ZKC_EINVAL;
+  int rc_ =
+      zkc__refuse_null(cl ? cl->cand.client : NULL, "zkc_latch_node", "latch",
+                       cl == NULL, "buf", buf == NULL, (char *)NULL);
+  if (rc_ != ZKC_OK) return rc_;
+  if (buf_len == 0)
+    return zkc__refuse(cl->cand.client, ZKC_EINVAL,
+                       "zkc_latch_node: buf_len is 0");
   zkc_latch_t *l = (zkc_latch_t *)cl;
   pthread_mutex_lock(&l->cand.mu);
   int rc = shown_locked(l) && l->cand.has_node ? ZKC_OK : ZKC_ENOTOWNER;
@@ -362,6 +391,11 @@ int zkc_latch_node(const zkc_latch_t *cl, char *buf, size_t buf_len) {
       rc = ZKC_EINVAL;
   }
   pthread_mutex_unlock(&l->cand.mu);
+  if (rc == ZKC_EINVAL)
+    zkc__refuse(l->cand.client, rc,
+                "zkc_latch_node: buf_len %zu is too small "
+                "for the node's path",
+                buf_len);
   return rc;
 }
 
@@ -373,11 +407,17 @@ const char *zkc_latch_path(const zkc_latch_t *l) {
 
 int zkc_latch_participants(zkc_latch_t *l, zkc_participant_t **out,
                            size_t *count) {
-  if (l == NULL || out == NULL || count == NULL) return ZKC_EINVAL;
+  int rc_ = zkc__refuse_null(
+      l ? l->cand.client : NULL, "zkc_latch_participants", "latch", l == NULL,
+      "out", out == NULL, "count", count == NULL, (char *)NULL);
+  if (rc_ != ZKC_OK) return rc_;
   return zkc__participants_read(l->cand.client, l->cand.path, out, count);
 }
 
 int zkc_latch_leader_id(zkc_latch_t *l, char **id) {
-  if (l == NULL || id == NULL) return ZKC_EINVAL;
+  int rc_ =
+      zkc__refuse_null(l ? l->cand.client : NULL, "zkc_latch_leader_id",
+                       "latch", l == NULL, "id", id == NULL, (char *)NULL);
+  if (rc_ != ZKC_OK) return rc_;
   return zkc__leader_id_read(l->cand.client, l->cand.path, id);
 }

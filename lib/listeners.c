@@ -55,13 +55,27 @@ static int listener_remove(zkc_client_t *c, zkc_state_fn fn,
 }
 
 int zkc_client_add_listener(zkc_client_t *c, zkc_state_fn fn, void *ctx) {
-  if (c == NULL || fn == NULL) return ZKC_EINVAL;
-  return listener_add(c, fn, NULL, ctx);
+  int rc_ = zkc__refuse_null(c, "zkc_client_add_listener", "client", c == NULL,
+                             "fn", fn == NULL, (char *)NULL);
+  if (rc_ != ZKC_OK) return rc_;
+  int rc = listener_add(c, fn, NULL, ctx);
+  if (rc == ZKC_EINVAL)
+    zkc__refuse(c, rc,
+                "zkc_client_add_listener: this fn and ctx are "
+                "registered already");
+  return rc;
 }
 
 int zkc_client_remove_listener(zkc_client_t *c, zkc_state_fn fn, void *ctx) {
-  if (c == NULL || fn == NULL) return ZKC_EINVAL;
-  return listener_remove(c, fn, NULL, ctx, 0);
+  int rc_ = zkc__refuse_null(c, "zkc_client_remove_listener", "client",
+                             c == NULL, "fn", fn == NULL, (char *)NULL);
+  if (rc_ != ZKC_OK) return rc_;
+  int rc = listener_remove(c, fn, NULL, ctx, 0);
+  if (rc == ZKC_EINVAL)
+    zkc__refuse(c, rc,
+                "zkc_client_remove_listener: this fn and ctx are not "
+                "registered");
+  return rc;
 }
 
 int zkc__observer_add(zkc_client_t *c, zkc__observer_fn fn, void *ctx) {

@@ -9,6 +9,7 @@
 
 
 #include "client_struct.h"
+#include "names.h"
 #include "session_shared.h"
 
 #define SLOTS 64
@@ -88,4 +89,63 @@ void zkc__log(zkc_client_t *c, zkc_log_level_t level, const char *fmt, ...) {
   vsnprintf(line, sizeof line, fmt, ap);
   va_end(ap);
   deliver(c, level, line);
+}
+
+/* A refusal: the thread's last error message, and the same line through
+ * the sink at error level. */
+static void refused_line(char *line, size_t len, const char *fmt, va_list ap) {
+  va_list copy;
+  va_copy(copy, ap);
+  vsnprintf(line, len, fmt, copy);
+  va_end(copy);
+  zkc__error_message_vset(fmt, ap);
+}
+
+int zkc__refuse(zkc_client_t *c, int rc, const char *fmt, ...) {
+  char line[512];
+  va_list ap;
+  va_start(ap, fmt);
+  refused_line(line, sizeof line, fmt, ap);
+  va_end(ap);
+  if (c != NULL) deliver(c, ZKC_LOG_ERROR, line);
+  return rc;
+}
+
+int zkc__refuse_opts(const zkc_client_opts_t *o, int rc, const char *fmt, ...) {
+  char line[512];
+  va_list ap;
+  va_start(ap, fmt);
+  refused_line(line, sizeof line, fmt, ap);
+  va_end(ap);
+  /* The options may be the refused ones: a level out of range still lets
+   * an error through, as the default level does. */
+  if (o != NULL && o->log_level != ZKC_LOG_NONE) {
+    if (o->log_fn)
+      o->log_fn(o->log_ctx, ZKC_LOG_ERROR, line);
+    else
+      fprintf(stderr, "zkcoord: %s\n", line);
+  }
+  return rc;
+}
+
+int zkc__check_path(zkc_client_t *c, const char *fn, const char *what,
+                    const char *path) {
+  char buf[ZKC__PROBLEM_MAX];
+  const char *why = zkc__path_problem(path, buf, sizeof buf);
+  if (why == NULL) return ZKC_OK;
+  if (path == NULL)
+    return zkc__refuse(c, ZKC_EINVAL, "%s: %s is NULL", fn, what);
+  return zkc__refuse(c, ZKC_EINVAL, "%s: invalid %s '%.300s': %s", fn, what,
+                     path, why);
+}
+
+int zkc__refuse_null(zkc_client_t *c, const char *fn, ...) {
+  va_list ap;
+  va_start(ap, fn);
+  int rc = ZKC_OK;
+  for (const char *name; rc == ZKC_OK && (name = va_arg(ap, const char *));)
+    if (va_arg(ap, int))
+      rc = zkc__refuse(c, ZKC_EINVAL, "%s: %s is NULL", fn, name);
+  va_end(ap);
+  return rc;
 }

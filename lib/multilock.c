@@ -30,9 +30,17 @@ static int by_path(const void *a, const void *b) {
 int zkc_multilock_create(zkc_multilock_t **out, zkc_mutex_t *const *locks,
                          size_t n) {
   if (out != NULL) *out = NULL;
-  if (out == NULL || locks == NULL || n == 0) return ZKC_EINVAL;
+  int rc_ = zkc__refuse_null(NULL, "zkc_multilock_create", "out", out == NULL,
+                             "locks", locks == NULL, (char *)NULL);
+  if (rc_ != ZKC_OK) return rc_;
+  if (n == 0)
+    return zkc__refuse(NULL, ZKC_EINVAL, "zkc_multilock_create: n is 0");
   for (size_t i = 0; i < n; i++)
-    if (locks[i] == NULL) return ZKC_EINVAL;
+    if (locks[i] == NULL)
+      return zkc__refuse(NULL, ZKC_EINVAL,
+                         "zkc_multilock_create: locks[%zu] "
+                         "is NULL",
+                         i);
   zkc_multilock_t *ml = calloc(1, sizeof *ml);
   if (ml == NULL || (ml->locks = malloc(n * sizeof *locks)) == NULL) {
     free(ml);
@@ -45,7 +53,11 @@ int zkc_multilock_create(zkc_multilock_t **out, zkc_mutex_t *const *locks,
    * sides of a read-write lock): the thread would queue behind itself. */
   int rc = ZKC_OK;
   for (size_t i = 1; i < n && rc == ZKC_OK; i++)
-    if (by_path(&ml->locks[i - 1], &ml->locks[i]) == 0) rc = ZKC_EINVAL;
+    if (by_path(&ml->locks[i - 1], &ml->locks[i]) == 0)
+      rc = zkc__refuse(zkc__mutex_client(ml->locks[i]), ZKC_EINVAL,
+                       "zkc_multilock_create: two locks on one path '%.300s' "
+                       "(the thread would queue behind itself)",
+                       zkc_mutex_path(ml->locks[i]));
   if (rc == ZKC_OK && pthread_mutex_init(&ml->mu, NULL) != 0) rc = ZKC_ENOMEM;
   if (rc != ZKC_OK) {
     free(ml->locks);
@@ -104,7 +116,10 @@ static int still_there(zkc_mutex_t *m, int64_t limit) {
 }
 
 int zkc_multilock_acquire_timeout(zkc_multilock_t *ml, int64_t timeout_ms) {
-  if (ml == NULL) return ZKC_EINVAL; /* timeout_ms < 0: no limit */
+  if (ml == NULL) /* timeout_ms < 0: no limit */
+    return zkc__refuse(NULL, ZKC_EINVAL,
+                       "zkc_multilock_acquire_timeout: "
+                       "multilock is NULL");
   /* Checked here too, so that nothing is taken and given back. */
   if (zkc__on_callback_thread()) return ZKC_EDEADLK;
   int64_t deadline = zkc__deadline_after(timeout_ms);
@@ -142,11 +157,18 @@ int zkc_multilock_acquire_timeout(zkc_multilock_t *ml, int64_t timeout_ms) {
 }
 
 int zkc_multilock_acquire(zkc_multilock_t *ml) {
+  if (ml == NULL)
+    return zkc__refuse(NULL, ZKC_EINVAL,
+                       "zkc_multilock_acquire: multilock is "
+                       "NULL");
   return zkc_multilock_acquire_timeout(ml, INT64_MAX);
 }
 
 int zkc_multilock_release(zkc_multilock_t *ml) {
-  if (ml == NULL) return ZKC_EINVAL;
+  if (ml == NULL)
+    return zkc__refuse(NULL, ZKC_EINVAL,
+                       "zkc_multilock_release: multilock is "
+                       "NULL");
   if (zkc__on_callback_thread()) return ZKC_EDEADLK;
   enter(ml);
   /* Only the thread holding every lock may release: otherwise some would

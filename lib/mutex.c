@@ -164,8 +164,11 @@ static void on_node_gone(void *ctx, uint64_t guard) {
 int zkc_mutex_create(zkc_mutex_t **out, zkc_client_t *client,
                      const char *path) {
   if (out != NULL) *out = NULL;
-  if (out == NULL || client == NULL || zkc__path_validate(path) != ZKC_OK)
-    return ZKC_EINVAL;
+  int rc = zkc__refuse_null(client, "zkc_mutex_create", "out", out == NULL,
+                            "client", client == NULL, (char *)NULL);
+  if (rc == ZKC_OK)
+    rc = zkc__check_path(client, "zkc_mutex_create", "lock path", path);
+  if (rc != ZKC_OK) return rc;
   return zkc__mutex_new(out, client, path, ZKC__SIDE_MUTEX);
 }
 
@@ -209,7 +212,10 @@ int zkc__mutex_busy(zkc_mutex_t *m) {
 
 int zkc_mutex_destroy(zkc_mutex_t *m) {
   if (m == NULL) return ZKC_OK;
-  if (m->side != ZKC__SIDE_MUTEX) return ZKC_EINVAL; /* its rwlock's */
+  if (m->side != ZKC__SIDE_MUTEX) /* its rwlock's */
+    return zkc__refuse(m->client, ZKC_EINVAL,
+                       "zkc_mutex_destroy: a side of a "
+                       "read-write lock goes with zkc_rwlock_destroy");
   if (zkc__mutex_busy(m)) return ZKC_EBUSY;
   return zkc__mutex_free(m);
 }
@@ -367,7 +373,9 @@ static int twin_check(zkc_mutex_t *m, char **wnode) {
 }
 
 int zkc_mutex_acquire_timeout(zkc_mutex_t *m, int64_t timeout_ms) {
-  if (m == NULL) return ZKC_EINVAL; /* timeout_ms < 0: no limit */
+  if (m == NULL) /* timeout_ms < 0: no limit */
+    return zkc__refuse(NULL, ZKC_EINVAL,
+                       "zkc_mutex_acquire_timeout: mutex is NULL");
   zkc_client_t *c = m->client;
   char *wnode = NULL;
   int rc = twin_check(m, &wnode);
@@ -444,13 +452,17 @@ int zkc_mutex_acquire_timeout(zkc_mutex_t *m, int64_t timeout_ms) {
 }
 
 int zkc_mutex_acquire(zkc_mutex_t *m) {
-  if (m == NULL) return ZKC_EINVAL;
+  if (m == NULL)
+    return zkc__refuse(NULL, ZKC_EINVAL, "zkc_mutex_acquire: mutex is NULL");
   return zkc_mutex_acquire_timeout(m, INT64_MAX);
 }
 
 /* zkc_mutex_release, or with `nowait` zkc_mutex_release_nowait. */
 static int release(zkc_mutex_t *m, int nowait) {
-  if (m == NULL) return ZKC_EINVAL;
+  if (m == NULL)
+    return zkc__refuse(
+        NULL, ZKC_EINVAL, "%s: mutex is NULL",
+        nowait ? "zkc_mutex_release_nowait" : "zkc_mutex_release");
   if (zkc__on_callback_thread()) return ZKC_EDEADLK;
   zkc_client_t *c = m->client;
   pthread_mutex_lock(&m->mu);
@@ -530,7 +542,9 @@ int zkc_mutex_is_held(const zkc_mutex_t *cm) {
 }
 
 int zkc_mutex_set_lost_callback(zkc_mutex_t *m, zkc_lost_fn fn, void *ctx) {
-  if (m == NULL) return ZKC_EINVAL;
+  if (m == NULL)
+    return zkc__refuse(NULL, ZKC_EINVAL,
+                       "zkc_mutex_set_lost_callback: mutex is NULL");
   pthread_mutex_lock(&m->mu);
   m->lost_fn = fn;
   m->lost_ctx = ctx;
@@ -539,7 +553,9 @@ int zkc_mutex_set_lost_callback(zkc_mutex_t *m, zkc_lost_fn fn, void *ctx) {
 }
 
 int zkc_mutex_set_revocable(zkc_mutex_t *m, zkc_revoke_fn fn, void *ctx) {
-  if (m == NULL) return ZKC_EINVAL;
+  if (m == NULL)
+    return zkc__refuse(NULL, ZKC_EINVAL,
+                       "zkc_mutex_set_revocable: mutex is NULL");
   pthread_mutex_lock(&m->mu);
   m->revoke_fn = fn;
   m->revoke_ctx = ctx;
@@ -548,7 +564,10 @@ int zkc_mutex_set_revocable(zkc_mutex_t *m, zkc_revoke_fn fn, void *ctx) {
 }
 
 int zkc_mutex_fencing_token(const zkc_mutex_t *cm, int64_t *token) {
-  if (cm == NULL || token == NULL) return ZKC_EINVAL;
+  int rc_ = zkc__refuse_null(cm ? cm->client : NULL, "zkc_mutex_fencing_token",
+                             "mutex", cm == NULL, "token", token == NULL,
+                             (char *)NULL);
+  if (rc_ != ZKC_OK) return rc_;
   zkc_mutex_t *m = (zkc_mutex_t *)cm;
   pthread_mutex_lock(&m->mu);
   hold_t *h = my_hold(m);
@@ -558,7 +577,13 @@ int zkc_mutex_fencing_token(const zkc_mutex_t *cm, int64_t *token) {
 }
 
 int zkc_mutex_lock_node(const zkc_mutex_t *cm, char *buf, size_t buf_len) {
-  if (cm == NULL || buf == NULL || buf_len == 0) return ZKC_EINVAL;
+  int rc_ =
+      zkc__refuse_null(cm ? cm->client : NULL, "zkc_mutex_lock_node", "mutex",
+                       cm == NULL, "buf", buf == NULL, (char *)NULL);
+  if (rc_ != ZKC_OK) return rc_;
+  if (buf_len == 0)
+    return zkc__refuse(cm->client, ZKC_EINVAL,
+                       "zkc_mutex_lock_node: buf_len is 0");
   zkc_mutex_t *m = (zkc_mutex_t *)cm;
   int rc = ZKC_ENOTOWNER;
   pthread_mutex_lock(&m->mu);
@@ -569,6 +594,11 @@ int zkc_mutex_lock_node(const zkc_mutex_t *cm, char *buf, size_t buf_len) {
     if (rc == ZKC_OK) memcpy(buf, h->held.node, len + 1);
   }
   pthread_mutex_unlock(&m->mu);
+  if (rc == ZKC_EINVAL)
+    zkc__refuse(m->client, rc,
+                "zkc_mutex_lock_node: buf_len %zu is too small "
+                "for the node's path",
+                buf_len);
   return rc;
 }
 
@@ -593,7 +623,10 @@ static void keep_side(zkc__side_t side, char ***nodes, size_t *count) {
 }
 
 int zkc_mutex_participant_nodes(zkc_mutex_t *m, char ***nodes, size_t *count) {
-  if (m == NULL || nodes == NULL || count == NULL) return ZKC_EINVAL;
+  int rc_ = zkc__refuse_null(
+      m ? m->client : NULL, "zkc_mutex_participant_nodes", "mutex", m == NULL,
+      "nodes", nodes == NULL, "count", count == NULL, (char *)NULL);
+  if (rc_ != ZKC_OK) return rc_;
   int rc = zkc__call_enter(m->client);
   if (rc != ZKC_OK) return rc;
   rc = zkc__lock_participants(m->client, m->path, nodes, count);
@@ -607,16 +640,40 @@ int zkc_mutex_fenced_set(zkc_mutex_t *m, const char *path, const void *data,
   return zkc__mutex_fenced_write(m, path, data, len, -1, NULL);
 }
 
+int zkc_mutex_fenced_create(zkc_mutex_t *m, const char *path, const void *data,
+                            size_t len) {
+  return zkc__mutex_fenced_write(m, path, data, len, ZKC__FENCED_CREATE, NULL);
+}
+
+/* Why a fenced write refuses its arguments (fn names the public call). */
+static int fenced_args(zkc_mutex_t *m, const char *fn, const char *path,
+                       const void *data, size_t len) {
+  if (m == NULL) return zkc__refuse(NULL, ZKC_EINVAL, "%s: mutex is NULL", fn);
+  int rc = zkc__check_path(m->client, fn, "path", path);
+  if (rc != ZKC_OK) return rc;
+  const char *why =
+      data == NULL && len > 0 ? "data is NULL with len above 0"
+      : len > ZKC__DATA_MAX   ? "len is above 1020 KiB (ZooKeeper's default "
+                                "request limit is 1 MiB)"
+      : m->side == ZKC__SIDE_READ
+          ? "a fenced write needs the write side of a read-write lock, not "
+            "its read side"
+          : NULL;
+  return why ? zkc__refuse(m->client, ZKC_EINVAL, "%s: %s", fn, why) : ZKC_OK;
+}
+
 int zkc__mutex_fenced_write(zkc_mutex_t *m, const char *path,
                             const void *data, size_t len, int32_t version,
                             int32_t *new_version) {
-  if (m == NULL || zkc__path_validate(path) != ZKC_OK ||
-      (data == NULL && len > 0) || len > ZKC__DATA_MAX ||
-      m->side == ZKC__SIDE_READ) /* readers share: nothing to fence */
-    return ZKC_EINVAL;
-  zkc_client_t *c = m->client;
-  int rc = zkc__call_enter(c);
+  int create = version == ZKC__FENCED_CREATE;
+  int rc = fenced_args(m,
+                       create        ? "zkc_mutex_fenced_create"
+                       : version < 0 ? "zkc_mutex_fenced_set"
+                                     : "zkc_mutex_fenced_cas",
+                       path, data, len);
   if (rc != ZKC_OK) return rc;
+  zkc_client_t *c = m->client;
+  if ((rc = zkc__call_enter(c)) != ZKC_OK) return rc;
   char *node = NULL;
   pthread_mutex_lock(&m->mu);
   hold_t *h = my_hold(m);
@@ -626,8 +683,11 @@ int zkc__mutex_fenced_write(zkc_mutex_t *m, const char *path,
   pthread_mutex_unlock(&m->mu);
   if (rc == ZKC_OK) {
     int failed_op = -1;
-    rc = zkc__op_run_check_set_version(c, node, path, data, (int)len, version,
-                                       new_version, &failed_op);
+    if (create)
+      rc = zkc__fenced_create_node(c, node, path, data, len, &failed_op);
+    else
+      rc = zkc__op_run_check_set_version(c, node, path, data, (int)len, version,
+                                         new_version, &failed_op);
     /* Our lock node is gone, or the session that owns it has expired (the
      * handle refuses every request): the hold is lost. The maintenance
      * thread tells the lost callback when it learns of it (the guard finds

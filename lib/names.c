@@ -2,10 +2,12 @@
 /* Path validation, node-name parsing and queue ordering: no I/O. */
 #include "names.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "zkcoord/common.h"
+#include "zkcoord/status.h"
 
 /* Decodes one UTF-8 code point at s (at most `left` bytes); returns its
  * length, or 0 for an invalid, overlong or truncated sequence. */
@@ -42,51 +44,121 @@ static int code_point_allowed(uint32_t cp) {
   return 1;
 }
 
-int zkc__path_validate(const char *path) {
-  if (path == NULL || path[0] != '/') return ZKC_EINVAL;
+const char *zkc__path_problem(const char *path, char *buf, size_t len) {
+  if (path == NULL) return "it is NULL";
+  if (path[0] != '/') return "it must be absolute (start with '/')";
   size_t n = strlen(path);
-  if (n < 2 || n > ZKC__PATH_MAX || path[n - 1] == '/') return ZKC_EINVAL;
+  if (n < 2) return "'/' itself cannot be used: name a node below it";
+  if (n > ZKC__PATH_MAX) {
+    snprintf(buf, len, "it is %zu bytes long, more than %d", n, ZKC__PATH_MAX);
+    return buf;
+  }
+  if (path[n - 1] == '/') return "it must not end with '/'";
   if (strcmp(path, "/zookeeper") == 0 || strncmp(path, "/zookeeper/", 11) == 0)
-    return ZKC_EINVAL;
+    return "/zookeeper is the server's own subtree";
   const unsigned char *p = (const unsigned char *)path;
   size_t seg_start = 1;
   for (size_t i = 1; i <= n;) {
     if (i == n || p[i] == '/') {
       size_t seg_len = i - seg_start;
-      if (seg_len == 0) return ZKC_EINVAL;
-      if (seg_len == 1 && p[seg_start] == '.') return ZKC_EINVAL;
-      if (seg_len == 2 && p[seg_start] == '.' && p[seg_start + 1] == '.')
-        return ZKC_EINVAL;
+      if (seg_len == 0) return "it has an empty segment ('//')";
+      if ((seg_len == 1 && p[seg_start] == '.') ||
+          (seg_len == 2 && p[seg_start] == '.' && p[seg_start + 1] == '.'))
+        return "it has a '.' or '..' segment (ZooKeeper paths are taken "
+               "literally, not resolved)";
       seg_start = ++i;
       continue;
     }
     uint32_t cp;
-    size_t len = utf8_decode(p + i, n - i, &cp);
-    if (len == 0 || !code_point_allowed(cp)) return ZKC_EINVAL;
-    i += len;
+    size_t l = utf8_decode(p + i, n - i, &cp);
+    if (l == 0) {
+      snprintf(buf, len, "byte %zu is not valid UTF-8", i);
+      return buf;
+    }
+    if (cp <= 0x1f || (cp >= 0x7f && cp <= 0x9f)) {
+      snprintf(buf, len, "it has a control character (byte %zu)", i);
+      return buf;
+    }
+    if (!code_point_allowed(cp)) {
+      snprintf(buf, len,
+               "character U+%04X (byte %zu) is one ZooKeeper "
+               "refuses (surrogates, private use, specials, beyond the "
+               "Basic Multilingual Plane)",
+               (unsigned)cp, i);
+      return buf;
+    }
+    i += l;
   }
-  return ZKC_OK;
+  return NULL;
 }
 
-int zkc__hosts_validate(const char *s) {
-  if (s == NULL || s[0] == '\0' || s[0] == '/') return ZKC_EINVAL;
+int zkc__path_validate(const char *path) {
+  char buf[ZKC__PROBLEM_MAX];
+  return zkc__path_problem(path, buf, sizeof buf) == NULL ? ZKC_OK : ZKC_EINVAL;
+}
+
+const char *zkc__hosts_problem(const char *s, char *buf, size_t len) {
+  if (s == NULL) return "it is NULL";
+  if (s[0] == '\0' || s[0] == '/') return "it names no server";
   size_t end = strcspn(s, "/");
   for (size_t start = 0; start <= end;) {
-    size_t len = strcspn(s + start, ",/"), colon = 0;
+    size_t n = strcspn(s + start, ",/"), colon = 0;
     unsigned long port = 0;
-    for (size_t i = start; i < start + len; i++) {
+    for (size_t i = start; i < start + n; i++) {
       unsigned char ch = (unsigned char)s[i];
-      if (ch <= ' ' || ch >= 0x7f) return ZKC_EINVAL;
+      if (ch <= ' ' || ch >= 0x7f) {
+        snprintf(buf, len,
+                 "byte %zu is a space, a control character or "
+                 "not ASCII",
+                 i);
+        return buf;
+      }
       if (ch == ':') colon = i, port = 0;
       else if (colon && ch >= '0' && ch <= '9' && port <= 65535)
         port = port * 10 + (ch - '0');
       else if (colon) port = 70000; /* a non-digit after the last ':' */
     }
-    if (colon <= start || colon + 1 == start + len || port == 0 || port > 65535)
-      return ZKC_EINVAL;
-    start += len + 1;
+    if (n == 0) return "it has an empty server entry (',,' or a ',' at an end)";
+    if (colon <= start || colon + 1 == start + n || port == 0 || port > 65535) {
+      snprintf(buf, len,
+               "server '%.*s' has no valid port (host:port, the "
+               "port 1..65535)",
+               (int)(n > 200 ? 200 : n), s + start);
+      return buf;
+    }
+    start += n + 1;
   }
-  return ZKC_OK;
+  return NULL;
+}
+
+int zkc__hosts_validate(const char *s) {
+  char buf[ZKC__PROBLEM_MAX];
+  return zkc__hosts_problem(s, buf, sizeof buf) == NULL ? ZKC_OK : ZKC_EINVAL;
+}
+
+char *zkc__connect_with_ports(const char *s) {
+  if (s == NULL) return NULL;
+  size_t end = strcspn(s, "/"), extra = 0;
+  for (size_t start = 0; start <= end;) {
+    size_t n = strcspn(s + start, ",/");
+    if (n > 0 && memchr(s + start, ':', n) == NULL)
+      extra += strlen(ZKC__DEFAULT_PORT) + 1;
+    start += n + 1;
+  }
+  char *out = malloc(strlen(s) + extra + 1);
+  if (out == NULL) return NULL;
+  char *o = out;
+  for (size_t start = 0; start <= end;) {
+    size_t n = strcspn(s + start, ",/");
+    memcpy(o, s + start, n);
+    o += n;
+    if (n > 0 && memchr(s + start, ':', n) == NULL)
+      o += sprintf(o, ":%s", ZKC__DEFAULT_PORT);
+    if (start + n < end) *o++ = ',';
+    start += n + 1;
+  }
+  strcpy(o, s + end); /* the chroot, if any */
+  return out;
 }
 
 int zkc__id_validate(const char *id) {
@@ -272,4 +344,101 @@ char *zkc__path_parent(const char *path) {
   memcpy(s, path, len);
   s[len] = '\0';
   return s;
+}
+
+const char *zkc__node_kind(const char *name) {
+  int64_t seq;
+  if (!zkc__node_sequence(name, &seq)) return NULL;
+  switch (zkc__rw_kind(name)) {
+    case ZKC__RW_READ:
+      return "read";
+    case ZKC__RW_WRITE:
+      /* Curator's "__WRIT__" is a read-write lock's writer; kazoo's
+       * "__lock__", which its Lock and WriteLock share, excludes everyone
+       * as a mutex does. */
+      return marked_before_sequence(name, "__WRIT__") ? "write" : "exclusive";
+    default:
+      return "exclusive";
+  }
+}
+
+/* 1 when `name` is 32 lowercase hex digits (a uuid's, without dashes). */
+static int hex32(const char *name) {
+  size_t n = 0;
+  for (; name[n]; n++)
+    if (!is_hex_lower(name[n])) return 0;
+  return n == 32;
+}
+
+unsigned zkc__child_layout(const char *name, int ephemeral) {
+  if (name == NULL) return 0;
+  int64_t seq;
+  if (!zkc__node_sequence(name, &seq)) {
+    /* Curator's InterProcessSemaphoreV2 (and zkcoord's): its queue and its
+     * leases one level down; kazoo's Semaphore: a lease is an ephemeral
+     * node named by a uuid's 32 hex digits. Anything else (a user's data
+     * node, Curator's revocation helper nodes) belongs to no recipe. */
+    if (strcmp(name, "leases") == 0 || strcmp(name, "locks") == 0)
+      return ZKC_LAYOUT_SEMAPHORE;
+    return ephemeral != 0 && hex32(name) ? ZKC_LAYOUT_KAZOO_SEMAPHORE : 0;
+  }
+  /* Curator's LeaderLatch: "latch-" right before the sequence. */
+  if (marked_before_sequence(name, "latch-")) return ZKC_LAYOUT_ELECTION;
+  /* Any other sequenced node takes part in a lock's queue; one with a
+   * lock's own marker (a mutex's or a selector's "lock-", kazoo's, a
+   * read-write lock's) is known to be a lock's. */
+  unsigned known = zkc__rw_kind(name) != ZKC__RW_OTHER ||
+                           marked_before_sequence(name, "lock-")
+                       ? ZKC__LAYOUT_KNOWN_LOCK
+                       : 0;
+  const char *kind = zkc__node_kind(name);
+  return known |
+         (strcmp(kind, "exclusive") == 0 ? ZKC_LAYOUT_LOCK
+                                         : ZKC_LAYOUT_LOCK | ZKC_LAYOUT_RWLOCK);
+}
+
+unsigned zkc__layout_refused(zkc__recipe_layout_t as, unsigned layouts) {
+  static const unsigned order[] = {ZKC_LAYOUT_SEMAPHORE,
+                                   ZKC_LAYOUT_KAZOO_SEMAPHORE,
+                                   ZKC_LAYOUT_ELECTION, ZKC__LAYOUT_KNOWN_LOCK};
+  unsigned foreign;
+  switch (as) {
+    case ZKC__AS_LOCK: /* a read-write lock's nodes are locks too */
+      foreign = ZKC_LAYOUT_SEMAPHORE | ZKC_LAYOUT_KAZOO_SEMAPHORE |
+                ZKC_LAYOUT_ELECTION;
+      break;
+    /* A sequenced node of no known recipe (a squatter, ZooKeeper's own
+     * recipe's "x-<session>-<seq>") takes part in an election's queue as
+     * in a lock's: only a lock's own nodes are refused. */
+    case ZKC__AS_ELECTION:
+      foreign = ZKC_LAYOUT_SEMAPHORE | ZKC_LAYOUT_KAZOO_SEMAPHORE |
+                ZKC__LAYOUT_KNOWN_LOCK;
+      break;
+    case ZKC__AS_SEMAPHORE:
+      foreign = ZKC_LAYOUT_KAZOO_SEMAPHORE | ZKC_LAYOUT_ELECTION |
+                ZKC__LAYOUT_KNOWN_LOCK;
+      break;
+    default:
+      return 0;
+  }
+  for (size_t i = 0; i < sizeof order / sizeof *order; i++)
+    if (layouts & foreign & order[i]) return order[i];
+  return 0;
+}
+
+const char *zkc__layout_what(unsigned layout) {
+  switch (layout) {
+    case ZKC_LAYOUT_SEMAPHORE:
+      return "a semaphore (Curator's InterProcessSemaphoreV2 layout: locks/ "
+             "and leases/)";
+    case ZKC_LAYOUT_KAZOO_SEMAPHORE:
+      return "kazoo's semaphore (lease nodes named by 32 hex digits)";
+    case ZKC_LAYOUT_ELECTION:
+      return "a leader election (LeaderLatch \"latch-\" nodes)";
+    case ZKC__LAYOUT_KNOWN_LOCK:
+      return "lock nodes (a lock, a read-write lock or a LeaderSelector's "
+             "queue)";
+    default:
+      return "nothing of a recipe";
+  }
 }

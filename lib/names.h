@@ -22,6 +22,15 @@
 #define ZKC__UUID_LEN 36
 #define ZKC__SEQ_DIGITS 10
 
+/* Room for a reason written by the *_problem functions below. */
+#define ZKC__PROBLEM_MAX 200
+
+/* Why `path` may not name a lock (the rule zkc__path_validate keeps), as a
+ * phrase ("it must be absolute (start with '/')"), or NULL when it may. A
+ * reason naming a byte is written into buf (len bytes) and buf returned;
+ * the others are static. */
+const char *zkc__path_problem(const char *path, char *buf, size_t len);
+
 /* ZKC_OK when `path` may name a lock: absolute, not "/", no empty, "." or
  * ".." segment, no trailing "/", valid UTF-8 without control characters or
  * the code points ZooKeeper rejects, not under "/zookeeper", at most
@@ -34,6 +43,17 @@ int zkc__path_validate(const char *path);
  * ":<port>" with a port of 1..65535. ZKC_EINVAL otherwise (also for NULL):
  * such a string would only fail later, in a name lookup. */
 int zkc__hosts_validate(const char *connect);
+/* Why zkc__hosts_validate refuses `connect`, as zkc__path_problem says it;
+ * NULL when it accepts it. */
+const char *zkc__hosts_problem(const char *connect, char *buf, size_t len);
+
+/* The port a server of a connect string without one gets, as ZooKeeper's
+ * Java client (so Curator) and kazoo give it. */
+#define ZKC__DEFAULT_PORT "2181"
+/* A new copy of the connect string `connect` in which every server named
+ * without any ':' gets ":2181" ("a,b:2182/x" -> "a:2181,b:2182/x"); the
+ * chroot is kept as it is. NULL on OOM or for NULL. */
+char *zkc__connect_with_ports(const char *connect);
 
 /* ZKC_OK when `id` (node data: any bytes up to the NUL) is NULL or at most
  * ZKC__DATA_MAX bytes long, else ZKC_EINVAL. */
@@ -101,5 +121,45 @@ char *zkc__path_join(const char *a, const char *b);
 /* New string: the parent of `path` ("/" for "/x"); NULL on OOM or when
  * path is "/" or has no '/'. */
 char *zkc__path_parent(const char *path);
+
+/* ---- which recipe a path's children belong to: the one rule, used by
+ * the recipes (which refuse a path of another recipe's layout), by
+ * zkc_contender_layout (so by status and the command-line tool) ---- */
+
+/* What zkc_contender_t.kind says of a child named `name`: "read",
+ * "write", "exclusive", or NULL for a name without a sequence. Static. */
+const char *zkc__node_kind(const char *name);
+
+/* Set by zkc__child_layout beside ZKC_LAYOUT_LOCK when the node carries a
+ * lock's own marker before its sequence ("lock-", "__lock__", "__rlock__",
+ * "__WRIT__", "__READ__"): known to be a lock's, not a squatter's. Not a
+ * public bit (zkc_contender_layout clears it). */
+#define ZKC__LAYOUT_KNOWN_LOCK (1u << 8)
+
+/* The ZKC_LAYOUT_* bits (zkcoord/status.h) of a child named `name` of a
+ * path, with ZKC__LAYOUT_KNOWN_LOCK; `ephemeral` is 1 when the node is
+ * ephemeral, 0 when persistent, -1 when not known (a children list:
+ * counted as ephemeral). */
+unsigned zkc__child_layout(const char *name, int ephemeral);
+
+/* The layout a recipe keeps on its path. */
+typedef enum {
+  ZKC__AS_NONE,      /* no check (a semaphore's own locks/ queue) */
+  ZKC__AS_LOCK,      /* mutex, read-write lock, selector, async acquire */
+  ZKC__AS_ELECTION,  /* leader latch */
+  ZKC__AS_SEMAPHORE  /* semaphore */
+} zkc__recipe_layout_t;
+
+/* The one bit among `layouts` (children's zkc__child_layout or'ed) that a
+ * recipe keeping layout `as` must not share a path with, or 0. A lock
+ * shares a path with read-write locks (their nodes exclude each other);
+ * an election and a semaphore refuse a lock's known nodes only
+ * (ZKC__LAYOUT_KNOWN_LOCK): a squatter's sequenced node queues with a
+ * latch as with a lock. */
+unsigned zkc__layout_refused(zkc__recipe_layout_t as, unsigned layouts);
+
+/* A phrase naming the recipe of a bit zkc__layout_refused returns ("a
+ * semaphore (...)"). Static. */
+const char *zkc__layout_what(unsigned layout);
 
 #endif /* ZKC_NAMES_H */

@@ -686,3 +686,44 @@ int zkc__op_run_check_set_version(zkc_client_t *c, const char *check_path,
   if (rc == ZKC_OK && new_version != NULL) *new_version = stat.version;
   return rc;
 }
+
+int zkc__op_run_check_create(zkc_client_t *c, const char *check_path,
+                             const char *path, const void *data, int len,
+                             int *failed_op) {
+  /* As zkc__op_run_check_set_version: the multi's own copy of the path it
+   * may free itself. */
+  char *check = strdup(check_path);
+  if (check == NULL) return ZKC_ENOMEM;
+  struct ACL_vector tmp;
+  const struct ACL_vector *acl;
+  int rc = zkc__acl_for(c, path, ZKC_NODE_PARENT, &tmp, &acl);
+  zkc__op_t op;
+  if (rc == ZKC_OK && (rc = zkc__op_init(&op)) != ZKC_OK)
+    zkc__acl_tmp_free(&tmp);
+  if (rc != ZKC_OK) {
+    free(check);
+    *failed_op = -1;
+    return rc;
+  }
+  zoo_op_t ops[2];
+  zoo_op_result_t results[2];
+  memset(results, 0, sizeof results);
+  zoo_check_op_init(&ops[0], check, -1);
+  zoo_create_op_init(&ops[1], path, data, len, acl, ZOO_PERSISTENT, NULL, 0);
+  int sync_rc = ZOK;
+  /* The request is serialized before zoo_amulti returns: tmp may go. */
+  ZKC__SUBMIT(c, &op, multi_call(zh, 2, ops, results, &op, &sync_rc));
+  zkc__acl_tmp_free(&tmp);
+  rc = zkc__op_wait(&op);
+  zkc__op_clear(&op);
+  if (sync_rc == ZOK) free(check);
+  *failed_op = -1;
+  for (int i = 0; rc != ZKC_OK && i < 2; i++)
+    if (results[i].err != ZOK && results[i].err != ZRUNTIMEINCONSISTENCY) {
+      *failed_op = i;
+      zkc__note_zk_code(results[i].err);
+      rc = zkc__zk_error(results[i].err);
+      break;
+    }
+  return rc;
+}

@@ -18,6 +18,7 @@
 /* The run's bit-fields hold these. */
 _Static_assert(Q_DONE < 16, "a state fits in zkc__qrun_t.st");
 _Static_assert(ZKC__PARENT_RECREATE_MAX < 16, "fits in zkc__qrun_t.parents");
+_Static_assert(ZKC__AS_SEMAPHORE < 4, "a layout fits in zkc__qrun_t.layout");
 
 /* advance's "step again now" (never returned to drivers). */
 #define AGAIN (-1)
@@ -437,6 +438,27 @@ static void watched(zkc__qrun_t *r) {
   else round_end(r, ZKC__WAKE_FIRED);
 }
 
+/* The layout of the path as the read shows it (zkc__child_layout over
+ * the children), when another recipe's: ZKC_ELAYOUT, told to the thread
+ * and the log. Every read checks it, so that of two recipes started on
+ * one path at once, the one whose read sees the other's nodes gives way
+ * (a semaphore checks the path itself too, see semaphore.c). */
+static int layout_refused(zkc__qrun_t *r) {
+  if (r->layout == ZKC__AS_NONE) return ZKC_OK;
+  unsigned mask = 0;
+  for (int i = 0; i < r->list->children.count; i++)
+    mask |= zkc__child_layout(r->list->children.data[i], -1);
+  unsigned bad = zkc__layout_refused((zkc__recipe_layout_t)r->layout, mask);
+  if (bad == 0) return ZKC_OK;
+  return zkc__refuse(
+      r->c, ZKC_ELAYOUT,
+      "%s: path '%.300s' holds %s, not %s: "
+      "refused (nothing of ours left there)",
+      r->layout == ZKC__AS_ELECTION ? "leader latch" : "lock", r->base,
+      zkc__layout_what(bad),
+      r->layout == ZKC__AS_ELECTION ? "a leader election" : "a lock");
+}
+
 /* A read is in: first, wait, or read again. */
 static void listed(zkc__qrun_t *r) {
   int rc = r->op ? r->op->rc : ZKC_OK; /* the sync before it */
@@ -445,6 +467,10 @@ static void listed(zkc__qrun_t *r) {
   if (rc != ZKC_OK) {
     op_end(&r->list);
     retry(r, rc, Q_RELIST);
+    return;
+  }
+  if ((rc = layout_refused(r)) != ZKC_OK) {
+    finish(r, rc); /* drops the read, deletes our node */
     return;
   }
   r->retries = 0; /* the budget is per outage, not per acquisition */

@@ -74,6 +74,8 @@ typedef struct zkc__qrun {
   unsigned w_reg : 1;   /* the round's waiter is registered */
   unsigned sole : 1;    /* the round watches our own node too */
   unsigned same_session : 1; /* the blocker is of our own session */
+  unsigned layout : 2;  /* a zkc__recipe_layout_t: the layout the path must
+                           keep, checked at each read (ZKC__AS_NONE: none) */
   unsigned st : 4;      /* a zkc__qstate_t */
   unsigned after : 4;   /* Q_BACKOFF, Q_CONNECT: what comes next */
   unsigned parents : 4; /* parents made again (ZKC__PARENT_RECREATE_MAX) */

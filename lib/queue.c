@@ -103,9 +103,20 @@ static int run_here(zkc__qrun_t *r, zkc__held_t *out) {
   }
 }
 
+static int acquire(zkc_client_t *c, const char *base, const char *lock_name,
+                   const char *data, int reader, zkc__recipe_layout_t layout,
+                   int64_t deadline_ms, zkc__held_t *out) {
+  zkc__qrun_t r;
+  zkc__qrun_init(&r, c, base, lock_name, data, deadline_ms, NULL, NULL);
+  r.reader = reader != 0;
+  r.layout = layout;
+  r.requeue = 1; /* a node lost while waiting: at the back, deadline holds */
+  return run_here(&r, out);
+}
+
 int zkc__lock_acquire(zkc_client_t *c, const char *base, const char *lock_name,
                       int64_t deadline_ms, zkc__held_t *out) {
-  return zkc__lock_acquire_data(c, base, lock_name, NULL, deadline_ms, out);
+  return acquire(c, base, lock_name, NULL, 0, ZKC__AS_NONE, deadline_ms, out);
 }
 
 int zkc__lock_acquire_data(zkc_client_t *c, const char *base,
@@ -117,11 +128,10 @@ int zkc__lock_acquire_data(zkc_client_t *c, const char *base,
 int zkc__lock_acquire_side(zkc_client_t *c, const char *base,
                            const char *lock_name, const char *data, int reader,
                            int64_t deadline_ms, zkc__held_t *out) {
-  zkc__qrun_t r;
-  zkc__qrun_init(&r, c, base, lock_name, data, deadline_ms, NULL, NULL);
-  r.reader = reader != 0;
-  r.requeue = 1; /* a node lost while waiting: at the back, deadline holds */
-  return run_here(&r, out);
+  return acquire(
+      c, base, lock_name, data, reader,
+      strcmp(lock_name, ZKC__LATCH_NAME) == 0 ? ZKC__AS_ELECTION : ZKC__AS_LOCK,
+      deadline_ms, out);
 }
 
 int zkc__node_create(zkc_client_t *c, const char *base, const char *name,

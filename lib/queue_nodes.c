@@ -97,3 +97,24 @@ int zkc__delete_answered(zkc_client_t *c, const char *node, int rc) {
   zkc__janitor_add(c, node, NULL);
   return ZKC_OK;
 }
+
+int zkc__fenced_create_node(zkc_client_t *c, const char *node, const char *path,
+                            const void *data, size_t len, int *failed_op) {
+  for (int made = 0;; made++) {
+    int rc = zkc__op_run_check_create(c, node, path, data, (int)len, failed_op);
+    /* The create's ZKC_ENONODE is its parent's: made (empty, like a lock's
+     * parents: no data of the lock's to fence) and the create sent again;
+     * a parent deleted again between the two, a few more times. */
+    if (rc != ZKC_ENONODE || *failed_op != 1 ||
+        made == ZKC__PARENT_RECREATE_MAX)
+      return rc;
+    char *parent = zkc__path_parent(path);
+    if (parent == NULL) return ZKC_ENOMEM;
+    rc = strcmp(parent, "/") == 0 ? ZKC_ENOROOT : zkc__ensure_path(c, parent);
+    free(parent);
+    if (rc != ZKC_OK) {
+      *failed_op = -1;
+      return rc;
+    }
+  }
+}

@@ -6,6 +6,7 @@
 #ifndef ZKC_QUEUE_NODES_H
 #define ZKC_QUEUE_NODES_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "session.h"
@@ -15,6 +16,8 @@
  * InterProcessMutex, whose queue the selector, the semaphore's queue and
  * the async acquire share. */
 #define ZKC__LOCK_NAME "lock-"
+/* The name of a leader latch's nodes: Curator's LeaderLatch.LOCK_NAME. */
+#define ZKC__LATCH_NAME "latch-"
 /* Times a create may find its parent gone (deleted by another client, a
  * container reaped) and make it again before giving up. */
 #define ZKC__PARENT_RECREATE_MAX 8
@@ -57,5 +60,14 @@ int zkc__parent_next(const char *path, int rc, int *up, int *steps);
  * end), ZKC_ELOST (it was gone already), or the server's refusal (logged:
  * the node stays until its session ends). */
 int zkc__delete_answered(zkc_client_t *c, const char *node, int rc);
+
+/* The fenced create of `path` under the lock node `node` (a mutex's or an
+ * async hold's): one transaction checking node and creating path; a
+ * missing parent of path is created first (empty, outside the transaction,
+ * with the client's parent mode) and the transaction sent again. Returns
+ * zkc__op_run_check_create's codes (*failed_op 0: node gone). */
+int zkc__fenced_create_node(zkc_client_t *c, const char *node,
+                            const char *path, const void *data, size_t len,
+                            int *failed_op);
 
 #endif /* ZKC_QUEUE_NODES_H */

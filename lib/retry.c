@@ -12,7 +12,8 @@ int zkc__retryable(int rc) {
 
 int zkc__permanent(int rc) {
   return rc == ZKC_ENOAUTH || rc == ZKC_EAUTHFAILED || rc == ZKC_ENOROOT ||
-         rc == ZKC_EBADARGS || rc == ZKC_EINVALIDACL || rc == ZKC_ENOCHILDREN;
+         rc == ZKC_EBADARGS || rc == ZKC_EINVALIDACL || rc == ZKC_ENOCHILDREN ||
+         rc == ZKC_ELAYOUT;
 }
 
 /* The exponent is capped so the shift cannot overflow. */

@@ -26,7 +26,11 @@ static int write_marker(zkc_client_t *c, const char *node) {
 }
 
 int zkc_revoke(zkc_client_t *c, const char *node_path) {
-  if (c == NULL || zkc__path_validate(node_path) != ZKC_OK) return ZKC_EINVAL;
+  int rc0 =
+      zkc__refuse_null(c, "zkc_revoke", "client", c == NULL, (char *)NULL);
+  if (rc0 == ZKC_OK)
+    rc0 = zkc__check_path(c, "zkc_revoke", "node path", node_path);
+  if (rc0 != ZKC_OK) return rc0;
   int rc = zkc__call_enter(c);
   if (rc != ZKC_OK) return rc;
   rc = write_marker(c, node_path);
@@ -61,7 +65,11 @@ static size_t holders(char **nodes, size_t n) {
 
 int zkc_revoke_holders(zkc_client_t *c, const char *lock_path, size_t *asked) {
   if (asked != NULL) *asked = 0;
-  if (c == NULL || zkc__path_validate(lock_path) != ZKC_OK) return ZKC_EINVAL;
+  int rc0 = zkc__refuse_null(c, "zkc_revoke_holders", "client", c == NULL,
+                             (char *)NULL);
+  if (rc0 == ZKC_OK)
+    rc0 = zkc__check_path(c, "zkc_revoke_holders", "lock path", lock_path);
+  if (rc0 != ZKC_OK) return rc0;
   int rc = zkc__call_enter(c);
   if (rc != ZKC_OK) return rc;
   char **nodes = NULL;

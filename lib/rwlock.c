@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "names.h"
+#include "session.h"
 #include "rwside.h"
 #include "util.h"
 #include "zkcoord/rwlock.h"
@@ -17,8 +18,11 @@ struct zkc_rwlock {
 int zkc_rwlock_create(zkc_rwlock_t **out, zkc_client_t *client,
                       const char *path) {
   if (out != NULL) *out = NULL;
-  if (out == NULL || client == NULL || zkc__path_validate(path) != ZKC_OK)
-    return ZKC_EINVAL;
+  int rc0 = zkc__refuse_null(client, "zkc_rwlock_create", "out", out == NULL,
+                             "client", client == NULL, (char *)NULL);
+  if (rc0 == ZKC_OK)
+    rc0 = zkc__check_path(client, "zkc_rwlock_create", "lock path", path);
+  if (rc0 != ZKC_OK) return rc0;
   zkc_rwlock_t *rw = calloc(1, sizeof *rw);
   if (rw == NULL) return ZKC_ENOMEM;
   int rc = zkc__mutex_new(&rw->write, client, path, ZKC__SIDE_WRITE);

@@ -139,10 +139,17 @@ int zkc_selector_create(zkc_selector_t **out, zkc_client_t *client,
                         const char *path, zkc_selector_fn take_leadership,
                         void *ctx, const zkc_selector_opts_t *opts) {
   if (out != NULL) *out = NULL;
-  if (out == NULL || client == NULL || take_leadership == NULL ||
-      zkc__path_validate(path) != ZKC_OK ||
-      (opts && zkc__id_validate(opts->id) != ZKC_OK))
-    return ZKC_EINVAL;
+  int rc0 = zkc__refuse_null(client, "zkc_selector_create", "out", out == NULL,
+                             "client", client == NULL, "take_leadership",
+                             take_leadership == NULL, (char *)NULL);
+  if (rc0 == ZKC_OK)
+    rc0 = zkc__check_path(client, "zkc_selector_create", "election path", path);
+  if (rc0 == ZKC_OK)
+    rc0 = ZKC__REFUSE_IF(client, opts && zkc__id_validate(opts->id) != ZKC_OK,
+                         "zkc_selector_create",
+                         "the id option is longer than "
+                         "a node's data may be (1020 KiB)");
+  if (rc0 != ZKC_OK) return rc0;
   zkc_selector_t *s = calloc(1, sizeof *s);
   if (s == NULL) return ZKC_ENOMEM;
   s->take = take_leadership;
@@ -166,13 +173,17 @@ int zkc_selector_create(zkc_selector_t **out, zkc_client_t *client,
 }
 
 int zkc_selector_start(zkc_selector_t *s) {
-  if (s == NULL) return ZKC_EINVAL;
+  if (s == NULL)
+    return zkc__refuse(NULL, ZKC_EINVAL,
+                       "zkc_selector_start: selector is NULL");
   if (zkc__on_callback_thread()) return ZKC_EDEADLK;
   return zkc__candidate_start(&s->cand, one_turn);
 }
 
 int zkc_selector_requeue(zkc_selector_t *s) {
-  if (s == NULL) return ZKC_EINVAL;
+  if (s == NULL)
+    return zkc__refuse(NULL, ZKC_EINVAL,
+                       "zkc_selector_requeue: selector is NULL");
   int closed = zkc__client_closed(s->cand.client);
   pthread_mutex_lock(&s->cand.mu);
   int rc = s->cand.state == ZKC__LATENT   ? ZKC_EINVAL
@@ -186,11 +197,17 @@ int zkc_selector_requeue(zkc_selector_t *s) {
     pthread_cond_broadcast(&s->cand.cv);
   }
   pthread_mutex_unlock(&s->cand.mu);
+  if (rc == ZKC_EINVAL)
+    zkc__refuse(s->cand.client, rc,
+                "zkc_selector_requeue: the selector was "
+                "never started (zkc_selector_start)");
   return rc;
 }
 
 int zkc_selector_error(const zkc_selector_t *cs) {
-  if (cs == NULL) return ZKC_EINVAL;
+  if (cs == NULL)
+    return zkc__refuse(NULL, ZKC_EINVAL,
+                       "zkc_selector_error: selector is NULL");
   zkc_selector_t *s = (zkc_selector_t *)cs;
   pthread_mutex_lock(&s->cand.mu);
   int rc = s->cand.failed;
@@ -266,7 +283,10 @@ int zkc_selector_has_leadership(const zkc_selector_t *cs) {
 }
 
 int zkc_selector_fencing_token(const zkc_selector_t *cs, int64_t *token) {
-  if (cs == NULL || token == NULL) return ZKC_EINVAL;
+  int rc_ = zkc__refuse_null(cs ? cs->cand.client : NULL,
+                             "zkc_selector_fencing_token", "selector",
+                             cs == NULL, "token", token == NULL, (char *)NULL);
+  if (rc_ != ZKC_OK) return rc_;
   zkc_selector_t *s = (zkc_selector_t *)cs;
   pthread_mutex_lock(&s->cand.mu);
   int rc = s->leading && s->cand.has_node ? ZKC_OK : ZKC_ENOTOWNER;
@@ -285,11 +305,17 @@ const char *zkc_selector_path(const zkc_selector_t *s) {
 
 int zkc_selector_participants(zkc_selector_t *s, zkc_participant_t **out,
                               size_t *count) {
-  if (s == NULL || out == NULL || count == NULL) return ZKC_EINVAL;
+  int rc_ = zkc__refuse_null(
+      s ? s->cand.client : NULL, "zkc_selector_participants", "selector",
+      s == NULL, "out", out == NULL, "count", count == NULL, (char *)NULL);
+  if (rc_ != ZKC_OK) return rc_;
   return zkc__participants_read(s->cand.client, s->cand.path, out, count);
 }
 
 int zkc_selector_leader_id(zkc_selector_t *s, char **id) {
-  if (s == NULL || id == NULL) return ZKC_EINVAL;
+  int rc_ =
+      zkc__refuse_null(s ? s->cand.client : NULL, "zkc_selector_leader_id",
+                       "selector", s == NULL, "id", id == NULL, (char *)NULL);
+  if (rc_ != ZKC_OK) return rc_;
   return zkc__leader_id_read(s->cand.client, s->cand.path, id);
 }

@@ -46,8 +46,11 @@ int zkc__sem_count_create(zkc_client_t *c, const char *path, int32_t value,
 }
 
 int zkc_shared_count_get(zkc_client_t *c, const char *path, int32_t *value) {
-  if (c == NULL || value == NULL || zkc__path_validate(path) != ZKC_OK)
-    return ZKC_EINVAL;
+  int rc0 = zkc__refuse_null(c, "zkc_shared_count_get", "client", c == NULL,
+                             "value", value == NULL, (char *)NULL);
+  if (rc0 == ZKC_OK)
+    rc0 = zkc__check_path(c, "zkc_shared_count_get", "path", path);
+  if (rc0 != ZKC_OK) return rc0;
   int rc = zkc__call_enter(c);
   if (rc != ZKC_OK) return rc;
   zkc__op_t op;
@@ -62,7 +65,11 @@ int zkc_shared_count_get(zkc_client_t *c, const char *path, int32_t *value) {
 }
 
 int zkc_shared_count_set(zkc_client_t *c, const char *path, int32_t value) {
-  if (c == NULL || zkc__path_validate(path) != ZKC_OK) return ZKC_EINVAL;
+  int rc0 = zkc__refuse_null(c, "zkc_shared_count_set", "client", c == NULL,
+                             (char *)NULL);
+  if (rc0 == ZKC_OK)
+    rc0 = zkc__check_path(c, "zkc_shared_count_set", "path", path);
+  if (rc0 != ZKC_OK) return rc0;
   int rc = zkc__call_enter(c);
   if (rc != ZKC_OK) return rc;
   char data[COUNT_BYTES];

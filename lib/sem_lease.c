@@ -9,7 +9,8 @@
 #include "util.h"
 
 int zkc_lease_release(zkc_lease_t *l) {
-  if (l == NULL) return ZKC_EINVAL;
+  if (l == NULL)
+    return zkc__refuse(NULL, ZKC_EINVAL, "zkc_lease_release: lease is NULL");
   if (zkc__on_callback_thread()) return ZKC_EDEADLK;
   if (atomic_exchange(&l->released, 1)) return ZKC_ENOTOWNER;
   zkc_sem_t *s = l->sem;
@@ -70,7 +71,9 @@ int zkc_lease_free(zkc_lease_t *l) {
 }
 
 int zkc_lease_fencing_token(const zkc_lease_t *l, int64_t *token) {
-  if (l == NULL || token == NULL) return ZKC_EINVAL;
+  int rc_ = zkc__refuse_null(NULL, "zkc_lease_fencing_token", "lease",
+                             l == NULL, "token", token == NULL, (char *)NULL);
+  if (rc_ != ZKC_OK) return rc_;
   if (atomic_load(&l->released)) return ZKC_ENOTOWNER;
   *token = l->token;
   return ZKC_OK;
@@ -84,7 +87,10 @@ int zkc_lease_is_held(const zkc_lease_t *cl) {
 }
 
 int zkc_lease_nodes(const zkc_lease_t *cl, char ***nodes, size_t *count) {
-  if (cl == NULL || nodes == NULL || count == NULL) return ZKC_EINVAL;
+  int rc_ =
+      zkc__refuse_null(NULL, "zkc_lease_nodes", "lease", cl == NULL, "nodes",
+                       nodes == NULL, "count", count == NULL, (char *)NULL);
+  if (rc_ != ZKC_OK) return rc_;
   zkc_lease_t *l = (zkc_lease_t *)cl;
   *nodes = NULL;
   *count = 0;

@@ -109,10 +109,17 @@ int zkc_sem_create(zkc_sem_t **out, zkc_client_t *client, const char *path,
   zkc_sem_opts_t def;
   zkc_sem_opts_init(&def);
   if (opts == NULL) opts = &def;
-  if (out == NULL || client == NULL || zkc__path_validate(path) != ZKC_OK ||
-      opts->max_leases < 1 ||
-      (opts->count_path && zkc__path_validate(opts->count_path) != ZKC_OK))
-    return ZKC_EINVAL;
+  int rc0 = zkc__refuse_null(client, "zkc_sem_create", "out", out == NULL,
+                             "client", client == NULL, (char *)NULL);
+  if (rc0 == ZKC_OK)
+    rc0 = zkc__check_path(client, "zkc_sem_create", "semaphore path", path);
+  if (rc0 == ZKC_OK)
+    rc0 = ZKC__REFUSE_IF(client, opts->max_leases < 1, "zkc_sem_create",
+                         "max_leases %d is below 1", opts->max_leases);
+  if (rc0 == ZKC_OK && opts->count_path)
+    rc0 = zkc__check_path(client, "zkc_sem_create", "count_path",
+                          opts->count_path);
+  if (rc0 != ZKC_OK) return rc0;
   zkc_sem_t *s = calloc(1, sizeof *s);
   if (s == NULL) return ZKC_ENOMEM;
   s->max = opts->max_leases;
@@ -152,7 +159,9 @@ int zkc_sem_destroy(zkc_sem_t *s) {
 }
 
 int zkc_sem_set_lost_callback(zkc_sem_t *s, zkc_sem_lost_fn fn, void *ctx) {
-  if (s == NULL) return ZKC_EINVAL;
+  if (s == NULL)
+    return zkc__refuse(NULL, ZKC_EINVAL,
+                       "zkc_sem_set_lost_callback: sem is NULL");
   pthread_mutex_lock(&s->mu);
   s->lost_fn = fn;
   s->lost_ctx = ctx;
@@ -384,13 +393,62 @@ static int still_fit(zkc_sem_t *s, zkc_lease_t *l, int64_t proof,
   return rc;
 }
 
-/* One pass: queue on locks/, create the nodes, wait until they fit, leave
- * the queue. On failure no node of ours is left. */
+/* The layout of the semaphore's path (its own children: locks/ and
+ * leases/ are the semaphore's, a lock's or a latch's nodes another
+ * recipe's), into *layouts when not NULL: ZKC_ELAYOUT when another
+ * recipe's, told to the thread and the log. Connection loss is retried
+ * under the client's policy within the deadline. */
+static int layout_check(zkc_sem_t *s, int64_t deadline, unsigned *layouts) {
+  zkc_client_t *c = s->client;
+  int attempt = 0;
+  for (;;) {
+    zkc__op_t *op = zkc__op_new();
+    if (op == NULL) return ZKC_ENOMEM;
+    zkc__submit_children(c, op, s->path);
+    int rc = zkc__op_wait_until(op, zkc__limit_after(deadline));
+    unsigned mask = 0;
+    for (int i = 0; rc == ZKC_OK && i < op->children.count; i++)
+      mask |= zkc__child_layout(op->children.data[i], -1);
+    zkc__op_give_up(op);                /* freed now, or by its late answer */
+    if (rc == ZKC_ENONODE) rc = ZKC_OK; /* nothing there yet */
+    if (rc == ZKC_OK) {
+      if (layouts) *layouts = mask;
+      unsigned bad = zkc__layout_refused(ZKC__AS_SEMAPHORE, mask);
+      if (bad == 0) return ZKC_OK;
+      return zkc__refuse(c, ZKC_ELAYOUT,
+                         "zkc_sem_acquire: path '%.300s' "
+                         "holds %s, not a semaphore: refused (nothing of ours "
+                         "left there)",
+                         s->path, zkc__layout_what(bad));
+    }
+    if (!zkc__retryable(rc)) return rc;
+    if ((rc = zkc__retry_wait(c, &attempt, rc, deadline)) != ZKC_OK) return rc;
+  }
+}
+
+/* Deletes `path` if it is empty (a parent we made on a path refused after
+ * all); any answer will do. */
+static void remove_if_empty(zkc_client_t *c, const char *path, int64_t limit) {
+  zkc__op_t *op = zkc__op_new();
+  if (op == NULL) return;
+  zkc__submit_delete(c, op, path);
+  (void)zkc__op_wait_until(op, limit);
+  zkc__op_give_up(op);
+}
+
+/* One pass: check the path's layout, queue on locks/, create the nodes,
+ * wait until they fit, leave the queue, check the layout again (another
+ * recipe that began on the path meanwhile, which the first check could not
+ * see, may have missed locks/ as well). On failure no node of ours is
+ * left, and after a refusal of the layout no parent we made either. */
 static int attempt(zkc_sem_t *s, unsigned qty, int64_t deadline,
                    zkc_lease_t *l) {
   zkc_client_t *c = s->client;
   zkc__held_t q = {0};
-  int rc = zkc__lock_acquire(c, s->locks, ZKC__LOCK_NAME, deadline, &q);
+  unsigned before = 0;
+  int rc = layout_check(s, deadline, &before);
+  if (rc == ZKC_OK)
+    rc = zkc__lock_acquire(c, s->locks, ZKC__LOCK_NAME, deadline, &q);
   if (rc != ZKC_OK) return rc;
   for (unsigned i = 0; i < qty && rc == ZKC_OK; i++) {
     rc = zkc__node_create(c, s->leases, LEASE_NAME, NULL, deadline,
@@ -403,6 +461,7 @@ static int attempt(zkc_sem_t *s, unsigned qty, int64_t deadline,
   int left = zkc__lock_delete_by(c, q.node, limit);
   free(q.node);
   if (rc == ZKC_OK) rc = still_fit(s, l, proof, limit);
+  if (rc == ZKC_OK) rc = layout_check(s, deadline, NULL);
   /* A queue node we cannot delete blocks everyone behind it (us too): give
    * the leases back. A refused delete is reported rather than the reason
    * we stopped (as the mutex does): waiting cannot cure it. */
@@ -411,6 +470,10 @@ static int attempt(zkc_sem_t *s, unsigned qty, int64_t deadline,
     int refused = drop_nodes(c, l, limit);
     if (refused != ZKC_OK) rc = refused;
     else if (!delete_settled(left)) rc = left;
+  }
+  if (rc == ZKC_ELAYOUT && !(before & ZKC_LAYOUT_SEMAPHORE)) {
+    remove_if_empty(c, s->leases, limit);
+    remove_if_empty(c, s->locks, limit);
   }
   return rc;
 }
@@ -461,8 +524,16 @@ void zkc__sem_lease_delete(zkc_lease_t *l) {
 int zkc_sem_acquire(zkc_sem_t *s, unsigned qty, int64_t timeout_ms,
                     zkc_lease_t **out) {
   if (out != NULL) *out = NULL;
-  if (s == NULL || out == NULL || qty == 0) return ZKC_EINVAL;
-  if (s->count_path == NULL && qty > (unsigned)s->max) return ZKC_EINVAL;
+  int rc_ = zkc__refuse_null(s ? s->client : NULL, "zkc_sem_acquire", "sem",
+                             s == NULL, "out", out == NULL, (char *)NULL);
+  if (rc_ != ZKC_OK) return rc_;
+  if (qty == 0)
+    return zkc__refuse(s->client, ZKC_EINVAL, "zkc_sem_acquire: qty is 0");
+  if (s->count_path == NULL && qty > (unsigned)s->max)
+    return zkc__refuse(s->client, ZKC_EINVAL,
+                       "zkc_sem_acquire: qty %u is "
+                       "above the limit %d (max_leases)",
+                       qty, s->max);
   zkc_client_t *c = s->client;
   int rc = zkc__call_enter(c); /* callback thread, closed client */
   if (rc != ZKC_OK) return rc;

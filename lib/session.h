@@ -232,6 +232,14 @@ int zkc__op_run_check_set_version(zkc_client_t *c, const char *check_path,
                                   int32_t version, int32_t *new_version,
                                   int *failed_op);
 
+/* One transaction: check that check_path exists, then create path
+ * (persistent, with the ACL of a node of kind ZKC_NODE_PARENT) holding
+ * data. Returns the failing operation's error with *failed_op its index
+ * (0 the check, 1 the create; -1 when none was sent), or ZKC_OK. */
+int zkc__op_run_check_create(zkc_client_t *c, const char *check_path,
+                             const char *path, const void *data, int len,
+                             int *failed_op);
+
 /* Reads a node's data and leaves a data watch for waiter `id`. */
 void zkc__submit_watch(zkc_client_t *c, zkc__op_t *op, const char *path,
                        uint64_t id);
@@ -381,7 +389,8 @@ int zkc__retryable(int rc);
 
 /* 1 for the codes the same request would meet again however long it
  * waited: an ACL or the credentials refuse it, the chroot is gone, the
- * server rejects the path or the ACL. A recipe that queues on its own
+ * server rejects the path or the ACL, the path holds another recipe's
+ * nodes (ZKC_ELAYOUT). A recipe that queues on its own
  * thread (latch, selector) ends its election on them instead of retrying
  * forever. */
 int zkc__permanent(int rc);
@@ -414,5 +423,28 @@ int zkc__pause_until(zkc_client_t *c, int64_t until_ms);
  * called under a library lock: the sink is the user's code. */
 void zkc__log(zkc_client_t *c, zkc_log_level_t level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* A public call refusing what it was given: the line (naming the function,
+ * the argument and why) becomes the thread's zkc_last_error_message and
+ * goes to c's sink at error level (c may be NULL: no sink). Returns rc
+ * (ZKC_EINVAL, ZKC_ELAYOUT, ...), for `return zkc__refuse(...)`. */
+int zkc__refuse(zkc_client_t *c, int rc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* The same before a client exists: through the options' sink (stderr
+ * without one; none at ZKC_LOG_NONE). */
+int zkc__refuse_opts(const zkc_client_opts_t *o, int rc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* ZKC_OK when `path` may name a node; else refuses it (zkc__refuse) with
+ * the reason: "<fn>: invalid <what> '<path>': <why>" ("<fn>: <what> is
+ * NULL"), and returns ZKC_EINVAL. */
+int zkc__check_path(zkc_client_t *c, const char *fn, const char *what,
+                    const char *path);
+/* Refuses with "<fn>: <name> is NULL" the first of the (const char *name,
+ * int is_null) pairs that follow fn, up to a NULL name, whose is_null is
+ * set (ZKC_EINVAL); ZKC_OK when none is. */
+int zkc__refuse_null(zkc_client_t *c, const char *fn, ...);
+/* Refuses with "<fn>: <why>" when `bad` (ZKC_EINVAL), else ZKC_OK. */
+#define ZKC__REFUSE_IF(c, bad, fn, ...) \
+  ((bad) ? zkc__refuse((c), ZKC_EINVAL, fn ": " __VA_ARGS__) : ZKC_OK)
 
 #endif /* ZKC_SESSION_H */

@@ -8,6 +8,7 @@
 #ifndef ZKC_SESSION_SHARED_H
 #define ZKC_SESSION_SHARED_H
 
+#include <stdarg.h>
 #include <stdint.h>
 
 
@@ -157,5 +158,8 @@ void zkc__note_zk_code(int zk_rc);
 /* Notes ZooKeeper's "authentication failed" on the calling thread: for a
  * refusal learnt from the session's state rather than a request's result. */
 void zkc__note_auth_refused(void);
+
+/* Sets the thread's zkc_last_error_message (errors.c). */
+void zkc__error_message_vset(const char *fmt, va_list ap);
 
 #endif /* ZKC_SESSION_SHARED_H */

@@ -121,7 +121,9 @@ int zkc__client_closed(zkc_client_t *c) {
 }
 
 int zkc_client_session_id(zkc_client_t *c, int64_t *session_id) {
-  if (c == NULL || session_id == NULL) return ZKC_EINVAL;
+  int rc_ = zkc__refuse_null(c, "zkc_client_session_id", "client", c == NULL,
+                             "session_id", session_id == NULL, (char *)NULL);
+  if (rc_ != ZKC_OK) return rc_;
   pthread_mutex_lock(&c->mu);
   int closed = c->closed;
   *session_id = c->link == ZKC__LINK_CONNECTED ? c->session_id : 0;
@@ -130,7 +132,9 @@ int zkc_client_session_id(zkc_client_t *c, int64_t *session_id) {
 }
 
 int zkc_client_state(zkc_client_t *c, zkc_state_t *state) {
-  if (c == NULL || state == NULL) return ZKC_EINVAL;
+  int rc_ = zkc__refuse_null(c, "zkc_client_state", "client", c == NULL,
+                             "state", state == NULL, (char *)NULL);
+  if (rc_ != ZKC_OK) return rc_;
   pthread_mutex_lock(&c->mu);
   *state = c->closed ? ZKC_STATE_CLOSED : c->state;
   pthread_mutex_unlock(&c->mu);
@@ -138,7 +142,10 @@ int zkc_client_state(zkc_client_t *c, zkc_state_t *state) {
 }
 
 int zkc_client_session_timeout(zkc_client_t *c, int *timeout_ms) {
-  if (c == NULL || timeout_ms == NULL) return ZKC_EINVAL;
+  int rc_ =
+      zkc__refuse_null(c, "zkc_client_session_timeout", "client", c == NULL,
+                       "timeout_ms", timeout_ms == NULL, (char *)NULL);
+  if (rc_ != ZKC_OK) return rc_;
   pthread_mutex_lock(&c->mu);
   int closed = c->closed;
   *timeout_ms = c->session_timeout_ms;

@@ -17,29 +17,10 @@ static const char *node_style(const char *name) {
   return "other";
 }
 
-/* The kind of a child (see zkc_contender_t.kind), from zkc__rw_kind. That
- * classifier calls both Curator's "__WRIT__" and kazoo's "__lock__" a
- * writer, since both exclude everyone; only the first is the write side of
- * a read-write lock (kazoo's Lock and WriteLock make the same "__lock__"
- * names), so which of the two markers it found is told apart here: the
- * one right before the sequence text, which is 10 bytes as ZooKeeper
- * writes it ("%010d"), 11 from -10^9 down. */
-static const char *node_kind(const char *name, int has_sequence, int64_t seq) {
-  static const char writ[] = "__WRIT__";
-  if (!has_sequence) return NULL;
-  switch (zkc__rw_kind(name)) {
-    case ZKC__RW_READ:
-      return "read";
-    case ZKC__RW_WRITE: {
-      size_t n = strlen(name), tail = seq <= -1000000000 ? 11 : 10;
-      size_t m = sizeof writ - 1;
-      if (n >= tail + m && memcmp(name + n - tail - m, writ, m) == 0)
-        return "write";
-      return "exclusive";
-    }
-    default:
-      return "exclusive";
-  }
+unsigned zkc_contender_layout(const zkc_contender_t *e) {
+  return e == NULL ? 0
+                   : zkc__child_layout(e->name, e->ephemeral_owner != 0) &
+                         ~ZKC__LAYOUT_KNOWN_LOCK;
 }
 
 static int by_name(const void *a, const void *b) {
@@ -88,7 +69,7 @@ static int fill(zkc_contender_t *e, const char *name, const zkc__op_t *op,
   e->style = node_style(name);
   e->has_sequence = zkc__node_sequence(name, &e->sequence);
   if (!e->has_sequence) e->sequence = 0;
-  e->kind = node_kind(name, e->has_sequence, e->sequence);
+  e->kind = zkc__node_kind(name);
   e->position = (int)position;
   size_t total = op->data_len > 0 ? (size_t)op->data_len : 0;
   e->data_total = total;
@@ -175,11 +156,15 @@ int zkc_lock_contenders(zkc_client_t *c, const char *path,
                         zkc_contender_t **out, size_t *count) {
   if (out) *out = NULL;
   if (count) *count = 0;
-  if (c == NULL || out == NULL || count == NULL ||
-      zkc__path_validate(path) != ZKC_OK)
-    return ZKC_EINVAL;
-  int rc = zkc__call_enter(c);
+  int rc =
+      ZKC__REFUSE_IF(c, c == NULL, "zkc_lock_contenders", "client is NULL");
+  if (rc == ZKC_OK)
+    rc = ZKC__REFUSE_IF(c, out == NULL || count == NULL, "zkc_lock_contenders",
+                        "%s is NULL", out == NULL ? "out" : "count");
+  if (rc == ZKC_OK)
+    rc = zkc__check_path(c, "zkc_lock_contenders", "path", path);
   if (rc != ZKC_OK) return rc;
+  if ((rc = zkc__call_enter(c)) != ZKC_OK) return rc;
   zkc__op_t op;
   rc = zkc__op_init(&op);
   if (rc == ZKC_OK) {
@@ -203,12 +188,17 @@ int zkc_sem_contenders(zkc_client_t *c, const char *path,
   if (queue) *queue = NULL;
   if (n_leases) *n_leases = 0;
   if (n_queue) *n_queue = 0;
-  if (c == NULL || leases == NULL || n_leases == NULL || queue == NULL ||
-      n_queue == NULL || zkc__path_validate(path) != ZKC_OK)
-    return ZKC_EINVAL;
+  int rc = ZKC__REFUSE_IF(c, c == NULL, "zkc_sem_contenders", "client is NULL");
+  if (rc == ZKC_OK)
+    rc = ZKC__REFUSE_IF(
+        c,
+        leases == NULL || n_leases == NULL || queue == NULL || n_queue == NULL,
+        "zkc_sem_contenders", "an output argument is NULL");
+  if (rc == ZKC_OK) rc = zkc__check_path(c, "zkc_sem_contenders", "path", path);
+  if (rc != ZKC_OK) return rc;
   char *lp = zkc__path_join(path, "leases");
   char *qp = zkc__path_join(path, "locks");
-  int rc = lp && qp ? ZKC_OK : ZKC_ENOMEM;
+  rc = lp && qp ? ZKC_OK : ZKC_ENOMEM;
   if (rc == ZKC_OK) rc = zkc_lock_contenders(c, lp, leases, n_leases);
   if (rc == ZKC_OK) rc = zkc_lock_contenders(c, qp, queue, n_queue);
   if (rc != ZKC_OK) {

@@ -49,8 +49,10 @@ typedef enum zkc_delivery {
  * a failure (hold NULL): ZKC_ETIMEDOUT, ZKC_ECANCELED, ZKC_ECLOSED (client
  * closed or context destroyed), ZKC_ECONNLOSS or ZKC_EOPTIMEOUT (the
  * client's retry policy, zkc_client_opts_t.retry, exhausted in one outage,
- * as for zkc_mutex_acquire), ZKC_ENOMEM, ZKC_ENOROOT or the server's
- * refusal (ZKC_ENOAUTH, ...). Runs exactly once per accepted acquire. */
+ * as for zkc_mutex_acquire), ZKC_ENOMEM, ZKC_ENOROOT, ZKC_ELAYOUT (the
+ * path holds another recipe's nodes, as for zkc_mutex_acquire: the line
+ * saying which went to the client's log sink) or the server's refusal
+ * (ZKC_ENOAUTH, ...). Runs exactly once per accepted acquire. */
 typedef void (*zkc_acquired_fn)(void *ctx, int rc, zkc_hold_t *hold);
 /* A release's delete is done: ZKC_OK (deleted, or handed to the background
  * while the connection is down, as zkc_mutex_release does), ZKC_ELOST (the
@@ -167,10 +169,25 @@ ZKC_EXTERN int zkc_hold_is_held(const zkc_hold_t *hold);
  * (NULL hold, invalid path, data NULL with len > 0, len over 1020 KiB),
  * ZKC_ENOTOWNER (released), ZKC_ELOST (the node is gone: the hold is
  * marked lost), ZKC_EDEADLK (from a callback), ZKC_ECLOSED, or the
- * request's error (ZKC_ENONODE: no `path`, ZKC_ECONNLOSS, ...).
- * Thread-safe. */
+ * request's error (ZKC_ENONODE: no `path`, create it with
+ * zkc_hold_fenced_create; ZKC_ECONNLOSS, ...). On ZKC_EINVAL,
+ * zkc_last_error_message says which argument. Thread-safe. */
 ZKC_EXTERN int zkc_hold_fenced_set(zkc_hold_t *hold, const char *path,
                                    const void *data, size_t len);
+
+/* Fenced create, as zkc_mutex_fenced_create: creates the node `path`
+ * (persistent) holding `data` only if the hold's node still exists, in one
+ * transaction; a missing parent is created first, empty, outside it.
+ * BLOCKS for a round trip or three (a loop thread should use a worker).
+ * Returns ZKC_OK, ZKC_ENODEEXISTS (`path` exists: nothing written),
+ * ZKC_EINVAL (NULL hold, invalid path, data NULL with len > 0, len over
+ * 1020 KiB: zkc_last_error_message says which), ZKC_ENOTOWNER (released),
+ * ZKC_ELOST (the node is gone: the hold is marked lost; nothing created),
+ * ZKC_ENOROOT, ZKC_EDEADLK (from a callback), ZKC_ECLOSED, ZKC_ENOMEM, or
+ * the request's error (ZKC_ENOAUTH, ZKC_ECONNLOSS: created or not, ...).
+ * Thread-safe. */
+ZKC_EXTERN int zkc_hold_fenced_create(zkc_hold_t *hold, const char *path,
+                                      const void *data, size_t len);
 
 #ifdef __cplusplus
 }

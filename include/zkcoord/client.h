@@ -184,13 +184,19 @@ ZKC_EXTERN void zkc_client_opts_init(zkc_client_opts_t *opts);
 
 /* Opens a ZooKeeper session on `connect_string` ("host:port,host:port" with
  * an optional chroot suffix "/app") and waits up to connect_timeout_ms for
- * the first connection. `opts` may be NULL (defaults); it is copied.
+ * the first connection. A host given without any ':' gets port 2181
+ * ("localhost" is "localhost:2181"), as ZooKeeper's Java client (so
+ * Curator) and kazoo give it. `opts` may be NULL (defaults); it is copied.
+ * Every ZKC_EINVAL says why: zkc_last_error_message, and the same line
+ * through the options' log sink at ZKC_LOG_ERROR (stderr without one, as
+ * for every error line; none at ZKC_LOG_NONE).
  * On success *out is a new client, owned by the caller (zkc_client_close);
  * on failure *out is set to NULL (when out is not NULL).
  * Returns:
  *   ZKC_OK
  *   ZKC_EINVAL    out or connect_string NULL/empty, a malformed host list
- *                 (entries "host:port", printable ASCII), a negative timeout,
+ *                 (entries "host[:port]", printable ASCII, a port of
+ *                 1..65535 after a ':'), a negative timeout,
  *                 a bad chroot, a retry policy with negative fields, a
  *                 holder_id over 1020 KiB, a malformed auth_digest, an ACL
  *                 entry with a NULL scheme or id or no permission, acl_count

@@ -73,7 +73,10 @@ extern "C" {
   XX(EREADONLY, -1024, "the server is read-only: no writes")                   \
   XX(ETHROTTLED, -1025, "the server throttled the request: try again later") \
   XX(ECANCELED, -1026, "the asynchronous acquire was cancelled")              \
-  XX(EALREADY, -1027, "the asynchronous acquire has already completed")
+  XX(EALREADY, -1027, "the asynchronous acquire has already completed")      \
+  XX(ELAYOUT, -1028,                                                           \
+     "the path holds another recipe's nodes (a lock, a semaphore or a "        \
+     "leader election): refused")
 
 typedef enum zkc_errno {
   ZKC_OK = 0,
@@ -98,6 +101,20 @@ ZKC_EXTERN const char *zkc_err_name(int rc);
  * leaves none. zkc_strerror does not know these codes. Decisions belong on
  * the ZKC_* return value. Thread-safe (per thread). */
 ZKC_EXTERN int zkc_last_zk_code(void);
+
+/* Why the last call of this thread that refused its arguments or its path
+ * did so, as one line naming the function, the argument and the reason
+ * (for example "zkc_mutex_create: invalid lock path 'locks/a': it must be
+ * absolute (start with '/')", or why a path's layout was refused with
+ * ZKC_ELAYOUT); "" when no call of this thread has refused anything yet.
+ * Set by every ZKC_EINVAL a public call returns, by ZKC_ELAYOUT, and by
+ * zkc_client_open's refusals; a call that succeeds does not clear it (as
+ * errno), so read it right after the failing call. The same line goes to
+ * the client's log sink (or the options' sink at zkc_client_open) at
+ * ZKC_LOG_ERROR when the call has a client. The string is the thread's own
+ * (valid until this thread's next zkcoord call); never NULL. Thread-safe
+ * (per thread). */
+ZKC_EXTERN const char *zkc_last_error_message(void);
 
 /* The version of the library actually loaded (the headers' version is
  * ZKC_VERSION_HEX in zkcoord/version.h): 0xMMmmpp, and "major.minor.patch"

@@ -62,8 +62,9 @@ typedef void (*zkc_latch_fn)(void *ctx, zkc_latch_t *latch);
  * would meet again however long it waited (rc: ZKC_ENOAUTH, an ACL refuses
  * this participant; ZKC_EAUTHFAILED; ZKC_ENOROOT, the chroot vanished;
  * ZKC_EBADARGS, ZKC_EINVALIDACL or ZKC_ENOCHILDREN, the server refuses the
- * path or the ACL). Called once, on the latch's thread, like is_leader; the
- * latch then stays out of the election until closed, and zkc_latch_await
+ * path or the ACL; ZKC_ELAYOUT, the path holds another recipe's nodes: a
+ * lock's, a semaphore's; the latch's node is deleted again). Called once,
+ * on the latch's thread, like is_leader; the latch then stays out of the election until closed, and zkc_latch_await
  * and zkc_latch_error return rc. Errors that pass (connection loss, an
  * expired session) never end the election. */
 typedef void (*zkc_latch_error_fn)(void *ctx, zkc_latch_t *latch, int rc);

@@ -45,7 +45,8 @@ ZKC_EXTERN int zkc_multilock_destroy(zkc_multilock_t *ml);
 
 /* Blocks until the calling thread holds every lock. Returns ZKC_OK or the
  * first failure of a component's zkc_mutex_acquire (see there: ZKC_EDEADLK,
- * ZKC_ECLOSED, ZKC_ELOST, ...), after releasing the locks already taken;
+ * ZKC_ECLOSED, ZKC_ELOST, ZKC_ELAYOUT: a path of another recipe's, ...),
+ * after releasing the locks already taken;
  * ZKC_EINVAL for NULL. */
 ZKC_EXTERN int zkc_multilock_acquire(zkc_multilock_t *ml);
 

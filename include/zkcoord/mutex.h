@@ -97,6 +97,15 @@ ZKC_EXTERN int zkc_mutex_destroy(zkc_mutex_t *mutex);
  *   ZKC_ENOROOT    the chroot of the connect string vanished
  *   ZKC_ENOCHILDREN, ZKC_EBADARGS, ZKC_EINVALIDACL
  *                  the server refused the lock path or the ACL
+ *   ZKC_ELAYOUT    the lock path holds another recipe's nodes (a
+ *                  semaphore's locks/ or leases/, kazoo's semaphore leases,
+ *                  a leader latch's nodes: zkc_contender_layout): nothing
+ *                  of ours is left there, the other recipe's holders are
+ *                  untouched; zkc_last_error_message names the path and
+ *                  the recipe. Checked at every read of the queue, so a
+ *                  waiter also gives way to one that came meanwhile.
+ *                  Curator's, kazoo's and go-zookeeper's locks and
+ *                  read-write locks are locks: a mutex queues with them
  *   ZKC_EREADONLY, ZKC_ETHROTTLED, ZKC_EAUTHFAILED, ZKC_ESYSTEM, ZKC_EPROTO
  *                  other answers of the ensemble (see zkcoord/common.h)
  * On any error no lock node is left behind. */
@@ -231,12 +240,51 @@ ZKC_EXTERN int zkc_revoke_holders(zkc_client_t *client, const char *lock_path,
  * expired: the hold is marked lost at once, and the lost callback is told
  * once, on the maintenance thread, when the client learns of the loss, as
  * for any loss: ZKC_LOST_DELETED or ZKC_LOST_SESSION), ZKC_EDEADLK,
- * ZKC_ECLOSED, or the server's answer for `path` (ZKC_ENONODE, ZKC_ENOAUTH,
+ * ZKC_ECLOSED, or the server's answer for `path` (ZKC_ENONODE: no node
+ * there, create it with zkc_mutex_fenced_create; ZKC_ENOAUTH,
  * ZKC_EBADARGS, ...). The transaction is sent once, not retried: after
  * ZKC_ECONNLOSS or ZKC_EOPTIMEOUT the write may or may not have been
- * applied (read it back, or write again with the same token). */
+ * applied (read it back, or write again with the same token). On
+ * ZKC_EINVAL, zkc_last_error_message says which argument. Blocks for a
+ * round trip; thread-safe (each thread writes under its own hold). */
 ZKC_EXTERN int zkc_mutex_fenced_set(zkc_mutex_t *mutex, const char *path,
                                     const void *data, size_t len);
+
+/* Fenced create: creates the node `path` (persistent) holding `data` only
+ * if the calling thread still holds the lock, in one ZooKeeper transaction
+ * (a check of its own lock node and the create), so a holder that lost the
+ * lock can never create what a later holder decides on; the data node of a
+ * lock's first use needs nothing else (no shared count, no unfenced
+ * create). `data` may be NULL with len 0. A missing parent of `path` is
+ * created first, empty, with the client's parent mode and parent ACL,
+ * outside the transaction (a lost holder may so leave an empty parent,
+ * never data); the node itself gets the ACL of a node of kind
+ * ZKC_NODE_PARENT (with ZKC_ACL_SECURE: all for the creator's
+ * credentials, read for everyone), as a shared count does. The write side
+ * of a read-write lock may create; its read side may not (ZKC_EINVAL).
+ * With zkc_mutex_fenced_get (ZKC_ENONODE: not there yet) this completes a
+ * read-modify-write under the lock that starts from nothing: a node that
+ * someone else created meanwhile is ZKC_ENODEEXISTS, as a changed version
+ * is ZKC_EBADVERSION for zkc_mutex_fenced_cas. A new node's data version
+ * is 0.
+ * Returns ZKC_OK; ZKC_ENODEEXISTS (`path` exists: nothing written; write
+ * it with zkc_mutex_fenced_set or zkc_mutex_fenced_cas); ZKC_EINVAL (NULL
+ * mutex, invalid path, data NULL with len > 0, len over 1020 KiB, the read
+ * side of a read-write lock: zkc_last_error_message says which);
+ * ZKC_ENOTOWNER (not held by this thread); ZKC_ELOST (nothing created: the
+ * lock node is gone, and the hold is marked lost; or the hold was lost
+ * before, or its session expired: the lost callback is told as for
+ * zkc_mutex_fenced_set); ZKC_ENOROOT (the parent is the chroot, and it is
+ * gone); ZKC_EDEADLK (from a ZooKeeper callback thread); ZKC_ECLOSED;
+ * ZKC_ENOMEM; or the server's other answers for `path` or its parents
+ * (ZKC_ENOAUTH, ZKC_ENOCHILDREN: the parent is ephemeral, ZKC_EBADARGS,
+ * ...). The transaction is sent once (again only after making a missing
+ * parent), not retried: after ZKC_ECONNLOSS or ZKC_EOPTIMEOUT the node may
+ * or may not have been created (read it with zkc_mutex_fenced_get). Blocks
+ * for a round trip or three; thread-safe (each thread writes under its own
+ * hold). */
+ZKC_EXTERN int zkc_mutex_fenced_create(zkc_mutex_t *mutex, const char *path,
+                                       const void *data, size_t len);
 
 /* Fenced read: reads the data of `path` through the session of the
  * calling thread's hold (the session that owns its lock node and saw it

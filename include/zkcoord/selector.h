@@ -64,7 +64,8 @@ typedef void (*zkc_selector_state_fn)(void *ctx, zkc_selector_t *sel,
 
 /* The selector's election ended for good: its request met an error it
  * would meet again however long it waited (rc: ZKC_ENOAUTH, ZKC_EAUTHFAILED,
- * ZKC_ENOROOT, ZKC_EBADARGS, ZKC_EINVALIDACL, ZKC_ENOCHILDREN; see
+ * ZKC_ENOROOT, ZKC_EBADARGS, ZKC_EINVALIDACL, ZKC_ENOCHILDREN, ZKC_ELAYOUT:
+ * the path holds a semaphore's or a leader latch's nodes; see
  * zkc_latch_error_fn). Runs on the selector's thread; the selector is then
  * not queued (auto_requeue or not) until zkc_selector_requeue, and
  * zkc_selector_error returns rc until then. Receives the ctx given to

@@ -108,6 +108,13 @@ ZKC_EXTERN int zkc_sem_destroy(zkc_sem_t *sem);
  *   ZKC_ENOMEM     out of memory
  *   ZKC_ECONNLOSS, ZKC_EOPTIMEOUT
  *                  the ensemble stayed unreachable beyond the retry policy
+ *   ZKC_ELAYOUT    the path holds another recipe's nodes (a lock's or a
+ *                  leader latch's directly under it, kazoo's semaphore
+ *                  leases): checked before queueing and again once granted
+ *                  (another recipe that began meanwhile); nothing of ours
+ *                  is left (neither nodes nor, when this call made them,
+ *                  locks/ and leases/), the other recipe's holders are
+ *                  untouched; zkc_last_error_message says which recipe
  *   ZKC_ENOAUTH, ZKC_ENOROOT, ZKC_ENOCHILDREN, ZKC_EBADARGS,
  *   ZKC_EINVALIDACL, ZKC_EREADONLY, ZKC_ETHROTTLED, ZKC_EAUTHFAILED,
  *   ZKC_ESYSTEM    as for zkc_mutex_acquire; ZKC_ENOAUTH also when an ACL

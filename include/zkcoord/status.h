@@ -76,6 +76,36 @@ typedef struct zkc_contender {
 ZKC_EXTERN int zkc_lock_contenders(zkc_client_t *client, const char *path,
                                    zkc_contender_t **out, size_t *count);
 
+/* Which recipe a child of a path belongs to: the layouts zkcoord, Curator,
+ * kazoo and go-zookeeper keep. A recipe refuses a path that holds another
+ * recipe's layout with ZKC_ELAYOUT (see zkc_mutex_acquire_timeout). */
+typedef enum zkc_layout {
+  ZKC_LAYOUT_NONE = 0, /* no recipe's node (a data node, ...) */
+  /* A lock queue's node, sequenced: a mutex's, a read-write lock's, a
+   * leader selector's, an async acquire's (Curator's InterProcessMutex,
+   * InterProcessReadWriteLock and LeaderSelector, kazoo's Lock, WriteLock
+   * and ReadLock, go-zookeeper's Lock); any sequenced node that is not a
+   * latch's counts as one. */
+  ZKC_LAYOUT_LOCK = 1 << 0,
+  /* Set with ZKC_LAYOUT_LOCK: the node is a read-write lock's (kind
+   * "read" or "write"). */
+  ZKC_LAYOUT_RWLOCK = 1 << 1,
+  /* A semaphore's "locks" or "leases" child (Curator's
+   * InterProcessSemaphoreV2 layout, which zkcoord's semaphore keeps). */
+  ZKC_LAYOUT_SEMAPHORE = 1 << 2,
+  /* kazoo's Semaphore lease: an ephemeral node named by 32 hex digits. */
+  ZKC_LAYOUT_KAZOO_SEMAPHORE = 1 << 3,
+  /* A leader latch's node ("latch-" before the sequence: zkcoord's and
+   * Curator's LeaderLatch). */
+  ZKC_LAYOUT_ELECTION = 1 << 4
+} zkc_layout_t;
+
+/* The ZKC_LAYOUT_* bits of one entry of zkc_lock_contenders: the rule
+ * every recipe applies to a path's children before it takes part (or'ed
+ * over a path's children, it tells which recipes use the path). 0 for
+ * NULL. No traffic; thread-safe. */
+ZKC_EXTERN unsigned zkc_contender_layout(const zkc_contender_t *contender);
+
 /* Frees an array from zkc_lock_contenders. Accepts NULL. */
 ZKC_EXTERN void zkc_contenders_free(zkc_contender_t *contenders, size_t count);
 

@@ -1556,10 +1556,11 @@ static void errors_say_what_is_wrong(void **state) {
   assert_int_equal(run_cli_stderr(err, sizeof err, "status", p), 64);
   unsetenv("ZKCOORD_DIGEST");
   assert_non_null(strstr(err, "$ZKCOORD_DIGEST: expected USER:PASSWORD"));
-  assert_int_equal(run_cli_stderr(err, sizeof err, "--connect", "host-no-port",
+  assert_int_equal(run_cli_stderr(err, sizeof err, "--connect", "host:",
                                   "status", p), 64);
-  assert_non_null(strstr(err, "invalid --connect 'host-no-port': expected "
-                              "host:port"));
+  assert_non_null(strstr(err, "invalid --connect 'host:': expected "
+                              "host[:port]"));
+  assert_non_null(strstr(err, "(server 'host:' has no valid port"));
   assert_int_equal(run_cli_stderr(err, sizeof err, "--bogus", "lock", p, "true"),
                    64);
   assert_int_equal(count_lines(err), 1);

@@ -7,6 +7,7 @@
  * CTest entry per case. */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -360,6 +361,246 @@ static void zookeeper_lines_at_debug_only(void **state) {
   assert_int_equal(info.zk_lines, 0);
 }
 
+/* ---- one path, one recipe: a recipe refuses a path that holds another
+ * recipe's nodes (ZKC_ELAYOUT), leaves nothing there and changes nothing
+ * of the recipe that holds it ---- */
+
+#define OKL(expr) assert_int_equal((expr), ZKC_OK)
+
+static int children(const char *path) { return zkt_children_count(path); }
+
+static void message_names(const char *path) {
+  const char *msg = zkc_last_error_message();
+  if (strstr(msg, path) == NULL || strstr(msg, "refused") == NULL)
+    fail_msg("message '%s' does not name %s and the refusal", msg, path);
+}
+
+/* The issue's case: a semaphore on a mutex's path is refused; the mutex
+ * stays held, and no locks/ or leases/ is left under its path. */
+static void layout_semaphore_refused_on_mutex_path(void **state) {
+  (void)state;
+  zkt_make_root();
+  char p[600];
+  snprintf(p, sizeof p, "%s", zkt_path("shared"));
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_mutex_t *m = NULL;
+  OKL(zkc_mutex_create(&m, c, p));
+  OKL(zkc_mutex_acquire(m));
+  zkc_sem_t *sem = NULL;
+  OKL(zkc_sem_create(&sem, c, p, NULL));
+  zkc_lease_t *lease = NULL;
+  assert_int_equal(zkc_sem_acquire(sem, 1, zkt_ms(2000), &lease), ZKC_ELAYOUT);
+  assert_null(lease);
+  message_names(p);
+  assert_true(zkc_mutex_is_held(m));
+  assert_int_equal(children(p), 1); /* the mutex's node only */
+  OKL(zkc_mutex_release(m));
+  OKL(zkc_sem_destroy(sem));
+  OKL(zkc_mutex_destroy(m));
+  zkc_client_close(c);
+}
+
+/* Every lock-queue recipe (mutex, both sides of a read-write lock, a
+ * multi-lock over it, the async acquire, the leader selector) and the
+ * leader latch refuse a semaphore's path; the lease stays held and the
+ * path keeps exactly locks/ and leases/, with the one lease. */
+static int selector_failed(void *ctx) {
+  return zkc_selector_error((zkc_selector_t *)ctx) == ZKC_ELAYOUT;
+}
+static void never_leads(void *ctx, zkc_selector_t *sel) {
+  (void)sel;
+  atomic_store((atomic_int *)ctx, 1);
+}
+typedef struct acq_result {
+  atomic_int done;
+  int rc;
+} acq_result_t;
+static void acq_done(void *ctx, int rc, zkc_hold_t *hold) {
+  acq_result_t *r = ctx;
+  r->rc = rc;
+  zkc_hold_free(hold);
+  atomic_store(&r->done, 1);
+}
+static int acq_finished(void *ctx) {
+  return atomic_load(&((acq_result_t *)ctx)->done);
+}
+static void layout_locks_refused_on_semaphore_path(void **state) {
+  (void)state;
+  zkt_make_root();
+  char p[600];
+  snprintf(p, sizeof p, "%s", zkt_path("sem"));
+  char leases[700];
+  snprintf(leases, sizeof leases, "%s/leases", p);
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_sem_t *sem = NULL;
+  OKL(zkc_sem_create(&sem, c, p, NULL));
+  zkc_lease_t *lease = NULL;
+  OKL(zkc_sem_acquire(sem, 1, zkt_ms(5000), &lease));
+
+  zkc_mutex_t *m = NULL;
+  OKL(zkc_mutex_create(&m, c, p));
+  assert_int_equal(zkc_mutex_acquire_timeout(m, zkt_ms(2000)), ZKC_ELAYOUT);
+  message_names(p);
+  assert_int_equal(zkc_mutex_acquire(m), ZKC_ELAYOUT); /* no limit: at once */
+  assert_false(zkc_mutex_is_acquired_in_this_process(m));
+
+  zkc_rwlock_t *rw = NULL;
+  OKL(zkc_rwlock_create(&rw, c, p));
+  assert_int_equal(zkc_mutex_acquire_timeout(zkc_rwlock_write_side(rw), 0),
+                   ZKC_ELAYOUT);
+  assert_int_equal(zkc_mutex_acquire_timeout(zkc_rwlock_read_side(rw), 0),
+                   ZKC_ELAYOUT);
+
+  zkc_mutex_t *other = NULL;
+  OKL(zkc_mutex_create(&other, c, zkt_path("free")));
+  zkc_mutex_t *set[2] = {other, m};
+  zkc_multilock_t *ml = NULL;
+  OKL(zkc_multilock_create(&ml, set, 2));
+  assert_int_equal(zkc_multilock_acquire_timeout(ml, zkt_ms(2000)),
+                   ZKC_ELAYOUT);
+  assert_false(
+      zkc_mutex_is_acquired_in_this_process(other)); /* all or nothing */
+
+  zkc_async_t *a = NULL;
+  OKL(zkc_async_create(&a, c, NULL));
+  acq_result_t r = {0};
+  OKL(zkc_async_acquire(a, p, zkt_ms(2000), acq_done, &r, NULL));
+  assert_true(zkt_await(acq_finished, &r, zkt_ms(10000)));
+  assert_int_equal(r.rc, ZKC_ELAYOUT);
+
+  atomic_int led = 0;
+  zkc_selector_t *sel = NULL;
+  OKL(zkc_selector_create(&sel, c, p, never_leads, &led, NULL));
+  OKL(zkc_selector_start(sel));
+  assert_true(zkt_await(selector_failed, sel, zkt_ms(10000)));
+  assert_int_equal(atomic_load(&led), 0);
+
+  zkc_latch_t *l = NULL;
+  OKL(zkc_latch_create(&l, c, p, "a", NULL));
+  OKL(zkc_latch_start(l));
+  assert_int_equal(zkc_latch_await(l, zkt_ms(10000)), ZKC_ELAYOUT);
+  assert_int_equal(zkc_latch_error(l), ZKC_ELAYOUT);
+
+  /* the semaphore stands as it was */
+  assert_true(zkc_lease_is_held(lease));
+  assert_int_equal(children(p), 2); /* locks/ and leases/ only */
+  assert_int_equal(children(leases), 1);
+
+  OKL(zkc_latch_close(l, ZKC_CLOSE_SILENT));
+  zkc_latch_destroy(l);
+  zkc_selector_destroy(sel);
+  OKL(zkc_async_destroy(a));
+  zkc_multilock_destroy(ml);
+  OKL(zkc_mutex_destroy(other));
+  OKL(zkc_rwlock_destroy(rw));
+  OKL(zkc_mutex_destroy(m));
+  zkc_lease_free(lease);
+  OKL(zkc_sem_destroy(sem));
+  zkc_client_close(c);
+}
+
+/* A leader election's path refuses locks and semaphores; a lock's path
+ * refuses a latch. The holder in place keeps leading or holding. */
+static void layout_election_and_lock_paths(void **state) {
+  (void)state;
+  zkt_make_root();
+  char ep[600], lp[600];
+  snprintf(ep, sizeof ep, "%s", zkt_path("election"));
+  snprintf(lp, sizeof lp, "%s", zkt_path("lock"));
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_latch_t *l = NULL;
+  OKL(zkc_latch_create(&l, c, ep, "leader", NULL));
+  OKL(zkc_latch_start(l));
+  OKL(zkc_latch_await(l, zkt_ms(10000)));
+  zkc_mutex_t *m = NULL;
+  OKL(zkc_mutex_create(&m, c, ep));
+  assert_int_equal(zkc_mutex_acquire_timeout(m, zkt_ms(2000)), ZKC_ELAYOUT);
+  message_names(ep);
+  zkc_sem_t *sem = NULL;
+  OKL(zkc_sem_create(&sem, c, ep, NULL));
+  zkc_lease_t *lease = NULL;
+  assert_int_equal(zkc_sem_acquire(sem, 1, zkt_ms(2000), &lease), ZKC_ELAYOUT);
+  assert_true(zkc_latch_has_leadership(l));
+  assert_int_equal(children(ep), 1); /* the latch's node only */
+
+  zkc_mutex_t *holder = NULL;
+  OKL(zkc_mutex_create(&holder, c, lp));
+  OKL(zkc_mutex_acquire(holder));
+  zkc_latch_t *l2 = NULL;
+  OKL(zkc_latch_create(&l2, c, lp, "b", NULL));
+  OKL(zkc_latch_start(l2));
+  assert_int_equal(zkc_latch_await(l2, zkt_ms(10000)), ZKC_ELAYOUT);
+  assert_true(zkc_mutex_is_held(holder));
+  assert_int_equal(children(lp), 1);
+
+  OKL(zkc_latch_close(l2, ZKC_CLOSE_SILENT));
+  zkc_latch_destroy(l2);
+  OKL(zkc_mutex_release(holder));
+  OKL(zkc_mutex_destroy(holder));
+  OKL(zkc_sem_destroy(sem));
+  OKL(zkc_mutex_destroy(m));
+  OKL(zkc_latch_close(l, ZKC_CLOSE_SILENT));
+  zkc_latch_destroy(l);
+  zkc_client_close(c);
+}
+
+/* A kazoo or Curator mutex's node is a lock's: a zkcoord mutex queues
+ * behind it (no refusal), a semaphore is refused. */
+static void layout_peer_mutex_is_a_lock(void **state) {
+  (void)state;
+  zkt_make_root();
+  char p[600];
+  snprintf(p, sizeof p, "%s", zkt_path("peer"));
+  assert_int_equal(
+      zoo_create(zkt_raw(), p, NULL, -1, &ZOO_OPEN_ACL_UNSAFE, 0, NULL, 0),
+      ZOK);
+  char kazoo[700], made[800];
+  snprintf(kazoo, sizeof kazoo, "%s/0123456789abcdef0123456789abcdef__lock__",
+           p);
+  assert_int_equal(zoo_create(zkt_raw(), kazoo, "k", 1, &ZOO_OPEN_ACL_UNSAFE,
+                              ZOO_EPHEMERAL_SEQUENTIAL, made, sizeof made),
+                   ZOK);
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_mutex_t *m = NULL;
+  OKL(zkc_mutex_create(&m, c, p));
+  assert_int_equal(zkc_mutex_acquire_timeout(m, 0), ZKC_ETIMEDOUT);
+  zkc_sem_t *sem = NULL;
+  OKL(zkc_sem_create(&sem, c, p, NULL));
+  zkc_lease_t *lease = NULL;
+  assert_int_equal(zkc_sem_acquire(sem, 1, zkt_ms(2000), &lease), ZKC_ELAYOUT);
+  assert_int_equal(children(p), 1); /* the peer's node only */
+  assert_int_equal(zoo_delete(zkt_raw(), made, -1), ZOK);
+  OKL(zkc_sem_destroy(sem));
+  OKL(zkc_mutex_destroy(m));
+  zkc_client_close(c);
+}
+
+/* A refused argument says why: to the thread (zkc_last_error_message) and
+ * through the client's log sink at error level. */
+static void refusal_says_why(void **state) {
+  (void)state;
+  zkc_client_opts_t o;
+  zkc_client_opts_init(&o);
+  o.log_fn = zkt_log_keep;
+  o.log_ctx = (void *)(intptr_t)ZKC_LOG_ERROR;
+  zkc_client_t *c = zkt_open(&o);
+  zkc_mutex_t *m = (zkc_mutex_t *)1;
+  assert_int_equal(zkc_mutex_create(&m, c, "locks/a"), ZKC_EINVAL);
+  assert_null(m);
+  const char *want =
+      "zkc_mutex_create: invalid lock path 'locks/a': it must "
+      "be absolute (start with '/')";
+  assert_string_equal(zkc_last_error_message(), want);
+  assert_true(zkt_log_has((void *)want));
+  zkc_sem_t *sem = NULL;
+  assert_int_equal(
+      zkc_sem_create(&sem, c, "/s", &(zkc_sem_opts_t){.max_leases = 0}),
+      ZKC_EINVAL);
+  assert_string_equal(zkc_last_error_message(),
+                      "zkc_sem_create: max_leases 0 is below 1");
+  zkc_client_close(c);
+}
+
 int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(mutex_negative_timeout_waits),
@@ -369,6 +610,11 @@ int main(int argc, char **argv) {
       cmocka_unit_test(latch_await_negative_timeout_waits),
       cmocka_unit_test(default_log_quiet_through_outage),
       cmocka_unit_test(zookeeper_lines_at_debug_only),
+      cmocka_unit_test(layout_semaphore_refused_on_mutex_path),
+      cmocka_unit_test(layout_locks_refused_on_semaphore_path),
+      cmocka_unit_test(layout_election_and_lock_paths),
+      cmocka_unit_test(layout_peer_mutex_is_a_lock),
+      cmocka_unit_test(refusal_says_why),
   };
   return zkt_main(argc, argv, tests, sizeof tests / sizeof *tests,
                   "conventions");

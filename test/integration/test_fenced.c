@@ -456,6 +456,107 @@ static void counter_under_contention(void **state) {
   }
 }
 
+/* An async acquire's result. */
+typedef struct got {
+  atomic_int done;
+  int rc;
+  zkc_hold_t *hold;
+} got_t;
+static void on_got(void *ctx, int rc, zkc_hold_t *hold) {
+  got_t *g = ctx;
+  g->rc = rc;
+  g->hold = hold;
+  atomic_store(&g->done, 1);
+}
+static int got_done(void *ctx) { return atomic_load(&((got_t *)ctx)->done); }
+
+/* The data node of a lock's first use: created under the hold, its parents
+ * with it; a second create finds it (nothing written); a read-modify-write
+ * that starts from nothing (get: ZKC_ENONODE, create) works; the read side
+ * of a read-write lock may not create. */
+static void create_makes_the_data_node(void **state) {
+  (void)state;
+  zkt_make_root();
+  char path[700];
+  snprintf(path, sizeof path, "%s/shop/stock", zkt_root());
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_mutex_t *m = new_mutex(c);
+  assert_int_equal(zkc_mutex_fenced_create(m, path, "5", 1), ZKC_ENOTOWNER);
+  assert_false(zkt_exists(path, NULL));
+  OK(zkc_mutex_acquire(m));
+  char *data = NULL;
+  size_t len = 0;
+  int32_t v = -1;
+  assert_int_equal(zkc_mutex_fenced_get(m, path, &data, &len, &v), ZKC_ENONODE);
+  OK(zkc_mutex_fenced_create(m, path, "5", 1));
+  OK(zkc_mutex_fenced_get(m, path, &data, &len, &v));
+  assert_string_equal(data, "5");
+  assert_int_equal(v, 0);
+  free(data);
+  struct Stat st;
+  assert_true(zkt_exists(path, &st));
+  assert_int_equal(st.ephemeralOwner, 0); /* persistent: outlives the hold */
+  /* there already: nothing written */
+  assert_int_equal(zkc_mutex_fenced_create(m, path, "7", 1), ZKC_ENODEEXISTS);
+  char buf[16];
+  assert_int_equal(zkt_get_data(path, buf, sizeof buf), 1);
+  assert_string_equal(buf, "5");
+  OK(zkc_mutex_fenced_cas(m, path, "4", 1, 0, &v));
+  assert_int_equal(v, 1);
+  OK(zkc_mutex_release(m));
+  /* the read side */
+  zkc_rwlock_t *rw = NULL;
+  OK(zkc_rwlock_create(&rw, c, zkt_path("rw")));
+  zkc_mutex_t *rd = zkc_rwlock_read_side(rw);
+  OK(zkc_mutex_acquire(rd));
+  char other[700];
+  snprintf(other, sizeof other, "%s/by-reader", zkt_root());
+  assert_int_equal(zkc_mutex_fenced_create(rd, other, "x", 1), ZKC_EINVAL);
+  assert_non_null(strstr(zkc_last_error_message(), "read side"));
+  assert_false(zkt_exists(other, NULL));
+  OK(zkc_mutex_release(rd));
+  /* an async hold creates the same way */
+  zkc_async_t *a = NULL;
+  OK(zkc_async_create(&a, c, NULL));
+  got_t g = {0};
+  OK(zkc_async_acquire(a, zkt_path("lock"), zkt_ms(5000), on_got, &g, NULL));
+  assert_true(zkt_await(got_done, &g, zkt_ms(10000)));
+  OK(g.rc);
+  snprintf(other, sizeof other, "%s/async/node", zkt_root());
+  OK(zkc_hold_fenced_create(g.hold, other, "a", 1));
+  assert_int_equal(zkc_hold_fenced_create(g.hold, other, "b", 1),
+                   ZKC_ENODEEXISTS);
+  assert_int_equal(zkt_get_data(other, buf, sizeof buf), 1);
+  assert_string_equal(buf, "a");
+  zkc_hold_free(g.hold);
+  OK(zkc_async_destroy(a));
+  OK(zkc_rwlock_destroy(rw));
+  OK(zkc_mutex_destroy(m));
+  zkc_client_close(c);
+}
+
+/* A holder whose lock node is gone creates nothing: the check and the
+ * create are one transaction. */
+static void create_after_loss_creates_nothing(void **state) {
+  (void)state;
+  zkt_make_root();
+  char path[700];
+  snprintf(path, sizeof path, "%s/late", zkt_root());
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_mutex_t *m = new_mutex(c);
+  OK(zkc_mutex_acquire(m));
+  char node[700];
+  OK(zkc_mutex_lock_node(m, node, sizeof node));
+  /* someone deletes our lock node (an operator, a second holder's cure) */
+  assert_int_equal(zoo_delete(zkt_raw(), node, -1), ZOK);
+  assert_int_equal(zkc_mutex_fenced_create(m, path, "x", 1), ZKC_ELOST);
+  assert_false(zkt_exists(path, NULL));
+  assert_false(zkc_mutex_is_held(m));
+  (void)zkc_mutex_release(m);
+  OK(zkc_mutex_destroy(m));
+  zkc_client_close(c);
+}
+
 int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(read_sees_writes_of_earlier_holds),
@@ -466,6 +567,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test(check_set_on_ended_session_is_refused),
       cmocka_unit_test(rwlock_sides),
       cmocka_unit_test(counter_under_contention),
+      cmocka_unit_test(create_makes_the_data_node),
+      cmocka_unit_test(create_after_loss_creates_nothing),
   };
   return zkt_main(argc, argv, tests, sizeof tests / sizeof tests[0], "fenced");
 }

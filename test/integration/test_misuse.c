@@ -18,7 +18,10 @@
  * and nothing may reach the network: after every row the client's request
  * counter is unchanged, after every state the server's last request id
  * (cxid, from "cons") of the session is unchanged (pings carry no cxid), and
- * zkc_client_open must never connect to a listening canary socket. */
+ * zkc_client_open must never connect to a listening canary socket. Every
+ * row that returns ZKC_EINVAL must also say why: the thread's
+ * zkc_last_error_message then begins with the row's function name (a
+ * refusal of another function is left there before the row runs). */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -208,6 +211,15 @@ typedef struct row_ctx {
   uint64_t before;
 } row_ctx_t;
 
+/* Leaves a known refusal of another function as the thread's message, so
+ * that the row's own must replace it. */
+static void message_sentinel(const char *fn) {
+  if (strcmp(fn, "zkc_revoke") == 0)
+    (void)zkc_shared_count_set(NULL, NULL, 0);
+  else
+    (void)zkc_revoke(NULL, NULL);
+}
+
 static int row_begin(walker_t *w, where_t where, const char *fn,
                      const char *input, kind_t kind, int want,
                      const char *want_doc, const char *call, row_ctx_t *rc) {
@@ -223,6 +235,7 @@ static int row_begin(walker_t *w, where_t where, const char *fn,
   }
   if (kind == K_UB || where != w->where || strcmp(group_of(fn), w->group) != 0)
     return 0;
+  if (kind == K_RC && want == ZKC_EINVAL) message_sentinel(fn);
   rc->before = requests();
   return 1;
 }
@@ -233,6 +246,13 @@ static void row_end(walker_t *w, const char *fn, const char *input,
   if (kind != K_VOID && got != want)
     failf(w, "%s (%s, %s): got %s (%d), want %s (%d)", fn, input,
           where_doc[w->where], zkc_err_name(got), got, zkc_err_name(want), want);
+  if (kind == K_RC && want == ZKC_EINVAL && got == want) {
+    const char *msg = zkc_last_error_message();
+    size_t n = strlen(fn);
+    if (strncmp(msg, fn, n) != 0 || strncmp(msg + n, ": ", 2) != 0)
+      failf(w, "%s (%s, %s): ZKC_EINVAL, but the thread's message is '%s'", fn,
+            input, where_doc[w->where], msg);
+  }
   if (requests() != rc->before)
     failf(w, "%s (%s, %s): sent %llu request(s) to ZooKeeper", fn, input,
           where_doc[w->where], (unsigned long long)(requests() - rc->before));
@@ -504,6 +524,9 @@ static void walk(walker_t *w) {
   VAL(FRESH, "zkc_last_zk_code", "(no input)", 1,
       "0, or the raw code of the thread's last failed request (negative)",
       zkc_last_zk_code() <= 0);
+  VAL(FRESH, "zkc_last_error_message", "(no input)", 1,
+      "the thread's last refusal explained, `\"\"` before any; never NULL",
+      zkc_last_error_message() != NULL);
   VAL(FRESH, "zkc_version", "(no input)", 1, "`ZKC_VERSION_HEX` of the headers",
       zkc_version() == ZKC_VERSION_HEX);
   VAL(FRESH, "zkc_version_string", "(no input)", 1, "`ZKC_VERSION_STRING`",
@@ -534,8 +557,9 @@ static void walk(walker_t *w) {
      made_c(zkc_client_open(prep_c(&oc), canary("/\xff"), NULL), &oc));
   RC(FRESH, "zkc_client_open", "chroot over 1024 bytes", ZKC_EINVAL, NULL,
      made_c(zkc_client_open(prep_c(&oc), canary_long_chroot(), NULL), &oc));
-  RC(FRESH, "zkc_client_open", "host without a port", ZKC_EINVAL, NULL,
-     made_c(zkc_client_open(prep_c(&oc), "127.0.0.1", NULL), &oc));
+  RC(FRESH, "zkc_client_open", "host with ':' but no port", ZKC_EINVAL,
+     "a host without ':' gets port 2181",
+     made_c(zkc_client_open(prep_c(&oc), "127.0.0.1:", NULL), &oc));
   RC(FRESH, "zkc_client_open", "port 0 or over 65535", ZKC_EINVAL, NULL,
      made_c(zkc_client_open(prep_c(&oc), "127.0.0.1:65536", NULL), &oc));
   RC(FRESH, "zkc_client_open", "empty host entry", ZKC_EINVAL, NULL,
@@ -643,6 +667,8 @@ static void walk(walker_t *w) {
   RC(CLOSED, "zkc_lock_contenders", "closed client", ZKC_ECLOSED, NULL,
      zkc_lock_contenders(c, "/x", &conts, &n));
   VOID(FRESH, "zkc_contenders_free", "NULL", "no-op", zkc_contenders_free(NULL, 3));
+  VAL(FRESH, "zkc_contender_layout", "NULL", 0, "0",
+      (int)zkc_contender_layout(NULL));
   UB(FRESH, "zkc_contenders_free", "a count other than the one returned, or an "
      "array not from zkc_lock_contenders", "undefined behaviour");
 
@@ -782,6 +808,26 @@ static void walk(walker_t *w) {
      NULL, zkc_mutex_fenced_get(m, "/x", &id, &n, &count32));
   RC(CLOSED, "zkc_mutex_fenced_get", "closed client", ZKC_ECLOSED, NULL,
      zkc_mutex_fenced_get(m, "/x", &id, &n, &count32));
+  RC(FRESH, "zkc_mutex_fenced_create", "mutex NULL", ZKC_EINVAL, NULL,
+     zkc_mutex_fenced_create(NULL, "/x", "v", 1));
+  RC(HELD, "zkc_mutex_fenced_create", "path NULL", ZKC_EINVAL, NULL,
+     zkc_mutex_fenced_create(m, NULL, "v", 1));
+  RC(HELD, "zkc_mutex_fenced_create", "path invalid (as zkc_mutex_create)",
+     ZKC_EINVAL, NULL, zkc_mutex_fenced_create(m, "/a/", "v", 1));
+  RC(HELD, "zkc_mutex_fenced_create", "path of 1025 bytes", ZKC_EINVAL, NULL,
+     zkc_mutex_fenced_create(m, LONG, "v", 1));
+  RC(HELD, "zkc_mutex_fenced_create", "data NULL with len > 0", ZKC_EINVAL,
+     NULL, zkc_mutex_fenced_create(m, "/x", NULL, 1));
+  RC(HELD, "zkc_mutex_fenced_create", "len over 1020 KiB", ZKC_EINVAL, NULL,
+     zkc_mutex_fenced_create(m, "/x", fx.big, ZKC__DATA_MAX + 1));
+  RC(FRESH, "zkc_mutex_fenced_create", "not held", ZKC_ENOTOWNER, NULL,
+     zkc_mutex_fenced_create(m, "/x", "v", 1));
+  RC(OTHER, "zkc_mutex_fenced_create", "held by another thread", ZKC_ENOTOWNER,
+     NULL, zkc_mutex_fenced_create(m, "/x", "v", 1));
+  RC(CALLBACK, "zkc_mutex_fenced_create", "held by another thread", ZKC_EDEADLK,
+     NULL, zkc_mutex_fenced_create(m, "/x", "v", 1));
+  RC(CLOSED, "zkc_mutex_fenced_create", "closed client", ZKC_ECLOSED, NULL,
+     zkc_mutex_fenced_create(m, "/x", "v", 1));
   RC(FRESH, "zkc_mutex_fenced_cas", "mutex NULL", ZKC_EINVAL, NULL,
      zkc_mutex_fenced_cas(NULL, "/x", "v", 1, 0, NULL));
   RC(HELD, "zkc_mutex_fenced_cas", "path NULL", ZKC_EINVAL, NULL,
@@ -1198,6 +1244,18 @@ static void walk(walker_t *w) {
   RC(HELD, "zkc_hold_node", "buf too small", ZKC_EINVAL, "nothing copied",
      zkc_hold_node(ho, small, sizeof small));
   VAL(FRESH, "zkc_hold_is_held", "NULL", 0, "0", zkc_hold_is_held(NULL));
+  RC(FRESH, "zkc_hold_fenced_create", "hold NULL", ZKC_EINVAL, NULL,
+     zkc_hold_fenced_create(NULL, "/x", "d", 1));
+  RC(HELD, "zkc_hold_fenced_create", "path invalid", ZKC_EINVAL, NULL,
+     zkc_hold_fenced_create(ho, "x", "d", 1));
+  RC(HELD, "zkc_hold_fenced_create", "data NULL, len 1", ZKC_EINVAL, NULL,
+     zkc_hold_fenced_create(ho, "/x", NULL, 1));
+  RC(HELD, "zkc_hold_fenced_create", "len over 1020 KiB", ZKC_EINVAL, NULL,
+     zkc_hold_fenced_create(ho, "/x", fx.big, ((size_t)2 << 20) - 1));
+  RC(CALLBACK, "zkc_hold_fenced_create", "from a callback", ZKC_EDEADLK, NULL,
+     zkc_hold_fenced_create(ho, "/x", "d", 1));
+  RC(CLOSED, "zkc_hold_fenced_create", "closed client", ZKC_ECLOSED, NULL,
+     zkc_hold_fenced_create(ho, "/x", "d", 1));
   RC(FRESH, "zkc_hold_fenced_set", "hold NULL", ZKC_EINVAL, NULL,
      zkc_hold_fenced_set(NULL, "/x", "d", 1));
   RC(HELD, "zkc_hold_fenced_set", "path invalid", ZKC_EINVAL, NULL,

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests, no server: path validation, node-name parsing, queue order. */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +15,9 @@
 #include "names_props.h" /* the fuzz targets' properties */
 #include "zkcoord/version.h"
 #include "zkcoord/common.h"
+#include "zkcoord/client.h"
+#include "zkcoord/mutex.h"
+#include "zkcoord/status.h"
 
 static void valid_paths(void **state) {
   (void)state;
@@ -366,7 +370,7 @@ static void error_table(void **state) {
   assert_string_equal(zkc_strerror(ZKC_OK), "success");
   /* A code that is not zkcoord's (ZooKeeper's -4, say) is not passed off
    * as one. */
-  const int unknown[] = {-4, -1, 12345, -999, -1028};
+  const int unknown[] = {-4, -1, 12345, -999, -1029};
   for (size_t i = 0; i < sizeof unknown / sizeof *unknown; i++) {
     assert_string_equal(zkc_err_name(unknown[i]), "UNKNOWN");
     assert_string_equal(zkc_strerror(unknown[i]), "unknown error code");
@@ -397,6 +401,235 @@ static void version_matches_headers(void **state) {
   assert_string_equal(zkc_version_string(), ZKC_VERSION_STRING);
 }
 
+/* The one node-kind rule: which recipe a child of a path belongs to, for
+ * zkcoord's, Curator's, kazoo's and go-zookeeper's names. */
+static void layouts_of_children(void **state) {
+  (void)state;
+  const char *u = "_c_0f8e2a46-3b7c-4d1e-9a5b-6c7d8e9f0a1b-";
+  char n[128];
+  snprintf(n, sizeof n, "%slock-0000000007", u);
+  const unsigned K = ZKC__LAYOUT_KNOWN_LOCK;
+  assert_int_equal(zkc__child_layout(n, 1), ZKC_LAYOUT_LOCK | K);
+  snprintf(n, sizeof n, "%s__WRIT__0000000007", u);
+  assert_int_equal(zkc__child_layout(n, 1),
+                   ZKC_LAYOUT_LOCK | ZKC_LAYOUT_RWLOCK | K);
+  snprintf(n, sizeof n, "%s__READ__0000000008", u);
+  assert_int_equal(zkc__child_layout(n, 1),
+                   ZKC_LAYOUT_LOCK | ZKC_LAYOUT_RWLOCK | K);
+  snprintf(n, sizeof n, "%slatch-0000000009", u);
+  assert_int_equal(zkc__child_layout(n, 1), ZKC_LAYOUT_ELECTION);
+  snprintf(n, sizeof n, "%slatch--2147483648", u); /* after the wrap */
+  assert_int_equal(zkc__child_layout(n, 1), ZKC_LAYOUT_ELECTION);
+  /* kazoo: Lock and WriteLock share "__lock__" (exclusive), ReadLock */
+  assert_int_equal(zkc__child_layout(
+                       "0123456789abcdef0123456789abcdef__lock__0000000001", 1),
+                   ZKC_LAYOUT_LOCK | K);
+  assert_int_equal(
+      zkc__child_layout("0123456789abcdef0123456789abcdef__rlock__0000000001",
+                        1),
+      ZKC_LAYOUT_LOCK | ZKC_LAYOUT_RWLOCK | K);
+  /* go-zookeeper: "_c_<32 hex>-lock-<seq>" */
+  assert_int_equal(
+      zkc__child_layout("_c_0123456789abcdef0123456789abcdef-lock-0000000002",
+                        1),
+      ZKC_LAYOUT_LOCK | K);
+  /* a squatter, ZooKeeper's own recipe: in the queue, of no known lock */
+  assert_int_equal(zkc__child_layout("foreign-0000000000", 1), ZKC_LAYOUT_LOCK);
+  assert_int_equal(zkc__child_layout("x-72057594037927936-0000000003", 1),
+                   ZKC_LAYOUT_LOCK);
+  /* semaphores: Curator's V2 children, kazoo's lease nodes (ephemeral) */
+  assert_int_equal(zkc__child_layout("locks", 0), ZKC_LAYOUT_SEMAPHORE);
+  assert_int_equal(zkc__child_layout("leases", 0), ZKC_LAYOUT_SEMAPHORE);
+  assert_int_equal(zkc__child_layout("0123456789abcdef0123456789abcdef", 1),
+                   ZKC_LAYOUT_KAZOO_SEMAPHORE);
+  assert_int_equal(zkc__child_layout("0123456789abcdef0123456789abcdef", -1),
+                   ZKC_LAYOUT_KAZOO_SEMAPHORE);
+  assert_int_equal(zkc__child_layout("0123456789abcdef0123456789abcdef", 0), 0);
+  /* no recipe's: a data node, a name without a sequence */
+  assert_int_equal(zkc__child_layout("config", 1), 0);
+  assert_int_equal(zkc__child_layout("lease", 0), 0);
+  assert_int_equal(zkc__child_layout(NULL, 0), 0);
+  /* the kinds zkc_contender_t.kind shows */
+  snprintf(n, sizeof n, "%s__WRIT__0000000007", u);
+  assert_string_equal(zkc__node_kind(n), "write");
+  assert_string_equal(
+      zkc__node_kind("0123456789abcdef0123456789abcdef__lock__0000000001"),
+      "exclusive");
+  assert_null(zkc__node_kind("locks"));
+  /* the public face of the rule */
+  zkc_contender_t e = {.name = "leases"};
+  assert_int_equal(zkc_contender_layout(&e), ZKC_LAYOUT_SEMAPHORE);
+  e.name = "0123456789abcdef0123456789abcdef__lock__0000000001";
+  assert_int_equal(zkc_contender_layout(&e),
+                   ZKC_LAYOUT_LOCK); /* no private bit */
+  assert_int_equal(zkc_contender_layout(NULL), 0);
+}
+
+/* Which layouts each recipe refuses to share a path with. */
+static void layouts_refused_by_recipe(void **state) {
+  (void)state;
+  const unsigned K = ZKC__LAYOUT_KNOWN_LOCK;
+  unsigned lock = ZKC_LAYOUT_LOCK | K,
+           rw = ZKC_LAYOUT_LOCK | ZKC_LAYOUT_RWLOCK | K;
+  unsigned squatter = ZKC_LAYOUT_LOCK;
+  unsigned sem = ZKC_LAYOUT_SEMAPHORE, ksem = ZKC_LAYOUT_KAZOO_SEMAPHORE;
+  unsigned elect = ZKC_LAYOUT_ELECTION;
+  assert_int_equal(zkc__layout_refused(ZKC__AS_LOCK, lock | rw), 0);
+  assert_int_equal(zkc__layout_refused(ZKC__AS_LOCK, lock | sem), sem);
+  assert_int_equal(zkc__layout_refused(ZKC__AS_LOCK, ksem), ksem);
+  assert_int_equal(zkc__layout_refused(ZKC__AS_LOCK, elect), elect);
+  assert_int_equal(zkc__layout_refused(ZKC__AS_ELECTION, elect), 0);
+  assert_int_equal(zkc__layout_refused(ZKC__AS_ELECTION, elect | lock), K);
+  assert_int_equal(zkc__layout_refused(ZKC__AS_ELECTION, elect | squatter), 0);
+  assert_int_equal(zkc__layout_refused(ZKC__AS_SEMAPHORE, sem | squatter), 0);
+  assert_int_equal(zkc__layout_refused(ZKC__AS_ELECTION, sem), sem);
+  assert_int_equal(zkc__layout_refused(ZKC__AS_SEMAPHORE, sem), 0);
+  assert_int_equal(zkc__layout_refused(ZKC__AS_SEMAPHORE, sem | lock), K);
+  assert_int_equal(zkc__layout_refused(ZKC__AS_SEMAPHORE, rw), K);
+  assert_int_equal(zkc__layout_refused(ZKC__AS_SEMAPHORE, elect), elect);
+  assert_int_equal(zkc__layout_refused(ZKC__AS_SEMAPHORE, ksem), ksem);
+  assert_int_equal(zkc__layout_refused(ZKC__AS_NONE, sem | lock | elect), 0);
+  assert_non_null(strstr(zkc__layout_what(sem), "semaphore"));
+  assert_non_null(strstr(zkc__layout_what(elect), "election"));
+  assert_non_null(strstr(zkc__layout_what(K), "lock nodes"));
+}
+
+/* Every refused path says why, naming the offending byte where there is
+ * one; an accepted path has no problem. */
+static void path_problems(void **state) {
+  (void)state;
+  char buf[ZKC__PROBLEM_MAX];
+  const struct {
+    const char *path, *why;
+  } v[] = {
+      {"locks/a", "must be absolute"},
+      {"/", "'/' itself"},
+      {"/a/", "must not end with '/'"},
+      {"/a//b", "empty segment"},
+      {"/a/../b", "'.' or '..' segment"},
+      {"/zookeeper/x", "server's own subtree"},
+      {"/a\x01", "control character (byte 2)"},
+      {"/a\xff", "byte 2 is not valid UTF-8"},
+      {"/\xef\xbf\xbf", "U+FFFF (byte 1)"},
+      {NULL, "NULL"},
+  };
+  for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
+    const char *why = zkc__path_problem(v[i].path, buf, sizeof buf);
+    if (why == NULL || strstr(why, v[i].why) == NULL)
+      fail_msg("path %zu: got '%s', want '%s'", i, why ? why : "(none)",
+               v[i].why);
+    assert_int_equal(zkc__path_validate(v[i].path), ZKC_EINVAL);
+  }
+  char longp[ZKC__PATH_MAX + 2];
+  memset(longp, 'a', sizeof longp - 1);
+  longp[0] = '/';
+  longp[sizeof longp - 1] = '\0';
+  assert_non_null(
+      strstr(zkc__path_problem(longp, buf, sizeof buf), "1025 bytes"));
+  assert_null(zkc__path_problem("/locks/job-1", buf, sizeof buf));
+}
+
+/* Host lists: the reason of a refusal; a server without a port gets 2181
+ * (ZooKeeper's Java client, Curator and kazoo do the same). */
+static void connect_strings(void **state) {
+  (void)state;
+  char buf[ZKC__PROBLEM_MAX];
+  assert_non_null(strstr(zkc__hosts_problem("a:1,b:x", buf, sizeof buf),
+                         "server 'b:x' has no valid port"));
+  assert_non_null(strstr(zkc__hosts_problem("a:1,,b:2", buf, sizeof buf),
+                         "empty server entry"));
+  assert_non_null(
+      strstr(zkc__hosts_problem("a b:1", buf, sizeof buf), "byte 1"));
+  assert_non_null(strstr(zkc__hosts_problem("", buf, sizeof buf), "no server"));
+  assert_null(zkc__hosts_problem("a:1,b:2/x", buf, sizeof buf));
+  const struct {
+    const char *in, *out;
+  } v[] = {
+      {"localhost", "localhost:2181"},
+      {"a,b:2182,c", "a:2181,b:2182,c:2181"},
+      {"a/chroot/x", "a:2181/chroot/x"},
+      {"a:1,b:2/x", "a:1,b:2/x"},
+      {"a:", "a:"}, /* a colon without a port: refused after, with why */
+  };
+  for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
+    char *got = zkc__connect_with_ports(v[i].in);
+    assert_non_null(got);
+    assert_string_equal(got, v[i].out);
+    free(got);
+  }
+}
+
+static int sink_calls;
+static char sink_line[512];
+static zkc_log_level_t sink_level;
+static void sink(void *ctx, zkc_log_level_t level, const char *msg) {
+  (void)ctx;
+  sink_calls++;
+  sink_level = level;
+  snprintf(sink_line, sizeof sink_line, "%s", msg);
+}
+
+/* zkc_client_open says why it refuses (no server needed: nothing is
+ * contacted), to the thread and through the options' log sink. */
+static void open_refusals_say_why(void **state) {
+  (void)state;
+  zkc_client_opts_t o;
+  zkc_client_opts_init(&o);
+  o.log_fn = sink;
+  zkc_client_t *c = (zkc_client_t *)1;
+  const struct {
+    const char *connect;
+    int session_ms;
+    const char *why;
+  } v[] = {
+      {"localhost:0", 10000, "server 'localhost:0' has no valid port"},
+      {"a:1/locks/", 10000,
+       "chroot '/locks/' is invalid: it must not end with '/'"},
+      {NULL, 10000, "connect_string is NULL"},
+      {"a:1", 0, "invalid options: session_timeout_ms must be above 0"},
+  };
+  for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
+    sink_calls = 0;
+    o.session_timeout_ms = v[i].session_ms;
+    assert_int_equal(zkc_client_open(&c, v[i].connect, &o), ZKC_EINVAL);
+    assert_null(c);
+    const char *m = zkc_last_error_message();
+    if (strncmp(m, "zkc_client_open: ", 17) != 0 || strstr(m, v[i].why) == NULL)
+      fail_msg("case %zu: message '%s', want '%s'", i, m, v[i].why);
+    assert_int_equal(sink_calls, 1);
+    assert_int_equal(sink_level, ZKC_LOG_ERROR);
+    assert_string_equal(sink_line, m);
+  }
+  /* NULL out: no sink in the default options means stderr; the message is
+   * kept all the same. */
+  assert_int_equal(zkc_client_open(NULL, "a:1", &o), ZKC_EINVAL);
+  assert_string_equal(zkc_last_error_message(), "zkc_client_open: out is NULL");
+  /* A level of NONE silences the sink, not the message. */
+  o.log_level = ZKC_LOG_NONE;
+  o.session_timeout_ms = 10000;
+  sink_calls = 0;
+  assert_int_equal(zkc_client_open(&c, "a:x", &o), ZKC_EINVAL);
+  assert_int_equal(sink_calls, 0);
+  assert_non_null(strstr(zkc_last_error_message(), "'a:x'"));
+}
+
+/* The message is the thread's own. */
+static void *other_thread_message(void *arg) {
+  (void)arg;
+  return (void *)zkc_last_error_message();
+}
+static void last_error_is_per_thread(void **state) {
+  (void)state;
+  zkc_mutex_t *m = (zkc_mutex_t *)1;
+  assert_int_equal(zkc_mutex_create(&m, NULL, "/a"), ZKC_EINVAL);
+  assert_non_null(strstr(zkc_last_error_message(), "zkc_mutex_create"));
+  pthread_t t;
+  void *got = NULL;
+  assert_int_equal(pthread_create(&t, NULL, other_thread_message, NULL), 0);
+  pthread_join(t, &got);
+  assert_string_equal((const char *)got, "");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(valid_paths),
@@ -422,6 +655,12 @@ int main(void) {
       cmocka_unit_test(uuid_format),
       cmocka_unit_test(path_helpers),
       cmocka_unit_test(error_table),
+      cmocka_unit_test(layouts_of_children),
+      cmocka_unit_test(layouts_refused_by_recipe),
+      cmocka_unit_test(path_problems),
+      cmocka_unit_test(connect_strings),
+      cmocka_unit_test(open_refusals_say_why),
+      cmocka_unit_test(last_error_is_per_thread),
   };
   return cmocka_run_group_tests_name("names", tests, NULL, NULL);
 }
