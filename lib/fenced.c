@@ -18,17 +18,28 @@
 /* One read of path on the hold's session, tried again after connection
  * loss while the hold stands, under the client's retry policy. A handle of
  * another session refuses it (ZKC_ESESSIONEXPIRED): the hold's session is
- * over. */
+ * over. A sync goes before it: a server cut off from the leader would
+ * answer from its frozen state, from before the writes of a holder granted
+ * once the leader expired ours; it cannot answer the sync, and holds the
+ * read behind it until it gives the connection up. */
 static int read_in_session(zkc_client_t *c, zkc_mutex_t *m, const char *path,
                            int64_t session, char **data, size_t *len,
                            int32_t *version) {
   int attempt = 0;
   for (;;) {
-    zkc__op_t op;
-    int rc = zkc__op_init(&op);
+    zkc__op_t sync, op;
+    int rc = zkc__op_init(&sync);
     if (rc != ZKC_OK) return rc;
+    if ((rc = zkc__op_init(&op)) != ZKC_OK) {
+      zkc__op_clear(&sync);
+      return rc;
+    }
+    zkc__submit_sync(c, &sync, path);
     zkc__submit_get_in_session(c, &op, path, session);
+    int src = zkc__op_wait(&sync);
     rc = zkc__op_wait(&op);
+    zkc__op_clear(&sync);
+    if (rc == ZKC_OK && src != ZKC_OK && src != ZKC_ENONODE) rc = src;
     if (rc == ZKC_OK) {
       *data = op.data; /* malloc'd and NUL-terminated by the op */
       op.data = NULL;
