@@ -27,6 +27,8 @@
 enum {
   ZKCLI_EXIT_CONFLICT = 1,     /* lock not obtained (-n, -w; -E changes it);
                                   revoke: nobody held the lock */
+  ZKCLI_EXIT_NOT_HONOURED = 2, /* revoke: a holder did not let go (not
+                                  revocable, or not within the wait) */
   ZKCLI_EXIT_USAGE = 64,       /* bad option or argument (EX_USAGE) */
   ZKCLI_EXIT_BADPATH = 65,     /* invalid path, a path of another recipe,
                                   or a missing chroot */
@@ -209,6 +211,17 @@ int zkcli_cmd_sem(const zkcli_opts_t *o);
 int zkcli_cmd_leader(const zkcli_opts_t *o);
 int zkcli_cmd_status(const zkcli_opts_t *o);
 int zkcli_cmd_revoke(const zkcli_opts_t *o);
+
+/* How long revoke waits for the holders it asked to let go, without -w:
+ * more than the 10 s --grace a `lock --revocable` gives COMMAND. */
+#define ZKCLI_REVOKE_WAIT_MS 15000
+
+/* 1 when a node's data is exactly Curator's revocation marker, the 10
+ * bytes "__REVOKE__" (a request to let go, not a holder id). */
+int zkcli_is_revoke_marker(const zkc_contender_t *e);
+/* A node's holder id as status shows it (at most `max` columns), on
+ * stdout. */
+void zkcli_print_holder(const zkc_contender_t *e, size_t max);
 
 /* zkc_lock_contenders, read again after a connection blip for as long as
  * --connect-timeout allows (a snapshot read twice is as good as once). */

@@ -22,7 +22,7 @@ static const char usage_text[] =
     "       zkcoord [OPTIONS] leader [--id ID] PATH [--] COMMAND [ARGS...]\n"
     "       zkcoord [OPTIONS] leader --observe PATH\n"
     "       zkcoord [OPTIONS] status [--json] [--watch] [-m N | --count-path COUNT] PATH\n"
-    "       zkcoord [OPTIONS] revoke PATH\n"
+    "       zkcoord [OPTIONS] revoke [-w SECONDS | -n] PATH\n"
     "\n"
     "  lock     run COMMAND while holding the distributed lock on PATH; with\n"
     "           -s the read side of a read-write lock (Curator's\n"
@@ -37,7 +37,7 @@ static const char usage_text[] =
     "  status   list the contenders of PATH in queue order, holder first\n"
     "  revoke   ask the holder(s) of the lock on PATH to let go (Curator's\n"
     "           revocation; only holds made revocable act on it, such as\n"
-    "           lock --revocable)\n"
+    "           lock --revocable) and wait for them to do so\n"
     "\n"
     "Options (before or after the command name; for status and revoke also\n"
     "after PATH):\n"
@@ -58,9 +58,11 @@ static const char usage_text[] =
     "                              (default host:pid)\n"
     "  -w, --wait SECS             lock, sem: give up after SECS, the connection\n"
     "      --timeout SECS          included (default: wait forever; --timeout is\n"
-    "                              flock's spelling)\n"
+    "                              flock's spelling); revoke: wait SECS for the\n"
+    "                              holders to let go (default 15)\n"
     "  -n, --nonblock              lock, sem: give up at once when none is free\n"
-    "                              (the connection gets 1 s)\n"
+    "                              (the connection gets 1 s); revoke: ask, do\n"
+    "                              not wait\n"
     "  -E, --conflict-exit-code N  lock, sem: exit code when not obtained\n"
     "                              (default 1)\n"
     "  -s, --shared                lock: take the read side of the read-write\n"
@@ -100,7 +102,8 @@ static const char usage_text[] =
     "\n"
     "COMMAND sees ZKCOORD_FENCING_TOKEN (the lock node's czxid) and\n"
     "ZKCOORD_NODE. Exit status: COMMAND's; -E code when the lock was not\n"
-    "obtained (revoke: 1 when nobody holds it); 0 when a command without\n"
+    "obtained (revoke: 1 when nobody holds it, 2 when a holder did not let\n"
+    "go); 0 when a command without\n"
     "COMMAND ends on a signal; 64 usage, 65 invalid path or a path of\n"
     "another recipe, 69 ensemble unreachable, 70 internal error, 75 lock or\n"
     "leadership lost while COMMAND ran, 77 permission denied, 126/127\n"
@@ -212,7 +215,9 @@ static const struct option long_opts[] = {
 /* Which options each command takes beyond the common ones. */
 static int option_allowed(zkcli_cmd_t cmd, int c) {
   switch (c) {
-    case 'w': case 'n': case 'E':
+    case 'w': case 'n':
+      return cmd == ZKCLI_LOCK || cmd == ZKCLI_SEM || cmd == ZKCLI_REVOKE;
+    case 'E':
       return cmd == ZKCLI_LOCK || cmd == ZKCLI_SEM;
     case 'm': case OPT_COUNT_PATH:
       return cmd == ZKCLI_SEM || cmd == ZKCLI_STATUS;

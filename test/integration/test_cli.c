@@ -26,6 +26,9 @@
 
 static int64_t long_op(void) { return zkt_ms(20000); }
 
+/* What revoke waits for the holders it asked, without -w (ZKCLI_REVOKE_WAIT_MS). */
+#define ZKCLI_TEST_REVOKE_WAIT_MS 15000
+
 /* argv: [sh -c ... ERR_FILE] [launcher...] zkcoord --connect <ensemble>
  * <args...>; the args list ends with NULL. With err_path the tool's stderr
  * goes to that file. A later --connect overrides the first. */
@@ -978,17 +981,27 @@ static int revoke_told(void *ctx) {
   return atomic_load(&((revoked_t *)ctx)->calls) > 0;
 }
 
-/* Runs `zkcoord revoke path`: its exit status, its line in out. */
-static int run_revoke(const char *path, char *out, size_t len) {
-  zkt_proc_t p = spawn_cli("revoke", path, NULL);
+/* Starts `zkcoord revoke [args] path` and reads its first line into out:
+ * the tool then waits for the holders it asked. */
+static zkt_proc_t spawn_revoke(const char *path, const char *arg, char *out,
+                               size_t len) {
+  zkt_proc_t p = arg ? spawn_cli("revoke", arg, path, NULL)
+                     : spawn_cli("revoke", path, NULL);
   out[0] = '\0';
   assert_true(zkt_read_line(&p, out, len, long_op()));
-  return run_cli(p);
+  return p;
+}
+
+/* Runs `zkcoord revoke path` to its end: its exit status, its first line
+ * in out. */
+static int run_revoke(const char *path, char *out, size_t len) {
+  return run_cli(spawn_revoke(path, NULL, out, len));
 }
 
 /* A holder that made its hold revocable is told; the tool says how many it
- * asked. On a read-write path every holding reader is asked, not the
- * writer waiting behind them. */
+ * asked, waits for them to let go and says they did (exit 0). On a
+ * read-write path every holding reader is asked, not the writer waiting
+ * behind them. */
 static void revoke_asks_revocable_holders(void **state) {
   (void)state;
   const char *path = zkt_path("lock");
@@ -999,11 +1012,14 @@ static void revoke_asks_revocable_holders(void **state) {
   OK(zkc_mutex_set_revocable(m, on_revoke, &v));
   OK(zkc_mutex_acquire_timeout(m, long_op()));
   char line[1300], want[1300];
-  assert_int_equal(run_revoke(path, line, sizeof line), 0);
+  zkt_proc_t r = spawn_revoke(path, NULL, line, sizeof line);
   snprintf(want, sizeof want, "%s: asked 1 holder to let go", path);
   assert_string_equal(line, want);
   assert_true(zkt_await(revoke_told, &v, long_op()));
   release_lock(m);
+  snprintf(want, sizeof want, "%s: the holder let go after ", path);
+  assert_true(zkt_expect(&r, want, line, sizeof line, long_op()));
+  assert_int_equal(run_cli(r), 0);
 
   char rw[600];
   snprintf(rw, sizeof rw, "%s", zkt_path("rw"));
@@ -1017,7 +1033,7 @@ static void revoke_asks_revocable_holders(void **state) {
   OK(zkc_mutex_acquire_timeout(zkc_rwlock_read_side(b), long_op()));
   zkt_proc_t w = spawn_cli("lock", rw, "sh", "-c", "echo GOT", NULL);
   assert_true(zkt_await_children_exactly(rw, 3, long_op()));
-  assert_int_equal(run_revoke(rw, line, sizeof line), 0);
+  r = spawn_revoke(rw, NULL, line, sizeof line);
   snprintf(want, sizeof want, "%s: asked 2 holders to let go", rw);
   assert_string_equal(line, want);
   assert_true(zkt_await(revoke_told, &va, long_op()));
@@ -1027,14 +1043,16 @@ static void revoke_asks_revocable_holders(void **state) {
   OK(zkc_mutex_release(zkc_rwlock_read_side(b)));
   assert_true(zkt_expect(&w, "GOT", line, sizeof line, long_op()));
   assert_int_equal(run_cli(w), 0);
+  snprintf(want, sizeof want, "%s: the holders let go after ", rw);
+  assert_true(zkt_expect(&r, want, line, sizeof line, long_op()));
+  assert_int_equal(run_cli(r), 0);
   OK(zkc_rwlock_destroy(a));
   OK(zkc_rwlock_destroy(b));
   zkc_client_close(c);
 }
 
 /* Nobody to ask: exit 1 (as pkill with no match), also on a path that does
- * not exist. A holder that is not revocable is asked all the same: its
- * node's data (the holder id status shows) becomes the marker. */
+ * not exist. */
 static void revoke_empty_path_exit_1(void **state) {
   (void)state;
   const char *path = zkt_path("lock");
@@ -1045,13 +1063,87 @@ static void revoke_empty_path_exit_1(void **state) {
   assert_int_equal(RUN_CLI("lock", path, "true"), 0); /* the path now exists */
   assert_int_equal(run_revoke(path, line, sizeof line), 1);
   assert_string_equal(line, want);
+}
+
+/* The JSON status entry of the holder (the first of "contenders"). */
+static char *status_json(const char *path) {
+  zkt_proc_t p = spawn_cli("status", "--json", path, NULL);
+  char *line = calloc(1, 65536);
+  assert_true(zkt_read_line(&p, line, 65536, long_op()));
+  assert_int_equal(run_cli(p), 0);
+  return line;
+}
+
+/* A holder that did not make its hold revocable: revoke does not write the
+ * marker (nobody would act on it, and it would overwrite the holder id),
+ * says so and exits 2 at once; status still shows the holder's id. */
+static void revoke_not_revocable_keeps_id_exit_2(void **state) {
+  (void)state;
+  const char *path = zkt_path("lock");
   zkc_client_t *c = zkt_open(NULL);
   zkc_mutex_t *m = hold_lock(c, path);
-  char node[1100], data[64];
+  char node[1100], data[64], line[1300], want[1300];
   OK(zkc_mutex_lock_node(m, node, sizeof node));
-  assert_int_equal(run_revoke(path, line, sizeof line), 0);
-  assert_int_equal(zkt_get_data(node, data, sizeof data), 10);
-  assert_memory_equal(data, "__REVOKE__", 10);
+  int id_len = zkt_get_data(node, data, sizeof data);
+  assert_true(id_len > 0);
+  int64_t t0 = zkt_now_ms();
+  zkt_proc_t r = spawn_revoke(path, NULL, line, sizeof line);
+  snprintf(want, sizeof want, "%s: not asked: %.*s holds it without making "
+           "its hold revocable", path, id_len, data);
+  assert_non_null(strstr(line, want));
+  assert_int_equal(run_cli(r), 2);
+  /* At once: not after the 15 s revoke waits for a holder it asked. */
+  assert_true(zkt_now_ms() - t0 < ZKCLI_TEST_REVOKE_WAIT_MS);
+  char after[64];
+  assert_int_equal(zkt_get_data(node, after, sizeof after), id_len);
+  assert_memory_equal(after, data, (size_t)id_len);
+  char *json = status_json(path);
+  char quoted[80];
+  snprintf(quoted, sizeof quoted, "\"data\":\"%.*s\"", id_len, data);
+  assert_non_null(strstr(json, quoted));
+  assert_non_null(strstr(json, "\"revoke_requested\":false"));
+  free(json);
+  release_lock(m);
+  zkc_client_close(c);
+}
+
+/* A revocable holder that does not let go within -w: the tool says the
+ * request was not honoured and exits 2; status shows the request, not the
+ * marker as a holder id. -n asks and does not wait (exit 0). */
+static void revoke_not_honoured_within_wait_exit_2(void **state) {
+  (void)state;
+  const char *path = zkt_path("lock");
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_mutex_t *m;
+  revoked_t v = {0};
+  OK(zkc_mutex_create(&m, c, path));
+  OK(zkc_mutex_set_revocable(m, on_revoke, &v));
+  OK(zkc_mutex_acquire_timeout(m, long_op()));
+  char line[1300], want[1300];
+  zkt_proc_t r = spawn_revoke(path, "-w0.5", line, sizeof line);
+  snprintf(want, sizeof want, "%s: asked 1 holder to let go", path);
+  assert_string_equal(line, want);
+  assert_true(zkt_await(revoke_told, &v, long_op()));
+  snprintf(want, sizeof want, "%s: 1 of 1 holder asked did not let go within "
+           "0.5 s: the request was not honoured", path);
+  assert_true(zkt_read_line(&r, line, sizeof line, long_op()));
+  assert_string_equal(line, want);
+  assert_int_equal(run_cli(r), 2);
+  assert_true(zkc_mutex_is_held(m));
+
+  zkt_proc_t p = spawn_cli("status", path, NULL);
+  snprintf(want, sizeof want, "%s: held by (asked to let go), 0 waiting", path);
+  assert_true(zkt_read_line(&p, line, sizeof line, long_op()));
+  assert_string_equal(line, want);
+  assert_int_equal(run_cli(p), 0);
+  char *json = status_json(path);
+  assert_non_null(strstr(json, "\"revoke_requested\":true"));
+  free(json);
+
+  r = spawn_revoke(path, "-n", line, sizeof line);
+  snprintf(want, sizeof want, "%s: asked 1 holder to let go", path);
+  assert_string_equal(line, want);
+  assert_int_equal(run_cli(r), 0);
   release_lock(m);
   zkc_client_close(c);
 }
@@ -1755,6 +1847,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test(shared_sigint_while_waiting_leaves_queue),
       cmocka_unit_test(revoke_asks_revocable_holders),
       cmocka_unit_test(revoke_empty_path_exit_1),
+      cmocka_unit_test(revoke_not_revocable_keeps_id_exit_2),
+      cmocka_unit_test(revoke_not_honoured_within_wait_exit_2),
       cmocka_unit_test(sem_ten_processes_at_most_three),
       cmocka_unit_test(sem_exit_codes_and_status),
       cmocka_unit_test(sem_lease_lost_stops_command_exit_75),
