@@ -162,6 +162,14 @@ typedef struct zkcli_child {
   pid_t pid;  /* 0 when none runs */
   int pgrp;   /* 1: COMMAND leads its own process group */
   int status; /* wait status once reaped */
+  pid_t group;     /* COMMAND's process group (its pid) when pgrp */
+  int tty;         /* 1 + the descriptor of the terminal COMMAND's group
+                      was given (0: none) */
+  int stopped;     /* COMMAND is stopped (Ctrl-Z, SIGTTIN, SIGTTOU) */
+  int stopping;    /* zkcli_child_stop is under way */
+  pid_t watchdog;  /* the process that stops COMMAND's group if zkcoord
+                      dies (0: none) */
+  int watch_fd;    /* its pipe: a byte disarms it, EOF fires it */
 } zkcli_child_t;
 
 /* Checks that COMMAND can be found and executed, before anything is taken.
@@ -171,8 +179,17 @@ int zkcli_child_check(const zkcli_opts_t *o);
  * (126/127/70) after printing why it could not start. */
 int zkcli_child_start(zkcli_child_t *ch, const zkcli_opts_t *o,
                       const zkcli_env_t *env, int nenv);
-/* Reaps the child if it has exited: returns 1 (status filled, pid 0) or 0. */
+/* Reaps the child if it has exited: returns 1 (status filled, pid 0) or 0.
+ * A COMMAND stopped by job control (Ctrl-Z, or reading a terminal it does
+ * not own) stops zkcoord too (SIGTSTP to itself), after taking the
+ * terminal back: the shell then shows zkcoord stopped, and `fg` or `bg`
+ * continue it (zkcli_child_resume). Once reaped, the terminal returns to
+ * zkcoord's group and the watchdog is disarmed. */
 int zkcli_child_reap(zkcli_child_t *ch);
+/* zkcoord was continued (SIGCONT): gives the terminal back to COMMAND's
+ * group when zkcoord is in the foreground again, and continues COMMAND
+ * if it was stopped. */
+void zkcli_child_resume(zkcli_child_t *ch);
 /* Sends sig to COMMAND (its process group unless --foreground). */
 void zkcli_child_signal(const zkcli_child_t *ch, int sig);
 /* Sends sig, waits up to grace_ms for COMMAND to exit while handling other

@@ -7,6 +7,8 @@
  * valgrind tree) in front when set. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -17,6 +19,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -609,6 +612,189 @@ static void sigterm_stops_command_and_releases(void **state) {
   assert_int_equal(run_cli(p), 128 + SIGINT);
   assert_int_equal(zkt_children_count(path), 0);
   zkc_client_close(c);
+}
+
+/* ---- COMMAND, the terminal and process groups ---- */
+
+/* The tool on a pseudo-terminal it controls in the foreground, as from an
+ * interactive shell: a session of its own whose controlling terminal is
+ * the pty's slave (its stdin, stdout and stderr). Returns its pid; *master
+ * is the pty's master side. */
+static pid_t spawn_cli_on_pty(int *master, const char *const *args) {
+  int m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+  assert_true(m >= 0);
+  assert_int_equal(grantpt(m), 0);
+  assert_int_equal(unlockpt(m), 0);
+  char slave[128];
+  assert_int_equal(ptsname_r(m, slave, sizeof slave), 0);
+  char *argv[MAX_ARGS];
+  int n = 0;
+  argv[n++] = getenv("ZKT_CLI");
+  argv[n++] = "--connect";
+  argv[n++] = (char *)zkt_connect();
+  for (; *args && n < MAX_ARGS - 1; args++) argv[n++] = (char *)*args;
+  argv[n] = NULL;
+  assert_non_null(argv[0]);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    setsid();
+    int s = open(slave, O_RDWR); /* the session's controlling terminal */
+    if (s < 0) _exit(90);
+    dup2(s, 0), dup2(s, 1), dup2(s, 2);
+    if (s > 2) close(s);
+    execv(argv[0], argv);
+    _exit(91);
+  }
+  *master = m;
+  return pid;
+}
+
+/* Reads the pty's master until `text` has appeared, within timeout_ms. */
+static int pty_expect(int master, const char *text, int64_t timeout_ms) {
+  static char seen[8192];
+  size_t len = 0;
+  int64_t deadline = zkt_now_ms() + timeout_ms;
+  seen[0] = '\0';
+  while (strstr(seen, text) == NULL) {
+    int64_t left = deadline - zkt_now_ms();
+    if (left <= 0) {
+      print_error("pty: no '%s' in '%s'\n", text, seen);
+      return 0;
+    }
+    struct pollfd p = {.fd = master, .events = POLLIN};
+    if (poll(&p, 1, (int)left) <= 0) continue;
+    ssize_t n = read(master, seen + len, sizeof seen - 1 - len);
+    if (n <= 0) return 0; /* EIO: the slave side is closed */
+    len += (size_t)n;
+    seen[len] = '\0';
+    if (len == sizeof seen - 1) len = 0;
+  }
+  return 1;
+}
+
+/* The pid's exit status (128+signal when killed) within timeout_ms, or -1. */
+static int wait_pid(pid_t pid, int64_t timeout_ms) {
+  int64_t deadline = zkt_now_ms() + timeout_ms;
+  const struct timespec nap = {0, 10 * 1000 * 1000};
+  int status;
+  while (waitpid(pid, &status, WNOHANG) == 0) {
+    if (zkt_now_ms() >= deadline) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      return -1;
+    }
+    nanosleep(&nap, NULL); /* polls the child's exit; no condition to await */
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* From an interactive terminal: a COMMAND that reads the terminal gets
+ * what is typed (its process group is given the terminal while it runs,
+ * so it is not stopped by SIGTTIN), and Ctrl-C reaches it. */
+static void command_reads_terminal_and_gets_ctrl_c(void **state) {
+  (void)state;
+  const char *path = zkt_path("lock");
+  const char *reads[] = {"lock", path, "sh", "-c",
+                         "read x; echo \"got [$x]\"; exit 3", NULL};
+  int m;
+  pid_t pid = spawn_cli_on_pty(&m, reads);
+  ssize_t w = write(m, "typed\n", 6); /* queued until COMMAND reads it */
+  assert_int_equal(w, 6);
+  assert_true(pty_expect(m, "got [typed]", long_op()));
+  assert_int_equal(wait_pid(pid, long_op()), 3);
+  close(m);
+  assert_int_equal(zkt_children_count(path), 0);
+
+  /* Ctrl-C: COMMAND ends on it at once (not after the grace) and zkcoord
+   * exits with its status, having released. */
+  const char *runs[] = {"lock", "--grace", "60", path, "sh", "-c",
+                        "echo RUNNING; exec sleep 100", NULL};
+  pid = spawn_cli_on_pty(&m, runs);
+  assert_true(pty_expect(m, "RUNNING", long_op()));
+  int64_t t0 = zkt_now_ms();
+  w = write(m, "\003", 1);
+  assert_int_equal(w, 1);
+  assert_int_equal(wait_pid(pid, long_op()), 128 + SIGINT);
+  assert_true(zkt_now_ms() - t0 < 30000); /* well within the 60 s grace */
+  close(m);
+  assert_int_equal(zkt_children_count(path), 0);
+}
+
+/* The pid of COMMAND, a direct child of the tool (from /proc). */
+static pid_t child_of(pid_t parent) {
+  char file[64], buf[256];
+  snprintf(file, sizeof file, "/proc/%d/task/%d/children", (int)parent,
+           (int)parent);
+  FILE *f = fopen(file, "r");
+  if (f == NULL) return 0;
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = '\0';
+  return (pid_t)atoi(buf);
+}
+
+/* A stopped COMMAND (SIGSTOP, Ctrl-Z) acts on a stop signal at once: it
+ * is continued after the signal, not left to SIGKILL after the grace. */
+static void stopped_command_stops_at_once(void **state) {
+  (void)state;
+  const char *path = zkt_path("lock");
+  zkt_proc_t p = spawn_cli("lock", "--grace", "60", path, TRAPPING_CMD, NULL);
+  char line[128];
+  assert_true(zkt_expect(&p, "RUNNING ", line, sizeof line, long_op()));
+  pid_t cmd = child_of(p.pid);
+  assert_true(cmd > 0);
+  assert_int_equal(kill(-cmd, SIGSTOP), 0); /* COMMAND's whole group */
+  int64_t t0 = zkt_now_ms();
+  kill(p.pid, SIGTERM);
+  assert_true(zkt_expect(&p, "TERM", line, sizeof line, long_op()));
+  assert_int_equal(run_cli(p), 128 + SIGTERM);
+  assert_true(zkt_now_ms() - t0 < 30000); /* well within the 60 s grace */
+  assert_int_equal(zkt_children_count(path), 0);
+}
+
+/* 1 once the process `pid` (an int *) is gone (or a zombie). */
+static int process_gone(void *ctx) {
+  char file[64], buf[512];
+  snprintf(file, sizeof file, "/proc/%d/stat", *(int *)ctx);
+  FILE *f = fopen(file, "r");
+  if (f == NULL) return 1;
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = '\0';
+  const char *end = strrchr(buf, ')');
+  return end == NULL || end[1] == '\0' || end[2] == 'Z' || end[2] == 'X';
+}
+
+/* A holder killed outright (SIGKILL, no chance to clean up): what its
+ * COMMAND started is stopped too, not only COMMAND (parent-death signal):
+ * SIGTERM to COMMAND's group from the watchdog, SIGKILL after the grace
+ * for a process that ignores SIGTERM. For lock and leader alike. */
+static void sigkill_of_holder_stops_command_children(void **state) {
+  (void)state;
+  const char *cmds[] = {"lock", "leader"};
+  for (size_t i = 0; i < 2; i++) {
+    const char *path = zkt_path(cmds[i]);
+    /* A child that ignores SIGTERM (the ignored disposition is inherited),
+     * started in the background, as a daemon-ish helper would be. */
+    zkt_proc_t p = spawn_cli("--session-timeout", "2", cmds[i], "--grace", "1",
+                             path, "sh", "-c",
+                             "(trap '' TERM; exec sleep 300) & echo CHILD $!; "
+                             "wait",
+                             NULL);
+    char line[128];
+    assert_true(zkt_expect(&p, "CHILD ", line, sizeof line, long_op()));
+    int grandchild = atoi(line + 6);
+    assert_true(grandchild > 0);
+    assert_false(process_gone(&grandchild));
+    kill(p.pid, SIGKILL);
+    assert_int_equal(zkt_wait(&p, long_op()), 128 + SIGKILL);
+    int gone = zkt_await(process_gone, &grandchild, long_op());
+    if (!gone) kill(grandchild, SIGKILL); /* leave nothing behind */
+    assert_true(gone);
+    /* The killed holder's node goes with its session (2 s). */
+    assert_true(zkt_await_children_exactly(path, 0, zkt_ms(2000) + long_op()));
+  }
 }
 
 static void sigint_while_waiting_leaves_queue(void **state) {
@@ -1836,6 +2022,9 @@ int main(int argc, char **argv) {
       cmocka_unit_test(command_ignoring_sigterm_is_killed_after_grace),
       cmocka_unit_test(sigterm_stops_command_and_releases),
       cmocka_unit_test(sigint_while_waiting_leaves_queue),
+      cmocka_unit_test(command_reads_terminal_and_gets_ctrl_c),
+      cmocka_unit_test(stopped_command_stops_at_once),
+      cmocka_unit_test(sigkill_of_holder_stops_command_children),
       cmocka_unit_test(leader_hands_over_when_killed),
       cmocka_unit_test(leader_restarts_command_after_losing),
       cmocka_unit_test(status_lists_foreign_nodes_in_order),
