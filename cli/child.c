@@ -155,35 +155,43 @@ static void exec_child(const zkcli_opts_t *o, const char *file, char **envp,
   _exit(ZKCLI_EXIT_NOT_FOUND);
 }
 
-/* Starts the watchdog of COMMAND's group: a process of its own session
- * that waits on a pipe zkcoord alone holds. A byte (zkcoord reaped
- * COMMAND) ends it; end of file (zkcoord died, SIGKILL included) makes it
- * stop the group: SIGTERM (and SIGCONT, for stopped members), SIGKILL
- * after the grace. Best effort: without it, COMMAND still gets SIGTERM
- * from the kernel (parent-death signal). */
+/* The watchdog: /bin/sh reading the pipe on its stdin. A line (zkcoord
+ * reaped COMMAND) ends it; end of file (zkcoord died, SIGKILL included)
+ * makes it stop the group: SIGTERM (and SIGCONT, for stopped members),
+ * SIGKILL after the grace ($2 ms) to what is left. A shell of its own
+ * rather than a copy of zkcoord: it holds nothing of zkcoord's (memory,
+ * sockets) and stays out of memory checkers' reports. */
+static const char watchdog_sh[] =
+    "g=$1 t=$2\n"
+    "read -r x && exit 0\n"
+    "kill -s TERM -- -$g 2>/dev/null\n"
+    "kill -s CONT -- -$g 2>/dev/null\n"
+    "while [ $t -gt 0 ] && kill -s 0 -- -$g 2>/dev/null; do\n"
+    "  sleep 0.02; t=$((t - 20))\n"
+    "done\n"
+    "kill -s KILL -- -$g 2>/dev/null\n";
+
+/* Starts the watchdog of COMMAND's group, in a session of its own (out of
+ * zkcoord's group and terminal), on a pipe zkcoord alone holds. Best
+ * effort: without it, COMMAND still gets SIGTERM from the kernel
+ * (parent-death signal). */
 static void watchdog_start(zkcli_child_t *ch, int64_t grace_ms) {
+  char group[24], grace[24];
+  snprintf(group, sizeof group, "%d", (int)ch->group);
+  snprintf(grace, sizeof grace, "%lld", (long long)grace_ms);
+  char *argv[] = {"sh", "-c", (char *)watchdog_sh, "zkcoord-watchdog", group,
+                  grace, NULL};
+  char *envp[] = {"PATH=/usr/bin:/bin", NULL};
   int p[2];
   if (pipe2(p, O_CLOEXEC) != 0) return;
-  pid_t group = ch->group;
   pid_t w = fork();
   if (w == 0) { /* async-signal-safe calls only */
-    setsid(); /* out of zkcoord's group and terminal */
+    setsid();
     sigprocmask(SIG_SETMASK, (const sigset_t *)zkcli_orig_sigmask(), NULL);
-    if (p[0] > 0) close_range(0, (unsigned)p[0] - 1, 0);
-    close_range((unsigned)p[0] + 1, ~0U, 0);
-    char b;
-    ssize_t n;
-    while ((n = read(p[0], &b, 1)) < 0 && errno == EINTR) {
-    }
-    if (n == 1) _exit(0);
-    kill(-group, SIGTERM);
-    kill(-group, SIGCONT);
-    const struct timespec nap = {0, 20 * 1000 * 1000};
-    for (int64_t waited = 0; waited < grace_ms && kill(-group, 0) == 0;
-         waited += 20)
-      nanosleep(&nap, NULL);
-    kill(-group, SIGKILL);
-    _exit(0);
+    if (dup2(p[0], 0) != 0) _exit(1); /* dup2 clears close-on-exec */
+    close_range(1, ~0U, 0);
+    execve("/bin/sh", argv, envp);
+    _exit(1);
   }
   close(p[0]);
   if (w < 0) {
@@ -261,7 +269,7 @@ int zkcli_child_start(zkcli_child_t *ch, const zkcli_opts_t *o,
  * own stop (if any) covered its group. */
 static void watchdog_disarm(zkcli_child_t *ch) {
   if (ch->watchdog <= 0) return;
-  ssize_t n = write(ch->watch_fd, "x", 1);
+  ssize_t n = write(ch->watch_fd, "\n", 1);
   (void)n;
   close(ch->watch_fd);
   while (waitpid(ch->watchdog, NULL, 0) < 0 && errno == EINTR) {
