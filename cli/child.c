@@ -2,7 +2,16 @@
 /* zkcoord command line: COMMAND's life — start it with the fencing token in
  * its environment, forward signals to it, stop it with SIGTERM and, after a
  * grace period, SIGKILL. fork + execve rather than posix_spawn: the child
- * must ask for SIGTERM when zkcoord dies (PR_SET_PDEATHSIG). */
+ * must ask for SIGTERM when zkcoord dies (PR_SET_PDEATHSIG).
+ *
+ * COMMAND leads a process group of its own (unless --foreground). At a
+ * terminal whose foreground zkcoord holds, that group is given the terminal
+ * while COMMAND runs, as a shell gives it to a job: COMMAND can read it
+ * (not stopped by SIGTTIN) and Ctrl-C reaches it. A job-control stop of
+ * COMMAND stops zkcoord too, so that the shell's fg and bg work. A
+ * watchdog process per COMMAND stops the whole group (SIGTERM, SIGKILL
+ * after the grace) if zkcoord dies without reaping COMMAND, SIGKILL
+ * included: COMMAND's own children do not run on beside the next holder. */
 #define _GNU_SOURCE /* pipe2, close_range, strchrnul */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +23,8 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <termios.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -88,10 +99,40 @@ static int resolve(const char *name, char *buf, size_t len) {
   return err;
 }
 
+/* The terminal zkcoord controls in the foreground, on its standard input
+ * or output: the descriptor, or -1 (none, or zkcoord is in the
+ * background). */
+static int foreground_terminal(void) {
+  for (int fd = 0; fd <= 1; fd++)
+    if (isatty(fd) && tcgetpgrp(fd) == getpgrp()) return fd;
+  return -1;
+}
+
+/* Makes `group` the terminal's foreground process group. SIGTTOU, which
+ * the kernel sends a background group that does this, is blocked in the
+ * calling thread meanwhile. Async-signal-safe. */
+static void give_terminal(int fd, pid_t group) {
+  sigset_t ttou, old;
+  sigemptyset(&ttou);
+  sigaddset(&ttou, SIGTTOU);
+  pthread_sigmask(SIG_BLOCK, &ttou, &old);
+  tcsetpgrp(fd, group);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* The terminal back to zkcoord's group, if COMMAND's group still has it. */
+static void take_terminal(const zkcli_child_t *ch) {
+  if (ch->tty > 0 && tcgetpgrp(ch->tty - 1) == ch->group)
+    give_terminal(ch->tty - 1, getpgrp());
+}
+
 /* In the child, between fork and exec: only async-signal-safe calls. */
 static void exec_child(const zkcli_opts_t *o, const char *file, char **envp,
-                       int err_fd, pid_t parent) {
+                       int err_fd, pid_t parent, int tty) {
   if (!o->foreground) setpgid(0, 0);
+  /* Also here, so that COMMAND never reads the terminal before its group
+   * has it (the parent does the same: whichever comes first). */
+  if (tty >= 0) give_terminal(tty, getpid());
   /* COMMAND must not outlive a zkcoord killed outright: its lock would be
    * gone once the session times out. */
   prctl(PR_SET_PDEATHSIG, SIGTERM);
@@ -112,6 +153,53 @@ static void exec_child(const zkcli_opts_t *o, const char *file, char **envp,
   ssize_t n = write(err_fd, &e, sizeof e);
   (void)n;
   _exit(ZKCLI_EXIT_NOT_FOUND);
+}
+
+/* The watchdog: /bin/sh reading the pipe on its stdin. A line (zkcoord
+ * reaped COMMAND) ends it; end of file (zkcoord died, SIGKILL included)
+ * makes it stop the group: SIGTERM (and SIGCONT, for stopped members),
+ * SIGKILL after the grace ($2 ms) to what is left. A shell of its own
+ * rather than a copy of zkcoord: it holds nothing of zkcoord's (memory,
+ * sockets) and stays out of memory checkers' reports. */
+static const char watchdog_sh[] =
+    "g=$1 t=$2\n"
+    "read -r x && exit 0\n"
+    "kill -s TERM -- -$g 2>/dev/null\n"
+    "kill -s CONT -- -$g 2>/dev/null\n"
+    "while [ $t -gt 0 ] && kill -s 0 -- -$g 2>/dev/null; do\n"
+    "  sleep 0.02; t=$((t - 20))\n"
+    "done\n"
+    "kill -s KILL -- -$g 2>/dev/null\n";
+
+/* Starts the watchdog of COMMAND's group, in a session of its own (out of
+ * zkcoord's group and terminal), on a pipe zkcoord alone holds. Best
+ * effort: without it, COMMAND still gets SIGTERM from the kernel
+ * (parent-death signal). */
+static void watchdog_start(zkcli_child_t *ch, int64_t grace_ms) {
+  char group[24], grace[24];
+  snprintf(group, sizeof group, "%d", (int)ch->group);
+  snprintf(grace, sizeof grace, "%lld", (long long)grace_ms);
+  char *argv[] = {"sh", "-c", (char *)watchdog_sh, "zkcoord-watchdog", group,
+                  grace, NULL};
+  char *envp[] = {"PATH=/usr/bin:/bin", NULL};
+  int p[2];
+  if (pipe2(p, O_CLOEXEC) != 0) return;
+  pid_t w = fork();
+  if (w == 0) { /* async-signal-safe calls only */
+    setsid();
+    sigprocmask(SIG_SETMASK, (const sigset_t *)zkcli_orig_sigmask(), NULL);
+    if (dup2(p[0], 0) != 0) _exit(1); /* dup2 clears close-on-exec */
+    close_range(1, ~0U, 0);
+    execve("/bin/sh", argv, envp);
+    _exit(1);
+  }
+  close(p[0]);
+  if (w < 0) {
+    close(p[1]);
+    return;
+  }
+  ch->watchdog = w;
+  ch->watch_fd = p[1];
 }
 
 int zkcli_child_check(const zkcli_opts_t *o) {
@@ -139,8 +227,9 @@ int zkcli_child_start(zkcli_child_t *ch, const zkcli_opts_t *o,
     return ZKCLI_EXIT_INTERNAL;
   }
   pid_t parent = getpid();
+  int tty = o->foreground ? -1 : foreground_terminal();
   pid_t pid = fork();
-  if (pid == 0) exec_child(o, file, envp, err_pipe[1], parent);
+  if (pid == 0) exec_child(o, file, envp, err_pipe[1], parent, tty);
   int fork_errno = errno;
   close(err_pipe[1]);
   free(envp);
@@ -151,6 +240,7 @@ int zkcli_child_start(zkcli_child_t *ch, const zkcli_opts_t *o,
   }
   /* Also here, so that a signal sent right away reaches the group. */
   if (!o->foreground) setpgid(pid, pid);
+  if (tty >= 0) give_terminal(tty, pid);
   int exec_errno = 0;
   ssize_t n;
   while ((n = read(err_pipe[0], &exec_errno, sizeof exec_errno)) < 0 &&
@@ -159,24 +249,75 @@ int zkcli_child_start(zkcli_child_t *ch, const zkcli_opts_t *o,
   close(err_pipe[0]);
   ch->pid = pid;
   ch->pgrp = !o->foreground;
+  ch->group = ch->pgrp ? pid : 0;
+  ch->tty = tty + 1;
+  ch->stopped = ch->stopping = 0;
+  ch->watchdog = 0;
   ch->status = 0;
   if (n == (ssize_t)sizeof exec_errno) { /* exec failed */
     waitpid(pid, &ch->status, 0);
     ch->pid = 0;
+    take_terminal(ch);
     zkcli_err("cannot run %s: %s", o->argv[0], strerror(exec_errno));
     return exec_errno == ENOENT ? ZKCLI_EXIT_NOT_FOUND : ZKCLI_EXIT_CANNOT_EXEC;
   }
+  if (ch->pgrp) watchdog_start(ch, o->grace_ms);
   return 0;
 }
 
+/* Disarms and reaps the watchdog: COMMAND was reaped by zkcoord, whose
+ * own stop (if any) covered its group. */
+static void watchdog_disarm(zkcli_child_t *ch) {
+  if (ch->watchdog <= 0) return;
+  ssize_t n = write(ch->watch_fd, "\n", 1);
+  (void)n;
+  close(ch->watch_fd);
+  while (waitpid(ch->watchdog, NULL, 0) < 0 && errno == EINTR) {
+  }
+  ch->watchdog = 0;
+}
+
+/* A job-control stop of COMMAND: the terminal back to zkcoord's group,
+ * and zkcoord stops too, so that its shell sees the job stopped. During a
+ * stop by zkcoord COMMAND is continued instead, to act on the signal. */
+static void child_stopped(zkcli_child_t *ch, int sig) {
+  ch->stopped = 1;
+  if (!ch->pgrp) return; /* --foreground: the stop reached zkcoord's group */
+  take_terminal(ch);
+  if (ch->stopping) {
+    kill(-ch->group, SIGCONT);
+  } else if (sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU) {
+    /* Discarded by the kernel when zkcoord's group is orphaned: nobody
+     * could continue it. COMMAND then stays stopped until signalled. */
+    kill(getpid(), SIGTSTP);
+  }
+}
+
 int zkcli_child_reap(zkcli_child_t *ch) {
-  if (ch->pid <= 0) return 0;
-  int status;
-  pid_t r = waitpid(ch->pid, &status, WNOHANG);
-  if (r != ch->pid) return 0;
-  ch->status = status;
-  ch->pid = 0;
-  return 1;
+  for (;;) {
+    if (ch->pid <= 0) return 0;
+    int status;
+    pid_t r = waitpid(ch->pid, &status, WNOHANG | WUNTRACED | WCONTINUED);
+    if (r != ch->pid) return 0;
+    if (WIFSTOPPED(status)) {
+      child_stopped(ch, WSTOPSIG(status));
+    } else if (WIFCONTINUED(status)) {
+      ch->stopped = 0;
+    } else {
+      ch->status = status;
+      ch->pid = 0;
+      take_terminal(ch);
+      watchdog_disarm(ch);
+      return 1;
+    }
+  }
+}
+
+void zkcli_child_resume(zkcli_child_t *ch) {
+  if (ch->pid <= 0 || !ch->pgrp) return;
+  if (ch->tty > 0 && tcgetpgrp(ch->tty - 1) == getpgrp())
+    give_terminal(ch->tty - 1, ch->group);
+  if (ch->stopped) kill(-ch->group, SIGCONT);
 }
 
 void zkcli_child_signal(const zkcli_child_t *ch, int sig) {
@@ -184,10 +325,17 @@ void zkcli_child_signal(const zkcli_child_t *ch, int sig) {
   /* The group may already be gone while its leader is a zombie: then the
    * pid itself. */
   if (!ch->pgrp || kill(-ch->pid, sig) != 0) kill(ch->pid, sig);
+  /* A stopped process acts on the signal only once continued (a COMMAND
+   * stopped by Ctrl-Z would otherwise take the whole grace). */
+  if (sig != SIGKILL && sig != SIGCONT) {
+    if (!ch->pgrp || kill(-ch->pid, SIGCONT) != 0) kill(ch->pid, SIGCONT);
+  }
 }
 
 int zkcli_child_stop(zkcli_child_t *ch, int sig, int64_t grace_ms) {
   int stop_sig = 0;
+  pid_t group = ch->group;
+  ch->stopping = 1;
   zkcli_child_signal(ch, sig);
   int64_t deadline = zkcli_now_ms() + grace_ms;
   while (!zkcli_child_reap(ch)) {
@@ -203,6 +351,22 @@ int zkcli_child_stop(zkcli_child_t *ch, int sig, int64_t grace_ms) {
       zkcli_child_signal(ch, ev);
     }
   }
+  /* What COMMAND started got the signal with it: it has the rest of the
+   * grace to end, then SIGKILL, so that nothing of the group runs on once
+   * the lock is released. */
+  while (group > 0 && kill(-group, 0) == 0) {
+    int64_t left = deadline - zkcli_now_ms();
+    if (left <= 0) {
+      kill(-group, SIGKILL);
+      break;
+    }
+    int ev = zkcli_event_wait(left < 20 ? left : 20);
+    if (zkcli_is_stop_signal(ev)) {
+      if (!stop_sig) stop_sig = ev;
+      kill(-group, ev);
+    }
+  }
+  ch->stopping = 0;
   return stop_sig;
 }
 

@@ -27,6 +27,8 @@
 enum {
   ZKCLI_EXIT_CONFLICT = 1,     /* lock not obtained (-n, -w; -E changes it);
                                   revoke: nobody held the lock */
+  ZKCLI_EXIT_NOT_HONOURED = 2, /* revoke: a holder did not let go (not
+                                  revocable, or not within the wait) */
   ZKCLI_EXIT_USAGE = 64,       /* bad option or argument (EX_USAGE) */
   ZKCLI_EXIT_BADPATH = 65,     /* invalid path, a path of another recipe,
                                   or a missing chroot */
@@ -160,6 +162,14 @@ typedef struct zkcli_child {
   pid_t pid;  /* 0 when none runs */
   int pgrp;   /* 1: COMMAND leads its own process group */
   int status; /* wait status once reaped */
+  pid_t group;     /* COMMAND's process group (its pid) when pgrp */
+  int tty;         /* 1 + the descriptor of the terminal COMMAND's group
+                      was given (0: none) */
+  int stopped;     /* COMMAND is stopped (Ctrl-Z, SIGTTIN, SIGTTOU) */
+  int stopping;    /* zkcli_child_stop is under way */
+  pid_t watchdog;  /* the process that stops COMMAND's group if zkcoord
+                      dies (0: none) */
+  int watch_fd;    /* its pipe: a byte disarms it, EOF fires it */
 } zkcli_child_t;
 
 /* Checks that COMMAND can be found and executed, before anything is taken.
@@ -169,8 +179,17 @@ int zkcli_child_check(const zkcli_opts_t *o);
  * (126/127/70) after printing why it could not start. */
 int zkcli_child_start(zkcli_child_t *ch, const zkcli_opts_t *o,
                       const zkcli_env_t *env, int nenv);
-/* Reaps the child if it has exited: returns 1 (status filled, pid 0) or 0. */
+/* Reaps the child if it has exited: returns 1 (status filled, pid 0) or 0.
+ * A COMMAND stopped by job control (Ctrl-Z, or reading a terminal it does
+ * not own) stops zkcoord too (SIGTSTP to itself), after taking the
+ * terminal back: the shell then shows zkcoord stopped, and `fg` or `bg`
+ * continue it (zkcli_child_resume). Once reaped, the terminal returns to
+ * zkcoord's group and the watchdog is disarmed. */
 int zkcli_child_reap(zkcli_child_t *ch);
+/* zkcoord was continued (SIGCONT): gives the terminal back to COMMAND's
+ * group when zkcoord is in the foreground again, and continues COMMAND
+ * if it was stopped. */
+void zkcli_child_resume(zkcli_child_t *ch);
 /* Sends sig to COMMAND (its process group unless --foreground). */
 void zkcli_child_signal(const zkcli_child_t *ch, int sig);
 /* Sends sig, waits up to grace_ms for COMMAND to exit while handling other
@@ -209,6 +228,17 @@ int zkcli_cmd_sem(const zkcli_opts_t *o);
 int zkcli_cmd_leader(const zkcli_opts_t *o);
 int zkcli_cmd_status(const zkcli_opts_t *o);
 int zkcli_cmd_revoke(const zkcli_opts_t *o);
+
+/* How long revoke waits for the holders it asked to let go, without -w:
+ * more than the 10 s --grace a `lock --revocable` gives COMMAND. */
+#define ZKCLI_REVOKE_WAIT_MS 15000
+
+/* 1 when a node's data is exactly Curator's revocation marker, the 10
+ * bytes "__REVOKE__" (a request to let go, not a holder id). */
+int zkcli_is_revoke_marker(const zkc_contender_t *e);
+/* A node's holder id as status shows it (at most `max` columns), on
+ * stdout. */
+void zkcli_print_holder(const zkc_contender_t *e, size_t max);
 
 /* zkc_lock_contenders, read again after a connection blip for as long as
  * --connect-timeout allows (a snapshot read twice is as good as once). */

@@ -62,6 +62,8 @@ static int run(const zkcli_opts_t *o, zkc_latch_t *l) {
                 zkc_strerror(rc));
       if (ch.pid) zkcli_child_stop(&ch, SIGTERM, o->grace_ms);
       return zkcli_exit_code(rc);
+    } else if (ev == SIGCONT) {
+      zkcli_child_resume(&ch);
     } else if (ev == SIGCHLD && zkcli_child_reap(&ch)) {
       zkcli_info(o, 1, "COMMAND exited: leaving the election");
       return zkcli_child_exit_code(&ch);

@@ -95,6 +95,8 @@ static int supervise(const zkcli_opts_t *o, zkcli_child_t *ch) {
     int ev = zkcli_event_wait(-1);
     if (ev == SIGCHLD) {
       if (ch && zkcli_child_reap(ch)) return zkcli_child_exit_code(ch);
+    } else if (ev == SIGCONT) {
+      if (ch) zkcli_child_resume(ch);
     } else if (zkcli_is_stop_signal(ev) && ch == NULL) {
       zkcli_info(o, 1, "signal %d: releasing", ev);
       return 0; /* the end of a hold without COMMAND */

@@ -113,10 +113,22 @@ static size_t holders(const zkc_contender_t *v, size_t n) {
 /* What a row shows in POS: per entry, filled by the caller. */
 typedef enum { ROW_QUEUED, ROW_HOLDER, ROW_LEASE, ROW_LEASE_WAIT, ROW_HEAD } row_t;
 
-/* A node's data for the table: its text, or why it is not shown. */
+int zkcli_is_revoke_marker(const zkc_contender_t *e) {
+  return !e->data_denied && e->data_total == 10 && e->data_len == 10 &&
+         memcmp(e->data, "__REVOKE__", 10) == 0;
+}
+
+/* A node's data for the table: its text, or why it is not shown. The
+ * revocation marker is no holder id: it says that the holder was asked
+ * to let go (the node of a revocable hold has no id). */
 static void print_data(const zkc_contender_t *e, size_t max) {
   if (e->data_denied) fputs("(unreadable: ACL)", stdout);
+  else if (zkcli_is_revoke_marker(e)) fputs("(asked to let go)", stdout);
   else print_text(e->data, e->data_len, e->data_total, max);
+}
+
+void zkcli_print_holder(const zkc_contender_t *e, size_t max) {
+  print_data(e, max);
 }
 
 /* The rows of a contender table. `row` says what each entry is; `kinds`:
@@ -269,6 +281,8 @@ static void print_json_array(const zkc_contender_t *v, size_t n,
     else print_json_string(e->data, e->data_len);
     printf(",\"data_truncated\":%s", e->data_len < e->data_total ? "true" : "false");
     printf(",\"data_denied\":%s", e->data_denied ? "true" : "false");
+    printf(",\"revoke_requested\":%s",
+           zkcli_is_revoke_marker(e) ? "true" : "false");
     if (e->ephemeral_owner)
       printf(",\"session\":\"0x%llx\"", (unsigned long long)e->ephemeral_owner);
     else

@@ -65,6 +65,7 @@ int zkcli_events_start(void (*interrupt)(int sig)) {
   sigaddset(&handled, SIGTERM);
   sigaddset(&handled, SIGHUP);
   sigaddset(&handled, SIGCHLD);
+  sigaddset(&handled, SIGCONT); /* fg/bg after a stop: COMMAND goes on too */
   if (pthread_sigmask(SIG_BLOCK, &handled, &orig_mask) != 0) return -1;
   pthread_t t;
   int rc = pthread_create(&t, NULL, signal_thread, NULL);

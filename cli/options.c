@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* zkcoord command line: options, usage, messages. */
+#define _GNU_SOURCE /* memmem */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -22,7 +23,7 @@ static const char usage_text[] =
     "       zkcoord [OPTIONS] leader [--id ID] PATH [--] COMMAND [ARGS...]\n"
     "       zkcoord [OPTIONS] leader --observe PATH\n"
     "       zkcoord [OPTIONS] status [--json] [--watch] [-m N | --count-path COUNT] PATH\n"
-    "       zkcoord [OPTIONS] revoke PATH\n"
+    "       zkcoord [OPTIONS] revoke [-w SECONDS | -n] PATH\n"
     "\n"
     "  lock     run COMMAND while holding the distributed lock on PATH; with\n"
     "           -s the read side of a read-write lock (Curator's\n"
@@ -37,7 +38,7 @@ static const char usage_text[] =
     "  status   list the contenders of PATH in queue order, holder first\n"
     "  revoke   ask the holder(s) of the lock on PATH to let go (Curator's\n"
     "           revocation; only holds made revocable act on it, such as\n"
-    "           lock --revocable)\n"
+    "           lock --revocable) and wait for them to do so\n"
     "\n"
     "Options (before or after the command name; for status and revoke also\n"
     "after PATH):\n"
@@ -58,9 +59,11 @@ static const char usage_text[] =
     "                              (default host:pid)\n"
     "  -w, --wait SECS             lock, sem: give up after SECS, the connection\n"
     "      --timeout SECS          included (default: wait forever; --timeout is\n"
-    "                              flock's spelling)\n"
+    "                              flock's spelling); revoke: wait SECS for the\n"
+    "                              holders to let go (default 15)\n"
     "  -n, --nonblock              lock, sem: give up at once when none is free\n"
-    "                              (the connection gets 1 s)\n"
+    "                              (the connection gets 1 s); revoke: ask, do\n"
+    "                              not wait\n"
     "  -E, --conflict-exit-code N  lock, sem: exit code when not obtained\n"
     "                              (default 1)\n"
     "  -s, --shared                lock: take the read side of the read-write\n"
@@ -100,12 +103,87 @@ static const char usage_text[] =
     "\n"
     "COMMAND sees ZKCOORD_FENCING_TOKEN (the lock node's czxid) and\n"
     "ZKCOORD_NODE. Exit status: COMMAND's; -E code when the lock was not\n"
-    "obtained (revoke: 1 when nobody holds it); 0 when a command without\n"
-    "COMMAND ends on a signal; 64 usage, 65 invalid path or a path of\n"
+    "obtained (revoke: 1 when nobody holds it, 2 when a holder did not\n"
+    "let go); 0 when a command without COMMAND ends on a signal; 64\n"
+    "usage, 65 invalid path or a path of\n"
     "another recipe, 69 ensemble unreachable, 70 internal error, 75 lock or\n"
     "leadership lost while COMMAND ran, 77 permission denied, 126/127\n"
     "COMMAND not executable/not found, 128+N zkcoord stopped by signal N.\n"
     "See zkcoord(1).\n";
+
+static int option_allowed(zkcli_cmd_t cmd, int c);
+static const struct option long_opts[];
+
+static const char *const cmd_names[] = {NULL, "lock", "leader", "status",
+                                        "sem", "revoke"};
+
+/* 1 when the usage line or command entry `line` (len bytes) is about
+ * `name`: "zkcoord [OPTIONS] <name> ..." or "  <name>   ...". */
+static int line_names(const char *line, size_t len, const char *name) {
+  const char *opts = "zkcoord [OPTIONS] ";
+  const char *at = memmem(line, len, opts, strlen(opts));
+  size_t n = strlen(name);
+  if (at != NULL) {
+    at += strlen(opts);
+  } else {
+    at = line;
+    while (at < line + len && *at == ' ') at++;
+    if (at - line != 2) return 0;
+  }
+  return (size_t)(line + len - at) >= n && strncmp(at, name, n) == 0 &&
+         (at + n == line + len || at[n] == ' ');
+}
+
+/* The option an entry line of the Options block starts with ("  -c,
+ * --connect", "      --grace"): its getopt value, 0 when the line
+ * continues an entry, -1 when it names no option of the table. */
+static int entry_option(const char *line, size_t len) {
+  size_t i = 0;
+  while (i < len && line[i] == ' ') i++;
+  if (i > 6 || i == len || line[i] != '-') return 0;
+  const char *lng = memmem(line, len, "--", 2);
+  if (lng == NULL) return -1;
+  lng += 2;
+  size_t n = 0;
+  while (lng + n < line + len && (lng[n] == '-' || (lng[n] >= 'a' && lng[n] <= 'z')))
+    n++;
+  for (const struct option *o = long_opts; o->name; o++)
+    if (strlen(o->name) == n && strncmp(o->name, lng, n) == 0) return o->val;
+  return -1;
+}
+
+/* `zkcoord CMD --help`: the usage text about CMD alone: its usage lines,
+ * its entry among the commands, and the options it takes (those
+ * option_allowed lets through, as the parser does). */
+static void command_help(zkcli_cmd_t cmd) {
+  const char *name = cmd_names[cmd];
+  int block = 0, keep = 0, usage_lines = 0;
+  for (const char *l = usage_text; *l;) {
+    const char *nl = strchr(l, '\n');
+    size_t len = (size_t)(nl - l);
+    if (len == 0) {
+      block++;
+      putchar('\n');
+    } else if (block == 0) {
+      /* "usage: " on the first line shown, its indent on the others. */
+      if (line_names(l, len, name))
+        printf("%s%.*s\n", usage_lines++ ? "       " : "usage: ",
+               (int)len - 7, l + 7);
+    } else if (block == 1) {
+      if (l[0] == ' ' && l[1] == ' ' && l[2] != ' ')
+        keep = line_names(l, len, name);
+      if (keep) printf("%.*s\n", (int)len, l);
+    } else if (block == 2) {
+      int c = entry_option(l, len);
+      if (c != 0) keep = c < 0 || option_allowed(cmd, c);
+      if (strncmp(l, "Options", 7) == 0) keep = 1;
+      if (keep) printf("%.*s\n", (int)len, l);
+    } else {
+      printf("%.*s\n", (int)len, l);
+    }
+    l = nl + 1;
+  }
+}
 
 /* The synopsis (the usage lines) on stderr, when zkcoord is run without
  * arguments. Every other usage error is one line. */
@@ -212,7 +290,9 @@ static const struct option long_opts[] = {
 /* Which options each command takes beyond the common ones. */
 static int option_allowed(zkcli_cmd_t cmd, int c) {
   switch (c) {
-    case 'w': case 'n': case 'E':
+    case 'w': case 'n':
+      return cmd == ZKCLI_LOCK || cmd == ZKCLI_SEM || cmd == ZKCLI_REVOKE;
+    case 'E':
       return cmd == ZKCLI_LOCK || cmd == ZKCLI_SEM;
     case 'm': case OPT_COUNT_PATH:
       return cmd == ZKCLI_SEM || cmd == ZKCLI_STATUS;
@@ -319,7 +399,10 @@ static int apply(zkcli_opts_t *o, int c, const char *arg, const char *name,
     case OPT_WATCH: o->watch = 1; break;
     case 'l': o->observe = 1; break;
     case 'v': o->verbose++; break;
-    case 'h': fputs(usage_text, stdout); return 0;
+    case 'h':
+      if (o->cmd) command_help(o->cmd); /* zkcoord CMD --help */
+      else fputs(usage_text, stdout);
+      return 0;
     case 'V':
       printf("zkcoord %s (library %s)\n", ZKC_VERSION_STRING,
              zkc_version_string());

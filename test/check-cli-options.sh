@@ -2,7 +2,11 @@
 # SPDX-License-Identifier: Apache-2.0
 # The zkcoord tool's options, three ways: the parser's table (cli/options.c),
 # `zkcoord --help` and the manual page's OPTIONS section. Fails unless all
-# three name the same long and short options; also checks that a call with
+# three name the same long and short options; command by command, that the
+# options `zkcoord CMD --help` lists are the ones the manual page gives CMD
+# (an OPTIONS entry whose body starts with ".BR lock ", " sem :" belongs to
+# those commands, one without such a line to every command), and that the
+# commands of --help are the manual page's; also checks that a call with
 # no arguments prints the usage and exits 64, and that any other usage error
 # (an unknown command or option, a missing value) is one line and exit 64.
 # Usage: check-cli-options.sh SOURCE_DIR ZKCOORD [LAUNCHER...]
@@ -42,6 +46,54 @@ same "long options" parser "$parser_long" "man page" "$man_long"
 same "short options" parser "$shorts" "--help" "$help_short"
 same "short options" parser "$shorts" "man page" "$man_short"
 
+# The commands: --help's entries ("  lock     run ...") against the manual
+# page's SYNOPSIS (".B lock" after "[OPTIONS]").
+help_cmds=$("${run[@]}" --help | sed -n '/^$/,/^$/p' | grep -oE '^  [a-z]+ ' | tr -d ' ' | sorted)
+man_cmds=$(sed -n '/^\.SH SYNOPSIS/,/^\.SH /p' "$src/cli/zkcoord.1" |
+           awk 'o && /^\.B [a-z]/ {print $2} {o = /OPTIONS/}' | sorted)
+same "commands" "--help" "$help_cmds" "man page" "$man_cmds"
+[ -n "$help_cmds" ] || { echo "no commands found in --help"; fail=1; }
+
+# Command by command. The manual page: each OPTIONS entry's options, and
+# the commands its scope lines name (".BR lock \", \" sem :", ".BR \"status
+# \-\-watch\" ,"); no scope line: every command.
+man_entries=$(sed -n '/^\.SH OPTIONS/,/^\.SH /p' "$src/cli/zkcoord.1" | awk '
+  function flush() { if (tag != "") print tag "\t" scope; tag = ""; scope = "" }
+  /^\.SH / && NR > 1 { flush(); next }
+  /^\.TP/ { flush(); want = 1; next }
+  want { tag = $0; want = 0; next }
+  tag != "" && /^\.BR? / && /[:,]$/ {
+    line = $0; sub(/^\.BR? /, "", line); gsub(/[",:]/, " ", line)
+    n = split(line, w, " "); words = ""; ok = 1
+    for (i = 1; i <= n; i++) {
+      if (w[i] ~ /^\\-/) continue
+      if (w[i] !~ /^(lock|sem|leader|status|revoke)$/) { ok = 0; break }
+      words = words " " w[i]
+    }
+    if (ok && words != "") scope = scope words
+  }
+  END { flush() }')
+man_for() { # the options the manual page gives command $1
+  while IFS=$'\t' read -r tag scope; do
+    [ -z "$scope" ] || [[ " $scope " == *" $1 "* ]] || continue
+    grep -oE '\\-\\-[a-z](\\-|[a-z])*' <<<"$tag" | sed 's/\\-/-/g'
+    grep -oE '(^|[ "])\\-[A-Za-z]( |$)' <<<"$tag" | grep -oE '[A-Za-z] ?$' | tr -d ' ' | sed 's/^/-/'
+  done <<<"$man_entries" | sorted
+}
+help_for() { # the options `zkcoord $1 --help` lists
+  "${run[@]}" "$1" --help | sed -n '/^Options/,/^$/p' |
+    grep -oE '^ +(-[A-Za-z], )?--[a-z][a-z-]*' | grep -oE -- '-[A-Za-z]|--[a-z-]+' | sorted
+}
+for cmd in $help_cmds; do
+  h=$(help_for "$cmd"); m=$(man_for "$cmd")
+  [ -n "$h" ] || { echo "zkcoord $cmd --help lists no options"; fail=1; }
+  same "options of $cmd" "zkcoord $cmd --help" "$h" "man page" "$m"
+  # Its usage lines are its own.
+  if "${run[@]}" "$cmd" --help | grep '^usage:\|^       zkcoord' | grep -vq "zkcoord \[OPTIONS\] $cmd "; then
+    echo "zkcoord $cmd --help shows another command's usage"; fail=1
+  fi
+done
+
 # No arguments: the usage (on stderr) and exit 64.
 set +e
 err=$("${run[@]}" 2>&1 >/dev/null); code=$?
@@ -61,5 +113,5 @@ for args in "frobnicate /x" "--no-such-option status /x" "-q status /x" \
   fi
 done
 
-[ $fail = 0 ] && echo "options agree: ${parser_long}| short: ${shorts}"
+[ $fail = 0 ] && echo "options agree: ${parser_long}| short: ${shorts}| per command as the manual page gives them: ${help_cmds}"
 exit $fail

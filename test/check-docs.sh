@@ -24,7 +24,8 @@ fi
 
 # The README: its first screen (above the contents) has a row for every
 # recipe's header; the contents list every section. In the README, the
-# manual (docs/*.md) and bench/README.md every link to a section finds its
+# manual (docs/*.md), bench/README.md and the benchmark runs' READMEs
+# (bench/results/**/README.md) every link to a section finds its
 # heading and every relative file link finds its file; the manual's index
 # lists every page.
 readme=$src/README.md
@@ -74,8 +75,19 @@ check_links() { # FILE: its links to sections (#anchor, or FILE.md#anchor)
       { echo "check-docs: $file links to $f, which does not exist" >&2; bad=1; }
   done
 }
-for f in "$readme" "$src"/docs/*.md "$src/bench/README.md"; do
+for f in "$readme" "$src"/docs/*.md "$src/bench/README.md" "$src"/bench/results/README.md \
+         "$src"/bench/results/*/README.md; do
   check_links "$f"
+done
+# Every benchmark run keeps the account of what it found beside its
+# results (a README.md in its directory), and bench/README.md's history
+# lists it.
+for d in "$src"/bench/results/ "$src"/bench/results/*/; do
+  [ -f "$d/README.md" ] ||
+    { echo "check-docs: bench run ${d#"$src"/} has no README.md" >&2; bad=1; }
+  rel=results/${d#"$src"/bench/results/}
+  grep -qF "]($rel""README.md)" "$src/bench/README.md" ||
+    { echo "check-docs: bench/README.md's history does not list $rel" >&2; bad=1; }
 done
 # The manual's index lists every page of docs/.
 for f in "$src"/docs/*.md; do

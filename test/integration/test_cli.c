@@ -7,6 +7,8 @@
  * valgrind tree) in front when set. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -17,6 +19,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -25,6 +28,9 @@
 #define MAX_ARGS 48
 
 static int64_t long_op(void) { return zkt_ms(20000); }
+
+/* What revoke waits for the holders it asked, without -w (ZKCLI_REVOKE_WAIT_MS). */
+#define ZKCLI_TEST_REVOKE_WAIT_MS 15000
 
 /* argv: [sh -c ... ERR_FILE] [launcher...] zkcoord --connect <ensemble>
  * <args...>; the args list ends with NULL. With err_path the tool's stderr
@@ -608,6 +614,189 @@ static void sigterm_stops_command_and_releases(void **state) {
   zkc_client_close(c);
 }
 
+/* ---- COMMAND, the terminal and process groups ---- */
+
+/* The tool on a pseudo-terminal it controls in the foreground, as from an
+ * interactive shell: a session of its own whose controlling terminal is
+ * the pty's slave (its stdin, stdout and stderr). Returns its pid; *master
+ * is the pty's master side. */
+static pid_t spawn_cli_on_pty(int *master, const char *const *args) {
+  int m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+  assert_true(m >= 0);
+  assert_int_equal(grantpt(m), 0);
+  assert_int_equal(unlockpt(m), 0);
+  char slave[128];
+  assert_int_equal(ptsname_r(m, slave, sizeof slave), 0);
+  char *argv[MAX_ARGS];
+  int n = 0;
+  argv[n++] = getenv("ZKT_CLI");
+  argv[n++] = "--connect";
+  argv[n++] = (char *)zkt_connect();
+  for (; *args && n < MAX_ARGS - 1; args++) argv[n++] = (char *)*args;
+  argv[n] = NULL;
+  assert_non_null(argv[0]);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    setsid();
+    int s = open(slave, O_RDWR); /* the session's controlling terminal */
+    if (s < 0) _exit(90);
+    dup2(s, 0), dup2(s, 1), dup2(s, 2);
+    if (s > 2) close(s);
+    execv(argv[0], argv);
+    _exit(91);
+  }
+  *master = m;
+  return pid;
+}
+
+/* Reads the pty's master until `text` has appeared, within timeout_ms. */
+static int pty_expect(int master, const char *text, int64_t timeout_ms) {
+  static char seen[8192];
+  size_t len = 0;
+  int64_t deadline = zkt_now_ms() + timeout_ms;
+  seen[0] = '\0';
+  while (strstr(seen, text) == NULL) {
+    int64_t left = deadline - zkt_now_ms();
+    if (left <= 0) {
+      print_error("pty: no '%s' in '%s'\n", text, seen);
+      return 0;
+    }
+    struct pollfd p = {.fd = master, .events = POLLIN};
+    if (poll(&p, 1, (int)left) <= 0) continue;
+    ssize_t n = read(master, seen + len, sizeof seen - 1 - len);
+    if (n <= 0) return 0; /* EIO: the slave side is closed */
+    len += (size_t)n;
+    seen[len] = '\0';
+    if (len == sizeof seen - 1) len = 0;
+  }
+  return 1;
+}
+
+/* The pid's exit status (128+signal when killed) within timeout_ms, or -1. */
+static int wait_pid(pid_t pid, int64_t timeout_ms) {
+  int64_t deadline = zkt_now_ms() + timeout_ms;
+  const struct timespec nap = {0, 10 * 1000 * 1000};
+  int status;
+  while (waitpid(pid, &status, WNOHANG) == 0) {
+    if (zkt_now_ms() >= deadline) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      return -1;
+    }
+    nanosleep(&nap, NULL); /* polls the child's exit; no condition to await */
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* From an interactive terminal: a COMMAND that reads the terminal gets
+ * what is typed (its process group is given the terminal while it runs,
+ * so it is not stopped by SIGTTIN), and Ctrl-C reaches it. */
+static void command_reads_terminal_and_gets_ctrl_c(void **state) {
+  (void)state;
+  const char *path = zkt_path("lock");
+  const char *reads[] = {"lock", path, "sh", "-c",
+                         "read x; echo \"got [$x]\"; exit 3", NULL};
+  int m;
+  pid_t pid = spawn_cli_on_pty(&m, reads);
+  ssize_t w = write(m, "typed\n", 6); /* queued until COMMAND reads it */
+  assert_int_equal(w, 6);
+  assert_true(pty_expect(m, "got [typed]", long_op()));
+  assert_int_equal(wait_pid(pid, long_op()), 3);
+  close(m);
+  assert_int_equal(zkt_children_count(path), 0);
+
+  /* Ctrl-C: COMMAND ends on it at once (not after the grace) and zkcoord
+   * exits with its status, having released. */
+  const char *runs[] = {"lock", "--grace", "60", path, "sh", "-c",
+                        "echo RUNNING; exec sleep 100", NULL};
+  pid = spawn_cli_on_pty(&m, runs);
+  assert_true(pty_expect(m, "RUNNING", long_op()));
+  int64_t t0 = zkt_now_ms();
+  w = write(m, "\003", 1);
+  assert_int_equal(w, 1);
+  assert_int_equal(wait_pid(pid, long_op()), 128 + SIGINT);
+  assert_true(zkt_now_ms() - t0 < 30000); /* well within the 60 s grace */
+  close(m);
+  assert_int_equal(zkt_children_count(path), 0);
+}
+
+/* The pid of COMMAND, a direct child of the tool (from /proc). */
+static pid_t child_of(pid_t parent) {
+  char file[64], buf[256];
+  snprintf(file, sizeof file, "/proc/%d/task/%d/children", (int)parent,
+           (int)parent);
+  FILE *f = fopen(file, "r");
+  if (f == NULL) return 0;
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = '\0';
+  return (pid_t)atoi(buf);
+}
+
+/* A stopped COMMAND (SIGSTOP, Ctrl-Z) acts on a stop signal at once: it
+ * is continued after the signal, not left to SIGKILL after the grace. */
+static void stopped_command_stops_at_once(void **state) {
+  (void)state;
+  const char *path = zkt_path("lock");
+  zkt_proc_t p = spawn_cli("lock", "--grace", "60", path, TRAPPING_CMD, NULL);
+  char line[128];
+  assert_true(zkt_expect(&p, "RUNNING ", line, sizeof line, long_op()));
+  pid_t cmd = child_of(p.pid);
+  assert_true(cmd > 0);
+  assert_int_equal(kill(-cmd, SIGSTOP), 0); /* COMMAND's whole group */
+  int64_t t0 = zkt_now_ms();
+  kill(p.pid, SIGTERM);
+  assert_true(zkt_expect(&p, "TERM", line, sizeof line, long_op()));
+  assert_int_equal(run_cli(p), 128 + SIGTERM);
+  assert_true(zkt_now_ms() - t0 < 30000); /* well within the 60 s grace */
+  assert_int_equal(zkt_children_count(path), 0);
+}
+
+/* 1 once the process `pid` (an int *) is gone (or a zombie). */
+static int process_gone(void *ctx) {
+  char file[64], buf[512];
+  snprintf(file, sizeof file, "/proc/%d/stat", *(int *)ctx);
+  FILE *f = fopen(file, "r");
+  if (f == NULL) return 1;
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = '\0';
+  const char *end = strrchr(buf, ')');
+  return end == NULL || end[1] == '\0' || end[2] == 'Z' || end[2] == 'X';
+}
+
+/* A holder killed outright (SIGKILL, no chance to clean up): what its
+ * COMMAND started is stopped too, not only COMMAND (parent-death signal):
+ * SIGTERM to COMMAND's group from the watchdog, SIGKILL after the grace
+ * for a process that ignores SIGTERM. For lock and leader alike. */
+static void sigkill_of_holder_stops_command_children(void **state) {
+  (void)state;
+  const char *cmds[] = {"lock", "leader"};
+  for (size_t i = 0; i < 2; i++) {
+    const char *path = zkt_path(cmds[i]);
+    /* A child that ignores SIGTERM (the ignored disposition is inherited),
+     * started in the background, as a daemon-ish helper would be. */
+    zkt_proc_t p = spawn_cli("--session-timeout", "2", cmds[i], "--grace", "1",
+                             path, "sh", "-c",
+                             "(trap '' TERM; exec sleep 300) & echo CHILD $!; "
+                             "wait",
+                             NULL);
+    char line[128];
+    assert_true(zkt_expect(&p, "CHILD ", line, sizeof line, long_op()));
+    int grandchild = atoi(line + 6);
+    assert_true(grandchild > 0);
+    assert_false(process_gone(&grandchild));
+    kill(p.pid, SIGKILL);
+    assert_int_equal(zkt_wait(&p, long_op()), 128 + SIGKILL);
+    int gone = zkt_await(process_gone, &grandchild, long_op());
+    if (!gone) kill(grandchild, SIGKILL); /* leave nothing behind */
+    assert_true(gone);
+    /* The killed holder's node goes with its session (2 s). */
+    assert_true(zkt_await_children_exactly(path, 0, zkt_ms(2000) + long_op()));
+  }
+}
+
 static void sigint_while_waiting_leaves_queue(void **state) {
   (void)state;
   const char *path = zkt_path("lock");
@@ -978,17 +1167,27 @@ static int revoke_told(void *ctx) {
   return atomic_load(&((revoked_t *)ctx)->calls) > 0;
 }
 
-/* Runs `zkcoord revoke path`: its exit status, its line in out. */
-static int run_revoke(const char *path, char *out, size_t len) {
-  zkt_proc_t p = spawn_cli("revoke", path, NULL);
+/* Starts `zkcoord revoke [args] path` and reads its first line into out:
+ * the tool then waits for the holders it asked. */
+static zkt_proc_t spawn_revoke(const char *path, const char *arg, char *out,
+                               size_t len) {
+  zkt_proc_t p = arg ? spawn_cli("revoke", arg, path, NULL)
+                     : spawn_cli("revoke", path, NULL);
   out[0] = '\0';
   assert_true(zkt_read_line(&p, out, len, long_op()));
-  return run_cli(p);
+  return p;
+}
+
+/* Runs `zkcoord revoke path` to its end: its exit status, its first line
+ * in out. */
+static int run_revoke(const char *path, char *out, size_t len) {
+  return run_cli(spawn_revoke(path, NULL, out, len));
 }
 
 /* A holder that made its hold revocable is told; the tool says how many it
- * asked. On a read-write path every holding reader is asked, not the
- * writer waiting behind them. */
+ * asked, waits for them to let go and says they did (exit 0). On a
+ * read-write path every holding reader is asked, not the writer waiting
+ * behind them. */
 static void revoke_asks_revocable_holders(void **state) {
   (void)state;
   const char *path = zkt_path("lock");
@@ -999,11 +1198,17 @@ static void revoke_asks_revocable_holders(void **state) {
   OK(zkc_mutex_set_revocable(m, on_revoke, &v));
   OK(zkc_mutex_acquire_timeout(m, long_op()));
   char line[1300], want[1300];
-  assert_int_equal(run_revoke(path, line, sizeof line), 0);
+  int64_t t0 = zkt_now_ms();
+  zkt_proc_t r = spawn_revoke(path, NULL, line, sizeof line);
   snprintf(want, sizeof want, "%s: asked 1 holder to let go", path);
   assert_string_equal(line, want);
   assert_true(zkt_await(revoke_told, &v, long_op()));
   release_lock(m);
+  snprintf(want, sizeof want, "%s: the holder let go after ", path);
+  assert_true(zkt_expect(&r, want, line, sizeof line, long_op()));
+  assert_int_equal(run_cli(r), 0);
+  /* Told as soon as the node is gone, not at the end of its wait. */
+  assert_true(zkt_now_ms() - t0 < ZKCLI_TEST_REVOKE_WAIT_MS);
 
   char rw[600];
   snprintf(rw, sizeof rw, "%s", zkt_path("rw"));
@@ -1017,7 +1222,7 @@ static void revoke_asks_revocable_holders(void **state) {
   OK(zkc_mutex_acquire_timeout(zkc_rwlock_read_side(b), long_op()));
   zkt_proc_t w = spawn_cli("lock", rw, "sh", "-c", "echo GOT", NULL);
   assert_true(zkt_await_children_exactly(rw, 3, long_op()));
-  assert_int_equal(run_revoke(rw, line, sizeof line), 0);
+  r = spawn_revoke(rw, NULL, line, sizeof line);
   snprintf(want, sizeof want, "%s: asked 2 holders to let go", rw);
   assert_string_equal(line, want);
   assert_true(zkt_await(revoke_told, &va, long_op()));
@@ -1027,14 +1232,16 @@ static void revoke_asks_revocable_holders(void **state) {
   OK(zkc_mutex_release(zkc_rwlock_read_side(b)));
   assert_true(zkt_expect(&w, "GOT", line, sizeof line, long_op()));
   assert_int_equal(run_cli(w), 0);
+  snprintf(want, sizeof want, "%s: the holders let go after ", rw);
+  assert_true(zkt_expect(&r, want, line, sizeof line, long_op()));
+  assert_int_equal(run_cli(r), 0);
   OK(zkc_rwlock_destroy(a));
   OK(zkc_rwlock_destroy(b));
   zkc_client_close(c);
 }
 
 /* Nobody to ask: exit 1 (as pkill with no match), also on a path that does
- * not exist. A holder that is not revocable is asked all the same: its
- * node's data (the holder id status shows) becomes the marker. */
+ * not exist. */
 static void revoke_empty_path_exit_1(void **state) {
   (void)state;
   const char *path = zkt_path("lock");
@@ -1045,13 +1252,87 @@ static void revoke_empty_path_exit_1(void **state) {
   assert_int_equal(RUN_CLI("lock", path, "true"), 0); /* the path now exists */
   assert_int_equal(run_revoke(path, line, sizeof line), 1);
   assert_string_equal(line, want);
+}
+
+/* The JSON status entry of the holder (the first of "contenders"). */
+static char *status_json(const char *path) {
+  zkt_proc_t p = spawn_cli("status", "--json", path, NULL);
+  char *line = calloc(1, 65536);
+  assert_true(zkt_read_line(&p, line, 65536, long_op()));
+  assert_int_equal(run_cli(p), 0);
+  return line;
+}
+
+/* A holder that did not make its hold revocable: revoke does not write the
+ * marker (nobody would act on it, and it would overwrite the holder id),
+ * says so and exits 2 at once; status still shows the holder's id. */
+static void revoke_not_revocable_keeps_id_exit_2(void **state) {
+  (void)state;
+  const char *path = zkt_path("lock");
   zkc_client_t *c = zkt_open(NULL);
   zkc_mutex_t *m = hold_lock(c, path);
-  char node[1100], data[64];
+  char node[1100], data[64], line[1300], want[1300];
   OK(zkc_mutex_lock_node(m, node, sizeof node));
-  assert_int_equal(run_revoke(path, line, sizeof line), 0);
-  assert_int_equal(zkt_get_data(node, data, sizeof data), 10);
-  assert_memory_equal(data, "__REVOKE__", 10);
+  int id_len = zkt_get_data(node, data, sizeof data);
+  assert_true(id_len > 0);
+  int64_t t0 = zkt_now_ms();
+  zkt_proc_t r = spawn_revoke(path, NULL, line, sizeof line);
+  snprintf(want, sizeof want, "%s: not asked: %.*s holds it without making "
+           "its hold revocable", path, id_len, data);
+  assert_non_null(strstr(line, want));
+  assert_int_equal(run_cli(r), 2);
+  /* At once: not after the 15 s revoke waits for a holder it asked. */
+  assert_true(zkt_now_ms() - t0 < ZKCLI_TEST_REVOKE_WAIT_MS);
+  char after[64];
+  assert_int_equal(zkt_get_data(node, after, sizeof after), id_len);
+  assert_memory_equal(after, data, (size_t)id_len);
+  char *json = status_json(path);
+  char quoted[80];
+  snprintf(quoted, sizeof quoted, "\"data\":\"%.*s\"", id_len, data);
+  assert_non_null(strstr(json, quoted));
+  assert_non_null(strstr(json, "\"revoke_requested\":false"));
+  free(json);
+  release_lock(m);
+  zkc_client_close(c);
+}
+
+/* A revocable holder that does not let go within -w: the tool says the
+ * request was not honoured and exits 2; status shows the request, not the
+ * marker as a holder id. -n asks and does not wait (exit 0). */
+static void revoke_not_honoured_within_wait_exit_2(void **state) {
+  (void)state;
+  const char *path = zkt_path("lock");
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_mutex_t *m;
+  revoked_t v = {0};
+  OK(zkc_mutex_create(&m, c, path));
+  OK(zkc_mutex_set_revocable(m, on_revoke, &v));
+  OK(zkc_mutex_acquire_timeout(m, long_op()));
+  char line[1300], want[1300];
+  zkt_proc_t r = spawn_revoke(path, "-w0.5", line, sizeof line);
+  snprintf(want, sizeof want, "%s: asked 1 holder to let go", path);
+  assert_string_equal(line, want);
+  assert_true(zkt_await(revoke_told, &v, long_op()));
+  snprintf(want, sizeof want, "%s: 1 of 1 holder asked did not let go within "
+           "0.5 s: the request was not honoured", path);
+  assert_true(zkt_read_line(&r, line, sizeof line, long_op()));
+  assert_string_equal(line, want);
+  assert_int_equal(run_cli(r), 2);
+  assert_true(zkc_mutex_is_held(m));
+
+  zkt_proc_t p = spawn_cli("status", path, NULL);
+  snprintf(want, sizeof want, "%s: held by (asked to let go), 0 waiting", path);
+  assert_true(zkt_read_line(&p, line, sizeof line, long_op()));
+  assert_string_equal(line, want);
+  assert_int_equal(run_cli(p), 0);
+  char *json = status_json(path);
+  assert_non_null(strstr(json, "\"revoke_requested\":true"));
+  free(json);
+
+  r = spawn_revoke(path, "-n", line, sizeof line);
+  snprintf(want, sizeof want, "%s: asked 1 holder to let go", path);
+  assert_string_equal(line, want);
+  assert_int_equal(run_cli(r), 0);
   release_lock(m);
   zkc_client_close(c);
 }
@@ -1745,6 +2026,9 @@ int main(int argc, char **argv) {
       cmocka_unit_test(command_ignoring_sigterm_is_killed_after_grace),
       cmocka_unit_test(sigterm_stops_command_and_releases),
       cmocka_unit_test(sigint_while_waiting_leaves_queue),
+      cmocka_unit_test(command_reads_terminal_and_gets_ctrl_c),
+      cmocka_unit_test(stopped_command_stops_at_once),
+      cmocka_unit_test(sigkill_of_holder_stops_command_children),
       cmocka_unit_test(leader_hands_over_when_killed),
       cmocka_unit_test(leader_restarts_command_after_losing),
       cmocka_unit_test(status_lists_foreign_nodes_in_order),
@@ -1756,6 +2040,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test(shared_sigint_while_waiting_leaves_queue),
       cmocka_unit_test(revoke_asks_revocable_holders),
       cmocka_unit_test(revoke_empty_path_exit_1),
+      cmocka_unit_test(revoke_not_revocable_keeps_id_exit_2),
+      cmocka_unit_test(revoke_not_honoured_within_wait_exit_2),
       cmocka_unit_test(sem_ten_processes_at_most_three),
       cmocka_unit_test(sem_exit_codes_and_status),
       cmocka_unit_test(sem_lease_lost_stops_command_exit_75),

@@ -652,6 +652,30 @@ static void zkcoord_revokes_curator(void **state) {
   printf("interop: Curator's revocable holder let go when zkcoord asked\n");
 }
 
+/* `zkcoord revoke` on a path Curator's revocable holder holds: the marker
+ * reaches it (its node's data is empty, as a revocable hold's is), it lets
+ * go, and the tool says so and exits 0. Skipped without the tool. */
+static void zkcoord_cli_revokes_curator(void **state) {
+  (void)state;
+  const char *cli = getenv("ZKT_CLI");
+  if (cli == NULL || *cli == '\0') skip();
+  char path[512], node[1024], line[2048], want[1100];
+  snprintf(path, sizeof path, "%s", zkt_path("lock"));
+  zkt_proc_t java = spawn_revocable(path, node);
+  char *argv[] = {(char *)cli, "--connect", (char *)zkt_connect(), "revoke",
+                  path, NULL};
+  zkt_proc_t r = zkt_spawn(argv);
+  snprintf(want, sizeof want, "%s: asked 1 holder to let go", path);
+  assert_true(zkt_read_line(&r, line, sizeof line, zkt_ms(30000)));
+  assert_string_equal(line, want);
+  expect_revoked(&java);
+  snprintf(want, sizeof want, "%s: the holder let go after ", path);
+  assert_true(zkt_expect(&r, want, line, sizeof line, zkt_ms(30000)));
+  assert_int_equal(zkt_wait(&r, zkt_ms(30000)), 0);
+  assert_false(zkt_exists(node, NULL));
+  printf("interop: zkcoord revoke reached Curator's revocable holder\n");
+}
+
 int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(curator_mutex_shares_queue),
@@ -662,6 +686,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(kazoo_writer_waits_behind_downgrade),
       cmocka_unit_test(curator_revokes_zkcoord),
       cmocka_unit_test(zkcoord_revokes_curator),
+      cmocka_unit_test(zkcoord_cli_revokes_curator),
   };
   return zkt_main(argc, argv, tests, sizeof tests / sizeof *tests, "interop");
 }
