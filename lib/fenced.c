@@ -50,8 +50,18 @@ static int read_in_session(zkc_client_t *c, zkc_mutex_t *m, const char *path,
     if (!zkc__retryable(rc)) return rc;
     if (zkc__session_fate(c, session) == ZKC__SESSION_GONE)
       return ZKC_ESESSIONEXPIRED;
-    if ((rc = zkc__retry_wait(c, &attempt, rc, ZKC__FOREVER)) != ZKC_OK)
+    int64_t wake = 0;
+    if ((rc = zkc__retry_delay(c, &attempt, rc, ZKC__FOREVER, &wake)) != ZKC_OK)
       return rc;
+    if (zkc__pause_until(c, wake) != ZKC_OK) return ZKC_ECLOSED;
+    /* Until connected again, or the hold's session presumed lost (cut off
+     * for a whole session timeout): a lost hold is told, not waited on for
+     * as long as the ensemble stays out of reach. */
+    while ((rc = zkc__wait_connected(c, zkc__deadline_after(200))) ==
+           ZKC_ETIMEDOUT)
+      if (zkc__session_fate(c, session) == ZKC__SESSION_GONE)
+        return ZKC_ESESSIONEXPIRED;
+    if (rc != ZKC_OK) return rc;
     if ((rc = zkc__mutex_hold_check(m)) != ZKC_OK) return rc;
   }
 }
