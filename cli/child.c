@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -128,7 +129,7 @@ static void take_terminal(const zkcli_child_t *ch) {
 
 /* In the child, between fork and exec: only async-signal-safe calls. */
 static void exec_child(const zkcli_opts_t *o, const char *file, char **envp,
-                       int err_fd, pid_t parent, int tty) {
+                       int err_fd, const int go[2], pid_t parent, int tty) {
   if (!o->foreground) setpgid(0, 0);
   /* Also here, so that COMMAND never reads the terminal before its group
    * has it (the parent does the same: whichever comes first). */
@@ -137,6 +138,14 @@ static void exec_child(const zkcli_opts_t *o, const char *file, char **envp,
    * gone once the session times out. */
   prctl(PR_SET_PDEATHSIG, SIGTERM);
   if (getppid() != parent) _exit(ZKCLI_EXIT_SIGNAL_BASE + SIGTERM);
+  /* Not before the watchdog of our group runs: zkcoord killed before it
+   * would leave COMMAND's own children unwatched (EOF: zkcoord is gone). */
+  close(go[1]);
+  char b;
+  ssize_t got;
+  while ((got = read(go[0], &b, 1)) < 0 && errno == EINTR) {
+  }
+  if (got != 1) _exit(ZKCLI_EXIT_SIGNAL_BASE + SIGTERM);
   pthread_sigmask(SIG_SETMASK, (const sigset_t *)zkcli_orig_sigmask(), NULL);
   /* Only the caller's descriptors reach COMMAND, never the ZooKeeper
    * client's sockets or zkcoord's own pipes (err_fd closes on exec). */
@@ -202,6 +211,8 @@ static void watchdog_start(zkcli_child_t *ch, int64_t grace_ms) {
   ch->watch_fd = p[1];
 }
 
+static void watchdog_disarm(zkcli_child_t *ch);
+
 int zkcli_child_check(const zkcli_opts_t *o) {
   char file[4096];
   int rc = resolve(o->argv[0], file, sizeof file);
@@ -220,8 +231,17 @@ int zkcli_child_start(zkcli_child_t *ch, const zkcli_opts_t *o,
   }
   char storage[4096];
   char **envp = build_env(env, nenv, storage, sizeof storage);
-  int err_pipe[2];
+  int err_pipe[2], go[2];
   if (envp == NULL || pipe2(err_pipe, O_CLOEXEC) != 0) {
+    free(envp);
+    zkcli_err("cannot start %s: %s", o->argv[0], strerror(errno));
+    return ZKCLI_EXIT_INTERNAL;
+  }
+  /* A socket pair, not a pipe: the go byte is sent with MSG_NOSIGNAL, so a
+   * COMMAND that died before reading it costs no SIGPIPE. */
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, go) != 0) {
+    close(err_pipe[0]);
+    close(err_pipe[1]);
     free(envp);
     zkcli_err("cannot start %s: %s", o->argv[0], strerror(errno));
     return ZKCLI_EXIT_INTERNAL;
@@ -229,24 +249,20 @@ int zkcli_child_start(zkcli_child_t *ch, const zkcli_opts_t *o,
   pid_t parent = getpid();
   int tty = o->foreground ? -1 : foreground_terminal();
   pid_t pid = fork();
-  if (pid == 0) exec_child(o, file, envp, err_pipe[1], parent, tty);
+  if (pid == 0) exec_child(o, file, envp, err_pipe[1], go, parent, tty);
   int fork_errno = errno;
   close(err_pipe[1]);
+  close(go[0]);
   free(envp);
   if (pid < 0) {
     close(err_pipe[0]);
+    close(go[1]);
     zkcli_err("cannot start %s: %s", o->argv[0], strerror(fork_errno));
     return ZKCLI_EXIT_INTERNAL;
   }
   /* Also here, so that a signal sent right away reaches the group. */
   if (!o->foreground) setpgid(pid, pid);
   if (tty >= 0) give_terminal(tty, pid);
-  int exec_errno = 0;
-  ssize_t n;
-  while ((n = read(err_pipe[0], &exec_errno, sizeof exec_errno)) < 0 &&
-         errno == EINTR) {
-  }
-  close(err_pipe[0]);
   ch->pid = pid;
   ch->pgrp = !o->foreground;
   ch->group = ch->pgrp ? pid : 0;
@@ -254,14 +270,23 @@ int zkcli_child_start(zkcli_child_t *ch, const zkcli_opts_t *o,
   ch->stopped = ch->stopping = 0;
   ch->watchdog = 0;
   ch->status = 0;
+  /* The watchdog first, then COMMAND may go on to exec. */
+  if (ch->pgrp) watchdog_start(ch, o->grace_ms);
+  ssize_t n = send(go[1], "", 1, MSG_NOSIGNAL);
+  close(go[1]);
+  int exec_errno = 0;
+  while ((n = read(err_pipe[0], &exec_errno, sizeof exec_errno)) < 0 &&
+         errno == EINTR) {
+  }
+  close(err_pipe[0]);
   if (n == (ssize_t)sizeof exec_errno) { /* exec failed */
     waitpid(pid, &ch->status, 0);
     ch->pid = 0;
+    watchdog_disarm(ch);
     take_terminal(ch);
     zkcli_err("cannot run %s: %s", o->argv[0], strerror(exec_errno));
     return exec_errno == ENOENT ? ZKCLI_EXIT_NOT_FOUND : ZKCLI_EXIT_CANNOT_EXEC;
   }
-  if (ch->pgrp) watchdog_start(ch, o->grace_ms);
   return 0;
 }
 
