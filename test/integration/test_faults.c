@@ -1067,6 +1067,8 @@ static void next_in_line_start(next_in_line_t *f, zkc_client_t *w) {
   f->before = zkc__requests(w);
   bg_acquire(&f->b, f->mw, zkt_ms(60000));
   assert_true(zkt_await_children(f->path, 2, zkt_ms(10000)));
+  /* H's server may not have applied W's create yet (seen under load). */
+  zkt_await_participants(f->mh, 2, zkt_ms(5000));
   char **nodes = NULL;
   size_t n = 0;
   OK(zkc_mutex_participant_nodes(f->mh, &nodes, &n));
