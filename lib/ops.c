@@ -638,6 +638,21 @@ static int multi_call(zhandle_t *zh, int count, const zoo_op_t *ops,
   return *sync_rc;
 }
 
+/* A multi's result: the operation that failed carries the reason (its
+ * index into *failed_op, -1 for none); the others say only that they were
+ * not applied. */
+static int multi_failure(int rc, const zoo_op_result_t *results, int n,
+                         int *failed_op) {
+  *failed_op = -1;
+  for (int i = 0; rc != ZKC_OK && i < n; i++)
+    if (results[i].err != ZOK && results[i].err != ZRUNTIMEINCONSISTENCY) {
+      *failed_op = i;
+      zkc__note_zk_code(results[i].err);
+      return zkc__zk_error(results[i].err);
+    }
+  return rc;
+}
+
 int zkc__op_run_check_set(zkc_client_t *c, const char *check_path,
                           const char *path, const void *data, int len,
                           int *failed_op) {
@@ -673,16 +688,7 @@ int zkc__op_run_check_set_version(zkc_client_t *c, const char *check_path,
   rc = zkc__op_wait(&op);
   zkc__op_clear(&op);
   if (sync_rc == ZOK) free(check);
-  *failed_op = -1;
-  /* The operation that failed carries the reason; the others say only
-   * that they were not applied. */
-  for (int i = 0; rc != ZKC_OK && i < 2; i++)
-    if (results[i].err != ZOK && results[i].err != ZRUNTIMEINCONSISTENCY) {
-      *failed_op = i;
-      zkc__note_zk_code(results[i].err);
-      rc = zkc__zk_error(results[i].err);
-      break;
-    }
+  rc = multi_failure(rc, results, 2, failed_op);
   if (rc == ZKC_OK && new_version != NULL) *new_version = stat.version;
   return rc;
 }
@@ -717,13 +723,6 @@ int zkc__op_run_check_create(zkc_client_t *c, const char *check_path,
   rc = zkc__op_wait(&op);
   zkc__op_clear(&op);
   if (sync_rc == ZOK) free(check);
-  *failed_op = -1;
-  for (int i = 0; rc != ZKC_OK && i < 2; i++)
-    if (results[i].err != ZOK && results[i].err != ZRUNTIMEINCONSISTENCY) {
-      *failed_op = i;
-      zkc__note_zk_code(results[i].err);
-      rc = zkc__zk_error(results[i].err);
-      break;
-    }
+  rc = multi_failure(rc, results, 2, failed_op);
   return rc;
 }
