@@ -41,8 +41,10 @@
  * meanwhile is for the fencing token to stop).
  *
  * ZKC_CHAOS_SEED replays a run (the seed is printed first);
- * ZKC_CHAOS_SECONDS sets its length (default 45); ZKC_CHAOS_ONLY=partition
- * has the nemesis cut followers off and nothing else. */
+ * ZKC_CHAOS_SECONDS sets its length (default 30); ZKC_CHAOS_ONLY=partition
+ * has the nemesis cut followers off and nothing else. Every run cuts a
+ * follower off at least once: if chance has not by a third of the run, the
+ * next action does. */
 #include <dirent.h>
 #include <pthread.h>
 #include <signal.h>
@@ -315,6 +317,7 @@ typedef struct {
   unsigned seed;  /* the nemesis's random state */
   unsigned seed0; /* the seed the run started with (to replay it) */
   mode_t_ mode;
+  long long partition_by; /* now_us() by which a follower has been cut off */
   observer_t obs;
   sentinel_t sentinel;
   zkt_proc_t proxy; /* worker 0 reaches server 1 through it */
@@ -645,6 +648,7 @@ static void nemesis(run_t *r) {
    * looks at that fault alone). */
   const char *only = getenv("ZKC_CHAOS_ONLY");
   if (only && strcmp(only, "partition") == 0) what = 90;
+  if (r->counts[8] == 0 && now_us() >= r->partition_by) what = 90;
   const char *dir = r->obs.paths[pick(r, (unsigned)r->obs.npaths)];
   char first[900];
   if (what >= 20 && what < 40) { /* a trap: the way cleared for worker 0,
@@ -980,7 +984,7 @@ static void run_under_faults(mode_t_ mode) {
   }
   r->seed0 = r->seed;
   env = getenv("ZKC_CHAOS_SECONDS");
-  int seconds = env && *env ? atoi(env) : 45;
+  int seconds = env && *env ? atoi(env) : 30;
   if (seconds < 1 || seconds > 1800) fail_msg("ZKC_CHAOS_SECONDS: 1..1800");
   printf("%s, seed: %u (replay: ZKC_CHAOS_SEED=%u ZKC_CHAOS_SECONDS=%d ctest "
          "-R chaos)\n", mode_names[mode], r->seed, r->seed, seconds);
@@ -1016,6 +1020,7 @@ static void run_under_faults(mode_t_ mode) {
 
   for (int i = 0; i < WORKERS; i++) spawn_worker(r, i);
   long long until = now_us() + (long long)seconds * 1000000;
+  r->partition_by = now_us() + (long long)seconds * 1000000 / 3;
   while (now_us() < until) nemesis(r);
 
   /* Heal, then let the workers finish and close their sessions. An
@@ -1129,6 +1134,7 @@ static void run_under_faults(mode_t_ mode) {
   if (bad) print_error("replay with ZKC_CHAOS_SEED=%u; logs kept in %s\n",
                        r->seed0, r->dir);
   assert_int_equal(bad, 0);
+  assert_true(r->counts[8] > 0); /* the run met a partition */
   assert_true(drained); /* no node left behind */
   assert_true(h.nholds > 0);
   assert_int_equal(unclean, 0);
