@@ -939,6 +939,23 @@ static int watches_among(void *ctx) {
   return zkt_session_watches_path(w->sid, w->node);
 }
 
+struct requeued {
+  zkc_mutex_t *m;
+  const char *old;
+};
+
+/* m's server lists three nodes, none of them `old`. */
+static int requeued_last(void *ctx) {
+  struct requeued *q = ctx;
+  char **v;
+  size_t n;
+  if (zkc_mutex_participant_nodes(q->m, &v, &n) != ZKC_OK) return 0;
+  int ok = n == 3;
+  for (size_t i = 0; ok && i < n; i++) ok = strcmp(v[i], q->old) != 0;
+  zkc_strings_free(v, n);
+  return ok;
+}
+
 /* H holds, A waits behind H, C behind A. An outsider deletes A's node; C
  * moves up behind H. When H releases, only C may hold: A's predecessor was
  * the head, but A's own node is gone. A, next in line, watches its own
@@ -972,10 +989,16 @@ static void outside_delete_of_waiter_grants_one(void **state) {
   assert_true(zkt_await(watches_among, &a_on_h, zkt_ms(5000)));
   assert_true(zkt_await(watches_among, &a_on_a, zkt_ms(5000)));
   assert_int_equal(zoo_delete(zkt_raw(), nodes[1], -1), ZOK); /* A's node */
+  char a_old[1100];
+  snprintf(a_old, sizeof a_old, "%s", nodes[1]);
   zkc_strings_free(nodes, n);
   /* C re-reads the queue and watches H; A queues again, behind C. */
   assert_true(zkt_await(watches_among, &c_on_h, zkt_ms(5000)));
   assert_true(zkt_await_children(path, 3, zkt_ms(10000)));
+  /* H's server may lag: await A's old node gone and three listed there
+   * (a server applies the delete before A's later create). */
+  struct requeued rq = {mh, a_old};
+  assert_true(zkt_await(requeued_last, &rq, zkt_ms(10000)));
   OK(zkc_mutex_participant_nodes(mh, &nodes, &n));
   assert_int_equal(n, 3);
   assert_owned_by_session(a, nodes[2]);

@@ -283,6 +283,7 @@ static void rw_record(struct rw_shared *s, int64_t start, int64_t end,
 /* Children of path whose data is the peer's. */
 static int peer_nodes(const char *path, const char *tag) {
   struct String_vector v = {0};
+  zkt_sync_handle(zkt_raw(), path); /* the raw handle's server may lag */
   if (zoo_get_children(zkt_raw(), path, 0, &v) != ZOK) return 0;
   int n = 0;
   for (int i = 0; i < v.count; i++) {
@@ -635,6 +636,22 @@ static void expect_revoked(zkt_proc_t *java) {
   assert_int_equal(zkt_wait(java, zkt_ms(30000)), 0);
 }
 
+struct holder_is {
+  zkc_mutex_t *m;
+  const char *node;
+};
+
+/* m's server lists exactly one participant, `node`. */
+static int holder_is(void *ctx) {
+  struct holder_is *w = ctx;
+  char **nodes;
+  size_t n;
+  if (zkc_mutex_participant_nodes(w->m, &nodes, &n) != ZKC_OK) return 0;
+  int ok = n == 1 && strcmp(nodes[0], w->node) == 0;
+  zkc_strings_free(nodes, n);
+  return ok;
+}
+
 static void zkcoord_revokes_curator(void **state) {
   (void)state;
   char path[512], node[1024];
@@ -658,9 +675,10 @@ static void zkcoord_revokes_curator(void **state) {
 
   /* zkc_revoke_holders on the path: the lock passes to a zkcoord waiter. */
   java = spawn_revocable(path, node);
-  /* c's server may not have applied the holder's create yet (a loaded run
-   * asked nobody here): await it there. */
-  assert_true(zkt_await_participants(m, 1, zkt_ms(10000)));
+  /* c's server may not have applied the new holder's create yet, nor the
+   * first one's delete (a loaded run asked nobody here): await it there. */
+  struct holder_is second = {m, node};
+  assert_true(zkt_await(holder_is, &second, zkt_ms(10000)));
   size_t asked;
   assert_int_equal(zkc_revoke_holders(c, path, &asked), ZKC_OK);
   assert_int_equal(asked, 1);

@@ -720,6 +720,8 @@ static void waiter_node_deleted_then_head_leaves(void **state) {
   char **nodes;
   zkc_mutex_t *m;
   OK(zkc_mutex_create(&m, a, path));
+  /* a's server may not have applied b's and c's creates yet. */
+  assert_true(zkt_await_participants(m, 3, zkt_ms(10000)));
   OK(zkc_mutex_participant_nodes(m, &nodes, &n));
   assert_int_equal(n, 3);
   assert_true(zkt_await_session_watches(b, 1, NULL, 0, zkt_ms(5000)) >= 1);
@@ -731,6 +733,10 @@ static void waiter_node_deleted_then_head_leaves(void **state) {
   OK(zkc_latch_close(la, ZKC_CLOSE_NOTIFY_LEADER));
   OK(zkc_latch_await(lc, zkt_ms(10000)));
   assert_true(zkt_await_children(path, 2, zkt_ms(10000)));
+  /* c's server has a's delete but perhaps not b's new node yet: b's old
+   * one went before a's, so two seen is c and b's new one. */
+  struct all_seen two = {lc, 2};
+  assert_true(zkt_await(participants_seen, &two, zkt_ms(10000)));
   OK(zkc_latch_participants(lc, &p, &n));
   assert_int_equal(n, 2);
   assert_string_equal(p[0].id, "c");

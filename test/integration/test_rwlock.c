@@ -393,6 +393,22 @@ static void sides_are_mutexes(void **state) {
   rw_close(&f);
 }
 
+struct lock_seen {
+  zkc_client_t *c;
+  const char *path;
+  size_t n;
+};
+
+/* The client's own server lists n contenders on the path. */
+static int lock_seen(void *ctx) {
+  struct lock_seen *w = ctx;
+  zkc_contender_t *v = NULL;
+  size_t n = 0;
+  if (zkc_lock_contenders(w->c, w->path, &v, &n) != ZKC_OK) return 0;
+  zkc_contenders_free(v, n);
+  return n == w->n;
+}
+
 /* A reader waits on the nearest writer before it, not the first: readers
  * behind the second writer do not wake when the first leaves. */
 static void reader_watches_nearest_writer(void **state) {
@@ -414,6 +430,8 @@ static void reader_watches_nearest_writer(void **state) {
   /* The reader's watch is on the second writer's node. */
   zkc_contender_t *q;
   size_t n;
+  struct lock_seen three = {w1.c, path, 3}; /* w1's server may lag */
+  assert_true(zkt_await(lock_seen, &three, zkt_ms(10000)));
   OK(zkc_lock_contenders(w1.c, path, &q, &n));
   assert_int_equal(n, 3);
   assert_non_null(strstr(first, q[1].name));

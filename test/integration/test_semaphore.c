@@ -201,6 +201,20 @@ static void fifo_admission(void **state) {
 }
 
 /* The shared count, raised and lowered while contenders wait. */
+struct count_is {
+  zkc_client_t *c;
+  const char *path;
+  int32_t want;
+};
+
+/* The shared count at path reads `want` through the client's own server
+ * (which may apply another client's write later than that client's did). */
+static int count_reads(void *ctx) {
+  struct count_is *w = ctx;
+  int32_t v = 0;
+  return zkc_shared_count_get(w->c, w->path, &v) == ZKC_OK && v == w->want;
+}
+
 static void shared_count_changes_reach_waiters(void **state) {
   (void)state;
   char path[600];
@@ -214,9 +228,8 @@ static void shared_count_changes_reach_waiters(void **state) {
   char raw[8];
   assert_int_equal(zkt_get_data(count, raw, sizeof raw), 4);
   assert_memory_equal(raw, "\0\0\0\1", 4); /* Curator's SharedCount bytes */
-  int32_t v = 0;
-  OK(zkc_shared_count_get(b, count, &v));
-  assert_int_equal(v, 1);
+  struct count_is one = {b, count, 1};
+  assert_true(zkt_await(count_reads, &one, zkt_ms(10000)));
 
   zkc_sem_t *sa = new_sem(a, path, 5, count), *sb = new_sem(b, path, 5, count),
             *sx = new_sem(x, path, 5, count);
@@ -804,6 +817,23 @@ static void shared_count_created_with_value(void **state) {
   zkt_delete_tree(count);
 }
 
+struct sem_seen {
+  zkc_client_t *c;
+  const char *path;
+  size_t leases, queue;
+};
+
+/* The client's own server lists that many leases and queued nodes. */
+static int sem_seen(void *ctx) {
+  struct sem_seen *w = ctx;
+  zkc_contender_t *l, *q;
+  size_t nl, nq;
+  if (zkc_sem_contenders(w->c, w->path, &l, &nl, &q, &nq) != ZKC_OK) return 0;
+  zkc_contenders_free(l, nl);
+  zkc_contenders_free(q, nq);
+  return nl == w->leases && nq == w->queue;
+}
+
 /* zkc_sem_contenders: the holders and the queue of a semaphore path. */
 static void status_lists_leases_and_queue(void **state) {
   (void)state;
@@ -821,6 +851,9 @@ static void status_lists_leases_and_queue(void **state) {
   }
   assert_true(zkt_await_children_exactly(sub(path, "locks"), 2, zkt_ms(10000)));
   assert_true(zkt_await_children_exactly(sub(path, "leases"), 3, zkt_ms(10000)));
+  /* a's server may not have applied b's creates yet. */
+  struct sem_seen seen = {a, path, 3, 2};
+  assert_true(zkt_await(sem_seen, &seen, zkt_ms(10000)));
   zkc_contender_t *leases, *queue;
   size_t nl, nq;
   OK(zkc_sem_contenders(a, path, &leases, &nl, &queue, &nq));
