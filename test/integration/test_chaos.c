@@ -41,7 +41,7 @@
  * meanwhile is for the fencing token to stop).
  *
  * ZKC_CHAOS_SEED replays a run (the seed is printed first);
- * ZKC_CHAOS_SECONDS sets its length (default 30); ZKC_CHAOS_ONLY=partition
+ * ZKC_CHAOS_SECONDS sets its length (default 25); ZKC_CHAOS_ONLY=partition
  * has the nemesis cut followers off and nothing else. Every run cuts a
  * follower off at least once: if chance has not by a third of the run, the
  * next action does. */
@@ -984,7 +984,7 @@ static void run_under_faults(mode_t_ mode) {
   }
   r->seed0 = r->seed;
   env = getenv("ZKC_CHAOS_SECONDS");
-  int seconds = env && *env ? atoi(env) : 30;
+  int seconds = env && *env ? atoi(env) : 25;
   if (seconds < 1 || seconds > 1800) fail_msg("ZKC_CHAOS_SECONDS: 1..1800");
   printf("%s, seed: %u (replay: ZKC_CHAOS_SEED=%u ZKC_CHAOS_SECONDS=%d ctest "
          "-R chaos)\n", mode_names[mode], r->seed, r->seed, seconds);
