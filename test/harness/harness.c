@@ -406,6 +406,22 @@ int zkt_await_participants(zkc_mutex_t *m, size_t n, int64_t timeout_ms) {
   return zkt_await(participants_reached, &g, timeout_ms);
 }
 
+struct count_goal {
+  zkc_client_t *c;
+  const char *path;
+  int32_t want;
+};
+static int count_reached(void *ctx) {
+  struct count_goal *g = ctx;
+  int32_t v = 0;
+  return zkc_shared_count_get(g->c, g->path, &v) == ZKC_OK && v == g->want;
+}
+int zkt_await_shared_count(zkc_client_t *c, const char *path, int32_t want,
+                           int64_t timeout_ms) {
+  struct count_goal g = {c, path, want};
+  return zkt_await(count_reached, &g, timeout_ms);
+}
+
 char *zkt_4lw(int server, const char *word) {
   int fd = connect_server(server);
   if (fd < 0) return NULL;

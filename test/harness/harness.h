@@ -107,6 +107,10 @@ int zkt_await_children_exactly(const char *path, int count, int64_t timeout_ms);
  * by another session (the harness's) may be served by a server ahead of
  * m's, so await this before asserting on m's view of the queue. */
 int zkt_await_participants(zkc_mutex_t *m, size_t n, int64_t timeout_ms);
+/* zkt_await until the shared count at path reads `want` through client c's
+ * own server (which may apply another client's write later). */
+int zkt_await_shared_count(zkc_client_t *c, const char *path, int32_t want,
+                           int64_t timeout_ms);
 
 /* zkt_await until path has at least `at_least` children. */
 int zkt_await_children(const char *path, int at_least, int64_t timeout_ms);

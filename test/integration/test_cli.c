@@ -1390,19 +1390,6 @@ static void sem_ten_processes_at_most_three(void **state) {
   assert_int_equal(zkt_children_count(sub_path(path, "leases")), 0);
 }
 
-struct count_is {
-  zkc_client_t *c;
-  const char *path;
-  int32_t want;
-};
-
-/* The shared count at path reads `want` through the client's own server. */
-static int count_reads(void *ctx) {
-  struct count_is *w = ctx;
-  int32_t v = 0;
-  return zkc_shared_count_get(w->c, w->path, &v) == ZKC_OK && v == w->want;
-}
-
 static void sem_exit_codes_and_status(void **state) {
   (void)state;
   char path[600];
@@ -1440,8 +1427,7 @@ static void sem_exit_codes_and_status(void **state) {
                            "true"), 0);
   /* c's server may apply the CLI's create later than the CLI's own did
    * (a loaded run read ZKC_ENONODE here): await it there. */
-  struct count_is one = {c, count, 1};
-  assert_true(zkt_await(count_reads, &one, long_op()));
+  assert_true(zkt_await_shared_count(c, count, 1, long_op()));
   OK(zkc_sem_destroy(s));
   zkc_client_close(c);
   zkt_delete_tree(count);

@@ -201,20 +201,6 @@ static void fifo_admission(void **state) {
 }
 
 /* The shared count, raised and lowered while contenders wait. */
-struct count_is {
-  zkc_client_t *c;
-  const char *path;
-  int32_t want;
-};
-
-/* The shared count at path reads `want` through the client's own server
- * (which may apply another client's write later than that client's did). */
-static int count_reads(void *ctx) {
-  struct count_is *w = ctx;
-  int32_t v = 0;
-  return zkc_shared_count_get(w->c, w->path, &v) == ZKC_OK && v == w->want;
-}
-
 static void shared_count_changes_reach_waiters(void **state) {
   (void)state;
   char path[600];
@@ -228,8 +214,7 @@ static void shared_count_changes_reach_waiters(void **state) {
   char raw[8];
   assert_int_equal(zkt_get_data(count, raw, sizeof raw), 4);
   assert_memory_equal(raw, "\0\0\0\1", 4); /* Curator's SharedCount bytes */
-  struct count_is one = {b, count, 1};
-  assert_true(zkt_await(count_reads, &one, zkt_ms(10000)));
+  assert_true(zkt_await_shared_count(b, count, 1, zkt_ms(10000)));
 
   zkc_sem_t *sa = new_sem(a, path, 5, count), *sb = new_sem(b, path, 5, count),
             *sx = new_sem(x, path, 5, count);
