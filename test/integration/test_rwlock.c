@@ -475,15 +475,6 @@ typedef struct {
   revoked_t v;
 } revocable_fx_t;
 
-static int asker_sees_holder(void *arg) {
-  revocable_fx_t *f = arg;
-  zkc_contender_t *v = NULL;
-  size_t n = 0;
-  if (zkc_lock_contenders(f->asker, f->path, &v, &n) != ZKC_OK) return 0;
-  zkc_contenders_free(v, n);
-  return n == 1;
-}
-
 static void revocable_held(revocable_fx_t *f) {
   memset(f, 0, sizeof *f);
   snprintf(f->path, sizeof f->path, "%s", zkt_path("m"));
@@ -495,7 +486,8 @@ static void revocable_held(revocable_fx_t *f) {
   /* The asker's session may be on a server not yet caught up with the
    * holder's create (reads through another session can lag): the cases
    * ask only once it sees the holder. */
-  assert_true(zkt_await(asker_sees_holder, f, zkt_ms(10000)));
+  struct lock_seen holder = {f->asker, f->path, 1};
+  assert_true(zkt_await(lock_seen, &holder, zkt_ms(10000)));
 }
 
 static void revocable_end(revocable_fx_t *f) {
