@@ -13,12 +13,15 @@
 #include "decide.h"
 #include "names.h"
 #include "qown.h"
+#include "test_hooks.h"
 #include "util.h"
 
 /* The run's bit-fields hold these. */
 _Static_assert(Q_DONE < 16, "a state fits in zkc__qrun_t.st");
 _Static_assert(ZKC__PARENT_RECREATE_MAX < 16, "fits in zkc__qrun_t.parents");
 _Static_assert(ZKC__AS_SEMAPHORE < 4, "a layout fits in zkc__qrun_t.layout");
+
+void (*zkc__round_seam)(void);
 
 /* advance's "step again now" (never returned to drivers). */
 #define AGAIN (-1)
@@ -43,6 +46,7 @@ int zkc__qrun_ops(zkc__qrun_t *r, zkc__op_t **ops) {
     case Q_WATCHING:
       ops[n++] = r->watch;
       if (r->op) ops[n++] = r->op;
+      if (r->list) ops[n++] = r->list; /* the sync before them */
       break;
     case Q_SEARCHING: /* the sync, then the read behind it */
       ops[n++] = r->list;
@@ -57,7 +61,7 @@ int zkc__qrun_ops(zkc__qrun_t *r, zkc__op_t **ops) {
 }
 
 static int awaiting(zkc__qrun_t *r) {
-  zkc__op_t *ops[2];
+  zkc__op_t *ops[ZKC__QRUN_OPS_MAX];
   int n = zkc__qrun_ops(r, ops);
   for (int i = 0; i < n; i++)
     if (!zkc__op_done(ops[i])) return 1;
@@ -356,13 +360,20 @@ static void grant(zkc__qrun_t *r) {
 }
 
 /* One round on the blocker `pred` (taken): watch it and, with `sole`, our
- * own node first. Both watches' answers renew the session: the proof of a
- * grant on the blocker's delete alone. */
+ * own node first, behind a sync through the leader. The sync is what makes
+ * the watches' answers a proof for a grant on the blocker's delete alone:
+ * a follower cut off from the leader answers them from its frozen state
+ * (our node there, our session alive) after the leader expired the
+ * session, but cannot answer the sync, and holds the answers behind it.
+ * Answered, they show the ensemble's state at r->sent or later. */
 static void watch_round(zkc__qrun_t *r, char *pred, int sole) {
   r->pred = pred;
   r->watch = op_new(r);
   r->op = sole ? op_new(r) : NULL;
-  r->sole = sole && r->op != NULL;
+  op_drop(r, &r->list); /* none while listed; the sync's slot */
+  r->list = r->op ? op_new(r) : NULL;
+  if (r->list == NULL) op_drop(r, &r->op); /* no memory: a plain round */
+  r->sole = r->op != NULL;
   int rc = r->watch ? zkc__waiter_register_polled(r->c, &r->w, pred,
                                                    r->drv ? r->drv->wake : NULL,
                                                    r->drv_ctx)
@@ -370,14 +381,17 @@ static void watch_round(zkc__qrun_t *r, char *pred, int sole) {
   if (rc != ZKC_OK) {
     op_drop(r, &r->watch);
     op_drop(r, &r->op);
+    op_drop(r, &r->list);
     free(r->pred);
     r->pred = NULL;
     finish(r, rc);
     return;
   }
   r->w_reg = 1;
+  if (r->sole && zkc__round_seam) zkc__round_seam();
   r->sent = zkc__boot_ms();
   if (r->sole) {
+    zkc__submit_sync(r->c, r->list, r->base);
     zkc__waiter_watch_own(r->c, &r->w, r->node);
     zkc__submit_watch(r->c, r->op, r->node, r->w.id);
   }
@@ -409,7 +423,8 @@ static void round_leave(zkc__qrun_t *r, int remove) {
  * of our own session may be deleted in one transaction with our node (the
  * session closing), its events then told in any order: no grant on it. */
 static void round_end(zkc__qrun_t *r, zkc__wake_t why) {
-  int clean = r->sole && !r->same_session && r->own_rc == ZKC_OK &&
+  int clean = r->sole && !r->same_session && r->sync_rc == ZKC_OK &&
+              r->own_rc == ZKC_OK &&
               why == ZKC__WAKE_FIRED &&
               (r->watch_rc == ZKC_OK || r->watch_rc == ZKC_ENONODE) &&
               zkc__waiter_clean(r->c, &r->w, r->watch_rc == ZKC_ENONODE);
@@ -418,6 +433,7 @@ static void round_end(zkc__qrun_t *r, zkc__wake_t why) {
   /* Our node gone (ZKC_ENONODE) shows in the read that follows. */
   int rc = r->watch_rc;
   if (rc == ZKC_OK && r->own_rc != ZKC_ENONODE) rc = r->own_rc;
+  if (rc == ZKC_OK) rc = r->sync_rc;
   if (rc == ZKC_ENONODE) rc = ZKC_OK;
   if (why == ZKC__WAKE_TIMEOUT) finish(r, ZKC_ETIMEDOUT);
   else if (why == ZKC__WAKE_CLOSED) finish(r, ZKC_ECLOSED);
@@ -432,9 +448,12 @@ static void watched(zkc__qrun_t *r) {
   r->same_session = r->watch_rc == ZKC_OK &&
                     r->watch->stat.ephemeral_owner == r->owner;
   r->own_rc = r->op ? r->op->rc : ZKC_OK;
+  r->sync_rc = r->list ? r->list->rc : ZKC_OK;
   op_end(&r->watch);
   op_end(&r->op);
-  if (r->watch_rc == ZKC_OK && r->own_rc == ZKC_OK) r->st = Q_WAITING;
+  op_end(&r->list);
+  if (r->watch_rc == ZKC_OK && r->own_rc == ZKC_OK && r->sync_rc == ZKC_OK)
+    r->st = Q_WAITING;
   else round_end(r, ZKC__WAKE_FIRED);
 }
 

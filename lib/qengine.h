@@ -82,6 +82,7 @@ typedef struct zkc__qrun {
   int rc;               /* Q_REMOVING, Q_DONE: the result */
   int stop_rc;          /* asked from outside (zkc__qrun_stop), or 0 */
   int watch_rc, own_rc; /* the round's watches' answers */
+  int sync_rc;          /* and the sync's before them (a sole round's) */
   int retries;
   short up, steps;  /* Q_PARENT: the parents' walk (zkc__parent_next) */
   char *prefix;     /* base + "/_c_<uuid>-<name>" until the node is made:
@@ -112,7 +113,11 @@ void zkc__qrun_init(zkc__qrun_t *r, zkc_client_t *c, const char *base,
 /* Goes as far as it can without waiting; says what it needs next. */
 zkc__qneed_t zkc__qrun_step(zkc__qrun_t *r);
 
-/* ZKC__QN_REPLY: the requests awaited (up to 2 written to ops); and the
+/* The most requests a run awaits at once (zkc__qrun_ops). */
+#define ZKC__QRUN_OPS_MAX 3
+
+/* ZKC__QN_REPLY: the requests awaited (up to ZKC__QRUN_OPS_MAX written to
+ * ops); and the
  * driver's verdict that they are unanswered at the limit: they are given
  * up and the run ends with ZKC_ETIMEDOUT (its node, made or perhaps being
  * made, deleted in the background). */

@@ -71,7 +71,7 @@ static void unwaited_done(void *ctx) {
 static int run_here(zkc__qrun_t *r, zkc__held_t *out) {
   zkc_client_t *c = r->c;
   for (;;) {
-    zkc__op_t *ops[2];
+    zkc__op_t *ops[ZKC__QRUN_OPS_MAX];
     int n, rc;
     switch (zkc__qrun_step(r)) {
       case ZKC__QN_REPLY:

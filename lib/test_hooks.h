@@ -34,6 +34,11 @@ extern void (*zkc__mutex_seam)(struct zkc_mutex *m, zkc__seam_t where);
  * applied would have. */
 extern void (*zkc__uuid_seam)(char uuid[37]);
 
+/* Test seam: when set, the queue engine calls it at the start of a round
+ * that watches our own node too (the sole blocker's), before any of the
+ * round's requests is sent (qengine.c): a test stops the process there. */
+extern void (*zkc__round_seam)(void);
+
 /* Test seam: when set, the async engine calls it on its thread at a
  * grant, once the hold's guard was added and before the hold is listed
  * where a delete of its node is looked for (async_engine.c), with the

@@ -24,7 +24,7 @@ objects=()
 for o in "$@"; do objects+=("$(cd "$(dirname "$o")" && pwd)/$(basename "$o")"); done
 cd "$src/lib"
 session_layer="acl.c client.c errors.c guard.c handle.c janitor.c listeners.c log.c maint.c ops.c retry.c state.c waiters.c"
-hook_definers="async_engine.c guard.c handle.c mutex.c qown.c state.c"
+hook_definers="async_engine.c guard.c handle.c mutex.c qengine.c qown.c state.c"
 zk_door="acl.h client_struct.h errors.c handle.c log.c ops.c"
 fail=0
 

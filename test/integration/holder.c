@@ -26,9 +26,16 @@
  *           names PATH/b's node and token)
  *   async   the lock of PATH through an async context (zkc_async_acquire)
  *   sem     one lease as with $ZKT_HOLDER_SEM (default 1), its limit read
- *           from the shared count node $ZKT_HOLDER_COUNT when that is set */
+ *           from the shared count node $ZKT_HOLDER_COUNT when that is set
+ * With $ZKT_HOLDER_PARK_AT_ROUND, once, when its queue engine starts the
+ * round that watches its own node and the one ahead, before that round's
+ * requests go out, it prints
+ *   ROUND                    and the acquiring thread waits for SIGUSR1
+ * (the client's threads go on: its connection stays up). */
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +43,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "test_hooks.h"
 #include "zkcoord/zkcoord.h"
 
 static pthread_mutex_t out_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -243,7 +251,25 @@ static int hold_mutex(zkc_client_t *c, const char *mode, const char *path,
   return 0;
 }
 
+static void park_once(void) {
+  static atomic_int parked;
+  if (atomic_exchange(&parked, 1)) return;
+  say("ROUND\n");
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGUSR1);
+  int sig = 0;
+  sigwait(&set, &sig);
+}
+
 int main(int argc, char **argv) {
+  if (getenv("ZKT_HOLDER_PARK_AT_ROUND")) {
+    sigset_t set; /* blocked in every thread, taken by sigwait */
+    sigemptyset(&set);
+    sigaddset(&set, SIGUSR1);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    zkc__round_seam = park_once;
+  }
   if (argc != 4 && argc != 5) {
     fprintf(stderr, "usage: zkt_holder CONNECT PATH SESSION_MS [STORE_PATH]\n");
     return 64;

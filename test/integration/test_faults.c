@@ -1144,8 +1144,9 @@ static void next_in_line_granted_on_delete_alone(void **state) {
   zkc__mutex_seam = NULL;
   uint64_t made = atomic_load(&requests_at_grant) - f.before;
   next_in_line_end(&f, NULL);
-  /* The create, its queue read, the two watches: no read after the wake. */
-  assert_int_equal(made, 4);
+  /* The create, its queue read, the round's sync and two watches: no read
+   * after the wake. */
+  assert_int_equal(made, 5);
 }
 
 /* Two threads of one client: the predecessor is of the waiter's own
@@ -1180,12 +1181,12 @@ static void same_session_predecessor_reads_again(void **state) {
   bg_release(&first);
   OK(bg_result(&second));
   zkc__mutex_seam = NULL;
-  /* Create, queue read, two watches, the test's participants read, the
-   * holder's delete, and the read after the wake-up with the sync before
-   * it (a grant's read passes through the leader). */
+  /* Create, queue read, the round's sync and two watches, the test's
+   * participants read, the holder's delete, and the read after the wake-up
+   * with the sync before it (a grant's read passes through the leader). */
   uint64_t made = atomic_load(&requests_at_grant) - before;
   bg_release(&second);
-  assert_int_equal(made, 8);
+  assert_int_equal(made, 9);
   OK(zkc_mutex_destroy(m));
   zkc_client_close(c);
 }
