@@ -85,6 +85,7 @@ typedef struct {
 
 static shared_t shared[16];
 static int log_fd = -1;
+static int debug_fd = -1; /* ZKC_CHAOS_DEBUG: the library's lines, LOG.debug */
 static atomic_int stopping;
 static const char *connect_str, *lock_path, *store_path;
 static int session_ms;
@@ -134,6 +135,14 @@ static void on_async_lost(void *ctx, zkc_lost_reason_t why, int64_t token) {
   say("LOST %lld %lld %d\n", now_us(), (long long)token, (int)why);
 }
 
+static void debug_line(void *ctx, zkc_log_level_t level, const char *msg) {
+  (void)ctx;
+  char line[1200];
+  int n = snprintf(line, sizeof line, "%lld %d %s\n", now_us(), (int)level, msg);
+  if (n > (int)sizeof line - 1) n = (int)sizeof line - 1;
+  if (n > 0 && write(debug_fd, line, (size_t)n) < 0) _exit(70);
+}
+
 /* Opens a client and its mutex (or semaphore, or async context); opening
  * may meet a quorum loss, so it is tried until stopped. */
 static void open_shared(shared_t *sh, int async) {
@@ -141,6 +150,10 @@ static void open_shared(shared_t *sh, int async) {
   zkc_client_opts_init(&o);
   o.session_timeout_ms = session_ms;
   o.log_level = ZKC_LOG_NONE;
+  if (debug_fd >= 0) {
+    o.log_level = ZKC_LOG_DEBUG;
+    o.log_fn = debug_line;
+  }
   while (!atomic_load(&stopping) &&
          zkc_client_open(&sh->c, connect_str, &o) != ZKC_OK)
     sleep_ms(100);
@@ -528,6 +541,11 @@ int main(int argc, char **argv) {
   snprintf(path_b, sizeof path_b, "%s-b", lock_path);
   log_fd = open(argv[7], O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (log_fd < 0 || threads < 1 || threads > 16) return 64;
+  if (getenv("ZKC_CHAOS_DEBUG")) {
+    char debug[1100];
+    snprintf(debug, sizeof debug, "%s.debug", argv[7]);
+    debug_fd = open(debug, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  }
   pthread_t t[16];
   /* the odd thread out (its own client) is the async one */
   /* Leader modes: a client per thread (one participant per session). */

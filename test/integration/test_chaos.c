@@ -42,7 +42,9 @@
  *
  * ZKC_CHAOS_SEED replays a run (the seed is printed first);
  * ZKC_CHAOS_SECONDS sets its length (default 25); ZKC_CHAOS_ONLY=partition
- * has the nemesis cut followers off and nothing else. Every run cuts a
+ * has the nemesis cut followers off and nothing else; ZKC_CHAOS_DEBUG has
+ * each worker write the library's debug log beside its history
+ * (LOG.debug). Every run cuts a
  * follower off at least once: if chance has not by a third of the run, the
  * next action does. */
 #include <dirent.h>
