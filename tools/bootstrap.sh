@@ -148,7 +148,25 @@ suite() {
     log "the ensemble did not serve before these cases and was healed:"
     cat "$heals"
   fi
+  [ "$rc" -eq 0 ] || failed_tails "$1"
   return "$rc"
+}
+
+# failed_tails DIR: the last lines each failed case printed (its assertion,
+# the checker's findings; the ZooKeeper client's own log lines left out),
+# repeated at the very end of the log, where a reader of only the log's
+# tail finds why the tree is red.
+failed_tails() {
+  local t=$1/Testing/Temporary name
+  [ -s "$t/LastTestsFailed.log" ] || return 0
+  log "why each failed case failed (its last lines):"
+  while IFS=: read -r _ name; do
+    echo "--- $name"
+    awk -v name="$name" '
+      $0 ~ / Testing: / { on = ($NF == name); n = 0; next }
+      on && /^<end of output>/ { for (i = (n > 25 ? n - 25 : 0); i < n; i++) print buf[i % 25]; on = 0; next }
+      on && !/:ZOO_(ERROR|WARN|INFO|DEBUG)@/ { buf[n % 25] = $0; n++ }' "$t/LastTest.log"
+  done <"$t/LastTestsFailed.log"
 }
 
 demo() {
