@@ -126,6 +126,8 @@ static void after_remove(zkc__qrun_t *r, int del) {
  * connection is in trouble: whichever session is current then deletes it.
  * Nothing to do when the client is closing (the node goes with it). */
 static void start_remove(zkc__qrun_t *r) {
+  /* A listing stopped once answered still has its sync here. */
+  op_drop(r, &r->op);
   if (zkc__client_closed(r->c)) {
     after_remove(r, ZKC_OK);
     return;
