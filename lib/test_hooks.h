@@ -36,7 +36,7 @@ extern void (*zkc__uuid_seam)(char uuid[37]);
 
 /* Test seam: when set, the queue engine calls it at the start of a round
  * that watches our own node too (the sole blocker's), before any of the
- * round's requests is sent (qengine.c): a test stops the process there. */
+ * round's requests is sent (qengine.c): a test holds the thread there. */
 extern void (*zkc__round_seam)(void);
 
 /* Test seam: when set, the async engine calls it on its thread at a

@@ -364,10 +364,10 @@ static void mutex_waiter_on_cut_follower(void **state) {
   (void)state;
   cut_follower("mutex");
 }
-/* W stopped between the read that showed A ahead and the watches of its
+/* W held between the read that showed A ahead and the watches of its
  * round (the randomized fault test found the grant this makes when the
  * watches' answers are taken without a sync). */
-static void mutex_waiter_stopped_before_its_watches(void **state) {
+static void mutex_waiter_held_before_its_watches(void **state) {
   (void)state;
   cut_follower_at("mutex", 1);
 }
@@ -401,7 +401,7 @@ int main(int argc, char **argv) {
   setvbuf(stdout, NULL, _IOLBF, 0);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_teardown(mutex_waiter_on_cut_follower, partition_teardown),
-      cmocka_unit_test_teardown(mutex_waiter_stopped_before_its_watches,
+      cmocka_unit_test_teardown(mutex_waiter_held_before_its_watches,
                                 partition_teardown),
       cmocka_unit_test_teardown(writer_on_cut_follower, partition_teardown),
       cmocka_unit_test_teardown(async_waiter_on_cut_follower, partition_teardown),
