@@ -226,7 +226,12 @@ static void downgrade_keeps_queued_writer_behind(void **state) {
   start(&tw, &other, path, 1);
   assert_true(zkt_await_children_exactly(path, 2, zkt_ms(10000)));
 
-  OK(zkc_mutex_acquire_timeout(r, 0)); /* no waiting: granted as the writer */
+  /* Granted as the writer, not queued: queued, it would wait behind the
+   * writer that waits on our own write node, until this timeout. (Not a
+   * timeout of 0: the downgrade is two round trips, and a timeout of 0
+   * gives a call one grace of 200 ms, which a sanitizer tree on a loaded
+   * machine can outlast: ZKC_ETIMEDOUT, as documented.) */
+  OK(zkc_mutex_acquire_timeout(r, zkt_ms(5000)));
   char wn[1100], rn[1100];
   OK(zkc_mutex_lock_node(w, wn, sizeof wn));
   OK(zkc_mutex_lock_node(r, rn, sizeof rn));
@@ -273,7 +278,7 @@ static void downgrade_tokens_grow_for_later_holders(void **state) {
   assert_true(zkt_await_children_exactly(f.path, 2, zkt_ms(10000)));
   start(&tr, &reader, f.path, 0);
   assert_true(zkt_await_children_exactly(f.path, 3, zkt_ms(10000)));
-  OK(zkc_mutex_acquire_timeout(f.r, 0)); /* the downgrade */
+  OK(zkc_mutex_acquire_timeout(f.r, zkt_ms(5000))); /* the downgrade (above) */
   int64_t w_token, r_token;
   OK(zkc_mutex_fencing_token(f.w, &w_token));
   OK(zkc_mutex_fencing_token(f.r, &r_token));
