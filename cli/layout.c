@@ -25,32 +25,24 @@ void zkcli_layout_of(const zkc_contender_t *v, size_t n, zkcli_layout_t *out) {
   }
 }
 
-/* What a path holds, for the refusal: NULL when o->cmd may use it. */
-static const char *conflict(const zkcli_opts_t *o, const zkcli_layout_t *l) {
-  const char *sem = "a semaphore (its lease holders would not be excluded)";
-  const char *ksem = "kazoo's semaphore (lease nodes named by 32 hex "
-                     "digits; zkcoord's semaphore does not share its limit)";
-  const char *elect = "a leader election (LeaderLatch nodes)";
-  const char *lock = "lock nodes (a lock, or a LeaderSelector's election)";
-  switch (o->cmd) {
-    case ZKCLI_LOCK:
-      return l->semaphore ? sem : l->kazoo_sem ? ksem : l->election ? elect
-                                                                  : NULL;
-    case ZKCLI_SEM:
-      return l->kazoo_sem ? ksem : l->election ? elect : l->lock ? lock : NULL;
-    case ZKCLI_LEADER:
-      return l->semaphore ? sem : l->kazoo_sem ? ksem : l->lock ? lock : NULL;
-    case ZKCLI_REVOKE:
-      if (l->semaphore || l->kazoo_sem)
-        return "a semaphore (leases are not revocable: Curator's semaphores "
-               "have no revocation)";
-      return l->election ? "a leader election (LeaderLatch nodes, whose data "
-                           "is the participant id LeaderLatch.getLeader() "
-                           "reads)"
-                         : NULL;
-    default:
-      return NULL;
-  }
+/* What a path holds that o->cmd refuses, for the message: NULL when it may
+ * use the path. The library's own rule (zkc_layout_refusal), so that a
+ * command refuses exactly the paths its recipe would. revoke acts on a
+ * lock, so it refuses what a lock refuses, saying why there is nothing to
+ * revoke. */
+static const char *conflict(const zkcli_opts_t *o, const zkc_contender_t *v,
+                            size_t n) {
+  zkc_recipe_t as = o->cmd == ZKCLI_SEM      ? ZKC_RECIPE_SEMAPHORE
+                    : o->cmd == ZKCLI_LEADER ? ZKC_RECIPE_ELECTION
+                                             : ZKC_RECIPE_LOCK;
+  const char *what = NULL;
+  unsigned bad = zkc_layout_refusal(as, v, n, &what);
+  if (bad == 0 || o->cmd != ZKCLI_REVOKE) return bad ? what : NULL;
+  if (bad == ZKC_LAYOUT_ELECTION)
+    return "a leader election (LeaderLatch nodes, whose data is the "
+           "participant id LeaderLatch.getLeader() reads)";
+  return "a semaphore (leases are not revocable: Curator's semaphores have "
+         "no revocation)";
 }
 
 int zkcli_check_layout(const zkcli_opts_t *o, zkc_client_t *c, int *rw) {
@@ -63,9 +55,9 @@ int zkcli_check_layout(const zkcli_opts_t *o, zkc_client_t *c, int *rw) {
   if (rc != ZKC_OK) return rc;
   zkcli_layout_t l;
   zkcli_layout_of(v, n, &l);
+  const char *what = conflict(o, v, n);
   zkc_contenders_free(v, n);
   if (rw) *rw = l.rw;
-  const char *what = conflict(o, &l);
   if (what == NULL) return 0;
   zkcli_err("%s holds %s, not %s: refused", o->path, what,
             o->cmd == ZKCLI_SEM      ? "a semaphore"

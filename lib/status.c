@@ -23,6 +23,21 @@ unsigned zkc_contender_layout(const zkc_contender_t *e) {
                          ~ZKC__LAYOUT_KNOWN_LOCK;
 }
 
+unsigned zkc_layout_refusal(zkc_recipe_t recipe, const zkc_contender_t *v,
+                            size_t count, const char **what) {
+  zkc__recipe_layout_t as = recipe == ZKC_RECIPE_LOCK        ? ZKC__AS_LOCK
+                            : recipe == ZKC_RECIPE_ELECTION  ? ZKC__AS_ELECTION
+                            : recipe == ZKC_RECIPE_SEMAPHORE ? ZKC__AS_SEMAPHORE
+                                                             : ZKC__AS_NONE;
+  unsigned mask = 0;
+  for (size_t i = 0; v != NULL && i < count; i++)
+    mask |= zkc__child_layout(v[i].name, v[i].ephemeral_owner != 0);
+  unsigned bad = zkc__layout_refused(as, mask);
+  if (bad != 0 && what != NULL) *what = zkc__layout_what(bad);
+  /* A lock's own node is known by its marker; to callers it is a lock's. */
+  return bad == ZKC__LAYOUT_KNOWN_LOCK ? ZKC_LAYOUT_LOCK : bad;
+}
+
 static int by_name(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }

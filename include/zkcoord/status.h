@@ -106,6 +106,28 @@ typedef enum zkc_layout {
  * NULL. No traffic; thread-safe. */
 ZKC_EXTERN unsigned zkc_contender_layout(const zkc_contender_t *contender);
 
+/* A recipe, as the layout rule knows it. */
+typedef enum zkc_recipe {
+  /* a mutex, a read-write lock, a leader selector, an async acquire */
+  ZKC_RECIPE_LOCK,
+  ZKC_RECIPE_ELECTION, /* a leader latch */
+  ZKC_RECIPE_SEMAPHORE /* a counting semaphore (its own path's children) */
+} zkc_recipe_t;
+
+/* Whether `recipe` takes part on a path whose children are `contenders`
+ * (count of them, as zkc_lock_contenders lists them): 0 when it does, else
+ * the ZKC_LAYOUT_* bit of the first other recipe's layout it refuses the
+ * path for (its ZKC_ELAYOUT), and then, when what is not NULL, *what names
+ * that layout in a phrase for a message (static string). The rule the
+ * recipes apply themselves before they take part: a lock refuses a
+ * semaphore's, kazoo's semaphore's and an election's nodes; a latch and a
+ * semaphore refuse each other's and a lock's own nodes (a sequenced node of
+ * no known recipe, a squatter's, takes part in their queue instead). 0 for
+ * an unknown recipe or no contenders. No traffic; thread-safe. */
+ZKC_EXTERN unsigned zkc_layout_refusal(zkc_recipe_t recipe,
+                                       const zkc_contender_t *contenders,
+                                       size_t count, const char **what);
+
 /* Frees an array from zkc_lock_contenders. Accepts NULL. */
 ZKC_EXTERN void zkc_contenders_free(zkc_contender_t *contenders, size_t count);
 

@@ -1640,7 +1640,8 @@ static void lock_revocable_lets_go_on_revoke(void **state) {
 
 /* lock on a semaphore's path (Curator's layout, or kazoo's), on an
  * election; sem on a lock path; leader on a lock path: each refused with
- * 65 and one line before anything is created. */
+ * 65 and one line before anything is created; sem on a squatter's path
+ * taken, as the library takes it. */
 static void commands_refuse_another_recipes_path(void **state) {
   (void)state;
   char sem[600], election[600], lock[600], ksem[600], kid[700];
@@ -1684,6 +1685,17 @@ static void commands_refuse_another_recipes_path(void **state) {
   assert_int_equal(run_cli_stderr(err, sizeof err, "lock", ksem, "true"), 65);
   assert_non_null(strstr(err, "kazoo's semaphore"));
   assert_int_equal(zoo_delete(zkt_raw(), kid, -1), ZOK);
+  /* A sequenced node of no recipe (a squatter's) is not a lock's own: sem
+   * takes the path, as zkc_sem_acquire does (before the CLI had a rule of
+   * its own, stricter than the library's, and refused it). */
+  char squat[600], sq[700];
+  snprintf(squat, sizeof squat, "%s", zkt_path("squat"));
+  assert_int_equal(zoo_create(zkt_raw(), squat, "", 0, &ZOO_OPEN_ACL_UNSAFE, 0,
+                              NULL, 0), ZOK);
+  snprintf(sq, sizeof sq, "%s/x-", squat);
+  assert_int_equal(zoo_create(zkt_raw(), sq, "", 0, &ZOO_OPEN_ACL_UNSAFE,
+                              ZOO_SEQUENCE, NULL, 0), ZOK);
+  assert_int_equal(RUN_CLI("sem", "-m", "2", squat, "true"), 0);
   release_lock(m);
   OK(zkc_lease_free(lease));
   OK(zkc_sem_destroy(s));

@@ -669,6 +669,8 @@ static void walk(walker_t *w) {
   VOID(FRESH, "zkc_contenders_free", "NULL", "no-op", zkc_contenders_free(NULL, 3));
   VAL(FRESH, "zkc_contender_layout", "NULL", 0, "0",
       (int)zkc_contender_layout(NULL));
+  VAL(FRESH, "zkc_layout_refusal", "contenders NULL", 0, "0",
+      (int)zkc_layout_refusal(ZKC_RECIPE_LOCK, NULL, 3, NULL));
   UB(FRESH, "zkc_contenders_free", "a count other than the one returned, or an "
      "array not from zkc_lock_contenders", "undefined behaviour");
 

@@ -494,6 +494,47 @@ static void layouts_refused_by_recipe(void **state) {
   assert_non_null(strstr(zkc__layout_what(K), "lock nodes"));
 }
 
+/* The rule's public face (zkc_layout_refusal, which the CLI applies) gives
+ * the recipes' own answers over a path's children, without the private
+ * bit, and names what it refuses. */
+static void layout_refusal_is_the_recipes_rule(void **state) {
+  (void)state;
+  zkc_contender_t lock[] = {
+      {.name = "_c_0123456789abcdef0123456789abcdef-lock-0000000001"}};
+  zkc_contender_t squat[] = {{.name = "x-72057594037927936-0000000003"}};
+  zkc_contender_t sem[] = {{.name = "leases"}, {.name = "locks"}};
+  zkc_contender_t ksem[] = {
+      {.name = "0123456789abcdef0123456789abcdef", .ephemeral_owner = 7}};
+  zkc_contender_t latch[] = {
+      {.name = "_c_0123456789abcdef0123456789abcdef-latch-0000000002"}};
+  const char *what = NULL;
+  assert_int_equal(zkc_layout_refusal(ZKC_RECIPE_LOCK, lock, 1, &what), 0);
+  assert_null(what);
+  assert_int_equal(zkc_layout_refusal(ZKC_RECIPE_LOCK, sem, 2, &what),
+                   ZKC_LAYOUT_SEMAPHORE);
+  assert_non_null(strstr(what, "semaphore"));
+  assert_int_equal(zkc_layout_refusal(ZKC_RECIPE_LOCK, ksem, 1, NULL),
+                   ZKC_LAYOUT_KAZOO_SEMAPHORE);
+  assert_int_equal(zkc_layout_refusal(ZKC_RECIPE_LOCK, latch, 1, &what),
+                   ZKC_LAYOUT_ELECTION);
+  assert_non_null(strstr(what, "election"));
+  assert_int_equal(zkc_layout_refusal(ZKC_RECIPE_SEMAPHORE, lock, 1, &what),
+                   ZKC_LAYOUT_LOCK);
+  assert_non_null(strstr(what, "lock nodes"));
+  assert_int_equal(zkc_layout_refusal(ZKC_RECIPE_ELECTION, lock, 1, NULL),
+                   ZKC_LAYOUT_LOCK);
+  assert_int_equal(zkc_layout_refusal(ZKC_RECIPE_ELECTION, sem, 2, NULL),
+                   ZKC_LAYOUT_SEMAPHORE);
+  assert_int_equal(zkc_layout_refusal(ZKC_RECIPE_SEMAPHORE, latch, 1, NULL),
+                   ZKC_LAYOUT_ELECTION);
+  /* a squatter's sequenced node queues with a latch and a semaphore */
+  assert_int_equal(zkc_layout_refusal(ZKC_RECIPE_SEMAPHORE, squat, 1, NULL), 0);
+  assert_int_equal(zkc_layout_refusal(ZKC_RECIPE_ELECTION, squat, 1, NULL), 0);
+  assert_int_equal(zkc_layout_refusal(ZKC_RECIPE_LOCK, squat, 1, NULL), 0);
+  assert_int_equal(zkc_layout_refusal(ZKC_RECIPE_LOCK, NULL, 0, NULL), 0);
+  assert_int_equal(zkc_layout_refusal((zkc_recipe_t)99, sem, 2, NULL), 0);
+}
+
 /* Every refused path says why, naming the offending byte where there is
  * one; an accepted path has no problem. */
 static void path_problems(void **state) {
@@ -657,6 +698,7 @@ int main(void) {
       cmocka_unit_test(error_table),
       cmocka_unit_test(layouts_of_children),
       cmocka_unit_test(layouts_refused_by_recipe),
+      cmocka_unit_test(layout_refusal_is_the_recipes_rule),
       cmocka_unit_test(path_problems),
       cmocka_unit_test(connect_strings),
       cmocka_unit_test(open_refusals_say_why),
