@@ -54,10 +54,10 @@ static const zkc__qdriver_t engine = {
 
 void zkc__async_acq_init(zkc_async_t *a, acq_t *q, char *base,
                          int64_t deadline) {
-  zkc__qrun_init(&q->run, a->c, base, ZKC__LOCK_NAME, NULL, deadline, &engine,
-                 a);
-  q->run.requeue = 1;
-  q->run.layout = ZKC__AS_LOCK;
+  zkc__qrun_how_t how = {.base = base, .name = ZKC__LOCK_NAME,
+                         .deadline = deadline, .layout = ZKC__AS_LOCK,
+                         .requeue = 1, .drv = &engine, .drv_ctx = a};
+  zkc__qrun_init(&q->run, a->c, &how);
 }
 
 /* ---- results ---- */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The queue decision (see decide.h). */
+/* The queue decision and the leases' (see decide.h). */
 #include "decide.h"
 
 #include <stdlib.h>
@@ -27,4 +27,12 @@ int zkc__queue_decide(char *const *names, size_t n, const char *own,
   }
   free(sorted);
   return ZKC_OK;
+}
+
+zkc__l_verdict_t zkc__leases_decide(size_t leases, size_t mine, size_t wanted,
+                                    size_t held, int32_t max) {
+  if (mine < wanted) return ZKC__L_GONE; /* session or outsider */
+  if (held > 0 && (int64_t)(held + wanted) > (int64_t)max)
+    return ZKC__L_DEADLOCK;
+  return (int64_t)leases <= (int64_t)max ? ZKC__L_FIT : ZKC__L_WAIT;
 }

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The queue decision: where a contender stands in a lock's queue, from one
- * read of the lock path's children. Pure (no server, no client): the
- * blocking acquire (queue.c) and the asynchronous one (async_engine.c)
- * both decide with it, and unit.queue_decide tests it. */
+/* The two decisions of a waiting recipe, pure (no server, no client), and
+ * tested by unit.queue_decide: where a contender stands in a lock's queue,
+ * from one read of the lock path's children (the queue engine,
+ * qengine.c, for every queue); and whether a semaphore's leases fit its
+ * limit, from one read of its leases (semaphore.c). */
 #ifndef ZKC_DECIDE_H
 #define ZKC_DECIDE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 typedef enum zkc__q_verdict {
   ZKC__Q_GONE,  /* our node is not in the read: its session or an outsider */
@@ -34,5 +36,21 @@ typedef struct zkc__q_decision {
  * share) or not. ZKC_OK with *out filled, or ZKC_ENOMEM. */
 int zkc__queue_decide(char *const *names, size_t n, const char *own,
                       int reader, zkc__q_decision_t *out);
+
+typedef enum zkc__l_verdict {
+  ZKC__L_FIT,     /* every lease, ours among them, within the limit */
+  ZKC__L_WAIT,    /* too many: wait for a release */
+  ZKC__L_GONE,    /* one of ours is not in the read: lost, queue again */
+  ZKC__L_DEADLOCK /* this client's own held leases stand in the way */
+} zkc__l_verdict_t;
+
+/* Decides for an acquisition whose `wanted` lease nodes are made, from a
+ * read of the leases: `leases` children in all, `mine` of ours among them,
+ * `held` leases this client holds already (in other acquisitions), the
+ * limit `max`. Ours missing comes first (nothing to wait for), then the
+ * client's own leases that would have to be released by the very thread
+ * that waits, then the count. */
+zkc__l_verdict_t zkc__leases_decide(size_t leases, size_t mine, size_t wanted,
+                                    size_t held, int32_t max);
 
 #endif

@@ -1,19 +1,26 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Reads and compare-and-set writes under a mutex hold. The read goes
- * through the session that owns the hold's node, and only through it: that
- * session saw the grant, and ZooKeeper never serves a session from a server
- * behind what the session has seen, so the read cannot go back behind the
- * grant (a read through another session, sync or not, may be served by a
- * server that still answers from before the previous holder's writes; the
- * one exception is told in mutex.h). The
- * write is the mutex's one fenced write (mutex.c) with the version the read
- * returned. */
+/* Reads and writes under a mutex hold. A write (set, create, or
+ * compare-and-set with the version a read returned) checks the hold's node
+ * and writes in one transaction. A read goes through the session that owns
+ * the hold's node, and only through it: that session saw the grant, and
+ * ZooKeeper never serves a session from a server behind what the session
+ * has seen, so the read cannot go back behind the grant (a read through
+ * another session, sync or not, may be served by a server that still
+ * answers from before the previous holder's writes; the one exception is
+ * told in mutex.h). */
+#include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "fenced.h"
+#include "mutex_hold.h"
+#include "mutex_sides.h"
 #include "names.h"
+#include "queue.h"
 #include "session.h"
 #include "util.h"
+
+/* fenced_write's `version` for a create (zkc_mutex_fenced_create). */
+#define FENCED_CREATE INT32_MIN
 
 /* One read of path on the hold's session, tried again after connection
  * loss while the hold stands, under the client's retry policy. A handle of
@@ -66,6 +73,75 @@ static int read_in_session(zkc_client_t *c, zkc_mutex_t *m, const char *path,
   }
 }
 
+/* Why a fenced write refuses its arguments (fn names the public call). */
+static int fenced_args(zkc_mutex_t *m, const char *fn, const char *path,
+                       const void *data, size_t len) {
+  if (m == NULL) return zkc__refuse(NULL, ZKC_EINVAL, "%s: mutex is NULL", fn);
+  zkc_client_t *c = zkc__mutex_client(m);
+  int rc = zkc__check_path(c, fn, "path", path);
+  if (rc != ZKC_OK) return rc;
+  const char *why =
+      data == NULL && len > 0 ? "data is NULL with len above 0"
+      : len > ZKC__DATA_MAX   ? "len is above 1020 KiB (ZooKeeper's default "
+                                "request limit is 1 MiB)"
+      : zkc__mutex_side(m) == ZKC__SIDE_READ
+          ? "a fenced write needs the write side of a read-write lock, not "
+            "its read side"
+          : NULL;
+  return why ? zkc__refuse(c, ZKC_EINVAL, "%s: %s", fn, why) : ZKC_OK;
+}
+
+/* zkc_mutex_fenced_set with an expected data version for path (-1: any;
+ * FENCED_CREATE: a create, ZKC_ENODEEXISTS when path exists); on success
+ * *new_version (when not NULL) is path's new data version. Validates its
+ * arguments and returns zkc_mutex_fenced_set's codes, plus ZKC_EBADVERSION
+ * when path's version is not `version` (nothing set). */
+static int fenced_write(zkc_mutex_t *m, const char *path, const void *data,
+                        size_t len, int32_t version, int32_t *new_version) {
+  int create = version == FENCED_CREATE;
+  int rc = fenced_args(m,
+                       create        ? "zkc_mutex_fenced_create"
+                       : version < 0 ? "zkc_mutex_fenced_set"
+                                     : "zkc_mutex_fenced_cas",
+                       path, data, len);
+  if (rc != ZKC_OK) return rc;
+  zkc_client_t *c = zkc__mutex_client(m);
+  if ((rc = zkc__call_enter(c)) != ZKC_OK) return rc;
+  char *node = NULL;
+  int64_t session = 0;
+  rc = zkc__mutex_hold_enter(m, &session, &node);
+  if (rc == ZKC_OK) {
+    int failed_op = -1;
+    if (create)
+      rc = zkc__fenced_create_node(c, node, path, data, len, &failed_op);
+    else
+      rc = zkc__op_run_check_set_version(c, node, path, data, (int)len, version,
+                                         new_version, &failed_op);
+    /* Our lock node is gone, or the session that owns it has expired (the
+     * handle refuses every request): the hold is lost. The maintenance
+     * thread tells the lost callback when it learns of it (the guard finds
+     * the node gone, or the session's LOST is dispatched). */
+    if ((rc == ZKC_ENONODE && failed_op == 0) || rc == ZKC_ESESSIONEXPIRED) {
+      zkc__mutex_hold_lost(m);
+      rc = ZKC_ELOST;
+    }
+    zkc__mutex_hold_leave(m);
+  }
+  free(node);
+  zkc__call_leave(c);
+  return rc;
+}
+
+int zkc_mutex_fenced_set(zkc_mutex_t *m, const char *path, const void *data,
+                         size_t len) {
+  return fenced_write(m, path, data, len, -1, NULL);
+}
+
+int zkc_mutex_fenced_create(zkc_mutex_t *m, const char *path, const void *data,
+                            size_t len) {
+  return fenced_write(m, path, data, len, FENCED_CREATE, NULL);
+}
+
 int zkc_mutex_fenced_get(zkc_mutex_t *m, const char *path, char **data,
                          size_t *len, int32_t *version) {
   if (data != NULL) *data = NULL;
@@ -83,7 +159,7 @@ int zkc_mutex_fenced_get(zkc_mutex_t *m, const char *path, char **data,
   rc = zkc__call_enter(c);
   if (rc != ZKC_OK) return rc;
   int64_t session = 0;
-  if ((rc = zkc__mutex_hold_enter(m, &session)) == ZKC_OK) {
+  if ((rc = zkc__mutex_hold_enter(m, &session, NULL)) == ZKC_OK) {
     char *got = NULL;
     size_t got_len = 0;
     int32_t got_version = 0;
@@ -113,7 +189,7 @@ int zkc_mutex_fenced_cas(zkc_mutex_t *m, const char *path, const void *data,
                        "zkc_mutex_fenced_cas: version %d is below 0 (a write "
                        "without comparison is zkc_mutex_fenced_set)",
                        (int)version);
-  int rc = zkc__mutex_fenced_write(m, path, data, len, version, new_version);
+  int rc = fenced_write(m, path, data, len, version, new_version);
   /* The hold's session ended before the transaction was sent: nothing was
    * set, and the hold went with the session. */
   return rc == ZKC_ESESSIONEXPIRED ? ZKC_ELOST : rc;

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fenced.h"
+#include "mutex_hold.h"
 #include "queue.h"
 #include "session.h"
 #include "util.h"

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The queue engine: the lock-queue protocol once, as a state machine that
- * never blocks (see qengine.h). Create a protected ephemeral-sequential
+ * never blocks (see qengine.h), whose requests, facts and waits all go
+ * through its world (qworld.h). Create a protected ephemeral-sequential
  * node with the children read pipelined behind it, wait on the blocker
  * only (decide.c), grant only on a fresh proof, retry by the client's
  * policy, and never leave a node behind on failure. */
@@ -84,9 +85,9 @@ static int submit_list(zkc__qrun_t *r, int via_leader) {
     op_drop(r, &r->list);
     return ZKC_ENOMEM;
   }
-  r->proof = zkc__boot_ms();
-  if (via_leader) zkc__submit_sync(r->c, r->op, r->base);
-  zkc__submit_children(r->c, r->list, r->base);
+  r->proof = r->world->boot_ms();
+  if (via_leader) zkc__qown_send(r, r->op, ZKC__QR_SYNC, r->base);
+  zkc__qown_send(r, r->list, ZKC__QR_CHILDREN, r->base);
   return ZKC_OK;
 }
 
@@ -128,16 +129,16 @@ static void after_remove(zkc__qrun_t *r, int del) {
 static void start_remove(zkc__qrun_t *r) {
   /* A listing stopped once answered still has its sync here. */
   op_drop(r, &r->op);
-  if (zkc__client_closed(r->c)) {
+  if (r->world->closed(r->c)) {
     after_remove(r, ZKC_OK);
     return;
   }
-  if (zkc__session_live(r->c) && (r->op = op_new(r)) != NULL) {
-    zkc__submit_delete(r->c, r->op, r->node);
+  if (r->world->session_live(r->c) && (r->op = op_new(r)) != NULL) {
+    zkc__qown_send(r, r->op, ZKC__QR_DELETE, r->node);
     r->st = Q_REMOVING;
     return;
   }
-  zkc__janitor_add(r->c, r->node, NULL);
+  r->world->janitor_add(r->c, r->node, NULL);
   after_remove(r, ZKC_OK);
 }
 
@@ -154,7 +155,7 @@ static void finish(zkc__qrun_t *r, int rc) {
   if (r->maybe_made && r->node == NULL && r->prefix) {
     char uuid[ZKC__UUID_LEN + 1];
     zkc__qown_uuid(r, uuid);
-    zkc__janitor_add(r->c, r->base, uuid);
+    r->world->janitor_add(r->c, r->base, uuid);
   }
   r->maybe_made = 0;
   r->rc = rc;
@@ -165,7 +166,7 @@ static void finish(zkc__qrun_t *r, int rc) {
 /* After a retryable failure: the client's retry policy, then `next`. */
 static void retry(zkc__qrun_t *r, int rc, zkc__qstate_t next) {
   int64_t wake_at = 0;
-  rc = zkc__retry_delay(r->c, &r->retries, rc, r->deadline, &wake_at);
+  rc = r->world->retry_delay(r->c, &r->retries, rc, r->deadline, &wake_at);
   if (rc != ZKC_OK) {
     finish(r, rc);
     return;
@@ -184,11 +185,10 @@ static void send_create(zkc__qrun_t *r) {
     finish(r, rc);
     return;
   }
-  r->proof = zkc__boot_ms(); /* the read pipelined behind it is later */
-  zkc__submit_create(r->c, r->op, ZKC_NODE_PARTICIPANT, r->prefix, r->data,
-                     (int)strlen(r->data),
-                     r->plain ? ZKC__CREATE_EPHEMERAL
-                              : ZKC__CREATE_EPHEMERAL_SEQUENTIAL);
+  r->proof = r->world->boot_ms(); /* the read pipelined behind it is later */
+  zkc__qreq_t rq = {.kind = ZKC__QR_CREATE, .path = r->prefix,
+                    .data = r->data, .plain = r->plain};
+  r->world->send(r->c, r->op, &rq);
   if (!r->no_list) (void)submit_list(r, 0); /* r->list NULL: no memory */
   r->st = Q_CREATING;
 }
@@ -200,7 +200,7 @@ static void made(zkc__qrun_t *r) {
   r->maybe_made = 0;
   free(r->prefix); /* the node's name has the uuid now */
   r->prefix = NULL;
-  if (r->owner != zkc__session_id(r->c)) finish(r, ZKC_ELOST);
+  if (r->owner != r->world->session_id(r->c)) finish(r, ZKC_ELOST);
   else if (r->no_list) finish(r, ZKC_OK);
   else if (r->list == NULL && submit_list(r, 1) != ZKC_OK) finish(r, ZKC_ENOMEM);
   else r->st = Q_LISTING;
@@ -276,7 +276,7 @@ static void searched(zkc__qrun_t *r) {
       finish(r, ZKC_ENOMEM);
       return;
     }
-    zkc__submit_exists(r->c, r->op, r->found);
+    zkc__qown_send(r, r->op, ZKC__QR_EXISTS, r->found);
     r->st = Q_ADOPTING;
   } else if (rc == ZKC_OK) { /* never applied: create it now */
     r->maybe_made = 0;
@@ -295,14 +295,14 @@ static void adopted(zkc__qrun_t *r) {
   int rc = r->op->rc;
   zkc__stat_t stat = r->op->stat;
   op_end(&r->op);
-  if (rc == ZKC_OK && stat.ephemeral_owner == zkc__session_id(r->c)) {
+  if (rc == ZKC_OK && stat.ephemeral_owner == r->world->session_id(r->c)) {
     r->token = stat.czxid;
     r->owner = stat.ephemeral_owner;
     r->node = r->found, r->found = NULL;
     made(r);
     return;
   }
-  if (rc == ZKC_OK) zkc__janitor_add(r->c, r->found, NULL);
+  if (rc == ZKC_OK) r->world->janitor_add(r->c, r->found, NULL);
   free(r->found);
   r->found = NULL;
   if (rc == ZKC_OK || rc == ZKC_ENONODE) { /* not ours: a new one */
@@ -327,7 +327,7 @@ static void list_now(zkc__qrun_t *r) {
 /* After a wait: our node's session must still be the current one (a node
  * of a replaced session is not ours to hold, whatever we think). */
 static void relist(zkc__qrun_t *r) {
-  if (zkc__session_fate(r->c, r->owner) == ZKC__SESSION_GONE)
+  if (r->world->session_fate(r->c, r->owner) == ZKC__SESSION_GONE)
     finish(r, ZKC_ELOST);
   else
     list_now(r);
@@ -342,15 +342,15 @@ static void relist(zkc__qrun_t *r) {
  * answer gone stale (the process stalled, or the wait was long) is read
  * again at once: the read's own answer is then the proof. */
 static void grant(zkc__qrun_t *r) {
-  switch (zkc__session_fate(r->c, r->owner)) {
+  switch (r->world->session_fate(r->c, r->owner)) {
     case ZKC__SESSION_LIVE:
-      if (zkc__grant_fresh(r->c, r->proof)) {
+      if (r->world->grant_fresh(r->c, r->proof)) {
         finish(r, ZKC_OK);
         return;
       }
       zkc__log(r->c, ZKC_LOG_DEBUG, "lock %s: the answer showing %s first is "
                "%lld ms old: reading again", r->base, r->node,
-               (long long)(zkc__boot_ms() - r->proof));
+               (long long)(r->world->boot_ms() - r->proof));
       relist(r);
       return;
     case ZKC__SESSION_GONE: finish(r, ZKC_ELOST); return;
@@ -376,9 +376,9 @@ static void watch_round(zkc__qrun_t *r, char *pred, int sole) {
   r->list = r->op ? op_new(r) : NULL;
   if (r->list == NULL) op_drop(r, &r->op); /* no memory: a plain round */
   r->sole = r->op != NULL;
-  int rc = r->watch ? zkc__waiter_register_polled(r->c, &r->w, pred,
-                                                   r->drv ? r->drv->wake : NULL,
-                                                   r->drv_ctx)
+  int rc = r->watch ? r->world->waiter_register(r->c, &r->w, pred,
+                                         r->drv ? r->drv->wake : NULL,
+                                         r->drv_ctx)
                     : ZKC_ENOMEM;
   if (rc != ZKC_OK) {
     op_drop(r, &r->watch);
@@ -391,13 +391,13 @@ static void watch_round(zkc__qrun_t *r, char *pred, int sole) {
   }
   r->w_reg = 1;
   if (r->sole && zkc__round_seam) zkc__round_seam();
-  r->sent = zkc__boot_ms();
+  r->sent = r->world->boot_ms();
   if (r->sole) {
-    zkc__submit_sync(r->c, r->list, r->base);
-    zkc__waiter_watch_own(r->c, &r->w, r->node);
-    zkc__submit_watch(r->c, r->op, r->node, r->w.id);
+    zkc__qown_send(r, r->list, ZKC__QR_SYNC, r->base);
+    r->world->waiter_watch_own(r->c, &r->w, r->node);
+    zkc__qown_watch(r, r->op, r->node);
   }
-  zkc__submit_watch(r->c, r->watch, pred, r->w.id);
+  zkc__qown_watch(r, r->watch, pred);
   r->st = Q_WATCHING;
 }
 
@@ -406,10 +406,11 @@ static void watch_round(zkc__qrun_t *r, char *pred, int sole) {
  * round's only: a next round sets its own. */
 static void round_leave(zkc__qrun_t *r, int remove) {
   if (!r->w_reg) return;
-  if (remove) zkc__waiter_unwatch(r->c, &r->w);
-  if (r->sole && r->own_rc == ZKC_OK) zkc__forget_watch(r->c, r->node, r->w.id);
-  if (r->watch_rc == ZKC_OK) zkc__forget_watch(r->c, r->pred, r->w.id);
-  zkc__waiter_unregister(r->c, &r->w);
+  if (remove) r->world->waiter_unwatch(r->c, &r->w);
+  if (r->sole && r->own_rc == ZKC_OK)
+    r->world->forget_watch(r->c, r->node, r->w.id);
+  if (r->watch_rc == ZKC_OK) r->world->forget_watch(r->c, r->pred, r->w.id);
+  r->world->waiter_unregister(r->c, &r->w);
   r->w_reg = 0;
   free(r->pred);
   r->pred = NULL;
@@ -429,7 +430,7 @@ static void round_end(zkc__qrun_t *r, zkc__wake_t why) {
               r->own_rc == ZKC_OK &&
               why == ZKC__WAKE_FIRED &&
               (r->watch_rc == ZKC_OK || r->watch_rc == ZKC_ENONODE) &&
-              zkc__waiter_clean(r->c, &r->w, r->watch_rc == ZKC_ENONODE);
+              r->world->waiter_clean(r->c, &r->w, r->watch_rc == ZKC_ENONODE);
   if (clean) r->proof = r->sent;
   round_leave(r, why == ZKC__WAKE_TIMEOUT);
   /* Our node gone (ZKC_ENONODE) shows in the read that follows. */
@@ -510,7 +511,7 @@ static void listed(zkc__qrun_t *r) {
   else if (d.verdict == ZKC__Q_GONE) finish(r, ZKC_ELOST); /* session or outsider */
   else if (d.verdict == ZKC__Q_FIRST) grant(r);
   else if (pred == NULL) finish(r, ZKC_ENOMEM);
-  else if (zkc__now_ms() >= r->deadline) {
+  else if (r->world->now_ms() >= r->deadline) {
     free(pred);
     finish(r, ZKC_ETIMEDOUT);
   } else {
@@ -520,17 +521,22 @@ static void listed(zkc__qrun_t *r) {
 
 /* ---- the driver's side ---- */
 
-void zkc__qrun_init(zkc__qrun_t *r, zkc_client_t *c, const char *base,
-                    const char *name, const char *data, int64_t deadline_ms,
-                    const zkc__qdriver_t *drv, void *drv_ctx) {
+void zkc__qrun_init(zkc__qrun_t *r, zkc_client_t *c,
+                    const zkc__qrun_how_t *how) {
   memset(r, 0, sizeof *r);
   r->c = c;
-  r->base = base;
-  r->name = name;
-  r->data = data ? data : zkc__holder_id(c);
-  r->deadline = deadline_ms;
-  r->drv = drv;
-  r->drv_ctx = drv_ctx;
+  r->base = how->base;
+  r->name = how->name;
+  r->world = how->world ? how->world : &zkc__qworld_session;
+  r->data = how->data ? how->data : r->world->holder_id(c);
+  r->deadline = how->deadline;
+  r->drv = how->drv;
+  r->drv_ctx = how->drv_ctx;
+  r->reader = how->reader;
+  r->plain = how->plain;
+  r->no_list = how->no_list;
+  r->requeue = how->requeue;
+  r->layout = how->layout;
   r->st = Q_CREATE;
 }
 
@@ -546,7 +552,7 @@ static int advance(zkc__qrun_t *r) {
   if (r->stop_rc != ZKC_OK && !answered && r->st != Q_REMOVING) {
     int rc = r->stop_rc;
     r->stop_rc = ZKC_OK;
-    round_leave(r, !zkc__client_closed(r->c));
+    round_leave(r, !r->world->closed(r->c));
     finish(r, rc);
     return AGAIN;
   }
@@ -563,17 +569,17 @@ static int advance(zkc__qrun_t *r) {
     case Q_WATCHING: watched(r); break;
     case Q_WAITING: return ZKC__QN_EVENT;
     case Q_BACKOFF:
-      if (zkc__now_ms() < r->wake_at) return ZKC__QN_TIME;
+      if (r->world->now_ms() < r->wake_at) return ZKC__QN_TIME;
       r->st = Q_CONNECT;
       break;
     case Q_CONNECT:
-      if (zkc__session_live(r->c)) r->st = r->after;
-      else if (zkc__client_closed(r->c)) finish(r, ZKC_ECLOSED);
-      else if (zkc__now_ms() >= r->deadline) finish(r, ZKC_ETIMEDOUT);
+      if (r->world->session_live(r->c)) r->st = r->after;
+      else if (r->world->closed(r->c)) finish(r, ZKC_ECLOSED);
+      else if (r->world->now_ms() >= r->deadline) finish(r, ZKC_ETIMEDOUT);
       else return ZKC__QN_SESSION;
       break;
     case Q_REMOVING: {
-      int del = zkc__delete_answered(r->c, r->node, r->op->rc);
+      int del = r->world->delete_answered(r->c, r->node, r->op->rc);
       op_end(&r->op);
       after_remove(r, del);
       break;
@@ -596,7 +602,7 @@ void zkc__qrun_give_up(zkc__qrun_t *r) {
       r->maybe_made = 1;
       break;
     case Q_ADOPTING: /* ours or an older session's: gone either way */
-      zkc__janitor_add(r->c, r->found, NULL);
+      r->world->janitor_add(r->c, r->found, NULL);
       free(r->found);
       r->found = NULL;
       break;
@@ -604,14 +610,14 @@ void zkc__qrun_give_up(zkc__qrun_t *r) {
       /* A late answer sets a watch whose event finds no waiter (they are
        * found by id). */
       op_drop(r, &r->watch);
-      zkc__waiter_unregister(r->c, &r->w);
+      r->world->waiter_unregister(r->c, &r->w);
       r->w_reg = 0;
       free(r->pred);
       r->pred = NULL;
       break;
     case Q_REMOVING: /* finished in the background */
       op_drop(r, &r->op);
-      zkc__janitor_add(r->c, r->node, NULL);
+      r->world->janitor_add(r->c, r->node, NULL);
       after_remove(r, ZKC_OK);
       return;
     default: break;
@@ -659,11 +665,11 @@ void zkc__qrun_clear(zkc__qrun_t *r) {
   op_drop(r, &r->list);
   op_drop(r, &r->watch);
   if (r->w_reg) {
-    zkc__waiter_unregister(r->c, &r->w);
+    r->world->waiter_unregister(r->c, &r->w);
     r->w_reg = 0;
   }
-  if (r->node) zkc__janitor_add(r->c, r->node, NULL);
-  if (r->found) zkc__janitor_add(r->c, r->found, NULL);
+  if (r->node) r->world->janitor_add(r->c, r->node, NULL);
+  if (r->found) r->world->janitor_add(r->c, r->found, NULL);
   free(r->node);
   free(r->found);
   free(r->pred);

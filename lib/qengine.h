@@ -11,7 +11,9 @@
 
 #include <stdint.h>
 
+#include "names.h"
 #include "queue_nodes.h"
+#include "qworld.h"
 #include "session.h"
 
 /* What a run needs before its next step. */
@@ -58,12 +60,13 @@ typedef enum {
  * must not move while it runs (its waiter is registered by address). Kept
  * small: one lives in every pending async acquire. */
 typedef struct zkc__qrun {
-  /* what to do (zkc__qrun_init) */
+  /* what to do (zkc__qrun_init: zkc__qrun_how_t) */
   zkc_client_t *c;
   const char *base, *name, *data; /* borrowed for the run's life */
   int64_t deadline; /* its requests' limit: zkc__limit_after(deadline) */
   const zkc__qdriver_t *drv; /* NULL: the caller waits itself */
   void *drv_ctx;
+  const zkc__qworld_t *world; /* requests out, facts in (qworld.h) */
   /* flags, and where it is */
   unsigned reader : 1;  /* read side of a read-write lock: waits on writers */
   unsigned plain : 1;   /* EPHEMERAL, named exactly: no sequence, no queue */
@@ -101,14 +104,27 @@ typedef struct zkc__qrun {
   int64_t wake_at;
 } zkc__qrun_t;
 
-/* Prepares a run on `base` for a node named "_c_<uuid>-<name>[seq]" with
- * `data` (NULL: the client's holder id), waiting until deadline_ms
- * (monotonic, ZKC__FOREVER) and no request past its limit (the deadline
- * plus a grace). The flags are the fields above. drv (NULL or static)
- * is called with drv_ctx. */
-void zkc__qrun_init(zkc__qrun_t *r, zkc_client_t *c, const char *base,
-                    const char *name, const char *data, int64_t deadline_ms,
-                    const zkc__qdriver_t *drv, void *drv_ctx);
+/* What a run is to do, all set before it starts (zkc__qrun_init). */
+typedef struct zkc__qrun_how {
+  /* A node named "_c_<uuid>-<name>[seq]" under base, with data (NULL: the
+   * client's holder id); all three borrowed for the run's life. */
+  const char *base, *name, *data;
+  int64_t deadline; /* monotonic, ZKC__FOREVER; no request past its limit
+                       (the deadline plus a grace) */
+  zkc__recipe_layout_t layout; /* checked at each read (ZKC__AS_NONE: no) */
+  unsigned reader : 1;  /* read side of a read-write lock: waits on writers */
+  unsigned plain : 1;   /* EPHEMERAL, named exactly: no sequence, no queue */
+  unsigned no_list : 1; /* only the node: no queue read, no wait */
+  unsigned requeue : 1; /* a node lost while waiting: queue again at the
+                           back, within the deadline */
+  const zkc__qdriver_t *drv; /* NULL (the caller waits itself) or static */
+  void *drv_ctx;             /* what drv is called with */
+  const zkc__qworld_t *world; /* NULL: the client's (zkc__qworld_session) */
+} zkc__qrun_how_t;
+
+/* Prepares a run of client c that does `how`. */
+void zkc__qrun_init(zkc__qrun_t *r, zkc_client_t *c,
+                    const zkc__qrun_how_t *how);
 
 /* Goes as far as it can without waiting; says what it needs next. */
 zkc__qneed_t zkc__qrun_step(zkc__qrun_t *r);

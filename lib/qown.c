@@ -28,15 +28,25 @@ static void op_end(zkc__op_t **op) {
   *op = NULL;
 }
 
+void zkc__qown_send(zkc__qrun_t *r, zkc__op_t *op, zkc__qreq_kind_t kind,
+                    const char *path) {
+  zkc__qreq_t rq = {.kind = kind, .path = path};
+  r->world->send(r->c, op, &rq);
+}
+
+void zkc__qown_watch(zkc__qrun_t *r, zkc__op_t *op, const char *path) {
+  zkc__qreq_t rq = {.kind = ZKC__QR_WATCH, .path = path, .watch = r->w.id};
+  r->world->send(r->c, op, &rq);
+}
+
 int zkc__qown_send_parent(zkc__qrun_t *r) {
   char *path = zkc__parent_path(r->base, r->up);
   if (path == NULL || (r->op = zkc__qown_op_new(r)) == NULL) {
     free(path);
     return ZKC_ENOMEM;
   }
-  zkc__submit_create(r->c, r->op, ZKC_NODE_PARENT, path, "", 0,
-                     zkc__parent_mode_of(r->c));
-  free(path); /* serialized by the submit */
+  zkc__qown_send(r, r->op, ZKC__QR_PARENT, path);
+  free(path); /* serialized by the send */
   return ZKC_OK;
 }
 
@@ -80,7 +90,7 @@ static void to_janitor(zkc__qrun_t *r, const char *name) {
   if (path == NULL) return; /* no memory: it goes with its session */
   zkc__log(r->c, ZKC_LOG_INFO, "lock %s: %s carries our uuid too: deleting it",
            r->base, path);
-  zkc__janitor_add(r->c, path, NULL);
+  r->world->janitor_add(r->c, path, NULL);
   free(path);
 }
 
@@ -108,8 +118,8 @@ int zkc__qown_send_search(zkc__qrun_t *r) {
     zkc__qown_op_drop(r, &r->list);
     return ZKC_ENOMEM;
   }
-  zkc__submit_sync(r->c, r->list, r->base);
-  zkc__submit_children(r->c, r->op, r->base);
+  zkc__qown_send(r, r->list, ZKC__QR_SYNC, r->base);
+  zkc__qown_send(r, r->op, ZKC__QR_CHILDREN, r->base);
   return ZKC_OK;
 }
 

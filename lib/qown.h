@@ -5,7 +5,8 @@
  * Every node that does is the run's own (a create cut off by connection
  * loss may have been applied, and retried where that was not visible yet):
  * one is kept, the others deleted, so that no second node of ours blocks
- * the queue behind our back. Used by qengine.c only. */
+ * the queue behind our back. Used by qengine.c only; like it, reaches the
+ * session only through the run's world (qworld.h). */
 #ifndef ZKC_QOWN_H
 #define ZKC_QOWN_H
 
@@ -20,6 +21,11 @@
  * (an op that finished, even between a look and the give-up, told it). */
 zkc__op_t *zkc__qown_op_new(zkc__qrun_t *r);
 void zkc__qown_op_drop(zkc__qrun_t *r, zkc__op_t **op);
+/* Sends a request of `kind` on path (no data) with op through the run's
+ * world; zkc__qown_watch a ZKC__QR_WATCH for the run's waiter. */
+void zkc__qown_send(zkc__qrun_t *r, zkc__op_t *op, zkc__qreq_kind_t kind,
+                    const char *path);
+void zkc__qown_watch(zkc__qrun_t *r, zkc__op_t *op, const char *path);
 
 /* Q_PARENT: sends the create of the node r->up levels above the base (in
  * r->op): ZKC_OK or ZKC_ENOMEM (nothing sent). Q_PARENTING: takes its

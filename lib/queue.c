@@ -106,11 +106,12 @@ static int run_here(zkc__qrun_t *r, zkc__held_t *out) {
 static int acquire(zkc_client_t *c, const char *base, const char *lock_name,
                    const char *data, int reader, zkc__recipe_layout_t layout,
                    int64_t deadline_ms, zkc__held_t *out) {
+  /* A node lost while waiting: at the back, the deadline holds. */
+  zkc__qrun_how_t how = {.base = base, .name = lock_name, .data = data,
+                         .deadline = deadline_ms, .layout = layout,
+                         .reader = reader != 0, .requeue = 1};
   zkc__qrun_t r;
-  zkc__qrun_init(&r, c, base, lock_name, data, deadline_ms, NULL, NULL);
-  r.reader = reader != 0;
-  r.layout = layout;
-  r.requeue = 1; /* a node lost while waiting: at the back, deadline holds */
+  zkc__qrun_init(&r, c, &how);
   return run_here(&r, out);
 }
 
@@ -142,10 +143,11 @@ int zkc__node_create(zkc_client_t *c, const char *base, const char *name,
 int zkc__node_create_mode(zkc_client_t *c, const char *base, const char *name,
                           const char *data, int plain, int64_t deadline_ms,
                           zkc__held_t *out) {
+  zkc__qrun_how_t how = {.base = base, .name = name, .data = data,
+                         .deadline = deadline_ms, .plain = plain != 0,
+                         .no_list = 1};
   zkc__qrun_t r;
-  zkc__qrun_init(&r, c, base, name, data, deadline_ms, NULL, NULL);
-  r.no_list = 1;
-  r.plain = plain != 0;
+  zkc__qrun_init(&r, c, &how);
   return run_here(&r, out);
 }
 

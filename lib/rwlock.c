@@ -6,7 +6,7 @@
 
 #include "names.h"
 #include "session.h"
-#include "rwside.h"
+#include "mutex_sides.h"
 #include "util.h"
 #include "zkcoord/rwlock.h"
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decide.h"
 #include "hold_fate.h"
 #include "names.h"
 #include "queue.h"
@@ -304,7 +305,9 @@ static int wait_fit(zkc_sem_t *s, zkc_lease_t *l, const zkc__held_t *q,
     }
     if (rc != ZKC_OK) break;
     retries = 0;
-    if (mine < l->n) { /* session gone, or an outsider deleted one */
+    zkc__l_verdict_t v = zkc__leases_decide(leases, mine, l->n, held_nodes(s),
+                                            max);
+    if (v == ZKC__L_GONE) { /* session gone, or an outsider deleted one */
       rc = ZKC_ELOST;
       break;
     }
@@ -316,12 +319,11 @@ static int wait_fit(zkc_sem_t *s, zkc_lease_t *l, const zkc__held_t *q,
                "shared count node makes them agree)", s->path, leases - l->n,
                (int)max);
     }
-    size_t own = held_nodes(s);
-    if (own > 0 && (int64_t)(own + l->n) > (int64_t)max) {
+    if (v == ZKC__L_DEADLOCK) {
       rc = ZKC_EDEADLK; /* our own leases stand in the way */
       break;
     }
-    if ((int64_t)leases <= (int64_t)max) {
+    if (v == ZKC__L_FIT) {
       zkc__session_fate_t fate = zkc__session_fate(c, l->nodes[0].session_id);
       /* An answer that waited out a stall of this process proves nothing
        * about the session now: read again. */

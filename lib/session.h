@@ -85,7 +85,7 @@ int zkc__observer_remove(zkc_client_t *c, zkc__observer_fn fn, void *ctx);
 int zkc__recipe_attach(zkc_client_t *c, zkc__observer_fn fn, void *ctx);
 int zkc__recipe_detach(zkc_client_t *c, zkc__observer_fn fn, void *ctx);
 
-/* ---- requests (ops.c) ---- */
+/* ---- requests (op.c: an op's life; ops.c: sending them; watches.c) ---- */
 
 /* What zkcoord reads of a node's stat. */
 typedef struct zkc__stat {

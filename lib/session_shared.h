@@ -57,7 +57,7 @@ int zkc__on_maint_thread_locked(const zkc_client_t *c);
  * where a refusal is final; recipes wait with zkc__wait_connected. */
 int zkc__wait_connected_or_refused(zkc_client_t *c, int64_t deadline_ms);
 
-/* ---- the client's requests as a whole, node watches (ops.c) ---- */
+/* ---- the client's requests as a whole (op.c), node watches (watches.c) ---- */
 
 /* Who a node watch belongs to. The client keeps one handler per kind
  * (set at open), told on the ZooKeeper completion thread with the owner's
@@ -87,6 +87,12 @@ int zkc__send_guard_watch(zkc_client_t *c, const char *path, uint64_t id,
 void zkc__remove_watch(zkc_client_t *c, const char *path, uint64_t id);
 /* The same for the children watch of waiter `id` on path. */
 void zkc__remove_child_watch(zkc_client_t *c, const char *path, uint64_t id);
+/* An op in flight (op.c): linked into the client's list when submitted;
+ * claimed by its completion (0: close finished it already); finished with
+ * its result, which wakes the submitter (or frees an op given up). */
+void zkc__op_link(zkc_client_t *c, zkc__op_t *op);
+int zkc__op_claim(zkc__op_t *op);
+void zkc__op_finish(zkc__op_t *op, int rc, const zkc__stat_t *stat);
 /* After the handle is closed: finishes every request still in flight with
  * rc (no completion can arrive any more). */
 void zkc__ops_abandon(zkc_client_t *c, int rc);

@@ -7,12 +7,15 @@
 #    shared header (session_shared.h) are reached, directly or through other
 #    headers, only from the session layer's files; a recipe object refers to
 #    no session-layer function that the door (session.h) does not declare;
+#  - the queue engine (qengine.c, qown.c) calls no session-layer function
+#    but an op's life and the log: the rest goes through its world
+#    (qworld.h);
 #  - the tests' hooks (test_hooks.h) are included only where they are
 #    defined;
 #  - ZooKeeper's states are translated at the door: no ZOO_* name in lib/
 #    outside it;
-#  - no file but the session layer's door (ops.c, handle.c, errors.c, log.c,
-#    acl.h and client_struct.h) includes zookeeper.h, and no public header,
+#  - no file but the session layer's door (ops.c, watches.c, ops_zk.h,
+#    handle.c, errors.c, log.c, acl.h and client_struct.h) includes zookeeper.h, and no public header,
 #    CLI source or example does (nor calls the ZooKeeper client: examples
 #    are built by users with zkcoord's pkg-config line alone).
 # Usage: check-layers.sh SOURCE_DIR OBJECT...   (the library's objects)
@@ -23,9 +26,9 @@ shift
 objects=()
 for o in "$@"; do objects+=("$(cd "$(dirname "$o")" && pwd)/$(basename "$o")"); done
 cd "$src/lib"
-session_layer="acl.c client.c errors.c guard.c handle.c janitor.c listeners.c log.c maint.c ops.c retry.c state.c waiters.c"
-hook_definers="async_engine.c guard.c handle.c mutex.c qengine.c qown.c state.c"
-zk_door="acl.h client_struct.h errors.c handle.c log.c ops.c"
+session_layer="acl.c client.c errors.c guard.c handle.c janitor.c listeners.c log.c maint.c op.c ops.c ops_zk.h retry.c state.c waiters.c watches.c"
+hook_definers="async_engine.c guard.c handle.c mutex.c mutex_downgrade.c qengine.c qown.c state.c"
+zk_door="acl.h client_struct.h errors.c handle.c log.c ops.c ops_zk.h watches.c"
 fail=0
 
 includes() { sed -n 's/^#include "\([^"/]*\)".*/\1/p' "$1"; }
@@ -75,7 +78,7 @@ done
 for f in *.c *.h; do
   [[ " $zk_door " == *" $f "* ]] && continue
   if grep -nE '\bZOO_[A-Z_]+' "$f" | grep -vE '^[0-9]+:\s*(/?\*|//)'; then
-    echo "^ $f reads ZooKeeper's names: translate them at the door (handle.c, ops.c)"
+    echo "^ $f reads ZooKeeper's names: translate them at the door (handle.c, ops.c, watches.c)"
     fail=1
   fi
 done
@@ -103,6 +106,14 @@ undeclared=$(awk -v layer=" $session_layer " '
   !($3 in declared) { print $1 " calls " $3 " (" $2 "), which session.h does not declare" }
 ' <(tr -c 'A-Za-z0-9_\n' ' ' <session.h) <(echo "$calls"))
 if [ -n "$undeclared" ]; then echo "$undeclared"; fail=1; fi
+# The queue engine reaches the session only through its world (qworld.h),
+# so that a test's world can drive it without a server: its objects call
+# no session-layer function but an op's life (op.c), the log's and the
+# pure classification of a result (zkc__retryable).
+engine_calls=$(awk '($1 == "qengine.c" || $1 == "qown.c") && $2 != "op.c" &&
+  $2 != "log.c" && $3 != "zkc__retryable" &&
+  index(" '"$session_layer"' ", " " $2 " ") { print $1 " calls " $3 " (" $2 ") past its world (qworld.h)" }' <<<"$calls")
+if [ -n "$engine_calls" ]; then echo "$engine_calls"; fail=1; fi
 for f in *.c *.h; do
   if grep -q '^#include <zookeeper/' "$f" && [[ " $zk_door " != *" $f "* ]]; then
     echo "$f includes the ZooKeeper client's header outside the session layer's door"
@@ -115,5 +126,5 @@ if grep -rnoE '#include <zookeeper/|\bZ(OK|OO_[A-Z_]+|[A-JL-Z][A-Z]{3,})\b|\b(zo
      "$src/include" "$src/cli" "$src/examples"; then
   echo "^ public headers, the CLI and the examples must not mention the ZooKeeper client"; fail=1
 fi
-[ $fail = 0 ] && echo "layers: no include or call cycle; the client struct and the session layer's shared header seen by it only, recipes through session.h; ZooKeeper's header and states at the door only"
+[ $fail = 0 ] && echo "layers: no include or call cycle; the client struct and the session layer's shared header seen by it only, recipes through session.h, the queue engine through its world; ZooKeeper's header and states at the door only"
 exit $fail

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The queue decision (lib/decide.c), without a server: where a contender
+/* The decisions (lib/decide.c), without a server: where a contender
  * stands (gone, first, waiting on whom) and whether the blocker's delete
  * alone may grant, for mutex contenders, readers and writers, in any order
- * of the read and beside children that take no part. */
+ * of the read and beside children that take no part; and whether a
+ * semaphore's leases fit. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -106,6 +107,24 @@ static void no_sole_grant_behind_a_write_node(void **state) {
   assert_true(d.sole); /* a reader never minds a read node */
 }
 
+/* Leases: ours missing is a loss whatever the count; this client's own
+ * held leases that leave no room are a deadlock; else the count. */
+static void leases_fit_wait_or_are_lost(void **state) {
+  (void)state;
+  /* leases, mine, wanted, held, max */
+  assert_int_equal(zkc__leases_decide(3, 1, 1, 0, 3), ZKC__L_FIT);
+  assert_int_equal(zkc__leases_decide(4, 1, 1, 0, 3), ZKC__L_WAIT);
+  assert_int_equal(zkc__leases_decide(4, 2, 2, 0, 3), ZKC__L_WAIT);
+  assert_int_equal(zkc__leases_decide(2, 0, 1, 0, 3), ZKC__L_GONE);
+  assert_int_equal(zkc__leases_decide(9, 1, 2, 0, 3), ZKC__L_GONE);
+  assert_int_equal(zkc__leases_decide(3, 1, 1, 2, 3), ZKC__L_FIT);
+  assert_int_equal(zkc__leases_decide(4, 2, 2, 2, 3), ZKC__L_DEADLOCK);
+  assert_int_equal(zkc__leases_decide(1, 1, 1, 0, 0), ZKC__L_WAIT);
+  /* a limit read from a shared count may be anything */
+  assert_int_equal(zkc__leases_decide(1, 1, 1, 0, -1), ZKC__L_WAIT);
+  assert_int_equal(zkc__leases_decide(1, 1, 1, 1, -1), ZKC__L_DEADLOCK);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(own_node_missing_is_gone),
@@ -115,6 +134,7 @@ int main(void) {
       cmocka_unit_test(readers_share_and_wait_on_the_nearest_writer),
       cmocka_unit_test(writer_waits_on_the_node_before_it),
       cmocka_unit_test(no_sole_grant_behind_a_write_node),
+      cmocka_unit_test(leases_fit_wait_or_are_lost),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* How a mutex's holds learn that the lock may be or is lost: the client's
+ * states (in doubt while disconnected, lost with the session), a guard on
+ * each hold's own node (deleted by someone else; the revocation marker),
+ * and the user's lost callback, told once per hold. */
+#include <stdlib.h>
+
+#include "hold_fate.h"
+#include "mutex_struct.h"
+
+/* The user's lost callback for one hold of m (hold_fate.h's teller). */
+typedef struct {
+  zkc_mutex_t *m;
+  zkc_lost_fn fn;
+  void *ctx;
+} teller_t;
+
+static void tell_one(void *ctx, zkc_lost_reason_t why, int64_t token) {
+  teller_t *t = ctx;
+  if (t->fn) t->fn(t->ctx, t->m, why, token);
+}
+
+/* Tells the user of each lost hold, outside m->mu. */
+static void lost_tell(zkc_mutex_t *m, zkc_lost_fn fn, void *ctx,
+                      zkc_lost_reason_t why, zkc__lost_list_t *l) {
+  teller_t t = {m, fn, ctx};
+  zkc__lost_tell(m->client, "lock", m->path, why, l, tell_one, &t);
+}
+
+/* Marks h lost (m->mu held) and, the first time, names it in `l` for the
+ * lost callback: 1 then, else 0. A hold the holding thread found lost
+ * itself (zkc_mutex_fenced_set) is marked lost there but told here, on the
+ * maintenance thread, when the client learns of the loss, as any other. */
+static int lose_locked(hold_t *h, zkc__lost_list_t *l) {
+  h->lost = 1;
+  if (h->told) return 0;
+  h->told = 1;
+  zkc__lost_push(l, h->held.token);
+  return 1;
+}
+
+/* Connection states reach every hold: in doubt while disconnected, lost
+ * with the session (or already when disconnected, by the client's policy).
+ * A lost node that may still exist is deleted by whichever session is
+ * current next (its path is unique to this hold: deleting it can never
+ * remove anyone else's node), so the next waiter gets the lock. */
+void zkc__mutex_on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
+  zkc_mutex_t *m = ctx;
+  zkc_client_t *c = m->client;
+  zkc__lost_list_t lost = {0};
+  zkc_lost_reason_t why = ZKC_LOST_SESSION;
+  pthread_mutex_lock(&m->mu);
+  hold_t *h, *tmp;
+  int lost_on_suspended = zkc__lost_on_suspended(c);
+  HASH_ITER(hh, m->holds, h, tmp) {
+    zkc_lost_reason_t w = why;
+    zkc__hold_fate_t f = zkc__hold_fate_on_state(
+        st, lost_session, h->held.session_id, lost_on_suspended, &w);
+    h->in_doubt = f != ZKC__HOLD_STANDS;
+    if (f == ZKC__HOLD_LOST && lose_locked(h, &lost)) {
+      why = w;
+      zkc__janitor_add(c, h->held.node, NULL);
+    }
+  }
+  zkc_lost_fn fn = m->lost_fn;
+  void *fn_ctx = m->lost_ctx;
+  pthread_mutex_unlock(&m->mu);
+  lost_tell(m, fn, fn_ctx, why, &lost);
+}
+
+/* Someone wrote the revocation marker into a revocable hold's node: told
+ * with the callback the hold was granted with. */
+static void on_revoked(void *ctx, uint64_t guard) {
+  zkc_mutex_t *m = ctx;
+  int64_t token = 0;
+  zkc_revoke_fn fn = NULL;
+  void *fn_ctx = NULL;
+  pthread_mutex_lock(&m->mu);
+  hold_t *h, *tmp;
+  HASH_ITER(hh, m->holds, h, tmp) {
+    if (h->guard == guard && !h->lost) {
+      token = h->held.token;
+      fn = h->revoke_fn;
+      fn_ctx = h->revoke_ctx;
+    }
+  }
+  pthread_mutex_unlock(&m->mu);
+  if (fn == NULL) return;
+  zkc__log(m->client, ZKC_LOG_INFO, "lock %s: revocation requested, token %lld",
+           m->path, (long long)token);
+  fn(fn_ctx, m, token);
+}
+
+/* Our node was deleted while the session lived: the lock is gone. */
+static void on_node_gone(void *ctx, uint64_t guard) {
+  zkc_mutex_t *m = ctx;
+  zkc__lost_list_t lost = {0};
+  pthread_mutex_lock(&m->mu);
+  hold_t *h, *tmp;
+  HASH_ITER(hh, m->holds, h, tmp) {
+    if (h->guard == guard) lose_locked(h, &lost);
+  }
+  zkc_lost_fn fn = m->lost_fn;
+  void *fn_ctx = m->lost_ctx;
+  pthread_mutex_unlock(&m->mu);
+  lost_tell(m, fn, fn_ctx, ZKC_LOST_DELETED, &lost);
+}
+
+/* Watches the hold's own node (see guard.c). Under m->mu, so that the guard
+ * cannot fire before the hold carries its id. */
+void zkc__mutex_guard_hold(zkc_mutex_t *m, hold_t *h, int32_t told) {
+  int rc = h->revoke_fn
+               ? zkc__guard_add_revocable(m->client, h->held.node,
+                                          h->held.session_id, on_node_gone,
+                                          on_revoked, m, told, &h->guard)
+               : zkc__guard_add(m->client, h->held.node, h->held.session_id,
+                                on_node_gone, m, &h->guard);
+  if (rc != ZKC_OK)
+    zkc__log(m->client, ZKC_LOG_WARN, "out of memory: %s is held unwatched",
+             m->path);
+}
+
+/* Records a granted hold, or returns ZKC__REQUEUE when it is gone already.
+ * The session's fate is read under m->mu: a state dispatched before this
+ * shows in it, one dispatched after finds the hold in the table. Caller
+ * holds m->mu (which ranks above the client's lock). */
+int zkc__mutex_record(zkc_mutex_t *m, hold_t *h) {
+  zkc_client_t *c = m->client;
+  zkc__hold_fate_t fate = zkc__hold_fate_at_grant(
+      zkc__session_fate(c, h->held.session_id), zkc__lost_on_suspended(c));
+  if (fate == ZKC__HOLD_LOST) return ZKC__REQUEUE;
+  h->in_doubt = fate == ZKC__HOLD_IN_DOUBT;
+  if (!ZKC__HASH_ADD_U64(m->holds, thread, h)) return ZKC_ENOMEM;
+  zkc__mutex_guard_hold(m, h, -1);
+  return ZKC_OK;
+}

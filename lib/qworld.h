@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Everything the queue engine (qengine.c) learns from or asks of the world
+ * outside it: the requests it wants sent, described as data; what it
+ * needs to know of the session (its id, its fate, whether an answer is
+ * fresh enough to grant on); the clock; the waiter its rounds set watches
+ * for; the janitor; the retry policy. The engine reaches none of these but
+ * through a world: the client's (zkc__qworld_session, qworld.c, over
+ * session.h), or a test's, which answers from a script, without a server
+ * (test/unit/test_qengine.c). Every function takes the run's client, which
+ * the engine only passes on. */
+#ifndef ZKC_QWORLD_H
+#define ZKC_QWORLD_H
+
+#include <stdint.h>
+
+#include "session.h"
+
+/* A request the engine wants sent; its answer comes back in the op it is
+ * sent with (rc, stat, created, children). */
+typedef enum zkc__qreq_kind {
+  ZKC__QR_CREATE,   /* our node at `path` (the protected prefix) with `data`:
+                       ephemeral-sequential, or ephemeral when `plain` */
+  ZKC__QR_PARENT,   /* a missing parent at `path`, empty, in the client's
+                       parent mode */
+  ZKC__QR_CHILDREN, /* the children of `path` */
+  ZKC__QR_SYNC,     /* a sync of `path` through the leader */
+  ZKC__QR_EXISTS,   /* the stat of `path` */
+  ZKC__QR_WATCH,    /* the stat of `path` and a data watch for waiter
+                       `watch` */
+  ZKC__QR_DELETE    /* `path`, any version */
+} zkc__qreq_kind_t;
+
+typedef struct zkc__qreq {
+  zkc__qreq_kind_t kind;
+  const char *path; /* the caller's: serialized by the send */
+  const char *data; /* ZKC__QR_CREATE: NUL-terminated */
+  int plain;        /* ZKC__QR_CREATE: no sequence */
+  uint64_t watch;   /* ZKC__QR_WATCH: the waiter's id */
+} zkc__qreq_t;
+
+typedef struct zkc__qworld {
+  /* ---- requests ---- */
+  void (*send)(zkc_client_t *c, zkc__op_t *op, const zkc__qreq_t *rq);
+
+  /* ---- the session ---- */
+  int64_t (*session_id)(zkc_client_t *c);
+  zkc__session_fate_t (*session_fate)(zkc_client_t *c, int64_t session_id);
+  int (*session_live)(zkc_client_t *c);
+  int (*closed)(zkc_client_t *c);
+  /* 1 while a request sent at sent_boot_ms may still prove a grant. */
+  int (*grant_fresh)(zkc_client_t *c, int64_t sent_boot_ms);
+  const char *(*holder_id)(zkc_client_t *c);
+
+  /* ---- the clock (util.h's) ---- */
+  int64_t (*boot_ms)(void);
+  int64_t (*now_ms)(void);
+
+  /* ---- a round's waiter (session.h's zkc__waiter_*) ---- */
+  int (*waiter_register)(zkc_client_t *c, zkc__waiter_t *w, const char *path,
+                         void (*notify)(void *), void *ctx);
+  void (*waiter_watch_own)(zkc_client_t *c, zkc__waiter_t *w, const char *own);
+  int (*waiter_clean)(zkc_client_t *c, zkc__waiter_t *w, int path_absent);
+  void (*waiter_unwatch)(zkc_client_t *c, zkc__waiter_t *w);
+  void (*waiter_unregister)(zkc_client_t *c, zkc__waiter_t *w);
+  void (*forget_watch)(zkc_client_t *c, const char *path, uint64_t id);
+
+  /* ---- what outlives the run, and the policy ---- */
+  void (*janitor_add)(zkc_client_t *c, const char *path, const char *uuid);
+  /* A delete of our node answered rc: ZKC_OK (gone, or will be), ZKC_ELOST
+   * (gone already) or the refusal (zkc__delete_answered). */
+  int (*delete_answered)(zkc_client_t *c, const char *node, int rc);
+  /* zkc__retry_delay: ZKC_OK with *wake_at the backoff's end, or the
+   * failure to end the run with. */
+  int (*retry_delay)(zkc_client_t *c, int *attempt, int rc, int64_t deadline,
+                     int64_t *wake_at);
+} zkc__qworld_t;
+
+/* The client's world: requests to its ZooKeeper handle, facts from its
+ * session. */
+extern const zkc__qworld_t zkc__qworld_session;
+
+#endif /* ZKC_QWORLD_H */

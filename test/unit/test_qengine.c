@@ -1,0 +1,656 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The queue engine fed scripted answers, no server: a world (qworld.h)
+ * that records the requests the engine sends and answers them as the test
+ * says, with a clock, a session and a waiter of the test's. Each case
+ * checks one rule of "What a grant rests on" (docs/architecture.md): the
+ * requests that go out (a sync through the leader before every read a
+ * grant may rest on, the sole-blocker round's watches in order) and that
+ * no grant is made on an answer that is stale, of another session, or
+ * not proved by the server's order of events. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "qengine.h"
+#include "session_shared.h" /* zkc__op_finish: how an answer arrives */
+
+/* ---- the scripted world ---- */
+
+#define MAX_REQ 64
+#define FRESH_MS 5000 /* half a 10 s session: how long an answer proves */
+
+typedef struct {
+  zkc__qreq_kind_t kind;
+  char path[700];
+  int plain;
+  uint64_t watch;
+  zkc__op_t *op;
+  int answered;
+} req_t;
+
+static struct {
+  req_t req[MAX_REQ];
+  int n;
+  int64_t clock; /* boot and monotonic time alike, ms */
+  int64_t session;
+  zkc__session_fate_t fate;
+  int live, closed;
+  int clean; /* what the waiter says of the round's events */
+  uint64_t next_id;
+  int registered, unwatched, own_watched, dropped;
+  char janitor[8][700];
+  int n_janitor;
+} S;
+
+static void w_send(zkc_client_t *c, zkc__op_t *op, const zkc__qreq_t *rq) {
+  (void)c;
+  assert_true(S.n < MAX_REQ);
+  req_t *q = &S.req[S.n++];
+  memset(q, 0, sizeof *q);
+  q->kind = rq->kind;
+  snprintf(q->path, sizeof q->path, "%s", rq->path);
+  q->plain = rq->plain;
+  q->watch = rq->watch;
+  q->op = op;
+}
+static int64_t w_session_id(zkc_client_t *c) {
+  (void)c;
+  return S.session;
+}
+static zkc__session_fate_t w_fate(zkc_client_t *c, int64_t id) {
+  (void)c;
+  return id == S.session ? S.fate : ZKC__SESSION_GONE;
+}
+static int w_live(zkc_client_t *c) {
+  (void)c;
+  return S.live;
+}
+static int w_closed(zkc_client_t *c) {
+  (void)c;
+  return S.closed;
+}
+static int w_fresh(zkc_client_t *c, int64_t sent) {
+  (void)c;
+  return S.clock - sent < FRESH_MS;
+}
+static const char *w_holder(zkc_client_t *c) {
+  (void)c;
+  return "holder";
+}
+static int64_t w_clock(void) { return S.clock; }
+static int w_register(zkc_client_t *c, zkc__waiter_t *w, const char *path,
+                      void (*notify)(void *), void *ctx) {
+  (void)c, (void)path, (void)notify, (void)ctx;
+  w->id = ++S.next_id;
+  S.registered++;
+  return ZKC_OK;
+}
+static void w_watch_own(zkc_client_t *c, zkc__waiter_t *w, const char *own) {
+  (void)c, (void)w, (void)own;
+  S.own_watched++;
+}
+static int w_clean(zkc_client_t *c, zkc__waiter_t *w, int absent) {
+  (void)c, (void)w, (void)absent;
+  return S.clean;
+}
+static void w_unwatch(zkc_client_t *c, zkc__waiter_t *w) {
+  (void)c, (void)w;
+  S.unwatched++;
+}
+static void w_unregister(zkc_client_t *c, zkc__waiter_t *w) {
+  (void)c, (void)w;
+  S.registered--;
+}
+static void w_forget(zkc_client_t *c, const char *path, uint64_t id) {
+  (void)c, (void)path, (void)id;
+}
+static void w_janitor(zkc_client_t *c, const char *path, const char *uuid) {
+  (void)c, (void)uuid;
+  assert_true(S.n_janitor < 8);
+  snprintf(S.janitor[S.n_janitor++], sizeof S.janitor[0], "%s", path);
+}
+static int w_delete_answered(zkc_client_t *c, const char *node, int rc) {
+  (void)c, (void)node;
+  return rc == ZKC_ENONODE ? ZKC_ELOST : rc;
+}
+static int w_retry(zkc_client_t *c, int *attempt, int rc, int64_t deadline,
+                   int64_t *wake_at) {
+  (void)c;
+  if (!zkc__retryable(rc)) return rc;
+  if (S.clock >= deadline) return ZKC_ETIMEDOUT;
+  (*attempt)++;
+  *wake_at = S.clock + 10;
+  return ZKC_OK;
+}
+
+static const zkc__qworld_t world = {
+    .send = w_send,
+    .session_id = w_session_id,
+    .session_fate = w_fate,
+    .session_live = w_live,
+    .closed = w_closed,
+    .grant_fresh = w_fresh,
+    .holder_id = w_holder,
+    .boot_ms = w_clock,
+    .now_ms = w_clock,
+    .waiter_register = w_register,
+    .waiter_watch_own = w_watch_own,
+    .waiter_clean = w_clean,
+    .waiter_unwatch = w_unwatch,
+    .waiter_unregister = w_unregister,
+    .forget_watch = w_forget,
+    .janitor_add = w_janitor,
+    .delete_answered = w_delete_answered,
+    .retry_delay = w_retry,
+};
+
+static zkc__op_t *d_op_new(void *ctx) {
+  (void)ctx;
+  return zkc__op_new();
+}
+static void d_dropped(void *ctx) {
+  (void)ctx;
+  S.dropped++;
+}
+static void d_wake(void *ctx) { (void)ctx; }
+static const zkc__qdriver_t driver = {
+    .op_new = d_op_new, .op_dropped = d_dropped, .wake = d_wake};
+
+/* ---- the run and its answers ---- */
+
+static zkc__qrun_t R;
+#define BASE "/q"
+#define SESSION 0x1000
+#define OTHER_SESSION 0x2000
+
+static void start(int requeue) {
+  memset(&S, 0, sizeof S);
+  S.clock = 1000000;
+  S.session = SESSION;
+  S.fate = ZKC__SESSION_LIVE;
+  S.live = 1;
+  zkc__qrun_how_t how = {.base = BASE, .name = "lock-", .data = "me",
+                         .deadline = S.clock + 60000, .layout = ZKC__AS_LOCK,
+                         .requeue = requeue != 0, .drv = &driver,
+                         .world = &world};
+  zkc__qrun_init(&R, NULL, &how);
+}
+
+/* Ends the run and answers whatever is still in flight (an op given up is
+ * freed by its answer, as a late completion frees it). */
+static void stop(void) {
+  zkc__qrun_clear(&R);
+  for (int i = 0; i < S.n; i++)
+    if (!S.req[i].answered) {
+      S.req[i].answered = 1;
+      zkc__op_finish(S.req[i].op, ZKC_ECONNLOSS, NULL);
+    }
+}
+
+static req_t *req(int i, zkc__qreq_kind_t kind) {
+  assert_true(i < S.n);
+  assert_int_equal(S.req[i].kind, kind);
+  return &S.req[i];
+}
+
+static void answer(int i, int rc, int64_t owner) {
+  assert_true(i < S.n);
+  assert_false(S.req[i].answered);
+  S.req[i].answered = 1;
+  zkc__stat_t st = {.czxid = 700 + i, .ephemeral_owner = owner, .version = 0};
+  zkc__op_finish(S.req[i].op, rc, rc == ZKC_OK ? &st : NULL);
+}
+
+/* The create at i made our node with sequence seq (owned by owner). */
+static void answer_created(int i, int seq, int64_t owner) {
+  req_t *q = req(i, ZKC__QR_CREATE);
+  char node[760];
+  snprintf(node, sizeof node, "%s%010d", q->path, seq);
+  assert_non_null(q->op->created = strdup(node));
+  answer(i, ZKC_OK, owner);
+}
+
+/* Our node's name: the last create's path with sequence seq. */
+static const char *own_name(int seq) {
+  static char name[760];
+  for (int i = S.n - 1; i >= 0; i--)
+    if (S.req[i].kind == ZKC__QR_CREATE) {
+      snprintf(name, sizeof name, "%s%010d", strrchr(S.req[i].path, '/') + 1,
+               seq);
+      return name;
+    }
+  fail_msg("no create sent");
+  return NULL;
+}
+
+/* The children read at i answers these names (NULL-terminated). */
+static void answer_children(int i, ...) {
+  req_t *q = req(i, ZKC__QR_CHILDREN);
+  va_list ap;
+  int n = 0;
+  va_start(ap, i);
+  while (va_arg(ap, const char *) != NULL) n++;
+  va_end(ap);
+  q->op->children.data = calloc((size_t)n + 1, sizeof(char *));
+  assert_non_null(q->op->children.data);
+  q->op->children.count = n;
+  va_start(ap, i);
+  for (int k = 0; k < n; k++)
+    assert_non_null(q->op->children.data[k] = strdup(va_arg(ap, const char *)));
+  va_end(ap);
+  answer(i, ZKC_OK, 0);
+}
+
+static zkc__qneed_t step(void) { return zkc__qrun_step(&R); }
+
+static void expect_granted(const char *own) {
+  assert_int_equal(step(), ZKC__QN_DONE);
+  zkc__held_t held = {0};
+  assert_int_equal(zkc__qrun_result(&R, &held), ZKC_OK);
+  char want[800];
+  snprintf(want, sizeof want, BASE "/%s", own);
+  assert_string_equal(held.node, want);
+  assert_int_equal(held.session_id, SESSION);
+  free(held.node);
+}
+
+/* Queues with sequence 5 behind the names given (NULL-terminated: at most
+ * two), the create and its pipelined read answered at once: the requests
+ * up to the round's are sent. */
+static void queue_behind(const char *a, const char *b) {
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  req(0, ZKC__QR_CREATE);
+  req(1, ZKC__QR_CHILDREN);
+  char own[760];
+  snprintf(own, sizeof own, "%s", own_name(5));
+  answer_created(0, 5, SESSION);
+  if (b) answer_children(1, a, b, own, (char *)NULL);
+  else answer_children(1, a, own, (char *)NULL);
+}
+
+/* ---- the cases ---- */
+
+/* The create and the read pipelined behind it, answered while fresh, with
+ * our node first: granted on them, no sync (the create went through the
+ * leader after the proof's time), two requests in all. */
+static void first_granted_on_the_pipelined_read(void **state) {
+  (void)state;
+  start(1);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  assert_int_equal(S.n, 2);
+  req_t *c = req(0, ZKC__QR_CREATE);
+  assert_int_equal(strncmp(c->path, BASE "/_c_", 6), 0);
+  assert_false(c->plain);
+  assert_string_equal(req(1, ZKC__QR_CHILDREN)->path, BASE);
+  char own[760];
+  snprintf(own, sizeof own, "%s", own_name(5));
+  answer_created(0, 5, SESSION);
+  answer_children(1, own, "x-lock-0000000009", (char *)NULL);
+  expect_granted(own);
+  assert_int_equal(S.n, 2);
+  stop();
+}
+
+/* The same answers, read after half a session timeout (this process
+ * stalled meanwhile): no grant on them; the queue is read again, behind a
+ * sync, and that read's answer is the proof. */
+static void stale_answer_read_again_through_the_leader(void **state) {
+  (void)state;
+  start(1);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  char own[760];
+  snprintf(own, sizeof own, "%s", own_name(5));
+  S.clock += FRESH_MS;
+  answer_created(0, 5, SESSION);
+  answer_children(1, own, (char *)NULL);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  assert_int_equal(S.n, 4);
+  assert_string_equal(req(2, ZKC__QR_SYNC)->path, BASE);
+  req(3, ZKC__QR_CHILDREN);
+  answer(2, ZKC_OK, 0);
+  answer_children(3, own, (char *)NULL);
+  expect_granted(own);
+  stop();
+}
+
+/* Two ahead: watch the one right before (no sync, no own-node watch: its
+ * delete cannot grant alone); woken, read again behind a sync. */
+static void waiter_reads_again_behind_a_sync(void **state) {
+  (void)state;
+  start(1);
+  queue_behind("a-lock-0000000001", "b-lock-0000000002");
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  assert_int_equal(S.n, 3);
+  assert_string_equal(req(2, ZKC__QR_WATCH)->path, BASE "/b-lock-0000000002");
+  assert_int_equal(S.own_watched, 0);
+  answer(2, ZKC_OK, OTHER_SESSION);
+  assert_int_equal(step(), ZKC__QN_EVENT);
+  S.clean = 1; /* not a sole round: proves nothing */
+  zkc__qrun_woken(&R, ZKC__WAKE_FIRED);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  req(3, ZKC__QR_SYNC);
+  req(4, ZKC__QR_CHILDREN);
+  answer(3, ZKC_OK, 0);
+  const char *own = own_name(5);
+  answer_children(4, own, (char *)NULL);
+  expect_granted(own);
+  assert_int_equal(S.registered, 0);
+  stop();
+}
+
+/* A sole blocker: a sync, our own node's watch, then the blocker's, in
+ * that order; its delete with our node untouched in the server's order
+ * (clean) grants without a read while the round's answers are fresh. */
+static void sole_blocker_handoff_without_a_read(void **state) {
+  (void)state;
+  start(1);
+  queue_behind("a-lock-0000000001", NULL);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  assert_int_equal(S.n, 5);
+  assert_string_equal(req(2, ZKC__QR_SYNC)->path, BASE);
+  char own[800];
+  snprintf(own, sizeof own, BASE "/%s", own_name(5));
+  assert_string_equal(req(3, ZKC__QR_WATCH)->path, own);
+  assert_string_equal(req(4, ZKC__QR_WATCH)->path, BASE "/a-lock-0000000001");
+  assert_int_equal(req(3, ZKC__QR_WATCH)->watch, req(4, ZKC__QR_WATCH)->watch);
+  assert_int_equal(S.own_watched, 1);
+  answer(2, ZKC_OK, 0);
+  answer(3, ZKC_OK, SESSION);
+  answer(4, ZKC_OK, OTHER_SESSION);
+  assert_int_equal(step(), ZKC__QN_EVENT);
+  S.clean = 1;
+  zkc__qrun_woken(&R, ZKC__WAKE_FIRED);
+  expect_granted(own_name(5));
+  assert_int_equal(S.n, 5);
+  stop();
+}
+
+/* The same round woken after half a session timeout: its answers prove
+ * nothing any more; read again behind a sync. */
+static void sole_blocker_handoff_gone_stale_reads_again(void **state) {
+  (void)state;
+  start(1);
+  queue_behind("a-lock-0000000001", NULL);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  answer(2, ZKC_OK, 0);
+  answer(3, ZKC_OK, SESSION);
+  answer(4, ZKC_OK, OTHER_SESSION);
+  assert_int_equal(step(), ZKC__QN_EVENT);
+  S.clock += FRESH_MS;
+  S.clean = 1;
+  zkc__qrun_woken(&R, ZKC__WAKE_FIRED);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  req(5, ZKC__QR_SYNC);
+  req(6, ZKC__QR_CHILDREN);
+  answer(5, ZKC_OK, 0);
+  const char *own = own_name(5);
+  answer_children(6, own, (char *)NULL);
+  expect_granted(own);
+  stop();
+}
+
+/* The events do not prove our node was there when the blocker went (an
+ * event on it, a session event, a watch removal): read again. */
+static void unclean_delete_reads_again(void **state) {
+  (void)state;
+  start(1);
+  queue_behind("a-lock-0000000001", NULL);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  answer(2, ZKC_OK, 0);
+  answer(3, ZKC_OK, SESSION);
+  answer(4, ZKC_OK, OTHER_SESSION);
+  assert_int_equal(step(), ZKC__QN_EVENT);
+  S.clean = 0;
+  zkc__qrun_woken(&R, ZKC__WAKE_FIRED);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  req(5, ZKC__QR_SYNC);
+  req(6, ZKC__QR_CHILDREN);
+  stop();
+}
+
+/* The round's sync failed (a follower cut off from the leader cannot
+ * answer it) while the watches say the blocker is gone and our node there
+ * (the frozen follower's state): no grant on them; the queue is read
+ * behind a sync, and a read whose sync failed grants nothing either, even
+ * showing our node first. */
+static void sole_round_without_its_sync_grants_nothing(void **state) {
+  (void)state;
+  start(1);
+  queue_behind("a-lock-0000000001", NULL);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  S.clean = 1;
+  answer(2, ZKC_ECONNLOSS, 0);
+  answer(3, ZKC_OK, SESSION);
+  answer(4, ZKC_ENONODE, 0);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  assert_int_equal(S.n, 7);
+  req(5, ZKC__QR_SYNC);
+  req(6, ZKC__QR_CHILDREN);
+  answer(5, ZKC_ECONNLOSS, 0);
+  answer_children(6, own_name(5), (char *)NULL);
+  assert_int_equal(step(), ZKC__QN_TIME); /* a retry's backoff, no grant */
+  stop();
+}
+
+/* A blocker of our own session (deleted in one transaction with our node
+ * when the session closes, its events then in any order): its delete
+ * alone grants nothing. */
+static void same_session_blocker_grants_nothing_alone(void **state) {
+  (void)state;
+  start(1);
+  queue_behind("a-lock-0000000001", NULL);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  answer(2, ZKC_OK, 0);
+  answer(3, ZKC_OK, SESSION);
+  answer(4, ZKC_OK, SESSION);
+  assert_int_equal(step(), ZKC__QN_EVENT);
+  S.clean = 1;
+  zkc__qrun_woken(&R, ZKC__WAKE_FIRED);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  req(5, ZKC__QR_SYNC);
+  req(6, ZKC__QR_CHILDREN);
+  stop();
+}
+
+/* First, but our session is over: lost, our node deleted, and the run
+ * queues again at the back with a new uuid. */
+static void session_gone_at_grant_queues_again(void **state) {
+  (void)state;
+  start(1);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  char first_prefix[700];
+  snprintf(first_prefix, sizeof first_prefix, "%s", S.req[0].path);
+  const char *own = own_name(5);
+  answer_created(0, 5, SESSION);
+  answer_children(1, own, (char *)NULL);
+  S.fate = ZKC__SESSION_GONE;
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  char node[800];
+  snprintf(node, sizeof node, "%s%010d", first_prefix, 5);
+  assert_string_equal(req(2, ZKC__QR_DELETE)->path, node);
+  answer(2, ZKC_OK, 0);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  req_t *again = req(3, ZKC__QR_CREATE);
+  assert_int_not_equal(strcmp(again->path, first_prefix), 0); /* new uuid */
+  stop();
+}
+
+/* First, the session in doubt (disconnected): no grant; once connected
+ * and live, the queue is read again behind a sync. */
+static void session_in_doubt_waits_then_reads_again(void **state) {
+  (void)state;
+  start(1);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  const char *own = own_name(5);
+  answer_created(0, 5, SESSION);
+  answer_children(1, own, (char *)NULL);
+  S.fate = ZKC__SESSION_DOUBT;
+  S.live = 0;
+  assert_int_equal(step(), ZKC__QN_SESSION);
+  assert_int_equal(step(), ZKC__QN_SESSION);
+  S.fate = ZKC__SESSION_LIVE;
+  S.live = 1;
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  req(2, ZKC__QR_SYNC);
+  req(3, ZKC__QR_CHILDREN);
+  answer(2, ZKC_OK, 0);
+  answer_children(3, own_name(5), (char *)NULL);
+  expect_granted(own_name(5));
+  stop();
+}
+
+/* A node made by a session that is no longer the current one is not ours
+ * to hold: lost, and deleted. */
+static void node_of_a_replaced_session_is_not_held(void **state) {
+  (void)state;
+  start(0);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  answer_created(0, 5, OTHER_SESSION);
+  answer_children(1, own_name(5), (char *)NULL);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  req(2, ZKC__QR_DELETE);
+  answer(2, ZKC_OK, 0);
+  assert_int_equal(step(), ZKC__QN_DONE);
+  assert_int_equal(zkc__qrun_result(&R, NULL), ZKC_ELOST);
+  stop();
+}
+
+/* A read without our node (an outsider deleted it, or the session ended):
+ * lost, never granted. */
+static void own_node_missing_from_the_read_is_lost(void **state) {
+  (void)state;
+  start(0);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  answer_created(0, 5, SESSION);
+  answer_children(1, "a-lock-0000000009", (char *)NULL);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  req(2, ZKC__QR_DELETE);
+  answer(2, ZKC_ENONODE, 0);
+  assert_int_equal(step(), ZKC__QN_DONE);
+  assert_int_equal(zkc__qrun_result(&R, NULL), ZKC_ELOST);
+  stop();
+}
+
+/* A create cut off may have been applied: after the backoff, the run
+ * searches for its uuid behind a sync and adopts the node only when the
+ * current session owns it; then reads the queue behind a sync. */
+static void cut_off_create_found_by_its_uuid(void **state) {
+  (void)state;
+  start(1);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  char made[760];
+  snprintf(made, sizeof made, "%s", own_name(7));
+  answer(0, ZKC_ECONNLOSS, 0);
+  answer(1, ZKC_ECONNLOSS, 0);
+  assert_int_equal(step(), ZKC__QN_TIME);
+  S.clock += 10;
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  assert_string_equal(req(2, ZKC__QR_SYNC)->path, BASE);
+  req(3, ZKC__QR_CHILDREN);
+  answer(2, ZKC_OK, 0);
+  answer_children(3, "a-lock-0000000001", made, (char *)NULL);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  char path[800];
+  snprintf(path, sizeof path, BASE "/%s", made);
+  assert_string_equal(req(4, ZKC__QR_EXISTS)->path, path);
+  answer(4, ZKC_OK, SESSION);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  req(5, ZKC__QR_SYNC);
+  req(6, ZKC__QR_CHILDREN);
+  answer(5, ZKC_OK, 0);
+  answer_children(6, made, (char *)NULL);
+  expect_granted(made);
+  assert_int_equal(S.n, 7); /* no second create */
+  stop();
+}
+
+/* The node with our uuid belongs to an older session: not adopted (it
+ * goes to the janitor), a new node is created with a new uuid. */
+static void node_of_an_older_session_is_not_adopted(void **state) {
+  (void)state;
+  start(1);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  char made[760];
+  snprintf(made, sizeof made, "%s", own_name(7));
+  char prefix[700];
+  snprintf(prefix, sizeof prefix, "%s", S.req[0].path);
+  answer(0, ZKC_ECONNLOSS, 0);
+  answer(1, ZKC_ECONNLOSS, 0);
+  assert_int_equal(step(), ZKC__QN_TIME);
+  S.clock += 10;
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  answer(2, ZKC_OK, 0);
+  answer_children(3, made, (char *)NULL);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  answer(4, ZKC_OK, OTHER_SESSION);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  req_t *again = req(5, ZKC__QR_CREATE);
+  assert_int_not_equal(strcmp(again->path, prefix), 0);
+  assert_int_equal(S.n_janitor, 1);
+  char path[800];
+  snprintf(path, sizeof path, BASE "/%s", made);
+  assert_string_equal(S.janitor[0], path);
+  stop();
+}
+
+/* The deadline passes while waiting: the watch is removed, our node
+ * deleted, ZKC_ETIMEDOUT. */
+static void timeout_while_waiting_deletes_the_node(void **state) {
+  (void)state;
+  start(1);
+  queue_behind("a-lock-0000000001", "b-lock-0000000002");
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  answer(2, ZKC_OK, OTHER_SESSION);
+  assert_int_equal(step(), ZKC__QN_EVENT);
+  zkc__qrun_woken(&R, ZKC__WAKE_TIMEOUT);
+  assert_int_equal(S.unwatched, 1);
+  assert_int_equal(S.registered, 0);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  req(3, ZKC__QR_DELETE);
+  answer(3, ZKC_OK, 0);
+  assert_int_equal(step(), ZKC__QN_DONE);
+  assert_int_equal(zkc__qrun_result(&R, NULL), ZKC_ETIMEDOUT);
+  stop();
+}
+
+/* The create unanswered at the limit: given up, the run ends with
+ * ZKC_ETIMEDOUT, and whatever node carries its uuid is the janitor's. */
+static void create_unanswered_at_the_limit_goes_to_the_janitor(void **state) {
+  (void)state;
+  start(1);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  zkc__qrun_give_up(&R);
+  assert_int_equal(step(), ZKC__QN_DONE);
+  assert_int_equal(zkc__qrun_result(&R, NULL), ZKC_ETIMEDOUT);
+  assert_int_equal(S.n_janitor, 1);
+  assert_string_equal(S.janitor[0], BASE); /* searched there by uuid */
+  assert_int_equal(S.dropped, 2);          /* the create and its read */
+  stop();
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(first_granted_on_the_pipelined_read),
+      cmocka_unit_test(stale_answer_read_again_through_the_leader),
+      cmocka_unit_test(waiter_reads_again_behind_a_sync),
+      cmocka_unit_test(sole_blocker_handoff_without_a_read),
+      cmocka_unit_test(sole_blocker_handoff_gone_stale_reads_again),
+      cmocka_unit_test(unclean_delete_reads_again),
+      cmocka_unit_test(sole_round_without_its_sync_grants_nothing),
+      cmocka_unit_test(same_session_blocker_grants_nothing_alone),
+      cmocka_unit_test(session_gone_at_grant_queues_again),
+      cmocka_unit_test(session_in_doubt_waits_then_reads_again),
+      cmocka_unit_test(node_of_a_replaced_session_is_not_held),
+      cmocka_unit_test(own_node_missing_from_the_read_is_lost),
+      cmocka_unit_test(cut_off_create_found_by_its_uuid),
+      cmocka_unit_test(node_of_an_older_session_is_not_adopted),
+      cmocka_unit_test(timeout_while_waiting_deletes_the_node),
+      cmocka_unit_test(create_unanswered_at_the_limit_goes_to_the_janitor),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
