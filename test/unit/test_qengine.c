@@ -273,6 +273,22 @@ static void queue_behind(const char *a, const char *b) {
   else answer_children(1, a, own, (char *)NULL);
 }
 
+/* The sole-blocker round's answers (requests 2-4: the sync, our own
+ * node's watch, the blocker's, owned by blocker_owner): the run waits. */
+static void answer_sole_round(int64_t blocker_owner) {
+  answer(2, ZKC_OK, 0);
+  answer(3, ZKC_OK, SESSION);
+  answer(4, ZKC_OK, blocker_owner);
+  assert_int_equal(step(), ZKC__QN_EVENT);
+}
+
+/* The next step reads the queue again behind a sync (requests i, i+1). */
+static void expect_read_behind_sync(int i) {
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  req(i, ZKC__QR_SYNC);
+  req(i + 1, ZKC__QR_CHILDREN);
+}
+
 /* ---- the cases ---- */
 
 /* The create and the read pipelined behind it, answered while fresh, with
@@ -332,9 +348,7 @@ static void waiter_reads_again_behind_a_sync(void **state) {
   assert_int_equal(step(), ZKC__QN_EVENT);
   S.clean = 1; /* not a sole round: proves nothing */
   zkc__qrun_woken(&R, ZKC__WAKE_FIRED);
-  assert_int_equal(step(), ZKC__QN_REPLY);
-  req(3, ZKC__QR_SYNC);
-  req(4, ZKC__QR_CHILDREN);
+  expect_read_behind_sync(3);
   answer(3, ZKC_OK, 0);
   const char *own = own_name(5);
   answer_children(4, own, (char *)NULL);
@@ -359,10 +373,7 @@ static void sole_blocker_handoff_without_a_read(void **state) {
   assert_string_equal(req(4, ZKC__QR_WATCH)->path, BASE "/a-lock-0000000001");
   assert_int_equal(req(3, ZKC__QR_WATCH)->watch, req(4, ZKC__QR_WATCH)->watch);
   assert_int_equal(S.own_watched, 1);
-  answer(2, ZKC_OK, 0);
-  answer(3, ZKC_OK, SESSION);
-  answer(4, ZKC_OK, OTHER_SESSION);
-  assert_int_equal(step(), ZKC__QN_EVENT);
+  answer_sole_round(OTHER_SESSION);
   S.clean = 1;
   zkc__qrun_woken(&R, ZKC__WAKE_FIRED);
   expect_granted(own_name(5));
@@ -377,16 +388,11 @@ static void sole_blocker_handoff_gone_stale_reads_again(void **state) {
   start(1);
   queue_behind("a-lock-0000000001", NULL);
   assert_int_equal(step(), ZKC__QN_REPLY);
-  answer(2, ZKC_OK, 0);
-  answer(3, ZKC_OK, SESSION);
-  answer(4, ZKC_OK, OTHER_SESSION);
-  assert_int_equal(step(), ZKC__QN_EVENT);
+  answer_sole_round(OTHER_SESSION);
   S.clock += FRESH_MS;
   S.clean = 1;
   zkc__qrun_woken(&R, ZKC__WAKE_FIRED);
-  assert_int_equal(step(), ZKC__QN_REPLY);
-  req(5, ZKC__QR_SYNC);
-  req(6, ZKC__QR_CHILDREN);
+  expect_read_behind_sync(5);
   answer(5, ZKC_OK, 0);
   const char *own = own_name(5);
   answer_children(6, own, (char *)NULL);
@@ -401,15 +407,10 @@ static void unclean_delete_reads_again(void **state) {
   start(1);
   queue_behind("a-lock-0000000001", NULL);
   assert_int_equal(step(), ZKC__QN_REPLY);
-  answer(2, ZKC_OK, 0);
-  answer(3, ZKC_OK, SESSION);
-  answer(4, ZKC_OK, OTHER_SESSION);
-  assert_int_equal(step(), ZKC__QN_EVENT);
+  answer_sole_round(OTHER_SESSION);
   S.clean = 0;
   zkc__qrun_woken(&R, ZKC__WAKE_FIRED);
-  assert_int_equal(step(), ZKC__QN_REPLY);
-  req(5, ZKC__QR_SYNC);
-  req(6, ZKC__QR_CHILDREN);
+  expect_read_behind_sync(5);
   stop();
 }
 
@@ -445,15 +446,10 @@ static void same_session_blocker_grants_nothing_alone(void **state) {
   start(1);
   queue_behind("a-lock-0000000001", NULL);
   assert_int_equal(step(), ZKC__QN_REPLY);
-  answer(2, ZKC_OK, 0);
-  answer(3, ZKC_OK, SESSION);
-  answer(4, ZKC_OK, SESSION);
-  assert_int_equal(step(), ZKC__QN_EVENT);
+  answer_sole_round(SESSION);
   S.clean = 1;
   zkc__qrun_woken(&R, ZKC__WAKE_FIRED);
-  assert_int_equal(step(), ZKC__QN_REPLY);
-  req(5, ZKC__QR_SYNC);
-  req(6, ZKC__QR_CHILDREN);
+  expect_read_behind_sync(5);
   stop();
 }
 
@@ -495,9 +491,7 @@ static void session_in_doubt_waits_then_reads_again(void **state) {
   assert_int_equal(step(), ZKC__QN_SESSION);
   S.fate = ZKC__SESSION_LIVE;
   S.live = 1;
-  assert_int_equal(step(), ZKC__QN_REPLY);
-  req(2, ZKC__QR_SYNC);
-  req(3, ZKC__QR_CHILDREN);
+  expect_read_behind_sync(2);
   answer(2, ZKC_OK, 0);
   answer_children(3, own_name(5), (char *)NULL);
   expect_granted(own_name(5));
