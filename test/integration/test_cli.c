@@ -603,7 +603,8 @@ static void sigterm_stops_command_and_releases(void **state) {
   zkc_client_t *c = zkt_open(NULL);
   zkc_mutex_t *m;
   OK(zkc_mutex_create(&m, c, path));
-  OK(zkc_mutex_acquire_timeout(m, 0));
+  assert_int_equal(zkt_children_count(path), 0);
+  OK(zkc_mutex_acquire_timeout(m, zkt_ms(5000)));
   release_lock(m);
   /* SIGINT the same way. */
   p = spawn_cli("lock", path, TRAPPING_CMD, NULL);

@@ -52,7 +52,7 @@ static void single_holder(void **state) {
   OK(zkc_mutex_release(ma));
   assert_false(zkc_mutex_is_acquired_in_this_process(ma));
   assert_false(zkt_exists(node, NULL));
-  OK(zkc_mutex_acquire_timeout(mb, 0));
+  OK(zkc_mutex_acquire_timeout(mb, zkt_ms(5000)));
   OK(zkc_mutex_release(mb));
   OK(zkc_mutex_destroy(ma));
   OK(zkc_mutex_destroy(mb));
@@ -95,7 +95,11 @@ static void release_nowait_orders_the_next_acquire(void **state) {
   const char *path = zkt_path("lock");
   zkc_mutex_t *ma = new_mutex(a, path), *mb = new_mutex(b, path);
   for (int i = 0; i < 20; i++) {
-    OK(zkc_mutex_acquire_timeout(ma, 0)); /* once: fails behind an old node */
+    /* No wait: the create and the read behind it, nothing more (a wait
+     * behind the old node would add its watch and a read after it). */
+    uint64_t before = zkc__requests(a);
+    OK(zkc_mutex_acquire_timeout(ma, zkt_ms(5000)));
+    if (i > 0) assert_int_equal(zkc__requests(a) - before, 2);
     OK(zkc_mutex_release_nowait(ma));
     assert_false(zkc_mutex_is_owned_by_current_thread(ma));
   }
