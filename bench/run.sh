@@ -104,11 +104,16 @@ for s in "${scenarios[@]}"; do
   log "scenario $s"
   if [ "$s" = p ]; then # the libraries side by side, one process per round each
     if [ ${#quick[@]} -eq 0 ]; then
-      peer_args=(5 1000 cycle:1 contend:8 contend:32 contend:128 paths:8)
+      # Nine rounds of two seconds after one unreported: the rounds'
+      # ratios spread 0.45-4.7 with five rounds of one second and none.
+      warmup=1
+      peer_args=(9 2000 cycle:1 contend:8 contend:32 contend:128 paths:8)
     else
+      warmup=0
       peer_args=(2 300 cycle:1 contend:8 paths:8)
     fi
-    "$ROOT/bench/peers/run-peers.sh" "$BUILD" "$connect" "${peer_args[@]}" |
+    ZKC_PEER_WARMUP=$warmup \
+      "$ROOT/bench/peers/run-peers.sh" "$BUILD" "$connect" "${peer_args[@]}" |
       awk -f "$ROOT/bench/peers/summarize.awk" >>"$raw"
     continue
   fi
@@ -215,14 +220,15 @@ for sc in p r; do
     }
     function absent(c) { return sc == "r" && c == 4 ? "n/a" : "missing" }
     $1 == "M" { gone[$2] = $3; next }
+    $1 == "Q" && $2 == sc { q[$3, $4, $5] = " [" num($6) "–" num($7) "]"; next }
     $1 == "R" && $2 == sc {
       row = $3 SUBSEP $4
       if (!(row in seen)) { seen[row] = 1; order[n++] = row; unit[row] = $6 }
-      cell[row, $5] = $10 > 1 ? num($7) " (" num($8) "–" num($9) ")" : num($7)
+      cell[row, $5] = $10 > 1 ? num($7) q[$3, $4, $5] " (" num($8) "–" num($9) ")" : num($7)
     }
     END {
       split("zkcoord curator kazoo go-zookeeper", L, " ")
-      if (sc == "p") printf "\n**Peers** (scenario p: every library the same loop, one session per worker, rounds interleaved)\n\n"
+      if (sc == "p") printf "\n**Peers** (scenario p: every library the same loop, one session per worker, rounds interleaved, each round begun by the next library in turn; a cell is the median of the rounds, [the middle half of the rounds] for a ratio, (min–max))\n\n"
       else printf "\n**Recipes** (scenario r: read-write lock and semaphore, every library the same loop, one session and one lock object per worker on one path, rounds interleaved; n/a: no such recipe in a compatible layout)\n\n"
       printf "| n | measure | unit | zkcoord | Curator | kazoo | go-zookeeper | zkcoord/Curator | zkcoord/kazoo | zkcoord/go-zookeeper |\n"
       printf "|---|---|---|---|---|---|---|---|---|---|\n"

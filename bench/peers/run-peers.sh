@@ -11,7 +11,12 @@
 #   X,library,why it is missing (or failed)
 # Environment: ZKC_PEER_BIN (default BUILD_DIR/bench/zkc_peer); ZKC_PEER_LIBS
 # (default all: "zkcoord curator kazoo go-zookeeper"), the libraries to run;
-# the others are neither built nor reported.
+# the others are neither built nor reported; ZKC_PEER_WARMUP (default 0),
+# rounds run first and not reported: the ensemble's own warm-up (JIT, the
+# first log files) would otherwise fall on whichever library runs first.
+# Each round starts with the next library in turn, so that no library
+# always runs right after the same one (whose sessions the servers are still
+# closing when the next process starts).
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -65,17 +70,20 @@ else
 fi
 
 failed=()
-for ((r = 1; r <= rounds; r++)); do
-  for i in "${!libs[@]}"; do
+warmup=${ZKC_PEER_WARMUP:-0}
+nlibs=${#libs[@]}
+for ((r = 1 - warmup; r <= rounds; r++)); do
+  for ((k = 0; k < nlibs; k++)); do
+    i=$(( (k + (r > 0 ? r - 1 : 0)) % nlibs ))
     lib=${libs[$i]}
     [[ " ${failed[*]-} " == *" $lib "* ]] && continue
-    log "round $r: $lib"
+    if ((r <= 0)); then log "warm-up round: $lib"; else log "round $r: $lib"; fi
     # shellcheck disable=SC2086 # the command line is words
-    if ! out=$(${cmds[$i]} "$connect" "/zkc-peers/$$/$lib-$r" "$round_ms" "$@"); then
-      missing "$lib" "failed in round $r"
+    if ! out=$(${cmds[$i]} "$connect" "/zkc-peers/$$/$lib-w$warmup-$r" "$round_ms" "$@"); then
+      missing "$lib" "failed in $( ((r > 0)) && echo "round $r" || echo "the warm-up")"
       failed+=("$lib")
       continue
     fi
-    sed -n "s/^M,/P,$r,$lib,/p" <<<"$out"
+    if ((r > 0)); then sed -n "s/^M,/P,$r,$lib,/p" <<<"$out"; fi
   done
 done

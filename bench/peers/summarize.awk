@@ -5,6 +5,9 @@
 # rounds, and zkcoord/library ratios taken per round, then their median;
 # the issue's targets against the peers; M,library,why for each missing one.
 #   R,SCEN,n,measure,variant,unit,median,min,max,runs
+# and for each ratio its interquartile range over the rounds (the spread that
+# one odd round does not move, as it moves min and max):
+#   Q,SCEN,n,measure,variant,p25,p75
 function sortn(a, k,   i, j, t) {
   for (i = 2; i <= k; i++)
     for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
@@ -15,6 +18,16 @@ function stat(list,   a, k) { # "median,min,max,runs" of a space-separated list
   return sprintf("%.6g,%.6g,%.6g,%d", k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2, a[1], a[k], k)
 }
 function med(list,   s) { s = stat(list); split(s, f, ","); return f[1] }
+# "p25,p75" of a space-separated list (linear between the closest ranks).
+function quart(a, k, p,   x, i) {
+  x = 1 + (k - 1) * p; i = int(x)
+  return i >= k ? a[k] : a[i] + (x - i) * (a[i + 1] - a[i])
+}
+function iqr(list,   a, k) {
+  k = split(list, a, " ")
+  sortn(a, k)
+  return sprintf("%.6g,%.6g", quart(a, k, 0.25), quart(a, k, 0.75))
+}
 # The recipe measures' names (scenario r, bench/peers/README.md).
 function rname(x,   a, pct, base, kind) {
   kind = ""
@@ -72,6 +85,7 @@ END {
         if ((keys[i], "zkcoord", r) in byround && (keys[i], lib, r) in byround && byround[keys[i], lib, r] > 0)
           ratios = ratios " " byround[keys[i], "zkcoord", r] / byround[keys[i], lib, r]
       if (ratios != "") {
+        print "Q," scen "," n "," m ",zkcoord/" lib "," iqr(ratios) # before its R
         print "R," scen "," n "," m ",zkcoord/" lib ",x," stat(ratios)
         if (m == "cycle rate") ratio[n, lib] = med(ratios)
       }
@@ -95,7 +109,10 @@ END {
       for (r in rounds)
         if ((n, "zkcoord", r) in h50 && (n, lib, r) in h50 && h50[n, lib, r] > 0)
           ratios = ratios " " h50[n, "zkcoord", r] / h50[n, lib, r]
-      if (ratios != "") print "R,p," n ",hand-off p50,zkcoord/" lib ",x," stat(ratios)
+      if (ratios != "") {
+        print "Q,p," n ",hand-off p50,zkcoord/" lib "," iqr(ratios)
+        print "R,p," n ",hand-off p50,zkcoord/" lib ",x," stat(ratios)
+      }
     }
   want["curator"] = 1.5; want["kazoo"] = 1.3; want["go-zookeeper"] = 1.3
   split("8 32", ns, " ")
