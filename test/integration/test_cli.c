@@ -462,7 +462,7 @@ static void nonblock_while_held_exit_1(void **state) {
   assert_int_equal(RUN_CLI("lock", "--nonblock", "-E", "42", path, "true"), 42);
   assert_int_equal(zkt_children_count(path), 1); /* the tool left no node */
   release_lock(m);
-  assert_int_equal(RUN_CLI("lock", "-n", path, "true"), 0);
+  assert_int_equal(RUN_CLI("lock", "-w", "20", path, "true"), 0);
   zkc_client_close(c);
   printf("figure: lock -n on a held lock answered in %lld ms\n", (long long)took);
 }
@@ -1065,7 +1065,7 @@ static void lock_shared_two_readers_hold_together(void **state) {
   assert_true(zkt_expect(&r1, "RUNNING ", line, sizeof line, long_op()));
   assert_non_null(strstr(line, "-__READ__"));
   /* The second reader runs while the first still holds. */
-  zkt_proc_t r2 = spawn_cli("lock", "-s", "-n", path, HOLDING_CMD, NULL);
+  zkt_proc_t r2 = spawn_cli("lock", "-s", "-w", "20", path, HOLDING_CMD, NULL);
   assert_true(zkt_expect(&r2, "RUNNING ", line, sizeof line, long_op()));
   assert_non_null(strstr(line, "-__READ__"));
   assert_int_equal(zkt_children_count(path), 2);
@@ -1086,7 +1086,7 @@ static void lock_on_read_write_path_waits_for_shared_holder(void **state) {
   assert_true(zkt_expect(&r, "RUNNING ", line, sizeof line, long_op()));
   /* A writer cannot have it now; a reader can. */
   assert_int_equal(RUN_CLI("lock", "-n", path, "true"), 1);
-  assert_int_equal(RUN_CLI("lock", "--shared", "-n", path, "true"), 0);
+  assert_int_equal(RUN_CLI("lock", "--shared", "-w", "20", path, "true"), 0);
   zkt_proc_t w = spawn_cli("lock", path, "sh", "-c", "echo GOT $ZKCOORD_NODE",
                            NULL);
   assert_true(zkt_await_children_exactly(path, 2, long_op()));
@@ -1891,7 +1891,7 @@ static void lock_without_command_holds_until_signalled(void **state) {
   const char *path = zkt_path("lock");
   char line[1300], node[1300];
   assert_int_equal(RUN_CLI("lock", "-x", path, "true"), 0);
-  assert_int_equal(RUN_CLI("lock", "--exclusive", "-n", path, "true"), 0);
+  assert_int_equal(RUN_CLI("lock", "--exclusive", "-w", "20", path, "true"), 0);
   zkt_proc_t p = spawn_cli("lock", path, NULL);
   assert_true(zkt_read_line(&p, line, sizeof line, long_op()));
   assert_true(strncmp(line, "ZKCOORD_FENCING_TOKEN=", 22) == 0);

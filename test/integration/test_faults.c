@@ -243,8 +243,8 @@ static void holder_session_expired_lost_and_recovers(void **state) {
   assert_int_equal(o.lost_reason, ZKC_LOST_SESSION);
   assert_int_equal(o.lost_token, token); /* the callback names the hold */
   assert_false(zkc_mutex_is_held(ma));
-  seen_t lost = {&o, ZKC_STATE_LOST};
-  assert_true(saw_state(&lost));
+  seen_t lost = {&o, ZKC_STATE_LOST}; /* the listener hears it after the callback */
+  assert_true(zkt_await(saw_state, &lost, zkt_ms(5000)));
 
   /* The lock is not wedged: the waiter gets it. */
   OK(bg_result(&waiter));

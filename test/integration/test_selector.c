@@ -150,6 +150,16 @@ struct atomic_ctx {
   int want;
 };
 
+/* a was told of a state at least once (the selector may end its turn
+ * before its state callback has returned). */
+static int told_once(void *ctx) {
+  part_t *p = ctx;
+  pthread_mutex_lock(&p->r->mu);
+  int n = p->nstates;
+  pthread_mutex_unlock(&p->r->mu);
+  return n > 0;
+}
+
 static int atomic_reach(void *ctx) {
   struct atomic_ctx *a = ctx;
   return atomic_load(a->v) >= a->want;
@@ -392,6 +402,7 @@ static void session_expired_while_leading_stops(void **state) {
   ac = (struct atomic_ctx){&pa.done, 1};
   assert_true(zkt_await(atomic_reach, &ac, zkt_ms(10000)));
   assert_int_equal(atomic_load(&pa.stopped), 1);
+  assert_true(zkt_await(told_once, &pa, zkt_ms(5000)));
 
   /* a requeues (auto_requeue) on its new session behind b. */
   if (!zkt_await_children_exactly(path, 2, zkt_ms(20000)))
