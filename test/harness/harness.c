@@ -49,6 +49,11 @@ int64_t zkt_ms(int64_t base_ms) {
   return (int64_t)((double)base_ms * mult);
 }
 
+int zkt_zombie_session_ms(void) {
+  int64_t ms = zkt_ms(6000);
+  return ms > 15000 ? 15000 : (int)ms;
+}
+
 int64_t zkt_now_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);

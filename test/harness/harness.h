@@ -25,6 +25,13 @@ const char *zkt_connect(void);
  * more). Every timeout in the tests goes through this. */
 int64_t zkt_ms(int64_t base_ms);
 
+/* The session of a case's zombie (a handle cut off while its session must
+ * stay alive for a while): 6 s scaled, at most 15 s (the servers' maximum
+ * session). Not shorter: a 3 s session expired under load in a fresh
+ * root's default tree (two cases in parallel, three servers on two cores),
+ * undoing what the zombie was there to show. */
+int zkt_zombie_session_ms(void);
+
 /* Milliseconds and nanoseconds on CLOCK_MONOTONIC. */
 int64_t zkt_now_ms(void);
 int64_t zkt_now_ns(void);

@@ -637,10 +637,7 @@ static int zombie_connected(void *ctx) {
 
 static void suspended_loss_node_deleted_by_new_session(void **state) {
   (void)state;
-  /* 6 s, as the zombie cases of test_faults.c: a 3 s session expired
-   * under load before the case could look at it. */
-  int64_t ms = zkt_ms(6000);
-  const int session_ms = ms > 15000 ? 15000 : (int)ms;
+  const int session_ms = zkt_zombie_session_ms();
   char path[512];
   snprintf(path, sizeof path, "%s", zkt_path("lock"));
   zkt_proc_t proxy = zkt_proxy_start(1);

@@ -1248,20 +1248,9 @@ static void deletes_while_disconnected_read_again(void **state) {
  * replaced while a zombie keeps it alive on the server, so the old node is
  * still first. The acquire must not be granted on it: it queues again on
  * the new session. */
-/* A session the zombie can still take over after the cut on a slow
- * (sanitizer) run: 3 s scaled, at most 10 s. */
-/* The session a zombie keeps alive. Not shorter: the zombie is a plain
- * ZooKeeper handle in the case's process, and a 3 s session expired under
- * it once in a fresh root's default tree (two cases in parallel, three
- * servers on two cores), which undoes what the zombie is there to show. */
-static int zombie_session_ms(void) {
-  int64_t ms = zkt_ms(6000);
-  return ms > 15000 ? 15000 : (int)ms;
-}
-
 static void grant_only_on_current_session(void **state) {
   (void)state;
-  const int session_ms = zombie_session_ms();
+  const int session_ms = zkt_zombie_session_ms();
   char path[512];
   snprintf(path, sizeof path, "%s", zkt_path("lock"));
   zkt_proc_t proxy = zkt_proxy_start(1);
@@ -1502,7 +1491,7 @@ static int zombie_connected(void *ctx) {
  * lock without waiting for the old session to expire. */
 static void suspended_loss_node_deleted_by_new_session(void **state) {
   (void)state;
-  const int session_ms = zombie_session_ms();
+  const int session_ms = zkt_zombie_session_ms();
   char path[512];
   snprintf(path, sizeof path, "%s", zkt_path("lock"));
   zkt_proc_t proxy = zkt_proxy_start(1);
