@@ -29,6 +29,11 @@
 
 static int64_t long_op(void) { return zkt_ms(20000); }
 
+/* -n and short -w give the connection only as long (at least 1 s): a case
+ * that expects the tool to find the lock taken, not the ensemble
+ * unreachable, gives it the default instead. */
+#define CONNECTED "--connect-timeout", "15"
+
 /* What revoke waits for the holders it asked, without -w (ZKCLI_REVOKE_WAIT_MS). */
 #define ZKCLI_TEST_REVOKE_WAIT_MS 15000
 
@@ -454,12 +459,12 @@ static void nonblock_while_held_exit_1(void **state) {
   zkc_client_t *c = zkt_open(NULL);
   zkc_mutex_t *m = hold_lock(c, path);
   int64_t t0 = zkt_now_ms();
-  zkt_proc_t p = spawn_cli("lock", "-n", path, "sh", "-c", "echo RAN", NULL);
+  zkt_proc_t p = spawn_cli(CONNECTED, "lock", "-n", path, "sh", "-c", "echo RAN", NULL);
   char line[64];
   assert_false(zkt_read_line(&p, line, sizeof line, long_op())); /* EOF */
   assert_int_equal(run_cli(p), 1);
   int64_t took = zkt_now_ms() - t0;
-  assert_int_equal(RUN_CLI("lock", "--nonblock", "-E", "42", path, "true"), 42);
+  assert_int_equal(RUN_CLI(CONNECTED, "lock", "--nonblock", "-E", "42", path, "true"), 42);
   assert_int_equal(zkt_children_count(path), 1); /* the tool left no node */
   release_lock(m);
   assert_int_equal(RUN_CLI("lock", "-w", "20", path, "true"), 0);
@@ -1085,7 +1090,7 @@ static void lock_on_read_write_path_waits_for_shared_holder(void **state) {
   char line[1300];
   assert_true(zkt_expect(&r, "RUNNING ", line, sizeof line, long_op()));
   /* A writer cannot have it now; a reader can. */
-  assert_int_equal(RUN_CLI("lock", "-n", path, "true"), 1);
+  assert_int_equal(RUN_CLI(CONNECTED, "lock", "-n", path, "true"), 1);
   assert_int_equal(RUN_CLI("lock", "--shared", "-w", "20", path, "true"), 0);
   zkt_proc_t w = spawn_cli("lock", path, "sh", "-c", "echo GOT $ZKCOORD_NODE",
                            NULL);
@@ -1099,7 +1104,7 @@ static void lock_on_read_write_path_waits_for_shared_holder(void **state) {
   assert_string_equal(v[1].kind, "write");
   zkc_contenders_free(v, n);
   /* A reader behind the waiting writer waits too. */
-  assert_int_equal(RUN_CLI("lock", "--shared", "-n", path, "true"), 1);
+  assert_int_equal(RUN_CLI(CONNECTED, "lock", "--shared", "-n", path, "true"), 1);
   /* Its node is in the queue behind a holding reader: it did not run. */
   assert_false(zkt_read_line(&w, line, sizeof line, zkt_ms(300)));
   zkt_send(&r, "done");
@@ -1122,7 +1127,7 @@ static void lock_write_on_empty_path_makes_writer_node(void **state) {
   assert_true(zkt_expect(&p, "RUNNING ", line, sizeof line, long_op()));
   assert_non_null(strstr(line, "-__WRIT__"));
   /* Readers see it: a reader cannot have the lock now. */
-  assert_int_equal(RUN_CLI("lock", "-s", "-n", path, "true"), 1);
+  assert_int_equal(RUN_CLI(CONNECTED, "lock", "-s", "-n", path, "true"), 1);
   zkt_send(&p, "done");
   assert_int_equal(run_cli(p), 0);
   /* Without --write, on the now empty path: the plain mutex. */
@@ -1172,7 +1177,7 @@ static int revoke_told(void *ctx) {
  * the tool then waits for the holders it asked. */
 static zkt_proc_t spawn_revoke(const char *path, const char *arg, char *out,
                                size_t len) {
-  zkt_proc_t p = arg ? spawn_cli("revoke", arg, path, NULL)
+  zkt_proc_t p = arg ? spawn_cli(CONNECTED, "revoke", arg, path, NULL)
                      : spawn_cli("revoke", path, NULL);
   out[0] = '\0';
   assert_true(zkt_read_line(&p, out, len, long_op()));
@@ -1403,7 +1408,7 @@ static void sem_exit_codes_and_status(void **state) {
   zkc_lease_t *l;
   OK(zkc_sem_create(&s, c, path, &o));
   OK(zkc_sem_acquire(s, 2, long_op(), &l)); /* both leases */
-  assert_int_equal(RUN_CLI("sem", "-n", "-m", "2", path, "true"), 1);
+  assert_int_equal(RUN_CLI(CONNECTED, "sem", "-n", "-m", "2", path, "true"), 1);
   assert_int_equal(RUN_CLI("sem", "--nonblock", "-E", "42", "--max", "2", path,
                            "true"), 42);
   int64_t t0 = zkt_now_ms();
@@ -1656,7 +1661,7 @@ static void commands_refuse_another_recipes_path(void **state) {
   OK(zkc_sem_create(&s, c, sem, NULL));
   OK(zkc_sem_acquire(s, 1, long_op(), &lease));
   char err[8192];
-  assert_int_equal(run_cli_stderr(err, sizeof err, "lock", "-n", sem, "true"),
+  assert_int_equal(run_cli_stderr(err, sizeof err, CONNECTED, "lock", "-n", sem, "true"),
                    65);
   assert_int_equal(count_lines(err), 1);
   assert_non_null(strstr(err, "semaphore"));
@@ -1820,7 +1825,7 @@ static void sem_mismatched_limit_warns_without_v(void **state) {
   OK(zkc_sem_create(&s, c, path, &so));
   OK(zkc_sem_acquire(s, 2, long_op(), &l));
   char err[8192];
-  assert_int_equal(run_cli_stderr(err, sizeof err, "sem", "-n", "-m", "1", path,
+  assert_int_equal(run_cli_stderr(err, sizeof err, CONNECTED, "sem", "-n", "-m", "1", path,
                                   "true"), 1);
   assert_int_equal(count_lines(err), 1);
   assert_non_null(strstr(err, "higher limit"));
@@ -1900,7 +1905,7 @@ static void lock_without_command_holds_until_signalled(void **state) {
   assert_true(strncmp(node, "ZKCOORD_NODE=", 13) == 0);
   assert_true(zkt_exists(node + 13, NULL));
   assert_non_null(strstr(node, "-lock-"));
-  assert_int_equal(RUN_CLI("lock", "-n", path, "true"), 1); /* held */
+  assert_int_equal(RUN_CLI(CONNECTED, "lock", "-n", path, "true"), 1); /* held */
   zkt_proc_t st = spawn_cli("status", path, "--json", NULL);
   static char json[8192];
   assert_true(zkt_read_line(&st, json, sizeof json, long_op()));
@@ -1915,7 +1920,7 @@ static void lock_without_command_holds_until_signalled(void **state) {
   p = spawn_cli("sem", "-m", "1", sem, "--", NULL);
   assert_true(zkt_expect(&p, "ZKCOORD_NODE=", line, sizeof line, long_op()));
   assert_non_null(strstr(line, "-lease-"));
-  assert_int_equal(RUN_CLI("sem", "-n", "-m", "1", sem, "true"), 1);
+  assert_int_equal(RUN_CLI(CONNECTED, "sem", "-n", "-m", "1", sem, "true"), 1);
   kill(p.pid, SIGINT);
   assert_int_equal(run_cli(p), 0);
   assert_int_equal(zkt_children_count(sub_path(sem, "leases")), 0);
