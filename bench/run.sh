@@ -25,7 +25,9 @@
 # Environment: ZKC_BUILD_ROOT (default ./build), ZKC_BENCH_BIN (a built
 # zkc_bench to use instead of building one), ZKC_ENSEMBLE_PORT_BASE
 # (default 2180: client ports 2181-2183), ZKC_ENSEMBLE_DIR (default
-# ${TMPDIR:-/tmp}/zkcoord-bench-ensemble, apart from the tests' ensemble).
+# ${TMPDIR:-/tmp}/zkcoord-bench-ensemble, apart from the tests' ensemble),
+# ZKC_BENCH_R_ARGS (scenario r's rounds, milliseconds per round and rows,
+# e.g. "9 2000 sem3k1:8 sem10k1:32", instead of the whole list).
 # gnuplot (Debian: gnuplot-nox) is installed when missing and apt-get is
 # usable; without it the plot is skipped. The peers' packages are not
 # installed here (tools/bootstrap.sh bench does): a missing peer is reported
@@ -118,7 +120,9 @@ for s in "${scenarios[@]}"; do
     continue
   fi
   if [ "$s" = r ]; then # read-write lock and semaphore beside Curator and kazoo
-    if [ ${#quick[@]} -eq 0 ]; then
+    if [ -n "${ZKC_BENCH_R_ARGS:-}" ]; then # e.g. "9 2000 sem3k1:8": rounds, ms, rows
+      read -r -a peer_args <<<"$ZKC_BENCH_R_ARGS"
+    elif [ ${#quick[@]} -eq 0 ]; then
       peer_args=(5 1000 rw90:8 rw90:32 rw10:8 rw10:32 rwherd:32 rwherd2:32
         sem3k1:8 sem3k1:32 sem3k2:8 sem3k2:32 sem10k1:8 sem10k1:32 sem10k2:8 sem10k2:32)
     else

@@ -114,7 +114,7 @@ END {
         print "R,p," n ",hand-off p50,zkcoord/" lib ",x," stat(ratios)
       }
     }
-  want["curator"] = 1.5; want["kazoo"] = 1.3; want["go-zookeeper"] = 1.3
+  want["curator"] = 1.5; want["kazoo"] = 1.3; want["go-zookeeper"] = 1.0
   split("8 32", ns, " ")
   for (i = 1; i <= 2; i++)
     for (lib in want)
