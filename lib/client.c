@@ -11,6 +11,7 @@
 #include "acl.h"
 #include "client_struct.h"
 #include "names.h"
+#include "qview.h"
 #include "session_shared.h"
 #include "zkcoord/common.h"
 
@@ -98,6 +99,8 @@ static char *default_holder_id(void) {
 static void client_free(zkc_client_t *c) {
   zkc__janitor_free(c);
   zkc__guards_free(c);
+  zkc__qview_free_all(c);
+  pthread_mutex_destroy(&c->views_mu);
   zkc__listeners_free(c);
   zkc__maint_free(c);
   pthread_rwlock_destroy(&c->zh_lock);
@@ -123,6 +126,7 @@ static zkc_client_t *client_alloc(const char *connect,
   int ok = c->connect && c->holder_id;
   ok = ok && pthread_mutex_init(&c->mu, NULL) == 0;
   ok = ok && pthread_mutex_init(&c->ops_mu, NULL) == 0;
+  ok = ok && pthread_mutex_init(&c->views_mu, NULL) == 0;
   ok = ok && zkc__cond_init(&c->ops_cv) == ZKC_OK;
   ok = ok && zkc__cond_init(&c->state_cv) == ZKC_OK;
   ok = ok && pthread_rwlock_init(&c->zh_lock, NULL) == 0;

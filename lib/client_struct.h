@@ -103,6 +103,9 @@ struct zkc_client {
 
   zkc__waiter_t *waiters;
   uint64_t next_waiter_id;
+
+  pthread_mutex_t views_mu;   /* guards views (qview.c) */
+  struct zkc__qview *views;   /* per lock path with waiters */
   /* Node events of one connection arrive in the order of the changes.
    * Counts what breaks that order for watches set earlier: a session event
    * (after a reconnection the server sets watches again and reports the

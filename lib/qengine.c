@@ -50,6 +50,7 @@ int zkc__qrun_ops(zkc__qrun_t *r, zkc__op_t **ops) {
       if (r->list) ops[n++] = r->list; /* the sync before them */
       break;
     case Q_SEARCHING: /* the sync, then the read behind it */
+    case Q_CONFIRMING: /* the sync, then our node's stat */
       ops[n++] = r->list;
       ops[n++] = r->op;
       break;
@@ -142,9 +143,16 @@ static void start_remove(zkc__qrun_t *r) {
   after_remove(r, ZKC_OK);
 }
 
+/* The run no longer waits on base: its reference on the view goes. */
+static void view_leave(zkc__qrun_t *r) {
+  if (r->viewing && r->world->view_drop)
+    r->world->view_drop(r->c, r->base, &r->viewing);
+}
+
 /* Ends with rc (nothing of ours in flight but a read being dropped). */
 static void finish(zkc__qrun_t *r, int rc) {
   if (rc == ZKC_ESESSIONEXPIRED) rc = ZKC_ELOST; /* our node went with it */
+  view_leave(r);
   op_drop(r, &r->list);
   if (rc == ZKC_OK) {
     done(r, rc);
@@ -416,6 +424,43 @@ static void round_leave(zkc__qrun_t *r, int remove) {
   r->pred = NULL;
 }
 
+/* Every node ahead of ours in the client's view of the queue is known
+ * gone (the view's read showed them; a watch told each delete since). No
+ * node can have joined ahead of ours since that read: sequence numbers only
+ * grow while the path exists, and it does while our node does. So our
+ * node's stat is the proof a read of the whole queue would give: sent
+ * behind a sync through the leader, answered fresh, showing the node ours. */
+static void confirm(zkc__qrun_t *r) {
+  op_drop(r, &r->list);
+  op_drop(r, &r->op);
+  if ((r->list = op_new(r)) == NULL || (r->op = op_new(r)) == NULL) {
+    op_drop(r, &r->list);
+    finish(r, ZKC_ENOMEM);
+    return;
+  }
+  r->proof = r->world->boot_ms();
+  zkc__qown_send(r, r->list, ZKC__QR_SYNC, r->base);
+  zkc__qown_send(r, r->op, ZKC__QR_EXISTS, r->node);
+  r->st = Q_CONFIRMING;
+}
+
+static void confirmed(zkc__qrun_t *r) {
+  int rc = r->list->rc;
+  if (rc == ZKC_OK || rc == ZKC_ENONODE) rc = r->op->rc;
+  int64_t owner = r->op->stat.ephemeral_owner;
+  op_end(&r->list);
+  op_end(&r->op);
+  if (rc == ZKC_OK && owner == r->owner) grant(r);
+  else if (rc == ZKC_OK || rc == ZKC_ENONODE) finish(r, ZKC_ELOST);
+  else if (zkc__retryable(rc)) retry(r, rc, Q_RELIST);
+  else finish(r, rc);
+}
+
+static int view_clear(zkc__qrun_t *r) {
+  return r->viewing && r->world->view_clear_ahead &&
+         r->world->view_clear_ahead(r->c, r->base, zkc__basename(r->node));
+}
+
 /* The round ended (why). A wake-up reads the queue again: the blocker's
  * delete alone proves nothing (our own node may have been deleted by an
  * outsider meanwhile, or our session replaced), except when it was the
@@ -443,6 +488,7 @@ static void round_end(zkc__qrun_t *r, zkc__wake_t why) {
   else if (why == ZKC__WAKE_LOST) finish(r, ZKC_ELOST);
   else if (rc != ZKC_OK) retry(r, rc, Q_RELIST);
   else if (clean) grant(r);
+  else if (view_clear(r)) confirm(r);
   else list_now(r);
 }
 
@@ -504,8 +550,12 @@ static void listed(zkc__qrun_t *r) {
   char *pred = rc == ZKC_OK && d.verdict == ZKC__Q_WAIT
                    ? zkc__path_join(r->base, d.blocker)
                    : NULL;
-  /* Not kept while waiting: a copy of the whole queue per waiter would
-   * make a queue of n waiters cost O(n^2) memory. */
+  /* Not kept by the run while waiting: a copy of the whole queue per
+   * waiter would make a queue of n waiters cost O(n^2) memory. The
+   * client's one view of the path keeps it (qworld.h). */
+  if (rc == ZKC_OK && d.verdict == ZKC__Q_WAIT && pred && r->world->view_update)
+    r->world->view_update(r->c, r->base, &r->list->children,
+                          zkc__basename(r->node), &r->viewing);
   op_end(&r->list);
   if (rc != ZKC_OK) finish(r, rc);
   else if (d.verdict == ZKC__Q_GONE) finish(r, ZKC_ELOST); /* session or outsider */
@@ -564,6 +614,7 @@ static int advance(zkc__qrun_t *r) {
     case Q_SEARCH: search(r); break;
     case Q_SEARCHING: searched(r); break;
     case Q_ADOPTING: adopted(r); break;
+    case Q_CONFIRMING: confirmed(r); break;
     case Q_RELIST: relist(r); break;
     case Q_LISTING: listed(r); break;
     case Q_WATCHING: watched(r); break;
@@ -661,6 +712,7 @@ int zkc__qrun_result(zkc__qrun_t *r, zkc__held_t *out) {
 }
 
 void zkc__qrun_clear(zkc__qrun_t *r) {
+  view_leave(r);
   op_drop(r, &r->op);
   op_drop(r, &r->list);
   op_drop(r, &r->watch);

@@ -53,6 +53,8 @@ typedef enum {
   Q_BACKOFF,   /* a retry's backoff, then Q_CONNECT */
   Q_CONNECT,   /* wait for a connected session, then `after` */
   Q_REMOVING,  /* our node's delete, the result decided */
+  Q_CONFIRMING, /* every node ahead known gone: our own node's stat
+                   through the leader (a sync before it) */
   Q_DONE
 } zkc__qstate_t;
 
@@ -77,6 +79,7 @@ typedef struct zkc__qrun {
   unsigned w_reg : 1;   /* the round's waiter is registered */
   unsigned sole : 1;    /* the round watches our own node too */
   unsigned same_session : 1; /* the blocker is of our own session */
+  int viewing;          /* holds a reference on the client's view of base */
   unsigned layout : 2;  /* a zkc__recipe_layout_t: the layout the path must
                            keep, checked at each read (ZKC__AS_NONE: none) */
   unsigned st : 4;      /* a zkc__qstate_t */

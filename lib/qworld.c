@@ -26,6 +26,16 @@ static void qw_send(zkc_client_t *c, zkc__op_t *op, const zkc__qreq_t *rq) {
     case ZKC__QR_EXISTS: zkc__submit_exists(c, op, rq->path); break;
     case ZKC__QR_WATCH: zkc__submit_watch(c, op, rq->path, rq->watch); break;
     case ZKC__QR_DELETE: zkc__submit_delete(c, op, rq->path); break;
+    case ZKC__QR_CHILDREN_WATCH:
+      zkc__submit_children_watch(c, op, rq->path, rq->watch);
+      break;
+    case ZKC__QR_GET_WATCH:
+      zkc__submit_get_watch(c, op, rq->path, rq->watch);
+      break;
+    case ZKC__QR_COUNT:
+      zkc__submit_create(c, op, ZKC_NODE_PARENT, rq->path, rq->data, rq->len,
+                         ZKC__CREATE_PERSISTENT);
+      break;
   }
 }
 
@@ -47,6 +57,12 @@ const zkc__qworld_t zkc__qworld_session = {
     .waiter_unwatch = zkc__waiter_unwatch,
     .waiter_unregister = zkc__waiter_unregister,
     .forget_watch = zkc__forget_watch,
+    .waiter_also = zkc__waiter_also,
+    .waiter_rearm = zkc__waiter_rearm,
+    .waiter_unwatch_children = zkc__waiter_unwatch_children,
+    .view_update = zkc__qview_update,
+    .view_drop = zkc__qview_drop,
+    .view_clear_ahead = zkc__qview_clear_ahead,
     .janitor_add = zkc__janitor_add,
     .delete_answered = zkc__delete_answered,
     .retry_delay = zkc__retry_delay,

@@ -27,13 +27,21 @@ typedef enum zkc__qreq_kind {
   ZKC__QR_EXISTS,   /* the stat of `path` */
   ZKC__QR_WATCH,    /* the stat of `path` and a data watch for waiter
                        `watch` */
-  ZKC__QR_DELETE    /* `path`, any version */
+  ZKC__QR_DELETE,   /* `path`, any version */
+  /* The semaphore's lease run (lease_run.c): */
+  ZKC__QR_CHILDREN_WATCH, /* the children of `path`, and a children watch
+                             for waiter `watch` */
+  ZKC__QR_GET_WATCH,      /* the data of `path`, and a data watch for
+                             waiter `watch` */
+  ZKC__QR_COUNT           /* a persistent node at `path` holding the `len`
+                             bytes of `data` (a shared count) */
 } zkc__qreq_kind_t;
 
 typedef struct zkc__qreq {
   zkc__qreq_kind_t kind;
   const char *path; /* the caller's: serialized by the send */
-  const char *data; /* ZKC__QR_CREATE: NUL-terminated */
+  const char *data; /* ZKC__QR_CREATE: NUL-terminated; ZKC__QR_COUNT: len */
+  int len;          /* ZKC__QR_COUNT: the bytes of data */
   int plain;        /* ZKC__QR_CREATE: no sequence */
   uint64_t watch;   /* ZKC__QR_WATCH: the waiter's id */
 } zkc__qreq_t;
@@ -63,6 +71,19 @@ typedef struct zkc__qworld {
   void (*waiter_unwatch)(zkc_client_t *c, zkc__waiter_t *w);
   void (*waiter_unregister)(zkc_client_t *c, zkc__waiter_t *w);
   void (*forget_watch)(zkc_client_t *c, const char *path, uint64_t id);
+  /* A waiter over several reads (the lease run's): a data watch on `also`
+   * beside its children watch, cleared before each read, both removed
+   * when it leaves unfired. */
+  void (*waiter_also)(zkc_client_t *c, zkc__waiter_t *w, const char *also);
+  void (*waiter_rearm)(zkc_client_t *c, zkc__waiter_t *w);
+  void (*waiter_unwatch_children)(zkc_client_t *c, zkc__waiter_t *w);
+  /* The client's view of a queue (session.h's zkc__qview_*): a waiting
+   * run keeps its read there, and asks whether every node ahead of its
+   * own is known gone. */
+  void (*view_update)(zkc_client_t *c, const char *base, zkc__names_t *read,
+                      const char *own, int *held);
+  void (*view_drop)(zkc_client_t *c, const char *base, int *held);
+  int (*view_clear_ahead)(zkc_client_t *c, const char *base, const char *own);
 
   /* ---- what outlives the run, and the policy ---- */
   void (*janitor_add)(zkc_client_t *c, const char *path, const char *uuid);

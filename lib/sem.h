@@ -31,6 +31,9 @@ struct zkc_sem {
   zkc_client_t *client; /* set at create, never changes */
   char *path, *locks, *leases, *count_path;
   int max; /* the fixed limit, or the count node's seed */
+  /* The path's layout was accepted by a grant: later acquires read it
+   * only behind their lease creates (lease_run.c), not before queueing. */
+  atomic_int layout_known;
   pthread_mutex_t mu; /* guards everything below */
   zkc_lease_t *held;
   size_t held_nodes; /* lease nodes of all held handles */

@@ -9,18 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "decide.h"
 #include "hold_fate.h"
+#include "lease_run.h"
 #include "names.h"
 #include "queue.h"
 #include "sem.h"
 #include "session.h"
 #include "util.h"
-
-#define LEASE_NAME "lease-"
-/* read_leases: the count node was just created, read again (never
- * returned to callers). */
-#define AGAIN 1
 
 void zkc_sem_opts_init(zkc_sem_opts_t *o) {
   if (o == NULL) return;
@@ -172,7 +167,9 @@ int zkc_sem_set_lost_callback(zkc_sem_t *s, zkc_sem_lost_fn fn, void *ctx) {
 
 const char *zkc_sem_path(const zkc_sem_t *s) { return s ? s->path : NULL; }
 
-static size_t held_nodes(zkc_sem_t *s) {
+/* The lease nodes this object's leases hold (a lease run's `held`). */
+static size_t held_nodes(void *ctx) {
+  zkc_sem_t *s = ctx;
   pthread_mutex_lock(&s->mu);
   size_t n = s->held_nodes;
   pthread_mutex_unlock(&s->mu);
@@ -201,231 +198,63 @@ static int drop_nodes(zkc_client_t *c, zkc_lease_t *l, int64_t limit) {
   return refused;
 }
 
-/* How many of l's nodes are among the children read. */
-static size_t present(const zkc_lease_t *l, const zkc__names_t *kids) {
-  size_t found = 0;
-  for (size_t i = 0; i < l->n; i++) {
-    const char *name = zkc__basename(l->nodes[i].node);
-    for (int k = 0; k < kids->count; k++)
-      if (strcmp(kids->data[k], name) == 0) {
-        found++;
-        break;
-      }
-  }
-  return found;
-}
-
-/* One read of the leases (and the count), leaving watches for w. Sets
- * *leases and *max; the count node is created with the seed when missing. */
-static int read_leases(zkc_sem_t *s, zkc_lease_t *l, zkc__waiter_t *w,
-                       int64_t limit, size_t *leases, size_t *mine,
-                       int32_t *max) {
-  zkc_client_t *c = s->client;
-  zkc__op_t *sync = zkc__op_new(), *kids = zkc__op_new(),
-            *cnt = s->count_path ? zkc__op_new() : NULL;
-  if (sync == NULL || kids == NULL || (s->count_path && cnt == NULL)) {
-    zkc__op_free(sync);
-    zkc__op_free(kids);
-    zkc__op_free(cnt);
-    return ZKC_ENOMEM;
-  }
-  zkc__waiter_rearm(c, w);
-  /* The admission rests on this read: through the leader (a follower cut
-   * off from it answers from a frozen state; see zkc__submit_sync). */
-  zkc__submit_sync(c, sync, s->leases);
-  zkc__submit_children_watch(c, kids, s->leases, w->id);
-  if (cnt) zkc__submit_get_watch(c, cnt, s->count_path, w->id);
-  int src = zkc__op_wait_until(sync, limit);
-  int rc = zkc__op_wait_until(kids, limit);
-  int crc = cnt ? zkc__op_wait_until(cnt, limit) : ZKC_OK;
-  if (src == ZKC_ETIMEDOUT || rc == ZKC_ETIMEDOUT || crc == ZKC_ETIMEDOUT) {
-    zkc__op_give_up(sync); /* unanswered at the limit: freed on completion */
-    zkc__op_give_up(kids);
-    zkc__op_give_up(cnt);
-    return ZKC_ETIMEDOUT;
-  }
-  zkc__op_free(sync);
-  if (src != ZKC_OK && src != ZKC_ENONODE) rc = src;
-  /* leases/ itself deleted under us (our nodes with it): queue again. */
-  if (rc == ZKC_ENONODE) rc = ZKC_ELOST;
-  *max = s->max;
-  if (cnt) {
-    if (crc == ZKC_OK) crc = zkc__sem_count_decode(cnt, max);
-    if (crc == ZKC_ENONODE) {
-      crc = zkc__sem_count_create(c, s->count_path, s->max, 1, limit);
-      if (crc == ZKC_OK) crc = AGAIN;
-    }
-    if (crc == ZKC_EPROTO)
-      zkc__log(c, ZKC_LOG_ERROR, "count node %s holds %d bytes, not 4",
-               s->count_path, cnt->data_len);
-    if (rc == ZKC_OK) rc = crc;
-    zkc__op_free(cnt);
-  }
-  *leases = (size_t)kids->children.count;
-  *mine = present(l, &kids->children);
-  zkc__op_free(kids);
-  return rc;
-}
-
-/* 1 while our queue node q still exists on the session of our leases: else
- * another client may be at the head too, and two heads whose pending leases
- * together exceed the limit would wait on each other for ever. */
-static int still_head(zkc_client_t *c, const zkc_lease_t *l,
-                      const zkc__held_t *q, int64_t limit, int *rc) {
-  if (l->nodes[0].session_id != q->session_id) return 0;
-  *rc = zkc__op_run_exists_until(c, q->node, NULL, limit);
-  if (*rc == ZKC_ENONODE) *rc = ZKC_OK;
-  else if (*rc == ZKC_OK) return 1;
-  return 0;
-}
-
-/* Waits until the leases (ours among them) fit the limit. Our nodes exist;
- * we hold the queue (q), so nobody else is adding leases but foreign
- * clients. */
-static int wait_fit(zkc_sem_t *s, zkc_lease_t *l, const zkc__held_t *q,
-                    int64_t deadline, int64_t *proof) {
-  zkc_client_t *c = s->client;
-  zkc__waiter_t w;
-  int rc = zkc__waiter_register(c, &w, s->leases);
-  if (rc != ZKC_OK) return rc;
-  if (s->count_path) zkc__waiter_also(c, &w, s->count_path);
-  int retries = 0, warned = 0;
-  int64_t limit = zkc__limit_after(deadline);
+/* The blocking driver of a lease run (lease_run.h): waits on the caller's
+ * thread for whatever the run needs next. */
+static int lease_run_here(zkc__lrun_t *r, zkc__op_t **ops) {
+  zkc_client_t *c = r->c;
+  int64_t limit = zkc__limit_after(r->how.deadline);
   for (;;) {
-    size_t leases = 0, mine = 0;
-    int32_t max = 0;
-    int64_t sent = zkc__boot_ms(); /* the admission's proof (grant_fresh) */
-    rc = read_leases(s, l, &w, limit, &leases, &mine, &max);
-    if (rc == AGAIN && zkc__now_ms() < deadline) continue;
-    if (rc == AGAIN) rc = ZKC_ETIMEDOUT;
-    if (zkc__retryable(rc)) {
-      rc = zkc__retry_wait(c, &retries, rc, deadline);
-      if (rc == ZKC_OK) continue;
-      break;
-    }
-    if (rc != ZKC_OK) break;
-    retries = 0;
-    zkc__l_verdict_t v = zkc__leases_decide(leases, mine, l->n, held_nodes(s),
-                                            max);
-    if (v == ZKC__L_GONE) { /* session gone, or an outsider deleted one */
-      rc = ZKC_ELOST;
-      break;
-    }
-    if (!warned && s->count_path == NULL && leases - l->n > (size_t)max) {
-      warned = 1; /* only a disagreeing client (or a stranger) puts them there */
-      zkc__log(c, ZKC_LOG_WARN,
-               "semaphore %s: %zu leases held by others, more than this "
-               "client's limit of %d: another client uses a higher limit (a "
-               "shared count node makes them agree)", s->path, leases - l->n,
-               (int)max);
-    }
-    if (v == ZKC__L_DEADLOCK) {
-      rc = ZKC_EDEADLK; /* our own leases stand in the way */
-      break;
-    }
-    if (v == ZKC__L_FIT) {
-      zkc__session_fate_t fate = zkc__session_fate(c, l->nodes[0].session_id);
-      /* An answer that waited out a stall of this process proves nothing
-       * about the session now: read again. */
-      if (fate == ZKC__SESSION_LIVE && zkc__grant_fresh(c, sent)) {
-        *proof = sent;
+    int n, rc;
+    switch (zkc__lrun_step(r)) {
+      case ZKC__QN_REPLY:
+        n = zkc__lrun_ops(r, ops);
+        for (int i = 0; i < n; i++)
+          if (zkc__op_wait_until(ops[i], limit) == ZKC_ETIMEDOUT) {
+            zkc__lrun_give_up(r); /* unanswered at the limit */
+            break;
+          }
         break;
-      }
-      if (fate == ZKC__SESSION_LIVE) continue;
-      rc = fate == ZKC__SESSION_GONE ? ZKC_ELOST
-                                     : zkc__wait_connected(c, deadline);
-      if (rc != ZKC_OK) break;
-      continue; /* read again on a connection that is up */
+      case ZKC__QN_EVENT:
+        zkc__lrun_woken(r, zkc__waiter_wait(c, zkc__lrun_waiter(r),
+                                            r->how.deadline));
+        break;
+      case ZKC__QN_SESSION:
+        if ((rc = zkc__wait_connected(c, r->how.deadline)) != ZKC_OK)
+          zkc__lrun_stop(r, rc);
+        break;
+      case ZKC__QN_TIME:
+        if (zkc__pause_until(c, zkc__lrun_wake_at(r)) != ZKC_OK)
+          zkc__lrun_stop(r, ZKC_ECLOSED);
+        break;
+      case ZKC__QN_DONE: return zkc__lrun_result(r);
     }
-    if (zkc__now_ms() >= deadline) {
-      rc = ZKC_ETIMEDOUT;
-      break;
-    }
-    if (!still_head(c, l, q, limit, &rc)) {
-      if (zkc__retryable(rc)) continue; /* read again once connected */
-      if (rc == ZKC_OK) rc = ZKC_ELOST; /* queue again */
-      break;
-    }
-    zkc__wake_t why = zkc__waiter_wait(c, &w, deadline);
-    if (why == ZKC__WAKE_TIMEOUT) rc = ZKC_ETIMEDOUT;
-    else if (why == ZKC__WAKE_CLOSED) rc = ZKC_ECLOSED;
-    else if (why == ZKC__WAKE_LOST) rc = ZKC_ELOST;
-    if (rc != ZKC_OK) break;
   }
-  /* Granted or not, the watches go: nobody waits on them any more. */
-  if (!zkc__client_closed(c)) zkc__waiter_unwatch_children(c, &w);
-  zkc__waiter_unregister(c, &w);
-  /* A request refused by a dead handle (a process stopped past its session
-   * timeout meets one on waking): the session expired and our nodes went
-   * with it. Queue again, as for any other lost session. */
-  return rc == ZKC_ESESSIONEXPIRED ? ZKC_ELOST : rc;
 }
 
-/* After leaving the queue: a grant whose proof went stale meanwhile (the
- * queue node's delete waited on a slow or silent connection) is confirmed
- * by a fresh read of the leases: ZKC_OK while all ours are there on a live
- * session, ZKC_ELOST (queue again) when one is gone. */
-static int still_fit(zkc_sem_t *s, zkc_lease_t *l, int64_t proof,
-                     int64_t limit) {
-  zkc_client_t *c = s->client;
-  if (zkc__grant_fresh(c, proof)) return ZKC_OK;
-  zkc__op_t *sync = zkc__op_new(), *op = zkc__op_new();
-  if (sync == NULL || op == NULL) {
-    zkc__op_free(sync);
-    zkc__op_free(op);
-    return ZKC_ENOMEM;
+/* As the head of the queue (q), takes the leases into l: the lease run,
+ * its nodes moved to l whatever the result. */
+static int take_leases(zkc_sem_t *s, unsigned qty, const zkc__held_t *q,
+                       int64_t deadline, zkc_lease_t *l) {
+  zkc__lrun_how_t how = {.path = s->path, .leases = s->leases,
+                         .count = s->count_path, .queue_node = q->node,
+                         .queue_session = q->session_id, .qty = qty,
+                         .max = s->max, .held = held_nodes, .held_ctx = s,
+                         .deadline = deadline};
+  zkc__lrun_t run;
+  zkc__op_t **ops = malloc((qty + ZKC__LRUN_READS) * sizeof *ops);
+  int rc = ops ? zkc__lrun_init(&run, s->client, &how) : ZKC_ENOMEM;
+  if (rc != ZKC_OK) {
+    free(ops);
+    return rc;
   }
-  zkc__submit_sync(c, sync, s->leases); /* through the leader, as wait_fit */
-  zkc__submit_children(c, op, s->leases);
-  int src = zkc__op_wait_until(sync, limit);
-  int rc = zkc__op_wait_until(op, limit);
-  if (src == ZKC_ETIMEDOUT || rc == ZKC_ETIMEDOUT) {
-    zkc__op_give_up(sync);
-    zkc__op_give_up(op);
-    return ZKC_ETIMEDOUT;
-  }
-  zkc__op_free(sync);
-  if (src != ZKC_OK && src != ZKC_ENONODE) rc = src;
-  if (rc == ZKC_OK && present(l, &op->children) < l->n) rc = ZKC_ELOST;
-  if (rc == ZKC_ENONODE || rc == ZKC_ESESSIONEXPIRED) rc = ZKC_ELOST;
-  zkc__op_free(op);
-  if (rc == ZKC_OK &&
-      zkc__session_fate(c, l->nodes[0].session_id) == ZKC__SESSION_GONE)
-    rc = ZKC_ELOST;
+  rc = lease_run_here(&run, ops);
+  free(ops);
+  zkc__held_t *nodes = zkc__lrun_take_nodes(&run);
+  zkc__lrun_clear(&run);
+  for (unsigned i = 0; i < qty; i++)
+    if (nodes[i].node) l->nodes[l->n++] = nodes[i];
+  free(nodes);
   return rc;
-}
-
-/* The layout of the semaphore's path (its own children: locks/ and
- * leases/ are the semaphore's, a lock's or a latch's nodes another
- * recipe's), into *layouts when not NULL: ZKC_ELAYOUT when another
- * recipe's, told to the thread and the log. Connection loss is retried
- * under the client's policy within the deadline. */
-static int layout_check(zkc_sem_t *s, int64_t deadline, unsigned *layouts) {
-  zkc_client_t *c = s->client;
-  int attempt = 0;
-  for (;;) {
-    zkc__op_t *op = zkc__op_new();
-    if (op == NULL) return ZKC_ENOMEM;
-    zkc__submit_children(c, op, s->path);
-    int rc = zkc__op_wait_until(op, zkc__limit_after(deadline));
-    unsigned mask = 0;
-    for (int i = 0; rc == ZKC_OK && i < op->children.count; i++)
-      mask |= zkc__child_layout(op->children.data[i], -1);
-    zkc__op_give_up(op);                /* freed now, or by its late answer */
-    if (rc == ZKC_ENONODE) rc = ZKC_OK; /* nothing there yet */
-    if (rc == ZKC_OK) {
-      if (layouts) *layouts = mask;
-      unsigned bad = zkc__layout_refused(ZKC__AS_SEMAPHORE, mask);
-      if (bad == 0) return ZKC_OK;
-      return zkc__refuse(c, ZKC_ELAYOUT,
-                         "zkc_sem_acquire: path '%.300s' "
-                         "holds %s, not a semaphore: refused (nothing of ours "
-                         "left there)",
-                         s->path, zkc__layout_what(bad));
-    }
-    if (!zkc__retryable(rc)) return rc;
-    if ((rc = zkc__retry_wait(c, &attempt, rc, deadline)) != ZKC_OK) return rc;
-  }
 }
 
 /* Deletes `path` if it is empty (a parent we made on a path refused after
@@ -438,44 +267,69 @@ static void remove_if_empty(zkc_client_t *c, const char *path, int64_t limit) {
   zkc__op_give_up(op);
 }
 
-/* One pass: check the path's layout, queue on locks/, create the nodes,
- * wait until they fit, leave the queue, check the layout again (another
- * recipe that began on the path meanwhile, which the first check could not
- * see, may have missed locks/ as well). On failure no node of ours is
- * left, and after a refusal of the layout no parent we made either. */
+/* The layout of the semaphore's path (its own children: locks/ and
+ * leases/ are the semaphore's, a lock's or a latch's nodes another
+ * recipe's), into *layouts: ZKC_ELAYOUT when another recipe's, told to the
+ * thread and the log. Connection loss is retried under the client's policy
+ * within the deadline. */
+static int layout_check(zkc_sem_t *s, int64_t deadline, unsigned *layouts) {
+  zkc_client_t *c = s->client;
+  int attempt = 0;
+  for (;;) {
+    zkc__op_t *op = zkc__op_new();
+    if (op == NULL) return ZKC_ENOMEM;
+    zkc__submit_children(c, op, s->path);
+    int rc = zkc__op_wait_until(op, zkc__limit_after(deadline));
+    if (rc == ZKC_OK) rc = zkc__lrun_layout(c, s->path, &op->children, layouts);
+    zkc__op_give_up(op);                /* freed now, or by its late answer */
+    if (rc == ZKC_ENONODE) rc = ZKC_OK; /* nothing there yet */
+    if (!zkc__retryable(rc)) return rc;
+    if ((rc = zkc__retry_wait(c, &attempt, rc, deadline)) != ZKC_OK) return rc;
+  }
+}
+
+/* One pass: the queue node on locks/, then the lease run (the lease nodes
+ * with the reads the admission rests on behind them, the path's layout
+ * among them: of two recipes begun on the path at once, the one whose read
+ * sees the other's nodes gives way). Two round trips when nobody is in the
+ * way. Before the first grant of this object the path's layout is read
+ * first, so that a semaphore on another recipe's path is refused before it
+ * makes a node there, which that recipe's users would take for a
+ * semaphore's. Granted, the queue node's delete is not waited for: the
+ * admission rests on the leases read, and the session's later requests go
+ * after it. On failure no node of ours is left, and after a refusal of the
+ * layout no parent we made either. */
 static int attempt(zkc_sem_t *s, unsigned qty, int64_t deadline,
                    zkc_lease_t *l) {
   zkc_client_t *c = s->client;
+  int64_t limit = zkc__limit_after(deadline);
+  unsigned before = ZKC_LAYOUT_SEMAPHORE;
+  int rc = atomic_load(&s->layout_known) ? ZKC_OK
+                                         : layout_check(s, deadline, &before);
   zkc__held_t q = {0};
-  unsigned before = 0;
-  int rc = layout_check(s, deadline, &before);
   if (rc == ZKC_OK)
     rc = zkc__lock_acquire(c, s->locks, ZKC__LOCK_NAME, deadline, &q);
-  if (rc != ZKC_OK) return rc;
-  for (unsigned i = 0; i < qty && rc == ZKC_OK; i++) {
-    rc = zkc__node_create(c, s->leases, LEASE_NAME, NULL, deadline,
-                          &l->nodes[i]);
-    if (rc == ZKC_OK) l->n = i + 1;
+  if (rc == ZKC_OK) rc = take_leases(s, qty, &q, deadline, l);
+  if (rc == ZKC_OK) {
+    (void)zkc__lock_delete_nowait(c, q.node); /* a refusal is logged */
+    free(q.node);
+    atomic_store(&s->layout_known, 1);
+    return ZKC_OK;
   }
-  int64_t proof = 0;
-  if (rc == ZKC_OK) rc = wait_fit(s, l, &q, deadline, &proof);
-  int64_t limit = zkc__limit_after(deadline);
-  int left = zkc__lock_delete_by(c, q.node, limit);
+  /* A queue node we cannot delete blocks everyone behind it: a refused
+   * delete is reported rather than the reason we stopped (as the mutex
+   * does), since waiting cannot cure it. */
+  int left = q.node ? zkc__lock_delete_by(c, q.node, limit) : ZKC_OK;
   free(q.node);
-  if (rc == ZKC_OK) rc = still_fit(s, l, proof, limit);
-  if (rc == ZKC_OK) rc = layout_check(s, deadline, NULL);
-  /* A queue node we cannot delete blocks everyone behind it (us too): give
-   * the leases back. A refused delete is reported rather than the reason
-   * we stopped (as the mutex does): waiting cannot cure it. */
-  if (rc == ZKC_OK && !delete_settled(left)) rc = left;
-  if (rc != ZKC_OK) {
-    int refused = drop_nodes(c, l, limit);
-    if (refused != ZKC_OK) rc = refused;
-    else if (!delete_settled(left)) rc = left;
-  }
-  if (rc == ZKC_ELAYOUT && !(before & ZKC_LAYOUT_SEMAPHORE)) {
-    remove_if_empty(c, s->leases, limit);
-    remove_if_empty(c, s->locks, limit);
+  int refused = drop_nodes(c, l, limit);
+  if (refused != ZKC_OK) rc = refused;
+  else if (!delete_settled(left)) rc = left;
+  if (rc == ZKC_ELAYOUT) {
+    atomic_store(&s->layout_known, 0);
+    if (!(before & ZKC_LAYOUT_SEMAPHORE)) {
+      remove_if_empty(c, s->leases, limit);
+      remove_if_empty(c, s->locks, limit);
+    }
   }
   return rc;
 }

@@ -334,6 +334,24 @@ void zkc__waiter_rearm(zkc_client_t *c, zkc__waiter_t *w);
 /* Removes both watches, as zkc__waiter_unwatch does for a data watch. */
 void zkc__waiter_unwatch_children(zkc_client_t *c, zkc__waiter_t *w);
 
+/* ---- the queue views (qview.c, whose header says what they are) ---- */
+
+/* A run waiting on base after a read of its children (`own`, a child's
+ * name, among them): the first call of a run (*held 0) takes a reference
+ * on the path's view (*held 1). When the view does not show `own`, it is
+ * made from the read: its names are moved into the view (read left empty)
+ * and the gone marks of the old view carried over. Without memory nothing
+ * changes (*held stays 0): the run reads the queue as before. */
+void zkc__qview_update(zkc_client_t *c, const char *base, zkc__names_t *read,
+                       const char *own, int *held);
+/* The run leaves (*held 1): its reference is dropped, the view freed with
+ * the last one. */
+void zkc__qview_drop(zkc_client_t *c, const char *base, int *held);
+/* 1 when the view shows `own` and every name before it (by sequence) is
+ * known gone, none of them a read-write lock's writer (its downgrade may
+ * add a read node ahead). */
+int zkc__qview_clear_ahead(zkc_client_t *c, const char *base, const char *own);
+
 /* Wakes every waiter and every wait on the state condition, so that a
  * thread whose cancel flag was just set (zkc__cancel_bind) sees it. */
 void zkc__cancel_wake(zkc_client_t *c);

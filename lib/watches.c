@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "ops_zk.h"
+#include "qview.h"
 
 /* A node event for the owner of kind `kind` whose id is the context.
  * Session events reach every watcher; the client's own watcher (handle.c)
@@ -15,6 +16,8 @@ static void tell_owner(zhandle_t *zh, int type, zkc__watch_kind_t kind,
   zkc__mark_callback_thread();
   if (type == ZOO_SESSION_EVENT) return;
   const zkc__handle_ctx_t *h = zoo_get_context(zh);
+  /* Before the owner is told: a waiter it wakes may ask the view. */
+  if (type == ZOO_DELETED_EVENT && path) zkc__qview_gone(h->c, path);
   h->c->watch_fns[kind](h->c, (uint64_t)(uintptr_t)ctx, path ? path : "",
                         type == ZOO_DELETED_EVENT);
 }

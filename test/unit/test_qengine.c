@@ -41,6 +41,8 @@ static struct {
   zkc__session_fate_t fate;
   int live, closed;
   int clean; /* what the waiter says of the round's events */
+  int view_clear; /* what the client's view says of the nodes ahead */
+  int views_held, view_updates;
   uint64_t next_id;
   int registered, unwatched, own_watched, dropped;
   char janitor[8][700];
@@ -128,6 +130,23 @@ static int w_retry(zkc_client_t *c, int *attempt, int rc, int64_t deadline,
   return ZKC_OK;
 }
 
+static void w_view_update(zkc_client_t *c, const char *base,
+                          zkc__names_t *read, const char *own, int *held) {
+  (void)c, (void)base, (void)read, (void)own;
+  S.view_updates++;
+  if (!*held) S.views_held++;
+  *held = 1;
+}
+static void w_view_drop(zkc_client_t *c, const char *base, int *held) {
+  (void)c, (void)base;
+  if (*held) S.views_held--;
+  *held = 0;
+}
+static int w_view_clear(zkc_client_t *c, const char *base, const char *own) {
+  (void)c, (void)base, (void)own;
+  return S.view_clear;
+}
+
 static const zkc__qworld_t world = {
     .send = w_send,
     .session_id = w_session_id,
@@ -147,6 +166,9 @@ static const zkc__qworld_t world = {
     .janitor_add = w_janitor,
     .delete_answered = w_delete_answered,
     .retry_delay = w_retry,
+    .view_update = w_view_update,
+    .view_drop = w_view_drop,
+    .view_clear_ahead = w_view_clear,
 };
 
 static zkc__op_t *d_op_new(void *ctx) {
@@ -354,6 +376,74 @@ static void waiter_reads_again_behind_a_sync(void **state) {
   answer_children(4, own, (char *)NULL);
   expect_granted(own);
   assert_int_equal(S.registered, 0);
+  stop();
+}
+
+/* Two ahead, both known gone when the watch fires (the client's view):
+ * the proof is our own node's stat behind a sync, not a read of the
+ * queue; the run held the view while it waited and leaves it. */
+static void view_clear_confirms_with_a_stat(void **state) {
+  (void)state;
+  start(1);
+  queue_behind("a-lock-0000000001", "b-lock-0000000002");
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  assert_int_equal(S.views_held, 1);
+  answer(2, ZKC_OK, OTHER_SESSION);
+  assert_int_equal(step(), ZKC__QN_EVENT);
+  S.view_clear = 1;
+  zkc__qrun_woken(&R, ZKC__WAKE_FIRED);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  assert_int_equal(S.n, 5);
+  assert_string_equal(req(3, ZKC__QR_SYNC)->path, BASE);
+  char own[800];
+  snprintf(own, sizeof own, BASE "/%s", own_name(5));
+  assert_string_equal(req(4, ZKC__QR_EXISTS)->path, own);
+  answer(3, ZKC_OK, 0);
+  answer(4, ZKC_OK, SESSION);
+  expect_granted(own_name(5));
+  assert_int_equal(S.views_held, 0);
+  stop();
+}
+
+/* The stat shows our node gone (an outsider deleted it): no grant; the
+ * run queues again with a new node. */
+static void view_clear_own_node_gone_queues_again(void **state) {
+  (void)state;
+  start(1);
+  queue_behind("a-lock-0000000001", "b-lock-0000000002");
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  answer(2, ZKC_OK, OTHER_SESSION);
+  assert_int_equal(step(), ZKC__QN_EVENT);
+  S.view_clear = 1;
+  zkc__qrun_woken(&R, ZKC__WAKE_FIRED);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  answer(3, ZKC_OK, 0);
+  answer(4, ZKC_ENONODE, 0);
+  assert_int_equal(step(), ZKC__QN_REPLY); /* the delete of a node gone */
+  req(5, ZKC__QR_DELETE);
+  answer(5, ZKC_ENONODE, 0);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  req(6, ZKC__QR_CREATE); /* at the back, a new uuid */
+  assert_int_equal(S.views_held, 0);
+  stop();
+}
+
+/* The stat answered after half a session timeout (a stall): no grant on
+ * it; the queue is read again behind a sync. */
+static void view_clear_stale_stat_reads_again(void **state) {
+  (void)state;
+  start(1);
+  queue_behind("a-lock-0000000001", "b-lock-0000000002");
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  answer(2, ZKC_OK, OTHER_SESSION);
+  assert_int_equal(step(), ZKC__QN_EVENT);
+  S.view_clear = 1;
+  zkc__qrun_woken(&R, ZKC__WAKE_FIRED);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  S.clock += FRESH_MS;
+  answer(3, ZKC_OK, 0);
+  answer(4, ZKC_OK, SESSION);
+  expect_read_behind_sync(5);
   stop();
 }
 
@@ -632,6 +722,9 @@ int main(void) {
       cmocka_unit_test(first_granted_on_the_pipelined_read),
       cmocka_unit_test(stale_answer_read_again_through_the_leader),
       cmocka_unit_test(waiter_reads_again_behind_a_sync),
+      cmocka_unit_test(view_clear_confirms_with_a_stat),
+      cmocka_unit_test(view_clear_own_node_gone_queues_again),
+      cmocka_unit_test(view_clear_stale_stat_reads_again),
       cmocka_unit_test(sole_blocker_handoff_without_a_read),
       cmocka_unit_test(sole_blocker_handoff_gone_stale_reads_again),
       cmocka_unit_test(unclean_delete_reads_again),

@@ -1,0 +1,571 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The semaphore's lease run (lease_run.h): the head of the queue creates
+ * its lease nodes with every read its admission rests on pipelined behind
+ * them, decides with zkc__leases_decide, waits on the leases and the count
+ * while they do not fit, and grants only on a fresh proof of a live
+ * session. All requests and facts go through the run's world. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lease_run.h"
+
+#include "decide.h"
+#include "names.h"
+#include "queue_nodes.h"
+#include "util.h"
+
+_Static_assert(L_DONE < 16, "a state fits in zkc__lrun_t.st");
+_Static_assert(ZKC__PARENT_RECREATE_MAX < 16, "fits in zkc__lrun_t.parents");
+
+#define AGAIN (-1) /* advance's "step again now" */
+#define LEASE_NAME "lease-"
+#define COUNT_BYTES 4
+
+enum { R_SYNC, R_LEASES, R_COUNT, R_LAYOUT };
+
+/* ---- requests ---- */
+
+static zkc__op_t *op_new(zkc__lrun_t *r) {
+  return r->how.drv ? r->how.drv->op_new(r->how.drv_ctx) : zkc__op_new();
+}
+
+/* Finished or not: one in flight is given up (freed by its completion). */
+static void op_drop(zkc__lrun_t *r, zkc__op_t **op) {
+  if (*op == NULL) return;
+  int orphaned = zkc__op_give_up(*op);
+  *op = NULL;
+  if (orphaned && r->how.drv) r->how.drv->op_dropped(r->how.drv_ctx);
+}
+
+static void op_end(zkc__op_t **op) {
+  zkc__op_free(*op);
+  *op = NULL;
+}
+
+static void send(zkc__lrun_t *r, zkc__op_t *op, zkc__qreq_kind_t kind,
+                 const char *path) {
+  zkc__qreq_t rq = {.kind = kind, .path = path, .watch = r->w.id};
+  r->world->send(r->c, op, &rq);
+}
+
+int zkc__lrun_ops_max(const zkc__lrun_t *r) {
+  return (int)r->how.qty + ZKC__LRUN_READS;
+}
+
+int zkc__lrun_ops(zkc__lrun_t *r, zkc__op_t **ops) {
+  int n = 0;
+  if (r->st == L_SENT) {
+    for (unsigned i = 0; i < r->how.qty; i++)
+      if (r->creates[i]) ops[n++] = r->creates[i];
+    for (int i = 0; i < ZKC__LRUN_READS; i++)
+      if (r->reads[i]) ops[n++] = r->reads[i];
+  } else if (r->op) {
+    ops[n++] = r->op;
+  }
+  return n;
+}
+
+static int awaiting(zkc__lrun_t *r) {
+  if (r->op && !zkc__op_done(r->op)) return 1;
+  if (r->st != L_SENT) return 0;
+  for (unsigned i = 0; i < r->how.qty; i++)
+    if (r->creates[i] && !zkc__op_done(r->creates[i])) return 1;
+  for (int i = 0; i < ZKC__LRUN_READS; i++)
+    if (r->reads[i] && !zkc__op_done(r->reads[i])) return 1;
+  return 0;
+}
+
+/* ---- the end ---- */
+
+static void drop_all(zkc__lrun_t *r) {
+  int cut = 0;
+  for (unsigned i = 0; i < r->how.qty; i++)
+    if (r->creates[i]) {
+      cut = 1; /* perhaps applied: found by our uuid */
+      op_drop(r, &r->creates[i]);
+    }
+  for (int i = 0; i < ZKC__LRUN_READS; i++) op_drop(r, &r->reads[i]);
+  op_drop(r, &r->op);
+  if (cut && r->prefix) {
+    char uuid[ZKC__UUID_LEN + 1];
+    const char *name = zkc__basename(r->prefix) + strlen(ZKC__PROTECTED_PREFIX);
+    memcpy(uuid, name, ZKC__UUID_LEN);
+    uuid[ZKC__UUID_LEN] = '\0';
+    r->world->janitor_add(r->c, r->how.leases, uuid);
+  }
+}
+
+/* The waiter leaves: its watches removed unless they fired or the client
+ * is closing (nobody waits on them any more, granted or not). */
+static void leave_waiter(zkc__lrun_t *r) {
+  if (!r->w_reg) return;
+  if (!r->world->closed(r->c)) r->world->waiter_unwatch_children(r->c, &r->w);
+  r->world->waiter_unregister(r->c, &r->w);
+  r->w_reg = 0;
+}
+
+static void finish(zkc__lrun_t *r, int rc) {
+  /* A request refused by a dead handle: the session expired, our nodes
+   * with it. Queue again, as for any other lost session. */
+  if (rc == ZKC_ESESSIONEXPIRED) rc = ZKC_ELOST;
+  drop_all(r);
+  leave_waiter(r);
+  r->rc = rc;
+  r->st = L_DONE;
+}
+
+static void retry(zkc__lrun_t *r, int rc, zkc__lstate_t next) {
+  int64_t wake_at = 0;
+  rc = r->world->retry_delay(r->c, &r->retries, rc, r->how.deadline, &wake_at);
+  if (rc != ZKC_OK) {
+    finish(r, rc);
+    return;
+  }
+  r->wake_at = wake_at;
+  r->after = next;
+  r->st = L_BACKOFF;
+}
+
+/* ---- the round: creates and reads ---- */
+
+static int new_prefix(zkc__lrun_t *r) {
+  char uuid[ZKC__UUID_LEN + 1];
+  int rc = zkc__uuid_new(uuid);
+  if (rc != ZKC_OK) return rc;
+  size_t len = strlen(r->how.leases) + strlen(LEASE_NAME) +
+               ZKC__PROTECTED_LEN + 2;
+  if ((r->prefix = malloc(len)) == NULL) return ZKC_ENOMEM;
+  snprintf(r->prefix, len, "%s/" ZKC__PROTECTED_PREFIX "%s-" LEASE_NAME,
+           r->how.leases, uuid);
+  return ZKC_OK;
+}
+
+/* The creates still to make, or else a sync through the leader (a
+ * follower cut off from it answers reads from a frozen state; it cannot
+ * answer the sync and holds the reads behind it); then the leases with
+ * their watch, the count with its watch, and the path's layout until it
+ * was accepted once (read after our creates, so that of two recipes begun
+ * on the path at once, one sees the other). */
+static void send_round(zkc__lrun_t *r) {
+  int rc = r->prefix ? ZKC_OK : new_prefix(r);
+  if (rc == ZKC_OK && !r->w_reg) {
+    rc = r->world->waiter_register(r->c, &r->w, r->how.leases,
+                                   r->how.drv ? r->how.drv->wake : NULL,
+                                   r->how.drv_ctx);
+    if (rc == ZKC_OK) {
+      r->w_reg = 1;
+      if (r->how.count) r->world->waiter_also(r->c, &r->w, r->how.count);
+    }
+  } else if (rc == ZKC_OK) {
+    r->world->waiter_rearm(r->c, &r->w);
+  }
+  for (unsigned i = 0; rc == ZKC_OK && i < r->how.qty; i++)
+    if (r->nodes[i].node == NULL && (r->creates[i] = op_new(r)) == NULL)
+      rc = ZKC_ENOMEM;
+  int creating = 0;
+  for (unsigned i = 0; i < r->how.qty; i++) creating |= r->nodes[i].node == NULL;
+  /* Reads behind our creates need no sync: a create goes through the
+   * leader, which checked our session after r->proof, and the server
+   * answers the reads behind it only once it is applied. */
+  int want[ZKC__LRUN_READS] = {!creating, 1, r->how.count != NULL,
+                               !r->layout_ok};
+  for (int i = 0; rc == ZKC_OK && i < ZKC__LRUN_READS; i++)
+    if (want[i] && (r->reads[i] = op_new(r)) == NULL) rc = ZKC_ENOMEM;
+  if (rc != ZKC_OK) {
+    for (unsigned i = 0; i < r->how.qty; i++) op_end(&r->creates[i]);
+    finish(r, rc); /* nothing sent */
+    return;
+  }
+  r->proof = r->world->boot_ms();
+  const char *data = r->world->holder_id(r->c);
+  for (unsigned i = 0; i < r->how.qty; i++)
+    if (r->creates[i]) {
+      zkc__qreq_t rq = {.kind = ZKC__QR_CREATE, .path = r->prefix,
+                        .data = data};
+      r->world->send(r->c, r->creates[i], &rq);
+    }
+  if (r->reads[R_SYNC])
+    send(r, r->reads[R_SYNC], ZKC__QR_SYNC, r->how.leases);
+  send(r, r->reads[R_LEASES], ZKC__QR_CHILDREN_WATCH, r->how.leases);
+  if (r->reads[R_COUNT])
+    send(r, r->reads[R_COUNT], ZKC__QR_GET_WATCH, r->how.count);
+  if (r->reads[R_LAYOUT])
+    send(r, r->reads[R_LAYOUT], ZKC__QR_CHILDREN, r->how.path);
+  r->st = L_SENT;
+}
+
+/* The creates' answers: 0 to go on, else the run moved on (finished, or
+ * to the parents' walk). */
+static int take_creates(zkc__lrun_t *r) {
+  int cut = 0, missing = 0, refused = ZKC_OK, foreign = 0;
+  for (unsigned i = 0; i < r->how.qty; i++) {
+    zkc__op_t *op = r->creates[i];
+    if (op == NULL) continue;
+    if (op->rc == ZKC_OK) {
+      r->nodes[i].node = op->created, op->created = NULL;
+      r->nodes[i].token = op->stat.czxid;
+      r->nodes[i].session_id = op->stat.ephemeral_owner;
+      if (op->stat.ephemeral_owner != r->world->session_id(r->c)) foreign = 1;
+    } else if (op->rc == ZKC_ENONODE) {
+      missing = 1;
+    } else if (zkc__retryable(op->rc)) {
+      cut = 1;
+    } else if (refused == ZKC_OK) {
+      refused = op->rc;
+    }
+    if (!zkc__retryable(op->rc)) /* a cut one stays for drop_all's janitor */
+      op_end(&r->creates[i]);
+  }
+  if (cut) {
+    /* Perhaps made: the janitor finds it by our uuid; queue again. */
+    finish(r, ZKC_ELOST);
+    return 1;
+  }
+  if (refused != ZKC_OK) {
+    finish(r, refused);
+    return 1;
+  }
+  if (foreign) { /* made through a session replaced meanwhile: not ours */
+    finish(r, ZKC_ELOST);
+    return 1;
+  }
+  if (missing) {
+    for (int i = 0; i < ZKC__LRUN_READS; i++) op_end(&r->reads[i]);
+    if (r->parents >= ZKC__PARENT_RECREATE_MAX) {
+      finish(r, ZKC_ENONODE);
+      return 1;
+    }
+    r->parents++;
+    r->walk = r->how.leases;
+    r->up = r->steps = 0;
+    r->st = L_PARENT;
+    return 1;
+  }
+  return 0;
+}
+
+/* How many of our nodes are among the children read. */
+static size_t present(const zkc__lrun_t *r, const zkc__names_t *kids) {
+  size_t found = 0;
+  for (unsigned i = 0; i < r->how.qty; i++) {
+    if (r->nodes[i].node == NULL) continue;
+    const char *name = zkc__basename(r->nodes[i].node);
+    for (int k = 0; k < kids->count; k++)
+      if (strcmp(kids->data[k], name) == 0) {
+        found++;
+        break;
+      }
+  }
+  return found;
+}
+
+int zkc__lrun_layout(zkc_client_t *c, const char *path,
+                     const zkc__names_t *kids, unsigned *layouts) {
+  unsigned mask = 0;
+  for (int i = 0; i < kids->count; i++)
+    mask |= zkc__child_layout(kids->data[i], -1);
+  if (layouts) *layouts = mask;
+  unsigned bad = zkc__layout_refused(ZKC__AS_SEMAPHORE, mask);
+  if (bad == 0) return ZKC_OK;
+  return zkc__refuse(c, ZKC_ELAYOUT,
+                     "zkc_sem_acquire: path '%.300s' holds %s, not a "
+                     "semaphore: refused (nothing of ours left there)",
+                     path, zkc__layout_what(bad));
+}
+
+static int count_decode(const zkc__op_t *op, int32_t *v) {
+  if (op->data_len != COUNT_BYTES) return ZKC_EPROTO;
+  uint32_t u = 0;
+  for (int i = 0; i < COUNT_BYTES; i++)
+    u = u << 8 | (unsigned char)op->data[i];
+  *v = (int32_t)u;
+  return ZKC_OK;
+}
+
+/* Granted only while the session of our nodes is the current one and
+ * connected, on an answer whose requests were sent recently enough that
+ * no stall of this process can have outlived the session since. */
+static void grant(zkc__lrun_t *r) {
+  switch (r->world->session_fate(r->c, r->nodes[0].session_id)) {
+    case ZKC__SESSION_LIVE:
+      if (r->world->grant_fresh(r->c, r->proof)) finish(r, ZKC_OK);
+      else r->st = L_SEND; /* read again: its answer is the proof */
+      return;
+    case ZKC__SESSION_GONE: finish(r, ZKC_ELOST); return;
+    default:
+      r->st = L_CONNECT;
+      r->after = L_SEND;
+      return;
+  }
+}
+
+static void decide(zkc__lrun_t *r, const zkc__names_t *kids, int32_t max) {
+  size_t leases = (size_t)kids->count;
+  size_t held = r->how.held ? r->how.held(r->how.held_ctx) : 0;
+  zkc__l_verdict_t v =
+      zkc__leases_decide(leases, present(r, kids), r->how.qty, held, max);
+  if (v == ZKC__L_GONE) { /* the session went, or an outsider deleted one */
+    finish(r, ZKC_ELOST);
+    return;
+  }
+  if (!r->warned && r->how.count == NULL && leases >= r->how.qty &&
+      leases - r->how.qty > (size_t)max) {
+    r->warned = 1; /* only a disagreeing client (or a stranger) puts them */
+    zkc__log(r->c, ZKC_LOG_WARN,
+             "semaphore %s: %zu leases held by others, more than this "
+             "client's limit of %d: another client uses a higher limit (a "
+             "shared count node makes them agree)",
+             r->how.path, leases - r->how.qty, (int)max);
+  }
+  if (v == ZKC__L_DEADLOCK) finish(r, ZKC_EDEADLK);
+  else if (v == ZKC__L_FIT) grant(r);
+  else if (r->world->now_ms() >= r->how.deadline) finish(r, ZKC_ETIMEDOUT);
+  else r->st = L_HEAD;
+}
+
+static void sent(zkc__lrun_t *r) {
+  if (take_creates(r)) return;
+  zkc__op_t **rd = r->reads;
+  int rc = rd[R_SYNC] ? rd[R_SYNC]->rc : ZKC_OK;
+  if (rc == ZKC_ENONODE) rc = ZKC_OK; /* the leases read says so too */
+  if (rc == ZKC_OK) rc = rd[R_LEASES]->rc;
+  /* leases/ itself deleted under us (our nodes with it): queue again. */
+  if (rc == ZKC_ENONODE) rc = ZKC_ELOST;
+  int crc = rd[R_COUNT] ? rd[R_COUNT]->rc : ZKC_OK;
+  int lrc = rd[R_LAYOUT] ? rd[R_LAYOUT]->rc : ZKC_OK;
+  if (lrc == ZKC_ENONODE) lrc = ZKC_OK; /* nothing there: nobody else */
+  if (lrc == ZKC_OK && rd[R_LAYOUT]) {
+    lrc = zkc__lrun_layout(r->c, r->how.path, &rd[R_LAYOUT]->children, NULL);
+    r->layout_ok = lrc == ZKC_OK;
+  }
+  op_end(&rd[R_LAYOUT]);
+  op_end(&rd[R_SYNC]);
+  if (lrc != ZKC_OK && !zkc__retryable(lrc)) rc = lrc;
+  else if (rc == ZKC_OK && lrc != ZKC_OK) rc = lrc;
+  int32_t max = r->how.max;
+  if (rc == ZKC_OK && rd[R_COUNT]) {
+    if (crc == ZKC_OK) crc = count_decode(rd[R_COUNT], &max);
+    if (crc == ZKC_EPROTO)
+      zkc__log(r->c, ZKC_LOG_ERROR, "count node %s holds %d bytes, not 4",
+               r->how.count, rd[R_COUNT]->data_len);
+    rc = crc;
+  }
+  op_end(&rd[R_COUNT]);
+  if (rc == ZKC_OK) {
+    r->retries = 0; /* the budget is per outage */
+    decide(r, &rd[R_LEASES]->children, max);
+  } else if (rc == ZKC_ENONODE && crc == ZKC_ENONODE) {
+    r->st = L_COUNT; /* first use of the count: made with the seed */
+  } else if (zkc__retryable(rc)) {
+    retry(r, rc, L_SEND);
+  } else {
+    finish(r, rc);
+  }
+  op_end(&rd[R_LEASES]);
+}
+
+/* ---- what a round may need first: parents, the count node ---- */
+
+static void send_parent(zkc__lrun_t *r) {
+  char *path = zkc__parent_path(r->walk, r->up);
+  if (path == NULL || (r->op = op_new(r)) == NULL) {
+    free(path);
+    finish(r, ZKC_ENOMEM);
+    return;
+  }
+  send(r, r->op, ZKC__QR_PARENT, path);
+  free(path); /* serialized by the send */
+  r->st = L_PARENTING;
+}
+
+static void parent_made(zkc__lrun_t *r) {
+  int rc = zkc__parent_next(r->walk, r->op->rc, &r->up, &r->steps);
+  op_end(&r->op);
+  zkc__lstate_t next = r->walk == r->how.leases ? L_SEND : L_COUNT;
+  if (rc == ZKC_OK) r->st = r->up < 0 ? next : L_PARENT;
+  else if (zkc__retryable(rc)) retry(r, rc, L_PARENT);
+  else finish(r, rc);
+}
+
+static void send_count(zkc__lrun_t *r) {
+  char data[COUNT_BYTES];
+  uint32_t u = (uint32_t)r->how.max;
+  for (int i = 0; i < COUNT_BYTES; i++)
+    data[i] = (char)(u >> (8 * (COUNT_BYTES - 1 - i)));
+  if ((r->op = op_new(r)) == NULL) {
+    finish(r, ZKC_ENOMEM);
+    return;
+  }
+  zkc__qreq_t rq = {.kind = ZKC__QR_COUNT, .path = r->how.count,
+                    .data = data, .len = COUNT_BYTES};
+  r->world->send(r->c, r->op, &rq);
+  r->st = L_COUNTING;
+}
+
+static void count_made(zkc__lrun_t *r) {
+  int rc = r->op->rc;
+  op_end(&r->op);
+  if (rc == ZKC_OK || rc == ZKC_ENODEEXISTS) { /* ours or theirs: read it */
+    r->st = L_SEND;
+  } else if (rc == ZKC_ENONODE && r->parents < ZKC__PARENT_RECREATE_MAX) {
+    free(r->count_parent);
+    r->count_parent = zkc__path_parent(r->how.count);
+    if (r->count_parent == NULL) {
+      finish(r, ZKC_ENOMEM);
+      return;
+    }
+    r->parents++;
+    r->walk = r->count_parent;
+    r->up = r->steps = 0;
+    r->st = L_PARENT;
+  } else if (zkc__retryable(rc)) {
+    retry(r, rc, L_COUNT);
+  } else {
+    finish(r, rc);
+  }
+}
+
+/* ---- waiting ---- */
+
+/* Before a wait: our queue node must still exist, on the session of our
+ * leases. Else another client may be at the head too, and two heads whose
+ * pending leases together exceed the limit would wait on each other. */
+static void check_head(zkc__lrun_t *r) {
+  if (r->how.queue_session != r->nodes[0].session_id) {
+    finish(r, ZKC_ELOST);
+    return;
+  }
+  if ((r->op = op_new(r)) == NULL) {
+    finish(r, ZKC_ENOMEM);
+    return;
+  }
+  send(r, r->op, ZKC__QR_EXISTS, r->how.queue_node);
+  r->st = L_HEADING;
+}
+
+static void head_checked(zkc__lrun_t *r) {
+  int rc = r->op->rc;
+  op_end(&r->op);
+  if (rc == ZKC_OK) r->st = L_WAITING;
+  else if (rc == ZKC_ENONODE) finish(r, ZKC_ELOST); /* queue again */
+  else if (zkc__retryable(rc)) retry(r, rc, L_SEND);
+  else finish(r, rc);
+}
+
+/* ---- the driver's side ---- */
+
+int zkc__lrun_init(zkc__lrun_t *r, zkc_client_t *c,
+                   const zkc__lrun_how_t *how) {
+  memset(r, 0, sizeof *r);
+  r->how = *how;
+  r->c = c;
+  r->world = how->world ? how->world : &zkc__qworld_session;
+  r->nodes = calloc(how->qty ? how->qty : 1, sizeof *r->nodes);
+  r->creates = calloc(how->qty ? how->qty : 1, sizeof *r->creates);
+  r->st = L_SEND;
+  if (r->nodes == NULL || r->creates == NULL) {
+    free(r->nodes);
+    free(r->creates);
+    r->nodes = NULL;
+    r->creates = NULL;
+    r->rc = ZKC_ENOMEM;
+    r->st = L_DONE;
+    return ZKC_ENOMEM;
+  }
+  return ZKC_OK;
+}
+
+static int advance(zkc__lrun_t *r) {
+  if (r->st == L_DONE) return ZKC__QN_DONE;
+  if (awaiting(r)) return ZKC__QN_REPLY;
+  /* A stop waits for answers in to be taken in (a created node is then
+   * known, and deleted by the caller). */
+  int answered = r->st == L_SENT || r->st == L_PARENTING ||
+                 r->st == L_COUNTING || r->st == L_HEADING;
+  if (r->stop_rc != ZKC_OK && !answered) {
+    finish(r, r->stop_rc);
+    return AGAIN;
+  }
+  switch (r->st) {
+    case L_SEND: send_round(r); break;
+    case L_SENT: sent(r); break;
+    case L_PARENT: send_parent(r); break;
+    case L_PARENTING: parent_made(r); break;
+    case L_COUNT: send_count(r); break;
+    case L_COUNTING: count_made(r); break;
+    case L_HEAD: check_head(r); break;
+    case L_HEADING: head_checked(r); break;
+    case L_WAITING: return ZKC__QN_EVENT;
+    case L_BACKOFF:
+      if (r->world->now_ms() < r->wake_at) return ZKC__QN_TIME;
+      r->st = L_CONNECT;
+      break;
+    case L_CONNECT:
+      if (r->world->session_live(r->c)) r->st = r->after;
+      else if (r->world->closed(r->c)) finish(r, ZKC_ECLOSED);
+      else if (r->world->now_ms() >= r->how.deadline) finish(r, ZKC_ETIMEDOUT);
+      else return ZKC__QN_SESSION;
+      break;
+    case L_DONE: return ZKC__QN_DONE;
+  }
+  return AGAIN;
+}
+
+zkc__qneed_t zkc__lrun_step(zkc__lrun_t *r) {
+  int need;
+  while ((need = advance(r)) == AGAIN) {
+  }
+  return (zkc__qneed_t)need;
+}
+
+void zkc__lrun_give_up(zkc__lrun_t *r) {
+  if (r->st == L_DONE) return;
+  /* Creates in flight may still be applied: drop_all hands our uuid to
+   * the janitor. A late stat or read answers nobody. */
+  finish(r, ZKC_ETIMEDOUT);
+}
+
+zkc__waiter_t *zkc__lrun_waiter(zkc__lrun_t *r) { return &r->w; }
+
+void zkc__lrun_woken(zkc__lrun_t *r, zkc__wake_t why) {
+  if (r->st != L_WAITING) return;
+  if (why == ZKC__WAKE_FIRED) r->st = L_SEND;
+  else if (why == ZKC__WAKE_TIMEOUT) finish(r, ZKC_ETIMEDOUT);
+  else if (why == ZKC__WAKE_CLOSED) finish(r, ZKC_ECLOSED);
+  else finish(r, ZKC_ELOST);
+}
+
+int64_t zkc__lrun_wake_at(const zkc__lrun_t *r) { return r->wake_at; }
+
+void zkc__lrun_stop(zkc__lrun_t *r, int rc) {
+  if (r->st != L_DONE && r->stop_rc == ZKC_OK) r->stop_rc = rc;
+}
+
+int zkc__lrun_result(const zkc__lrun_t *r) {
+  return r->st == L_DONE ? r->rc : ZKC_EBUSY;
+}
+
+zkc__held_t *zkc__lrun_take_nodes(zkc__lrun_t *r) {
+  zkc__held_t *n = r->nodes;
+  r->nodes = NULL;
+  return n;
+}
+
+void zkc__lrun_clear(zkc__lrun_t *r) {
+  if (r->st != L_DONE) finish(r, ZKC_ECANCELED);
+  if (r->nodes) { /* not taken: nobody deletes them but the janitor */
+    for (unsigned i = 0; i < r->how.qty; i++)
+      if (r->nodes[i].node) {
+        r->world->janitor_add(r->c, r->nodes[i].node, NULL);
+        free(r->nodes[i].node);
+      }
+    free(r->nodes);
+    r->nodes = NULL;
+  }
+  free(r->creates);
+  free(r->prefix);
+  free(r->count_parent);
+  r->creates = NULL;
+  r->prefix = r->count_parent = NULL;
+}

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The semaphore's lease run: what the head of a semaphore's queue does to
+ * take its leases, as a state machine that never blocks (like the queue
+ * engine, qengine.h, whose drivers' needs it shares), reaching the world
+ * only through a zkc__qworld_t.
+ *
+ * One round trip when the leases fit: the lease nodes' creates, then a sync
+ * through the leader, the leases read (children watch), the shared count
+ * (data watch) and the semaphore path's own children (its layout), all
+ * pipelined. The decision is zkc__leases_decide's. While the leases do not
+ * fit, the run waits on those watches, and before each wait checks that
+ * its queue node still exists on the session of its leases: else another
+ * client may be head too, and two heads may wait on each other for ever.
+ * A missing leases/ and a missing count node (and their parents) are made
+ * as states of their own. On failure the nodes made are the caller's to
+ * delete (zkc__lrun_nodes); a create cut off goes to the janitor by the
+ * run's uuid. */
+#ifndef ZKC_LEASE_RUN_H
+#define ZKC_LEASE_RUN_H
+
+#include <stdint.h>
+
+#include "names.h"
+#include "qengine.h" /* zkc__qneed_t, zkc__qdriver_t */
+#include "qworld.h"
+#include "session.h"
+
+typedef enum {
+  L_SEND,     /* the creates still to make, and the reads behind them */
+  L_SENT,     /* their answers */
+  L_PARENT,   /* leases/ (or the count node's parent) missing: make it */
+  L_PARENTING,
+  L_COUNT,    /* the count node missing: create it with the seed */
+  L_COUNTING,
+  L_HEAD,     /* the leases do not fit: is our queue node still there? */
+  L_HEADING,
+  L_WAITING,  /* the watches set: wait for a change */
+  L_BACKOFF,  /* a retry's backoff, then L_CONNECT */
+  L_CONNECT,  /* wait for a connected session, then L_SEND */
+  L_DONE
+} zkc__lstate_t;
+
+/* What the run is to do, all borrowed for its life. */
+typedef struct zkc__lrun_how {
+  const char *path;   /* the semaphore: its layout is checked at the read */
+  const char *leases; /* <path>/leases */
+  const char *count;  /* the shared count's node, or NULL: `max` fixed */
+  const char *queue_node; /* our node at the head of <path>/locks */
+  int64_t queue_session;  /* its session */
+  unsigned qty;           /* lease nodes wanted */
+  int32_t max;            /* the limit, or the count node's seed */
+  /* The lease nodes this client holds already (other acquisitions of the
+   * same object): they count against the limit (zkc__leases_decide). */
+  size_t (*held)(void *ctx);
+  void *held_ctx;
+  int64_t deadline; /* monotonic; ZKC__FOREVER */
+  const zkc__qdriver_t *drv; /* NULL: the caller waits itself */
+  void *drv_ctx;
+  const zkc__qworld_t *world; /* NULL: the client's */
+} zkc__lrun_how_t;
+
+/* The most requests a run awaits at once, besides its creates. */
+#define ZKC__LRUN_READS 4
+
+typedef struct zkc__lrun {
+  zkc__lrun_how_t how;
+  zkc_client_t *c;
+  const zkc__qworld_t *world;
+  unsigned st : 4, after : 4;
+  unsigned w_reg : 1;    /* the waiter is registered */
+  unsigned layout_ok : 1; /* the path's layout was read and accepted */
+  unsigned warned : 1;   /* the limits-disagree warning given */
+  unsigned parents : 4;  /* parent walks begun (ZKC__PARENT_RECREATE_MAX) */
+  int rc;
+  int stop_rc;
+  int retries;
+  int up, steps;         /* L_PARENT: the walk (zkc__parent_next) */
+  const char *walk;      /* L_PARENT: the node whose parents are made */
+  char *count_parent;    /* the count node's parent, while walked */
+  char *prefix;          /* leases + "/_c_<uuid>-lease-": one uuid, all ours */
+  zkc__held_t *nodes;    /* qty slots; made ones have node != NULL */
+  zkc__op_t **creates;   /* qty slots, in flight in L_SENT */
+  zkc__op_t *reads[ZKC__LRUN_READS]; /* sync, leases, count, layout */
+  zkc__op_t *op;         /* parent, count create or the queue node's stat */
+  zkc__waiter_t w;
+  int64_t proof;         /* boot ms before the sync a grant rests on */
+  int64_t wake_at;
+} zkc__lrun_t;
+
+/* Prepares a run of client c: ZKC_OK or ZKC_ENOMEM. */
+int zkc__lrun_init(zkc__lrun_t *r, zkc_client_t *c, const zkc__lrun_how_t *how);
+
+/* As the queue engine's (qengine.h): go as far as possible, say what is
+ * needed next; the requests awaited (up to zkc__lrun_ops_max), the limit
+ * passed with them unanswered; the waiter and how its wait ended; the end
+ * of a backoff; a stop from outside. */
+zkc__qneed_t zkc__lrun_step(zkc__lrun_t *r);
+int zkc__lrun_ops_max(const zkc__lrun_t *r);
+int zkc__lrun_ops(zkc__lrun_t *r, zkc__op_t **ops);
+void zkc__lrun_give_up(zkc__lrun_t *r);
+zkc__waiter_t *zkc__lrun_waiter(zkc__lrun_t *r);
+void zkc__lrun_woken(zkc__lrun_t *r, zkc__wake_t why);
+int64_t zkc__lrun_wake_at(const zkc__lrun_t *r);
+void zkc__lrun_stop(zkc__lrun_t *r, int rc);
+
+/* ZKC__QN_DONE: ZKC_OK (the leases fit, on a fresh proof, on a live
+ * session: every node is made), ZKC_ELOST (queue again: a node of ours or
+ * the queue node gone, the session replaced, a create cut off),
+ * ZKC_EDEADLK, ZKC_ELAYOUT, ZKC_EPROTO (a count node not of 4 bytes),
+ * ZKC_ETIMEDOUT, ZKC_ECLOSED, or a request's refusal. */
+int zkc__lrun_result(const zkc__lrun_t *r);
+/* The nodes made, in order (qty slots, NULL names for those not made):
+ * moved to the caller, who deletes them on failure. */
+zkc__held_t *zkc__lrun_take_nodes(zkc__lrun_t *r);
+void zkc__lrun_clear(zkc__lrun_t *r);
+
+/* The semaphore path's layout from a read of its children (their
+ * zkc__child_layout or'ed into *layouts when not NULL): ZKC_OK, or
+ * ZKC_ELAYOUT when another recipe's, told to the thread and the log. */
+int zkc__lrun_layout(zkc_client_t *c, const char *path,
+                     const zkc__names_t *kids, unsigned *layouts);
+
+#endif /* ZKC_LEASE_RUN_H */
