@@ -45,6 +45,7 @@ int zkc_async_create(zkc_async_t **out, zkc_client_t *client,
   a->opts = o;
   a->events_tail = &a->events;
   a->acqs_tail = &a->acqs;
+  a->ready_tail = &a->ready;
   a->fd = -1;
   int rc = ZKC_OK;
   if (o.delivery == ZKC_DELIVER_DISPATCH &&
@@ -94,6 +95,7 @@ int zkc_async_destroy(zkc_async_t *a) {
       q->decided = 1;
       q->rc = ZKC_ECLOSED;
     }
+  a->sweep = 1;
   a->kicked = 1;
   pthread_cond_signal(&a->cv);
   pthread_mutex_unlock(&a->mu);
@@ -136,6 +138,7 @@ int zkc_async_acquire(zkc_async_t *a, const char *path, int64_t timeout_ms,
   }
   q->id = ++a->next_id;
   zkc__async_append_locked(a, q);
+  zkc__async_ready_locked(a, q);
   if (id) *id = q->id;
   a->kicked = 1;
   pthread_cond_signal(&a->cv);
@@ -154,6 +157,7 @@ int zkc_async_cancel(zkc_async_t *a, uint64_t id) {
     if (!q->decided) {
       q->decided = 1;
       q->rc = ZKC_ECANCELED;
+      zkc__async_ready_locked(a, q);
       a->kicked = 1;
       pthread_cond_signal(&a->cv);
       rc = ZKC_OK;

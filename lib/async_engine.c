@@ -19,18 +19,46 @@
 
 void (*zkc__async_grant_seam)(const char *node, uint64_t guard);
 
-#define POLL_MS 100 /* state the engine is not told of (connection, deadlines) */
+/* A sweep of every entry at least this often: a safety net only. What the
+ * engine must see in time is told (a completion, a watch, a state change,
+ * a cancel) or timed (deadlines, backoffs, limits); a sweep of 10,000
+ * waiting entries takes tens of milliseconds. */
+#define POLL_MS 1000
 
 void zkc__async_append_locked(zkc_async_t *a, acq_t *q) {
+  q->a = a;
   q->next = NULL;
+  q->prev = a->acqs_last;
   *a->acqs_tail = q;
   a->acqs_tail = &q->next;
+  a->acqs_last = q;
+}
+
+void zkc__async_ready_locked(zkc_async_t *a, acq_t *q) {
+  if (q->ready) return;
+  q->ready = 1;
+  q->ready_next = NULL;
+  *a->ready_tail = q;
+  a->ready_tail = &q->ready_next;
+}
+
+/* Takes q off the list of all entries (a->mu held). */
+static void unlink_locked(zkc_async_t *a, acq_t *q) {
+  if (q->prev) q->prev->next = q->next;
+  else a->acqs = q->next;
+  if (q->next) q->next->prev = q->prev;
+  else a->acqs_last = q->prev;
+  if (a->acqs_tail == &q->next)
+    a->acqs_tail = q->prev ? &q->prev->next : &a->acqs;
+  q->next = q->prev = NULL;
 }
 
 /* ---- requests, each telling the engine when done ---- */
 
-static zkc__op_t *op_start(void *ctx) {
-  zkc_async_t *a = ctx;
+/* The context's, for a release's delete and an acquire's run: the
+ * completion tells the context (which outlives every request), and the
+ * entry is stepped at every look while it has requests in flight. */
+static zkc__op_t *ctx_op_start(zkc_async_t *a) {
   zkc__op_t *op = zkc__op_new();
   if (op == NULL) return NULL;
   op->notify = zkc__async_op_done;
@@ -41,22 +69,40 @@ static zkc__op_t *op_start(void *ctx) {
   return op;
 }
 
+static zkc__op_t *op_start(void *ctx) {
+  acq_t *q = ctx;
+  return ctx_op_start(q->a);
+}
+
 /* An op given up in flight no longer counts: its completion tells nobody. */
 static void op_dropped(void *ctx) {
-  zkc_async_t *a = ctx;
+  zkc_async_t *a = ((acq_t *)ctx)->a;
   pthread_mutex_lock(&a->mu);
   a->inflight--;
   pthread_mutex_unlock(&a->mu);
 }
 
+/* A run's waiter would wake (the client's lock held; the waiter is the
+ * run's, registered while the entry lives): step that entry. */
+static void wake(void *ctx) {
+  acq_t *q = ctx;
+  zkc_async_t *a = q->a;
+  pthread_mutex_lock(&a->mu);
+  zkc__async_ready_locked(a, q);
+  a->kicked = 1;
+  pthread_cond_signal(&a->cv);
+  pthread_mutex_unlock(&a->mu);
+}
+
 static const zkc__qdriver_t engine = {
-    .op_new = op_start, .op_dropped = op_dropped, .wake = zkc__async_kick};
+    .op_new = op_start, .op_dropped = op_dropped, .wake = wake};
 
 void zkc__async_acq_init(zkc_async_t *a, acq_t *q, char *base,
                          int64_t deadline) {
+  q->a = a;
   zkc__qrun_how_t how = {.base = base, .name = ZKC__LOCK_NAME,
                          .deadline = deadline, .layout = ZKC__AS_LOCK,
-                         .requeue = 1, .drv = &engine, .drv_ctx = a};
+                         .requeue = 1, .drv = &engine, .drv_ctx = q};
   zkc__qrun_init(&q->run, a->c, &how);
 }
 
@@ -146,8 +192,9 @@ static int grant(zkc_async_t *a, acq_t *q, uint64_t seq) {
 }
 
 /* Steps an acquire's run as far as it goes; tells *next_wake when it must
- * be looked at again without being told. */
-static void step_acquire(zkc_async_t *a, acq_t *q, int64_t *next_wake) {
+ * be looked at again without being told. 1 while it awaits answers (to be
+ * stepped at every look: a completion tells the context only). */
+static int step_acquire(zkc_async_t *a, acq_t *q, int64_t *next_wake) {
   zkc__qrun_t *r = &q->run;
   const int64_t limit = zkc__limit_after(r->deadline);
   for (;;) {
@@ -167,7 +214,8 @@ static void step_acquire(zkc_async_t *a, acq_t *q, int64_t *next_wake) {
       case ZKC__QN_REPLY: /* answered by the limit, or given up */
         if (now < limit) {
           at = limit;
-          break;
+          if (at < *next_wake) *next_wake = at;
+          return 1;
         }
         zkc__qrun_give_up(r);
         continue;
@@ -190,15 +238,15 @@ static void step_acquire(zkc_async_t *a, acq_t *q, int64_t *next_wake) {
         int rc = zkc__qrun_result(r, NULL);
         if (rc == ZKC_OK) {
           if (grant(a, q, seq)) continue;
-          return;
+          return 0;
         }
         decide(a, q, rc);
         deliver(a, q, NULL);
-        return;
+        return 0;
       }
     }
     if (at < *next_wake) *next_wake = at;
-    return;
+    return 0;
   }
 }
 
@@ -219,15 +267,19 @@ static void removed(zkc_async_t *a, acq_t *q) {
   deliver(a, q, NULL);
 }
 
-static void step(zkc_async_t *a, acq_t *q, int64_t *next_wake) {
-  if (q->finished) return;
-  if (q->fn) step_acquire(a, q, next_wake);
-  else if (q->op == NULL) { /* its delete handed to the janitor */
+/* Steps q; 1 while it awaits answers (see step_acquire). */
+static int step(zkc_async_t *a, acq_t *q, int64_t *next_wake) {
+  if (q->finished) return 0;
+  if (q->fn) return step_acquire(a, q, next_wake);
+  if (q->op == NULL) { /* its delete handed to the janitor */
     zkc__guard_remove(a->c, q->guard);
     q->guard = 0;
     deliver(a, q, NULL);
+    return 0;
   }
-  else if (zkc__op_done(q->op)) removed(a, q);
+  if (!zkc__op_done(q->op)) return 1;
+  removed(a, q);
+  return 0;
 }
 
 void zkc__async_acq_free(acq_t *q) {
@@ -241,26 +293,55 @@ void zkc__async_acq_free(acq_t *q) {
   free(q);
 }
 
-/* Steps every entry; the finished ones leave the list (only here). */
-static void step_all(zkc_async_t *a, int64_t *next_wake) {
+/* After q's step: a finished entry leaves the lists and is freed (only
+ * here); one awaiting answers is stepped again at the next look. */
+static void settle(zkc_async_t *a, acq_t *q, int busy) {
   pthread_mutex_lock(&a->mu);
-  acq_t *q = a->acqs;
-  pthread_mutex_unlock(&a->mu);
-  while (q) {
-    step(a, q, next_wake);
-    pthread_mutex_lock(&a->mu);
-    acq_t *next = q->next;
-    if (q->finished) {
-      acq_t **pp = &a->acqs;
-      while (*pp != q) pp = &(*pp)->next;
-      *pp = q->next;
-      if (a->acqs_tail == &q->next) a->acqs_tail = pp;
-    } else {
-      q = NULL;
+  int gone = q->finished;
+  if (gone) {
+    unlink_locked(a, q);
+    if (q->ready) { /* told again meanwhile: off the ready list too */
+      acq_t **pp = &a->ready;
+      while (*pp != q) pp = &(*pp)->ready_next;
+      *pp = q->ready_next;
+      if (a->ready_tail == &q->ready_next) a->ready_tail = pp;
+      q->ready = 0;
     }
+  } else if (busy) {
+    zkc__async_ready_locked(a, q);
+  }
+  pthread_mutex_unlock(&a->mu);
+  if (gone) zkc__async_acq_free(q);
+}
+
+/* One look: every entry when sweeping (a state change, a cancel, a
+ * deadline or the poll may concern any), else only those on the ready
+ * list: with 10,000 acquires waiting, a grant steps the few it concerns,
+ * not all of them. */
+static void step_some(zkc_async_t *a, int sweep, int64_t *next_wake) {
+  pthread_mutex_lock(&a->mu);
+  acq_t *list = a->ready;
+  a->ready = NULL;
+  a->ready_tail = &a->ready;
+  if (sweep) { /* every entry is stepped below: the list is dropped */
+    for (acq_t *q = list; q; q = q->ready_next) q->ready = 0;
+    list = a->acqs;
+  }
+  pthread_mutex_unlock(&a->mu);
+  while (list) {
+    acq_t *q = list;
+    pthread_mutex_lock(&a->mu);
+    acq_t *next = q->ready_next; /* read before a tell can reuse it */
+    if (!sweep) q->ready = 0;     /* a tell from now on steps it again */
     pthread_mutex_unlock(&a->mu);
-    if (q) zkc__async_acq_free(q);
-    q = next;
+    int busy = step(a, q, next_wake);
+    if (sweep) {
+      pthread_mutex_lock(&a->mu);
+      next = q->next;
+      pthread_mutex_unlock(&a->mu);
+    }
+    settle(a, q, busy);
+    list = next;
   }
 }
 
@@ -273,12 +354,15 @@ void *zkc__async_engine(void *arg) {
     while (!a->kicked && zkc__now_ms() < next_wake)
       zkc__cond_wait_until(&a->cv, &a->mu, next_wake);
     a->kicked = 0;
+    int sweep = a->sweep || zkc__now_ms() >= next_wake;
+    a->sweep = 0;
     int done = a->stopping && a->acqs == NULL && a->inflight == 0;
     int busy = a->acqs != NULL;
     pthread_mutex_unlock(&a->mu);
     if (done) break;
-    next_wake = busy ? zkc__now_ms() + POLL_MS : ZKC__FOREVER;
-    step_all(a, &next_wake);
+    /* The timers and the poll sweep (next_wake). */
+    if (sweep) next_wake = busy ? zkc__now_ms() + POLL_MS : ZKC__FOREVER;
+    step_some(a, sweep, &next_wake);
     if (a->fd < 0) zkc__async_run_events(a);
     pthread_mutex_lock(&a->mu);
     if (a->stopping) next_wake = zkc__now_ms() + 10;
@@ -330,13 +414,14 @@ int zkc__async_release(zkc_async_t *a, zkc_hold_t *h, zkc_released_fn done,
     free(q);
     return ZKC_OK;
   }
-  if ((q->op = op_start(a)) == NULL) {
+  if ((q->op = ctx_op_start(a)) == NULL) {
     zkc__janitor_add(a->c, q->node, NULL); /* still deleted, untold */
   } else {
     zkc__submit_delete(a->c, q->op, q->node);
   }
   pthread_mutex_lock(&a->mu);
   zkc__async_append_locked(a, q);
+  zkc__async_ready_locked(a, q);
   a->kicked = 1;
   pthread_cond_signal(&a->cv);
   pthread_mutex_unlock(&a->mu);

@@ -61,7 +61,10 @@ typedef struct acq {
                          (removing it may wait for a guard's check) */
     };
   };
-  struct acq *next;
+  struct zkc_async *a;
+  struct acq *next, *prev;  /* in a->acqs */
+  struct acq *ready_next;   /* in a->ready while `ready` */
+  unsigned char ready;
 } acq_t;
 
 struct zkc_async {
@@ -77,6 +80,13 @@ struct zkc_async {
   struct acq *acqs;   /* pending acquires and deletes, oldest first (the
                          engine removes; creates go out in this order) */
   struct acq **acqs_tail;
+  struct acq *acqs_last;
+  /* The entries to step at the next look (FIFO): a woken waiter's, a new
+   * one, and every one with requests in flight (their completions tell
+   * the context, not the entry). The others (waiting on a watch, a
+   * connection or a time) are stepped when told, or by a sweep. */
+  struct acq *ready, **ready_tail;
+  int sweep;          /* step every entry at the next look */
   uint64_t next_id;
   zkc_hold_t *holds;  /* granted, not released */
   int holds_alive;    /* not freed yet */
@@ -95,6 +105,8 @@ void zkc__async_acq_init(zkc_async_t *a, acq_t *q, char *base,
                          int64_t deadline);
 /* Appends q to the pending list; caller holds a->mu. */
 void zkc__async_append_locked(zkc_async_t *a, acq_t *q);
+/* Puts q on the list of entries to step next (a->mu held). */
+void zkc__async_ready_locked(zkc_async_t *a, acq_t *q);
 void zkc__async_acq_free(acq_t *q);
 /* Takes h out of the held list and queues the delete of its node (never
  * waits for the network). ZKC_OK, ZKC_ENOTOWNER (released already) or

@@ -70,7 +70,8 @@ void zkc__async_on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
                           .ctx = a->opts.state_ctx, .state = st};
     untold = zkc__async_post_locked(a, &ev) != ZKC_OK;
   }
-  a->kicked = 1; /* pending acquires may go on (or must queue again) */
+  a->sweep = 1; /* pending acquires may go on (or must queue again) */
+  a->kicked = 1;
   pthread_cond_signal(&a->cv);
   pthread_mutex_unlock(&a->mu);
   if (untold) /* the log sink never runs under a library lock */

@@ -332,6 +332,20 @@ static void list_now(zkc__qrun_t *r) {
   else r->st = Q_LISTING;
 }
 
+/* After a round whose sync was answered (round_end checked it) and is
+ * fresh: the read needs no sync of its own. The round's sync went through
+ * the leader at r->sent or later, and the read, sent after it on the same
+ * session, shows the ensemble's state at the sync or later; r->sent is the
+ * proof's time, as for a grant on the round's watches alone. */
+static void list_on_round_sync(zkc__qrun_t *r) {
+  if (submit_list(r, 0) != ZKC_OK) {
+    finish(r, ZKC_ENOMEM);
+    return;
+  }
+  r->proof = r->sent;
+  r->st = Q_LISTING;
+}
+
 /* After a wait: our node's session must still be the current one (a node
  * of a replaced session is not ours to hold, whatever we think). */
 static void relist(zkc__qrun_t *r) {
@@ -375,15 +389,18 @@ static void grant(zkc__qrun_t *r) {
  * a follower cut off from the leader answers them from its frozen state
  * (our node there, our session alive) after the leader expired the
  * session, but cannot answer the sync, and holds the answers behind it.
- * Answered, they show the ensemble's state at r->sent or later. */
+ * Answered, they show the ensemble's state at r->sent or later. A round
+ * that is not sole sends the sync too: the read after its wake-up then
+ * needs none while r->sent is fresh, and the hand-off waits for one round
+ * trip, not a sync's trip to the leader as well. */
 static void watch_round(zkc__qrun_t *r, char *pred, int sole) {
   r->pred = pred;
   r->watch = op_new(r);
-  r->op = sole ? op_new(r) : NULL;
   op_drop(r, &r->list); /* none while listed; the sync's slot */
-  r->list = r->op ? op_new(r) : NULL;
-  if (r->list == NULL) op_drop(r, &r->op); /* no memory: a plain round */
+  r->list = op_new(r);  /* NULL without memory: a round without its sync */
+  r->op = sole && r->list ? op_new(r) : NULL;
   r->sole = r->op != NULL;
+  r->round_sync = r->list != NULL;
   int rc = r->watch ? r->world->waiter_register(r->c, &r->w, pred,
                                          r->drv ? r->drv->wake : NULL,
                                          r->drv_ctx)
@@ -400,8 +417,8 @@ static void watch_round(zkc__qrun_t *r, char *pred, int sole) {
   r->w_reg = 1;
   if (r->sole && zkc__round_seam) zkc__round_seam();
   r->sent = r->world->boot_ms();
+  if (r->list) zkc__qown_send(r, r->list, ZKC__QR_SYNC, r->base);
   if (r->sole) {
-    zkc__qown_send(r, r->list, ZKC__QR_SYNC, r->base);
     r->world->waiter_watch_own(r->c, &r->w, r->node);
     zkc__qown_watch(r, r->op, r->node);
   }
@@ -489,6 +506,9 @@ static void round_end(zkc__qrun_t *r, zkc__wake_t why) {
   else if (rc != ZKC_OK) retry(r, rc, Q_RELIST);
   else if (clean) grant(r);
   else if (view_clear(r)) confirm(r);
+  else if (r->round_sync && r->sync_rc == ZKC_OK &&
+           r->world->grant_fresh(r->c, r->sent))
+    list_on_round_sync(r);
   else list_now(r);
 }
 

@@ -78,6 +78,7 @@ typedef struct zkc__qrun {
                               finds it */
   unsigned w_reg : 1;   /* the round's waiter is registered */
   unsigned sole : 1;    /* the round watches our own node too */
+  unsigned round_sync : 1; /* the round sent a sync before its watches */
   unsigned same_session : 1; /* the blocker is of our own session */
   int viewing;          /* holds a reference on the client's view of base */
   unsigned layout : 2;  /* a zkc__recipe_layout_t: the layout the path must
@@ -88,7 +89,7 @@ typedef struct zkc__qrun {
   int rc;               /* Q_REMOVING, Q_DONE: the result */
   int stop_rc;          /* asked from outside (zkc__qrun_stop), or 0 */
   int watch_rc, own_rc; /* the round's watches' answers */
-  int sync_rc;          /* and the sync's before them (a sole round's) */
+  int sync_rc;          /* and the sync's before them */
   int retries;
   short up, steps;  /* Q_PARENT: the parents' walk (zkc__parent_next) */
   char *prefix;     /* base + "/_c_<uuid>-<name>" until the node is made:

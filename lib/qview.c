@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The queue views (qview.h): per client and path, the names of the latest
- * read a waiter kept, sorted by sequence, each marked once known gone. */
+/* The queue views (qview.h): per client and path, the sequences of the
+ * latest read a waiter kept, sorted, each marked once known gone. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,19 +12,17 @@
 
 typedef struct zkc__qview zkc__qview_t;
 
-typedef struct {
-  int64_t seq; /* -1: no sequence (ahead of every sequenced name) */
-  const char *name;
-  int gone;
-} entry_t;
-
+/* Sequences, not names: a sequential node's number is unique under its
+ * parent, so it names the node, in 9 bytes an entry where the name took
+ * some 80. The one node that shares a number is a downgrade's read node
+ * (its writer's), and a writer ahead keeps the read anyway. */
 struct zkc__qview {
-  char *base; /* the key */
-  int refs;   /* runs waiting on base that use it */
-  zkc__names_t names; /* the read's, owned */
-  entry_t *e;
+  char *base;          /* the key */
+  int refs;            /* runs waiting on base that use it */
+  int64_t *seq;        /* the read's sequences, sorted (-1: none) */
+  unsigned char *gone; /* per entry: known gone */
   size_t n;
-  size_t live; /* every entry before it is gone */
+  size_t live;   /* every entry before it is gone */
   size_t writer; /* the first read-write lock writer's entry (n: none) */
   UT_hash_handle hh;
 };
@@ -34,26 +32,29 @@ static int64_t seq_of(const char *name) {
   return zkc__node_sequence(name, &seq) ? seq : -1;
 }
 
-static int entry_cmp(const void *a, const void *b) {
-  const entry_t *x = a, *y = b;
-  if (x->seq != y->seq) return x->seq < y->seq ? -1 : 1;
-  return strcmp(x->name, y->name);
+static int seq_cmp(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return x < y ? -1 : x > y;
 }
 
-/* The index of `name` in v, or -1. */
-static long find(const zkc__qview_t *v, const char *name) {
-  entry_t key = {seq_of(name), name, 0};
-  const entry_t *hit = bsearch(&key, v->e, v->n, sizeof *v->e, entry_cmp);
-  return hit ? hit - v->e : -1;
+/* The first entry of sequence `seq` in v, or -1 (none; -1 is never
+ * looked for: an unsequenced name is never marked, nor anyone's own). */
+static long find(const zkc__qview_t *v, int64_t seq) {
+  if (seq < 0) return -1;
+  size_t lo = 0, hi = v->n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (v->seq[mid] < seq) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < v->n && v->seq[lo] == seq ? (long)lo : -1;
 }
 
 static void view_clear(zkc__qview_t *v) {
-  for (int i = 0; i < v->names.count; i++) free(v->names.data[i]);
-  free(v->names.data);
-  free(v->e);
-  v->names.data = NULL;
-  v->names.count = 0;
-  v->e = NULL;
+  free(v->seq);
+  free(v->gone);
+  v->seq = NULL;
+  v->gone = NULL;
   v->n = v->live = v->writer = 0;
 }
 
@@ -69,36 +70,40 @@ static zkc__qview_t *lookup(zkc_client_t *c, const char *base, size_t len) {
   return v;
 }
 
-/* Replaces v's names by the read's (moved), keeping the old gone marks. */
-static void view_take(zkc__qview_t *v, zkc__names_t *read) {
+/* Replaces v's entries by the read's, keeping the old gone marks. */
+static void view_take(zkc__qview_t *v, const zkc__names_t *read) {
   size_t n = (size_t)read->count;
-  entry_t *e = malloc((n ? n : 1) * sizeof *e);
-  if (e == NULL) return; /* the old view stays: still true, perhaps stale */
-  for (size_t i = 0; i < n; i++)
-    e[i] = (entry_t){seq_of(read->data[i]), read->data[i], 0};
-  qsort(e, n, sizeof *e, entry_cmp);
-  zkc__qview_t next = {.names = *read, .e = e, .n = n};
-  size_t writer = n;
-  for (size_t i = 0; i < n && writer == n; i++) {
-    const char *kind = zkc__node_kind(e[i].name);
-    if (kind && strcmp(kind, "write") == 0) writer = i;
+  int64_t *seq = malloc((n ? n : 1) * sizeof *seq);
+  unsigned char *gone = calloc(n ? n : 1, 1);
+  if (seq == NULL || gone == NULL) { /* the old view stays: still true */
+    free(seq);
+    free(gone);
+    return;
   }
-  for (size_t i = 0; i < v->n; i++) { /* gone stays gone: names are unique */
-    if (!v->e[i].gone) continue;
-    long k = find(&next, v->e[i].name);
-    if (k >= 0) e[k].gone = 1;
+  int64_t writer_seq = -1;
+  for (size_t i = 0; i < n; i++) {
+    seq[i] = seq_of(read->data[i]);
+    const char *kind = zkc__node_kind(read->data[i]);
+    if (kind && strcmp(kind, "write") == 0 &&
+        (writer_seq < 0 || seq[i] < writer_seq))
+      writer_seq = seq[i];
   }
+  qsort(seq, n, sizeof *seq, seq_cmp);
+  zkc__qview_t next = {.seq = seq, .gone = gone, .n = n};
+  for (size_t i = 0; i < v->n; i++) { /* gone stays gone */
+    long k = v->gone[i] ? find(&next, v->seq[i]) : -1;
+    for (; k >= 0 && (size_t)k < n && seq[k] == v->seq[i]; k++) gone[k] = 1;
+  }
+  long w = writer_seq >= 0 ? find(&next, writer_seq) : -1;
   view_clear(v);
-  v->names = next.names;
-  v->e = e;
+  v->seq = seq;
+  v->gone = gone;
   v->n = n;
-  v->writer = writer;
-  read->data = NULL;
-  read->count = 0;
+  v->writer = w >= 0 ? (size_t)w : n;
 }
 
-void zkc__qview_update(zkc_client_t *c, const char *base, zkc__names_t *read,
-                       const char *own, int *held) {
+void zkc__qview_update(zkc_client_t *c, const char *base,
+                       const zkc__names_t *read, const char *own, int *held) {
   size_t len = strlen(base);
   pthread_mutex_lock(&c->views_mu);
   zkc__qview_t *v = lookup(c, base, len);
@@ -122,7 +127,7 @@ void zkc__qview_update(zkc_client_t *c, const char *base, zkc__names_t *read,
       v->refs++;
       *held = 1;
     }
-    if (find(v, own) < 0) view_take(v, read);
+    if (find(v, seq_of(own)) < 0) view_take(v, read);
   }
   pthread_mutex_unlock(&c->views_mu);
 }
@@ -145,8 +150,8 @@ int zkc__qview_clear_ahead(zkc_client_t *c, const char *base,
   zkc__qview_t *v = lookup(c, base, strlen(base));
   int clear = 0;
   if (v != NULL) {
-    long k = find(v, own);
-    while (v->live < v->n && v->e[v->live].gone) v->live++;
+    long k = find(v, seq_of(own));
+    while (v->live < v->n && v->gone[v->live]) v->live++;
     /* Behind a read-write lock's writer, a node may join ahead of ours
      * after the view's read: its downgrade makes a read node named with
      * the writer's sequence. Only a read of the queue shows it. */
@@ -156,7 +161,7 @@ int zkc__qview_clear_ahead(zkc_client_t *c, const char *base,
   return clear;
 }
 
-/* 1 for a name no client creates twice: a protected one (zkcoord's,
+/* 1 for a name no client makes twice: a protected one (zkcoord's,
  * Curator's, go-zookeeper's: "_c_" and a fresh random id per create) or
  * kazoo's (32 hex digits of its lock's id, then "__" and a sequence). A
  * name made twice (a squatter's, deleted and made again) could be marked
@@ -174,10 +179,12 @@ static int unique_name(const char *name) {
 void zkc__qview_gone(zkc_client_t *c, const char *path) {
   const char *slash = strrchr(path, '/');
   if (slash == NULL || slash == path || !unique_name(slash + 1)) return;
+  int64_t seq = seq_of(slash + 1);
+  if (seq < 0) return;
   pthread_mutex_lock(&c->views_mu);
   zkc__qview_t *v = c->views ? lookup(c, path, (size_t)(slash - path)) : NULL;
-  long k = v ? find(v, slash + 1) : -1;
-  if (k >= 0) v->e[k].gone = 1;
+  long k = v ? find(v, seq) : -1;
+  for (; k >= 0 && (size_t)k < v->n && v->seq[k] == seq; k++) v->gone[k] = 1;
   pthread_mutex_unlock(&c->views_mu);
 }
 

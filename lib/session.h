@@ -339,11 +339,11 @@ void zkc__waiter_unwatch_children(zkc_client_t *c, zkc__waiter_t *w);
 /* A run waiting on base after a read of its children (`own`, a child's
  * name, among them): the first call of a run (*held 0) takes a reference
  * on the path's view (*held 1). When the view does not show `own`, it is
- * made from the read: its names are moved into the view (read left empty)
- * and the gone marks of the old view carried over. Without memory nothing
- * changes (*held stays 0): the run reads the queue as before. */
-void zkc__qview_update(zkc_client_t *c, const char *base, zkc__names_t *read,
-                       const char *own, int *held);
+ * made from the read (its sequences, the read unchanged) with the gone
+ * marks of the old view carried over. Without memory nothing changes
+ * (*held stays 0): the run reads the queue as before. */
+void zkc__qview_update(zkc_client_t *c, const char *base,
+                       const zkc__names_t *read, const char *own, int *held);
 /* The run leaves (*held 1): its reference is dropped, the view freed with
  * the last one. */
 void zkc__qview_drop(zkc_client_t *c, const char *base, int *held);

@@ -131,7 +131,8 @@ static int w_retry(zkc_client_t *c, int *attempt, int rc, int64_t deadline,
 }
 
 static void w_view_update(zkc_client_t *c, const char *base,
-                          zkc__names_t *read, const char *own, int *held) {
+                          const zkc__names_t *read, const char *own,
+                          int *held) {
   (void)c, (void)base, (void)read, (void)own;
   S.view_updates++;
   if (!*held) S.views_held++;
@@ -311,6 +312,14 @@ static void expect_read_behind_sync(int i) {
   req(i + 1, ZKC__QR_CHILDREN);
 }
 
+/* The next step reads the queue again on the round's sync, answered and
+ * fresh: the read alone (request i), no sync of its own. */
+static void expect_read_on_round_sync(int i) {
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  assert_int_equal(S.n, i + 1);
+  req(i, ZKC__QR_CHILDREN);
+}
+
 /* ---- the cases ---- */
 
 /* The create and the read pipelined behind it, answered while fresh, with
@@ -356,26 +365,56 @@ static void stale_answer_read_again_through_the_leader(void **state) {
   stop();
 }
 
-/* Two ahead: watch the one right before (no sync, no own-node watch: its
- * delete cannot grant alone); woken, read again behind a sync. */
-static void waiter_reads_again_behind_a_sync(void **state) {
+/* Two ahead: a sync, then a watch on the one right before (no own-node
+ * watch: its delete cannot grant alone); woken while the round's sync is
+ * fresh, the queue is read again on it: the read alone. */
+static void waiter_reads_again_on_the_rounds_sync(void **state) {
   (void)state;
   start(1);
   queue_behind("a-lock-0000000001", "b-lock-0000000002");
   assert_int_equal(step(), ZKC__QN_REPLY);
-  assert_int_equal(S.n, 3);
-  assert_string_equal(req(2, ZKC__QR_WATCH)->path, BASE "/b-lock-0000000002");
+  assert_int_equal(S.n, 4);
+  assert_string_equal(req(2, ZKC__QR_SYNC)->path, BASE);
+  assert_string_equal(req(3, ZKC__QR_WATCH)->path, BASE "/b-lock-0000000002");
   assert_int_equal(S.own_watched, 0);
-  answer(2, ZKC_OK, OTHER_SESSION);
+  answer(2, ZKC_OK, 0);
+  answer(3, ZKC_OK, OTHER_SESSION);
   assert_int_equal(step(), ZKC__QN_EVENT);
   S.clean = 1; /* not a sole round: proves nothing */
   zkc__qrun_woken(&R, ZKC__WAKE_FIRED);
-  expect_read_behind_sync(3);
-  answer(3, ZKC_OK, 0);
+  expect_read_on_round_sync(4);
   const char *own = own_name(5);
   answer_children(4, own, (char *)NULL);
   expect_granted(own);
   assert_int_equal(S.registered, 0);
+  stop();
+}
+
+/* The same round woken after half a session timeout: its sync proves
+ * nothing any more; the read goes behind a sync of its own. */
+static void stale_round_sync_reads_behind_a_new_one(void **state) {
+  (void)state;
+  start(1);
+  queue_behind("a-lock-0000000001", "b-lock-0000000002");
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  answer(2, ZKC_OK, 0);
+  answer(3, ZKC_OK, OTHER_SESSION);
+  assert_int_equal(step(), ZKC__QN_EVENT);
+  S.clock += FRESH_MS;
+  zkc__qrun_woken(&R, ZKC__WAKE_FIRED);
+  expect_read_behind_sync(4);
+  stop();
+}
+
+/* A round whose sync failed: the read goes behind a new sync. */
+static void failed_round_sync_reads_behind_a_new_one(void **state) {
+  (void)state;
+  start(1);
+  queue_behind("a-lock-0000000001", "b-lock-0000000002");
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  answer(2, ZKC_ECONNLOSS, 0);
+  answer(3, ZKC_ENONODE, 0); /* the blocker gone already: read at once */
+  expect_read_behind_sync(4);
   stop();
 }
 
@@ -388,18 +427,19 @@ static void view_clear_confirms_with_a_stat(void **state) {
   queue_behind("a-lock-0000000001", "b-lock-0000000002");
   assert_int_equal(step(), ZKC__QN_REPLY);
   assert_int_equal(S.views_held, 1);
-  answer(2, ZKC_OK, OTHER_SESSION);
+  answer(2, ZKC_OK, 0);
+  answer(3, ZKC_OK, OTHER_SESSION);
   assert_int_equal(step(), ZKC__QN_EVENT);
   S.view_clear = 1;
   zkc__qrun_woken(&R, ZKC__WAKE_FIRED);
   assert_int_equal(step(), ZKC__QN_REPLY);
-  assert_int_equal(S.n, 5);
-  assert_string_equal(req(3, ZKC__QR_SYNC)->path, BASE);
+  assert_int_equal(S.n, 6);
+  assert_string_equal(req(4, ZKC__QR_SYNC)->path, BASE);
   char own[800];
   snprintf(own, sizeof own, BASE "/%s", own_name(5));
-  assert_string_equal(req(4, ZKC__QR_EXISTS)->path, own);
-  answer(3, ZKC_OK, 0);
-  answer(4, ZKC_OK, SESSION);
+  assert_string_equal(req(5, ZKC__QR_EXISTS)->path, own);
+  answer(4, ZKC_OK, 0);
+  answer(5, ZKC_OK, SESSION);
   expect_granted(own_name(5));
   assert_int_equal(S.views_held, 0);
   stop();
@@ -412,18 +452,19 @@ static void view_clear_own_node_gone_queues_again(void **state) {
   start(1);
   queue_behind("a-lock-0000000001", "b-lock-0000000002");
   assert_int_equal(step(), ZKC__QN_REPLY);
-  answer(2, ZKC_OK, OTHER_SESSION);
+  answer(2, ZKC_OK, 0);
+  answer(3, ZKC_OK, OTHER_SESSION);
   assert_int_equal(step(), ZKC__QN_EVENT);
   S.view_clear = 1;
   zkc__qrun_woken(&R, ZKC__WAKE_FIRED);
   assert_int_equal(step(), ZKC__QN_REPLY);
-  answer(3, ZKC_OK, 0);
-  answer(4, ZKC_ENONODE, 0);
-  assert_int_equal(step(), ZKC__QN_REPLY); /* the delete of a node gone */
-  req(5, ZKC__QR_DELETE);
+  answer(4, ZKC_OK, 0);
   answer(5, ZKC_ENONODE, 0);
+  assert_int_equal(step(), ZKC__QN_REPLY); /* the delete of a node gone */
+  req(6, ZKC__QR_DELETE);
+  answer(6, ZKC_ENONODE, 0);
   assert_int_equal(step(), ZKC__QN_REPLY);
-  req(6, ZKC__QR_CREATE); /* at the back, a new uuid */
+  req(7, ZKC__QR_CREATE); /* at the back, a new uuid */
   assert_int_equal(S.views_held, 0);
   stop();
 }
@@ -435,15 +476,16 @@ static void view_clear_stale_stat_reads_again(void **state) {
   start(1);
   queue_behind("a-lock-0000000001", "b-lock-0000000002");
   assert_int_equal(step(), ZKC__QN_REPLY);
-  answer(2, ZKC_OK, OTHER_SESSION);
+  answer(2, ZKC_OK, 0);
+  answer(3, ZKC_OK, OTHER_SESSION);
   assert_int_equal(step(), ZKC__QN_EVENT);
   S.view_clear = 1;
   zkc__qrun_woken(&R, ZKC__WAKE_FIRED);
   assert_int_equal(step(), ZKC__QN_REPLY);
   S.clock += FRESH_MS;
-  answer(3, ZKC_OK, 0);
-  answer(4, ZKC_OK, SESSION);
-  expect_read_behind_sync(5);
+  answer(4, ZKC_OK, 0);
+  answer(5, ZKC_OK, SESSION);
+  expect_read_behind_sync(6);
   stop();
 }
 
@@ -500,7 +542,7 @@ static void unclean_delete_reads_again(void **state) {
   answer_sole_round(OTHER_SESSION);
   S.clean = 0;
   zkc__qrun_woken(&R, ZKC__WAKE_FIRED);
-  expect_read_behind_sync(5);
+  expect_read_on_round_sync(5);
   stop();
 }
 
@@ -539,7 +581,7 @@ static void same_session_blocker_grants_nothing_alone(void **state) {
   answer_sole_round(SESSION);
   S.clean = 1;
   zkc__qrun_woken(&R, ZKC__WAKE_FIRED);
-  expect_read_behind_sync(5);
+  expect_read_on_round_sync(5);
   stop();
 }
 
@@ -689,14 +731,15 @@ static void timeout_while_waiting_deletes_the_node(void **state) {
   start(1);
   queue_behind("a-lock-0000000001", "b-lock-0000000002");
   assert_int_equal(step(), ZKC__QN_REPLY);
-  answer(2, ZKC_OK, OTHER_SESSION);
+  answer(2, ZKC_OK, 0);
+  answer(3, ZKC_OK, OTHER_SESSION);
   assert_int_equal(step(), ZKC__QN_EVENT);
   zkc__qrun_woken(&R, ZKC__WAKE_TIMEOUT);
   assert_int_equal(S.unwatched, 1);
   assert_int_equal(S.registered, 0);
   assert_int_equal(step(), ZKC__QN_REPLY);
-  req(3, ZKC__QR_DELETE);
-  answer(3, ZKC_OK, 0);
+  req(4, ZKC__QR_DELETE);
+  answer(4, ZKC_OK, 0);
   assert_int_equal(step(), ZKC__QN_DONE);
   assert_int_equal(zkc__qrun_result(&R, NULL), ZKC_ETIMEDOUT);
   stop();
@@ -721,7 +764,9 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(first_granted_on_the_pipelined_read),
       cmocka_unit_test(stale_answer_read_again_through_the_leader),
-      cmocka_unit_test(waiter_reads_again_behind_a_sync),
+      cmocka_unit_test(waiter_reads_again_on_the_rounds_sync),
+      cmocka_unit_test(stale_round_sync_reads_behind_a_new_one),
+      cmocka_unit_test(failed_round_sync_reads_behind_a_new_one),
       cmocka_unit_test(view_clear_confirms_with_a_stat),
       cmocka_unit_test(view_clear_own_node_gone_queues_again),
       cmocka_unit_test(view_clear_stale_stat_reads_again),
