@@ -13,6 +13,7 @@
 #include "decide.h"
 #include "names.h"
 #include "queue_nodes.h"
+#include "sem.h" /* the shared count's format */
 #include "util.h"
 
 _Static_assert(L_DONE < 16, "a state fits in zkc__lrun_t.st");
@@ -20,7 +21,6 @@ _Static_assert(ZKC__PARENT_RECREATE_MAX < 16, "fits in zkc__lrun_t.parents");
 
 #define AGAIN (-1) /* advance's "step again now" */
 #define LEASE_NAME "lease-"
-#define COUNT_BYTES 4
 
 enum { R_SYNC, R_LEASES, R_COUNT, R_LAYOUT };
 
@@ -274,15 +274,6 @@ int zkc__lrun_layout(zkc_client_t *c, const char *path,
                      path, zkc__layout_what(bad));
 }
 
-static int count_decode(const zkc__op_t *op, int32_t *v) {
-  if (op->data_len != COUNT_BYTES) return ZKC_EPROTO;
-  uint32_t u = 0;
-  for (int i = 0; i < COUNT_BYTES; i++)
-    u = u << 8 | (unsigned char)op->data[i];
-  *v = (int32_t)u;
-  return ZKC_OK;
-}
-
 /* Granted only while the session of our nodes is the current one and
  * connected, on an answer whose requests were sent recently enough that
  * no stall of this process can have outlived the session since. */
@@ -345,7 +336,7 @@ static void sent(zkc__lrun_t *r) {
   else if (rc == ZKC_OK && lrc != ZKC_OK) rc = lrc;
   int32_t max = r->how.max;
   if (rc == ZKC_OK && rd[R_COUNT]) {
-    if (crc == ZKC_OK) crc = count_decode(rd[R_COUNT], &max);
+    if (crc == ZKC_OK) crc = zkc__sem_count_decode(rd[R_COUNT], &max);
     if (crc == ZKC_EPROTO)
       zkc__log(r->c, ZKC_LOG_ERROR, "count node %s holds %d bytes, not 4",
                r->how.count, rd[R_COUNT]->data_len);
@@ -390,9 +381,7 @@ static void parent_made(zkc__lrun_t *r) {
 
 static void send_count(zkc__lrun_t *r) {
   char data[COUNT_BYTES];
-  uint32_t u = (uint32_t)r->how.max;
-  for (int i = 0; i < COUNT_BYTES; i++)
-    data[i] = (char)(u >> (8 * (COUNT_BYTES - 1 - i)));
+  zkc__sem_count_encode(r->how.max, data);
   if ((r->op = op_new(r)) == NULL) {
     finish(r, ZKC_ENOMEM);
     return;

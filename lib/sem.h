@@ -51,6 +51,8 @@ void zkc__sem_lease_delete(zkc_lease_t *l);
 
 /* ---- sem_count.c ---- */
 
+/* A count as the node holds it: 4 bytes, big-endian, signed. */
+void zkc__sem_count_encode(int32_t v, char out[COUNT_BYTES]);
 /* The count from a finished read: exactly 4 bytes, big-endian, signed;
  * ZKC_EPROTO otherwise. */
 int zkc__sem_count_decode(const zkc__op_t *op, int32_t *v);

@@ -8,7 +8,7 @@
 #include "sem.h"
 #include "util.h"
 
-static void count_encode(int32_t v, char out[COUNT_BYTES]) {
+void zkc__sem_count_encode(int32_t v, char out[COUNT_BYTES]) {
   uint32_t u = (uint32_t)v;
   for (int i = 0; i < COUNT_BYTES; i++)
     out[i] = (char)(u >> (8 * (COUNT_BYTES - 1 - i)));
@@ -32,7 +32,7 @@ int zkc__sem_count_create(zkc_client_t *c, const char *path, int32_t value,
                : zkc__ensure_path_until(c, parent, limit_ms);
   free(parent);
   char data[COUNT_BYTES];
-  count_encode(value, data);
+  zkc__sem_count_encode(value, data);
   zkc__op_t *op = rc == ZKC_OK ? zkc__op_new() : NULL;
   if (rc == ZKC_OK && op == NULL) rc = ZKC_ENOMEM;
   if (op != NULL) {
@@ -73,7 +73,7 @@ int zkc_shared_count_set(zkc_client_t *c, const char *path, int32_t value) {
   int rc = zkc__call_enter(c);
   if (rc != ZKC_OK) return rc;
   char data[COUNT_BYTES];
-  count_encode(value, data);
+  zkc__sem_count_encode(value, data);
   for (int round = 0; round < 3; round++) {
     zkc__op_t op;
     if ((rc = zkc__op_init(&op)) != ZKC_OK) break;
