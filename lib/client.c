@@ -109,6 +109,7 @@ static void client_free(zkc_client_t *c) {
   pthread_mutex_destroy(&c->ops_mu);
   pthread_cond_destroy(&c->ops_cv);
   zkc__acl_free(c);
+  zkc__stats_hub_free(&c->stats);
   free(c->connect);
   free(c->holder_id);
   free(c);
@@ -127,6 +128,7 @@ static zkc_client_t *client_alloc(const char *connect,
   ok = ok && pthread_mutex_init(&c->mu, NULL) == 0;
   ok = ok && pthread_mutex_init(&c->ops_mu, NULL) == 0;
   ok = ok && pthread_mutex_init(&c->views_mu, NULL) == 0;
+  ok = ok && zkc__stats_hub_init(&c->stats) == ZKC_OK;
   ok = ok && zkc__cond_init(&c->ops_cv) == ZKC_OK;
   ok = ok && zkc__cond_init(&c->state_cv) == ZKC_OK;
   ok = ok && pthread_rwlock_init(&c->zh_lock, NULL) == 0;

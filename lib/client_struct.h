@@ -13,6 +13,7 @@
 
 #include "hash.h"
 #include "session_shared.h"
+#include "stats.h"
 #include "util.h"
 #include "zkcoord/client.h"
 
@@ -115,6 +116,10 @@ struct zkc_client {
   int unwatching; /* watch removals under way */
 
   zkc__pending_t *pending;
+  atomic_int_fast64_t janitor_pending; /* pending's length and the one in work */
+  atomic_uint_fast64_t janitor_done;   /* background deletes finished */
+
+  zkc__stats_hub_t stats; /* the recipes' records, the event hook */
 
   struct zkc__guard *guards; /* holders' watches on their own nodes */
   uint64_t next_guard_id;

@@ -2,6 +2,7 @@
 /* The fate of a hold: the one rule, the list of lost holds and their
  * telling (see hold_fate.h). */
 #include "hold_fate.h"
+#include "stats.h"
 
 #include <stdlib.h>
 
@@ -49,9 +50,9 @@ void zkc__lost_clear(zkc__lost_list_t *l) {
   l->n = l->cap = 0;
 }
 
-void zkc__lost_tell(zkc_client_t *c, const char *kind, const char *path,
-                    zkc_lost_reason_t why, zkc__lost_list_t *l,
-                    zkc__lost_tell_fn tell, void *ctx) {
+void zkc__lost_tell(zkc_client_t *c, zkc__lstats_t *st, const char *kind,
+                    const char *path, zkc_lost_reason_t why,
+                    zkc__lost_list_t *l, zkc__lost_tell_fn tell, void *ctx) {
   static const char *const what[] = {
       [ZKC_LOST_SUSPENDED] = "connection suspended",
       [ZKC_LOST_SESSION] = "session lost",
@@ -59,6 +60,7 @@ void zkc__lost_tell(zkc_client_t *c, const char *kind, const char *path,
   for (size_t i = 0; i < l->n; i++) {
     zkc__log(c, ZKC_LOG_WARN, "%s %s lost (%s), token %lld", kind, path,
              what[why], (long long)l->tokens[i]);
+    zkc__stats_lost(st, why);
     if (tell) tell(ctx, why, l->tokens[i]);
   }
   if (l->dropped)

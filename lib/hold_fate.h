@@ -48,14 +48,18 @@ void zkc__lost_push(zkc__lost_list_t *l, int64_t token);
 /* Frees the tokens; the list is empty again. */
 void zkc__lost_clear(zkc__lost_list_t *l);
 
+struct zkc__lstats; /* stats.h */
+
 /* The user's callback for one lost hold, adapted by the recipe. */
 typedef void (*zkc__lost_tell_fn)(void *ctx, zkc_lost_reason_t why,
                                   int64_t token);
 /* Tells each hold in `l`: a warning through the client's log naming the
  * recipe's kind ("lock", "lease", ...), path, reason and token, then
- * tell(ctx, why, token) when tell is not NULL; then clears l. Called
+ * tell(ctx, why, token) when tell is not NULL, each loss counted before in
+ * the recipe's stats record st (stats.h; NULL: none); then clears l. Called
  * outside every library lock (the sink and the callback are the user's). */
-void zkc__lost_tell(zkc_client_t *c, const char *kind, const char *path,
+void zkc__lost_tell(zkc_client_t *c, struct zkc__lstats *st,
+                    const char *kind, const char *path,
                     zkc_lost_reason_t why, zkc__lost_list_t *l,
                     zkc__lost_tell_fn tell, void *ctx);
 

@@ -28,6 +28,7 @@ void zkc__janitor_add(zkc_client_t *c, const char *path, const char *uuid) {
   pthread_mutex_lock(&c->mu);
   p->next = c->pending;
   c->pending = p;
+  atomic_fetch_add(&c->janitor_pending, 1);
   pthread_cond_broadcast(&c->state_cv);
   pthread_mutex_unlock(&c->mu);
 }
@@ -78,6 +79,8 @@ int zkc__janitor_step_locked(zkc_client_t *c) {
   if (rc == ZKC_OK || !zkc__retryable(rc)) {
     free(p->path);
     free(p);
+    atomic_fetch_sub(&c->janitor_pending, 1);
+    atomic_fetch_add(&c->janitor_done, 1);
     c->janitor_attempt = 0;
     c->janitor_retry_at = 0;
     return 1;

@@ -49,6 +49,10 @@ int zkc__mutex_new(zkc_mutex_t **out, zkc_client_t *client, const char *path,
    * saw the first state change race with these writes). */
   m->client = client;
   m->side = side;
+  static const zkc_stats_recipe_t recipes[] = {[ZKC__SIDE_MUTEX] = ZKC_STATS_MUTEX,
+                                         [ZKC__SIDE_WRITE] = ZKC_STATS_WRITE,
+                                         [ZKC__SIDE_READ] = ZKC_STATS_READ};
+  m->st = zkc__stats_for(zkc__client_stats_hub(client), recipes[side], path);
   int rc = zkc__recipe_attach(client, zkc__mutex_on_state, m);
   if (rc != ZKC_OK) {
     pthread_mutex_destroy(&m->mu);
@@ -165,7 +169,9 @@ int zkc_mutex_acquire_timeout(zkc_mutex_t *m, int64_t timeout_ms) {
     return rc;
   }
 
+  int64_t began = zkc__stats_begin(m->st);
   if ((rc = zkc__call_enter(c)) != ZKC_OK) {
+    zkc__stats_end(m->st, began, rc, 0);
     free(wnode);
     leave(m);
     return rc;
@@ -203,6 +209,9 @@ int zkc_mutex_acquire_timeout(zkc_mutex_t *m, int64_t timeout_ms) {
     rc = zkc__wait_connected(c, deadline);
   }
   free(wnode);
+  /* Only this thread reads granted_us: no lock needed once recorded. */
+  int64_t ended = zkc__stats_end(m->st, began, rc, h ? h->held.woken_us : 0);
+  if (rc == ZKC_OK) h->granted_us = ended;
   if (rc != ZKC_OK) {
     if (h != NULL && h->held.node) zkc__lock_release(c, &h->held);
     free(h);
@@ -261,6 +270,7 @@ static int release(zkc_mutex_t *m, int nowait) {
       return rc;
     }
   }
+  zkc__stats_released(m->st, h->granted_us, rc);
   pthread_mutex_lock(&m->mu);
   HASH_DELETE(hh, m->holds, h);
   m->users--;
@@ -364,6 +374,13 @@ int zkc_mutex_lock_node(const zkc_mutex_t *cm, char *buf, size_t buf_len) {
 }
 
 const char *zkc_mutex_path(const zkc_mutex_t *m) { return m ? m->path : NULL; }
+
+int zkc_mutex_stats(const zkc_mutex_t *m, zkc_lock_stats_t *out) {
+  if (m == NULL || out == NULL)
+    return zkc__refuse(m ? m->client : NULL, ZKC_EINVAL,
+                       "zkc_mutex_stats: %s is NULL", m ? "out" : "mutex");
+  return zkc__stats_copy(m->st, out);
+}
 
 /* A side lists its own kind only (as Curator's sides do), kazoo's included. */
 static void keep_side(zkc__side_t side, char ***nodes, size_t *count) {

@@ -24,7 +24,7 @@ static void tell_one(void *ctx, zkc_lost_reason_t why, int64_t token) {
 static void lost_tell(zkc_mutex_t *m, zkc_lost_fn fn, void *ctx,
                       zkc_lost_reason_t why, zkc__lost_list_t *l) {
   teller_t t = {m, fn, ctx};
-  zkc__lost_tell(m->client, "lock", m->path, why, l, tell_one, &t);
+  zkc__lost_tell(m->client, m->st, "lock", m->path, why, l, tell_one, &t);
 }
 
 /* Marks h lost (m->mu held) and, the first time, names it in `l` for the

@@ -13,6 +13,7 @@
 #include "mutex_sides.h"
 #include "queue_nodes.h"
 #include "session.h"
+#include "stats.h"
 #include "util.h"
 #include "zkcoord/mutex.h"
 
@@ -27,6 +28,7 @@ typedef struct hold {
   zkc_revoke_fn revoke_fn; /* non-NULL: revocable (its node's data empty) */
   void *revoke_ctx;
   uint64_t guard; /* the watch on our own node */
+  int64_t granted_us; /* for the stats' hold time */
   UT_hash_handle hh;
 } hold_t;
 
@@ -41,6 +43,7 @@ struct zkc_mutex {
   zkc_revoke_fn revoke_fn; /* non-NULL: new holds are revocable */
   void *revoke_ctx;
   zkc__side_t side;    /* set at create, never changes */
+  zkc__lstats_t *st;   /* its stats record (NULL: out of memory) */
   zkc_mutex_t *twin;   /* the other side of a read-write lock, or NULL */
 };
 

@@ -11,6 +11,7 @@
 #include "qengine.h"
 #include "names.h"
 #include "session.h"
+#include "stats.h"
 #include "util.h"
 #include "zkcoord/common.h"
 
@@ -70,6 +71,7 @@ static void unwaited_done(void *ctx) {
  * thread, waiting there for whatever the run needs next. */
 static int run_here(zkc__qrun_t *r, zkc__held_t *out) {
   zkc_client_t *c = r->c;
+  int64_t woken_us = 0;
   for (;;) {
     zkc__op_t *ops[ZKC__QRUN_OPS_MAX];
     int n, rc;
@@ -84,8 +86,9 @@ static int run_here(zkc__qrun_t *r, zkc__held_t *out) {
         }
         break;
       case ZKC__QN_EVENT:
-        zkc__qrun_woken(r, zkc__waiter_wait(c, zkc__qrun_waiter(r),
-                                            r->deadline));
+        rc = zkc__waiter_wait(c, zkc__qrun_waiter(r), r->deadline);
+        if (rc == ZKC_OK) woken_us = zkc__now_us();
+        zkc__qrun_woken(r, rc);
         break;
       case ZKC__QN_SESSION:
         if ((rc = zkc__wait_connected(c, r->deadline)) != ZKC_OK)
@@ -97,6 +100,7 @@ static int run_here(zkc__qrun_t *r, zkc__held_t *out) {
         break;
       case ZKC__QN_DONE:
         rc = zkc__qrun_result(r, out);
+        if (rc == ZKC_OK) out->woken_us = woken_us;
         zkc__qrun_clear(r);
         return rc;
     }

@@ -27,6 +27,8 @@ typedef struct zkc__held {
   char *node;         /* full path of our lock node (malloc) */
   int64_t token;      /* its czxid: the fencing token */
   int64_t session_id; /* the session that owns it */
+  int64_t woken_us;   /* when its wait was last woken (zkc__now_us), 0: it
+                         waited for no one; for the stats' hand-off time */
 } zkc__held_t;
 
 /* The limit the waits of a timed call keep: its deadline plus a grace of

@@ -40,7 +40,7 @@ static void tell_one(void *ctx, zkc_lost_reason_t why, int64_t token) {
 static void lost_tell(zkc_sem_t *s, zkc_sem_lost_fn fn, void *ctx,
                       zkc_lost_reason_t why, zkc__lost_list_t *l) {
   teller_t t = {s, fn, ctx};
-  zkc__lost_tell(s->client, "lease on", s->path, why, l, tell_one, &t);
+  zkc__lost_tell(s->client, NULL, "lease on", s->path, why, l, tell_one, &t);
 }
 
 /* Marks l lost (s->mu held); its nodes that may still exist are deleted by

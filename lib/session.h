@@ -51,6 +51,9 @@ int zkc__grant_fresh(zkc_client_t *c, int64_t sent_boot_ms);
 /* 1 while a live session is connected read-write. */
 int zkc__session_live(zkc_client_t *c);
 
+/* The client's stats records (stats.h): recipes take theirs at create. */
+struct zkc__stats_hub *zkc__client_stats_hub(zkc_client_t *c);
+
 /* Waits until a live session is connected read-write (through a session
  * re-creation if one is under way), up to deadline_ms. ZKC_OK,
  * ZKC_ETIMEDOUT or ZKC_ECLOSED (closed, or the thread's wait cancelled). */

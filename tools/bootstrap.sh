@@ -56,7 +56,8 @@ readonly DEMO_PACKAGES=(
 # docker-compose (compose file check), man-db (the packaging test renders
 # the man page), libuv (the event-loop example the async tests run),
 # abigail-tools (abidw and abidiff: the ABI guard), socat (the relays
-# through which the suite's ensemble can cut a server off from the others).
+# through which the suite's ensemble can cut a server off from the others),
+# prometheus (its promtool checks the metrics' text exposition).
 readonly TEST_PACKAGES=(
   "${DEMO_PACKAGES[@]}"
   libcmocka-dev
@@ -68,6 +69,7 @@ readonly TEST_PACKAGES=(
   libuv1-dev
   abigail-tools
   socat
+  prometheus
 )
 # The benchmark's peers (bench/peers/) and its plots, on top of the demo's.
 readonly BENCH_PACKAGES=(

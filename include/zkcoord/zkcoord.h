@@ -14,5 +14,6 @@
 #include "status.h"
 #include "semaphore.h"
 #include "async.h"
+#include "stats.h"
 
 #endif /* ZKCOORD_ZKCOORD_H */

@@ -83,7 +83,7 @@ env -u LD_LIBRARY_PATH "$work/consumer_rpath" || fail "the rpath build of docs/i
 # line (and rpath) alone: zkcoord's public API only, no ZooKeeper header or
 # library of their own. Each must start (a usage error, exit 64; a program
 # that cannot load its libraries exits 127).
-examples=(oversell scheduler semaphore rwlock multilock selector)
+examples=(oversell scheduler semaphore rwlock multilock selector metrics)
 for ex in "${examples[@]}"; do
   # shellcheck disable=SC2046
   "$cc" -Wall -Wextra -Werror "$here/../../examples/$ex.c" \

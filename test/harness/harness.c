@@ -915,3 +915,33 @@ int zkt_max_concurrent(const int64_t *start, const int64_t *end, int n) {
   free(e);
   return most;
 }
+
+int zkt_promtool_check_file(const char *file) {
+  char cmd[4200];
+  snprintf(cmd, sizeof cmd,
+           "command -v promtool >/dev/null || exit 127; "
+           "promtool check metrics < '%s'",
+           file);
+  int st = system(cmd);
+  if (!WIFEXITED(st)) fail_msg("promtool check metrics: killed (%d)", st);
+  if (WEXITSTATUS(st) == 127)
+    fail_msg("promtool not found: it comes with Debian's prometheus package "
+             "(tools/bootstrap.sh test installs it)");
+  return WEXITSTATUS(st);
+}
+
+int zkt_promtool_check(const char *text) {
+  char file[] = "/tmp/zkt-prom-XXXXXX";
+  int fd = mkstemp(file);
+  if (fd < 0) fail_msg("mkstemp: cannot make a temporary file");
+  size_t len = strlen(text);
+  ssize_t wrote = write(fd, text, len);
+  close(fd);
+  if (wrote != (ssize_t)len) {
+    unlink(file);
+    fail_msg("cannot write %s", file);
+  }
+  int rc = zkt_promtool_check_file(file);
+  unlink(file);
+  return rc;
+}

@@ -234,4 +234,12 @@ void zkt_assert_disjoint(const int64_t *start, const int64_t *end,
  * Semaphore holds are checked with it. */
 int zkt_max_concurrent(const int64_t *start, const int64_t *end, int n);
 
+/* `promtool check metrics` on the Prometheus text in `file`: its exit
+ * status (0: the text is valid exposition). A missing promtool fails the
+ * test: it comes with Debian's prometheus package, which the suite's
+ * set-up installs. */
+int zkt_promtool_check_file(const char *file);
+/* The same on `text`, through a temporary file. */
+int zkt_promtool_check(const char *text);
+
 #endif /* ZKT_HARNESS_H */

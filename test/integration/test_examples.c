@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "harness.h"
 
@@ -197,6 +198,41 @@ static void selector(void **state) {
   assert_reaped(election);
 }
 
+/* A daemon's export: after three rounds the file holds three acquires
+ * and a hold histogram of three, and it is valid Prometheus text. */
+static void metrics(void **state) {
+  (void)state;
+  zkt_make_root();
+  char lock[600], out[] = "/tmp/zkt-metrics-XXXXXX", file[64], line[1024];
+  snprintf(lock, sizeof lock, "%s", zkt_path("metrics"));
+  assert_non_null(mkdtemp(out));
+  snprintf(file, sizeof file, "%s/zkcoord.prom", out);
+  char *argv[] = {(char *)example("metrics"), "--connect", (char *)zkt_connect(),
+                  "--path", lock, "--rounds", "3", "--hold-ms", "10",
+                  "--out", file, NULL};
+  zkt_proc_t p = zkt_spawn(argv);
+  expect_then_exit_0(&p, "rounds ", line, sizeof line);
+  assert_non_null(strstr(line, "rounds 3 done, 3 acquires counted"));
+  FILE *f = fopen(file, "r");
+  assert_non_null(f);
+  char text[65536];
+  size_t n = fread(text, 1, sizeof text - 1, f);
+  fclose(f);
+  text[n] = '\0';
+  char want[800];
+  snprintf(want, sizeof want,
+           "zkcoord_acquires_total{recipe=\"mutex\",path=\"%s\"} 3\n", lock);
+  assert_non_null(strstr(text, want));
+  snprintf(want, sizeof want,
+           "zkcoord_hold_seconds_count{recipe=\"mutex\",path=\"%s\"} 3\n",
+           lock);
+  assert_non_null(strstr(text, want));
+  assert_int_equal(zkt_promtool_check_file(file), 0);
+  unlink(file);
+  rmdir(out);
+  assert_reaped(lock);
+}
+
 int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(oversell),
@@ -206,6 +242,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(rwlock),
       cmocka_unit_test(multilock),
       cmocka_unit_test(selector),
+      cmocka_unit_test(metrics),
   };
   return zkt_main(argc, argv, tests, sizeof tests / sizeof *tests, "examples");
 }

@@ -287,6 +287,14 @@ static void row_end(walker_t *w, const char *fn, const char *input,
 /* The result of a create: on failure *out must be NULL; on success the
  * object is destroyed again (creating one makes no traffic). */
 static zkc_mutex_t **prep_m(zkc_mutex_t **p) { *p = (zkc_mutex_t *)1; return p; }
+static char **prep_text(char **p) { *p = (char *)1; return p; }
+/* A Prometheus text: on failure *text must be NULL; on success it is
+ * freed again. */
+static int prom(int rc, char **text) {
+  if (rc != ZKC_OK) return *text == NULL ? rc : -1;
+  free(*text);
+  return rc;
+}
 static zkc_latch_t **prep_l(zkc_latch_t **p) { *p = (zkc_latch_t *)1; return p; }
 static zkc_selector_t **prep_s(zkc_selector_t **p) { *p = (zkc_selector_t *)1; return p; }
 static zkc_client_t **prep_c(zkc_client_t **p) { *p = (zkc_client_t *)1; return p; }
@@ -497,6 +505,9 @@ static void walk(walker_t *w) {
   zkc_hold_t *ho = fx.hold;
   zkc_rwlock_t *rw = fx.rw, *orw;
   uint64_t u64;
+  zkc_client_stats_t cstats;
+  zkc_lock_stats_t lstats;
+  char *text;
   int fd;
   int32_t count32;
   zkc_contender_t *conts2;
@@ -533,6 +544,11 @@ static void walk(walker_t *w) {
       strcmp(zkc_version_string(), ZKC_VERSION_STRING) == 0);
   UB(FRESH, "zkc_strings_free", "a count other than the one returned, or an "
      "array not from zkcoord", "undefined behaviour");
+  VAL(FRESH, "zkc_stats_recipe_name", "not a zkc_stats_recipe_t (99)", 1,
+      "`\"unknown\"`",
+      strcmp(zkc_stats_recipe_name((zkc_stats_recipe_t)99), "unknown") == 0);
+  VAL(FRESH, "zkc_stats_bucket_bound_us", "i >= ZKC_STATS_BUCKETS", 1,
+      "`INT64_MAX`", zkc_stats_bucket_bound_us(ZKC_STATS_BUCKETS) == INT64_MAX);
 
   /* ---- client ---- */
   doc_section(w, "client");
@@ -667,6 +683,25 @@ static void walk(walker_t *w) {
   RC(CLOSED, "zkc_lock_contenders", "closed client", ZKC_ECLOSED, NULL,
      zkc_lock_contenders(c, "/x", &conts, &n));
   VOID(FRESH, "zkc_contenders_free", "NULL", "no-op", zkc_contenders_free(NULL, 3));
+  RC(FRESH, "zkc_client_stats", "client or out NULL", ZKC_EINVAL, NULL,
+     zkc_client_stats(NULL, &cstats));
+  RC(CALLBACK, "zkc_client_stats", "valid", ZKC_OK, "callbacks may read them",
+     zkc_client_stats(c, &cstats));
+  RC(CLOSED, "zkc_client_stats", "closed client", ZKC_OK,
+     "the counts as they stood", zkc_client_stats(c, &cstats));
+  RC(FRESH, "zkc_client_foreach_lock_stats", "client or fn NULL", ZKC_EINVAL,
+     NULL, zkc_client_foreach_lock_stats(c, NULL, NULL));
+  RC(FRESH, "zkc_client_prometheus", "client NULL", ZKC_EINVAL, "*text = NULL",
+     prom(zkc_client_prometheus(NULL, prep_text(&text), NULL), &text));
+  RC(FRESH, "zkc_client_prometheus", "text NULL", ZKC_EINVAL, NULL,
+     zkc_client_prometheus(c, NULL, NULL));
+  RC(CALLBACK, "zkc_client_prometheus", "valid", ZKC_OK, NULL,
+     prom(zkc_client_prometheus(c, prep_text(&text), NULL), &text));
+  RC(CLOSED, "zkc_client_prometheus", "closed client", ZKC_OK,
+     "the counts as they stood",
+     prom(zkc_client_prometheus(c, prep_text(&text), NULL), &text));
+  RC(FRESH, "zkc_client_set_event_hook", "client NULL", ZKC_EINVAL, NULL,
+     zkc_client_set_event_hook(NULL, NULL, NULL));
   VAL(FRESH, "zkc_contender_layout", "NULL", 0, "0",
       (int)zkc_contender_layout(NULL));
   VAL(FRESH, "zkc_layout_refusal", "contenders NULL", 0, "0",
@@ -873,6 +908,11 @@ static void walk(walker_t *w) {
   RC(OTHER, "zkc_mutex_lock_node", "held by another thread", ZKC_ENOTOWNER, NULL,
      zkc_mutex_lock_node(m, node, sizeof node));
   VAL(FRESH, "zkc_mutex_path", "NULL", 1, "NULL", zkc_mutex_path(NULL) == NULL);
+  RC(FRESH, "zkc_mutex_stats", "mutex or out NULL", ZKC_EINVAL, NULL,
+     zkc_mutex_stats(NULL, &lstats));
+  RC(HELD, "zkc_mutex_stats", "valid", ZKC_OK, NULL, zkc_mutex_stats(m, &lstats));
+  RC(CALLBACK, "zkc_mutex_stats", "valid", ZKC_OK, NULL,
+     zkc_mutex_stats(m, &lstats));
   RC(FRESH, "zkc_mutex_participant_nodes", "mutex NULL", ZKC_EINVAL, NULL,
      zkc_mutex_participant_nodes(NULL, &nodes, &n));
   RC(FRESH, "zkc_mutex_participant_nodes", "nodes or count NULL", ZKC_EINVAL,

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "hold_fate.h"
+#include "stats.h"
 
 enum { MINE = 7, OTHER = 9 };
 #define UNTOUCHED ((zkc_lost_reason_t)99) /* no reason given */
@@ -83,22 +84,31 @@ static void record(void *ctx, zkc_lost_reason_t why, int64_t token) {
   t->tokens[t->n++] = token;
 }
 
-/* Every pushed token is told once, in order, and the list is left empty
- * (a NULL client logs nowhere). */
+/* Every pushed token is told once, in order, and counted once in the
+ * stats record, and the list is left empty (a NULL client logs nowhere). */
 static void teller_tells_each_once(void **state) {
   (void)state;
+  zkc__stats_hub_t hub;
+  assert_int_equal(zkc__stats_hub_init(&hub), ZKC_OK);
+  zkc__lstats_t *st = zkc__stats_for(&hub, ZKC_STATS_MUTEX, "/p");
+  assert_non_null(st);
   zkc__lost_list_t l = {0};
   for (int64_t t = 1; t <= 6; t++) zkc__lost_push(&l, 100 + t);
   assert_int_equal(l.n, 6);
   told_t told = {0};
-  zkc__lost_tell(NULL, "lock", "/p", ZKC_LOST_DELETED, &l, record, &told);
+  zkc__lost_tell(NULL, st, "lock", "/p", ZKC_LOST_DELETED, &l, record, &told);
   assert_int_equal(told.n, 6);
   for (int i = 0; i < 6; i++) assert_int_equal(told.tokens[i], 101 + i);
   assert_int_equal(told.why, ZKC_LOST_DELETED);
   assert_int_equal(l.n, 0);
   assert_null(l.tokens);
-  zkc__lost_tell(NULL, "lock", "/p", ZKC_LOST_SESSION, &l, record, &told);
+  zkc__lost_tell(NULL, st, "lock", "/p", ZKC_LOST_SESSION, &l, record, &told);
   assert_int_equal(told.n, 6); /* nothing left to tell */
+  zkc_lock_stats_t snap;
+  assert_int_equal(zkc__stats_copy(st, &snap), ZKC_OK);
+  assert_int_equal(snap.lost[ZKC_LOST_DELETED], 6);
+  assert_int_equal(snap.lost[ZKC_LOST_SESSION], 0);
+  zkc__stats_hub_free(&hub);
 }
 
 int main(void) {
