@@ -124,5 +124,6 @@ void scen_herd(void);    /* i: reader notifications of a read-write lock */
 void scen_leader(void);  /* l: leader hand-off, graceful and crash */
 int leader_child(int argc, char **argv); /* l: the leader that is killed */
 void scen_async_scale(void); /* k: 10,000 pending async acquires */
+void scen_stats_cost(void);  /* m: the stats' cost (under callgrind) */
 
 #endif /* ZKC_BENCH_H */

@@ -12,6 +12,8 @@
  *                                           i  reader herd (read-write lock)
  *  k  10,000 pending async acquires          l  leader hand-off (latch,
  *                                               selector; graceful, crash)
+ *  m  the stats' cost: R x 250 uncontended cycles, nothing else (bench/run.sh
+ *     runs it under callgrind)
  *
  * Prints one CSV record per figure on stdout (see emit() in bench.h);
  * bench/run.sh starts the ensemble, runs the matrix and builds the table,
@@ -78,7 +80,7 @@ int main(int argc, char **argv) {
   } all[] = {{"a", scen_cycle},  {"b", scen_paths}, {"c", scen_contend},
              {"d", scen_queue},  {"e", scen_many},  {"f", scen_reentry},
              {"g", scen_handoff}, {"h", scen_async}, {"i", scen_herd},
-             {"k", scen_async_scale}, {"l", scen_leader}};
+             {"k", scen_async_scale}, {"l", scen_leader}, {"m", scen_stats_cost}};
   const size_t nall = sizeof all / sizeof all[0];
   for (int k = i; k < argc; k++) {
     size_t j = 0;

@@ -17,7 +17,11 @@
 #   recipes.png     read-write lock and semaphore rates of each library (r)
 #   leader.png      scenario l: leader hand-off, graceful and crash
 #
-# usage: bench/run.sh [--quick] [--out DIR] [SCENARIO...]   (default: a b c d e f g h i k l p r)
+# The stats' cost (m) is counted in instructions under callgrind, not
+# timed: a few atomic increments against a cycle of network round trips are
+# below what timing can tell apart on a shared machine.
+#
+# usage: bench/run.sh [--quick] [--out DIR] [SCENARIO...]   (default: a b c d e f g h i k l m p r)
 #   --quick   smoke run: 2 short rounds, smaller sizes (about half a minute)
 #   --out     output directory (default build/bench-results; the committed
 #             figures live in bench/results)
@@ -47,12 +51,12 @@ while [ $# -gt 0 ]; do
   case $1 in
     --quick) quick=(--quick) ;;
     --out) out=${2:?--out needs a directory}; shift ;;
-    [a-iklpr]) scenarios+=("$1") ;;
-    *) echo "usage: $0 [--quick] [--out DIR] [a|b|c|d|e|f|g|h|i|k|l|p|r ...]" >&2; exit 2 ;;
+    [a-iklmpr]) scenarios+=("$1") ;;
+    *) echo "usage: $0 [--quick] [--out DIR] [a|b|c|d|e|f|g|h|i|k|l|m|p|r ...]" >&2; exit 2 ;;
   esac
   shift
 done
-[ ${#scenarios[@]} -gt 0 ] || scenarios=(a b c d e f g h i k l p r)
+[ ${#scenarios[@]} -gt 0 ] || scenarios=(a b c d e f g h i k l m p r)
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
@@ -98,6 +102,33 @@ trap '"$ENSEMBLE" stop >/dev/null 2>&1 || true' EXIT
 "$ENSEMBLE" clean >/dev/null 2>&1 || true
 "$ENSEMBLE" start
 
+# Scenario m: the process of 500 and of 2,500 uncontended cycles, each
+# under callgrind (every thread counted); the difference is what 2,000
+# cycles cost, and the stats calls' part of it (inclusive: with what they
+# call; each function's own line, not the call-graph lines "=> ..." that
+# name it again). clock_gettime runs as a system call under valgrind, so
+# its vDSO instructions are not in either count. Records on stdout as
+# zkc_bench writes them.
+stats_cost() {
+  local rounds f ir=() st=()
+  command -v valgrind >/dev/null || { echo "X,m,not run: valgrind missing"; return; }
+  for rounds in 2 10; do
+    f=$out/m-$rounds.callgrind
+    valgrind --tool=callgrind --callgrind-out-file="$f" \
+      "$bench" --rounds "$rounds" m >/dev/null 2>"$out/m-$rounds.log"
+    ir+=("$(callgrind_annotate "$f" | awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1}')")
+    st+=("$(callgrind_annotate --inclusive=yes --threshold=100 "$f" |
+      awk '!/=>/ && /zkc__stats_(begin|end|released) \[/ {gsub(",", "", $1); s += $1} END {print s + 0}')")
+    rm -f "$f"
+  done
+  awk -v i1="${ir[0]}" -v i2="${ir[1]}" -v s1="${st[0]}" -v s2="${st[1]}" 'BEGIN {
+    per = (i2 - i1) / 2000; stats = (s2 - s1) / 2000; share = per > 0 ? stats / per : 1
+    printf "R,m,1,instructions per cycle,zkcoord,Ir,%.6g,%.6g,%.6g,1\n", per, per, per
+    printf "R,m,1,instructions per cycle,stats,Ir,%.6g,%.6g,%.6g,1\n", stats, stats, stats
+    printf "T,m,stats share of a cycle'"'"'s instructions,%s,%.6g,<= 0.02\n", share <= 0.02 ? "met" : "MISSED", share
+  }'
+}
+
 raw=$out/raw.out
 : >"$raw"
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -132,6 +163,10 @@ for s in "${scenarios[@]}"; do
         "$ROOT/bench/peers/run-peers.sh" "$BUILD" "$connect" "${peer_args[@]}"
       echo "X,go-zookeeper,not applicable: go-zookeeper has no read-write lock or semaphore"
     } | awk -v scen=r -f "$ROOT/bench/peers/summarize.awk" >>"$raw"
+    continue
+  fi
+  if [ "$s" = m ]; then
+    stats_cost >>"$raw"
     continue
   fi
   "$bench" "${quick[@]}" "$s" >>"$raw" # one process each
