@@ -106,7 +106,7 @@ void zkc__listeners_dispatch_locked(zkc_client_t *c, zkc_state_t st,
   for (i = 0; i < n; i++)
     if (copy[i].fn) copy[i].fn(copy[i].ctx, c, st);
   free(copy);
-  zkc__stats_state(&c->stats, st);
+  zkc__stats_state_tell(&c->stats, st);
   pthread_mutex_lock(&c->mu);
   c->dispatching = 0;
   pthread_cond_broadcast(&c->state_cv);

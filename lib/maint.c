@@ -17,6 +17,7 @@
 static void transition_locked(zkc_client_t *c, zkc_state_t st,
                               int64_t lost_session) {
   c->state = st;
+  zkc__stats_state_count(&c->stats, st);
   if (st == ZKC_STATE_SUSPENDED || st == ZKC_STATE_READ_ONLY)
     c->suspended_since = zkc__now_ms();
   pthread_cond_broadcast(&c->state_cv);

@@ -160,9 +160,11 @@ void zkc__stats_lost(zkc__lstats_t *s, zkc_lost_reason_t why) {
   tell_record(s, &ev);
 }
 
-void zkc__stats_state(zkc__stats_hub_t *hub, zkc_state_t st) {
-  if ((int)st < 0 || (int)st > ZKC_STATE_CLOSED) return;
-  bump(&hub->state_counts[st]);
+void zkc__stats_state_count(zkc__stats_hub_t *hub, zkc_state_t st) {
+  if ((int)st >= 0 && (int)st <= ZKC_STATE_CLOSED) bump(&hub->state_counts[st]);
+}
+
+void zkc__stats_state_tell(zkc__stats_hub_t *hub, zkc_state_t st) {
   zkc_event_t ev = {.type = ZKC_EVENT_STATE, .handoff_us = -1, .state = st};
   tell(hub, &ev);
 }

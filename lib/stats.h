@@ -73,8 +73,11 @@ int64_t zkc__stats_end(zkc__lstats_t *s, int64_t began_us, int rc,
 void zkc__stats_released(zkc__lstats_t *s, int64_t granted_us, int rc);
 /* A hold was lost, for `why`. */
 void zkc__stats_lost(zkc__lstats_t *s, zkc_lost_reason_t why);
-/* The client's state changed (listeners.c). */
-void zkc__stats_state(zkc__stats_hub_t *hub, zkc_state_t st);
+/* The client's state changed: counted where the state is set (maint.c,
+ * so that whoever sees the state sees it counted), told to the hook where
+ * listeners are told (listeners.c). */
+void zkc__stats_state_count(zkc__stats_hub_t *hub, zkc_state_t st);
+void zkc__stats_state_tell(zkc__stats_hub_t *hub, zkc_state_t st);
 
 /* Copies a record into a snapshot. */
 void zkc__stats_read(const zkc__lstats_t *s, zkc_lock_stats_t *out);

@@ -126,9 +126,11 @@ static void each_end_counts_once(void **state) {
   /* Another hook, then none: each event reaches the hook set then. */
   heard_t second = {0};
   assert_int_equal(zkc__stats_hook_set(&hub, hear, &second), ZKC_OK);
-  zkc__stats_state(&hub, ZKC_STATE_SUSPENDED);
+  zkc__stats_state_count(&hub, ZKC_STATE_SUSPENDED);
+  zkc__stats_state_tell(&hub, ZKC_STATE_SUSPENDED);
   assert_int_equal(zkc__stats_hook_set(&hub, NULL, NULL), ZKC_OK);
-  zkc__stats_state(&hub, ZKC_STATE_RECONNECTED);
+  zkc__stats_state_count(&hub, ZKC_STATE_RECONNECTED);
+  zkc__stats_state_tell(&hub, ZKC_STATE_RECONNECTED);
   assert_int_equal(heard.n, 5);
   assert_int_equal(second.n, 1);
   assert_int_equal(second.ev[0].type, ZKC_EVENT_STATE);
