@@ -78,6 +78,7 @@ typedef struct zkcli_opts {
   int revocable;               /* lock --revocable */
   int max_leases;              /* sem -m (0: not given) */
   const char *count_path;      /* sem --count-path */
+  const char *metrics_file;    /* --metrics: lock, sem, leader */
   const char *path;            /* PATH */
   char **argv;                 /* COMMAND and its arguments (NULL-ended);
                                   NULL for lock and sem: hold until
@@ -286,6 +287,13 @@ void zkcli_bad_path(const char *what, const char *path);
  * session after its timeout, and with it any node of it. 1 when closed in
  * time. Once per process. */
 int zkcli_close_within(zkc_client_t *c, int64_t ms);
+
+/* --metrics FILE: the client's stats (wait and hold times, counts) as
+ * Prometheus text, written beside FILE and renamed over it, so that a
+ * textfile collector never reads half of it. A failure is reported on
+ * stderr and changes no exit status. Call while the client or an object
+ * made from it is still open. No-op without --metrics. */
+void zkcli_write_metrics(const zkcli_opts_t *o, zkc_client_t *c);
 int64_t zkcli_now_ms(void);
 
 /* What is left of -w's wait (counted from the start, the connection

@@ -154,7 +154,8 @@ int zkcli_cmd_leader(const zkcli_opts_t *o) {
     zkcli_err("cannot join the election on %s: %s", o->path, zkc_strerror(rc));
     code = zkcli_exit_code(rc);
   }
-  zkc_latch_destroy(l);
+  zkc_latch_destroy(l); /* leadership given up: counted */
+  zkcli_write_metrics(o, c);
   zkc_client_close(c);
   return code;
 }

@@ -260,6 +260,9 @@ int zkcli_cmd_lock(const zkcli_opts_t *o) {
       zkcli_info(o, 1, "released %s: %s", o->path, zkc_strerror(r));
     }
   }
+  /* Before the objects go: the client may be closed already (a stop
+   * signal while acquiring), and its records live as long as they do. */
+  zkcli_write_metrics(o, c);
   hold_destroy(&h);
   pthread_mutex_lock(&g_mu);
   /* -w keeps its time: after a timeout the close may not wait on an

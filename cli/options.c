@@ -86,6 +86,9 @@ static const char usage_text[] =
     "      --grace SECS            SIGTERM to SIGKILL delay when COMMAND must\n"
     "                              stop (default 10)\n"
     "      --foreground            keep COMMAND in zkcoord's process group\n"
+    "      --metrics FILE          lock, sem, leader: at the end, write the wait\n"
+    "                              and hold times and the counts as Prometheus\n"
+    "                              text to FILE (renamed into place)\n"
     "      --json                  status: one JSON object (a line each time\n"
     "                              with --watch)\n"
     "      --watch                 status: print again at every change until\n"
@@ -254,7 +257,8 @@ enum {
   OPT_INTERVAL,
   OPT_COUNT_PATH,
   OPT_WRITE,
-  OPT_REVOCABLE
+  OPT_REVOCABLE,
+  OPT_METRICS
 };
 
 static const struct option long_opts[] = {
@@ -282,6 +286,7 @@ static const struct option long_opts[] = {
     {"interval", required_argument, NULL, OPT_INTERVAL},
     {"max", required_argument, NULL, 'm'},
     {"count-path", required_argument, NULL, OPT_COUNT_PATH},
+    {"metrics", required_argument, NULL, OPT_METRICS},
     {"verbose", no_argument, NULL, 'v'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -299,6 +304,7 @@ static int option_allowed(zkcli_cmd_t cmd, int c) {
     case 's': case 'x': case OPT_WRITE: case OPT_REVOCABLE:
       return cmd == ZKCLI_LOCK;
     case OPT_GRACE: case OPT_FOREGROUND: case OPT_ID: case OPT_LOST_ON_SUSPEND:
+    case OPT_METRICS:
       return cmd == ZKCLI_LOCK || cmd == ZKCLI_LEADER || cmd == ZKCLI_SEM;
     case OPT_JSON: case OPT_WATCH:
       return cmd == ZKCLI_STATUS;
@@ -390,6 +396,7 @@ static int apply(zkcli_opts_t *o, int c, const char *arg, const char *name,
       break;
     }
     case OPT_COUNT_PATH: o->count_path = arg; break;
+    case OPT_METRICS: o->metrics_file = arg; break;
     case 's': o->shared = 1; break;
     case 'x': o->exclusive = 1; break;
     case OPT_WRITE: o->write_side = 1; break;
@@ -521,11 +528,12 @@ int zkcli_parse(int argc, char **argv, zkcli_opts_t *o) {
               {OPT_REVOCABLE, "--revocable"}, {OPT_JSON, "--json"},
               {OPT_WATCH, "--watch"}, {'l', "--observe"}, {'m', "--max"},
               {OPT_COUNT_PATH, "--count-path"}, {'w', "-w or -n"},
-              {'E', "-E"}};
+              {'E', "-E"}, {OPT_METRICS, "--metrics"}};
   const int given[] = {o->shared, o->exclusive, o->write_side, o->revocable,
                        o->json, o->watch, o->observe, o->max_leases > 0,
                        o->count_path != NULL, seen_wait,
-                       o->conflict_code != ZKCLI_EXIT_CONFLICT};
+                       o->conflict_code != ZKCLI_EXIT_CONFLICT,
+                       o->metrics_file != NULL};
   for (size_t i = 0; i < sizeof late / sizeof *late; i++)
     if (given[i] && !option_allowed(o->cmd, late[i].c)) {
       zkcli_err("option %s does not apply to this command", late[i].name);
@@ -557,6 +565,10 @@ int zkcli_parse(int argc, char **argv, zkcli_opts_t *o) {
                 sub[more - 1 + rest]);
       return ZKCLI_EXIT_USAGE;
     }
+  }
+  if (o->observe && o->metrics_file) { /* an observer holds nothing */
+    zkcli_err("--metrics and --observe exclude each other");
+    return ZKCLI_EXIT_USAGE;
   }
   if ((o->shared != 0) + (o->exclusive != 0) > 1 ||
       (o->shared && o->write_side)) {

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* zkcoord command line: opening the client and mapping error codes. */
+#include <errno.h>
 #include <netdb.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -163,6 +166,30 @@ int zkcli_start(const zkcli_opts_t *o, void (*interrupt)(int sig),
   int code = zkcli_open(o, out);
   if (code == 0) zkcli_events_exit_on_stop(0);
   return code;
+}
+
+void zkcli_write_metrics(const zkcli_opts_t *o, zkc_client_t *c) {
+  if (o->metrics_file == NULL || c == NULL) return;
+  char *text = NULL;
+  size_t len = 0;
+  int rc = zkc_client_prometheus(c, &text, &len);
+  if (rc != ZKC_OK) {
+    zkcli_err("--metrics %s: %s", o->metrics_file, zkc_strerror(rc));
+    return;
+  }
+  char tmp[4200];
+  int n = snprintf(tmp, sizeof tmp, "%s.tmp.%ld", o->metrics_file,
+                   (long)getpid());
+  FILE *f = n > 0 && (size_t)n < sizeof tmp ? fopen(tmp, "w") : NULL;
+  int ok = f != NULL && fwrite(text, 1, len, f) == len;
+  if (f != NULL && fclose(f) != 0) ok = 0;
+  if (ok && rename(tmp, o->metrics_file) != 0) ok = 0;
+  if (!ok) {
+    zkcli_err("--metrics %s: cannot write it: %s", o->metrics_file,
+              strerror(errno));
+    if (f != NULL) unlink(tmp);
+  }
+  free(text);
 }
 
 /* zkcli_close_within: the close, on a thread of its own, so that a silent

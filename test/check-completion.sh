@@ -47,6 +47,7 @@ value() {
     --parents) echo persistent ;;
     --id) echo someone ;;
     --count-path) echo /count ;;
+    --metrics) echo /tmp/zkcoord.prom ;;
     --max | --conflict-exit-code) echo 3 ;;
     --session-timeout | --connect-timeout | --wait | --timeout | --grace | --interval)
       echo 1 ;;

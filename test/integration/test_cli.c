@@ -20,6 +20,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -470,6 +471,83 @@ static void nonblock_while_held_exit_1(void **state) {
   assert_int_equal(RUN_CLI("lock", "-w", "20", path, "true"), 0);
   zkc_client_close(c);
   printf("figure: lock -n on a held lock answered in %lld ms\n", (long long)took);
+}
+
+/* ---- --metrics ---- */
+
+/* The value of the sample `name{recipe="<recipe>",path="<path>"}` in the
+ * Prometheus text, or -1 when it is missing. */
+static double sample(const char *text, const char *name, const char *recipe,
+                     const char *path) {
+  char want[800];
+  snprintf(want, sizeof want, "\n%s{recipe=\"%s\",path=\"%s\"} ", name,
+           recipe, path);
+  const char *at = strstr(text, want);
+  return at ? strtod(at + strlen(want), NULL) : -1;
+}
+
+/* A duration the test makes itself, not a wait for something to happen. */
+static void pause_ms(int ms) {
+  struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+  while (nanosleep(&ts, &ts) != 0) {
+  }
+}
+
+/* lock --metrics: the file holds the COMMAND's wait (behind a holder that
+ * let go 300 ms after the tool queued) and hold (a 300 ms COMMAND), and
+ * the tool's later -n attempt its timeout; promtool accepts the text. */
+static void lock_metrics_write_wait_and_hold(void **state) {
+  (void)state;
+  const char *path = zkt_path("lock");
+  const char *dir = scratch_dir();
+  char file[512];
+  snprintf(file, sizeof file, "%s/lock.prom", dir);
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_mutex_t *m = hold_lock(c, path);
+  zkt_proc_t p = spawn_cli(CONNECTED, "lock", "--metrics", file, path, "sh",
+                           "-c", "sleep 0.3", NULL);
+  assert_true(zkt_await_children_exactly(path, 2, long_op()));
+  pause_ms(300);
+  release_lock(m);
+  assert_int_equal(run_cli(p), 0);
+  char *text = read_file(dir, "lock.prom");
+  assert_non_null(text);
+  assert_true(sample(text, "zkcoord_acquires_total", "mutex", path) == 1);
+  assert_true(sample(text, "zkcoord_releases_total", "mutex", path) == 1);
+  assert_true(sample(text, "zkcoord_hold_seconds_count", "mutex", path) == 1);
+  assert_true(sample(text, "zkcoord_hold_seconds_sum", "mutex", path) >= 0.3);
+  assert_true(sample(text, "zkcoord_wait_seconds_sum", "mutex", path) >= 0.3);
+  assert_true(sample(text, "zkcoord_handoff_seconds_count", "mutex", path) == 1);
+  assert_int_equal(zkt_promtool_check(text), 0);
+  free(text);
+
+  m = hold_lock(c, path);
+  assert_int_equal(RUN_CLI(CONNECTED, "lock", "-n", "--metrics", file, path,
+                           "true"), 1);
+  text = read_file(dir, "lock.prom");
+  assert_non_null(text);
+  assert_true(sample(text, "zkcoord_acquire_timeouts_total", "mutex", path) == 1);
+  assert_true(sample(text, "zkcoord_acquires_total", "mutex", path) == 0);
+  free(text);
+  release_lock(m);
+  /* Only the file itself: its temporary went by rename. */
+  char cmd[600];
+  snprintf(cmd, sizeof cmd, "test \"$(ls '%s')\" = lock.prom", dir);
+  assert_int_equal(system(cmd), 0);
+  scratch_cleanup();
+  zkc_client_close(c);
+}
+
+/* A --metrics file that cannot be written is reported; COMMAND's status
+ * stands. */
+static void metrics_unwritable_reported(void **state) {
+  (void)state;
+  char err[4096];
+  assert_int_equal(run_cli_stderr(err, sizeof err, "lock", "--metrics",
+                                  "/nonexistent-dir/x.prom", zkt_path("lock"),
+                                  "sh", "-c", "exit 7"),
+                   7);
+  assert_non_null(strstr(err, "--metrics /nonexistent-dir/x.prom: cannot write it"));
 }
 
 static void wait_expires_then_acquires(void **state) {
@@ -2037,6 +2115,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test(command_status_token_and_clean_fds),
       cmocka_unit_test(two_processes_serialize_file_update),
       cmocka_unit_test(nonblock_while_held_exit_1),
+      cmocka_unit_test(lock_metrics_write_wait_and_hold),
+      cmocka_unit_test(metrics_unwritable_reported),
       cmocka_unit_test(wait_expires_then_acquires),
       cmocka_unit_test(lock_lost_stops_command_exit_75),
       cmocka_unit_test(wait_during_outage_exit_69),
