@@ -85,11 +85,12 @@ static int run_here(zkc__qrun_t *r, zkc__held_t *out) {
           }
         }
         break;
-      case ZKC__QN_EVENT:
-        rc = zkc__waiter_wait(c, zkc__qrun_waiter(r), r->deadline);
-        if (rc == ZKC_OK) woken_us = zkc__now_us();
-        zkc__qrun_woken(r, rc);
+      case ZKC__QN_EVENT: {
+        zkc__wake_t why = zkc__waiter_wait(c, zkc__qrun_waiter(r), r->deadline);
+        if (why == ZKC__WAKE_FIRED) woken_us = zkc__now_us(); /* hand-off */
+        zkc__qrun_woken(r, why);
         break;
+      }
       case ZKC__QN_SESSION:
         if ((rc = zkc__wait_connected(c, r->deadline)) != ZKC_OK)
           zkc__qrun_stop(r, rc);
