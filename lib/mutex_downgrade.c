@@ -39,53 +39,21 @@ static char *my_node(zkc_mutex_t *m, int *lost) {
  * node stays behind the reader once the write side is released. Granted
  * without queueing once the write node is seen, after the read node was
  * made, to be still this session's: no other writer can have been granted
- * meanwhile, and none can be while the read node is before it.
+ * meanwhile, and none can be while the read node is before it. The queue
+ * engine runs it (a vouched run: the write node vouches), with the grant
+ * rule of every queue: read through the leader, read again when its answer
+ * went stale (this process stopped meanwhile).
  * The hold's token is the write node's czxid, not the read node's: the
  * read node is made after writers already queued behind the write node,
  * and its own czxid would be larger than theirs, who hold after it. */
 int zkc__mutex_downgrade(zkc_mutex_t *m, const char *wnode, const char *data,
                          int64_t deadline, zkc__held_t *out) {
-  zkc_client_t *c = m->client;
   int64_t seq = 0;
   if (!zkc__node_sequence(zkc__basename(wnode), &seq)) return ZKC_ELOST;
   char name[32];
   snprintf(name, sizeof name, "%s%010d", ZKC__READ_NAME, (int)seq);
-  int rc = zkc__node_create_mode(c, m->path, name, data, 1, deadline, out);
-  if (rc != ZKC_OK) return rc;
-  /* The write node's read keeps the call's limit, as the queue engine's
-   * requests do, and is retried by the client's policy. The grant rests on
-   * it as any other: read through the leader, and read again when its
-   * answer went stale (this process stopped meanwhile). */
-  int64_t limit = zkc__limit_after(deadline);
-  zkc__stat_t st;
-  int attempt = 0;
-  for (;;) {
-    int64_t sent = zkc__boot_ms();
-    rc = zkc__op_run_exists_via_leader(c, wnode, &st, limit);
-    if (zkc__mutex_seam) zkc__mutex_seam(m, ZKC__SEAM_DOWNGRADE_READ);
-    if (zkc__retryable(rc)) {
-      if (zkc__retry_wait(c, &attempt, rc, deadline) == ZKC_OK) continue;
-      break;
-    }
-    if (rc != ZKC_OK) break;
-    zkc__session_fate_t fate = zkc__session_fate(c, out->session_id);
-    if (fate == ZKC__SESSION_LIVE && zkc__grant_fresh(c, sent)) break;
-    if (fate == ZKC__SESSION_GONE) {
-      rc = ZKC_ELOST;
-      break;
-    }
-    if (fate == ZKC__SESSION_DOUBT &&
-        (rc = zkc__wait_connected(c, deadline)) != ZKC_OK)
-      break;
-  }
-  if (rc == ZKC_OK && st.ephemeral_owner == out->session_id) {
-    out->token = st.czxid;
-    return ZKC_OK;
-  }
-  (void)zkc__lock_delete_by(c, out->node, limit);
-  free(out->node);
-  out->node = NULL;
-  return rc == ZKC_OK || rc == ZKC_ENONODE ? ZKC_ELOST : rc;
+  return zkc__node_create_vouched(m->client, m->path, name, data, wnode,
+                                  deadline, out);
 }
 
 /* Before m's own lock: the calling thread's holds change only by its own

@@ -264,30 +264,6 @@ int zkc__op_run_exists_until(zkc_client_t *c, const char *path,
   return rc;
 }
 
-int zkc__op_run_exists_via_leader(zkc_client_t *c, const char *path,
-                                  zkc__stat_t *stat, int64_t limit_ms) {
-  zkc__op_t *sync = zkc__op_new(), *op = zkc__op_new();
-  if (sync == NULL || op == NULL) {
-    zkc__op_free(sync);
-    zkc__op_free(op);
-    return ZKC_ENOMEM;
-  }
-  zkc__submit_sync(c, sync, path);
-  zkc__submit_exists(c, op, path);
-  int src = zkc__op_wait_until(sync, limit_ms);
-  int rc = zkc__op_wait_until(op, limit_ms);
-  if (src == ZKC_ETIMEDOUT || rc == ZKC_ETIMEDOUT) {
-    zkc__op_give_up(sync);
-    zkc__op_give_up(op);
-    return ZKC_ETIMEDOUT;
-  }
-  if (src != ZKC_OK && src != ZKC_ENONODE) rc = src;
-  if (rc == ZKC_OK && stat) *stat = op->stat;
-  zkc__op_free(sync);
-  zkc__op_free(op);
-  return rc;
-}
-
 int zkc__op_run_exists(zkc_client_t *c, const char *path, zkc__stat_t *stat) {
   zkc__op_t op;
   int rc = zkc__op_init(&op);

@@ -23,6 +23,7 @@ _Static_assert(ZKC__PARENT_RECREATE_MAX < 16, "fits in zkc__qrun_t.parents");
 _Static_assert(ZKC__AS_SEMAPHORE < 4, "a layout fits in zkc__qrun_t.layout");
 
 void (*zkc__round_seam)(void);
+void (*zkc__vouch_seam)(void);
 
 /* advance's "step again now" (never returned to drivers). */
 #define AGAIN (-1)
@@ -95,6 +96,7 @@ static int submit_list(zkc__qrun_t *r, int via_leader) {
 /* ---- the end: the result, and our node's delete on failure ---- */
 
 static void finish(zkc__qrun_t *r, int rc);
+static void confirm(zkc__qrun_t *r);
 
 static void done(zkc__qrun_t *r, int rc) {
   r->rc = rc;
@@ -209,6 +211,7 @@ static void made(zkc__qrun_t *r) {
   free(r->prefix); /* the node's name has the uuid now */
   r->prefix = NULL;
   if (r->owner != r->world->session_id(r->c)) finish(r, ZKC_ELOST);
+  else if (r->vouch) confirm(r);
   else if (r->no_list) finish(r, ZKC_OK);
   else if (r->list == NULL && submit_list(r, 1) != ZKC_OK) finish(r, ZKC_ENOMEM);
   else r->st = Q_LISTING;
@@ -347,10 +350,13 @@ static void list_on_round_sync(zkc__qrun_t *r) {
 }
 
 /* After a wait: our node's session must still be the current one (a node
- * of a replaced session is not ours to hold, whatever we think). */
+ * of a replaced session is not ours to hold, whatever we think). A vouched
+ * run reads its voucher again instead of the queue. */
 static void relist(zkc__qrun_t *r) {
   if (r->world->session_fate(r->c, r->owner) == ZKC__SESSION_GONE)
     finish(r, ZKC_ELOST);
+  else if (r->vouch)
+    confirm(r);
   else
     list_now(r);
 }
@@ -446,7 +452,11 @@ static void round_leave(zkc__qrun_t *r, int remove) {
  * node can have joined ahead of ours since that read: sequence numbers only
  * grow while the path exists, and it does while our node does. So our
  * node's stat is the proof a read of the whole queue would give: sent
- * behind a sync through the leader, answered fresh, showing the node ours. */
+ * behind a sync through the leader, answered fresh, showing the node ours.
+ * A vouched run stats its voucher instead: our session's write node, which
+ * nobody can be granted beside while it stands, and which stands before
+ * every writer queued after it while our read node, carrying its sequence,
+ * does. */
 static void confirm(zkc__qrun_t *r) {
   op_drop(r, &r->list);
   op_drop(r, &r->op);
@@ -457,7 +467,7 @@ static void confirm(zkc__qrun_t *r) {
   }
   r->proof = r->world->boot_ms();
   zkc__qown_send(r, r->list, ZKC__QR_SYNC, r->base);
-  zkc__qown_send(r, r->op, ZKC__QR_EXISTS, r->node);
+  zkc__qown_send(r, r->op, ZKC__QR_EXISTS, r->vouch ? r->vouch : r->node);
   r->st = Q_CONFIRMING;
 }
 
@@ -465,8 +475,10 @@ static void confirmed(zkc__qrun_t *r) {
   int rc = r->list->rc;
   if (rc == ZKC_OK || rc == ZKC_ENONODE) rc = r->op->rc;
   int64_t owner = r->op->stat.ephemeral_owner;
+  if (r->vouch && rc == ZKC_OK) r->token = r->op->stat.czxid;
   op_end(&r->list);
   op_end(&r->op);
+  if (r->vouch && zkc__vouch_seam) zkc__vouch_seam();
   if (rc == ZKC_OK && owner == r->owner) grant(r);
   else if (rc == ZKC_OK || rc == ZKC_ENONODE) finish(r, ZKC_ELOST);
   else if (zkc__retryable(rc)) retry(r, rc, Q_RELIST);
@@ -605,6 +617,7 @@ void zkc__qrun_init(zkc__qrun_t *r, zkc_client_t *c,
   r->reader = how->reader;
   r->plain = how->plain;
   r->no_list = how->no_list;
+  r->vouch = how->vouch;
   r->requeue = how->requeue;
   r->layout = how->layout;
   r->st = Q_CREATE;

@@ -65,6 +65,7 @@ typedef struct zkc__qrun {
   /* what to do (zkc__qrun_init: zkc__qrun_how_t) */
   zkc_client_t *c;
   const char *base, *name, *data; /* borrowed for the run's life */
+  const char *vouch; /* a vouched run: see zkc__qrun_how_t (borrowed) */
   int64_t deadline; /* its requests' limit: zkc__limit_after(deadline) */
   const zkc__qdriver_t *drv; /* NULL: the caller waits itself */
   void *drv_ctx;
@@ -121,6 +122,12 @@ typedef struct zkc__qrun_how {
   unsigned no_list : 1; /* only the node: no queue read, no wait */
   unsigned requeue : 1; /* a node lost while waiting: queue again at the
                            back, within the deadline */
+  /* A vouched run (with plain and no_list: the read-write lock's
+   * downgrade): no queue read and no wait; granted once the node `vouch`
+   * (borrowed; the write node) is seen, behind a sync, fresh, to be still
+   * the node's own session's, as the queue's grants are. The token is
+   * vouch's czxid. Gone, or another session's: ZKC_ELOST. */
+  const char *vouch;
   const zkc__qdriver_t *drv; /* NULL (the caller waits itself) or static */
   void *drv_ctx;             /* what drv is called with */
   const zkc__qworld_t *world; /* NULL: the client's (zkc__qworld_session) */

@@ -156,6 +156,18 @@ int zkc__node_create_mode(zkc_client_t *c, const char *base, const char *name,
   return run_here(&r, out);
 }
 
+int zkc__node_create_vouched(zkc_client_t *c, const char *base,
+                             const char *name, const char *data,
+                             const char *vouch, int64_t deadline,
+                             zkc__held_t *out) {
+  zkc__qrun_how_t how = {.base = base, .name = name, .data = data,
+                         .deadline = deadline, .plain = 1, .no_list = 1,
+                         .vouch = vouch};
+  zkc__qrun_t r;
+  zkc__qrun_init(&r, c, &how);
+  return run_here(&r, out);
+}
+
 int zkc__lock_delete(zkc_client_t *c, const char *node) {
   int rc = zkc__call_enter(c);
   if (rc != ZKC_OK) return rc;

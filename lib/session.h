@@ -213,11 +213,6 @@ int zkc__op_run_delete(zkc_client_t *c, const char *path);
 int zkc__op_run_exists_until(zkc_client_t *c, const char *path,
                              zkc__stat_t *stat, int64_t limit_ms);
 int zkc__op_run_exists(zkc_client_t *c, const char *path, zkc__stat_t *stat);
-/* zkc__op_run_exists_until with a sync pipelined before it
- * (zkc__submit_sync): an answer a grant may rest on. The sync's error,
- * if it failed, else the read's. */
-int zkc__op_run_exists_via_leader(zkc_client_t *c, const char *path,
-                                  zkc__stat_t *stat, int64_t limit_ms);
 int zkc__op_run_create(zkc_client_t *c, zkc_node_kind_t kind, const char *path,
                        const char *data, int len, zkc__create_mode_t mode);
 

@@ -21,9 +21,7 @@ int zkc__session_credentials(zkc_client_t *c, int64_t *id, char passwd[16]);
  * in every program but the tests. */
 typedef enum {
   ZKC__SEAM_GRANTED,   /* acquire: between the grant and the record */
-  ZKC__SEAM_RELEASING, /* release: the hold is leaving, the client in use */
-  ZKC__SEAM_DOWNGRADE_READ /* downgrade: the write node's read answered,
-                              before the answer is judged */
+  ZKC__SEAM_RELEASING /* release: the hold is leaving, the client in use */
 } zkc__seam_t;
 struct zkc_mutex;
 extern void (*zkc__mutex_seam)(struct zkc_mutex *m, zkc__seam_t where);
@@ -38,6 +36,10 @@ extern void (*zkc__uuid_seam)(char uuid[37]);
  * that watches our own node too (the sole blocker's), before any of the
  * round's requests is sent (qengine.c): a test holds the thread there. */
 extern void (*zkc__round_seam)(void);
+
+/* Test seam: when set, the queue engine calls it in a vouched run (the
+ * downgrade) once the voucher's read is answered, before it is judged. */
+extern void (*zkc__vouch_seam)(void);
 
 /* Test seam: when set, the async engine calls it on its thread at a
  * grant, once the hold's guard was added and before the hold is listed

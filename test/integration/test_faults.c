@@ -1345,9 +1345,8 @@ static int half_session_passed(void *ctx) {
   return zkt_now_ms() >= *(int64_t *)ctx;
 }
 
-static void stale_downgrade_read(zkc_mutex_t *m, zkc__seam_t where) {
-  (void)m;
-  if (where != ZKC__SEAM_DOWNGRADE_READ || stale_dg.ran) return;
+static void stale_downgrade_read(void) {
+  if (stale_dg.ran) return;
   stale_dg.ran = 1;
   int64_t resume = zkt_now_ms() + 2100; /* past half of W's 4 s */
   zkt_proxy_cmd(stale_dg.proxy, "stall");
@@ -1370,9 +1369,9 @@ static void downgrade_on_stale_answer_reads_again(void **state) {
   bg_acquire(&cw, zkc_rwlock_write_side(crw), zkt_ms(60000));
   assert_true(zkt_await_children(path, 2, zkt_ms(10000)));
   stale_dg.proxy = &proxy, stale_dg.w = w, stale_dg.c = &cw, stale_dg.ran = 0;
-  zkc__mutex_seam = stale_downgrade_read;
+  zkc__vouch_seam = stale_downgrade_read;
   int rc = zkc_mutex_acquire_timeout(zkc_rwlock_read_side(wrw), zkt_ms(3000));
-  zkc__mutex_seam = NULL;
+  zkc__vouch_seam = NULL;
   int reading = zkc_mutex_is_owned_by_current_thread(zkc_rwlock_read_side(wrw));
   printf("W's downgrade after the stale answer: %s\n", zkc_strerror(rc));
   zkt_proxy_cmd(&proxy, "unstall");

@@ -204,6 +204,18 @@ static void start(int requeue) {
   zkc__qrun_init(&R, NULL, &how);
 }
 
+/* A vouched run (the read-write downgrade): a plain read node, vouched
+ * for by the write node WNODE. */
+#define WNODE BASE "/_c_w-__WRIT__0000000004"
+static void start_vouched(void) {
+  start(0);
+  zkc__qrun_how_t how = {.base = BASE, .name = "__READ__0000000004",
+                         .data = "me", .deadline = S.clock + 60000,
+                         .plain = 1, .no_list = 1, .vouch = WNODE,
+                         .drv = &driver, .world = &world};
+  zkc__qrun_init(&R, NULL, &how);
+}
+
 /* Ends the run and answers whatever is still in flight (an op given up is
  * freed by its answer, as a late completion frees it). */
 static void stop(void) {
@@ -320,7 +332,113 @@ static void expect_read_on_round_sync(int i) {
   req(i, ZKC__QR_CHILDREN);
 }
 
+/* The vouched run's create, answered: the read node made (request 0);
+ * then the write node's stat behind a sync (requests i, i+1). */
+static void expect_vouch_read(int i) {
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  assert_int_equal(S.n, i + 2);
+  assert_string_equal(req(i, ZKC__QR_SYNC)->path, BASE);
+  assert_string_equal(req(i + 1, ZKC__QR_EXISTS)->path, WNODE);
+}
+
+static void make_read_node(void) {
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  assert_int_equal(S.n, 1); /* no queue read behind it */
+  assert_true(req(0, ZKC__QR_CREATE)->plain);
+  req_t *q = req(0, ZKC__QR_CREATE);
+  assert_non_null(q->op->created = strdup(q->path));
+  answer(0, ZKC_OK, SESSION);
+}
+
 /* ---- the cases ---- */
+
+/* The downgrade: the read node, then the write node seen through the
+ * leader, fresh and our session's: granted, the token the write node's
+ * czxid (the answer at request 2 carries czxid 702). */
+static void vouched_granted_on_the_write_nodes_read(void **state) {
+  (void)state;
+  start_vouched();
+  make_read_node();
+  expect_vouch_read(1);
+  answer(1, ZKC_OK, 0);
+  answer(2, ZKC_OK, SESSION);
+  assert_int_equal(step(), ZKC__QN_DONE);
+  zkc__held_t held = {0};
+  assert_int_equal(zkc__qrun_result(&R, &held), ZKC_OK);
+  assert_int_equal(held.token, 702);
+  assert_int_equal(held.session_id, SESSION);
+  assert_non_null(strstr(held.node, "__READ__0000000004"));
+  free(held.node);
+  stop();
+}
+
+/* The write node gone, or another session's (the write hold was lost):
+ * no grant; the read node is deleted; ZKC_ELOST. */
+static void vouched_without_the_write_node_is_lost(void **state) {
+  (void)state;
+  for (int other = 0; other < 2; other++) {
+    start_vouched();
+    make_read_node();
+    expect_vouch_read(1);
+    answer(1, ZKC_OK, 0);
+    if (other) answer(2, ZKC_OK, OTHER_SESSION);
+    else answer(2, ZKC_ENONODE, 0);
+    assert_int_equal(step(), ZKC__QN_REPLY);
+    req(3, ZKC__QR_DELETE);
+    answer(3, ZKC_OK, 0);
+    assert_int_equal(step(), ZKC__QN_DONE);
+    assert_int_equal(zkc__qrun_result(&R, NULL), ZKC_ELOST);
+    stop();
+  }
+}
+
+/* The write node's answer came after half a session (a stall): no grant
+ * on it; read again behind a new sync, and granted on that answer. */
+static void vouched_stale_answer_reads_again(void **state) {
+  (void)state;
+  start_vouched();
+  make_read_node();
+  expect_vouch_read(1);
+  S.clock += FRESH_MS;
+  answer(1, ZKC_OK, 0);
+  answer(2, ZKC_OK, SESSION);
+  expect_vouch_read(3);
+  answer(3, ZKC_OK, 0);
+  answer(4, ZKC_OK, SESSION);
+  assert_int_equal(step(), ZKC__QN_DONE);
+  zkc__held_t held = {0};
+  assert_int_equal(zkc__qrun_result(&R, &held), ZKC_OK);
+  assert_int_equal(held.token, 704);
+  free(held.node);
+  stop();
+}
+
+/* The session in doubt at the grant: wait for the connection, then read
+ * the write node again; gone with the session: ZKC_ELOST. */
+static void vouched_session_doubt_then_gone(void **state) {
+  (void)state;
+  start_vouched();
+  make_read_node();
+  expect_vouch_read(1);
+  S.fate = ZKC__SESSION_DOUBT;
+  S.live = 0;
+  answer(1, ZKC_OK, 0);
+  answer(2, ZKC_OK, SESSION);
+  assert_int_equal(step(), ZKC__QN_SESSION);
+  S.live = 1;
+  S.fate = ZKC__SESSION_LIVE;
+  expect_vouch_read(3);
+  S.fate = ZKC__SESSION_GONE;
+  answer(3, ZKC_OK, 0);
+  answer(4, ZKC_OK, SESSION);
+  step();
+  for (int i = 5; i < S.n; i++) /* the read node's delete, if sent */
+    if (!S.req[i].answered) answer(i, ZKC_OK, 0);
+  while (step() != ZKC__QN_DONE) {
+  }
+  assert_int_equal(zkc__qrun_result(&R, NULL), ZKC_ELOST);
+  stop();
+}
 
 /* The create and the read pipelined behind it, answered while fresh, with
  * our node first: granted on them, no sync (the create went through the
@@ -763,6 +881,10 @@ static void create_unanswered_at_the_limit_goes_to_the_janitor(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(first_granted_on_the_pipelined_read),
+      cmocka_unit_test(vouched_granted_on_the_write_nodes_read),
+      cmocka_unit_test(vouched_without_the_write_node_is_lost),
+      cmocka_unit_test(vouched_stale_answer_reads_again),
+      cmocka_unit_test(vouched_session_doubt_then_gone),
       cmocka_unit_test(stale_answer_read_again_through_the_leader),
       cmocka_unit_test(waiter_reads_again_on_the_rounds_sync),
       cmocka_unit_test(stale_round_sync_reads_behind_a_new_one),
