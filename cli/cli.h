@@ -70,6 +70,7 @@ typedef struct zkcli_opts {
   int foreground;              /* --foreground: COMMAND in our group */
   int json;                    /* status --json */
   int watch;                   /* status --watch */
+  int prometheus;              /* status --prometheus */
   int observe;                 /* leader --observe */
   int64_t interval_ms;         /* --interval: status --watch, --observe */
   int shared;                  /* lock -s/--shared: the read side */
@@ -79,7 +80,10 @@ typedef struct zkcli_opts {
   int max_leases;              /* sem -m (0: not given) */
   const char *count_path;      /* sem --count-path */
   const char *metrics_file;    /* --metrics: lock, sem, leader */
-  const char *path;            /* PATH */
+  const char *path;            /* PATH (the first, with several) */
+  char **paths;                /* every PATH given: status --prometheus
+                                  takes several, the others one */
+  int npaths;
   char **argv;                 /* COMMAND and its arguments (NULL-ended);
                                   NULL for lock and sem: hold until
                                   signalled */

@@ -4,7 +4,9 @@
  * "locks"), its lease nodes (held, or the waiting queue head's) and its
  * queue. On a read-write lock path the readers at the head of the queue
  * hold together. A node whose data the ACL refuses is listed without it.
- * With --watch, again at every change until a stop signal (exit 0). */
+ * With --watch, again at every change until a stop signal (exit 0). With
+ * --prometheus, the counts of one or more paths as gauges in Prometheus
+ * text format (version 0.0.4). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -413,6 +415,20 @@ static int sem_limit(const zkcli_opts_t *o, zkc_client_t *c, sem_view_t *s) {
   return rc;
 }
 
+/* A semaphore path's lease nodes and queue, read again after a blip until
+ * `deadline`, its limit and what each node shows. */
+static int sem_read(const zkcli_opts_t *o, zkc_client_t *c, const char *path,
+                    int64_t deadline, sem_view_t *s) {
+  int rc;
+  while ((rc = zkc_sem_contenders(c, path, &s->l, &s->nl, &s->q, &s->nq)) !=
+             ZKC_OK &&
+         retry_after(c, rc, deadline)) {
+  }
+  if (rc == ZKC_OK) rc = sem_limit(o, c, s);
+  if (rc == ZKC_OK) rc = sem_view_fill(s);
+  return rc;
+}
+
 /* One read of PATH, printed when *last (the digest of what was printed
  * last, 0 before the first) differs from what it shows; always when last
  * is NULL. Returns a library code. */
@@ -423,12 +439,7 @@ static int show(const zkcli_opts_t *o, zkc_client_t *c, uint64_t *last) {
   int rc = zkcli_read_contenders(o, c, o->path, &v, &n);
   if (rc == ZKC_OK && is_semaphore(v, n)) {
     sem_view_t s = {0};
-    while ((rc = zkc_sem_contenders(c, o->path, &s.l, &s.nl, &s.q, &s.nq)) !=
-               ZKC_OK &&
-           retry_after(c, rc, deadline)) {
-    }
-    if (rc == ZKC_OK) rc = sem_limit(o, c, &s);
-    if (rc == ZKC_OK) rc = sem_view_fill(&s);
+    rc = sem_read(o, c, o->path, deadline, &s);
     uint64_t h = 0;
     if (rc == ZKC_OK) {
       h = digest(digest(mix(0xcbf29ce484222325ULL, &s.limit, sizeof s.limit),
@@ -458,9 +469,214 @@ static int show(const zkcli_opts_t *o, zkc_client_t *c, uint64_t *last) {
   return rc;
 }
 
+/* The line for a failed read of `path`, and the exit code. */
+static int read_failure(const zkcli_opts_t *o, const char *path, int rc) {
+  if (rc == ZKC_EINVAL) {
+    char buf[200];
+    if (o->count_path && !zkcli_path_problem(path, buf, sizeof buf) &&
+        zkcli_path_problem(o->count_path, buf, sizeof buf))
+      zkcli_bad_path("count path", o->count_path);
+    else
+      zkcli_bad_path("path", path);
+    return ZKCLI_EXIT_BADPATH;
+  }
+  zkcli_err("cannot read %s: %s", path, zkc_strerror(rc));
+  return zkcli_exit_code(rc);
+}
+
+/* ---- --prometheus ---- */
+
+/* What the gauges tell of one path: the counts of --json ("holders",
+ * "waiting"). */
+typedef struct prom_path {
+  const char *path;
+  int read_ok;
+  size_t holders, waiters;
+  int64_t oldest_ms; /* ctime of the oldest holder's node (when holders) */
+  int64_t limit;     /* a semaphore's, -1: unknown */
+} prom_path_t;
+
+/* The ctime of the oldest node that holds (a lock's holders, the held
+ * lease nodes). */
+static int64_t oldest_holder(const zkc_contender_t *v, size_t n,
+                             const row_t *row) {
+  int64_t t = INT64_MAX;
+  for (size_t i = 0; i < n; i++)
+    if ((row[i] == ROW_HOLDER || row[i] == ROW_LEASE) && v[i].ctime_ms < t)
+      t = v[i].ctime_ms;
+  return t;
+}
+
+/* One read of p->path, as show() reads it, into counts. */
+static int prom_read(const zkcli_opts_t *o, zkc_client_t *c, prom_path_t *p) {
+  zkc_contender_t *v = NULL;
+  size_t n = 0;
+  int64_t deadline = zkcli_now_ms() + o->connect_timeout_ms;
+  int rc = zkcli_read_contenders(o, c, p->path, &v, &n);
+  if (rc == ZKC_OK && is_semaphore(v, n)) {
+    sem_view_t s = {0};
+    rc = sem_read(o, c, p->path, deadline, &s);
+    if (rc == ZKC_OK) {
+      p->holders = s.held;
+      p->waiters = s.nq;
+      p->oldest_ms = oldest_holder(s.l, s.nl, s.lrow);
+      p->limit = s.limit;
+    }
+    sem_view_free(&s);
+  } else if (rc == ZKC_OK) {
+    row_t *row = lock_rows(v, n);
+    size_t queued = 0;
+    for (size_t i = 0; i < n; i++) queued += v[i].has_sequence;
+    if (row == NULL) {
+      rc = ZKC_ENOMEM;
+    } else {
+      p->holders = holders(v, n);
+      p->waiters = queued - p->holders;
+      p->oldest_ms = oldest_holder(v, n, row);
+    }
+    free(row);
+  }
+  zkc_contenders_free(v, n);
+  p->read_ok = rc == ZKC_OK;
+  return rc;
+}
+
+/* The length of the UTF-8 sequence at s as the text format takes it
+ * (shortest form, no surrogate, at most U+10FFFF), or 0. */
+static size_t utf8_strict_len(const unsigned char *s, size_t left) {
+  size_t n = utf8_len(s, left);
+  if (n < 3) return n;
+  unsigned cp = s[0] & (n == 3 ? 0x0f : 0x07);
+  for (size_t i = 1; i < n; i++) cp = cp << 6 | (s[i] & 0x3f);
+  if (n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) return 0;
+  if (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) return 0;
+  return n;
+}
+
+/* A label value: backslash, double quote and newline escaped as the text
+ * format says. A byte that is not UTF-8 (only in a path status refuses,
+ * read_ok 0) is written as the four characters \xNN (the backslash
+ * escaped), so that the line still parses. */
+static void print_label_value(const char *s) {
+  const unsigned char *b = (const unsigned char *)s;
+  size_t len = strlen(s);
+  for (size_t i = 0; i < len;) {
+    size_t n = utf8_strict_len(b + i, len - i);
+    if (n == 0) printf("\\\\x%02x", b[i]);
+    else if (b[i] == '\\') fputs("\\\\", stdout);
+    else if (b[i] == '"') fputs("\\\"", stdout);
+    else if (b[i] == '\n') fputs("\\n", stdout);
+    else fwrite(b + i, 1, n, stdout);
+    i += n ? n : 1;
+  }
+}
+
+/* The gauges, in the order printed; docs/cli.md describes them. */
+enum { PROM_CONTENDERS, PROM_HOLDERS, PROM_WAITERS, PROM_HOLDER_AGE,
+       PROM_LIMIT, PROM_READ_OK, PROM_FAMILIES };
+static const struct {
+  const char *name, *help;
+} prom_family[PROM_FAMILIES] = {
+    {"zkcoord_status_contenders",
+     "Sequenced nodes in the queue of the path, holders and waiters."},
+    {"zkcoord_status_holders",
+     "Contenders that hold: a lock's holder, the readers at the head of a "
+     "read-write lock, a semaphore's held leases."},
+    {"zkcoord_status_waiters", "Contenders that do not hold."},
+    {"zkcoord_status_holder_age_seconds",
+     "Local time minus the creation time (the server's clock) of the oldest "
+     "holder's node."},
+    {"zkcoord_status_limit",
+     "A semaphore's lease limit, as given to status by -m or --count-path."},
+    {"zkcoord_status_read_ok",
+     "1 when status read the path, 0 when reading it failed."},
+};
+
+/* The value of family f for p into buf; 0 when p has no sample in it. */
+static int prom_value(const prom_path_t *p, int f, int64_t now, char *buf,
+                      size_t len) {
+  if (f == PROM_READ_OK) {
+    snprintf(buf, len, "%d", p->read_ok);
+    return 1;
+  }
+  if (!p->read_ok) return 0; /* nothing is known of it */
+  switch (f) {
+    case PROM_CONTENDERS:
+      snprintf(buf, len, "%zu", p->holders + p->waiters);
+      return 1;
+    case PROM_HOLDERS: snprintf(buf, len, "%zu", p->holders); return 1;
+    case PROM_WAITERS: snprintf(buf, len, "%zu", p->waiters); return 1;
+    case PROM_HOLDER_AGE:
+      if (p->holders == 0) return 0;
+      snprintf(buf, len, "%.3f", (double)(now - p->oldest_ms) / 1000.0);
+      return 1;
+    default: /* PROM_LIMIT */
+      if (p->limit < 0) return 0;
+      snprintf(buf, len, "%lld", (long long)p->limit);
+      return 1;
+  }
+}
+
+/* Every family with a sample, each once and whole (HELP, TYPE, a line per
+ * path), as the text format wants. No timestamps: the textfile collector
+ * refuses them. */
+static void print_prometheus(const prom_path_t *p, size_t n) {
+  int64_t now = now_epoch_ms();
+  for (int f = 0; f < PROM_FAMILIES; f++) {
+    const char *name = prom_family[f].name;
+    int head = 0;
+    for (size_t i = 0; i < n; i++) {
+      char value[32];
+      if (!prom_value(&p[i], f, now, value, sizeof value)) continue;
+      if (!head++)
+        printf("# HELP %s %s\n# TYPE %s gauge\n", name, prom_family[f].help,
+               name);
+      printf("%s{path=\"", name);
+      print_label_value(p[i].path);
+      printf("\"} %s\n", value);
+    }
+  }
+}
+
+/* status --prometheus: every PATH read once (one given twice is one path:
+ * a series twice would spoil the file), then the gauges. A path that
+ * cannot be read has read_ok 0 and nothing else, every path when the
+ * ensemble cannot be reached; the exit code is the first failure's. */
+static int cmd_prometheus(const zkcli_opts_t *o) {
+  prom_path_t *p = calloc((size_t)o->npaths, sizeof *p);
+  if (p == NULL) {
+    zkcli_err("out of memory");
+    return ZKCLI_EXIT_INTERNAL;
+  }
+  size_t n = 0;
+  for (int i = 0; i < o->npaths; i++) {
+    size_t k = 0;
+    while (k < n && strcmp(p[k].path, o->paths[i]) != 0) k++;
+    if (k == n) p[n++] = (prom_path_t){.path = o->paths[i], .limit = -1};
+  }
+  zkc_client_t *c;
+  int code = zkcli_open(o, &c);
+  if (code == ZKCLI_EXIT_USAGE) { /* a bad option: nothing to tell */
+    free(p);
+    return code;
+  }
+  for (size_t i = 0; c != NULL && i < n; i++) {
+    int rc = prom_read(o, c, &p[i]);
+    if (rc == ZKC_OK) continue;
+    int failed = read_failure(o, p[i].path, rc);
+    if (code == 0) code = failed;
+  }
+  print_prometheus(p, n);
+  if (fflush(stdout) != 0 && code == 0) code = ZKCLI_EXIT_INTERNAL;
+  if (c != NULL) zkc_client_close(c);
+  free(p);
+  return code;
+}
+
 int zkcli_cmd_status(const zkcli_opts_t *o) {
   zkc_client_t *c;
   int code;
+  if (o->prometheus) return cmd_prometheus(o);
   if (o->watch) {
     /* Watching ends with a stop signal, at once and with 0: nothing is
      * held. */
@@ -481,18 +697,7 @@ int zkcli_cmd_status(const zkcli_opts_t *o) {
     if (rc != ZKC_OK || !o->watch) break;
     zkcli_event_wait(o->interval_ms); /* a stop signal ends the process */
   }
-  if (rc == ZKC_EINVAL) {
-    char buf[200];
-    if (o->count_path && !zkcli_path_problem(o->path, buf, sizeof buf) &&
-        zkcli_path_problem(o->count_path, buf, sizeof buf))
-      zkcli_bad_path("count path", o->count_path);
-    else
-      zkcli_bad_path("path", o->path);
-    code = ZKCLI_EXIT_BADPATH;
-  } else if (rc != ZKC_OK) {
-    zkcli_err("cannot read %s: %s", o->path, zkc_strerror(rc));
-    code = zkcli_exit_code(rc);
-  }
+  if (rc != ZKC_OK) code = read_failure(o, o->path, rc);
   zkc_client_close(c);
   return code;
 }

@@ -23,6 +23,7 @@ static const char usage_text[] =
     "       zkcoord [OPTIONS] leader [--id ID] PATH [--] COMMAND [ARGS...]\n"
     "       zkcoord [OPTIONS] leader --observe PATH\n"
     "       zkcoord [OPTIONS] status [--json] [--watch] [-m N | --count-path COUNT] PATH\n"
+    "       zkcoord [OPTIONS] status --prometheus [-m N | --count-path COUNT] PATH...\n"
     "       zkcoord [OPTIONS] revoke [-w SECONDS | -n] PATH\n"
     "\n"
     "  lock     run COMMAND while holding the distributed lock on PATH; with\n"
@@ -35,7 +36,8 @@ static const char usage_text[] =
     "           InterProcessSemaphoreV2 layout)\n"
     "  leader   run COMMAND only while this instance is the elected leader;\n"
     "           with --observe print the leader's id at every change\n"
-    "  status   list the contenders of PATH in queue order, holder first\n"
+    "  status   list the contenders of PATH in queue order, holder first;\n"
+    "           with --prometheus, count those of each PATH as metrics\n"
     "  revoke   ask the holder(s) of the lock on PATH to let go (Curator's\n"
     "           revocation; only holds made revocable act on it, such as\n"
     "           lock --revocable) and wait for them to do so\n"
@@ -93,6 +95,9 @@ static const char usage_text[] =
     "                              with --watch)\n"
     "      --watch                 status: print again at every change until\n"
     "                              signalled\n"
+    "      --prometheus            status: gauges of each PATH (several may be\n"
+    "                              given) in Prometheus text format, for\n"
+    "                              node_exporter's textfile collector\n"
     "  -l, --observe               leader: take no part, print the leader's\n"
     "                              id now and at every change until signalled\n"
     "                              (-l is etcdctl elect's spelling)\n"
@@ -258,7 +263,8 @@ enum {
   OPT_COUNT_PATH,
   OPT_WRITE,
   OPT_REVOCABLE,
-  OPT_METRICS
+  OPT_METRICS,
+  OPT_PROMETHEUS
 };
 
 static const struct option long_opts[] = {
@@ -282,6 +288,7 @@ static const struct option long_opts[] = {
     {"foreground", no_argument, NULL, OPT_FOREGROUND},
     {"json", no_argument, NULL, OPT_JSON},
     {"watch", no_argument, NULL, OPT_WATCH},
+    {"prometheus", no_argument, NULL, OPT_PROMETHEUS},
     {"observe", no_argument, NULL, 'l'},
     {"interval", required_argument, NULL, OPT_INTERVAL},
     {"max", required_argument, NULL, 'm'},
@@ -306,7 +313,7 @@ static int option_allowed(zkcli_cmd_t cmd, int c) {
     case OPT_GRACE: case OPT_FOREGROUND: case OPT_ID: case OPT_LOST_ON_SUSPEND:
     case OPT_METRICS:
       return cmd == ZKCLI_LOCK || cmd == ZKCLI_LEADER || cmd == ZKCLI_SEM;
-    case OPT_JSON: case OPT_WATCH:
+    case OPT_JSON: case OPT_WATCH: case OPT_PROMETHEUS:
       return cmd == ZKCLI_STATUS;
     case 'l':
       return cmd == ZKCLI_LEADER;
@@ -404,6 +411,7 @@ static int apply(zkcli_opts_t *o, int c, const char *arg, const char *name,
     case OPT_FOREGROUND: o->foreground = 1; break;
     case OPT_JSON: o->json = 1; break;
     case OPT_WATCH: o->watch = 1; break;
+    case OPT_PROMETHEUS: o->prometheus = 1; break;
     case 'l': o->observe = 1; break;
     case 'v': o->verbose++; break;
     case 'h':
@@ -469,6 +477,27 @@ static int parse_run(int argc, char **argv, zkcli_opts_t *o, int *seen_wait,
   return -1;
 }
 
+/* The words after the first PATH of a command without COMMAND: options
+ * (`status PATH --json`) and further paths (status --prometheus), in any
+ * order; after "--" only paths. Each operand plays argv[0] of the options
+ * after it. The paths are gathered into o->paths, behind the first, in
+ * slots of sub already read. Returns -1 to go on, or an exit code. */
+static int parse_after_paths(char **sub, int sub_argc, int at, zkcli_opts_t *o,
+                             int *seen_wait) {
+  int options_end = 0;
+  for (;;) {
+    int rest = 1;
+    if (!options_end) {
+      int r = parse_run(sub_argc - at, sub + at, o, seen_wait, &rest);
+      if (r >= 0) return r;
+      options_end = rest > 1 && strcmp(sub[at + rest - 1], "--") == 0;
+    }
+    at += rest;
+    if (at >= sub_argc) return -1;
+    o->paths[o->npaths++] = sub[at];
+  }
+}
+
 int64_t zkcli_wait_left(const zkcli_opts_t *o) {
   if (o->wait_ms < 0) return -1;
   int64_t left = o->wait_ms - (zkcli_now_ms() - o->started_ms);
@@ -526,12 +555,13 @@ int zkcli_parse(int argc, char **argv, zkcli_opts_t *o) {
     const char *name;
   } late[] = {{'s', "--shared"}, {'x', "--exclusive"}, {OPT_WRITE, "--write"},
               {OPT_REVOCABLE, "--revocable"}, {OPT_JSON, "--json"},
-              {OPT_WATCH, "--watch"}, {'l', "--observe"}, {'m', "--max"},
+              {OPT_WATCH, "--watch"}, {OPT_PROMETHEUS, "--prometheus"},
+              {'l', "--observe"}, {'m', "--max"},
               {OPT_COUNT_PATH, "--count-path"}, {'w', "-w or -n"},
               {'E', "-E"}, {OPT_METRICS, "--metrics"}};
   const int given[] = {o->shared, o->exclusive, o->write_side, o->revocable,
-                       o->json, o->watch, o->observe, o->max_leases > 0,
-                       o->count_path != NULL, seen_wait,
+                       o->json, o->watch, o->prometheus, o->observe,
+                       o->max_leases > 0, o->count_path != NULL, seen_wait,
                        o->conflict_code != ZKCLI_EXIT_CONFLICT,
                        o->metrics_file != NULL};
   for (size_t i = 0; i < sizeof late / sizeof *late; i++)
@@ -551,23 +581,28 @@ int zkcli_parse(int argc, char **argv, zkcli_opts_t *o) {
     return ZKCLI_EXIT_USAGE;
   }
   o->path = sub[more++];
+  o->paths = sub + more - 1;
+  o->npaths = 1;
   if (o->cmd == ZKCLI_STATUS || o->cmd == ZKCLI_REVOKE ||
       (o->cmd == ZKCLI_LEADER && o->observe)) {
-    /* No COMMAND: options may follow PATH too (`status PATH --json`);
-     * PATH plays argv[0]. */
-    int rest;
-    r = parse_run(sub_argc - more + 1, sub + more - 1, o, &seen_wait, &rest);
+    r = parse_after_paths(sub, sub_argc, more - 1, o, &seen_wait);
     if (r >= 0) return r;
-    if (rest < sub_argc - more + 1) {
-      zkcli_err("%s takes one PATH, got extra '%s'",
+    if (o->npaths > 1 && !(o->cmd == ZKCLI_STATUS && o->prometheus)) {
+      zkcli_err("%s takes one PATH, got extra '%s'%s",
                 o->cmd == ZKCLI_STATUS ? "status"
                 : o->cmd == ZKCLI_REVOKE ? "revoke" : "leader --observe",
-                sub[more - 1 + rest]);
+                o->paths[1],
+                o->cmd == ZKCLI_STATUS ? " (several need --prometheus)" : "");
       return ZKCLI_EXIT_USAGE;
     }
   }
   if (o->observe && o->metrics_file) { /* an observer holds nothing */
     zkcli_err("--metrics and --observe exclude each other");
+    return ZKCLI_EXIT_USAGE;
+  }
+  if (o->prometheus && (o->json || o->watch)) {
+    zkcli_err("%s and %s exclude each other", "--prometheus",
+              o->json ? "--json" : "--watch");
     return ZKCLI_EXIT_USAGE;
   }
   if ((o->shared != 0) + (o->exclusive != 0) > 1 ||

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The zkcoord command-line tool against the real ensemble: exit codes of
  * each error class, mutual exclusion between processes, -n / -w, lock loss,
- * signals, leader hand-over, status on foreign nodes, the read-write lock
- * (--shared, --write) and revoke. One CTest entry per
- * case. The tool is $ZKT_CLI, run with $ZKT_CLI_LAUNCHER (valgrind in the
+ * signals, leader hand-over, status on foreign nodes and as Prometheus
+ * gauges, the read-write lock (--shared, --write) and revoke. One CTest
+ * entry per case. The tool is $ZKT_CLI, run with $ZKT_CLI_LAUNCHER (valgrind in the
  * valgrind tree) in front when set. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -2051,6 +2051,508 @@ static void status_watch_prints_each_change(void **state) {
   zkc_client_close(c);
 }
 
+/* ---- status --prometheus ---- */
+
+/* Wall-clock milliseconds: the servers' clock (this machine's), which
+ * node ctimes come from. */
+static int64_t wall_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* All that a tool run printed on stdout (static buffer) once it ended,
+ * and its exit status. */
+static const char *run_cli_output(zkt_proc_t p, int *code) {
+  static char out[65536];
+  char line[4096];
+  size_t n = 0;
+  close(p.in_fd);
+  p.in_fd = -1;
+  out[0] = '\0';
+  while (n < sizeof out && zkt_read_line(&p, line, sizeof line, long_op()))
+    n += (size_t)snprintf(out + n, sizeof out - n, "%s\n", line);
+  *code = zkt_wait(&p, long_op());
+  return out;
+}
+
+/* `promtool check rules` on `rules`: it must pass. A missing promtool
+ * fails the case, as zkt_promtool_check does. */
+static void assert_rules_pass(const char *rules) {
+  char file[512], cmd[1200];
+  snprintf(file, sizeof file, "%s/zkcoord-rules-%d.yml",
+           getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid());
+  FILE *f = fopen(file, "w");
+  assert_non_null(f);
+  fputs(rules, f);
+  fclose(f);
+  snprintf(cmd, sizeof cmd,
+           "command -v promtool >/dev/null || exit 127; "
+           "promtool check rules '%s'", file);
+  int st = system(cmd);
+  unlink(file);
+  if (!WIFEXITED(st)) fail_msg("promtool check rules: killed (%d)", st);
+  if (WEXITSTATUS(st) == 127)
+    fail_msg("promtool not found: it comes with Debian's prometheus package "
+             "(tools/bootstrap.sh test installs it)");
+  if (WEXITSTATUS(st) != 0)
+    fail_msg("promtool check rules refused (above):\n%s", rules);
+}
+
+/* What promtool does not check of the text format: each family's HELP and
+ * TYPE (gauge) once, right before its samples, and all of them together;
+ * no timestamp after a value. */
+static void assert_families_whole(const char *text) {
+  char done[16][64], family[64] = "";
+  int ndone = 0;
+  for (const char *l = text; *l;) {
+    const char *end = l + strcspn(l, "\n");
+    int len = (int)(end - l);
+    char name[64] = "", type[128];
+    if (strncmp(l, "# HELP ", 7) == 0) {
+      sscanf(l + 7, "%63s", name);
+      for (int i = 0; i < ndone; i++)
+        if (strcmp(done[i], name) == 0) fail_msg("%s: a second HELP", name);
+      assert_true(ndone < 16);
+      snprintf(done[ndone++], sizeof *done, "%s", name);
+      snprintf(family, sizeof family, "%s", name);
+      snprintf(type, sizeof type, "# TYPE %s gauge\n", name);
+      if (*end == '\0' || strncmp(end + 1, type, strlen(type)) != 0)
+        fail_msg("%s: HELP not followed by its TYPE gauge", name);
+      end = strchr(end + 1, '\n'); /* the TYPE line */
+    } else if (l[0] == '#') {
+      fail_msg("a comment out of place: %.*s", len, l);
+    } else {
+      snprintf(name, sizeof name, "%.*s", (int)strcspn(l, "{"), l);
+      if (strcmp(name, family) != 0)
+        fail_msg("a sample of %s among %s's", name, family);
+      const char *value = memchr(l, '}', (size_t)len);
+      if (value == NULL || value[1] != ' ' || memchr(value + 2, ' ', (size_t)(end - value - 2)))
+        fail_msg("not 'name{labels} value': %.*s", len, l);
+    }
+    l = *end ? end + 1 : end;
+  }
+}
+
+/* The samples of text (the lines not comments), each holder age replaced
+ * by "AGE" (static buffer): what a case knows exactly. */
+static const char *prom_samples(const char *text) {
+  static char out[65536];
+  size_t n = 0;
+  for (const char *l = text; *l;) {
+    const char *end = l + strcspn(l, "\n");
+    int len = (int)(end - l);
+    if (l[0] != '#') {
+      if (strncmp(l, "zkcoord_status_holder_age_seconds{", 34) == 0)
+        while (len > 0 && l[len - 1] != '}') len--; /* the value cut */
+      n += (size_t)snprintf(out + n, sizeof out - n, "%.*s%s\n", len, l,
+                            len < (int)(end - l) ? " AGE" : "");
+    }
+    l = *end ? end + 1 : end;
+  }
+  out[n] = '\0';
+  return out;
+}
+
+/* The value of the sample `name{path="<label>"}`; fails the case when
+ * there is none. */
+static double prom_value(const char *text, const char *name, const char *label) {
+  char head[1400];
+  snprintf(head, sizeof head, "%s{path=\"%s\"} ", name, label);
+  for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : l)
+    if (strncmp(l, head, strlen(head)) == 0) return atof(l + strlen(head));
+  fail_msg("no sample %s in:\n%s", head, text);
+  return 0;
+}
+
+/* The ctime of a node (its server's clock). */
+static int64_t node_ctime(const char *node) {
+  struct Stat st;
+  assert_true(zkt_exists(node, &st));
+  return st.ctime;
+}
+
+/* The holder age of `path` against `ctime`, the oldest holder's node's,
+ * for a status run between before_ms and after_ms (printed to the
+ * millisecond, rounded). */
+static void assert_holder_age(const char *text, const char *path,
+                              int64_t ctime, int64_t before_ms,
+                              int64_t after_ms) {
+  double age = prom_value(text, "zkcoord_status_holder_age_seconds", path);
+  double lo = (double)(before_ms - ctime) / 1000.0 - 0.001,
+         hi = (double)(after_ms - ctime) / 1000.0 + 0.001;
+  if (age < lo || age > hi)
+    fail_msg("holder age %.3f s, expected %.3f .. %.3f", age, lo, hi);
+}
+
+/* Stops a zkcoord lock or sem process that holds or waits (SIGTERM: it
+ * leaves the queue), before a case's checks: a failed check must not
+ * leave it running. */
+static void stop_cli(zkt_proc_t *p) {
+  kill(p->pid, SIGTERM);
+  run_cli(*p);
+}
+
+/* A status --prometheus run's stdout as node_exporter would take it:
+ * promtool's check (a missing promtool fails the case) and the shape. */
+static void assert_exposition(const char *text) {
+  if (zkt_promtool_check(text) != 0)
+    fail_msg("promtool check metrics refused (above):\n%s", text);
+  assert_families_whole(text);
+}
+
+#define PROM_RUN(code, ...) \
+  run_cli_output(spawn_cli("status", "--prometheus", __VA_ARGS__, NULL), code)
+
+/* A holder and two waiters on a mutex (zkcoord lock processes), a path
+ * that does not exist, the first path given twice (one path): exact
+ * counts, the holder's age from its node's ctime, read_ok 1 each. */
+static void status_prometheus_mutex_queue_and_missing_path(void **state) {
+  (void)state;
+  char path[600], missing[600], node[1300];
+  snprintf(path, sizeof path, "%s", zkt_path("lock"));
+  snprintf(missing, sizeof missing, "%s", zkt_path("missing"));
+  zkt_proc_t h = spawn_cli("lock", path, NULL);
+  assert_true(zkt_expect(&h, "ZKCOORD_NODE=", node, sizeof node, long_op()));
+  zkt_proc_t w1 = spawn_cli("lock", path, NULL);
+  zkt_proc_t w2 = spawn_cli("lock", path, NULL);
+  assert_true(zkt_await_children_exactly(path, 3, long_op()));
+  int64_t ctime = node_ctime(node + 13);
+  int code;
+  int64_t before = wall_ms();
+  const char *out = PROM_RUN(&code, path, missing, path);
+  int64_t after = wall_ms();
+  stop_cli(&w1);
+  stop_cli(&w2);
+  stop_cli(&h);
+  assert_true(zkt_await_children_exactly(path, 0, long_op()));
+  assert_int_equal(code, 0);
+  assert_exposition(out);
+  char want[16384];
+  snprintf(want, sizeof want,
+           "zkcoord_status_contenders{path=\"%s\"} 3\n"
+           "zkcoord_status_contenders{path=\"%s\"} 0\n"
+           "zkcoord_status_holders{path=\"%s\"} 1\n"
+           "zkcoord_status_holders{path=\"%s\"} 0\n"
+           "zkcoord_status_waiters{path=\"%s\"} 2\n"
+           "zkcoord_status_waiters{path=\"%s\"} 0\n"
+           "zkcoord_status_holder_age_seconds{path=\"%s\"} AGE\n"
+           "zkcoord_status_read_ok{path=\"%s\"} 1\n"
+           "zkcoord_status_read_ok{path=\"%s\"} 1\n",
+           path, missing, path, missing, path, missing, path, path, missing);
+  assert_string_equal(prom_samples(out), want);
+  assert_holder_age(out, path, ctime, before, after);
+  assert_false(zkt_exists(missing, NULL)); /* read, not made */
+}
+
+/* Two readers at the head of a read-write lock hold together, the writer
+ * behind them waits; the age is the older reader's. */
+static void status_prometheus_readers_hold_together(void **state) {
+  (void)state;
+  char path[600], first[1300], second[1300];
+  snprintf(path, sizeof path, "%s", zkt_path("rw"));
+  zkt_proc_t r1 = spawn_cli("lock", "--shared", path, NULL);
+  assert_true(zkt_expect(&r1, "ZKCOORD_NODE=", first, sizeof first, long_op()));
+  usleep(500 * 1000); /* the two ages apart by more than a status run */
+  zkt_proc_t r2 = spawn_cli("lock", "--shared", path, NULL);
+  assert_true(zkt_expect(&r2, "ZKCOORD_NODE=", second, sizeof second,
+                         long_op()));
+  zkt_proc_t w = spawn_cli("lock", "--write", path, NULL);
+  assert_true(zkt_await_children_exactly(path, 3, long_op()));
+  int64_t ctime = node_ctime(first + 13);
+  assert_true(node_ctime(second + 13) - ctime >= 400);
+  int code;
+  int64_t before = wall_ms();
+  const char *out = PROM_RUN(&code, path);
+  int64_t after = wall_ms();
+  stop_cli(&w);
+  stop_cli(&r2);
+  stop_cli(&r1);
+  assert_true(zkt_await_children_exactly(path, 0, long_op()));
+  assert_int_equal(code, 0);
+  assert_exposition(out);
+  char want[16384];
+  snprintf(want, sizeof want,
+           "zkcoord_status_contenders{path=\"%s\"} 3\n"
+           "zkcoord_status_holders{path=\"%s\"} 2\n"
+           "zkcoord_status_waiters{path=\"%s\"} 1\n"
+           "zkcoord_status_holder_age_seconds{path=\"%s\"} AGE\n"
+           "zkcoord_status_read_ok{path=\"%s\"} 1\n",
+           path, path, path, path, path);
+  assert_string_equal(prom_samples(out), want);
+  assert_holder_age(out, path, ctime, before, after);
+}
+
+/* A semaphore of 2 (zkcoord sem processes): two leases held, a third
+ * process at the head of the queue waiting for room. The limit only when
+ * -m or --count-path gives it, and only on the semaphore's path. */
+static void status_prometheus_semaphore_limit(void **state) {
+  (void)state;
+  char sem[600], count[600], missing[600], first[1300], line[1300];
+  snprintf(sem, sizeof sem, "%s", zkt_path("sem"));
+  snprintf(count, sizeof count, "%s", zkt_path("count"));
+  snprintf(missing, sizeof missing, "%s", zkt_path("missing"));
+  zkt_proc_t s1 = spawn_cli("sem", "-m", "2", sem, NULL);
+  assert_true(zkt_expect(&s1, "ZKCOORD_NODE=", first, sizeof first, long_op()));
+  zkt_proc_t s2 = spawn_cli("sem", "-m", "2", sem, NULL);
+  assert_true(zkt_expect(&s2, "ZKCOORD_NODE=", line, sizeof line, long_op()));
+  zkt_proc_t s3 = spawn_cli("sem", "-m", "2", sem, NULL);
+  assert_true(zkt_await_children_exactly(sub_path(sem, "leases"), 3, long_op()));
+  int64_t ctime = node_ctime(first + 13);
+  int code, code_none, code_count;
+  int64_t before = wall_ms();
+  static char out[65536], none[65536], counted[65536];
+  snprintf(out, sizeof out, "%s", PROM_RUN(&code, "-m", "2", sem, missing));
+  int64_t after = wall_ms();
+  snprintf(none, sizeof none, "%s", PROM_RUN(&code_none, sem));
+  /* The limit from a count node, the option after the paths. */
+  zkc_client_t *c = zkt_open(NULL);
+  OK(zkc_shared_count_set(c, count, 2));
+  zkc_client_close(c);
+  snprintf(counted, sizeof counted, "%s",
+           PROM_RUN(&code_count, sem, "--count-path", count));
+  stop_cli(&s3);
+  stop_cli(&s2);
+  stop_cli(&s1);
+  assert_true(zkt_await_children_exactly(sub_path(sem, "leases"), 0, long_op()));
+  zkt_delete_tree(count);
+  assert_int_equal(code, 0);
+  assert_exposition(out);
+  char want[16384];
+  snprintf(want, sizeof want,
+           "zkcoord_status_contenders{path=\"%s\"} 3\n"
+           "zkcoord_status_contenders{path=\"%s\"} 0\n"
+           "zkcoord_status_holders{path=\"%s\"} 2\n"
+           "zkcoord_status_holders{path=\"%s\"} 0\n"
+           "zkcoord_status_waiters{path=\"%s\"} 1\n"
+           "zkcoord_status_waiters{path=\"%s\"} 0\n"
+           "zkcoord_status_holder_age_seconds{path=\"%s\"} AGE\n"
+           "zkcoord_status_limit{path=\"%s\"} 2\n"
+           "zkcoord_status_read_ok{path=\"%s\"} 1\n"
+           "zkcoord_status_read_ok{path=\"%s\"} 1\n",
+           sem, missing, sem, missing, sem, missing, sem, sem, sem, missing);
+  assert_string_equal(prom_samples(out), want);
+  assert_holder_age(out, sem, ctime, before, after);
+  /* No limit given: none shown, the same counts. */
+  assert_int_equal(code_none, 0);
+  assert_exposition(none);
+  assert_null(strstr(none, "zkcoord_status_limit"));
+  assert_int_equal((int)prom_value(none, "zkcoord_status_holders", sem), 2);
+  assert_int_equal((int)prom_value(none, "zkcoord_status_waiters", sem), 1);
+  /* The count node's. */
+  assert_int_equal(code_count, 0);
+  assert_exposition(counted);
+  assert_int_equal((int)prom_value(counted, "zkcoord_status_limit", sem), 2);
+  assert_int_equal((int)prom_value(counted, "zkcoord_status_holders", sem), 2);
+}
+
+/* Paths that cannot be read beside one that can: read_ok 0 and nothing
+ * else for each, a line each on stderr, the others all there, the exit
+ * status the first failure's; the labels escaped as the text format says
+ * (a quote and a backslash in a valid path, a newline and a byte that is
+ * not UTF-8 in invalid ones). An ensemble out of reach: read_ok 0 for
+ * every path, 69. */
+static void status_prometheus_read_failures(void **state) {
+  (void)state;
+  char held[600], secured[600], odd[600], newline[600], bad[600];
+  snprintf(held, sizeof held, "%s", zkt_path("lock"));
+  snprintf(secured, sizeof secured, "%s", zkt_path("secured"));
+  snprintf(odd, sizeof odd, "%s", zkt_path("q\"uo\\te"));
+  snprintf(newline, sizeof newline, "%s", zkt_path("new\nline"));
+  snprintf(bad, sizeof bad, "%s", zkt_path("bad\xff"));
+  zkt_make_root();
+  zhandle_t *owner = open_authed("ops:right");
+  assert_int_equal(zoo_create(owner, secured, "", 0, &ZOO_CREATOR_ALL_ACL, 0,
+                              NULL, 0), ZOK);
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_mutex_t *m = hold_lock(c, held);
+  int code;
+  zkt_proc_t p = spawn_cli_err("status", "--prometheus", held, secured, odd,
+                               newline, bad, NULL);
+  const char *out = run_cli_output(p, &code);
+  char err[8192];
+  read_err_file(err, sizeof err);
+  unlink(err_file);
+  assert_int_equal(code, 77); /* secured's, the first to fail */
+  assert_int_equal(count_of(err, "zkcoord: "), 3);
+  assert_non_null(strstr(err, "cannot read"));
+  assert_non_null(strstr(err, "not valid UTF-8"));
+  assert_exposition(out);
+  char o_label[700], n_label[700], b_label[700], want[16384];
+  snprintf(o_label, sizeof o_label, "%s/q\\\"uo\\\\te", zkt_root());
+  snprintf(n_label, sizeof n_label, "%s/new\\nline", zkt_root());
+  snprintf(b_label, sizeof b_label, "%s/bad\\\\xff", zkt_root());
+  snprintf(want, sizeof want,
+           "zkcoord_status_contenders{path=\"%s\"} 1\n"
+           "zkcoord_status_contenders{path=\"%s\"} 0\n"
+           "zkcoord_status_holders{path=\"%s\"} 1\n"
+           "zkcoord_status_holders{path=\"%s\"} 0\n"
+           "zkcoord_status_waiters{path=\"%s\"} 0\n"
+           "zkcoord_status_waiters{path=\"%s\"} 0\n"
+           "zkcoord_status_holder_age_seconds{path=\"%s\"} AGE\n"
+           "zkcoord_status_read_ok{path=\"%s\"} 1\n"
+           "zkcoord_status_read_ok{path=\"%s\"} 0\n"
+           "zkcoord_status_read_ok{path=\"%s\"} 1\n"
+           "zkcoord_status_read_ok{path=\"%s\"} 0\n"
+           "zkcoord_status_read_ok{path=\"%s\"} 0\n",
+           held, o_label, held, o_label, held, o_label, held, held, secured,
+           o_label, n_label, b_label);
+  assert_string_equal(prom_samples(out), want);
+  /* Another order, another first failure. */
+  out = PROM_RUN(&code, newline, secured, held);
+  assert_int_equal(code, 65);
+  assert_int_equal((int)prom_value(out, "zkcoord_status_read_ok", held), 1);
+  /* Nothing reachable: every path unread. */
+  char connect[64];
+  int fd = refusing_port(connect, sizeof connect);
+  out = run_cli_output(spawn_cli("--connect", connect, "--connect-timeout", "1",
+                                 "status", "--prometheus", held, odd, NULL),
+                       &code);
+  close(fd);
+  assert_int_equal(code, 69);
+  assert_exposition(out);
+  snprintf(want, sizeof want,
+           "zkcoord_status_read_ok{path=\"%s\"} 0\n"
+           "zkcoord_status_read_ok{path=\"%s\"} 0\n", held, o_label);
+  assert_string_equal(prom_samples(out), want);
+  release_lock(m);
+  zkc_client_close(c);
+  assert_int_equal(zoo_delete(owner, secured, -1), ZOK);
+  zookeeper_close(owner);
+}
+
+/* A usage error: exit 64, one line saying what is wrong, nothing on
+ * stdout (a textfile left empty, not half written). */
+#define USAGE_64(why, ...) usage_64(why, spawn_cli_err(__VA_ARGS__, NULL))
+static void usage_64(const char *why, zkt_proc_t p) {
+  int code;
+  const char *out = run_cli_output(p, &code);
+  char err[8192];
+  read_err_file(err, sizeof err);
+  unlink(err_file);
+  if (code != 64 || *out || count_lines(err) != 1 || strstr(err, why) == NULL)
+    fail_msg("exit %d, expected 64 and one line with '%s'; stderr: %s; "
+             "stdout: %s", code, why, err, out);
+}
+
+static void status_prometheus_usage_errors(void **state) {
+  (void)state;
+  char p[600], q[600];
+  snprintf(p, sizeof p, "%s", zkt_path("lock"));
+  snprintf(q, sizeof q, "%s", zkt_path("other"));
+  USAGE_64("--prometheus and --json exclude each other", "status",
+           "--prometheus", "--json", p);
+  USAGE_64("--prometheus and --json exclude each other", "--json", "status", p,
+           q, "--prometheus");
+  USAGE_64("--prometheus and --watch exclude each other", "status", "--watch",
+           p, "--prometheus");
+  USAGE_64("status takes one PATH, got extra '", "status", p, q);
+  USAGE_64("status takes one PATH, got extra '", "status", "--json", p, q);
+  USAGE_64("missing PATH", "status", "--prometheus");
+  USAGE_64("option --prometheus does not apply", "lock", "--prometheus", p,
+           "true");
+  USAGE_64("option --prometheus does not apply", "--prometheus", "revoke", p);
+  USAGE_64("--digest: expected USER:PASSWORD", "--digest", "nocolon", "status",
+           "--prometheus", p, q);
+  assert_int_equal(zkt_exists(zkt_root(), NULL), 0); /* nothing was made */
+}
+
+/* The textfile recipe of docs/operations.md, run as printed but for the
+ * directory (a scratch one), the tool (this build's) and the ensemble
+ * (ZKCOORD_CONNECT, chrooted to the case's root so that its paths are the
+ * case's): the file it leaves passes promtool with the expected counts,
+ * no temporary file is left, and promtool takes the alert rules. */
+static void status_prometheus_textfile_recipe(void **state) {
+  (void)state;
+  const char *src = getenv("ZKT_SOURCE");
+  if (src == NULL) fail_msg("ZKT_SOURCE is not set");
+  char doc[600];
+  snprintf(doc, sizeof doc, "%s/docs/operations.md", src);
+  FILE *f = fopen(doc, "r");
+  assert_non_null(f);
+  static char script[8192], rules[8192];
+  char line[1024], dir[300];
+  int section = 0, in = 0; /* in: 1 the sh block, 2 the yaml block */
+  size_t ns = 0, nr = 0;
+  snprintf(dir, sizeof dir, "%s", scratch_dir());
+  while (fgets(line, sizeof line, f)) {
+    if (strncmp(line, "## ", 3) == 0)
+      section = strcmp(line, "## Exporting lock state to Prometheus\n") == 0;
+    if (!section) continue;
+    if (in == 0 && strcmp(line, "```sh\n") == 0 && ns == 0) in = 1;
+    else if (in == 0 && strcmp(line, "```yaml\n") == 0 && nr == 0) in = 2;
+    else if (in && strcmp(line, "```\n") == 0) in = 0;
+    else if (in == 1 && strncmp(line, "dir=", 4) == 0)
+      ns += (size_t)snprintf(script + ns, sizeof script - ns, "dir=%s\n", dir);
+    else if (in == 1 && strncmp(line, "zkcoord ", 8) == 0)
+      ns += (size_t)snprintf(script + ns, sizeof script - ns, "\"$ZKT_CLI\" %s",
+                             line + 8);
+    else if (in == 1)
+      ns += (size_t)snprintf(script + ns, sizeof script - ns, "%s", line);
+    else if (in == 2)
+      nr += (size_t)snprintf(rules + nr, sizeof rules - nr, "%s", line);
+  }
+  fclose(f);
+  if (ns == 0 || nr == 0)
+    fail_msg("%s: no sh and yaml block under 'Exporting lock state to "
+             "Prometheus'", doc);
+  assert_non_null(strstr(script, "\"$ZKT_CLI\" status --prometheus"));
+  /* The state its paths are in: a holder, nothing, a lease of 3. */
+  char nightly[600], backups[600], chroot[700];
+  snprintf(nightly, sizeof nightly, "%s/jobs/nightly", zkt_root());
+  snprintf(backups, sizeof backups, "%s/backups", zkt_root());
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_mutex_t *m = hold_lock(c, nightly);
+  zkc_sem_opts_t so;
+  zkc_sem_opts_init(&so);
+  so.max_leases = 3;
+  zkc_sem_t *s;
+  zkc_lease_t *lease;
+  OK(zkc_sem_create(&s, c, backups, &so));
+  OK(zkc_sem_acquire(s, 1, long_op(), &lease));
+  snprintf(chroot, sizeof chroot, "%s%s", zkt_connect(), zkt_root());
+  setenv("ZKCOORD_CONNECT", chroot, 1);
+  char run[600];
+  snprintf(run, sizeof run, "%s/recipe.sh", dir);
+  f = fopen(run, "w");
+  assert_non_null(f);
+  fputs(script, f);
+  fclose(f);
+  char *argv[] = {"/bin/sh", run, NULL};
+  assert_int_equal(run_cli(zkt_spawn(argv)), 0);
+  unsetenv("ZKCOORD_CONNECT");
+  char *prom = read_file(dir, "zkcoord.prom");
+  if (prom == NULL) fail_msg("the recipe left no %s/zkcoord.prom", dir);
+  assert_exposition(prom);
+  assert_string_equal(prom_samples(prom),
+                      "zkcoord_status_contenders{path=\"/jobs/nightly\"} 1\n"
+                      "zkcoord_status_contenders{path=\"/db/migrate\"} 0\n"
+                      "zkcoord_status_contenders{path=\"/backups\"} 1\n"
+                      "zkcoord_status_holders{path=\"/jobs/nightly\"} 1\n"
+                      "zkcoord_status_holders{path=\"/db/migrate\"} 0\n"
+                      "zkcoord_status_holders{path=\"/backups\"} 1\n"
+                      "zkcoord_status_waiters{path=\"/jobs/nightly\"} 0\n"
+                      "zkcoord_status_waiters{path=\"/db/migrate\"} 0\n"
+                      "zkcoord_status_waiters{path=\"/backups\"} 0\n"
+                      "zkcoord_status_holder_age_seconds{path=\"/jobs/nightly\"} AGE\n"
+                      "zkcoord_status_holder_age_seconds{path=\"/backups\"} AGE\n"
+                      "zkcoord_status_limit{path=\"/backups\"} 3\n"
+                      "zkcoord_status_read_ok{path=\"/jobs/nightly\"} 1\n"
+                      "zkcoord_status_read_ok{path=\"/db/migrate\"} 1\n"
+                      "zkcoord_status_read_ok{path=\"/backups\"} 1\n");
+  free(prom);
+  char ls[400];
+  snprintf(ls, sizeof ls, "test \"$(ls '%s' | grep -c '^zkcoord\\.prom')\" = 1",
+           dir);
+  if (system(ls) != 0) fail_msg("the recipe left a temporary file in %s", dir);
+  assert_rules_pass(rules);
+  OK(zkc_lease_free(lease));
+  OK(zkc_sem_destroy(s));
+  release_lock(m);
+  zkc_client_close(c);
+  scratch_cleanup();
+}
+
 /* leader --observe prints the leader's id, then each new leader's, until
  * a stop signal: exit 0. It takes no part. */
 static void leader_observe_prints_each_leader(void **state) {
@@ -2153,6 +2655,12 @@ int main(int argc, char **argv) {
       cmocka_unit_test(errors_say_what_is_wrong),
       cmocka_unit_test(lock_without_command_holds_until_signalled),
       cmocka_unit_test(status_watch_prints_each_change),
+      cmocka_unit_test(status_prometheus_mutex_queue_and_missing_path),
+      cmocka_unit_test(status_prometheus_readers_hold_together),
+      cmocka_unit_test(status_prometheus_semaphore_limit),
+      cmocka_unit_test(status_prometheus_read_failures),
+      cmocka_unit_test(status_prometheus_usage_errors),
+      cmocka_unit_test(status_prometheus_textfile_recipe),
       cmocka_unit_test(leader_observe_prints_each_leader),
       cmocka_unit_test(parents_container_leaves_nothing_behind),
   };
