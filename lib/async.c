@@ -128,11 +128,14 @@ int zkc_async_acquire(zkc_async_t *a, const char *path, int64_t timeout_ms,
   }
   q->fn = done;
   q->ctx = ctx;
+  q->st = zkc__stats_for(zkc__client_stats_hub(a->c), ZKC_STATS_ASYNC, path);
+  q->began_us = zkc__stats_begin(q->st);
   zkc__async_acq_init(a, q, base, timeout_ms == 0 ? zkc__now_ms()
                                                   : zkc__deadline_after(timeout_ms));
   pthread_mutex_lock(&a->mu);
   if (a->stopping) {
     pthread_mutex_unlock(&a->mu);
+    zkc__stats_end(q->st, q->began_us, ZKC_ECLOSED, 0);
     zkc__async_acq_free(q);
     return ZKC_ECLOSED;
   }
@@ -144,6 +147,25 @@ int zkc_async_acquire(zkc_async_t *a, const char *path, int64_t timeout_ms,
   pthread_cond_signal(&a->cv);
   pthread_mutex_unlock(&a->mu);
   return ZKC_OK;
+}
+
+int zkc_async_stats(const zkc_async_t *a, const char *path,
+                    zkc_lock_stats_t *out) {
+  int rc0 = zkc__refuse_null(a ? a->c : NULL, "zkc_async_stats", "async",
+                             a == NULL, "out", out == NULL, (char *)NULL);
+  if (rc0 == ZKC_OK)
+    rc0 = zkc__check_path(a->c, "zkc_async_stats", "lock path", path);
+  if (rc0 != ZKC_OK) {
+    if (out) memset(out, 0, sizeof *out);
+    return rc0;
+  }
+  zkc__lstats_t *st =
+      zkc__stats_find(zkc__client_stats_hub(a->c), ZKC_STATS_ASYNC, path);
+  if (st == NULL) {
+    memset(out, 0, sizeof *out);
+    return ZKC_OK;
+  }
+  return zkc__stats_copy(st, out);
 }
 
 int zkc_async_cancel(zkc_async_t *a, uint64_t id) {

@@ -130,6 +130,10 @@ static void deliver(zkc_async_t *a, acq_t *q, zkc_hold_t *hold) {
   zkc__event_cb_t ev = {.rc = q->rc, .ctx = q->ctx};
   q->finished = 1;
   if (q->fn) {
+    /* Counted before the callback is queued: the hold is nobody else's
+     * until it runs. */
+    int64_t at = zkc__stats_end(q->st, q->began_us, q->rc, q->woken_us);
+    if (hold) hold->st = q->st, hold->granted_us = at;
     ev.kind = EV_ACQUIRED;
     ev.acquired = q->fn;
     ev.hold = hold;
@@ -221,6 +225,8 @@ static int step_acquire(zkc_async_t *a, acq_t *q, int64_t *next_wake) {
         continue;
       case ZKC__QN_EVENT:
         if (zkc__waiter_check(a->c, zkc__qrun_waiter(r), &why)) {
+          if (why == ZKC__WAKE_FIRED) /* the hand-off starts */
+            q->woken_us = zkc__now_us();
           zkc__qrun_woken(r, why);
           continue;
         }
@@ -400,6 +406,9 @@ int zkc__async_release(zkc_async_t *a, zkc_hold_t *h, zkc_released_fn done,
   q->guard = h->guard;
   h->guard = 0;
   pthread_mutex_unlock(&a->mu);
+  /* The hold ends with this call, whatever its delete answers. */
+  zkc__stats_released(h->st, h->granted_us,
+                      zkc__client_closed(a->c) ? ZKC_ECLOSED : q->rc);
   /* start the delete from here: it never waits for the network */
   if (zkc__client_closed(a->c)) {
     zkc__guard_remove(a->c, q->guard);

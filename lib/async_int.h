@@ -11,6 +11,7 @@
 
 #include "qengine.h"
 #include "session.h"
+#include "stats.h"
 #include "zkcoord/async.h"
 
 /* One queued callback. */
@@ -35,6 +36,8 @@ struct zkc_hold {
   uint64_t guard; /* the watch on our own node */
   int released;
   int lost;
+  zkc__lstats_t *st;  /* its path's stats record (NULL: none) */
+  int64_t granted_us; /* when it was granted (stats) */
   struct zkc_hold *next; /* in a->holds while not released */
 };
 
@@ -62,6 +65,9 @@ typedef struct acq {
     };
   };
   struct zkc_async *a;
+  zkc__lstats_t *st;  /* an acquire's: its path's stats record */
+  int64_t began_us;   /* ... when it was asked for */
+  int64_t woken_us;   /* ... when its watch last fired (0: never) */
   struct acq *next, *prev;  /* in a->acqs */
   struct acq *ready_next;   /* in a->ready while `ready` */
   unsigned char ready;

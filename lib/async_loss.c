@@ -31,11 +31,15 @@ static void log_lost(zkc_async_t *a, int n, const char *why) {
 void zkc__async_on_node_gone(void *ctx, uint64_t guard) {
   zkc_async_t *a = ctx;
   int n = 0;
+  zkc__lstats_t *st = NULL;
   pthread_mutex_lock(&a->mu);
   for (zkc_hold_t *h = a->holds; h; h = h->next)
-    if (h->guard == guard && !h->lost)
+    if (h->guard == guard && !h->lost) {
       n += tell_lost_locked(a, h, ZKC_LOST_DELETED);
+      st = h->st;
+    }
   pthread_mutex_unlock(&a->mu);
+  if (n > 0) zkc__stats_lost(st, ZKC_LOST_DELETED); /* one guard, one hold */
   log_lost(a, n, "node deleted");
 }
 
@@ -44,25 +48,30 @@ void zkc__async_on_node_gone(void *ctx, uint64_t guard) {
  * whichever session is current next, so the next waiter gets the lock. */
 void zkc__async_on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
   zkc_async_t *a = ctx;
-  int n = 0;
   int on_suspend = zkc__lost_on_suspended(a->c);
-  char **nodes = NULL;
-  size_t n_nodes = 0;
+  /* What the losses leave to do after unlock: the janitor takes c->mu,
+   * and the stats' hook never runs under a library lock. */
+  struct gone {
+    char *node;
+    zkc__lstats_t *st;
+    zkc_lost_reason_t why;
+  } *gone = NULL;
+  size_t n = 0;
   pthread_mutex_lock(&a->mu);
   a->state_seq++;
   for (zkc_hold_t *h = a->holds; h; h = h->next) {
     if (h->lost) continue;
     zkc_lost_reason_t why = ZKC_LOST_SESSION;
-    int gone = zkc__hold_fate_on_state(st, lost_session, h->held.session_id,
-                                       on_suspend, &why) == ZKC__HOLD_LOST &&
-               tell_lost_locked(a, h, why);
-    n += gone;
-    if (gone && h->held.node) { /* the janitor takes c->mu: after unlock */
-      char **more = realloc(nodes, (n_nodes + 1) * sizeof *nodes);
-      char *copy = more ? strdup(h->held.node) : NULL;
-      if (more) nodes = more;
-      if (copy) nodes[n_nodes++] = copy;
-    }
+    if (zkc__hold_fate_on_state(st, lost_session, h->held.session_id,
+                                on_suspend, &why) != ZKC__HOLD_LOST)
+      continue;
+    tell_lost_locked(a, h, why);
+    struct gone *more = realloc(gone, (n + 1) * sizeof *gone);
+    if (more == NULL) continue; /* told, but neither counted nor deleted */
+    gone = more;
+    gone[n].node = h->held.node ? strdup(h->held.node) : NULL;
+    gone[n].st = h->st;
+    gone[n++].why = why;
   }
   int untold = 0;
   if (a->opts.on_state) { /* after the losses it explains */
@@ -77,10 +86,11 @@ void zkc__async_on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
   if (untold) /* the log sink never runs under a library lock */
     zkc__log(a->c, ZKC_LOG_ERROR, "out of memory: a state change was not "
                                   "queued for the async context");
-  for (size_t i = 0; i < n_nodes; i++) {
-    zkc__janitor_add(a->c, nodes[i], NULL);
-    free(nodes[i]);
+  for (size_t i = 0; i < n; i++) {
+    zkc__stats_lost(gone[i].st, gone[i].why);
+    if (gone[i].node) zkc__janitor_add(a->c, gone[i].node, NULL);
+    free(gone[i].node);
   }
-  free(nodes);
-  log_lost(a, n, "session");
+  free(gone);
+  log_lost(a, (int)n, "session");
 }

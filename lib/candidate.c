@@ -15,9 +15,11 @@
 /* Both recipes set up the same locks, reference and observer, and unwind
  * them the same way when one step fails. */
 int zkc__candidate_init(zkc__candidate_t *cand, const char *kind,
-                        zkc_client_t *client, const char *path, const char *id,
+                        zkc_stats_recipe_t recipe, zkc_client_t *client,
+                        const char *path, const char *id,
                         zkc__observer_fn observer, void *self) {
   cand->kind = kind;
+  cand->st = zkc__stats_for(zkc__client_stats_hub(client), recipe, path);
   cand->path = strdup(path);
   cand->id = strdup(id);
   int ok = cand->path && cand->id;
@@ -137,9 +139,11 @@ int zkc__candidate_queue(zkc__candidate_t *cand, const char *lock_name,
 
   int rc = zkc__call_enter(c);
   if (rc != ZKC_OK) return ZKC_ECLOSED; /* client closed */
+  cand->began_us = zkc__stats_begin(cand->st);
   rc = zkc__lock_acquire_data(c, cand->path, lock_name, cand->id, ZKC__FOREVER,
                               held);
   zkc__call_leave(c);
+  if (rc != ZKC_OK) zkc__stats_end(cand->st, cand->began_us, rc, 0);
   return rc; /* ZKC_ECLOSED: the recipe or the client is closing */
 }
 
@@ -198,6 +202,16 @@ int zkc__candidate_hold_locked(zkc__candidate_t *cand, zkc__held_t *held,
     zkc__log(c, ZKC_LOG_WARN, "out of memory: %s %s unwatched", cand->kind,
              cand->path);
   return 1;
+}
+
+void zkc__candidate_count_turn(zkc__candidate_t *cand, const zkc__held_t *held,
+                               int lead) {
+  int rc = lead ? ZKC_OK : atomic_load(&cand->cancel) ? ZKC_ECLOSED : ZKC_ELOST;
+  int64_t at = zkc__stats_end(cand->st, cand->began_us, rc, held->woken_us);
+  if (!lead) return;
+  pthread_mutex_lock(&cand->mu); /* close reads it after the thread is gone */
+  cand->granted_us = at;
+  pthread_mutex_unlock(&cand->mu);
 }
 
 /* A node that may not lead is given up at once: the next participant, or

@@ -15,6 +15,7 @@
 
 #include "queue.h"
 #include "session.h"
+#include "stats.h"
 #include "zkcoord/leader.h"
 
 /* The life of a recipe object. */
@@ -47,6 +48,9 @@ typedef struct zkc__candidate {
   atomic_int cancel;              /* close: the thread must stop */
   int errors;                     /* election errors since the last lead */
   int failed; /* the permanent error that ended the election, or ZKC_OK */
+  zkc__lstats_t *st;  /* the stats record (NULL: out of memory) */
+  int64_t began_us;   /* the thread's: when this turn's queueing began */
+  int64_t granted_us; /* while has_node: when it took the lead */
 
   pthread_mutex_t cb_mu; /* held while a user callback runs */
 } zkc__candidate_t;
@@ -56,7 +60,8 @@ typedef struct zkc__candidate {
  * must be set before. On failure nothing is left to free in cand.
  * ZKC_OK, ZKC_ENOMEM or ZKC_ECLOSED (client closed). */
 int zkc__candidate_init(zkc__candidate_t *cand, const char *kind,
-                        zkc_client_t *client, const char *path, const char *id,
+                        zkc_stats_recipe_t recipe, zkc_client_t *client,
+                        const char *path, const char *id,
                         zkc__observer_fn observer, void *self);
 
 /* After the thread is gone: unregisters the observer, drops the client
@@ -97,6 +102,11 @@ int zkc__candidate_fail(zkc__candidate_t *cand, int rc);
  * gives the node up (zkc__candidate_decline). Caller holds cand->mu. */
 int zkc__candidate_hold_locked(zkc__candidate_t *cand, zkc__held_t *held,
                                int doubt, zkc__guard_fn on_gone);
+
+/* The thread, after hold_locked (outside every lock: the stats' hook may
+ * be told): counts this turn's acquire as led, or refused. */
+void zkc__candidate_count_turn(zkc__candidate_t *cand, const zkc__held_t *held,
+                               int lead);
 
 /* Deletes a node that may not lead. Returns turn's answer. */
 int zkc__candidate_decline(zkc__candidate_t *cand, zkc__held_t *held);

@@ -73,18 +73,21 @@ static void tell(zkc_latch_t *l, int leader) {
   pthread_mutex_unlock(&l->cand.cb_mu);
 }
 
-/* Takes leadership away (when `drop`): the latch thread tells not_leader
- * and rejoins. Called with cand.mu held; unlocks it, then logs why. */
-static void drop_unlock(zkc_latch_t *l, int drop, const char *why) {
+/* Takes leadership away (when `drop`, for `reason`): the latch thread
+ * tells not_leader and rejoins. Called with cand.mu held; unlocks it, then
+ * logs and counts the loss. */
+static void drop_unlock(zkc_latch_t *l, int drop, zkc_lost_reason_t reason,
+                        const char *why) {
   if (drop) {
     l->leader = 0;
     l->drop = 1;
   }
   pthread_cond_broadcast(&l->cand.cv);
   pthread_mutex_unlock(&l->cand.mu);
-  if (drop)
-    zkc__log(l->cand.client, ZKC_LOG_WARN, "latch %s: leadership lost (%s)",
-             l->cand.path, why);
+  if (!drop) return;
+  zkc__log(l->cand.client, ZKC_LOG_WARN, "latch %s: leadership lost (%s)",
+           l->cand.path, why);
+  zkc__stats_lost(l->cand.st, reason);
 }
 
 /* The election ended for good (rc): tell on_error once, as tell does. */
@@ -105,11 +108,11 @@ static void on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
   int drop_on_suspend = zkc__lost_on_suspended(l->cand.client); /* at open */
   pthread_mutex_lock(&l->cand.mu);
   zkc__candidate_note_state_locked(&l->cand, st, lost_session);
-  zkc_lost_reason_t why;
+  zkc_lost_reason_t why = ZKC_LOST_SESSION;
   int drop = l->leader &&
              zkc__hold_fate_on_state(st, lost_session, l->cand.held.session_id,
                                      drop_on_suspend, &why) == ZKC__HOLD_LOST;
-  drop_unlock(l, drop, zkc_state_name(st));
+  drop_unlock(l, drop, why, zkc_state_name(st));
 }
 
 /* Our node was deleted by another client while the session lived:
@@ -117,7 +120,7 @@ static void on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
 static void on_node_gone(void *ctx, uint64_t guard) {
   zkc_latch_t *l = ctx;
   pthread_mutex_lock(&l->cand.mu);
-  drop_unlock(l, l->leader && l->cand.guard == guard,
+  drop_unlock(l, l->leader && l->cand.guard == guard, ZKC_LOST_DELETED,
               "node deleted by another client");
 }
 
@@ -153,6 +156,7 @@ static int one_turn(void *arg) {
     l->drop = 0;
   }
   pthread_mutex_unlock(&l->cand.mu);
+  zkc__candidate_count_turn(&l->cand, &held, lead);
   if (!lead) return zkc__candidate_decline(&l->cand, &held);
   zkc__log(c, ZKC_LOG_INFO, "latch %s: leader (%s)", l->cand.path, held.node);
   tell(l, 1);
@@ -165,10 +169,12 @@ static int one_turn(void *arg) {
     return 0;
   }
   uint64_t guard;
+  int64_t granted = l->cand.granted_us;
   held = zkc__candidate_take_node_locked(&l->cand, &guard);
   l->drop = 0;
   pthread_mutex_unlock(&l->cand.mu);
   zkc__guard_remove(c, guard);
+  zkc__stats_released(l->cand.st, granted, ZKC_ELOST);
   tell(l, 0);
   /* The node is gone with the session, or (suspended) must go so that the
    * next participant can lead: a guaranteed delete. */
@@ -198,7 +204,7 @@ int zkc_latch_create(zkc_latch_t **out, zkc_client_t *client, const char *path,
   if (opts) l->opts = *opts;
   /* Everything on_state reads is set before it can run. */
   atomic_init(&l->cb_off, 0);
-  int rc = zkc__candidate_init(&l->cand, "latch", client, path,
+  int rc = zkc__candidate_init(&l->cand, "latch", ZKC_STATS_LATCH, client, path,
                                id ? id : zkc__holder_id(client), on_state, l);
   if (rc != ZKC_OK) {
     free(l);
@@ -266,11 +272,15 @@ int zkc_latch_close(zkc_latch_t *l, zkc_close_mode_t mode) {
   /* The thread is gone: leadership and the node are ours to end. */
   pthread_mutex_lock(&l->cand.mu);
   int has_node = l->cand.has_node;
+  int lost = l->drop; /* lost, and the thread stopped before giving it up */
+  int64_t granted = l->cand.granted_us;
   uint64_t guard;
   zkc__held_t held = zkc__candidate_take_node_locked(&l->cand, &guard);
   l->leader = 0;
   pthread_mutex_unlock(&l->cand.mu);
   zkc__guard_remove(c, guard);
+  if (has_node)
+    zkc__stats_released(l->cand.st, granted, lost ? ZKC_ELOST : ZKC_OK);
   if (mode == ZKC_CLOSE_NOTIFY_LEADER) tell(l, 0); /* only if it was told 1 */
   atomic_store(&l->cb_off, 1);
   pthread_mutex_lock(&l->cand.cb_mu); /* waits out a callback running */
@@ -400,6 +410,13 @@ int zkc_latch_node(const zkc_latch_t *cl, char *buf, size_t buf_len) {
 }
 
 const char *zkc_latch_id(const zkc_latch_t *l) { return l ? l->cand.id : NULL; }
+
+int zkc_latch_stats(const zkc_latch_t *l, zkc_lock_stats_t *out) {
+  if (l == NULL || out == NULL)
+    return zkc__refuse(l ? l->cand.client : NULL, ZKC_EINVAL,
+                       "zkc_latch_stats: %s is NULL", l ? "out" : "latch");
+  return zkc__stats_copy(l->cand.st, out);
+}
 
 const char *zkc_latch_path(const zkc_latch_t *l) {
   return l ? l->cand.path : NULL;

@@ -11,6 +11,7 @@
 #include "mutex_hold.h"
 #include "queue.h"
 #include "session.h"
+#include "stats.h"
 #include "util.h"
 #include "zkcoord/multilock.h"
 
@@ -20,11 +21,37 @@ struct zkc_multilock {
   pthread_mutex_t mu;  /* guards the counts below */
   size_t holds; /* acquires through this object not yet released */
   int users;    /* threads inside acquire or release */
+  int64_t granted_us; /* when holds last went from 0 to 1 (stats) */
+  zkc__lstats_t *st;  /* its stats record (NULL: out of memory) */
 };
 
 static int by_path(const void *a, const void *b) {
   return strcmp(zkc_mutex_path(*(zkc_mutex_t *const *)a),
                 zkc_mutex_path(*(zkc_mutex_t *const *)b));
+}
+
+/* The set's record, in its first lock's client, named by its paths in
+ * order joined with ','. NULL when out of memory (nothing counted). */
+static zkc__lstats_t *stats_record(const zkc_multilock_t *ml) {
+  size_t len = 0;
+  for (size_t i = 0; i < ml->n; i++)
+    len += strlen(zkc_mutex_path(ml->locks[i])) + 1;
+  char *paths = malloc(len);
+  if (paths == NULL) return NULL;
+  char *p = paths;
+  for (size_t i = 0; i < ml->n; i++) {
+    const char *one = zkc_mutex_path(ml->locks[i]);
+    size_t n = strlen(one);
+    if (i > 0) *p++ = ',';
+    memcpy(p, one, n);
+    p += n;
+  }
+  *p = '\0';
+  zkc__lstats_t *st = zkc__stats_for(
+      zkc__client_stats_hub(zkc__mutex_client(ml->locks[0])),
+      ZKC_STATS_MULTILOCK, paths);
+  free(paths);
+  return st;
 }
 
 int zkc_multilock_create(zkc_multilock_t **out, zkc_mutex_t *const *locks,
@@ -59,6 +86,7 @@ int zkc_multilock_create(zkc_multilock_t **out, zkc_mutex_t *const *locks,
                        "(the thread would queue behind itself)",
                        zkc_mutex_path(ml->locks[i]));
   if (rc == ZKC_OK && pthread_mutex_init(&ml->mu, NULL) != 0) rc = ZKC_ENOMEM;
+  if (rc == ZKC_OK) ml->st = stats_record(ml);
   if (rc != ZKC_OK) {
     free(ml->locks);
     free(ml);
@@ -86,14 +114,22 @@ static void enter(zkc_multilock_t *ml) {
   pthread_mutex_unlock(&ml->mu);
 }
 
-/* Ends a call; `held` is +1 after an acquire, -1 after a release. */
-static void leave(zkc_multilock_t *ml, int held) {
+/* Ends a call; `held` is +1 after an acquire (granted at `at`), -1 after
+ * a release. */
+static void leave(zkc_multilock_t *ml, int held, int64_t at) {
   pthread_mutex_lock(&ml->mu);
-  if (held > 0) ml->holds++;
+  if (held > 0 && ml->holds++ == 0) ml->granted_us = at;
   /* A thread may release a set it took lock by lock: never below 0. */
   if (held < 0 && ml->holds > 0) ml->holds--;
   ml->users--;
   pthread_mutex_unlock(&ml->mu); /* the last touch of ml in a call */
+}
+
+/* 1 when the calling thread holds every lock of the set. */
+static int owns_all(const zkc_multilock_t *ml) {
+  for (size_t i = 0; i < ml->n; i++)
+    if (!zkc_mutex_is_owned_by_current_thread(ml->locks[i])) return 0;
+  return 1;
 }
 
 /* What is left of the set's deadline, for the next component. */
@@ -123,6 +159,10 @@ int zkc_multilock_acquire_timeout(zkc_multilock_t *ml, int64_t timeout_ms) {
   /* Checked here too, so that nothing is taken and given back. */
   if (zkc__on_callback_thread()) return ZKC_EDEADLK;
   int64_t deadline = zkc__deadline_after(timeout_ms);
+  /* A thread's reentrant acquire of the set is not counted (as the
+   * mutex's are not): it holds every lock already. */
+  int counted = !owns_all(ml);
+  int64_t began = counted ? zkc__stats_begin(ml->st) : 0;
   enter(ml);
   int rc = ZKC_OK;
   for (;;) {
@@ -152,7 +192,8 @@ int zkc_multilock_acquire_timeout(zkc_multilock_t *ml, int64_t timeout_ms) {
                                                               : ZKC_ETIMEDOUT;
     if (rc != ZKC_OK) break;
   }
-  leave(ml, rc == ZKC_OK);
+  int64_t ended = counted ? zkc__stats_end(ml->st, began, rc, 0) : 0;
+  leave(ml, rc == ZKC_OK, ended);
   return rc;
 }
 
@@ -173,11 +214,9 @@ int zkc_multilock_release(zkc_multilock_t *ml) {
   enter(ml);
   /* Only the thread holding every lock may release: otherwise some would
    * be released and others not, a half-held set. */
-  for (size_t i = 0; i < ml->n; i++) {
-    if (!zkc_mutex_is_owned_by_current_thread(ml->locks[i])) {
-      leave(ml, 0);
-      return ZKC_ENOTOWNER;
-    }
+  if (!owns_all(ml)) {
+    leave(ml, 0, 0);
+    return ZKC_ENOTOWNER;
   }
   int first = ZKC_OK;
   for (size_t i = ml->n; i > 0; i--) { /* reverse order, past failures */
@@ -186,8 +225,22 @@ int zkc_multilock_release(zkc_multilock_t *ml) {
   }
   /* A lock whose delete was refused stays held by the thread, as a lock of
    * its own (the header says so): the set is done with either way. */
-  leave(ml, -1);
+  /* The set's hold ends with its last release (reentry aside); counted
+   * before leave, the last touch of ml. */
+  pthread_mutex_lock(&ml->mu);
+  int ends = ml->holds == 1;
+  int64_t granted = ml->granted_us;
+  pthread_mutex_unlock(&ml->mu);
+  if (ends) zkc__stats_released(ml->st, granted, first);
+  leave(ml, -1, 0);
   return first;
+}
+
+int zkc_multilock_stats(const zkc_multilock_t *ml, zkc_lock_stats_t *out) {
+  if (ml == NULL || out == NULL)
+    return zkc__refuse(NULL, ZKC_EINVAL, "zkc_multilock_stats: %s is NULL",
+                       ml ? "out" : "multilock");
+  return zkc__stats_copy(ml->st, out);
 }
 
 int zkc_multilock_is_held(const zkc_multilock_t *ml) {

@@ -28,6 +28,7 @@ struct zkc_selector {
   zkc_selector_error_fn on_error_fn;
 
   int leading;      /* take_leadership is running */
+  int lost;         /* ... and this turn's loss is counted */
   int join_claimed; /* a closer is joining the thread */
   int joined;       /* the thread has been joined */
   atomic_int stop;  /* this turn of leadership must end (connection) */
@@ -47,14 +48,20 @@ static void on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
   /* A turn of leadership ends as soon as its hold is not standing: doubt
    * counts as loss here whatever the client's policy (Curator's rule), and
    * a new session means the old one's node is gone. */
-  zkc_lost_reason_t why;
-  if (leading &&
-      (st == ZKC_STATE_CONNECTED ||
-       zkc__hold_fate_on_state(st, lost_session, s->cand.held.session_id, 1,
-                               &why) != ZKC__HOLD_STANDS))
-    atomic_store(&s->stop, 1);
+  zkc_lost_reason_t why = ZKC_LOST_SESSION;
+  int ends = leading &&
+             (st == ZKC_STATE_CONNECTED ||
+              zkc__hold_fate_on_state(st, lost_session, s->cand.held.session_id,
+                                      1, &why) != ZKC__HOLD_STANDS);
+  if (ends) atomic_store(&s->stop, 1);
+  /* In doubt is a loss here: suspended, whatever the policy said. */
+  if (ends && (st == ZKC_STATE_SUSPENDED || st == ZKC_STATE_READ_ONLY))
+    why = ZKC_LOST_SUSPENDED;
+  int count = ends && !s->lost;
+  if (count) s->lost = 1;
   pthread_cond_broadcast(&s->cand.cv);
   pthread_mutex_unlock(&s->cand.mu);
+  if (count) zkc__stats_lost(s->cand.st, why);
   if (!leading) return;
   if (st != ZKC_STATE_RECONNECTED)
     zkc__log(s->cand.client, ZKC_LOG_WARN,
@@ -72,7 +79,10 @@ static void on_node_gone(void *ctx, uint64_t guard) {
   pthread_mutex_lock(&s->cand.mu);
   int mine = s->leading && s->cand.guard == guard;
   if (mine) atomic_store(&s->stop, 1);
+  int count = mine && !s->lost;
+  if (count) s->lost = 1;
   pthread_mutex_unlock(&s->cand.mu);
+  if (count) zkc__stats_lost(s->cand.st, ZKC_LOST_DELETED);
   if (mine)
     zkc__log(s->cand.client, ZKC_LOG_WARN, "selector %s: leadership "
              "interrupted (node deleted by another client)", s->cand.path);
@@ -109,8 +119,10 @@ static int one_turn(void *arg) {
   if (lead) {
     atomic_store(&s->stop, 0);
     s->leading = 1;
+    s->lost = 0;
   }
   pthread_mutex_unlock(&s->cand.mu);
+  zkc__candidate_count_turn(&s->cand, &held, lead);
   if (!lead) return zkc__candidate_decline(&s->cand, &held);
   zkc__log(c, ZKC_LOG_INFO, "selector %s: leader (%s)", s->cand.path,
            held.node);
@@ -119,11 +131,14 @@ static int one_turn(void *arg) {
 
   pthread_mutex_lock(&s->cand.mu);
   s->leading = 0;
+  int lost = s->lost;
   uint64_t guard;
   held = zkc__candidate_take_node_locked(&s->cand, &guard);
   s->cand.queued = s->auto_requeue && s->cand.state == ZKC__STARTED;
   pthread_mutex_unlock(&s->cand.mu);
   zkc__guard_remove(c, guard);
+  zkc__stats_released(s->cand.st, s->cand.granted_us,
+                      lost ? ZKC_ELOST : ZKC_OK);
   /* A guaranteed delete: the next participant leads once it is gone. A
    * node of a lost session is gone already. */
   zkc__lock_release(c, &held);
@@ -163,7 +178,8 @@ int zkc_selector_create(zkc_selector_t **out, zkc_client_t *client,
   atomic_init(&s->stop, 0);
   const char *id = opts && opts->id ? opts->id : zkc__holder_id(client);
   int rc =
-      zkc__candidate_init(&s->cand, "selector", client, path, id, on_state, s);
+      zkc__candidate_init(&s->cand, "selector", ZKC_STATS_SELECTOR, client,
+                          path, id, on_state, s);
   if (rc != ZKC_OK) {
     free(s);
     return rc;
@@ -297,6 +313,14 @@ int zkc_selector_fencing_token(const zkc_selector_t *cs, int64_t *token) {
 
 const char *zkc_selector_id(const zkc_selector_t *s) {
   return s ? s->cand.id : NULL;
+}
+
+int zkc_selector_stats(const zkc_selector_t *s, zkc_lock_stats_t *out) {
+  if (s == NULL || out == NULL)
+    return zkc__refuse(s ? s->cand.client : NULL, ZKC_EINVAL,
+                       "zkc_selector_stats: %s is NULL",
+                       s ? "out" : "selector");
+  return zkc__stats_copy(s->cand.st, out);
 }
 
 const char *zkc_selector_path(const zkc_selector_t *s) {

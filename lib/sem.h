@@ -11,6 +11,7 @@
 
 #include "queue.h"
 #include "session.h"
+#include "stats.h"
 #include "zkcoord/semaphore.h"
 
 #define COUNT_BYTES 4
@@ -24,6 +25,7 @@ struct zkc_lease {
   zkc__held_t *nodes; /* n nodes, oldest first; kept until free */
   uint64_t *guards;   /* the watch on each node (0: none) */
   int64_t token;      /* czxid of the newest node */
+  int64_t granted_us; /* when it was granted (stats) */
   zkc_lease_t *prev, *next; /* in sem->held while held */
 };
 
@@ -31,6 +33,7 @@ struct zkc_sem {
   zkc_client_t *client; /* set at create, never changes */
   char *path, *locks, *leases, *count_path;
   int max; /* the fixed limit, or the count node's seed */
+  zkc__lstats_t *st; /* its stats record (NULL: out of memory) */
   /* The path's layout was accepted by a grant: later acquires read it
    * only behind their lease creates (lease_run.c), not before queueing. */
   atomic_int layout_known;

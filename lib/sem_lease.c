@@ -48,6 +48,7 @@ int zkc_lease_release(zkc_lease_t *l) {
       rc = r; /* the node stays until its session ends (logged) */
     }
   }
+  zkc__stats_released(s->st, l->granted_us, rc);
   pthread_mutex_lock(&s->mu);
   if (l->prev) l->prev->next = l->next;
   else s->held = l->next;

@@ -40,7 +40,7 @@ static void tell_one(void *ctx, zkc_lost_reason_t why, int64_t token) {
 static void lost_tell(zkc_sem_t *s, zkc_sem_lost_fn fn, void *ctx,
                       zkc_lost_reason_t why, zkc__lost_list_t *l) {
   teller_t t = {s, fn, ctx};
-  zkc__lost_tell(s->client, NULL, "lease on", s->path, why, l, tell_one, &t);
+  zkc__lost_tell(s->client, s->st, "lease on", s->path, why, l, tell_one, &t);
 }
 
 /* Marks l lost (s->mu held); its nodes that may still exist are deleted by
@@ -131,6 +131,8 @@ int zkc_sem_create(zkc_sem_t **out, zkc_client_t *client, const char *path,
   }
   /* Set before on_state can run (see zkc__mutex_new). */
   s->client = client;
+  s->st = zkc__stats_for(zkc__client_stats_hub(client), ZKC_STATS_SEMAPHORE,
+                         path);
   int rc = zkc__recipe_attach(client, on_state, s);
   if (rc != ZKC_OK) {
     pthread_mutex_destroy(&s->mu);
@@ -167,6 +169,13 @@ int zkc_sem_set_lost_callback(zkc_sem_t *s, zkc_sem_lost_fn fn, void *ctx) {
 
 const char *zkc_sem_path(const zkc_sem_t *s) { return s ? s->path : NULL; }
 
+int zkc_sem_stats(const zkc_sem_t *s, zkc_lock_stats_t *out) {
+  if (s == NULL || out == NULL)
+    return zkc__refuse(s ? s->client : NULL, ZKC_EINVAL,
+                       "zkc_sem_stats: %s is NULL", s ? "out" : "sem");
+  return zkc__stats_copy(s->st, out);
+}
+
 /* The lease nodes this object's leases hold (a lease run's `held`). */
 static size_t held_nodes(void *ctx) {
   zkc_sem_t *s = ctx;
@@ -200,7 +209,7 @@ static int drop_nodes(zkc_client_t *c, zkc_lease_t *l, int64_t limit) {
 
 /* The blocking driver of a lease run (lease_run.h): waits on the caller's
  * thread for whatever the run needs next. */
-static int lease_run_here(zkc__lrun_t *r, zkc__op_t **ops) {
+static int lease_run_here(zkc__lrun_t *r, zkc__op_t **ops, int64_t *woken_us) {
   zkc_client_t *c = r->c;
   int64_t limit = zkc__limit_after(r->how.deadline);
   for (;;) {
@@ -214,10 +223,13 @@ static int lease_run_here(zkc__lrun_t *r, zkc__op_t **ops) {
             break;
           }
         break;
-      case ZKC__QN_EVENT:
-        zkc__lrun_woken(r, zkc__waiter_wait(c, zkc__lrun_waiter(r),
-                                            r->how.deadline));
+      case ZKC__QN_EVENT: {
+        zkc__wake_t why =
+            zkc__waiter_wait(c, zkc__lrun_waiter(r), r->how.deadline);
+        if (why == ZKC__WAKE_FIRED) *woken_us = zkc__now_us(); /* hand-off */
+        zkc__lrun_woken(r, why);
         break;
+      }
       case ZKC__QN_SESSION:
         if ((rc = zkc__wait_connected(c, r->how.deadline)) != ZKC_OK)
           zkc__lrun_stop(r, rc);
@@ -232,9 +244,10 @@ static int lease_run_here(zkc__lrun_t *r, zkc__op_t **ops) {
 }
 
 /* As the head of the queue (q), takes the leases into l: the lease run,
- * its nodes moved to l whatever the result. */
+ * its nodes moved to l whatever the result. *woken_us: when the run was
+ * last told its way was clear (left as it was when it waited for none). */
 static int take_leases(zkc_sem_t *s, unsigned qty, const zkc__held_t *q,
-                       int64_t deadline, zkc_lease_t *l) {
+                       int64_t deadline, zkc_lease_t *l, int64_t *woken_us) {
   zkc__lrun_how_t how = {.path = s->path, .leases = s->leases,
                          .count = s->count_path, .queue_node = q->node,
                          .queue_session = q->session_id, .qty = qty,
@@ -247,7 +260,7 @@ static int take_leases(zkc_sem_t *s, unsigned qty, const zkc__held_t *q,
     free(ops);
     return rc;
   }
-  rc = lease_run_here(&run, ops);
+  rc = lease_run_here(&run, ops, woken_us);
   free(ops);
   zkc__held_t *nodes = zkc__lrun_take_nodes(&run);
   zkc__lrun_clear(&run);
@@ -298,9 +311,10 @@ static int layout_check(zkc_sem_t *s, int64_t deadline, unsigned *layouts) {
  * semaphore's. Granted, the queue node's delete is not waited for: the
  * admission rests on the leases read, and the session's later requests go
  * after it. On failure no node of ours is left, and after a refusal of the
- * layout no parent we made either. */
+ * layout no parent we made either. *woken_us: when the acquire was last
+ * told its way was clear, by the queue or the leases (0: never). */
 static int attempt(zkc_sem_t *s, unsigned qty, int64_t deadline,
-                   zkc_lease_t *l) {
+                   zkc_lease_t *l, int64_t *woken_us) {
   zkc_client_t *c = s->client;
   int64_t limit = zkc__limit_after(deadline);
   unsigned before = ZKC_LAYOUT_SEMAPHORE;
@@ -309,7 +323,10 @@ static int attempt(zkc_sem_t *s, unsigned qty, int64_t deadline,
   zkc__held_t q = {0};
   if (rc == ZKC_OK)
     rc = zkc__lock_acquire(c, s->locks, ZKC__LOCK_NAME, deadline, &q);
-  if (rc == ZKC_OK) rc = take_leases(s, qty, &q, deadline, l);
+  if (rc == ZKC_OK) {
+    *woken_us = q.woken_us;
+    rc = take_leases(s, qty, &q, deadline, l, woken_us);
+  }
   if (rc == ZKC_OK) {
     (void)zkc__lock_delete_nowait(c, q.node); /* a refusal is logged */
     free(q.node);
@@ -391,8 +408,12 @@ int zkc_sem_acquire(zkc_sem_t *s, unsigned qty, int64_t timeout_ms,
                        "above the limit %d (max_leases)",
                        qty, s->max);
   zkc_client_t *c = s->client;
+  int64_t began = zkc__stats_begin(s->st), woken = 0;
   int rc = zkc__call_enter(c); /* callback thread, closed client */
-  if (rc != ZKC_OK) return rc;
+  if (rc != ZKC_OK) {
+    zkc__stats_end(s->st, began, rc, 0);
+    return rc;
+  }
   pthread_mutex_lock(&s->mu);
   if (s->count_path == NULL && s->held_nodes > 0 &&
       s->held_nodes + qty > (size_t)s->max)
@@ -401,6 +422,7 @@ int zkc_sem_acquire(zkc_sem_t *s, unsigned qty, int64_t timeout_ms,
     s->users++;
   pthread_mutex_unlock(&s->mu);
   if (rc != ZKC_OK) {
+    zkc__stats_end(s->st, began, rc, 0);
     zkc__call_leave(c);
     return rc;
   }
@@ -408,7 +430,7 @@ int zkc_sem_acquire(zkc_sem_t *s, unsigned qty, int64_t timeout_ms,
   if (l == NULL) rc = ZKC_ENOMEM;
   int64_t deadline = zkc__deadline_after(timeout_ms);
   while (rc == ZKC_OK) {
-    rc = attempt(s, qty, deadline, l);
+    rc = attempt(s, qty, deadline, l, &woken);
     if (rc == ZKC_OK) {
       pthread_mutex_lock(&s->mu);
       rc = record(s, l);
@@ -423,7 +445,10 @@ int zkc_sem_acquire(zkc_sem_t *s, unsigned qty, int64_t timeout_ms,
                               "again", s->path);
     rc = zkc__wait_connected(c, deadline);
   }
+  /* Only this thread touches the new lease until *out is set. */
+  int64_t ended = zkc__stats_end(s->st, began, rc, woken);
   if (rc == ZKC_OK) {
+    l->granted_us = ended;
     *out = l;
   } else if (l != NULL) {
     zkc__sem_lease_delete(l);

@@ -90,11 +90,26 @@ int zkc__stats_hub_init(zkc__stats_hub_t *hub) {
   return pthread_mutex_init(&hub->mu, NULL) == 0 ? ZKC_OK : ZKC_ENOMEM;
 }
 
+/* The record of (recipe, path); caller holds hub->mu. */
+static zkc__lstats_t *find_locked(zkc__stats_hub_t *hub,
+                                  zkc_stats_recipe_t recipe, const char *path) {
+  zkc__lstats_t *s = hub->records;
+  while (s && (s->recipe != recipe || strcmp(s->path, path) != 0)) s = s->next;
+  return s;
+}
+
+zkc__lstats_t *zkc__stats_find(zkc__stats_hub_t *hub, zkc_stats_recipe_t recipe,
+                               const char *path) {
+  pthread_mutex_lock(&hub->mu);
+  zkc__lstats_t *s = find_locked(hub, recipe, path);
+  pthread_mutex_unlock(&hub->mu);
+  return s;
+}
+
 zkc__lstats_t *zkc__stats_for(zkc__stats_hub_t *hub, zkc_stats_recipe_t recipe,
                               const char *path) {
   pthread_mutex_lock(&hub->mu);
-  zkc__lstats_t *s = hub->records;
-  while (s && (s->recipe != recipe || strcmp(s->path, path) != 0)) s = s->next;
+  zkc__lstats_t *s = find_locked(hub, recipe, path);
   if (s == NULL && (s = calloc(1, sizeof *s)) != NULL) {
     if ((s->path = strdup(path)) == NULL) {
       free(s);

@@ -61,6 +61,10 @@ size_t zkc__stats_bucket(int64_t us);
 zkc__lstats_t *zkc__stats_for(zkc__stats_hub_t *hub, zkc_stats_recipe_t recipe,
                               const char *path);
 
+/* The record of (recipe, path) in c if there is one, else NULL. */
+zkc__lstats_t *zkc__stats_find(zkc__stats_hub_t *hub, zkc_stats_recipe_t recipe,
+                               const char *path);
+
 /* An acquire begins (counted as a waiter): its start time. */
 int64_t zkc__stats_begin(zkc__lstats_t *s);
 /* It ended with rc: a grant (ZKC_OK, then counted as a hold), a timeout or

@@ -36,8 +36,13 @@
 #ifndef ZKCOORD_STATS_H
 #define ZKCOORD_STATS_H
 
+#include "async.h"
 #include "client.h"
+#include "leader.h"
+#include "multilock.h"
 #include "mutex.h"
+#include "selector.h"
+#include "semaphore.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -132,6 +137,42 @@ ZKC_EXTERN int zkc_client_stats(zkc_client_t *client, zkc_client_stats_t *out);
 ZKC_EXTERN int zkc_mutex_stats(const zkc_mutex_t *mutex,
                                zkc_lock_stats_t *out);
 
+/* The record of a semaphore (its client, ZKC_STATS_SEMAPHORE, its path).
+ * An acquire is one call of zkc_sem_acquire, however many leases it
+ * takes; a release, the lease's release. Returns as zkc_mutex_stats. */
+ZKC_EXTERN int zkc_sem_stats(const zkc_sem_t *sem, zkc_lock_stats_t *out);
+
+/* The record of a multi-lock: ZKC_STATS_MULTILOCK, its paths in byte
+ * order joined with ',', counted in the client of the first of them. An
+ * acquire is the whole set's; a thread's reentrant acquires of the set are
+ * not counted. Losses are counted in the records of its mutexes, whose
+ * holds they are. Returns as zkc_mutex_stats. */
+ZKC_EXTERN int zkc_multilock_stats(const zkc_multilock_t *ml,
+                                   zkc_lock_stats_t *out);
+
+/* The record of a leader latch (ZKC_STATS_LATCH) or selector
+ * (ZKC_STATS_SELECTOR): an acquire is a turn of leadership taken, from the
+ * node's queueing to the lead; a release, leadership given up (a latch's
+ * close, a selector's take_leadership returning, or a lost turn's node
+ * given up after its loss is counted). Returns as zkc_mutex_stats. */
+ZKC_EXTERN int zkc_latch_stats(const zkc_latch_t *latch,
+                               zkc_lock_stats_t *out);
+ZKC_EXTERN int zkc_selector_stats(const zkc_selector_t *selector,
+                                  zkc_lock_stats_t *out);
+
+/* The record of an asynchronous context's acquires on `path`
+ * (ZKC_STATS_ASYNC): made at the first zkc_async_acquire on the path, one
+ * per client and path. An acquire ends when its callback is queued: a
+ * grant, a timeout, or a refusal (cancel and close included); a release
+ * is zkc_hold_release's call.
+ * Returns:
+ *   ZKC_OK      *out filled; all zero (path NULL) when the context's client
+ *               has no acquire on the path yet
+ *   ZKC_EINVAL  async or out NULL, or path not a valid lock path
+ * Thread-safe; may be called from callbacks; no ZooKeeper request. */
+ZKC_EXTERN int zkc_async_stats(const zkc_async_t *async, const char *path,
+                               zkc_lock_stats_t *out);
+
 /* Called once per record, in no particular order; `stats` is valid during
  * the call only. */
 typedef void (*zkc_lock_stats_fn)(void *ctx, const zkc_lock_stats_t *stats);
@@ -184,8 +225,11 @@ typedef struct zkc_event {
 /* Told of every counted event, as it is counted, on the thread where it
  * happens: the caller's for acquires and releases, the client's
  * maintenance thread for losses and states, an asynchronous context's
- * engine thread for its grants. Must be thread-safe, must not block and
- * must not make blocking zkcoord calls (they return ZKC_EDEADLK there). */
+ * engine thread for its grants, a latch's or selector's own thread for its
+ * turns. Never under a lock of the library: it may call the recipes'
+ * non-blocking calls (zkc_*_stats, zkc_latch_has_leadership, ...). Must be
+ * thread-safe, must not block and must not make blocking zkcoord calls
+ * (on the library's callback threads they return ZKC_EDEADLK). */
 typedef void (*zkc_event_fn)(void *ctx, const zkc_event_t *event);
 
 /* Sets the client's event hook (fn NULL: none). A hook replaced while

@@ -538,6 +538,49 @@ static void lock_metrics_write_wait_and_hold(void **state) {
   zkc_client_close(c);
 }
 
+/* sem --metrics: the lease's wait and hold, under recipe "semaphore". */
+static void sem_metrics_write_lease_hold(void **state) {
+  (void)state;
+  const char *path = zkt_path("sem");
+  const char *dir = scratch_dir();
+  char file[512];
+  snprintf(file, sizeof file, "%s/sem.prom", dir);
+  assert_int_equal(RUN_CLI(CONNECTED, "sem", "-m", "2", "--metrics", file,
+                           path, "sh", "-c", "sleep 0.3"),
+                   0);
+  char *text = read_file(dir, "sem.prom");
+  assert_non_null(text);
+  assert_true(sample(text, "zkcoord_acquires_total", "semaphore", path) == 1);
+  assert_true(sample(text, "zkcoord_releases_total", "semaphore", path) == 1);
+  assert_true(sample(text, "zkcoord_hold_seconds_sum", "semaphore", path) >=
+              0.3);
+  assert_true(sample(text, "zkcoord_holds", "semaphore", path) == 0);
+  assert_int_equal(zkt_promtool_check(text), 0);
+  free(text);
+  scratch_cleanup();
+}
+
+/* leader --metrics: the turn of leadership COMMAND ran in, under recipe
+ * "latch", given up when COMMAND exited. */
+static void leader_metrics_write_turn(void **state) {
+  (void)state;
+  const char *path = zkt_path("leader");
+  const char *dir = scratch_dir();
+  char file[512];
+  snprintf(file, sizeof file, "%s/leader.prom", dir);
+  assert_int_equal(RUN_CLI(CONNECTED, "leader", "--metrics", file, path, "sh",
+                           "-c", "sleep 0.3; exit 3"),
+                   3);
+  char *text = read_file(dir, "leader.prom");
+  assert_non_null(text);
+  assert_true(sample(text, "zkcoord_acquires_total", "latch", path) == 1);
+  assert_true(sample(text, "zkcoord_releases_total", "latch", path) == 1);
+  assert_true(sample(text, "zkcoord_hold_seconds_sum", "latch", path) >= 0.3);
+  assert_int_equal(zkt_promtool_check(text), 0);
+  free(text);
+  scratch_cleanup();
+}
+
 /* A --metrics file that cannot be written is reported; COMMAND's status
  * stands. */
 static void metrics_unwritable_reported(void **state) {
@@ -2619,6 +2662,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test(nonblock_while_held_exit_1),
       cmocka_unit_test(lock_metrics_write_wait_and_hold),
       cmocka_unit_test(metrics_unwritable_reported),
+      cmocka_unit_test(sem_metrics_write_lease_hold),
+      cmocka_unit_test(leader_metrics_write_turn),
       cmocka_unit_test(wait_expires_then_acquires),
       cmocka_unit_test(lock_lost_stops_command_exit_75),
       cmocka_unit_test(wait_during_outage_exit_69),

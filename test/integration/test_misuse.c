@@ -1039,6 +1039,10 @@ static void walk(walker_t *w) {
       zkc_multilock_is_held(ml));
   VAL(CLOSED, "zkc_multilock_is_held", "held when the client closed", 0, "0",
       zkc_multilock_is_held(ml));
+  RC(FRESH, "zkc_multilock_stats", "multilock or out NULL", ZKC_EINVAL, NULL,
+     zkc_multilock_stats(NULL, &lstats));
+  RC(CLOSED, "zkc_multilock_stats", "held when the client closed", ZKC_OK,
+     "the counts as they stood", zkc_multilock_stats(ml, &lstats));
 
   /* ---- latch ---- */
   doc_section(w, "latch");
@@ -1107,6 +1111,10 @@ static void walk(walker_t *w) {
      zkc_latch_fencing_token(l, &i64));
   VAL(FRESH, "zkc_latch_id", "NULL", 1, "NULL", zkc_latch_id(NULL) == NULL);
   VAL(FRESH, "zkc_latch_path", "NULL", 1, "NULL", zkc_latch_path(NULL) == NULL);
+  RC(FRESH, "zkc_latch_stats", "latch or out NULL", ZKC_EINVAL, NULL,
+     zkc_latch_stats(l, NULL));
+  RC(CALLBACK, "zkc_latch_stats", "valid", ZKC_OK, NULL,
+     zkc_latch_stats(l, &lstats));
   RC(FRESH, "zkc_latch_leader_id", "latch or id NULL", ZKC_EINVAL, NULL,
      zkc_latch_leader_id(NULL, &id));
   RC(CALLBACK, "zkc_latch_leader_id", "valid", ZKC_EDEADLK, NULL,
@@ -1199,6 +1207,10 @@ static void walk(walker_t *w) {
      zkc_selector_fencing_token(s, &i64));
   VAL(FRESH, "zkc_selector_id", "NULL", 1, "NULL", zkc_selector_id(NULL) == NULL);
   VAL(FRESH, "zkc_selector_path", "NULL", 1, "NULL", zkc_selector_path(NULL) == NULL);
+  RC(FRESH, "zkc_selector_stats", "selector or out NULL", ZKC_EINVAL, NULL,
+     zkc_selector_stats(NULL, &lstats));
+  RC(CALLBACK, "zkc_selector_stats", "valid", ZKC_OK, NULL,
+     zkc_selector_stats(s, &lstats));
   RC(FRESH, "zkc_selector_participants", "selector, out or count NULL",
      ZKC_EINVAL, NULL, zkc_selector_participants(NULL, &parts, &n));
   RC(CALLBACK, "zkc_selector_participants", "valid", ZKC_EDEADLK, NULL,
@@ -1257,6 +1269,14 @@ static void walk(walker_t *w) {
   RC(FRESH, "zkc_async_fd", "fd NULL", ZKC_EINVAL, NULL, zkc_async_fd(asd, NULL));
   RC(FRESH, "zkc_async_fd", "library-thread delivery", ZKC_EINVAL, NULL,
      zkc_async_fd(as, &fd));
+  RC(FRESH, "zkc_async_stats", "async or out NULL", ZKC_EINVAL, NULL,
+     zkc_async_stats(NULL, "/x", &lstats));
+  RC(FRESH, "zkc_async_stats", "invalid path", ZKC_EINVAL, NULL,
+     zkc_async_stats(as, "x/", &lstats));
+  RC(FRESH, "zkc_async_stats", "no acquire on the path yet", ZKC_OK,
+     "all zero", zkc_async_stats(as, "/never/asked", &lstats));
+  RC(CALLBACK, "zkc_async_stats", "valid", ZKC_OK, NULL,
+     zkc_async_stats(as, "/never/asked", &lstats));
   RC(FRESH, "zkc_async_dispatch", "async NULL", ZKC_EINVAL, NULL,
      zkc_async_dispatch(NULL, &i32));
   RC(FRESH, "zkc_async_dispatch", "library-thread delivery", ZKC_EINVAL, NULL,
@@ -1359,6 +1379,9 @@ static void walk(walker_t *w) {
   RC(FRESH, "zkc_sem_set_lost_callback", "sem NULL", ZKC_EINVAL, NULL,
      zkc_sem_set_lost_callback(NULL, NULL, NULL));
   VAL(FRESH, "zkc_sem_path", "NULL", 1, "NULL", zkc_sem_path(NULL) == NULL);
+  RC(FRESH, "zkc_sem_stats", "sem or out NULL", ZKC_EINVAL, NULL,
+     zkc_sem_stats(NULL, &lstats));
+  RC(HELD, "zkc_sem_stats", "valid", ZKC_OK, NULL, zkc_sem_stats(sm, &lstats));
   RC(FRESH, "zkc_lease_release", "NULL", ZKC_EINVAL, NULL, zkc_lease_release(NULL));
   RC(CALLBACK, "zkc_lease_release", "a held lease", ZKC_EDEADLK, "nothing changes",
      zkc_lease_release(ls));

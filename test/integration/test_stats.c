@@ -6,6 +6,7 @@
  * per case. */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -303,6 +304,427 @@ static void client_counts_sessions_and_expiry(void **state) {
   zkc_client_close(c);
 }
 
+/* ---- the other recipes ---- */
+
+typedef struct {
+  zkc_sem_t *sem;
+  atomic_int rc; /* the waiter's acquire: 1 while under way */
+  zkc_lease_t *lease;
+} sem_waiter_t;
+
+static void *sem_wait_thread(void *arg) {
+  sem_waiter_t *w = arg;
+  atomic_store(&w->rc, zkc_sem_acquire(w->sem, 1, -1, &w->lease));
+  return NULL;
+}
+
+static zkc_lock_stats_t sem_stats_of(const zkc_sem_t *s) {
+  zkc_lock_stats_t st;
+  OK(zkc_sem_stats(s, &st));
+  return st;
+}
+static int sem_waiting(void *s) { return sem_stats_of(s).waiters == 1; }
+static int sem_lost(void *s) {
+  return sem_stats_of(s).lost[ZKC_LOST_DELETED] == 1;
+}
+
+/* One lease: a holds it 300 ms while b times out once, then waits and is
+ * handed it; an outsider deletes b's lease node. Every count is known. */
+static void semaphore_counts_a_known_sequence(void **state) {
+  (void)state;
+  zkc_client_t *a = zkt_open(NULL), *b = zkt_open(NULL);
+  char path[400], locks[420];
+  snprintf(path, sizeof path, "%s", zkt_path("sem"));
+  snprintf(locks, sizeof locks, "%s/locks", path);
+  zkc_sem_t *sa = NULL, *sb = NULL;
+  OK(zkc_sem_create(&sa, a, path, NULL));
+  OK(zkc_sem_create(&sb, b, path, NULL));
+  zkc_lease_t *la = NULL, *lb = NULL;
+  OK(zkc_sem_acquire(sa, 1, -1, &la));
+  assert_int_equal(zkc_sem_acquire(sb, 1, 0, &lb), ZKC_ETIMEDOUT);
+  assert_int_equal(zkc_sem_acquire(sb, 2, -1, &lb), ZKC_EINVAL); /* uncounted */
+  sem_waiter_t w = {.sem = sb, .rc = 1};
+  pthread_t t;
+  assert_int_equal(pthread_create(&t, NULL, sem_wait_thread, &w), 0);
+  assert_true(zkt_await(sem_waiting, sb, zkt_ms(10000)));
+  /* b at the queue's head, waiting for a's lease */
+  assert_true(zkt_await_children_exactly(locks, 1, zkt_ms(10000)));
+  hold_for_ms(300);
+  OK(zkc_lease_release(la));
+  pthread_join(t, NULL);
+  OK(atomic_load(&w.rc));
+
+  zkc_lock_stats_t s = sem_stats_of(sa);
+  assert_int_equal(s.recipe, ZKC_STATS_SEMAPHORE);
+  assert_string_equal(s.path, path);
+  assert_int_equal(s.acquires, 1);
+  assert_int_equal(s.releases, 1);
+  assert_int_equal(s.holds, 0);
+  assert_int_equal(s.handoff.count, 0);
+  assert_true(s.hold.sum_us >= 300000);
+
+  s = sem_stats_of(sb);
+  assert_int_equal(s.acquires, 1);
+  assert_int_equal(s.timeouts, 1);
+  assert_int_equal(s.refusals, 0);
+  assert_int_equal(s.holds, 1);
+  assert_int_equal(s.waiters, 0);
+  assert_true(s.wait.sum_us >= 300000);
+  assert_int_equal(count_up_to(&s.wait, 250000), 0);
+  assert_int_equal(s.handoff.count, 1);
+  assert_true(s.handoff.sum_us <= s.wait.sum_us);
+
+  char **nodes = NULL;
+  size_t n = 0;
+  OK(zkc_lease_nodes(w.lease, &nodes, &n));
+  assert_int_equal(n, 1);
+  assert_int_equal(zoo_delete(zkt_raw(), nodes[0], -1), ZOK);
+  zkc_strings_free(nodes, n);
+  assert_true(zkt_await(sem_lost, sb, zkt_ms(10000)));
+  assert_int_equal(zkc_lease_free(w.lease), ZKC_ELOST);
+  s = sem_stats_of(sb);
+  assert_int_equal(s.releases, 1);
+  assert_int_equal(s.holds, 0);
+  assert_int_equal(s.lost[ZKC_LOST_DELETED], 1);
+  OK(zkc_lease_free(la));
+  OK(zkc_sem_destroy(sa));
+  OK(zkc_sem_destroy(sb));
+  zkc_client_close(a);
+  zkc_client_close(b);
+}
+
+static zkc_lock_stats_t ml_stats_of(const zkc_multilock_t *ml) {
+  zkc_lock_stats_t st;
+  OK(zkc_multilock_stats(ml, &st));
+  return st;
+}
+
+/* A multi-lock counts the set: once per hold (reentry aside), under its
+ * paths in order; a set refused at its deadline is a timeout. */
+static void multilock_counts_the_set(void **state) {
+  (void)state;
+  zkc_client_t *c = zkt_open(NULL), *other = zkt_open(NULL);
+  char p1[400], p2[400], both[820];
+  snprintf(p1, sizeof p1, "%s", zkt_path("ml-b"));
+  snprintf(p2, sizeof p2, "%s", zkt_path("ml-a"));
+  snprintf(both, sizeof both, "%s,%s", p2, p1); /* in byte order */
+  zkc_mutex_t *locks[2] = {new_mutex(c, p1), new_mutex(c, p2)};
+  zkc_multilock_t *ml = NULL;
+  OK(zkc_multilock_create(&ml, locks, 2));
+  OK(zkc_multilock_acquire(ml));
+  OK(zkc_multilock_acquire(ml)); /* reentry: not counted */
+  OK(zkc_multilock_release(ml));
+  assert_int_equal(ml_stats_of(ml).releases, 0);
+  hold_for_ms(300);
+  OK(zkc_multilock_release(ml));
+
+  zkc_mutex_t *blocker = new_mutex(other, p1);
+  OK(zkc_mutex_acquire(blocker));
+  assert_int_equal(zkc_multilock_acquire_timeout(ml, 0), ZKC_ETIMEDOUT);
+  OK(zkc_mutex_release(blocker));
+
+  zkc_lock_stats_t s = ml_stats_of(ml);
+  assert_int_equal(s.recipe, ZKC_STATS_MULTILOCK);
+  assert_string_equal(s.path, both);
+  assert_int_equal(s.acquires, 1);
+  assert_int_equal(s.releases, 1);
+  assert_int_equal(s.timeouts, 1);
+  assert_int_equal(s.holds, 0);
+  assert_int_equal(s.waiters, 0);
+  assert_true(s.hold.sum_us >= 300000);
+  assert_int_equal(stats_of(locks[0]).acquires, 1); /* its parts count too */
+
+  OK(zkc_multilock_destroy(ml));
+  OK(zkc_mutex_destroy(locks[0]));
+  OK(zkc_mutex_destroy(locks[1]));
+  OK(zkc_mutex_destroy(blocker));
+  zkc_client_close(c);
+  zkc_client_close(other);
+}
+
+static zkc_lock_stats_t latch_stats_of(const zkc_latch_t *l) {
+  zkc_lock_stats_t st;
+  OK(zkc_latch_stats(l, &st));
+  return st;
+}
+static int latch_led_twice(void *l) {
+  return latch_stats_of(l).acquires == 2 && zkc_latch_has_leadership(l);
+}
+
+/* A latch counts each turn of leadership: led, lost to an outsider's
+ * delete, given up, led again, given up at close. */
+static void latch_counts_turns_of_leadership(void **state) {
+  (void)state;
+  zkc_client_t *c = zkt_open(NULL);
+  const char *path = zkt_path("latch");
+  zkc_latch_t *l = NULL;
+  OK(zkc_latch_create(&l, c, path, "me", NULL));
+  OK(zkc_latch_start(l));
+  OK(zkc_latch_await(l, zkt_ms(10000)));
+  char node[1100];
+  OK(zkc_latch_node(l, node, sizeof node));
+  assert_int_equal(zoo_delete(zkt_raw(), node, -1), ZOK);
+  assert_true(zkt_await(latch_led_twice, l, zkt_ms(10000)));
+  zkc_lock_stats_t s = latch_stats_of(l);
+  assert_int_equal(s.recipe, ZKC_STATS_LATCH);
+  assert_string_equal(s.path, path);
+  assert_int_equal(s.lost[ZKC_LOST_DELETED], 1);
+  assert_int_equal(s.releases, 1);
+  assert_int_equal(s.holds, 1);
+  OK(zkc_latch_close(l, ZKC_CLOSE_SILENT));
+  s = latch_stats_of(l);
+  assert_int_equal(s.acquires, 2);
+  assert_int_equal(s.releases, 2);
+  assert_int_equal(s.holds, 0);
+  assert_int_equal(s.waiters, 0);
+  assert_int_equal(s.refusals, 0);
+  OK(zkc_latch_destroy(l));
+  zkc_client_close(c);
+}
+
+typedef struct {
+  atomic_int leading, go;
+} turn_t;
+
+static int go_set(void *t) { return atomic_load(&((turn_t *)t)->go); }
+static int is_leading(void *t) { return atomic_load(&((turn_t *)t)->leading); }
+
+static void take_turn(void *ctx, zkc_selector_t *sel) {
+  (void)sel;
+  turn_t *t = ctx;
+  atomic_store(&t->leading, 1);
+  (void)zkt_await(go_set, t, zkt_ms(10000));
+  atomic_store(&t->leading, 0);
+}
+
+static zkc_lock_stats_t sel_stats_of(const zkc_selector_t *s) {
+  zkc_lock_stats_t st;
+  OK(zkc_selector_stats(s, &st));
+  return st;
+}
+static int sel_released(void *s) { return sel_stats_of(s).releases == 1; }
+
+/* A selector counts a turn from queueing to take_leadership, and its end
+ * when take_leadership returns. */
+static void selector_counts_a_turn(void **state) {
+  (void)state;
+  zkc_client_t *c = zkt_open(NULL);
+  const char *path = zkt_path("selector");
+  turn_t t = {0};
+  zkc_selector_t *sel = NULL;
+  OK(zkc_selector_create(&sel, c, path, take_turn, &t, NULL));
+  OK(zkc_selector_start(sel));
+  assert_true(zkt_await(is_leading, &t, zkt_ms(10000)));
+  zkc_lock_stats_t s = sel_stats_of(sel);
+  assert_int_equal(s.recipe, ZKC_STATS_SELECTOR);
+  assert_int_equal(s.acquires, 1);
+  assert_int_equal(s.holds, 1);
+  hold_for_ms(300);
+  atomic_store(&t.go, 1);
+  assert_true(zkt_await(sel_released, sel, zkt_ms(10000)));
+  s = sel_stats_of(sel);
+  assert_int_equal(s.holds, 0);
+  assert_true(s.hold.sum_us >= 300000);
+  assert_int_equal(s.lost[ZKC_LOST_DELETED] + s.lost[ZKC_LOST_SESSION], 0);
+  OK(zkc_selector_destroy(sel));
+  zkc_client_close(c);
+}
+
+typedef struct {
+  pthread_mutex_t mu;
+  int rc[4];
+  zkc_hold_t *hold[4];
+  int done[4];
+} answers_t;
+
+static answers_t answers = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+static void answered(void *ctx, int rc, zkc_hold_t *hold) {
+  int i = (int)(intptr_t)ctx;
+  pthread_mutex_lock(&answers.mu);
+  answers.rc[i] = rc;
+  answers.hold[i] = hold;
+  answers.done[i] = 1;
+  pthread_mutex_unlock(&answers.mu);
+}
+
+static int answer_in(void *ctx) {
+  int i = (int)(intptr_t)ctx;
+  pthread_mutex_lock(&answers.mu);
+  int done = answers.done[i];
+  pthread_mutex_unlock(&answers.mu);
+  return done;
+}
+
+static zkc_lock_stats_t async_stats_of(zkc_async_t *a, const char *path) {
+  zkc_lock_stats_t st;
+  OK(zkc_async_stats(a, path, &st));
+  return st;
+}
+
+typedef struct {
+  zkc_async_t *a;
+  const char *path;
+} async_path_t;
+
+static int async_lost(void *ctx) {
+  async_path_t *ap = ctx;
+  return async_stats_of(ap->a, ap->path).lost[ZKC_LOST_DELETED] == 1;
+}
+
+/* An async context counts per path: a grant, a timeout behind it, a
+ * cancel, a release, and a loss to an outsider's delete. */
+static void async_counts_per_path(void **state) {
+  (void)state;
+  zkc_client_t *c = zkt_open(NULL);
+  char path[400];
+  snprintf(path, sizeof path, "%s", zkt_path("async"));
+  zkc_async_t *a = NULL;
+  OK(zkc_async_create(&a, c, NULL));
+  zkc_lock_stats_t s = async_stats_of(a, path);
+  assert_null(s.path); /* nothing asked for yet */
+  assert_int_equal(s.acquires, 0);
+
+  OK(zkc_async_acquire(a, path, -1, answered, (void *)0, NULL));
+  assert_true(zkt_await(answer_in, (void *)0, zkt_ms(10000)));
+  OK(answers.rc[0]);
+  OK(zkc_async_acquire(a, path, 200, answered, (void *)1, NULL));
+  assert_true(zkt_await(answer_in, (void *)1, zkt_ms(10000)));
+  assert_int_equal(answers.rc[1], ZKC_ETIMEDOUT);
+  uint64_t id = 0;
+  OK(zkc_async_acquire(a, path, -1, answered, (void *)2, &id));
+  OK(zkc_async_cancel(a, id));
+  assert_true(zkt_await(answer_in, (void *)2, zkt_ms(10000)));
+  assert_int_equal(answers.rc[2], ZKC_ECANCELED);
+  OK(zkc_hold_release(a, answers.hold[0], NULL, NULL));
+  OK(zkc_hold_free(answers.hold[0]));
+
+  OK(zkc_async_acquire(a, path, -1, answered, (void *)3, NULL));
+  assert_true(zkt_await(answer_in, (void *)3, zkt_ms(10000)));
+  OK(answers.rc[3]);
+  char node[1100];
+  OK(zkc_hold_node(answers.hold[3], node, sizeof node));
+  assert_int_equal(zoo_delete(zkt_raw(), node, -1), ZOK);
+  async_path_t ap = {a, path};
+  assert_true(zkt_await(async_lost, &ap, zkt_ms(10000)));
+
+  s = async_stats_of(a, path);
+  assert_int_equal(s.recipe, ZKC_STATS_ASYNC);
+  assert_string_equal(s.path, path);
+  assert_int_equal(s.acquires, 2);
+  assert_int_equal(s.timeouts, 1);
+  assert_int_equal(s.refusals, 1);
+  assert_int_equal(s.releases, 1);
+  assert_int_equal(s.holds, 1);
+  assert_int_equal(s.waiters, 0);
+  assert_int_equal(s.wait.count, 2);
+  zkc_hold_release(a, answers.hold[3], NULL, NULL); /* ZKC_OK or ELOST */
+  OK(zkc_hold_free(answers.hold[3]));
+  assert_int_equal(async_stats_of(a, path).holds, 0);
+  OK(zkc_async_destroy(a));
+  zkc_client_close(c);
+}
+
+/* Every recipe tells the hook outside its own locks: a hook that calls
+ * each object's locking calls would hang otherwise (the case's timeout
+ * fails it). */
+typedef struct {
+  zkc_client_t *c;
+  zkc_latch_t *latch;
+  zkc_selector_t *sel;
+  zkc_sem_t *sem;
+  zkc_multilock_t *ml;
+  zkc_mutex_t *m;
+  zkc_async_t *a;
+  atomic_int heard[ZKC_STATS_ASYNC + 1];
+} lockers_t;
+
+static void hook_calls_back(void *ctx, const zkc_event_t *ev) {
+  lockers_t *k = ctx;
+  zkc_lock_stats_t st;
+  switch (ev->recipe) {
+    case ZKC_STATS_LATCH: (void)zkc_latch_has_leadership(k->latch); break;
+    case ZKC_STATS_SELECTOR: (void)zkc_selector_has_leadership(k->sel); break;
+    case ZKC_STATS_SEMAPHORE:
+      (void)zkc_sem_set_lost_callback(k->sem, NULL, NULL);
+      break;
+    case ZKC_STATS_MULTILOCK: (void)zkc_multilock_is_held(k->ml); break;
+    case ZKC_STATS_MUTEX:
+      (void)zkc_mutex_is_acquired_in_this_process(k->m);
+      break;
+    case ZKC_STATS_ASYNC: (void)zkc_async_cancel(k->a, 1); break;
+    default: return;
+  }
+  zkc_client_stats_t cs;
+  (void)zkc_client_stats(k->c, &cs);
+  if (ev->path) (void)zkc_async_stats(k->a, ev->path, &st);
+  atomic_fetch_add(&k->heard[ev->recipe], 1);
+}
+
+static int latch_leads(void *l) { return zkc_latch_has_leadership(l); }
+static int latch_lost(void *l) {
+  return latch_stats_of(l).lost[ZKC_LOST_DELETED] == 1 &&
+         latch_stats_of(l).releases == 1;
+}
+
+static void hook_runs_outside_library_locks(void **state) {
+  (void)state;
+  zkc_client_t *c = zkt_open(NULL);
+  lockers_t k = {.c = c};
+  OK(zkc_client_set_event_hook(c, hook_calls_back, &k));
+  k.m = new_mutex(c, zkt_path("hm"));
+  zkc_mutex_t *m2 = new_mutex(c, zkt_path("hm2"));
+  zkc_mutex_t *set[2] = {k.m, m2};
+  OK(zkc_multilock_create(&k.ml, set, 2));
+  OK(zkc_sem_create(&k.sem, c, zkt_path("hsem"), NULL));
+  OK(zkc_async_create(&k.a, c, NULL));
+  OK(zkc_latch_create(&k.latch, c, zkt_path("hlatch"), NULL, NULL));
+  turn_t t = {.go = 1};
+  OK(zkc_selector_create(&k.sel, c, zkt_path("hsel"), take_turn, &t, NULL));
+
+  OK(zkc_multilock_acquire(k.ml));
+  OK(zkc_multilock_release(k.ml));
+  zkc_lease_t *lease = NULL;
+  OK(zkc_sem_acquire(k.sem, 1, -1, &lease));
+  OK(zkc_lease_free(lease));
+  answers_t *an = &answers;
+  pthread_mutex_lock(&an->mu);
+  memset(an->done, 0, sizeof an->done);
+  pthread_mutex_unlock(&an->mu);
+  OK(zkc_async_acquire(k.a, zkt_path("hasync"), -1, answered, (void *)0, NULL));
+  assert_true(zkt_await(answer_in, (void *)0, zkt_ms(10000)));
+  OK(an->rc[0]);
+  OK(zkc_hold_release(k.a, an->hold[0], NULL, NULL));
+  OK(zkc_hold_free(an->hold[0]));
+  OK(zkc_latch_start(k.latch));
+  assert_true(zkt_await(latch_leads, k.latch, zkt_ms(10000)));
+  char node[1100];
+  OK(zkc_latch_node(k.latch, node, sizeof node));
+  assert_int_equal(zoo_delete(zkt_raw(), node, -1), ZOK); /* lost, told */
+  assert_true(zkt_await(latch_lost, k.latch, zkt_ms(10000)));
+  OK(zkc_selector_start(k.sel));
+  assert_true(zkt_await(sel_released, k.sel, zkt_ms(10000)));
+  OK(zkc_latch_close(k.latch, ZKC_CLOSE_SILENT));
+
+  /* acquire + release each; the latch's loss and its turns besides */
+  assert_int_equal(atomic_load(&k.heard[ZKC_STATS_MULTILOCK]), 2);
+  assert_int_equal(atomic_load(&k.heard[ZKC_STATS_SEMAPHORE]), 2);
+  assert_int_equal(atomic_load(&k.heard[ZKC_STATS_ASYNC]), 2);
+  assert_true(atomic_load(&k.heard[ZKC_STATS_SELECTOR]) >= 2);
+  assert_true(atomic_load(&k.heard[ZKC_STATS_LATCH]) >= 3);
+  assert_int_equal(atomic_load(&k.heard[ZKC_STATS_MUTEX]), 4); /* the set's */
+
+  OK(zkc_client_set_event_hook(c, NULL, NULL));
+  OK(zkc_latch_destroy(k.latch));
+  OK(zkc_selector_destroy(k.sel));
+  OK(zkc_async_destroy(k.a));
+  OK(zkc_sem_destroy(k.sem));
+  OK(zkc_multilock_destroy(k.ml));
+  OK(zkc_mutex_destroy(k.m));
+  OK(zkc_mutex_destroy(m2));
+  zkc_client_close(c);
+}
+
 static void bad_input_is_refused(void **state) {
   (void)state;
   zkc_client_t *c = zkt_open(NULL);
@@ -319,6 +741,16 @@ static void bad_input_is_refused(void **state) {
   assert_int_equal(zkc_client_prometheus(c, NULL, NULL), ZKC_EINVAL);
   assert_int_equal(zkc_client_foreach_lock_stats(c, NULL, NULL), ZKC_EINVAL);
   assert_int_equal(zkc_client_set_event_hook(NULL, NULL, NULL), ZKC_EINVAL);
+  assert_int_equal(zkc_sem_stats(NULL, &ls), ZKC_EINVAL);
+  assert_int_equal(zkc_multilock_stats(NULL, &ls), ZKC_EINVAL);
+  assert_int_equal(zkc_latch_stats(NULL, &ls), ZKC_EINVAL);
+  assert_int_equal(zkc_selector_stats(NULL, &ls), ZKC_EINVAL);
+  assert_int_equal(zkc_async_stats(NULL, "/a", &ls), ZKC_EINVAL);
+  zkc_async_t *a = NULL;
+  OK(zkc_async_create(&a, c, NULL));
+  assert_int_equal(zkc_async_stats(a, "no/slash", &ls), ZKC_EINVAL);
+  assert_int_equal(zkc_async_stats(a, "/a", NULL), ZKC_EINVAL);
+  OK(zkc_async_destroy(a));
   OK(zkc_mutex_destroy(m));
   zkc_client_close(c);
 }
@@ -330,6 +762,12 @@ int main(int argc, char **argv) {
       cmocka_unit_test(prometheus_text_passes_promtool),
       cmocka_unit_test(event_hook_hears_what_is_counted),
       cmocka_unit_test(client_counts_sessions_and_expiry),
+      cmocka_unit_test(semaphore_counts_a_known_sequence),
+      cmocka_unit_test(multilock_counts_the_set),
+      cmocka_unit_test(latch_counts_turns_of_leadership),
+      cmocka_unit_test(selector_counts_a_turn),
+      cmocka_unit_test(async_counts_per_path),
+      cmocka_unit_test(hook_runs_outside_library_locks),
       cmocka_unit_test(bad_input_is_refused),
   };
   return zkt_main(argc, argv, tests, sizeof tests / sizeof tests[0], "stats");
