@@ -90,12 +90,34 @@ int zkc__stats_hub_init(zkc__stats_hub_t *hub) {
   return pthread_mutex_init(&hub->mu, NULL) == 0 ? ZKC_OK : ZKC_ENOMEM;
 }
 
+/* The first record of path (of whichever recipe); caller holds hub->mu. */
+static zkc__lstats_t *path_head_locked(zkc__stats_hub_t *hub,
+                                       const char *path) {
+  zkc__lstats_t *s = NULL;
+  HASH_FIND(hh, hub->by_path, path, strlen(path), s);
+  return s;
+}
+
 /* The record of (recipe, path); caller holds hub->mu. */
 static zkc__lstats_t *find_locked(zkc__stats_hub_t *hub,
                                   zkc_stats_recipe_t recipe, const char *path) {
-  zkc__lstats_t *s = hub->records;
-  while (s && (s->recipe != recipe || strcmp(s->path, path) != 0)) s = s->next;
+  zkc__lstats_t *s = path_head_locked(hub, path);
+  while (s && s->recipe != recipe) s = s->same_path;
   return s;
+}
+
+/* Makes s findable: the head of its path's chain, or next in it. 0 when
+ * the table could not grow. */
+static int index_locked(zkc__stats_hub_t *hub, zkc__lstats_t *s) {
+  zkc__lstats_t *head = path_head_locked(hub, s->path);
+  if (head != NULL) {
+    s->same_path = head->same_path;
+    head->same_path = s;
+    return 1;
+  }
+  zkc__hash_oom = 0;
+  HASH_ADD_KEYPTR(hh, hub->by_path, s->path, strlen(s->path), s);
+  return !zkc__hash_oom;
 }
 
 zkc__lstats_t *zkc__stats_find(zkc__stats_hub_t *hub, zkc_stats_recipe_t recipe,
@@ -111,12 +133,13 @@ zkc__lstats_t *zkc__stats_for(zkc__stats_hub_t *hub, zkc_stats_recipe_t recipe,
   pthread_mutex_lock(&hub->mu);
   zkc__lstats_t *s = find_locked(hub, recipe, path);
   if (s == NULL && (s = calloc(1, sizeof *s)) != NULL) {
-    if ((s->path = strdup(path)) == NULL) {
+    s->hub = hub;
+    s->recipe = recipe;
+    if ((s->path = strdup(path)) == NULL || !index_locked(hub, s)) {
+      free(s->path);
       free(s);
       s = NULL;
     } else {
-      s->hub = hub;
-      s->recipe = recipe;
       s->next = hub->records;
       hub->records = s;
     }
@@ -245,6 +268,7 @@ int zkc__stats_hook_set(zkc__stats_hub_t *hub, zkc_event_fn fn, void *ctx) {
 }
 
 void zkc__stats_hub_free(zkc__stats_hub_t *hub) {
+  HASH_CLEAR(hh, hub->by_path);
   while (hub->records) {
     zkc__lstats_t *s = hub->records;
     hub->records = s->next;

@@ -10,6 +10,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "hash.h"
 #include "zkcoord/stats.h"
 
 typedef struct zkc__hist {
@@ -27,7 +28,9 @@ typedef struct zkc__lstats {
   atomic_uint_fast64_t lost[4];
   atomic_int_fast64_t holds, waiters;
   zkc__hist_t wait, hold, handoff;
-  struct zkc__lstats *next;
+  struct zkc__lstats *next;      /* in the hub's list, newest first */
+  struct zkc__lstats *same_path; /* the path's other recipes' records */
+  UT_hash_handle hh;             /* in by_path: the path's first record */
 } zkc__lstats_t;
 
 /* A client's records, its event hook (swapped whole; the replaced ones are
@@ -38,6 +41,8 @@ typedef struct zkc__hook zkc__hook_t;
 typedef struct zkc__stats_hub {
   pthread_mutex_t mu; /* guards the lists, not the counts */
   zkc__lstats_t *records;
+  zkc__lstats_t *by_path; /* found by path: an acquire of an async context
+                             finds its path's record without a walk */
   zkc__hook_t *_Atomic hook;
   zkc__hook_t *old_hooks;
   atomic_uint_fast64_t state_counts[ZKC_STATE_CLOSED + 1];

@@ -158,6 +158,37 @@ static void no_record_counts_nothing(void **state) {
   assert_null(out.path);
 }
 
+/* One record per (recipe, path), found again by both, whatever else the
+ * hub holds; zkc__stats_find makes none. */
+static void records_found_by_recipe_and_path(void **state) {
+  (void)state;
+  zkc__stats_hub_t hub;
+  assert_int_equal(zkc__stats_hub_init(&hub), ZKC_OK);
+  assert_null(zkc__stats_find(&hub, ZKC_STATS_ASYNC, "/p0"));
+  zkc__lstats_t *async[100], *mutex[100];
+  char path[32];
+  for (int i = 0; i < 100; i++) {
+    snprintf(path, sizeof path, "/p%d", i);
+    async[i] = zkc__stats_for(&hub, ZKC_STATS_ASYNC, path);
+    mutex[i] = zkc__stats_for(&hub, ZKC_STATS_MUTEX, path);
+    assert_non_null(async[i]);
+    assert_ptr_not_equal(async[i], mutex[i]);
+  }
+  for (int i = 0; i < 100; i++) {
+    snprintf(path, sizeof path, "/p%d", i);
+    assert_ptr_equal(zkc__stats_find(&hub, ZKC_STATS_ASYNC, path), async[i]);
+    assert_ptr_equal(zkc__stats_for(&hub, ZKC_STATS_MUTEX, path), mutex[i]);
+    assert_null(zkc__stats_find(&hub, ZKC_STATS_LATCH, path));
+    assert_string_equal(async[i]->path, path);
+    assert_int_equal(mutex[i]->recipe, ZKC_STATS_MUTEX);
+  }
+  assert_null(zkc__stats_find(&hub, ZKC_STATS_ASYNC, "/p100"));
+  size_t n = 0;
+  for (zkc__lstats_t *s = zkc__stats_records(&hub); s; s = s->next) n++;
+  assert_int_equal(n, 200);
+  zkc__stats_hub_free(&hub);
+}
+
 static void recipe_names(void **state) {
   (void)state;
   assert_string_equal(zkc_stats_recipe_name(ZKC_STATS_MUTEX), "mutex");
@@ -171,6 +202,7 @@ int main(void) {
       cmocka_unit_test(buckets_at_their_bounds),
       cmocka_unit_test(each_end_counts_once),
       cmocka_unit_test(no_record_counts_nothing),
+      cmocka_unit_test(records_found_by_recipe_and_path),
       cmocka_unit_test(recipe_names),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
