@@ -51,9 +51,10 @@ int zkc__qrun_ops(zkc__qrun_t *r, zkc__op_t **ops) {
       if (r->list) ops[n++] = r->list; /* the sync before them */
       break;
     case Q_SEARCHING: /* the sync, then the read behind it */
-    case Q_CONFIRMING: /* the sync, then our node's stat */
+    case Q_CONFIRMING: /* the sync, then our node's (or voucher's) stat */
       ops[n++] = r->list;
       ops[n++] = r->op;
+      if (r->watch) ops[n++] = r->watch; /* a vouched run's own node */
       break;
     case Q_CREATING: case Q_PARENTING: case Q_ADOPTING: case Q_REMOVING:
       ops[n++] = r->op;
@@ -453,34 +454,51 @@ static void round_leave(zkc__qrun_t *r, int remove) {
  * grow while the path exists, and it does while our node does. So our
  * node's stat is the proof a read of the whole queue would give: sent
  * behind a sync through the leader, answered fresh, showing the node ours.
- * A vouched run stats its voucher instead: our session's write node, which
+ * A vouched run stats its voucher too: our session's write node, which
  * nobody can be granted beside while it stands, and which stands before
  * every writer queued after it while our read node, carrying its sequence,
- * does. */
+ * does; so our read node's stat goes with it (in r->watch), behind the
+ * same sync: a read node deleted by an outsider is no hold, whatever the
+ * write node shows. */
 static void confirm(zkc__qrun_t *r) {
   op_drop(r, &r->list);
   op_drop(r, &r->op);
-  if ((r->list = op_new(r)) == NULL || (r->op = op_new(r)) == NULL) {
+  op_drop(r, &r->watch);
+  if ((r->list = op_new(r)) == NULL || (r->op = op_new(r)) == NULL ||
+      (r->vouch && (r->watch = op_new(r)) == NULL)) {
     op_drop(r, &r->list);
+    op_drop(r, &r->op);
     finish(r, ZKC_ENOMEM);
     return;
   }
   r->proof = r->world->boot_ms();
   zkc__qown_send(r, r->list, ZKC__QR_SYNC, r->base);
   zkc__qown_send(r, r->op, ZKC__QR_EXISTS, r->vouch ? r->vouch : r->node);
+  if (r->vouch) zkc__qown_send(r, r->watch, ZKC__QR_EXISTS, r->node);
   r->st = Q_CONFIRMING;
+}
+
+/* An answered stat: ZKC_OK when it shows a node of ours, ZKC_ELOST when
+ * the node is gone or another session's, else the request's failure. */
+static int ours(const zkc__qrun_t *r, const zkc__op_t *stat) {
+  if (stat->rc == ZKC_ENONODE) return ZKC_ELOST;
+  if (stat->rc != ZKC_OK) return stat->rc;
+  return stat->stat.ephemeral_owner == r->owner ? ZKC_OK : ZKC_ELOST;
 }
 
 static void confirmed(zkc__qrun_t *r) {
   int rc = r->list->rc;
-  if (rc == ZKC_OK || rc == ZKC_ENONODE) rc = r->op->rc;
-  int64_t owner = r->op->stat.ephemeral_owner;
-  if (r->vouch && rc == ZKC_OK) r->token = r->op->stat.czxid;
+  if (rc == ZKC_OK || rc == ZKC_ENONODE) rc = ours(r, r->op);
+  if (r->vouch && rc == ZKC_OK) {
+    r->token = r->op->stat.czxid;
+    rc = ours(r, r->watch);
+  }
   op_end(&r->list);
   op_end(&r->op);
+  op_end(&r->watch);
   if (r->vouch && zkc__vouch_seam) zkc__vouch_seam();
-  if (rc == ZKC_OK && owner == r->owner) grant(r);
-  else if (rc == ZKC_OK || rc == ZKC_ENONODE) finish(r, ZKC_ELOST);
+  if (rc == ZKC_OK) grant(r);
+  else if (rc == ZKC_ELOST) finish(r, ZKC_ELOST);
   else if (zkc__retryable(rc)) retry(r, rc, Q_RELIST);
   else finish(r, rc);
 }
@@ -698,6 +716,9 @@ void zkc__qrun_give_up(zkc__qrun_t *r) {
       r->w_reg = 0;
       free(r->pred);
       r->pred = NULL;
+      break;
+    case Q_CONFIRMING: /* a vouched run's own-node stat */
+      op_drop(r, &r->watch);
       break;
     case Q_REMOVING: /* finished in the background */
       op_drop(r, &r->op);

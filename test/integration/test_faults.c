@@ -1389,6 +1389,70 @@ static void downgrade_on_stale_answer_reads_again(void **state) {
   zkt_proxy_stop(&proxy);
 }
 
+/* The downgrade's read node deleted by an outsider before the read its
+ * grant rests on. At the seam (the write node's first read answered) the
+ * read node is deleted, and the thread stays away past half the session,
+ * so that the answer is stale and the nodes are read again: that read,
+ * after the delete, is what a grant would rest on. The write node alone
+ * proves nothing for a read node that is gone: had the downgrade been
+ * granted, C's writer would be granted beside this "reader" once the write
+ * side went. ZKC_ELOST, and the write hold stands. */
+static struct {
+  const char *path;
+  int ran, deleted;
+} gone_rd;
+
+static void delete_read_node_then_stall(void) {
+  if (gone_rd.ran) return;
+  gone_rd.ran = 1;
+  struct String_vector kids = {0};
+  zkt_sync_handle(zkt_raw(), gone_rd.path); /* sees W's read node */
+  if (zoo_get_children(zkt_raw(), gone_rd.path, 0, &kids) == ZOK) {
+    for (int i = 0; i < kids.count; i++)
+      if (strstr(kids.data[i], "__READ__")) {
+        char full[1200];
+        snprintf(full, sizeof full, "%s/%s", gone_rd.path, kids.data[i]);
+        if (zoo_delete(zkt_raw(), full, -1) == ZOK) gone_rd.deleted = 1;
+      }
+    deallocate_String_vector(&kids);
+  }
+  /* A stall the case makes (past half of W's 4 s session): the answer
+   * goes stale, and the nodes are read again after the delete. */
+  usleep(2100 * 1000);
+}
+
+static void downgrade_read_node_deleted_before_proof(void **state) {
+  (void)state;
+  char path[400];
+  snprintf(path, sizeof path, "%s", zkt_path("rw"));
+  zkc_client_t *w = open_with(4000, NULL);
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_rwlock_t *wrw = NULL, *crw = NULL;
+  OK(zkc_rwlock_create(&wrw, w, path));
+  OK(zkc_rwlock_create(&crw, c, path));
+  zkc_mutex_t *ww = zkc_rwlock_write_side(wrw), *wr = zkc_rwlock_read_side(wrw);
+  OK(zkc_mutex_acquire_timeout(ww, zkt_ms(10000)));
+  bg_acquire_t cw;
+  bg_acquire(&cw, zkc_rwlock_write_side(crw), zkt_ms(60000));
+  assert_true(zkt_await_children(path, 2, zkt_ms(10000)));
+  gone_rd.path = path, gone_rd.ran = 0, gone_rd.deleted = 0;
+  zkc__vouch_seam = delete_read_node_then_stall;
+  int rc = zkc_mutex_acquire_timeout(wr, zkt_ms(10000));
+  zkc__vouch_seam = NULL;
+  assert_true(gone_rd.ran && gone_rd.deleted);
+  if (rc == ZKC_OK) (void)zkc_mutex_release(wr);
+  assert_int_equal(rc, ZKC_ELOST);
+  assert_false(zkc_mutex_is_owned_by_current_thread(wr));
+  assert_true(zkc_mutex_is_held(ww)); /* the write hold stands */
+  OK(zkc_mutex_release(ww));
+  OK(bg_result(&cw)); /* C's writer, once W's write node went */
+  bg_release(&cw);
+  OK(zkc_rwlock_destroy(wrw));
+  OK(zkc_rwlock_destroy(crw));
+  zkc_client_close(w);
+  zkc_client_close(c);
+}
+
 /* A lost hold is released while another call destroys the mutex: destroy
  * must wait for the release to finish with the client (it drops the
  * client's last reference, which frees it once closed). */
@@ -1558,6 +1622,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(grant_only_on_current_session),
       cmocka_unit_test(state_change_during_grant_is_seen),
       cmocka_unit_test(downgrade_on_stale_answer_reads_again),
+      cmocka_unit_test(downgrade_read_node_deleted_before_proof),
       cmocka_unit_test(refused_delete_is_reported),
       cmocka_unit_test(refused_nowait_delete_is_logged),
       cmocka_unit_test(release_of_lost_hold_races_destroy),

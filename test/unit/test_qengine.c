@@ -333,12 +333,14 @@ static void expect_read_on_round_sync(int i) {
 }
 
 /* The vouched run's create, answered: the read node made (request 0);
- * then the write node's stat behind a sync (requests i, i+1). */
+ * then behind a sync (request i) the write node's stat (i+1) and the read
+ * node's own (i+2). */
 static void expect_vouch_read(int i) {
   assert_int_equal(step(), ZKC__QN_REPLY);
-  assert_int_equal(S.n, i + 2);
+  assert_int_equal(S.n, i + 3);
   assert_string_equal(req(i, ZKC__QR_SYNC)->path, BASE);
   assert_string_equal(req(i + 1, ZKC__QR_EXISTS)->path, WNODE);
+  assert_non_null(strstr(req(i + 2, ZKC__QR_EXISTS)->path, "__READ__"));
 }
 
 static void make_read_node(void) {
@@ -362,6 +364,7 @@ static void vouched_granted_on_the_write_nodes_read(void **state) {
   expect_vouch_read(1);
   answer(1, ZKC_OK, 0);
   answer(2, ZKC_OK, SESSION);
+  answer(3, ZKC_OK, SESSION);
   assert_int_equal(step(), ZKC__QN_DONE);
   zkc__held_t held = {0};
   assert_int_equal(zkc__qrun_result(&R, &held), ZKC_OK);
@@ -383,9 +386,31 @@ static void vouched_without_the_write_node_is_lost(void **state) {
     answer(1, ZKC_OK, 0);
     if (other) answer(2, ZKC_OK, OTHER_SESSION);
     else answer(2, ZKC_ENONODE, 0);
+    answer(3, ZKC_OK, SESSION);
     assert_int_equal(step(), ZKC__QN_REPLY);
-    req(3, ZKC__QR_DELETE);
-    answer(3, ZKC_OK, 0);
+    req(4, ZKC__QR_DELETE);
+    answer(4, ZKC_OK, 0);
+    assert_int_equal(step(), ZKC__QN_DONE);
+    assert_int_equal(zkc__qrun_result(&R, NULL), ZKC_ELOST);
+    stop();
+  }
+}
+
+/* Our read node gone (deleted by an outsider) or another session's, the
+ * write node ours: no grant; ZKC_ELOST, and the read node deleted. */
+static void vouched_without_its_own_node_is_lost(void **state) {
+  (void)state;
+  for (int other = 0; other < 2; other++) {
+    start_vouched();
+    make_read_node();
+    expect_vouch_read(1);
+    answer(1, ZKC_OK, 0);
+    answer(2, ZKC_OK, SESSION);
+    if (other) answer(3, ZKC_OK, OTHER_SESSION);
+    else answer(3, ZKC_ENONODE, 0);
+    assert_int_equal(step(), ZKC__QN_REPLY);
+    req(4, ZKC__QR_DELETE);
+    answer(4, other ? ZKC_OK : ZKC_ENONODE, 0);
     assert_int_equal(step(), ZKC__QN_DONE);
     assert_int_equal(zkc__qrun_result(&R, NULL), ZKC_ELOST);
     stop();
@@ -402,13 +427,15 @@ static void vouched_stale_answer_reads_again(void **state) {
   S.clock += FRESH_MS;
   answer(1, ZKC_OK, 0);
   answer(2, ZKC_OK, SESSION);
-  expect_vouch_read(3);
-  answer(3, ZKC_OK, 0);
-  answer(4, ZKC_OK, SESSION);
+  answer(3, ZKC_OK, SESSION);
+  expect_vouch_read(4);
+  answer(4, ZKC_OK, 0);
+  answer(5, ZKC_OK, SESSION);
+  answer(6, ZKC_OK, SESSION);
   assert_int_equal(step(), ZKC__QN_DONE);
   zkc__held_t held = {0};
   assert_int_equal(zkc__qrun_result(&R, &held), ZKC_OK);
-  assert_int_equal(held.token, 704);
+  assert_int_equal(held.token, 705);
   free(held.node);
   stop();
 }
@@ -424,19 +451,72 @@ static void vouched_session_doubt_then_gone(void **state) {
   S.live = 0;
   answer(1, ZKC_OK, 0);
   answer(2, ZKC_OK, SESSION);
+  answer(3, ZKC_OK, SESSION);
   assert_int_equal(step(), ZKC__QN_SESSION);
   S.live = 1;
   S.fate = ZKC__SESSION_LIVE;
-  expect_vouch_read(3);
+  expect_vouch_read(4);
   S.fate = ZKC__SESSION_GONE;
-  answer(3, ZKC_OK, 0);
-  answer(4, ZKC_OK, SESSION);
-  step();
-  for (int i = 5; i < S.n; i++) /* the read node's delete, if sent */
-    if (!S.req[i].answered) answer(i, ZKC_OK, 0);
-  while (step() != ZKC__QN_DONE) {
-  }
+  answer(4, ZKC_OK, 0);
+  answer(5, ZKC_OK, SESSION);
+  answer(6, ZKC_OK, SESSION);
+  /* Gone with the session: no grant; the read node is given up (its
+   * delete sent, or left to the janitor), within a few steps. */
+  int steps = 0;
+  zkc__qneed_t need;
+  while ((need = step()) != ZKC__QN_DONE && ++steps < 10)
+    for (int i = 7; i < S.n; i++)
+      if (!S.req[i].answered) answer(i, ZKC_OK, 0);
+  assert_int_equal(need, ZKC__QN_DONE);
   assert_int_equal(zkc__qrun_result(&R, NULL), ZKC_ELOST);
+  stop();
+}
+
+/* The read node's create cut off, found by its uuid and adopted:
+ * the adopted node is granted only on the write node's read too; the
+ * write node gone meanwhile: ZKC_ELOST, the adopted read node deleted. */
+static void vouched_adopted_still_reads_the_write_node(void **state) {
+  (void)state;
+  start_vouched();
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  req_t *c = req(0, ZKC__QR_CREATE);
+  char made_name[700];
+  snprintf(made_name, sizeof made_name, "%s", strrchr(c->path, '/') + 1);
+  answer(0, ZKC_ECONNLOSS, 0);
+  assert_int_equal(step(), ZKC__QN_TIME);
+  S.clock += 10;
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  req(1, ZKC__QR_SYNC);
+  answer(1, ZKC_OK, 0);
+  answer_children(2, made_name, (char *)NULL);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  req(3, ZKC__QR_EXISTS);
+  answer(3, ZKC_OK, SESSION); /* ours: adopted */
+  expect_vouch_read(4);
+  answer(4, ZKC_OK, 0);
+  answer(5, ZKC_ENONODE, 0); /* the write node gone */
+  answer(6, ZKC_OK, SESSION);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  assert_non_null(strstr(req(7, ZKC__QR_DELETE)->path, made_name));
+  answer(7, ZKC_OK, 0);
+  assert_int_equal(step(), ZKC__QN_DONE);
+  assert_int_equal(zkc__qrun_result(&R, NULL), ZKC_ELOST);
+  stop();
+}
+
+/* The write node's read unanswered at the limit: ZKC_ETIMEDOUT,
+ * and the read node made is deleted (not left to block the queue). */
+static void vouched_timeout_deletes_the_read_node(void **state) {
+  (void)state;
+  start_vouched();
+  make_read_node();
+  expect_vouch_read(1);
+  zkc__qrun_give_up(&R);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  assert_non_null(strstr(req(4, ZKC__QR_DELETE)->path, "__READ__0000000004"));
+  answer(4, ZKC_OK, 0);
+  assert_int_equal(step(), ZKC__QN_DONE);
+  assert_int_equal(zkc__qrun_result(&R, NULL), ZKC_ETIMEDOUT);
   stop();
 }
 
@@ -883,8 +963,11 @@ int main(void) {
       cmocka_unit_test(first_granted_on_the_pipelined_read),
       cmocka_unit_test(vouched_granted_on_the_write_nodes_read),
       cmocka_unit_test(vouched_without_the_write_node_is_lost),
+      cmocka_unit_test(vouched_without_its_own_node_is_lost),
       cmocka_unit_test(vouched_stale_answer_reads_again),
       cmocka_unit_test(vouched_session_doubt_then_gone),
+      cmocka_unit_test(vouched_adopted_still_reads_the_write_node),
+      cmocka_unit_test(vouched_timeout_deletes_the_read_node),
       cmocka_unit_test(stale_answer_read_again_through_the_leader),
       cmocka_unit_test(waiter_reads_again_on_the_rounds_sync),
       cmocka_unit_test(stale_round_sync_reads_behind_a_new_one),
