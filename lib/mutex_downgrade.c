@@ -52,8 +52,19 @@ int zkc__mutex_downgrade(zkc_mutex_t *m, const char *wnode, const char *data,
   if (!zkc__node_sequence(zkc__basename(wnode), &seq)) return ZKC_ELOST;
   char name[32];
   snprintf(name, sizeof name, "%s%010d", ZKC__READ_NAME, (int)seq);
-  return zkc__node_create_vouched(m->client, m->path, name, data, wnode,
-                                  deadline, out);
+  int rc = zkc__node_create_vouched(m->client, m->path, name, data, wnode,
+                                    deadline, out);
+  if (rc != ZKC_OK) return rc;
+  /* The write hold may have been reported lost while the read node was
+   * vouched for (a suspension, lost by the client's policy, then the same
+   * session again): its node is the janitor's now, and its token was told
+   * lost. A read hold resting on it would reuse that token: refused, and
+   * the read node given up by the caller. */
+  int lost = 0;
+  char *still = my_node(m->twin, &lost);
+  int same = still != NULL && strcmp(still, wnode) == 0;
+  free(still);
+  return same ? ZKC_OK : ZKC_ELOST;
 }
 
 /* Before m's own lock: the calling thread's holds change only by its own

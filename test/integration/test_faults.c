@@ -1453,6 +1453,82 @@ static void downgrade_read_node_deleted_before_proof(void **state) {
   zkc_client_close(c);
 }
 
+/* The write hold reported lost while its downgrade is vouched for: W
+ * (lost_on_suspended) loses its connection at the seam, after the write
+ * node's read was answered; the write hold is told lost (its node handed
+ * to the janitor, its token told), the same session comes back, and the
+ * answer is still fresh. A read hold granted on it would rest on a hold
+ * already reported lost, with its token: ZKC_ELOST instead, and no read
+ * node left. */
+static struct {
+  zkt_proc_t *proxy;
+  zkc_client_t *w;
+  atomic_int write_lost;
+  int ran;
+} cut_dg;
+
+static void on_write_lost(void *ctx, zkc_mutex_t *m, zkc_lost_reason_t why,
+                          int64_t token) {
+  (void)ctx, (void)m, (void)why, (void)token;
+  atomic_store(&cut_dg.write_lost, 1);
+}
+
+static int write_told_lost(void *ctx) {
+  (void)ctx;
+  return atomic_load(&cut_dg.write_lost);
+}
+
+static int w_connected(void *ctx) {
+  zkc_state_t st;
+  return zkc_client_state(ctx, &st) == ZKC_OK &&
+         (st == ZKC_STATE_RECONNECTED || st == ZKC_STATE_CONNECTED);
+}
+
+static void cut_during_downgrade(void) {
+  if (cut_dg.ran) return;
+  cut_dg.ran = 1;
+  zkt_proxy_cmd(cut_dg.proxy, "cut");
+  if (!zkt_await(write_told_lost, NULL, zkt_ms(10000)))
+    fail_msg("the write hold was not told lost");
+  if (!zkt_await(w_connected, cut_dg.w, zkt_ms(10000)))
+    fail_msg("W did not reconnect");
+}
+
+static void downgrade_of_write_hold_lost_meanwhile_is_refused(void **state) {
+  (void)state;
+  char path[400];
+  snprintf(path, sizeof path, "%s", zkt_path("rw"));
+  zkt_proc_t proxy = zkt_proxy_start(1);
+  zkc_client_opts_t opts;
+  zkc_client_opts_init(&opts);
+  opts.session_timeout_ms = 10000;
+  opts.lost_on_suspended = 1;
+  zkc_client_t *w = NULL;
+  OK(zkc_client_open(&w, zkt_proxy_connect(&proxy), &opts));
+  zkc_rwlock_t *wrw = NULL;
+  OK(zkc_rwlock_create(&wrw, w, path));
+  zkc_mutex_t *ww = zkc_rwlock_write_side(wrw), *wr = zkc_rwlock_read_side(wrw);
+  OK(zkc_mutex_set_lost_callback(ww, on_write_lost, NULL));
+  OK(zkc_mutex_acquire_timeout(ww, zkt_ms(10000)));
+  cut_dg.proxy = &proxy, cut_dg.w = w, cut_dg.ran = 0;
+  atomic_store(&cut_dg.write_lost, 0);
+  zkc__vouch_seam = cut_during_downgrade;
+  int rc = zkc_mutex_acquire_timeout(wr, zkt_ms(10000));
+  zkc__vouch_seam = NULL;
+  assert_true(cut_dg.ran);
+  int reading = zkc_mutex_is_owned_by_current_thread(wr);
+  if (rc == ZKC_OK) (void)zkc_mutex_release(wr);
+  assert_int_equal(rc, ZKC_ELOST);
+  assert_false(reading);
+  assert_int_equal(zkc_mutex_release(ww), ZKC_ELOST);
+  /* Nothing of W's is left: the read node given up, the write node
+   * deleted by the janitor. */
+  assert_true(zkt_await_children_exactly(path, 0, zkt_ms(10000)));
+  OK(zkc_rwlock_destroy(wrw));
+  zkc_client_close(w);
+  zkt_proxy_stop(&proxy);
+}
+
 /* A lost hold is released while another call destroys the mutex: destroy
  * must wait for the release to finish with the client (it drops the
  * client's last reference, which frees it once closed). */
@@ -1623,6 +1699,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(state_change_during_grant_is_seen),
       cmocka_unit_test(downgrade_on_stale_answer_reads_again),
       cmocka_unit_test(downgrade_read_node_deleted_before_proof),
+      cmocka_unit_test(downgrade_of_write_hold_lost_meanwhile_is_refused),
       cmocka_unit_test(refused_delete_is_reported),
       cmocka_unit_test(refused_nowait_delete_is_logged),
       cmocka_unit_test(release_of_lost_hold_races_destroy),
