@@ -143,13 +143,16 @@ static int new_prefix(zkc__lrun_t *r) {
 
 /* The creates still to make, or else a sync through the leader (a
  * follower cut off from it answers reads from a frozen state; it cannot
- * answer the sync and holds the reads behind it); then the leases with
- * their watch, the count with its watch, and the path's layout until it
- * was accepted once (read after our creates, so that of two recipes begun
- * on the path at once, one sees the other). */
+ * answer the sync and holds the reads behind it); then the leases, the
+ * count, and the path's layout until it was accepted once (read after our
+ * creates, so that of two recipes begun on the path at once, one sees the
+ * other). The leases and the count are watched only once they did not fit:
+ * a lease granted on the first read leaves no watch to remove (one request
+ * fewer per lease), and one that must wait reads again, watched, before it
+ * waits. */
 static void send_round(zkc__lrun_t *r) {
   int rc = r->prefix ? ZKC_OK : new_prefix(r);
-  if (rc == ZKC_OK && !r->w_reg) {
+  if (rc == ZKC_OK && r->watching && !r->w_reg) {
     rc = r->world->waiter_register(r->c, &r->w, r->how.leases,
                                    r->how.drv ? r->how.drv->wake : NULL,
                                    r->how.drv_ctx);
@@ -157,7 +160,7 @@ static void send_round(zkc__lrun_t *r) {
       r->w_reg = 1;
       if (r->how.count) r->world->waiter_also(r->c, &r->w, r->how.count);
     }
-  } else if (rc == ZKC_OK) {
+  } else if (rc == ZKC_OK && r->watching) {
     r->world->waiter_rearm(r->c, &r->w);
   }
   for (unsigned i = 0; rc == ZKC_OK && i < r->how.qty; i++)
@@ -187,9 +190,11 @@ static void send_round(zkc__lrun_t *r) {
     }
   if (r->reads[R_SYNC])
     send(r, r->reads[R_SYNC], ZKC__QR_SYNC, r->how.leases);
-  send(r, r->reads[R_LEASES], ZKC__QR_CHILDREN_WATCH, r->how.leases);
+  send(r, r->reads[R_LEASES],
+       r->watching ? ZKC__QR_CHILDREN_WATCH : ZKC__QR_CHILDREN, r->how.leases);
   if (r->reads[R_COUNT])
-    send(r, r->reads[R_COUNT], ZKC__QR_GET_WATCH, r->how.count);
+    send(r, r->reads[R_COUNT], r->watching ? ZKC__QR_GET_WATCH : ZKC__QR_GET,
+         r->how.count);
   if (r->reads[R_LAYOUT])
     send(r, r->reads[R_LAYOUT], ZKC__QR_CHILDREN, r->how.path);
   r->st = L_SENT;
@@ -312,6 +317,7 @@ static void decide(zkc__lrun_t *r, const zkc__names_t *kids, int32_t max) {
   if (v == ZKC__L_DEADLOCK) finish(r, ZKC_EDEADLK);
   else if (v == ZKC__L_FIT) grant(r);
   else if (r->world->now_ms() >= r->how.deadline) finish(r, ZKC_ETIMEDOUT);
+  else if (!r->watching) r->watching = 1, r->st = L_SEND; /* read, watched */
   else r->st = L_HEAD;
 }
 

@@ -68,6 +68,7 @@ typedef struct zkc__lrun {
   const zkc__qworld_t *world;
   unsigned st : 4, after : 4;
   unsigned w_reg : 1;    /* the waiter is registered */
+  unsigned watching : 1; /* the reads set watches: the leases did not fit */
   unsigned layout_ok : 1; /* the path's layout was read and accepted */
   unsigned warned : 1;   /* the limits-disagree warning given */
   unsigned parents : 4;  /* parent walks begun (ZKC__PARENT_RECREATE_MAX) */

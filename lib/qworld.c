@@ -32,6 +32,9 @@ static void qw_send(zkc_client_t *c, zkc__op_t *op, const zkc__qreq_t *rq) {
     case ZKC__QR_GET_WATCH:
       zkc__submit_get_watch(c, op, rq->path, rq->watch);
       break;
+    case ZKC__QR_GET:
+      zkc__submit_get(c, op, rq->path);
+      break;
     case ZKC__QR_COUNT:
       zkc__submit_create(c, op, ZKC_NODE_PARENT, rq->path, rq->data, rq->len,
                          ZKC__CREATE_PERSISTENT);

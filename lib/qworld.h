@@ -33,8 +33,9 @@ typedef enum zkc__qreq_kind {
                              for waiter `watch` */
   ZKC__QR_GET_WATCH,      /* the data of `path`, and a data watch for
                              waiter `watch` */
-  ZKC__QR_COUNT           /* a persistent node at `path` holding the `len`
+  ZKC__QR_COUNT,          /* a persistent node at `path` holding the `len`
                              bytes of `data` (a shared count) */
+  ZKC__QR_GET             /* the data of `path` */
 } zkc__qreq_kind_t;
 
 typedef struct zkc__qreq {

@@ -250,14 +250,17 @@ static void answer_children(int i, zkc__qreq_kind_t kind, ...) {
   answer(i, ZKC_OK, 0);
 }
 
+/* The leases read: unwatched until they did not fit once, then watched. */
 #define LEASES_READ(i, ...) \
+  answer_children(i, ZKC__QR_CHILDREN, __VA_ARGS__, (char *)NULL)
+#define LEASES_READ_W(i, ...) \
   answer_children(i, ZKC__QR_CHILDREN_WATCH, __VA_ARGS__, (char *)NULL)
 #define LAYOUT_READ(i, ...) \
   answer_children(i, ZKC__QR_CHILDREN, __VA_ARGS__, (char *)NULL)
 
 /* The count read at i answers 4 bytes (or len) of value. */
-static void answer_count(int i, int32_t value, int len) {
-  req_t *q = req(i, ZKC__QR_GET_WATCH);
+static void answer_count(int i, int watched, int32_t value, int len) {
+  req_t *q = req(i, watched ? ZKC__QR_GET_WATCH : ZKC__QR_GET);
   uint32_t u = (uint32_t)value;
   assert_non_null(q->op->data = malloc(5));
   for (int k = 0; k < 4; k++) q->op->data[k] = (char)(u >> (8 * (3 - k)));
@@ -280,17 +283,31 @@ static void expect_first_round(void) {
   req_t *c = req(0, ZKC__QR_CREATE);
   assert_int_equal(strncmp(c->path, LEASES "/_c_", 13), 0);
   assert_non_null(strstr(c->path, "-lease-"));
-  req_t *l = req(1, ZKC__QR_CHILDREN_WATCH);
+  req_t *l = req(1, ZKC__QR_CHILDREN);
+  assert_string_equal(l->path, LEASES);
+  assert_string_equal(req(2, ZKC__QR_CHILDREN)->path, PATH);
+  assert_int_equal(S.registered, 0); /* no watch: nobody to tell */
+}
+
+/* The leases did not fit on an unwatched read: read again behind a sync
+ * (from request i), watched this time, before any wait: the leases (and
+ * the count, when there is one), no layout (accepted already). */
+static void expect_watched_reread(int i, int with_count) {
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  assert_int_equal(S.n, i + 2 + with_count);
+  assert_int_equal(S.registered, 1);
+  req(i, ZKC__QR_SYNC);
+  req_t *l = req(i + 1, ZKC__QR_CHILDREN_WATCH);
   assert_string_equal(l->path, LEASES);
   assert_true(l->watch != 0);
-  assert_string_equal(req(2, ZKC__QR_CHILDREN)->path, PATH);
+  if (with_count) req(i + 2, ZKC__QR_GET_WATCH);
 }
 
 /* ---- the cases ---- */
 
 /* The lease fits: granted on the one round trip, three requests in all
- * (the reads behind the create need no sync); the watches go with the
- * grant. */
+ * (the reads behind the create need no sync), and no watch set, so none
+ * to remove. */
 static void fits_in_one_round_trip(void **state) {
   (void)state;
   start(1, 2);
@@ -302,7 +319,7 @@ static void fits_in_one_round_trip(void **state) {
   expect_done(ZKC_OK);
   assert_int_equal(S.n, 3);
   assert_int_equal(S.registered, 0);
-  assert_int_equal(S.unwatched, 1);
+  assert_int_equal(S.unwatched, 0);
   zkc__held_t *nodes = zkc__lrun_take_nodes(&R);
   assert_string_equal(strrchr(nodes[0].node, '/') + 1, own);
   assert_int_equal(nodes[0].session_id, SESSION);
@@ -312,9 +329,10 @@ static void fits_in_one_round_trip(void **state) {
   stop();
 }
 
-/* Full: the head checks that its queue node is still there, waits, and on
- * the watch reads again (no create, no layout read: both done); a release
- * makes it fit. */
+/* Full: read again, watched; still full, the head checks that its queue
+ * node is still there, waits, and on the watch reads again (no create, no
+ * layout read: both done); a release makes it fit, and the watch that was
+ * set goes with the grant. */
 static void waits_as_head_then_fits(void **state) {
   (void)state;
   start(1, 1);
@@ -323,20 +341,42 @@ static void waits_as_head_then_fits(void **state) {
   answer_created(0, 3, SESSION, own);
   LEASES_READ(1, "_c_x-lease-0000000001", own);
   LAYOUT_READ(2, "locks", "leases");
+  expect_watched_reread(3, 0);
+  answer(3, ZKC_OK, 0);
+  LEASES_READ_W(4, "_c_x-lease-0000000001", own);
   assert_int_equal(step(), ZKC__QN_REPLY);
-  assert_int_equal(S.n, 4);
-  assert_string_equal(req(3, ZKC__QR_EXISTS)->path, QNODE);
-  answer(3, ZKC_OK, SESSION);
+  assert_int_equal(S.n, 6);
+  assert_string_equal(req(5, ZKC__QR_EXISTS)->path, QNODE);
+  answer(5, ZKC_OK, SESSION);
   assert_int_equal(step(), ZKC__QN_EVENT);
   zkc__lrun_woken(&R, ZKC__WAKE_FIRED);
   assert_int_equal(step(), ZKC__QN_REPLY);
-  assert_int_equal(S.n, 6);
+  assert_int_equal(S.n, 8);
   assert_int_equal(S.rearmed, 1);
-  req(4, ZKC__QR_SYNC);
-  req(5, ZKC__QR_CHILDREN_WATCH);
-  answer(4, ZKC_OK, 0);
-  LEASES_READ(5, own);
+  req(6, ZKC__QR_SYNC);
+  req(7, ZKC__QR_CHILDREN_WATCH);
+  answer(6, ZKC_OK, 0);
+  LEASES_READ_W(7, own);
   expect_done(ZKC_OK);
+  assert_int_equal(S.unwatched, 1);
+  stop();
+}
+
+/* Full on the unwatched read, free on the watched one (a release between
+ * the two): granted on the second read, without a wait. */
+static void full_then_free_on_the_watched_read(void **state) {
+  (void)state;
+  start(1, 1);
+  expect_first_round();
+  char own[200];
+  answer_created(0, 3, SESSION, own);
+  LEASES_READ(1, "_c_x-lease-0000000001", own);
+  LAYOUT_READ(2, "locks", "leases");
+  expect_watched_reread(3, 0);
+  answer(3, ZKC_OK, 0);
+  LEASES_READ_W(4, own);
+  expect_done(ZKC_OK);
+  assert_int_equal(S.n, 5);
   stop();
 }
 
@@ -350,8 +390,11 @@ static void wait_timeout_ends_the_run(void **state) {
   answer_created(0, 3, SESSION, own);
   LEASES_READ(1, "_c_x-lease-0000000001", own);
   LAYOUT_READ(2, "locks");
+  expect_watched_reread(3, 0);
+  answer(3, ZKC_OK, 0);
+  LEASES_READ_W(4, "_c_x-lease-0000000001", own);
   assert_int_equal(step(), ZKC__QN_REPLY);
-  answer(3, ZKC_OK, SESSION);
+  answer(5, ZKC_OK, SESSION);
   assert_int_equal(step(), ZKC__QN_EVENT);
   zkc__lrun_woken(&R, ZKC__WAKE_TIMEOUT);
   expect_done(ZKC_ETIMEDOUT);
@@ -446,9 +489,12 @@ static void queue_node_gone_is_lost(void **state) {
   answer_created(0, 3, SESSION, own);
   LEASES_READ(1, "_c_x-lease-0000000001", own);
   LAYOUT_READ(2, "locks", "leases");
+  expect_watched_reread(3, 0);
+  answer(3, ZKC_OK, 0);
+  LEASES_READ_W(4, "_c_x-lease-0000000001", own);
   assert_int_equal(step(), ZKC__QN_REPLY);
-  req(3, ZKC__QR_EXISTS);
-  answer(3, ZKC_ENONODE, 0);
+  req(5, ZKC__QR_EXISTS);
+  answer(5, ZKC_ENONODE, 0);
   expect_done(ZKC_ELOST);
   stop();
 }
@@ -463,8 +509,11 @@ static void queue_node_of_another_session_is_lost(void **state) {
   answer_created(0, 3, SESSION, own);
   LEASES_READ(1, "_c_x-lease-0000000001", own);
   LAYOUT_READ(2, "locks", "leases");
+  expect_watched_reread(3, 0);
+  answer(3, ZKC_OK, 0);
+  LEASES_READ_W(4, "_c_x-lease-0000000001", own);
   expect_done(ZKC_ELOST);
-  assert_int_equal(S.n, 3);
+  assert_int_equal(S.n, 5);
   stop();
 }
 
@@ -516,7 +565,7 @@ static void missing_leases_made_as_states(void **state) {
   assert_int_equal(step(), ZKC__QN_REPLY);
   assert_int_equal(S.n, 7); /* the round again, its create first */
   req(4, ZKC__QR_CREATE);
-  req(5, ZKC__QR_CHILDREN_WATCH);
+  req(5, ZKC__QR_CHILDREN);
   req(6, ZKC__QR_CHILDREN);
   char own[200];
   answer_created(4, 1, SESSION, own);
@@ -533,8 +582,8 @@ static void count_made_with_the_seed_then_read(void **state) {
   start_with(1, 258, COUNT, SESSION);
   assert_int_equal(step(), ZKC__QN_REPLY);
   assert_int_equal(S.n, 4);
-  assert_int_equal(S.also, 1);
-  assert_string_equal(req(2, ZKC__QR_GET_WATCH)->path, COUNT);
+  assert_int_equal(S.also, 0); /* no watch on the first read */
+  assert_string_equal(req(2, ZKC__QR_GET)->path, COUNT);
   char own[200];
   answer_created(0, 3, SESSION, own);
   LEASES_READ(1, "_c_a-lease-0000000001", own);
@@ -550,9 +599,14 @@ static void count_made_with_the_seed_then_read(void **state) {
   assert_int_equal(S.n, 8);
   answer(5, ZKC_OK, 0);
   LEASES_READ(6, "_c_a-lease-0000000001", own);
-  answer_count(7, 1, 4); /* the limit is 1 now: full */
+  answer_count(7, 0, 1, 4); /* the limit is 1 now: full */
+  expect_watched_reread(8, 1); /* both watched now */
+  assert_int_equal(S.also, 1);
+  answer(8, ZKC_OK, 0);
+  LEASES_READ_W(9, "_c_a-lease-0000000001", own);
+  answer_count(10, 1, 1, 4);
   assert_int_equal(step(), ZKC__QN_REPLY);
-  req(8, ZKC__QR_EXISTS);
+  req(11, ZKC__QR_EXISTS);
   stop();
 }
 
@@ -564,7 +618,7 @@ static void count_of_the_wrong_size_refused(void **state) {
   char own[200];
   answer_created(0, 3, SESSION, own);
   LEASES_READ(1, own);
-  answer_count(2, 2, 3);
+  answer_count(2, 0, 2, 3);
   LAYOUT_READ(3, "locks", "leases");
   expect_done(ZKC_EPROTO);
   stop();
@@ -610,14 +664,17 @@ static void two_leases_both_counted(void **state) {
   answer_created(1, 4, SESSION, b);
   LEASES_READ(2, a, b, "_c_x-lease-0000000001");
   LAYOUT_READ(3, "locks", "leases");
-  assert_int_equal(step(), ZKC__QN_REPLY); /* 3 > 2: head check, wait */
-  req(4, ZKC__QR_EXISTS);
-  answer(4, ZKC_OK, SESSION);
+  expect_watched_reread(4, 0); /* 3 > 2 */
+  answer(4, ZKC_OK, 0);
+  LEASES_READ_W(5, a, b, "_c_x-lease-0000000001");
+  assert_int_equal(step(), ZKC__QN_REPLY); /* still full: head check, wait */
+  req(6, ZKC__QR_EXISTS);
+  answer(6, ZKC_OK, SESSION);
   assert_int_equal(step(), ZKC__QN_EVENT);
   zkc__lrun_woken(&R, ZKC__WAKE_FIRED);
   assert_int_equal(step(), ZKC__QN_REPLY);
-  answer(5, ZKC_OK, 0);
-  LEASES_READ(6, a, b);
+  answer(7, ZKC_OK, 0);
+  LEASES_READ_W(8, a, b);
   expect_done(ZKC_OK);
   zkc__held_t *nodes = zkc__lrun_take_nodes(&R);
   assert_non_null(nodes[0].node);
@@ -632,6 +689,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(fits_in_one_round_trip),
       cmocka_unit_test(waits_as_head_then_fits),
+      cmocka_unit_test(full_then_free_on_the_watched_read),
       cmocka_unit_test(wait_timeout_ends_the_run),
       cmocka_unit_test(stale_answer_read_again),
       cmocka_unit_test(own_lease_missing_is_lost),
