@@ -126,8 +126,8 @@ typedef struct zkc_client_stats {
 ZKC_EXTERN int zkc_client_stats(zkc_client_t *client, zkc_client_stats_t *out);
 
 /* Fills *out with the record of the mutex's client, recipe (a mutex, or a
- * read-write side: ZKC_STATS_READ / ZKC_STATS_WRITE) and path. Every
- * recipe's zkc_*_stats call answers the same way:
+ * read-write side: ZKC_STATS_READ / ZKC_STATS_WRITE) and path. Each
+ * recipe's own stats call (zkc_sem_stats, ...) answers the same way:
  * Returns:
  *   ZKC_OK
  *   ZKC_EINVAL  the object or out NULL
@@ -227,7 +227,7 @@ typedef struct zkc_event {
  * maintenance thread for losses and states, an asynchronous context's
  * engine thread for its grants, a latch's or selector's own thread for its
  * turns. Never under a lock of the library: it may call the recipes'
- * non-blocking calls (zkc_*_stats, zkc_latch_has_leadership, ...). Must be
+ * non-blocking calls (zkc_sem_stats, zkc_latch_has_leadership, ...). Must be
  * thread-safe, must not block and must not make blocking zkcoord calls
  * (on the library's callback threads they return ZKC_EDEADLK). */
 typedef void (*zkc_event_fn)(void *ctx, const zkc_event_t *event);
