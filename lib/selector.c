@@ -54,9 +54,6 @@ static void on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
               zkc__hold_fate_on_state(st, lost_session, s->cand.held.session_id,
                                       1, &why) != ZKC__HOLD_STANDS);
   if (ends) atomic_store(&s->stop, 1);
-  /* In doubt is a loss here: suspended, whatever the policy said. */
-  if (ends && (st == ZKC_STATE_SUSPENDED || st == ZKC_STATE_READ_ONLY))
-    why = ZKC_LOST_SUSPENDED;
   int count = ends && !s->lost;
   if (count) s->lost = 1;
   pthread_cond_broadcast(&s->cand.cv);

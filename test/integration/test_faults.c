@@ -1462,35 +1462,18 @@ static void downgrade_read_node_deleted_before_proof(void **state) {
  * node left. */
 static struct {
   zkt_proc_t *proxy;
-  zkc_client_t *w;
-  atomic_int write_lost;
+  observed_t o; /* W's states and its write side's loss */
   int ran;
 } cut_dg;
-
-static void on_write_lost(void *ctx, zkc_mutex_t *m, zkc_lost_reason_t why,
-                          int64_t token) {
-  (void)ctx, (void)m, (void)why, (void)token;
-  atomic_store(&cut_dg.write_lost, 1);
-}
-
-static int write_told_lost(void *ctx) {
-  (void)ctx;
-  return atomic_load(&cut_dg.write_lost);
-}
-
-static int w_connected(void *ctx) {
-  zkc_state_t st;
-  return zkc_client_state(ctx, &st) == ZKC_OK &&
-         (st == ZKC_STATE_RECONNECTED || st == ZKC_STATE_CONNECTED);
-}
 
 static void cut_during_downgrade(void) {
   if (cut_dg.ran) return;
   cut_dg.ran = 1;
   zkt_proxy_cmd(cut_dg.proxy, "cut");
-  if (!zkt_await(write_told_lost, NULL, zkt_ms(10000)))
+  if (!zkt_await(was_lost, &cut_dg.o, zkt_ms(10000)))
     fail_msg("the write hold was not told lost");
-  if (!zkt_await(w_connected, cut_dg.w, zkt_ms(10000)))
+  seen_t back = {&cut_dg.o, ZKC_STATE_RECONNECTED};
+  if (!zkt_await(saw_state, &back, zkt_ms(10000)))
     fail_msg("W did not reconnect");
 }
 
@@ -1508,10 +1491,9 @@ static void downgrade_of_write_hold_lost_meanwhile_is_refused(void **state) {
   zkc_rwlock_t *wrw = NULL;
   OK(zkc_rwlock_create(&wrw, w, path));
   zkc_mutex_t *ww = zkc_rwlock_write_side(wrw), *wr = zkc_rwlock_read_side(wrw);
-  OK(zkc_mutex_set_lost_callback(ww, on_write_lost, NULL));
+  observe(&cut_dg.o, w, ww);
   OK(zkc_mutex_acquire_timeout(ww, zkt_ms(10000)));
-  cut_dg.proxy = &proxy, cut_dg.w = w, cut_dg.ran = 0;
-  atomic_store(&cut_dg.write_lost, 0);
+  cut_dg.proxy = &proxy, cut_dg.ran = 0;
   zkc__vouch_seam = cut_during_downgrade;
   int rc = zkc_mutex_acquire_timeout(wr, zkt_ms(10000));
   zkc__vouch_seam = NULL;

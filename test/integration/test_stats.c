@@ -663,8 +663,8 @@ static void hook_calls_back(void *ctx, const zkc_event_t *ev) {
 
 static int latch_leads(void *l) { return zkc_latch_has_leadership(l); }
 static int latch_lost(void *l) {
-  return latch_stats_of(l).lost[ZKC_LOST_DELETED] == 1 &&
-         latch_stats_of(l).releases == 1;
+  zkc_lock_stats_t s = latch_stats_of(l);
+  return s.lost[ZKC_LOST_DELETED] == 1 && s.releases == 1;
 }
 
 static void hook_runs_outside_library_locks(void **state) {
