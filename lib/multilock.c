@@ -139,16 +139,44 @@ static int64_t remaining(int64_t deadline) {
   return left > 0 ? left : 0;
 }
 
-/* 1 while the node of the calling thread's hold on m exists (a read now,
- * through m's client, answered by limit); 0 when it is gone or the hold is
- * lost; -1 when no answer came in time. */
-static int still_there(zkc_mutex_t *m, int64_t limit) {
-  char node[1200];
-  if (zkc__mutex_hold_check(m) != ZKC_OK ||
-      zkc_mutex_lock_node(m, node, sizeof node) != ZKC_OK)
-    return 0;
-  int rc = zkc__op_run_exists_until(zkc__mutex_client(m), node, NULL, limit);
-  return rc == ZKC_OK ? 1 : rc == ZKC_ENONODE ? 0 : -1;
+/* The locks taken before the last were granted while the call went on:
+ * one of them may be gone by now (an outsider's delete, told to its holder
+ * only later). Each is read before the set is reported held, all the reads
+ * sent at once (one round trip however many locks, each through its own
+ * lock's client). ZKC_OK when every one is there; ZKC_ELOST when one is
+ * gone (or its hold already lost); ZKC_ETIMEDOUT when one is unanswered by
+ * limit (the set's deadline plus a grace); ZKC_ENOMEM. */
+static int confirm_earlier(const zkc_multilock_t *ml, int64_t limit) {
+  size_t n = ml->n - 1;
+  if (n == 0) return ZKC_OK;
+  zkc__op_t **ops = calloc(n, sizeof *ops);
+  if (ops == NULL) return ZKC_ENOMEM;
+  int rc = ZKC_OK;
+  for (size_t i = 0; i < n && rc == ZKC_OK; i++) {
+    zkc_mutex_t *m = ml->locks[i];
+    char node[1200];
+    if (zkc__mutex_hold_check(m) != ZKC_OK ||
+        zkc_mutex_lock_node(m, node, sizeof node) != ZKC_OK)
+      rc = ZKC_ELOST;
+    else if ((ops[i] = zkc__op_new()) == NULL)
+      rc = ZKC_ENOMEM;
+    else
+      zkc__submit_exists(zkc__mutex_client(m), ops[i], node);
+  }
+  /* Every answer is collected (or given up) whatever the first said. */
+  for (size_t i = 0; i < n && ops[i] != NULL; i++) {
+    int one = zkc__op_wait_until(ops[i], limit);
+    if (one == ZKC_ETIMEDOUT) {
+      zkc__op_give_up(ops[i]);
+    } else {
+      zkc__op_free(ops[i]);
+      if (one != ZKC_OK) one = one == ZKC_ENONODE ? ZKC_ELOST : ZKC_ETIMEDOUT;
+    }
+    /* A lost lock outranks an unanswered one: the set is taken again. */
+    if (one != ZKC_OK && (rc == ZKC_OK || one == ZKC_ELOST)) rc = one;
+  }
+  free(ops);
+  return rc;
 }
 
 int zkc_multilock_acquire_timeout(zkc_multilock_t *ml, int64_t timeout_ms) {
@@ -171,15 +199,10 @@ int zkc_multilock_acquire_timeout(zkc_multilock_t *ml, int64_t timeout_ms) {
       rc = zkc_mutex_acquire_timeout(ml->locks[taken], remaining(deadline));
       taken += rc == ZKC_OK;
     }
-    /* The locks taken before the last were granted while the call went on:
-     * one of them may be gone by now (an outsider's delete, told to its
-     * holder only later). A read of each before the set is reported held;
-     * one gone, all are given back and taken again within the deadline. */
     int again = 0;
-    for (size_t i = 0; rc == ZKC_OK && i + 1 < ml->n; i++) {
-      int there = still_there(ml->locks[i], zkc__limit_after(deadline));
-      if (there < 0) rc = ZKC_ETIMEDOUT;
-      if (there == 0) again = 1, rc = ZKC_ELOST;
+    if (rc == ZKC_OK) {
+      rc = confirm_earlier(ml, zkc__limit_after(deadline));
+      again = rc == ZKC_ELOST;
     }
     /* All or nothing: give back what was taken, newest first; its failures
      * are the components' own business (a lost hold is told there). Without

@@ -249,21 +249,6 @@ int zkc__op_run_delete(zkc_client_t *c, const char *path) {
   return run(&op);
 }
 
-int zkc__op_run_exists_until(zkc_client_t *c, const char *path,
-                             zkc__stat_t *stat, int64_t limit_ms) {
-  zkc__op_t *op = zkc__op_new();
-  if (op == NULL) return ZKC_ENOMEM;
-  zkc__submit_exists(c, op, path);
-  int rc = zkc__op_wait_until(op, limit_ms);
-  if (rc == ZKC_ETIMEDOUT) {
-    zkc__op_give_up(op);
-    return rc;
-  }
-  if (rc == ZKC_OK && stat) *stat = op->stat;
-  zkc__op_free(op);
-  return rc;
-}
-
 int zkc__op_run_exists(zkc_client_t *c, const char *path, zkc__stat_t *stat) {
   zkc__op_t op;
   int rc = zkc__op_init(&op);

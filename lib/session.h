@@ -208,10 +208,6 @@ void zkc__submit_set(zkc_client_t *c, zkc__op_t *op, const char *path,
 int zkc__op_find_protected(zkc_client_t *c, const char *base,
                            const char *uuid, int64_t limit_ms, char **node);
 int zkc__op_run_delete(zkc_client_t *c, const char *path);
-/* zkc__op_run_exists answered by limit_ms (zkc__op_wait_until), or
- * ZKC_ETIMEDOUT with the request given up. */
-int zkc__op_run_exists_until(zkc_client_t *c, const char *path,
-                             zkc__stat_t *stat, int64_t limit_ms);
 int zkc__op_run_exists(zkc_client_t *c, const char *path, zkc__stat_t *stat);
 int zkc__op_run_create(zkc_client_t *c, zkc_node_kind_t kind, const char *path,
                        const char *data, int len, zkc__create_mode_t mode);

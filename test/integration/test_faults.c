@@ -1539,6 +1539,52 @@ static void release_of_lost_hold_races_destroy(void **state) {
   zkc_client_close(c);
 }
 
+/* ---- the multi-lock's read of the locks it took first ---- */
+
+/* The set's first lock, whose node an outsider deletes the moment the
+ * second is granted (once); the deleted node's path. */
+static zkc_mutex_t *first_of_set;
+static char deleted_node[1100];
+static void delete_first_at_second_grant(zkc_mutex_t *m, zkc__seam_t where) {
+  if (where != ZKC__SEAM_GRANTED || m == first_of_set) return;
+  zkc__mutex_seam = NULL;
+  if (zkc_mutex_lock_node(first_of_set, deleted_node, sizeof deleted_node) ==
+      ZKC_OK)
+    (void)zoo_delete(zkt_raw(), deleted_node, -1);
+}
+
+/* The first lock of a set is deleted by an outsider after its grant,
+ * before the set is reported held: the set notices it (its holder may not
+ * have been told yet), gives both back and takes both again. Reported
+ * held, both of its nodes exist and the deleted one is not among them. */
+static void multilock_first_lock_deleted_before_the_set_is_held(void **state) {
+  (void)state;
+  char a[1100], b[1100];
+  snprintf(a, sizeof a, "%s", zkt_path("a"));
+  snprintf(b, sizeof b, "%s", zkt_path("b"));
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_mutex_t *m[2] = {new_mutex(c, a), new_mutex(c, b)};
+  zkc_multilock_t *ml = NULL;
+  OK(zkc_multilock_create(&ml, m, 2));
+  first_of_set = m[0];
+  deleted_node[0] = '\0';
+  zkc__mutex_seam = delete_first_at_second_grant;
+  OK(zkc_multilock_acquire_timeout(ml, zkt_ms(10000)));
+  assert_null(zkc__mutex_seam); /* the seam ran */
+  assert_true(deleted_node[0] != '\0');
+  char node[1100];
+  for (int i = 0; i < 2; i++) {
+    OK(zkc_mutex_lock_node(m[i], node, sizeof node));
+    assert_true(zkt_exists(node, NULL));
+    assert_string_not_equal(node, deleted_node);
+  }
+  OK(zkc_multilock_release(ml));
+  OK(zkc_multilock_destroy(ml));
+  OK(zkc_mutex_destroy(m[0]));
+  OK(zkc_mutex_destroy(m[1]));
+  zkc_client_close(c);
+}
+
 /* A lock path whose ACL lets anyone create children but not delete them. */
 static const char *no_delete_parent(void) {
   zkt_make_root();
@@ -1682,6 +1728,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(downgrade_on_stale_answer_reads_again),
       cmocka_unit_test(downgrade_read_node_deleted_before_proof),
       cmocka_unit_test(downgrade_of_write_hold_lost_meanwhile_is_refused),
+      cmocka_unit_test(multilock_first_lock_deleted_before_the_set_is_held),
       cmocka_unit_test(refused_delete_is_reported),
       cmocka_unit_test(refused_nowait_delete_is_logged),
       cmocka_unit_test(release_of_lost_hold_races_destroy),
