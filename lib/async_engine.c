@@ -426,7 +426,8 @@ int zkc__async_release(zkc_async_t *a, zkc_hold_t *h, zkc_released_fn done,
   if ((q->op = ctx_op_start(a)) == NULL) {
     zkc__janitor_add(a->c, q->node, NULL); /* still deleted, untold */
   } else {
-    zkc__submit_delete(a->c, q->op, q->node);
+    zkc__send(a->c, q->op,
+              &(zkc__req_t){.kind = ZKC__REQ_DELETE, .path = q->node});
   }
   pthread_mutex_lock(&a->mu);
   zkc__async_append_locked(a, q);

@@ -105,8 +105,8 @@ static int hold_fenced(zkc_hold_t *h, const char *fn, int create,
     int failed_op = -1;
     rc = create
              ? zkc__fenced_create_node(a->c, node, path, data, len, &failed_op)
-             : zkc__op_run_check_set(a->c, node, path, data, (int)len,
-                                     &failed_op);
+             : zkc__op_run_check_set_version(a->c, node, path, data,
+                                             (int)len, -1, NULL, &failed_op);
     if (rc == ZKC_ENONODE && failed_op == 0) { /* our node is gone */
       pthread_mutex_lock(&a->mu);
       h->lost = 1;

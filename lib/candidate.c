@@ -256,7 +256,8 @@ static int read_participants(zkc_client_t *c, const char *path,
   if (ops == NULL || parts == NULL) rc = ZKC_ENOMEM;
   for (; rc == ZKC_OK && inited < n; inited++) {
     if ((rc = zkc__op_init(&ops[inited])) != ZKC_OK) break;
-    zkc__submit_get(c, &ops[inited], nodes[inited]);
+    zkc__send(c, &ops[inited],
+              &(zkc__req_t){.kind = ZKC__REQ_GET, .path = nodes[inited]});
   }
   for (size_t i = 0; i < inited; i++) {
     int orc = zkc__op_wait(&ops[i]);

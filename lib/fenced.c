@@ -41,8 +41,10 @@ static int read_in_session(zkc_client_t *c, zkc_mutex_t *m, const char *path,
       zkc__op_clear(&sync);
       return rc;
     }
-    zkc__submit_sync(c, &sync, path);
-    zkc__submit_get_in_session(c, &op, path, session);
+    zkc__send(c, &sync, &(zkc__req_t){.kind = ZKC__REQ_SYNC, .path = path});
+    zkc__send(c, &op,
+              &(zkc__req_t){.kind = ZKC__REQ_GET_IN_SESSION, .path = path,
+                            .session = session});
     int src = zkc__op_wait(&sync);
     rc = zkc__op_wait(&op);
     zkc__op_clear(&sync);

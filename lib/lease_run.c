@@ -43,9 +43,9 @@ static void op_end(zkc__op_t **op) {
   *op = NULL;
 }
 
-static void send(zkc__lrun_t *r, zkc__op_t *op, zkc__qreq_kind_t kind,
+static void send(zkc__lrun_t *r, zkc__op_t *op, zkc__req_kind_t kind,
                  const char *path) {
-  zkc__qreq_t rq = {.kind = kind, .path = path, .watch = r->w.id};
+  zkc__req_t rq = {.kind = kind, .path = path, .watch = r->w.id};
   r->world->send(r->c, op, &rq);
 }
 
@@ -184,19 +184,20 @@ static void send_round(zkc__lrun_t *r) {
   const char *data = r->world->holder_id(r->c);
   for (unsigned i = 0; i < r->how.qty; i++)
     if (r->creates[i]) {
-      zkc__qreq_t rq = {.kind = ZKC__QR_CREATE, .path = r->prefix,
+      zkc__req_t rq = {.kind = ZKC__REQ_CREATE, .path = r->prefix,
                         .data = data};
       r->world->send(r->c, r->creates[i], &rq);
     }
   if (r->reads[R_SYNC])
-    send(r, r->reads[R_SYNC], ZKC__QR_SYNC, r->how.leases);
+    send(r, r->reads[R_SYNC], ZKC__REQ_SYNC, r->how.leases);
   send(r, r->reads[R_LEASES],
-       r->watching ? ZKC__QR_CHILDREN_WATCH : ZKC__QR_CHILDREN, r->how.leases);
+       r->watching ? ZKC__REQ_CHILDREN_WATCH : ZKC__REQ_CHILDREN,
+       r->how.leases);
   if (r->reads[R_COUNT])
-    send(r, r->reads[R_COUNT], r->watching ? ZKC__QR_GET_WATCH : ZKC__QR_GET,
+    send(r, r->reads[R_COUNT], r->watching ? ZKC__REQ_GET_WATCH : ZKC__REQ_GET,
          r->how.count);
   if (r->reads[R_LAYOUT])
-    send(r, r->reads[R_LAYOUT], ZKC__QR_CHILDREN, r->how.path);
+    send(r, r->reads[R_LAYOUT], ZKC__REQ_CHILDREN, r->how.path);
   r->st = L_SENT;
 }
 
@@ -371,7 +372,7 @@ static void send_parent(zkc__lrun_t *r) {
     finish(r, ZKC_ENOMEM);
     return;
   }
-  send(r, r->op, ZKC__QR_PARENT, path);
+  send(r, r->op, ZKC__REQ_PARENT, path);
   free(path); /* serialized by the send */
   r->st = L_PARENTING;
 }
@@ -392,7 +393,7 @@ static void send_count(zkc__lrun_t *r) {
     finish(r, ZKC_ENOMEM);
     return;
   }
-  zkc__qreq_t rq = {.kind = ZKC__QR_COUNT, .path = r->how.count,
+  zkc__req_t rq = {.kind = ZKC__REQ_COUNT, .path = r->how.count,
                     .data = data, .len = COUNT_BYTES};
   r->world->send(r->c, r->op, &rq);
   r->st = L_COUNTING;
@@ -435,7 +436,7 @@ static void check_head(zkc__lrun_t *r) {
     finish(r, ZKC_ENOMEM);
     return;
   }
-  send(r, r->op, ZKC__QR_EXISTS, r->how.queue_node);
+  send(r, r->op, ZKC__REQ_EXISTS, r->how.queue_node);
   r->st = L_HEADING;
 }
 

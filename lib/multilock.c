@@ -161,7 +161,8 @@ static int confirm_earlier(const zkc_multilock_t *ml, int64_t limit) {
     else if ((ops[i] = zkc__op_new()) == NULL)
       rc = ZKC_ENOMEM;
     else
-      zkc__submit_exists(zkc__mutex_client(m), ops[i], node);
+      zkc__send(zkc__mutex_client(m), ops[i],
+                &(zkc__req_t){.kind = ZKC__REQ_EXISTS, .path = node});
   }
   /* Every answer is collected (or given up) whatever the first said. */
   for (size_t i = 0; i < n && ops[i] != NULL; i++) {

@@ -307,13 +307,6 @@ static int multi_failure(int rc, const zoo_op_result_t *results, int n,
   return rc;
 }
 
-int zkc__op_run_check_set(zkc_client_t *c, const char *check_path,
-                          const char *path, const void *data, int len,
-                          int *failed_op) {
-  return zkc__op_run_check_set_version(c, check_path, path, data, len, -1,
-                                       NULL, failed_op);
-}
-
 int zkc__op_run_check_set_version(zkc_client_t *c, const char *check_path,
                                   const char *path, const void *data, int len,
                                   int32_t version, int32_t *new_version,

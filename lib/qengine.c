@@ -89,8 +89,8 @@ static int submit_list(zkc__qrun_t *r, int via_leader) {
     return ZKC_ENOMEM;
   }
   r->proof = r->world->boot_ms();
-  if (via_leader) zkc__qown_send(r, r->op, ZKC__QR_SYNC, r->base);
-  zkc__qown_send(r, r->list, ZKC__QR_CHILDREN, r->base);
+  if (via_leader) zkc__qown_send(r, r->op, ZKC__REQ_SYNC, r->base);
+  zkc__qown_send(r, r->list, ZKC__REQ_CHILDREN, r->base);
   return ZKC_OK;
 }
 
@@ -138,7 +138,7 @@ static void start_remove(zkc__qrun_t *r) {
     return;
   }
   if (r->world->session_live(r->c) && (r->op = op_new(r)) != NULL) {
-    zkc__qown_send(r, r->op, ZKC__QR_DELETE, r->node);
+    zkc__qown_send(r, r->op, ZKC__REQ_DELETE, r->node);
     r->st = Q_REMOVING;
     return;
   }
@@ -197,7 +197,7 @@ static void send_create(zkc__qrun_t *r) {
     return;
   }
   r->proof = r->world->boot_ms(); /* the read pipelined behind it is later */
-  zkc__qreq_t rq = {.kind = ZKC__QR_CREATE, .path = r->prefix,
+  zkc__req_t rq = {.kind = ZKC__REQ_CREATE, .path = r->prefix,
                     .data = r->data, .plain = r->plain};
   r->world->send(r->c, r->op, &rq);
   if (!r->no_list) (void)submit_list(r, 0); /* r->list NULL: no memory */
@@ -288,7 +288,7 @@ static void searched(zkc__qrun_t *r) {
       finish(r, ZKC_ENOMEM);
       return;
     }
-    zkc__qown_send(r, r->op, ZKC__QR_EXISTS, r->found);
+    zkc__qown_send(r, r->op, ZKC__REQ_EXISTS, r->found);
     r->st = Q_ADOPTING;
   } else if (rc == ZKC_OK) { /* never applied: create it now */
     r->maybe_made = 0;
@@ -424,7 +424,7 @@ static void watch_round(zkc__qrun_t *r, char *pred, int sole) {
   r->w_reg = 1;
   if (r->sole && zkc__round_seam) zkc__round_seam();
   r->sent = r->world->boot_ms();
-  if (r->list) zkc__qown_send(r, r->list, ZKC__QR_SYNC, r->base);
+  if (r->list) zkc__qown_send(r, r->list, ZKC__REQ_SYNC, r->base);
   if (r->sole) {
     r->world->waiter_watch_own(r->c, &r->w, r->node);
     zkc__qown_watch(r, r->op, r->node);
@@ -472,9 +472,9 @@ static void confirm(zkc__qrun_t *r) {
     return;
   }
   r->proof = r->world->boot_ms();
-  zkc__qown_send(r, r->list, ZKC__QR_SYNC, r->base);
-  zkc__qown_send(r, r->op, ZKC__QR_EXISTS, r->vouch ? r->vouch : r->node);
-  if (r->vouch) zkc__qown_send(r, r->watch, ZKC__QR_EXISTS, r->node);
+  zkc__qown_send(r, r->list, ZKC__REQ_SYNC, r->base);
+  zkc__qown_send(r, r->op, ZKC__REQ_EXISTS, r->vouch ? r->vouch : r->node);
+  if (r->vouch) zkc__qown_send(r, r->watch, ZKC__REQ_EXISTS, r->node);
   r->st = Q_CONFIRMING;
 }
 

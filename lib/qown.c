@@ -28,14 +28,14 @@ static void op_end(zkc__op_t **op) {
   *op = NULL;
 }
 
-void zkc__qown_send(zkc__qrun_t *r, zkc__op_t *op, zkc__qreq_kind_t kind,
+void zkc__qown_send(zkc__qrun_t *r, zkc__op_t *op, zkc__req_kind_t kind,
                     const char *path) {
-  zkc__qreq_t rq = {.kind = kind, .path = path};
+  zkc__req_t rq = {.kind = kind, .path = path};
   r->world->send(r->c, op, &rq);
 }
 
 void zkc__qown_watch(zkc__qrun_t *r, zkc__op_t *op, const char *path) {
-  zkc__qreq_t rq = {.kind = ZKC__QR_WATCH, .path = path, .watch = r->w.id};
+  zkc__req_t rq = {.kind = ZKC__REQ_WATCH, .path = path, .watch = r->w.id};
   r->world->send(r->c, op, &rq);
 }
 
@@ -45,7 +45,7 @@ int zkc__qown_send_parent(zkc__qrun_t *r) {
     free(path);
     return ZKC_ENOMEM;
   }
-  zkc__qown_send(r, r->op, ZKC__QR_PARENT, path);
+  zkc__qown_send(r, r->op, ZKC__REQ_PARENT, path);
   free(path); /* serialized by the send */
   return ZKC_OK;
 }
@@ -118,8 +118,8 @@ int zkc__qown_send_search(zkc__qrun_t *r) {
     zkc__qown_op_drop(r, &r->list);
     return ZKC_ENOMEM;
   }
-  zkc__qown_send(r, r->list, ZKC__QR_SYNC, r->base);
-  zkc__qown_send(r, r->op, ZKC__QR_CHILDREN, r->base);
+  zkc__qown_send(r, r->list, ZKC__REQ_SYNC, r->base);
+  zkc__qown_send(r, r->op, ZKC__REQ_CHILDREN, r->base);
   return ZKC_OK;
 }
 

@@ -22,8 +22,8 @@
 zkc__op_t *zkc__qown_op_new(zkc__qrun_t *r);
 void zkc__qown_op_drop(zkc__qrun_t *r, zkc__op_t **op);
 /* Sends a request of `kind` on path (no data) with op through the run's
- * world; zkc__qown_watch a ZKC__QR_WATCH for the run's waiter. */
-void zkc__qown_send(zkc__qrun_t *r, zkc__op_t *op, zkc__qreq_kind_t kind,
+ * world; zkc__qown_watch a ZKC__REQ_WATCH for the run's waiter. */
+void zkc__qown_send(zkc__qrun_t *r, zkc__op_t *op, zkc__req_kind_t kind,
                     const char *path);
 void zkc__qown_watch(zkc__qrun_t *r, zkc__op_t *op, const char *path);
 

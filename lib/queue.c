@@ -35,7 +35,7 @@ static int remove_node_by(zkc_client_t *c, const char *node, int64_t limit) {
     zkc__janitor_add(c, node, NULL);
     return ZKC_OK;
   }
-  zkc__submit_delete(c, op, node);
+  zkc__send(c, op, &(zkc__req_t){.kind = ZKC__REQ_DELETE, .path = node});
   int rc = zkc__op_wait_until(op, limit);
   if (rc == ZKC_ETIMEDOUT) { /* unanswered: finished in the background */
     zkc__op_give_up(op);
@@ -205,7 +205,7 @@ int zkc__lock_delete_nowait(zkc_client_t *c, const char *node) {
     /* In the session's order: its later requests come after this one.
      * With the caller's path: the C client may still read it (to log)
      * after the completion, which frees d->node, has run. */
-    zkc__submit_delete(c, &d->op, node);
+    zkc__send(c, &d->op, &(zkc__req_t){.kind = ZKC__REQ_DELETE, .path = node});
   }
   zkc__call_leave(c);
   return rc;
@@ -225,7 +225,7 @@ int zkc__lock_participants(zkc_client_t *c, const char *base, char ***nodes,
   if (rc != ZKC_OK) return rc;
   *nodes = NULL;
   *count = 0;
-  zkc__submit_children(c, &op, base);
+  zkc__send(c, &op, &(zkc__req_t){.kind = ZKC__REQ_CHILDREN, .path = base});
   rc = zkc__op_wait(&op);
   size_t n = rc == ZKC_OK ? (size_t)op.children.count : 0;
   zkc__contender_t *sorted = n ? malloc(n * sizeof *sorted) : NULL;

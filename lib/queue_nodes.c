@@ -15,11 +15,6 @@ int64_t zkc__limit_after(int64_t deadline_ms) {
   return deadline_ms == ZKC__FOREVER ? ZKC__FOREVER : deadline_ms + ZKC__GRACE_MS;
 }
 
-zkc__create_mode_t zkc__parent_mode_of(zkc_client_t *c) {
-  return zkc__parent_mode(c) == ZKC_PARENTS_CONTAINER ? ZKC__CREATE_CONTAINER
-                                                      : ZKC__CREATE_PERSISTENT;
-}
-
 /* Levels below "/" ("/a/b" has 2). */
 static int depth(const char *path) {
   int n = 0;
@@ -66,7 +61,7 @@ int zkc__ensure_path_until(zkc_client_t *c, const char *path,
       free(p);
       return ZKC_ENOMEM;
     }
-    zkc__submit_create(c, op, ZKC_NODE_PARENT, p, "", 0, zkc__parent_mode_of(c));
+    zkc__send(c, op, &(zkc__req_t){.kind = ZKC__REQ_PARENT, .path = p});
     rc = zkc__op_wait_until(op, limit_ms);
     free(p);
     if (rc == ZKC_ETIMEDOUT) { /* unanswered: its completion frees it */

@@ -48,13 +48,12 @@ int zkc__ensure_path_until(zkc_client_t *c, const char *path,
  * create at a time: `*up` is how many levels above `path` the next create
  * is (0: path itself), `*steps` the creates answered so far (both 0 at the
  * start). zkc__parent_path is the node to create at level `up` (malloc;
- * NULL without memory), zkc__parent_mode the kind of node. Once that
- * create is answered rc, zkc__parent_next says where the walk goes: ZKC_OK
+ * NULL without memory), sent as a ZKC__REQ_PARENT. Once that create is
+ * answered rc, zkc__parent_next says where the walk goes: ZKC_OK
  * with *up the next level, -1 once path exists; or the walk's failure
  * (ZKC_ENOROOT: the chroot itself is missing; the create's refusal; the
  * connection's trouble, to retry from *up). */
 char *zkc__parent_path(const char *path, int up);
-zkc__create_mode_t zkc__parent_mode_of(zkc_client_t *c);
 int zkc__parent_next(const char *path, int rc, int *up, int *steps);
 
 /* What the answer `rc` to the delete of a held node means: ZKC_OK (gone,

@@ -15,41 +15,10 @@
 
 #include "session.h"
 
-/* A request the engine wants sent; its answer comes back in the op it is
- * sent with (rc, stat, created, children). */
-typedef enum zkc__qreq_kind {
-  ZKC__QR_CREATE,   /* our node at `path` (the protected prefix) with `data`:
-                       ephemeral-sequential, or ephemeral when `plain` */
-  ZKC__QR_PARENT,   /* a missing parent at `path`, empty, in the client's
-                       parent mode */
-  ZKC__QR_CHILDREN, /* the children of `path` */
-  ZKC__QR_SYNC,     /* a sync of `path` through the leader */
-  ZKC__QR_EXISTS,   /* the stat of `path` */
-  ZKC__QR_WATCH,    /* the stat of `path` and a data watch for waiter
-                       `watch` */
-  ZKC__QR_DELETE,   /* `path`, any version */
-  /* The semaphore's lease run (lease_run.c): */
-  ZKC__QR_CHILDREN_WATCH, /* the children of `path`, and a children watch
-                             for waiter `watch` */
-  ZKC__QR_GET_WATCH,      /* the data of `path`, and a data watch for
-                             waiter `watch` */
-  ZKC__QR_COUNT,          /* a persistent node at `path` holding the `len`
-                             bytes of `data` (a shared count) */
-  ZKC__QR_GET             /* the data of `path` */
-} zkc__qreq_kind_t;
-
-typedef struct zkc__qreq {
-  zkc__qreq_kind_t kind;
-  const char *path; /* the caller's: serialized by the send */
-  const char *data; /* ZKC__QR_CREATE: NUL-terminated; ZKC__QR_COUNT: len */
-  int len;          /* ZKC__QR_COUNT: the bytes of data */
-  int plain;        /* ZKC__QR_CREATE: no sequence */
-  uint64_t watch;   /* ZKC__QR_WATCH: the waiter's id */
-} zkc__qreq_t;
-
 typedef struct zkc__qworld {
   /* ---- requests ---- */
-  void (*send)(zkc_client_t *c, zkc__op_t *op, const zkc__qreq_t *rq);
+  /* zkc__send (session.h): the request described as data. */
+  void (*send)(zkc_client_t *c, zkc__op_t *op, const zkc__req_t *rq);
 
   /* ---- the session ---- */
   int64_t (*session_id)(zkc_client_t *c);

@@ -17,7 +17,10 @@ static int write_marker(zkc_client_t *c, const char *node) {
   do {
     zkc__op_t op;
     if ((rc = zkc__op_init(&op)) != ZKC_OK) return rc;
-    zkc__submit_set(c, &op, node, ZKC__REVOKE_MARKER, ZKC__REVOKE_MARKER_LEN);
+    zkc__send(c, &op,
+              &(zkc__req_t){.kind = ZKC__REQ_SET, .path = node,
+                            .data = ZKC__REVOKE_MARKER,
+                            .len = ZKC__REVOKE_MARKER_LEN});
     rc = zkc__op_wait(&op);
     zkc__op_clear(&op);
   } while (zkc__retryable(rc) &&

@@ -36,8 +36,9 @@ int zkc__sem_count_create(zkc_client_t *c, const char *path, int32_t value,
   zkc__op_t *op = rc == ZKC_OK ? zkc__op_new() : NULL;
   if (rc == ZKC_OK && op == NULL) rc = ZKC_ENOMEM;
   if (op != NULL) {
-    zkc__submit_create(c, op, ZKC_NODE_PARENT, path, data, COUNT_BYTES,
-                       ZKC__CREATE_PERSISTENT);
+    zkc__send(c, op,
+              &(zkc__req_t){.kind = ZKC__REQ_COUNT, .path = path, .data = data,
+                            .len = COUNT_BYTES});
     rc = zkc__op_wait_until(op, limit_ms);
     if (rc == ZKC_ETIMEDOUT) zkc__op_give_up(op); /* freed on completion */
     else zkc__op_free(op);
@@ -55,7 +56,7 @@ int zkc_shared_count_get(zkc_client_t *c, const char *path, int32_t *value) {
   if (rc != ZKC_OK) return rc;
   zkc__op_t op;
   if ((rc = zkc__op_init(&op)) == ZKC_OK) {
-    zkc__submit_get(c, &op, path);
+    zkc__send(c, &op, &(zkc__req_t){.kind = ZKC__REQ_GET, .path = path});
     rc = zkc__op_wait(&op);
     if (rc == ZKC_OK) rc = zkc__sem_count_decode(&op, value);
     zkc__op_clear(&op);
@@ -77,7 +78,9 @@ int zkc_shared_count_set(zkc_client_t *c, const char *path, int32_t value) {
   for (int round = 0; round < 3; round++) {
     zkc__op_t op;
     if ((rc = zkc__op_init(&op)) != ZKC_OK) break;
-    zkc__submit_set(c, &op, path, data, COUNT_BYTES);
+    zkc__send(c, &op,
+              &(zkc__req_t){.kind = ZKC__REQ_SET, .path = path, .data = data,
+                            .len = COUNT_BYTES});
     rc = zkc__op_wait(&op);
     zkc__op_clear(&op);
     if (rc != ZKC_ENONODE) break;

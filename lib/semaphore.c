@@ -275,7 +275,7 @@ static int take_leases(zkc_sem_t *s, unsigned qty, const zkc__held_t *q,
 static void remove_if_empty(zkc_client_t *c, const char *path, int64_t limit) {
   zkc__op_t *op = zkc__op_new();
   if (op == NULL) return;
-  zkc__submit_delete(c, op, path);
+  zkc__send(c, op, &(zkc__req_t){.kind = ZKC__REQ_DELETE, .path = path});
   (void)zkc__op_wait_until(op, limit);
   zkc__op_give_up(op);
 }
@@ -291,7 +291,7 @@ static int layout_check(zkc_sem_t *s, int64_t deadline, unsigned *layouts) {
   for (;;) {
     zkc__op_t *op = zkc__op_new();
     if (op == NULL) return ZKC_ENOMEM;
-    zkc__submit_children(c, op, s->path);
+    zkc__send(c, op, &(zkc__req_t){.kind = ZKC__REQ_CHILDREN, .path = s->path});
     int rc = zkc__op_wait_until(op, zkc__limit_after(deadline));
     if (rc == ZKC_OK) rc = zkc__lrun_layout(c, s->path, &op->children, layouts);
     zkc__op_give_up(op);                /* freed now, or by its late answer */

@@ -67,7 +67,6 @@ int zkc__client_closed(zkc_client_t *c);
 /* The holder id stored in lock nodes (the option, or "host:pid"); lives as
  * long as the client. */
 const char *zkc__holder_id(const zkc_client_t *c);
-zkc_parent_mode_t zkc__parent_mode(const zkc_client_t *c);
 /* The lost_on_suspended option. */
 int zkc__lost_on_suspended(const zkc_client_t *c);
 /* ---- state changes for recipes (listeners.c) ---- */
@@ -88,7 +87,7 @@ int zkc__observer_remove(zkc_client_t *c, zkc__observer_fn fn, void *ctx);
 int zkc__recipe_attach(zkc_client_t *c, zkc__observer_fn fn, void *ctx);
 int zkc__recipe_detach(zkc_client_t *c, zkc__observer_fn fn, void *ctx);
 
-/* ---- requests (op.c: an op's life; ops.c: sending them; watches.c) ---- */
+/* ---- an op: one request in flight and its answer (op.c) ---- */
 
 /* What zkcoord reads of a node's stat. */
 typedef struct zkc__stat {
@@ -104,13 +103,6 @@ typedef struct zkc__names {
   char **data;
 } zkc__names_t;
 
-/* Node kinds zkcoord creates. */
-typedef enum {
-  ZKC__CREATE_PERSISTENT,
-  ZKC__CREATE_CONTAINER,
-  ZKC__CREATE_EPHEMERAL_SEQUENTIAL,
-  ZKC__CREATE_EPHEMERAL
-} zkc__create_mode_t;
 
 /* One ZooKeeper request in flight and its result. Ops are submitted
  * asynchronously so that several ride in one round trip (a session's
@@ -168,59 +160,67 @@ int zkc__op_give_up(zkc__op_t *op);
 /* 1 once op's result is in (never blocks). */
 int zkc__op_done(zkc__op_t *op);
 
-/* Each submit either queues the request (its completion fills op) or fails
- * at once, in which case op is marked done with the error. */
-void zkc__submit_create(zkc_client_t *c, zkc__op_t *op, zkc_node_kind_t kind,
-                        const char *path, const char *data, int len,
-                        zkc__create_mode_t mode);
-void zkc__submit_children(zkc_client_t *c, zkc__op_t *op, const char *path);
-void zkc__submit_delete(zkc_client_t *c, zkc__op_t *op, const char *path);
-void zkc__submit_exists(zkc_client_t *c, zkc__op_t *op, const char *path);
-/* Reads a node's data (no watch) into op->data / op->data_len. */
-void zkc__submit_get(zkc_client_t *c, zkc__op_t *op, const char *path);
+/* ---- requests as data (ops.c) ---- */
 
-/* As zkc__submit_get, but only on a handle of session `session_id`: when
- * the client's handle belongs to another session (or to none), op is
- * finished at once with ZKC_ESESSIONEXPIRED and nothing is sent. A read
- * so sent is answered to that session alone, by a server that has applied
- * everything the session was answered before. */
-void zkc__submit_get_in_session(zkc_client_t *c, zkc__op_t *op,
-                                const char *path, int64_t session_id);
+/* A request, described as data: what a recipe (or the queue engine's
+ * world) asks the server. Every node kind and ACL, the parent mode, the
+ * watches' bookkeeping stay behind the door. */
+typedef enum zkc__req_kind {
+  ZKC__REQ_CREATE,   /* a participant's node at `path` (the protected
+                        prefix) with `data`: ephemeral-sequential, or
+                        ephemeral when `plain` */
+  ZKC__REQ_PARENT,   /* a missing parent at `path`, empty, in the client's
+                        parent mode */
+  ZKC__REQ_COUNT,    /* a persistent node at `path` holding the `len` bytes
+                        of `data` (a semaphore's shared count) */
+  ZKC__REQ_CHILDREN, /* the children of `path` */
+  ZKC__REQ_SYNC,     /* a sync of `path` through the leader: a follower
+                        answers it only once the leader has (and the leader
+                        checks the session then: an expired one gets
+                        ZKC_ESESSIONEXPIRED), and it holds the session's
+                        later reads until then, so a read pipelined behind
+                        a sync that succeeded shows the ensemble's state
+                        from after the sync was sent */
+  ZKC__REQ_EXISTS,   /* the stat of `path` */
+  ZKC__REQ_GET,      /* the data of `path` into op->data, op->data_len */
+  ZKC__REQ_GET_IN_SESSION, /* ZKC__REQ_GET, but only on a handle of session
+                        `session`: on another's (or none) op ends at once
+                        with ZKC_ESESSIONEXPIRED and nothing is sent. So
+                        sent, it is answered to that session alone, by a
+                        server that has applied everything the session was
+                        answered before */
+  ZKC__REQ_SET,      /* `len` bytes of `data` into `path`, any version */
+  ZKC__REQ_DELETE,   /* `path`, any version */
+  /* With a watch for the waiter whose id is `watch` (the queue engine's
+   * and the lease run's rounds, through their world): */
+  ZKC__REQ_WATCH,          /* the stat of `path` and a data watch */
+  ZKC__REQ_CHILDREN_WATCH, /* the children of `path` and a children watch */
+  ZKC__REQ_GET_WATCH       /* the data of `path` and a data watch */
+} zkc__req_kind_t;
 
-/* Sends a sync through the leader. A follower answers it only once the
- * leader has (the leader also checks the session then: an expired one
- * gets ZKC_ESESSIONEXPIRED), and it holds the session's later reads until
- * then: a read pipelined behind a sync that succeeded shows the ensemble's
- * state from after the sync was sent, never a partitioned follower's
- * frozen view. Submit the sync first, check its rc with the read's. */
-void zkc__submit_sync(zkc_client_t *c, zkc__op_t *op, const char *path);
+typedef struct zkc__req {
+  zkc__req_kind_t kind;
+  const char *path; /* the caller's: serialized by the send */
+  const char *data; /* CREATE: NUL-terminated; COUNT, SET: `len` bytes */
+  int len;
+  int plain;        /* CREATE: no sequence */
+  uint64_t watch;   /* the *_WATCH kinds: the waiter's id */
+  int64_t session;  /* GET_IN_SESSION: the session it must go through */
+} zkc__req_t;
 
-/* Sets a node's data (any version). */
-void zkc__submit_set(zkc_client_t *c, zkc__op_t *op, const char *path,
-                     const void *data, int len);
+/* Sends rq: it is queued (its completion fills op: rc, stat, created,
+ * children, data) or fails at once, op then done with the error. Several
+ * sent one after another ride in one round trip, applied in order. */
+void zkc__send(zkc_client_t *c, zkc__op_t *op, const zkc__req_t *rq);
 
-/* Submit + wait, for the single-request cases. */
-/* Looks under base for the protected node carrying uuid (a create cut off
- * by connection loss may have been applied), behind a sync through the
- * leader so that such a create shows: *node is its path (malloc),
- * or NULL when there is none. ZKC_OK, the read's error, or ZKC_ETIMEDOUT
- * when it is not answered by limit_ms (ZKC__FOREVER: no limit). */
-int zkc__op_find_protected(zkc_client_t *c, const char *base,
-                           const char *uuid, int64_t limit_ms, char **node);
-int zkc__op_run_delete(zkc_client_t *c, const char *path);
+/* The single-request and transaction cases, sent and waited for. */
 int zkc__op_run_exists(zkc_client_t *c, const char *path, zkc__stat_t *stat);
-int zkc__op_run_create(zkc_client_t *c, zkc_node_kind_t kind, const char *path,
-                       const char *data, int len, zkc__create_mode_t mode);
 
-/* One transaction: check that check_path exists, then set path's data.
- * Returns the failing operation's error with *failed_op its index (0 the
- * check, 1 the set), or ZKC_OK. */
-int zkc__op_run_check_set(zkc_client_t *c, const char *check_path,
-                          const char *path, const void *data, int len,
-                          int *failed_op);
-/* As zkc__op_run_check_set, the set only if path's data version is
- * `version` (-1: any). On success *new_version (when not NULL) is the
- * version the set gave path. */
+/* One transaction: check that check_path exists, then set path's data,
+ * only if its data version is `version` (-1: any). Returns the failing
+ * operation's error with *failed_op its index (0 the check, 1 the set), or
+ * ZKC_OK; then *new_version (when not NULL) is the version the set gave
+ * path. */
 int zkc__op_run_check_set_version(zkc_client_t *c, const char *check_path,
                                   const char *path, const void *data, int len,
                                   int32_t version, int32_t *new_version,
@@ -234,23 +234,6 @@ int zkc__op_run_check_create(zkc_client_t *c, const char *check_path,
                              const char *path, const void *data, int len,
                              int *failed_op);
 
-/* Reads a node's data and leaves a data watch for waiter `id`. */
-void zkc__submit_watch(zkc_client_t *c, zkc__op_t *op, const char *path,
-                       uint64_t id);
-
-/* Reads a node's data into op->data / op->data_len and leaves a data watch
- * for waiter `id`. */
-void zkc__submit_get_watch(zkc_client_t *c, zkc__op_t *op, const char *path,
-                           uint64_t id);
-/* Reads a node's children and leaves a children watch for waiter `id`. */
-void zkc__submit_children_watch(zkc_client_t *c, zkc__op_t *op,
-                                const char *path, uint64_t id);
-
-/* Drops waiter `id`'s data watch on path in this client only (no request:
- * the server's watch stays until the node changes, and its event then finds
- * no one), so that a waiter leaving without its event leaves nothing here.
- * Nothing happens when the watch already fired. */
-void zkc__forget_watch(zkc_client_t *c, const char *path, uint64_t id);
 
 /* ---- threads waiting for a watched node (waiters.c) ---- */
 
@@ -275,15 +258,6 @@ typedef struct zkc__waiter {
   UT_hash_handle hh;
 } zkc__waiter_t;
 
-/* Registers w (fresh id, its own condition variable) for a watch on path
- * (kept by reference: it must outlive the registration). */
-int zkc__waiter_register(zkc_client_t *c, zkc__waiter_t *w, const char *path);
-/* The same for an owner that polls (zkc__waiter_check) instead of waiting:
- * notify(ctx) is told, client's lock held, whenever the waiter would wake. */
-int zkc__waiter_register_polled(zkc_client_t *c, zkc__waiter_t *w,
-                                const char *path, void (*notify)(void *),
-                                void *ctx);
-void zkc__waiter_unregister(zkc_client_t *c, zkc__waiter_t *w);
 
 typedef enum {
   ZKC__WAKE_FIRED,
@@ -301,50 +275,7 @@ zkc__wake_t zkc__waiter_wait(zkc_client_t *c, zkc__waiter_t *w,
  * with *why set once the waiter would wake, else 0. */
 int zkc__waiter_check(zkc_client_t *c, zkc__waiter_t *w, zkc__wake_t *why);
 
-/* A waiter giving up before its watch fired removes the watch. The server
- * keeps one watch per path and session, shared by every watcher of this
- * client on that path (another waiter, a holder's guard): those are told
- * to set theirs again, and a change meanwhile is seen by their next read. */
-void zkc__waiter_unwatch(zkc_client_t *c, zkc__waiter_t *w);
 
-/* A semaphore's head watches the children of w->path (and, once set here,
- * the data of `also`) with one waiter. */
-void zkc__waiter_also(zkc_client_t *c, zkc__waiter_t *w, const char *also);
-/* A waiter that may be granted on its predecessor's delete alone also
- * watches its own node `own` (kept by reference), so that the order of the
- * server's events proves the node was still there: set before the watch
- * request for `own` is sent, and that request sent before the one for
- * w->path. */
-void zkc__waiter_watch_own(zkc_client_t *c, zkc__waiter_t *w, const char *own);
-/* 1 when the events prove `own` existed when w->path was gone: w->path's
- * delete was told (or, path_absent, its watch request found no node) after
- * both watches were answered, with no event on `own`, no session event and
- * no watch removal in this client since the registration. Else 0: read the
- * queue. */
-int zkc__waiter_clean(zkc_client_t *c, zkc__waiter_t *w, int path_absent);
-/* Clears w's fired mark before its watches are set again (one waiter over
- * several rounds of reads). */
-void zkc__waiter_rearm(zkc_client_t *c, zkc__waiter_t *w);
-/* Removes both watches, as zkc__waiter_unwatch does for a data watch. */
-void zkc__waiter_unwatch_children(zkc_client_t *c, zkc__waiter_t *w);
-
-/* ---- the queue views (qview.c, whose header says what they are) ---- */
-
-/* A run waiting on base after a read of its children (`own`, a child's
- * name, among them): the first call of a run (*held 0) takes a reference
- * on the path's view (*held 1). When the view does not show `own`, it is
- * made from the read (its sequences, the read unchanged) with the gone
- * marks of the old view carried over. Without memory nothing changes
- * (*held stays 0): the run reads the queue as before. */
-void zkc__qview_update(zkc_client_t *c, const char *base,
-                       const zkc__names_t *read, const char *own, int *held);
-/* The run leaves (*held 1): its reference is dropped, the view freed with
- * the last one. */
-void zkc__qview_drop(zkc_client_t *c, const char *base, int *held);
-/* 1 when the view shows `own` and every name before it (by sequence) is
- * known gone, none of them a read-write lock's writer (its downgrade may
- * add a read node ahead). */
-int zkc__qview_clear_ahead(zkc_client_t *c, const char *base, const char *own);
 
 /* Wakes every waiter and every wait on the state condition, so that a
  * thread whose cancel flag was just set (zkc__cancel_bind) sees it. */
@@ -441,10 +372,6 @@ void zkc__log(zkc_client_t *c, zkc_log_level_t level, const char *fmt, ...)
  * goes to c's sink at error level (c may be NULL: no sink). Returns rc
  * (ZKC_EINVAL, ZKC_ELAYOUT, ...), for `return zkc__refuse(...)`. */
 int zkc__refuse(zkc_client_t *c, int rc, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-/* The same before a client exists: through the options' sink (stderr
- * without one; none at ZKC_LOG_NONE). */
-int zkc__refuse_opts(const zkc_client_opts_t *o, int rc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* ZKC_OK when `path` may name a node; else refuses it (zkc__refuse) with
  * the reason: "<fn>: invalid <what> '<path>': <why>" ("<fn>: <what> is

@@ -168,4 +168,134 @@ void zkc__note_auth_refused(void);
 /* Sets the thread's zkc_last_error_message (errors.c). */
 void zkc__error_message_vset(const char *fmt, va_list ap);
 
+
+/* ---- behind the door: requests by kind, watches, waiters' registration,
+ * the queue views. Recipes send requests as data (zkc__send); the queue
+ * engine's and the lease run's rounds reach the watches and the views
+ * through their world (qworld.c, which is of this layer). ---- */
+
+/* The client's parent_mode option. */
+zkc_parent_mode_t zkc__parent_mode(const zkc_client_t *c);
+
+/* Node kinds zkcoord creates. */
+typedef enum {
+  ZKC__CREATE_PERSISTENT,
+  ZKC__CREATE_CONTAINER,
+  ZKC__CREATE_EPHEMERAL_SEQUENTIAL,
+  ZKC__CREATE_EPHEMERAL
+} zkc__create_mode_t;
+
+/* Each submit either queues the request (its completion fills op) or fails
+ * at once, in which case op is marked done with the error. */
+void zkc__submit_create(zkc_client_t *c, zkc__op_t *op, zkc_node_kind_t kind,
+                        const char *path, const char *data, int len,
+                        zkc__create_mode_t mode);
+void zkc__submit_children(zkc_client_t *c, zkc__op_t *op, const char *path);
+void zkc__submit_delete(zkc_client_t *c, zkc__op_t *op, const char *path);
+void zkc__submit_exists(zkc_client_t *c, zkc__op_t *op, const char *path);
+/* Reads a node's data (no watch) into op->data / op->data_len. */
+void zkc__submit_get(zkc_client_t *c, zkc__op_t *op, const char *path);
+
+/* ZKC__REQ_GET_IN_SESSION. */
+void zkc__submit_get_in_session(zkc_client_t *c, zkc__op_t *op,
+                                const char *path, int64_t session_id);
+
+/* A sync through the leader (ZKC__REQ_SYNC says what it proves). */
+void zkc__submit_sync(zkc_client_t *c, zkc__op_t *op, const char *path);
+
+/* Sets a node's data (any version). */
+void zkc__submit_set(zkc_client_t *c, zkc__op_t *op, const char *path,
+                     const void *data, int len);
+
+/* Sent and waited for (the janitor's, the guard's, the client's). */
+/* Looks under base for the protected node carrying uuid (a create cut off
+ * by connection loss may have been applied), behind a sync through the
+ * leader so that such a create shows: *node is its path (malloc),
+ * or NULL when there is none. ZKC_OK, the read's error, or ZKC_ETIMEDOUT
+ * when it is not answered by limit_ms (ZKC__FOREVER: no limit). */
+int zkc__op_find_protected(zkc_client_t *c, const char *base,
+                           const char *uuid, int64_t limit_ms, char **node);
+int zkc__op_run_delete(zkc_client_t *c, const char *path);
+
+int zkc__op_run_create(zkc_client_t *c, zkc_node_kind_t kind, const char *path,
+                       const char *data, int len, zkc__create_mode_t mode);
+
+/* Reads a node's data and leaves a data watch for waiter `id`. */
+void zkc__submit_watch(zkc_client_t *c, zkc__op_t *op, const char *path,
+                       uint64_t id);
+
+/* Reads a node's data into op->data / op->data_len and leaves a data watch
+ * for waiter `id`. */
+void zkc__submit_get_watch(zkc_client_t *c, zkc__op_t *op, const char *path,
+                           uint64_t id);
+/* Reads a node's children and leaves a children watch for waiter `id`. */
+void zkc__submit_children_watch(zkc_client_t *c, zkc__op_t *op,
+                                const char *path, uint64_t id);
+
+/* Drops waiter `id`'s data watch on path in this client only (no request:
+ * the server's watch stays until the node changes, and its event then finds
+ * no one), so that a waiter leaving without its event leaves nothing here.
+ * Nothing happens when the watch already fired. */
+void zkc__forget_watch(zkc_client_t *c, const char *path, uint64_t id);
+
+/* Registers w (fresh id, its own condition variable) for a watch on path
+ * (kept by reference: it must outlive the registration). */
+int zkc__waiter_register(zkc_client_t *c, zkc__waiter_t *w, const char *path);
+/* The same for an owner that polls (zkc__waiter_check) instead of waiting:
+ * notify(ctx) is told, client's lock held, whenever the waiter would wake. */
+int zkc__waiter_register_polled(zkc_client_t *c, zkc__waiter_t *w,
+                                const char *path, void (*notify)(void *),
+                                void *ctx);
+void zkc__waiter_unregister(zkc_client_t *c, zkc__waiter_t *w);
+
+/* A waiter giving up before its watch fired removes the watch. The server
+ * keeps one watch per path and session, shared by every watcher of this
+ * client on that path (another waiter, a holder's guard): those are told
+ * to set theirs again, and a change meanwhile is seen by their next read. */
+void zkc__waiter_unwatch(zkc_client_t *c, zkc__waiter_t *w);
+
+/* A semaphore's head watches the children of w->path (and, once set here,
+ * the data of `also`) with one waiter. */
+void zkc__waiter_also(zkc_client_t *c, zkc__waiter_t *w, const char *also);
+/* A waiter that may be granted on its predecessor's delete alone also
+ * watches its own node `own` (kept by reference), so that the order of the
+ * server's events proves the node was still there: set before the watch
+ * request for `own` is sent, and that request sent before the one for
+ * w->path. */
+void zkc__waiter_watch_own(zkc_client_t *c, zkc__waiter_t *w, const char *own);
+/* 1 when the events prove `own` existed when w->path was gone: w->path's
+ * delete was told (or, path_absent, its watch request found no node) after
+ * both watches were answered, with no event on `own`, no session event and
+ * no watch removal in this client since the registration. Else 0: read the
+ * queue. */
+int zkc__waiter_clean(zkc_client_t *c, zkc__waiter_t *w, int path_absent);
+/* Clears w's fired mark before its watches are set again (one waiter over
+ * several rounds of reads). */
+void zkc__waiter_rearm(zkc_client_t *c, zkc__waiter_t *w);
+/* Removes both watches, as zkc__waiter_unwatch does for a data watch. */
+void zkc__waiter_unwatch_children(zkc_client_t *c, zkc__waiter_t *w);
+
+/* ---- the queue views (qview.c, whose header says what they are) ---- */
+
+/* A run waiting on base after a read of its children (`own`, a child's
+ * name, among them): the first call of a run (*held 0) takes a reference
+ * on the path's view (*held 1). When the view does not show `own`, it is
+ * made from the read (its sequences, the read unchanged) with the gone
+ * marks of the old view carried over. Without memory nothing changes
+ * (*held stays 0): the run reads the queue as before. */
+void zkc__qview_update(zkc_client_t *c, const char *base,
+                       const zkc__names_t *read, const char *own, int *held);
+/* The run leaves (*held 1): its reference is dropped, the view freed with
+ * the last one. */
+void zkc__qview_drop(zkc_client_t *c, const char *base, int *held);
+/* 1 when the view shows `own` and every name before it (by sequence) is
+ * known gone, none of them a read-write lock's writer (its downgrade may
+ * add a read node ahead). */
+int zkc__qview_clear_ahead(zkc_client_t *c, const char *base, const char *own);
+
+/* The same before a client exists: through the options' sink (stderr
+ * without one; none at ZKC_LOG_NONE). */
+int zkc__refuse_opts(const zkc_client_opts_t *o, int rc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 #endif /* ZKC_SESSION_SHARED_H */

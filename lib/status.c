@@ -122,7 +122,8 @@ static int read_all(zkc_client_t *c, const char *path, char **names, size_t n,
       if (rc == ZKC_OK) rc = ZKC_ENOMEM;
       break;
     }
-    zkc__submit_get(c, &ops[started], child);
+    zkc__send(c, &ops[started],
+              &(zkc__req_t){.kind = ZKC__REQ_GET, .path = child});
     kind[started] = READ_GET;
     free(child);
   }
@@ -138,7 +139,8 @@ static int read_all(zkc_client_t *c, const char *path, char **names, size_t n,
     if (child == NULL) {
       rc = ZKC_ENOMEM;
     } else if ((rc = zkc__op_init(&ops[i])) == ZKC_OK) {
-      zkc__submit_exists(c, &ops[i], child);
+      zkc__send(c, &ops[i],
+                &(zkc__req_t){.kind = ZKC__REQ_EXISTS, .path = child});
       kind[i] = READ_STAT;
     }
     free(child);
@@ -183,7 +185,7 @@ int zkc_lock_contenders(zkc_client_t *c, const char *path,
   zkc__op_t op;
   rc = zkc__op_init(&op);
   if (rc == ZKC_OK) {
-    zkc__submit_children(c, &op, path);
+    zkc__send(c, &op, &(zkc__req_t){.kind = ZKC__REQ_CHILDREN, .path = path});
     rc = zkc__op_wait(&op);
     if (rc == ZKC_OK && op.children.count > 0)
       rc = read_all(c, path, op.children.data, (size_t)op.children.count,

@@ -272,7 +272,10 @@ static int has_new_session(void *arg) {
 static int get_in_session(zkc_client_t *c, const char *path, int64_t session) {
   zkc__op_t op;
   OK(zkc__op_init(&op));
-  zkc__submit_get_in_session(c, &op, path, session);
+  zkc__send(c, &op,
+            &(zkc__req_t){.kind = ZKC__REQ_GET_IN_SESSION,
+                          .path = path,
+                          .session = session});
   int rc = zkc__op_wait(&op);
   zkc__op_clear(&op);
   return rc;
@@ -352,7 +355,8 @@ static void check_set_on_ended_session_is_refused(void **state) {
   assert_true(wait_flag(&b, &b.lost, zkt_ms(15000)));
   char *check = strdup(data_path());
   int failed = 7;
-  assert_int_equal(zkc__op_run_check_set(c, check, data_path(), "x", 1, &failed),
+  assert_int_equal(zkc__op_run_check_set_version(c, check, data_path(), "x",
+                                                1, -1, NULL, &failed),
                    ZKC_ESESSIONEXPIRED);
   assert_int_equal(failed, -1);
   free(check);

@@ -25,7 +25,7 @@
 #define FRESH_MS 5000 /* half a 10 s session: how long an answer proves */
 
 typedef struct {
-  zkc__qreq_kind_t kind;
+  zkc__req_kind_t kind;
   char path[700];
   uint64_t watch;
   char data[8];
@@ -49,7 +49,7 @@ static struct {
   int n_janitor;
 } S;
 
-static void w_send(zkc_client_t *c, zkc__op_t *op, const zkc__qreq_t *rq) {
+static void w_send(zkc_client_t *c, zkc__op_t *op, const zkc__req_t *rq) {
   (void)c;
   assert_true(S.n < MAX_REQ);
   req_t *q = &S.req[S.n++];
@@ -57,7 +57,7 @@ static void w_send(zkc_client_t *c, zkc__op_t *op, const zkc__qreq_t *rq) {
   q->kind = rq->kind;
   snprintf(q->path, sizeof q->path, "%s", rq->path);
   q->watch = rq->watch;
-  if (rq->kind == ZKC__QR_COUNT) {
+  if (rq->kind == ZKC__REQ_COUNT) {
     assert_true(rq->len <= (int)sizeof q->data);
     memcpy(q->data, rq->data, (size_t)rq->len);
     q->len = rq->len;
@@ -207,7 +207,7 @@ static void stop(void) {
     }
 }
 
-static req_t *req(int i, zkc__qreq_kind_t kind) {
+static req_t *req(int i, zkc__req_kind_t kind) {
   assert_true(i < S.n);
   assert_int_equal(S.req[i].kind, kind);
   return &S.req[i];
@@ -224,7 +224,7 @@ static void answer(int i, int rc, int64_t owner) {
 /* The create at i made a lease with sequence seq, owned by owner; its
  * name (no path) into name. */
 static void answer_created(int i, int seq, int64_t owner, char name[200]) {
-  req_t *q = req(i, ZKC__QR_CREATE);
+  req_t *q = req(i, ZKC__REQ_CREATE);
   char node[760];
   snprintf(node, sizeof node, "%s%010d", q->path, seq);
   snprintf(name, 200, "%s", strrchr(node, '/') + 1);
@@ -233,7 +233,7 @@ static void answer_created(int i, int seq, int64_t owner, char name[200]) {
 }
 
 /* A children read at i answers these names (NULL-terminated). */
-static void answer_children(int i, zkc__qreq_kind_t kind, ...) {
+static void answer_children(int i, zkc__req_kind_t kind, ...) {
   req_t *q = req(i, kind);
   va_list ap;
   int n = 0;
@@ -252,15 +252,15 @@ static void answer_children(int i, zkc__qreq_kind_t kind, ...) {
 
 /* The leases read: unwatched until they did not fit once, then watched. */
 #define LEASES_READ(i, ...) \
-  answer_children(i, ZKC__QR_CHILDREN, __VA_ARGS__, (char *)NULL)
+  answer_children(i, ZKC__REQ_CHILDREN, __VA_ARGS__, (char *)NULL)
 #define LEASES_READ_W(i, ...) \
-  answer_children(i, ZKC__QR_CHILDREN_WATCH, __VA_ARGS__, (char *)NULL)
+  answer_children(i, ZKC__REQ_CHILDREN_WATCH, __VA_ARGS__, (char *)NULL)
 #define LAYOUT_READ(i, ...) \
-  answer_children(i, ZKC__QR_CHILDREN, __VA_ARGS__, (char *)NULL)
+  answer_children(i, ZKC__REQ_CHILDREN, __VA_ARGS__, (char *)NULL)
 
 /* The count read at i answers 4 bytes (or len) of value. */
 static void answer_count(int i, int watched, int32_t value, int len) {
-  req_t *q = req(i, watched ? ZKC__QR_GET_WATCH : ZKC__QR_GET);
+  req_t *q = req(i, watched ? ZKC__REQ_GET_WATCH : ZKC__REQ_GET);
   uint32_t u = (uint32_t)value;
   assert_non_null(q->op->data = malloc(5));
   for (int k = 0; k < 4; k++) q->op->data[k] = (char)(u >> (8 * (3 - k)));
@@ -280,12 +280,12 @@ static void expect_done(int rc) {
 static void expect_first_round(void) {
   assert_int_equal(step(), ZKC__QN_REPLY);
   assert_int_equal(S.n, 3);
-  req_t *c = req(0, ZKC__QR_CREATE);
+  req_t *c = req(0, ZKC__REQ_CREATE);
   assert_int_equal(strncmp(c->path, LEASES "/_c_", 13), 0);
   assert_non_null(strstr(c->path, "-lease-"));
-  req_t *l = req(1, ZKC__QR_CHILDREN);
+  req_t *l = req(1, ZKC__REQ_CHILDREN);
   assert_string_equal(l->path, LEASES);
-  assert_string_equal(req(2, ZKC__QR_CHILDREN)->path, PATH);
+  assert_string_equal(req(2, ZKC__REQ_CHILDREN)->path, PATH);
   assert_int_equal(S.registered, 0); /* no watch: nobody to tell */
 }
 
@@ -296,11 +296,11 @@ static void expect_watched_reread(int i, int with_count) {
   assert_int_equal(step(), ZKC__QN_REPLY);
   assert_int_equal(S.n, i + 2 + with_count);
   assert_int_equal(S.registered, 1);
-  req(i, ZKC__QR_SYNC);
-  req_t *l = req(i + 1, ZKC__QR_CHILDREN_WATCH);
+  req(i, ZKC__REQ_SYNC);
+  req_t *l = req(i + 1, ZKC__REQ_CHILDREN_WATCH);
   assert_string_equal(l->path, LEASES);
   assert_true(l->watch != 0);
-  if (with_count) req(i + 2, ZKC__QR_GET_WATCH);
+  if (with_count) req(i + 2, ZKC__REQ_GET_WATCH);
 }
 
 /* ---- the cases ---- */
@@ -346,15 +346,15 @@ static void waits_as_head_then_fits(void **state) {
   LEASES_READ_W(4, "_c_x-lease-0000000001", own);
   assert_int_equal(step(), ZKC__QN_REPLY);
   assert_int_equal(S.n, 6);
-  assert_string_equal(req(5, ZKC__QR_EXISTS)->path, QNODE);
+  assert_string_equal(req(5, ZKC__REQ_EXISTS)->path, QNODE);
   answer(5, ZKC_OK, SESSION);
   assert_int_equal(step(), ZKC__QN_EVENT);
   zkc__lrun_woken(&R, ZKC__WAKE_FIRED);
   assert_int_equal(step(), ZKC__QN_REPLY);
   assert_int_equal(S.n, 8);
   assert_int_equal(S.rearmed, 1);
-  req(6, ZKC__QR_SYNC);
-  req(7, ZKC__QR_CHILDREN_WATCH);
+  req(6, ZKC__REQ_SYNC);
+  req(7, ZKC__REQ_CHILDREN_WATCH);
   answer(6, ZKC_OK, 0);
   LEASES_READ_W(7, own);
   expect_done(ZKC_OK);
@@ -419,7 +419,7 @@ static void stale_answer_read_again(void **state) {
   LAYOUT_READ(2, "locks", "leases");
   assert_int_equal(step(), ZKC__QN_REPLY);
   assert_int_equal(S.n, 5);
-  req(3, ZKC__QR_SYNC);
+  req(3, ZKC__REQ_SYNC);
   answer(3, ZKC_OK, 0);
   LEASES_READ(4, own);
   expect_done(ZKC_OK);
@@ -471,7 +471,7 @@ static void no_grant_without_a_live_session(void **state) {
   S.fate = ZKC__SESSION_LIVE;
   S.live = 1;
   assert_int_equal(step(), ZKC__QN_REPLY);
-  req(3, ZKC__QR_SYNC);
+  req(3, ZKC__REQ_SYNC);
   answer(3, ZKC_OK, 0);
   LEASES_READ(4, own);
   S.fate = ZKC__SESSION_GONE;
@@ -493,7 +493,7 @@ static void queue_node_gone_is_lost(void **state) {
   answer(3, ZKC_OK, 0);
   LEASES_READ_W(4, "_c_x-lease-0000000001", own);
   assert_int_equal(step(), ZKC__QN_REPLY);
-  req(5, ZKC__QR_EXISTS);
+  req(5, ZKC__REQ_EXISTS);
   answer(5, ZKC_ENONODE, 0);
   expect_done(ZKC_ELOST);
   stop();
@@ -560,13 +560,13 @@ static void missing_leases_made_as_states(void **state) {
   answer(1, ZKC_ENONODE, 0);
   LAYOUT_READ(2, "locks");
   assert_int_equal(step(), ZKC__QN_REPLY);
-  assert_string_equal(req(3, ZKC__QR_PARENT)->path, LEASES);
+  assert_string_equal(req(3, ZKC__REQ_PARENT)->path, LEASES);
   answer(3, ZKC_OK, 0);
   assert_int_equal(step(), ZKC__QN_REPLY);
   assert_int_equal(S.n, 7); /* the round again, its create first */
-  req(4, ZKC__QR_CREATE);
-  req(5, ZKC__QR_CHILDREN);
-  req(6, ZKC__QR_CHILDREN);
+  req(4, ZKC__REQ_CREATE);
+  req(5, ZKC__REQ_CHILDREN);
+  req(6, ZKC__REQ_CHILDREN);
   char own[200];
   answer_created(4, 1, SESSION, own);
   LEASES_READ(5, own);
@@ -583,14 +583,14 @@ static void count_made_with_the_seed_then_read(void **state) {
   assert_int_equal(step(), ZKC__QN_REPLY);
   assert_int_equal(S.n, 4);
   assert_int_equal(S.also, 0); /* no watch on the first read */
-  assert_string_equal(req(2, ZKC__QR_GET)->path, COUNT);
+  assert_string_equal(req(2, ZKC__REQ_GET)->path, COUNT);
   char own[200];
   answer_created(0, 3, SESSION, own);
   LEASES_READ(1, "_c_a-lease-0000000001", own);
   answer(2, ZKC_ENONODE, 0);
   LAYOUT_READ(3, "locks", "leases");
   assert_int_equal(step(), ZKC__QN_REPLY);
-  req_t *cr = req(4, ZKC__QR_COUNT);
+  req_t *cr = req(4, ZKC__REQ_COUNT);
   assert_string_equal(cr->path, COUNT);
   assert_int_equal(cr->len, 4);
   assert_memory_equal(cr->data, "\0\0\1\2", 4);
@@ -606,7 +606,7 @@ static void count_made_with_the_seed_then_read(void **state) {
   LEASES_READ_W(9, "_c_a-lease-0000000001", own);
   answer_count(10, 1, 1, 4);
   assert_int_equal(step(), ZKC__QN_REPLY);
-  req(11, ZKC__QR_EXISTS);
+  req(11, ZKC__REQ_EXISTS);
   stop();
 }
 
@@ -668,7 +668,7 @@ static void two_leases_both_counted(void **state) {
   answer(4, ZKC_OK, 0);
   LEASES_READ_W(5, a, b, "_c_x-lease-0000000001");
   assert_int_equal(step(), ZKC__QN_REPLY); /* still full: head check, wait */
-  req(6, ZKC__QR_EXISTS);
+  req(6, ZKC__REQ_EXISTS);
   answer(6, ZKC_OK, SESSION);
   assert_int_equal(step(), ZKC__QN_EVENT);
   zkc__lrun_woken(&R, ZKC__WAKE_FIRED);

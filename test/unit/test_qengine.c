@@ -25,7 +25,7 @@
 #define FRESH_MS 5000 /* half a 10 s session: how long an answer proves */
 
 typedef struct {
-  zkc__qreq_kind_t kind;
+  zkc__req_kind_t kind;
   char path[700];
   int plain;
   uint64_t watch;
@@ -49,7 +49,7 @@ static struct {
   int n_janitor;
 } S;
 
-static void w_send(zkc_client_t *c, zkc__op_t *op, const zkc__qreq_t *rq) {
+static void w_send(zkc_client_t *c, zkc__op_t *op, const zkc__req_t *rq) {
   (void)c;
   assert_true(S.n < MAX_REQ);
   req_t *q = &S.req[S.n++];
@@ -227,7 +227,7 @@ static void stop(void) {
     }
 }
 
-static req_t *req(int i, zkc__qreq_kind_t kind) {
+static req_t *req(int i, zkc__req_kind_t kind) {
   assert_true(i < S.n);
   assert_int_equal(S.req[i].kind, kind);
   return &S.req[i];
@@ -243,7 +243,7 @@ static void answer(int i, int rc, int64_t owner) {
 
 /* The create at i made our node with sequence seq (owned by owner). */
 static void answer_created(int i, int seq, int64_t owner) {
-  req_t *q = req(i, ZKC__QR_CREATE);
+  req_t *q = req(i, ZKC__REQ_CREATE);
   char node[760];
   snprintf(node, sizeof node, "%s%010d", q->path, seq);
   assert_non_null(q->op->created = strdup(node));
@@ -254,7 +254,7 @@ static void answer_created(int i, int seq, int64_t owner) {
 static const char *own_name(int seq) {
   static char name[760];
   for (int i = S.n - 1; i >= 0; i--)
-    if (S.req[i].kind == ZKC__QR_CREATE) {
+    if (S.req[i].kind == ZKC__REQ_CREATE) {
       snprintf(name, sizeof name, "%s%010d", strrchr(S.req[i].path, '/') + 1,
                seq);
       return name;
@@ -265,7 +265,7 @@ static const char *own_name(int seq) {
 
 /* The children read at i answers these names (NULL-terminated). */
 static void answer_children(int i, ...) {
-  req_t *q = req(i, ZKC__QR_CHILDREN);
+  req_t *q = req(i, ZKC__REQ_CHILDREN);
   va_list ap;
   int n = 0;
   va_start(ap, i);
@@ -299,8 +299,8 @@ static void expect_granted(const char *own) {
  * up to the round's are sent. */
 static void queue_behind(const char *a, const char *b) {
   assert_int_equal(step(), ZKC__QN_REPLY);
-  req(0, ZKC__QR_CREATE);
-  req(1, ZKC__QR_CHILDREN);
+  req(0, ZKC__REQ_CREATE);
+  req(1, ZKC__REQ_CHILDREN);
   char own[760];
   snprintf(own, sizeof own, "%s", own_name(5));
   answer_created(0, 5, SESSION);
@@ -320,8 +320,8 @@ static void answer_sole_round(int64_t blocker_owner) {
 /* The next step reads the queue again behind a sync (requests i, i+1). */
 static void expect_read_behind_sync(int i) {
   assert_int_equal(step(), ZKC__QN_REPLY);
-  req(i, ZKC__QR_SYNC);
-  req(i + 1, ZKC__QR_CHILDREN);
+  req(i, ZKC__REQ_SYNC);
+  req(i + 1, ZKC__REQ_CHILDREN);
 }
 
 /* The next step reads the queue again on the round's sync, answered and
@@ -329,7 +329,7 @@ static void expect_read_behind_sync(int i) {
 static void expect_read_on_round_sync(int i) {
   assert_int_equal(step(), ZKC__QN_REPLY);
   assert_int_equal(S.n, i + 1);
-  req(i, ZKC__QR_CHILDREN);
+  req(i, ZKC__REQ_CHILDREN);
 }
 
 /* The vouched run's create, answered: the read node made (request 0);
@@ -338,16 +338,16 @@ static void expect_read_on_round_sync(int i) {
 static void expect_vouch_read(int i) {
   assert_int_equal(step(), ZKC__QN_REPLY);
   assert_int_equal(S.n, i + 3);
-  assert_string_equal(req(i, ZKC__QR_SYNC)->path, BASE);
-  assert_string_equal(req(i + 1, ZKC__QR_EXISTS)->path, WNODE);
-  assert_non_null(strstr(req(i + 2, ZKC__QR_EXISTS)->path, "__READ__"));
+  assert_string_equal(req(i, ZKC__REQ_SYNC)->path, BASE);
+  assert_string_equal(req(i + 1, ZKC__REQ_EXISTS)->path, WNODE);
+  assert_non_null(strstr(req(i + 2, ZKC__REQ_EXISTS)->path, "__READ__"));
 }
 
 static void make_read_node(void) {
   assert_int_equal(step(), ZKC__QN_REPLY);
   assert_int_equal(S.n, 1); /* no queue read behind it */
-  assert_true(req(0, ZKC__QR_CREATE)->plain);
-  req_t *q = req(0, ZKC__QR_CREATE);
+  assert_true(req(0, ZKC__REQ_CREATE)->plain);
+  req_t *q = req(0, ZKC__REQ_CREATE);
   assert_non_null(q->op->created = strdup(q->path));
   answer(0, ZKC_OK, SESSION);
 }
@@ -388,7 +388,7 @@ static void vouched_without_the_write_node_is_lost(void **state) {
     else answer(2, ZKC_ENONODE, 0);
     answer(3, ZKC_OK, SESSION);
     assert_int_equal(step(), ZKC__QN_REPLY);
-    req(4, ZKC__QR_DELETE);
+    req(4, ZKC__REQ_DELETE);
     answer(4, ZKC_OK, 0);
     assert_int_equal(step(), ZKC__QN_DONE);
     assert_int_equal(zkc__qrun_result(&R, NULL), ZKC_ELOST);
@@ -409,7 +409,7 @@ static void vouched_without_its_own_node_is_lost(void **state) {
     if (other) answer(3, ZKC_OK, OTHER_SESSION);
     else answer(3, ZKC_ENONODE, 0);
     assert_int_equal(step(), ZKC__QN_REPLY);
-    req(4, ZKC__QR_DELETE);
+    req(4, ZKC__REQ_DELETE);
     answer(4, other ? ZKC_OK : ZKC_ENONODE, 0);
     assert_int_equal(step(), ZKC__QN_DONE);
     assert_int_equal(zkc__qrun_result(&R, NULL), ZKC_ELOST);
@@ -479,25 +479,25 @@ static void vouched_adopted_still_reads_the_write_node(void **state) {
   (void)state;
   start_vouched();
   assert_int_equal(step(), ZKC__QN_REPLY);
-  req_t *c = req(0, ZKC__QR_CREATE);
+  req_t *c = req(0, ZKC__REQ_CREATE);
   char made_name[700];
   snprintf(made_name, sizeof made_name, "%s", strrchr(c->path, '/') + 1);
   answer(0, ZKC_ECONNLOSS, 0);
   assert_int_equal(step(), ZKC__QN_TIME);
   S.clock += 10;
   assert_int_equal(step(), ZKC__QN_REPLY);
-  req(1, ZKC__QR_SYNC);
+  req(1, ZKC__REQ_SYNC);
   answer(1, ZKC_OK, 0);
   answer_children(2, made_name, (char *)NULL);
   assert_int_equal(step(), ZKC__QN_REPLY);
-  req(3, ZKC__QR_EXISTS);
+  req(3, ZKC__REQ_EXISTS);
   answer(3, ZKC_OK, SESSION); /* ours: adopted */
   expect_vouch_read(4);
   answer(4, ZKC_OK, 0);
   answer(5, ZKC_ENONODE, 0); /* the write node gone */
   answer(6, ZKC_OK, SESSION);
   assert_int_equal(step(), ZKC__QN_REPLY);
-  assert_non_null(strstr(req(7, ZKC__QR_DELETE)->path, made_name));
+  assert_non_null(strstr(req(7, ZKC__REQ_DELETE)->path, made_name));
   answer(7, ZKC_OK, 0);
   assert_int_equal(step(), ZKC__QN_DONE);
   assert_int_equal(zkc__qrun_result(&R, NULL), ZKC_ELOST);
@@ -513,7 +513,7 @@ static void vouched_timeout_deletes_the_read_node(void **state) {
   expect_vouch_read(1);
   zkc__qrun_give_up(&R);
   assert_int_equal(step(), ZKC__QN_REPLY);
-  assert_non_null(strstr(req(4, ZKC__QR_DELETE)->path, "__READ__0000000004"));
+  assert_non_null(strstr(req(4, ZKC__REQ_DELETE)->path, "__READ__0000000004"));
   answer(4, ZKC_OK, 0);
   assert_int_equal(step(), ZKC__QN_DONE);
   assert_int_equal(zkc__qrun_result(&R, NULL), ZKC_ETIMEDOUT);
@@ -528,10 +528,10 @@ static void first_granted_on_the_pipelined_read(void **state) {
   start(1);
   assert_int_equal(step(), ZKC__QN_REPLY);
   assert_int_equal(S.n, 2);
-  req_t *c = req(0, ZKC__QR_CREATE);
+  req_t *c = req(0, ZKC__REQ_CREATE);
   assert_int_equal(strncmp(c->path, BASE "/_c_", 6), 0);
   assert_false(c->plain);
-  assert_string_equal(req(1, ZKC__QR_CHILDREN)->path, BASE);
+  assert_string_equal(req(1, ZKC__REQ_CHILDREN)->path, BASE);
   char own[760];
   snprintf(own, sizeof own, "%s", own_name(5));
   answer_created(0, 5, SESSION);
@@ -555,8 +555,8 @@ static void stale_answer_read_again_through_the_leader(void **state) {
   answer_children(1, own, (char *)NULL);
   assert_int_equal(step(), ZKC__QN_REPLY);
   assert_int_equal(S.n, 4);
-  assert_string_equal(req(2, ZKC__QR_SYNC)->path, BASE);
-  req(3, ZKC__QR_CHILDREN);
+  assert_string_equal(req(2, ZKC__REQ_SYNC)->path, BASE);
+  req(3, ZKC__REQ_CHILDREN);
   answer(2, ZKC_OK, 0);
   answer_children(3, own, (char *)NULL);
   expect_granted(own);
@@ -572,8 +572,8 @@ static void waiter_reads_again_on_the_rounds_sync(void **state) {
   queue_behind("a-lock-0000000001", "b-lock-0000000002");
   assert_int_equal(step(), ZKC__QN_REPLY);
   assert_int_equal(S.n, 4);
-  assert_string_equal(req(2, ZKC__QR_SYNC)->path, BASE);
-  assert_string_equal(req(3, ZKC__QR_WATCH)->path, BASE "/b-lock-0000000002");
+  assert_string_equal(req(2, ZKC__REQ_SYNC)->path, BASE);
+  assert_string_equal(req(3, ZKC__REQ_WATCH)->path, BASE "/b-lock-0000000002");
   assert_int_equal(S.own_watched, 0);
   answer(2, ZKC_OK, 0);
   answer(3, ZKC_OK, OTHER_SESSION);
@@ -632,10 +632,10 @@ static void view_clear_confirms_with_a_stat(void **state) {
   zkc__qrun_woken(&R, ZKC__WAKE_FIRED);
   assert_int_equal(step(), ZKC__QN_REPLY);
   assert_int_equal(S.n, 6);
-  assert_string_equal(req(4, ZKC__QR_SYNC)->path, BASE);
+  assert_string_equal(req(4, ZKC__REQ_SYNC)->path, BASE);
   char own[800];
   snprintf(own, sizeof own, BASE "/%s", own_name(5));
-  assert_string_equal(req(5, ZKC__QR_EXISTS)->path, own);
+  assert_string_equal(req(5, ZKC__REQ_EXISTS)->path, own);
   answer(4, ZKC_OK, 0);
   answer(5, ZKC_OK, SESSION);
   expect_granted(own_name(5));
@@ -659,10 +659,10 @@ static void view_clear_own_node_gone_queues_again(void **state) {
   answer(4, ZKC_OK, 0);
   answer(5, ZKC_ENONODE, 0);
   assert_int_equal(step(), ZKC__QN_REPLY); /* the delete of a node gone */
-  req(6, ZKC__QR_DELETE);
+  req(6, ZKC__REQ_DELETE);
   answer(6, ZKC_ENONODE, 0);
   assert_int_equal(step(), ZKC__QN_REPLY);
-  req(7, ZKC__QR_CREATE); /* at the back, a new uuid */
+  req(7, ZKC__REQ_CREATE); /* at the back, a new uuid */
   assert_int_equal(S.views_held, 0);
   stop();
 }
@@ -696,12 +696,12 @@ static void sole_blocker_handoff_without_a_read(void **state) {
   queue_behind("a-lock-0000000001", NULL);
   assert_int_equal(step(), ZKC__QN_REPLY);
   assert_int_equal(S.n, 5);
-  assert_string_equal(req(2, ZKC__QR_SYNC)->path, BASE);
+  assert_string_equal(req(2, ZKC__REQ_SYNC)->path, BASE);
   char own[800];
   snprintf(own, sizeof own, BASE "/%s", own_name(5));
-  assert_string_equal(req(3, ZKC__QR_WATCH)->path, own);
-  assert_string_equal(req(4, ZKC__QR_WATCH)->path, BASE "/a-lock-0000000001");
-  assert_int_equal(req(3, ZKC__QR_WATCH)->watch, req(4, ZKC__QR_WATCH)->watch);
+  assert_string_equal(req(3, ZKC__REQ_WATCH)->path, own);
+  assert_string_equal(req(4, ZKC__REQ_WATCH)->path, BASE "/a-lock-0000000001");
+  assert_int_equal(req(3, ZKC__REQ_WATCH)->watch, req(4, ZKC__REQ_WATCH)->watch);
   assert_int_equal(S.own_watched, 1);
   answer_sole_round(OTHER_SESSION);
   S.clean = 1;
@@ -760,8 +760,8 @@ static void sole_round_without_its_sync_grants_nothing(void **state) {
   answer(4, ZKC_ENONODE, 0);
   assert_int_equal(step(), ZKC__QN_REPLY);
   assert_int_equal(S.n, 7);
-  req(5, ZKC__QR_SYNC);
-  req(6, ZKC__QR_CHILDREN);
+  req(5, ZKC__REQ_SYNC);
+  req(6, ZKC__REQ_CHILDREN);
   answer(5, ZKC_ECONNLOSS, 0);
   answer_children(6, own_name(5), (char *)NULL);
   assert_int_equal(step(), ZKC__QN_TIME); /* a retry's backoff, no grant */
@@ -798,10 +798,10 @@ static void session_gone_at_grant_queues_again(void **state) {
   assert_int_equal(step(), ZKC__QN_REPLY);
   char node[800];
   snprintf(node, sizeof node, "%s%010d", first_prefix, 5);
-  assert_string_equal(req(2, ZKC__QR_DELETE)->path, node);
+  assert_string_equal(req(2, ZKC__REQ_DELETE)->path, node);
   answer(2, ZKC_OK, 0);
   assert_int_equal(step(), ZKC__QN_REPLY);
-  req_t *again = req(3, ZKC__QR_CREATE);
+  req_t *again = req(3, ZKC__REQ_CREATE);
   assert_int_not_equal(strcmp(again->path, first_prefix), 0); /* new uuid */
   stop();
 }
@@ -837,7 +837,7 @@ static void node_of_a_replaced_session_is_not_held(void **state) {
   answer_created(0, 5, OTHER_SESSION);
   answer_children(1, own_name(5), (char *)NULL);
   assert_int_equal(step(), ZKC__QN_REPLY);
-  req(2, ZKC__QR_DELETE);
+  req(2, ZKC__REQ_DELETE);
   answer(2, ZKC_OK, 0);
   assert_int_equal(step(), ZKC__QN_DONE);
   assert_int_equal(zkc__qrun_result(&R, NULL), ZKC_ELOST);
@@ -853,7 +853,7 @@ static void own_node_missing_from_the_read_is_lost(void **state) {
   answer_created(0, 5, SESSION);
   answer_children(1, "a-lock-0000000009", (char *)NULL);
   assert_int_equal(step(), ZKC__QN_REPLY);
-  req(2, ZKC__QR_DELETE);
+  req(2, ZKC__REQ_DELETE);
   answer(2, ZKC_ENONODE, 0);
   assert_int_equal(step(), ZKC__QN_DONE);
   assert_int_equal(zkc__qrun_result(&R, NULL), ZKC_ELOST);
@@ -874,18 +874,18 @@ static void cut_off_create_found_by_its_uuid(void **state) {
   assert_int_equal(step(), ZKC__QN_TIME);
   S.clock += 10;
   assert_int_equal(step(), ZKC__QN_REPLY);
-  assert_string_equal(req(2, ZKC__QR_SYNC)->path, BASE);
-  req(3, ZKC__QR_CHILDREN);
+  assert_string_equal(req(2, ZKC__REQ_SYNC)->path, BASE);
+  req(3, ZKC__REQ_CHILDREN);
   answer(2, ZKC_OK, 0);
   answer_children(3, "a-lock-0000000001", made, (char *)NULL);
   assert_int_equal(step(), ZKC__QN_REPLY);
   char path[800];
   snprintf(path, sizeof path, BASE "/%s", made);
-  assert_string_equal(req(4, ZKC__QR_EXISTS)->path, path);
+  assert_string_equal(req(4, ZKC__REQ_EXISTS)->path, path);
   answer(4, ZKC_OK, SESSION);
   assert_int_equal(step(), ZKC__QN_REPLY);
-  req(5, ZKC__QR_SYNC);
-  req(6, ZKC__QR_CHILDREN);
+  req(5, ZKC__REQ_SYNC);
+  req(6, ZKC__REQ_CHILDREN);
   answer(5, ZKC_OK, 0);
   answer_children(6, made, (char *)NULL);
   expect_granted(made);
@@ -913,7 +913,7 @@ static void node_of_an_older_session_is_not_adopted(void **state) {
   assert_int_equal(step(), ZKC__QN_REPLY);
   answer(4, ZKC_OK, OTHER_SESSION);
   assert_int_equal(step(), ZKC__QN_REPLY);
-  req_t *again = req(5, ZKC__QR_CREATE);
+  req_t *again = req(5, ZKC__REQ_CREATE);
   assert_int_not_equal(strcmp(again->path, prefix), 0);
   assert_int_equal(S.n_janitor, 1);
   char path[800];
@@ -936,7 +936,7 @@ static void timeout_while_waiting_deletes_the_node(void **state) {
   assert_int_equal(S.unwatched, 1);
   assert_int_equal(S.registered, 0);
   assert_int_equal(step(), ZKC__QN_REPLY);
-  req(4, ZKC__QR_DELETE);
+  req(4, ZKC__REQ_DELETE);
   answer(4, ZKC_OK, 0);
   assert_int_equal(step(), ZKC__QN_DONE);
   assert_int_equal(zkc__qrun_result(&R, NULL), ZKC_ETIMEDOUT);
