@@ -8,6 +8,7 @@
 
 #include "queue.h"
 
+#include "drive.h"
 #include "qengine.h"
 #include "names.h"
 #include "session.h"
@@ -67,45 +68,27 @@ static void unwaited_done(void *ctx) {
   free(d);
 }
 
-/* The blocking driver: runs the queue engine (qengine.c) on the caller's
- * thread, waiting there for whatever the run needs next. */
+/* The queue engine's calls, for the blocking driver (drive.h). */
+static zkc__qneed_t q_step(void *r) { return zkc__qrun_step(r); }
+static int q_ops(void *r, zkc__op_t **ops) { return zkc__qrun_ops(r, ops); }
+static void q_give_up(void *r) { zkc__qrun_give_up(r); }
+static zkc__waiter_t *q_waiter(void *r) { return zkc__qrun_waiter(r); }
+static void q_woken(void *r, zkc__wake_t why) { zkc__qrun_woken(r, why); }
+static int64_t q_wake_at(const void *r) { return zkc__qrun_wake_at(r); }
+static void q_stop(void *r, int rc) { zkc__qrun_stop(r, rc); }
+static const zkc__run_calls_t qrun_calls = {q_step,  q_ops,     q_give_up,
+                                            q_waiter, q_woken, q_wake_at,
+                                            q_stop};
+
+/* Runs the queue engine (qengine.c) on the caller's thread. */
 static int run_here(zkc__qrun_t *r, zkc__held_t *out) {
-  zkc_client_t *c = r->c;
+  zkc__op_t *ops[ZKC__QRUN_OPS_MAX];
   int64_t woken_us = 0;
-  for (;;) {
-    zkc__op_t *ops[ZKC__QRUN_OPS_MAX];
-    int n, rc;
-    switch (zkc__qrun_step(r)) {
-      case ZKC__QN_REPLY:
-        n = zkc__qrun_ops(r, ops);
-        for (int i = 0; i < n; i++) {
-          if (zkc__op_wait_until(ops[i], zkc__limit_after(r->deadline)) == ZKC_ETIMEDOUT) {
-            zkc__qrun_give_up(r); /* unanswered at the limit */
-            break;
-          }
-        }
-        break;
-      case ZKC__QN_EVENT: {
-        zkc__wake_t why = zkc__waiter_wait(c, zkc__qrun_waiter(r), r->deadline);
-        if (why == ZKC__WAKE_FIRED) woken_us = zkc__now_us(); /* hand-off */
-        zkc__qrun_woken(r, why);
-        break;
-      }
-      case ZKC__QN_SESSION:
-        if ((rc = zkc__wait_connected(c, r->deadline)) != ZKC_OK)
-          zkc__qrun_stop(r, rc);
-        break;
-      case ZKC__QN_TIME:
-        if (zkc__pause_until(c, zkc__qrun_wake_at(r)) != ZKC_OK)
-          zkc__qrun_stop(r, ZKC_ECLOSED);
-        break;
-      case ZKC__QN_DONE:
-        rc = zkc__qrun_result(r, out);
-        if (rc == ZKC_OK) out->woken_us = woken_us;
-        zkc__qrun_clear(r);
-        return rc;
-    }
-  }
+  zkc__drive_here(&qrun_calls, r, r->c, r->deadline, ops, &woken_us);
+  int rc = zkc__qrun_result(r, out);
+  if (rc == ZKC_OK) out->woken_us = woken_us;
+  zkc__qrun_clear(r);
+  return rc;
 }
 
 static int acquire(zkc_client_t *c, const char *base, const char *lock_name,

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "drive.h"
 #include "hold_fate.h"
 #include "lease_run.h"
 #include "names.h"
@@ -207,41 +208,17 @@ static int drop_nodes(zkc_client_t *c, zkc_lease_t *l, int64_t limit) {
   return refused;
 }
 
-/* The blocking driver of a lease run (lease_run.h): waits on the caller's
- * thread for whatever the run needs next. */
-static int lease_run_here(zkc__lrun_t *r, zkc__op_t **ops, int64_t *woken_us) {
-  zkc_client_t *c = r->c;
-  int64_t limit = zkc__limit_after(r->how.deadline);
-  for (;;) {
-    int n, rc;
-    switch (zkc__lrun_step(r)) {
-      case ZKC__QN_REPLY:
-        n = zkc__lrun_ops(r, ops);
-        for (int i = 0; i < n; i++)
-          if (zkc__op_wait_until(ops[i], limit) == ZKC_ETIMEDOUT) {
-            zkc__lrun_give_up(r); /* unanswered at the limit */
-            break;
-          }
-        break;
-      case ZKC__QN_EVENT: {
-        zkc__wake_t why =
-            zkc__waiter_wait(c, zkc__lrun_waiter(r), r->how.deadline);
-        if (why == ZKC__WAKE_FIRED) *woken_us = zkc__now_us(); /* hand-off */
-        zkc__lrun_woken(r, why);
-        break;
-      }
-      case ZKC__QN_SESSION:
-        if ((rc = zkc__wait_connected(c, r->how.deadline)) != ZKC_OK)
-          zkc__lrun_stop(r, rc);
-        break;
-      case ZKC__QN_TIME:
-        if (zkc__pause_until(c, zkc__lrun_wake_at(r)) != ZKC_OK)
-          zkc__lrun_stop(r, ZKC_ECLOSED);
-        break;
-      case ZKC__QN_DONE: return zkc__lrun_result(r);
-    }
-  }
-}
+/* The lease run's calls, for the blocking driver (drive.h). */
+static zkc__qneed_t l_step(void *r) { return zkc__lrun_step(r); }
+static int l_ops(void *r, zkc__op_t **ops) { return zkc__lrun_ops(r, ops); }
+static void l_give_up(void *r) { zkc__lrun_give_up(r); }
+static zkc__waiter_t *l_waiter(void *r) { return zkc__lrun_waiter(r); }
+static void l_woken(void *r, zkc__wake_t why) { zkc__lrun_woken(r, why); }
+static int64_t l_wake_at(const void *r) { return zkc__lrun_wake_at(r); }
+static void l_stop(void *r, int rc) { zkc__lrun_stop(r, rc); }
+static const zkc__run_calls_t lrun_calls = {l_step,  l_ops,     l_give_up,
+                                            l_waiter, l_woken, l_wake_at,
+                                            l_stop};
 
 /* As the head of the queue (q), takes the leases into l: the lease run,
  * its nodes moved to l whatever the result. *woken_us: when the run was
@@ -260,7 +237,8 @@ static int take_leases(zkc_sem_t *s, unsigned qty, const zkc__held_t *q,
     free(ops);
     return rc;
   }
-  rc = lease_run_here(&run, ops, woken_us);
+  zkc__drive_here(&lrun_calls, &run, s->client, deadline, ops, woken_us);
+  rc = zkc__lrun_result(&run);
   free(ops);
   zkc__held_t *nodes = zkc__lrun_take_nodes(&run);
   zkc__lrun_clear(&run);

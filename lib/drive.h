@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The blocking driver of a run that never blocks (the queue engine's,
+ * qengine.h; the semaphore's lease run, lease_run.h): it waits on the
+ * caller's thread for whatever the run says it needs next. Both runs are
+ * stepped the same way; each gives its calls as a table. */
+#ifndef ZKC_DRIVE_H
+#define ZKC_DRIVE_H
+
+#include <stdint.h>
+
+#include "qengine.h"
+#include "session.h"
+
+/* A run's calls, each taking the run. */
+typedef struct zkc__run_calls {
+  zkc__qneed_t (*step)(void *run);
+  int (*ops)(void *run, zkc__op_t **ops); /* ZKC__QN_REPLY: the requests */
+  void (*give_up)(void *run);             /* ...unanswered at the limit */
+  zkc__waiter_t *(*waiter)(void *run);    /* ZKC__QN_EVENT */
+  void (*woken)(void *run, zkc__wake_t why);
+  int64_t (*wake_at)(const void *run);    /* ZKC__QN_TIME */
+  void (*stop)(void *run, int rc);
+} zkc__run_calls_t;
+
+/* Steps `run` of client c until it is done (ZKC__QN_DONE): its answers
+ * awaited until zkc__limit_after(deadline), its waiter's event, the
+ * session, the end of a backoff, on this thread. ops has room for as many
+ * requests as the run awaits at once. *woken_us: when its waiter last woke
+ * on an event (the hand-off's start), left as it was when it never did. */
+void zkc__drive_here(const zkc__run_calls_t *calls, void *run,
+                     zkc_client_t *c, int64_t deadline, zkc__op_t **ops,
+                     int64_t *woken_us);
+
+#endif /* ZKC_DRIVE_H */
