@@ -11,6 +11,7 @@
 #   X,library,why it is missing (or failed)
 # Environment: ZKC_PEER_BIN (default BUILD_DIR/bench/zkc_peer); ZKC_PEER_LIBS
 # (default all: "zkcoord curator kazoo go-zookeeper"), the libraries to run;
+# ZKC_PEER_BASE_BIN, another build's zkc_peer, run too as "zkcoord-base";
 # the others are neither built nor reported; ZKC_PEER_WARMUP (default 0),
 # rounds run first and not reported: the ensemble's own warm-up (JIT, the
 # first log files) would otherwise fall on whichever library runs first.
@@ -33,6 +34,9 @@ add() { libs+=("$1"); cmds+=("$2"); }
 missing() { echo "X,$1,$2"; log "$1 missing: $2"; }
 
 want zkcoord && add zkcoord "${ZKC_PEER_BIN:-$build/bench/zkc_peer}"
+# A second zkcoord build, run as zkcoord-base: a change against the code
+# before it, in the same interleaved rounds (its ratios are zkcoord/zkcoord-base).
+if [ -n "${ZKC_PEER_BASE_BIN:-}" ]; then add zkcoord-base "$ZKC_PEER_BASE_BIN"; fi
 
 # Curator 5.4 from Debian's jars (the interop tests' classpath).
 if ! want curator; then :
