@@ -51,9 +51,8 @@ int zkc__qrun_ops(zkc__qrun_t *r, zkc__op_t **ops) {
       if (r->list) ops[n++] = r->list; /* the sync before them */
       break;
     case Q_SEARCHING: /* the sync, then the read behind it */
-    case Q_CONFIRMING: /* the sync (none on the round's), then our node's
-                          (or voucher's) stat */
-      if (r->list) ops[n++] = r->list;
+    case Q_CONFIRMING: /* the sync, then our node's (or voucher's) stat */
+      ops[n++] = r->list;
       ops[n++] = r->op;
       if (r->watch) ops[n++] = r->watch; /* a vouched run's own node */
       break;
@@ -454,34 +453,30 @@ static void round_leave(zkc__qrun_t *r, int remove) {
  * node can have joined ahead of ours since that read: sequence numbers only
  * grow while the path exists, and it does while our node does. So our
  * node's stat is the proof a read of the whole queue would give: sent
- * behind a sync through the leader (after a round, the round's own while
- * it is fresh: round_sync_fresh), answered fresh, showing the node ours.
+ * behind a sync through the leader, answered fresh, showing the node ours.
  * A vouched run stats its voucher too: our session's write node, which
  * nobody can be granted beside while it stands, and which stands before
  * every writer queued after it while our read node, carrying its sequence,
  * does; so our read node's stat goes with it (in r->watch), behind the
  * same sync: a read node deleted by an outsider is no hold, whatever the
  * write node shows. */
-static void confirm_via(zkc__qrun_t *r, int via_leader) {
+static void confirm(zkc__qrun_t *r) {
   op_drop(r, &r->list);
   op_drop(r, &r->op);
   op_drop(r, &r->watch);
-  if ((via_leader && (r->list = op_new(r)) == NULL) ||
-      (r->op = op_new(r)) == NULL ||
+  if ((r->list = op_new(r)) == NULL || (r->op = op_new(r)) == NULL ||
       (r->vouch && (r->watch = op_new(r)) == NULL)) {
     op_drop(r, &r->list);
     op_drop(r, &r->op);
     finish(r, ZKC_ENOMEM);
     return;
   }
-  r->proof = via_leader ? r->world->boot_ms() : r->sent;
-  if (via_leader) zkc__qown_send(r, r->list, ZKC__REQ_SYNC, r->base);
+  r->proof = r->world->boot_ms();
+  zkc__qown_send(r, r->list, ZKC__REQ_SYNC, r->base);
   zkc__qown_send(r, r->op, ZKC__REQ_EXISTS, r->vouch ? r->vouch : r->node);
   if (r->vouch) zkc__qown_send(r, r->watch, ZKC__REQ_EXISTS, r->node);
   r->st = Q_CONFIRMING;
 }
-
-static void confirm(zkc__qrun_t *r) { confirm_via(r, 1); }
 
 /* An answered stat: ZKC_OK when it shows a node of ours, ZKC_ELOST when
  * the node is gone or another session's, else the request's failure. */
@@ -492,7 +487,7 @@ static int ours(const zkc__qrun_t *r, const zkc__op_t *stat) {
 }
 
 static void confirmed(zkc__qrun_t *r) {
-  int rc = r->list ? r->list->rc : ZKC_OK; /* no sync: the round's */
+  int rc = r->list->rc;
   if (rc == ZKC_OK || rc == ZKC_ENONODE) rc = ours(r, r->op);
   if (r->vouch && rc == ZKC_OK) {
     r->token = r->op->stat.czxid;
@@ -511,15 +506,6 @@ static void confirmed(zkc__qrun_t *r) {
 static int view_clear(zkc__qrun_t *r) {
   return r->viewing && r->world->view_clear_ahead &&
          r->world->view_clear_ahead(r->c, r->base, zkc__basename(r->node));
-}
-
-/* The round's sync was answered, and is fresh: a read sent after it on the
- * same session shows the ensemble's state at r->sent or later, as a read
- * behind a sync of its own would (list_on_round_sync, and our own node's
- * stat when the view is clear: its proof is r->sent). */
-static int round_sync_fresh(zkc__qrun_t *r) {
-  return r->round_sync && r->sync_rc == ZKC_OK &&
-         r->world->grant_fresh(r->c, r->sent);
 }
 
 /* The round ended (why). A wake-up reads the queue again: the blocker's
@@ -549,8 +535,10 @@ static void round_end(zkc__qrun_t *r, zkc__wake_t why) {
   else if (why == ZKC__WAKE_LOST) finish(r, ZKC_ELOST);
   else if (rc != ZKC_OK) retry(r, rc, Q_RELIST);
   else if (clean) grant(r);
-  else if (view_clear(r)) confirm_via(r, !round_sync_fresh(r));
-  else if (round_sync_fresh(r)) list_on_round_sync(r);
+  else if (view_clear(r)) confirm(r);
+  else if (r->round_sync && r->sync_rc == ZKC_OK &&
+           r->world->grant_fresh(r->c, r->sent))
+    list_on_round_sync(r);
   else list_now(r);
 }
 
