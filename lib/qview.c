@@ -12,14 +12,17 @@
 
 typedef struct zkc__qview zkc__qview_t;
 
-/* Sequences, not names: a sequential node's number is unique under its
- * parent, so it names the node, in 9 bytes an entry where the name took
- * some 80. The one node that shares a number is a downgrade's read node
- * (its writer's), and a writer ahead keeps the read anyway. */
+/* Keys, not names: a sequential node's number is unique under its
+ * parent but for one node, a downgrade's read node, which carries its
+ * writer's. The key is the sequence and whether the node is a read-write
+ * lock's reader (2 * seq, a reader; 2 * seq + 1, any other), so it names
+ * the node in 9 bytes an entry where the name took some 80, and a
+ * writer's delete never marks its downgrade's read node gone. A reader
+ * sorts before its writer: it stands ahead of everyone behind the writer. */
 struct zkc__qview {
   char *base;          /* the key */
   int refs;            /* runs waiting on base that use it */
-  int64_t *seq;        /* the read's sequences, sorted (-1: none) */
+  int64_t *seq;        /* the read's keys, sorted (-1: none) */
   unsigned char *gone; /* per entry: known gone */
   size_t n;
   size_t live;   /* every entry before it is gone */
@@ -27,9 +30,10 @@ struct zkc__qview {
   UT_hash_handle hh;
 };
 
-static int64_t seq_of(const char *name) {
+static int64_t key_of(const char *name) {
   int64_t seq = -1;
-  return zkc__node_sequence(name, &seq) ? seq : -1;
+  if (!zkc__node_sequence(name, &seq) || seq < 0) return -1;
+  return 2 * seq + (zkc__rw_kind(name) != ZKC__RW_READ);
 }
 
 static int seq_cmp(const void *a, const void *b) {
@@ -37,8 +41,8 @@ static int seq_cmp(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-/* The first entry of sequence `seq` in v, or -1 (none; -1 is never
- * looked for: an unsequenced name is never marked, nor anyone's own). */
+/* The entry of key `seq` in v, or -1 (none; -1 is never looked for: an
+ * unsequenced name is never marked, nor anyone's own). */
 static long find(const zkc__qview_t *v, int64_t seq) {
   if (seq < 0) return -1;
   size_t lo = 0, hi = v->n;
@@ -82,7 +86,7 @@ static void view_take(zkc__qview_t *v, const zkc__names_t *read) {
   }
   int64_t writer_seq = -1;
   for (size_t i = 0; i < n; i++) {
-    seq[i] = seq_of(read->data[i]);
+    seq[i] = key_of(read->data[i]);
     const char *kind = zkc__node_kind(read->data[i]);
     if (kind && strcmp(kind, "write") == 0 &&
         (writer_seq < 0 || seq[i] < writer_seq))
@@ -127,7 +131,7 @@ void zkc__qview_update(zkc_client_t *c, const char *base,
       v->refs++;
       *held = 1;
     }
-    if (find(v, seq_of(own)) < 0) view_take(v, read);
+    if (find(v, key_of(own)) < 0) view_take(v, read);
   }
   pthread_mutex_unlock(&c->views_mu);
 }
@@ -150,7 +154,7 @@ int zkc__qview_clear_ahead(zkc_client_t *c, const char *base,
   zkc__qview_t *v = lookup(c, base, strlen(base));
   int clear = 0;
   if (v != NULL) {
-    long k = find(v, seq_of(own));
+    long k = find(v, key_of(own));
     while (v->live < v->n && v->gone[v->live]) v->live++;
     /* Behind a read-write lock's writer, a node may join ahead of ours
      * after the view's read: its downgrade makes a read node named with
@@ -179,7 +183,7 @@ static int unique_name(const char *name) {
 void zkc__qview_gone(zkc_client_t *c, const char *path) {
   const char *slash = strrchr(path, '/');
   if (slash == NULL || slash == path || !unique_name(slash + 1)) return;
-  int64_t seq = seq_of(slash + 1);
+  int64_t seq = key_of(slash + 1);
   if (seq < 0) return;
   pthread_mutex_lock(&c->views_mu);
   zkc__qview_t *v = c->views ? lookup(c, path, (size_t)(slash - path)) : NULL;

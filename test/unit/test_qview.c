@@ -146,6 +146,41 @@ static void writer_ahead_keeps_the_read(void **state) {
   zkc__qview_drop(&C, "/q", &held);
 }
 
+/* A downgrade's read node shares its writer's sequence. The writer's
+ * delete marks the writer gone, never the read node: not by the event
+ * (both listed), not when another waiter's read replaces the view (the
+ * read node listed, its writer no longer). Else a writer behind it would
+ * be granted beside the downgraded reader. */
+static void downgrade_read_node_is_not_its_writer(void **state) {
+  (void)state;
+  int held = 0, later_held = 0;
+#define W_READ "_c_0a1b2c3d-0000-4000-8000-00000000000e-__READ__0000000004"
+  zkc__names_t r = read_of(W, ME, (char *)NULL);
+  zkc__qview_update(&C, "/q", &r, ME, &held);
+  names_free(&r);
+  zkc__qview_gone(&C, "/q/" W);
+  /* Another waiter of this client reads after the downgrade. */
+  zkc__names_t r2 = read_of(W_READ, ME, LATER, (char *)NULL);
+  zkc__qview_update(&C, "/q", &r2, LATER, &later_held);
+  names_free(&r2);
+  assert_false(zkc__qview_clear_ahead(&C, "/q", ME)); /* the reader stands */
+  zkc__qview_gone(&C, "/q/" W_READ);
+  assert_true(zkc__qview_clear_ahead(&C, "/q", ME));
+  zkc__qview_drop(&C, "/q", &later_held);
+  zkc__qview_drop(&C, "/q", &held);
+  /* Both listed: the writer's delete leaves the read node standing. */
+  zkc__names_t r3 = read_of(W, W_READ, ME, (char *)NULL);
+  zkc__qview_update(&C, "/q", &r3, ME, &held);
+  names_free(&r3);
+  zkc__qview_gone(&C, "/q/" W);
+  zkc__names_t r4 = read_of(W_READ, ME, LATER, (char *)NULL);
+  zkc__qview_update(&C, "/q", &r4, LATER, &later_held);
+  names_free(&r4);
+  assert_false(zkc__qview_clear_ahead(&C, "/q", ME));
+  zkc__qview_drop(&C, "/q", &later_held);
+  zkc__qview_drop(&C, "/q", &held);
+}
+
 /* Gone marks before any view, or for a path nobody waits on, change
  * nothing and keep nothing. */
 static void gone_without_a_view_keeps_nothing(void **state) {
@@ -167,6 +202,8 @@ int main(void) {
                                       teardown),
       cmocka_unit_test_setup_teardown(writer_ahead_keeps_the_read, setup,
                                       teardown),
+      cmocka_unit_test_setup_teardown(downgrade_read_node_is_not_its_writer,
+                                      setup, teardown),
       cmocka_unit_test_setup_teardown(gone_without_a_view_keeps_nothing, setup,
                                       teardown),
   };
