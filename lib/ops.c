@@ -260,15 +260,6 @@ int zkc__op_run_exists(zkc_client_t *c, const char *path, zkc__stat_t *stat) {
   return rc;
 }
 
-int zkc__op_run_create(zkc_client_t *c, zkc_node_kind_t kind, const char *path,
-                       const char *data, int len, zkc__create_mode_t mode) {
-  zkc__op_t op;
-  int rc = zkc__op_init(&op);
-  if (rc != ZKC_OK) return rc;
-  zkc__submit_create(c, &op, kind, path, data, len, mode);
-  return run(&op);
-}
-
 /* 1 when zh's session is over (expired, or credentials refused). */
 static int handle_over(zhandle_t *zh) {
   int state = zoo_state(zh);

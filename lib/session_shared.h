@@ -217,9 +217,6 @@ int zkc__op_find_protected(zkc_client_t *c, const char *base,
                            const char *uuid, int64_t limit_ms, char **node);
 int zkc__op_run_delete(zkc_client_t *c, const char *path);
 
-int zkc__op_run_create(zkc_client_t *c, zkc_node_kind_t kind, const char *path,
-                       const char *data, int len, zkc__create_mode_t mode);
-
 /* Reads a node's data and leaves a data watch for waiter `id`. */
 void zkc__submit_watch(zkc_client_t *c, zkc__op_t *op, const char *path,
                        uint64_t id);
