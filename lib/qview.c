@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The queue views (qview.h): per client and path, the sequences of the
- * latest read a waiter kept, sorted, each marked once known gone. */
+/* The queue views (qview.h): per client and path, the keys of the latest
+ * read a waiter kept (below), sorted, each marked once known gone. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,7 +22,7 @@ typedef struct zkc__qview zkc__qview_t;
 struct zkc__qview {
   char *base;          /* the key */
   int refs;            /* runs waiting on base that use it */
-  int64_t *seq;        /* the read's keys, sorted (-1: none) */
+  int64_t *key;        /* the read's keys, sorted (-1: none) */
   unsigned char *gone; /* per entry: known gone */
   size_t n;
   size_t live;   /* every entry before it is gone */
@@ -36,28 +36,28 @@ static int64_t key_of(const char *name) {
   return 2 * seq + (zkc__rw_kind(name) != ZKC__RW_READ);
 }
 
-static int seq_cmp(const void *a, const void *b) {
+static int key_cmp(const void *a, const void *b) {
   int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
   return x < y ? -1 : x > y;
 }
 
-/* The entry of key `seq` in v, or -1 (none; -1 is never looked for: an
+/* The entry of `key` in v, or -1 (none; -1 is never looked for: an
  * unsequenced name is never marked, nor anyone's own). */
-static long find(const zkc__qview_t *v, int64_t seq) {
-  if (seq < 0) return -1;
+static long find(const zkc__qview_t *v, int64_t key) {
+  if (key < 0) return -1;
   size_t lo = 0, hi = v->n;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    if (v->seq[mid] < seq) lo = mid + 1;
+    if (v->key[mid] < key) lo = mid + 1;
     else hi = mid;
   }
-  return lo < v->n && v->seq[lo] == seq ? (long)lo : -1;
+  return lo < v->n && v->key[lo] == key ? (long)lo : -1;
 }
 
 static void view_clear(zkc__qview_t *v) {
-  free(v->seq);
+  free(v->key);
   free(v->gone);
-  v->seq = NULL;
+  v->key = NULL;
   v->gone = NULL;
   v->n = v->live = v->writer = 0;
 }
@@ -77,30 +77,30 @@ static zkc__qview_t *lookup(zkc_client_t *c, const char *base, size_t len) {
 /* Replaces v's entries by the read's, keeping the old gone marks. */
 static void view_take(zkc__qview_t *v, const zkc__names_t *read) {
   size_t n = (size_t)read->count;
-  int64_t *seq = malloc((n ? n : 1) * sizeof *seq);
+  int64_t *key = malloc((n ? n : 1) * sizeof *key);
   unsigned char *gone = calloc(n ? n : 1, 1);
-  if (seq == NULL || gone == NULL) { /* the old view stays: still true */
-    free(seq);
+  if (key == NULL || gone == NULL) { /* the old view stays: still true */
+    free(key);
     free(gone);
     return;
   }
-  int64_t writer_seq = -1;
+  int64_t writer_key = -1;
   for (size_t i = 0; i < n; i++) {
-    seq[i] = key_of(read->data[i]);
+    key[i] = key_of(read->data[i]);
     const char *kind = zkc__node_kind(read->data[i]);
     if (kind && strcmp(kind, "write") == 0 &&
-        (writer_seq < 0 || seq[i] < writer_seq))
-      writer_seq = seq[i];
+        (writer_key < 0 || key[i] < writer_key))
+      writer_key = key[i];
   }
-  qsort(seq, n, sizeof *seq, seq_cmp);
-  zkc__qview_t next = {.seq = seq, .gone = gone, .n = n};
+  qsort(key, n, sizeof *key, key_cmp);
+  zkc__qview_t next = {.key = key, .gone = gone, .n = n};
   for (size_t i = 0; i < v->n; i++) { /* gone stays gone */
-    long k = v->gone[i] ? find(&next, v->seq[i]) : -1;
-    for (; k >= 0 && (size_t)k < n && seq[k] == v->seq[i]; k++) gone[k] = 1;
+    long k = v->gone[i] ? find(&next, v->key[i]) : -1;
+    if (k >= 0) gone[k] = 1;
   }
-  long w = writer_seq >= 0 ? find(&next, writer_seq) : -1;
+  long w = writer_key >= 0 ? find(&next, writer_key) : -1;
   view_clear(v);
-  v->seq = seq;
+  v->key = key;
   v->gone = gone;
   v->n = n;
   v->writer = w >= 0 ? (size_t)w : n;
@@ -183,12 +183,12 @@ static int unique_name(const char *name) {
 void zkc__qview_gone(zkc_client_t *c, const char *path) {
   const char *slash = strrchr(path, '/');
   if (slash == NULL || slash == path || !unique_name(slash + 1)) return;
-  int64_t seq = key_of(slash + 1);
-  if (seq < 0) return;
+  int64_t key = key_of(slash + 1);
+  if (key < 0) return;
   pthread_mutex_lock(&c->views_mu);
   zkc__qview_t *v = c->views ? lookup(c, path, (size_t)(slash - path)) : NULL;
-  long k = v ? find(v, seq) : -1;
-  for (; k >= 0 && (size_t)k < v->n && v->seq[k] == seq; k++) v->gone[k] = 1;
+  long k = v ? find(v, key) : -1;
+  if (k >= 0) v->gone[k] = 1;
   pthread_mutex_unlock(&c->views_mu);
 }
 
