@@ -141,6 +141,19 @@ static int new_prefix(zkc__lrun_t *r) {
   return ZKC_OK;
 }
 
+/* 1 when the leases the queue's read showed, with ours and those this
+ * object holds, fit a fixed limit. Only leases released can change that
+ * count before our creates (admissions go through the queue, whose head we
+ * are), so the queue node may go with our first round. A shared count may
+ * change the limit meanwhile: then we keep our place. */
+static int room_seen(const zkc__lrun_t *r) {
+  if (r->how.let_go == NULL || r->how.seen < 0 || r->how.count != NULL)
+    return 0;
+  size_t held = r->how.held ? r->how.held(r->how.held_ctx) : 0;
+  return zkc__leases_decide((size_t)r->how.seen + r->how.qty, r->how.qty,
+                            r->how.qty, held, r->how.max) == ZKC__L_FIT;
+}
+
 /* The creates still to make, or else a sync through the leader (a
  * follower cut off from it answers reads from a frozen state; it cannot
  * answer the sync and holds the reads behind it); then the leases, the
@@ -198,6 +211,11 @@ static void send_round(zkc__lrun_t *r) {
          r->how.count);
   if (r->reads[R_LAYOUT])
     send(r, r->reads[R_LAYOUT], ZKC__REQ_CHILDREN, r->how.path);
+  if (!r->sent && room_seen(r)) {
+    r->how.let_go(r->how.let_go_ctx);
+    r->left = 1;
+  }
+  r->sent = 1;
   r->st = L_SENT;
 }
 
@@ -238,6 +256,7 @@ static int take_creates(zkc__lrun_t *r) {
   }
   if (missing) {
     for (int i = 0; i < ZKC__LRUN_READS; i++) op_end(&r->reads[i]);
+    r->layout_ok = 0; /* made again: read the layout behind our creates */
     if (r->parents >= ZKC__PARENT_RECREATE_MAX) {
       finish(r, ZKC_ENONODE);
       return 1;
@@ -318,6 +337,7 @@ static void decide(zkc__lrun_t *r, const zkc__names_t *kids, int32_t max) {
   if (v == ZKC__L_DEADLOCK) finish(r, ZKC_EDEADLK);
   else if (v == ZKC__L_FIT) grant(r);
   else if (r->world->now_ms() >= r->how.deadline) finish(r, ZKC_ETIMEDOUT);
+  else if (r->left) r->st = L_HEAD; /* no place to wait in: queue again */
   else if (!r->watching) r->watching = 1, r->st = L_SEND; /* read, watched */
   else r->st = L_HEAD;
 }
@@ -428,6 +448,13 @@ static void count_made(zkc__lrun_t *r) {
  * leases. Else another client may be at the head too, and two heads whose
  * pending leases together exceed the limit would wait on each other. */
 static void check_head(zkc__lrun_t *r) {
+  if (r->left) { /* let go early, on a read that showed room */
+    zkc__log(r->c, ZKC_LOG_DEBUG, "semaphore %s: the leases do not fit "
+             "after all, and our queue node is gone: queueing again",
+             r->how.path);
+    finish(r, ZKC_ELOST);
+    return;
+  }
   if (r->how.queue_session != r->nodes[0].session_id) {
     finish(r, ZKC_ELOST);
     return;
@@ -457,6 +484,7 @@ int zkc__lrun_init(zkc__lrun_t *r, zkc_client_t *c,
   r->how = *how;
   r->c = c;
   r->world = how->world ? how->world : &zkc__qworld_session;
+  r->layout_ok = how->layout_known;
   r->nodes = calloc(how->qty ? how->qty : 1, sizeof *r->nodes);
   r->creates = calloc(how->qty ? how->qty : 1, sizeof *r->creates);
   r->st = L_SEND;

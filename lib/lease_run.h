@@ -4,10 +4,10 @@
  * engine, qengine.h, whose drivers' needs it shares), reaching the world
  * only through a zkc__qworld_t.
  *
- * One round trip when the leases fit: the lease nodes' creates, then a sync
- * through the leader, the leases read (children watch), the shared count
- * (data watch) and the semaphore path's own children (its layout), all
- * pipelined. The decision is zkc__leases_decide's. While the leases do not
+ * One round trip when the leases fit: the lease nodes' creates, then the
+ * leases read, the shared count and the semaphore path's own children (its
+ * layout, until accepted), all pipelined; when the queue's read showed
+ * room, the queue node's delete behind them. The decision is zkc__leases_decide's. While the leases do not
  * fit, the run waits on those watches, and before each wait checks that
  * its queue node still exists on the session of its leases: else another
  * client may be head too, and two heads may wait on each other for ever.
@@ -54,6 +54,20 @@ typedef struct zkc__lrun_how {
   size_t (*held)(void *ctx);
   void *held_ctx;
   int64_t deadline; /* monotonic; ZKC__FOREVER */
+  /* The path's layout was accepted before (by this semaphore object): not
+   * read again, unless leases/ must be made again (emptied and reaped, a
+   * stranger may have begun another recipe there since). */
+  unsigned layout_known : 1;
+  /* How many leases the read that made the queue node first showed (-1:
+   * none; zkc__lock_acquire_also). When those, ours and the held ones fit
+   * a fixed limit, let_go(let_go_ctx) is called right after the first
+   * round is sent, to delete the queue node behind it: the next head need
+   * not wait for our answers. The grant still rests on our own leases
+   * read; if it shows them not fitting after all (a stranger's leases),
+   * the run ends with ZKC_ELOST: queue again, having no place to wait in. */
+  int seen;
+  void (*let_go)(void *ctx);
+  void *let_go_ctx;
   const zkc__qdriver_t *drv; /* NULL: the caller waits itself */
   void *drv_ctx;
   const zkc__qworld_t *world; /* NULL: the client's */
@@ -72,6 +86,8 @@ typedef struct zkc__lrun {
   unsigned layout_ok : 1; /* the path's layout was read and accepted */
   unsigned warned : 1;   /* the limits-disagree warning given */
   unsigned parents : 4;  /* parent walks begun (ZKC__PARENT_RECREATE_MAX) */
+  unsigned sent : 1;     /* a round was sent */
+  unsigned left : 1;     /* the queue node was let go (how.let_go) */
   int rc;
   int stop_rc;
   int retries;

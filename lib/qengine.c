@@ -43,7 +43,8 @@ int zkc__qrun_ops(zkc__qrun_t *r, zkc__op_t **ops) {
   switch (r->st) {
     case Q_LISTING:
       ops[n++] = r->list;
-      if (r->op) ops[n++] = r->op; /* its sync */
+      if (r->op) ops[n++] = r->op;       /* its sync */
+      if (r->watch) ops[n++] = r->watch; /* the read of `also` */
       break;
     case Q_WATCHING:
       ops[n++] = r->watch;
@@ -80,7 +81,8 @@ static int awaiting(zkc__qrun_t *r) {
  * It cannot answer the sync, and holds the read behind it. The read
  * pipelined behind our create needs none: the create went through the
  * leader, which checked our session, after r->proof. */
-static int submit_list(zkc__qrun_t *r, int via_leader) {
+static int submit_list(zkc__qrun_t *r, int via_leader, int with_also) {
+  if (r->unproven) via_leader = 0;
   op_drop(r, &r->list);
   if (via_leader) op_drop(r, &r->op); /* else: the create, in flight */
   if ((r->list = op_new(r)) == NULL) return ZKC_ENOMEM;
@@ -91,6 +93,10 @@ static int submit_list(zkc__qrun_t *r, int via_leader) {
   r->proof = r->world->boot_ms();
   if (via_leader) zkc__qown_send(r, r->op, ZKC__REQ_SYNC, r->base);
   zkc__qown_send(r, r->list, ZKC__REQ_CHILDREN, r->base);
+  /* `also` behind it: a hint only, so a read without memory goes unsent. */
+  op_drop(r, &r->watch);
+  if (with_also && r->also && (r->watch = op_new(r)) != NULL)
+    zkc__qown_send(r, r->watch, ZKC__REQ_CHILDREN, r->also);
   return ZKC_OK;
 }
 
@@ -158,9 +164,10 @@ static void finish(zkc__qrun_t *r, int rc) {
   view_leave(r);
   op_drop(r, &r->list);
   if (rc == ZKC_OK) {
-    done(r, rc);
+    done(r, rc); /* r->watch: the read of `also` of a granting read */
     return;
   }
+  op_drop(r, &r->watch);
   /* A create whose outcome is unknown: whatever session made it, the
    * janitor finds it by our uuid (its read goes after the create). */
   if (r->maybe_made && r->node == NULL && r->prefix) {
@@ -200,7 +207,7 @@ static void send_create(zkc__qrun_t *r) {
   zkc__req_t rq = {.kind = ZKC__REQ_CREATE, .path = r->prefix,
                     .data = r->data, .plain = r->plain};
   r->world->send(r->c, r->op, &rq);
-  if (!r->no_list) (void)submit_list(r, 0); /* r->list NULL: no memory */
+  if (!r->no_list) (void)submit_list(r, 0, 0); /* r->list NULL: no memory */
   r->st = Q_CREATING;
 }
 
@@ -214,7 +221,8 @@ static void made(zkc__qrun_t *r) {
   if (r->owner != r->world->session_id(r->c)) finish(r, ZKC_ELOST);
   else if (r->vouch) confirm(r);
   else if (r->no_list) finish(r, ZKC_OK);
-  else if (r->list == NULL && submit_list(r, 1) != ZKC_OK) finish(r, ZKC_ENOMEM);
+  else if (r->list == NULL && submit_list(r, 1, 0) != ZKC_OK)
+    finish(r, ZKC_ENOMEM);
   else r->st = Q_LISTING;
 }
 
@@ -230,6 +238,7 @@ static void created(zkc__qrun_t *r) {
     return;
   }
   op_drop(r, &r->list);
+  op_drop(r, &r->watch); /* the read of `also` behind it */
   if (r->node || rc == ZKC_ENOMEM) { /* made, or perhaps: cannot go on */
     r->maybe_made = 1;
     finish(r, rc);
@@ -332,7 +341,7 @@ static void adopted(zkc__qrun_t *r) {
 /* ---- reading, deciding, waiting ---- */
 
 static void list_now(zkc__qrun_t *r) {
-  if (submit_list(r, 1) != ZKC_OK) finish(r, ZKC_ENOMEM);
+  if (submit_list(r, 1, 1) != ZKC_OK) finish(r, ZKC_ENOMEM);
   else r->st = Q_LISTING;
 }
 
@@ -342,7 +351,7 @@ static void list_now(zkc__qrun_t *r) {
  * session, shows the ensemble's state at the sync or later; r->sent is the
  * proof's time, as for a grant on the round's watches alone. */
 static void list_on_round_sync(zkc__qrun_t *r) {
-  if (submit_list(r, 0) != ZKC_OK) {
+  if (submit_list(r, 0, 1) != ZKC_OK) {
     finish(r, ZKC_ENOMEM);
     return;
   }
@@ -404,7 +413,9 @@ static void watch_round(zkc__qrun_t *r, char *pred, int sole) {
   r->pred = pred;
   r->watch = op_new(r);
   op_drop(r, &r->list); /* none while listed; the sync's slot */
-  r->list = op_new(r);  /* NULL without memory: a round without its sync */
+  /* NULL without memory, or unproven: a round without its sync (and then
+   * without our own node's watch: no grant on the watches alone). */
+  r->list = r->unproven ? NULL : op_new(r);
   r->op = sole && r->list ? op_new(r) : NULL;
   r->sole = r->op != NULL;
   r->round_sync = r->list != NULL;
@@ -582,12 +593,16 @@ static void listed(zkc__qrun_t *r) {
   int rc = r->op ? r->op->rc : ZKC_OK; /* the sync before it */
   if (rc == ZKC_OK) rc = r->list->rc;
   op_end(&r->op);
+  zkc__op_t *also = r->watch; /* kept below only if this read grants */
+  r->watch = NULL;
   if (rc != ZKC_OK) {
     op_end(&r->list);
+    op_drop(r, &also);
     retry(r, rc, Q_RELIST);
     return;
   }
   if ((rc = layout_refused(r)) != ZKC_OK) {
+    op_drop(r, &also);
     finish(r, rc); /* drops the read, deletes our node */
     return;
   }
@@ -607,6 +622,8 @@ static void listed(zkc__qrun_t *r) {
     r->world->view_update(r->c, r->base, &r->list->children,
                           zkc__basename(r->node), &r->viewing);
   op_end(&r->list);
+  if (rc == ZKC_OK && d.verdict == ZKC__Q_FIRST) r->watch = also;
+  else op_drop(r, &also);
   if (rc != ZKC_OK) finish(r, rc);
   else if (d.verdict == ZKC__Q_GONE) finish(r, ZKC_ELOST); /* session or outsider */
   else if (d.verdict == ZKC__Q_FIRST) grant(r);
@@ -636,6 +653,8 @@ void zkc__qrun_init(zkc__qrun_t *r, zkc_client_t *c,
   r->plain = how->plain;
   r->no_list = how->no_list;
   r->vouch = how->vouch;
+  r->also = how->also;
+  r->unproven = how->unproven;
   r->requeue = how->requeue;
   r->layout = how->layout;
   r->st = Q_CREATE;
@@ -763,6 +782,14 @@ int zkc__qrun_result(zkc__qrun_t *r, zkc__held_t *out) {
     r->node = NULL;
   }
   return r->rc;
+}
+
+int zkc__qrun_also_seen(zkc__qrun_t *r) {
+  zkc__op_t *op = r->watch;
+  if (r->st != Q_DONE || r->rc != ZKC_OK || op == NULL || !zkc__op_done(op) ||
+      op->rc != ZKC_OK)
+    return -1;
+  return op->children.count;
 }
 
 void zkc__qrun_clear(zkc__qrun_t *r) {

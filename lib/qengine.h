@@ -66,6 +66,7 @@ typedef struct zkc__qrun {
   zkc_client_t *c;
   const char *base, *name, *data; /* borrowed for the run's life */
   const char *vouch; /* a vouched run: see zkc__qrun_how_t (borrowed) */
+  const char *also;  /* read with each queue read: see zkc__qrun_how_t */
   int64_t deadline; /* its requests' limit: zkc__limit_after(deadline) */
   const zkc__qdriver_t *drv; /* NULL: the caller waits itself */
   void *drv_ctx;
@@ -81,6 +82,7 @@ typedef struct zkc__qrun {
   unsigned sole : 1;    /* the round watches our own node too */
   unsigned round_sync : 1; /* the round sent a sync before its watches */
   unsigned same_session : 1; /* the blocker is of our own session */
+  unsigned unproven : 1; /* see zkc__qrun_how_t */
   int viewing;          /* holds a reference on the client's view of base */
   unsigned layout : 2;  /* a zkc__recipe_layout_t: the layout the path must
                            keep, checked at each read (ZKC__AS_NONE: none) */
@@ -101,7 +103,9 @@ typedef struct zkc__qrun {
   int64_t owner;    /* its ephemeral owner: the session */
   zkc__op_t *op;    /* create, search, exists, own-node watch or delete */
   zkc__op_t *list;  /* the latest children read */
-  zkc__op_t *watch; /* Q_WATCHING: the blocker's watch */
+  zkc__op_t *watch; /* Q_WATCHING: the blocker's watch; Q_LISTING: the
+                       read of `also` behind the queue's, kept once that
+                       read granted (zkc__qrun_also_seen) */
   zkc__waiter_t w;
   char *pred;       /* the blocker watched */
   int64_t sent;     /* zkc__boot_ms before this round's watches */
@@ -122,12 +126,23 @@ typedef struct zkc__qrun_how {
   unsigned no_list : 1; /* only the node: no queue read, no wait */
   unsigned requeue : 1; /* a node lost while waiting: queue again at the
                            back, within the deadline */
+  /* A queue whose grant is not the caller's proof of anything: the
+   * semaphore's, whose every admission rests on its own leases read behind
+   * its own creates. Its reads and rounds go without syncs, its rounds
+   * without our own node's watch. Only the order it keeps is needed. */
+  unsigned unproven : 1;
   /* A vouched run (with plain and no_list: the read-write lock's
    * downgrade): no queue read and no wait; granted once the node `vouch`
    * (borrowed; the write node) is seen, behind a sync, fresh, to be still
    * the node's own session's, as the queue's grants are. The token is
    * vouch's czxid. Gone, or another session's: ZKC_ELOST. */
   const char *vouch;
+  /* A path whose children are read behind every read of the queue after
+   * its first (the one behind the create), in the same batch (borrowed;
+   * NULL: none). Not a proof of anything: a hint
+   * for what the caller does next (the semaphore's leases, seen by the
+   * read that made its queue node first). */
+  const char *also;
   const zkc__qdriver_t *drv; /* NULL (the caller waits itself) or static */
   void *drv_ctx;             /* what drv is called with */
   const zkc__qworld_t *world; /* NULL: the client's (zkc__qworld_session) */
@@ -171,6 +186,10 @@ void zkc__qrun_doubt(zkc__qrun_t *r);
 /* ZKC__QN_DONE: the result; with ZKC_OK *out is filled and the node is the
  * caller's. */
 int zkc__qrun_result(zkc__qrun_t *r, zkc__held_t *out);
+/* After a grant: how many children the read of how.also behind the
+ * granting queue read showed; -1 when none was read with it (no `also`, a
+ * grant on the watches or on a stat, the read failed). */
+int zkc__qrun_also_seen(zkc__qrun_t *r);
 /* Frees what the run holds (a run not done is given up first). */
 void zkc__qrun_clear(zkc__qrun_t *r);
 

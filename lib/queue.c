@@ -81,12 +81,13 @@ static const zkc__run_calls_t qrun_calls = {q_step,  q_ops,     q_give_up,
                                             q_stop};
 
 /* Runs the queue engine (qengine.c) on the caller's thread. */
-static int run_here(zkc__qrun_t *r, zkc__held_t *out) {
+static int run_here(zkc__qrun_t *r, zkc__held_t *out, int *also_seen) {
   zkc__op_t *ops[ZKC__QRUN_OPS_MAX];
   int64_t woken_us = 0;
   zkc__drive_here(&qrun_calls, r, r->c, r->deadline, ops, &woken_us);
   int rc = zkc__qrun_result(r, out);
   if (rc == ZKC_OK) out->woken_us = woken_us;
+  if (also_seen) *also_seen = zkc__qrun_also_seen(r);
   zkc__qrun_clear(r);
   return rc;
 }
@@ -100,12 +101,19 @@ static int acquire(zkc_client_t *c, const char *base, const char *lock_name,
                          .reader = reader != 0, .requeue = 1};
   zkc__qrun_t r;
   zkc__qrun_init(&r, c, &how);
-  return run_here(&r, out);
+  return run_here(&r, out, NULL);
 }
 
-int zkc__lock_acquire(zkc_client_t *c, const char *base, const char *lock_name,
-                      int64_t deadline_ms, zkc__held_t *out) {
-  return acquire(c, base, lock_name, NULL, 0, ZKC__AS_NONE, deadline_ms, out);
+int zkc__lock_acquire_also(zkc_client_t *c, const char *base,
+                           const char *lock_name, const char *also,
+                           int64_t deadline_ms, zkc__held_t *out,
+                           int *also_seen) {
+  zkc__qrun_how_t how = {.base = base, .name = lock_name,
+                         .deadline = deadline_ms, .requeue = 1, .also = also,
+                         .unproven = 1};
+  zkc__qrun_t r;
+  zkc__qrun_init(&r, c, &how);
+  return run_here(&r, out, also_seen);
 }
 
 int zkc__lock_acquire_data(zkc_client_t *c, const char *base,
@@ -136,7 +144,7 @@ int zkc__node_create_mode(zkc_client_t *c, const char *base, const char *name,
                          .no_list = 1};
   zkc__qrun_t r;
   zkc__qrun_init(&r, c, &how);
-  return run_here(&r, out);
+  return run_here(&r, out, NULL);
 }
 
 int zkc__node_create_vouched(zkc_client_t *c, const char *base,
@@ -148,7 +156,7 @@ int zkc__node_create_vouched(zkc_client_t *c, const char *base,
                          .vouch = vouch};
   zkc__qrun_t r;
   zkc__qrun_init(&r, c, &how);
-  return run_here(&r, out);
+  return run_here(&r, out, NULL);
 }
 
 int zkc__lock_delete(zkc_client_t *c, const char *node) {

@@ -10,16 +10,25 @@
 #include "qengine.h"
 #include "zkcoord/client.h"
 
-/* Queues on `base` with a protected EPHEMERAL_SEQUENTIAL node named
- * "_c_<uuid>-<lock_name><seq>" and waits until it is first or deadline_ms
- * (monotonic; ZKC__FOREVER) passes. On success fills *out. On any failure no
- * node of ours is left (its delete is finished in the background if need
- * be). Returns ZKC_OK, ZKC_ETIMEDOUT, ZKC_ECLOSED, ZKC_ELOST, ZKC_ENOMEM or
- * the server's refusal (ZKC_ENOAUTH, ...). */
-int zkc__lock_acquire(zkc_client_t *c, const char *base, const char *lock_name,
-                      int64_t deadline_ms, zkc__held_t *out);
+/* The acquisitions (zkc__lock_acquire_*): each queues on `base` with a
+ * protected EPHEMERAL_SEQUENTIAL node named "_c_<uuid>-<lock_name><seq>"
+ * and waits until it is first or deadline_ms (monotonic; ZKC__FOREVER)
+ * passes. On success fills *out. On any failure no node of ours is left
+ * (its delete is finished in the background if need be). Each returns
+ * ZKC_OK, ZKC_ETIMEDOUT, ZKC_ECLOSED, ZKC_ELOST, ZKC_ENOMEM or the server's
+ * refusal (ZKC_ENOAUTH, ...): "the codes of zkc__lock_acquire" below.
+ *
+ * zkc__lock_acquire_also: for a queue whose grant proves nothing on its own
+ * (the semaphore's: zkc__qrun_how_t's unproven). The children of `also`
+ * are read behind every read of the queue after the first, and on success
+ * *also_seen is how many the read that made our node first showed (-1: no
+ * such read; see zkc__qrun_also_seen). */
+int zkc__lock_acquire_also(zkc_client_t *c, const char *base,
+                           const char *lock_name, const char *also,
+                           int64_t deadline_ms, zkc__held_t *out,
+                           int *also_seen);
 
-/* As zkc__lock_acquire, with `data` (NUL-terminated; NULL = the client's
+/* With `data` (NUL-terminated; NULL = the client's
  * holder_id) as the node's data: the leader latch stores its participant id
  * there. */
 int zkc__lock_acquire_data(zkc_client_t *c, const char *base,

@@ -220,16 +220,34 @@ static const zkc__run_calls_t lrun_calls = {l_step,  l_ops,     l_give_up,
                                             l_waiter, l_woken, l_wake_at,
                                             l_stop};
 
-/* As the head of the queue (q), takes the leases into l: the lease run,
- * its nodes moved to l whatever the result. *woken_us: when the run was
- * last told its way was clear (left as it was when it waited for none). */
+/* The queue node of an attempt, let go by the lease run (its let_go). */
+typedef struct {
+  zkc_client_t *c;
+  const char *node;
+  int gone; /* its delete sent */
+} queue_node_t;
+
+static void let_go(void *ctx) {
+  queue_node_t *q = ctx;
+  (void)zkc__lock_delete_nowait(q->c, q->node); /* a refusal is logged */
+  q->gone = 1;
+}
+
+/* As the head of the queue (q, its read having shown `seen` leases), takes
+ * the leases into l: the lease run, its nodes moved to l whatever the
+ * result. *woken_us: when the run was last told its way was clear (left as
+ * it was when it waited for none). *q_gone: the run let the queue node go. */
 static int take_leases(zkc_sem_t *s, unsigned qty, const zkc__held_t *q,
-                       int64_t deadline, zkc_lease_t *l, int64_t *woken_us) {
+                       int seen, int64_t deadline, zkc_lease_t *l,
+                       int64_t *woken_us, int *q_gone) {
+  queue_node_t qn = {s->client, q->node, 0};
   zkc__lrun_how_t how = {.path = s->path, .leases = s->leases,
                          .count = s->count_path, .queue_node = q->node,
                          .queue_session = q->session_id, .qty = qty,
                          .max = s->max, .held = held_nodes, .held_ctx = s,
-                         .deadline = deadline};
+                         .deadline = deadline,
+                         .layout_known = atomic_load(&s->layout_known) != 0,
+                         .seen = seen, .let_go = let_go, .let_go_ctx = &qn};
   zkc__lrun_t run;
   zkc__op_t **ops = malloc((qty + ZKC__LRUN_READS) * sizeof *ops);
   int rc = ops ? zkc__lrun_init(&run, s->client, &how) : ZKC_ENOMEM;
@@ -242,6 +260,7 @@ static int take_leases(zkc_sem_t *s, unsigned qty, const zkc__held_t *q,
   free(ops);
   zkc__held_t *nodes = zkc__lrun_take_nodes(&run);
   zkc__lrun_clear(&run);
+  *q_gone = qn.gone;
   for (unsigned i = 0; i < qty; i++)
     if (nodes[i].node) l->nodes[l->n++] = nodes[i];
   free(nodes);
@@ -279,16 +298,19 @@ static int layout_check(zkc_sem_t *s, int64_t deadline, unsigned *layouts) {
   }
 }
 
-/* One pass: the queue node on locks/, then the lease run (the lease nodes
- * with the reads the admission rests on behind them, the path's layout
- * among them: of two recipes begun on the path at once, the one whose read
- * sees the other's nodes gives way). Two round trips when nobody is in the
- * way. Before the first grant of this object the path's layout is read
- * first, so that a semaphore on another recipe's path is refused before it
- * makes a node there, which that recipe's users would take for a
- * semaphore's. Granted, the queue node's delete is not waited for: the
- * admission rests on the leases read, and the session's later requests go
- * after it. On failure no node of ours is left, and after a refusal of the
+/* One pass: the queue node on locks/ (every read of the queue has a read
+ * of leases/ behind it), then the lease run (the lease nodes with the
+ * reads the admission rests on behind them, the path's layout among them
+ * until this object accepted it once: of two recipes begun on the path at
+ * once, the one whose read sees the other's nodes gives way). Two round
+ * trips when nobody is in the way. Before the first grant of this object
+ * the path's layout is read first, so that a semaphore on another recipe's
+ * path is refused before it makes a node there, which that recipe's users
+ * would take for a semaphore's. The queue node's delete is not waited for:
+ * the admission rests on the leases read, and the session's later requests
+ * go after it. When the leases read with the queue's showed room for ours,
+ * it is sent right behind our lease round, before its answers: the next
+ * head's wait ends a round trip sooner (lease_run.h's let_go). On failure no node of ours is left, and after a refusal of the
  * layout no parent we made either. *woken_us: when the acquire was last
  * told its way was clear, by the queue or the leases (0: never). */
 static int attempt(zkc_sem_t *s, unsigned qty, int64_t deadline,
@@ -299,21 +321,26 @@ static int attempt(zkc_sem_t *s, unsigned qty, int64_t deadline,
   int rc = atomic_load(&s->layout_known) ? ZKC_OK
                                          : layout_check(s, deadline, &before);
   zkc__held_t q = {0};
+  int seen = -1, q_gone = 0;
   if (rc == ZKC_OK)
-    rc = zkc__lock_acquire(c, s->locks, ZKC__LOCK_NAME, deadline, &q);
+    rc = zkc__lock_acquire_also(c, s->locks, ZKC__LOCK_NAME, s->leases,
+                                deadline, &q, &seen);
   if (rc == ZKC_OK) {
     *woken_us = q.woken_us;
-    rc = take_leases(s, qty, &q, deadline, l, woken_us);
+    rc = take_leases(s, qty, &q, seen, deadline, l, woken_us, &q_gone);
   }
   if (rc == ZKC_OK) {
-    (void)zkc__lock_delete_nowait(c, q.node); /* a refusal is logged */
+    /* Let go behind the leases' round, or now; a refusal is logged. */
+    if (!q_gone) (void)zkc__lock_delete_nowait(c, q.node);
     free(q.node);
     atomic_store(&s->layout_known, 1);
     return ZKC_OK;
   }
   /* A queue node we cannot delete blocks everyone behind it: a refused
    * delete is reported rather than the reason we stopped (as the mutex
-   * does), since waiting cannot cure it. */
+   * does), since waiting cannot cure it. One let go already is deleted
+   * again, waited for: gone, that is settled; refused, it is reported
+   * (queueing again behind it would wait for ever). */
   int left = q.node ? zkc__lock_delete_by(c, q.node, limit) : ZKC_OK;
   free(q.node);
   int refused = drop_nodes(c, l, limit);

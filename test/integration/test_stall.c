@@ -809,7 +809,9 @@ static void stopped_async_waiter(void **state) {
 /* The semaphore's queue (<path>/locks), limit 1: L holds the lease, A is
  * the queue's head waiting for it, B behind A, C behind B. When L lets go,
  * A takes the lease and leaves the queue (B's predecessor goes); once B's
- * session has expired C is the head, with its lease node waiting. */
+ * session has expired C is the head, with its lease node waiting. B, woken
+ * on a dead connection, must take no lease: its queue read proves nothing,
+ * its lease create goes through the leader. */
 static void stopped_sem_queue_waiter(void **state) {
   (void)state;
   char path[PATH_LEN], locks[NODE_LEN], leases[NODE_LEN];
@@ -826,7 +828,9 @@ static void stopped_sem_queue_waiter(void **state) {
   b_spawn_holder("sem", path, NULL);
   b_queued(locks);
   await_watch(B.sid, a_node, 1);
-  await_watch(B.sid, B.node, 1);
+  /* Its own node unwatched: the semaphore's queue proves no grant (each
+   * lease rests on its own read behind its create), and sets no such watch. */
+  await_watch(B.sid, B.node, 0);
   worker_t *c = sem_worker(path, NULL);
   worker_start(c);
   c_behind_b(c->sid, locks, c_node);

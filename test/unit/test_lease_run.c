@@ -43,6 +43,7 @@ static struct {
   int live, closed;
   uint64_t next_id;
   int registered, rearmed, unwatched, also;
+  int let_go, sent_at_let_go;
   size_t held;
   char janitor[8][700];
   char janitor_uuid[8][40];
@@ -301,6 +302,22 @@ static void expect_watched_reread(int i, int with_count) {
   assert_string_equal(l->path, LEASES);
   assert_true(l->watch != 0);
   if (with_count) req(i + 2, ZKC__REQ_GET_WATCH);
+}
+
+/* The queue's read saw `seen` leases; let_go counts its calls and notes
+ * how many requests had gone out before it (layout_known: no layout read). */
+static void let_go_count(void *ctx) {
+  (void)ctx;
+  S.let_go++;
+  S.sent_at_let_go = S.n;
+}
+static void start_seen(unsigned qty, int32_t max, int seen,
+                       const char *count) {
+  start_with(qty, max, count, SESSION);
+  R.how.seen = seen;
+  R.how.let_go = let_go_count;
+  R.how.layout_known = 1;
+  R.layout_ok = 1;
 }
 
 /* ---- the cases ---- */
@@ -685,6 +702,68 @@ static void two_leases_both_counted(void **state) {
   stop();
 }
 
+/* The queue's read showed room (1 lease of 3, ours makes 2): the queue node
+ * is let go right behind the first round (the create and the leases read;
+ * the layout accepted before, not read), before any answer; granted on
+ * our own leases read as ever. */
+static void room_seen_lets_the_queue_node_go(void **state) {
+  (void)state;
+  start_seen(1, 3, 1, NULL);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  assert_int_equal(S.n, 2);
+  req(0, ZKC__REQ_CREATE);
+  assert_string_equal(req(1, ZKC__REQ_CHILDREN)->path, LEASES);
+  assert_int_equal(S.let_go, 1);
+  assert_int_equal(S.sent_at_let_go, 2);
+  char own[200];
+  answer_created(0, 3, SESSION, own);
+  LEASES_READ(1, "_c_x-lease-0000000001", own);
+  expect_done(ZKC_OK);
+  assert_int_equal(S.let_go, 1);
+  stop();
+}
+
+/* Let go on a read that showed room, but our own read shows the leases
+ * full (a stranger's lease): no grant, no wait (there is no place to wait
+ * in), no check of the queue node: queue again (ZKC_ELOST). */
+static void let_go_then_full_queues_again(void **state) {
+  (void)state;
+  start_seen(1, 2, 1, NULL);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  assert_int_equal(S.let_go, 1);
+  char own[200];
+  answer_created(0, 3, SESSION, own);
+  LEASES_READ(1, "_c_x-lease-0000000001", "_c_y-lease-0000000002", own);
+  expect_done(ZKC_ELOST);
+  assert_int_equal(S.n, 2); /* no re-read, no stat of the queue node */
+  assert_int_equal(S.registered, 0);
+  stop();
+}
+
+/* No room seen (2 of 2 held), nothing seen, or a shared count (the limit
+ * may change under us): the queue node stays ours until the grant. */
+static void no_room_seen_keeps_the_queue_node(void **state) {
+  (void)state;
+  const int seen[] = {2, -1, 0};
+  for (int k = 0; k < 3; k++) {
+    start_seen(1, 2, seen[k], k == 2 ? COUNT : NULL);
+    assert_int_equal(step(), ZKC__QN_REPLY);
+    assert_int_equal(S.let_go, 0);
+    stop();
+  }
+}
+
+/* This object's own leases in the way of ours (2 held, limit 2) make no
+ * room, whatever a read that missed them showed. */
+static void held_leases_in_the_way_are_no_room(void **state) {
+  (void)state;
+  start_seen(1, 2, 0, NULL);
+  S.held = 2;
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  assert_int_equal(S.let_go, 0);
+  stop();
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(fits_in_one_round_trip),
@@ -704,6 +783,10 @@ int main(void) {
       cmocka_unit_test(count_of_the_wrong_size_refused),
       cmocka_unit_test(another_recipes_path_refused),
       cmocka_unit_test(own_leases_in_the_way_deadlock),
+      cmocka_unit_test(room_seen_lets_the_queue_node_go),
+      cmocka_unit_test(let_go_then_full_queues_again),
+      cmocka_unit_test(no_room_seen_keeps_the_queue_node),
+      cmocka_unit_test(held_leases_in_the_way_are_no_room),
       cmocka_unit_test(two_leases_both_counted),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

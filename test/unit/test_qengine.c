@@ -352,6 +352,18 @@ static void make_read_node(void) {
   answer(0, ZKC_OK, SESSION);
 }
 
+/* The semaphore's queue: unproven, with LEASES read behind every read of
+ * the queue after the first. */
+#define LEASES "/leases"
+static void start_unproven(void) {
+  start(1);
+  zkc__qrun_how_t how = {.base = BASE, .name = "lock-", .data = "me",
+                         .deadline = S.clock + 60000, .requeue = 1,
+                         .also = LEASES, .unproven = 1, .drv = &driver,
+                         .world = &world};
+  zkc__qrun_init(&R, NULL, &how);
+}
+
 /* ---- the cases ---- */
 
 /* The downgrade: the read node, then the write node seen through the
@@ -958,9 +970,81 @@ static void create_unanswered_at_the_limit_goes_to_the_janitor(void **state) {
   stop();
 }
 
+/* An unproven queue: the create's read has no `also` behind it; first on
+ * it, granted, with nothing seen (-1). */
+static void unproven_first_on_the_creates_read_sees_nothing(void **state) {
+  (void)state;
+  start_unproven();
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  assert_int_equal(S.n, 2);
+  req(0, ZKC__REQ_CREATE);
+  req(1, ZKC__REQ_CHILDREN);
+  answer_created(0, 5, SESSION);
+  answer_children(1, own_name(5), (char *)NULL);
+  expect_granted(own_name(5));
+  assert_int_equal(zkc__qrun_also_seen(&R), -1);
+  stop();
+}
+
+/* An unproven queue's round is the blocker's watch alone (no sync, no
+ * watch on our own node, even as the sole blocker's successor: no grant
+ * on the watches); the read after the wake-up has no sync either, and
+ * reads `also` behind it; its count comes out with the grant. */
+static void unproven_round_and_read_without_syncs_with_also(void **state) {
+  (void)state;
+  start_unproven();
+  S.clean = 1; /* what a sole round's events would say: no use here */
+  queue_behind("lock-0000000001", NULL);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  assert_int_equal(S.n, 3);
+  assert_string_equal(req(2, ZKC__REQ_WATCH)->path, BASE "/lock-0000000001");
+  assert_int_equal(S.own_watched, 0);
+  answer(2, ZKC_OK, OTHER_SESSION);
+  assert_int_equal(step(), ZKC__QN_EVENT);
+  zkc__qrun_woken(&R, ZKC__WAKE_FIRED);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  assert_int_equal(S.n, 5);
+  assert_string_equal(req(3, ZKC__REQ_CHILDREN)->path, BASE);
+  assert_string_equal(req(4, ZKC__REQ_CHILDREN)->path, LEASES);
+  answer_children(3, own_name(5), (char *)NULL);
+  answer_children(4, "a", "b", (char *)NULL);
+  expect_granted(own_name(5));
+  assert_int_equal(zkc__qrun_also_seen(&R), 2);
+  stop();
+}
+
+/* A read that does not grant drops its `also` (freed: the sanitizers and
+ * valgrind see a leak otherwise); the next one's count is the one kept. */
+static void also_of_a_read_that_waits_is_not_kept(void **state) {
+  (void)state;
+  start_unproven();
+  queue_behind("lock-0000000001", "lock-0000000002");
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  answer(2, ZKC_OK, OTHER_SESSION);
+  assert_int_equal(step(), ZKC__QN_EVENT);
+  zkc__qrun_woken(&R, ZKC__WAKE_FIRED);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  answer_children(3, "lock-0000000001", own_name(5), (char *)NULL);
+  answer_children(4, "a", "b", "c", (char *)NULL);
+  assert_int_equal(step(), ZKC__QN_REPLY); /* a round on 0000000001 */
+  req(5, ZKC__REQ_WATCH);
+  answer(5, ZKC_OK, OTHER_SESSION);
+  assert_int_equal(step(), ZKC__QN_EVENT);
+  zkc__qrun_woken(&R, ZKC__WAKE_FIRED);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  answer_children(6, own_name(5), (char *)NULL);
+  answer_children(7, (char *)NULL);
+  expect_granted(own_name(5));
+  assert_int_equal(zkc__qrun_also_seen(&R), 0);
+  stop();
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(first_granted_on_the_pipelined_read),
+      cmocka_unit_test(unproven_first_on_the_creates_read_sees_nothing),
+      cmocka_unit_test(unproven_round_and_read_without_syncs_with_also),
+      cmocka_unit_test(also_of_a_read_that_waits_is_not_kept),
       cmocka_unit_test(vouched_granted_on_the_write_nodes_read),
       cmocka_unit_test(vouched_without_the_write_node_is_lost),
       cmocka_unit_test(vouched_without_its_own_node_is_lost),
