@@ -229,14 +229,25 @@ show_log_tails() {
     done
 }
 
+# How many servers `start` may start again that died on their own while it waited (a JVM
+# seen to exit at launch, once, with nothing in its log). Other commands: none.
+START_AGAIN=0
+
 # Fails if a server is not running: waiting cannot fix that, so don't burn the timeout. A
-# server whose pid file is still there died on its own (kill/stop remove it): show its logs.
+# server whose pid file is still there died on its own (kill/stop remove it): show its logs,
+# and within `start` launch it again, once.
 check_all_running() {
     local i
     for ((i = 1; i <= NSERVERS; i++)); do
         server_pid "$i" >/dev/null && continue
         if [[ -f $(server_dir "$i")/zk.pid ]]; then
             show_log_tails
+            if ((START_AGAIN > 0)); then
+                START_AGAIN=$((START_AGAIN - 1))
+                log "zk$i died while starting (logs above): starting it again, once"
+                start_server "$i"
+                continue
+            fi
             die "zk$i died (logs above)"
         fi
         die "zk$i is down; the ensemble cannot become healthy (start-server $i)"
@@ -620,7 +631,9 @@ cmd_start() {
             signal_server "$i" CONT
         fi
     done
+    START_AGAIN=1
     wait_healthy
+    START_AGAIN=0
     log "ensemble healthy after $(($(now_ms) - t0)) ms; leader zk$(find_leader || echo ?)"
 }
 
