@@ -16,7 +16,10 @@
 #include "queue.h"
 #include "sem.h"
 #include "session.h"
+#include "test_hooks.h"
 #include "util.h"
+
+void (*zkc__sem_seam)(const char *leases);
 
 void zkc_sem_opts_init(zkc_sem_opts_t *o) {
   if (o == NULL) return;
@@ -327,6 +330,7 @@ static int attempt(zkc_sem_t *s, unsigned qty, int64_t deadline,
                                 deadline, &q, &seen);
   if (rc == ZKC_OK) {
     *woken_us = q.woken_us;
+    if (zkc__sem_seam) zkc__sem_seam(s->leases);
     rc = take_leases(s, qty, &q, seen, deadline, l, woken_us, &q_gone);
   }
   if (rc == ZKC_OK) {

@@ -41,6 +41,11 @@ extern void (*zkc__round_seam)(void);
  * downgrade) once the voucher's read is answered, before it is judged. */
 extern void (*zkc__vouch_seam)(void);
 
+/* Test seam: when set, the semaphore calls it on the acquiring thread once
+ * its queue node is first, before its lease round is sent (semaphore.c),
+ * with the path of its leases: a test puts a stranger's lease there. */
+extern void (*zkc__sem_seam)(const char *leases);
+
 /* Test seam: when set, the async engine calls it on its thread at a
  * grant, once the hold's guard was added and before the hold is listed
  * where a delete of its node is looked for (async_engine.c), with the

@@ -1585,6 +1585,78 @@ static void multilock_first_lock_deleted_before_the_set_is_held(void **state) {
   zkc_client_close(c);
 }
 
+/* A stranger's lease (made outside the queue) lands between the read that
+ * made a waiter head, which showed room, and its lease round: the waiter
+ * lets its queue node go behind that round, but its own leases read shows
+ * them full, so it is not granted; with no place to wait in, it queues
+ * again, waits as head, and times out leaving nothing of its own. */
+static char stranger_lease[1400];
+static void stranger_lease_at_head(const char *leases) {
+  zkc__sem_seam = NULL; /* once */
+  char prefix[1300];
+  snprintf(prefix, sizeof prefix, "%s/_c_stranger-lease-", leases);
+  assert_int_equal(zoo_create(zkt_raw(), prefix, "", 0, &ZOO_OPEN_ACL_UNSAFE,
+                              ZOO_EPHEMERAL_SEQUENTIAL, stranger_lease,
+                              sizeof stranger_lease),
+                   ZOK);
+}
+
+typedef struct {
+  zkc_sem_t *s;
+  int rc;
+} sem_try_t;
+
+static void *sem_try_main(void *arg) {
+  sem_try_t *t = arg;
+  zkc_lease_t *l = NULL;
+  t->rc = zkc_sem_acquire(t->s, 1, zkt_ms(1500), &l);
+  if (l) (void)zkc_lease_free(l);
+  return NULL;
+}
+
+static void stranger_lease_after_room_seen_is_no_grant(void **state) {
+  (void)state;
+  char path[1100], locks[1200], leases[1200], blocker[1400];
+  snprintf(path, sizeof path, "%s", zkt_path("sem"));
+  snprintf(locks, sizeof locks, "%s/locks", path);
+  snprintf(leases, sizeof leases, "%s/leases", path);
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_sem_opts_t o;
+  zkc_sem_opts_init(&o);
+  o.max_leases = 1;
+  sem_try_t t = {NULL, -1};
+  OK(zkc_sem_create(&t.s, c, path, &o));
+  /* Made once: its layout known, its leases/ there. */
+  zkc_lease_t *l;
+  OK(zkc_sem_acquire(t.s, 1, zkt_ms(5000), &l));
+  OK(zkc_lease_free(l));
+  /* A queue node ahead of ours, so that the waiter reads leases/ when it
+   * is woken (the read behind a create reads none). */
+  char prefix[1300];
+  snprintf(prefix, sizeof prefix, "%s/_c_blocker-lock-", locks);
+  assert_int_equal(zoo_create(zkt_raw(), prefix, "", 0, &ZOO_OPEN_ACL_UNSAFE,
+                              ZOO_EPHEMERAL_SEQUENTIAL, blocker,
+                              sizeof blocker),
+                   ZOK);
+  stranger_lease[0] = '\0';
+  zkc__sem_seam = stranger_lease_at_head;
+  pthread_t th;
+  pthread_create(&th, NULL, sem_try_main, &t);
+  assert_true(zkt_await_children_exactly(locks, 2, zkt_ms(10000)));
+  assert_int_equal(zoo_delete(zkt_raw(), blocker, -1), ZOK);
+  pthread_join(th, NULL);
+  assert_null(zkc__sem_seam); /* the seam ran */
+  assert_true(stranger_lease[0] != '\0');
+  assert_int_equal(t.rc, ZKC_ETIMEDOUT);
+  assert_int_equal(zkt_children_count(locks), 0);
+  assert_int_equal(zkt_children_count(leases), 1); /* the stranger's */
+  assert_int_equal(zoo_delete(zkt_raw(), stranger_lease, -1), ZOK);
+  OK(zkc_sem_acquire(t.s, 1, zkt_ms(5000), &l)); /* room again */
+  OK(zkc_lease_free(l));
+  OK(zkc_sem_destroy(t.s));
+  zkc_client_close(c);
+}
+
 /* A lock path whose ACL lets anyone create children but not delete them. */
 static const char *no_delete_parent(void) {
   zkt_make_root();
@@ -1729,6 +1801,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(downgrade_read_node_deleted_before_proof),
       cmocka_unit_test(downgrade_of_write_hold_lost_meanwhile_is_refused),
       cmocka_unit_test(multilock_first_lock_deleted_before_the_set_is_held),
+      cmocka_unit_test(stranger_lease_after_room_seen_is_no_grant),
       cmocka_unit_test(refused_delete_is_reported),
       cmocka_unit_test(refused_nowait_delete_is_logged),
       cmocka_unit_test(release_of_lost_hold_races_destroy),
