@@ -326,8 +326,10 @@ static int attempt(zkc_sem_t *s, unsigned qty, int64_t deadline,
   zkc__held_t q = {0};
   int seen = -1, q_gone = 0;
   if (rc == ZKC_OK)
-    rc = zkc__lock_acquire_also(c, s->locks, ZKC__LOCK_NAME, s->leases,
-                                deadline, &q, &seen);
+    /* No room is trusted under a shared count (lease_run.h): no read. */
+    rc = zkc__lock_acquire_also(c, s->locks, ZKC__LOCK_NAME,
+                                s->count_path ? NULL : s->leases, deadline,
+                                &q, &seen);
   if (rc == ZKC_OK) {
     *woken_us = q.woken_us;
     if (zkc__sem_seam) zkc__sem_seam(s->leases);

@@ -20,6 +20,10 @@
  * herd-free); the head of that queue creates all of its `qty` lease nodes,
  * then waits, watching the children of <path>/leases (and the count node),
  * until the number of leases is at most the limit; then it leaves the queue.
+ * When the read that made it head showed room for its leases, it leaves
+ * right behind its creates instead, and the next head need not wait for
+ * its answers; should its own read show them full after all (a lease made
+ * outside the queue meanwhile), it queues again at the back.
  * Only the queue head watches <path>/leases: no herd. Because all `qty`
  * nodes are created while holding the queue, two clients taking several
  * leases each cannot deadlock (Curator takes them one queue round at a
