@@ -7,7 +7,8 @@
  * One round trip when the leases fit: the lease nodes' creates, then the
  * leases read, the shared count and the semaphore path's own children (its
  * layout, until accepted), all pipelined; when the queue's read showed
- * room, the queue node's delete behind them. The decision is zkc__leases_decide's. While the leases do not
+ * room, the queue node's delete behind them. The decision is
+ * zkc__leases_decide's. While the leases do not
  * fit, the run waits on those watches, and before each wait checks that
  * its queue node still exists on the session of its leases: else another
  * client may be head too, and two heads may wait on each other for ever.

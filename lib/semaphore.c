@@ -227,13 +227,11 @@ static const zkc__run_calls_t lrun_calls = {l_step,  l_ops,     l_give_up,
 typedef struct {
   zkc_client_t *c;
   const char *node;
-  int gone; /* its delete sent */
 } queue_node_t;
 
 static void let_go(void *ctx) {
   queue_node_t *q = ctx;
   (void)zkc__lock_delete_nowait(q->c, q->node); /* a refusal is logged */
-  q->gone = 1;
 }
 
 /* As the head of the queue (q, its read having shown `seen` leases), takes
@@ -243,7 +241,7 @@ static void let_go(void *ctx) {
 static int take_leases(zkc_sem_t *s, unsigned qty, const zkc__held_t *q,
                        int seen, int64_t deadline, zkc_lease_t *l,
                        int64_t *woken_us, int *q_gone) {
-  queue_node_t qn = {s->client, q->node, 0};
+  queue_node_t qn = {s->client, q->node};
   zkc__lrun_how_t how = {.path = s->path, .leases = s->leases,
                          .count = s->count_path, .queue_node = q->node,
                          .queue_session = q->session_id, .qty = qty,
@@ -262,8 +260,8 @@ static int take_leases(zkc_sem_t *s, unsigned qty, const zkc__held_t *q,
   rc = zkc__lrun_result(&run);
   free(ops);
   zkc__held_t *nodes = zkc__lrun_take_nodes(&run);
+  *q_gone = run.left;
   zkc__lrun_clear(&run);
-  *q_gone = qn.gone;
   for (unsigned i = 0; i < qty; i++)
     if (nodes[i].node) l->nodes[l->n++] = nodes[i];
   free(nodes);
@@ -313,8 +311,9 @@ static int layout_check(zkc_sem_t *s, int64_t deadline, unsigned *layouts) {
  * the admission rests on the leases read, and the session's later requests
  * go after it. When the leases read with the queue's showed room for ours,
  * it is sent right behind our lease round, before its answers: the next
- * head's wait ends a round trip sooner (lease_run.h's let_go). On failure no node of ours is left, and after a refusal of the
- * layout no parent we made either. *woken_us: when the acquire was last
+ * head's wait ends a round trip sooner (lease_run.h's let_go). On failure
+ * no node of ours is left, and after a refusal of the layout no parent we
+ * made either. *woken_us: when the acquire was last
  * told its way was clear, by the queue or the leases (0: never). */
 static int attempt(zkc_sem_t *s, unsigned qty, int64_t deadline,
                    zkc_lease_t *l, int64_t *woken_us) {

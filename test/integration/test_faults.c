@@ -1590,15 +1590,22 @@ static void multilock_first_lock_deleted_before_the_set_is_held(void **state) {
  * lets its queue node go behind that round, but its own leases read shows
  * them full, so it is not granted; with no place to wait in, it queues
  * again, waits as head, and times out leaving nothing of its own. */
+/* An outsider's EPHEMERAL_SEQUENTIAL node <parent>/<name><seq>, made
+ * through the raw handle; its path into out. */
+static void outsider_node(const char *parent, const char *name, char *out,
+                          int len) {
+  char prefix[1300];
+  snprintf(prefix, sizeof prefix, "%s/%s", parent, name);
+  assert_int_equal(zoo_create(zkt_raw(), prefix, "", 0, &ZOO_OPEN_ACL_UNSAFE,
+                              ZOO_EPHEMERAL_SEQUENTIAL, out, len),
+                   ZOK);
+}
+
 static char stranger_lease[1400];
 static void stranger_lease_at_head(const char *leases) {
   zkc__sem_seam = NULL; /* once */
-  char prefix[1300];
-  snprintf(prefix, sizeof prefix, "%s/_c_stranger-lease-", leases);
-  assert_int_equal(zoo_create(zkt_raw(), prefix, "", 0, &ZOO_OPEN_ACL_UNSAFE,
-                              ZOO_EPHEMERAL_SEQUENTIAL, stranger_lease,
-                              sizeof stranger_lease),
-                   ZOK);
+  outsider_node(leases, "_c_stranger-lease-", stranger_lease,
+                sizeof stranger_lease);
 }
 
 typedef struct {
@@ -1632,12 +1639,7 @@ static void stranger_lease_after_room_seen_is_no_grant(void **state) {
   OK(zkc_lease_free(l));
   /* A queue node ahead of ours, so that the waiter reads leases/ when it
    * is woken (the read behind a create reads none). */
-  char prefix[1300];
-  snprintf(prefix, sizeof prefix, "%s/_c_blocker-lock-", locks);
-  assert_int_equal(zoo_create(zkt_raw(), prefix, "", 0, &ZOO_OPEN_ACL_UNSAFE,
-                              ZOO_EPHEMERAL_SEQUENTIAL, blocker,
-                              sizeof blocker),
-                   ZOK);
+  outsider_node(locks, "_c_blocker-lock-", blocker, sizeof blocker);
   stranger_lease[0] = '\0';
   zkc__sem_seam = stranger_lease_at_head;
   pthread_t th;
