@@ -12,6 +12,7 @@
 #include "queue.h"
 #include "session.h"
 #include "stats.h"
+#include "test_hooks.h"
 #include "util.h"
 #include "zkcoord/multilock.h"
 
@@ -139,44 +140,123 @@ static int64_t remaining(int64_t deadline) {
   return left > 0 ? left : 0;
 }
 
-/* The locks taken before the last were granted while the call went on:
- * one of them may be gone by now (an outsider's delete, told to its holder
- * only later). Each is read before the set is reported held, all the reads
- * sent at once (one round trip however many locks, each through its own
- * lock's client). ZKC_OK when every one is there; ZKC_ELOST when one is
- * gone (or its hold already lost); ZKC_ETIMEDOUT when one is unanswered by
- * limit (the set's deadline plus a grace); ZKC_ENOMEM. */
-static int confirm_earlier(const zkc_multilock_t *ml, int64_t limit) {
-  size_t n = ml->n - 1;
-  if (n == 0) return ZKC_OK;
-  zkc__op_t **ops = calloc(n, sizeof *ops);
+/* Test seam (test_hooks.h): NULL in every program but the tests. */
+void (*zkc__multilock_seam)(void);
+
+/* One round of confirm_set: every lock's node read behind a sync, all sent
+ * at once (one round trip however many locks), each through its own lock's
+ * client and only on the session that owns the hold's node (a read through
+ * a later session of the client would prove nothing about that one); every
+ * answer collected (or given up at limit) whatever the first said. The
+ * holds stay pinned (destroy refuses) until the round is judged:
+ * sessions[i] is lock i's hold's session, or 0 when it was not pinned.
+ * ZKC_OK when every node is there, on its hold's session; ZKC_ELOST when
+ * one is gone, its hold lost or its session over; a retryable code when a
+ * connection was lost (*failed its client); ZKC_ETIMEDOUT when one is
+ * unanswered by limit; ZKC_ECLOSED, a refusal of the server's; ZKC_ENOMEM. */
+static int confirm_round(const zkc_multilock_t *ml, int64_t limit,
+                         int64_t *sessions, zkc_client_t **failed) {
+  size_t n = ml->n;
+  zkc__op_t **ops = calloc(2 * n, sizeof *ops); /* a sync and a read each */
   if (ops == NULL) return ZKC_ENOMEM;
   int rc = ZKC_OK;
   for (size_t i = 0; i < n && rc == ZKC_OK; i++) {
     zkc_mutex_t *m = ml->locks[i];
-    char node[1200];
-    if (zkc__mutex_hold_check(m) != ZKC_OK ||
-        zkc_mutex_lock_node(m, node, sizeof node) != ZKC_OK)
-      rc = ZKC_ELOST;
-    else if ((ops[i] = zkc__op_new()) == NULL)
+    zkc_client_t *c = zkc__mutex_client(m);
+    zkc__op_t **sync = &ops[2 * i], **read = &ops[2 * i + 1];
+    char *node = NULL;
+    if ((rc = zkc__mutex_hold_enter(m, &sessions[i], &node)) != ZKC_OK) {
+      sessions[i] = 0;
+      if (rc == ZKC_ENOTOWNER) rc = ZKC_ELOST;
+    } else if ((*sync = zkc__op_new()) == NULL ||
+               (*read = zkc__op_new()) == NULL) {
+      zkc__op_free(*sync); /* not sent */
+      *sync = NULL;
       rc = ZKC_ENOMEM;
-    else
-      zkc__send(zkc__mutex_client(m), ops[i],
-                &(zkc__req_t){.kind = ZKC__REQ_EXISTS, .path = node});
+    } else {
+      zkc__send(c, *sync, &(zkc__req_t){.kind = ZKC__REQ_SYNC, .path = node});
+      zkc__send(c, *read,
+                &(zkc__req_t){.kind = ZKC__REQ_EXISTS_IN_SESSION, .path = node,
+                              .session = sessions[i]});
+    }
+    free(node);
   }
-  /* Every answer is collected (or given up) whatever the first said. */
-  for (size_t i = 0; i < n && ops[i] != NULL; i++) {
+  for (size_t i = 0; i < 2 * n && ops[i] != NULL; i++) {
     int one = zkc__op_wait_until(ops[i], limit);
     if (one == ZKC_ETIMEDOUT) {
       zkc__op_give_up(ops[i]);
     } else {
+      if (i % 2 == 0 && one == ZKC_ENONODE) one = ZKC_OK; /* the read tells */
+      if (i % 2 == 1 && one == ZKC_OK &&
+          ops[i]->stat.ephemeral_owner != sessions[i / 2])
+        one = ZKC_ELOST; /* not the hold's node: cannot be, but proves nothing */
       zkc__op_free(ops[i]);
-      if (one != ZKC_OK) one = one == ZKC_ENONODE ? ZKC_ELOST : ZKC_ETIMEDOUT;
+      if (one == ZKC_ENONODE || one == ZKC_ESESSIONEXPIRED) one = ZKC_ELOST;
+      if (zkc__retryable(one)) *failed = zkc__mutex_client(ml->locks[i / 2]);
     }
-    /* A lost lock outranks an unanswered one: the set is taken again. */
+    /* A lost lock outranks the rest: the set is taken again. */
     if (one != ZKC_OK && (rc == ZKC_OK || one == ZKC_ELOST)) rc = one;
   }
   free(ops);
+  return rc;
+}
+
+/* 1 when a round sent at sent_boot_ms is still fresh for every client and
+ * every hold still stands on its live session, as the client knows now. */
+static int round_holds(const zkc_multilock_t *ml, int64_t sent_boot_ms,
+                       const int64_t *sessions) {
+  for (size_t i = 0; i < ml->n; i++) {
+    zkc_client_t *c = zkc__mutex_client(ml->locks[i]);
+    if (!zkc__grant_fresh(c, sent_boot_ms) ||
+        zkc__session_fate(c, sessions[i]) != ZKC__SESSION_LIVE ||
+        zkc__mutex_hold_check(ml->locks[i]) != ZKC_OK)
+      return 0;
+  }
+  return 1;
+}
+
+/* Rounds in a row found too old before the set is given back and taken
+ * again: each took half a session timeout, so the holds are in doubt. */
+#define STALE_ROUNDS 3
+
+/* Every lock of the set was granted on a fresh proof, one after another,
+ * but the set is held only once all are: by then an earlier one may be
+ * gone (an outsider's delete, told to its holder only later), and a stall
+ * of this process after any grant (a stop, a swap-in) may have outlived a
+ * session, whose nodes the next in line then hold. So every node is read
+ * again behind a sync (through the leader: a server cut off from it would
+ * answer from its frozen state), and the answers count only while that
+ * round is fresh (zkc__grant_fresh) and every hold stands, judged on this
+ * thread as the last step before the set is reported held. A round found
+ * too old is sent again (STALE_ROUNDS times, then the set is taken again);
+ * one whose connection was lost, after the retry policy's wait. ZKC_OK;
+ * ZKC_ELOST: take the set again; ZKC_ETIMEDOUT: the deadline passed;
+ * ZKC_ECLOSED, a refusal of the server's, ZKC_ENOMEM. */
+static int confirm_set(const zkc_multilock_t *ml, int64_t deadline) {
+  if (ml->n == 1) return ZKC_OK; /* granted on this thread, just now */
+  int64_t *sessions = calloc(ml->n, sizeof *sessions);
+  if (sessions == NULL) return ZKC_ENOMEM;
+  int rc, stale = 0, attempt = 0;
+  for (;;) {
+    int64_t sent = zkc__boot_ms();
+    zkc_client_t *failed = NULL;
+    rc = confirm_round(ml, zkc__limit_after(deadline), sessions, &failed);
+    if (zkc__multilock_seam) zkc__multilock_seam();
+    int holds = rc == ZKC_OK && round_holds(ml, sent, sessions);
+    for (size_t i = 0; i < ml->n; i++)
+      if (sessions[i] != 0) zkc__mutex_hold_leave(ml->locks[i]);
+    if (holds) break;
+    if (rc == ZKC_OK) /* too old, or a hold lost since it was read */
+      rc = ++stale < STALE_ROUNDS ? ZKC_OK : ZKC_ELOST;
+    else if (zkc__retryable(rc) && failed != NULL)
+      rc = zkc__retry_wait(failed, &attempt, rc, deadline);
+    if (rc != ZKC_OK) break;
+    if (deadline != ZKC__FOREVER && zkc__now_ms() >= deadline) {
+      rc = ZKC_ETIMEDOUT;
+      break;
+    }
+  }
+  free(sessions);
   return rc;
 }
 
@@ -201,8 +281,10 @@ int zkc_multilock_acquire_timeout(zkc_multilock_t *ml, int64_t timeout_ms) {
       taken += rc == ZKC_OK;
     }
     int again = 0;
-    if (rc == ZKC_OK) {
-      rc = confirm_earlier(ml, zkc__limit_after(deadline));
+    /* A reentrant acquire grants nothing new: the set was read when the
+     * thread first took it, and a lost lock answered ZKC_ELOST above. */
+    if (rc == ZKC_OK && counted) {
+      rc = confirm_set(ml, deadline);
       again = rc == ZKC_ELOST;
     }
     /* All or nothing: give back what was taken, newest first; its failures

@@ -187,6 +187,13 @@ void zkc__submit_get_in_session(zkc_client_t *c, zkc__op_t *op,
                                          : ZSESSIONEXPIRED);
 }
 
+void zkc__submit_exists_in_session(zkc_client_t *c, zkc__op_t *op,
+                                   const char *path, int64_t session_id) {
+  ZKC__SUBMIT(c, op,
+              in_session(zh, session_id) ? zoo_aexists(zh, path, 0, on_stat, op)
+                                         : ZSESSIONEXPIRED);
+}
+
 static void on_synced(int zk_rc, const char *value, const void *data) {
   (void)value;
   zkc__on_void(zk_rc, data);
@@ -258,6 +265,15 @@ int zkc__op_run_exists(zkc_client_t *c, const char *path, zkc__stat_t *stat) {
   if (rc == ZKC_OK && stat) *stat = op.stat;
   zkc__op_clear(&op);
   return rc;
+}
+
+int zkc__op_run_exists_in_session(zkc_client_t *c, const char *path,
+                                  int64_t session_id) {
+  zkc__op_t op;
+  int rc = zkc__op_init(&op);
+  if (rc != ZKC_OK) return rc;
+  zkc__submit_exists_in_session(c, &op, path, session_id);
+  return run(&op);
 }
 
 /* 1 when zh's session is over (expired, or credentials refused). */

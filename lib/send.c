@@ -31,6 +31,9 @@ void zkc__send(zkc_client_t *c, zkc__op_t *op, const zkc__req_t *rq) {
     case ZKC__REQ_GET_IN_SESSION:
       zkc__submit_get_in_session(c, op, rq->path, rq->session);
       break;
+    case ZKC__REQ_EXISTS_IN_SESSION:
+      zkc__submit_exists_in_session(c, op, rq->path, rq->session);
+      break;
     case ZKC__REQ_SET:
       zkc__submit_set(c, op, rq->path, rq->data, rq->len);
       break;

@@ -189,6 +189,9 @@ typedef enum zkc__req_kind {
                         sent, it is answered to that session alone, by a
                         server that has applied everything the session was
                         answered before */
+  ZKC__REQ_EXISTS_IN_SESSION, /* ZKC__REQ_EXISTS, on a handle of session
+                        `session` only, as ZKC__REQ_GET_IN_SESSION (an
+                        exists asks for no permission on the node) */
   ZKC__REQ_SET,      /* `len` bytes of `data` into `path`, any version */
   ZKC__REQ_DELETE,   /* `path`, any version */
   /* With a watch for the waiter whose id is `watch` (the queue engine's
@@ -205,7 +208,7 @@ typedef struct zkc__req {
   int len;
   int plain;        /* CREATE: no sequence */
   uint64_t watch;   /* the *_WATCH kinds: the waiter's id */
-  int64_t session;  /* GET_IN_SESSION: the session it must go through */
+  int64_t session;  /* *_IN_SESSION: the session it must go through */
 } zkc__req_t;
 
 /* Sends rq: it is queued (its completion fills op: rc, stat, created,

@@ -46,6 +46,11 @@ extern void (*zkc__vouch_seam)(void);
  * with the path of its leases: a test puts a stranger's lease there. */
 extern void (*zkc__sem_seam)(const char *leases);
 
+/* Test seam: when set, the multi-lock calls it on the acquiring thread
+ * once the read of the set's nodes is answered, before it is judged
+ * (multilock.c): a test stalls the thread there. */
+extern void (*zkc__multilock_seam)(void);
+
 /* Test seam: when set, the async engine calls it on its thread at a
  * grant, once the hold's guard was added and before the hold is listed
  * where a delete of its node is looked for (async_engine.c), with the

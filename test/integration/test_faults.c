@@ -1585,6 +1585,87 @@ static void multilock_first_lock_deleted_before_the_set_is_held(void **state) {
   zkc_client_close(c);
 }
 
+/* The acquiring thread stalls once the set's nodes were read again,
+ * before the answers are judged, for more than half a session timeout;
+ * with `expire`, the session is closed first (its nodes deleted, as an
+ * expiry past a stop would). Answers that old prove nothing: the set reads
+ * its nodes again. */
+static zkc_client_t *stalled_client;
+static char stalled_nodes[2][1100];
+static zkc_mutex_t *stalled_set[2];
+static int stall_expires;
+static atomic_int judged_rounds; /* rounds whose answers came to be judged */
+static void stall_past_half_session(void) {
+  if (atomic_fetch_add(&judged_rounds, 1) > 0) return; /* the first only */
+  for (int i = 0; i < 2; i++)
+    if (zkc_mutex_lock_node(stalled_set[i], stalled_nodes[i],
+                            sizeof stalled_nodes[i]) != ZKC_OK)
+      stalled_nodes[i][0] = '\0';
+  int timeout_ms = 0;
+  (void)zkc_client_session_timeout(stalled_client, &timeout_ms);
+  if (stall_expires) zkt_expire_session(stalled_client);
+  usleep((useconds_t)(timeout_ms / 2 + 200) * 1000); /* the stall itself */
+}
+
+/* Takes a set of two through a client with a 4 s session while the first
+ * read of its nodes stalls; the set's nodes after. */
+static void take_set_through_stall(int expire, char nodes[2][1100]) {
+  char a[1100], b[1100];
+  snprintf(a, sizeof a, "%s", zkt_path("a"));
+  snprintf(b, sizeof b, "%s", zkt_path("b"));
+  zkc_client_opts_t o;
+  zkc_client_opts_init(&o);
+  o.session_timeout_ms = 4000;
+  zkc_client_t *c = zkt_open(&o);
+  zkc_mutex_t *m[2] = {new_mutex(c, a), new_mutex(c, b)};
+  zkc_multilock_t *ml = NULL;
+  OK(zkc_multilock_create(&ml, m, 2));
+  stalled_client = c;
+  stalled_set[0] = m[0];
+  stalled_set[1] = m[1];
+  stall_expires = expire;
+  atomic_store(&judged_rounds, 0);
+  zkc__multilock_seam = stall_past_half_session;
+  int rc = zkc_multilock_acquire_timeout(ml, zkt_ms(20000));
+  zkc__multilock_seam = NULL;
+  OK(rc);
+  /* The stalled round was not taken for proof: another was judged. */
+  assert_true(atomic_load(&judged_rounds) >= 2);
+  for (int i = 0; i < 2; i++) {
+    assert_true(stalled_nodes[i][0] != '\0');
+    OK(zkc_mutex_lock_node(m[i], nodes[i], 1100));
+    assert_true(zkt_exists(nodes[i], NULL));
+  }
+  OK(zkc_multilock_release(ml));
+  OK(zkc_multilock_destroy(ml));
+  OK(zkc_mutex_destroy(m[0]));
+  OK(zkc_mutex_destroy(m[1]));
+  zkc_client_close(c);
+}
+
+/* A false alarm (a slow machine): the session lived through the stall, so
+ * the second read finds the same nodes, and the set is held on them. */
+static void multilock_stalled_after_its_read_reads_again(void **state) {
+  (void)state;
+  char nodes[2][1100];
+  take_set_through_stall(0, nodes);
+  for (int i = 0; i < 2; i++) assert_string_equal(nodes[i], stalled_nodes[i]);
+}
+
+/* A real one: the session ended during the stall, its nodes with it; the
+ * second read finds them gone, and the set is taken again on the client's
+ * new session. */
+static void multilock_stalled_after_its_read_takes_the_set_again(
+    void **state) {
+  (void)state;
+  char nodes[2][1100];
+  take_set_through_stall(1, nodes);
+  for (int i = 0; i < 2; i++) {
+    assert_false(zkt_exists(stalled_nodes[i], NULL)); /* the stall's loss */
+    assert_string_not_equal(nodes[i], stalled_nodes[i]);
+  }
+}
+
 /* A stranger's lease (made outside the queue) lands between the read that
  * made a waiter head, which showed room, and its lease round: the waiter
  * lets its queue node go behind that round, but its own leases read shows
@@ -1803,6 +1884,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test(downgrade_read_node_deleted_before_proof),
       cmocka_unit_test(downgrade_of_write_hold_lost_meanwhile_is_refused),
       cmocka_unit_test(multilock_first_lock_deleted_before_the_set_is_held),
+      cmocka_unit_test(multilock_stalled_after_its_read_reads_again),
+      cmocka_unit_test(multilock_stalled_after_its_read_takes_the_set_again),
       cmocka_unit_test(stranger_lease_after_room_seen_is_no_grant),
       cmocka_unit_test(refused_delete_is_reported),
       cmocka_unit_test(refused_nowait_delete_is_logged),
