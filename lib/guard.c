@@ -216,14 +216,18 @@ void zkc__guard_remove(zkc_client_t *c, uint64_t id) {
 /* The server deletes a closing session's ephemeral nodes before it drops
  * the connection, so the session's own watch can report the delete of a
  * node lost with the session. A round trip that finds the node gone proves
- * the session alive: only then was the node deleted by someone else.
+ * the session alive: only then was the node deleted by someone else. It
+ * goes through the guard's session only: once the client has moved to a
+ * new session, the node is gone with the old one, which is not a delete.
  * Caller holds c->mu; returns with it held. */
 static void confirm_and_tell(zkc_client_t *c, zkc__guard_t *g) {
   uint64_t id = g->id;
+  int64_t session = g->session_id;
   char *path = strdup(g->path);
   c->guard_dispatching = id; /* keeps g alive while unlocked */
   pthread_mutex_unlock(&c->mu);
-  int rc = path ? zkc__op_run_exists(c, path, NULL) : ZKC_ENOMEM;
+  int rc = path ? zkc__op_run_exists_in_session(c, path, session)
+                : ZKC_ENOMEM;
   free(path);
   if (rc == ZKC_ENONODE) {
     atomic_fetch_add(&told_total, 1);
