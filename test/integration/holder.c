@@ -31,7 +31,10 @@
  * round that watches its own node and the one ahead, before that round's
  * requests go out, it prints
  *   ROUND                    and the acquiring thread waits for SIGUSR1
- * (the client's threads go on: its connection stays up). */
+ * (the client's threads go on: its connection stays up).
+ * With $ZKT_HOLDER_STOP_AT_SET_READ (mode multi), once, when the read of
+ * its set's nodes is answered and before it is judged, it prints
+ *   SET READ                 and stops itself, every thread (SIGSTOP). */
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -262,7 +265,16 @@ static void park_once(void) {
   sigwait(&set, &sig);
 }
 
+/* The multi-lock's seam: stops the whole process, as a debugger or the
+ * kernel would, with the set's answers in memory. */
+static void stop_at_set_read(void) {
+  zkc__multilock_seam = NULL;
+  say("SET READ\n");
+  raise(SIGSTOP);
+}
+
 int main(int argc, char **argv) {
+  if (getenv("ZKT_HOLDER_STOP_AT_SET_READ")) zkc__multilock_seam = stop_at_set_read;
   if (getenv("ZKT_HOLDER_PARK_AT_ROUND")) {
     sigset_t set; /* blocked in every thread, taken by sigwait */
     sigemptyset(&set);

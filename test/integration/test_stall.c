@@ -796,6 +796,39 @@ static void stopped_multilock_waiter(void **state) {
             a_path);
 }
 
+/* B's multi-lock, in nobody's way, stops itself (SIGSTOP: every thread)
+ * once the read of its set's nodes is answered, before judging it. Its
+ * session expires meanwhile, and C takes path/b. Continued, B holds
+ * answers from before the expiry that show its nodes there: it must not
+ * report the set held on them. */
+static void stopped_multilock_reading_its_set(void **state) {
+  (void)state;
+  char path[PATH_LEN], b_path[NODE_LEN], line[256];
+  snprintf(path, sizeof path, "%s", zkt_path("multi"));
+  snprintf(b_path, sizeof b_path, "%s/b", path);
+  setenv("ZKT_HOLDER_STOP_AT_SET_READ", "1", 1);
+  b_spawn_holder("multi", path, NULL);
+  unsetenv("ZKT_HOLDER_STOP_AT_SET_READ");
+  if (!zkt_expect(&B.p, "SET READ", line, sizeof line, zkt_ms(15000)))
+    fail_msg("B never read its set");
+  int st = 0;
+  assert_int_equal(waitpid(B.p.pid, &st, WUNTRACED), B.p.pid);
+  assert_true(WIFSTOPPED(st));
+  B.stopped_ms = zkt_now_ms();
+  B.down = proxy_down();
+  b_queued(b_path);
+  b_expired();
+  worker_t *c = mutex_worker(b_path);
+  worker_start(c);
+  OK(worker_result(c));
+  b_continue();
+  int again = b_verdict(b_path, c->node);
+  int64_t t = zkt_now_ns();
+  worker_release(c);
+  if (again) b_granted_after(c->token, t, 1);
+  b_finish("RELEASED ", again ? 0 : 1);
+}
+
 /* The async acquire (it watches A's node only); A and C are mutexes on
  * the same path. */
 static void stopped_async_waiter(void **state) {
@@ -938,6 +971,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test_teardown(stopped_writer_behind_reader, stall_teardown),
       cmocka_unit_test_teardown(stopped_writer_behind_writer, stall_teardown),
       cmocka_unit_test_teardown(stopped_multilock_waiter, stall_teardown),
+      cmocka_unit_test_teardown(stopped_multilock_reading_its_set,
+                                stall_teardown),
       cmocka_unit_test_teardown(stopped_async_waiter, stall_teardown),
       cmocka_unit_test_teardown(stopped_sem_queue_waiter, stall_teardown),
       cmocka_unit_test_teardown(stopped_sem_lease_waiter, stall_teardown),
