@@ -157,6 +157,8 @@ void (*zkc__multilock_seam)(void);
 static int confirm_round(const zkc_multilock_t *ml, int64_t limit,
                          int64_t *sessions, zkc_client_t **failed) {
   size_t n = ml->n;
+  /* None pinned yet: an earlier round's pins were left already. */
+  memset(sessions, 0, n * sizeof *sessions);
   zkc__op_t **ops = calloc(2 * n, sizeof *ops); /* a sync and a read each */
   if (ops == NULL) return ZKC_ENOMEM;
   int rc = ZKC_OK;

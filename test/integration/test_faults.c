@@ -1666,6 +1666,59 @@ static void multilock_stalled_after_its_read_takes_the_set_again(
   }
 }
 
+/* The first lock of the set is deleted by an outsider once the set's
+ * nodes were read, and its holder learns of it before the answers are
+ * judged: that round proves nothing, and the next stops at the lost hold,
+ * before it pins the second lock. The set is taken again; the second lock
+ * is left pinned by no call (a waiter inside it keeps destroy refused). */
+static zkc_mutex_t *first_lost_set[2];
+static int first_hold_gone(void *ctx) {
+  return !zkc_mutex_is_held((zkc_mutex_t *)ctx);
+}
+static void lose_first_after_read(void) {
+  zkc__multilock_seam = NULL;
+  char node[1100];
+  if (zkc_mutex_lock_node(first_lost_set[0], node, sizeof node) == ZKC_OK &&
+      zoo_delete(zkt_raw(), node, -1) == ZOK)
+    (void)zkt_await(first_hold_gone, first_lost_set[0], zkt_ms(10000));
+}
+
+static void multilock_lock_lost_between_rounds_leaves_no_pin(void **state) {
+  (void)state;
+  char a[1100], b[1100];
+  snprintf(a, sizeof a, "%s", zkt_path("a"));
+  snprintf(b, sizeof b, "%s", zkt_path("b"));
+  zkc_client_t *c = zkt_open(NULL), *other = zkt_open(NULL);
+  zkc_mutex_t *m[2] = {new_mutex(c, a), new_mutex(c, b)};
+  zkc_multilock_t *ml = NULL;
+  OK(zkc_multilock_create(&ml, m, 2));
+  first_lost_set[0] = m[0];
+  first_lost_set[1] = m[1];
+  zkc__multilock_seam = lose_first_after_read;
+  int rc = zkc_multilock_acquire_timeout(ml, zkt_ms(20000));
+  int ran = zkc__multilock_seam == NULL;
+  zkc__multilock_seam = NULL;
+  OK(rc);
+  assert_true(ran);
+  OK(zkc_multilock_release(ml));
+  OK(zkc_multilock_destroy(ml));
+  /* b held elsewhere; a thread waits for it through m[1]: m[1] is in use. */
+  zkc_mutex_t *ob = new_mutex(other, b);
+  OK(zkc_mutex_acquire(ob));
+  bg_acquire_t w;
+  bg_acquire(&w, m[1], zkt_ms(3000));
+  assert_true(zkt_await_children(b, 2, zkt_ms(10000)));
+  assert_int_equal(zkc_mutex_destroy(m[1]), ZKC_EBUSY);
+  assert_int_equal(bg_result(&w), ZKC_ETIMEDOUT);
+  pthread_join(w.t, NULL);
+  OK(zkc_mutex_release(ob));
+  OK(zkc_mutex_destroy(ob));
+  OK(zkc_mutex_destroy(m[0]));
+  OK(zkc_mutex_destroy(m[1]));
+  zkc_client_close(other);
+  zkc_client_close(c);
+}
+
 /* A stranger's lease (made outside the queue) lands between the read that
  * made a waiter head, which showed room, and its lease round: the waiter
  * lets its queue node go behind that round, but its own leases read shows
@@ -1886,6 +1939,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(multilock_first_lock_deleted_before_the_set_is_held),
       cmocka_unit_test(multilock_stalled_after_its_read_reads_again),
       cmocka_unit_test(multilock_stalled_after_its_read_takes_the_set_again),
+      cmocka_unit_test(multilock_lock_lost_between_rounds_leaves_no_pin),
       cmocka_unit_test(stranger_lease_after_room_seen_is_no_grant),
       cmocka_unit_test(refused_delete_is_reported),
       cmocka_unit_test(refused_nowait_delete_is_logged),
