@@ -194,6 +194,10 @@ static int confirm_round(const zkc_multilock_t *ml, int64_t limit,
         one = ZKC_ELOST; /* not the hold's node: cannot be, but proves nothing */
       zkc__op_free(ops[i]);
       if (one == ZKC_ENONODE || one == ZKC_ESESSIONEXPIRED) one = ZKC_ELOST;
+      /* Found lost: marked so at once (an outer reentrant hold of this
+       * thread would otherwise stand until its guard tells). */
+      if (i % 2 == 1 && one == ZKC_ELOST)
+        zkc__mutex_hold_lost(ml->locks[i / 2]);
       if (zkc__retryable(one)) *failed = zkc__mutex_client(ml->locks[i / 2]);
     }
     /* A lost lock outranks the rest: the set is taken again. */
@@ -283,8 +287,9 @@ int zkc_multilock_acquire_timeout(zkc_multilock_t *ml, int64_t timeout_ms) {
       taken += rc == ZKC_OK;
     }
     int again = 0;
-    /* A reentrant acquire grants nothing new: the set was read when the
-     * thread first took it, and a lost lock answered ZKC_ELOST above. */
+    /* The thread held every lock already (through the set, or one by
+     * one): nothing was granted now, and a lock known lost answered
+     * ZKC_ELOST above, as the mutex's reentry does. */
     if (rc == ZKC_OK && counted) {
       rc = confirm_set(ml, deadline);
       again = rc == ZKC_ELOST;

@@ -9,10 +9,10 @@
  * No ZooKeeper footprint of its own: each lock queues as it would alone,
  * so Curator's InterProcessMultiLock users interoperate lock by lock.
  * Once the last lock is granted, the node of every lock is read again
- * (one round trip, each behind a sync), and the set is reported held only
- * while that read is less than half a session timeout old: a lock lost
- * meanwhile (an outsider's delete, or a stall of the process past its
- * session) has the set taken again.
+ * (all in one round trip, each behind a sync), and the set is reported
+ * held only while that read is less than half a session timeout old (an
+ * older one is sent again): a lock lost meanwhile (an outsider's delete,
+ * or a stall of the process past its session) has the set taken again.
  *
  * Locks are told apart by their path strings: give every process the same
  * paths for the same locks (the same chroot, one ensemble), or two sets
