@@ -143,6 +143,29 @@ static int64_t remaining(int64_t deadline) {
 /* Test seam (test_hooks.h): NULL in every program but the tests. */
 void (*zkc__multilock_seam)(void);
 
+/* One lock's requests in a round of confirm_set. */
+typedef struct {
+  zkc__op_t *sync, *read;
+} probe_t;
+
+/* op's answer, awaited until limit (then op is given up: ZKC_ETIMEDOUT);
+ * its stat into *stat when stat is not NULL. */
+static int collect(zkc__op_t *op, int64_t limit, zkc__stat_t *stat) {
+  int rc = zkc__op_wait_until(op, limit);
+  if (rc == ZKC_ETIMEDOUT) {
+    zkc__op_give_up(op);
+    return rc;
+  }
+  if (stat != NULL) *stat = op->stat;
+  zkc__op_free(op);
+  return rc;
+}
+
+/* A node gone or a session over: the lock is lost. */
+static int lost_as(int rc) {
+  return rc == ZKC_ENONODE || rc == ZKC_ESESSIONEXPIRED ? ZKC_ELOST : rc;
+}
+
 /* One round of confirm_set: every lock's node read behind a sync, all sent
  * at once (one round trip however many locks), each through its own lock's
  * client and only on the session that owns the hold's node (a read through
@@ -159,51 +182,48 @@ static int confirm_round(const zkc_multilock_t *ml, int64_t limit,
   size_t n = ml->n;
   /* None pinned yet: an earlier round's pins were left already. */
   memset(sessions, 0, n * sizeof *sessions);
-  zkc__op_t **ops = calloc(2 * n, sizeof *ops); /* a sync and a read each */
-  if (ops == NULL) return ZKC_ENOMEM;
+  probe_t *p = calloc(n, sizeof *p);
+  if (p == NULL) return ZKC_ENOMEM;
   int rc = ZKC_OK;
   for (size_t i = 0; i < n && rc == ZKC_OK; i++) {
     zkc_mutex_t *m = ml->locks[i];
     zkc_client_t *c = zkc__mutex_client(m);
-    zkc__op_t **sync = &ops[2 * i], **read = &ops[2 * i + 1];
     char *node = NULL;
     if ((rc = zkc__mutex_hold_enter(m, &sessions[i], &node)) != ZKC_OK) {
       sessions[i] = 0;
       if (rc == ZKC_ENOTOWNER) rc = ZKC_ELOST;
-    } else if ((*sync = zkc__op_new()) == NULL ||
-               (*read = zkc__op_new()) == NULL) {
-      zkc__op_free(*sync); /* not sent */
-      *sync = NULL;
+    } else if ((p[i].sync = zkc__op_new()) == NULL ||
+               (p[i].read = zkc__op_new()) == NULL) {
+      zkc__op_free(p[i].sync); /* not sent */
+      p[i].sync = NULL;
       rc = ZKC_ENOMEM;
     } else {
-      zkc__send(c, *sync, &(zkc__req_t){.kind = ZKC__REQ_SYNC, .path = node});
-      zkc__send(c, *read,
+      zkc__send(c, p[i].sync,
+                &(zkc__req_t){.kind = ZKC__REQ_SYNC, .path = node});
+      zkc__send(c, p[i].read,
                 &(zkc__req_t){.kind = ZKC__REQ_EXISTS_IN_SESSION, .path = node,
                               .session = sessions[i]});
     }
     free(node);
   }
-  for (size_t i = 0; i < 2 * n && ops[i] != NULL; i++) {
-    int one = zkc__op_wait_until(ops[i], limit);
-    if (one == ZKC_ETIMEDOUT) {
-      zkc__op_give_up(ops[i]);
-    } else {
-      if (i % 2 == 0 && one == ZKC_ENONODE) one = ZKC_OK; /* the read tells */
-      if (i % 2 == 1 && one == ZKC_OK &&
-          ops[i]->stat.ephemeral_owner != sessions[i / 2])
-        one = ZKC_ELOST; /* not the hold's node: cannot be, but proves nothing */
-      zkc__op_free(ops[i]);
-      if (one == ZKC_ENONODE || one == ZKC_ESESSIONEXPIRED) one = ZKC_ELOST;
-      /* Found lost: marked so at once (an outer reentrant hold of this
-       * thread would otherwise stand until its guard tells). */
-      if (i % 2 == 1 && one == ZKC_ELOST)
-        zkc__mutex_hold_lost(ml->locks[i / 2]);
-      if (zkc__retryable(one)) *failed = zkc__mutex_client(ml->locks[i / 2]);
-    }
+  for (size_t i = 0; i < n && p[i].sync != NULL; i++) {
+    zkc__stat_t st = {0};
+    int synced = collect(p[i].sync, limit, NULL);
+    int read = lost_as(collect(p[i].read, limit, &st));
+    /* The sync's "no node" is the read's to tell. */
+    synced = lost_as(synced == ZKC_ENONODE ? ZKC_OK : synced);
+    if (read == ZKC_OK && st.ephemeral_owner != sessions[i])
+      read = ZKC_ELOST; /* not the hold's node: cannot be, but proves nothing */
+    /* Found lost: marked so at once (an outer reentrant hold of this
+     * thread would otherwise stand until its guard tells). */
+    if (read == ZKC_ELOST) zkc__mutex_hold_lost(ml->locks[i]);
+    if (zkc__retryable(synced) || zkc__retryable(read))
+      *failed = zkc__mutex_client(ml->locks[i]);
+    int one = synced == ZKC_OK || read == ZKC_ELOST ? read : synced;
     /* A lost lock outranks the rest: the set is taken again. */
     if (one != ZKC_OK && (rc == ZKC_OK || one == ZKC_ELOST)) rc = one;
   }
-  free(ops);
+  free(p);
   return rc;
 }
 
