@@ -1541,14 +1541,37 @@ static void release_of_lost_hold_races_destroy(void **state) {
 
 /* ---- the multi-lock's read of the locks it took first ---- */
 
-/* The set's first lock, whose node an outsider deletes the moment the
+/* The mutexes of the case's set, in the set's order, for its seams. */
+static zkc_mutex_t *seam_set[2];
+
+/* A multi-lock over zkt_path("a") and zkt_path("b"), its mutexes made on c
+ * into m (and seam_set). */
+static zkc_multilock_t *set_of_two(zkc_client_t *c, zkc_mutex_t *m[2]) {
+  char a[1100], b[1100];
+  snprintf(a, sizeof a, "%s", zkt_path("a"));
+  snprintf(b, sizeof b, "%s", zkt_path("b"));
+  m[0] = seam_set[0] = new_mutex(c, a);
+  m[1] = seam_set[1] = new_mutex(c, b);
+  zkc_multilock_t *ml = NULL;
+  OK(zkc_multilock_create(&ml, m, 2));
+  return ml;
+}
+
+/* Releases the set (when held) and destroys it and its mutexes. */
+static void set_of_two_end(zkc_multilock_t *ml, zkc_mutex_t *m[2], int held) {
+  if (held) OK(zkc_multilock_release(ml));
+  OK(zkc_multilock_destroy(ml));
+  OK(zkc_mutex_destroy(m[0]));
+  OK(zkc_mutex_destroy(m[1]));
+}
+
+/* The set's first lock's node is deleted by an outsider the moment the
  * second is granted (once); the deleted node's path. */
-static zkc_mutex_t *first_of_set;
 static char deleted_node[1100];
 static void delete_first_at_second_grant(zkc_mutex_t *m, zkc__seam_t where) {
-  if (where != ZKC__SEAM_GRANTED || m == first_of_set) return;
+  if (where != ZKC__SEAM_GRANTED || m == seam_set[0]) return;
   zkc__mutex_seam = NULL;
-  if (zkc_mutex_lock_node(first_of_set, deleted_node, sizeof deleted_node) ==
+  if (zkc_mutex_lock_node(seam_set[0], deleted_node, sizeof deleted_node) ==
       ZKC_OK)
     (void)zoo_delete(zkt_raw(), deleted_node, -1);
 }
@@ -1559,14 +1582,9 @@ static void delete_first_at_second_grant(zkc_mutex_t *m, zkc__seam_t where) {
  * held, both of its nodes exist and the deleted one is not among them. */
 static void multilock_first_lock_deleted_before_the_set_is_held(void **state) {
   (void)state;
-  char a[1100], b[1100];
-  snprintf(a, sizeof a, "%s", zkt_path("a"));
-  snprintf(b, sizeof b, "%s", zkt_path("b"));
   zkc_client_t *c = zkt_open(NULL);
-  zkc_mutex_t *m[2] = {new_mutex(c, a), new_mutex(c, b)};
-  zkc_multilock_t *ml = NULL;
-  OK(zkc_multilock_create(&ml, m, 2));
-  first_of_set = m[0];
+  zkc_mutex_t *m[2];
+  zkc_multilock_t *ml = set_of_two(c, m);
   deleted_node[0] = '\0';
   zkc__mutex_seam = delete_first_at_second_grant;
   OK(zkc_multilock_acquire_timeout(ml, zkt_ms(10000)));
@@ -1578,10 +1596,7 @@ static void multilock_first_lock_deleted_before_the_set_is_held(void **state) {
     assert_true(zkt_exists(node, NULL));
     assert_string_not_equal(node, deleted_node);
   }
-  OK(zkc_multilock_release(ml));
-  OK(zkc_multilock_destroy(ml));
-  OK(zkc_mutex_destroy(m[0]));
-  OK(zkc_mutex_destroy(m[1]));
+  set_of_two_end(ml, m, 1);
   zkc_client_close(c);
 }
 
@@ -1592,13 +1607,12 @@ static void multilock_first_lock_deleted_before_the_set_is_held(void **state) {
  * its nodes again. */
 static zkc_client_t *stalled_client;
 static char stalled_nodes[2][1100];
-static zkc_mutex_t *stalled_set[2];
 static int stall_expires;
 static atomic_int judged_rounds; /* rounds whose answers came to be judged */
 static void stall_past_half_session(void) {
   if (atomic_fetch_add(&judged_rounds, 1) > 0) return; /* the first only */
   for (int i = 0; i < 2; i++)
-    if (zkc_mutex_lock_node(stalled_set[i], stalled_nodes[i],
+    if (zkc_mutex_lock_node(seam_set[i], stalled_nodes[i],
                             sizeof stalled_nodes[i]) != ZKC_OK)
       stalled_nodes[i][0] = '\0';
   int timeout_ms = 0;
@@ -1610,19 +1624,13 @@ static void stall_past_half_session(void) {
 /* Takes a set of two through a client with a 4 s session while the first
  * read of its nodes stalls; the set's nodes after. */
 static void take_set_through_stall(int expire, char nodes[2][1100]) {
-  char a[1100], b[1100];
-  snprintf(a, sizeof a, "%s", zkt_path("a"));
-  snprintf(b, sizeof b, "%s", zkt_path("b"));
   zkc_client_opts_t o;
   zkc_client_opts_init(&o);
   o.session_timeout_ms = 4000;
   zkc_client_t *c = zkt_open(&o);
-  zkc_mutex_t *m[2] = {new_mutex(c, a), new_mutex(c, b)};
-  zkc_multilock_t *ml = NULL;
-  OK(zkc_multilock_create(&ml, m, 2));
+  zkc_mutex_t *m[2];
+  zkc_multilock_t *ml = set_of_two(c, m);
   stalled_client = c;
-  stalled_set[0] = m[0];
-  stalled_set[1] = m[1];
   stall_expires = expire;
   atomic_store(&judged_rounds, 0);
   zkc__multilock_seam = stall_past_half_session;
@@ -1636,10 +1644,7 @@ static void take_set_through_stall(int expire, char nodes[2][1100]) {
     OK(zkc_mutex_lock_node(m[i], nodes[i], 1100));
     assert_true(zkt_exists(nodes[i], NULL));
   }
-  OK(zkc_multilock_release(ml));
-  OK(zkc_multilock_destroy(ml));
-  OK(zkc_mutex_destroy(m[0]));
-  OK(zkc_mutex_destroy(m[1]));
+  set_of_two_end(ml, m, 1);
   zkc_client_close(c);
 }
 
@@ -1671,29 +1676,23 @@ static void multilock_stalled_after_its_read_takes_the_set_again(
  * judged: that round proves nothing, and the next stops at the lost hold,
  * before it pins the second lock. The set is taken again; the second lock
  * is left pinned by no call (a waiter inside it keeps destroy refused). */
-static zkc_mutex_t *first_lost_set[2];
 static int first_hold_gone(void *ctx) {
   return !zkc_mutex_is_held((zkc_mutex_t *)ctx);
 }
 static void lose_first_after_read(void) {
   zkc__multilock_seam = NULL;
   char node[1100];
-  if (zkc_mutex_lock_node(first_lost_set[0], node, sizeof node) == ZKC_OK &&
+  if (zkc_mutex_lock_node(seam_set[0], node, sizeof node) == ZKC_OK &&
       zoo_delete(zkt_raw(), node, -1) == ZOK)
-    (void)zkt_await(first_hold_gone, first_lost_set[0], zkt_ms(10000));
+    (void)zkt_await(first_hold_gone, seam_set[0], zkt_ms(10000));
 }
 
 static void multilock_lock_lost_between_rounds_leaves_no_pin(void **state) {
   (void)state;
-  char a[1100], b[1100];
-  snprintf(a, sizeof a, "%s", zkt_path("a"));
-  snprintf(b, sizeof b, "%s", zkt_path("b"));
   zkc_client_t *c = zkt_open(NULL), *other = zkt_open(NULL);
-  zkc_mutex_t *m[2] = {new_mutex(c, a), new_mutex(c, b)};
-  zkc_multilock_t *ml = NULL;
-  OK(zkc_multilock_create(&ml, m, 2));
-  first_lost_set[0] = m[0];
-  first_lost_set[1] = m[1];
+  zkc_mutex_t *m[2];
+  zkc_multilock_t *ml = set_of_two(c, m);
+  const char *b = zkc_mutex_path(m[1]);
   zkc__multilock_seam = lose_first_after_read;
   int rc = zkc_multilock_acquire_timeout(ml, zkt_ms(20000));
   int ran = zkc__multilock_seam == NULL;
@@ -1701,7 +1700,6 @@ static void multilock_lock_lost_between_rounds_leaves_no_pin(void **state) {
   OK(rc);
   assert_true(ran);
   OK(zkc_multilock_release(ml));
-  OK(zkc_multilock_destroy(ml));
   /* b held elsewhere; a thread waits for it through m[1]: m[1] is in use. */
   zkc_mutex_t *ob = new_mutex(other, b);
   OK(zkc_mutex_acquire(ob));
@@ -1713,8 +1711,7 @@ static void multilock_lock_lost_between_rounds_leaves_no_pin(void **state) {
   pthread_join(w.t, NULL);
   OK(zkc_mutex_release(ob));
   OK(zkc_mutex_destroy(ob));
-  OK(zkc_mutex_destroy(m[0]));
-  OK(zkc_mutex_destroy(m[1]));
+  set_of_two_end(ml, m, 0);
   zkc_client_close(other);
   zkc_client_close(c);
 }

@@ -165,13 +165,18 @@ static int b_line(char *line, size_t len, int wait_ms) {
   return 1;
 }
 
-static void b_stop(void) {
-  assert_int_equal(kill(B.p.pid, SIGSTOP), 0);
+/* B has stopped (by SIGSTOP, sent or raised): waited for and noted. */
+static void b_stopped(void) {
   int st = 0;
   assert_int_equal(waitpid(B.p.pid, &st, WUNTRACED), B.p.pid);
   assert_true(WIFSTOPPED(st));
   B.stopped_ms = zkt_now_ms();
   B.down = proxy_down();
+}
+
+static void b_stop(void) {
+  assert_int_equal(kill(B.p.pid, SIGSTOP), 0);
+  b_stopped();
 }
 
 static void b_continue(void) {
@@ -717,6 +722,18 @@ static void b_finish(const char *last, int status) {
   proxy_live = 0;
 }
 
+/* B continued, with C (its node in `queue`) granted while B was stopped:
+ * B reports no hold while C holds, and, if it queued again, is granted
+ * after C lets go (whole: and reports the hold held); then B ends. */
+static void b_judged(const char *queue, worker_t *c, int whole) {
+  b_continue();
+  int again = b_verdict(queue, c->node);
+  int64_t t = zkt_now_ns();
+  worker_release(c);
+  if (again) b_granted_after(c->token, t, whole);
+  b_finish("RELEASED ", again ? 0 : 1);
+}
+
 /* The lock recipes: A (a worker, holding) in `queue`; B in `mode` waits
  * behind it, watching A's node and, with own_watch, its own; C (a worker
  * not started yet) queues behind B in c_queue. */
@@ -738,12 +755,7 @@ static void lock_case(worker_t *a, const char *b_mode, const char *b_path,
   b_event_queued(a->node, 1);
   b_expired();
   OK(worker_result(c));
-  b_continue();
-  int again = b_verdict(queue, c->node);
-  int64_t t = zkt_now_ns();
-  worker_release(c);
-  if (again) b_granted_after(c->token, t, strcmp(b_mode, "multi") != 0);
-  b_finish("RELEASED ", again ? 0 : 1);
+  b_judged(queue, c, strcmp(b_mode, "multi") != 0);
 }
 
 /* ---- the cases ---- */
@@ -811,22 +823,13 @@ static void stopped_multilock_reading_its_set(void **state) {
   unsetenv("ZKT_HOLDER_STOP_AT_SET_READ");
   if (!zkt_expect(&B.p, "SET READ", line, sizeof line, zkt_ms(15000)))
     fail_msg("B never read its set");
-  int st = 0;
-  assert_int_equal(waitpid(B.p.pid, &st, WUNTRACED), B.p.pid);
-  assert_true(WIFSTOPPED(st));
-  B.stopped_ms = zkt_now_ms();
-  B.down = proxy_down();
+  b_stopped();
   b_queued(b_path);
   b_expired();
   worker_t *c = mutex_worker(b_path);
   worker_start(c);
   OK(worker_result(c));
-  b_continue();
-  int again = b_verdict(b_path, c->node);
-  int64_t t = zkt_now_ns();
-  worker_release(c);
-  if (again) b_granted_after(c->token, t, 1);
-  b_finish("RELEASED ", again ? 0 : 1);
+  b_judged(b_path, c, 1);
 }
 
 /* The async acquire (it watches A's node only); A and C are mutexes on
@@ -912,12 +915,7 @@ static void stopped_sem_lease_waiter(void **state) {
   b_event_queued(leases, 0);
   b_expired();
   OK(worker_result(c));
-  b_continue();
-  int again = b_verdict(locks, c->node);
-  int64_t t = zkt_now_ns();
-  worker_release(c);
-  if (again) b_granted_after(c->token, t, 1);
-  b_finish("RELEASED ", again ? 0 : 1);
+  b_judged(locks, c, 1);
 }
 
 /* The leader recipes: A leads, B (a latch or a selector) is next, C after
