@@ -512,6 +512,7 @@ int zkt_setup(void **state) {
 
 int zkt_teardown(void **state) {
   (void)state;
+  zkt_close_open_clients();
   /* Every client of the test is closed by now: any ephemeral node left
    * under the root is an orphan. */
   int orphans = walk_tree(root_buf, 0);

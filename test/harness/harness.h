@@ -147,9 +147,15 @@ int zkt_await_session_watches(zkc_client_t *c, int want, char *first,
 int zkt_main(int argc, char **argv, const struct CMUnitTest *tests, size_t n,
              const char *group);
 
-/* Setup/teardown used by zkt_main (exposed for tests that build their own). */
+/* Setup/teardown used by zkt_main (exposed for tests that build their own).
+ * zkt_teardown first closes the clients the case left open. */
 int zkt_setup(void **state);
 int zkt_teardown(void **state);
+
+/* Closes every client the case opened and did not close (a failed case
+ * leaves them open); returns how many. Call it first in a teardown that
+ * waits before zkt_teardown. Not from a callback thread. */
+int zkt_close_open_clients(void);
 
 
 /* A child process with pipes to its stdin and from its stdout. */
