@@ -4,7 +4,9 @@
  * nemesis deletes their nodes as an outsider, kills and pauses them
  * (sometimes past the session timeout), kills and restarts servers (the
  * leader too), takes the quorum away and cuts a follower off from the
- * leader while its clients stay on it. One case per recipe: the mutex
+ * leader while its clients stay on it, and in the semaphore's runs makes
+ * a stranger's lease (a node in leases/ outside the queue). One case per
+ * recipe: the mutex
  * (with the asynchronous acquire on the same path, fenced writes and a
  * counter incremented by fenced compare-and-set), the semaphore, the
  * read-write lock, the leader latch, the leader selector and the
@@ -30,7 +32,8 @@
  *      latency): no two holders of a mutex, of one multi-lock path, or of
  *      leadership; no writer beside anyone on a read-write lock (readers
  *      beside each other, and a downgrade's read hold beside its own write
- *      hold, are fine); at most N holders of a semaphore of N leases.
+ *      hold, are fine); at most N holders of a semaphore of N leases,
+ *      counting a stranger's lease at every grant whose read saw it.
  *   3. A fenced write that landed after a write with a larger token had
  *      landed (both ended / started apart in time) is a stale write.
  *   4. The counter ends at the number of increments that landed (between
@@ -73,6 +76,7 @@
 #define LAG_US 100000
 #define SEM_MAX 2
 #define MAX_PATHS 2
+#define MAX_STRANGERS 64
 
 typedef enum { M_MUTEX, M_SEM, M_RW, M_LATCH, M_SELECTOR, M_MULTI } mode_t_;
 
@@ -96,6 +100,13 @@ typedef struct {
 typedef struct {
   long long token, t0, t1;
 } write_t;
+
+/* A stranger's lease (semaphore runs): a node the nemesis made in leases/
+ * outside the queue; existed from t_in (its create answered) to t_out (its
+ * delete sent) at least. */
+typedef struct {
+  long long seq, t_in, t_out;
+} stranger_t;
 
 /* ---- the observers ---- */
 
@@ -311,15 +322,18 @@ typedef struct {
   int nspawned;
   fault_t faults[MAX_EVENTS];
   int nfaults;
-  int counts[10]; /* nemesis actions by kind ([6]: pauses of the next in
+  int counts[11]; /* nemesis actions by kind ([6]: pauses of the next in
                     line, [7]: of those, with the event held in its socket,
                     [8]: followers cut off from the leader, [9]: of those,
-                    with worker 0 on it stopped next in line) */
+                    with worker 0 on it stopped next in line, [10]: a
+                    stranger's leases) */
+  stranger_t strangers[MAX_STRANGERS];
   char dir[256];
   unsigned seed;  /* the nemesis's random state */
   unsigned seed0; /* the seed the run started with (to replay it) */
   mode_t_ mode;
   long long partition_by; /* now_us() by which a follower has been cut off */
+  long long stranger_by;  /* and a semaphore run has met a stranger's lease */
   observer_t obs;
   sentinel_t sentinel;
   zkt_proc_t proxy; /* worker 0 reaches server 1 through it */
@@ -643,17 +657,84 @@ static void partition(run_t *r, const char *dir) {
   zkt_ensemble(NULL, 0, "rejoin %d", s);
 }
 
+/* The 10-digit sequence at the end of a node's name (-1: none). */
+static long long sequence_of(const char *name) {
+  size_t n = strlen(name);
+  return n >= 10 ? atoll(name + n - 10) : -1;
+}
+
+/* Deletes every child of leases/ whose name holds `mark`, until none is
+ * left (the raw session's nodes would outlive the run). */
+static void stranger_delete(const char *leases, const char *mark) {
+  int64_t deadline = zkt_now_ms() + zkt_ms(20000);
+  for (;;) {
+    struct String_vector v = {0, NULL};
+    int rc = zoo_get_children(zkt_raw(), leases, 0, &v);
+    int left = 0;
+    for (int i = 0; rc == ZOK && i < v.count; i++) {
+      if (strstr(v.data[i], mark) == NULL) continue;
+      char node[900];
+      snprintf(node, sizeof node, "%s/%s", leases, v.data[i]);
+      int d = zoo_delete(zkt_raw(), node, -1);
+      left += d != ZOK && d != ZNONODE;
+    }
+    deallocate_String_vector(&v);
+    if ((rc == ZOK || rc == ZNONODE) && left == 0) return;
+    if (zkt_now_ms() >= deadline)
+      fail_msg("a stranger's lease under %s cannot be deleted", leases);
+    nap_ms(100);
+  }
+}
+
+/* A stranger's lease (semaphore runs): a node made in leases/ outside the
+ * queue, named as a Curator process names its leases, as a process that
+ * follows the layout but not the queue would make it. It counts against
+ * the limit for every grant whose read may have seen it (the checker says
+ * which), and is held for 1.2 to 3.2 s: longer than the half session a
+ * grant's read may be older than the grant. */
+static void stranger_lease(run_t *r) {
+  if (r->counts[10] >= MAX_STRANGERS) return;
+  const char *leases = r->obs.paths[0];
+  unsigned char u[16];
+  if (getrandom(u, sizeof u, 0) != (ssize_t)sizeof u) memset(u, 9, sizeof u);
+  char mark[40], prefix[900], made[1000];
+  snprintf(mark, sizeof mark,
+           "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+           u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10],
+           u[11], u[12], u[13], u[14], u[15]);
+  snprintf(prefix, sizeof prefix, "%s/_c_%s-lease-", leases, mark);
+  int rc = zoo_create(zkt_raw(), prefix, "stranger", 8, &ZOO_OPEN_ACL_UNSAFE,
+                      ZOO_EPHEMERAL | ZOO_SEQUENCE, made, sizeof made);
+  long long t_in = now_us();
+  if (rc == ZOK) nap_ms(1200 + pick(r, 2000));
+  long long t_out = now_us();
+  stranger_delete(leases, mark); /* made or not: an answer may be lost */
+  if (rc != ZOK) return;
+  r->strangers[r->counts[10]++] =
+      (stranger_t){.seq = sequence_of(made), .t_in = t_in, .t_out = t_out};
+}
+
+/* ZKC_CHAOS_ONLY=partition: every action a follower cut off (a run that
+ * looks at that fault alone). */
+static int partition_only(void) {
+  const char *only = getenv("ZKC_CHAOS_ONLY");
+  return only && strcmp(only, "partition") == 0;
+}
+
 /* One nemesis action. */
 static void nemesis(run_t *r) {
   unsigned what = pick(r, 100);
-  /* ZKC_CHAOS_ONLY=partition: every action a follower cut off (a run that
-   * looks at that fault alone). */
-  const char *only = getenv("ZKC_CHAOS_ONLY");
-  if (only && strcmp(only, "partition") == 0) what = 90;
+  if (partition_only()) what = 90;
   if (r->counts[8] == 0 && now_us() >= r->partition_by) what = 90;
+  /* A semaphore run meets a stranger's lease by half its length too. */
+  else if (r->mode == M_SEM && !partition_only() && r->counts[10] == 0 &&
+           now_us() >= r->stranger_by)
+    what = 0;
   const char *dir = r->obs.paths[pick(r, (unsigned)r->obs.npaths)];
   char first[900];
-  if (what >= 20 && what < 40) { /* a trap: the way cleared for worker 0,
+  if (r->mode == M_SEM && what < 10) { /* a stranger's lease */
+    stranger_lease(r);
+  } else if (what >= 20 && what < 40) { /* a trap: the way cleared for worker 0,
                                      then watched for up to 3 s */
     r->counts[0] += clear_way_for_zero(r, dir);
     r->counts[5]++;
@@ -721,6 +802,8 @@ static void nemesis(run_t *r) {
     r->counts[4]++;
   } else if (what < 96) { /* a follower cut off from the leader */
     partition(r, dir);
+  } else if (r->mode == M_SEM && what < 98) { /* a stranger's lease */
+    stranger_lease(r);
   } else {
     r->counts[5]++; /* a calm moment, watched */
     rest(r, dir, 1000);
@@ -733,6 +816,8 @@ static void nemesis(run_t *r) {
 typedef struct {
   hold_t *holds;
   int nholds, capholds;
+  const stranger_t *strangers; /* semaphore runs */
+  int nstrangers;
   write_t *writes;
   int nwrites, capwrites;
   long long inc_sure, inc_unsure;
@@ -885,19 +970,33 @@ static int check_overlaps(const history_t *h) {
   return bad;
 }
 
+/* 1 if the grant of hold x counted stranger s: its read saw s, since s
+ * was made before x's lease (a smaller sequence: the read is behind that
+ * create) or more than the half session a grant's read may be older than
+ * the grant before it; and s was still there after the grant. */
+static int stranger_counted(const stranger_t *s, const hold_t *x) {
+  int before = s->seq < sequence_of(x->node) ||
+               s->t_in + SESSION_MS * 1000LL / 2 + MARGIN_US <= x->start;
+  return before && s->t_out > x->start + LAG_US;
+}
+
 /* Rule 2, the semaphore: at each hold's start, at most SEM_MAX holds run
- * (those ending within the observers' lag not counted). */
+ * (those ending within the observers' lag not counted), strangers' leases
+ * its grant counted among them. */
 static int check_leases(const history_t *h) {
   int bad = 0;
   for (int i = 0; i < h->nholds; i++) {
     long long t = h->holds[i].start;
-    int running = 0;
+    int running = 0, strangers = 0;
     for (int j = 0; j < h->nholds; j++) {
       const hold_t *x = &h->holds[j];
       if (x->start <= t && x->end > t + LAG_US) running++;
     }
-    if (running > SEM_MAX && bad++ < 10) {
-      print_error("%d holders of %d leases at %lld us:\n", running, SEM_MAX, t);
+    for (int k = 0; k < h->nstrangers; k++)
+      strangers += stranger_counted(&h->strangers[k], &h->holds[i]);
+    if (running + strangers > SEM_MAX && bad++ < 10) {
+      print_error("%d holders and %d strangers' leases of %d leases at %lld "
+                  "us:\n", running, strangers, SEM_MAX, t);
       for (int j = 0; j < h->nholds; j++) {
         const hold_t *x = &h->holds[j];
         if (x->start <= t && x->end > t + LAG_US) print_hold("held", x);
@@ -1023,6 +1122,7 @@ static void run_under_faults(mode_t_ mode) {
   for (int i = 0; i < WORKERS; i++) spawn_worker(r, i);
   long long until = now_us() + (long long)seconds * 1000000;
   r->partition_by = now_us() + (long long)seconds * 1000000 / 3;
+  r->stranger_by = now_us() + (long long)seconds * 1000000 / 2;
   while (now_us() < until) nemesis(r);
 
   /* Heal, then let the workers finish and close their sessions. An
@@ -1060,7 +1160,7 @@ static void run_under_faults(mode_t_ mode) {
     final = atoll(buf);
   }
 
-  history_t h = {0};
+  history_t h = {.strangers = r->strangers, .nstrangers = r->counts[10]};
   DIR *d = opendir(r->dir);
   struct dirent *e;
   while (d && (e = readdir(d)) != NULL) {
@@ -1126,17 +1226,19 @@ static void run_under_faults(mode_t_ mode) {
          "pauses (%d of the next in line, %d with the event held in its "
          "socket), %d server crashes, %d quorum "
          "losses, %d followers cut off (%d with worker 0 stopped on one), "
-         "%d calm or watching; %d "
+         "%d strangers' leases, %d calm or watching; %d "
          "violations, %d workers ended uncleanly\n", mode_names[mode], seconds,
          h.nholds, told, gone, unmatched, h.nwrites, atomic_load(&o->lists),
          atomic_load(&o->failed), r->counts[0], r->counts[1], r->counts[2],
          r->counts[6], r->counts[7], r->counts[3], r->counts[4], r->counts[8],
-         r->counts[9], r->counts[5],
+         r->counts[9], r->counts[10], r->counts[5],
          bad, unclean);
   if (bad) print_error("replay with ZKC_CHAOS_SEED=%u; logs kept in %s\n",
                        r->seed0, r->dir);
   assert_int_equal(bad, 0);
   assert_true(r->counts[8] > 0); /* the run met a partition */
+  if (mode == M_SEM && !partition_only()) /* and a stranger's lease */
+    assert_true(r->counts[10] > 0);
   assert_true(drained); /* no node left behind */
   assert_true(h.nholds > 0);
   assert_int_equal(unclean, 0);
@@ -1229,6 +1331,36 @@ static void checker_catches_the_stale_grant(void **state) {
   pthread_mutex_destroy(&o.mu);
 }
 
+/* The semaphore's rule with a stranger's lease: A holds from 1 s to 5 s;
+ * a stranger's lease (sequence 5) is there from 2 s to 6 s; B is granted at
+ * 3 s on lease 7 (its read behind its create saw the stranger): three of
+ * two leases. Granted on lease 4 instead, made before the stranger's, B's
+ * read may have come before it, and only a stranger there for more than
+ * half a session before B's grant counts again. */
+static void checker_counts_strangers_leases(void **state) {
+  (void)state;
+  hold_t holds[] = {
+      {.pid = 1, .node = "_c_a-lease-0000000003", .start = 1000000,
+       .end = 5000000, .ended = 1},
+      {.pid = 2, .node = "_c_b-lease-0000000007", .start = 3000000,
+       .end = 4000000, .ended = 1},
+  };
+  stranger_t strangers[] = {{.seq = 5, .t_in = 2000000, .t_out = 6000000}};
+  history_t h = {.holds = holds, .nholds = 2, .strangers = strangers,
+                 .nstrangers = 1};
+  assert_int_equal(check_leases(&h), 1);
+  snprintf(holds[1].node, sizeof holds[1].node, "_c_b-lease-0000000004");
+  assert_int_equal(check_leases(&h), 0);
+  strangers[0].t_in = 3000000 - SESSION_MS * 1000LL / 2 - MARGIN_US;
+  assert_int_equal(check_leases(&h), 1);
+  /* Gone before B's grant: B's read may not have seen it, nor need to. */
+  strangers[0].t_out = 2900000;
+  assert_int_equal(check_leases(&h), 0);
+  h.nstrangers = 0; /* without strangers: two of two */
+  strangers[0].t_out = 6000000;
+  assert_int_equal(check_leases(&h), 0);
+}
+
 /* The last transaction id server s has applied ("srvr"), or -1. */
 static long long server_zxid(int s) {
   char *out = zkt_4lw(s, "srvr");
@@ -1257,6 +1389,7 @@ static int restore_ensemble(void **state) {
 int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(checker_catches_the_stale_grant),
+      cmocka_unit_test(checker_counts_strangers_leases),
       cmocka_unit_test_teardown(mutex_under_faults, restore_ensemble),
       cmocka_unit_test_teardown(semaphore_under_faults, restore_ensemble),
       cmocka_unit_test_teardown(rwlock_under_faults, restore_ensemble),
