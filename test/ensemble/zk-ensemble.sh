@@ -358,7 +358,7 @@ start_relays() {
                 # The relay accepts before it connects, so a follower that reached
                 # it before a new leader listened saw its connection close and
                 # gave up the round; the leader then waited out initLimit for it,
-                # and recovery from a leader's crash took 5 to 16 s instead of
+                # and recovery from a leader's crash took 5 to 21 s instead of
                 # well under 1. Retrying the connect for 3 s keeps what a direct
                 # connection gives: the follower waits until the leader listens.
                 exec setsid socat "TCP-LISTEN:$(relay_port "$i" "$j"),bind=127.0.0.1,reuseaddr,fork,nodelay" \

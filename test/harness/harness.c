@@ -513,15 +513,18 @@ int zkt_setup(void **state) {
 int zkt_teardown(void **state) {
   (void)state;
   zkt_close_open_clients();
+  int left_open = zkt_left_open();
   /* Every client of the test is closed by now: any ephemeral node left
    * under the root is an orphan. */
   int orphans = walk_tree(root_buf, 0);
   zkt_delete_tree(root_buf);
+  if (left_open != 0)
+    print_error("%d client(s) left open by the case\n", left_open);
   if (orphans != 0) {
     print_error("%d lock node(s) left under %s\n", orphans, root_buf);
     return -1;
   }
-  return 0;
+  return left_open != 0 ? -1 : 0;
 }
 
 int zkt_main(int argc, char **argv, const struct CMUnitTest *tests, size_t n,

@@ -157,6 +157,10 @@ int zkt_teardown(void **state);
  * waits before zkt_teardown. Not from a callback thread. */
 int zkt_close_open_clients(void);
 
+/* How many clients zkt_close_open_clients closed since the last call:
+ * zkt_teardown fails the case when any (a passing case that forgot one). */
+int zkt_left_open(void);
+
 
 /* A child process with pipes to its stdin and from its stdout. */
 typedef struct zkt_proc {

@@ -22,6 +22,7 @@ void __wrap_zkc_client_close(zkc_client_t *client);
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static zkc_client_t **open_set;
 static size_t n_open, cap_open;
+static int closed_here; /* by zkt_close_open_clients, since zkt_left_open */
 
 /* Removes c from the set; 1 if it was there. */
 static int take_out(zkc_client_t *c) {
@@ -76,5 +77,16 @@ int zkt_close_open_clients(void) {
     closed++;
   }
   if (closed > 0) fprintf(stderr, "zkt: closed %d client(s) the case left open\n", closed);
+  pthread_mutex_lock(&mu);
+  closed_here += closed;
+  pthread_mutex_unlock(&mu);
   return closed;
+}
+
+int zkt_left_open(void) {
+  pthread_mutex_lock(&mu);
+  int n = closed_here;
+  closed_here = 0;
+  pthread_mutex_unlock(&mu);
+  return n;
 }

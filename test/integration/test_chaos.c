@@ -328,6 +328,8 @@ typedef struct {
                     with worker 0 on it stopped next in line, [10]: a
                     stranger's leases) */
   stranger_t strangers[MAX_STRANGERS];
+  char stranger_marks[MAX_STRANGERS][40]; /* to delete after the heal */
+  int nmarks;
   char dir[256];
   unsigned seed;  /* the nemesis's random state */
   unsigned seed0; /* the seed the run started with (to replay it) */
@@ -663,10 +665,12 @@ static long long sequence_of(const char *name) {
   return n >= 10 ? atoll(name + n - 10) : -1;
 }
 
-/* Deletes every child of leases/ whose name holds `mark`, until none is
- * left (the raw session's nodes would outlive the run). */
-static void stranger_delete(const char *leases, const char *mark) {
-  int64_t deadline = zkt_now_ms() + zkt_ms(20000);
+/* Deletes every child of leases/ whose name holds `mark` (the raw
+ * session's nodes would outlive the run); 1 once none is left, 0 if some
+ * may be after wait_ms. */
+static int stranger_delete(const char *leases, const char *mark,
+                           int64_t wait_ms) {
+  int64_t deadline = zkt_now_ms() + wait_ms;
   for (;;) {
     struct String_vector v = {0, NULL};
     int rc = zoo_get_children(zkt_raw(), leases, 0, &v);
@@ -679,9 +683,8 @@ static void stranger_delete(const char *leases, const char *mark) {
       left += d != ZOK && d != ZNONODE;
     }
     deallocate_String_vector(&v);
-    if ((rc == ZOK || rc == ZNONODE) && left == 0) return;
-    if (zkt_now_ms() >= deadline)
-      fail_msg("a stranger's lease under %s cannot be deleted", leases);
+    if ((rc == ZOK || rc == ZNONODE) && left == 0) return 1;
+    if (zkt_now_ms() >= deadline) return 0;
     nap_ms(100);
   }
 }
@@ -693,7 +696,7 @@ static void stranger_delete(const char *leases, const char *mark) {
  * which), and is held for 1.2 to 3.2 s: longer than the half session a
  * grant's read may be older than the grant. */
 static void stranger_lease(run_t *r) {
-  if (r->counts[10] >= MAX_STRANGERS) return;
+  if (r->counts[10] >= MAX_STRANGERS || r->nmarks >= MAX_STRANGERS) return;
   const char *leases = r->obs.paths[0];
   unsigned char u[16];
   if (getrandom(u, sizeof u, 0) != (ssize_t)sizeof u) memset(u, 9, sizeof u);
@@ -708,7 +711,11 @@ static void stranger_lease(run_t *r) {
   long long t_in = now_us();
   if (rc == ZOK) nap_ms(1200 + pick(r, 2000));
   long long t_out = now_us();
-  stranger_delete(leases, mark); /* made or not: an answer may be lost */
+  /* Made or not (an answer may be lost); the ensemble may be without a
+   * quorum still: what is not gone in 2 s goes after the heal. */
+  if (!stranger_delete(leases, mark, 2000))
+    snprintf(r->stranger_marks[r->nmarks++], sizeof r->stranger_marks[0],
+             "%s", mark);
   if (rc != ZOK) return;
   r->strangers[r->counts[10]++] =
       (stranger_t){.seq = sequence_of(made), .t_in = t_in, .t_out = t_out};
@@ -1001,6 +1008,12 @@ static int check_leases(const history_t *h) {
         const hold_t *x = &h->holds[j];
         if (x->start <= t && x->end > t + LAG_US) print_hold("held", x);
       }
+      for (int k = 0; k < h->nstrangers; k++) {
+        const stranger_t *x = &h->strangers[k];
+        if (stranger_counted(x, &h->holds[i]))
+          print_error("  stranger's lease %010lld there from %lld to %lld us\n",
+                      x->seq, x->t_in, x->t_out);
+      }
     }
   }
   return bad;
@@ -1130,6 +1143,9 @@ static void run_under_faults(mode_t_ mode) {
    * after a series of crashes) is restarted whole by the heal, which says
    * so: the servers' own recovery is not what this test is about. */
   assert_int_equal(zkt_restore_ensemble(), 0);
+  for (int i = 0; i < r->nmarks; i++)
+    if (!stranger_delete(o->paths[0], r->stranger_marks[i], zkt_ms(20000)))
+      fail_msg("a stranger's lease under %s cannot be deleted", o->paths[0]);
   long long end = now_us();
   for (int i = 0; i < WORKERS; i++) {
     close(r->procs[i].in_fd);

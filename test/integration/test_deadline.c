@@ -588,6 +588,7 @@ static void async_parent_missing(void **state) {
 /* The proxies end whatever the case did (their connections close: a
  * client left open by a failed case finds no server through them). */
 static int proxies_teardown(void **state) {
+  zkt_close_open_clients(); /* before the waits: see open_clients.c */
   for (int i = 0; i < nproxies; i++) {
     close(proxies[i].in_fd);
     proxies[i].in_fd = -1;

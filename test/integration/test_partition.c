@@ -356,6 +356,7 @@ static int partition_teardown(void **state) {
   finish(&A);
   finish(&W);
   finish(&C);
+  zkt_close_open_clients(); /* before the wait: see open_clients.c */
   int rc = zkt_restore_ensemble();
   return zkt_teardown(state) != 0 || rc != 0 ? -1 : 0;
 }
