@@ -148,16 +148,12 @@ typedef struct {
   zkc__op_t *sync, *read;
 } probe_t;
 
-/* op's answer, awaited until limit (then op is given up: ZKC_ETIMEDOUT);
- * its stat into *stat when stat is not NULL. */
+/* op's answer, awaited until limit (ZKC_ETIMEDOUT after it); its stat
+ * into *stat when stat is not NULL. op is freed, or by its late answer. */
 static int collect(zkc__op_t *op, int64_t limit, zkc__stat_t *stat) {
   int rc = zkc__op_wait_until(op, limit);
-  if (rc == ZKC_ETIMEDOUT) {
-    zkc__op_give_up(op);
-    return rc;
-  }
-  if (stat != NULL) *stat = op->stat;
-  zkc__op_free(op);
+  if (rc != ZKC_ETIMEDOUT && stat != NULL) *stat = op->stat;
+  zkc__op_give_up(op);
   return rc;
 }
 
