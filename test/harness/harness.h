@@ -153,12 +153,13 @@ int zkt_setup(void **state);
 int zkt_teardown(void **state);
 
 /* Closes every client the case opened and did not close (a failed case
- * leaves them open); returns how many. Call it first in a teardown that
- * waits before zkt_teardown. Not from a callback thread. */
-int zkt_close_open_clients(void);
+ * leaves them open). Call it first in a teardown that waits before
+ * zkt_teardown. Not from a callback thread. */
+void zkt_close_open_clients(void);
 
 /* How many clients zkt_close_open_clients closed since the last call:
- * zkt_teardown fails the case when any (a passing case that forgot one). */
+ * zkt_teardown says so and fails the case when any (a passing case that
+ * forgot one). */
 int zkt_left_open(void);
 
 

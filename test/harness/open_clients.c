@@ -9,7 +9,6 @@
 #include "util.h" /* zkc__on_callback_thread */
 
 #include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 
 int __real_zkc_client_open(zkc_client_t **out, const char *connect_string,
@@ -65,22 +64,18 @@ void __wrap_zkc_client_close(zkc_client_t *client) {
   if (take_out(client)) __real_zkc_client_close(client);
 }
 
-int zkt_close_open_clients(void) {
-  int closed = 0;
+void zkt_close_open_clients(void) {
   for (;;) {
     zkc_client_t *c = NULL;
     pthread_mutex_lock(&mu);
-    if (n_open > 0) c = open_set[--n_open];
+    if (n_open > 0) {
+      c = open_set[--n_open];
+      closed_here++;
+    }
     pthread_mutex_unlock(&mu);
     if (c == NULL) break;
     __real_zkc_client_close(c);
-    closed++;
   }
-  if (closed > 0) fprintf(stderr, "zkt: closed %d client(s) the case left open\n", closed);
-  pthread_mutex_lock(&mu);
-  closed_here += closed;
-  pthread_mutex_unlock(&mu);
-  return closed;
 }
 
 int zkt_left_open(void) {

@@ -518,11 +518,17 @@ static int zero_behind_other(run_t *r, const char *dir, char *first,
   return zkt_session_watches_path(st.ephemeralOwner, second) == 1;
 }
 
+/* The 10-digit sequence at the end of a node's name (-1: none). */
+static long long sequence_of(const char *name) {
+  size_t n = strlen(name);
+  return n >= 10 ? atoll(name + n - 10) : -1;
+}
+
 /* Orders children by the 10-digit sequence at the end of their names. */
 static int by_sequence(const void *a, const void *b) {
-  const char *x = *(const char *const *)a, *y = *(const char *const *)b;
-  size_t nx = strlen(x), ny = strlen(y);
-  return strcmp(nx >= 10 ? x + nx - 10 : x, ny >= 10 ? y + ny - 10 : y);
+  long long x = sequence_of(*(const char *const *)a);
+  long long y = sequence_of(*(const char *const *)b);
+  return (x > y) - (x < y);
 }
 
 /* An outsider clears the way: the waiting nodes between the holder's and
@@ -657,12 +663,6 @@ static void partition(run_t *r, const char *dir) {
     nap_ms(SESSION_MS / 2 + pick(r, SESSION_MS * 2));
   }
   zkt_ensemble(NULL, 0, "rejoin %d", s);
-}
-
-/* The 10-digit sequence at the end of a node's name (-1: none). */
-static long long sequence_of(const char *name) {
-  size_t n = strlen(name);
-  return n >= 10 ? atoll(name + n - 10) : -1;
 }
 
 /* Deletes every child of leases/ whose name holds `mark` (the raw
