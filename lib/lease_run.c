@@ -147,7 +147,7 @@ static int new_prefix(zkc__lrun_t *r) {
  * are), so the queue node may go with our first round. A shared count may
  * change the limit meanwhile: then we keep our place. */
 static int room_seen(const zkc__lrun_t *r) {
-  if (r->how.let_go == NULL || r->how.seen < 0 || r->how.count != NULL)
+  if (r->how.queue_node == NULL || r->how.seen < 0 || r->how.count != NULL)
     return 0;
   size_t held = r->how.held ? r->how.held(r->how.held_ctx) : 0;
   return zkc__leases_decide((size_t)r->how.seen + r->how.qty, r->how.qty,
@@ -195,10 +195,14 @@ static void send_round(zkc__lrun_t *r) {
   }
   r->proof = r->world->boot_ms();
   const char *data = r->world->holder_id(r->c);
+  /* The first round after a read that showed room lets the queue node go
+   * with its last create, in one transaction. */
+  r->releasing = !r->sent && room_seen(r);
   for (unsigned i = 0; i < r->how.qty; i++)
     if (r->creates[i]) {
       zkc__req_t rq = {.kind = ZKC__REQ_CREATE, .path = r->prefix,
                         .data = data};
+      if (r->releasing && i == r->how.qty - 1) rq.release = r->how.queue_node;
       r->world->send(r->c, r->creates[i], &rq);
     }
   if (r->reads[R_SYNC])
@@ -211,10 +215,6 @@ static void send_round(zkc__lrun_t *r) {
          r->how.count);
   if (r->reads[R_LAYOUT])
     send(r, r->reads[R_LAYOUT], ZKC__REQ_CHILDREN, r->how.path);
-  if (!r->sent && room_seen(r)) {
-    r->how.let_go(r->how.let_go_ctx);
-    r->left = 1;
-  }
   r->sent = 1;
   r->st = L_SENT;
 }
@@ -227,6 +227,7 @@ static int take_creates(zkc__lrun_t *r) {
     zkc__op_t *op = r->creates[i];
     if (op == NULL) continue;
     if (op->rc == ZKC_OK) {
+      if (r->releasing && i == r->how.qty - 1) r->left = 1;
       r->nodes[i].node = op->created, op->created = NULL;
       r->nodes[i].token = op->stat.czxid;
       r->nodes[i].session_id = op->stat.ephemeral_owner;
@@ -241,6 +242,7 @@ static int take_creates(zkc__lrun_t *r) {
     if (!zkc__retryable(op->rc)) /* a cut one stays for drop_all's janitor */
       op_end(&r->creates[i]);
   }
+  r->releasing = 0;
   if (cut) {
     /* Perhaps made: the janitor finds it by our uuid; queue again. */
     finish(r, ZKC_ELOST);

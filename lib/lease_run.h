@@ -7,7 +7,7 @@
  * One round trip when the leases fit: the lease nodes' creates, then the
  * leases read, the shared count and the semaphore path's own children (its
  * layout, until accepted), all pipelined; when the queue's read showed
- * room, the queue node's delete behind them. The decision is
+ * room, the last create deletes the queue node in the same transaction. The decision is
  * zkc__leases_decide's. While the leases do not
  * fit, the run waits on those watches, and before each wait checks that
  * its queue node still exists on the session of its leases: else another
@@ -61,14 +61,13 @@ typedef struct zkc__lrun_how {
   unsigned layout_known : 1;
   /* How many leases the read that made the queue node first showed (-1:
    * none; zkc__lock_acquire_also). When those, ours and the held ones fit
-   * a fixed limit, let_go(let_go_ctx) is called right after the first
-   * round is sent, to delete the queue node behind it: the next head need
-   * not wait for our answers. The grant still rests on our own leases
-   * read; if it shows them not fitting after all (a stranger's leases),
-   * the run ends with ZKC_ELOST: queue again, having no place to wait in. */
+   * a fixed limit, the first round's last create deletes the queue node in
+   * its own transaction (ZKC__REQ_CREATE's release): the next head is woken
+   * as our lease is made, and the ensemble writes once for both. The grant
+   * still rests on our own leases read; if it shows them not fitting after
+   * all (a stranger's leases), the run ends with ZKC_ELOST: queue again,
+   * having no place to wait in. */
   int seen;
-  void (*let_go)(void *ctx);
-  void *let_go_ctx;
   const zkc__qdriver_t *drv; /* NULL: the caller waits itself */
   void *drv_ctx;
   const zkc__qworld_t *world; /* NULL: the client's */
@@ -88,7 +87,8 @@ typedef struct zkc__lrun {
   unsigned warned : 1;   /* the limits-disagree warning given */
   unsigned parents : 4;  /* parent walks begun (ZKC__PARENT_RECREATE_MAX) */
   unsigned sent : 1;     /* a round was sent */
-  unsigned left : 1;     /* the queue node was let go (how.let_go) */
+  unsigned releasing : 1; /* the round's last create lets the queue node go */
+  unsigned left : 1;     /* the queue node was let go with our lease */
   int rc;
   int stop_rc;
   int retries;

@@ -291,9 +291,10 @@ static int handle_over(zhandle_t *zh) {
  * refusal is ZINVALIDSTATE, as for any other request. *sync_rc is
  * zoo_amulti's own result when it was called, else ZOK. */
 static int multi_call(zhandle_t *zh, int count, const zoo_op_t *ops,
-                      zoo_op_result_t *results, zkc__op_t *op, int *sync_rc) {
+                      zoo_op_result_t *results, void_completion_t done,
+                      const void *data, int *sync_rc) {
   if (handle_over(zh)) return ZINVALIDSTATE;
-  *sync_rc = zoo_amulti(zh, count, ops, results, zkc__on_void, op);
+  *sync_rc = zoo_amulti(zh, count, ops, results, done, data);
   /* The session ended between the check and the call. */
   if (*sync_rc != ZOK && handle_over(zh)) return ZINVALIDSTATE;
   return *sync_rc;
@@ -338,7 +339,7 @@ int zkc__op_run_check_set_version(zkc_client_t *c, const char *check_path,
   zoo_check_op_init(&ops[0], check, -1);
   zoo_set_op_init(&ops[1], path, data, len, version, &stat);
   int sync_rc = ZOK;
-  ZKC__SUBMIT(c, &op, multi_call(zh, 2, ops, results, &op, &sync_rc));
+  ZKC__SUBMIT(c, &op, multi_call(zh, 2, ops, results, zkc__on_void, &op, &sync_rc));
   rc = zkc__op_wait(&op);
   zkc__op_clear(&op);
   if (sync_rc == ZOK) free(check);
@@ -372,11 +373,110 @@ int zkc__op_run_check_create(zkc_client_t *c, const char *check_path,
   zoo_create_op_init(&ops[1], path, data, len, acl, ZOO_PERSISTENT, NULL, 0);
   int sync_rc = ZOK;
   /* The request is serialized before zoo_amulti returns: tmp may go. */
-  ZKC__SUBMIT(c, &op, multi_call(zh, 2, ops, results, &op, &sync_rc));
+  ZKC__SUBMIT(c, &op, multi_call(zh, 2, ops, results, zkc__on_void, &op, &sync_rc));
   zkc__acl_tmp_free(&tmp);
   rc = zkc__op_wait(&op);
   zkc__op_clear(&op);
   if (sync_rc == ZOK) free(check);
   rc = multi_failure(rc, results, 2, failed_op);
   return rc;
+}
+
+/* ---- a create that lets another node go (ZKC__REQ_CREATE's release) ---- */
+
+/* A releasing create's multi, until its completion: the results, its own
+ * copies of the paths (see multi_call) and the created name's buffer. */
+typedef struct {
+  zkc__op_t *op;
+  zoo_op_result_t res[2];
+  char *path, *release;
+  char name[]; /* the created node's path */
+} releasing_t;
+
+static void releasing_free(releasing_t *m) {
+  free(m->path);
+  free(m->release);
+  free(m);
+}
+
+/* The created node's stat: a create inside a multi answers with its name
+ * alone, and its czxid is the fencing token. Gone already (an outsider's
+ * delete, the session's end): the node is lost. */
+static void on_released_stat(int zk_rc, const struct Stat *stat,
+                             const void *data) {
+  int rc;
+  zkc__op_t *op = arrive(data, zk_rc, &rc);
+  if (op == NULL) return;
+  if (rc == ZKC_ENONODE) rc = ZKC_ELOST;
+  zkc__stat_t st;
+  zkc__op_finish(op, rc, rc == ZKC_OK ? stat_of(stat, &st) : NULL);
+}
+
+/* 1 when the server answered the multi: then one operation carries the
+ * reason and the others say only whether they came before it. A request
+ * cut off (connection loss, a handle closed) gives every operation the
+ * request's own code, which arrive has translated already. */
+static int server_answered(const zoo_op_result_t *res, int n) {
+  for (int i = 0; i < n; i++)
+    if (res[i].err == ZOK || res[i].err == ZRUNTIMEINCONSISTENCY) return 1;
+  return 0;
+}
+
+static void on_released(int zk_rc, const void *data) {
+  releasing_t *m = (releasing_t *)data;
+  int rc;
+  zkc__op_t *op = arrive(m->op, zk_rc, &rc);
+  if (op != NULL) {
+    int failed = -1;
+    if (rc != ZKC_OK && server_answered(m->res, 2))
+      rc = multi_failure(rc, m->res, 2, &failed);
+    /* The node to let go is gone: not ours to let go any more. */
+    if (failed == 1 && rc == ZKC_ENONODE) rc = ZKC_ELOST;
+    if (rc == ZKC_OK && (op->created = strdup(m->name)) == NULL)
+      rc = ZKC_ENOMEM; /* node exists: caller cleans, as on_created */
+    if (rc == ZKC_OK) {
+      zkc_client_t *c = op->c;
+      ZKC__SUBMIT(c, op,
+                  zoo_aexists(zh, op->created, 0, on_released_stat, op));
+    } else {
+      zkc__op_finish(op, rc, NULL);
+    }
+  }
+  releasing_free(m);
+}
+
+void zkc__submit_create_releasing(zkc_client_t *c, zkc__op_t *op,
+                                  const char *path, const char *data, int len,
+                                  const char *release) {
+  /* The sequence: 10 digits, 11 characters once it wraps negative. */
+  size_t cap = strlen(path) + 16;
+  releasing_t *m = calloc(1, sizeof *m + cap);
+  struct ACL_vector tmp;
+  const struct ACL_vector *acl;
+  int rc = m ? zkc__acl_for(c, path, ZKC_NODE_PARTICIPANT, &tmp, &acl)
+             : ZKC_ENOMEM;
+  if (rc == ZKC_OK && ((m->path = strdup(path)) == NULL ||
+                       (m->release = strdup(release)) == NULL)) {
+    zkc__acl_tmp_free(&tmp);
+    rc = ZKC_ENOMEM;
+  }
+  if (rc != ZKC_OK) {
+    if (m) releasing_free(m);
+    zkc__op_link(c, op);
+    if (zkc__op_claim(op)) zkc__op_finish(op, rc, NULL);
+    return;
+  }
+  m->op = op;
+  zoo_op_t ops[2];
+  zoo_create_op_init(&ops[0], m->path, data, len, acl,
+                     ZOO_EPHEMERAL_SEQUENTIAL, m->name, (int)cap);
+  zoo_delete_op_init(&ops[1], m->release, -1);
+  int sync_rc = 1; /* not a ZooKeeper code: the multi was not called */
+  /* The request is serialized before zoo_amulti returns: tmp may go. */
+  ZKC__SUBMIT(c, op,
+              multi_call(zh, 2, ops, m->res, on_released, m, &sync_rc));
+  zkc__acl_tmp_free(&tmp);
+  /* Not called: no completion will free m. Refused by the call itself:
+   * the client may have freed a path of it (multi_call), so it is left. */
+  if (sync_rc == 1) releasing_free(m);
 }

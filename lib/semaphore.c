@@ -223,17 +223,6 @@ static const zkc__run_calls_t lrun_calls = {l_step,  l_ops,     l_give_up,
                                             l_waiter, l_woken, l_wake_at,
                                             l_stop};
 
-/* The queue node of an attempt, let go by the lease run (its let_go). */
-typedef struct {
-  zkc_client_t *c;
-  const char *node;
-} queue_node_t;
-
-static void let_go(void *ctx) {
-  queue_node_t *q = ctx;
-  (void)zkc__lock_delete_nowait(q->c, q->node); /* a refusal is logged */
-}
-
 /* As the head of the queue (q, its read having shown `seen` leases), takes
  * the leases into l: the lease run, its nodes moved to l whatever the
  * result. *woken_us: when the run was last told its way was clear (left as
@@ -241,14 +230,13 @@ static void let_go(void *ctx) {
 static int take_leases(zkc_sem_t *s, unsigned qty, const zkc__held_t *q,
                        int seen, int64_t deadline, zkc_lease_t *l,
                        int64_t *woken_us, int *q_gone) {
-  queue_node_t qn = {s->client, q->node};
   zkc__lrun_how_t how = {.path = s->path, .leases = s->leases,
                          .count = s->count_path, .queue_node = q->node,
                          .queue_session = q->session_id, .qty = qty,
                          .max = s->max, .held = held_nodes, .held_ctx = s,
                          .deadline = deadline,
                          .layout_known = atomic_load(&s->layout_known) != 0,
-                         .seen = seen, .let_go = let_go, .let_go_ctx = &qn};
+                         .seen = seen};
   zkc__lrun_t run;
   zkc__op_t **ops = malloc((qty + ZKC__LRUN_READS) * sizeof *ops);
   int rc = ops ? zkc__lrun_init(&run, s->client, &how) : ZKC_ENOMEM;
@@ -310,8 +298,9 @@ static int layout_check(zkc_sem_t *s, int64_t deadline, unsigned *layouts) {
  * would take for a semaphore's. The queue node's delete is not waited for:
  * the admission rests on the leases read, and the session's later requests
  * go after it. When the leases read with the queue's showed room for ours,
- * it is sent right behind our lease round, before its answers: the next
- * head's wait ends a round trip sooner (lease_run.h's let_go). On failure
+ * our lease's create deletes it in the same transaction: the next head is
+ * woken a round trip sooner, and the ensemble writes once for both
+ * (lease_run.h's seen). On failure
  * no node of ours is left, and after a refusal of the layout no parent we
  * made either. *woken_us: when the acquire was last
  * told its way was clear, by the queue or the leases (0: never). */

@@ -9,6 +9,11 @@
 void zkc__send(zkc_client_t *c, zkc__op_t *op, const zkc__req_t *rq) {
   switch (rq->kind) {
     case ZKC__REQ_CREATE:
+      if (rq->release) {
+        zkc__submit_create_releasing(c, op, rq->path, rq->data,
+                                     (int)strlen(rq->data), rq->release);
+        break;
+      }
       zkc__submit_create(c, op, ZKC_NODE_PARTICIPANT, rq->path, rq->data,
                          (int)strlen(rq->data),
                          rq->plain ? ZKC__CREATE_EPHEMERAL

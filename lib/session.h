@@ -207,6 +207,9 @@ typedef struct zkc__req {
   const char *data; /* CREATE: NUL-terminated; COUNT, SET: `len` bytes */
   int len;
   int plain;        /* CREATE: no sequence */
+  const char *release; /* CREATE (sequential): a node deleted in the same
+                        transaction; answered as session_shared.h's
+                        zkc__submit_create_releasing says */
   uint64_t watch;   /* the *_WATCH kinds: the waiter's id */
   int64_t session;  /* *_IN_SESSION: the session it must go through */
 } zkc__req_t;

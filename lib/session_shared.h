@@ -190,6 +190,15 @@ typedef enum {
 void zkc__submit_create(zkc_client_t *c, zkc__op_t *op, zkc_node_kind_t kind,
                         const char *path, const char *data, int len,
                         zkc__create_mode_t mode);
+/* A participant's ephemeral-sequential node created and `release` deleted
+ * in one transaction (a multi: neither or both), then the node's stat read
+ * for its czxid and owner. op ends as a create's: ZKC_OK with created and
+ * stat; ZKC_ELOST when `release` was gone (nothing applied) or the node was
+ * gone by the stat read; the create's own error otherwise (ZKC_ENONODE: its
+ * parent is missing, and `release` is still there). */
+void zkc__submit_create_releasing(zkc_client_t *c, zkc__op_t *op,
+                                  const char *path, const char *data, int len,
+                                  const char *release);
 void zkc__submit_children(zkc_client_t *c, zkc__op_t *op, const char *path);
 void zkc__submit_delete(zkc_client_t *c, zkc__op_t *op, const char *path);
 void zkc__submit_exists(zkc_client_t *c, zkc__op_t *op, const char *path);

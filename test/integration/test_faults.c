@@ -1727,7 +1727,7 @@ static void multilock_lock_lost_between_rounds_leaves_no_pin(void **state) {
 
 /* A stranger's lease (made outside the queue) lands between the read that
  * made a waiter head, which showed room, and its lease round: the waiter
- * lets its queue node go behind that round, but its own leases read shows
+ * lets its queue node go with its lease's create, but its own leases read shows
  * them full, so it is not granted; with no place to wait in, it queues
  * again, waits as head, and times out leaving nothing of its own. */
 /* An outsider's EPHEMERAL_SEQUENTIAL node <parent>/<name><seq>, made
@@ -1739,6 +1739,18 @@ static void outsider_node(const char *parent, const char *name, char *out,
   assert_int_equal(zoo_create(zkt_raw(), prefix, "", 0, &ZOO_OPEN_ACL_UNSAFE,
                               ZOO_EPHEMERAL_SEQUENTIAL, out, len),
                    ZOK);
+}
+
+/* Runs fn(arg), an acquire, on a thread of its own as a waiter behind the
+ * outsider's queue node `blocker` in `locks`; deletes the blocker once the
+ * waiter's node is queued behind it, and returns when the thread ends. */
+static void run_behind_blocker(const char *locks, const char *blocker,
+                               void *(*fn)(void *), void *arg) {
+  pthread_t th;
+  pthread_create(&th, NULL, fn, arg);
+  assert_true(zkt_await_children_exactly(locks, 2, zkt_ms(10000)));
+  assert_int_equal(zoo_delete(zkt_raw(), blocker, -1), ZOK);
+  pthread_join(th, NULL);
 }
 
 static char stranger_lease[1400];
@@ -1758,6 +1770,20 @@ static void *sem_try_main(void *arg) {
   zkc_lease_t *l = NULL;
   t->rc = zkc_sem_acquire(t->s, 1, zkt_ms(1500), &l);
   if (l) (void)zkc_lease_free(l);
+  return NULL;
+}
+
+/* One lease acquired on a thread of its own, for a case that must act
+ * while the acquire waits. */
+typedef struct {
+  zkc_sem_t *s;
+  zkc_lease_t *l;
+  int rc;
+} lease_try_t;
+
+static void *lease_try_main(void *arg) {
+  lease_try_t *t = arg;
+  t->rc = zkc_sem_acquire(t->s, 1, zkt_ms(10000), &t->l);
   return NULL;
 }
 
@@ -1782,11 +1808,7 @@ static void stranger_lease_after_room_seen_is_no_grant(void **state) {
   outsider_node(locks, "_c_blocker-lock-", blocker, sizeof blocker);
   stranger_lease[0] = '\0';
   zkc__sem_seam = stranger_lease_at_head;
-  pthread_t th;
-  pthread_create(&th, NULL, sem_try_main, &t);
-  assert_true(zkt_await_children_exactly(locks, 2, zkt_ms(10000)));
-  assert_int_equal(zoo_delete(zkt_raw(), blocker, -1), ZOK);
-  pthread_join(th, NULL);
+  run_behind_blocker(locks, blocker, sem_try_main, &t);
   assert_null(zkc__sem_seam); /* the seam ran */
   assert_true(stranger_lease[0] != '\0');
   assert_int_equal(t.rc, ZKC_ETIMEDOUT);
@@ -1797,6 +1819,91 @@ static void stranger_lease_after_room_seen_is_no_grant(void **state) {
   OK(zkc_lease_free(l));
   OK(zkc_sem_destroy(t.s));
   zkc_client_close(c);
+}
+
+/* What the seam below does once, at the head's first attempt, before its
+ * lease round: delete its queue node, or leases/ (empty then). It counts
+ * the attempts that reach a lease round. */
+static atomic_int seam_attempts;
+static int seam_drops_leases; /* 1: leases/; 0: the queue node */
+static void drop_at_head(const char *leases) {
+  if (atomic_fetch_add(&seam_attempts, 1) > 0) return;
+  char locks[1200];
+  snprintf(locks, sizeof locks, "%.*s/locks",
+           (int)(strlen(leases) - strlen("/leases")), leases);
+  if (seam_drops_leases) {
+    assert_int_equal(zoo_delete(zkt_raw(), leases, -1), ZOK);
+    return;
+  }
+  struct String_vector kids;
+  assert_int_equal(zoo_get_children(zkt_raw(), locks, 0, &kids), ZOK);
+  assert_int_equal(kids.count, 1); /* ours alone: the blocker is gone */
+  char node[1400];
+  snprintf(node, sizeof node, "%s/%s", locks, kids.data[0]);
+  deallocate_String_vector(&kids);
+  assert_int_equal(zoo_delete(zkt_raw(), node, -1), ZOK);
+}
+
+/* A head woken behind an outsider's queue node (so that its read showed
+ * room, and its lease's create is to delete its queue node in the same
+ * transaction) meets `drop_leases ? leases/ gone : its queue node gone`
+ * first; granted all the same, its queue node gone after. Returns the
+ * lease's fencing token. */
+static int64_t head_meets_a_drop(int drop_leases, const char *path) {
+  char locks[1200], blocker[1400];
+  snprintf(locks, sizeof locks, "%s/locks", path);
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_sem_opts_t o;
+  zkc_sem_opts_init(&o);
+  o.max_leases = 2;
+  lease_try_t t = {NULL, NULL, -1};
+  OK(zkc_sem_create(&t.s, c, path, &o));
+  zkc_lease_t *l;
+  OK(zkc_sem_acquire(t.s, 1, zkt_ms(5000), &l)); /* path made */
+  OK(zkc_lease_free(l));
+  /* Its queue node's delete was not waited for. */
+  assert_true(zkt_await_children_exactly(locks, 0, zkt_ms(5000)));
+  outsider_node(locks, "_c_blocker-lock-", blocker, sizeof blocker);
+  atomic_store(&seam_attempts, 0);
+  seam_drops_leases = drop_leases;
+  zkc__sem_seam = drop_at_head;
+  run_behind_blocker(locks, blocker, lease_try_main, &t);
+  zkc__sem_seam = NULL;
+  assert_int_equal(t.rc, ZKC_OK);
+  int64_t token = 0;
+  OK(zkc_lease_fencing_token(t.l, &token));
+  assert_true(zkt_await_children_exactly(locks, 0, zkt_ms(5000)));
+  OK(zkc_lease_free(t.l));
+  OK(zkc_sem_destroy(t.s));
+  zkc_client_close(c);
+  return token;
+}
+
+/* head_meets_a_drop on a path of its own: granted, with `attempts` lease
+ * rounds begun, and nothing of ours left in leases/ once freed. */
+static void drop_case(int drop_leases, int attempts) {
+  char path[1100], leases[1200];
+  snprintf(path, sizeof path, "%s", zkt_path("sem"));
+  snprintf(leases, sizeof leases, "%s/leases", path);
+  assert_true(head_meets_a_drop(drop_leases, path) > 0);
+  assert_int_equal(atomic_load(&seam_attempts), attempts);
+  assert_int_equal(zkt_children_count(leases), 0);
+}
+
+/* Its queue node gone when the create was to delete it: the transaction
+ * applies nothing (no lease of ours is left over), and the head queues
+ * again: a second attempt reaches a lease round. */
+static void sem_queue_node_gone_at_its_let_go(void **state) {
+  (void)state;
+  drop_case(0, 2);
+}
+
+/* leases/ gone when the create was to delete the queue node: nothing
+ * applied, so the queue node is still ours; leases/ is made again in the
+ * same attempt, the lease granted, and the queue node deleted after. */
+static void sem_leases_gone_at_its_let_go(void **state) {
+  (void)state;
+  drop_case(1, 1);
 }
 
 /* A lock path whose ACL lets anyone create children but not delete them. */
@@ -1947,6 +2054,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test(multilock_stalled_after_its_read_takes_the_set_again),
       cmocka_unit_test(multilock_lock_lost_between_rounds_leaves_no_pin),
       cmocka_unit_test(stranger_lease_after_room_seen_is_no_grant),
+      cmocka_unit_test(sem_queue_node_gone_at_its_let_go),
+      cmocka_unit_test(sem_leases_gone_at_its_let_go),
       cmocka_unit_test(refused_delete_is_reported),
       cmocka_unit_test(refused_nowait_delete_is_logged),
       cmocka_unit_test(release_of_lost_hold_races_destroy),

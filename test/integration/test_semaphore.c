@@ -363,6 +363,55 @@ static void qty_over_max_rejected(void **state) {
   zkc_client_close(c);
 }
 
+/* A head whose queue read showed room lets its queue node go in the very
+ * transaction that makes its lease: once locks/ reads empty, the zxid of
+ * its last change (pzxid: the queue node's delete) is the lease's czxid,
+ * which is the fencing token. The waiter is woken behind an outsider's
+ * queue node, so that it reads leases/ with the queue (the read behind a
+ * create reads none). */
+static void lease_made_with_the_queue_nodes_delete(void **state) {
+  (void)state;
+  char path[600], locks[700], blocker[800];
+  snprintf(path, sizeof path, "%s", zkt_path("sem"));
+  snprintf(locks, sizeof locks, "%s/locks", path);
+  zkc_client_t *c = zkt_open(NULL);
+  waiter_t w = {.s = new_sem(c, path, 2, NULL), .qty = 1,
+                .timeout = zkt_ms(10000)};
+  zkc_lease_t *l;
+  OK(zkc_sem_acquire(w.s, 1, zkt_ms(5000), &l)); /* the path made */
+  OK(zkc_lease_free(l));
+  /* Its queue node's delete was not waited for. */
+  assert_true(zkt_await_children_exactly(locks, 0, zkt_ms(5000)));
+  char prefix[750];
+  snprintf(prefix, sizeof prefix, "%s/_c_blocker-lock-", locks);
+  assert_int_equal(zoo_create(zkt_raw(), prefix, "", 0, &ZOO_OPEN_ACL_UNSAFE,
+                              ZOO_EPHEMERAL_SEQUENTIAL, blocker,
+                              sizeof blocker),
+                   ZOK);
+  pthread_t th;
+  pthread_create(&th, NULL, wait_lease, &w);
+  assert_true(zkt_await_children_exactly(locks, 2, zkt_ms(10000)));
+  assert_int_equal(zoo_delete(zkt_raw(), blocker, -1), ZOK);
+  pthread_join(th, NULL);
+  assert_int_equal(w.rc, ZKC_OK);
+  char **nodes;
+  size_t n;
+  OK(zkc_lease_nodes(w.lease, &nodes, &n));
+  assert_int_equal(n, 1);
+  int64_t token;
+  OK(zkc_lease_fencing_token(w.lease, &token));
+  assert_true(zkt_await_children_exactly(locks, 0, zkt_ms(5000)));
+  struct Stat lease, queue;
+  assert_true(zkt_exists(nodes[0], &lease));
+  assert_true(zkt_exists(locks, &queue));
+  zkc_strings_free(nodes, n);
+  OK(zkc_lease_free(w.lease));
+  OK(zkc_sem_destroy(w.s));
+  zkc_client_close(c);
+  assert_int_equal(token, lease.czxid);
+  assert_int_equal(queue.pzxid, lease.czxid);
+}
+
 /* A semaphore of 1 is a mutex that is not reentrant: the second acquire
  * through the same object fails at once instead of stalling the path. */
 static void semaphore_mutex_double_acquire(void **state) {
@@ -1014,6 +1063,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(malformed_count_refused),
       cmocka_unit_test(multi_lease_no_deadlock),
       cmocka_unit_test(qty_over_max_rejected),
+      cmocka_unit_test(lease_made_with_the_queue_nodes_delete),
       cmocka_unit_test(semaphore_mutex_double_acquire),
       cmocka_unit_test(timeout_leaves_no_node),
       cmocka_unit_test(close_completes_waiters),

@@ -30,6 +30,7 @@ typedef struct {
   uint64_t watch;
   char data[8];
   int len;
+  char release[700]; /* CREATE: the node deleted in its transaction */
   zkc__op_t *op;
   int answered;
 } req_t;
@@ -43,7 +44,6 @@ static struct {
   int live, closed;
   uint64_t next_id;
   int registered, rearmed, unwatched, also;
-  int let_go, sent_at_let_go;
   size_t held;
   char janitor[8][700];
   char janitor_uuid[8][40];
@@ -58,6 +58,7 @@ static void w_send(zkc_client_t *c, zkc__op_t *op, const zkc__req_t *rq) {
   q->kind = rq->kind;
   snprintf(q->path, sizeof q->path, "%s", rq->path);
   q->watch = rq->watch;
+  if (rq->release) snprintf(q->release, sizeof q->release, "%s", rq->release);
   if (rq->kind == ZKC__REQ_COUNT) {
     assert_true(rq->len <= (int)sizeof q->data);
     memcpy(q->data, rq->data, (size_t)rq->len);
@@ -184,6 +185,7 @@ static void start_with(unsigned qty, int32_t max, const char *count,
   zkc__lrun_how_t how = {.path = PATH, .leases = LEASES, .count = count,
                          .queue_node = QNODE, .queue_session = queue_session,
                          .qty = qty, .max = max, .held = held_now,
+                         .seen = -1, /* no read of the queue showed leases */
                          .deadline = S.clock + 60000, .drv = &driver,
                          .world = &world};
   assert_int_equal(zkc__lrun_init(&R, NULL, &how), ZKC_OK);
@@ -304,18 +306,11 @@ static void expect_watched_reread(int i, int with_count) {
   if (with_count) req(i + 2, ZKC__REQ_GET_WATCH);
 }
 
-/* The queue's read saw `seen` leases; let_go counts its calls and notes
- * how many requests had gone out before it (layout_known: no layout read). */
-static void let_go_count(void *ctx) {
-  (void)ctx;
-  S.let_go++;
-  S.sent_at_let_go = S.n;
-}
+/* The queue's read saw `seen` leases (layout_known: no layout read). */
 static void start_seen(unsigned qty, int32_t max, int seen,
                        const char *count) {
   start_with(qty, max, count, SESSION);
   R.how.seen = seen;
-  R.how.let_go = let_go_count;
   R.how.layout_known = 1;
   R.layout_ok = 1;
 }
@@ -702,24 +697,83 @@ static void two_leases_both_counted(void **state) {
   stop();
 }
 
-/* The queue's read showed room (1 lease of 3, ours makes 2): the queue node
- * is let go right behind the first round (the create and the leases read;
- * the layout accepted before, not read), before any answer; granted on
- * our own leases read as ever. */
+/* The queue's read showed room (1 lease of 3, ours makes 2): the create
+ * lets the queue node go in its own transaction, the leases read behind it
+ * (the layout accepted before, not read); granted on our own leases read
+ * as ever, the queue node known gone. */
 static void room_seen_lets_the_queue_node_go(void **state) {
   (void)state;
   start_seen(1, 3, 1, NULL);
   assert_int_equal(step(), ZKC__QN_REPLY);
   assert_int_equal(S.n, 2);
-  req(0, ZKC__REQ_CREATE);
+  assert_string_equal(req(0, ZKC__REQ_CREATE)->release, QNODE);
   assert_string_equal(req(1, ZKC__REQ_CHILDREN)->path, LEASES);
-  assert_int_equal(S.let_go, 1);
-  assert_int_equal(S.sent_at_let_go, 2);
   char own[200];
   answer_created(0, 3, SESSION, own);
   LEASES_READ(1, "_c_x-lease-0000000001", own);
   expect_done(ZKC_OK);
-  assert_int_equal(S.let_go, 1);
+  assert_true(R.left);
+  stop();
+}
+
+/* Two leases wanted: only the last create carries the queue node's delete
+ * (the first is made before it, on the same session). */
+static void room_seen_lets_go_with_the_last_create(void **state) {
+  (void)state;
+  start_seen(2, 3, 1, NULL);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  assert_int_equal(S.n, 3);
+  assert_string_equal(req(0, ZKC__REQ_CREATE)->release, "");
+  assert_string_equal(req(1, ZKC__REQ_CREATE)->release, QNODE);
+  char a[200], b[200];
+  answer_created(0, 3, SESSION, a);
+  answer_created(1, 4, SESSION, b);
+  LEASES_READ(2, "_c_x-lease-0000000001", a, b);
+  expect_done(ZKC_OK);
+  assert_true(R.left);
+  stop();
+}
+
+/* The queue node was gone when the create meant to let it go (an
+ * outsider's delete, our session's end): nothing applied, no lease made,
+ * the node not ours to count on: queue again. */
+static void queue_node_gone_at_the_let_go_queues_again(void **state) {
+  (void)state;
+  start_seen(1, 3, 1, NULL);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  answer(0, ZKC_ELOST, 0);
+  LEASES_READ(1, "_c_x-lease-0000000001");
+  expect_done(ZKC_ELOST);
+  assert_false(R.left);
+  zkc__held_t *nodes = zkc__lrun_take_nodes(&R);
+  assert_null(nodes[0].node);
+  free(nodes);
+  stop();
+}
+
+/* leases/ missing under the create that was to let the queue node go:
+ * nothing applied, so the queue node is still ours; the parent is made
+ * and the round sent again, its create plain this time (the read that
+ * showed room is old now), and the grant leaves the queue node to the
+ * caller. */
+static void missing_leases_keeps_the_queue_node(void **state) {
+  (void)state;
+  start_seen(1, 3, 1, NULL);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  assert_string_equal(req(0, ZKC__REQ_CREATE)->release, QNODE);
+  answer(0, ZKC_ENONODE, 0);
+  answer(1, ZKC_ENONODE, 0);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  assert_string_equal(req(2, ZKC__REQ_PARENT)->path, LEASES);
+  answer(2, ZKC_OK, 0);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  assert_string_equal(req(3, ZKC__REQ_CREATE)->release, "");
+  char own[200];
+  answer_created(3, 1, SESSION, own);
+  LEASES_READ(4, own);
+  LAYOUT_READ(5, "locks", "leases");
+  expect_done(ZKC_OK);
+  assert_false(R.left);
   stop();
 }
 
@@ -730,7 +784,7 @@ static void let_go_then_full_queues_again(void **state) {
   (void)state;
   start_seen(1, 2, 1, NULL);
   assert_int_equal(step(), ZKC__QN_REPLY);
-  assert_int_equal(S.let_go, 1);
+  assert_string_equal(req(0, ZKC__REQ_CREATE)->release, QNODE);
   char own[200];
   answer_created(0, 3, SESSION, own);
   LEASES_READ(1, "_c_x-lease-0000000001", "_c_y-lease-0000000002", own);
@@ -748,7 +802,7 @@ static void no_room_seen_keeps_the_queue_node(void **state) {
   for (int k = 0; k < 3; k++) {
     start_seen(1, 2, seen[k], k == 2 ? COUNT : NULL);
     assert_int_equal(step(), ZKC__QN_REPLY);
-    assert_int_equal(S.let_go, 0);
+    assert_string_equal(req(0, ZKC__REQ_CREATE)->release, "");
     stop();
   }
 }
@@ -760,7 +814,7 @@ static void held_leases_in_the_way_are_no_room(void **state) {
   start_seen(1, 2, 0, NULL);
   S.held = 2;
   assert_int_equal(step(), ZKC__QN_REPLY);
-  assert_int_equal(S.let_go, 0);
+  assert_string_equal(req(0, ZKC__REQ_CREATE)->release, "");
   stop();
 }
 
@@ -784,6 +838,9 @@ int main(void) {
       cmocka_unit_test(another_recipes_path_refused),
       cmocka_unit_test(own_leases_in_the_way_deadlock),
       cmocka_unit_test(room_seen_lets_the_queue_node_go),
+      cmocka_unit_test(room_seen_lets_go_with_the_last_create),
+      cmocka_unit_test(queue_node_gone_at_the_let_go_queues_again),
+      cmocka_unit_test(missing_leases_keeps_the_queue_node),
       cmocka_unit_test(let_go_then_full_queues_again),
       cmocka_unit_test(no_room_seen_keeps_the_queue_node),
       cmocka_unit_test(held_leases_in_the_way_are_no_room),
