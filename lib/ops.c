@@ -300,12 +300,23 @@ static int multi_call(zhandle_t *zh, int count, const zoo_op_t *ops,
   return *sync_rc;
 }
 
-/* A multi's result: the operation that failed carries the reason (its
- * index into *failed_op, -1 for none); the others say only that they were
- * not applied. */
+/* 1 when the server answered the multi: then one operation carries the
+ * reason and the others say only whether they came before it. A request
+ * cut off (connection loss, a handle closed) gives every operation the
+ * request's own code, translated already. */
+static int server_answered(const zoo_op_result_t *res, int n) {
+  for (int i = 0; i < n; i++)
+    if (res[i].err == ZOK || res[i].err == ZRUNTIMEINCONSISTENCY) return 1;
+  return 0;
+}
+
+/* A multi's result: when the server answered, the operation that failed
+ * carries the reason (its index into *failed_op, -1 for none); the others
+ * say only that they were not applied. */
 static int multi_failure(int rc, const zoo_op_result_t *results, int n,
                          int *failed_op) {
   *failed_op = -1;
+  if (!server_answered(results, n)) return rc;
   for (int i = 0; rc != ZKC_OK && i < n; i++)
     if (results[i].err != ZOK && results[i].err != ZRUNTIMEINCONSISTENCY) {
       *failed_op = i;
@@ -412,24 +423,13 @@ static void on_released_stat(int zk_rc, const struct Stat *stat,
   zkc__op_finish(op, rc, rc == ZKC_OK ? stat_of(stat, &st) : NULL);
 }
 
-/* 1 when the server answered the multi: then one operation carries the
- * reason and the others say only whether they came before it. A request
- * cut off (connection loss, a handle closed) gives every operation the
- * request's own code, which arrive has translated already. */
-static int server_answered(const zoo_op_result_t *res, int n) {
-  for (int i = 0; i < n; i++)
-    if (res[i].err == ZOK || res[i].err == ZRUNTIMEINCONSISTENCY) return 1;
-  return 0;
-}
-
 static void on_released(int zk_rc, const void *data) {
   releasing_t *m = (releasing_t *)data;
   int rc;
   zkc__op_t *op = arrive(m->op, zk_rc, &rc);
   if (op != NULL) {
-    int failed = -1;
-    if (rc != ZKC_OK && server_answered(m->res, 2))
-      rc = multi_failure(rc, m->res, 2, &failed);
+    int failed;
+    rc = multi_failure(rc, m->res, 2, &failed);
     /* The node to let go is gone: not ours to let go any more. */
     if (failed == 1 && rc == ZKC_ENONODE) rc = ZKC_ELOST;
     if (rc == ZKC_OK && (op->created = strdup(m->name)) == NULL)
