@@ -7,11 +7,11 @@
  * One round trip when the leases fit: the lease nodes' creates, then the
  * leases read, the shared count and the semaphore path's own children (its
  * layout, until accepted), all pipelined; when the queue's read showed
- * room, the last create deletes the queue node in the same transaction. The decision is
- * zkc__leases_decide's. While the leases do not
- * fit, the run waits on those watches, and before each wait checks that
- * its queue node still exists on the session of its leases: else another
- * client may be head too, and two heads may wait on each other for ever.
+ * room, the last create deletes the queue node in the same transaction.
+ * The decision is zkc__leases_decide's. While the leases do not fit, the
+ * run waits on those watches, and before each wait checks that its queue
+ * node still exists on the session of its leases: else another client may
+ * be head too, and two heads may wait on each other for ever.
  * A missing leases/ and a missing count node (and their parents) are made
  * as states of their own. On failure the nodes made are the caller's to
  * delete (zkc__lrun_nodes); a create cut off goes to the janitor by the

@@ -138,6 +138,12 @@ static int zk_mode(zkc__create_mode_t mode) {
   }
 }
 
+/* A request that fails before it is sent: op ends at once with rc. */
+static void refuse_now(zkc_client_t *c, zkc__op_t *op, int rc) {
+  zkc__op_link(c, op);
+  if (zkc__op_claim(op)) zkc__op_finish(op, rc, NULL);
+}
+
 void zkc__submit_create(zkc_client_t *c, zkc__op_t *op, zkc_node_kind_t kind,
                         const char *path, const char *data, int len,
                         zkc__create_mode_t mode) {
@@ -145,8 +151,7 @@ void zkc__submit_create(zkc_client_t *c, zkc__op_t *op, zkc_node_kind_t kind,
   const struct ACL_vector *acl;
   int rc = zkc__acl_for(c, path, kind, &tmp, &acl);
   if (rc != ZKC_OK) {
-    zkc__op_link(c, op);
-    if (zkc__op_claim(op)) zkc__op_finish(op, rc, NULL);
+    refuse_now(c, op, rc);
     return;
   }
   /* The request is serialized before zoo_acreate2 returns: tmp may go. */
@@ -350,7 +355,8 @@ int zkc__op_run_check_set_version(zkc_client_t *c, const char *check_path,
   zoo_check_op_init(&ops[0], check, -1);
   zoo_set_op_init(&ops[1], path, data, len, version, &stat);
   int sync_rc = ZOK;
-  ZKC__SUBMIT(c, &op, multi_call(zh, 2, ops, results, zkc__on_void, &op, &sync_rc));
+  ZKC__SUBMIT(c, &op,
+              multi_call(zh, 2, ops, results, zkc__on_void, &op, &sync_rc));
   rc = zkc__op_wait(&op);
   zkc__op_clear(&op);
   if (sync_rc == ZOK) free(check);
@@ -384,7 +390,8 @@ int zkc__op_run_check_create(zkc_client_t *c, const char *check_path,
   zoo_create_op_init(&ops[1], path, data, len, acl, ZOO_PERSISTENT, NULL, 0);
   int sync_rc = ZOK;
   /* The request is serialized before zoo_amulti returns: tmp may go. */
-  ZKC__SUBMIT(c, &op, multi_call(zh, 2, ops, results, zkc__on_void, &op, &sync_rc));
+  ZKC__SUBMIT(c, &op,
+              multi_call(zh, 2, ops, results, zkc__on_void, &op, &sync_rc));
   zkc__acl_tmp_free(&tmp);
   rc = zkc__op_wait(&op);
   zkc__op_clear(&op);
@@ -462,8 +469,7 @@ void zkc__submit_create_releasing(zkc_client_t *c, zkc__op_t *op,
   }
   if (rc != ZKC_OK) {
     if (m) releasing_free(m);
-    zkc__op_link(c, op);
-    if (zkc__op_claim(op)) zkc__op_finish(op, rc, NULL);
+    refuse_now(c, op, rc);
     return;
   }
   m->op = op;
