@@ -175,6 +175,23 @@ zhandle_t *zkt_raw(void) {
   return raw_zh;
 }
 
+void zkt_raw_child(const char *parent, const char *name, char *out, int len) {
+  char prefix[1300];
+  snprintf(prefix, sizeof prefix, "%s/%s", parent, name);
+  assert_int_equal(zoo_create(zkt_raw(), prefix, "", 0, &ZOO_OPEN_ACL_UNSAFE,
+                              ZOO_EPHEMERAL_SEQUENTIAL, out, len),
+                   ZOK);
+}
+
+void zkt_run_behind(const char *queue, const char *blocker,
+                    void *(*fn)(void *), void *arg) {
+  pthread_t th;
+  pthread_create(&th, NULL, fn, arg);
+  assert_true(zkt_await_children_exactly(queue, 2, zkt_ms(10000)));
+  assert_int_equal(zoo_delete(zkt_raw(), blocker, -1), ZOK);
+  pthread_join(th, NULL);
+}
+
 struct sync_wait {
   pthread_mutex_t mu;
   pthread_cond_t cv;

@@ -53,6 +53,18 @@ const char *zkt_path(const char *leaf);
  * Opened once per process. */
 zhandle_t *zkt_raw(void);
 
+/* An outsider's EPHEMERAL_SEQUENTIAL node "<parent>/<name><seq>", empty,
+ * made through zkt_raw(); its path into out (len bytes). Fails the test
+ * when the server refuses. */
+void zkt_raw_child(const char *parent, const char *name, char *out, int len);
+
+/* Runs fn(arg), an acquire, on a thread of its own as a waiter behind the
+ * outsider's node `blocker` in `queue`: once the waiter's node is queued
+ * behind it (2 children), deletes the blocker, and returns when the
+ * thread ends. */
+void zkt_run_behind(const char *queue, const char *blocker,
+                    void *(*fn)(void *), void *arg);
+
 /* A session watcher that ignores everything (raw handles of the harness's
  * own that wait by polling their state). */
 void zkt_no_watch(zhandle_t *zh, int type, int state, const char *path, void *ctx);

@@ -1727,36 +1727,13 @@ static void multilock_lock_lost_between_rounds_leaves_no_pin(void **state) {
 
 /* A stranger's lease (made outside the queue) lands between the read that
  * made a waiter head, which showed room, and its lease round: the waiter
- * lets its queue node go with its lease's create, but its own leases read shows
- * them full, so it is not granted; with no place to wait in, it queues
- * again, waits as head, and times out leaving nothing of its own. */
-/* An outsider's EPHEMERAL_SEQUENTIAL node <parent>/<name><seq>, made
- * through the raw handle; its path into out. */
-static void outsider_node(const char *parent, const char *name, char *out,
-                          int len) {
-  char prefix[1300];
-  snprintf(prefix, sizeof prefix, "%s/%s", parent, name);
-  assert_int_equal(zoo_create(zkt_raw(), prefix, "", 0, &ZOO_OPEN_ACL_UNSAFE,
-                              ZOO_EPHEMERAL_SEQUENTIAL, out, len),
-                   ZOK);
-}
-
-/* Runs fn(arg), an acquire, on a thread of its own as a waiter behind the
- * outsider's queue node `blocker` in `locks`; deletes the blocker once the
- * waiter's node is queued behind it, and returns when the thread ends. */
-static void run_behind_blocker(const char *locks, const char *blocker,
-                               void *(*fn)(void *), void *arg) {
-  pthread_t th;
-  pthread_create(&th, NULL, fn, arg);
-  assert_true(zkt_await_children_exactly(locks, 2, zkt_ms(10000)));
-  assert_int_equal(zoo_delete(zkt_raw(), blocker, -1), ZOK);
-  pthread_join(th, NULL);
-}
-
+ * lets its queue node go with its lease's create, but its own leases read
+ * shows them full, so it is not granted; with no place to wait in, it
+ * queues again, waits as head, and times out leaving nothing of its own. */
 static char stranger_lease[1400];
 static void stranger_lease_at_head(const char *leases) {
   zkc__sem_seam = NULL; /* once */
-  outsider_node(leases, "_c_stranger-lease-", stranger_lease,
+  zkt_raw_child(leases, "_c_stranger-lease-", stranger_lease,
                 sizeof stranger_lease);
 }
 
@@ -1805,10 +1782,10 @@ static void stranger_lease_after_room_seen_is_no_grant(void **state) {
   OK(zkc_lease_free(l));
   /* A queue node ahead of ours, so that the waiter reads leases/ when it
    * is woken (the read behind a create reads none). */
-  outsider_node(locks, "_c_blocker-lock-", blocker, sizeof blocker);
+  zkt_raw_child(locks, "_c_blocker-lock-", blocker, sizeof blocker);
   stranger_lease[0] = '\0';
   zkc__sem_seam = stranger_lease_at_head;
-  run_behind_blocker(locks, blocker, sem_try_main, &t);
+  zkt_run_behind(locks, blocker, sem_try_main, &t);
   assert_null(zkc__sem_seam); /* the seam ran */
   assert_true(stranger_lease[0] != '\0');
   assert_int_equal(t.rc, ZKC_ETIMEDOUT);
@@ -1863,11 +1840,11 @@ static int64_t head_meets_a_drop(int drop_leases, const char *path) {
   OK(zkc_lease_free(l));
   /* Its queue node's delete was not waited for. */
   assert_true(zkt_await_children_exactly(locks, 0, zkt_ms(5000)));
-  outsider_node(locks, "_c_blocker-lock-", blocker, sizeof blocker);
+  zkt_raw_child(locks, "_c_blocker-lock-", blocker, sizeof blocker);
   atomic_store(&seam_attempts, 0);
   seam_drops_leases = drop_leases;
   zkc__sem_seam = drop_at_head;
-  run_behind_blocker(locks, blocker, lease_try_main, &t);
+  zkt_run_behind(locks, blocker, lease_try_main, &t);
   zkc__sem_seam = NULL;
   assert_int_equal(t.rc, ZKC_OK);
   int64_t token = 0;

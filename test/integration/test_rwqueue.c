@@ -74,16 +74,6 @@ static void fifo_across_kinds(void **state) {
   zkc_client_close(c);
 }
 
-/* A raw EPHEMERAL_SEQUENTIAL child "<base>/<name><seq>"; its path in out. */
-static void raw_child(const char *base, const char *name, char *out,
-                      int len) {
-  char p[700];
-  snprintf(p, sizeof p, "%s/%s", base, name);
-  assert_int_equal(zoo_create(zkt_raw(), p, "", 0, &ZOO_OPEN_ACL_UNSAFE,
-                              ZOO_EPHEMERAL_SEQUENTIAL, out, len),
-                   ZOK);
-}
-
 /* kazoo's nodes count by kind; a sequenced node of no rw kind (a mutex's,
  * a squatter's) blocks readers too, as a writer would. */
 static void foreign_children(void **state) {
@@ -95,14 +85,14 @@ static void foreign_children(void **state) {
   char kr[800], other[800], kw[800];
   zkt_make_root();
   OK(zkc__ensure_path(c, base));
-  raw_child(base, "0f1e2d3c4b5a69788796a5b4c3d2e1f0__rlock__", kr, sizeof kr);
+  zkt_raw_child(base, "0f1e2d3c4b5a69788796a5b4c3d2e1f0__rlock__", kr, sizeof kr);
   OK(take(c, base, READ, zkt_ms(10000), &r)); /* shares with kazoo's reader */
   OK(zkc__lock_release(c, &r));
   assert_int_equal(take(c, base, WRITE, zkt_ms(300), &x), ZKC_ETIMEDOUT);
-  raw_child(base, "squatter-lock-", other, sizeof other);
+  zkt_raw_child(base, "squatter-lock-", other, sizeof other);
   assert_int_equal(take(c, base, READ, zkt_ms(300), &x), ZKC_ETIMEDOUT);
   assert_int_equal(zoo_delete(zkt_raw(), other, -1), ZOK);
-  raw_child(base, "0f1e2d3c4b5a69788796a5b4c3d2e1f0__lock__", kw, sizeof kw);
+  zkt_raw_child(base, "0f1e2d3c4b5a69788796a5b4c3d2e1f0__lock__", kw, sizeof kw);
   assert_int_equal(take(c, base, READ, zkt_ms(300), &x), ZKC_ETIMEDOUT);
   assert_int_equal(zoo_delete(zkt_raw(), kw, -1), ZOK);
   OK(take(c, base, READ, zkt_ms(10000), &r)); /* kazoo's writer left */

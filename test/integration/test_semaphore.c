@@ -382,17 +382,8 @@ static void lease_made_with_the_queue_nodes_delete(void **state) {
   OK(zkc_lease_free(l));
   /* Its queue node's delete was not waited for. */
   assert_true(zkt_await_children_exactly(locks, 0, zkt_ms(5000)));
-  char prefix[750];
-  snprintf(prefix, sizeof prefix, "%s/_c_blocker-lock-", locks);
-  assert_int_equal(zoo_create(zkt_raw(), prefix, "", 0, &ZOO_OPEN_ACL_UNSAFE,
-                              ZOO_EPHEMERAL_SEQUENTIAL, blocker,
-                              sizeof blocker),
-                   ZOK);
-  pthread_t th;
-  pthread_create(&th, NULL, wait_lease, &w);
-  assert_true(zkt_await_children_exactly(locks, 2, zkt_ms(10000)));
-  assert_int_equal(zoo_delete(zkt_raw(), blocker, -1), ZOK);
-  pthread_join(th, NULL);
+  zkt_raw_child(locks, "_c_blocker-lock-", blocker, sizeof blocker);
+  zkt_run_behind(locks, blocker, wait_lease, &w);
   assert_int_equal(w.rc, ZKC_OK);
   char **nodes;
   size_t n;
