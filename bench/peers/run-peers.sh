@@ -10,7 +10,8 @@
 #   P,round,library,measure,n,rate,handoff_p50_us,handoff_p99_us
 #   X,library,why it is missing (or failed)
 # Environment: ZKC_PEER_BIN (default BUILD_DIR/bench/zkc_peer); ZKC_PEER_LIBS
-# (default all: "zkcoord curator kazoo go-zookeeper"), the libraries to run;
+# (default all: "zkcoord curator kazoo go-zookeeper"; "raw-c" too when
+# named), the libraries to run;
 # ZKC_PEER_BASE_BIN, another build's zkc_peer, run too as "zkcoord-base";
 # the others are neither built nor reported; ZKC_PEER_WARMUP (default 0),
 # rounds run first and not reported: the ensemble's own warm-up (JIT, the
@@ -34,6 +35,10 @@ add() { libs+=("$1"); cmds+=("$2"); }
 missing() { echo "X,$1,$2"; log "$1 missing: $2"; }
 
 want zkcoord && add zkcoord "${ZKC_PEER_BIN:-$build/bench/zkc_peer}"
+# Not run unless named: the ZooKeeper C client alone, in go-zookeeper's lock
+# protocol (zkc_peer with ZKC_PEER_RAW set; README.md): the floor of any
+# library built on that client, for the mutex measures only.
+want raw-c && add raw-c "env ZKC_PEER_RAW=1 ${ZKC_PEER_BIN:-$build/bench/zkc_peer}"
 # A second zkcoord build, run as zkcoord-base: a change against the code
 # before it, in the same interleaved rounds (its ratios are zkcoord/zkcoord-base).
 if [ -n "${ZKC_PEER_BASE_BIN:-}" ]; then add zkcoord-base "$ZKC_PEER_BASE_BIN"; fi

@@ -6,7 +6,9 @@
  *
  *   zkc_peer CONNECT ROOT ROUND_MS [MEASURE:N...]
  * prints M,measure,n,rate,handoff_p50_us,handoff_p99_us per measure (and
- * the extra lines of the recipe measures, see the README). */
+ * the extra lines of the recipe measures, see the README). With
+ * ZKC_PEER_RAW set, the mutex measures run the raw C client instead (raw-c
+ * in run-peers.sh). */
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <pthread.h>
@@ -23,6 +25,12 @@ typedef struct peer {
   zkc_client_t *c;
   zkc_mutex_t *m;
   pthread_t th;
+  /* ZKC_PEER_RAW: the raw C client instead, in go-zookeeper's protocol */
+  zhandle_t *zh;
+  char base[256], node[320];
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  int fired;
 } peer_t;
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
@@ -31,10 +39,74 @@ static int64_t last_release, warm, end;
 static int shared;
 static samples_t handoffs;
 
+/* ---- the raw baseline (ZKC_PEER_RAW set): no zkcoord, the ZooKeeper C
+ * client's synchronous calls in go-zookeeper's Lock protocol (create an
+ * ephemeral-sequential node, read the children, wait on the predecessor's
+ * watch, read again; delete to release), so that the C client's own cost
+ * is measured beside go-zookeeper's, in the same rounds. ---- */
+
+static int raw;
+
+static void raw_fired(zhandle_t *zh, int type, int state, const char *path,
+                      void *ctx) {
+  (void)zh, (void)state, (void)path;
+  if (type == ZOO_SESSION_EVENT) return;
+  peer_t *p = ctx;
+  pthread_mutex_lock(&p->mu);
+  p->fired = 1;
+  pthread_cond_signal(&p->cv);
+  pthread_mutex_unlock(&p->mu);
+}
+
+static long seq_of(const char *name) {
+  const char *dash = strrchr(name, '-');
+  return dash ? atol(dash + 1) : -1;
+}
+
+static void raw_acquire(peer_t *p) {
+  char prefix[300];
+  snprintf(prefix, sizeof prefix, "%s/lock-", p->base);
+  if (zoo_create(p->zh, prefix, "", 0, &ZOO_OPEN_ACL_UNSAFE,
+                 ZOO_EPHEMERAL_SEQUENTIAL, p->node, sizeof p->node) != ZOK)
+    die("raw create under %s failed", p->base);
+  long mine = seq_of(p->node);
+  for (;;) {
+    struct String_vector v;
+    if (zoo_get_children(p->zh, p->base, 0, &v) != ZOK) die("raw children failed");
+    long low = mine, prev = -1;
+    char pred[600] = "";
+    for (int i = 0; i < v.count; i++) {
+      long q = seq_of(v.data[i]);
+      if (q < low) low = q;
+      if (q < mine && q > prev) {
+        prev = q;
+        snprintf(pred, sizeof pred, "%s/%s", p->base, v.data[i]);
+      }
+    }
+    deallocate_String_vector(&v);
+    if (low == mine) return;
+    pthread_mutex_lock(&p->mu);
+    p->fired = 0;
+    pthread_mutex_unlock(&p->mu);
+    struct Stat st;
+    int rc = zoo_wexists(p->zh, pred, raw_fired, p, &st);
+    if (rc == ZNONODE) continue;
+    if (rc != ZOK) die("raw exists failed");
+    pthread_mutex_lock(&p->mu);
+    while (!p->fired) pthread_cond_wait(&p->cv, &p->mu);
+    pthread_mutex_unlock(&p->mu);
+  }
+}
+
+static void raw_release(peer_t *p) {
+  if (zoo_delete(p->zh, p->node, -1) != ZOK) die("raw delete failed");
+}
+
 static void *loop(void *arg) {
   peer_t *p = arg;
   while (now_ns() < end) {
-    zkc_check(zkc_mutex_acquire(p->m), "acquire");
+    if (raw) raw_acquire(p);
+    else zkc_check(zkc_mutex_acquire(p->m), "acquire");
     int64_t t = now_ns();
     pthread_mutex_lock(&mu);
     if (t > warm && t < end) {
@@ -43,7 +115,8 @@ static void *loop(void *arg) {
     }
     if (shared) last_release = now_ns();
     pthread_mutex_unlock(&mu);
-    zkc_check(zkc_mutex_release(p->m), "release");
+    if (raw) raw_release(p);
+    else zkc_check(zkc_mutex_release(p->m), "release");
   }
   return NULL;
 }
@@ -56,6 +129,14 @@ static void run(const char *root, const char *measure, int n, int round_ms) {
     char path[256];
     int len = snprintf(path, sizeof path, "%s/%s-%d", root, measure, n);
     if (!shared) snprintf(path + len, sizeof path - (size_t)len, "/%d", i);
+    if (raw) {
+      ps[i].zh = raw_open();
+      raw_ensure(ps[i].zh, path);
+      snprintf(ps[i].base, sizeof ps[i].base, "%s", path);
+      pthread_mutex_init(&ps[i].mu, NULL);
+      pthread_cond_init(&ps[i].cv, NULL);
+      continue;
+    }
     ps[i].c = zkc_open();
     zkc_check(zkc_mutex_create(&ps[i].m, ps[i].c, path), "zkc_mutex_create");
   }
@@ -67,6 +148,12 @@ static void run(const char *root, const char *measure, int n, int round_ms) {
     if (pthread_create(&ps[i].th, NULL, loop, &ps[i]) != 0) die("pthread_create");
   for (int i = 0; i < n; i++) pthread_join(ps[i].th, NULL);
   for (int i = 0; i < n; i++) {
+    if (raw) {
+      zookeeper_close(ps[i].zh);
+      pthread_cond_destroy(&ps[i].cv);
+      pthread_mutex_destroy(&ps[i].mu);
+      continue;
+    }
     zkc_mutex_destroy(ps[i].m);
     zkc_client_close(ps[i].c);
   }
@@ -320,6 +407,7 @@ int main(int argc, char **argv) {
   }
   cfg.connect = argv[1];
   zoo_set_debug_level(ZOO_LOG_LEVEL_ERROR);
+  raw = getenv("ZKC_PEER_RAW") != NULL;
   for (int k = 4; k < argc; k++) {
     char name[32];
     int n;
