@@ -71,6 +71,19 @@ void raw_delete_tree(zhandle_t *zh, const char *path);
 int raw_children_count(zhandle_t *zh, const char *path);
 /* Creates (persistent) or deletes paths[0..n) with pipelined async calls. */
 void raw_bulk(zhandle_t *zh, char **paths, int n, int create);
+/* A raw watch's deletion event, for a thread to wait on: `at` is when it
+ * arrived (now_ns), 0 until then. raw_on_deleted is the watcher to set
+ * with it as context; raw_event_arm clears it before the watch is set. */
+typedef struct raw_event {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  int64_t at;
+} raw_event_t;
+#define RAW_EVENT_INIT {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0}
+void raw_on_deleted(zhandle_t *zh, int type, int state, const char *path,
+                    void *ctx);
+void raw_event_arm(raw_event_t *e);
+void raw_event_wait(raw_event_t *e);
 
 /* ---- zkcoord ---- */
 zkc_client_t *zkc_open(void);

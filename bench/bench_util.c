@@ -159,6 +159,30 @@ void raw_close(zhandle_t *zh) {
   free(r);
 }
 
+void raw_on_deleted(zhandle_t *zh, int type, int state, const char *path,
+                    void *ctx) {
+  (void)zh, (void)state, (void)path;
+  if (type != ZOO_DELETED_EVENT) return;
+  int64_t t = now_ns();
+  raw_event_t *e = ctx;
+  pthread_mutex_lock(&e->mu);
+  e->at = t;
+  pthread_cond_signal(&e->cv);
+  pthread_mutex_unlock(&e->mu);
+}
+
+void raw_event_arm(raw_event_t *e) {
+  pthread_mutex_lock(&e->mu);
+  e->at = 0;
+  pthread_mutex_unlock(&e->mu);
+}
+
+void raw_event_wait(raw_event_t *e) {
+  pthread_mutex_lock(&e->mu);
+  while (e->at == 0) pthread_cond_wait(&e->cv, &e->mu);
+  pthread_mutex_unlock(&e->mu);
+}
+
 void raw_ensure(zhandle_t *zh, const char *path) {
   int rc = zoo_create(zh, path, NULL, -1, &ZOO_OPEN_ACL_UNSAFE, 0, NULL, 0);
   if (rc == ZOK || rc == ZNODEEXISTS) return;

@@ -12,25 +12,6 @@
 
 #include "bench.h"
 
-/* The raw watcher: records when the deletion event arrived. */
-typedef struct event {
-  pthread_mutex_t mu;
-  pthread_cond_t cv;
-  int64_t at;
-} event_t;
-
-static void on_event(zhandle_t *zh, int type, int state, const char *path,
-                     void *ctx) {
-  (void)zh, (void)state, (void)path;
-  if (type != ZOO_DELETED_EVENT) return;
-  int64_t t = now_ns();
-  event_t *e = ctx;
-  pthread_mutex_lock(&e->mu);
-  e->at = t;
-  pthread_cond_signal(&e->cv);
-  pthread_mutex_unlock(&e->mu);
-}
-
 #define US(ns) ((double)(ns) / 1e3)
 
 /* Percentiles of one round, per measure. */
@@ -53,7 +34,7 @@ void scen_handoff(void) {
     zkc_check(zkc_mutex_create(&a[i].m, a[i].c, path), "mutex_create");
     actor_start(&a[i]);
   }
-  event_t ev = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
+  raw_event_t ev = RAW_EVENT_INIT;
   double p50[M_COUNT][64], p99[M_COUNT][64];
   actor_send(&a[0], CMD_ACQUIRE);
   actor_wait(&a[0]);
@@ -84,11 +65,11 @@ void scen_handoff(void) {
       if (rc == ZNODEEXISTS) rc = ZOK; /* the cut one was applied */
       int64_t t1 = now_ns();
       struct Stat st;
-      ev.at = 0;
+      raw_event_arm(&ev);
       /* y's server may not have applied x's create yet: the watch then
        * waits for the creation, and is set again once the node is seen. */
       while (rc == ZOK &&
-             (rc = zoo_wexists(y, node, on_event, &ev, &st)) == ZNONODE) {
+             (rc = zoo_wexists(y, node, raw_on_deleted, &ev, &st)) == ZNONODE) {
         sleep_ms(1);
         rc = ZOK;
       }
@@ -101,9 +82,7 @@ void scen_handoff(void) {
       if (rc == ZOK) rc = zoo_delete(x, node, -1);
       int64_t t3 = now_ns();
       if (rc != ZOK) die("raw hand-off: %s", zerror(rc));
-      pthread_mutex_lock(&ev.mu);
-      while (ev.at == 0) pthread_cond_wait(&ev.cv, &ev.mu);
-      pthread_mutex_unlock(&ev.mu);
+      raw_event_wait(&ev);
       int64_t woken = now_ns();
       samples_add(&s[R_CALL], US(woken - t2));
       samples_add(&s[R_RET], US(woken - t3));

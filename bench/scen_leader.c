@@ -141,38 +141,20 @@ static void take_leadership(void *ctx, zkc_selector_t *sel) {
 }
 
 /* ---- the raw chain (as scenario g) ---- */
-typedef struct raw_ev {
-  pthread_mutex_t mu;
-  pthread_cond_t cv;
-  int64_t at;
-} raw_ev_t;
-
-static void on_deleted(zhandle_t *zh, int type, int state, const char *path,
-                       void *ctx) {
-  (void)zh, (void)state, (void)path;
-  if (type != ZOO_DELETED_EVENT) return;
-  int64_t t = now_ns();
-  raw_ev_t *e = ctx;
-  pthread_mutex_lock(&e->mu);
-  e->at = t;
-  pthread_cond_signal(&e->cv);
-  pthread_mutex_unlock(&e->mu);
-}
-
 /* One raw hand-off: *cb = delete call -> watcher callback, *woken = ->
  * the waiting thread wakes (µs). */
 static void raw_chain(zhandle_t *x, zhandle_t *y, const char *node, double *cb,
                       double *woken) {
-  static raw_ev_t ev = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
+  static raw_event_t ev = RAW_EVENT_INIT;
   int rc;
   while (raw_transient(rc = zoo_create(x, node, "x", 1, &ZOO_OPEN_ACL_UNSAFE,
                                        ZOO_EPHEMERAL, NULL, 0)))
     sleep_ms(50);
   if (rc == ZNODEEXISTS) rc = ZOK;
   struct Stat st;
-  ev.at = 0;
+  raw_event_arm(&ev);
   while (rc == ZOK &&
-         (rc = zoo_wexists(y, node, on_deleted, &ev, &st)) == ZNONODE) {
+         (rc = zoo_wexists(y, node, raw_on_deleted, &ev, &st)) == ZNONODE) {
     sleep_ms(1);
     rc = ZOK;
   }
@@ -180,9 +162,7 @@ static void raw_chain(zhandle_t *x, zhandle_t *y, const char *node, double *cb,
   int64_t t0 = now_ns();
   if (rc == ZOK) rc = zoo_delete(x, node, -1);
   if (rc != ZOK) die("raw chain: %s", zerror(rc));
-  pthread_mutex_lock(&ev.mu);
-  while (ev.at == 0) pthread_cond_wait(&ev.cv, &ev.mu);
-  pthread_mutex_unlock(&ev.mu);
+  raw_event_wait(&ev);
   int64_t t1 = now_ns();
   *cb = US(ev.at - t0);
   *woken = US(t1 - t0);

@@ -28,9 +28,7 @@ typedef struct peer {
   /* ZKC_PEER_RAW: the raw C client instead, in go-zookeeper's protocol */
   zhandle_t *zh;
   char base[256], node[320];
-  pthread_mutex_t mu;
-  pthread_cond_t cv;
-  int fired;
+  raw_event_t ev; /* the predecessor's delete */
 } peer_t;
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
@@ -46,17 +44,6 @@ static samples_t handoffs;
  * is measured beside go-zookeeper's, in the same rounds. ---- */
 
 static int raw;
-
-static void raw_fired(zhandle_t *zh, int type, int state, const char *path,
-                      void *ctx) {
-  (void)zh, (void)state, (void)path;
-  if (type == ZOO_SESSION_EVENT) return;
-  peer_t *p = ctx;
-  pthread_mutex_lock(&p->mu);
-  p->fired = 1;
-  pthread_cond_signal(&p->cv);
-  pthread_mutex_unlock(&p->mu);
-}
 
 static long seq_of(const char *name) {
   const char *dash = strrchr(name, '-');
@@ -85,16 +72,12 @@ static void raw_acquire(peer_t *p) {
     }
     deallocate_String_vector(&v);
     if (low == mine) return;
-    pthread_mutex_lock(&p->mu);
-    p->fired = 0;
-    pthread_mutex_unlock(&p->mu);
+    raw_event_arm(&p->ev);
     struct Stat st;
-    int rc = zoo_wexists(p->zh, pred, raw_fired, p, &st);
+    int rc = zoo_wexists(p->zh, pred, raw_on_deleted, &p->ev, &st);
     if (rc == ZNONODE) continue;
     if (rc != ZOK) die("raw exists failed");
-    pthread_mutex_lock(&p->mu);
-    while (!p->fired) pthread_cond_wait(&p->cv, &p->mu);
-    pthread_mutex_unlock(&p->mu);
+    raw_event_wait(&p->ev);
   }
 }
 
@@ -133,8 +116,8 @@ static void run(const char *root, const char *measure, int n, int round_ms) {
       ps[i].zh = raw_open();
       raw_ensure(ps[i].zh, path);
       snprintf(ps[i].base, sizeof ps[i].base, "%s", path);
-      pthread_mutex_init(&ps[i].mu, NULL);
-      pthread_cond_init(&ps[i].cv, NULL);
+      pthread_mutex_init(&ps[i].ev.mu, NULL);
+      pthread_cond_init(&ps[i].ev.cv, NULL);
       continue;
     }
     ps[i].c = zkc_open();
@@ -149,9 +132,9 @@ static void run(const char *root, const char *measure, int n, int round_ms) {
   for (int i = 0; i < n; i++) pthread_join(ps[i].th, NULL);
   for (int i = 0; i < n; i++) {
     if (raw) {
-      zookeeper_close(ps[i].zh);
-      pthread_cond_destroy(&ps[i].cv);
-      pthread_mutex_destroy(&ps[i].mu);
+      raw_close(ps[i].zh);
+      pthread_cond_destroy(&ps[i].ev.cv);
+      pthread_mutex_destroy(&ps[i].ev.mu);
       continue;
     }
     zkc_mutex_destroy(ps[i].m);
