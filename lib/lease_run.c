@@ -307,8 +307,12 @@ int zkc__lrun_layout(zkc_client_t *c, const char *path,
 static void grant(zkc__lrun_t *r) {
   switch (r->world->session_fate(r->c, r->nodes[0].session_id)) {
     case ZKC__SESSION_LIVE:
-      if (r->world->grant_fresh(r->c, r->proof)) finish(r, ZKC_OK);
-      else r->st = L_SEND; /* read again: its answer is the proof */
+      if (!r->world->grant_fresh(r->c, r->proof)) {
+        r->st = L_SEND; /* read again: its answer is the proof */
+        return;
+      }
+      if (r->world->granted) r->world->granted(r->c);
+      finish(r, ZKC_OK);
       return;
     case ZKC__SESSION_GONE: finish(r, ZKC_ELOST); return;
     default:

@@ -383,6 +383,7 @@ static void grant(zkc__qrun_t *r) {
   switch (r->world->session_fate(r->c, r->owner)) {
     case ZKC__SESSION_LIVE:
       if (r->world->grant_fresh(r->c, r->proof)) {
+        if (r->world->granted) r->world->granted(r->c);
         finish(r, ZKC_OK);
         return;
       }

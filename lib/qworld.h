@@ -28,6 +28,8 @@ typedef struct zkc__qworld {
   /* 1 while a request sent at sent_boot_ms may still prove a grant. */
   int (*grant_fresh)(zkc_client_t *c, int64_t sent_boot_ms);
   const char *(*holder_id)(zkc_client_t *c);
+  /* Told at a grant, as it is made (NULL: nobody listens). */
+  void (*granted)(zkc_client_t *c);
 
   /* ---- the clock (util.h's) ---- */
   int64_t (*boot_ms)(void);

@@ -51,6 +51,15 @@ extern void (*zkc__sem_seam)(const char *leases);
  * (multilock.c): a test stalls the thread there. */
 extern void (*zkc__multilock_seam)(void);
 
+/* Test seam: when set, every grant calls it on the deciding thread the
+ * moment its proof is found fresh, the last decision before the acquire
+ * returns or its callback runs (the queue engine and the lease run tell
+ * their world, the multi-lock the client's world once the set's read
+ * holds; qworld.c calls the seam): the randomized fault test stamps when
+ * the library decided, which a stop of the process after that cannot
+ * move. */
+extern void (*zkc__grant_seam)(void);
+
 /* Test seam: when set, the async engine calls it on its thread at a
  * grant, once the hold's guard was added and before the hold is listed
  * where a delete of its node is looked for (async_engine.c), with the

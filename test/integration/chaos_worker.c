@@ -17,7 +17,10 @@
  * (one clock for every process on the host), written with one write(2) so
  * that a SIGKILL loses no finished line:
  *
- *   ACQ  <us> <token> <node>          acquire returned ZKC_OK
+ *   ACQ  <us> <token> <node> <dec>    acquire returned ZKC_OK; <dec>: when
+ *                                     the library decided that grant on
+ *                                     this thread (its grant seam), 0 if
+ *                                     elsewhere (latch, selector)
  *   W    <us-start> <us-end> <token>  a fenced write that landed
  *   REL  <us> <token> <rc>            release called at <us> (the hold's end)
  *   LOST <us> <token> <reason> [R|W]  the lost callback named this hold (of
@@ -71,6 +74,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "test_hooks.h" /* zkc__grant_seam */
 #include "zkcoord/zkcoord.h"
 
 typedef struct {
@@ -100,6 +104,19 @@ static long long now_us(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* When the library last decided a grant on this thread (zkc__grant_seam),
+ * 0 once taken: the nemesis stops whole processes, and a stop between the
+ * decision and the ACQ line moves the line, not the grant. */
+static _Thread_local long long decided_us;
+static void on_grant(void) { decided_us = now_us(); }
+
+/* The stamp of the grant just returned on this thread, taken (0: none). */
+static long long take_decided(void) {
+  long long d = decided_us;
+  decided_us = 0;
+  return d;
 }
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -216,6 +233,7 @@ static int64_t pick_timeout(unsigned *seed) {
 static void lease_rounds(zkc_sem_t *s, unsigned seed) {
   while (!atomic_load(&stopping)) {
     zkc_lease_t *l;
+    decided_us = 0;
     int rc = zkc_sem_acquire(s, 1, pick_timeout(&seed), &l);
     if (rc != ZKC_OK) {
       if (rc != ZKC_ETIMEDOUT) sleep_ms(20); /* connection trouble */
@@ -224,11 +242,12 @@ static void lease_rounds(zkc_sem_t *s, unsigned seed) {
     int64_t token = 0;
     char **nodes = NULL;
     size_t n = 0;
-    long long t = now_us();
+    long long t = now_us(), decided = take_decided();
     zkc_lease_fencing_token(l, &token);
     zkc_lease_nodes(l, &nodes, &n);
     const char *slash = n ? strrchr(nodes[0], '/') : NULL;
-    say("ACQ %lld %lld %s\n", t, (long long)token, slash ? slash + 1 : "?");
+    say("ACQ %lld %lld %s %lld\n", t, (long long)token, slash ? slash + 1 : "?",
+        decided);
     zkc_strings_free(nodes, n);
     sleep_ms(rand_r(&seed) % 200);
     t = now_us();
@@ -244,13 +263,14 @@ typedef struct {
   int done, rc;
   zkc_hold_t *hold;
   long long at; /* when the callback ran: the grant's time stamp */
+  long long decided; /* the grant's decision, on the engine's thread */
 } waitbox_t;
 
 static void box_acquired(void *ctx, int rc, zkc_hold_t *hold) {
   waitbox_t *b = ctx;
-  long long at = now_us();
+  long long at = now_us(), decided = take_decided();
   pthread_mutex_lock(&b->mu);
-  b->done = 1, b->rc = rc, b->hold = hold, b->at = at;
+  b->done = 1, b->rc = rc, b->hold = hold, b->at = at, b->decided = decided;
   pthread_cond_signal(&b->cv);
   pthread_mutex_unlock(&b->mu);
 }
@@ -305,10 +325,12 @@ static void count_once(zkc_mutex_t *m, int64_t token) {
   }
 }
 
-static void hold_work(long long t, int64_t token, const char *node,
-                      fenced_fn fenced, void *hold, unsigned *seed) {
+static void hold_work(long long t, long long decided, int64_t token,
+                      const char *node, fenced_fn fenced, void *hold,
+                      unsigned *seed) {
   const char *slash = strrchr(node, '/');
-  say("ACQ %lld %lld %s\n", t, (long long)token, slash ? slash + 1 : node);
+  say("ACQ %lld %lld %s %lld\n", t, (long long)token, slash ? slash + 1 : node,
+      decided);
   if (fenced == NULL) { /* a reader: nothing to fence */
     sleep_ms(rand_r(seed) % 100);
     return;
@@ -346,7 +368,7 @@ static void async_rounds(zkc_async_t *a, unsigned seed) {
     char node[1100] = "?";
     zkc_hold_fencing_token(h, &token);
     zkc_hold_node(h, node, sizeof node);
-    hold_work(t, token, node, hold_fenced, h, &seed);
+    hold_work(t, b.decided, token, node, hold_fenced, h, &seed);
     t = now_us();
     rc = zkc_hold_release(a, h, box_released, &b);
     if (rc == ZKC_OK) {
@@ -362,6 +384,7 @@ static void async_rounds(zkc_async_t *a, unsigned seed) {
  * or -1 when the acquire failed. */
 static int64_t mutex_round(zkc_mutex_t *m, int64_t timeout, fenced_fn fenced,
                            int keep, unsigned *seed) {
+  decided_us = 0;
   int rc = zkc_mutex_acquire_timeout(m, timeout);
   if (rc != ZKC_OK) {
     if (rc != ZKC_ETIMEDOUT) sleep_ms(20); /* connection trouble */
@@ -369,10 +392,10 @@ static int64_t mutex_round(zkc_mutex_t *m, int64_t timeout, fenced_fn fenced,
   }
   int64_t token = 0;
   char node[1100] = "?";
-  long long t = now_us();
+  long long t = now_us(), decided = take_decided();
   zkc_mutex_fencing_token(m, &token);
   zkc_mutex_lock_node(m, node, sizeof node);
-  hold_work(t, token, node, fenced, m, seed);
+  hold_work(t, decided, token, node, fenced, m, seed);
   if (!keep) {
     t = now_us();
     rc = zkc_mutex_release(m);
@@ -428,7 +451,7 @@ static void latch_rounds(zkc_client_t *c, unsigned seed) {
       zkc_latch_fencing_token(l, &token);
       zkc_latch_node(l, node, sizeof node);
       const char *slash = strrchr(node, '/');
-      say("ACQ %lld %lld %s\n", t, (long long)token, slash ? slash + 1 : node);
+      say("ACQ %lld %lld %s 0\n", t, (long long)token, slash ? slash + 1 : node);
       sleep_ms(rand_r(&seed) % 200);
       t = now_us();
       zkc_latch_close(l, ZKC_CLOSE_SILENT);
@@ -442,7 +465,7 @@ static void lead_a_little(void *ctx, zkc_selector_t *sel) {
   unsigned *seed = ctx;
   int64_t token = 0;
   zkc_selector_fencing_token(sel, &token);
-  say("ACQ %lld %lld ?\n", now_us(), (long long)token);
+  say("ACQ %lld %lld ? 0\n", now_us(), (long long)token);
   for (unsigned ms = rand_r(seed) % 200; ms > 0 && !zkc_selector_should_stop(sel);
        ms = ms > 10 ? ms - 10 : 0)
     sleep_ms(10);
@@ -469,20 +492,23 @@ static void multi_rounds(shared_t *sh, int plain, unsigned seed) {
       mutex_round(sh->mb, pick_timeout(&seed), NULL, 0, &seed);
       continue;
     }
+    decided_us = 0;
     int rc = zkc_multilock_acquire_timeout(sh->multi, pick_timeout(&seed));
     if (rc != ZKC_OK) {
       if (rc != ZKC_ETIMEDOUT) sleep_ms(20);
       continue;
     }
-    long long t = now_us();
+    long long t = now_us(), d = take_decided();
     int64_t ta = 0, tb = 0;
     char na[1100] = "?", nb[1100] = "?";
     zkc_mutex_fencing_token(sh->m, &ta);
     zkc_mutex_fencing_token(sh->mb, &tb);
     zkc_mutex_lock_node(sh->m, na, sizeof na);
     zkc_mutex_lock_node(sh->mb, nb, sizeof nb);
-    say("ACQ %lld %lld %s\n", t, (long long)ta, strrchr(na, '/') ? strrchr(na, '/') + 1 : na);
-    say("ACQ %lld %lld %s\n", t, (long long)tb, strrchr(nb, '/') ? strrchr(nb, '/') + 1 : nb);
+    say("ACQ %lld %lld %s %lld\n", t, (long long)ta,
+        strrchr(na, '/') ? strrchr(na, '/') + 1 : na, d);
+    say("ACQ %lld %lld %s %lld\n", t, (long long)tb,
+        strrchr(nb, '/') ? strrchr(nb, '/') + 1 : nb, d);
     sleep_ms(rand_r(&seed) % 100);
     t = now_us();
     rc = zkc_multilock_release(sh->multi);
@@ -526,6 +552,7 @@ int main(int argc, char **argv) {
                     "SEED THREADS LOG [patient]\n");
     return 64;
   }
+  zkc__grant_seam = on_grant;
   connect_str = argv[1], lock_path = argv[2], store_path = argv[3];
   session_ms = atoi(argv[4]);
   unsigned seed = (unsigned)strtoul(argv[5], NULL, 10);

@@ -25,7 +25,12 @@
  * session's expiry) and whatever the holder was told:
  *   1. A grant is valid only while its node exists: a hold whose ACQ line
  *      was logged more than a scheduling margin after its node was seen
- *      gone is a violation ("granted on a node already gone").
+ *      gone is a violation ("granted on a node already gone"). One the
+ *      nemesis stopped between the library's decision and the line (a
+ *      stop catches every thread of a worker wherever it is) is judged
+ *      at the decision, which the worker stamps where the library makes
+ *      it (zkc__grant_seam); a decision after the stop, on what the
+ *      process read before it, is judged where it was made.
  *   2. A hold ends when its holder let go (REL), was killed, or its node
  *      was seen gone, whichever is first: what the server holds for it.
  *      Holds so ended may not overlap (by more than the observers'
@@ -90,6 +95,7 @@ typedef struct {
   int pid;
   char node[96];
   long long token, start, end;
+  long long decided; /* the library's decision (us), 0: not stamped */
   long long gone; /* its node first seen gone (us), 0: never seen gone */
   int path;       /* the observed path its node is under, -1: unknown */
   int told;       /* lost callback or ZKC_ELOST from release */
@@ -865,12 +871,15 @@ static void read_log(history_t *h, const char *path, int pid, long long end) {
     long long a, b, c;
     int rc;
     char node[96];
-    if (sscanf(line, "ACQ %lld %lld %95s", &a, &b, node) == 3) {
+    int fields = sscanf(line, "ACQ %lld %lld %95s %lld", &a, &b, node, &c);
+    if (fields >= 3) {
+      if (fields == 3) c = 0; /* no decision stamped */
       if (h->nholds == h->capholds)
         h->holds = grow(h->holds, &h->capholds, sizeof *h->holds);
       hold_t *x = &h->holds[h->nholds++];
       *x = (hold_t){.pid = pid, .token = b, .start = a, .end = end,
-                    .path = -1, .reader = strstr(node, "__READ__") != NULL};
+                    .decided = c, .path = -1,
+                    .reader = strstr(node, "__READ__") != NULL};
       snprintf(x->node, sizeof x->node, "%s", node);
     } else if (sscanf(line, "REL %lld %lld %d", &a, &b, &rc) == 3) {
       hold_t *x = find_hold(h, pid, b, -1, 1);
@@ -895,6 +904,31 @@ static void read_log(history_t *h, const char *path, int pid, long long end) {
     }
   }
   fclose(f);
+}
+
+/* A hold whose worker the nemesis stopped after the library decided its
+ * grant and before the worker wrote its ACQ line starts at the decision:
+ * the stop moved the line, not the grant. Only such a stop moves a start.
+ * Without one the line is judged (a library that returns long after its
+ * decision is still caught), and a decision after the stop ended (a stale
+ * view taken for a grant) is judged where it was made. Returns how many
+ * holds were moved. */
+static int place_grants(history_t *h, const fault_t *faults, int nfaults) {
+  int moved = 0;
+  for (int i = 0; i < h->nholds; i++) {
+    hold_t *x = &h->holds[i];
+    if (x->decided <= 0 || x->decided >= x->start) continue;
+    for (int k = 0; k < nfaults; k++) {
+      const fault_t *f = &faults[k];
+      if (f->pid == x->pid && !f->killed && f->t0 < x->start &&
+          f->t1 > x->decided) {
+        x->start = x->decided;
+        moved++;
+        break;
+      }
+    }
+  }
+  return moved;
 }
 
 /* Each hold learns when the servers showed its node gone, and under which
@@ -936,8 +970,9 @@ static int check_grants(const history_t *h) {
     const hold_t *x = &h->holds[i];
     if (x->gone && x->start > x->gone + MARGIN_US && bad++ < 10)
       print_error("granted on a node already gone: pid %d token %lld node "
-                  "%s granted at %lld us, seen gone at %lld us\n", x->pid,
-                  x->token, x->node, x->start, x->gone);
+                  "%s granted at %lld us (decided at %lld us), seen gone at "
+                  "%lld us\n", x->pid, x->token, x->node, x->start,
+                  x->decided, x->gone);
   }
   return bad;
 }
@@ -1195,6 +1230,7 @@ static void run_under_faults(mode_t_ mode) {
   if (d) closedir(d);
   int told = 0, readers = 0, gone = 0;
   int unmatched = attach_observations(o, &h);
+  int placed = place_grants(&h, r->faults, r->nfaults);
   int unjudged = 0;
   if (cut) { /* judged up to the rollback only (see the sentinel) */
     int k = 0;
@@ -1237,14 +1273,15 @@ static void run_under_faults(mode_t_ mode) {
            "unsure): %lld lost updates\n", final, h.inc_sure, h.inc_unsure,
            lost);
   printf("figure: %s, %d s: %d holds (%d told lost, %d with their node seen "
-         "gone, %d not matched to a node), %d fenced writes; observers: %d "
+         "gone, %d not matched to a node, %d stopped between their grant and "
+         "its line), %d fenced writes; observers: %d "
          "lists, %d failed; nemesis: %d outside deletes, %d worker kills, %d "
          "pauses (%d of the next in line, %d with the event held in its "
          "socket), %d server crashes, %d quorum "
          "losses, %d followers cut off (%d with worker 0 stopped on one), "
          "%d strangers' leases, %d calm or watching; %d "
          "violations, %d workers ended uncleanly\n", mode_names[mode], seconds,
-         h.nholds, told, gone, unmatched, h.nwrites, atomic_load(&o->lists),
+         h.nholds, told, gone, unmatched, placed, h.nwrites, atomic_load(&o->lists),
          atomic_load(&o->failed), r->counts[0], r->counts[1], r->counts[2],
          r->counts[6], r->counts[7], r->counts[3], r->counts[4], r->counts[8],
          r->counts[9], r->counts[10], r->counts[5],
@@ -1305,6 +1342,21 @@ static void multilock_under_faults(void **state) {
   run_under_faults(M_MULTI);
 }
 
+/* The history of the double holder the checker once excused, for the
+ * checker's own cases: A holds to 1.0 s, B's ACQ line comes at 4.002 s
+ * after its node was seen gone at 2.51 s, C holds from 2.52 s to 6 s. */
+static const hold_t stale_holds[3] = {
+    {.pid = 1, .node = "_c_a-lock-0000000001", .token = 11, .start = 100000,
+     .end = 1000000, .ended = 1},
+    {.pid = 2, .node = "_c_b-lock-0000000002", .token = 12, .start = 4002000,
+     .end = 4005000, .told = 1},
+    {.pid = 3, .node = "_c_c-lock-0000000003", .token = 13, .start = 2520000,
+     .end = 6000000, .ended = 1},
+};
+static const seen_t stale_seen[3] = {{"_c_a-lock-0000000001", 0, 1000500, 11},
+                                     {"_c_b-lock-0000000002", 0, 2510000, 12},
+                                     {"_c_c-lock-0000000003", 0, 6000400, 13}};
+
 /* The checker itself, on the history of the double holder it once
  * excused: A holds and lets go at 1.0 s; B, next in line, is stopped from
  * 0.5 s to 4.0 s; its session expires and the servers delete its node at
@@ -1315,17 +1367,10 @@ static void multilock_under_faults(void **state) {
  * with its hold instead ending by a release before the pause, passes. */
 static void checker_catches_the_stale_grant(void **state) {
   (void)state;
-  hold_t holds[] = {
-      {.pid = 1, .node = "_c_a-lock-0000000001", .token = 11, .start = 100000,
-       .end = 1000000, .ended = 1},
-      {.pid = 2, .node = "_c_b-lock-0000000002", .token = 12, .start = 4002000,
-       .end = 4005000, .told = 1},
-      {.pid = 3, .node = "_c_c-lock-0000000003", .token = 13, .start = 2520000,
-       .end = 6000000, .ended = 1},
-  };
-  seen_t seen[] = {{"_c_a-lock-0000000001", 0, 1000500, 11},
-                   {"_c_b-lock-0000000002", 0, 2510000, 12},
-                   {"_c_c-lock-0000000003", 0, 6000400, 13}};
+  hold_t holds[3];
+  seen_t seen[3];
+  memcpy(holds, stale_holds, sizeof holds);
+  memcpy(seen, stale_seen, sizeof seen);
   observer_t o = {.npaths = 1, .seen = seen, .nseen = 3, .capseen = 3};
   pthread_mutex_init(&o.mu, NULL);
   history_t h = {.holds = holds, .nholds = 3};
@@ -1344,6 +1389,52 @@ static void checker_catches_the_stale_grant(void **state) {
   /* C granted while B still held: two holders. */
   holds[2].start = 1200000;
   assert_int_equal(check_overlaps(&h), 1);
+  pthread_mutex_destroy(&o.mu);
+}
+
+/* A grant stopped before its line: A holds to 1.0 s; B, next in line, is
+ * granted at 1.001 s (the library's decision) and stopped from 1.0015 s
+ * to 4.0 s before it writes its ACQ line (4.002 s); its session expires
+ * meanwhile, its node seen gone at 2.51 s; C is granted at 2.52 s. B's hold
+ * is judged from its decision: nothing wrong, and an overlap with it is
+ * still found. A decision after the stop (a stale view, at 4.001 s), or
+ * one the nemesis did not stop after, is judged at the line. */
+static void checker_places_a_grant_stopped_before_its_line(void **state) {
+  (void)state;
+  hold_t holds[3], b = stale_holds[1];
+  seen_t seen[3];
+  memcpy(holds, stale_holds, sizeof holds);
+  memcpy(seen, stale_seen, sizeof seen);
+  b.decided = holds[1].decided = 1001000;
+  fault_t stop[] = {{.pid = 2, .t0 = 1001500, .t1 = 4000000},
+                    {.pid = 2, .killed = 1, .t0 = 2000000, .t1 = 2000000},
+                    {.pid = 2, .t0 = 4100000, .t1 = 4500000}};
+  observer_t o = {.npaths = 1, .seen = seen, .nseen = 3, .capseen = 3};
+  pthread_mutex_init(&o.mu, NULL);
+  history_t h = {.holds = holds, .nholds = 3};
+  assert_int_equal(attach_observations(&o, &h), 0);
+  assert_int_equal(place_grants(&h, stop, 3), 1);
+  assert_int_equal(holds[1].start, 1001000);
+  assert_int_equal(check_grants(&h), 0);
+  assert_int_equal(check_overlaps(&h), 0);
+  holds[2].start = 2000000; /* C granted while B's node was still there */
+  assert_int_equal(check_overlaps(&h), 1);
+  holds[2].start = 2520000;
+  /* Decided after the stop, on what B read before it: at the line. */
+  holds[1] = b;
+  holds[1].decided = 4001000;
+  assert_int_equal(attach_observations(&o, &h), 0);
+  assert_int_equal(place_grants(&h, stop, 3), 0);
+  assert_int_equal(check_grants(&h), 1);
+  /* Not stamped, or no stop between (a kill is not one, nor a stop after
+   * the line): at the line. */
+  holds[1] = b;
+  holds[1].decided = 0;
+  assert_int_equal(place_grants(&h, stop, 3), 0);
+  holds[1].decided = 1001000;
+  assert_int_equal(place_grants(&h, stop + 1, 2), 0);
+  assert_int_equal(attach_observations(&o, &h), 0);
+  assert_int_equal(check_grants(&h), 1);
   pthread_mutex_destroy(&o.mu);
 }
 
@@ -1405,6 +1496,7 @@ static int restore_ensemble(void **state) {
 int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(checker_catches_the_stale_grant),
+      cmocka_unit_test(checker_places_a_grant_stopped_before_its_line),
       cmocka_unit_test(checker_counts_strangers_leases),
       cmocka_unit_test_teardown(mutex_under_faults, restore_ensemble),
       cmocka_unit_test_teardown(semaphore_under_faults, restore_ensemble),
