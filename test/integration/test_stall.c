@@ -890,29 +890,61 @@ static void stopped_sem_queue_waiter(void **state) {
 /* The semaphore's wait for a lease, limit 1 (a shared count node, whose
  * watch shows that B's read of the leases, sent just before it, has set
  * its watch on them): A holds the lease, B heads the queue with its lease
- * node waiting, C queues behind B. */
-static void stopped_sem_lease_waiter(void **state) {
-  (void)state;
-  char path[PATH_LEN], count[PATH_LEN], locks[NODE_LEN], leases[NODE_LEN];
+ * node waiting, C queues behind B. The queue's path and the leases' into
+ * locks and leases (NODE_LEN each). */
+static void sem_lease_wait(worker_t **a, worker_t **c, char *locks,
+                           char *leases) {
+  char path[PATH_LEN], count[PATH_LEN];
   snprintf(path, sizeof path, "%s", zkt_path("sem"));
   snprintf(count, sizeof count, "%s", zkt_path("count"));
-  snprintf(locks, sizeof locks, "%s/locks", path);
-  snprintf(leases, sizeof leases, "%s/leases", path);
-  worker_t *a = sem_worker(path, count);
-  worker_start(a);
-  OK(worker_result(a));
+  snprintf(locks, NODE_LEN, "%s/locks", path);
+  snprintf(leases, NODE_LEN, "%s/leases", path);
+  *a = sem_worker(path, count);
+  worker_start(*a);
+  OK(worker_result(*a));
   b_spawn_holder("sem", path, count);
   b_queued(locks);
   char b_lease[NODE_LEN], c_node[NODE_LEN];
   await_node(leases, B.sid, b_lease);
   await_watch(B.sid, count, 1);
-  worker_t *c = sem_worker(path, count);
-  worker_start(c);
-  c_behind_b(c->sid, locks, c_node);
+  *c = sem_worker(path, count);
+  worker_start(*c);
+  c_behind_b((*c)->sid, locks, c_node);
+}
+
+static void stopped_sem_lease_waiter(void **state) {
+  (void)state;
+  char locks[NODE_LEN], leases[NODE_LEN];
+  worker_t *a, *c;
+  sem_lease_wait(&a, &c, locks, leases);
 
   b_stop();
   worker_release(a);
   b_event_queued(leases, 0);
+  b_expired();
+  OK(worker_result(c));
+  b_judged(locks, c, 1);
+}
+
+/* The same wait, with B stopped a step later: woken by A's release, B
+ * sends its round (the sync, the leases read, the count read), and the
+ * proxy stops B as the count's answer, the round's last, comes back, then
+ * passes it on and holds everything after it. The round's answers, which
+ * show room for B's lease, wait in B's socket while its session expires
+ * and C takes the lease. Continued, B reads them first: a round sent
+ * before its session expired proves nothing now, and B must read again. */
+static void stopped_sem_lease_reader(void **state) {
+  (void)state;
+  char locks[NODE_LEN], leases[NODE_LEN], cmd[64], line[256];
+  worker_t *a, *c;
+  sem_lease_wait(&a, &c, locks, leases);
+
+  snprintf(cmd, sizeof cmd, "stop-at-get 1 %d", (int)B.p.pid);
+  zkt_proxy_cmd(&proxy, cmd);
+  worker_release(a);
+  if (!zkt_expect(&proxy, "STALLED", line, sizeof line, zkt_ms(10000)))
+    fail_msg("B's round was never answered through the proxy");
+  b_stopped();
   b_expired();
   OK(worker_result(c));
   b_judged(locks, c, 1);
@@ -974,6 +1006,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test_teardown(stopped_async_waiter, stall_teardown),
       cmocka_unit_test_teardown(stopped_sem_queue_waiter, stall_teardown),
       cmocka_unit_test_teardown(stopped_sem_lease_waiter, stall_teardown),
+      cmocka_unit_test_teardown(stopped_sem_lease_reader, stall_teardown),
       cmocka_unit_test_teardown(stopped_latch_candidate, stall_teardown),
       cmocka_unit_test_teardown(stopped_selector_candidate, stall_teardown),
   };

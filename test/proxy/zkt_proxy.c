@@ -23,6 +23,11 @@
  *                         and prints "STALLED" (asynchronous line; 0
  *                         disarms):
  *                         the client's next request meets the silence
+ *   stop-at-get N PID     the same for the Nth data read (opcode 4), and
+ *                         before its reply passes the proxy stops process
+ *                         PID (SIGSTOP): the reply waits in the socket of
+ *                         a client that cannot read it yet, and nothing
+ *                         after it follows (0 disarms)
  *   stats                 "STATS conns=<open> accepted=<total> cuts=<total>
  *                         up=<bytes> down=<bytes>"
  * cuts counts connections closed by `cut` and by cut-after-create; up and
@@ -76,6 +81,7 @@ struct conn {
   size_t nxids, capxids;
   bool stall_set;  /* stall-after-create: the create whose reply stalls */
   int32_t stall_xid;
+  pid_t stop_pid;  /* stop-at-get: stopped before that reply passes */
   bool hold_at_end; /* that reply is passing */
   bool holding;    /* it passed: scan no further, stall once it is written */
 };
@@ -87,6 +93,8 @@ static bool stalled, refusing, accept_paused;
 static long armed; /* requests left for cut-after-create / cut-after-list */
 static bool armed_lists; /* armed for children reads, not creates */
 static long stall_countdown; /* creates until the one stall-after-create means */
+static long stop_countdown;  /* data reads until the one stop-at-get means */
+static pid_t stop_pid;       /* the process stop-at-get stops */
 static unsigned long accepted_total, cuts_total;
 static unsigned long long passed[2]; /* bytes written, by flow (CLI: up) */
 
@@ -151,6 +159,11 @@ static void note_request(struct conn *c, int32_t xid, int32_t type) {
   if (create && stall_countdown > 0 && --stall_countdown == 0) {
     c->stall_set = true;
     c->stall_xid = xid;
+  }
+  if (type == 4 && stop_countdown > 0 && --stop_countdown == 0) {
+    c->stall_set = true;
+    c->stall_xid = xid;
+    c->stop_pid = stop_pid;
   }
   if (armed <= 0 || !is_armed_type(type)) return;
   if (c->nxids == c->capxids) {
@@ -219,6 +232,8 @@ static bool scan(struct conn *c, int i) {
       return false;
     } else if (hdr && c->stall_set && (int32_t)be32(p + 4) == c->stall_xid) {
       c->stall_set = false;
+      if (c->stop_pid > 0) kill(c->stop_pid, SIGSTOP); /* before it passes */
+      c->stop_pid = 0;
       c->hold_at_end = true; /* this reply passes, then the stall */
     }
     f->first = false;
@@ -451,6 +466,17 @@ static void command(char *line) {
     }
     stall_countdown = v;
     say("OK %s %ld", cmd, v);
+  } else if (n == 3 && strcmp(cmd, "stop-at-get") == 0) {
+    char *endp, *endq;
+    errno = 0;
+    long v = strtol(tok[1], &endp, 10), pid = strtol(tok[2], &endq, 10);
+    if (errno || *endp || endp == tok[1] || v < 0 || *endq || pid <= 0) {
+      say("ERR bad count or pid: %s %s", tok[1], tok[2]);
+      return;
+    }
+    stop_countdown = v;
+    stop_pid = (pid_t)pid;
+    say("OK %s %ld %ld", cmd, v, pid);
   } else if (n == 1 && strcmp(cmd, "stats") == 0) {
     say("STATS conns=%zu accepted=%lu cuts=%lu up=%llu down=%llu", live_conns(),
         accepted_total, cuts_total, passed[CLI], passed[SRV]);
