@@ -308,6 +308,9 @@ static void grant(zkc__lrun_t *r) {
   switch (r->world->session_fate(r->c, r->nodes[0].session_id)) {
     case ZKC__SESSION_LIVE:
       if (!r->world->grant_fresh(r->c, r->proof)) {
+        zkc__log(r->c, ZKC_LOG_DEBUG, "semaphore %s: the leases read showing "
+                 "room is %lld ms old: reading again", r->how.path,
+                 (long long)(r->world->boot_ms() - r->proof));
         r->st = L_SEND; /* read again: its answer is the proof */
         return;
       }

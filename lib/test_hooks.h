@@ -52,11 +52,11 @@ extern void (*zkc__sem_seam)(const char *leases);
 extern void (*zkc__multilock_seam)(void);
 
 /* Test seam: when set, every grant calls it on the deciding thread the
- * moment its proof is found fresh, the last decision before the acquire
- * returns or its callback runs (the queue engine and the lease run tell
+ * moment its proof is found fresh (the queue engine and the lease run tell
  * their world, the multi-lock the client's world once the set's read
- * holds; qworld.c calls the seam): the randomized fault test stamps when
- * the library decided, which a stop of the process after that cannot
+ * holds; qworld.c calls the seam). Only refusals follow it before the
+ * acquire returns or its callback runs: the randomized fault test stamps
+ * when the library decided, which a stop of the process after that cannot
  * move. */
 extern void (*zkc__grant_seam)(void);
 

@@ -32,6 +32,9 @@
  * requests go out, it prints
  *   ROUND                    and the acquiring thread waits for SIGUSR1
  * (the client's threads go on: its connection stays up).
+ * With $ZKT_HOLDER_LOG, each of the library's lines (down to DEBUG) that
+ * holds that text:
+ *   LOG <message>
  * With $ZKT_HOLDER_STOP_AT_SET_READ (mode multi), once, when the read of
  * its set's nodes is answered and before it is judged, it prints
  *   SET READ                 and stops itself, every thread (SIGSTOP). */
@@ -273,6 +276,13 @@ static void stop_at_set_read(void) {
   raise(SIGSTOP);
 }
 
+/* $ZKT_HOLDER_LOG: the library's lines that hold it, on stdout. */
+static const char *log_text;
+static void log_line(void *ctx, zkc_log_level_t level, const char *message) {
+  (void)ctx, (void)level;
+  if (strstr(message, log_text) != NULL) say("LOG %s\n", message);
+}
+
 int main(int argc, char **argv) {
   if (getenv("ZKT_HOLDER_STOP_AT_SET_READ")) zkc__multilock_seam = stop_at_set_read;
   if (getenv("ZKT_HOLDER_PARK_AT_ROUND")) {
@@ -292,6 +302,10 @@ int main(int argc, char **argv) {
   zkc_client_opts_t o;
   zkc_client_opts_init(&o);
   o.session_timeout_ms = atoi(argv[3]);
+  if ((log_text = getenv("ZKT_HOLDER_LOG")) != NULL) {
+    o.log_fn = log_line;
+    o.log_level = ZKC_LOG_DEBUG;
+  }
   zkc_client_t *c;
   int rc = zkc_client_open(&c, argv[1], &o);
   if (rc == ZKC_OK) rc = zkc_client_add_listener(c, on_state, NULL);

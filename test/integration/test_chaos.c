@@ -384,6 +384,14 @@ static unsigned pick(run_t *r, unsigned n) { return (unsigned)rand_r(&r->seed) %
 
 static void nap_ms(unsigned ms) { usleep(ms * 1000); }
 
+/* Continues a stopped worker. Returns the moment just before, where its
+ * stop's record ends: no decision of the worker's comes before it. */
+static long long continue_worker(int pid) {
+  long long t = now_us();
+  kill(pid, SIGCONT);
+  return t;
+}
+
 /* Starts server s again. The script refuses while another process holds
  * one of its ports (another ensemble on this host, a container publishing
  * the same port): the workers' clients, which try every address of the
@@ -496,11 +504,11 @@ static void stale_event_pause(run_t *r, const char *first) {
     nap_ms(2);
   }
   nap_ms(SESSION_MS + SESSION_MS / 2 + pick(r, SESSION_MS / 2)); /* expired */
-  kill(pid, SIGCONT);
-  add_fault(r, pid, 0, t0, now_us());
+  long long t1 = continue_worker(pid);
+  add_fault(r, pid, 0, t0, t1);
   printf("stale-event pause: worker 0 (%d) stopped at %lld us behind %s, "
          "%s, continued at %lld us\n", pid, t0, first,
-         held ? "its event held" : "no event held", now_us());
+         held ? "its event held" : "no event held", t1);
   if (held) {
     nap_ms(SESSION_MS); /* its client gives the connection up meanwhile */
     zkt_proxy_cmd(&r->proxy, "unstall");
@@ -626,8 +634,7 @@ static void partition(run_t *r, const char *dir) {
       /* Its predecessor went before the stop: worker 0 may have been
        * granted and not yet have said so (its ACQ line would then come
        * after its node went, through no fault of the library). */
-      kill(r->procs[0].pid, SIGCONT);
-      add_fault(r, r->procs[0].pid, 0, t0, now_us());
+      add_fault(r, r->procs[0].pid, 0, t0, continue_worker(r->procs[0].pid));
       zero = 0;
     } else {
       r->counts[0]++;
@@ -657,12 +664,12 @@ static void partition(run_t *r, const char *dir) {
     for (int i = 0; gone && i < 3 * MARGIN_US / 10000 && follows(1); i++)
       nap_ms(10);
     int frozen = follows(1);
-    kill(r->procs[0].pid, SIGCONT);
+    long long t1 = continue_worker(r->procs[0].pid);
+    add_fault(r, r->procs[0].pid, 0, t0, t1);
     printf("partition: worker 0 (%d) stopped at %lld us next after %s, zk1 "
            "cut at %lld us, worker 0 continued at %lld us, its node %s on the "
-           "leader, zk1 %s\n", r->procs[0].pid, t0, first, cut, now_us(),
+           "leader, zk1 %s\n", r->procs[0].pid, t0, first, cut, t1,
            gone ? "gone" : "still there", frozen ? "still following" : "gave up");
-    add_fault(r, r->procs[0].pid, 0, t0, now_us());
     r->counts[9]++;
     nap_ms(pick(r, SESSION_MS));
   } else {
@@ -793,8 +800,7 @@ static void nemesis(run_t *r) {
     long long t0 = now_us();
     kill(r->procs[i].pid, SIGSTOP);
     nap_ms(ms);
-    kill(r->procs[i].pid, SIGCONT);
-    add_fault(r, r->procs[i].pid, 0, t0, now_us());
+    add_fault(r, r->procs[i].pid, 0, t0, continue_worker(r->procs[i].pid));
     r->counts[2]++;
   } else if (what < 82) { /* a server (half the time the leader) crashes */
     char leader[16] = "1";

@@ -58,6 +58,7 @@ typedef struct helper {
   const char *hold;     /* the prefix of its hold lines */
   int64_t stopped_ms, continued_ms;
   unsigned long long down; /* bytes the proxy had sent B when it stopped */
+  int logged;           /* its LOG lines read (ZKT_HOLDER_LOG) */
 } helper_t;
 
 static helper_t B;
@@ -131,6 +132,7 @@ static void b_spawn_holder(const char *mode, const char *path,
   unsetenv("ZKT_HOLDER_MODE");
   unsetenv("ZKT_HOLDER_COUNT");
   B.live = 1;
+  B.logged = 0;
   B.hold = "HELD ";
   b_read_session();
 }
@@ -162,6 +164,7 @@ static int b_line(char *line, size_t len, int wait_ms) {
     return 0;
   }
   printf("B: %s\n", line);
+  B.logged += strncmp(line, "LOG ", 4) == 0;
   return 1;
 }
 
@@ -932,12 +935,16 @@ static void stopped_sem_lease_waiter(void **state) {
  * passes it on and holds everything after it. The round's answers, which
  * show room for B's lease, wait in B's socket while its session expires
  * and C takes the lease. Continued, B reads them first: a round sent
- * before its session expired proves nothing now, and B must read again. */
+ * before its session expired proves nothing now, and B must read again,
+ * as it says (its log's line, without which the case proves nothing: B
+ * may have learnt of its connection's end first). */
 static void stopped_sem_lease_reader(void **state) {
   (void)state;
   char locks[NODE_LEN], leases[NODE_LEN], cmd[64], line[256];
   worker_t *a, *c;
+  setenv("ZKT_HOLDER_LOG", "old: reading again", 1);
   sem_lease_wait(&a, &c, locks, leases);
+  unsetenv("ZKT_HOLDER_LOG");
 
   snprintf(cmd, sizeof cmd, "stop-at-get 1 %d", (int)B.p.pid);
   zkt_proxy_cmd(&proxy, cmd);
@@ -948,6 +955,7 @@ static void stopped_sem_lease_reader(void **state) {
   b_expired();
   OK(worker_result(c));
   b_judged(locks, c, 1);
+  assert_true(B.logged > 0); /* the stale round refused, not only cut */
 }
 
 /* The leader recipes: A leads, B (a latch or a selector) is next, C after

@@ -23,11 +23,11 @@
  *                         and prints "STALLED" (asynchronous line; 0
  *                         disarms):
  *                         the client's next request meets the silence
- *   stop-at-get N PID     the same for the Nth data read (opcode 4), and
- *                         before its reply passes the proxy stops process
- *                         PID (SIGSTOP): the reply waits in the socket of
- *                         a client that cannot read it yet, and nothing
- *                         after it follows (0 disarms)
+ *   stop-at-get N PID     as stall-after-create for the Nth data read
+ *                         (opcode 4) from now, and before its reply passes
+ *                         the proxy stops process PID (SIGSTOP): the reply
+ *                         waits in the socket of a client that cannot read
+ *                         it yet, and nothing after it follows (0 disarms)
  *   stats                 "STATS conns=<open> accepted=<total> cuts=<total>
  *                         up=<bytes> down=<bytes>"
  * cuts counts connections closed by `cut` and by cut-after-create; up and
@@ -81,7 +81,9 @@ struct conn {
   size_t nxids, capxids;
   bool stall_set;  /* stall-after-create: the create whose reply stalls */
   int32_t stall_xid;
-  pid_t stop_pid;  /* stop-at-get: stopped before that reply passes */
+  bool stop_set;   /* stop-at-get: the data read whose reply stops... */
+  int32_t stop_xid;
+  pid_t stop_pid;  /* ...this process before it passes */
   bool hold_at_end; /* that reply is passing */
   bool holding;    /* it passed: scan no further, stall once it is written */
 };
@@ -161,8 +163,8 @@ static void note_request(struct conn *c, int32_t xid, int32_t type) {
     c->stall_xid = xid;
   }
   if (type == 4 && stop_countdown > 0 && --stop_countdown == 0) {
-    c->stall_set = true;
-    c->stall_xid = xid;
+    c->stop_set = true;
+    c->stop_xid = xid;
     c->stop_pid = stop_pid;
   }
   if (armed <= 0 || !is_armed_type(type)) return;
@@ -232,9 +234,11 @@ static bool scan(struct conn *c, int i) {
       return false;
     } else if (hdr && c->stall_set && (int32_t)be32(p + 4) == c->stall_xid) {
       c->stall_set = false;
-      if (c->stop_pid > 0) kill(c->stop_pid, SIGSTOP); /* before it passes */
-      c->stop_pid = 0;
       c->hold_at_end = true; /* this reply passes, then the stall */
+    } else if (hdr && c->stop_set && (int32_t)be32(p + 4) == c->stop_xid) {
+      c->stop_set = false;
+      kill(c->stop_pid, SIGSTOP); /* before the reply passes */
+      c->hold_at_end = true;
     }
     f->first = false;
     f->left = 4 + (size_t)len;
@@ -476,6 +480,7 @@ static void command(char *line) {
     }
     stop_countdown = v;
     stop_pid = (pid_t)pid;
+    for (size_t i = 0; v == 0 && i < nconns; i++) conns[i]->stop_set = false;
     say("OK %s %ld %ld", cmd, v, pid);
   } else if (n == 1 && strcmp(cmd, "stats") == 0) {
     say("STATS conns=%zu accepted=%lu cuts=%lu up=%llu down=%llu", live_conns(),
