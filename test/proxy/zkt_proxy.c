@@ -42,6 +42,7 @@
 #define _GNU_SOURCE /* accept4 */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -426,6 +427,15 @@ static void sweep(void) {
   nconns = k;
 }
 
+/* s as a whole decimal number in [min, max] (min >= 0), or -1. */
+static long number(const char *s, long min, long max) {
+  char *end;
+  errno = 0;
+  long v = strtol(s, &end, 10);
+  if (errno || *end || end == s || v < min || v > max) return -1;
+  return v;
+}
+
 static void command(char *line) {
   char *tok[4];
   int n = 0;
@@ -450,10 +460,8 @@ static void command(char *line) {
     say("OK refuse %s", tok[1]);
   } else if (n == 2 && (strcmp(cmd, "cut-after-create") == 0 ||
                          strcmp(cmd, "cut-after-list") == 0)) {
-    char *endp;
-    errno = 0;
-    long v = strtol(tok[1], &endp, 10);
-    if (errno || *endp || endp == tok[1] || v < 0) {
+    long v = number(tok[1], 0, LONG_MAX);
+    if (v < 0) {
       say("ERR bad count: %s", tok[1]);
       return;
     }
@@ -461,20 +469,16 @@ static void command(char *line) {
     armed_lists = strcmp(cmd, "cut-after-list") == 0;
     say("OK %s %ld", cmd, v);
   } else if (n == 2 && strcmp(cmd, "stall-after-create") == 0) {
-    char *endp;
-    errno = 0;
-    long v = strtol(tok[1], &endp, 10);
-    if (errno || *endp || endp == tok[1] || v < 0) {
+    long v = number(tok[1], 0, LONG_MAX);
+    if (v < 0) {
       say("ERR bad count: %s", tok[1]);
       return;
     }
     stall_countdown = v;
     say("OK %s %ld", cmd, v);
   } else if (n == 3 && strcmp(cmd, "stop-at-get") == 0) {
-    char *endp, *endq;
-    errno = 0;
-    long v = strtol(tok[1], &endp, 10), pid = strtol(tok[2], &endq, 10);
-    if (errno || *endp || endp == tok[1] || v < 0 || *endq || pid <= 0) {
+    long v = number(tok[1], 0, LONG_MAX), pid = number(tok[2], 1, INT_MAX);
+    if (v < 0 || pid < 0) {
       say("ERR bad count or pid: %s %s", tok[1], tok[2]);
       return;
     }
@@ -518,11 +522,7 @@ static bool read_commands(void) {
 }
 
 static int parse_port(const char *s, bool zero_ok) {
-  char *end;
-  errno = 0;
-  long v = strtol(s, &end, 10);
-  if (errno || *end || end == s || v < (zero_ok ? 0 : 1) || v > 65535) return -1;
-  return (int)v;
+  return (int)number(s, zero_ok ? 0 : 1, 65535);
 }
 
 int main(int argc, char **argv) {
