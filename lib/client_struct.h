@@ -88,6 +88,10 @@ struct zkc_client {
   int dispatching;            /* the maintenance thread is calling them */
   pthread_t maint;
   int maint_started;
+  /* When the maintenance thread, asleep on state_cv, will wake by itself
+   * (ZKC__FOREVER: never); 0 while it runs, and will look at everything
+   * again before it sleeps. A guard due later needs no wake-up (guard.c). */
+  int64_t maint_sleeps_until;
   int64_t janitor_retry_at; /* backoff after a failed delete */
   int janitor_attempt;
   int active_calls; /* blocking calls in progress (close waits for them) */

@@ -126,6 +126,15 @@ static int add(zkc_client_t *c, const char *path, int64_t session_id,
                zkc__guard_fn fn, zkc__guard_fn revoked_fn, void *ctx,
                int32_t told_version, int held, uint64_t *id);
 
+/* A guard falls due at `at`: the maintenance thread is woken only if it
+ * sleeps past that (client_struct.h), so that the guard of each grant, due
+ * in GUARD_DELAY_MS and mostly removed before, does not wake it per grant.
+ * Caller holds c->mu. */
+static void due_locked(zkc_client_t *c, int64_t at) {
+  if (c->maint_sleeps_until != 0 && at < c->maint_sleeps_until)
+    pthread_cond_broadcast(&c->state_cv);
+}
+
 int zkc__guard_add(zkc_client_t *c, const char *path, int64_t session_id,
                    zkc__guard_fn fn, void *ctx, uint64_t *id) {
   return add(c, path, session_id, fn, NULL, ctx, -1, 0, id);
@@ -162,7 +171,7 @@ static int add(zkc_client_t *c, const char *path, int64_t session_id,
   pthread_mutex_lock(&c->mu);
   g->id = ++c->next_guard_id;
   int added = ZKC__HASH_ADD_U64(c->guards, id, g);
-  if (added) pthread_cond_broadcast(&c->state_cv); /* a new wake-up time */
+  if (added) due_locked(c, g->arm_at);
   pthread_mutex_unlock(&c->mu);
   if (!added) {
     free(g->path);
@@ -178,7 +187,7 @@ void zkc__guard_start(zkc_client_t *c, uint64_t id) {
   zkc__guard_t *g = find_locked(c, id);
   if (g != NULL && !g->armed && g->arm_at == ZKC__FOREVER) {
     g->arm_at = zkc__now_ms() + GUARD_DELAY_MS;
-    pthread_cond_broadcast(&c->state_cv); /* a new wake-up time */
+    due_locked(c, g->arm_at);
   }
   pthread_mutex_unlock(&c->mu);
 }

@@ -117,7 +117,9 @@ static void *maint_main(void *arg) {
     if (retry < wake) wake = retry;
     int64_t check = zkc__guard_next_locked(c);
     if (check < wake) wake = check;
+    c->maint_sleeps_until = wake;
     zkc__cond_wait_until(&c->state_cv, &c->mu, wake);
+    c->maint_sleeps_until = 0;
   }
   pthread_mutex_unlock(&c->mu);
   return NULL;
