@@ -41,23 +41,30 @@ static void op_end(zkc__op_t **op) {
 int zkc__qrun_ops(zkc__qrun_t *r, zkc__op_t **ops) {
   int n = 0;
   switch (r->st) {
-    case Q_LISTING:
-      ops[n++] = r->list;
-      if (r->op) ops[n++] = r->op;       /* its sync */
-      if (r->watch) ops[n++] = r->watch; /* the read of `also` */
+    case Q_CREATING: /* the create, and the read pipelined behind it */
+      if (r->list) ops[n++] = r->list;
+      ops[n++] = r->op;
       break;
-    case Q_WATCHING:
+    case Q_LISTING: /* the sync, the read, then the read of `also` */
+      if (r->watch) ops[n++] = r->watch;
+      ops[n++] = r->list;
+      if (r->op) ops[n++] = r->op;
+      break;
+    case Q_WATCHING: /* the sync, our own node's watch, the blocker's */
       ops[n++] = r->watch;
       if (r->op) ops[n++] = r->op;
-      if (r->list) ops[n++] = r->list; /* the sync before them */
+      if (r->list) ops[n++] = r->list;
+      break;
+    case Q_CONFIRMING: /* the sync, our stat, a vouched run's own node's */
+      if (r->watch) ops[n++] = r->watch;
+      ops[n++] = r->op;
+      ops[n++] = r->list;
       break;
     case Q_SEARCHING: /* the sync, then the read behind it */
-    case Q_CONFIRMING: /* the sync, then our node's (or voucher's) stat */
-      ops[n++] = r->list;
       ops[n++] = r->op;
-      if (r->watch) ops[n++] = r->watch; /* a vouched run's own node */
+      ops[n++] = r->list;
       break;
-    case Q_CREATING: case Q_PARENTING: case Q_ADOPTING: case Q_REMOVING:
+    case Q_PARENTING: case Q_ADOPTING: case Q_REMOVING:
       ops[n++] = r->op;
       break;
     default: break;
@@ -409,7 +416,15 @@ static void grant(zkc__qrun_t *r) {
  * Answered, they show the ensemble's state at r->sent or later. A round
  * that is not sole sends the sync too: the read after its wake-up then
  * needs none while r->sent is fresh, and the hand-off waits for one round
- * trip, not a sync's trip to the leader as well. */
+ * trip, not a sync's trip to the leader as well.
+ * The sync is sent even while our create (a pass through the leader too)
+ * is fresh: the create proves the session alive, but not that the server
+ * has applied what came after it. An outsider's delete of our node after
+ * the create, unseen by a lagging or cut-off follower, would let the
+ * watches (ours "there", the blocker gone) or the read after them grant on
+ * a node already gone, beside the next waiter; behind the sync the server
+ * shows every delete before the round (a review found that grant when the
+ * round rested on the create). */
 static void watch_round(zkc__qrun_t *r, char *pred, int sole) {
   r->pred = pred;
   r->watch = op_new(r);
@@ -471,7 +486,13 @@ static void round_leave(zkc__qrun_t *r, int remove) {
  * every writer queued after it while our read node, carrying its sequence,
  * does; so our read node's stat goes with it (in r->watch), behind the
  * same sync: a read node deleted by an outsider is no hold, whatever the
- * write node shows. */
+ * write node shows.
+ * The stat never rides on the round's sync, as list_on_round_sync's read
+ * does: the deletes that cleared the view came as events, which do not
+ * move the client's last seen zxid, so a server reconnected to may be
+ * behind them, and behind an outsider's delete of our node before them;
+ * its stat would show our node there, where its read of the queue would
+ * show the blocker there too (a review found that grant). */
 static void confirm(zkc__qrun_t *r) {
   op_drop(r, &r->list);
   op_drop(r, &r->op);

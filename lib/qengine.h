@@ -159,7 +159,9 @@ zkc__qneed_t zkc__qrun_step(zkc__qrun_t *r);
 #define ZKC__QRUN_OPS_MAX 3
 
 /* ZKC__QN_REPLY: the requests awaited (up to ZKC__QRUN_OPS_MAX written to
- * ops); and the
+ * ops, the last sent first: a session's answers come in the order of its
+ * requests, so a driver that waits for them in this order is woken once,
+ * by the last answer, not by each); and the
  * driver's verdict that they are unanswered at the limit: they are given
  * up and the run ends with ZKC_ETIMEDOUT (its node, made or perhaps being
  * made, deleted in the background). */
