@@ -36,6 +36,7 @@
 
 #define W_SESSION_MS 1000 /* the ensemble's least: 2 ticks of 500 ms */
 #define SESSION_MS 4000
+#define LONG_SESSION_MS 10000 /* the ensemble's most: 20 ticks */
 #define ATTEMPTS 3
 
 typedef struct part {
@@ -190,6 +191,30 @@ static int leader_now(void) {
   return atoi(out);
 }
 
+/* W let go with sig (continued, or out of its park) while F, cut off,
+ * answers from its frozen view, and a moment after: it must not report a
+ * hold beside C (`on`: on what it would have been granted). Then F
+ * rejoins, C lets go, and W (on a new session, or queued again) may hold
+ * only after C. */
+static void let_w_go(int sig, int F, const char *on) {
+  assert_int_equal(kill(W.p.pid, sig), 0);
+  W.parked = 0;
+  int64_t end = zkt_now_ms() + zkt_ms(6000);
+  while (zkt_now_ms() < end && follows(F)) drain(&W, 100);
+  drain(&W, (int)zkt_ms(500));
+  if (W.held)
+    fail_msg("W was granted beside C (token %lld) through zk%d, cut off from "
+             "the leader%s: two holders", C.token, F, on);
+
+  if (zkt_ensemble(NULL, 0, "rejoin %d", F) != 0) fail_msg("rejoin failed");
+  long long c_token = C.token;
+  finish(&C);
+  if (await_hold(&W, zkt_ms(30000)) && W.token <= c_token)
+    fail_msg("W's later hold has token %lld, not after C's %lld", W.token,
+             c_token);
+  finish(&W);
+}
+
 /* One attempt; 1 when it was conclusive (W continued while F still
  * followed in its own eyes). With `at_round`, W's acquiring thread is held
  * where its round on A starts, before the round's watches are sent
@@ -244,31 +269,16 @@ static int attempt(const char *mode, int n, int at_round) {
          "%s\n", (long long)(zkt_now_ms() - cut),
          alive_at_cut ? "alive" : "already gone", F,
          follows(F) ? "still follows: W continued now" : "gave up already");
-  assert_int_equal(kill(W.p.pid, at_round ? SIGUSR1 : SIGCONT), 0);
-  W.parked = 0;
-  /* While F answers from its frozen view, and a moment after. */
-  int64_t end = zkt_now_ms() + zkt_ms(6000);
-  while (zkt_now_ms() < end && follows(F)) drain(&W, 100);
-  drain(&W, (int)zkt_ms(500));
-  if (W.held)
-    fail_msg("W was granted beside C (token %lld) through zk%d, cut off from "
-             "the leader: two holders", C.token, F);
-
-  if (zkt_ensemble(NULL, 0, "rejoin %d", F) != 0) fail_msg("rejoin failed");
-  long long c_token = C.token;
-  finish(&C);
-  /* W goes on: on a new session, after C, or it gave up. */
-  if (await_hold(&W, zkt_ms(30000)) && W.token <= c_token)
-    fail_msg("W's later hold has token %lld, not after C's %lld", W.token,
-             c_token);
-  finish(&W);
+  let_w_go(at_round ? SIGUSR1 : SIGCONT, F, "");
   return conclusive;
 }
 
-static void cut_follower_at(const char *mode, int at_round) {
+/* An attempt (mode, its number, at_round) made until one is conclusive. */
+typedef int (*attempt_fn)(const char *mode, int n, int at_round);
+static void until_conclusive(attempt_fn fn, const char *mode, int at_round) {
   int conclusive = 0;
   for (int n = 1; n <= ATTEMPTS && !conclusive; n++) {
-    conclusive = attempt(mode, n, at_round);
+    conclusive = fn(mode, n, at_round);
     if (!conclusive && zkt_restore_ensemble() != 0)
       fail_msg("the ensemble did not come back");
   }
@@ -277,7 +287,98 @@ static void cut_follower_at(const char *mode, int at_round) {
              "continued: nothing was shown", ATTEMPTS);
 }
 
+static void cut_follower_at(const char *mode, int at_round) {
+  until_conclusive(attempt, mode, at_round);
+}
+
 static void cut_follower(const char *mode) { cut_follower_at(mode, 0); }
+
+/* A superuser session on server s alone, for the outsider's delete. */
+static zhandle_t *outsider_on(int s) {
+  zhandle_t *zh = zookeeper_init2(server_at(s), zkt_no_watch, SESSION_MS,
+                                  NULL, NULL, ZOO_NO_LOG_CLIENTENV, NULL);
+  if (zh == NULL) fail_msg("no session on zk%d", s);
+  zoo_add_auth(zh, "digest", ZKT_SUPER_DIGEST,
+               (int)strlen(ZKT_SUPER_DIGEST), NULL, NULL);
+  int64_t end = zkt_now_ms() + zkt_ms(10000);
+  while (zoo_state(zh) != ZOO_CONNECTED_STATE && zkt_now_ms() < end)
+    usleep(5000);
+  if (zoo_state(zh) != ZOO_CONNECTED_STATE) fail_msg("no session on zk%d", s);
+  return zh;
+}
+
+/* Deletes, through zh, the child of path owned by session sid. */
+static void delete_node_of(zhandle_t *zh, const char *path, int64_t sid) {
+  struct String_vector kids = {0, NULL};
+  assert_int_equal(zoo_get_children(zh, path, 0, &kids), ZOK);
+  int deleted = 0;
+  for (int i = 0; i < kids.count && !deleted; i++) {
+    char node[1100];
+    struct Stat st;
+    snprintf(node, sizeof node, "%s/%s", path, kids.data[i]);
+    if (zoo_exists(zh, node, 0, &st) == ZOK && st.ephemeralOwner == sid) {
+      assert_int_equal(zoo_delete(zh, node, -1), ZOK);
+      printf("outsider deleted %s\n", node);
+      deleted = 1;
+    }
+  }
+  deallocate_String_vector(&kids);
+  if (!deleted) fail_msg("no node of session 0x%llx under %s",
+                         (unsigned long long)sid, path);
+}
+
+/* W held before its round's watches, its session alive throughout (10 s,
+ * the servers' longest), its node deleted by an outsider after F, W's only
+ * server, applied A's release and was cut off. C, next behind W, is
+ * granted. Let go, W sends its round to F, whose frozen state shows A gone
+ * and W's node there: granted on those answers, W would hold beside C on
+ * a node already gone. Behind the round's sync F answers nothing. (A
+ * round resting on W's create, fresh and a pass through the leader, was
+ * reviewed to make exactly this grant: the create proves the session
+ * alive, not that F has applied what came after it.) */
+static int deleted_attempt(const char *mode, int n, int at_round) {
+  (void)at_round; /* always held at its round */
+  char leaf[32];
+  snprintf(leaf, sizeof leaf, "dlock%d", n);
+  const char *path = zkt_path(leaf);
+  int L = leader_now(), F = L % 3 + 1, G = F % 3 + 1;
+  printf("attempt %d: leader zk%d, W on follower zk%d, A, C and the "
+         "outsider on zk%d\n", n, L, F, G);
+  spawn(&A, "A", mode, G, path, SESSION_MS);
+  if (!await_hold(&A, zkt_ms(15000))) fail_msg("A was not granted");
+  setenv("ZKT_HOLDER_PARK_AT_ROUND", "1", 1);
+  spawn(&W, "W", mode, F, path, LONG_SESSION_MS);
+  unsetenv("ZKT_HOLDER_PARK_AT_ROUND");
+  W.parked = 1;
+  char line[256];
+  if (!zkt_expect(&W.p, "ROUND", line, sizeof line, zkt_ms(10000)))
+    fail_msg("W never reached its round");
+  spawn(&C, "C", mode, G, path, SESSION_MS);
+  if (!zkt_await(watching, &C, zkt_ms(10000))) fail_msg("C never waited");
+  zhandle_t *outsider = outsider_on(G);
+
+  let_go(&A);
+  caught_up_t cu = {F, server_zxid(L)};
+  if (!zkt_await(has_applied, &cu, zkt_ms(10000)))
+    fail_msg("zk%d never applied A's release", F);
+  if (zkt_ensemble(NULL, 0, "isolate %d", F) != 0) fail_msg("isolate failed");
+  int64_t cut = zkt_now_ms();
+  delete_node_of(outsider, path, W.sid);
+  if (!await_hold(&C, zkt_ms(15000))) fail_msg("C was not granted");
+  int conclusive = follows(F);
+  printf("C granted %lld ms after the cut; zk%d %s\n",
+         (long long)(zkt_now_ms() - cut), F,
+         conclusive ? "still follows: W let go now" : "gave up already");
+  zookeeper_close(outsider);
+  let_w_go(SIGUSR1, F, ", on its node an outsider had deleted");
+  finish(&A);
+  return conclusive;
+}
+
+static void mutex_waiter_node_deleted_before_its_watches(void **state) {
+  (void)state;
+  until_conclusive(deleted_attempt, "mutex", 1);
+}
 
 /* The holder's side: H holds on F alone and reads the data its lock
  * protects with zkc_mutex_fenced_get. F is cut off; the leader expires H's
@@ -403,6 +504,8 @@ int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_teardown(mutex_waiter_on_cut_follower, partition_teardown),
       cmocka_unit_test_teardown(mutex_waiter_held_before_its_watches,
+                                partition_teardown),
+      cmocka_unit_test_teardown(mutex_waiter_node_deleted_before_its_watches,
                                 partition_teardown),
       cmocka_unit_test_teardown(writer_on_cut_follower, partition_teardown),
       cmocka_unit_test_teardown(async_waiter_on_cut_follower, partition_teardown),
