@@ -307,8 +307,7 @@ void zkt_no_watch(zhandle_t *zh, int type, int state, const char *path,
   (void)zh, (void)type, (void)state, (void)path, (void)ctx;
 }
 
-/* A superuser session on server n alone (waits until connected). */
-static zhandle_t *open_on_server(int server) {
+zhandle_t *zkt_raw_on(int server) {
   char hosts[512], *save = NULL;
   const char *cs = zkt_connect();
   snprintf(hosts, sizeof hosts, "%.*s", (int)strcspn(cs, "/"), cs);
@@ -336,7 +335,7 @@ void zkt_deny_delete(const char *path, int deny) {
   struct ACL_vector acl = {1, no_delete};
   int leader = leader_server();
   if (leader == 0) fail_msg("no server leads: cannot set the ACL of %s", path);
-  zhandle_t *zh = open_on_server(leader);
+  zhandle_t *zh = zkt_raw_on(leader);
   int rc = zoo_set_acl(zh, path, -1, deny ? &acl : &ZOO_OPEN_ACL_UNSAFE);
   zookeeper_close(zh);
   assert_int_equal(rc, ZOK);

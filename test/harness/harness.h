@@ -53,6 +53,10 @@ const char *zkt_path(const char *leaf);
  * Opened once per process. */
 zhandle_t *zkt_raw(void);
 
+/* A superuser session of its own on server n (1-3 of the connect string)
+ * alone, connected; the caller closes it (zookeeper_close). */
+zhandle_t *zkt_raw_on(int server);
+
 /* An outsider's EPHEMERAL_SEQUENTIAL node "<parent>/<name><seq>", empty,
  * made through zkt_raw(); its path into out (len bytes). Fails the test
  * when the server refuses. */

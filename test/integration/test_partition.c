@@ -191,6 +191,25 @@ static int leader_now(void) {
   return atoi(out);
 }
 
+/* W, in `mode` on server F alone, queued behind A: with at_round held
+ * where its round starts, before the round's watches are sent (none of
+ * its yet), else waiting on its watches. */
+static void spawn_w(const char *mode, int F, const char *path, int session_ms,
+                    int at_round) {
+  if (at_round) setenv("ZKT_HOLDER_PARK_AT_ROUND", "1", 1);
+  spawn(&W, "W", mode, F, path, session_ms);
+  unsetenv("ZKT_HOLDER_PARK_AT_ROUND");
+  char line[256];
+  if (at_round) {
+    W.parked = 1;
+    if (!zkt_expect(&W.p, "ROUND", line, sizeof line, zkt_ms(10000)))
+      fail_msg("W never reached its round");
+    assert_int_equal(zkt_session_watches(W.sid, NULL, 0), 0);
+  } else if (!zkt_await(watching, &W, zkt_ms(10000))) {
+    fail_msg("W never waited");
+  }
+}
+
 /* W let go with sig (continued, or out of its park) while F, cut off,
  * answers from its frozen view, and a moment after: it must not report a
  * hold beside C (`on`: on what it would have been granted). Then F
@@ -232,18 +251,7 @@ static int attempt(const char *mode, int n, int at_round) {
   spawn(&A, "A", mode, G, path, SESSION_MS);
   if (!await_hold(&A, zkt_ms(15000))) fail_msg("A was not granted");
   int st = 0;
-  if (at_round) setenv("ZKT_HOLDER_PARK_AT_ROUND", "1", 1);
-  spawn(&W, "W", mode, F, path, W_SESSION_MS);
-  unsetenv("ZKT_HOLDER_PARK_AT_ROUND");
-  char line[256];
-  if (at_round) { /* held at its round: no watch of its yet */
-    W.parked = 1;
-    if (!zkt_expect(&W.p, "ROUND", line, sizeof line, zkt_ms(10000)))
-      fail_msg("W never reached its round");
-    assert_int_equal(zkt_session_watches(W.sid, NULL, 0), 0);
-  } else if (!zkt_await(watching, &W, zkt_ms(10000))) {
-    fail_msg("W never waited");
-  }
+  spawn_w(mode, F, path, W_SESSION_MS, at_round);
   spawn(&C, "C", mode, G, path, SESSION_MS);
   if (!zkt_await(watching, &C, zkt_ms(10000))) fail_msg("C never waited");
   assert_int_equal(W.held + C.held, 0);
@@ -293,20 +301,6 @@ static void cut_follower_at(const char *mode, int at_round) {
 
 static void cut_follower(const char *mode) { cut_follower_at(mode, 0); }
 
-/* A superuser session on server s alone, for the outsider's delete. */
-static zhandle_t *outsider_on(int s) {
-  zhandle_t *zh = zookeeper_init2(server_at(s), zkt_no_watch, SESSION_MS,
-                                  NULL, NULL, ZOO_NO_LOG_CLIENTENV, NULL);
-  if (zh == NULL) fail_msg("no session on zk%d", s);
-  zoo_add_auth(zh, "digest", ZKT_SUPER_DIGEST,
-               (int)strlen(ZKT_SUPER_DIGEST), NULL, NULL);
-  int64_t end = zkt_now_ms() + zkt_ms(10000);
-  while (zoo_state(zh) != ZOO_CONNECTED_STATE && zkt_now_ms() < end)
-    usleep(5000);
-  if (zoo_state(zh) != ZOO_CONNECTED_STATE) fail_msg("no session on zk%d", s);
-  return zh;
-}
-
 /* Deletes, through zh, the child of path owned by session sid. */
 static void delete_node_of(zhandle_t *zh, const char *path, int64_t sid) {
   struct String_vector kids = {0, NULL};
@@ -337,7 +331,6 @@ static void delete_node_of(zhandle_t *zh, const char *path, int64_t sid) {
  * reviewed to make exactly this grant: the create proves the session
  * alive, not that F has applied what came after it.) */
 static int deleted_attempt(const char *mode, int n, int at_round) {
-  (void)at_round; /* always held at its round */
   char leaf[32];
   snprintf(leaf, sizeof leaf, "dlock%d", n);
   const char *path = zkt_path(leaf);
@@ -346,16 +339,10 @@ static int deleted_attempt(const char *mode, int n, int at_round) {
          "outsider on zk%d\n", n, L, F, G);
   spawn(&A, "A", mode, G, path, SESSION_MS);
   if (!await_hold(&A, zkt_ms(15000))) fail_msg("A was not granted");
-  setenv("ZKT_HOLDER_PARK_AT_ROUND", "1", 1);
-  spawn(&W, "W", mode, F, path, LONG_SESSION_MS);
-  unsetenv("ZKT_HOLDER_PARK_AT_ROUND");
-  W.parked = 1;
-  char line[256];
-  if (!zkt_expect(&W.p, "ROUND", line, sizeof line, zkt_ms(10000)))
-    fail_msg("W never reached its round");
+  spawn_w(mode, F, path, LONG_SESSION_MS, at_round);
   spawn(&C, "C", mode, G, path, SESSION_MS);
   if (!zkt_await(watching, &C, zkt_ms(10000))) fail_msg("C never waited");
-  zhandle_t *outsider = outsider_on(G);
+  zhandle_t *outsider = zkt_raw_on(G);
 
   let_go(&A);
   caught_up_t cu = {F, server_zxid(L)};
