@@ -330,6 +330,8 @@ static void delete_node_of(zhandle_t *zh, const char *path, int64_t sid) {
  * round resting on W's create, fresh and a pass through the leader, was
  * reviewed to make exactly this grant: the create proves the session
  * alive, not that F has applied what came after it.) */
+static zhandle_t *outsider; /* the attempt's, until it closes it */
+
 static int deleted_attempt(const char *mode, int n, int at_round) {
   char leaf[32];
   snprintf(leaf, sizeof leaf, "dlock%d", n);
@@ -342,7 +344,7 @@ static int deleted_attempt(const char *mode, int n, int at_round) {
   spawn_w(mode, F, path, LONG_SESSION_MS, at_round);
   spawn(&C, "C", mode, G, path, SESSION_MS);
   if (!zkt_await(watching, &C, zkt_ms(10000))) fail_msg("C never waited");
-  zhandle_t *outsider = zkt_raw_on(G);
+  outsider = zkt_raw_on(G);
 
   let_go(&A);
   caught_up_t cu = {F, server_zxid(L)};
@@ -357,6 +359,7 @@ static int deleted_attempt(const char *mode, int n, int at_round) {
          (long long)(zkt_now_ms() - cut), F,
          conclusive ? "still follows: W let go now" : "gave up already");
   zookeeper_close(outsider);
+  outsider = NULL;
   let_w_go(SIGUSR1, F, ", on its node an outsider had deleted");
   finish(&A);
   return conclusive;
@@ -441,6 +444,8 @@ static void fenced_read_on_cut_follower(void **state) {
 }
 
 static int partition_teardown(void **state) {
+  if (outsider) zookeeper_close(outsider); /* a failure left it open */
+  outsider = NULL;
   finish(&A);
   finish(&W);
   finish(&C);
