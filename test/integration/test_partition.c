@@ -321,6 +321,10 @@ static void delete_node_of(zhandle_t *zh, const char *path, int64_t sid) {
                          (unsigned long long)sid, path);
 }
 
+/* The deleted-node case's outsider session, open until the attempt (or,
+ * after a failure, the teardown) closes it. */
+static zhandle_t *outsider;
+
 /* W held before its round's watches, its session alive throughout (10 s,
  * the servers' longest), its node deleted by an outsider after F, W's only
  * server, applied A's release and was cut off. C, next behind W, is
@@ -330,8 +334,6 @@ static void delete_node_of(zhandle_t *zh, const char *path, int64_t sid) {
  * round resting on W's create, fresh and a pass through the leader, was
  * reviewed to make exactly this grant: the create proves the session
  * alive, not that F has applied what came after it.) */
-static zhandle_t *outsider; /* the attempt's, until it closes it */
-
 static int deleted_attempt(const char *mode, int n, int at_round) {
   char leaf[32];
   snprintf(leaf, sizeof leaf, "dlock%d", n);
