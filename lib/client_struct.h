@@ -12,6 +12,7 @@
 #include <zookeeper/zookeeper.h>
 
 #include "hash.h"
+#include "renewal.h"
 #include "session_shared.h"
 #include "stats.h"
 #include "util.h"
@@ -83,6 +84,18 @@ struct zkc_client {
   int recreate;            /* LOST: a new handle is needed */
   int64_t recreate_at;     /* next attempt when opening one failed */
   int recreate_attempt;    /* failed attempts since the last success */
+  /* The session's renewal at the leader, proven by probes (renewal.h):
+   * live needs it; a lapse puts the client in SUSPENDED as a drop does. */
+  zkc__renewal_t renewal;
+  int64_t opened_boot_ms;  /* when the current handle was opened */
+  uint64_t conn_seq;       /* bumped by every CONNECTED event */
+  int probe_in_flight;     /* one probe at a time */
+  int64_t probe_sent;      /* boot ms */
+  uint64_t probe_gen;      /* the handle generation it went out on */
+  int64_t probe_retry_at;  /* boot ms: after a send refused at once */
+  int renewal_lapsed;      /* a lapse the public state has not shown yet */
+  atomic_uint_fast64_t probes; /* probes sent (tests read it) */
+  zkc__probed_fn probed;       /* told each probe's answer (ops.c) */
   zkc__event_t *events, **events_tail;
   zkc__listener_t *listeners; /* user listeners and recipe observers */
   int dispatching;            /* the maintenance thread is calling them */

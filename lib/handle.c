@@ -45,8 +45,12 @@ static void session_watcher(zhandle_t *zh, int type, int state,
   c->watch_epoch++;
   if (link == ZKC__LINK_CONNECTED) {
     const clientid_t *id = zoo_client_id(zh);
+    int64_t before = c->session_id;
     c->session_id = id ? id->client_id : 0;
     c->session_timeout_ms = zoo_recv_timeout(zh);
+    c->conn_seq++; /* a probe answered before is of another connection */
+    /* This handle's first session: created after the handle was opened. */
+    if (before == 0) zkc__probe_new_session_locked(c);
   } else if (link == ZKC__LINK_EXPIRED || link == ZKC__LINK_AUTH_FAILED) {
     if (link == ZKC__LINK_AUTH_FAILED) c->auth_failed = 1;
     c->session_dead = 1;
@@ -96,6 +100,7 @@ int zkc__handle_open(zkc_client_t *c) {
   c->link = ZKC__LINK_CONNECTING;
   c->session_id = 0;
   c->session_dead = 0;
+  zkc__probe_handle_opened_locked(c);
   /* A waiter that slept through the loss (session_dead set, then cleared
    * here) must still learn that its watch went with the old handle. */
   zkc__waiters_wake_all_locked(c);

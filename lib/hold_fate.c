@@ -68,3 +68,46 @@ void zkc__lost_tell(zkc_client_t *c, zkc__lstats_t *st, const char *kind,
              "reported", kind, path);
   zkc__lost_clear(l);
 }
+
+int zkc__release_code(zkc__session_fate_t fate) {
+  if (fate == ZKC__SESSION_GONE) return ZKC_ELOST;
+  return fate == ZKC__SESSION_LIVE ? ZKC_OK : ZKC_ECONNLOSS;
+}
+
+void zkc__released_push(zkc__released_list_t *l, int64_t token,
+                        int64_t session) {
+  if (l->n == l->cap) {
+    size_t cap = l->cap ? 2 * l->cap : 2;
+    zkc__released_t *v = realloc(l->v, cap * sizeof *v);
+    if (v == NULL) {
+      l->dropped = 1;
+      return;
+    }
+    l->v = v, l->cap = cap;
+  }
+  l->v[l->n++] = (zkc__released_t){token, session};
+}
+
+void zkc__released_on_state(zkc__released_list_t *l, zkc_state_t st,
+                            int64_t lost_session, int lost_on_suspended,
+                            zkc__lost_list_t *lost, zkc_lost_reason_t *why) {
+  size_t keep = 0;
+  for (size_t i = 0; i < l->n; i++) {
+    zkc_lost_reason_t w = *why;
+    zkc__hold_fate_t f = zkc__hold_fate_on_state(
+        st, lost_session, l->v[i].session, lost_on_suspended, &w);
+    if (f == ZKC__HOLD_LOST) {
+      zkc__lost_push(lost, l->v[i].token);
+      *why = w;
+    } else if (f == ZKC__HOLD_IN_DOUBT) {
+      l->v[keep++] = l->v[i];
+    } /* standing: its session lived on, the release was clean after all */
+  }
+  l->n = keep;
+}
+
+void zkc__released_clear(zkc__released_list_t *l) {
+  free(l->v);
+  l->v = NULL;
+  l->n = l->cap = 0;
+}

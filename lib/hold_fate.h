@@ -48,6 +48,38 @@ void zkc__lost_push(zkc__lost_list_t *l, int64_t token);
 /* Frees the tokens; the list is empty again. */
 void zkc__lost_clear(zkc__lost_list_t *l);
 
+/* ---- a hold released while in doubt ----
+ * A hold whose session is not proven live when it is released (the
+ * connection down, or the session's renewal at the leader not proven: a
+ * stop of this process past its session) may have been lost before. The
+ * release cannot report a clean end: it says ZKC_ECONNLOSS (in doubt) or
+ * ZKC_ELOST (the session known gone), and the recipe keeps the hold's
+ * token here until the session's fate is known, so that a loss learnt
+ * after the release is still told, once. */
+
+/* The release's code for a hold whose session's fate is `fate`. */
+int zkc__release_code(zkc__session_fate_t fate);
+
+typedef struct zkc__released {
+  int64_t token, session;
+} zkc__released_t;
+
+typedef struct zkc__released_list {
+  zkc__released_t *v;
+  size_t n, cap;
+  int dropped; /* out of memory: a released hold was not kept */
+} zkc__released_list_t;
+
+void zkc__released_push(zkc__released_list_t *l, int64_t token,
+                        int64_t session);
+/* What state st (zkc__hold_fate_on_state's arguments) does to the holds
+ * released in doubt: the lost ones move to `lost` (*why set), the ones a
+ * live state shows standing are forgotten, the rest stay. */
+void zkc__released_on_state(zkc__released_list_t *l, zkc_state_t st,
+                            int64_t lost_session, int lost_on_suspended,
+                            zkc__lost_list_t *lost, zkc_lost_reason_t *why);
+void zkc__released_clear(zkc__released_list_t *l);
+
 struct zkc__lstats; /* stats.h */
 
 /* The user's callback for one lost hold, adapted by the recipe. */

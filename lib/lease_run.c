@@ -319,6 +319,9 @@ static void grant(zkc__lrun_t *r) {
       return;
     case ZKC__SESSION_GONE: finish(r, ZKC_ELOST); return;
     default:
+      zkc__log(r->c, ZKC_LOG_DEBUG, "semaphore %s: the leases read showing "
+               "room rests on a session not live (or not proven renewed at "
+               "the leader): reading again once it is", r->how.path);
       r->st = L_CONNECT;
       r->after = L_SEND;
       return;

@@ -44,9 +44,9 @@ static void process_event_locked(zkc_client_t *c, const zkc__event_t *ev) {
     if (ev->session_id != c->public_session) {
       c->public_session = ev->session_id;
       transition_locked(c, ZKC_STATE_CONNECTED, 0);
-    } else if (!live(c->state)) {
+    } else if (!live(c->state) && zkc__renewed_locked(c)) {
       transition_locked(c, ZKC_STATE_RECONNECTED, 0);
-    }
+    } /* else back once a probe proves the session renewed (renewal_step) */
   } else if (s == ZKC__LINK_READ_ONLY) {
     if (c->state != ZKC_STATE_READ_ONLY)
       transition_locked(c, ZKC_STATE_READ_ONLY, 0);
@@ -58,6 +58,36 @@ static void process_event_locked(zkc_client_t *c, const zkc__event_t *ev) {
   } else if (live(c->state)) { /* connecting: the connection dropped */
     transition_locked(c, ZKC_STATE_SUSPENDED, 0);
   }
+}
+
+/* The session's renewal at the leader while connected (probe.c): a lapse
+ * puts the client in SUSPENDED, as a drop does, before the leader can have
+ * expired the session (holds in doubt, told so); the proof's return brings
+ * RECONNECTED. A lapse that a probe ended before this thread saw it is
+ * shown all the same. 1 when the state changed; else *wake lowered to the
+ * next lapse (monotonic ms). */
+static int renewal_step_locked(zkc_client_t *c, int64_t now, int64_t *wake) {
+  if (c->link != ZKC__LINK_CONNECTED || c->session_dead || c->recreate)
+    return 0;
+  int renewed = zkc__renewed_locked(c);
+  if (live(c->state) && (!renewed || c->renewal_lapsed)) {
+    zkc__log(c, ZKC_LOG_WARN, "the session's renewal at the leader is not "
+             "proven: suspended until it is");
+    c->renewal_lapsed = 0;
+    transition_locked(c, ZKC_STATE_SUSPENDED, 0);
+    return 1;
+  }
+  if (c->state == ZKC_STATE_SUSPENDED && renewed) {
+    c->renewal_lapsed = 0;
+    transition_locked(c, ZKC_STATE_RECONNECTED, 0);
+    return 1;
+  }
+  if (live(c->state)) {
+    int64_t at = now + (zkc__renewal_lapses_at(&c->renewal, c->session_timeout_ms) -
+                        zkc__boot_ms());
+    if (at < *wake) *wake = at;
+  }
+  return 0;
 }
 
 /* Replaces a lost session's handle. Called and returns with c->mu held. */
@@ -111,6 +141,8 @@ static void *maint_main(void *arg) {
       }
       if (c->recreate_at < wake) wake = c->recreate_at;
     }
+    if (renewal_step_locked(c, now, &wake)) continue;
+    if (zkc__probe_step_locked(c, &wake)) continue;
     if (zkc__guard_step_locked(c)) continue;
     if (zkc__janitor_step_locked(c)) continue;
     int64_t retry = zkc__janitor_next_locked(c);

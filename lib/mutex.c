@@ -89,6 +89,7 @@ int zkc_mutex_destroy(zkc_mutex_t *m) {
 int zkc__mutex_free(zkc_mutex_t *m) {
   int rc = zkc__recipe_detach(m->client, zkc__mutex_on_state, m);
   if (rc != ZKC_OK) return rc;
+  zkc__released_clear(&m->released); /* no callback after destroy */
   pthread_mutex_destroy(&m->mu);
   free(m->path);
   free(m);
@@ -227,6 +228,25 @@ int zkc_mutex_acquire(zkc_mutex_t *m) {
   return zkc_mutex_acquire_timeout(m, INT64_MAX);
 }
 
+/* A hold whose session is not proven live as it is released may have been
+ * lost before (a stop of this process past its session, a connection
+ * down): not a clean end. Its node is left to the janitor. ZKC_OK when the
+ * session is live. */
+static int release_in_doubt(zkc_mutex_t *m, hold_t *h) {
+  int rc = zkc__release_code(zkc__session_fate(m->client, h->held.session_id));
+  if (rc != ZKC_OK) zkc__janitor_add(m->client, h->held.node, NULL);
+  return rc;
+}
+
+/* A hold released lost or in doubt whose loss was not told yet (found by
+ * this thread's own call, or not learnt yet) is kept among the released in
+ * doubt until its session's fate is known (hold_fate.h): told once, even
+ * after the release. Caller holds m->mu. */
+static void keep_untold(zkc_mutex_t *m, const hold_t *h) {
+  if (!h->told)
+    zkc__released_push(&m->released, h->held.token, h->held.session_id);
+}
+
 /* zkc_mutex_release, or with `nowait` zkc_mutex_release_nowait. */
 static int release(zkc_mutex_t *m, int nowait) {
   if (m == NULL)
@@ -258,6 +278,8 @@ static int release(zkc_mutex_t *m, int nowait) {
   int32_t told = zkc__guard_told_version(c, h->guard);
   zkc__guard_remove(c, h->guard); /* before the delete it would report */
   h->guard = 0;
+  if (rc == ZKC_OK) rc = release_in_doubt(m, h);
+  int untold = rc == ZKC_ELOST || rc == ZKC_ECONNLOSS; /* before the delete */
   if (rc == ZKC_OK) {
     rc = nowait ? zkc__lock_delete_nowait(c, h->held.node)
                 : zkc__lock_delete(c, h->held.node);
@@ -272,6 +294,7 @@ static int release(zkc_mutex_t *m, int nowait) {
   }
   zkc__stats_released(m->st, h->granted_us, rc);
   pthread_mutex_lock(&m->mu);
+  if (untold) keep_untold(m, h);
   HASH_DELETE(hh, m->holds, h);
   m->users--;
   pthread_mutex_unlock(&m->mu); /* the last touch of m */

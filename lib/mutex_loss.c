@@ -62,6 +62,9 @@ void zkc__mutex_on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
       zkc__janitor_add(c, h->held.node, NULL);
     }
   }
+  /* Holds released in doubt: a loss learnt only now is told all the same. */
+  zkc__released_on_state(&m->released, st, lost_session, lost_on_suspended,
+                         &lost, &why);
   zkc_lost_fn fn = m->lost_fn;
   void *fn_ctx = m->lost_ctx;
   pthread_mutex_unlock(&m->mu);

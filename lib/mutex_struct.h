@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "hash.h"
+#include "hold_fate.h"
 #include "mutex_sides.h"
 #include "queue_nodes.h"
 #include "session.h"
@@ -45,6 +46,7 @@ struct zkc_mutex {
   zkc__side_t side;    /* set at create, never changes */
   zkc__lstats_t *st;   /* its stats record (NULL: out of memory) */
   zkc_mutex_t *twin;   /* the other side of a read-write lock, or NULL */
+  zkc__released_list_t released; /* released in doubt: a loss still told */
 };
 
 /* The calling thread's hold, or NULL. Caller holds m->mu. */

@@ -208,6 +208,25 @@ void zkc__submit_sync(zkc_client_t *c, zkc__op_t *op, const char *path) {
   ZKC__SUBMIT(c, op, zoo_async(zh, path, on_synced, op));
 }
 
+/* The answer of a renewal probe, told to the function its sender named
+ * (probe.c: the door calls nothing above it by name). The client is the
+ * context: it outlives its handles' callbacks. */
+static void on_probed(int zk_rc, const char *value, const void *data) {
+  (void)value;
+  zkc__mark_callback_thread();
+  zkc_client_t *c = (zkc_client_t *)data;
+  c->probed(c, zk_rc == ZOK);
+}
+
+int zkc__submit_probe(zkc_client_t *c, zkc__probed_fn fn) {
+  c->probed = fn;
+  pthread_rwlock_rdlock(&c->zh_lock);
+  int rc = c->zh != NULL ? zoo_async(c->zh, "/", on_probed, c) : ZCONNECTIONLOSS;
+  if (rc == ZOK) atomic_fetch_add(&c->probes, 1);
+  pthread_rwlock_unlock(&c->zh_lock);
+  return rc == ZOK ? ZKC_OK : zkc__zk_translate(c, rc);
+}
+
 void zkc__submit_set(zkc_client_t *c, zkc__op_t *op, const char *path,
                      const void *data, int len) {
   ZKC__SUBMIT(c, op,

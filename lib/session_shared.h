@@ -212,6 +212,21 @@ void zkc__submit_get_in_session(zkc_client_t *c, zkc__op_t *op,
 void zkc__submit_exists_in_session(zkc_client_t *c, zkc__op_t *op,
                                    const char *path, int64_t session_id);
 
+/* The session's renewal probes (probe.c; renewal.h says what they prove).
+ * zkc__renewed_locked: proven renewed now, with the margin to spare. The
+ * handle's open and a new session's first connection start the proof
+ * again; an answer feeds it; the maintenance thread sends the next probe
+ * when due (1: sent, outside the lock), else lowers *wake to then. */
+int zkc__renewed_locked(const zkc_client_t *c);
+void zkc__probe_handle_opened_locked(zkc_client_t *c);
+void zkc__probe_new_session_locked(zkc_client_t *c);
+void zkc__probe_answered(zkc_client_t *c, int ok);
+int zkc__probe_step_locked(zkc_client_t *c, int64_t *wake);
+/* The probe's sync on the live handle (ops.c): ZKC_OK once sent; its
+ * answer goes to fn (ok: 1 when the leader answered). One at a time. */
+typedef void (*zkc__probed_fn)(zkc_client_t *c, int ok);
+int zkc__submit_probe(zkc_client_t *c, zkc__probed_fn fn);
+
 /* A sync through the leader (ZKC__REQ_SYNC says what it proves). */
 void zkc__submit_sync(zkc_client_t *c, zkc__op_t *op, const char *path);
 

@@ -39,8 +39,12 @@ void zkc__call_leave(zkc_client_t *c) {
   pthread_mutex_unlock(&c->mu);
 }
 
+/* Connected, and the session proven renewed at the leader (probe.c): a
+ * connection alone may be a follower's cut off from it, or a session the
+ * leader is about to expire after a stall of this process. */
 int zkc__live_locked(const zkc_client_t *c) {
-  return c->link == ZKC__LINK_CONNECTED && !c->session_dead && !c->recreate;
+  return c->link == ZKC__LINK_CONNECTED && !c->session_dead && !c->recreate &&
+         zkc__renewed_locked(c);
 }
 
 int zkc__session_live(zkc_client_t *c) {

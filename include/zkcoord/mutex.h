@@ -132,7 +132,13 @@ ZKC_EXTERN int zkc_mutex_acquire_timeout(zkc_mutex_t *mutex,
  * hold the mutex; nothing changes), ZKC_EDEADLK (from a callback; nothing
  * changes), ZKC_ELOST (the hold had been lost, or its node was found
  * already gone by this release's delete: local state cleared, its node is
- * gone or being deleted), ZKC_ECLOSED (client closed: local state
+ * gone or being deleted), ZKC_ECONNLOSS (the hold was in doubt as it was
+ * released: the connection down, or the session's renewal at the leader
+ * not proven, as after a stop of this process; it may have been lost
+ * before this release, so the work done under it may have overlapped
+ * another holder's: local state cleared, the node deleted in the
+ * background while the session lives; a loss learnt later is still told
+ * to the lost callback, once, while the mutex exists), ZKC_ECLOSED (client closed: local state
  * cleared; the node went with the session), or the server's refusal of the
  * delete (ZKC_ENOAUTH: a parent ACL without DELETE): the node is still there,
  * so the thread still holds the lock and nothing changes; closing the
@@ -158,7 +164,8 @@ ZKC_EXTERN int zkc_mutex_release(zkc_mutex_t *mutex);
  * thread's next acquire included: close the client to end it.
  * Returns ZKC_OK (the hold is gone locally), ZKC_EINVAL (NULL),
  * ZKC_ENOTOWNER, ZKC_EDEADLK (from a callback; nothing changes), ZKC_ELOST
- * (the hold had been lost: local state cleared), ZKC_ECLOSED (client
+ * (the hold had been lost: local state cleared), ZKC_ECONNLOSS (in doubt as
+ * it was released, as for zkc_mutex_release), ZKC_ECLOSED (client
  * closed: local state cleared), or, when no memory is left to send the
  * delete unwaited, the result of a waited one (zkc_mutex_release's codes).
  * zkc_client_close waits (up to 2 s) for deletes sent so. Thread-safe as

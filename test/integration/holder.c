@@ -8,11 +8,15 @@
  *                            node, whether the recipe called it held (1/0:
  *                            zkc_mutex_is_held or the recipe's) right after
  *                            the grant, and then the monotonic clock in ns
- *   STATE <n> <name>         every connection state change
- *   LOST <reason> <token>    when the lock is lost (1 suspended, 2 session)
+ *   STATE <n> <name> <ns>    every connection state change, with the
+ *                            monotonic clock in ns
+ *   LOST <reason> <token> <ns>  when the lock is lost (1 suspended, 2
+ *                            session), with the monotonic clock in ns
  *   FENCED <rc>              with STORE_PATH: the result of a fenced write
  *                            of "<token>" every 20 ms, printed when it changes
- *   RELEASED <rc>            after stdin closed
+ *   RELEASED <rc>            after stdin closed (with $ZKT_HOLDER_LINGER_MS,
+ *                            the lock kept that long after: a loss told
+ *                            then still prints its LOST line)
  *   FAILED <rc> <name>       the acquire failed (then it exits 1)
  * With $ZKT_HOLDER_SEM=N it takes one lease of a semaphore of N leases on
  * PATH instead (no STORE_PATH): HELD, STATE, LOST and RELEASED as above.
@@ -83,11 +87,11 @@ static int failed(int rc) {
 
 static void on_state(void *ctx, zkc_client_t *c, zkc_state_t st) {
   (void)ctx, (void)c;
-  say("STATE %d %s\n", (int)st, zkc_state_name(st));
+  say("STATE %d %s %lld\n", (int)st, zkc_state_name(st), now_ns());
 }
 
 static void say_lost(zkc_lost_reason_t why, int64_t token) {
-  say("LOST %d %lld\n", (int)why, (long long)token);
+  say("LOST %d %lld %lld\n", (int)why, (long long)token, now_ns());
 }
 
 static void on_lost(void *ctx, zkc_mutex_t *m, zkc_lost_reason_t why,
@@ -105,6 +109,13 @@ static void on_lease_lost(void *ctx, zkc_sem_t *s, zkc_lost_reason_t why,
 static void on_hold_lost(void *ctx, zkc_lost_reason_t why, int64_t token) {
   (void)ctx;
   say_lost(why, token);
+}
+
+/* With $ZKT_HOLDER_LINGER_MS, after the release: the objects kept that
+ * long, so that a loss told after the release still prints. */
+static void linger(void) {
+  const char *ms = getenv("ZKT_HOLDER_LINGER_MS");
+  if (ms != NULL) poll(NULL, 0, atoi(ms));
 }
 
 /* Until stdin closes. */
@@ -247,6 +258,7 @@ static int hold_mutex(zkc_client_t *c, const char *mode, const char *path,
   }
   rc = ml ? zkc_multilock_release(ml) : zkc_mutex_release(last);
   say("RELEASED %d\n", rc);
+  linger();
   zkc_multilock_destroy(ml);
   if (rw) {
     zkc_rwlock_destroy(rw);

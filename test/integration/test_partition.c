@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -445,6 +446,151 @@ static void fenced_read_on_cut_follower(void **state) {
              "nothing was shown", ATTEMPTS);
 }
 
+/* ---- a hold on a follower cut off right after its grant (issue 54) ----
+ *
+ * The leader expires a session one timeout after it last renewed it, and
+ * it renews the session of a follower's client only when that follower
+ * reports it, in its replies to the leader's pings. A sync through the
+ * leader proves the session alive, not renewed. So a holder on F, cut off
+ * from the leader right after its grant, may be expired by the leader well
+ * before F gives up (syncLimit x tickTime, 2.5 s here) and tells it: the
+ * next in line is granted while the holder, untold, still holds. Two
+ * schedules: W stopped past half its session while its predecessor lets
+ * go, continued, proving its place through the leader and granted (its
+ * last renewal at the leader is from before the stop); and W granted
+ * without a stop, its session short beside F's 2.5 s (the leader's last
+ * renewal may be a third of a session and a ping interval before the
+ * cut). W must be told (its state leaves CONNECTED, or the hold is lost)
+ * before X, next behind it, is granted. Conclusive when W held, was cut
+ * off, and F still followed when X was granted (F's own giving up would
+ * tell W anyway). */
+
+/* The monotonic time in ns a line of W's tells the hold in doubt or lost,
+ * else 0; the HELD line's time into *held_ns. */
+static long long told_ns(const char *line, long long *held_ns) {
+  long long a = 0, b = 0, ns = 0;
+  char name[32];
+  if (sscanf(line, "HELD %lld %*s %lld %lld", &a, &b, &ns) == 3)
+    *held_ns = ns;
+  else if (sscanf(line, "STATE %lld %31s %lld", &a, name, &ns) == 3 &&
+           strcmp(name, "CONNECTED") != 0 && strcmp(name, "RECONNECTED") != 0)
+    return ns;
+  else if (sscanf(line, "LOST %lld %lld %lld", &a, &b, &ns) == 3)
+    return ns;
+  return 0;
+}
+
+/* W's lines within wait_ms: its hold's time (*held_ns), and the first
+ * time it was told of doubt or loss after that (*told, once set). */
+static void read_w(int wait_ms, long long *held_ns, long long *told) {
+  char line[512];
+  struct pollfd fd = {.fd = W.p.out_fd, .events = POLLIN};
+  while (W.live && poll(&fd, 1, wait_ms) > 0) {
+    if (!zkt_read_line(&W.p, line, sizeof line, zkt_ms(5000))) break;
+    printf("W: %s\n", line);
+    long long t = told_ns(line, held_ns);
+    if (*held_ns && t > 0 && *told == 0) *told = t;
+    wait_ms = 0;
+  }
+}
+
+static long long mono_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* One attempt with W's session w_ms, stopped stop_ms (0: not) while A lets
+ * go; 1 when conclusive. */
+static int cut_after_grant_attempt(int n, int w_ms, int stop_ms) {
+  char leaf[32];
+  snprintf(leaf, sizeof leaf, "glock%d", n);
+  const char *path = zkt_path(leaf);
+  int L = leader_now(), F = L % 3 + 1, G = F % 3 + 1;
+  printf("attempt %d: leader zk%d, W (session %d ms%s) on follower zk%d, A "
+         "and X on zk%d\n", n, L, w_ms, stop_ms ? ", stopped" : "", F, G);
+  spawn(&A, "A", "mutex", G, path, SESSION_MS);
+  if (!await_hold(&A, zkt_ms(15000))) fail_msg("A was not granted");
+  spawn_w("mutex", F, path, w_ms, 0);
+  spawn(&C, "X", "mutex", G, path, SESSION_MS);
+  if (!zkt_await(watching, &C, zkt_ms(10000))) fail_msg("X never waited");
+
+  long long stopped = 0;
+  if (stop_ms) {
+    int st = 0;
+    assert_int_equal(kill(W.p.pid, SIGSTOP), 0);
+    assert_int_equal(waitpid(W.p.pid, &st, WUNTRACED), W.p.pid);
+    stopped = mono_ns();
+  }
+  let_go(&A);
+  if (stop_ms) {
+    caught_up_t cu = {F, server_zxid(L)};
+    if (!zkt_await(has_applied, &cu, zkt_ms(10000)))
+      fail_msg("zk%d never applied A's release", F);
+    /* The stop's length is the fault itself, not a wait for a condition. */
+    long long left_ms = stop_ms - (mono_ns() - stopped) / 1000000;
+    if (left_ms > 0) poll(NULL, 0, (int)left_ms);
+    assert_int_equal(kill(W.p.pid, SIGCONT), 0);
+  }
+  long long held = 0, told = 0;
+  int64_t end = zkt_now_ms() + zkt_ms(3 * w_ms + 5000);
+  while (!held && W.live && zkt_now_ms() < end) read_w(50, &held, &told);
+  if (!held) {
+    printf("W was not granted (its session ended first): nothing shown\n");
+    finish(&C);
+    finish(&W);
+    return 0;
+  }
+  if (zkt_ensemble(NULL, 0, "isolate %d", F) != 0) fail_msg("isolate failed");
+  long long cut = mono_ns();
+  printf("W granted %lld ms after its stop ended; zk%d cut %.1f ms after "
+         "the grant\n", stop_ms ? (held - stopped) / 1000000 - stop_ms : 0LL,
+         F, (cut - held) / 1e6);
+
+  /* X is granted once the leader has expired W. */
+  if (!await_hold(&C, zkt_ms(15000))) fail_msg("X was not granted");
+  long long x_held = mono_ns(); /* read now: X's grant is no later */
+  int conclusive = follows(F);
+  read_w(0, &held, &told);
+  printf("X granted %.0f ms after the cut; W told %s%.0f ms after the cut; "
+         "zk%d %s\n", (x_held - cut) / 1e6, told ? "" : "nothing by then: ",
+         told ? (told - cut) / 1e6 : 0.0, F,
+         conclusive ? "still followed" : "had given up");
+  if (conclusive && (told == 0 || told > x_held))
+    fail_msg("X was granted while W, on zk%d cut off from the leader, held "
+             "untold: two holders", F);
+  if (zkt_ensemble(NULL, 0, "rejoin %d", F) != 0) fail_msg("rejoin failed");
+  finish(&C);
+  finish(&W);
+  finish(&A);
+  return conclusive;
+}
+
+static void cut_after_grant(int w_ms, int stop_ms) {
+  int conclusive = 0;
+  for (int n = 1; n <= ATTEMPTS && !conclusive; n++) {
+    conclusive = cut_after_grant_attempt(n, w_ms, stop_ms);
+    if (!conclusive && zkt_restore_ensemble() != 0)
+      fail_msg("the ensemble did not come back");
+  }
+  if (!conclusive)
+    fail_msg("in %d attempts W was never granted and cut off while its "
+             "follower still followed: nothing was shown", ATTEMPTS);
+}
+
+/* Stopped past half its session (4 s) while A let go: granted on a proof
+ * through the leader after the stop, then cut off. */
+static void mutex_holder_cut_after_reproof(void **state) {
+  (void)state;
+  cut_after_grant(SESSION_MS, SESSION_MS * 11 / 20);
+}
+
+/* No stop: a 2 s session, shorter than F's 2.5 s to give up. */
+static void mutex_holder_cut_after_grant(void **state) {
+  (void)state;
+  cut_after_grant(2000, 0);
+}
+
 static int partition_teardown(void **state) {
   if (outsider) zookeeper_close(outsider); /* a failure left it open */
   outsider = NULL;
@@ -508,6 +654,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test_teardown(latch_candidate_on_cut_follower, partition_teardown),
       cmocka_unit_test_teardown(selector_candidate_on_cut_follower, partition_teardown),
       cmocka_unit_test_teardown(fenced_read_on_cut_follower, partition_teardown),
+      cmocka_unit_test_teardown(mutex_holder_cut_after_reproof, partition_teardown),
+      cmocka_unit_test_teardown(mutex_holder_cut_after_grant, partition_teardown),
   };
   return zkt_main(argc, argv, tests, sizeof tests / sizeof *tests, "partition");
 }

@@ -950,7 +950,9 @@ static void stopped_sem_lease_waiter(void **state) {
 static int sem_lease_reader(int n) {
   char locks[NODE_LEN], leases[NODE_LEN], cmd[64], line[256];
   worker_t *a, *c;
-  setenv("ZKT_HOLDER_LOG", "old: reading again", 1);
+  /* Refused as too old, or as resting on a session whose renewal at the
+   * leader the stop left unproven: either line says "reading again". */
+  setenv("ZKT_HOLDER_LOG", ": reading again", 1);
   sem_lease_wait(n, &a, &c, locks, leases);
   unsetenv("ZKT_HOLDER_LOG");
 
@@ -1025,6 +1027,55 @@ static void stopped_selector_candidate(void **state) {
   leader_case(1);
 }
 
+/* B holds the lock, is stopped past its session while X takes the lock
+ * (the leader expired B's session), then is continued and lets go at once:
+ * its release races with its client learning of the expiry. Whatever the
+ * order, the release must not report a clean end of a hold the session
+ * lost (ZKC_OK), and the loss must be told once: by the release's code
+ * (ZKC_ELOST, ZKC_ECONNLOSS: in doubt) and by one LOST line, even when it
+ * is learnt after the release (B keeps its lock object a while after, for
+ * the callback: ZKT_HOLDER_LINGER_MS). */
+static void stopped_holder_lets_go_at_once(void **state) {
+  (void)state;
+  char path[PATH_LEN], line[NODE_LEN + 64], linger[16];
+  snprintf(path, sizeof path, "%s", zkt_path("lock"));
+  snprintf(linger, sizeof linger, "%lld", (long long)zkt_ms(3000));
+  setenv("ZKT_HOLDER_LINGER_MS", linger, 1);
+  b_spawn_holder("mutex", path, NULL);
+  unsetenv("ZKT_HOLDER_LINGER_MS");
+  int held = 0;
+  int64_t end = zkt_now_ms() + zkt_ms(15000);
+  while (!held && zkt_now_ms() < end)
+    if (b_line(line, sizeof line, 100)) held = strncmp(line, "HELD ", 5) == 0;
+  if (!held) fail_msg("B was not granted");
+  b_stop();
+  zkc_mutex_t *xm = NULL;
+  OK(zkc_mutex_create(&xm, open_client(), path));
+  OK(zkc_mutex_acquire_timeout(xm, zkt_ms(20000))); /* B's session gone */
+  printf("figure: X granted %lld ms after B was stopped\n",
+         (long long)(zkt_now_ms() - B.stopped_ms));
+
+  b_continue();
+  close(B.p.in_fd); /* let go at once */
+  B.p.in_fd = -1;
+  int lost = 0, released = 0, rc = 1;
+  end = zkt_now_ms() + zkt_ms(15000);
+  while (!B.eof && zkt_now_ms() < end) {
+    if (!b_line(line, sizeof line, 100)) continue;
+    if (strncmp(line, "LOST ", 5) == 0) lost++;
+    if (sscanf(line, "RELEASED %d", &rc) == 1) released = 1;
+  }
+  OK(zkc_mutex_release(xm));
+  OK(zkc_mutex_destroy(xm));
+  if (!released) fail_msg("B never reported its release");
+  printf("figure: B's release returned %s; its loss told %d time(s)\n",
+         zkc_err_name(rc), lost);
+  if (rc == ZKC_OK)
+    fail_msg("B's release reported a clean end of a hold its session lost");
+  assert_true(rc == ZKC_ELOST || rc == ZKC_ECONNLOSS);
+  if (lost != 1) fail_msg("B's loss was told %d times, not once", lost);
+}
+
 int main(int argc, char **argv) {
   setvbuf(stdout, NULL, _IOLBF, 0); /* B's lines among cmocka's */
   const struct CMUnitTest tests[] = {
@@ -1041,6 +1092,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test_teardown(stopped_sem_lease_reader, stall_teardown),
       cmocka_unit_test_teardown(stopped_latch_candidate, stall_teardown),
       cmocka_unit_test_teardown(stopped_selector_candidate, stall_teardown),
+      cmocka_unit_test_teardown(stopped_holder_lets_go_at_once, stall_teardown),
   };
   return zkt_main(argc, argv, tests, sizeof tests / sizeof *tests, "stall");
 }

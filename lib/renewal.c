@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The session's proven renewal at the leader (renewal.h): pure. */
+#include "renewal.h"
+
+void zkc__renewal_new_session(zkc__renewal_t *r, int64_t opened_ms,
+                              int timeout_ms) {
+  r->until = opened_ms + timeout_ms;
+  r->have_last = 0;
+}
+
+int zkc__renewal_answered(zkc__renewal_t *r, int64_t sent_ms,
+                          int64_t answer_ms, uint64_t conn, int ok,
+                          int timeout_ms) {
+  if (!ok) return 0; /* a lost connection changes `conn` anyway */
+  int proved = 0;
+  /* Sent a ping interval after the last answer, on the same connection:
+   * the leader renewed the session after the last probe was sent. */
+  if (r->have_last && r->last_conn == conn &&
+      sent_ms >= r->last_answer + ZKC__RENEW_SPACING(timeout_ms) &&
+      r->last_sent + timeout_ms > r->until) {
+    r->until = r->last_sent + timeout_ms;
+    proved = 1;
+  }
+  r->have_last = 1;
+  r->last_sent = sent_ms;
+  r->last_answer = answer_ms;
+  r->last_conn = conn;
+  return proved;
+}
+
+int64_t zkc__renewal_due(const zkc__renewal_t *r, uint64_t conn,
+                         int timeout_ms) {
+  if (!r->have_last || r->last_conn != conn) return 0; /* at once */
+  return r->last_answer + ZKC__RENEW_SPACING(timeout_ms);
+}
+
+int zkc__renewal_holds(const zkc__renewal_t *r, int64_t now_ms,
+                       int timeout_ms) {
+  return now_ms < zkc__renewal_lapses_at(r, timeout_ms);
+}
+
+int64_t zkc__renewal_lapses_at(const zkc__renewal_t *r, int timeout_ms) {
+  return r->until - ZKC__RENEW_MARGIN(timeout_ms);
+}

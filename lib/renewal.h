@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* What the session's probes prove of its renewal at the leader (renewal.c):
+ * pure, fed times and answers, unit-tested without a server.
+ *
+ * The leader expires a session one timeout T after it last renewed it, and
+ * it renews a session of a follower's client only when that follower
+ * reports the session in its reply to the leader's ping (every tickTime/2,
+ * at most T/4: T is at least two ticks). A sync the follower forwards is
+ * answered by the leader but renews nothing there. So one answered sync
+ * proves the session alive, not renewed. Two do: a sync A answered, then a
+ * sync B sent at least a ping interval later on the same connection. The
+ * follower touched the session when A arrived, the leader's next ping
+ * carried that touch in the reply, and B, sent after that reply, reaches
+ * the leader behind it on the follower's one connection: B's answer shows
+ * the leader renewed the session after A was sent, so it lives until
+ * A.sent + T at least, however this process stalls afterwards.
+ *
+ * The client sends such probes one after another while connected
+ * (ZKC__RENEW_SPACING apart, a little over T/4 for the ping's own
+ * jitter), and counts the session as renewed while `until` is more than
+ * ZKC__RENEW_MARGIN ahead: a grant needs that, and a hold is in doubt
+ * without it, told before the leader can have expired the session. A new
+ * session counts from the open that created it (the leader started its
+ * clock after the request was sent). */
+#ifndef ZKC_RENEWAL_H
+#define ZKC_RENEWAL_H
+
+#include <stdint.h>
+
+/* A probe's spacing after the answer of the one before it, and the part of
+ * the proven life kept in reserve, both from the session timeout. */
+#define ZKC__RENEW_SPACING(timeout_ms) ((int64_t)(timeout_ms) * 3 / 10)
+#define ZKC__RENEW_MARGIN(timeout_ms) ((int64_t)(timeout_ms) / 10)
+
+typedef struct zkc__renewal {
+  int64_t until;       /* the session lives at least until then (boot ms) */
+  int have_last;       /* an answered probe the next one can pair with: */
+  int64_t last_sent;   /*   its send time, */
+  int64_t last_answer; /*   when its answer was read, */
+  uint64_t last_conn;  /*   on which connection */
+} zkc__renewal_t;
+
+/* A new session created by a request sent after opened_ms. */
+void zkc__renewal_new_session(zkc__renewal_t *r, int64_t opened_ms,
+                              int timeout_ms);
+
+/* A probe sent at sent_ms was answered (ok: by the leader; else failed) at
+ * answer_ms on connection `conn` (a number that changes with every new
+ * connection). Returns 1 when that proved a later renewal than known. */
+int zkc__renewal_answered(zkc__renewal_t *r, int64_t sent_ms,
+                          int64_t answer_ms, uint64_t conn, int ok,
+                          int timeout_ms);
+
+/* When the next probe is due on connection `conn`: paired with the last
+ * answer on it, or at once on a new connection. */
+int64_t zkc__renewal_due(const zkc__renewal_t *r, uint64_t conn,
+                         int timeout_ms);
+
+/* 1 while the session is proven renewed with the margin to spare at now. */
+int zkc__renewal_holds(const zkc__renewal_t *r, int64_t now_ms,
+                       int timeout_ms);
+
+/* When zkc__renewal_holds turns 0 unless a probe proves more. */
+int64_t zkc__renewal_lapses_at(const zkc__renewal_t *r, int timeout_ms);
+
+#endif /* ZKC_RENEWAL_H */

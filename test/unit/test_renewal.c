@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The session's renewal proof (lib/renewal.c), without a server: one
+ * answered probe proves nothing; two a ping interval apart on one
+ * connection prove a renewal from the first one's send; probes too close,
+ * on different connections or failed prove nothing; the margin; when the
+ * next probe is due. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "renewal.h"
+
+enum { T = 10000, GAP = ZKC__RENEW_SPACING(T), SPARE = ZKC__RENEW_MARGIN(T) };
+
+static void spacing_covers_a_ping_interval(void **state) {
+  (void)state;
+  /* A follower reports its sessions every tickTime/2 <= T/4: the pair's
+   * gap must exceed that, with room for the ping's jitter. */
+  assert_true(GAP > T / 4);
+  assert_true(SPARE > 0 && GAP + SPARE < T / 2);
+}
+
+static void new_session_counts_from_its_open(void **state) {
+  (void)state;
+  zkc__renewal_t r = {0};
+  zkc__renewal_new_session(&r, 1000, T);
+  assert_int_equal(r.until, 1000 + T);
+  assert_true(zkc__renewal_holds(&r, 1000 + T - SPARE - 1, T));
+  assert_false(zkc__renewal_holds(&r, 1000 + T - SPARE, T));
+  assert_int_equal(zkc__renewal_lapses_at(&r, T), 1000 + T - SPARE);
+  assert_int_equal(zkc__renewal_due(&r, 1, T), 0); /* a probe at once */
+}
+
+static void one_answer_proves_nothing(void **state) {
+  (void)state;
+  zkc__renewal_t r = {0};
+  zkc__renewal_new_session(&r, 0, T);
+  /* Answered long after the session's start: alive, not renewed. */
+  assert_false(zkc__renewal_answered(&r, 50000, 50010, 1, 1, T));
+  assert_int_equal(r.until, T);
+  assert_false(zkc__renewal_holds(&r, 50010, T));
+  assert_int_equal(zkc__renewal_due(&r, 1, T), 50010 + GAP);
+}
+
+static void pair_proves_renewal_from_first_send(void **state) {
+  (void)state;
+  zkc__renewal_t r = {0};
+  zkc__renewal_new_session(&r, 0, T);
+  assert_false(zkc__renewal_answered(&r, 50000, 50010, 1, 1, T));
+  assert_true(zkc__renewal_answered(&r, 50010 + GAP, 50020 + GAP, 1, 1, T));
+  assert_int_equal(r.until, 50000 + T);
+  assert_true(zkc__renewal_holds(&r, 50020 + GAP, T));
+  /* The second answer is the next pair's first. */
+  assert_int_equal(zkc__renewal_due(&r, 1, T), 50020 + 2 * GAP);
+}
+
+static void too_close_proves_nothing(void **state) {
+  (void)state;
+  zkc__renewal_t r = {0};
+  zkc__renewal_new_session(&r, 0, T);
+  zkc__renewal_answered(&r, 50000, 50010, 1, 1, T);
+  assert_false(zkc__renewal_answered(&r, 50009 + GAP, 50030 + GAP, 1, 1, T));
+  assert_int_equal(r.until, T);
+}
+
+static void other_connection_proves_nothing(void **state) {
+  (void)state;
+  zkc__renewal_t r = {0};
+  zkc__renewal_new_session(&r, 0, T);
+  zkc__renewal_answered(&r, 50000, 50010, 1, 1, T);
+  /* The first touch was on a server the second never passed through. */
+  assert_false(zkc__renewal_answered(&r, 60000, 60010, 2, 1, T));
+  assert_int_equal(r.until, T);
+  assert_int_equal(zkc__renewal_due(&r, 1, T), 0);
+  assert_int_equal(zkc__renewal_due(&r, 2, T), 60010 + GAP);
+}
+
+static void failed_probe_proves_nothing(void **state) {
+  (void)state;
+  zkc__renewal_t r = {0};
+  zkc__renewal_new_session(&r, 0, T);
+  zkc__renewal_answered(&r, 50000, 50010, 1, 1, T);
+  assert_false(zkc__renewal_answered(&r, 60000, 60010, 1, 0, T));
+  assert_int_equal(r.until, T);
+  /* ... and leaves the last good answer to pair with. */
+  assert_true(zkc__renewal_answered(&r, 61000, 61010, 1, 1, T));
+  assert_int_equal(r.until, 50000 + T);
+}
+
+static void never_moves_back(void **state) {
+  (void)state;
+  zkc__renewal_t r = {0};
+  zkc__renewal_new_session(&r, 100000, T);
+  /* A pair older than the session's own start proves less than it. */
+  zkc__renewal_answered(&r, 1000, 1010, 1, 1, T);
+  assert_false(zkc__renewal_answered(&r, 1010 + GAP, 1020 + GAP, 1, 1, T));
+  assert_int_equal(r.until, 100000 + T);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(spacing_covers_a_ping_interval),
+      cmocka_unit_test(new_session_counts_from_its_open),
+      cmocka_unit_test(one_answer_proves_nothing),
+      cmocka_unit_test(pair_proves_renewal_from_first_send),
+      cmocka_unit_test(too_close_proves_nothing),
+      cmocka_unit_test(other_connection_proves_nothing),
+      cmocka_unit_test(failed_probe_proves_nothing),
+      cmocka_unit_test(never_moves_back),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
