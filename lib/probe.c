@@ -6,6 +6,7 @@
  * client's requests (tests count those per acquire). */
 #include "client_struct.h"
 #include "session_shared.h"
+#include "test_hooks.h"
 
 int zkc__renewed_locked(const zkc_client_t *c) {
   return zkc__renewal_holds(&c->renewal, zkc__boot_ms(),
@@ -66,4 +67,13 @@ int zkc__probe_step_locked(zkc_client_t *c, int64_t *wake) {
     c->probe_retry_at = boot + ZKC__RENEW_MARGIN(c->session_timeout_ms);
   }
   return 1;
+}
+
+uint64_t zkc__probes(zkc_client_t *c) { return atomic_load(&c->probes); }
+
+int zkc__probe_pending(zkc_client_t *c) {
+  pthread_mutex_lock(&c->mu);
+  int pending = c->probe_in_flight;
+  pthread_mutex_unlock(&c->mu);
+  return pending;
 }

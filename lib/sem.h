@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "hold_fate.h"
 #include "queue.h"
 #include "session.h"
 #include "stats.h"
@@ -43,6 +44,7 @@ struct zkc_sem {
   int users;         /* threads inside a call: destroy refuses while > 0 */
   zkc_sem_lost_fn lost_fn;
   void *lost_ctx;
+  zkc__released_list_t released; /* released in doubt: a loss still told */
 };
 
 /* ---- semaphore.c ---- */

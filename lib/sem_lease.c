@@ -30,7 +30,17 @@ int zkc_lease_release(zkc_lease_t *l) {
   int rc = atomic_load(&l->lost)     ? ZKC_ELOST
            : zkc__client_closed(c) ? ZKC_ECLOSED
                                    : ZKC_OK;
-  for (size_t i = 0; rc != ZKC_ECLOSED && i < l->n; i++) {
+  /* Released while its session is not proven live: it may have been lost
+   * before, not a clean end; its nodes are the janitor's, and a loss learnt
+   * later is told (hold_fate.h). */
+  int untold = 0;
+  if (rc == ZKC_OK) {
+    rc = zkc__release_code(zkc__session_fate(c, l->nodes[0].session_id));
+    untold = rc != ZKC_OK;
+    for (size_t i = 0; untold && i < l->n; i++)
+      zkc__janitor_add(c, l->nodes[i].node, NULL);
+  }
+  for (size_t i = 0; rc != ZKC_ECLOSED && !untold && i < l->n; i++) {
     int r = zkc__lock_delete(c, l->nodes[i].node);
     if (r == ZKC_ELOST || r == ZKC_ECLOSED) {
       if (rc == ZKC_OK) rc = r;
@@ -50,6 +60,8 @@ int zkc_lease_release(zkc_lease_t *l) {
   }
   zkc__stats_released(s->st, l->granted_us, rc);
   pthread_mutex_lock(&s->mu);
+  if (untold && !atomic_load(&l->lost))
+    zkc__released_push(&s->released, l->token, l->nodes[0].session_id);
   if (l->prev) l->prev->next = l->next;
   else s->held = l->next;
   if (l->next) l->next->prev = l->prev;

@@ -74,6 +74,9 @@ static void on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
       mark_lost(s, l, &lost, 1);
     }
   }
+  /* Leases released in doubt: a loss learnt only now is told all the same. */
+  zkc__released_on_state(&s->released, st, lost_session, on_suspend, &lost,
+                         &why);
   zkc_sem_lost_fn fn = s->lost_fn;
   void *fn_ctx = s->lost_ctx;
   pthread_mutex_unlock(&s->mu);
@@ -155,6 +158,7 @@ int zkc_sem_destroy(zkc_sem_t *s) {
   if (busy) return ZKC_EBUSY;
   int rc = zkc__recipe_detach(s->client, on_state, s);
   if (rc != ZKC_OK) return rc;
+  zkc__released_clear(&s->released); /* no callback after destroy */
   pthread_mutex_destroy(&s->mu);
   sem_free(s);
   return ZKC_OK;

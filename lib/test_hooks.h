@@ -11,6 +11,10 @@
 
 /* Requests submitted to ZooKeeper so far (the tests' no-traffic checks). */
 uint64_t zkc__requests(const zkc_client_t *c);
+/* Renewal probes sent so far, and whether one is unanswered (probe.c):
+ * the no-traffic checks count them apart. */
+uint64_t zkc__probes(zkc_client_t *c);
+int zkc__probe_pending(zkc_client_t *c);
 /* The connected session's id and password (handle.c), so that a test can
  * open a second handle on the same session; ZKC_ECONNLOSS when not
  * connected. */

@@ -166,7 +166,13 @@ ZKC_EXTERN const char *zkc_sem_path(const zkc_sem_t *sem);
  * Returns ZKC_OK, ZKC_EINVAL (NULL), ZKC_EDEADLK (from a callback; nothing
  * changes), ZKC_ENOTOWNER (released already: nothing changes), ZKC_ELOST
  * (the lease had been lost, or a node of it was found gone: released
- * anyway), ZKC_ECLOSED (client closed: released, the nodes went with the
+ * anyway), ZKC_ECONNLOSS (the lease was in doubt as it was released: the
+ * connection down, or the session's renewal at the leader not proven, as
+ * after a stop of this process; it may have been lost before, so the
+ * work under it may have overlapped more than N holders': released, the
+ * nodes deleted in the background while the session lives; a loss learnt
+ * later is still told to the lost callback, once, while the semaphore
+ * exists), ZKC_ECLOSED (client closed: released, the nodes went with the
  * session), or the server's refusal of a delete (ZKC_ENOAUTH): the lease is
  * still held and nothing changes. Thread-safe. */
 ZKC_EXTERN int zkc_lease_release(zkc_lease_t *lease);
