@@ -254,6 +254,11 @@ int zkcli_cmd_lock(const zkcli_opts_t *o) {
       zkcli_err("%s on %s was found lost at release: COMMAND may have run "
                 "without it", what, o->path);
       if (!g_stopped) code = ZKCLI_EXIT_LOST;
+    } else if (r == ZKC_ECONNLOSS) {
+      /* In doubt as it was let go (a dropped connection, or this process
+       * stopped past its session's renewal): not known lost, not clean. */
+      zkcli_err("%s on %s was in doubt when released: COMMAND may have run "
+                "without it at the end", what, o->path);
     } else if (r != ZKC_OK && r != ZKC_ELOST) {
       zkcli_err("release of %s failed: %s", o->path, zkc_strerror(r));
     } else {
