@@ -502,17 +502,19 @@ static long long mono_ns(void) {
 
 /* One attempt with W's session w_ms, stopped stop_ms (0: not) while A lets
  * go; 1 when conclusive. */
-static int cut_after_grant_attempt(int n, int w_ms, int stop_ms) {
+static int cut_after_grant_attempt(const char *mode, int n, int w_ms,
+                                   int stop_ms) {
   char leaf[32];
   snprintf(leaf, sizeof leaf, "glock%d", n);
   const char *path = zkt_path(leaf);
   int L = leader_now(), F = L % 3 + 1, G = F % 3 + 1;
-  printf("attempt %d: leader zk%d, W (session %d ms%s) on follower zk%d, A "
-         "and X on zk%d\n", n, L, w_ms, stop_ms ? ", stopped" : "", F, G);
-  spawn(&A, "A", "mutex", G, path, SESSION_MS);
+  printf("attempt %d: %s; leader zk%d, W (session %d ms%s) on follower zk%d, "
+         "A and X on zk%d\n", n, mode, L, w_ms, stop_ms ? ", stopped" : "", F,
+         G);
+  spawn(&A, "A", mode, G, path, SESSION_MS);
   if (!await_hold(&A, zkt_ms(15000))) fail_msg("A was not granted");
-  spawn_w("mutex", F, path, w_ms, 0);
-  spawn(&C, "X", "mutex", G, path, SESSION_MS);
+  spawn_w(mode, F, path, w_ms, 0);
+  spawn(&C, "X", mode, G, path, SESSION_MS);
   if (!zkt_await(watching, &C, zkt_ms(10000))) fail_msg("X never waited");
 
   long long stopped = 0;
@@ -566,10 +568,10 @@ static int cut_after_grant_attempt(int n, int w_ms, int stop_ms) {
   return conclusive;
 }
 
-static void cut_after_grant(int w_ms, int stop_ms) {
+static void cut_after_grant(const char *mode, int w_ms, int stop_ms) {
   int conclusive = 0;
   for (int n = 1; n <= ATTEMPTS && !conclusive; n++) {
-    conclusive = cut_after_grant_attempt(n, w_ms, stop_ms);
+    conclusive = cut_after_grant_attempt(mode, n, w_ms, stop_ms);
     if (!conclusive && zkt_restore_ensemble() != 0)
       fail_msg("the ensemble did not come back");
   }
@@ -582,13 +584,24 @@ static void cut_after_grant(int w_ms, int stop_ms) {
  * through the leader after the stop, then cut off. */
 static void mutex_holder_cut_after_reproof(void **state) {
   (void)state;
-  cut_after_grant(SESSION_MS, SESSION_MS * 11 / 20);
+  cut_after_grant("mutex", SESSION_MS, SESSION_MS * 11 / 20);
 }
 
 /* No stop: a 2 s session, shorter than F's 2.5 s to give up. */
 static void mutex_holder_cut_after_grant(void **state) {
   (void)state;
-  cut_after_grant(2000, 0);
+  cut_after_grant("mutex", 2000, 0);
+}
+
+/* The same for a lease (the lease run's grant) and an asynchronous
+ * acquire (the engine thread's). */
+static void sem_holder_cut_after_reproof(void **state) {
+  (void)state;
+  cut_after_grant("sem", SESSION_MS, SESSION_MS * 11 / 20);
+}
+static void async_holder_cut_after_grant(void **state) {
+  (void)state;
+  cut_after_grant("async", 2000, 0);
 }
 
 static int partition_teardown(void **state) {
@@ -656,6 +669,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test_teardown(fenced_read_on_cut_follower, partition_teardown),
       cmocka_unit_test_teardown(mutex_holder_cut_after_reproof, partition_teardown),
       cmocka_unit_test_teardown(mutex_holder_cut_after_grant, partition_teardown),
+      cmocka_unit_test_teardown(sem_holder_cut_after_reproof, partition_teardown),
+      cmocka_unit_test_teardown(async_holder_cut_after_grant, partition_teardown),
   };
   return zkt_main(argc, argv, tests, sizeof tests / sizeof *tests, "partition");
 }
