@@ -10,7 +10,10 @@
  * still seen (the exists then finds no node), only later. Answers and
  * events arrive on the ZooKeeper completion thread, which only marks the
  * guard; the maintenance thread tells the owner and sets the watch again
- * when it was cut off.
+ * when it was cut off. A delete is confirmed by a read sent without
+ * waiting (its answer marks the guard too): a removal never waits for it,
+ * only for the owner's callback, and an answer that comes after the
+ * removal finds no guard.
  *
  * A revocable hold's guard is a get-watch set at once: each data version
  * that carries the revocation marker is told to the owner once (a marker
@@ -37,6 +40,8 @@ struct zkc__guard {
   int armed;  /* a watch is (or is being) set */
   int64_t arm_at;   /* when to set it (monotonic ms) */
   int gone;   /* a delete was seen: confirm, then tell the owner */
+  int checking;     /* the confirming read is in flight */
+  int tell_due;     /* the delete is confirmed: tell the owner */
   int64_t check_at; /* next confirmation attempt after a failed one */
   int checks;       /* failed confirmations so far */
   zkc__guard_fn revoked_fn; /* non-NULL: revocable */
@@ -44,6 +49,8 @@ struct zkc__guard {
   int32_t told_version;     /* the data version last told (-1: none) */
   UT_hash_handle hh;
 };
+
+void (*zkc__guard_check_seam)(uint64_t guard);
 
 static atomic_ullong told_total; /* deletes told to owners (test hook) */
 
@@ -213,7 +220,8 @@ void zkc__guard_remove(zkc_client_t *c, uint64_t id) {
   pthread_mutex_lock(&c->mu);
   zkc__guard_t *g = find_locked(c, id);
   if (g != NULL) HASH_DELETE(hh, c->guards, g);
-  /* Once this returns the owner's callback is not running for it. */
+  /* Once this returns the owner's callback is not running for it; a check
+   * still in flight finds no guard when answered. */
   int self = zkc__on_maint_thread_locked(c);
   while (!self && c->guard_dispatching == id)
     pthread_cond_wait(&c->state_cv, &c->mu);
@@ -228,30 +236,81 @@ void zkc__guard_remove(zkc_client_t *c, uint64_t id) {
  * the session alive: only then was the node deleted by someone else. It
  * goes through the guard's session only: once the client has moved to a
  * new session, the node is gone with the old one, which is not a delete.
- * Caller holds c->mu; returns with it held. */
-static void confirm_and_tell(zkc_client_t *c, zkc__guard_t *g) {
+ * The read is sent without waiting: a silent ensemble answers it only when
+ * the connection is given up, and a removal of the guard meanwhile (a
+ * hold's release on the async engine) must not wait that long. */
+typedef struct guard_check {
+  zkc__op_t *op;
+  zkc_client_t *c;
+  uint64_t id; /* looked up again: the guard may be removed meanwhile */
+} guard_check_t;
+
+/* The check's answer (the completion thread, or close): kept for the
+ * maintenance thread, unless the guard was removed meanwhile. */
+static void checked(void *ctx) {
+  guard_check_t *k = ctx;
+  zkc_client_t *c = k->c;
+  int rc = k->op->rc;
+  pthread_mutex_lock(&c->mu);
+  zkc__guard_t *g = find_locked(c, k->id);
+  if (g != NULL) {
+    g->checking = 0;
+    if (rc == ZKC_ENONODE) {
+      g->tell_due = 1;
+    } else if (rc == ZKC_OK) { /* it exists: watch again */
+      g->gone = 0;
+      g->checks = 0;
+      g->armed = 0;
+    } else { /* the session's fate is being decided: ask again later */
+      g->check_at = zkc__now_ms() + zkc__background_backoff_ms(&g->checks);
+    }
+    pthread_cond_broadcast(&c->state_cv);
+  }
+  pthread_mutex_unlock(&c->mu);
+  zkc__op_free(k->op);
+  free(k);
+}
+
+/* Sends the read that confirms g's delete. Caller holds c->mu; returns
+ * with it held. */
+static void check(zkc_client_t *c, zkc__guard_t *g) {
   uint64_t id = g->id;
   int64_t session = g->session_id;
   char *path = strdup(g->path);
+  guard_check_t *k = path ? malloc(sizeof *k) : NULL;
+  zkc__op_t *op = k ? zkc__op_new() : NULL;
+  if (op == NULL) { /* no memory: try again later */
+    free(path);
+    free(k);
+    g->check_at = zkc__now_ms() + zkc__background_backoff_ms(&g->checks);
+    return;
+  }
+  k->op = op, k->c = c, k->id = id;
+  op->notify = checked;
+  op->notify_ctx = k;
+  g->checking = 1;
+  pthread_mutex_unlock(&c->mu);
+  if (zkc__guard_check_seam) zkc__guard_check_seam(id);
+  zkc__submit_exists_in_session(c, op, path, session);
+  free(path);
+  pthread_mutex_lock(&c->mu);
+}
+
+/* Tells the owner that g's node was deleted; the guard then rests (no
+ * watch again). Caller holds c->mu; returns with it held. */
+static void tell_deleted(zkc_client_t *c, zkc__guard_t *g) {
+  uint64_t id = g->id;
+  g->tell_due = 0;
+  g->gone = 0;
+  g->checks = 0;
+  g->armed = 1;
   c->guard_dispatching = id; /* keeps g alive while unlocked */
   pthread_mutex_unlock(&c->mu);
-  int rc = path ? zkc__op_run_exists_in_session(c, path, session)
-                : ZKC_ENOMEM;
-  free(path);
-  if (rc == ZKC_ENONODE) {
-    atomic_fetch_add(&told_total, 1);
-    g->fn(g->ctx, id);
-  }
+  atomic_fetch_add(&told_total, 1);
+  g->fn(g->ctx, id);
   pthread_mutex_lock(&c->mu);
   c->guard_dispatching = 0;
   pthread_cond_broadcast(&c->state_cv);
-  if (rc == ZKC_ENONODE || rc == ZKC_OK) { /* told, or it exists: watch again */
-    g->gone = 0;
-    g->checks = 0;
-    g->armed = rc == ZKC_ENONODE;
-  } else { /* the session's fate is being decided: ask again later */
-    g->check_at = zkc__now_ms() + zkc__background_backoff_ms(&g->checks);
-  }
 }
 
 /* Tells the owner of a revocable guard that the marker was written. Caller
@@ -280,8 +339,12 @@ int zkc__guard_step_locked(zkc_client_t *c) {
       tell_revoked(c, g);
       return 1;
     }
-    if (g->gone && now >= g->check_at) {
-      confirm_and_tell(c, g);
+    if (g->tell_due) {
+      tell_deleted(c, g);
+      return 1;
+    }
+    if (g->gone && !g->checking && now >= g->check_at) {
+      check(c, g);
       return 1;
     }
     if (!g->gone && !g->armed && now >= g->arm_at) {
@@ -317,7 +380,8 @@ int64_t zkc__guard_next_locked(zkc_client_t *c) {
   HASH_ITER(hh, c->guards, g, tmp) {
     if (g->session_id != c->session_id) continue;
     if (g->revoke_due && !g->gone) next = 0;
-    if (g->gone && g->check_at < next) next = g->check_at;
+    if (g->tell_due) next = 0;
+    if (g->gone && !g->checking && g->check_at < next) next = g->check_at;
     if (!g->gone && !g->armed && g->arm_at < next) next = g->arm_at;
   }
   return next;

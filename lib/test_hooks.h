@@ -69,6 +69,10 @@ extern void (*zkc__grant_seam)(void);
  * where a delete of its node is looked for (async_engine.c), with the
  * node's path and the guard's id: a test deletes the node there. */
 extern void (*zkc__async_grant_seam)(const char *node, uint64_t guard);
+/* Test seam: when set, the maintenance thread calls it with a guard's id
+ * before it sends the read confirming that the guard's node was deleted
+ * (guard.c): a test holds the check there, as a silent ensemble would. */
+extern void (*zkc__guard_check_seam)(uint64_t guard);
 /* Deletes told by guards to their owners so far, in the process (guard.c). */
 uint64_t zkc__guard_told(void);
 /* 1 while guard `id` waits for zkc__guard_start (guard.c). */

@@ -26,9 +26,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "harness.h"
+#include "test_hooks.h"
 
 #define CALL_MS 3000 /* the timed call's timeout */
 /* What it may take beyond it (scaled: zkt_ms): the library's grace is
@@ -585,6 +587,149 @@ static void async_parent_missing(void **state) {
   close_reconnected(b);
 }
 
+/* ---- an async hold released while its guard checks a delete (issue 54) ----
+ *
+ * B's async hold has its node deleted by an outsider: the guard's watch
+ * fires and the maintenance thread reads the node again, to confirm the
+ * delete before it tells the owner. That read is held back (the check
+ * seam) until every server is silent, so it stays unanswered for as long
+ * as the connection lasts. Meanwhile the hold is released (its delete
+ * answered) and another async acquire of B's waits behind A: the engine,
+ * removing the released hold's guard, must not wait for the check, and the
+ * other acquire must call back within its own timeout. */
+static struct {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  int entered, go;
+} check_held = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0};
+
+/* The first check waits for the case's word; a failed case's word never
+ * comes: then it goes on after a while rather than hang the client. */
+static void hold_check(uint64_t guard) {
+  (void)guard;
+  pthread_mutex_lock(&check_held.mu);
+  if (!check_held.entered) {
+    check_held.entered = 1;
+    pthread_cond_broadcast(&check_held.cv);
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += zkt_ms(30000) / 1000;
+    while (!check_held.go &&
+           pthread_cond_timedwait(&check_held.cv, &check_held.mu, &until) == 0) {
+    }
+  }
+  pthread_mutex_unlock(&check_held.mu);
+}
+
+static int check_entered(void *arg) {
+  (void)arg;
+  pthread_mutex_lock(&check_held.mu);
+  int in = check_held.entered;
+  pthread_mutex_unlock(&check_held.mu);
+  return in;
+}
+
+static void check_go(void) {
+  pthread_mutex_lock(&check_held.mu);
+  check_held.go = 1;
+  pthread_cond_broadcast(&check_held.cv);
+  pthread_mutex_unlock(&check_held.mu);
+}
+
+/* An async result, its hold kept, and when it came. */
+typedef struct {
+  pthread_mutex_t mu;
+  int done, rc;
+  zkc_hold_t *h;
+  int64_t at;
+} kept_t;
+
+static void kept(void *ctx, int rc, zkc_hold_t *h) {
+  kept_t *k = ctx;
+  pthread_mutex_lock(&k->mu);
+  k->done = 1, k->rc = rc, k->h = h, k->at = zkt_now_ms();
+  pthread_mutex_unlock(&k->mu);
+}
+
+static void released(void *ctx, int rc) { kept(ctx, rc, NULL); }
+
+static int kept_done(void *arg) {
+  kept_t *k = arg;
+  pthread_mutex_lock(&k->mu);
+  int done = k->done;
+  pthread_mutex_unlock(&k->mu);
+  return done;
+}
+
+/* A round trip of c's: its earlier requests are answered once it is. */
+static void round_trip(zkc_client_t *c, const char *path) {
+  zkc_mutex_t *m;
+  assert_int_equal(zkc_mutex_create(&m, c, path), ZKC_OK);
+  assert_int_equal(zkc_mutex_acquire_timeout(m, zkt_ms(CALL_MS)), ZKC_OK);
+  assert_int_equal(zkc_mutex_release(m), ZKC_OK);
+  assert_int_equal(zkc_mutex_destroy(m), ZKC_OK);
+}
+
+static void async_release_during_guard_check(void **state) {
+  (void)state;
+  pair_t p;
+  pair_open(&p, "other"); /* A holds "other" */
+  char lock[700], probe[700], node[800];
+  snprintf(lock, sizeof lock, "%s", zkt_path("lock"));
+  snprintf(probe, sizeof probe, "%s", zkt_path("probe"));
+  zkc_async_t *as;
+  assert_int_equal(zkc_async_create(&as, p.b, NULL), ZKC_OK);
+  kept_t first = {.mu = PTHREAD_MUTEX_INITIALIZER};
+  assert_int_equal(zkc_async_acquire(as, lock, zkt_ms(CALL_MS), kept, &first, NULL),
+                   ZKC_OK);
+  assert_true(zkt_await(kept_done, &first, zkt_ms(CALL_MS)));
+  assert_int_equal(first.rc, ZKC_OK);
+  assert_int_equal(zkc_hold_node(first.h, node, sizeof node), ZKC_OK);
+  /* The guard watches the node (set a little after the grant); the
+   * outsider's delete fires it, and its check is held. */
+  assert_true(zkt_await_session_watches(p.b, 1, NULL, 0, zkt_ms(5000)) >= 1);
+  check_held.entered = check_held.go = 0;
+  zkc__guard_check_seam = hold_check;
+  assert_int_equal(zoo_delete(zkt_raw(), node, -1), ZOK);
+  assert_true(zkt_await(check_entered, NULL, zkt_ms(5000)));
+  /* The other acquire queues behind A, its watch set (the guard's went
+   * with the delete). */
+  kept_t other = {.mu = PTHREAD_MUTEX_INITIALIZER};
+  int64_t started = zkt_now_ms();
+  assert_int_equal(zkc_async_acquire(as, p.path, CALL_MS, kept, &other, NULL),
+                   ZKC_OK);
+  assert_true(zkt_await_session_watches(p.b, 1, NULL, 0, zkt_ms(CALL_MS / 2)) >= 1);
+  kept_t rel = {.mu = PTHREAD_MUTEX_INITIALIZER};
+  int64_t releasing = zkt_now_ms();
+  assert_int_equal(zkc_hold_release(as, first.h, released, &rel), ZKC_OK);
+  round_trip(p.b, probe); /* the release's delete is answered */
+  servers_silent(1);
+  check_go(); /* the check meets the silence */
+  int ended = zkt_await(kept_done, &other, zkt_ms(CALL_MS + 20000));
+  int rel_ended = kept_done(&rel);
+  servers_silent(0);
+  zkc__guard_check_seam = NULL;
+  if (!ended) fail_msg("async acquire beside a guard's check: no callback");
+  int64_t took = other.at - started;
+  printf("figure: async acquire beside a released hold's guard check, every "
+         "server silent: called back %s after %lld ms (timeout %d ms); the "
+         "release %s\n", zkc_err_name(other.rc), (long long)took, CALL_MS,
+         rel_ended ? "was told before" : "was not told by then");
+  if (rel_ended)
+    printf("figure: the release told %s after %lld ms\n", zkc_err_name(rel.rc),
+           (long long)(rel.at - releasing));
+  if (other.h) zkc_hold_free(other.h);
+  assert_int_equal(other.rc, ZKC_ETIMEDOUT);
+  if (took > CALL_MS + zkt_ms(BOUND_MS))
+    fail_msg("the async acquire took %lld ms, more than %d + %lld",
+             (long long)took, CALL_MS, (long long)zkt_ms(BOUND_MS));
+  assert_true(rel_ended); /* the release did not wait for the check either */
+  assert_int_equal(rel.rc, ZKC_ELOST); /* the node was gone */
+  assert_int_equal(zkc_hold_free(first.h), ZKC_OK);
+  assert_int_equal(zkc_async_destroy(as), ZKC_OK);
+  pair_close(&p, 1);
+}
+
 /* The proxies end whatever the case did (their connections close: a
  * client left open by a failed case finds no server through them). */
 static int proxies_teardown(void **state) {
@@ -612,6 +757,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup_teardown(semaphore_leases_missing, proxies_setup, proxies_teardown),
       cmocka_unit_test_setup_teardown(semaphore_count_parents_missing, proxies_setup, proxies_teardown),
       cmocka_unit_test_setup_teardown(async_parent_missing, proxies_setup, proxies_teardown),
+      cmocka_unit_test_setup_teardown(async_release_during_guard_check, proxies_setup, proxies_teardown),
   };
   return zkt_main(argc, argv, tests, sizeof tests / sizeof *tests, "deadline");
 }
