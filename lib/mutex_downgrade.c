@@ -9,6 +9,7 @@
 #include "mutex_struct.h"
 #include "names.h"
 #include "queue.h"
+#include "queue_nodes.h"
 #include "test_hooks.h"
 
 /* Defined here, not in mutex.c, which calls into this file: a reference
@@ -32,6 +33,15 @@ static char *my_node(zkc_mutex_t *m, int *lost) {
   char *node = h != NULL && !h->lost ? strdup(h->held.node) : NULL;
   pthread_mutex_unlock(&m->mu);
   return node;
+}
+
+/* Deletes the read node of a refused downgrade, waiting for the answer no
+ * longer than the call's deadline allows (then in the background): the
+ * call returns by its deadline whatever the ensemble does. */
+static void give_up(zkc_client_t *c, zkc__held_t *out, int64_t deadline) {
+  (void)zkc__lock_delete_by(c, out->node, zkc__limit_after(deadline));
+  free(out->node);
+  out->node = NULL;
 }
 
 /* The write holder takes the read side: a read node that carries the write
@@ -59,12 +69,14 @@ int zkc__mutex_downgrade(zkc_mutex_t *m, const char *wnode, const char *data,
    * vouched for (a suspension, lost by the client's policy, then the same
    * session again): its node is the janitor's now, and its token was told
    * lost. A read hold resting on it would reuse that token: refused, and
-   * the read node given up by the caller. */
+   * the read node given up here, as a failed create leaves none. */
   int lost = 0;
   char *still = my_node(m->twin, &lost);
   int same = still != NULL && strcmp(still, wnode) == 0;
   free(still);
-  return same ? ZKC_OK : ZKC_ELOST;
+  if (same) return ZKC_OK;
+  give_up(m->client, out, deadline);
+  return ZKC_ELOST;
 }
 
 /* Before m's own lock: the calling thread's holds change only by its own

@@ -82,7 +82,8 @@ int zkc__mutex_twin_check(zkc_mutex_t *m, char **wnode);
 /* The write holder takes the read side beside its write node wnode, with
  * data (NULL: the holder id) until deadline: ZKC_OK with *out filled, or the
  * queue's codes (ZKC_ELOST when the write node is no longer this
- * session's). */
+ * session's). On failure no node is left: a read node made and then
+ * refused is deleted, waited for no longer than the deadline allows. */
 int zkc__mutex_downgrade(zkc_mutex_t *m, const char *wnode, const char *data,
                          int64_t deadline, zkc__held_t *out);
 

@@ -440,7 +440,7 @@ static void run_stalled_after(call_t *c, int nth, const char *what) {
 static int reconnected(void *arg) {
   zkc_state_t st;
   return zkc_client_state((zkc_client_t *)arg, &st) == ZKC_OK &&
-         st == ZKC_STATE_CONNECTED;
+         (st == ZKC_STATE_CONNECTED || st == ZKC_STATE_RECONNECTED);
 }
 
 static void close_reconnected(zkc_client_t *c) {
@@ -730,6 +730,75 @@ static void async_release_during_guard_check(void **state) {
   pair_close(&p, 1);
 }
 
+/* ---- a downgrade refused after its read node was made (issue 54) ----
+ *
+ * W holds the write side and takes the read side (the downgrade). Once the
+ * write node's read is answered (the vouch seam), W's connection is cut:
+ * with lost_on_suspended the write hold is told lost, the same session
+ * comes back, and every server goes silent. The downgrade is refused
+ * (ZKC_ELOST), and its read node, made already, must be given up within
+ * the call's timeout, not once the client gives the connection up. */
+#define DOWNGRADE_MS 8000 /* room for the cut and the reconnect */
+
+static struct {
+  zkc_client_t *w;
+  zkc_mutex_t *ww;
+  int ran, back;
+} dg;
+
+/* The write hold lost, and the session back. */
+static int lost_and_back(void *arg) {
+  (void)arg;
+  return !zkc_mutex_is_held(dg.ww) && reconnected(dg.w);
+}
+
+static void cut_then_silence(void) {
+  if (dg.ran) return;
+  dg.ran = 1;
+  for (int i = 0; i < nproxies; i++) zkt_proxy_cmd(&proxies[i], "cut");
+  dg.back = zkt_await(lost_and_back, NULL, zkt_ms(DOWNGRADE_MS / 2));
+  servers_silent(1);
+}
+
+static int downgrade_call(call_t *c) {
+  return zkc_mutex_acquire_timeout(c->obj, DOWNGRADE_MS);
+}
+
+static void downgrade_refused_after_read_node(void **state) {
+  (void)state;
+  zkt_make_root();
+  char path[700];
+  snprintf(path, sizeof path, "%s", zkt_path("rw"));
+  zkc_client_opts_t o;
+  zkc_client_opts_init(&o);
+  o.session_timeout_ms = 20000; /* as open_client's */
+  o.lost_on_suspended = 1;
+  zkc_client_t *w = NULL;
+  assert_int_equal(zkc_client_open(&w, proxied, &o), ZKC_OK);
+  zkc_rwlock_t *rw;
+  assert_int_equal(zkc_rwlock_create(&rw, w, path), ZKC_OK);
+  dg.w = w, dg.ww = zkc_rwlock_write_side(rw), dg.ran = dg.back = 0;
+  assert_int_equal(zkc_mutex_acquire_timeout(dg.ww, zkt_ms(CALL_MS)), ZKC_OK);
+  call_t c = {.fn = downgrade_call, .obj = zkc_rwlock_read_side(rw)};
+  zkc__vouch_seam = cut_then_silence;
+  call_main(&c); /* on this thread: the write side is this thread's */
+  zkc__vouch_seam = NULL;
+  servers_silent(0);
+  printf("figure: downgrade refused after its read node was made, every "
+         "server silent: returned %s after %lld ms (timeout %d ms)\n",
+         zkc_err_name(c.rc), (long long)c.took, DOWNGRADE_MS);
+  assert_true(dg.ran && dg.back);
+  assert_int_equal(c.rc, ZKC_ELOST);
+  if (c.took > DOWNGRADE_MS + zkt_ms(BOUND_MS))
+    fail_msg("the refused downgrade took %lld ms, more than %d + %lld",
+             (long long)c.took, DOWNGRADE_MS, (long long)zkt_ms(BOUND_MS));
+  assert_int_equal(zkc_mutex_release(dg.ww), ZKC_ELOST);
+  /* Both nodes go in the background once the servers answer. */
+  assert_true(zkt_await_children_exactly(path, 0, zkt_ms(15000)));
+  assert_int_equal(zkc_rwlock_destroy(rw), ZKC_OK);
+  close_reconnected(w);
+}
+
 /* The proxies end whatever the case did (their connections close: a
  * client left open by a failed case finds no server through them). */
 static int proxies_teardown(void **state) {
@@ -758,6 +827,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup_teardown(semaphore_count_parents_missing, proxies_setup, proxies_teardown),
       cmocka_unit_test_setup_teardown(async_parent_missing, proxies_setup, proxies_teardown),
       cmocka_unit_test_setup_teardown(async_release_during_guard_check, proxies_setup, proxies_teardown),
+      cmocka_unit_test_setup_teardown(downgrade_refused_after_read_node, proxies_setup, proxies_teardown),
   };
   return zkt_main(argc, argv, tests, sizeof tests / sizeof *tests, "deadline");
 }
