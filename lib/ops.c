@@ -291,15 +291,6 @@ int zkc__op_run_exists(zkc_client_t *c, const char *path, zkc__stat_t *stat) {
   return rc;
 }
 
-int zkc__op_run_exists_in_session(zkc_client_t *c, const char *path,
-                                  int64_t session_id) {
-  zkc__op_t op;
-  int rc = zkc__op_init(&op);
-  if (rc != ZKC_OK) return rc;
-  zkc__submit_exists_in_session(c, &op, path, session_id);
-  return run(&op);
-}
-
 /* 1 when zh's session is over (expired, or credentials refused). */
 static int handle_over(zhandle_t *zh) {
   int state = zoo_state(zh);

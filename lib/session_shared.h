@@ -243,13 +243,6 @@ void zkc__submit_set(zkc_client_t *c, zkc__op_t *op, const char *path,
 int zkc__op_find_protected(zkc_client_t *c, const char *base,
                            const char *uuid, int64_t limit_ms, char **node);
 int zkc__op_run_delete(zkc_client_t *c, const char *path);
-/* Whether path exists, asked only through session_id: ZKC_OK, ZKC_ENONODE,
- * ZKC_ESESSIONEXPIRED when the client's handle is of another session by
- * then (its answer would say nothing of that one's nodes), or the read's
- * error. */
-int zkc__op_run_exists_in_session(zkc_client_t *c, const char *path,
-                                  int64_t session_id);
-
 /* Reads a node's data and leaves a data watch for waiter `id`. */
 void zkc__submit_watch(zkc_client_t *c, zkc__op_t *op, const char *path,
                        uint64_t id);
