@@ -387,25 +387,41 @@ unsigned zkc__child_layout(const char *name, int ephemeral) {
   /* Any other sequenced node takes part in a lock's queue; one with a
    * lock's own marker (a mutex's or a selector's "lock-", kazoo's, a
    * read-write lock's) is known to be a lock's. */
-  unsigned known = zkc__rw_kind(name) != ZKC__RW_OTHER ||
-                           marked_before_sequence(name, "lock-")
+  unsigned mutex = marked_before_sequence(name, "lock-") ? ZKC_LAYOUT_MUTEX : 0;
+  unsigned known = zkc__rw_kind(name) != ZKC__RW_OTHER || mutex
                        ? ZKC__LAYOUT_KNOWN_LOCK
                        : 0;
-  const char *kind = zkc__node_kind(name);
-  return known |
-         (strcmp(kind, "exclusive") == 0 ? ZKC_LAYOUT_LOCK
-                                         : ZKC_LAYOUT_LOCK | ZKC_LAYOUT_RWLOCK);
+  /* "read" and "write" are a read-write lock's own; kazoo's "__lock__"
+   * ("exclusive") is its Lock's or its WriteLock's, no one can tell. */
+  unsigned rw = strcmp(zkc__node_kind(name), "exclusive") != 0
+                    ? ZKC_LAYOUT_RWLOCK
+                    : 0;
+  return ZKC_LAYOUT_LOCK | known | mutex | rw;
+}
+
+zkc__recipe_layout_t zkc__marker_layout(const char *marker) {
+  if (strcmp(marker, "latch-") == 0) return ZKC__AS_ELECTION;
+  if (strcmp(marker, "__WRIT__") == 0 || strcmp(marker, "__READ__") == 0)
+    return ZKC__AS_RWLOCK;
+  return ZKC__AS_LOCK;
 }
 
 unsigned zkc__layout_refused(zkc__recipe_layout_t as, unsigned layouts) {
-  static const unsigned order[] = {ZKC_LAYOUT_SEMAPHORE,
-                                   ZKC_LAYOUT_KAZOO_SEMAPHORE,
-                                   ZKC_LAYOUT_ELECTION, ZKC__LAYOUT_KNOWN_LOCK};
+  static const unsigned order[] = {
+      ZKC_LAYOUT_SEMAPHORE, ZKC_LAYOUT_KAZOO_SEMAPHORE, ZKC_LAYOUT_ELECTION,
+      ZKC__LAYOUT_KNOWN_LOCK, ZKC_LAYOUT_RWLOCK, ZKC_LAYOUT_MUTEX};
+  const unsigned others = ZKC_LAYOUT_SEMAPHORE | ZKC_LAYOUT_KAZOO_SEMAPHORE |
+                          ZKC_LAYOUT_ELECTION;
   unsigned foreign;
   switch (as) {
-    case ZKC__AS_LOCK: /* a read-write lock's nodes are locks too */
-      foreign = ZKC_LAYOUT_SEMAPHORE | ZKC_LAYOUT_KAZOO_SEMAPHORE |
-                ZKC_LAYOUT_ELECTION;
+    /* Curator's and kazoo's readers wait for writers only, so they would
+     * join a mutex's holder; Curator's mutex sorts a reader's node after
+     * its own and would join a reader. */
+    case ZKC__AS_LOCK:
+      foreign = others | ZKC_LAYOUT_RWLOCK;
+      break;
+    case ZKC__AS_RWLOCK:
+      foreign = others | ZKC_LAYOUT_MUTEX;
       break;
     /* A sequenced node of no known recipe (a squatter, ZooKeeper's own
      * recipe's "x-<session>-<seq>") takes part in an election's queue as
@@ -438,7 +454,26 @@ const char *zkc__layout_what(unsigned layout) {
     case ZKC__LAYOUT_KNOWN_LOCK:
       return "lock nodes (a lock, a read-write lock or a LeaderSelector's "
              "queue)";
+    case ZKC_LAYOUT_RWLOCK:
+      return "a read-write lock (\"__READ__\" or \"__WRIT__\" nodes, kazoo's "
+             "ReadLock \"__rlock__\")";
+    case ZKC_LAYOUT_MUTEX:
+      return "a plain lock (\"lock-\" nodes: a mutex, InterProcessMutex, a "
+             "LeaderSelector's queue)";
     default:
       return "nothing of a recipe";
+  }
+}
+
+const char *zkc__layout_as_what(zkc__recipe_layout_t as) {
+  switch (as) {
+    case ZKC__AS_ELECTION:
+      return "a leader election";
+    case ZKC__AS_SEMAPHORE:
+      return "a semaphore";
+    case ZKC__AS_RWLOCK:
+      return "a read-write lock";
+    default:
+      return "a lock";
   }
 }

@@ -139,27 +139,43 @@ const char *zkc__node_kind(const char *name);
 /* The ZKC_LAYOUT_* bits (zkcoord/status.h) of a child named `name` of a
  * path, with ZKC__LAYOUT_KNOWN_LOCK; `ephemeral` is 1 when the node is
  * ephemeral, 0 when persistent, -1 when not known (a children list:
- * counted as ephemeral). */
+ * counted as ephemeral). Of the lock nodes, "lock-" (a plain lock's) adds
+ * ZKC_LAYOUT_MUTEX, "__WRIT__", "__READ__" and kazoo's "__rlock__" (a
+ * read-write lock's) add ZKC_LAYOUT_RWLOCK; kazoo's "__lock__", which its
+ * Lock and its WriteLock both make, adds neither: it cannot be told. */
 unsigned zkc__child_layout(const char *name, int ephemeral);
 
 /* The layout a recipe keeps on its path. */
 typedef enum {
   ZKC__AS_NONE,      /* no check (a semaphore's own locks/ queue) */
-  ZKC__AS_LOCK,      /* mutex, read-write lock, selector, async acquire */
+  ZKC__AS_LOCK,      /* plain lock: mutex, selector, async acquire */
   ZKC__AS_ELECTION,  /* leader latch */
-  ZKC__AS_SEMAPHORE  /* semaphore */
+  ZKC__AS_SEMAPHORE, /* semaphore */
+  ZKC__AS_RWLOCK     /* either side of a read-write lock */
 } zkc__recipe_layout_t;
 
+/* The layout a lock queue whose nodes are named "_c_<uuid>-<marker><seq>"
+ * keeps: "latch-" an election's, Curator's "__WRIT__" and "__READ__" a
+ * read-write lock's, any other (a mutex's "lock-") a plain lock's. */
+zkc__recipe_layout_t zkc__marker_layout(const char *marker);
+
 /* The one bit among `layouts` (children's zkc__child_layout or'ed) that a
- * recipe keeping layout `as` must not share a path with, or 0. A lock
- * shares a path with read-write locks (their nodes exclude each other);
- * an election and a semaphore refuse a lock's known nodes only
- * (ZKC__LAYOUT_KNOWN_LOCK): a squatter's sequenced node queues with a
- * latch as with a lock. */
+ * recipe keeping layout `as` must not share a path with, or 0. A plain
+ * lock and a read-write lock refuse each other's known nodes
+ * (ZKC_LAYOUT_RWLOCK, ZKC_LAYOUT_MUTEX): Curator's and kazoo's readers
+ * skip a mutex's node and Curator's mutex sorts readers last, so a peer
+ * would hold beside the other; a node of either that cannot be told
+ * (kazoo's "__lock__", a squatter's) queues with both. An election and a
+ * semaphore refuse a lock's known nodes only (ZKC__LAYOUT_KNOWN_LOCK): a
+ * squatter's sequenced node queues with a latch as with a lock. */
 unsigned zkc__layout_refused(zkc__recipe_layout_t as, unsigned layouts);
 
 /* A phrase naming the recipe of a bit zkc__layout_refused returns ("a
  * semaphore (...)"). Static. */
 const char *zkc__layout_what(unsigned layout);
+
+/* What a recipe keeping layout `as` is, for a message ("a lock", "a
+ * read-write lock"). Static. */
+const char *zkc__layout_as_what(zkc__recipe_layout_t as);
 
 #endif /* ZKC_NAMES_H */

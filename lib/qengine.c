@@ -20,7 +20,7 @@
 /* The run's bit-fields hold these. */
 _Static_assert(Q_DONE < 16, "a state fits in zkc__qrun_t.st");
 _Static_assert(ZKC__PARENT_RECREATE_MAX < 16, "fits in zkc__qrun_t.parents");
-_Static_assert(ZKC__AS_SEMAPHORE < 4, "a layout fits in zkc__qrun_t.layout");
+_Static_assert(ZKC__AS_RWLOCK < 8, "a layout fits in zkc__qrun_t.layout");
 
 void (*zkc__round_seam)(void);
 void (*zkc__vouch_seam)(void);
@@ -601,13 +601,15 @@ static int layout_refused(zkc__qrun_t *r) {
     mask |= zkc__child_layout(r->list->children.data[i], -1);
   unsigned bad = zkc__layout_refused((zkc__recipe_layout_t)r->layout, mask);
   if (bad == 0) return ZKC_OK;
+  zkc__recipe_layout_t as = (zkc__recipe_layout_t)r->layout;
   return zkc__refuse(
       r->c, ZKC_ELAYOUT,
       "%s: path '%.300s' holds %s, not %s: "
       "refused (nothing of ours left there)",
-      r->layout == ZKC__AS_ELECTION ? "leader latch" : "lock", r->base,
-      zkc__layout_what(bad),
-      r->layout == ZKC__AS_ELECTION ? "a leader election" : "a lock");
+      as == ZKC__AS_ELECTION ? "leader latch"
+      : as == ZKC__AS_RWLOCK ? "read-write lock"
+                             : "lock",
+      r->base, zkc__layout_what(bad), zkc__layout_as_what(as));
 }
 
 /* A read is in: first, wait, or read again. */

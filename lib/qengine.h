@@ -84,7 +84,7 @@ typedef struct zkc__qrun {
   unsigned same_session : 1; /* the blocker is of our own session */
   unsigned unproven : 1; /* see zkc__qrun_how_t */
   int viewing;          /* holds a reference on the client's view of base */
-  unsigned layout : 2;  /* a zkc__recipe_layout_t: the layout the path must
+  unsigned layout : 3;  /* a zkc__recipe_layout_t: the layout the path must
                            keep, checked at each read (ZKC__AS_NONE: none) */
   unsigned st : 4;      /* a zkc__qstate_t */
   unsigned after : 4;   /* Q_BACKOFF, Q_CONNECT: what comes next */

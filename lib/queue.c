@@ -125,10 +125,8 @@ int zkc__lock_acquire_data(zkc_client_t *c, const char *base,
 int zkc__lock_acquire_side(zkc_client_t *c, const char *base,
                            const char *lock_name, const char *data, int reader,
                            int64_t deadline_ms, zkc__held_t *out) {
-  return acquire(
-      c, base, lock_name, data, reader,
-      strcmp(lock_name, ZKC__LATCH_NAME) == 0 ? ZKC__AS_ELECTION : ZKC__AS_LOCK,
-      deadline_ms, out);
+  return acquire(c, base, lock_name, data, reader,
+                 zkc__marker_layout(lock_name), deadline_ms, out);
 }
 
 int zkc__node_create(zkc_client_t *c, const char *base, const char *name,

@@ -26,6 +26,7 @@ unsigned zkc_contender_layout(const zkc_contender_t *e) {
 unsigned zkc_layout_refusal(zkc_recipe_t recipe, const zkc_contender_t *v,
                             size_t count, const char **what) {
   zkc__recipe_layout_t as = recipe == ZKC_RECIPE_LOCK        ? ZKC__AS_LOCK
+                            : recipe == ZKC_RECIPE_RWLOCK    ? ZKC__AS_RWLOCK
                             : recipe == ZKC_RECIPE_ELECTION  ? ZKC__AS_ELECTION
                             : recipe == ZKC_RECIPE_SEMAPHORE ? ZKC__AS_SEMAPHORE
                                                              : ZKC__AS_NONE;

@@ -88,7 +88,8 @@ typedef enum zkc_layout {
    * latch's counts as one. */
   ZKC_LAYOUT_LOCK = 1 << 0,
   /* Set with ZKC_LAYOUT_LOCK: the node is a read-write lock's (kind
-   * "read" or "write"). */
+   * "read" or "write": Curator's "__READ__" and "__WRIT__", kazoo's
+   * ReadLock "__rlock__"). A plain lock refuses the path. */
   ZKC_LAYOUT_RWLOCK = 1 << 1,
   /* A semaphore's "locks" or "leases" child (Curator's
    * InterProcessSemaphoreV2 layout, which zkcoord's semaphore keeps). */
@@ -97,7 +98,13 @@ typedef enum zkc_layout {
   ZKC_LAYOUT_KAZOO_SEMAPHORE = 1 << 3,
   /* A leader latch's node ("latch-" before the sequence: zkcoord's and
    * Curator's LeaderLatch). */
-  ZKC_LAYOUT_ELECTION = 1 << 4
+  ZKC_LAYOUT_ELECTION = 1 << 4,
+  /* Set with ZKC_LAYOUT_LOCK: the node is a plain lock's ("lock-" before
+   * the sequence: zkcoord's mutex, selector and async acquire, Curator's
+   * InterProcessMutex and LeaderSelector, go-zookeeper's Lock). A
+   * read-write lock refuses the path. kazoo's "__lock__", which its Lock
+   * and its WriteLock both make, is neither this nor ZKC_LAYOUT_RWLOCK. */
+  ZKC_LAYOUT_MUTEX = 1 << 5
 } zkc_layout_t;
 
 /* The ZKC_LAYOUT_* bits of one entry of zkc_lock_contenders: the rule
@@ -108,10 +115,11 @@ ZKC_EXTERN unsigned zkc_contender_layout(const zkc_contender_t *contender);
 
 /* A recipe, as the layout rule knows it. */
 typedef enum zkc_recipe {
-  /* a mutex, a read-write lock, a leader selector, an async acquire */
+  /* a plain lock: a mutex, a leader selector, an async acquire */
   ZKC_RECIPE_LOCK,
-  ZKC_RECIPE_ELECTION, /* a leader latch */
-  ZKC_RECIPE_SEMAPHORE /* a counting semaphore (its own path's children) */
+  ZKC_RECIPE_ELECTION,  /* a leader latch */
+  ZKC_RECIPE_SEMAPHORE, /* a counting semaphore (its own path's children) */
+  ZKC_RECIPE_RWLOCK     /* either side of a read-write lock */
 } zkc_recipe_t;
 
 /* Whether `recipe` takes part on a path whose children are `contenders`
@@ -119,11 +127,14 @@ typedef enum zkc_recipe {
  * the ZKC_LAYOUT_* bit of the first other recipe's layout it refuses the
  * path for (its ZKC_ELAYOUT), and then, when what is not NULL, *what names
  * that layout in a phrase for a message (static string). The rule the
- * recipes apply themselves before they take part: a lock refuses a
- * semaphore's, kazoo's semaphore's and an election's nodes; a latch and a
- * semaphore refuse each other's and a lock's own nodes (a sequenced node of
- * no known recipe, a squatter's, takes part in their queue instead). 0 for
- * an unknown recipe or no contenders. No traffic; thread-safe. */
+ * recipes apply themselves before they take part: a plain lock and a
+ * read-write lock refuse a semaphore's, kazoo's semaphore's and an
+ * election's nodes, and each other's (ZKC_LAYOUT_RWLOCK, ZKC_LAYOUT_MUTEX:
+ * a node that cannot be told, kazoo's "__lock__" or a squatter's, queues
+ * with both); a latch and a semaphore refuse each other's and a lock's own
+ * nodes (ZKC_LAYOUT_LOCK; a sequenced node of no known recipe, a
+ * squatter's, takes part in their queue instead). 0 for an unknown recipe
+ * or no contenders. No traffic; thread-safe. */
 ZKC_EXTERN unsigned zkc_layout_refusal(zkc_recipe_t recipe,
                                        const zkc_contender_t *contenders,
                                        size_t count, const char **what);

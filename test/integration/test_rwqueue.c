@@ -74,8 +74,9 @@ static void fifo_across_kinds(void **state) {
   zkc_client_close(c);
 }
 
-/* kazoo's nodes count by kind; a sequenced node of no rw kind (a mutex's,
- * a squatter's) blocks readers too, as a writer would. */
+/* kazoo's nodes count by kind; a sequenced node of no rw kind (a
+ * squatter's, kazoo's "__lock__", which its Lock makes too) blocks readers
+ * as a writer would; a plain lock's "lock-" node is refused (ZKC_ELAYOUT). */
 static void foreign_children(void **state) {
   (void)state;
   zkc_client_t *c = zkt_open(NULL);
@@ -89,8 +90,13 @@ static void foreign_children(void **state) {
   OK(take(c, base, READ, zkt_ms(10000), &r)); /* shares with kazoo's reader */
   OK(zkc__lock_release(c, &r));
   assert_int_equal(take(c, base, WRITE, zkt_ms(300), &x), ZKC_ETIMEDOUT);
-  zkt_raw_child(base, "squatter-lock-", other, sizeof other);
+  zkt_raw_child(base, "squatter-", other, sizeof other);
   assert_int_equal(take(c, base, READ, zkt_ms(300), &x), ZKC_ETIMEDOUT);
+  assert_int_equal(zoo_delete(zkt_raw(), other, -1), ZOK);
+  zkt_raw_child(base, "mutex-lock-", other, sizeof other);
+  assert_int_equal(take(c, base, READ, zkt_ms(300), &x), ZKC_ELAYOUT);
+  assert_int_equal(take(c, base, WRITE, zkt_ms(300), &x), ZKC_ELAYOUT);
+  assert_int_equal(zkt_children_count(base), 2); /* ours went again */
   assert_int_equal(zoo_delete(zkt_raw(), other, -1), ZOK);
   zkt_raw_child(base, "0f1e2d3c4b5a69788796a5b4c3d2e1f0__lock__", kw, sizeof kw);
   assert_int_equal(take(c, base, READ, zkt_ms(300), &x), ZKC_ETIMEDOUT);

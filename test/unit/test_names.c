@@ -409,7 +409,8 @@ static void layouts_of_children(void **state) {
   char n[128];
   snprintf(n, sizeof n, "%slock-0000000007", u);
   const unsigned K = ZKC__LAYOUT_KNOWN_LOCK;
-  assert_int_equal(zkc__child_layout(n, 1), ZKC_LAYOUT_LOCK | K);
+  assert_int_equal(zkc__child_layout(n, 1),
+                   ZKC_LAYOUT_LOCK | ZKC_LAYOUT_MUTEX | K);
   snprintf(n, sizeof n, "%s__WRIT__0000000007", u);
   assert_int_equal(zkc__child_layout(n, 1),
                    ZKC_LAYOUT_LOCK | ZKC_LAYOUT_RWLOCK | K);
@@ -420,7 +421,8 @@ static void layouts_of_children(void **state) {
   assert_int_equal(zkc__child_layout(n, 1), ZKC_LAYOUT_ELECTION);
   snprintf(n, sizeof n, "%slatch--2147483648", u); /* after the wrap */
   assert_int_equal(zkc__child_layout(n, 1), ZKC_LAYOUT_ELECTION);
-  /* kazoo: Lock and WriteLock share "__lock__" (exclusive), ReadLock */
+  /* kazoo: Lock and WriteLock share "__lock__" (exclusive: neither a
+   * plain lock's nor a read-write lock's), ReadLock's is a reader's */
   assert_int_equal(zkc__child_layout(
                        "0123456789abcdef0123456789abcdef__lock__0000000001", 1),
                    ZKC_LAYOUT_LOCK | K);
@@ -432,7 +434,13 @@ static void layouts_of_children(void **state) {
   assert_int_equal(
       zkc__child_layout("_c_0123456789abcdef0123456789abcdef-lock-0000000002",
                         1),
-      ZKC_LAYOUT_LOCK | K);
+      ZKC_LAYOUT_LOCK | ZKC_LAYOUT_MUTEX | K);
+  /* a marker counts right before the sequence only */
+  assert_int_equal(zkc__child_layout("lock-x__READ__0000000004", 1),
+                   ZKC_LAYOUT_LOCK | ZKC_LAYOUT_RWLOCK | K);
+  assert_int_equal(zkc__child_layout("__READ__x-lock-0000000004", 1),
+                   ZKC_LAYOUT_LOCK | ZKC_LAYOUT_MUTEX | K);
+  assert_int_equal(zkc__child_layout("lock-0000000001x", 1), 0);
   /* a squatter, ZooKeeper's own recipe: in the queue, of no known lock */
   assert_int_equal(zkc__child_layout("foreign-0000000000", 1), ZKC_LAYOUT_LOCK);
   assert_int_equal(zkc__child_layout("x-72057594037927936-0000000003", 1),
@@ -462,6 +470,9 @@ static void layouts_of_children(void **state) {
   e.name = "0123456789abcdef0123456789abcdef__lock__0000000001";
   assert_int_equal(zkc_contender_layout(&e),
                    ZKC_LAYOUT_LOCK); /* no private bit */
+  e.name = "_c_0123456789abcdef0123456789abcdef-lock-0000000002";
+  assert_int_equal(zkc_contender_layout(&e),
+                   ZKC_LAYOUT_LOCK | ZKC_LAYOUT_MUTEX);
   assert_int_equal(zkc_contender_layout(NULL), 0);
 }
 
@@ -469,12 +480,12 @@ static void layouts_of_children(void **state) {
 static void layouts_refused_by_recipe(void **state) {
   (void)state;
   const unsigned K = ZKC__LAYOUT_KNOWN_LOCK;
-  unsigned lock = ZKC_LAYOUT_LOCK | K,
+  unsigned lock = ZKC_LAYOUT_LOCK | ZKC_LAYOUT_MUTEX | K,
            rw = ZKC_LAYOUT_LOCK | ZKC_LAYOUT_RWLOCK | K;
   unsigned squatter = ZKC_LAYOUT_LOCK;
   unsigned sem = ZKC_LAYOUT_SEMAPHORE, ksem = ZKC_LAYOUT_KAZOO_SEMAPHORE;
   unsigned elect = ZKC_LAYOUT_ELECTION;
-  assert_int_equal(zkc__layout_refused(ZKC__AS_LOCK, lock | rw), 0);
+  assert_int_equal(zkc__layout_refused(ZKC__AS_LOCK, lock), 0);
   assert_int_equal(zkc__layout_refused(ZKC__AS_LOCK, lock | sem), sem);
   assert_int_equal(zkc__layout_refused(ZKC__AS_LOCK, ksem), ksem);
   assert_int_equal(zkc__layout_refused(ZKC__AS_LOCK, elect), elect);
@@ -492,6 +503,55 @@ static void layouts_refused_by_recipe(void **state) {
   assert_non_null(strstr(zkc__layout_what(sem), "semaphore"));
   assert_non_null(strstr(zkc__layout_what(elect), "election"));
   assert_non_null(strstr(zkc__layout_what(K), "lock nodes"));
+}
+
+/* A plain lock and a read-write lock refuse each other's nodes, but not
+ * what cannot be told apart (kazoo's "__lock__", a squatter's), with
+ * which both queue. */
+static void plain_and_read_write_locks_refuse_each_other(void **state) {
+  (void)state;
+  const unsigned K = ZKC__LAYOUT_KNOWN_LOCK;
+  unsigned mutex = zkc__child_layout(
+      "_c_0f8e2a46-3b7c-4d1e-9a5b-6c7d8e9f0a1b-lock-0000000001", -1);
+  unsigned writer = zkc__child_layout(
+      "_c_0f8e2a46-3b7c-4d1e-9a5b-6c7d8e9f0a1b-__WRIT__0000000002", -1);
+  unsigned reader = zkc__child_layout(
+      "_c_0f8e2a46-3b7c-4d1e-9a5b-6c7d8e9f0a1b-__READ__0000000003", -1);
+  unsigned k_reader = zkc__child_layout(
+      "0123456789abcdef0123456789abcdef__rlock__0000000004", -1);
+  unsigned k_lock = zkc__child_layout(
+      "0123456789abcdef0123456789abcdef__lock__0000000005", -1);
+  unsigned squatter = zkc__child_layout("x-72057594037927936-0000000006", -1);
+  /* a plain lock (mutex, selector, async acquire) */
+  assert_int_equal(zkc__layout_refused(ZKC__AS_LOCK, mutex), 0);
+  assert_int_equal(zkc__layout_refused(ZKC__AS_LOCK, writer), ZKC_LAYOUT_RWLOCK);
+  assert_int_equal(zkc__layout_refused(ZKC__AS_LOCK, reader), ZKC_LAYOUT_RWLOCK);
+  assert_int_equal(zkc__layout_refused(ZKC__AS_LOCK, mutex | k_reader),
+                   ZKC_LAYOUT_RWLOCK);
+  assert_int_equal(zkc__layout_refused(ZKC__AS_LOCK, mutex | k_lock | squatter),
+                   0);
+  /* either side of a read-write lock */
+  assert_int_equal(zkc__layout_refused(ZKC__AS_RWLOCK, writer | reader), 0);
+  assert_int_equal(zkc__layout_refused(ZKC__AS_RWLOCK, k_reader | k_lock), 0);
+  assert_int_equal(zkc__layout_refused(ZKC__AS_RWLOCK, squatter), 0);
+  assert_int_equal(zkc__layout_refused(ZKC__AS_RWLOCK, reader | mutex),
+                   ZKC_LAYOUT_MUTEX);
+  assert_int_equal(
+      zkc__layout_refused(ZKC__AS_RWLOCK, ZKC_LAYOUT_SEMAPHORE | mutex),
+      ZKC_LAYOUT_SEMAPHORE);
+  assert_int_equal(zkc__layout_refused(ZKC__AS_RWLOCK, ZKC_LAYOUT_ELECTION),
+                   ZKC_LAYOUT_ELECTION);
+  /* the others see lock nodes of either kind alike */
+  assert_int_equal(zkc__layout_refused(ZKC__AS_ELECTION, mutex), K);
+  assert_int_equal(zkc__layout_refused(ZKC__AS_SEMAPHORE, reader), K);
+  /* which layout each recipe's own marker keeps */
+  assert_int_equal(zkc__marker_layout("lock-"), ZKC__AS_LOCK);
+  assert_int_equal(zkc__marker_layout("__WRIT__"), ZKC__AS_RWLOCK);
+  assert_int_equal(zkc__marker_layout("__READ__"), ZKC__AS_RWLOCK);
+  assert_int_equal(zkc__marker_layout("latch-"), ZKC__AS_ELECTION);
+  assert_non_null(strstr(zkc__layout_what(ZKC_LAYOUT_RWLOCK), "read-write"));
+  assert_non_null(strstr(zkc__layout_what(ZKC_LAYOUT_MUTEX), "plain lock"));
+  assert_string_equal(zkc__layout_as_what(ZKC__AS_RWLOCK), "a read-write lock");
 }
 
 /* The rule's public face (zkc_layout_refusal, which the CLI applies) gives
@@ -532,6 +592,22 @@ static void layout_refusal_is_the_recipes_rule(void **state) {
   assert_int_equal(zkc_layout_refusal(ZKC_RECIPE_ELECTION, squat, 1, NULL), 0);
   assert_int_equal(zkc_layout_refusal(ZKC_RECIPE_LOCK, squat, 1, NULL), 0);
   assert_int_equal(zkc_layout_refusal(ZKC_RECIPE_LOCK, NULL, 0, NULL), 0);
+  /* the plain and the read-write lock, each other's */
+  zkc_contender_t rw[] = {
+      {.name = "0123456789abcdef0123456789abcdef__rlock__0000000004"}};
+  zkc_contender_t klock[] = {
+      {.name = "0123456789abcdef0123456789abcdef__lock__0000000005"}};
+  assert_int_equal(zkc_layout_refusal(ZKC_RECIPE_LOCK, rw, 1, &what),
+                   ZKC_LAYOUT_RWLOCK);
+  assert_non_null(strstr(what, "read-write"));
+  assert_int_equal(zkc_layout_refusal(ZKC_RECIPE_RWLOCK, lock, 1, &what),
+                   ZKC_LAYOUT_MUTEX);
+  assert_non_null(strstr(what, "plain lock"));
+  assert_int_equal(zkc_layout_refusal(ZKC_RECIPE_RWLOCK, rw, 1, NULL), 0);
+  assert_int_equal(zkc_layout_refusal(ZKC_RECIPE_RWLOCK, klock, 1, NULL), 0);
+  assert_int_equal(zkc_layout_refusal(ZKC_RECIPE_LOCK, klock, 1, NULL), 0);
+  assert_int_equal(zkc_layout_refusal(ZKC_RECIPE_RWLOCK, sem, 2, NULL),
+                   ZKC_LAYOUT_SEMAPHORE);
   assert_int_equal(zkc_layout_refusal((zkc_recipe_t)99, sem, 2, NULL), 0);
 }
 
@@ -698,6 +774,7 @@ int main(void) {
       cmocka_unit_test(error_table),
       cmocka_unit_test(layouts_of_children),
       cmocka_unit_test(layouts_refused_by_recipe),
+      cmocka_unit_test(plain_and_read_write_locks_refuse_each_other),
       cmocka_unit_test(layout_refusal_is_the_recipes_rule),
       cmocka_unit_test(path_problems),
       cmocka_unit_test(connect_strings),
