@@ -270,8 +270,10 @@ int zkcli_is_latch_node(const zkc_contender_t *e);
 /* Reads PATH's children (zkcli_read_contenders) and refuses, with one line
  * naming what PATH holds, a path that o->cmd's recipe refuses by the
  * library's rule (zkc_layout_refusal): lock and revoke refuse a
- * semaphore's (either layout) or an election's nodes; sem and leader a
- * lock's own nodes and each other's (and kazoo's semaphore). Returns 0 (*rw
+ * semaphore's (either layout) or an election's nodes, and lock (the plain
+ * mutex, or the read-write lock where read-write nodes queue or --shared
+ * or --write asks for it) the other lock's nodes; sem and leader a lock's
+ * own nodes and each other's (and kazoo's semaphore). Returns 0 (*rw
  * set, when not NULL, if PATH holds read-write nodes), ZKCLI_EXIT_BADPATH
  * after that line, or a library error code (< 0) from the read. */
 int zkcli_check_layout(const zkcli_opts_t *o, zkc_client_t *c, int *rw);

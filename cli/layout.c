@@ -25,24 +25,46 @@ void zkcli_layout_of(const zkc_contender_t *v, size_t n, zkcli_layout_t *out) {
   }
 }
 
+/* The recipe o->cmd runs on a path whose children show `l`: lock takes
+ * the write side where read-write nodes queue (cmd_lock.c); revoke acts on
+ * whichever lock the path holds. */
+static zkc_recipe_t recipe_of(const zkcli_opts_t *o, const zkcli_layout_t *l) {
+  if (o->cmd == ZKCLI_SEM) return ZKC_RECIPE_SEMAPHORE;
+  if (o->cmd == ZKCLI_LEADER) return ZKC_RECIPE_ELECTION;
+  return o->shared || o->write_side || l->rw ? ZKC_RECIPE_RWLOCK
+                                             : ZKC_RECIPE_LOCK;
+}
+
 /* What a path holds that o->cmd refuses, for the message: NULL when it may
  * use the path. The library's own rule (zkc_layout_refusal), so that a
  * command refuses exactly the paths its recipe would. revoke acts on a
  * lock, so it refuses what a lock refuses, saying why there is nothing to
- * revoke. */
-static const char *conflict(const zkcli_opts_t *o, const zkc_contender_t *v,
-                            size_t n) {
-  zkc_recipe_t as = o->cmd == ZKCLI_SEM      ? ZKC_RECIPE_SEMAPHORE
-                    : o->cmd == ZKCLI_LEADER ? ZKC_RECIPE_ELECTION
-                                             : ZKC_RECIPE_LOCK;
+ * revoke; a path where plain and read-write lock nodes meet holds locks
+ * all the same, whose holders it may ask. */
+static const char *conflict(const zkcli_opts_t *o, zkc_recipe_t as,
+                            const zkc_contender_t *v, size_t n) {
   const char *what = NULL;
   unsigned bad = zkc_layout_refusal(as, v, n, &what);
   if (bad == 0 || o->cmd != ZKCLI_REVOKE) return bad ? what : NULL;
+  if (bad == ZKC_LAYOUT_MUTEX || bad == ZKC_LAYOUT_RWLOCK) return NULL;
   if (bad == ZKC_LAYOUT_ELECTION)
     return "a leader election (LeaderLatch nodes, whose data is the "
            "participant id LeaderLatch.getLeader() reads)";
   return "a semaphore (leases are not revocable: Curator's semaphores have "
          "no revocation)";
+}
+
+static const char *recipe_name(zkc_recipe_t as) {
+  switch (as) {
+    case ZKC_RECIPE_SEMAPHORE:
+      return "a semaphore";
+    case ZKC_RECIPE_ELECTION:
+      return "a leader election";
+    case ZKC_RECIPE_RWLOCK:
+      return "a read-write lock";
+    default:
+      return "a lock";
+  }
 }
 
 int zkcli_check_layout(const zkcli_opts_t *o, zkc_client_t *c, int *rw) {
@@ -55,14 +77,12 @@ int zkcli_check_layout(const zkcli_opts_t *o, zkc_client_t *c, int *rw) {
   if (rc != ZKC_OK) return rc;
   zkcli_layout_t l;
   zkcli_layout_of(v, n, &l);
-  const char *what = conflict(o, v, n);
+  zkc_recipe_t as = recipe_of(o, &l);
+  const char *what = conflict(o, as, v, n);
   zkc_contenders_free(v, n);
   if (rw) *rw = l.rw;
   if (what == NULL) return 0;
-  zkcli_err("%s holds %s, not %s: refused", o->path, what,
-            o->cmd == ZKCLI_SEM      ? "a semaphore"
-            : o->cmd == ZKCLI_LEADER ? "a leader election"
-                                     : "a lock");
+  zkcli_err("%s holds %s, not %s: refused", o->path, what, recipe_name(as));
   return ZKCLI_EXIT_BADPATH;
 }
 
