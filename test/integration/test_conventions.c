@@ -585,6 +585,98 @@ static void layout_peer_mutex_is_a_lock(void **state) {
   zkc_client_close(c);
 }
 
+/* A plain lock and a read-write lock refuse each other's path: peers'
+ * readers would join a mutex's holder, peers' mutexes a reader. Every
+ * plain-lock recipe (mutex, multi-lock, async acquire, selector) refuses
+ * a path where zkcoord's readers and writers hold; the readers hold on and
+ * nothing else is left there. */
+static void layout_plain_locks_refused_on_read_write_path(void **state) {
+  (void)state;
+  zkt_make_root();
+  char p[600];
+  snprintf(p, sizeof p, "%s", zkt_path("rw"));
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_rwlock_t *rw = NULL;
+  OKL(zkc_rwlock_create(&rw, c, p));
+  OKL(zkc_mutex_acquire(zkc_rwlock_read_side(rw)));
+
+  zkc_mutex_t *m = NULL;
+  OKL(zkc_mutex_create(&m, c, p));
+  assert_int_equal(zkc_mutex_acquire_timeout(m, zkt_ms(2000)), ZKC_ELAYOUT);
+  message_names(p);
+  assert_non_null(strstr(zkc_last_error_message(), "read-write lock"));
+  assert_int_equal(zkc_mutex_acquire(m), ZKC_ELAYOUT); /* no limit: at once */
+
+  zkc_mutex_t *other = NULL;
+  OKL(zkc_mutex_create(&other, c, zkt_path("free")));
+  zkc_mutex_t *set[2] = {other, m};
+  zkc_multilock_t *ml = NULL;
+  OKL(zkc_multilock_create(&ml, set, 2));
+  assert_int_equal(zkc_multilock_acquire_timeout(ml, zkt_ms(2000)),
+                   ZKC_ELAYOUT);
+  assert_false(zkc_mutex_is_acquired_in_this_process(other));
+
+  zkc_async_t *a = NULL;
+  OKL(zkc_async_create(&a, c, NULL));
+  acq_result_t r = {0};
+  OKL(zkc_async_acquire(a, p, zkt_ms(2000), acq_done, &r, NULL));
+  assert_true(zkt_await(acq_finished, &r, zkt_ms(10000)));
+  assert_int_equal(r.rc, ZKC_ELAYOUT);
+
+  atomic_int led = 0;
+  zkc_selector_t *sel = NULL;
+  OKL(zkc_selector_create(&sel, c, p, never_leads, &led, NULL));
+  OKL(zkc_selector_start(sel));
+  assert_true(zkt_await(selector_failed, sel, zkt_ms(10000)));
+  assert_int_equal(atomic_load(&led), 0);
+
+  /* a writer's node is refused alike */
+  OKL(zkc_mutex_release(zkc_rwlock_read_side(rw)));
+  OKL(zkc_mutex_acquire(zkc_rwlock_write_side(rw)));
+  assert_int_equal(zkc_mutex_acquire_timeout(m, zkt_ms(2000)), ZKC_ELAYOUT);
+  assert_true(zkc_mutex_is_held(zkc_rwlock_write_side(rw)));
+  assert_int_equal(children(p), 1); /* the writer's node only */
+  OKL(zkc_mutex_release(zkc_rwlock_write_side(rw)));
+
+  zkc_selector_destroy(sel);
+  OKL(zkc_async_destroy(a));
+  zkc_multilock_destroy(ml);
+  OKL(zkc_mutex_destroy(other));
+  OKL(zkc_mutex_destroy(m));
+  OKL(zkc_rwlock_destroy(rw));
+  zkc_client_close(c);
+}
+
+/* Both sides of a read-write lock refuse a path where a zkcoord mutex
+ * holds; the mutex holds on and nothing else is left there. */
+static void layout_read_write_lock_refused_on_mutex_path(void **state) {
+  (void)state;
+  zkt_make_root();
+  char p[600];
+  snprintf(p, sizeof p, "%s", zkt_path("lock"));
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_mutex_t *m = NULL;
+  OKL(zkc_mutex_create(&m, c, p));
+  OKL(zkc_mutex_acquire(m));
+  zkc_rwlock_t *rw = NULL;
+  OKL(zkc_rwlock_create(&rw, c, p));
+  assert_int_equal(
+      zkc_mutex_acquire_timeout(zkc_rwlock_read_side(rw), zkt_ms(2000)),
+      ZKC_ELAYOUT);
+  message_names(p);
+  assert_non_null(strstr(zkc_last_error_message(), "plain lock"));
+  assert_int_equal(
+      zkc_mutex_acquire_timeout(zkc_rwlock_write_side(rw), zkt_ms(2000)),
+      ZKC_ELAYOUT);
+  assert_int_equal(zkc_mutex_acquire(zkc_rwlock_write_side(rw)), ZKC_ELAYOUT);
+  assert_true(zkc_mutex_is_held(m));
+  assert_int_equal(children(p), 1); /* the mutex's node only */
+  OKL(zkc_mutex_release(m));
+  OKL(zkc_rwlock_destroy(rw));
+  OKL(zkc_mutex_destroy(m));
+  zkc_client_close(c);
+}
+
 /* A refused argument says why: to the thread (zkc_last_error_message) and
  * through the client's log sink at error level. */
 static void refusal_says_why(void **state) {
@@ -624,6 +716,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test(layout_locks_refused_on_semaphore_path),
       cmocka_unit_test(layout_election_and_lock_paths),
       cmocka_unit_test(layout_peer_mutex_is_a_lock),
+      cmocka_unit_test(layout_plain_locks_refused_on_read_write_path),
+      cmocka_unit_test(layout_read_write_lock_refused_on_mutex_path),
       cmocka_unit_test(refusal_says_why),
   };
   return zkt_main(argc, argv, tests, sizeof tests / sizeof *tests,
