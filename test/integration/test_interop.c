@@ -8,7 +8,10 @@
  * lock on one path: readers share across implementations, no writer
  * overlaps anyone, and the peers' writers stay behind a zkcoord downgrade.
  * Revocation works both ways with Curator's makeRevocable and
- * Revoker.attemptRevoke. */
+ * Revoker.attemptRevoke. A peer's reader on a path refuses a zkcoord
+ * mutex, a peer's mutex a zkcoord read-write lock (ZKC_ELAYOUT): the
+ * peers would not exclude the other layout's holders; kazoo's "__lock__",
+ * which its Lock and its WriteLock share, cannot be told and queues. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -545,6 +548,130 @@ static void kazoo_writer_waits_behind_downgrade(void **state) {
   writer_waits_behind_downgrade(&kazoo_peer);
 }
 
+/* ---- the other lock layout: refused ---- */
+
+/* Starts a peer holding one lock on s->path for hold_ms: Curator's
+ * InterProcessMutex ("mutex") or a side of its read-write lock ("read",
+ * "write"); kazoo's own Lock, ReadLock or WriteLock with kazoo's own node
+ * names ("lock", "read", "write"). */
+static zkt_proc_t spawn_holder(struct rw_shared *s, const char *kind,
+                               int64_t hold_ms) {
+  char hold[24];
+  snprintf(hold, sizeof hold, "%lld", (long long)hold_ms);
+  char *connect = (char *)zkt_connect(), *k = (char *)kind;
+  if (s->peer->curator && strcmp(kind, "mutex") == 0) {
+    static char marker[600];
+    snprintf(marker, sizeof marker, "%s/interop-marker-%d",
+             getenv("ZKT_BUILD") ? getenv("ZKT_BUILD") : "/tmp", (int)getpid());
+    unlink(marker);
+    char *argv[] = {interop_script("run-curator.sh"), getenv("ZKT_BUILD"),
+                    "mutex", connect, s->path, "1", hold, marker, NULL};
+    return zkt_spawn(argv);
+  }
+  if (s->peer->curator) return spawn_rw_peer(s, kind, 1, hold_ms);
+  char *argv[] = {interop_script("run-kazoo.sh"), "native", connect, s->path,
+                  k, "1", hold, NULL};
+  return zkt_spawn(argv);
+}
+
+/* The peer's hold ends as it should: one hold, exit status 0. */
+static void holder_ends(zkt_proc_t *p) {
+  char line[2048];
+  int held = 0;
+  while (zkt_read_line(p, line, sizeof line, zkt_ms(60000)))
+    held += strncmp(line, "HELD ", 5) == 0;
+  assert_int_equal(zkt_wait(p, zkt_ms(30000)), 0);
+  assert_int_equal(held, 1);
+}
+
+/* The peer's reader holds the path: a zkcoord mutex is refused, with or
+ * without a limit, and leaves nothing there; the reader holds on. */
+static void mutex_refused_beside_reader(const rw_peer_t *peer) {
+  struct rw_shared *s = calloc(1, sizeof *s);
+  s->peer = peer;
+  snprintf(s->path, sizeof s->path, "%s", zkt_path("rw"));
+  zkt_proc_t p = spawn_holder(s, "read", zkt_ms(4000));
+  await_peer_queued(s, &p);
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_mutex_t *m;
+  assert_int_equal(zkc_mutex_create(&m, c, s->path), ZKC_OK);
+  assert_int_equal(zkc_mutex_acquire_timeout(m, zkt_ms(2000)), ZKC_ELAYOUT);
+  assert_non_null(strstr(zkc_last_error_message(), "read-write lock"));
+  assert_int_equal(zkc_mutex_acquire(m), ZKC_ELAYOUT);
+  assert_false(zkc_mutex_is_acquired_in_this_process(m));
+  assert_int_equal(zkt_children_count(s->path), 1); /* the peer's reader */
+  assert_int_equal(peer_nodes(s->path, peer->tag), 1);
+  holder_ends(&p);
+  assert_int_equal(zkc_mutex_destroy(m), ZKC_OK);
+  zkc_client_close(c);
+  free(s);
+}
+
+static void curator_reader_refuses_mutex(void **state) {
+  (void)state;
+  mutex_refused_beside_reader(&curator_peer);
+}
+
+/* kazoo's own ReadLock: "__rlock__", which only a reader makes. */
+static void kazoo_reader_refuses_mutex(void **state) {
+  (void)state;
+  mutex_refused_beside_reader(&kazoo_peer);
+}
+
+/* Curator's InterProcessMutex holds the path: both sides of a zkcoord
+ * read-write lock are refused and leave nothing there. */
+static void curator_mutex_refuses_rwlock(void **state) {
+  (void)state;
+  struct rw_shared *s = calloc(1, sizeof *s);
+  s->peer = &curator_peer;
+  snprintf(s->path, sizeof s->path, "%s", zkt_path("lock"));
+  zkt_proc_t p = spawn_holder(s, "mutex", zkt_ms(4000));
+  await_peer_queued(s, &p);
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_rwlock_t *rw;
+  assert_int_equal(zkc_rwlock_create(&rw, c, s->path), ZKC_OK);
+  assert_int_equal(
+      zkc_mutex_acquire_timeout(zkc_rwlock_read_side(rw), zkt_ms(2000)),
+      ZKC_ELAYOUT);
+  assert_non_null(strstr(zkc_last_error_message(), "plain lock"));
+  assert_int_equal(
+      zkc_mutex_acquire_timeout(zkc_rwlock_write_side(rw), zkt_ms(2000)),
+      ZKC_ELAYOUT);
+  assert_int_equal(zkt_children_count(s->path), 1); /* Curator's node */
+  holder_ends(&p);
+  assert_int_equal(zkc_rwlock_destroy(rw), ZKC_OK);
+  zkc_client_close(c);
+  free(s);
+}
+
+/* kazoo's Lock makes "__lock__" nodes, as its WriteLock does: no one can
+ * tell which, so neither zkcoord lock refuses it; each queues behind it
+ * (its holder excludes both). */
+static void kazoo_lock_queues_with_both(void **state) {
+  (void)state;
+  struct rw_shared *s = calloc(1, sizeof *s);
+  s->peer = &kazoo_peer;
+  snprintf(s->path, sizeof s->path, "%s", zkt_path("lock"));
+  zkt_proc_t p = spawn_holder(s, "lock", zkt_ms(4000));
+  await_peer_queued(s, &p);
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_rwlock_t *rw;
+  zkc_mutex_t *m;
+  assert_int_equal(zkc_rwlock_create(&rw, c, s->path), ZKC_OK);
+  assert_int_equal(zkc_mutex_create(&m, c, s->path), ZKC_OK);
+  assert_int_equal(zkc_mutex_acquire_timeout(zkc_rwlock_read_side(rw), 0),
+                   ZKC_ETIMEDOUT);
+  assert_int_equal(zkc_mutex_acquire_timeout(zkc_rwlock_write_side(rw), 0),
+                   ZKC_ETIMEDOUT);
+  assert_int_equal(zkc_mutex_acquire_timeout(m, 0), ZKC_ETIMEDOUT);
+  assert_int_equal(zkt_children_count(s->path), 1); /* kazoo's node */
+  holder_ends(&p);
+  assert_int_equal(zkc_mutex_destroy(m), ZKC_OK);
+  assert_int_equal(zkc_rwlock_destroy(rw), ZKC_OK);
+  zkc_client_close(c);
+  free(s);
+}
+
 /* ---- revocation ---- */
 
 typedef struct revoke_seen {
@@ -722,6 +849,10 @@ int main(int argc, char **argv) {
       cmocka_unit_test(kazoo_rwlock_shares_queue),
       cmocka_unit_test(curator_writer_waits_behind_downgrade),
       cmocka_unit_test(kazoo_writer_waits_behind_downgrade),
+      cmocka_unit_test(curator_reader_refuses_mutex),
+      cmocka_unit_test(kazoo_reader_refuses_mutex),
+      cmocka_unit_test(curator_mutex_refuses_rwlock),
+      cmocka_unit_test(kazoo_lock_queues_with_both),
       cmocka_unit_test(curator_revokes_zkcoord),
       cmocka_unit_test(zkcoord_revokes_curator),
       cmocka_unit_test(zkcoord_cli_revokes_curator),

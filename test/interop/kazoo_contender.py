@@ -29,6 +29,11 @@ Modes
                                             time.monotonic_ns(), which is CLOCK_MONOTONIC on Linux
         DONE acquired=<n>
 
+  native <connectString> <lockPath> <read|write|lock> <iterations> <holdMillis>
+      As rwlock, with kazoo's own ReadLock, WriteLock or Lock and their own node names
+      (<hex>__rlock__<seq>, <hex>__lock__<seq>, <hex>__lock__<seq>): the layouts zkcoord must
+      tell apart from its own, or cannot. Output lines as rwlock's, with the kind asked.
+
 Node data is the identifier "kazoo:<pid>".
 
 Exit codes: 0 success; 1 unexpected exception (traceback on stderr); 2 not connected within
@@ -46,7 +51,7 @@ import kazoo.version
 from kazoo.client import KazooClient
 from kazoo.handlers.threading import KazooTimeoutError
 from kazoo.protocol.states import KazooState
-from kazoo.recipe.lock import ReadLock, WriteLock
+from kazoo.recipe.lock import Lock, ReadLock, WriteLock
 from kazoo.retry import ForceRetryError
 
 EXIT_OK = 0
@@ -57,7 +62,8 @@ EXIT_USAGE = 64
 SESSION_TIMEOUT_S = 10.0
 CONNECT_WAIT_S = 20.0
 
-USAGE = "usage:\n  kazoo_contender.py rwlock <connectString> <lockPath> <read|write> <iterations> <holdMillis>"
+USAGE = ("usage:\n  kazoo_contender.py rwlock <connectString> <lockPath> <read|write> <iterations> <holdMillis>"
+         "\n  kazoo_contender.py native <connectString> <lockPath> <read|write|lock> <iterations> <holdMillis>")
 
 
 class Usage(Exception):
@@ -148,19 +154,22 @@ def stop_client(client):
     client.close()
 
 
-def run_rwlock(args):
+CURATOR_NAMED = {"read": CuratorNamedReadLock, "write": CuratorNamedWriteLock}
+NATIVE = {"read": ReadLock, "write": WriteLock, "lock": Lock}
+
+
+def run_rwlock(args, classes):
     if len(args) != 6:
-        raise Usage("rwlock needs 5 arguments")
+        raise Usage("%s needs 5 arguments" % args[0])
     connect, path, kind = args[1], args[2], args[3]
-    if kind not in ("read", "write"):
-        raise Usage("the side must be read or write, got '%s'" % kind)
+    if kind not in classes:
+        raise Usage("the kind must be one of %s, got '%s'" % ("|".join(classes), kind))
     iterations = non_negative("iterations", args[4])
     hold_ms = non_negative("holdMillis", args[5])
 
     client = start_client(connect)
     try:
-        cls = CuratorNamedReadLock if kind == "read" else CuratorNamedWriteLock
-        lock = cls(client, path, "kazoo:%d" % os.getpid())
+        lock = classes[kind](client, path, "kazoo:%d" % os.getpid())
         acquired = 0
         for _ in range(iterations):
             lock.acquire()
@@ -185,7 +194,9 @@ def main(argv):
         if len(argv) < 1:
             raise Usage("missing mode")
         if argv[0] == "rwlock":
-            run_rwlock(argv)
+            run_rwlock(argv, CURATOR_NAMED)
+        elif argv[0] == "native":
+            run_rwlock(argv, NATIVE)
         else:
             raise Usage("unknown mode '%s'" % argv[0])
     except Usage as e:
