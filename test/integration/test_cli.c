@@ -1830,6 +1830,35 @@ static void commands_refuse_another_recipes_path(void **state) {
   zkc_client_close(c);
 }
 
+/* lock --shared and --write on a mutex's path: refused with 65 and one
+ * line (Curator's readers would not see the mutex's node); plain lock
+ * queues behind the mutex. */
+static void read_write_lock_refuses_mutex_path(void **state) {
+  (void)state;
+  const char *path = zkt_path("lock");
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_mutex_t *m = hold_lock(c, path);
+  char err[8192];
+  assert_int_equal(run_cli_stderr(err, sizeof err, CONNECTED, "lock",
+                                  "--shared", "-n", path, "true"), 65);
+  assert_int_equal(count_lines(err), 1);
+  assert_non_null(strstr(err, "plain lock"));
+  assert_non_null(strstr(err, "not a read-write lock"));
+  assert_int_equal(run_cli_stderr(err, sizeof err, CONNECTED, "lock",
+                                  "--write", "-n", path, "true"), 65);
+  assert_int_equal(RUN_CLI(CONNECTED, "lock", "-n", path, "true"), 1);
+  assert_int_equal(zkt_children_count(path), 1);
+  /* Where both layouts meet, revoke still asks the holders (none made its
+   * hold revocable here): it is no recipe of its own. */
+  char reader[800], line[1300];
+  zkt_raw_child(path, "0123456789abcdef0123456789abcdef__rlock__", reader,
+                sizeof reader);
+  assert_int_equal(run_revoke(path, line, sizeof line), 2);
+  assert_int_equal(zoo_delete(zkt_raw(), reader, -1), ZOK);
+  release_lock(m);
+  zkc_client_close(c);
+}
+
 /* A lock taken with --acl secure under other credentials: status without
  * them still lists it (session, czxid), its holder id unreadable. */
 static void status_without_credentials_lists_secure_nodes(void **state) {
@@ -2694,6 +2723,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(revoke_refuses_election_and_semaphore),
       cmocka_unit_test(lock_revocable_lets_go_on_revoke),
       cmocka_unit_test(commands_refuse_another_recipes_path),
+      cmocka_unit_test(read_write_lock_refuses_mutex_path),
       cmocka_unit_test(status_without_credentials_lists_secure_nodes),
       cmocka_unit_test(verbose_shows_session_not_zookeeper_internals),
       cmocka_unit_test(sem_mismatched_limit_warns_without_v),
