@@ -99,13 +99,22 @@ ZKC_EXTERN int zkc_mutex_destroy(zkc_mutex_t *mutex);
  *                  the server refused the lock path or the ACL
  *   ZKC_ELAYOUT    the lock path holds another recipe's nodes (a
  *                  semaphore's locks/ or leases/, kazoo's semaphore leases,
- *                  a leader latch's nodes: zkc_contender_layout): nothing
- *                  of ours is left there, the other recipe's holders are
- *                  untouched; zkc_last_error_message names the path and
- *                  the recipe. Checked at every read of the queue, so a
- *                  waiter also gives way to one that came meanwhile.
- *                  Curator's, kazoo's and go-zookeeper's locks and
- *                  read-write locks are locks: a mutex queues with them
+ *                  a leader latch's nodes; for a mutex a read-write lock's
+ *                  "__READ__", "__WRIT__" or kazoo's "__rlock__" nodes, for
+ *                  a side of a read-write lock a plain lock's "lock-"
+ *                  nodes: zkc_contender_layout): nothing of ours is left
+ *                  there, the other recipe's holders are untouched;
+ *                  zkc_last_error_message names the path and the recipe.
+ *                  Checked at every read of the queue, so a waiter also
+ *                  gives way to one that came meanwhile. Curator's and
+ *                  go-zookeeper's mutexes are plain locks, a mutex queues
+ *                  with them; Curator's and kazoo's read-write locks are
+ *                  read-write locks, a side queues with them; kazoo's
+ *                  Lock ("__lock__", as its WriteLock) and unknown
+ *                  sequenced nodes queue with both. A peer that comes
+ *                  later keeps its own rule: Curator's reader joins a
+ *                  held mutex's path (docs/recipes.md, "One path, one
+ *                  recipe")
  *   ZKC_EREADONLY, ZKC_ETHROTTLED, ZKC_EAUTHFAILED, ZKC_ESYSTEM, ZKC_EPROTO
  *                  other answers of the ensemble (see zkcoord/common.h)
  * On any error no lock node is left behind. */

@@ -10,7 +10,9 @@
  * before it (Curator's reader watches the first one, so every reader wakes
  * when it leaves). kazoo's `__lock__` (writer) and `__rlock__` (reader)
  * nodes are recognised in the queue too, and any other sequenced child
- * counts as a writer.
+ * counts as a writer, but a plain lock's `lock-` node (a mutex's, Curator's
+ * InterProcessMutex's) makes either side refuse the path with ZKC_ELAYOUT:
+ * Curator's mutex would not see the readers.
  *
  * Each side is a zkc_mutex_t: acquire, release, timeouts (with
  * zkc_mutex_acquire_timeout: < 0 without limit, 0 one try, > 0 that many
