@@ -408,10 +408,6 @@ static void layout_semaphore_refused_on_mutex_path(void **state) {
   zkc_client_close(c);
 }
 
-/* Every lock-queue recipe (mutex, both sides of a read-write lock, a
- * multi-lock over it, the async acquire, the leader selector) and the
- * leader latch refuse a semaphore's path; the lease stays held and the
- * path keeps exactly locks/ and leases/, with the one lease. */
 static int selector_failed(void *ctx) {
   return zkc_selector_error((zkc_selector_t *)ctx) == ZKC_ELAYOUT;
 }
@@ -432,6 +428,51 @@ static void acq_done(void *ctx, int rc, zkc_hold_t *hold) {
 static int acq_finished(void *ctx) {
   return atomic_load(&((acq_result_t *)ctx)->done);
 }
+/* The plain-lock recipes besides the mutex m on path p (a multi-lock with
+ * m, an async acquire, a selector): each refused with ZKC_ELAYOUT, nothing
+ * taken. plain_locks_free ends them. */
+typedef struct plain_locks {
+  zkc_mutex_t *other;
+  zkc_multilock_t *ml;
+  zkc_async_t *a;
+  zkc_selector_t *sel;
+  atomic_int led;
+} plain_locks_t;
+
+static void plain_locks_refused(plain_locks_t *pl, zkc_client_t *c,
+                                zkc_mutex_t *m, const char *p) {
+  memset(pl, 0, sizeof *pl);
+  OKL(zkc_mutex_create(&pl->other, c, zkt_path("free")));
+  zkc_mutex_t *set[2] = {pl->other, m};
+  OKL(zkc_multilock_create(&pl->ml, set, 2));
+  assert_int_equal(zkc_multilock_acquire_timeout(pl->ml, zkt_ms(2000)),
+                   ZKC_ELAYOUT);
+  assert_false(
+      zkc_mutex_is_acquired_in_this_process(pl->other)); /* all or nothing */
+
+  OKL(zkc_async_create(&pl->a, c, NULL));
+  acq_result_t r = {0};
+  OKL(zkc_async_acquire(pl->a, p, zkt_ms(2000), acq_done, &r, NULL));
+  assert_true(zkt_await(acq_finished, &r, zkt_ms(10000)));
+  assert_int_equal(r.rc, ZKC_ELAYOUT);
+
+  OKL(zkc_selector_create(&pl->sel, c, p, never_leads, &pl->led, NULL));
+  OKL(zkc_selector_start(pl->sel));
+  assert_true(zkt_await(selector_failed, pl->sel, zkt_ms(10000)));
+  assert_int_equal(atomic_load(&pl->led), 0);
+}
+
+static void plain_locks_free(plain_locks_t *pl) {
+  zkc_selector_destroy(pl->sel);
+  OKL(zkc_async_destroy(pl->a));
+  zkc_multilock_destroy(pl->ml);
+  OKL(zkc_mutex_destroy(pl->other));
+}
+
+/* Every lock-queue recipe (mutex, both sides of a read-write lock, a
+ * multi-lock over it, the async acquire, the leader selector) and the
+ * leader latch refuse a semaphore's path; the lease stays held and the
+ * path keeps exactly locks/ and leases/, with the one lease. */
 static void layout_locks_refused_on_semaphore_path(void **state) {
   (void)state;
   zkt_make_root();
@@ -461,29 +502,8 @@ static void layout_locks_refused_on_semaphore_path(void **state) {
       zkc_mutex_acquire_timeout(zkc_rwlock_read_side(rw), zkt_ms(2000)),
       ZKC_ELAYOUT);
 
-  zkc_mutex_t *other = NULL;
-  OKL(zkc_mutex_create(&other, c, zkt_path("free")));
-  zkc_mutex_t *set[2] = {other, m};
-  zkc_multilock_t *ml = NULL;
-  OKL(zkc_multilock_create(&ml, set, 2));
-  assert_int_equal(zkc_multilock_acquire_timeout(ml, zkt_ms(2000)),
-                   ZKC_ELAYOUT);
-  assert_false(
-      zkc_mutex_is_acquired_in_this_process(other)); /* all or nothing */
-
-  zkc_async_t *a = NULL;
-  OKL(zkc_async_create(&a, c, NULL));
-  acq_result_t r = {0};
-  OKL(zkc_async_acquire(a, p, zkt_ms(2000), acq_done, &r, NULL));
-  assert_true(zkt_await(acq_finished, &r, zkt_ms(10000)));
-  assert_int_equal(r.rc, ZKC_ELAYOUT);
-
-  atomic_int led = 0;
-  zkc_selector_t *sel = NULL;
-  OKL(zkc_selector_create(&sel, c, p, never_leads, &led, NULL));
-  OKL(zkc_selector_start(sel));
-  assert_true(zkt_await(selector_failed, sel, zkt_ms(10000)));
-  assert_int_equal(atomic_load(&led), 0);
+  plain_locks_t pl;
+  plain_locks_refused(&pl, c, m, p);
 
   zkc_latch_t *l = NULL;
   OKL(zkc_latch_create(&l, c, p, "a", NULL));
@@ -498,10 +518,7 @@ static void layout_locks_refused_on_semaphore_path(void **state) {
 
   OKL(zkc_latch_close(l, ZKC_CLOSE_SILENT));
   zkc_latch_destroy(l);
-  zkc_selector_destroy(sel);
-  OKL(zkc_async_destroy(a));
-  zkc_multilock_destroy(ml);
-  OKL(zkc_mutex_destroy(other));
+  plain_locks_free(&pl);
   OKL(zkc_rwlock_destroy(rw));
   OKL(zkc_mutex_destroy(m));
   zkc_lease_free(lease);
@@ -607,28 +624,8 @@ static void layout_plain_locks_refused_on_read_write_path(void **state) {
   assert_non_null(strstr(zkc_last_error_message(), "read-write lock"));
   assert_int_equal(zkc_mutex_acquire(m), ZKC_ELAYOUT); /* no limit: at once */
 
-  zkc_mutex_t *other = NULL;
-  OKL(zkc_mutex_create(&other, c, zkt_path("free")));
-  zkc_mutex_t *set[2] = {other, m};
-  zkc_multilock_t *ml = NULL;
-  OKL(zkc_multilock_create(&ml, set, 2));
-  assert_int_equal(zkc_multilock_acquire_timeout(ml, zkt_ms(2000)),
-                   ZKC_ELAYOUT);
-  assert_false(zkc_mutex_is_acquired_in_this_process(other));
-
-  zkc_async_t *a = NULL;
-  OKL(zkc_async_create(&a, c, NULL));
-  acq_result_t r = {0};
-  OKL(zkc_async_acquire(a, p, zkt_ms(2000), acq_done, &r, NULL));
-  assert_true(zkt_await(acq_finished, &r, zkt_ms(10000)));
-  assert_int_equal(r.rc, ZKC_ELAYOUT);
-
-  atomic_int led = 0;
-  zkc_selector_t *sel = NULL;
-  OKL(zkc_selector_create(&sel, c, p, never_leads, &led, NULL));
-  OKL(zkc_selector_start(sel));
-  assert_true(zkt_await(selector_failed, sel, zkt_ms(10000)));
-  assert_int_equal(atomic_load(&led), 0);
+  plain_locks_t pl;
+  plain_locks_refused(&pl, c, m, p);
 
   /* a writer's node is refused alike */
   OKL(zkc_mutex_release(zkc_rwlock_read_side(rw)));
@@ -638,10 +635,7 @@ static void layout_plain_locks_refused_on_read_write_path(void **state) {
   assert_int_equal(children(p), 1); /* the writer's node only */
   OKL(zkc_mutex_release(zkc_rwlock_write_side(rw)));
 
-  zkc_selector_destroy(sel);
-  OKL(zkc_async_destroy(a));
-  zkc_multilock_destroy(ml);
-  OKL(zkc_mutex_destroy(other));
+  plain_locks_free(&pl);
   OKL(zkc_mutex_destroy(m));
   OKL(zkc_rwlock_destroy(rw));
   zkc_client_close(c);
