@@ -334,7 +334,11 @@ int zkc_mutex_is_held(const zkc_mutex_t *cm) {
   zkc_mutex_t *m = (zkc_mutex_t *)cm;
   pthread_mutex_lock(&m->mu);
   hold_t *h = my_hold(m);
-  int held = h != NULL && !h->lost && !h->in_doubt;
+  /* The session asked too: after a stop of this process its renewal may
+   * have lapsed before the maintenance thread has told the holds. */
+  int held = h != NULL && !h->lost && !h->in_doubt &&
+             zkc__session_fate(m->client, h->held.session_id) ==
+                 ZKC__SESSION_LIVE;
   pthread_mutex_unlock(&m->mu);
   return held;
 }

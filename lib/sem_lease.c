@@ -95,8 +95,12 @@ int zkc_lease_fencing_token(const zkc_lease_t *l, int64_t *token) {
 int zkc_lease_is_held(const zkc_lease_t *cl) {
   if (cl == NULL) return 0;
   zkc_lease_t *l = (zkc_lease_t *)cl; /* atomics: reading is no change */
+  /* The session asked too: after a stop of this process its renewal may
+   * have lapsed before the maintenance thread has told the leases. */
   return !atomic_load(&l->released) && !atomic_load(&l->lost) &&
-         !atomic_load(&l->in_doubt);
+         !atomic_load(&l->in_doubt) &&
+         zkc__session_fate(l->sem->client, l->nodes[0].session_id) ==
+             ZKC__SESSION_LIVE;
 }
 
 int zkc_lease_nodes(const zkc_lease_t *cl, char ***nodes, size_t *count) {

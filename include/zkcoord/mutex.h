@@ -190,8 +190,10 @@ ZKC_EXTERN int zkc_mutex_is_acquired_in_this_process(const zkc_mutex_t *mutex);
 ZKC_EXTERN int zkc_mutex_is_owned_by_current_thread(const zkc_mutex_t *mutex);
 
 /* 1 if the calling thread holds this mutex and the lock is not in doubt:
- * the connection is up (CONNECTED or RECONNECTED) and the hold was not
- * lost. 0 otherwise, also for NULL. No ZooKeeper traffic; thread-safe. */
+ * the connection is up (CONNECTED or RECONNECTED), the session proven
+ * renewed at the ensemble's leader (0 at once after a stop of this process
+ * past that proof) and the hold was not lost. 0 otherwise, also for NULL.
+ * No ZooKeeper traffic; thread-safe. */
 ZKC_EXTERN int zkc_mutex_is_held(const zkc_mutex_t *mutex);
 
 /* Registers the lost callback (NULL removes it). Returns ZKC_OK or

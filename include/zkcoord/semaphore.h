@@ -190,8 +190,9 @@ ZKC_EXTERN int zkc_lease_free(zkc_lease_t *lease);
 ZKC_EXTERN int zkc_lease_fencing_token(const zkc_lease_t *lease,
                                        int64_t *token);
 
-/* 1 while the lease is held and not in doubt (connected, not lost, not
- * released), else 0 (also for NULL). No ZooKeeper traffic. Thread-safe. */
+/* 1 while the lease is held and not in doubt (connected with the session
+ * proven renewed at the leader, not lost, not released), else 0 (also for
+ * NULL). No ZooKeeper traffic. Thread-safe. */
 ZKC_EXTERN int zkc_lease_is_held(const zkc_lease_t *lease);
 
 /* The full paths of the lease's nodes (qty of them, oldest first). On
