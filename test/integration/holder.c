@@ -201,6 +201,7 @@ static int hold_async(zkc_client_t *c, const char *path) {
   if (h != NULL) {
     zkc_hold_release(a, h, on_released, NULL);
     zkc_hold_free(h);
+    linger(); /* the context kept: a loss told after the release prints */
   }
   zkc_async_destroy(a); /* runs the release's callback */
   zkc_client_close(c);

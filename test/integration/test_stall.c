@@ -1027,21 +1027,22 @@ static void stopped_selector_candidate(void **state) {
   leader_case(1);
 }
 
-/* B holds the lock, is stopped past its session while X takes the lock
- * (the leader expired B's session), then is continued and lets go at once:
- * its release races with its client learning of the expiry. Whatever the
+/* B holds the lock (zkt_holder's `mode`: "mutex", or "async" through an
+ * async context), is stopped past its session while X takes the lock (the
+ * leader expired B's session), then is continued and lets go at once: its
+ * release races with its client learning of the expiry. Whatever the
  * order, the release must not report a clean end of a hold the session
  * lost (ZKC_OK), and the loss must be told once: by the release's code
- * (ZKC_ELOST, ZKC_ECONNLOSS: in doubt) and by one LOST line, even when it
- * is learnt after the release (B keeps its lock object a while after, for
- * the callback: ZKT_HOLDER_LINGER_MS). */
-static void stopped_holder_lets_go_at_once(void **state) {
-  (void)state;
+ * (ZKC_ELOST, ZKC_ECONNLOSS: in doubt; the async release's callback) and
+ * by one LOST line, even when it is learnt after the release (B keeps its
+ * lock object or context a while after, for the callback:
+ * ZKT_HOLDER_LINGER_MS). */
+static void holder_lets_go_at_once(const char *mode) {
   char path[PATH_LEN], line[NODE_LEN + 64], linger[16];
   snprintf(path, sizeof path, "%s", zkt_path("lock"));
   snprintf(linger, sizeof linger, "%lld", (long long)zkt_ms(3000));
   setenv("ZKT_HOLDER_LINGER_MS", linger, 1);
-  b_spawn_holder("mutex", path, NULL);
+  b_spawn_holder(mode, path, NULL);
   unsetenv("ZKT_HOLDER_LINGER_MS");
   int held = 0;
   int64_t end = zkt_now_ms() + zkt_ms(15000);
@@ -1068,12 +1069,24 @@ static void stopped_holder_lets_go_at_once(void **state) {
   OK(zkc_mutex_release(xm));
   OK(zkc_mutex_destroy(xm));
   if (!released) fail_msg("B never reported its release");
-  printf("figure: B's release returned %s; its loss told %d time(s)\n",
-         zkc_err_name(rc), lost);
+  printf("figure: B's (%s) release returned %s; its loss told %d time(s)\n",
+         mode, zkc_err_name(rc), lost);
   if (rc == ZKC_OK)
     fail_msg("B's release reported a clean end of a hold its session lost");
   assert_true(rc == ZKC_ELOST || rc == ZKC_ECONNLOSS);
   if (lost != 1) fail_msg("B's loss was told %d times, not once", lost);
+}
+
+static void stopped_holder_lets_go_at_once(void **state) {
+  (void)state;
+  holder_lets_go_at_once("mutex");
+}
+
+/* The same with B's hold taken by an asynchronous acquire: the release's
+ * code is the released callback's. */
+static void stopped_async_holder_lets_go_at_once(void **state) {
+  (void)state;
+  holder_lets_go_at_once("async");
 }
 
 int main(int argc, char **argv) {
@@ -1093,6 +1106,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test_teardown(stopped_latch_candidate, stall_teardown),
       cmocka_unit_test_teardown(stopped_selector_candidate, stall_teardown),
       cmocka_unit_test_teardown(stopped_holder_lets_go_at_once, stall_teardown),
+      cmocka_unit_test_teardown(stopped_async_holder_lets_go_at_once,
+                                stall_teardown),
   };
   return zkt_main(argc, argv, tests, sizeof tests / sizeof *tests, "stall");
 }
