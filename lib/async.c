@@ -101,6 +101,7 @@ int zkc_async_destroy(zkc_async_t *a) {
   pthread_mutex_unlock(&a->mu);
   pthread_join(a->engine, NULL);
   zkc__observer_remove(a->c, zkc__async_on_state, a);
+  zkc__released_clear(&a->released); /* no loss told after destroy */
   /* What is still queued (dispatch mode's rest, or a loss told after the
    * engine stopped) runs here, on the destroying thread: once, never lost. */
   zkc__async_run_events(a);

@@ -12,6 +12,7 @@
 
 #include "async_int.h"
 
+#include "hold_fate.h"
 #include "names.h"
 #include "session.h"
 #include "test_hooks.h"
@@ -383,6 +384,16 @@ int zkc__async_release(zkc_async_t *a, zkc_hold_t *h, zkc_released_fn done,
                        void *ctx) {
   acq_t *q = calloc(1, sizeof *q);
   if (q == NULL) return ZKC_ENOMEM;
+  /* A hold whose session is not proven live as it is released (the
+   * connection down, or its renewal at the leader not proven: a stop of
+   * this process past its session) may have been lost before: not a clean
+   * end (hold_fate.h). Looked at before the hold leaves a->holds: a loss
+   * told meanwhile marks it lost there, one learnt after finds it among
+   * the released in doubt. The session is the hold's since its grant. */
+  int closed = zkc__client_closed(a->c);
+  int doubt = closed ? ZKC_OK
+                     : zkc__release_code(
+                           zkc__session_fate(a->c, h->held.session_id));
   pthread_mutex_lock(&a->mu);
   if (h->released) {
     pthread_mutex_unlock(&a->mu);
@@ -398,7 +409,13 @@ int zkc__async_release(zkc_async_t *a, zkc_hold_t *h, zkc_released_fn done,
   q->released = done;
   q->ctx = ctx;
   q->decided = 1;
-  q->rc = h->lost ? ZKC_ELOST : ZKC_OK;
+  q->rc = h->lost ? ZKC_ELOST : doubt;
+  /* In doubt, its loss not told yet: its node is the janitor's (no waited
+   * delete), and it is kept until its session's fate is known, so that a
+   * loss learnt after this release is still told, once. */
+  int untold = !h->lost && doubt != ZKC_OK;
+  if (untold)
+    zkc__released_push(&a->released, h->held.token, h->held.session_id);
   q->id = 0;
   /* The hold is off a->holds: its guard, should it fire on our own delete,
    * finds nothing to tell. The engine removes it (see removed()), so this
@@ -407,10 +424,9 @@ int zkc__async_release(zkc_async_t *a, zkc_hold_t *h, zkc_released_fn done,
   h->guard = 0;
   pthread_mutex_unlock(&a->mu);
   /* The hold ends with this call, whatever its delete answers. */
-  zkc__stats_released(h->st, h->granted_us,
-                      zkc__client_closed(a->c) ? ZKC_ECLOSED : q->rc);
+  zkc__stats_released(h->st, h->granted_us, closed ? ZKC_ECLOSED : q->rc);
   /* start the delete from here: it never waits for the network */
-  if (zkc__client_closed(a->c)) {
+  if (closed) {
     zkc__guard_remove(a->c, q->guard);
     q->rc = ZKC_ECLOSED;
     free(q->node);
@@ -423,7 +439,9 @@ int zkc__async_release(zkc_async_t *a, zkc_hold_t *h, zkc_released_fn done,
     free(q);
     return ZKC_OK;
   }
-  if ((q->op = ctx_op_start(a)) == NULL) {
+  if (untold) {
+    zkc__janitor_add(a->c, q->node, NULL); /* sent while the session lives */
+  } else if ((q->op = ctx_op_start(a)) == NULL) {
     zkc__janitor_add(a->c, q->node, NULL); /* still deleted, untold */
   } else {
     zkc__send(a->c, q->op,

@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
+#include "hold_fate.h"
 #include "qengine.h"
 #include "session.h"
 #include "stats.h"
@@ -96,6 +97,9 @@ struct zkc_async {
   uint64_t next_id;
   zkc_hold_t *holds;  /* granted, not released */
   int holds_alive;    /* not freed yet */
+  /* Released in doubt, their loss not told (hold_fate.h): kept until
+   * their session's fate is known (async_loss.c), cleared at destroy. */
+  zkc__released_list_t released;
   zkc__event_cb_t *events, **events_tail;
   int fd;             /* dispatch mode: eventfd, else -1 */
   int inflight;       /* requests whose completion has not told us yet */
@@ -115,7 +119,9 @@ void zkc__async_append_locked(zkc_async_t *a, acq_t *q);
 void zkc__async_ready_locked(zkc_async_t *a, acq_t *q);
 void zkc__async_acq_free(acq_t *q);
 /* Takes h out of the held list and queues the delete of its node (never
- * waits for the network). ZKC_OK, ZKC_ENOTOWNER (released already) or
+ * waits for the network); a hold whose session is not proven live leaves
+ * its node to the janitor, tells done ZKC_ECONNLOSS or ZKC_ELOST and is
+ * kept in a->released. ZKC_OK, ZKC_ENOTOWNER (released already) or
  * ZKC_ENOMEM. */
 int zkc__async_release(zkc_async_t *a, zkc_hold_t *h, zkc_released_fn done,
                        void *ctx);

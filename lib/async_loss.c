@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The async acquire's losses, told on the maintenance thread by the one
- * hold-fate rule (hold_fate.c): the client's state changes and a hold's
- * node deleted by another client. Queued as callbacks (async_deliver.c). */
+ * hold-fate rule (hold_fate.c): the client's state changes (holds
+ * released in doubt included) and a hold's node deleted by another client.
+ * Queued as callbacks (async_deliver.c). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,16 +11,22 @@
 #include "hold_fate.h"
 #include "session.h"
 
+/* Queues the lost callback of the hold with `token`; 0 when it could not
+ * be (out of memory: untold). */
+static int tell_token_locked(zkc_async_t *a, zkc_lost_reason_t why,
+                             int64_t token) {
+  if (a->opts.on_lost == NULL) return 1;
+  zkc__event_cb_t ev = {.kind = EV_LOST, .lost = a->opts.on_lost,
+                        .ctx = a->opts.lost_ctx, .why = why, .token = token};
+  return zkc__async_post_locked(a, &ev) == ZKC_OK;
+}
+
 /* Marks h lost and queues its callback; returns 1 (counted, logged by the
  * caller outside the lock). */
 static int tell_lost_locked(zkc_async_t *a, zkc_hold_t *h,
                             zkc_lost_reason_t why) {
   h->lost = 1;
-  if (a->opts.on_lost == NULL) return 1;
-  zkc__event_cb_t ev = {.kind = EV_LOST, .lost = a->opts.on_lost,
-                        .ctx = a->opts.lost_ctx, .why = why,
-                        .token = h->held.token};
-  if (zkc__async_post_locked(a, &ev) != ZKC_OK) h->lost = 2; /* untold */
+  if (!tell_token_locked(a, why, h->held.token)) h->lost = 2; /* untold */
   return 1;
 }
 
@@ -73,6 +80,16 @@ void zkc__async_on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
     gone[n].st = h->st;
     gone[n++].why = why;
   }
+  /* Holds released in doubt: a loss learnt only now is told all the same,
+   * once (their nodes are the janitor's already). */
+  zkc__lost_list_t late = {0};
+  zkc_lost_reason_t late_why = ZKC_LOST_SESSION;
+  zkc__released_on_state(&a->released, st, lost_session, on_suspend, &late,
+                         &late_why);
+  int late_n = (int)late.n, late_dropped = late.dropped;
+  for (size_t i = 0; i < late.n; i++)
+    if (!tell_token_locked(a, late_why, late.tokens[i])) late_dropped = 1;
+  zkc__lost_clear(&late);
   int untold = 0;
   if (a->opts.on_state) { /* after the losses it explains */
     zkc__event_cb_t ev = {.kind = EV_STATE, .state_fn = a->opts.on_state,
@@ -93,4 +110,8 @@ void zkc__async_on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
   }
   free(gone);
   log_lost(a, (int)n, "session");
+  log_lost(a, late_n, "session, after their release");
+  if (late_dropped)
+    zkc__log(a->c, ZKC_LOG_ERROR, "out of memory: not every async hold "
+                                  "lost after its release was reported");
 }

@@ -55,9 +55,17 @@ typedef enum zkc_delivery {
  * (ZKC_ENOAUTH, ...). Runs exactly once per accepted acquire. */
 typedef void (*zkc_acquired_fn)(void *ctx, int rc, zkc_hold_t *hold);
 /* A release's delete is done: ZKC_OK (deleted, or handed to the background
- * while the connection is down, as zkc_mutex_release does), ZKC_ELOST (the
- * node was gone already: the hold had been lost), ZKC_ECLOSED (client
- * closed: the node went with the session) or the server's refusal. */
+ * when the connection dropped under the delete itself), ZKC_ELOST (the
+ * node was gone already: the hold had been lost; or its session was known
+ * gone as it was released), ZKC_ECONNLOSS (the hold was in doubt as it was
+ * released: the connection down, or the session's renewal at the leader
+ * not proven, as after a stop of this process; it may have been lost
+ * before this release, so the work done under it may have overlapped
+ * another holder's: the node is deleted in the background while the
+ * session lives, and a loss learnt later is still told to the context's
+ * lost callback, once, while the context exists; as zkc_mutex_release),
+ * ZKC_ECLOSED (client closed: the node went with the session) or the
+ * server's refusal. */
 typedef void (*zkc_released_fn)(void *ctx, int rc);
 /* A hold was lost (reasons as for zkc_mutex_t). `token` is its fencing
  * token: the hold may have been released and freed by the time this runs,
@@ -138,15 +146,18 @@ ZKC_EXTERN int zkc_async_dispatch(zkc_async_t *async, int *ran);
 
 /* Releases a hold of `async`: its node is deleted in the background (never
  * blocks on the network) and `done` (may be NULL) is told when the delete
- * is done (see zkc_released_fn), like other callbacks. The handle stays
+ * is done (see zkc_released_fn: ZKC_ECONNLOSS or ZKC_ELOST, not ZKC_OK,
+ * for a hold released while its session is not proven live), like other
+ * callbacks. The handle stays
  * valid for zkc_hold_free. Any thread, once. Returns ZKC_OK, ZKC_EINVAL
  * (NULL async or hold), ZKC_ENOTOWNER (released already, or a hold of
  * another context: nothing changes), ZKC_ENOMEM. Thread-safe. */
 ZKC_EXTERN int zkc_hold_release(zkc_async_t *async, zkc_hold_t *hold,
                                 zkc_released_fn done, void *ctx);
 
-/* Frees a hold, releasing it first (without a completion) when still held.
- * NULL is ZKC_OK. Returns ZKC_OK or ZKC_ENOMEM (still held: retry). Any
+/* Frees a hold, releasing it first (without a completion) when still held:
+ * released in doubt, its loss learnt later is still told to the lost
+ * callback, as after zkc_hold_release. NULL is ZKC_OK. Returns ZKC_OK or ZKC_ENOMEM (still held: retry). Any
  * use of the handle after it is undefined. */
 ZKC_EXTERN int zkc_hold_free(zkc_hold_t *hold);
 
