@@ -34,6 +34,7 @@ enum {
                                   or a missing chroot */
   ZKCLI_EXIT_UNAVAILABLE = 69, /* ensemble unreachable, connection lost */
   ZKCLI_EXIT_INTERNAL = 70,    /* unexpected error (EX_SOFTWARE) */
+  ZKCLI_EXIT_IOERR = 74,       /* writing to stdout failed (EX_IOERR) */
   ZKCLI_EXIT_LOST = 75,        /* lock lost while COMMAND ran (EX_TEMPFAIL) */
   ZKCLI_EXIT_NOPERM = 77,      /* credentials refused, ACL denied (EX_NOPERM) */
   ZKCLI_EXIT_CANNOT_EXEC = 126,
@@ -98,6 +99,11 @@ void zkcli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The same, only when -v was given at least `level` times. */
 void zkcli_info(const zkcli_opts_t *o, int level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* Flushes stdout. When it (or an earlier write) failed, says so in one
+ * line, "zkcoord: write error: <why>", and returns ZKCLI_EXIT_IOERR; else
+ * 0. Every command checks what it printed with it. */
+int zkcli_flush_stdout(void);
 
 /* Exit code for a library or ZooKeeper error code. */
 int zkcli_exit_code(int rc);

@@ -110,10 +110,7 @@ static int observe(const zkcli_opts_t *o) {
       last = NULL;
     }
     zkc_contenders_free(v, n);
-    if (fflush(stdout) != 0) {
-      code = ZKCLI_EXIT_INTERNAL;
-      break;
-    }
+    if ((code = zkcli_flush_stdout()) != 0) break;
     zkcli_event_wait(o->interval_ms); /* a stop signal ends the process */
   }
   free(last);

@@ -240,7 +240,8 @@ int zkcli_cmd_lock(const zkcli_opts_t *o) {
       /* Held until a stop signal: what COMMAND would see, on stdout. */
       printf("ZKCOORD_FENCING_TOKEN=%s\nZKCOORD_NODE=%s\n", env[0].value,
              env[1].value);
-      code = fflush(stdout) == 0 ? supervise(o, NULL) : ZKCLI_EXIT_INTERNAL;
+      code = zkcli_flush_stdout(); /* undelivered: not held for nobody */
+      if (code == 0) code = supervise(o, NULL);
     } else {
       zkcli_child_t ch = {0};
       code = zkcli_child_start(&ch, o, env, 2);

@@ -142,11 +142,12 @@ int zkcli_cmd_revoke(const zkcli_opts_t *o) {
     if (n_asked > 0 || refused == 0)
       printf("%s: asked %zu holder%s to let go%s\n", o->path, n_asked,
              n_asked == 1 ? "" : "s", nh == 0 ? " (not held)" : "");
-    fflush(stdout);
     /* As pkill: 1 when there was nobody to ask. */
     code = nh == 0 || (n_asked == 0 && refused == 0) ? ZKCLI_EXIT_CONFLICT : 0;
     if (refused > 0) code = ZKCLI_EXIT_NOT_HONOURED;
-    if (n_asked > 0 && o->wait_ms != 0) {
+    /* An answer that cannot be given is not waited for. */
+    if (zkcli_flush_stdout() != 0) code = ZKCLI_EXIT_IOERR;
+    else if (n_asked > 0 && o->wait_ms != 0) {
       int64_t wait = o->wait_ms < 0 ? ZKCLI_REVOKE_WAIT_MS : o->wait_ms;
       int64_t deadline = o->started_ms + wait;
       int64_t asked_at = zkcli_now_ms();
@@ -167,7 +168,7 @@ int zkcli_cmd_revoke(const zkcli_opts_t *o) {
         code = zkcli_exit_code(rc);
       }
     }
-    if (fflush(stdout) != 0) code = ZKCLI_EXIT_INTERNAL;
+    if (zkcli_flush_stdout() != 0) code = ZKCLI_EXIT_IOERR;
   } else if (rc == ZKC_EINVAL) {
     zkcli_bad_path("lock path", o->path);
     code = ZKCLI_EXIT_BADPATH;

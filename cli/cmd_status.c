@@ -667,7 +667,7 @@ static int cmd_prometheus(const zkcli_opts_t *o) {
     if (code == 0) code = failed;
   }
   print_prometheus(p, n);
-  if (fflush(stdout) != 0 && code == 0) code = ZKCLI_EXIT_INTERNAL;
+  if (zkcli_flush_stdout() != 0) code = ZKCLI_EXIT_IOERR; /* all lost */
   if (c != NULL) zkc_client_close(c);
   free(p);
   return code;
@@ -690,10 +690,7 @@ int zkcli_cmd_status(const zkcli_opts_t *o) {
   int rc;
   for (;;) {
     rc = show(o, c, o->watch ? &last : NULL);
-    if (rc == ZKC_OK && fflush(stdout) != 0) {
-      code = ZKCLI_EXIT_INTERNAL;
-      break;
-    }
+    if (rc == ZKC_OK && (code = zkcli_flush_stdout()) != 0) break;
     if (rc != ZKC_OK || !o->watch) break;
     zkcli_event_wait(o->interval_ms); /* a stop signal ends the process */
   }

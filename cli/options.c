@@ -114,7 +114,8 @@ static const char usage_text[] =
     "obtained (revoke: 1 when nobody holds it, 2 when a holder did not\n"
     "let go); 0 when a command without COMMAND ends on a signal; 64\n"
     "usage, 65 invalid path or a path of\n"
-    "another recipe, 69 ensemble unreachable, 70 internal error, 75 lock or\n"
+    "another recipe, 69 ensemble unreachable, 70 internal error, 74 cannot\n"
+    "write to stdout, 75 lock or\n"
     "leadership lost while COMMAND ran, 77 permission denied, 126/127\n"
     "COMMAND not executable/not found, 128+N zkcoord stopped by signal N.\n"
     "See zkcoord(1).\n";
@@ -220,6 +221,19 @@ void zkcli_info(const zkcli_opts_t *o, int level, const char *fmt, ...) {
   va_start(ap, fmt);
   report(fmt, ap);
   va_end(ap);
+}
+
+int zkcli_flush_stdout(void) {
+  static int told; /* main checks again at the end: one line is enough */
+  errno = 0;
+  if (fflush(stdout) == 0 && !ferror(stdout)) return 0;
+  if (!told++) {
+    /* errno is the flush's; an earlier write that failed left only the
+     * stream's error flag behind. */
+    if (errno) zkcli_err("write error: %s", strerror(errno));
+    else zkcli_err("write error");
+  }
+  return ZKCLI_EXIT_IOERR;
 }
 
 /* Seconds with an optional fraction, 0 .. 1e6, into milliseconds. */

@@ -38,9 +38,14 @@ static int64_t long_op(void) { return zkt_ms(20000); }
 /* What revoke waits for the holders it asked, without -w (ZKCLI_REVOKE_WAIT_MS). */
 #define ZKCLI_TEST_REVOKE_WAIT_MS 15000
 
-/* argv: [sh -c ... ERR_FILE] [launcher...] zkcoord --connect <ensemble>
- * <args...>; the args list ends with NULL. With err_path the tool's stderr
- * goes to that file. A later --connect overrides the first. */
+/* With err_path, where the tool's stdout goes instead of the pipe (NULL:
+ * the pipe). */
+static const char *stdout_to;
+
+/* argv: [sh -c ... ERR_FILE [OUT_FILE]] [launcher...] zkcoord --connect
+ * <ensemble> <args...>; the args list ends with NULL. With err_path the
+ * tool's stderr goes to that file (and its stdout to stdout_to, when set).
+ * A later --connect overrides the first. */
 static zkt_proc_t spawn_cli_v(const char *err_path, const char *first,
                               va_list ap) {
   static char launcher[512];
@@ -49,9 +54,12 @@ static zkt_proc_t spawn_cli_v(const char *err_path, const char *first,
   if (err_path) {
     argv[n++] = "/bin/sh";
     argv[n++] = "-c";
-    argv[n++] = "f=$1; shift; exec \"$@\" 2>\"$f\"";
+    argv[n++] = stdout_to
+                    ? "f=$1; o=$2; shift 2; exec \"$@\" 2>\"$f\" >\"$o\""
+                    : "f=$1; shift; exec \"$@\" 2>\"$f\"";
     argv[n++] = "sh";
     argv[n++] = (char *)err_path;
+    if (stdout_to) argv[n++] = (char *)stdout_to;
   }
   const char *wrap = getenv("ZKT_CLI_LAUNCHER");
   if (wrap && *wrap) {
@@ -104,13 +112,17 @@ static zkt_proc_t spawn_cli_err(const char *first, ...) {
   va_end(ap);
   return p;
 }
-static int run_cli_err(char *err, size_t len, zkt_proc_t p) {
-  int code = run_cli(p);
+/* The stderr of the tool spawn_cli_err started, once it has exited. */
+static void take_err(char *err, size_t len) {
   FILE *f = fopen(err_file, "r");
   size_t n = f ? fread(err, 1, len - 1, f) : 0;
   err[n] = '\0';
   if (f) fclose(f);
   unlink(err_file);
+}
+static int run_cli_err(char *err, size_t len, zkt_proc_t p) {
+  int code = run_cli(p);
+  take_err(err, len);
   return code;
 }
 
@@ -2677,6 +2689,82 @@ static void parents_container_leaves_nothing_behind(void **state) {
   assert_int_equal(st.ephemeralOwner, 0); /* persistent: stays */
 }
 
+/* ---- habits of flock, git and coreutils (issue 56) ---- */
+
+/* The tool's stdout to /dev/full; its stderr in err. */
+#define run_cli_full(err, len, ...) \
+  run_cli_to("/dev/full", err, len, __VA_ARGS__, NULL)
+static int run_cli_to(const char *out, char *err, size_t len,
+                      const char *first, ...) {
+  stdout_to = out;
+  snprintf(err_file, sizeof err_file, "%s/zkcoord-cli-err-%d",
+           getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid());
+  va_list ap;
+  va_start(ap, first);
+  zkt_proc_t p = spawn_cli_v(err_file, first, ap);
+  va_end(ap);
+  stdout_to = NULL;
+  return run_cli_err(err, len, p);
+}
+
+/* One line, "zkcoord: write error: No space left on device", and 74
+ * (EX_IOERR), whatever the command wrote. */
+static void expect_write_error(const char *what, int code, const char *err) {
+  if (code != 74 || count_lines(err) != 1 ||
+      strcmp(err, "zkcoord: write error: No space left on device\n") != 0)
+    fail_msg("%s to /dev/full: exit %d, said: '%s'", what, code, err);
+}
+
+/* A write to stdout that fails is said, as coreutils say it, with a
+ * status of its own; before, nothing was said, and the status was 70 or
+ * the one of a complete answer. */
+static void stdout_write_error_said_exit_74(void **state) {
+  (void)state;
+  const char *path = zkt_path("lock");
+  char err[8192];
+  zkt_make_root();
+  expect_write_error("--help", run_cli_full(err, sizeof err, "--help"), err);
+  expect_write_error("lock --help",
+                     run_cli_full(err, sizeof err, "lock", "--help"), err);
+  expect_write_error("--version", run_cli_full(err, sizeof err, "--version"),
+                     err);
+  expect_write_error("status", run_cli_full(err, sizeof err, "status", path),
+                     err);
+  expect_write_error("status --json",
+                     run_cli_full(err, sizeof err, "status", "--json", path),
+                     err);
+  expect_write_error("status --watch",
+                     run_cli_full(err, sizeof err, "status", "--watch", path),
+                     err);
+  expect_write_error("status --prometheus",
+                     run_cli_full(err, sizeof err, "status", "--prometheus",
+                                  path, zkt_path("other")),
+                     err);
+  expect_write_error("revoke", run_cli_full(err, sizeof err, "revoke", path),
+                     err);
+  /* Hold mode: the token is not delivered, so the lock is let go. */
+  expect_write_error("lock PATH", run_cli_full(err, sizeof err, "lock", path),
+                     err);
+  assert_int_equal(zkt_children_count(path), 0);
+  char sem[600];
+  snprintf(sem, sizeof sem, "%s", zkt_path("sem"));
+  expect_write_error("sem PATH",
+                     run_cli_full(err, sizeof err, "sem", "-m", "1", sem), err);
+  assert_int_equal(zkt_children_count(sub_path(sem, "leases")), 0);
+  const char *election = zkt_path("election");
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_latch_t *l;
+  OK(zkc_latch_create(&l, c, election, "first", NULL));
+  OK(zkc_latch_start(l));
+  OK(zkc_latch_await(l, long_op()));
+  expect_write_error("leader --observe",
+                     run_cli_full(err, sizeof err, "leader", "--observe",
+                                  election, "--interval", "0.05"),
+                     err);
+  OK(zkc_latch_destroy(l));
+  zkc_client_close(c);
+}
+
 int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(bad_option_exit_64),
@@ -2738,6 +2826,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(status_prometheus_textfile_recipe),
       cmocka_unit_test(leader_observe_prints_each_leader),
       cmocka_unit_test(parents_container_leaves_nothing_behind),
+      cmocka_unit_test(stdout_write_error_said_exit_74),
   };
   return zkt_main(argc, argv, tests, sizeof tests / sizeof *tests, "cli");
 }
