@@ -25,6 +25,7 @@ static const char usage_text[] =
     "       zkcoord [OPTIONS] status [--json] [--watch] [-m N | --count-path COUNT] PATH\n"
     "       zkcoord [OPTIONS] status --prometheus [-m N | --count-path COUNT] PATH...\n"
     "       zkcoord [OPTIONS] revoke [-w SECONDS | -n] PATH\n"
+    "       zkcoord help [COMMAND]\n"
     "\n"
     "  lock     run COMMAND while holding the distributed lock on PATH; with\n"
     "           -s the read side of a read-write lock (Curator's\n"
@@ -106,7 +107,8 @@ static const char usage_text[] =
     "  -v, --verbose               -v: the session's states and the lock's\n"
     "                              steps on stderr; -vv: also the library's\n"
     "                              and the ZooKeeper client's detail\n"
-    "  -h, --help                  this help\n"
+    "  -h, --help                  this help; after a command, its own (as\n"
+    "                              zkcoord help COMMAND)\n"
     "  -V, --version               print the version\n"
     "\n"
     "COMMAND sees ZKCOORD_FENCING_TOKEN (the lock node's czxid) and\n"
@@ -512,6 +514,36 @@ static int parse_after_paths(char **sub, int sub_argc, int at, zkcli_opts_t *o,
   }
 }
 
+/* The command called `name`, 0 for none. */
+static zkcli_cmd_t command_named(const char *name) {
+  for (size_t i = 1; i < sizeof cmd_names / sizeof *cmd_names; i++)
+    if (strcmp(name, cmd_names[i]) == 0) return (zkcli_cmd_t)i;
+  return 0;
+}
+
+static int unknown_command(const char *name) {
+  zkcli_err("unknown command '%s' (expected lock, sem, leader, status or "
+            "revoke)", name);
+  return ZKCLI_EXIT_USAGE;
+}
+
+/* `zkcoord help [COMMAND]`, git's spelling of `zkcoord [COMMAND] --help`:
+ * words[0] is "help". */
+static int help(int n, char **words) {
+  if (n > 2) {
+    zkcli_err("help takes one COMMAND, got extra '%s'", words[2]);
+    return ZKCLI_EXIT_USAGE;
+  }
+  if (n == 1 || strcmp(words[1], "help") == 0) {
+    fputs(usage_text, stdout);
+    return 0;
+  }
+  zkcli_cmd_t cmd = command_named(words[1]);
+  if (cmd == 0) return unknown_command(words[1]);
+  command_help(cmd);
+  return 0;
+}
+
 int64_t zkcli_wait_left(const zkcli_opts_t *o) {
   if (o->wait_ms < 0) return -1;
   int64_t left = o->wait_ms - (zkcli_now_ms() - o->started_ms);
@@ -548,21 +580,8 @@ int zkcli_parse(int argc, char **argv, zkcli_opts_t *o) {
     return ZKCLI_EXIT_USAGE;
   }
   const char *name = argv[next];
-  if (strcmp(name, "lock") == 0) {
-    o->cmd = ZKCLI_LOCK;
-  } else if (strcmp(name, "sem") == 0) {
-    o->cmd = ZKCLI_SEM;
-  } else if (strcmp(name, "leader") == 0) {
-    o->cmd = ZKCLI_LEADER;
-  } else if (strcmp(name, "status") == 0) {
-    o->cmd = ZKCLI_STATUS;
-  } else if (strcmp(name, "revoke") == 0) {
-    o->cmd = ZKCLI_REVOKE;
-  } else {
-    zkcli_err("unknown command '%s' (expected lock, sem, leader, status or "
-              "revoke)", name);
-    return ZKCLI_EXIT_USAGE;
-  }
+  if (strcmp(name, "help") == 0) return help(argc - next, argv + next);
+  if ((o->cmd = command_named(name)) == 0) return unknown_command(name);
   /* Options before the command name pass any command; check them now. */
   static const struct {
     int c;

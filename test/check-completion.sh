@@ -4,8 +4,8 @@
 # every command, the long options it offers are exactly the ones the
 # command takes (the tool itself judges: `zkcoord CMD OPTION [VALUE]
 # --help` exits 0 for an option the command takes, 64 for one it refuses).
-# Also the command names, the values of --acl and --parents, and COMMAND
-# after PATH.
+# Also the command names (and after help), the values of --acl and
+# --parents, and COMMAND after PATH.
 # Usage: check-completion.sh SOURCE_DIR ZKCOORD
 set -uo pipefail
 src=${1:?usage: check-completion.sh SOURCE_DIR ZKCOORD}
@@ -30,7 +30,9 @@ expect() { # what, got, wanted
   fi
 }
 
-expect "command names" "$(offered zkcoord '')" "leader lock revoke sem status "
+expect "command names" "$(offered zkcoord '')" "help leader lock revoke sem status "
+expect "help COMMAND" "$(offered zkcoord help '')" "leader lock revoke sem status "
+expect "help takes one COMMAND" "$(offered zkcoord help lock '')" ""
 expect "--acl" "$(offered zkcoord lock --acl '')" "open secure "
 expect "--parents" "$(offered zkcoord sem --parents '')" "container persistent "
 # After PATH, lock runs a COMMAND: commands on PATH are offered.

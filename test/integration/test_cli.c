@@ -2691,6 +2691,47 @@ static void parents_container_leaves_nothing_behind(void **state) {
 
 /* ---- habits of flock, git and coreutils (issue 56) ---- */
 
+/* Everything the tool prints on stdout (lines joined by '\n') until it
+ * exits; returns its exit status. */
+static int run_cli_out(zkt_proc_t p, char *out, size_t len) {
+  char line[1024];
+  size_t at = 0;
+  out[0] = '\0';
+  while (zkt_read_line(&p, line, sizeof line, long_op())) {
+    int n = snprintf(out + at, len - at, "%s\n", line);
+    if (n < 0 || (size_t)n >= len - at) fail_msg("more output than %zu", len);
+    at += (size_t)n;
+  }
+  return run_cli(p);
+}
+
+/* `zkcoord help [COMMAND]` is `zkcoord [COMMAND] --help`, as git's. */
+static void help_command_is_help_option(void **state) {
+  (void)state;
+  static char want[16384], got[16384];
+  char err[8192];
+  assert_int_equal(run_cli_out(spawn_cli("--help", NULL), want, sizeof want), 0);
+  assert_int_equal(run_cli_out(spawn_cli("help", NULL), got, sizeof got), 0);
+  assert_string_equal(got, want);
+  static const char *const cmds[] = {"lock", "sem", "leader", "status",
+                                     "revoke"};
+  for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
+    assert_int_equal(
+        run_cli_out(spawn_cli(cmds[i], "--help", NULL), want, sizeof want), 0);
+    assert_int_equal(
+        run_cli_out(spawn_cli("help", cmds[i], NULL), got, sizeof got), 0);
+    if (strcmp(got, want) != 0)
+      fail_msg("zkcoord help %s printed:\n%s\nnot as %s --help:\n%s", cmds[i],
+               got, cmds[i], want);
+  }
+  assert_int_equal(run_cli_stderr(err, sizeof err, "help", "nosuch"), 64);
+  assert_int_equal(count_lines(err), 1);
+  assert_non_null(strstr(err, "unknown command 'nosuch'"));
+  assert_int_equal(run_cli_stderr(err, sizeof err, "help", "lock", "sem"), 64);
+  assert_int_equal(count_lines(err), 1);
+  assert_non_null(strstr(err, "'sem'"));
+}
+
 /* The tool's stdout to /dev/full; its stderr in err. */
 #define run_cli_full(err, len, ...) \
   run_cli_to("/dev/full", err, len, __VA_ARGS__, NULL)
@@ -2826,6 +2867,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(status_prometheus_textfile_recipe),
       cmocka_unit_test(leader_observe_prints_each_leader),
       cmocka_unit_test(parents_container_leaves_nothing_behind),
+      cmocka_unit_test(help_command_is_help_option),
       cmocka_unit_test(stdout_write_error_said_exit_74),
   };
   return zkt_main(argc, argv, tests, sizeof tests / sizeof *tests, "cli");
