@@ -459,20 +459,26 @@ static const char *option_name(int c, int long_index) {
 }
 
 /* Parses options from argv[1..] until the first operand; returns -1 to go
- * on with *next the operand's index, or an exit code. An unknown option or
- * a missing argument is one line on stderr (getopt's own messages are
+ * on with *next the operand's index (*dashes 1 when "--" ended the
+ * options, and getopt stepped over it), or an exit code. An unknown option
+ * or a missing argument is one line on stderr (getopt's own messages are
  * off). */
 static int parse_run(int argc, char **argv, zkcli_opts_t *o, int *seen_wait,
-                     int *next) {
+                     int *next, int *dashes) {
   optind = 0; /* full re-initialisation (glibc) */
   opterr = 0;
   for (;;) {
     int long_index = -1;
+    int at = optind ? optind : 1; /* the word getopt looks at next */
     /* '+': stop at the first operand, so COMMAND's options stay its own;
      * ':': a missing argument is told apart from an unknown option. */
     int c = getopt_long(argc, argv, "+:c:w:nE:m:sxlvhV", long_opts,
                         &long_index);
-    if (c == -1) break;
+    if (c == -1) {
+      /* Not a "--" that was an option's value (-c --). */
+      *dashes = optind == at + 1 && strcmp(argv[at], "--") == 0;
+      break;
+    }
     if (c == '?' || c == ':') {
       char opt[64];
       const char *a = argv[optind - 1];
@@ -495,18 +501,18 @@ static int parse_run(int argc, char **argv, zkcli_opts_t *o, int *seen_wait,
 
 /* The words after the first PATH of a command without COMMAND: options
  * (`status PATH --json`) and further paths (status --prometheus), in any
- * order; after "--" only paths. Each operand plays argv[0] of the options
- * after it. The paths are gathered into o->paths, behind the first, in
- * slots of sub already read. Returns -1 to go on, or an exit code. */
+ * order; after "--" (options_end: one came before PATH) only paths. Each
+ * operand plays argv[0] of the options after it. The paths are gathered
+ * into o->paths, behind the first, in slots of sub already read. Returns
+ * -1 to go on, or an exit code. */
 static int parse_after_paths(char **sub, int sub_argc, int at, zkcli_opts_t *o,
-                             int *seen_wait) {
-  int options_end = 0;
+                             int *seen_wait, int options_end) {
   for (;;) {
     int rest = 1;
     if (!options_end) {
-      int r = parse_run(sub_argc - at, sub + at, o, seen_wait, &rest);
+      int r = parse_run(sub_argc - at, sub + at, o, seen_wait, &rest,
+                        &options_end);
       if (r >= 0) return r;
-      options_end = rest > 1 && strcmp(sub[at + rest - 1], "--") == 0;
     }
     at += rest;
     if (at >= sub_argc) return -1;
@@ -550,6 +556,13 @@ int64_t zkcli_wait_left(const zkcli_opts_t *o) {
   return left > 0 ? left : 0;
 }
 
+/* lock, sem and leader run a COMMAND after PATH; status, revoke and
+ * leader --observe take more paths or options there instead. */
+static int takes_command(const zkcli_opts_t *o) {
+  return o->cmd == ZKCLI_LOCK || o->cmd == ZKCLI_SEM ||
+         (o->cmd == ZKCLI_LEADER && !o->observe);
+}
+
 int zkcli_parse(int argc, char **argv, zkcli_opts_t *o) {
   memset(o, 0, sizeof *o);
   o->session_timeout_ms = 10000;
@@ -568,12 +581,12 @@ int zkcli_parse(int argc, char **argv, zkcli_opts_t *o) {
     o->digest_from_env = 1;
   }
 
-  int seen_wait = 0, next;
+  int seen_wait = 0, next, dashes;
   if (argc <= 1) {
     brief_usage();
     return ZKCLI_EXIT_USAGE;
   }
-  int r = parse_run(argc, argv, o, &seen_wait, &next);
+  int r = parse_run(argc, argv, o, &seen_wait, &next, &dashes);
   if (r >= 0) return r;
   if (next >= argc) {
     zkcli_err("missing command: lock, sem, leader, status or revoke");
@@ -606,19 +619,20 @@ int zkcli_parse(int argc, char **argv, zkcli_opts_t *o) {
   int sub_argc = argc - next;
   char **sub = argv + next;
   int more;
-  r = parse_run(sub_argc, sub, o, &seen_wait, &more);
+  r = parse_run(sub_argc, sub, o, &seen_wait, &more, &dashes);
   if (r >= 0) return r;
-  if (more < sub_argc && strcmp(sub[more], "--") == 0) more++; /* PATH after -- */
-  if (more >= sub_argc) {
-    zkcli_err("missing PATH");
+  if (more >= sub_argc || (dashes && takes_command(o))) {
+    /* After "--" comes COMMAND, never PATH: `lock -- true` would lock
+     * the path "true". */
+    zkcli_err("missing PATH%s", more < sub_argc ? " (before '--', which "
+              "starts COMMAND)" : "");
     return ZKCLI_EXIT_USAGE;
   }
   o->path = sub[more++];
   o->paths = sub + more - 1;
   o->npaths = 1;
-  if (o->cmd == ZKCLI_STATUS || o->cmd == ZKCLI_REVOKE ||
-      (o->cmd == ZKCLI_LEADER && o->observe)) {
-    r = parse_after_paths(sub, sub_argc, more - 1, o, &seen_wait);
+  if (!takes_command(o)) {
+    r = parse_after_paths(sub, sub_argc, more - 1, o, &seen_wait, dashes);
     if (r >= 0) return r;
     if (o->npaths > 1 && !(o->cmd == ZKCLI_STATUS && o->prometheus)) {
       zkcli_err("%s takes one PATH, got extra '%s'%s",
@@ -660,14 +674,18 @@ int zkcli_parse(int argc, char **argv, zkcli_opts_t *o) {
                                   : o->wait_ms < o->connect_timeout_ms
                                       ? o->wait_ms
                                       : o->connect_timeout_ms);
-  if (o->cmd == ZKCLI_STATUS || o->cmd == ZKCLI_REVOKE ||
-      (o->cmd == ZKCLI_LEADER && o->observe))
-    return -1;
-  if (more < sub_argc && strcmp(sub[more], "--") == 0) more++;
+  if (!takes_command(o)) return -1;
+  dashes = more < sub_argc && strcmp(sub[more], "--") == 0;
+  more += dashes;
   if (more < sub_argc) {
     o->argv = sub + more;
   } else if (o->cmd == ZKCLI_LEADER) {
     zkcli_err("missing COMMAND to run (or --observe to watch the election)");
+    return ZKCLI_EXIT_USAGE;
+  } else if (dashes) {
+    /* As flock: a script's empty $CMD must not hold the lock for ever. */
+    zkcli_err("missing COMMAND after '--' (without '--', %s holds until "
+              "signalled)", cmd_names[o->cmd]);
     return ZKCLI_EXIT_USAGE;
   }
   /* lock and sem without COMMAND hold until signalled. */

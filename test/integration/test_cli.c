@@ -2079,7 +2079,7 @@ static void lock_without_command_holds_until_signalled(void **state) {
   /* sem, ended with SIGINT. */
   char sem[600];
   snprintf(sem, sizeof sem, "%s", zkt_path("sem"));
-  p = spawn_cli("sem", "-m", "1", sem, "--", NULL);
+  p = spawn_cli("sem", "-m", "1", sem, NULL);
   assert_true(zkt_expect(&p, "ZKCOORD_NODE=", line, sizeof line, long_op()));
   assert_non_null(strstr(line, "-lease-"));
   assert_int_equal(RUN_CLI(CONNECTED, "sem", "-n", "-m", "1", sem, "true"), 1);
@@ -2806,6 +2806,54 @@ static void stdout_write_error_said_exit_74(void **state) {
   zkc_client_close(c);
 }
 
+/* As flock's: "--" ends zkcoord's words and starts COMMAND's, so `lock
+ * PATH --` with nothing after it (a script's empty $CMD) is a usage error,
+ * not a hold for ever, and a word after "--" is never PATH. */
+static void dashes_separate_path_from_command(void **state) {
+  (void)state;
+  const char *p = zkt_path("lock");
+  char err[8192];
+  static const char *const empty[][6] = {
+      {"lock", "P", "--"},
+      {"lock", "-w", "5", "P", "--"},
+      {"sem", "-m", "1", "P", "--"},
+      {"leader", "P", "--"}};
+  for (size_t i = 0; i < sizeof empty / sizeof *empty; i++) {
+    const char *a[6];
+    for (size_t k = 0; k < 6; k++)
+      a[k] = empty[i][k] && strcmp(empty[i][k], "P") == 0 ? p : empty[i][k];
+    /* Before, lock and sem held: killed after the wait (137). */
+    zkt_proc_t proc = spawn_cli_err(a[0], a[1], a[2], a[3], a[4], a[5], NULL);
+    close(proc.in_fd);
+    proc.in_fd = -1;
+    int code = zkt_wait(&proc, zkt_ms(8000));
+    take_err(err, sizeof err);
+    if (code != 64 || count_lines(err) != 1 || strstr(err, "COMMAND") == NULL)
+      fail_msg("%s ... %s --: exit %d, said: %s", a[0], p, code, err);
+  }
+  static const char *const after[][5] = {
+      {"lock", "--", "true"},
+      {"lock", "-n", "--", "P", "true"},
+      {"sem", "-m", "1", "--", "true"},
+      {"leader", "--", "true"}};
+  for (size_t i = 0; i < sizeof after / sizeof *after; i++) {
+    const char *a[5];
+    for (size_t k = 0; k < 5; k++)
+      a[k] = after[i][k] && strcmp(after[i][k], "P") == 0 ? p : after[i][k];
+    int code = run_cli_stderr(err, sizeof err, a[0], a[1], a[2], a[3], a[4]);
+    if (code != 64 || count_lines(err) != 1 ||
+        strstr(err, "missing PATH") == NULL)
+      fail_msg("%s %s %s: exit %d, said: %s", a[0], a[1], a[2], code, err);
+  }
+  assert_int_equal(zkt_exists(p, NULL), 0); /* nothing was taken */
+  assert_int_equal(RUN_CLI("lock", p, "--", "true"), 0);
+  /* status takes paths after "--", and only paths. */
+  assert_int_equal(RUN_CLI("status", "--", p), 0);
+  assert_int_equal(run_cli_stderr(err, sizeof err, "status", "--", p, "--json"),
+                   64);
+  assert_non_null(strstr(err, "extra '--json'"));
+}
+
 int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(bad_option_exit_64),
@@ -2869,6 +2917,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(parents_container_leaves_nothing_behind),
       cmocka_unit_test(help_command_is_help_option),
       cmocka_unit_test(stdout_write_error_said_exit_74),
+      cmocka_unit_test(dashes_separate_path_from_command),
   };
   return zkt_main(argc, argv, tests, sizeof tests / sizeof *tests, "cli");
 }
