@@ -54,6 +54,7 @@ typedef struct zkcli_opts {
   zkcli_cmd_t cmd;
   const char *connect;         /* --connect, $ZKCOORD_CONNECT, default */
   int session_timeout_ms;      /* --session-timeout */
+  int session_timeout_given;   /* --session-timeout was given */
   int connect_timeout_ms;      /* --connect-timeout, or bounded by -w/-n */
   int connect_timeout_given;   /* --connect-timeout was given */
   int64_t started_ms;          /* when zkcoord started: -w counts from it */

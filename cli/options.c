@@ -362,6 +362,7 @@ static int apply(zkcli_opts_t *o, int c, const char *arg, const char *name,
         return ZKCLI_EXIT_USAGE;
       } else if (c == OPT_SESSION) {
         o->session_timeout_ms = (int)ms;
+        o->session_timeout_given = 1;
       } else if (c == OPT_INTERVAL) {
         o->interval_ms = ms;
       } else {

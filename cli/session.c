@@ -85,6 +85,19 @@ static int digest_valid(const char *d) {
   return colon != NULL && colon != d && colon[1] != '\0';
 }
 
+/* A --session-timeout the ensemble did not grant is said without -v: it
+ * is how long a killed zkcoord keeps its lock, and how soon a stalled one
+ * loses it. The default's fate shows with -v. */
+static void say_granted_timeout(const zkcli_opts_t *o, int granted) {
+  if (!o->session_timeout_given || granted <= 0 ||
+      granted == o->session_timeout_ms)
+    return;
+  zkcli_err("session timeout: %g s requested, %g s granted (the ensemble's "
+            "%s)", o->session_timeout_ms / 1000.0, granted / 1000.0,
+            granted < o->session_timeout_ms ? "maxSessionTimeout"
+                                            : "minSessionTimeout");
+}
+
 int zkcli_open(const zkcli_opts_t *o, zkc_client_t **out) {
   zkc_client_opts_t co;
   zkc_client_opts_init(&co);
@@ -122,6 +135,7 @@ int zkcli_open(const zkcli_opts_t *o, zkc_client_t **out) {
     zkc_client_session_timeout(*out, &timeout);
     zkcli_info(o, 1, "connected to %s, session 0x%llx, timeout %d ms",
                o->connect, (unsigned long long)sid, timeout);
+    say_granted_timeout(o, timeout);
     return 0;
   }
   switch (rc) {

@@ -2854,6 +2854,30 @@ static void dashes_separate_path_from_command(void **state) {
   assert_non_null(strstr(err, "extra '--json'"));
 }
 
+/* A session timeout the ensemble changes (the test ensemble grants 1 to
+ * 20 s) is said without -v: one line, requested and granted. */
+static void changed_session_timeout_said(void **state) {
+  (void)state;
+  const char *p = zkt_path("lock");
+  char err[8192];
+  assert_int_equal(run_cli_stderr(err, sizeof err, "--session-timeout", "60",
+                                  "lock", p, "true"), 0);
+  if (count_lines(err) != 1 || strstr(err, "60 s") == NULL ||
+      strstr(err, "20 s") == NULL)
+    fail_msg("--session-timeout 60 said: '%s'", err);
+  assert_int_equal(run_cli_stderr(err, sizeof err, "status",
+                                  "--session-timeout", "0.5", p), 0);
+  if (count_lines(err) != 1 || strstr(err, "0.5 s") == NULL ||
+      strstr(err, "1 s") == NULL)
+    fail_msg("--session-timeout 0.5 said: '%s'", err);
+  /* Granted as asked: nothing said. */
+  assert_int_equal(run_cli_stderr(err, sizeof err, "--session-timeout", "20",
+                                  "status", p), 0);
+  assert_string_equal(err, "");
+  assert_int_equal(run_cli_stderr(err, sizeof err, "status", p), 0);
+  assert_string_equal(err, "");
+}
+
 int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(bad_option_exit_64),
@@ -2918,6 +2942,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(help_command_is_help_option),
       cmocka_unit_test(stdout_write_error_said_exit_74),
       cmocka_unit_test(dashes_separate_path_from_command),
+      cmocka_unit_test(changed_session_timeout_said),
   };
   return zkt_main(argc, argv, tests, sizeof tests / sizeof *tests, "cli");
 }
