@@ -8,7 +8,8 @@
 # those commands, one without such a line to every command), and that the
 # commands of --help are the manual page's; also checks that a call with
 # no arguments prints the usage and exits 64, and that any other usage error
-# (an unknown command or option, a missing value) is one line and exit 64.
+# (an unknown command or option, a missing value, an empty COMMAND after
+# "--") is one line and exit 64.
 # Usage: check-cli-options.sh SOURCE_DIR ZKCOORD [LAUNCHER...]
 set -euo pipefail
 src=${1:?usage: check-cli-options.sh SOURCE_DIR ZKCOORD}
@@ -103,7 +104,8 @@ if [ "$code" != 64 ] || ! grep -q '^usage: zkcoord' <<<"$err"; then
 fi
 # Other usage errors: exactly one line "zkcoord: ..." and exit 64.
 for args in "frobnicate /x" "--no-such-option status /x" "-q status /x" \
-            "status /x --no-such-option" "lock -w" "--connect"; do
+            "status /x --no-such-option" "lock -w" "--connect" \
+            "help frobnicate" "lock /x --" "lock -- true"; do
   set +e
   # shellcheck disable=SC2086  # the cases are word lists
   err=$("${run[@]}" $args 2>&1 >/dev/null); code=$?
