@@ -71,9 +71,10 @@ static void each_end_counts_once(void **state) {
   assert_ptr_equal(zkc__stats_for(&hub, ZKC_STATS_WRITE, "/w"), s);
   assert_ptr_not_equal(zkc__stats_for(&hub, ZKC_STATS_READ, "/w"), s);
 
-  /* Granted 3 ms after it began, woken 1.5 ms before the grant: both well
-   * inside their buckets (5 ms and 2.5 ms), whatever the few microseconds
-   * between these lines add. */
+  /* Granted 3 ms after it began, woken 1.5 ms before the grant, plus
+   * whatever the lines between take (milliseconds under valgrind, whose
+   * first run of new code is slow): each time lands in the bucket of the
+   * value the hook was told, and the wake stays 1.5 ms after the start. */
   int64_t began = zkc__stats_begin(s);
   assert_int_equal(snapshot(s).waiters, 1);
   int64_t now = zkc__now_us();
@@ -83,10 +84,12 @@ static void each_end_counts_once(void **state) {
   assert_int_equal(v.holds, 1);
   assert_int_equal(v.waiters, 0);
   assert_int_equal(v.wait.count, 1);
-  assert_int_equal(v.wait.buckets[zkc__stats_bucket(3000)], 1);
+  assert_int_equal(heard.n, 1);
+  assert_int_equal(v.wait.buckets[zkc__stats_bucket(heard.ev[0].wait_us)], 1);
   assert_true(v.wait.sum_us >= 3000);
   assert_int_equal(v.handoff.count, 1);
-  assert_int_equal(v.handoff.buckets[zkc__stats_bucket(1500)], 1);
+  assert_int_equal(
+      v.handoff.buckets[zkc__stats_bucket(heard.ev[0].handoff_us)], 1);
   assert_int_equal(v.hold.count, 0);
 
   zkc__stats_begin(s);
@@ -106,7 +109,7 @@ static void each_end_counts_once(void **state) {
   assert_int_equal(v.wait.count, 1); /* timeouts and refusals not timed */
   assert_int_equal(v.handoff.count, 1);
   assert_int_equal(v.hold.count, 1);
-  assert_int_equal(v.hold.buckets[zkc__stats_bucket(600000)], 1);
+  assert_int_equal(v.hold.buckets[zkc__stats_bucket(heard.ev[3].hold_us)], 1);
   assert_int_equal(v.recipe, ZKC_STATS_WRITE);
   assert_string_equal(v.path, "/w");
 
@@ -115,7 +118,8 @@ static void each_end_counts_once(void **state) {
   assert_int_equal(heard.ev[0].recipe, ZKC_STATS_WRITE);
   assert_string_equal(heard.paths[0], "/w");
   assert_true(heard.ev[0].wait_us >= 3000);
-  assert_true(heard.ev[0].handoff_us >= 1500 && heard.ev[0].handoff_us < 3000);
+  assert_true(heard.ev[0].handoff_us >= 1500);
+  assert_true(heard.ev[0].wait_us - heard.ev[0].handoff_us >= 1500);
   assert_int_equal(heard.ev[1].type, ZKC_EVENT_TIMED_OUT);
   assert_int_equal(heard.ev[1].handoff_us, -1);
   assert_int_equal(heard.ev[2].type, ZKC_EVENT_REFUSED);
