@@ -30,7 +30,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -498,12 +497,6 @@ static void read_w(int wait_ms, long long *held_ns, long long *told) {
   }
 }
 
-static long long mono_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 /* One attempt with W's session w_ms, stopped stop_ms (0: not) while A lets
  * go; 1 when conclusive. */
 static int cut_after_grant_attempt(const char *mode, int n, int w_ms,
@@ -526,7 +519,7 @@ static int cut_after_grant_attempt(const char *mode, int n, int w_ms,
     int st = 0;
     assert_int_equal(kill(W.p.pid, SIGSTOP), 0);
     assert_int_equal(waitpid(W.p.pid, &st, WUNTRACED), W.p.pid);
-    stopped = mono_ns();
+    stopped = zkt_now_ns();
   }
   let_go(&A);
   if (stop_ms) {
@@ -534,7 +527,7 @@ static int cut_after_grant_attempt(const char *mode, int n, int w_ms,
     if (!zkt_await(has_applied, &cu, zkt_ms(10000)))
       fail_msg("zk%d never applied A's release", F);
     /* The stop's length is the fault itself, not a wait for a condition. */
-    long long left_ms = stop_ms - (mono_ns() - stopped) / 1000000;
+    long long left_ms = stop_ms - (zkt_now_ns() - stopped) / 1000000;
     if (left_ms > 0) poll(NULL, 0, (int)left_ms);
     assert_int_equal(kill(W.p.pid, SIGCONT), 0);
   }
@@ -548,14 +541,14 @@ static int cut_after_grant_attempt(const char *mode, int n, int w_ms,
     return 0;
   }
   if (zkt_ensemble(NULL, 0, "isolate %d", F) != 0) fail_msg("isolate failed");
-  long long cut = mono_ns();
+  long long cut = zkt_now_ns();
   printf("W granted %lld ms after its stop ended; zk%d cut %.1f ms after "
          "the grant\n", stop_ms ? (held - stopped) / 1000000 - stop_ms : 0LL,
          F, (cut - held) / 1e6);
 
   /* X is granted once the leader has expired W. */
   if (!await_hold(&C, zkt_ms(15000))) fail_msg("X was not granted");
-  long long x_held = C.held_ns ? C.held_ns : mono_ns(); /* X's own clock */
+  long long x_held = C.held_ns ? C.held_ns : zkt_now_ns(); /* X's own clock */
   int following = follows(F);
   read_w(0, &held, &told);
   /* Told by its own client, not by F giving up (syncLimit x tickTime,
