@@ -214,11 +214,8 @@ int zkc_mutex_acquire_timeout(zkc_mutex_t *m, int64_t timeout_ms) {
   int64_t ended = zkc__stats_end(m->st, began, rc, h ? h->held.woken_us : 0);
   if (rc == ZKC_OK) h->granted_us = ended;
   if (rc != ZKC_OK) {
-    if (h != NULL && h->held.node) { /* within the call's limit */
-      (void)zkc__lock_delete_by(c, h->held.node, zkc__limit_after(deadline));
-      free(h->held.node);
-      h->held.node = NULL;
-    }
+    if (h != NULL && h->held.node) /* within the call's limit */
+      zkc__lock_release_by(c, &h->held, zkc__limit_after(deadline));
     free(h);
     leave(m);
   }

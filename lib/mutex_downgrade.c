@@ -35,15 +35,6 @@ static char *my_node(zkc_mutex_t *m, int *lost) {
   return node;
 }
 
-/* Deletes the read node of a refused downgrade, waiting for the answer no
- * longer than the call's deadline allows (then in the background): the
- * call returns by its deadline whatever the ensemble does. */
-static void give_up(zkc_client_t *c, zkc__held_t *out, int64_t deadline) {
-  (void)zkc__lock_delete_by(c, out->node, zkc__limit_after(deadline));
-  free(out->node);
-  out->node = NULL;
-}
-
 /* The write holder takes the read side: a read node that carries the write
  * node's sequence (Curator 5.5), so that a writer queued behind the write
  * node stays behind the reader once the write side is released. Granted
@@ -75,7 +66,9 @@ int zkc__mutex_downgrade(zkc_mutex_t *m, const char *wnode, const char *data,
   int same = still != NULL && strcmp(still, wnode) == 0;
   free(still);
   if (same) return ZKC_OK;
-  give_up(m->client, out, deadline);
+  /* Within the call's deadline (then in the background): the call returns
+   * by it whatever the ensemble does. */
+  zkc__lock_release_by(m->client, out, zkc__limit_after(deadline));
   return ZKC_ELOST;
 }
 

@@ -201,7 +201,11 @@ int zkc__lock_delete_nowait(zkc_client_t *c, const char *node) {
 }
 
 int zkc__lock_release(zkc_client_t *c, zkc__held_t *held) {
-  int rc = zkc__lock_delete(c, held->node);
+  return zkc__lock_release_by(c, held, ZKC__FOREVER);
+}
+
+int zkc__lock_release_by(zkc_client_t *c, zkc__held_t *held, int64_t limit_ms) {
+  int rc = zkc__lock_delete_by(c, held->node, limit_ms);
   free(held->node);
   held->node = NULL;
   return rc;

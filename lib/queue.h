@@ -89,6 +89,8 @@ int zkc__lock_delete_by(zkc_client_t *c, const char *node, int64_t limit_ms);
 int zkc__lock_delete_nowait(zkc_client_t *c, const char *node);
 /* zkc__lock_delete, then frees held->node whatever the outcome. */
 int zkc__lock_release(zkc_client_t *c, zkc__held_t *held);
+/* The same within limit_ms (zkc__lock_delete_by): a timed call's node. */
+int zkc__lock_release_by(zkc_client_t *c, zkc__held_t *held, int64_t limit_ms);
 
 /* The contenders on `base` in queue order, as full paths (see
  * zkc_mutex_participant_nodes). */
