@@ -178,6 +178,7 @@ static int grant(zkc_async_t *a, acq_t *q, uint64_t seq) {
     q->decided = 1;
     q->rc = ZKC_OK;
     (void)zkc__qrun_result(r, &h->held); /* the node is the hold's now */
+    zkc__hold_rec_set(&h->rec, h->held.token, h->held.session_id);
     h->next = a->holds;
     a->holds = h;
     a->holds_alive++;
@@ -390,10 +391,9 @@ int zkc__async_release(zkc_async_t *a, zkc_hold_t *h, zkc_released_fn done,
    * end (hold_fate.h). Looked at before the hold leaves a->holds: a loss
    * told meanwhile marks it lost there, one learnt after finds it among
    * the released in doubt. The session is the hold's since its grant. */
-  int closed = zkc__client_closed(a->c);
-  int doubt = closed ? ZKC_OK
-                     : zkc__release_code(
-                           zkc__session_fate(a->c, h->held.session_id));
+  int closed = zkc__client_closed(a->c), unproven = 0;
+  int doubt =
+      closed ? ZKC_OK : zkc__hold_rec_release_code(&h->rec, a->c, &unproven);
   pthread_mutex_lock(&a->mu);
   if (h->released) {
     pthread_mutex_unlock(&a->mu);
@@ -409,13 +409,13 @@ int zkc__async_release(zkc_async_t *a, zkc_hold_t *h, zkc_released_fn done,
   q->released = done;
   q->ctx = ctx;
   q->decided = 1;
-  q->rc = h->lost ? ZKC_ELOST : doubt;
-  /* In doubt, its loss not told yet: its node is the janitor's (no waited
-   * delete), and it is kept until its session's fate is known, so that a
-   * loss learnt after this release is still told, once. */
-  int untold = !h->lost && doubt != ZKC_OK;
-  if (untold)
-    zkc__released_push(&a->released, h->held.token, h->held.session_id);
+  int lost = atomic_load(&h->rec.lost);
+  q->rc = lost ? ZKC_ELOST : doubt;
+  /* In doubt: its node is the janitor's (no waited delete). Its loss not
+   * told yet, it is kept until its session's fate is known, so that a loss
+   * learnt after this release is still told, once. */
+  int untold = !lost && unproven;
+  zkc__hold_rec_keep(&h->rec, q->rc, &a->released);
   q->id = 0;
   /* The hold is off a->holds: its guard, should it fire on our own delete,
    * finds nothing to tell. The engine removes it (see removed()), so this

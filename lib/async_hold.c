@@ -73,11 +73,9 @@ int zkc_hold_node(const zkc_hold_t *h, char *buf, size_t len) {
 int zkc_hold_is_held(const zkc_hold_t *h) {
   if (h == NULL) return 0;
   pthread_mutex_lock(&h->a->mu);
-  int held = !h->released && !h->lost;
-  int64_t session = h->held.session_id;
+  int held = !h->released;
   pthread_mutex_unlock(&h->a->mu);
-  return held &&
-         zkc__session_fate(h->a->c, session) == ZKC__SESSION_LIVE;
+  return held && zkc__hold_rec_stands(&h->rec, h->a->c);
 }
 
 /* The fenced write of a hold: a set, or a create (fn names the call). */
@@ -98,7 +96,9 @@ static int hold_fenced(zkc_hold_t *h, const char *fn, int create,
   if ((rc = zkc__call_enter(a->c)) != ZKC_OK) return rc;
   char *node = NULL;
   pthread_mutex_lock(&a->mu);
-  rc = h->released ? ZKC_ENOTOWNER : h->lost ? ZKC_ELOST : ZKC_OK;
+  rc = h->released                 ? ZKC_ENOTOWNER
+       : atomic_load(&h->rec.lost) ? ZKC_ELOST
+                                   : ZKC_OK;
   if (rc == ZKC_OK && (node = strdup(h->held.node)) == NULL) rc = ZKC_ENOMEM;
   pthread_mutex_unlock(&a->mu);
   if (rc == ZKC_OK) {
@@ -109,7 +109,7 @@ static int hold_fenced(zkc_hold_t *h, const char *fn, int create,
                                              (int)len, -1, NULL, &failed_op);
     if (rc == ZKC_ENONODE && failed_op == 0) { /* our node is gone */
       pthread_mutex_lock(&a->mu);
-      h->lost = 1;
+      zkc__hold_rec_lose(&h->rec, NULL); /* told on a state, or kept */
       pthread_mutex_unlock(&a->mu);
       rc = ZKC_ELOST;
     }

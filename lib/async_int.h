@@ -34,9 +34,9 @@ typedef struct zkc__event_cb {
 struct zkc_hold {
   zkc_async_t *a;
   zkc__held_t held;
+  zkc__hold_rec_t rec; /* its standing: in doubt, lost, told */
   uint64_t guard; /* the watch on our own node */
   int released;
-  int lost;
   zkc__lstats_t *st;  /* its path's stats record (NULL: none) */
   int64_t granted_us; /* when it was granted (stats) */
   struct zkc_hold *next; /* in a->holds while not released */

@@ -21,33 +21,36 @@ static int tell_token_locked(zkc_async_t *a, zkc_lost_reason_t why,
   return zkc__async_post_locked(a, &ev) == ZKC_OK;
 }
 
-/* Marks h lost and queues its callback; returns 1 (counted, logged by the
- * caller outside the lock). */
-static int tell_lost_locked(zkc_async_t *a, zkc_hold_t *h,
-                            zkc_lost_reason_t why) {
-  h->lost = 1;
-  if (!tell_token_locked(a, why, h->held.token)) h->lost = 2; /* untold */
-  return 1;
+/* Queues the lost callback of each hold named in l, then clears l: 0 when
+ * one could not be (out of memory: untold; logged outside the lock). */
+static int tell_list_locked(zkc_async_t *a, zkc_lost_reason_t why,
+                            zkc__lost_list_t *l) {
+  int all = !l->dropped;
+  for (size_t i = 0; i < l->n; i++)
+    if (!tell_token_locked(a, why, l->tokens[i])) all = 0;
+  zkc__lost_clear(l);
+  return all;
 }
 
-static void log_lost(zkc_async_t *a, int n, const char *why) {
+static void log_lost(zkc_async_t *a, int n, const char *why, int all) {
   if (n > 0)
     zkc__log(a->c, ZKC_LOG_WARN, "%d async hold(s) lost (%s)", n, why);
+  if (!all)
+    zkc__log(a->c, ZKC_LOG_ERROR, "out of memory: not every async hold "
+                                  "lost (%s) was reported", why);
 }
 
 void zkc__async_on_node_gone(void *ctx, uint64_t guard) {
   zkc_async_t *a = ctx;
-  int n = 0;
   zkc__lstats_t *st = NULL;
+  zkc__lost_list_t lost = {0};
   pthread_mutex_lock(&a->mu);
   for (zkc_hold_t *h = a->holds; h; h = h->next)
-    if (h->guard == guard && !h->lost) {
-      n += tell_lost_locked(a, h, ZKC_LOST_DELETED);
-      st = h->st;
-    }
+    if (h->guard == guard && zkc__hold_rec_lose(&h->rec, &lost)) st = h->st;
+  int n = (int)lost.n, all = tell_list_locked(a, ZKC_LOST_DELETED, &lost);
   pthread_mutex_unlock(&a->mu);
   if (n > 0) zkc__stats_lost(st, ZKC_LOST_DELETED); /* one guard, one hold */
-  log_lost(a, n, "node deleted");
+  log_lost(a, n, "node deleted", all);
 }
 
 /* As the mutex does: in doubt (suspended or read-only) counts as lost by the
@@ -66,13 +69,12 @@ void zkc__async_on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
   size_t n = 0;
   pthread_mutex_lock(&a->mu);
   a->state_seq++;
+  zkc__lost_list_t lost = {0};
+  zkc_lost_reason_t why = ZKC_LOST_SESSION;
   for (zkc_hold_t *h = a->holds; h; h = h->next) {
-    if (h->lost) continue;
-    zkc_lost_reason_t why = ZKC_LOST_SESSION;
-    if (zkc__hold_fate_on_state(st, lost_session, h->held.session_id,
-                                on_suspend, &why) != ZKC__HOLD_LOST)
+    if (!zkc__hold_rec_on_state(&h->rec, st, lost_session, on_suspend, &lost,
+                                &why))
       continue;
-    tell_lost_locked(a, h, why);
     struct gone *more = realloc(gone, (n + 1) * sizeof *gone);
     if (more == NULL) continue; /* told, but neither counted nor deleted */
     gone = more;
@@ -80,16 +82,14 @@ void zkc__async_on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
     gone[n].st = h->st;
     gone[n++].why = why;
   }
+  int all = tell_list_locked(a, why, &lost);
   /* Holds released in doubt: a loss learnt only now is told all the same,
    * once (their nodes are the janitor's already). */
   zkc__lost_list_t late = {0};
   zkc_lost_reason_t late_why = ZKC_LOST_SESSION;
   zkc__released_on_state(&a->released, st, lost_session, on_suspend, &late,
                          &late_why);
-  int late_n = (int)late.n, late_dropped = late.dropped;
-  for (size_t i = 0; i < late.n; i++)
-    if (!tell_token_locked(a, late_why, late.tokens[i])) late_dropped = 1;
-  zkc__lost_clear(&late);
+  int late_n = (int)late.n, late_all = tell_list_locked(a, late_why, &late);
   int untold = 0;
   if (a->opts.on_state) { /* after the losses it explains */
     zkc__event_cb_t ev = {.kind = EV_STATE, .state_fn = a->opts.on_state,
@@ -109,9 +109,6 @@ void zkc__async_on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
     free(gone[i].node);
   }
   free(gone);
-  log_lost(a, (int)n, "session");
-  log_lost(a, late_n, "session, after their release");
-  if (late_dropped)
-    zkc__log(a->c, ZKC_LOG_ERROR, "out of memory: not every async hold "
-                                  "lost after its release was reported");
+  log_lost(a, (int)n, "session", all);
+  log_lost(a, late_n, "session, after their release", late_all);
 }

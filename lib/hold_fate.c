@@ -111,3 +111,59 @@ void zkc__released_clear(zkc__released_list_t *l) {
   l->v = NULL;
   l->n = l->cap = 0;
 }
+
+void zkc__hold_rec_set(zkc__hold_rec_t *r, int64_t token, int64_t session) {
+  r->token = token;
+  r->session = session;
+}
+
+zkc__hold_fate_t zkc__hold_rec_grant(zkc__hold_rec_t *r, zkc_client_t *c,
+                                     int64_t token, int64_t session) {
+  zkc__hold_fate_t fate = zkc__hold_fate_at_grant(
+      zkc__session_fate(c, session), zkc__lost_on_suspended(c));
+  if (fate == ZKC__HOLD_LOST) return fate;
+  zkc__hold_rec_set(r, token, session);
+  atomic_store(&r->in_doubt, fate == ZKC__HOLD_IN_DOUBT);
+  return fate;
+}
+
+int zkc__hold_rec_lose(zkc__hold_rec_t *r, zkc__lost_list_t *lost) {
+  atomic_store(&r->lost, 1);
+  if (lost == NULL || atomic_exchange(&r->told, 1)) return 0;
+  zkc__lost_push(lost, r->token);
+  return 1;
+}
+
+int zkc__hold_rec_on_state(zkc__hold_rec_t *r, zkc_state_t st,
+                           int64_t lost_session, int lost_on_suspended,
+                           zkc__lost_list_t *lost, zkc_lost_reason_t *why) {
+  zkc_lost_reason_t w = *why;
+  zkc__hold_fate_t f = zkc__hold_fate_on_state(st, lost_session, r->session,
+                                               lost_on_suspended, &w);
+  atomic_store(&r->in_doubt, f != ZKC__HOLD_STANDS);
+  if (f != ZKC__HOLD_LOST || !zkc__hold_rec_lose(r, lost)) return 0;
+  *why = w;
+  return 1;
+}
+
+int zkc__hold_rec_stands(const zkc__hold_rec_t *r, zkc_client_t *c) {
+  return !atomic_load(&r->lost) && !atomic_load(&r->in_doubt) &&
+         zkc__session_fate(c, r->session) == ZKC__SESSION_LIVE;
+}
+
+int zkc__hold_rec_release_code(zkc__hold_rec_t *r, zkc_client_t *c,
+                               int *unproven) {
+  *unproven = 0;
+  if (atomic_load(&r->lost)) return ZKC_ELOST;
+  if (zkc__client_closed(c)) return ZKC_ECLOSED;
+  int rc = zkc__release_code(zkc__session_fate(c, r->session));
+  *unproven = rc != ZKC_OK;
+  return rc;
+}
+
+void zkc__hold_rec_keep(zkc__hold_rec_t *r, int rc,
+                        zkc__released_list_t *kept) {
+  if ((rc == ZKC_ELOST || rc == ZKC_ECONNLOSS) &&
+      !atomic_exchange(&r->told, 1))
+    zkc__released_push(kept, r->token, r->session);
+}

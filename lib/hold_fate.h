@@ -6,6 +6,7 @@
 #ifndef ZKC_HOLD_FATE_H
 #define ZKC_HOLD_FATE_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -79,6 +80,60 @@ void zkc__released_on_state(zkc__released_list_t *l, zkc_state_t st,
                             int64_t lost_session, int lost_on_suspended,
                             zkc__lost_list_t *lost, zkc_lost_reason_t *why);
 void zkc__released_clear(zkc__released_list_t *l);
+
+/* ---- one hold's standing: the record every recipe's hold carries ----
+ * A mutex hold, a lease set and an async hold each keep one, and every
+ * question about their standing is asked of it: granted in time, in doubt,
+ * lost, its loss named once, held now, what its release says and whether
+ * the release keeps it for a loss learnt later. The flags are atomics:
+ * is-held and a hold's own calls read them from any thread; the recipe's
+ * lock orders the changes. */
+typedef struct zkc__hold_rec {
+  int64_t token;       /* its fencing token */
+  int64_t session;     /* the session that owns its node(s) */
+  atomic_int in_doubt; /* its session not known live: it may be gone */
+  atomic_int lost;     /* gone, or to be given up */
+  atomic_int told;     /* its loss is named for the lost callback */
+} zkc__hold_rec_t;
+
+/* r of a hold with `token` on `session`, granted standing (the async
+ * engine proves that itself: no state change since the session was seen
+ * live). */
+void zkc__hold_rec_set(zkc__hold_rec_t *r, int64_t token, int64_t session);
+/* A grant of the hold with `token` on `session`, as the client's session
+ * stands now: ZKC__HOLD_LOST when it came too late (queue again or fail,
+ * never report a hold); otherwise r is set, in doubt or standing. */
+zkc__hold_fate_t zkc__hold_rec_grant(zkc__hold_rec_t *r, zkc_client_t *c,
+                                     int64_t token, int64_t session);
+/* A state change (zkc__hold_fate_on_state's arguments) reaches r: in doubt
+ * or standing, or lost, its loss named in `lost` (*why set) unless it was
+ * named before. 1 when this change named it: its nodes that may still
+ * exist then go to the janitor. */
+int zkc__hold_rec_on_state(zkc__hold_rec_t *r, zkc_state_t st,
+                           int64_t lost_session, int lost_on_suspended,
+                           zkc__lost_list_t *lost, zkc_lost_reason_t *why);
+/* r is gone (a node of it deleted by another client, or found gone by the
+ * holder's own call): marked lost, and named in `lost` unless it was named
+ * before (1 then). With lost NULL it is only marked: the state change that
+ * follows names it. */
+int zkc__hold_rec_lose(zkc__hold_rec_t *r, zkc__lost_list_t *lost);
+/* Held now: not lost, not in doubt, and its session proven live (after a
+ * stop of this process the renewal may have lapsed before the maintenance
+ * thread has told the holds). */
+int zkc__hold_rec_stands(const zkc__hold_rec_t *r, zkc_client_t *c);
+/* What releasing r says before its node is deleted: ZKC_ELOST (lost),
+ * ZKC_ECLOSED (the client is closed: no node left to delete here), then
+ * by its session's fate ZKC_ECONNLOSS or ZKC_ELOST, with *unproven set
+ * (its nodes, which may still exist, are then the janitor's), or ZKC_OK
+ * (delete them). */
+int zkc__hold_rec_release_code(zkc__hold_rec_t *r, zkc_client_t *c,
+                               int *unproven);
+/* After a release whose code was `rc` (zkc__hold_rec_release_code): one
+ * that said ZKC_ELOST or ZKC_ECONNLOSS, not a clean end, keeps r among the
+ * released in doubt unless its loss was named already, so that a loss
+ * learnt after the release is told, once. */
+void zkc__hold_rec_keep(zkc__hold_rec_t *r, int rc,
+                        zkc__released_list_t *kept);
 
 struct zkc__lstats; /* stats.h */
 

@@ -110,7 +110,9 @@ int zkc__mutex_hold_enter(zkc_mutex_t *m, int64_t *session_id, char **node) {
   if (node) *node = NULL;
   pthread_mutex_lock(&m->mu);
   hold_t *h = my_hold(m);
-  int rc = h == NULL ? ZKC_ENOTOWNER : h->lost ? ZKC_ELOST : ZKC_OK;
+  int rc = h == NULL                     ? ZKC_ENOTOWNER
+           : atomic_load(&h->rec.lost) ? ZKC_ELOST
+                                       : ZKC_OK;
   if (rc == ZKC_OK && node && (*node = strdup(h->held.node)) == NULL)
     rc = ZKC_ENOMEM;
   if (rc == ZKC_OK) {
@@ -124,7 +126,9 @@ int zkc__mutex_hold_enter(zkc_mutex_t *m, int64_t *session_id, char **node) {
 int zkc__mutex_hold_check(zkc_mutex_t *m) {
   pthread_mutex_lock(&m->mu);
   hold_t *h = my_hold(m);
-  int rc = h == NULL ? ZKC_ENOTOWNER : h->lost ? ZKC_ELOST : ZKC_OK;
+  int rc = h == NULL                     ? ZKC_ENOTOWNER
+           : atomic_load(&h->rec.lost) ? ZKC_ELOST
+                                       : ZKC_OK;
   pthread_mutex_unlock(&m->mu);
   return rc;
 }
@@ -132,7 +136,7 @@ int zkc__mutex_hold_check(zkc_mutex_t *m) {
 void zkc__mutex_hold_lost(zkc_mutex_t *m) {
   pthread_mutex_lock(&m->mu);
   hold_t *h = my_hold(m);
-  if (h != NULL) h->lost = 1;
+  if (h != NULL) zkc__hold_rec_lose(&h->rec, NULL); /* told on a state */
   pthread_mutex_unlock(&m->mu);
 }
 
@@ -151,7 +155,7 @@ int zkc_mutex_acquire_timeout(zkc_mutex_t *m, int64_t timeout_ms) {
   pthread_mutex_lock(&m->mu);
   hold_t *h = my_hold(m);
   if (h != NULL) { /* reentry: a count, no ZooKeeper call */
-    if (h->lost)
+    if (atomic_load(&h->rec.lost))
       rc = ZKC_ELOST;
     else if (zkc__client_closed(c))
       rc = ZKC_ECLOSED;
@@ -229,25 +233,6 @@ int zkc_mutex_acquire(zkc_mutex_t *m) {
   return zkc_mutex_acquire_timeout(m, INT64_MAX);
 }
 
-/* A hold whose session is not proven live as it is released may have been
- * lost before (a stop of this process past its session, a connection
- * down): not a clean end. Its node is left to the janitor. ZKC_OK when the
- * session is live. */
-static int release_in_doubt(zkc_mutex_t *m, hold_t *h) {
-  int rc = zkc__release_code(zkc__session_fate(m->client, h->held.session_id));
-  if (rc != ZKC_OK) zkc__janitor_add(m->client, h->held.node, NULL);
-  return rc;
-}
-
-/* A hold released lost or in doubt whose loss was not told yet (found by
- * this thread's own call, or not learnt yet) is kept among the released in
- * doubt until its session's fate is known (hold_fate.h): told once, even
- * after the release. Caller holds m->mu. */
-static void keep_untold(zkc_mutex_t *m, const hold_t *h) {
-  if (!h->told)
-    zkc__released_push(&m->released, h->held.token, h->held.session_id);
-}
-
 /* zkc_mutex_release, or with `nowait` zkc_mutex_release_nowait. */
 static int release(zkc_mutex_t *m, int nowait) {
   if (m == NULL)
@@ -264,7 +249,9 @@ static int release(zkc_mutex_t *m, int nowait) {
   }
   /* A lost hold, or one of a closed client, has no node left to delete
    * here: the whole hold goes at once. */
-  int rc = h->lost ? ZKC_ELOST : zkc__client_closed(c) ? ZKC_ECLOSED : ZKC_OK;
+  int rc = atomic_load(&h->rec.lost) ? ZKC_ELOST
+           : zkc__client_closed(c)   ? ZKC_ECLOSED
+                                     : ZKC_OK;
   if (rc == ZKC_OK && h->count > 1) {
     h->count--;
     pthread_mutex_unlock(&m->mu);
@@ -279,8 +266,13 @@ static int release(zkc_mutex_t *m, int nowait) {
   int32_t told = zkc__guard_told_version(c, h->guard);
   zkc__guard_remove(c, h->guard); /* before the delete it would report */
   h->guard = 0;
-  if (rc == ZKC_OK) rc = release_in_doubt(m, h);
-  int untold = rc == ZKC_ELOST || rc == ZKC_ECONNLOSS; /* before the delete */
+  /* One whose session is not proven live now may have been lost before (a
+   * stop of this process past its session, a connection down): not a
+   * clean end, its node left to the janitor. */
+  int unproven = 0;
+  if (rc == ZKC_OK) rc = zkc__hold_rec_release_code(&h->rec, c, &unproven);
+  if (unproven) zkc__janitor_add(c, h->held.node, NULL);
+  int ended = rc; /* what the hold was before the delete */
   if (rc == ZKC_OK) {
     rc = nowait ? zkc__lock_delete_nowait(c, h->held.node)
                 : zkc__lock_delete(c, h->held.node);
@@ -295,7 +287,7 @@ static int release(zkc_mutex_t *m, int nowait) {
   }
   zkc__stats_released(m->st, h->granted_us, rc);
   pthread_mutex_lock(&m->mu);
-  if (untold) keep_untold(m, h);
+  zkc__hold_rec_keep(&h->rec, ended, &m->released); /* a loss still told */
   HASH_DELETE(hh, m->holds, h);
   m->users--;
   pthread_mutex_unlock(&m->mu); /* the last touch of m */
@@ -333,9 +325,7 @@ int zkc_mutex_is_held(const zkc_mutex_t *cm) {
   hold_t *h = my_hold(m);
   /* The session asked too: after a stop of this process its renewal may
    * have lapsed before the maintenance thread has told the holds. */
-  int held = h != NULL && !h->lost && !h->in_doubt &&
-             zkc__session_fate(m->client, h->held.session_id) ==
-                 ZKC__SESSION_LIVE;
+  int held = h != NULL && zkc__hold_rec_stands(&h->rec, m->client);
   pthread_mutex_unlock(&m->mu);
   return held;
 }

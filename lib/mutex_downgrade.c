@@ -29,8 +29,8 @@ static int owns(zkc_mutex_t *m) {
 static char *my_node(zkc_mutex_t *m, int *lost) {
   pthread_mutex_lock(&m->mu);
   hold_t *h = zkc__mutex_my_hold(m);
-  *lost = h != NULL && h->lost;
-  char *node = h != NULL && !h->lost ? strdup(h->held.node) : NULL;
+  *lost = h != NULL && atomic_load(&h->rec.lost);
+  char *node = h != NULL && !*lost ? strdup(h->held.node) : NULL;
   pthread_mutex_unlock(&m->mu);
   return node;
 }

@@ -27,18 +27,6 @@ static void lost_tell(zkc_mutex_t *m, zkc_lost_fn fn, void *ctx,
   zkc__lost_tell(m->client, m->st, "lock", m->path, why, l, tell_one, &t);
 }
 
-/* Marks h lost (m->mu held) and, the first time, names it in `l` for the
- * lost callback: 1 then, else 0. A hold the holding thread found lost
- * itself (zkc_mutex_fenced_set) is marked lost there but told here, on the
- * maintenance thread, when the client learns of the loss, as any other. */
-static int lose_locked(hold_t *h, zkc__lost_list_t *l) {
-  h->lost = 1;
-  if (h->told) return 0;
-  h->told = 1;
-  zkc__lost_push(l, h->held.token);
-  return 1;
-}
-
 /* Connection states reach every hold: in doubt while disconnected, lost
  * with the session (or already when disconnected, by the client's policy).
  * A lost node that may still exist is deleted by whichever session is
@@ -53,14 +41,9 @@ void zkc__mutex_on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
   hold_t *h, *tmp;
   int lost_on_suspended = zkc__lost_on_suspended(c);
   HASH_ITER(hh, m->holds, h, tmp) {
-    zkc_lost_reason_t w = why;
-    zkc__hold_fate_t f = zkc__hold_fate_on_state(
-        st, lost_session, h->held.session_id, lost_on_suspended, &w);
-    h->in_doubt = f != ZKC__HOLD_STANDS;
-    if (f == ZKC__HOLD_LOST && lose_locked(h, &lost)) {
-      why = w;
+    if (zkc__hold_rec_on_state(&h->rec, st, lost_session, lost_on_suspended,
+                               &lost, &why))
       zkc__janitor_add(c, h->held.node, NULL);
-    }
   }
   /* Holds released in doubt: a loss learnt only now is told all the same. */
   zkc__released_on_state(&m->released, st, lost_session, lost_on_suspended,
@@ -81,7 +64,7 @@ static void on_revoked(void *ctx, uint64_t guard) {
   pthread_mutex_lock(&m->mu);
   hold_t *h, *tmp;
   HASH_ITER(hh, m->holds, h, tmp) {
-    if (h->guard == guard && !h->lost) {
+    if (h->guard == guard && !atomic_load(&h->rec.lost)) {
       token = h->held.token;
       fn = h->revoke_fn;
       fn_ctx = h->revoke_ctx;
@@ -101,7 +84,7 @@ static void on_node_gone(void *ctx, uint64_t guard) {
   pthread_mutex_lock(&m->mu);
   hold_t *h, *tmp;
   HASH_ITER(hh, m->holds, h, tmp) {
-    if (h->guard == guard) lose_locked(h, &lost);
+    if (h->guard == guard) zkc__hold_rec_lose(&h->rec, &lost);
   }
   zkc_lost_fn fn = m->lost_fn;
   void *fn_ctx = m->lost_ctx;
@@ -129,10 +112,9 @@ void zkc__mutex_guard_hold(zkc_mutex_t *m, hold_t *h, int32_t told) {
  * holds m->mu (which ranks above the client's lock). */
 int zkc__mutex_record(zkc_mutex_t *m, hold_t *h) {
   zkc_client_t *c = m->client;
-  zkc__hold_fate_t fate = zkc__hold_fate_at_grant(
-      zkc__session_fate(c, h->held.session_id), zkc__lost_on_suspended(c));
-  if (fate == ZKC__HOLD_LOST) return ZKC__REQUEUE;
-  h->in_doubt = fate == ZKC__HOLD_IN_DOUBT;
+  if (zkc__hold_rec_grant(&h->rec, c, h->held.token, h->held.session_id) ==
+      ZKC__HOLD_LOST)
+    return ZKC__REQUEUE;
   if (!ZKC__HASH_ADD_U64(m->holds, thread, h)) return ZKC_ENOMEM;
   zkc__mutex_guard_hold(m, h, -1);
   return ZKC_OK;

@@ -23,9 +23,7 @@ typedef struct hold {
   uint64_t thread; /* zkc__thread_id() of the holder */
   unsigned count;
   zkc__held_t held;
-  int in_doubt; /* connection down: the lock may be gone */
-  int lost;     /* the lock is gone (or being given up) */
-  int told;     /* its loss is being told to the lost callback */
+  zkc__hold_rec_t rec; /* its standing: in doubt, lost, told */
   zkc_revoke_fn revoke_fn; /* non-NULL: revocable (its node's data empty) */
   void *revoke_ctx;
   uint64_t guard; /* the watch on our own node */

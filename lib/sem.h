@@ -20,12 +20,11 @@
 struct zkc_lease {
   zkc_sem_t *sem;
   atomic_int released; /* set once, by the release that wins */
-  atomic_int lost;     /* gone (session, outside delete, or given up) */
-  atomic_int in_doubt; /* connection down: the leases may be gone */
+  zkc__hold_rec_t rec; /* its standing; its token: the newest node's czxid,
+                          its session: the oldest node's */
   size_t n;
   zkc__held_t *nodes; /* n nodes, oldest first; kept until free */
   uint64_t *guards;   /* the watch on each node (0: none) */
-  int64_t token;      /* czxid of the newest node */
   int64_t granted_us; /* when it was granted (stats) */
   zkc_lease_t *prev, *next; /* in sem->held while held */
 };

@@ -27,20 +27,15 @@ int zkc_lease_release(zkc_lease_t *l) {
   for (size_t i = 0; i < l->n; i++) /* before the deletes they would see */
     zkc__guard_remove(c, guards[i]);
   free(guards);
-  int rc = atomic_load(&l->lost)     ? ZKC_ELOST
-           : zkc__client_closed(c) ? ZKC_ECLOSED
-                                   : ZKC_OK;
   /* Released while its session is not proven live: it may have been lost
    * before, not a clean end; its nodes are the janitor's, and a loss learnt
    * later is told (hold_fate.h). */
-  int untold = 0;
-  if (rc == ZKC_OK) {
-    rc = zkc__release_code(zkc__session_fate(c, l->nodes[0].session_id));
-    untold = rc != ZKC_OK;
-    for (size_t i = 0; untold && i < l->n; i++)
-      zkc__janitor_add(c, l->nodes[i].node, NULL);
-  }
-  for (size_t i = 0; rc != ZKC_ECLOSED && !untold && i < l->n; i++) {
+  int unproven;
+  int rc = zkc__hold_rec_release_code(&l->rec, c, &unproven);
+  for (size_t i = 0; unproven && i < l->n; i++)
+    zkc__janitor_add(c, l->nodes[i].node, NULL);
+  int ended = rc; /* what the lease was before the deletes */
+  for (size_t i = 0; rc != ZKC_ECLOSED && !unproven && i < l->n; i++) {
     int r = zkc__lock_delete(c, l->nodes[i].node);
     if (r == ZKC_ELOST || r == ZKC_ECLOSED) {
       if (rc == ZKC_OK) rc = r;
@@ -60,8 +55,7 @@ int zkc_lease_release(zkc_lease_t *l) {
   }
   zkc__stats_released(s->st, l->granted_us, rc);
   pthread_mutex_lock(&s->mu);
-  if (untold && !atomic_load(&l->lost))
-    zkc__released_push(&s->released, l->token, l->nodes[0].session_id);
+  zkc__hold_rec_keep(&l->rec, ended, &s->released); /* a loss still told */
   if (l->prev) l->prev->next = l->next;
   else s->held = l->next;
   if (l->next) l->next->prev = l->prev;
@@ -88,7 +82,7 @@ int zkc_lease_fencing_token(const zkc_lease_t *l, int64_t *token) {
                              l == NULL, "token", token == NULL, (char *)NULL);
   if (rc_ != ZKC_OK) return rc_;
   if (atomic_load(&l->released)) return ZKC_ENOTOWNER;
-  *token = l->token;
+  *token = l->rec.token;
   return ZKC_OK;
 }
 
@@ -97,10 +91,8 @@ int zkc_lease_is_held(const zkc_lease_t *cl) {
   zkc_lease_t *l = (zkc_lease_t *)cl; /* atomics: reading is no change */
   /* The session asked too: after a stop of this process its renewal may
    * have lapsed before the maintenance thread has told the leases. */
-  return !atomic_load(&l->released) && !atomic_load(&l->lost) &&
-         !atomic_load(&l->in_doubt) &&
-         zkc__session_fate(l->sem->client, l->nodes[0].session_id) ==
-             ZKC__SESSION_LIVE;
+  return !atomic_load(&l->released) &&
+         zkc__hold_rec_stands(&l->rec, l->sem->client);
 }
 
 int zkc_lease_nodes(const zkc_lease_t *cl, char ***nodes, size_t *count) {

@@ -47,15 +47,11 @@ static void lost_tell(zkc_sem_t *s, zkc_sem_lost_fn fn, void *ctx,
   zkc__lost_tell(s->client, s->st, "lease on", s->path, why, l, tell_one, &t);
 }
 
-/* Marks l lost (s->mu held); its nodes that may still exist are deleted by
- * whichever session is current next. */
-static void mark_lost(zkc_sem_t *s, zkc_lease_t *l, zkc__lost_list_t *list,
-                      int delete_nodes) {
-  if (atomic_exchange(&l->lost, 1)) return;
-  zkc__lost_push(list, l->token);
-  if (delete_nodes)
-    for (size_t i = 0; i < l->n; i++)
-      zkc__janitor_add(s->client, l->nodes[i].node, NULL);
+/* Hands l's nodes that may still exist to whichever session is current
+ * next. */
+static void leave_to_janitor(zkc_sem_t *s, zkc_lease_t *l) {
+  for (size_t i = 0; i < l->n; i++)
+    zkc__janitor_add(s->client, l->nodes[i].node, NULL);
 }
 
 static void on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
@@ -64,16 +60,10 @@ static void on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
   zkc_lost_reason_t why = ZKC_LOST_SESSION;
   int on_suspend = zkc__lost_on_suspended(s->client);
   pthread_mutex_lock(&s->mu);
-  for (zkc_lease_t *l = s->held; l; l = l->next) {
-    zkc_lost_reason_t w = why;
-    zkc__hold_fate_t f = zkc__hold_fate_on_state(
-        st, lost_session, l->nodes[0].session_id, on_suspend, &w);
-    atomic_store(&l->in_doubt, f != ZKC__HOLD_STANDS);
-    if (f == ZKC__HOLD_LOST) {
-      why = w;
-      mark_lost(s, l, &lost, 1);
-    }
-  }
+  for (zkc_lease_t *l = s->held; l; l = l->next)
+    if (zkc__hold_rec_on_state(&l->rec, st, lost_session, on_suspend, &lost,
+                               &why))
+      leave_to_janitor(s, l);
   /* Leases released in doubt: a loss learnt only now is told all the same. */
   zkc__released_on_state(&s->released, st, lost_session, on_suspend, &lost,
                          &why);
@@ -89,7 +79,7 @@ void zkc__sem_on_node_gone(void *ctx, uint64_t guard) {
   pthread_mutex_lock(&s->mu);
   for (zkc_lease_t *l = s->held; l; l = l->next)
     for (size_t i = 0; i < l->n; i++)
-      if (l->guards[i] == guard) mark_lost(s, l, &lost, 0);
+      if (l->guards[i] == guard) zkc__hold_rec_lose(&l->rec, &lost);
   zkc_sem_lost_fn fn = s->lost_fn;
   void *fn_ctx = s->lost_ctx;
   pthread_mutex_unlock(&s->mu);
@@ -358,16 +348,14 @@ static int attempt(zkc_sem_t *s, unsigned qty, int64_t deadline,
  * its session is gone already (or in doubt, when that counts as lost). */
 static int record(zkc_sem_t *s, zkc_lease_t *l) {
   zkc_client_t *c = s->client;
-  zkc__hold_fate_t fate = zkc__hold_fate_at_grant(
-      zkc__session_fate(c, l->nodes[0].session_id), zkc__lost_on_suspended(c));
-  if (fate == ZKC__HOLD_LOST) return ZKC_ELOST;
-  atomic_store(&l->in_doubt, fate == ZKC__HOLD_IN_DOUBT);
+  if (zkc__hold_rec_grant(&l->rec, c, l->nodes[l->n - 1].token,
+                          l->nodes[0].session_id) == ZKC__HOLD_LOST)
+    return ZKC_ELOST;
   for (size_t i = 0; i < l->n; i++)
     if (zkc__guard_add(c, l->nodes[i].node, l->nodes[i].session_id,
                        zkc__sem_on_node_gone, s, &l->guards[i]) != ZKC_OK)
       zkc__log(c, ZKC_LOG_WARN, "out of memory: a lease of %s is unwatched",
                s->path);
-  l->token = l->nodes[l->n - 1].token;
   l->sem = s;
   l->next = s->held;
   if (s->held) s->held->prev = l;

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The one rule for a hold's fate (lib/hold_fate.c), without a server:
  * every state against a hold of the lost session and of another, with and
- * without lost_on_suspended; the rule at a grant; and the teller. */
+ * without lost_on_suspended; the rule at a grant; the teller; and the
+ * hold record every recipe's hold carries (its loss named once, whoever
+ * finds it first, and kept at a release that was not a clean end). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -111,6 +113,97 @@ static void teller_tells_each_once(void **state) {
   zkc__stats_hub_free(&hub);
 }
 
+/* A state change that loses a hold names it once; a later one, or its
+ * node's delete, names it no more; doubt and a live state set in_doubt. */
+static void record_named_once(void **state) {
+  (void)state;
+  zkc__hold_rec_t r = {0};
+  zkc__hold_rec_set(&r, 41, MINE);
+  zkc__lost_list_t l = {0};
+  zkc_lost_reason_t why = UNTOUCHED;
+  assert_int_equal(zkc__hold_rec_on_state(&r, ZKC_STATE_SUSPENDED, 0, 0,
+                                          &l, &why),
+                   0);
+  assert_int_equal(atomic_load(&r.in_doubt), 1);
+  assert_int_equal(l.n, 0);
+  assert_int_equal(why, UNTOUCHED);
+  assert_int_equal(zkc__hold_rec_on_state(&r, ZKC_STATE_CONNECTED, 0, 0,
+                                          &l, &why),
+                   0);
+  assert_int_equal(atomic_load(&r.in_doubt), 0);
+  /* another session's loss leaves it in doubt, its own loses it */
+  assert_int_equal(zkc__hold_rec_on_state(&r, ZKC_STATE_LOST, OTHER, 0,
+                                          &l, &why),
+                   0);
+  assert_int_equal(atomic_load(&r.lost), 0);
+  assert_int_equal(zkc__hold_rec_on_state(&r, ZKC_STATE_LOST, MINE, 0,
+                                          &l, &why),
+                   1);
+  assert_int_equal(why, ZKC_LOST_SESSION);
+  assert_int_equal(atomic_load(&r.lost), 1);
+  assert_int_equal(l.n, 1);
+  assert_int_equal(l.tokens[0], 41);
+  assert_int_equal(zkc__hold_rec_on_state(&r, ZKC_STATE_LOST, MINE, 0,
+                                          &l, &why),
+                   0);
+  assert_int_equal(zkc__hold_rec_lose(&r, &l), 0);
+  assert_int_equal(l.n, 1);
+  zkc__lost_clear(&l);
+}
+
+/* Found gone by the holder's own call (lose with no list): marked lost at
+ * once, named by the state change that comes after, once. */
+static void record_found_by_holder_told_later(void **state) {
+  (void)state;
+  zkc__hold_rec_t r = {0};
+  zkc__hold_rec_set(&r, 42, MINE);
+  zkc__lost_list_t l = {0};
+  assert_int_equal(zkc__hold_rec_lose(&r, NULL), 0);
+  assert_int_equal(atomic_load(&r.lost), 1);
+  zkc_lost_reason_t why = UNTOUCHED;
+  assert_int_equal(zkc__hold_rec_on_state(&r, ZKC_STATE_SUSPENDED, 0, 1,
+                                          &l, &why),
+                   1);
+  assert_int_equal(why, ZKC_LOST_SUSPENDED);
+  assert_int_equal(l.n, 1);
+  assert_int_equal(zkc__hold_rec_lose(&r, &l), 0);
+  assert_int_equal(l.n, 1);
+  zkc__lost_clear(&l);
+}
+
+/* A release that was not a clean end keeps the hold for a loss learnt
+ * later, unless that loss was named already; a clean or closed one keeps
+ * nothing; and a kept hold is not kept twice. */
+static void record_kept_at_release(void **state) {
+  (void)state;
+  zkc__released_list_t kept = {0};
+  const int clean[] = {ZKC_OK, ZKC_ECLOSED};
+  for (size_t i = 0; i < 2; i++) {
+    zkc__hold_rec_t r = {0};
+    zkc__hold_rec_set(&r, 43, MINE);
+    zkc__hold_rec_keep(&r, clean[i], &kept);
+    assert_int_equal(kept.n, 0);
+  }
+  const int doubtful[] = {ZKC_ECONNLOSS, ZKC_ELOST};
+  for (size_t i = 0; i < 2; i++) {
+    zkc__hold_rec_t r = {0};
+    zkc__hold_rec_set(&r, 44 + (int64_t)i, MINE);
+    zkc__hold_rec_keep(&r, doubtful[i], &kept);
+    zkc__hold_rec_keep(&r, doubtful[i], &kept);
+    assert_int_equal(kept.n, i + 1);
+    assert_int_equal(kept.v[i].token, 44 + (int64_t)i);
+    assert_int_equal(kept.v[i].session, MINE);
+  }
+  zkc__hold_rec_t told = {0};
+  zkc__hold_rec_set(&told, 46, MINE);
+  zkc__lost_list_t l = {0};
+  assert_int_equal(zkc__hold_rec_lose(&told, &l), 1);
+  zkc__hold_rec_keep(&told, ZKC_ELOST, &kept);
+  assert_int_equal(kept.n, 2); /* its loss was named: not kept */
+  zkc__lost_clear(&l);
+  zkc__released_clear(&kept);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(doubt_is_loss_only_by_policy),
@@ -118,6 +211,9 @@ int main(void) {
       cmocka_unit_test(connected_stands),
       cmocka_unit_test(at_grant),
       cmocka_unit_test(teller_tells_each_once),
+      cmocka_unit_test(record_named_once),
+      cmocka_unit_test(record_found_by_holder_told_later),
+      cmocka_unit_test(record_kept_at_release),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
