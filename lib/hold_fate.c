@@ -3,6 +3,7 @@
  * telling (see hold_fate.h). */
 #include "hold_fate.h"
 #include "stats.h"
+#include "util.h"
 
 #include <stdlib.h>
 
@@ -32,14 +33,9 @@ zkc__hold_fate_t zkc__hold_fate_at_grant(zkc__session_fate_t fate,
 }
 
 void zkc__lost_push(zkc__lost_list_t *l, int64_t token) {
-  if (l->n == l->cap) {
-    size_t cap = l->cap ? 2 * l->cap : 4;
-    int64_t *t = realloc(l->tokens, cap * sizeof *t);
-    if (t == NULL) {
-      l->dropped = 1;
-      return;
-    }
-    l->tokens = t, l->cap = cap;
+  if (!zkc__grow(&l->tokens, &l->cap, l->n, sizeof *l->tokens, 4)) {
+    l->dropped = 1;
+    return;
   }
   l->tokens[l->n++] = token;
 }
@@ -76,14 +72,9 @@ int zkc__release_code(zkc__session_fate_t fate) {
 
 void zkc__released_push(zkc__released_list_t *l, int64_t token,
                         int64_t session) {
-  if (l->n == l->cap) {
-    size_t cap = l->cap ? 2 * l->cap : 2;
-    zkc__released_t *v = realloc(l->v, cap * sizeof *v);
-    if (v == NULL) {
-      l->dropped = 1;
-      return;
-    }
-    l->v = v, l->cap = cap;
+  if (!zkc__grow(&l->v, &l->cap, l->n, sizeof *l->v, 2)) {
+    l->dropped = 1;
+    return;
   }
   l->v[l->n++] = (zkc__released_t){token, session};
 }

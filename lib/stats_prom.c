@@ -9,6 +9,7 @@
 
 #include "session.h"
 #include "stats.h"
+#include "util.h"
 
 /* The records of one call, read once so that every family shows the same
  * numbers. */
@@ -21,14 +22,9 @@ typedef struct {
 static void keep(void *ctx, const zkc_lock_stats_t *s) {
   snaps_t *a = ctx;
   if (a->failed) return;
-  if (a->n == a->cap) {
-    size_t cap = a->cap ? 2 * a->cap : 16;
-    zkc_lock_stats_t *v = realloc(a->v, cap * sizeof *v);
-    if (v == NULL) {
-      a->failed = 1;
-      return;
-    }
-    a->v = v, a->cap = cap;
+  if (!zkc__grow(&a->v, &a->cap, a->n, sizeof *a->v, 16)) {
+    a->failed = 1;
+    return;
   }
   a->v[a->n++] = *s;
 }
@@ -61,25 +57,30 @@ static void labels(FILE *f, const char *name, const char *suffix,
   fputc('"', f);
 }
 
+/* One family with a row per record: the field at `offset`, a uint64_t
+ * counter or an int64_t gauge. */
+static void rows(FILE *f, const snaps_t *a, const char *name, const char *type,
+                 const char *help, size_t offset) {
+  int is_gauge = type[0] == 'g';
+  family(f, name, type, help);
+  for (size_t i = 0; i < a->n; i++) {
+    const char *field = (const char *)&a->v[i] + offset;
+    labels(f, name, "", &a->v[i]);
+    if (is_gauge)
+      fprintf(f, "} %lld\n", (long long)*(const int64_t *)field);
+    else
+      fprintf(f, "} %llu\n", (unsigned long long)*(const uint64_t *)field);
+  }
+}
+
 static void counter(FILE *f, const snaps_t *a, const char *name,
                     const char *help, size_t offset) {
-  family(f, name, "counter", help);
-  for (size_t i = 0; i < a->n; i++) {
-    labels(f, name, "", &a->v[i]);
-    fprintf(f, "} %llu\n",
-            (unsigned long long)*(const uint64_t *)((const char *)&a->v[i] +
-                                                    offset));
-  }
+  rows(f, a, name, "counter", help, offset);
 }
 
 static void gauge(FILE *f, const snaps_t *a, const char *name,
                   const char *help, size_t offset) {
-  family(f, name, "gauge", help);
-  for (size_t i = 0; i < a->n; i++) {
-    labels(f, name, "", &a->v[i]);
-    fprintf(f, "} %lld\n",
-            (long long)*(const int64_t *)((const char *)&a->v[i] + offset));
-  }
+  rows(f, a, name, "gauge", help, offset);
 }
 
 static void losses(FILE *f, const snaps_t *a) {

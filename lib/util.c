@@ -115,4 +115,15 @@ uint64_t zkc__thread_id(void) {
   return id;
 }
 
+int zkc__grow(void *array, size_t *cap, size_t n, size_t size,
+              size_t first) {
+  if (n < *cap) return 1;
+  size_t more = *cap ? 2 * *cap : first;
+  void *v = realloc(*(void **)array, more * size);
+  if (v == NULL) return 0;
+  *(void **)array = v;
+  *cap = more;
+  return 1;
+}
+
 _Thread_local int zkc__hash_oom; /* set by uthash on a failed add (hash.h) */

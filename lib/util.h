@@ -71,4 +71,9 @@ int zkc__cancelled(void);
  * tables are keyed by it). */
 uint64_t zkc__thread_id(void);
 
+/* Room for one more element in a growing array: *(void **)array holds
+ * *cap elements of `size` bytes, n of them used; when full it is doubled
+ * (`first` elements at first). 0 when out of memory (the array unchanged). */
+int zkc__grow(void *array, size_t *cap, size_t n, size_t size, size_t first);
+
 #endif /* ZKC_UTIL_H */
