@@ -9,9 +9,10 @@
  * cmd_lock.c   `zkcoord lock` and `zkcoord sem`: COMMAND under a hold
  * cmd_sem.c    the semaphore lease `zkcoord sem` holds
  * cmd_leader.c `zkcoord leader`
- * cmd_status.c `zkcoord status`, and the queue read `lock` decides by
+ * cmd_status.c `zkcoord status`
  * cmd_revoke.c `zkcoord revoke`
  * layout.c     which recipe's nodes a path holds; why a path is invalid
+ * read.c       a path's children, read again after a connection blip
  */
 #ifndef ZKCLI_CLI_H
 #define ZKCLI_CLI_H
@@ -252,11 +253,17 @@ int zkcli_is_revoke_marker(const zkc_contender_t *e);
  * stdout. */
 void zkcli_print_holder(const zkc_contender_t *e, size_t max);
 
+/* ---- reading a path (read.c) ---- */
+
 /* zkc_lock_contenders, read again after a connection blip for as long as
  * --connect-timeout allows (a snapshot read twice is as good as once). */
 int zkcli_read_contenders(const zkcli_opts_t *o, zkc_client_t *c,
                           const char *path, zkc_contender_t **out,
                           size_t *count);
+/* After a read that failed with rc: 1 once the client is connected again
+ * when rc was a connection blip and `deadline` (zkcli_now_ms) allows, so
+ * that the read is tried again; else 0. */
+int zkcli_retry_after(zkc_client_t *c, int rc, int64_t deadline);
 
 /* ---- layouts and paths (layout.c) ---- */
 

@@ -367,33 +367,6 @@ static uint64_t digest(uint64_t h, const zkc_contender_t *v, size_t n,
   return mix(h, &n, sizeof n);
 }
 
-/* A read cut off by a connection blip is tried again once the client is
- * connected, for as long as --connect-timeout allows: status is a snapshot,
- * so a second read is as good as the first. */
-static int retry_after(zkc_client_t *c, int rc, int64_t deadline) {
-  if (rc != ZKC_ECONNLOSS && rc != ZKC_EOPTIMEOUT) return 0;
-  const struct timespec nap = {0, 50 * 1000 * 1000};
-  zkc_state_t st;
-  while (zkcli_now_ms() < deadline) {
-    nanosleep(&nap, NULL);
-    if (zkc_client_state(c, &st) != ZKC_OK || st == ZKC_STATE_CLOSED)
-      return 0; /* closed meanwhile (lock: by a stop signal) */
-    if (st == ZKC_STATE_CONNECTED || st == ZKC_STATE_RECONNECTED) return 1;
-  }
-  return 0;
-}
-
-int zkcli_read_contenders(const zkcli_opts_t *o, zkc_client_t *c,
-                          const char *path, zkc_contender_t **out,
-                          size_t *count) {
-  int64_t deadline = zkcli_now_ms() + o->connect_timeout_ms;
-  int rc;
-  while ((rc = zkc_lock_contenders(c, path, out, count)) != ZKC_OK &&
-         retry_after(c, rc, deadline)) {
-  }
-  return rc;
-}
-
 /* The limit status judges a semaphore's leases by: -m, or the count node
  * of --count-path (-1 when neither is given, or the node is missing). */
 static int sem_limit(const zkcli_opts_t *o, zkc_client_t *c, sem_view_t *s) {
@@ -422,7 +395,7 @@ static int sem_read(const zkcli_opts_t *o, zkc_client_t *c, const char *path,
   int rc;
   while ((rc = zkc_sem_contenders(c, path, &s->l, &s->nl, &s->q, &s->nq)) !=
              ZKC_OK &&
-         retry_after(c, rc, deadline)) {
+         zkcli_retry_after(c, rc, deadline)) {
   }
   if (rc == ZKC_OK) rc = sem_limit(o, c, s);
   if (rc == ZKC_OK) rc = sem_view_fill(s);
