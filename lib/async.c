@@ -25,8 +25,8 @@ void zkc_async_opts_init(zkc_async_opts_t *opts) {
   opts->delivery = ZKC_DELIVER_THREAD;
 }
 
-int zkc_async_create(zkc_async_t **out, zkc_client_t *client,
-                     const zkc_async_opts_t *opts) {
+ZKC__PUBLIC(zkc_async_create, (zkc_async_t **out, zkc_client_t *client,
+                     const zkc_async_opts_t *opts), (out, client, opts)) {
   if (out) *out = NULL;
   zkc_async_opts_t o;
   zkc_async_opts_init(&o);
@@ -81,7 +81,7 @@ int zkc_async_create(zkc_async_t **out, zkc_client_t *client,
   return ZKC_OK;
 }
 
-int zkc_async_destroy(zkc_async_t *a) {
+ZKC__PUBLIC(zkc_async_destroy, (zkc_async_t *a), (a)) {
   if (a == NULL) return ZKC_OK;
   if (zkc__on_callback_thread()) return ZKC_EDEADLK;
   pthread_mutex_lock(&a->mu);
@@ -113,8 +113,8 @@ int zkc_async_destroy(zkc_async_t *a) {
   return ZKC_OK;
 }
 
-int zkc_async_acquire(zkc_async_t *a, const char *path, int64_t timeout_ms,
-                      zkc_acquired_fn done, void *ctx, uint64_t *id) {
+ZKC__PUBLIC(zkc_async_acquire, (zkc_async_t *a, const char *path, int64_t timeout_ms,
+                      zkc_acquired_fn done, void *ctx, uint64_t *id), (a, path, timeout_ms, done, ctx, id)) {
   int rc0 = zkc__refuse_null(a ? a->c : NULL, "zkc_async_acquire", "async",
                              a == NULL, "done", done == NULL, (char *)NULL);
   if (rc0 == ZKC_OK)
@@ -150,8 +150,8 @@ int zkc_async_acquire(zkc_async_t *a, const char *path, int64_t timeout_ms,
   return ZKC_OK;
 }
 
-int zkc_async_stats(const zkc_async_t *a, const char *path,
-                    zkc_lock_stats_t *out) {
+ZKC__PUBLIC(zkc_async_stats, (const zkc_async_t *a, const char *path,
+                    zkc_lock_stats_t *out), (a, path, out)) {
   int rc0 = zkc__refuse_null(a ? a->c : NULL, "zkc_async_stats", "async",
                              a == NULL, "out", out == NULL, (char *)NULL);
   if (rc0 == ZKC_OK)
@@ -169,7 +169,7 @@ int zkc_async_stats(const zkc_async_t *a, const char *path,
   return zkc__stats_copy(st, out);
 }
 
-int zkc_async_cancel(zkc_async_t *a, uint64_t id) {
+ZKC__PUBLIC(zkc_async_cancel, (zkc_async_t *a, uint64_t id), (a, id)) {
   if (a == NULL)
     return zkc__refuse(NULL, ZKC_EINVAL, "zkc_async_cancel: async is NULL");
   pthread_mutex_lock(&a->mu);
@@ -196,7 +196,7 @@ int zkc_async_cancel(zkc_async_t *a, uint64_t id) {
   return rc;
 }
 
-int zkc_async_fd(const zkc_async_t *a, int *fd) {
+ZKC__PUBLIC(zkc_async_fd, (const zkc_async_t *a, int *fd), (a, fd)) {
   int rc_ = zkc__refuse_null(a ? a->c : NULL, "zkc_async_fd", "async", a == NULL,
                              "fd", fd == NULL, (char *)NULL);
   if (rc_ != ZKC_OK) return rc_;
@@ -209,7 +209,7 @@ int zkc_async_fd(const zkc_async_t *a, int *fd) {
   return ZKC_OK;
 }
 
-int zkc_async_dispatch(zkc_async_t *a, int *ran) {
+ZKC__PUBLIC(zkc_async_dispatch, (zkc_async_t *a, int *ran), (a, ran)) {
   if (ran) *ran = 0;
   if (a == NULL)
     return zkc__refuse(NULL, ZKC_EINVAL, "zkc_async_dispatch: async is NULL");

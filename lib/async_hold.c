@@ -11,8 +11,8 @@
 #include "session.h"
 #include "util.h"
 
-int zkc_hold_release(zkc_async_t *a, zkc_hold_t *h, zkc_released_fn done,
-                     void *ctx) {
+ZKC__PUBLIC(zkc_hold_release, (zkc_async_t *a, zkc_hold_t *h, zkc_released_fn done,
+                     void *ctx), (a, h, done, ctx)) {
   int rc_ = zkc__refuse_null(a ? a->c : NULL, "zkc_hold_release", "async",
                              a == NULL, "hold", h == NULL, (char *)NULL);
   if (rc_ != ZKC_OK) return rc_;
@@ -20,7 +20,7 @@ int zkc_hold_release(zkc_async_t *a, zkc_hold_t *h, zkc_released_fn done,
   return zkc__async_release(a, h, done, ctx);
 }
 
-int zkc_hold_free(zkc_hold_t *h) {
+ZKC__PUBLIC(zkc_hold_free, (zkc_hold_t *h), (h)) {
   if (h == NULL) return ZKC_OK;
   zkc_async_t *a = h->a;
   pthread_mutex_lock(&a->mu);
@@ -38,7 +38,7 @@ int zkc_hold_free(zkc_hold_t *h) {
   return ZKC_OK;
 }
 
-int zkc_hold_fencing_token(const zkc_hold_t *h, int64_t *token) {
+ZKC__PUBLIC(zkc_hold_fencing_token, (const zkc_hold_t *h, int64_t *token), (h, token)) {
   int rc_ =
       zkc__refuse_null(h ? h->a->c : NULL, "zkc_hold_fencing_token", "hold",
                        h == NULL, "token", token == NULL, (char *)NULL);
@@ -50,7 +50,7 @@ int zkc_hold_fencing_token(const zkc_hold_t *h, int64_t *token) {
   return rc;
 }
 
-int zkc_hold_node(const zkc_hold_t *h, char *buf, size_t len) {
+ZKC__PUBLIC(zkc_hold_node, (const zkc_hold_t *h, char *buf, size_t len), (h, buf, len)) {
   int rc_ = zkc__refuse_null(h ? h->a->c : NULL, "zkc_hold_node", "hold",
                              h == NULL, "buf", buf == NULL, (char *)NULL);
   if (rc_ != ZKC_OK) return rc_;
@@ -119,12 +119,12 @@ static int hold_fenced(zkc_hold_t *h, const char *fn, int create,
   return rc;
 }
 
-int zkc_hold_fenced_set(zkc_hold_t *h, const char *path, const void *data,
-                        size_t len) {
+ZKC__PUBLIC(zkc_hold_fenced_set, (zkc_hold_t *h, const char *path, const void *data,
+                        size_t len), (h, path, data, len)) {
   return hold_fenced(h, "zkc_hold_fenced_set", 0, path, data, len);
 }
 
-int zkc_hold_fenced_create(zkc_hold_t *h, const char *path, const void *data,
-                           size_t len) {
+ZKC__PUBLIC(zkc_hold_fenced_create, (zkc_hold_t *h, const char *path, const void *data,
+                           size_t len), (h, path, data, len)) {
   return hold_fenced(h, "zkc_hold_fenced_create", 1, path, data, len);
 }

@@ -151,8 +151,8 @@ static zkc_client_t *client_alloc(const char *connect,
 static int open_normalized(const char *connect_string,
                            const zkc_client_opts_t *opts, zkc_client_t **out);
 
-int zkc_client_open(zkc_client_t **out, const char *connect_string,
-                    const zkc_client_opts_t *opts) {
+ZKC__PUBLIC(zkc_client_open, (zkc_client_t **out, const char *connect_string,
+                    const zkc_client_opts_t *opts), (out, connect_string, opts)) {
   zkc_client_opts_t defaults;
   if (opts == NULL) {
     zkc_client_opts_init(&defaults);
@@ -207,6 +207,15 @@ static int open_normalized(const char *connect_string,
   if (rc != ZKC_OK) {
     zkc__log(c, ZKC_LOG_ERROR, "cannot open a session on %s: %s",
              connect_string, zkc_strerror(rc));
+    /* The caller's zkc_last_error_message names the ensemble and the wait
+     * (a refusal of the connect string has said why already). */
+    if (rc == ZKC_ECONNECT)
+      zkc__error_detail(rc, "zkc_client_open: no session on %s within %d ms: %s",
+                        connect_string, opts->connect_timeout_ms,
+                        zkc_strerror(rc));
+    else if (rc != ZKC_EINVAL)
+      zkc__error_detail(rc, "zkc_client_open: cannot open a session on %s: %s",
+                        connect_string, zkc_strerror(rc));
     zkc_client_close(c);
     return rc;
   }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <zookeeper/zookeeper.h>
 
+#include "public_call.h"
 #include "session_shared.h"
 #include "zkcoord/common.h"
 
@@ -73,11 +74,34 @@ void zkc__note_auth_refused(void) { last_zk_code = ZAUTHFAILED; }
 
 int zkc_last_zk_code(void) { return last_zk_code; }
 
-/* zkc_last_error_message: the thread's last refusal, explained. */
+/* zkc_last_error_message: what the thread's last failed public call
+ * returned, explained (public_call.h). A refusal writes its detail at once
+ * and notes the code it refused with; the call's end keeps that detail
+ * when the call fails with the same code, else writes the code's own
+ * message under the call's name. */
 static _Thread_local char last_message[512];
+static _Thread_local unsigned detail_seq; /* refusals written so far */
+static _Thread_local int detail_rc;       /* the last one's code */
 
-void zkc__error_message_vset(const char *fmt, va_list ap) {
+void zkc__error_message_vset(int rc, const char *fmt, va_list ap) {
   vsnprintf(last_message, sizeof last_message, fmt, ap);
+  detail_seq++;
+  detail_rc = rc;
+}
+
+void zkc__error_detail(int rc, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  zkc__error_message_vset(rc, fmt, ap);
+  va_end(ap);
+}
+
+unsigned zkc__public_enter(void) { return detail_seq; }
+
+int zkc__public_leave(const char *fn, unsigned mark, int rc) {
+  if (rc >= 0 || (detail_seq != mark && detail_rc == rc)) return rc;
+  snprintf(last_message, sizeof last_message, "%s: %s", fn, zkc_strerror(rc));
+  return rc;
 }
 
 const char *zkc_last_error_message(void) { return last_message; }

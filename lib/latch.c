@@ -186,8 +186,8 @@ void zkc_latch_opts_init(zkc_latch_opts_t *opts) {
   if (opts) memset(opts, 0, sizeof *opts);
 }
 
-int zkc_latch_create(zkc_latch_t **out, zkc_client_t *client, const char *path,
-                     const char *id, const zkc_latch_opts_t *opts) {
+ZKC__PUBLIC(zkc_latch_create, (zkc_latch_t **out, zkc_client_t *client, const char *path,
+                     const char *id, const zkc_latch_opts_t *opts), (out, client, path, id, opts)) {
   if (out != NULL) *out = NULL;
   int rc0 = zkc__refuse_null(client, "zkc_latch_create", "out", out == NULL,
                              "client", client == NULL, (char *)NULL);
@@ -214,8 +214,8 @@ int zkc_latch_create(zkc_latch_t **out, zkc_client_t *client, const char *path,
   return ZKC_OK;
 }
 
-int zkc_latch_set_listener(zkc_latch_t *l, zkc_latch_fn is_leader,
-                           zkc_latch_fn not_leader, void *ctx) {
+ZKC__PUBLIC(zkc_latch_set_listener, (zkc_latch_t *l, zkc_latch_fn is_leader,
+                           zkc_latch_fn not_leader, void *ctx), (l, is_leader, not_leader, ctx)) {
   if (l == NULL)
     return zkc__refuse(NULL, ZKC_EINVAL,
                        "zkc_latch_set_listener: latch is NULL");
@@ -231,14 +231,14 @@ int zkc_latch_set_listener(zkc_latch_t *l, zkc_latch_fn is_leader,
   return ZKC_OK;
 }
 
-int zkc_latch_start(zkc_latch_t *l) {
+ZKC__PUBLIC(zkc_latch_start, (zkc_latch_t *l), (l)) {
   if (l == NULL)
     return zkc__refuse(NULL, ZKC_EINVAL, "zkc_latch_start: latch is NULL");
   if (zkc__on_callback_thread() || on_latch_thread(l)) return ZKC_EDEADLK;
   return zkc__candidate_start(&l->cand, one_turn);
 }
 
-int zkc_latch_close(zkc_latch_t *l, zkc_close_mode_t mode) {
+ZKC__PUBLIC(zkc_latch_close, (zkc_latch_t *l, zkc_close_mode_t mode), (l, mode)) {
   if (l == NULL) return ZKC_OK;
   if (mode != ZKC_CLOSE_SILENT && mode != ZKC_CLOSE_NOTIFY_LEADER)
     return zkc__refuse(l->cand.client, ZKC_EINVAL,
@@ -289,7 +289,7 @@ int zkc_latch_close(zkc_latch_t *l, zkc_close_mode_t mode) {
   return ZKC_OK;
 }
 
-int zkc_latch_destroy(zkc_latch_t *l) {
+ZKC__PUBLIC(zkc_latch_destroy, (zkc_latch_t *l), (l)) {
   if (l == NULL) return ZKC_OK;
   if (zkc__on_callback_thread() || on_latch_thread(l)) return ZKC_EDEADLK;
   int rc = zkc_latch_close(l, ZKC_CLOSE_SILENT);
@@ -310,7 +310,7 @@ int zkc_latch_has_leadership(const zkc_latch_t *cl) {
   return leader;
 }
 
-int zkc_latch_await(zkc_latch_t *l, int64_t timeout_ms) {
+ZKC__PUBLIC(zkc_latch_await, (zkc_latch_t *l, int64_t timeout_ms), (l, timeout_ms)) {
   if (l == NULL)
     return zkc__refuse(NULL, ZKC_EINVAL, "zkc_latch_await: latch is NULL");
   if (zkc__on_callback_thread() || on_latch_thread(l)) return ZKC_EDEADLK;
@@ -368,7 +368,7 @@ int zkc_latch_error(const zkc_latch_t *cl) {
   return rc;
 }
 
-int zkc_latch_fencing_token(const zkc_latch_t *cl, int64_t *token) {
+ZKC__PUBLIC(zkc_latch_fencing_token, (const zkc_latch_t *cl, int64_t *token), (cl, token)) {
   int rc_ = zkc__refuse_null(cl ? cl->cand.client : NULL,
                              "zkc_latch_fencing_token", "latch", cl == NULL,
                              "token", token == NULL, (char *)NULL);
@@ -382,7 +382,7 @@ int zkc_latch_fencing_token(const zkc_latch_t *cl, int64_t *token) {
   return rc;
 }
 
-int zkc_latch_node(const zkc_latch_t *cl, char *buf, size_t buf_len) {
+ZKC__PUBLIC(zkc_latch_node, (const zkc_latch_t *cl, char *buf, size_t buf_len), (cl, buf, buf_len)) {
   int rc_ =
       zkc__refuse_null(cl ? cl->cand.client : NULL, "zkc_latch_node", "latch",
                        cl == NULL, "buf", buf == NULL, (char *)NULL);
@@ -411,7 +411,7 @@ int zkc_latch_node(const zkc_latch_t *cl, char *buf, size_t buf_len) {
 
 const char *zkc_latch_id(const zkc_latch_t *l) { return l ? l->cand.id : NULL; }
 
-int zkc_latch_stats(const zkc_latch_t *l, zkc_lock_stats_t *out) {
+ZKC__PUBLIC(zkc_latch_stats, (const zkc_latch_t *l, zkc_lock_stats_t *out), (l, out)) {
   if (l == NULL || out == NULL)
     return zkc__refuse(l ? l->cand.client : NULL, ZKC_EINVAL,
                        "zkc_latch_stats: %s is NULL", l ? "out" : "latch");
@@ -422,8 +422,8 @@ const char *zkc_latch_path(const zkc_latch_t *l) {
   return l ? l->cand.path : NULL;
 }
 
-int zkc_latch_participants(zkc_latch_t *l, zkc_participant_t **out,
-                           size_t *count) {
+ZKC__PUBLIC(zkc_latch_participants, (zkc_latch_t *l, zkc_participant_t **out,
+                           size_t *count), (l, out, count)) {
   int rc_ = zkc__refuse_null(
       l ? l->cand.client : NULL, "zkc_latch_participants", "latch", l == NULL,
       "out", out == NULL, "count", count == NULL, (char *)NULL);
@@ -431,7 +431,7 @@ int zkc_latch_participants(zkc_latch_t *l, zkc_participant_t **out,
   return zkc__participants_read(l->cand.client, l->cand.path, out, count);
 }
 
-int zkc_latch_leader_id(zkc_latch_t *l, char **id) {
+ZKC__PUBLIC(zkc_latch_leader_id, (zkc_latch_t *l, char **id), (l, id)) {
   int rc_ =
       zkc__refuse_null(l ? l->cand.client : NULL, "zkc_latch_leader_id",
                        "latch", l == NULL, "id", id == NULL, (char *)NULL);

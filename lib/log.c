@@ -93,19 +93,20 @@ void zkc__log(zkc_client_t *c, zkc_log_level_t level, const char *fmt, ...) {
 
 /* A refusal: the thread's last error message, and the same line through
  * the sink at error level. */
-static void refused_line(char *line, size_t len, const char *fmt, va_list ap) {
+static void refused_line(int rc, char *line, size_t len, const char *fmt,
+                         va_list ap) {
   va_list copy;
   va_copy(copy, ap);
   vsnprintf(line, len, fmt, copy);
   va_end(copy);
-  zkc__error_message_vset(fmt, ap);
+  zkc__error_message_vset(rc, fmt, ap);
 }
 
 int zkc__refuse(zkc_client_t *c, int rc, const char *fmt, ...) {
   char line[512];
   va_list ap;
   va_start(ap, fmt);
-  refused_line(line, sizeof line, fmt, ap);
+  refused_line(rc, line, sizeof line, fmt, ap);
   va_end(ap);
   if (c != NULL) deliver(c, ZKC_LOG_ERROR, line);
   return rc;
@@ -115,7 +116,7 @@ int zkc__refuse_opts(const zkc_client_opts_t *o, int rc, const char *fmt, ...) {
   char line[512];
   va_list ap;
   va_start(ap, fmt);
-  refused_line(line, sizeof line, fmt, ap);
+  refused_line(rc, line, sizeof line, fmt, ap);
   va_end(ap);
   /* The options may be the refused ones: a level out of range still lets
    * an error through, as the default level does. */

@@ -56,8 +56,8 @@ static zkc__lstats_t *stats_record(const zkc_multilock_t *ml) {
   return st;
 }
 
-int zkc_multilock_create(zkc_multilock_t **out, zkc_mutex_t *const *locks,
-                         size_t n) {
+ZKC__PUBLIC(zkc_multilock_create, (zkc_multilock_t **out, zkc_mutex_t *const *locks,
+                         size_t n), (out, locks, n)) {
   if (out != NULL) *out = NULL;
   int rc_ = zkc__refuse_null(NULL, "zkc_multilock_create", "out", out == NULL,
                              "locks", locks == NULL, (char *)NULL);
@@ -98,7 +98,7 @@ int zkc_multilock_create(zkc_multilock_t **out, zkc_mutex_t *const *locks,
   return ZKC_OK;
 }
 
-int zkc_multilock_destroy(zkc_multilock_t *ml) {
+ZKC__PUBLIC(zkc_multilock_destroy, (zkc_multilock_t *ml), (ml)) {
   if (ml == NULL) return ZKC_OK;
   pthread_mutex_lock(&ml->mu);
   int busy = ml->holds > 0 || ml->users > 0;
@@ -286,7 +286,7 @@ static int confirm_set(const zkc_multilock_t *ml, int64_t deadline) {
   return rc;
 }
 
-int zkc_multilock_acquire_timeout(zkc_multilock_t *ml, int64_t timeout_ms) {
+ZKC__PUBLIC(zkc_multilock_acquire_timeout, (zkc_multilock_t *ml, int64_t timeout_ms), (ml, timeout_ms)) {
   if (ml == NULL) /* timeout_ms < 0: no limit */
     return zkc__refuse(NULL, ZKC_EINVAL,
                        "zkc_multilock_acquire_timeout: "
@@ -330,7 +330,7 @@ int zkc_multilock_acquire_timeout(zkc_multilock_t *ml, int64_t timeout_ms) {
   return rc;
 }
 
-int zkc_multilock_acquire(zkc_multilock_t *ml) {
+ZKC__PUBLIC(zkc_multilock_acquire, (zkc_multilock_t *ml), (ml)) {
   if (ml == NULL)
     return zkc__refuse(NULL, ZKC_EINVAL,
                        "zkc_multilock_acquire: multilock is "
@@ -338,7 +338,7 @@ int zkc_multilock_acquire(zkc_multilock_t *ml) {
   return zkc_multilock_acquire_timeout(ml, INT64_MAX);
 }
 
-int zkc_multilock_release(zkc_multilock_t *ml) {
+ZKC__PUBLIC(zkc_multilock_release, (zkc_multilock_t *ml), (ml)) {
   if (ml == NULL)
     return zkc__refuse(NULL, ZKC_EINVAL,
                        "zkc_multilock_release: multilock is "
@@ -369,7 +369,7 @@ int zkc_multilock_release(zkc_multilock_t *ml) {
   return first;
 }
 
-int zkc_multilock_stats(const zkc_multilock_t *ml, zkc_lock_stats_t *out) {
+ZKC__PUBLIC(zkc_multilock_stats, (const zkc_multilock_t *ml, zkc_lock_stats_t *out), (ml, out)) {
   if (ml == NULL || out == NULL)
     return zkc__refuse(NULL, ZKC_EINVAL, "zkc_multilock_stats: %s is NULL",
                        ml ? "out" : "multilock");

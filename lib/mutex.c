@@ -23,8 +23,8 @@ static const char *const lock_names[] = {[ZKC__SIDE_MUTEX] = ZKC__LOCK_NAME,
 
 #define my_hold zkc__mutex_my_hold
 
-int zkc_mutex_create(zkc_mutex_t **out, zkc_client_t *client,
-                     const char *path) {
+ZKC__PUBLIC(zkc_mutex_create, (zkc_mutex_t **out, zkc_client_t *client,
+                     const char *path), (out, client, path)) {
   if (out != NULL) *out = NULL;
   int rc = zkc__refuse_null(client, "zkc_mutex_create", "out", out == NULL,
                             "client", client == NULL, (char *)NULL);
@@ -76,7 +76,7 @@ int zkc__mutex_busy(zkc_mutex_t *m) {
   return busy;
 }
 
-int zkc_mutex_destroy(zkc_mutex_t *m) {
+ZKC__PUBLIC(zkc_mutex_destroy, (zkc_mutex_t *m), (m)) {
   if (m == NULL) return ZKC_OK;
   if (m->side != ZKC__SIDE_MUTEX) /* its rwlock's */
     return zkc__refuse(m->client, ZKC_EINVAL,
@@ -142,7 +142,7 @@ void zkc__mutex_hold_lost(zkc_mutex_t *m) {
 
 void zkc__mutex_hold_leave(zkc_mutex_t *m) { leave(m); }
 
-int zkc_mutex_acquire_timeout(zkc_mutex_t *m, int64_t timeout_ms) {
+ZKC__PUBLIC(zkc_mutex_acquire_timeout, (zkc_mutex_t *m, int64_t timeout_ms), (m, timeout_ms)) {
   if (m == NULL) /* timeout_ms < 0: no limit */
     return zkc__refuse(NULL, ZKC_EINVAL,
                        "zkc_mutex_acquire_timeout: mutex is NULL");
@@ -227,7 +227,7 @@ int zkc_mutex_acquire_timeout(zkc_mutex_t *m, int64_t timeout_ms) {
   return rc;
 }
 
-int zkc_mutex_acquire(zkc_mutex_t *m) {
+ZKC__PUBLIC(zkc_mutex_acquire, (zkc_mutex_t *m), (m)) {
   if (m == NULL)
     return zkc__refuse(NULL, ZKC_EINVAL, "zkc_mutex_acquire: mutex is NULL");
   return zkc_mutex_acquire_timeout(m, INT64_MAX);
@@ -296,9 +296,9 @@ static int release(zkc_mutex_t *m, int nowait) {
   return rc;
 }
 
-int zkc_mutex_release(zkc_mutex_t *m) { return release(m, 0); }
+ZKC__PUBLIC(zkc_mutex_release, (zkc_mutex_t *m), (m)) { return release(m, 0); }
 
-int zkc_mutex_release_nowait(zkc_mutex_t *m) { return release(m, 1); }
+ZKC__PUBLIC(zkc_mutex_release_nowait, (zkc_mutex_t *m), (m)) { return release(m, 1); }
 
 int zkc_mutex_is_acquired_in_this_process(const zkc_mutex_t *cm) {
   if (cm == NULL) return 0;
@@ -330,7 +330,7 @@ int zkc_mutex_is_held(const zkc_mutex_t *cm) {
   return held;
 }
 
-int zkc_mutex_set_lost_callback(zkc_mutex_t *m, zkc_lost_fn fn, void *ctx) {
+ZKC__PUBLIC(zkc_mutex_set_lost_callback, (zkc_mutex_t *m, zkc_lost_fn fn, void *ctx), (m, fn, ctx)) {
   if (m == NULL)
     return zkc__refuse(NULL, ZKC_EINVAL,
                        "zkc_mutex_set_lost_callback: mutex is NULL");
@@ -341,7 +341,7 @@ int zkc_mutex_set_lost_callback(zkc_mutex_t *m, zkc_lost_fn fn, void *ctx) {
   return ZKC_OK;
 }
 
-int zkc_mutex_set_revocable(zkc_mutex_t *m, zkc_revoke_fn fn, void *ctx) {
+ZKC__PUBLIC(zkc_mutex_set_revocable, (zkc_mutex_t *m, zkc_revoke_fn fn, void *ctx), (m, fn, ctx)) {
   if (m == NULL)
     return zkc__refuse(NULL, ZKC_EINVAL,
                        "zkc_mutex_set_revocable: mutex is NULL");
@@ -352,7 +352,7 @@ int zkc_mutex_set_revocable(zkc_mutex_t *m, zkc_revoke_fn fn, void *ctx) {
   return ZKC_OK;
 }
 
-int zkc_mutex_fencing_token(const zkc_mutex_t *cm, int64_t *token) {
+ZKC__PUBLIC(zkc_mutex_fencing_token, (const zkc_mutex_t *cm, int64_t *token), (cm, token)) {
   int rc_ = zkc__refuse_null(cm ? cm->client : NULL, "zkc_mutex_fencing_token",
                              "mutex", cm == NULL, "token", token == NULL,
                              (char *)NULL);
@@ -365,7 +365,7 @@ int zkc_mutex_fencing_token(const zkc_mutex_t *cm, int64_t *token) {
   return h ? ZKC_OK : ZKC_ENOTOWNER;
 }
 
-int zkc_mutex_lock_node(const zkc_mutex_t *cm, char *buf, size_t buf_len) {
+ZKC__PUBLIC(zkc_mutex_lock_node, (const zkc_mutex_t *cm, char *buf, size_t buf_len), (cm, buf, buf_len)) {
   int rc_ =
       zkc__refuse_null(cm ? cm->client : NULL, "zkc_mutex_lock_node", "mutex",
                        cm == NULL, "buf", buf == NULL, (char *)NULL);
@@ -393,7 +393,7 @@ int zkc_mutex_lock_node(const zkc_mutex_t *cm, char *buf, size_t buf_len) {
 
 const char *zkc_mutex_path(const zkc_mutex_t *m) { return m ? m->path : NULL; }
 
-int zkc_mutex_stats(const zkc_mutex_t *m, zkc_lock_stats_t *out) {
+ZKC__PUBLIC(zkc_mutex_stats, (const zkc_mutex_t *m, zkc_lock_stats_t *out), (m, out)) {
   if (m == NULL || out == NULL)
     return zkc__refuse(m ? m->client : NULL, ZKC_EINVAL,
                        "zkc_mutex_stats: %s is NULL", m ? "out" : "mutex");
@@ -418,7 +418,7 @@ static void keep_side(zkc__side_t side, char ***nodes, size_t *count) {
   }
 }
 
-int zkc_mutex_participant_nodes(zkc_mutex_t *m, char ***nodes, size_t *count) {
+ZKC__PUBLIC(zkc_mutex_participant_nodes, (zkc_mutex_t *m, char ***nodes, size_t *count), (m, nodes, count)) {
   int rc_ = zkc__refuse_null(
       m ? m->client : NULL, "zkc_mutex_participant_nodes", "mutex", m == NULL,
       "nodes", nodes == NULL, "count", count == NULL, (char *)NULL);

@@ -15,8 +15,8 @@ struct zkc_rwlock {
   zkc_mutex_t *read;
 };
 
-int zkc_rwlock_create(zkc_rwlock_t **out, zkc_client_t *client,
-                      const char *path) {
+ZKC__PUBLIC(zkc_rwlock_create, (zkc_rwlock_t **out, zkc_client_t *client,
+                      const char *path), (out, client, path)) {
   if (out != NULL) *out = NULL;
   int rc0 = zkc__refuse_null(client, "zkc_rwlock_create", "out", out == NULL,
                              "client", client == NULL, (char *)NULL);
@@ -37,7 +37,7 @@ int zkc_rwlock_create(zkc_rwlock_t **out, zkc_client_t *client,
   return ZKC_OK;
 }
 
-int zkc_rwlock_destroy(zkc_rwlock_t *rw) {
+ZKC__PUBLIC(zkc_rwlock_destroy, (zkc_rwlock_t *rw), (rw)) {
   if (rw == NULL) return ZKC_OK;
   /* Both sides go or neither: a callback thread could free one only. */
   if (zkc__on_callback_thread()) return ZKC_EDEADLK;

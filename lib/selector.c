@@ -147,9 +147,9 @@ void zkc_selector_opts_init(zkc_selector_opts_t *opts) {
   if (opts) memset(opts, 0, sizeof *opts);
 }
 
-int zkc_selector_create(zkc_selector_t **out, zkc_client_t *client,
+ZKC__PUBLIC(zkc_selector_create, (zkc_selector_t **out, zkc_client_t *client,
                         const char *path, zkc_selector_fn take_leadership,
-                        void *ctx, const zkc_selector_opts_t *opts) {
+                        void *ctx, const zkc_selector_opts_t *opts), (out, client, path, take_leadership, ctx, opts)) {
   if (out != NULL) *out = NULL;
   int rc0 = zkc__refuse_null(client, "zkc_selector_create", "out", out == NULL,
                              "client", client == NULL, "take_leadership",
@@ -185,7 +185,7 @@ int zkc_selector_create(zkc_selector_t **out, zkc_client_t *client,
   return ZKC_OK;
 }
 
-int zkc_selector_start(zkc_selector_t *s) {
+ZKC__PUBLIC(zkc_selector_start, (zkc_selector_t *s), (s)) {
   if (s == NULL)
     return zkc__refuse(NULL, ZKC_EINVAL,
                        "zkc_selector_start: selector is NULL");
@@ -193,7 +193,7 @@ int zkc_selector_start(zkc_selector_t *s) {
   return zkc__candidate_start(&s->cand, one_turn);
 }
 
-int zkc_selector_requeue(zkc_selector_t *s) {
+ZKC__PUBLIC(zkc_selector_requeue, (zkc_selector_t *s), (s)) {
   if (s == NULL)
     return zkc__refuse(NULL, ZKC_EINVAL,
                        "zkc_selector_requeue: selector is NULL");
@@ -228,7 +228,7 @@ int zkc_selector_error(const zkc_selector_t *cs) {
   return rc;
 }
 
-int zkc_selector_close(zkc_selector_t *s) {
+ZKC__PUBLIC(zkc_selector_close, (zkc_selector_t *s), (s)) {
   if (s == NULL) return ZKC_OK;
   if (zkc__on_callback_thread()) return ZKC_EDEADLK;
   int own = zkc__candidate_on_thread(&s->cand);
@@ -269,7 +269,7 @@ int zkc_selector_close(zkc_selector_t *s) {
   return ZKC_OK;
 }
 
-int zkc_selector_destroy(zkc_selector_t *s) {
+ZKC__PUBLIC(zkc_selector_destroy, (zkc_selector_t *s), (s)) {
   if (s == NULL) return ZKC_OK;
   if (zkc__on_callback_thread() || zkc__candidate_on_thread(&s->cand))
     return ZKC_EDEADLK;
@@ -295,7 +295,7 @@ int zkc_selector_has_leadership(const zkc_selector_t *cs) {
   return leading && !zkc_selector_should_stop(s);
 }
 
-int zkc_selector_fencing_token(const zkc_selector_t *cs, int64_t *token) {
+ZKC__PUBLIC(zkc_selector_fencing_token, (const zkc_selector_t *cs, int64_t *token), (cs, token)) {
   int rc_ = zkc__refuse_null(cs ? cs->cand.client : NULL,
                              "zkc_selector_fencing_token", "selector",
                              cs == NULL, "token", token == NULL, (char *)NULL);
@@ -312,7 +312,7 @@ const char *zkc_selector_id(const zkc_selector_t *s) {
   return s ? s->cand.id : NULL;
 }
 
-int zkc_selector_stats(const zkc_selector_t *s, zkc_lock_stats_t *out) {
+ZKC__PUBLIC(zkc_selector_stats, (const zkc_selector_t *s, zkc_lock_stats_t *out), (s, out)) {
   if (s == NULL || out == NULL)
     return zkc__refuse(s ? s->cand.client : NULL, ZKC_EINVAL,
                        "zkc_selector_stats: %s is NULL",
@@ -324,8 +324,8 @@ const char *zkc_selector_path(const zkc_selector_t *s) {
   return s ? s->cand.path : NULL;
 }
 
-int zkc_selector_participants(zkc_selector_t *s, zkc_participant_t **out,
-                              size_t *count) {
+ZKC__PUBLIC(zkc_selector_participants, (zkc_selector_t *s, zkc_participant_t **out,
+                              size_t *count), (s, out, count)) {
   int rc_ = zkc__refuse_null(
       s ? s->cand.client : NULL, "zkc_selector_participants", "selector",
       s == NULL, "out", out == NULL, "count", count == NULL, (char *)NULL);
@@ -333,7 +333,7 @@ int zkc_selector_participants(zkc_selector_t *s, zkc_participant_t **out,
   return zkc__participants_read(s->cand.client, s->cand.path, out, count);
 }
 
-int zkc_selector_leader_id(zkc_selector_t *s, char **id) {
+ZKC__PUBLIC(zkc_selector_leader_id, (zkc_selector_t *s, char **id), (s, id)) {
   int rc_ =
       zkc__refuse_null(s ? s->cand.client : NULL, "zkc_selector_leader_id",
                        "selector", s == NULL, "id", id == NULL, (char *)NULL);

@@ -46,7 +46,7 @@ int zkc__sem_count_create(zkc_client_t *c, const char *path, int32_t value,
   return rc == ZKC_ENODEEXISTS && theirs_ok ? ZKC_OK : rc;
 }
 
-int zkc_shared_count_get(zkc_client_t *c, const char *path, int32_t *value) {
+ZKC__PUBLIC(zkc_shared_count_get, (zkc_client_t *c, const char *path, int32_t *value), (c, path, value)) {
   int rc0 = zkc__refuse_null(c, "zkc_shared_count_get", "client", c == NULL,
                              "value", value == NULL, (char *)NULL);
   if (rc0 == ZKC_OK)
@@ -65,7 +65,7 @@ int zkc_shared_count_get(zkc_client_t *c, const char *path, int32_t *value) {
   return rc;
 }
 
-int zkc_shared_count_set(zkc_client_t *c, const char *path, int32_t value) {
+ZKC__PUBLIC(zkc_shared_count_set, (zkc_client_t *c, const char *path, int32_t value), (c, path, value)) {
   int rc0 = zkc__refuse_null(c, "zkc_shared_count_set", "client", c == NULL,
                              (char *)NULL);
   if (rc0 == ZKC_OK)

@@ -8,7 +8,7 @@
 #include "sem.h"
 #include "util.h"
 
-int zkc_lease_release(zkc_lease_t *l) {
+ZKC__PUBLIC(zkc_lease_release, (zkc_lease_t *l), (l)) {
   if (l == NULL)
     return zkc__refuse(NULL, ZKC_EINVAL, "zkc_lease_release: lease is NULL");
   if (zkc__on_callback_thread()) return ZKC_EDEADLK;
@@ -66,7 +66,7 @@ int zkc_lease_release(zkc_lease_t *l) {
   return rc;
 }
 
-int zkc_lease_free(zkc_lease_t *l) {
+ZKC__PUBLIC(zkc_lease_free, (zkc_lease_t *l), (l)) {
   if (l == NULL) return ZKC_OK;
   int rc = ZKC_OK;
   if (!atomic_load(&l->released)) {
@@ -77,7 +77,7 @@ int zkc_lease_free(zkc_lease_t *l) {
   return rc;
 }
 
-int zkc_lease_fencing_token(const zkc_lease_t *l, int64_t *token) {
+ZKC__PUBLIC(zkc_lease_fencing_token, (const zkc_lease_t *l, int64_t *token), (l, token)) {
   int rc_ = zkc__refuse_null(NULL, "zkc_lease_fencing_token", "lease",
                              l == NULL, "token", token == NULL, (char *)NULL);
   if (rc_ != ZKC_OK) return rc_;
@@ -95,7 +95,7 @@ int zkc_lease_is_held(const zkc_lease_t *cl) {
          zkc__hold_rec_stands(&l->rec, l->sem->client);
 }
 
-int zkc_lease_nodes(const zkc_lease_t *cl, char ***nodes, size_t *count) {
+ZKC__PUBLIC(zkc_lease_nodes, (const zkc_lease_t *cl, char ***nodes, size_t *count), (cl, nodes, count)) {
   int rc_ =
       zkc__refuse_null(NULL, "zkc_lease_nodes", "lease", cl == NULL, "nodes",
                        nodes == NULL, "count", count == NULL, (char *)NULL);

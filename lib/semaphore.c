@@ -96,8 +96,8 @@ static void sem_free(zkc_sem_t *s) {
   free(s);
 }
 
-int zkc_sem_create(zkc_sem_t **out, zkc_client_t *client, const char *path,
-                   const zkc_sem_opts_t *opts) {
+ZKC__PUBLIC(zkc_sem_create, (zkc_sem_t **out, zkc_client_t *client, const char *path,
+                   const zkc_sem_opts_t *opts), (out, client, path, opts)) {
   if (out != NULL) *out = NULL;
   zkc_sem_opts_t def;
   zkc_sem_opts_init(&def);
@@ -140,7 +140,7 @@ int zkc_sem_create(zkc_sem_t **out, zkc_client_t *client, const char *path,
   return ZKC_OK;
 }
 
-int zkc_sem_destroy(zkc_sem_t *s) {
+ZKC__PUBLIC(zkc_sem_destroy, (zkc_sem_t *s), (s)) {
   if (s == NULL) return ZKC_OK;
   pthread_mutex_lock(&s->mu);
   int busy = s->held != NULL || s->users > 0;
@@ -154,7 +154,7 @@ int zkc_sem_destroy(zkc_sem_t *s) {
   return ZKC_OK;
 }
 
-int zkc_sem_set_lost_callback(zkc_sem_t *s, zkc_sem_lost_fn fn, void *ctx) {
+ZKC__PUBLIC(zkc_sem_set_lost_callback, (zkc_sem_t *s, zkc_sem_lost_fn fn, void *ctx), (s, fn, ctx)) {
   if (s == NULL)
     return zkc__refuse(NULL, ZKC_EINVAL,
                        "zkc_sem_set_lost_callback: sem is NULL");
@@ -167,7 +167,7 @@ int zkc_sem_set_lost_callback(zkc_sem_t *s, zkc_sem_lost_fn fn, void *ctx) {
 
 const char *zkc_sem_path(const zkc_sem_t *s) { return s ? s->path : NULL; }
 
-int zkc_sem_stats(const zkc_sem_t *s, zkc_lock_stats_t *out) {
+ZKC__PUBLIC(zkc_sem_stats, (const zkc_sem_t *s, zkc_lock_stats_t *out), (s, out)) {
   if (s == NULL || out == NULL)
     return zkc__refuse(s ? s->client : NULL, ZKC_EINVAL,
                        "zkc_sem_stats: %s is NULL", s ? "out" : "sem");
@@ -385,8 +385,8 @@ void zkc__sem_lease_delete(zkc_lease_t *l) {
   free(l);
 }
 
-int zkc_sem_acquire(zkc_sem_t *s, unsigned qty, int64_t timeout_ms,
-                    zkc_lease_t **out) {
+ZKC__PUBLIC(zkc_sem_acquire, (zkc_sem_t *s, unsigned qty, int64_t timeout_ms,
+                    zkc_lease_t **out), (s, qty, timeout_ms, out)) {
   if (out != NULL) *out = NULL;
   int rc_ = zkc__refuse_null(s ? s->client : NULL, "zkc_sem_acquire", "sem",
                              s == NULL, "out", out == NULL, (char *)NULL);

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "hash.h"
+#include "public_call.h"
 #include "zkcoord/client.h"
 
 /* ---- life: references and blocking calls (client.c, state.c) ---- */

@@ -165,8 +165,12 @@ void zkc__note_zk_code(int zk_rc);
  * refusal learnt from the session's state rather than a request's result. */
 void zkc__note_auth_refused(void);
 
-/* Sets the thread's zkc_last_error_message (errors.c). */
-void zkc__error_message_vset(const char *fmt, va_list ap);
+/* Sets the thread's zkc_last_error_message to the detail of a failure
+ * with code rc (errors.c): the public call that returns rc keeps it
+ * (public_call.h). */
+void zkc__error_message_vset(int rc, const char *fmt, va_list ap);
+void zkc__error_detail(int rc, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 
 /* ---- behind the door: requests by kind, watches, waiters' registration,

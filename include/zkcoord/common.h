@@ -102,18 +102,24 @@ ZKC_EXTERN const char *zkc_err_name(int rc);
  * the ZKC_* return value. Thread-safe (per thread). */
 ZKC_EXTERN int zkc_last_zk_code(void);
 
-/* Why the last call of this thread that refused its arguments or its path
- * did so, as one line naming the function, the argument and the reason
+/* What the calling thread's last failed zkcoord call returned, explained
+ * in one line that names the function: the detail when the call gave one
  * (for example "zkc_mutex_create: invalid lock path 'locks/a': it must be
- * absolute (start with '/')", or why a path's layout was refused with
- * ZKC_ELAYOUT); "" when no call of this thread has refused anything yet.
- * Set by every ZKC_EINVAL a public call returns, by ZKC_ELAYOUT, and by
- * zkc_client_open's refusals; a call that succeeds does not clear it (as
- * errno), so read it right after the failing call. The same line goes to
- * the client's log sink (or the options' sink at zkc_client_open) at
- * ZKC_LOG_ERROR when the call has a client. The string is the thread's own
- * (valid until this thread's next zkcoord call); never NULL. Thread-safe
- * (per thread). */
+ * absolute (start with '/')", a NULL argument named, why a path's layout
+ * was refused with ZKC_ELAYOUT, the ensemble zkc_client_open could not
+ * reach and for how long), else the code's own message after the
+ * function's name ("zkc_mutex_release: " followed by
+ * zkc_strerror(ZKC_ENOTOWNER)). Every public call that returns a negative
+ * ZKC_* code sets it, so it never shows an older failure's detail; a call
+ * that succeeds leaves it as it was (as errno): read it right after the
+ * failing call. "" when no call of this thread has failed yet. Getters
+ * whose value is a code they keep (zkc_latch_error, zkc_selector_error)
+ * and completions delivered to a callback (zkc_async_done_fn) do not set
+ * it. Refusals (ZKC_EINVAL, ZKC_ELAYOUT) also go to the client's log sink
+ * (or the options' sink at zkc_client_open) at ZKC_LOG_ERROR when the call
+ * has a client and a sink is set. The string is the thread's own (valid
+ * until this thread's next zkcoord call); never NULL. Thread-safe (per
+ * thread). */
 ZKC_EXTERN const char *zkc_last_error_message(void);
 
 /* The version of the library actually loaded (the headers' version is

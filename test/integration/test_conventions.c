@@ -11,6 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #include "harness.h"
 
@@ -697,6 +701,79 @@ static void refusal_says_why(void **state) {
   zkc_client_close(c);
 }
 
+/* A loopback port nobody listens on: one the kernel handed out, closed. */
+static int closed_port(void) {
+  int s = socket(AF_INET, SOCK_STREAM, 0);
+  assert_true(s >= 0);
+  struct sockaddr_in a = {.sin_family = AF_INET,
+                          .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+  socklen_t len = sizeof a;
+  assert_int_equal(bind(s, (struct sockaddr *)&a, sizeof a), 0);
+  assert_int_equal(getsockname(s, (struct sockaddr *)&a, &len), 0);
+  close(s);
+  return ntohs(a.sin_port);
+}
+
+static void expect_message(const char *fn, int rc) {
+  char want[512];
+  snprintf(want, sizeof want, "%s: %s", fn, zkc_strerror(rc));
+  assert_string_equal(zkc_last_error_message(), want);
+}
+
+/* zkc_last_error_message describes the thread's last failed call: each
+ * failure replaces an older failure's text, one without detail (ENOTOWNER)
+ * included; a failure to connect says so; a success leaves it. */
+static void last_error_describes_last_failure(void **state) {
+  (void)state;
+  zkt_make_root();
+  char p[600];
+  snprintf(p, sizeof p, "%s", zkt_path("shared"));
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_mutex_t *m = NULL, *other = NULL;
+  OKL(zkc_mutex_create(&m, c, p));
+  OKL(zkc_mutex_create(&other, c, zkt_path("other")));
+  OKL(zkc_mutex_acquire(m));
+  zkc_sem_t *sem = NULL;
+  OKL(zkc_sem_create(&sem, c, p, NULL));
+  zkc_lease_t *lease = NULL;
+  assert_int_equal(zkc_sem_acquire(sem, 1, zkt_ms(2000), &lease), ZKC_ELAYOUT);
+  message_names(p);
+
+  /* A later failure without detail: its own text, not the layout's. */
+  assert_int_equal(zkc_mutex_release(other), ZKC_ENOTOWNER);
+  expect_message("zkc_mutex_release", ZKC_ENOTOWNER);
+  /* A NULL argument: named. */
+  assert_int_equal(zkc_mutex_release(NULL), ZKC_EINVAL);
+  assert_string_equal(zkc_last_error_message(),
+                      "zkc_mutex_release: mutex is NULL");
+  /* A success changes nothing. */
+  OKL(zkc_mutex_release(m));
+  assert_string_equal(zkc_last_error_message(),
+                      "zkc_mutex_release: mutex is NULL");
+  assert_int_equal(zkc_mutex_fencing_token(m, &(int64_t){0}), ZKC_ENOTOWNER);
+  expect_message("zkc_mutex_fencing_token", ZKC_ENOTOWNER);
+
+  /* No ensemble where it points: ECONNECT, with the address and the wait. */
+  zkc_client_opts_t o;
+  zkc_client_opts_init(&o);
+  o.connect_timeout_ms = 300;
+  char where[64];
+  snprintf(where, sizeof where, "127.0.0.1:%d", closed_port());
+  zkc_client_t *none = NULL;
+  assert_int_equal(zkc_client_open(&none, where, &o), ZKC_ECONNECT);
+  assert_null(none);
+  const char *msg = zkc_last_error_message();
+  if (strncmp(msg, "zkc_client_open: ", 17) != 0 || strstr(msg, where) == NULL ||
+      strstr(msg, "300 ms") == NULL ||
+      strstr(msg, zkc_strerror(ZKC_ECONNECT)) == NULL)
+    fail_msg("after ZKC_ECONNECT the message is '%s'", msg);
+
+  OKL(zkc_sem_destroy(sem));
+  OKL(zkc_mutex_destroy(other));
+  OKL(zkc_mutex_destroy(m));
+  zkc_client_close(c);
+}
+
 int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(mutex_negative_timeout_waits),
@@ -713,6 +790,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(layout_plain_locks_refused_on_read_write_path),
       cmocka_unit_test(layout_read_write_lock_refused_on_mutex_path),
       cmocka_unit_test(refusal_says_why),
+      cmocka_unit_test(last_error_describes_last_failure),
   };
   return zkt_main(argc, argv, tests, sizeof tests / sizeof *tests,
                   "conventions");
