@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <zookeeper/zookeeper.h>
 
-#include "public_call.h"
 #include "session_shared.h"
 #include "zkcoord/common.h"
 
@@ -75,7 +74,7 @@ void zkc__note_auth_refused(void) { last_zk_code = ZAUTHFAILED; }
 int zkc_last_zk_code(void) { return last_zk_code; }
 
 /* zkc_last_error_message: what the thread's last failed public call
- * returned, explained (public_call.h). A refusal writes its detail at once
+ * returned, explained (ZKC__PUBLIC, session.h). A refusal writes its detail at once
  * and notes the code it refused with; the call's end keeps that detail
  * when the call fails with the same code, else writes the code's own
  * message under the call's name. */
