@@ -17,12 +17,18 @@
 static pthread_rwlock_t slots_lock = PTHREAD_RWLOCK_INITIALIZER;
 static zkc_client_t *slots[SLOTS];
 
+/* Without a sink nothing is written anywhere: a library does not print on
+ * the application's stderr (libuv and hiredis never do). An application
+ * that wants the lines there asks for it with zkc_log_stderr. */
 static void deliver(zkc_client_t *c, zkc_log_level_t level, const char *msg) {
   if (level == ZKC_LOG_NONE || level > c->opts.log_level) return;
-  if (c->opts.log_fn)
-    c->opts.log_fn(c->opts.log_ctx, level, msg);
-  else
-    fprintf(stderr, "zkcoord: %s\n", msg);
+  if (c->opts.log_fn) c->opts.log_fn(c->opts.log_ctx, level, msg);
+}
+
+void zkc_log_stderr(void *ctx, zkc_log_level_t level, const char *message) {
+  (void)ctx;
+  (void)level;
+  if (message != NULL) fprintf(stderr, "zkcoord: %s\n", message);
 }
 
 /* The ZooKeeper client's own lines ("<time>:<pid>(0x<tid>):ZOO_<LEVEL>@...")
@@ -120,12 +126,8 @@ int zkc__refuse_opts(const zkc_client_opts_t *o, int rc, const char *fmt, ...) {
   va_end(ap);
   /* The options may be the refused ones: a level out of range still lets
    * an error through, as the default level does. */
-  if (o != NULL && o->log_level != ZKC_LOG_NONE) {
-    if (o->log_fn)
-      o->log_fn(o->log_ctx, ZKC_LOG_ERROR, line);
-    else
-      fprintf(stderr, "zkcoord: %s\n", line);
-  }
+  if (o != NULL && o->log_level != ZKC_LOG_NONE && o->log_fn)
+    o->log_fn(o->log_ctx, ZKC_LOG_ERROR, line);
   return rc;
 }
 

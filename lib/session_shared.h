@@ -320,7 +320,7 @@ void zkc__qview_drop(zkc_client_t *c, const char *base, int *held);
  * add a read node ahead). */
 int zkc__qview_clear_ahead(zkc_client_t *c, const char *base, const char *own);
 
-/* The same before a client exists: through the options' sink (stderr
+/* The same before a client exists: through the options' sink (nothing
  * without one; none at ZKC_LOG_NONE). */
 int zkc__refuse_opts(const zkc_client_opts_t *o, int rc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -60,6 +60,14 @@ typedef enum zkc_log_level {
 typedef void (*zkc_log_fn)(void *ctx, zkc_log_level_t level,
                            const char *message);
 
+/* A ready-made sink that writes each line it gets to stderr as
+ * "zkcoord: <message>\n", for an application that wants the library's lines
+ * there: opts.log_fn = zkc_log_stderr (ctx unused). zkcoord never writes to
+ * stderr by itself: without a sink its lines and the ZooKeeper client's are
+ * dropped. A NULL message prints nothing. Thread-safe. */
+ZKC_EXTERN void zkc_log_stderr(void *ctx, zkc_log_level_t level,
+                               const char *message);
+
 /* How missing parents of a lock path are created. */
 typedef enum zkc_parent_mode {
   /* Persistent nodes: they stay after the last lock node is gone. Default. */
@@ -141,7 +149,10 @@ typedef struct zkc_client_opts {
   /* Data stored in every node this client creates for a lock or election:
    * identifies the holder. NULL = "<hostname>:<pid>". Copied at open. */
   const char *holder_id;
-  /* Log sink; NULL = errors to stderr. */
+  /* Log sink; NULL (default) = no log at all: zkcoord writes nothing to
+   * stderr or anywhere else by itself, and drops the ZooKeeper client's
+   * lines for this client's handle. zkc_log_stderr is a sink that prints
+   * them. */
   zkc_log_fn log_fn;
   void *log_ctx;
   /* Most verbose level delivered. Default ZKC_LOG_ERROR: through an outage
@@ -188,8 +199,8 @@ ZKC_EXTERN void zkc_client_opts_init(zkc_client_opts_t *opts);
  * ("localhost" is "localhost:2181"), as ZooKeeper's Java client (so
  * Curator) and kazoo give it. `opts` may be NULL (defaults); it is copied.
  * Every ZKC_EINVAL says why: zkc_last_error_message, and the same line
- * through the options' log sink at ZKC_LOG_ERROR (stderr without one, as
- * for every error line; none at ZKC_LOG_NONE).
+ * through the options' log sink at ZKC_LOG_ERROR (nothing without one;
+ * none at ZKC_LOG_NONE).
  * On success *out is a new client, owned by the caller (zkc_client_close);
  * on failure *out is set to NULL (when out is not NULL).
  * Returns:

@@ -537,7 +537,7 @@ static void walk(walker_t *w) {
       "0, or the raw code of the thread's last failed request (negative)",
       zkc_last_zk_code() <= 0);
   VAL(FRESH, "zkc_last_error_message", "(no input)", 1,
-      "the thread's last refusal explained, `\"\"` before any; never NULL",
+      "the thread's last failed call explained, `\"\"` before any; never NULL",
       zkc_last_error_message() != NULL);
   VAL(FRESH, "zkc_version", "(no input)", 1, "`ZKC_VERSION_HEX` of the headers",
       zkc_version() == ZKC_VERSION_HEX);
@@ -554,6 +554,8 @@ static void walk(walker_t *w) {
   /* ---- client ---- */
   doc_section(w, "client");
   VOID(FRESH, "zkc_client_opts_init", "NULL", "no-op", zkc_client_opts_init(NULL));
+  VOID(FRESH, "zkc_log_stderr", "message NULL", "no-op (nothing printed)",
+       zkc_log_stderr(NULL, ZKC_LOG_ERROR, NULL));
   RC(FRESH, "zkc_client_open", "out NULL", ZKC_EINVAL, NULL,
      zkc_client_open(NULL, canary(""), NULL));
   RC(FRESH, "zkc_client_open", "connect string NULL", ZKC_EINVAL, "*out = NULL",
