@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # One version everywhere: the project's (CMakeLists.txt project(), its one
 # place) is what the CHANGELOG's topmost heading, debian/changelog's topmost
-# entry, the manual page, version.h, the pkg-config file, the CMake package
-# version file and `zkcoord --version` say.
+# entry, the manual page (in the tree and as built), version.h, the
+# pkg-config file, the CMake package version file and `zkcoord --version`
+# say.
 #
 #   check-version.sh SOURCE_DIR BUILD_DIR VERSION [ZKCOORD_BINARY]
 set -euo pipefail
@@ -23,6 +24,8 @@ grep -q "^Version: $version\$" "$build/zkcoord.pc" ||
 cfg=$(find "$build" -maxdepth 3 -name 'zkcoordConfigVersion.cmake' | head -1)
 [ -n "$cfg" ] && grep -q "set(PACKAGE_VERSION \"$version\")" "$cfg" ||
   fail "the CMake package version file does not say $version"
+grep -q "^\.TH ZKCOORD 1 .*\"zkcoord $version\"" "$src/cli/zkcoord.1" ||
+  fail "the manual page in the tree (cli/zkcoord.1) does not say zkcoord $version"
 if [ -n "$cli" ]; then # the tool and its manual page, when built
   grep -q "^\.TH ZKCOORD 1 .*\"zkcoord $version\"" "$build/cli/zkcoord.1" ||
     fail "the manual page ($build/cli/zkcoord.1) does not say zkcoord $version"
