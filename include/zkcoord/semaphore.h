@@ -185,6 +185,10 @@ ZKC_EXTERN int zkc_lease_free(zkc_lease_t *lease);
 
 /* The fencing token of a held lease: the czxid of its newest node, larger
  * than that of every lease or lock node created earlier on the ensemble.
+ * Each lease set has its own, and several are held at once: a resource
+ * fences per lease (per slot it hands out, or by checking the lease's
+ * node), never by refusing every token below the largest it has seen,
+ * which would refuse an older rightful holder (docs/failures.md).
  * Returns ZKC_OK, ZKC_EINVAL (NULL argument), ZKC_ENOTOWNER (released).
  * No ZooKeeper traffic. Thread-safe. */
 ZKC_EXTERN int zkc_lease_fencing_token(const zkc_lease_t *lease,
