@@ -192,6 +192,7 @@ static int open_normalized(const char *connect_string,
                            const zkc_client_opts_t *opts, zkc_client_t **out) {
   if (zkc__on_callback_thread()) return ZKC_EDEADLK;
 
+  unsigned mark = zkc__public_enter();
   zkc_client_t *c = client_alloc(connect_string, opts);
   if (c == NULL) return ZKC_ENOMEM;
   int rc = zkc__handle_open(c);
@@ -207,13 +208,14 @@ static int open_normalized(const char *connect_string,
   if (rc != ZKC_OK) {
     zkc__log(c, ZKC_LOG_ERROR, "cannot open a session on %s: %s",
              connect_string, zkc_strerror(rc));
-    /* The caller's zkc_last_error_message names the ensemble and the wait
-     * (a refusal of the connect string has said why already). */
-    if (rc == ZKC_ECONNECT)
+    /* The caller's zkc_last_error_message names the ensemble and the wait,
+     * unless a step said more already (a refused connect string, a host
+     * name that does not resolve). */
+    if (!zkc__error_detailed_since(mark, rc) && rc == ZKC_ECONNECT)
       zkc__error_detail(rc, "zkc_client_open: no session on %s within %d ms: %s",
                         connect_string, opts->connect_timeout_ms,
                         zkc_strerror(rc));
-    else if (rc != ZKC_EINVAL)
+    else if (!zkc__error_detailed_since(mark, rc))
       zkc__error_detail(rc, "zkc_client_open: cannot open a session on %s: %s",
                         connect_string, zkc_strerror(rc));
     zkc_client_close(c);

@@ -97,8 +97,12 @@ void zkc__error_detail(int rc, const char *fmt, ...) {
 
 unsigned zkc__public_enter(void) { return detail_seq; }
 
+int zkc__error_detailed_since(unsigned mark, int rc) {
+  return detail_seq != mark && detail_rc == rc;
+}
+
 int zkc__public_leave(const char *fn, unsigned mark, int rc) {
-  if (rc >= 0 || (detail_seq != mark && detail_rc == rc)) return rc;
+  if (rc >= 0 || zkc__error_detailed_since(mark, rc)) return rc;
   snprintf(last_message, sizeof last_message, "%s: %s", fn, zkc_strerror(rc));
   return rc;
 }

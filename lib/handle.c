@@ -84,9 +84,12 @@ static void log_unresolved(zkc_client_t *c) {
     int rc = getaddrinfo(h, NULL, &hints, &res);
     if (rc == 0)
       freeaddrinfo(res);
-    else
+    else {
       zkc__log(c, ZKC_LOG_ERROR, "cannot resolve host '%s': %s", h,
                gai_strerror(rc));
+      zkc__error_detail(ZKC_ECONNECT, "zkc_client_open: cannot resolve host "
+                        "'%.300s': %s", h, gai_strerror(rc));
+    }
   }
 }
 

@@ -171,6 +171,9 @@ void zkc__note_auth_refused(void);
 void zkc__error_message_vset(int rc, const char *fmt, va_list ap);
 void zkc__error_detail(int rc, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* 1 when a detail for rc was written on this thread since `mark`
+ * (zkc__public_enter). */
+int zkc__error_detailed_since(unsigned mark, int rc);
 
 
 /* ---- behind the door: requests by kind, watches, waiters' registration,

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* A client that asks for no log sink: connects, takes and releases a lock,
  * and meets errors (an invalid path, a release of a lock it does not hold,
- * an ensemble that is not there), once with the default options and once
- * at ZKC_LOG_DEBUG. Run by check-quiet.sh, which fails when anything
+ * an ensemble that is not there, a name that does not resolve), once with
+ * the default options and once at ZKC_LOG_DEBUG. Run by check-quiet.sh, which fails when anything
  * reached stderr: without a sink neither zkcoord nor the ZooKeeper client
  * it drives may print there. Its own failures go to stdout, exit 1. */
 #define THREADED
@@ -81,6 +81,7 @@ static void lock_cycle(zkc_log_level_t level, const char *path) {
   CHECK(zkc_client_open(&c, where, &o), ZKC_ECONNECT);
   zkc_client_close(c);
   CHECK(zkc_client_open(&c, "host:99999", &o), ZKC_EINVAL);
+  CHECK(zkc_client_open(&c, "zkc-test-host.invalid:2181", &o), ZKC_ECONNECT);
 }
 
 static void no_log(const char *message) { (void)message; }

@@ -767,6 +767,13 @@ static void last_error_describes_last_failure(void **state) {
       strstr(msg, "300 ms") == NULL ||
       strstr(msg, zkc_strerror(ZKC_ECONNECT)) == NULL)
     fail_msg("after ZKC_ECONNECT the message is '%s'", msg);
+  /* A name that does not resolve: said at once, naming it. */
+  assert_int_equal(zkc_client_open(&none, "zkc-test-host.invalid:2181", &o),
+                   ZKC_ECONNECT);
+  msg = zkc_last_error_message();
+  if (strstr(msg, "zkc_client_open: cannot resolve host "
+                  "'zkc-test-host.invalid'") != msg)
+    fail_msg("after an unresolved name the message is '%s'", msg);
 
   OKL(zkc_sem_destroy(sem));
   OKL(zkc_mutex_destroy(other));
