@@ -2,9 +2,10 @@
 /* A client that asks for no log sink: connects, takes and releases a lock,
  * and meets errors (an invalid path, a release of a lock it does not hold,
  * an ensemble that is not there, a name that does not resolve), once with
- * the default options and once at ZKC_LOG_DEBUG. Run by check-quiet.sh, which fails when anything
- * reached stderr: without a sink neither zkcoord nor the ZooKeeper client
- * it drives may print there. Its own failures go to stdout, exit 1. */
+ * the default options and once at ZKC_LOG_DEBUG. Run by check-quiet.sh,
+ * which fails when anything reached stderr: without a sink neither zkcoord
+ * nor the ZooKeeper client it drives may print there. Its own failures go
+ * to stdout, exit 1. */
 #define THREADED
 #include <arpa/inet.h>
 #include <netinet/in.h>
