@@ -25,8 +25,10 @@ void zkc_async_opts_init(zkc_async_opts_t *opts) {
   opts->delivery = ZKC_DELIVER_THREAD;
 }
 
-ZKC__PUBLIC(zkc_async_create, (zkc_async_t **out, zkc_client_t *client,
-                     const zkc_async_opts_t *opts), (out, client, opts)) {
+ZKC__PUBLIC(zkc_async_create,
+            (zkc_async_t **out, zkc_client_t *client,
+             const zkc_async_opts_t *opts),
+            (out, client, opts)) {
   if (out) *out = NULL;
   zkc_async_opts_t o;
   zkc_async_opts_init(&o);
@@ -113,8 +115,10 @@ ZKC__PUBLIC(zkc_async_destroy, (zkc_async_t *a), (a)) {
   return ZKC_OK;
 }
 
-ZKC__PUBLIC(zkc_async_acquire, (zkc_async_t *a, const char *path, int64_t timeout_ms,
-                      zkc_acquired_fn done, void *ctx, uint64_t *id), (a, path, timeout_ms, done, ctx, id)) {
+ZKC__PUBLIC(zkc_async_acquire,
+            (zkc_async_t *a, const char *path, int64_t timeout_ms,
+             zkc_acquired_fn done, void *ctx, uint64_t *id),
+            (a, path, timeout_ms, done, ctx, id)) {
   int rc0 = zkc__refuse_null(a ? a->c : NULL, "zkc_async_acquire", "async",
                              a == NULL, "done", done == NULL, (char *)NULL);
   if (rc0 == ZKC_OK)
@@ -150,8 +154,9 @@ ZKC__PUBLIC(zkc_async_acquire, (zkc_async_t *a, const char *path, int64_t timeou
   return ZKC_OK;
 }
 
-ZKC__PUBLIC(zkc_async_stats, (const zkc_async_t *a, const char *path,
-                    zkc_lock_stats_t *out), (a, path, out)) {
+ZKC__PUBLIC(zkc_async_stats,
+            (const zkc_async_t *a, const char *path, zkc_lock_stats_t *out),
+            (a, path, out)) {
   int rc0 = zkc__refuse_null(a ? a->c : NULL, "zkc_async_stats", "async",
                              a == NULL, "out", out == NULL, (char *)NULL);
   if (rc0 == ZKC_OK)

@@ -11,8 +11,9 @@
 #include "session.h"
 #include "util.h"
 
-ZKC__PUBLIC(zkc_hold_release, (zkc_async_t *a, zkc_hold_t *h, zkc_released_fn done,
-                     void *ctx), (a, h, done, ctx)) {
+ZKC__PUBLIC(zkc_hold_release,
+            (zkc_async_t *a, zkc_hold_t *h, zkc_released_fn done, void *ctx),
+            (a, h, done, ctx)) {
   int rc_ = zkc__refuse_null(a ? a->c : NULL, "zkc_hold_release", "async",
                              a == NULL, "hold", h == NULL, (char *)NULL);
   if (rc_ != ZKC_OK) return rc_;
@@ -38,7 +39,8 @@ ZKC__PUBLIC(zkc_hold_free, (zkc_hold_t *h), (h)) {
   return ZKC_OK;
 }
 
-ZKC__PUBLIC(zkc_hold_fencing_token, (const zkc_hold_t *h, int64_t *token), (h, token)) {
+ZKC__PUBLIC(zkc_hold_fencing_token, (const zkc_hold_t *h, int64_t *token),
+            (h, token)) {
   int rc_ =
       zkc__refuse_null(h ? h->a->c : NULL, "zkc_hold_fencing_token", "hold",
                        h == NULL, "token", token == NULL, (char *)NULL);
@@ -50,7 +52,8 @@ ZKC__PUBLIC(zkc_hold_fencing_token, (const zkc_hold_t *h, int64_t *token), (h, t
   return rc;
 }
 
-ZKC__PUBLIC(zkc_hold_node, (const zkc_hold_t *h, char *buf, size_t len), (h, buf, len)) {
+ZKC__PUBLIC(zkc_hold_node, (const zkc_hold_t *h, char *buf, size_t len),
+            (h, buf, len)) {
   int rc_ = zkc__refuse_null(h ? h->a->c : NULL, "zkc_hold_node", "hold",
                              h == NULL, "buf", buf == NULL, (char *)NULL);
   if (rc_ != ZKC_OK) return rc_;
@@ -119,12 +122,14 @@ static int hold_fenced(zkc_hold_t *h, const char *fn, int create,
   return rc;
 }
 
-ZKC__PUBLIC(zkc_hold_fenced_set, (zkc_hold_t *h, const char *path, const void *data,
-                        size_t len), (h, path, data, len)) {
+ZKC__PUBLIC(zkc_hold_fenced_set,
+            (zkc_hold_t *h, const char *path, const void *data, size_t len),
+            (h, path, data, len)) {
   return hold_fenced(h, "zkc_hold_fenced_set", 0, path, data, len);
 }
 
-ZKC__PUBLIC(zkc_hold_fenced_create, (zkc_hold_t *h, const char *path, const void *data,
-                           size_t len), (h, path, data, len)) {
+ZKC__PUBLIC(zkc_hold_fenced_create,
+            (zkc_hold_t *h, const char *path, const void *data, size_t len),
+            (h, path, data, len)) {
   return hold_fenced(h, "zkc_hold_fenced_create", 1, path, data, len);
 }

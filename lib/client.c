@@ -151,8 +151,10 @@ static zkc_client_t *client_alloc(const char *connect,
 static int open_normalized(const char *connect_string,
                            const zkc_client_opts_t *opts, zkc_client_t **out);
 
-ZKC__PUBLIC(zkc_client_open, (zkc_client_t **out, const char *connect_string,
-                    const zkc_client_opts_t *opts), (out, connect_string, opts)) {
+ZKC__PUBLIC(zkc_client_open,
+            (zkc_client_t **out, const char *connect_string,
+             const zkc_client_opts_t *opts),
+            (out, connect_string, opts)) {
   zkc_client_opts_t defaults;
   if (opts == NULL) {
     zkc_client_opts_init(&defaults);

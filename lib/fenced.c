@@ -134,18 +134,22 @@ static int fenced_write(zkc_mutex_t *m, const char *path, const void *data,
   return rc;
 }
 
-ZKC__PUBLIC(zkc_mutex_fenced_set, (zkc_mutex_t *m, const char *path, const void *data,
-                         size_t len), (m, path, data, len)) {
+ZKC__PUBLIC(zkc_mutex_fenced_set,
+            (zkc_mutex_t *m, const char *path, const void *data, size_t len),
+            (m, path, data, len)) {
   return fenced_write(m, path, data, len, -1, NULL);
 }
 
-ZKC__PUBLIC(zkc_mutex_fenced_create, (zkc_mutex_t *m, const char *path, const void *data,
-                            size_t len), (m, path, data, len)) {
+ZKC__PUBLIC(zkc_mutex_fenced_create,
+            (zkc_mutex_t *m, const char *path, const void *data, size_t len),
+            (m, path, data, len)) {
   return fenced_write(m, path, data, len, FENCED_CREATE, NULL);
 }
 
-ZKC__PUBLIC(zkc_mutex_fenced_get, (zkc_mutex_t *m, const char *path, char **data,
-                         size_t *len, int32_t *version), (m, path, data, len, version)) {
+ZKC__PUBLIC(zkc_mutex_fenced_get,
+            (zkc_mutex_t *m, const char *path, char **data, size_t *len,
+             int32_t *version),
+            (m, path, data, len, version)) {
   if (data != NULL) *data = NULL;
   if (m == NULL)
     return zkc__refuse(NULL, ZKC_EINVAL, "zkc_mutex_fenced_get: mutex is NULL");
@@ -184,8 +188,10 @@ ZKC__PUBLIC(zkc_mutex_fenced_get, (zkc_mutex_t *m, const char *path, char **data
   return rc;
 }
 
-ZKC__PUBLIC(zkc_mutex_fenced_cas, (zkc_mutex_t *m, const char *path, const void *data,
-                         size_t len, int32_t version, int32_t *new_version), (m, path, data, len, version, new_version)) {
+ZKC__PUBLIC(zkc_mutex_fenced_cas,
+            (zkc_mutex_t *m, const char *path, const void *data, size_t len,
+             int32_t version, int32_t *new_version),
+            (m, path, data, len, version, new_version)) {
   if (version < 0) /* no comparison: zkc_mutex_fenced_set */
     return zkc__refuse(m ? zkc__mutex_client(m) : NULL, ZKC_EINVAL,
                        "zkc_mutex_fenced_cas: version %d is below 0 (a write "

@@ -186,8 +186,10 @@ void zkc_latch_opts_init(zkc_latch_opts_t *opts) {
   if (opts) memset(opts, 0, sizeof *opts);
 }
 
-ZKC__PUBLIC(zkc_latch_create, (zkc_latch_t **out, zkc_client_t *client, const char *path,
-                     const char *id, const zkc_latch_opts_t *opts), (out, client, path, id, opts)) {
+ZKC__PUBLIC(zkc_latch_create,
+            (zkc_latch_t **out, zkc_client_t *client, const char *path,
+             const char *id, const zkc_latch_opts_t *opts),
+            (out, client, path, id, opts)) {
   if (out != NULL) *out = NULL;
   int rc0 = zkc__refuse_null(client, "zkc_latch_create", "out", out == NULL,
                              "client", client == NULL, (char *)NULL);
@@ -214,8 +216,10 @@ ZKC__PUBLIC(zkc_latch_create, (zkc_latch_t **out, zkc_client_t *client, const ch
   return ZKC_OK;
 }
 
-ZKC__PUBLIC(zkc_latch_set_listener, (zkc_latch_t *l, zkc_latch_fn is_leader,
-                           zkc_latch_fn not_leader, void *ctx), (l, is_leader, not_leader, ctx)) {
+ZKC__PUBLIC(zkc_latch_set_listener,
+            (zkc_latch_t *l, zkc_latch_fn is_leader, zkc_latch_fn not_leader,
+             void *ctx),
+            (l, is_leader, not_leader, ctx)) {
   if (l == NULL)
     return zkc__refuse(NULL, ZKC_EINVAL,
                        "zkc_latch_set_listener: latch is NULL");
@@ -238,7 +242,8 @@ ZKC__PUBLIC(zkc_latch_start, (zkc_latch_t *l), (l)) {
   return zkc__candidate_start(&l->cand, one_turn);
 }
 
-ZKC__PUBLIC(zkc_latch_close, (zkc_latch_t *l, zkc_close_mode_t mode), (l, mode)) {
+ZKC__PUBLIC(zkc_latch_close, (zkc_latch_t *l, zkc_close_mode_t mode),
+            (l, mode)) {
   if (l == NULL) return ZKC_OK;
   if (mode != ZKC_CLOSE_SILENT && mode != ZKC_CLOSE_NOTIFY_LEADER)
     return zkc__refuse(l->cand.client, ZKC_EINVAL,
@@ -310,7 +315,8 @@ int zkc_latch_has_leadership(const zkc_latch_t *cl) {
   return leader;
 }
 
-ZKC__PUBLIC(zkc_latch_await, (zkc_latch_t *l, int64_t timeout_ms), (l, timeout_ms)) {
+ZKC__PUBLIC(zkc_latch_await, (zkc_latch_t *l, int64_t timeout_ms),
+            (l, timeout_ms)) {
   if (l == NULL)
     return zkc__refuse(NULL, ZKC_EINVAL, "zkc_latch_await: latch is NULL");
   if (zkc__on_callback_thread() || on_latch_thread(l)) return ZKC_EDEADLK;
@@ -368,7 +374,8 @@ int zkc_latch_error(const zkc_latch_t *cl) {
   return rc;
 }
 
-ZKC__PUBLIC(zkc_latch_fencing_token, (const zkc_latch_t *cl, int64_t *token), (cl, token)) {
+ZKC__PUBLIC(zkc_latch_fencing_token, (const zkc_latch_t *cl, int64_t *token),
+            (cl, token)) {
   int rc_ = zkc__refuse_null(cl ? cl->cand.client : NULL,
                              "zkc_latch_fencing_token", "latch", cl == NULL,
                              "token", token == NULL, (char *)NULL);
@@ -382,7 +389,8 @@ ZKC__PUBLIC(zkc_latch_fencing_token, (const zkc_latch_t *cl, int64_t *token), (c
   return rc;
 }
 
-ZKC__PUBLIC(zkc_latch_node, (const zkc_latch_t *cl, char *buf, size_t buf_len), (cl, buf, buf_len)) {
+ZKC__PUBLIC(zkc_latch_node, (const zkc_latch_t *cl, char *buf, size_t buf_len),
+            (cl, buf, buf_len)) {
   int rc_ =
       zkc__refuse_null(cl ? cl->cand.client : NULL, "zkc_latch_node", "latch",
                        cl == NULL, "buf", buf == NULL, (char *)NULL);
@@ -411,7 +419,8 @@ ZKC__PUBLIC(zkc_latch_node, (const zkc_latch_t *cl, char *buf, size_t buf_len), 
 
 const char *zkc_latch_id(const zkc_latch_t *l) { return l ? l->cand.id : NULL; }
 
-ZKC__PUBLIC(zkc_latch_stats, (const zkc_latch_t *l, zkc_lock_stats_t *out), (l, out)) {
+ZKC__PUBLIC(zkc_latch_stats, (const zkc_latch_t *l, zkc_lock_stats_t *out),
+            (l, out)) {
   if (l == NULL || out == NULL)
     return zkc__refuse(l ? l->cand.client : NULL, ZKC_EINVAL,
                        "zkc_latch_stats: %s is NULL", l ? "out" : "latch");
@@ -422,8 +431,9 @@ const char *zkc_latch_path(const zkc_latch_t *l) {
   return l ? l->cand.path : NULL;
 }
 
-ZKC__PUBLIC(zkc_latch_participants, (zkc_latch_t *l, zkc_participant_t **out,
-                           size_t *count), (l, out, count)) {
+ZKC__PUBLIC(zkc_latch_participants,
+            (zkc_latch_t *l, zkc_participant_t **out, size_t *count),
+            (l, out, count)) {
   int rc_ = zkc__refuse_null(
       l ? l->cand.client : NULL, "zkc_latch_participants", "latch", l == NULL,
       "out", out == NULL, "count", count == NULL, (char *)NULL);

@@ -54,7 +54,9 @@ static int listener_remove(zkc_client_t *c, zkc_state_fn fn,
   return found ? ZKC_OK : ZKC_EINVAL;
 }
 
-ZKC__PUBLIC(zkc_client_add_listener, (zkc_client_t *c, zkc_state_fn fn, void *ctx), (c, fn, ctx)) {
+ZKC__PUBLIC(zkc_client_add_listener,
+            (zkc_client_t *c, zkc_state_fn fn, void *ctx),
+            (c, fn, ctx)) {
   int rc_ = zkc__refuse_null(c, "zkc_client_add_listener", "client", c == NULL,
                              "fn", fn == NULL, (char *)NULL);
   if (rc_ != ZKC_OK) return rc_;
@@ -66,7 +68,9 @@ ZKC__PUBLIC(zkc_client_add_listener, (zkc_client_t *c, zkc_state_fn fn, void *ct
   return rc;
 }
 
-ZKC__PUBLIC(zkc_client_remove_listener, (zkc_client_t *c, zkc_state_fn fn, void *ctx), (c, fn, ctx)) {
+ZKC__PUBLIC(zkc_client_remove_listener,
+            (zkc_client_t *c, zkc_state_fn fn, void *ctx),
+            (c, fn, ctx)) {
   int rc_ = zkc__refuse_null(c, "zkc_client_remove_listener", "client",
                              c == NULL, "fn", fn == NULL, (char *)NULL);
   if (rc_ != ZKC_OK) return rc_;

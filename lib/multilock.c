@@ -56,8 +56,9 @@ static zkc__lstats_t *stats_record(const zkc_multilock_t *ml) {
   return st;
 }
 
-ZKC__PUBLIC(zkc_multilock_create, (zkc_multilock_t **out, zkc_mutex_t *const *locks,
-                         size_t n), (out, locks, n)) {
+ZKC__PUBLIC(zkc_multilock_create,
+            (zkc_multilock_t **out, zkc_mutex_t *const *locks, size_t n),
+            (out, locks, n)) {
   if (out != NULL) *out = NULL;
   int rc_ = zkc__refuse_null(NULL, "zkc_multilock_create", "out", out == NULL,
                              "locks", locks == NULL, (char *)NULL);
@@ -286,7 +287,9 @@ static int confirm_set(const zkc_multilock_t *ml, int64_t deadline) {
   return rc;
 }
 
-ZKC__PUBLIC(zkc_multilock_acquire_timeout, (zkc_multilock_t *ml, int64_t timeout_ms), (ml, timeout_ms)) {
+ZKC__PUBLIC(zkc_multilock_acquire_timeout,
+            (zkc_multilock_t *ml, int64_t timeout_ms),
+            (ml, timeout_ms)) {
   if (ml == NULL) /* timeout_ms < 0: no limit */
     return zkc__refuse(NULL, ZKC_EINVAL,
                        "zkc_multilock_acquire_timeout: "
@@ -369,7 +372,9 @@ ZKC__PUBLIC(zkc_multilock_release, (zkc_multilock_t *ml), (ml)) {
   return first;
 }
 
-ZKC__PUBLIC(zkc_multilock_stats, (const zkc_multilock_t *ml, zkc_lock_stats_t *out), (ml, out)) {
+ZKC__PUBLIC(zkc_multilock_stats,
+            (const zkc_multilock_t *ml, zkc_lock_stats_t *out),
+            (ml, out)) {
   if (ml == NULL || out == NULL)
     return zkc__refuse(NULL, ZKC_EINVAL, "zkc_multilock_stats: %s is NULL",
                        ml ? "out" : "multilock");

@@ -23,8 +23,9 @@ static const char *const lock_names[] = {[ZKC__SIDE_MUTEX] = ZKC__LOCK_NAME,
 
 #define my_hold zkc__mutex_my_hold
 
-ZKC__PUBLIC(zkc_mutex_create, (zkc_mutex_t **out, zkc_client_t *client,
-                     const char *path), (out, client, path)) {
+ZKC__PUBLIC(zkc_mutex_create,
+            (zkc_mutex_t **out, zkc_client_t *client, const char *path),
+            (out, client, path)) {
   if (out != NULL) *out = NULL;
   int rc = zkc__refuse_null(client, "zkc_mutex_create", "out", out == NULL,
                             "client", client == NULL, (char *)NULL);
@@ -142,7 +143,8 @@ void zkc__mutex_hold_lost(zkc_mutex_t *m) {
 
 void zkc__mutex_hold_leave(zkc_mutex_t *m) { leave(m); }
 
-ZKC__PUBLIC(zkc_mutex_acquire_timeout, (zkc_mutex_t *m, int64_t timeout_ms), (m, timeout_ms)) {
+ZKC__PUBLIC(zkc_mutex_acquire_timeout, (zkc_mutex_t *m, int64_t timeout_ms),
+            (m, timeout_ms)) {
   if (m == NULL) /* timeout_ms < 0: no limit */
     return zkc__refuse(NULL, ZKC_EINVAL,
                        "zkc_mutex_acquire_timeout: mutex is NULL");
@@ -296,9 +298,13 @@ static int release(zkc_mutex_t *m, int nowait) {
   return rc;
 }
 
-ZKC__PUBLIC(zkc_mutex_release, (zkc_mutex_t *m), (m)) { return release(m, 0); }
+ZKC__PUBLIC(zkc_mutex_release, (zkc_mutex_t *m), (m)) {
+  return release(m, 0);
+}
 
-ZKC__PUBLIC(zkc_mutex_release_nowait, (zkc_mutex_t *m), (m)) { return release(m, 1); }
+ZKC__PUBLIC(zkc_mutex_release_nowait, (zkc_mutex_t *m), (m)) {
+  return release(m, 1);
+}
 
 int zkc_mutex_is_acquired_in_this_process(const zkc_mutex_t *cm) {
   if (cm == NULL) return 0;
@@ -330,7 +336,9 @@ int zkc_mutex_is_held(const zkc_mutex_t *cm) {
   return held;
 }
 
-ZKC__PUBLIC(zkc_mutex_set_lost_callback, (zkc_mutex_t *m, zkc_lost_fn fn, void *ctx), (m, fn, ctx)) {
+ZKC__PUBLIC(zkc_mutex_set_lost_callback,
+            (zkc_mutex_t *m, zkc_lost_fn fn, void *ctx),
+            (m, fn, ctx)) {
   if (m == NULL)
     return zkc__refuse(NULL, ZKC_EINVAL,
                        "zkc_mutex_set_lost_callback: mutex is NULL");
@@ -341,7 +349,9 @@ ZKC__PUBLIC(zkc_mutex_set_lost_callback, (zkc_mutex_t *m, zkc_lost_fn fn, void *
   return ZKC_OK;
 }
 
-ZKC__PUBLIC(zkc_mutex_set_revocable, (zkc_mutex_t *m, zkc_revoke_fn fn, void *ctx), (m, fn, ctx)) {
+ZKC__PUBLIC(zkc_mutex_set_revocable,
+            (zkc_mutex_t *m, zkc_revoke_fn fn, void *ctx),
+            (m, fn, ctx)) {
   if (m == NULL)
     return zkc__refuse(NULL, ZKC_EINVAL,
                        "zkc_mutex_set_revocable: mutex is NULL");
@@ -352,7 +362,8 @@ ZKC__PUBLIC(zkc_mutex_set_revocable, (zkc_mutex_t *m, zkc_revoke_fn fn, void *ct
   return ZKC_OK;
 }
 
-ZKC__PUBLIC(zkc_mutex_fencing_token, (const zkc_mutex_t *cm, int64_t *token), (cm, token)) {
+ZKC__PUBLIC(zkc_mutex_fencing_token, (const zkc_mutex_t *cm, int64_t *token),
+            (cm, token)) {
   int rc_ = zkc__refuse_null(cm ? cm->client : NULL, "zkc_mutex_fencing_token",
                              "mutex", cm == NULL, "token", token == NULL,
                              (char *)NULL);
@@ -365,7 +376,9 @@ ZKC__PUBLIC(zkc_mutex_fencing_token, (const zkc_mutex_t *cm, int64_t *token), (c
   return h ? ZKC_OK : ZKC_ENOTOWNER;
 }
 
-ZKC__PUBLIC(zkc_mutex_lock_node, (const zkc_mutex_t *cm, char *buf, size_t buf_len), (cm, buf, buf_len)) {
+ZKC__PUBLIC(zkc_mutex_lock_node,
+            (const zkc_mutex_t *cm, char *buf, size_t buf_len),
+            (cm, buf, buf_len)) {
   int rc_ =
       zkc__refuse_null(cm ? cm->client : NULL, "zkc_mutex_lock_node", "mutex",
                        cm == NULL, "buf", buf == NULL, (char *)NULL);
@@ -393,7 +406,8 @@ ZKC__PUBLIC(zkc_mutex_lock_node, (const zkc_mutex_t *cm, char *buf, size_t buf_l
 
 const char *zkc_mutex_path(const zkc_mutex_t *m) { return m ? m->path : NULL; }
 
-ZKC__PUBLIC(zkc_mutex_stats, (const zkc_mutex_t *m, zkc_lock_stats_t *out), (m, out)) {
+ZKC__PUBLIC(zkc_mutex_stats, (const zkc_mutex_t *m, zkc_lock_stats_t *out),
+            (m, out)) {
   if (m == NULL || out == NULL)
     return zkc__refuse(m ? m->client : NULL, ZKC_EINVAL,
                        "zkc_mutex_stats: %s is NULL", m ? "out" : "mutex");
@@ -418,7 +432,9 @@ static void keep_side(zkc__side_t side, char ***nodes, size_t *count) {
   }
 }
 
-ZKC__PUBLIC(zkc_mutex_participant_nodes, (zkc_mutex_t *m, char ***nodes, size_t *count), (m, nodes, count)) {
+ZKC__PUBLIC(zkc_mutex_participant_nodes,
+            (zkc_mutex_t *m, char ***nodes, size_t *count),
+            (m, nodes, count)) {
   int rc_ = zkc__refuse_null(
       m ? m->client : NULL, "zkc_mutex_participant_nodes", "mutex", m == NULL,
       "nodes", nodes == NULL, "count", count == NULL, (char *)NULL);

@@ -28,7 +28,8 @@ static int write_marker(zkc_client_t *c, const char *node) {
   return rc;
 }
 
-ZKC__PUBLIC(zkc_revoke, (zkc_client_t *c, const char *node_path), (c, node_path)) {
+ZKC__PUBLIC(zkc_revoke, (zkc_client_t *c, const char *node_path),
+            (c, node_path)) {
   int rc0 =
       zkc__refuse_null(c, "zkc_revoke", "client", c == NULL, (char *)NULL);
   if (rc0 == ZKC_OK)
@@ -66,7 +67,9 @@ static size_t holders(char **nodes, size_t n) {
   return k;
 }
 
-ZKC__PUBLIC(zkc_revoke_holders, (zkc_client_t *c, const char *lock_path, size_t *asked), (c, lock_path, asked)) {
+ZKC__PUBLIC(zkc_revoke_holders,
+            (zkc_client_t *c, const char *lock_path, size_t *asked),
+            (c, lock_path, asked)) {
   if (asked != NULL) *asked = 0;
   int rc0 = zkc__refuse_null(c, "zkc_revoke_holders", "client", c == NULL,
                              (char *)NULL);

@@ -15,8 +15,9 @@ struct zkc_rwlock {
   zkc_mutex_t *read;
 };
 
-ZKC__PUBLIC(zkc_rwlock_create, (zkc_rwlock_t **out, zkc_client_t *client,
-                      const char *path), (out, client, path)) {
+ZKC__PUBLIC(zkc_rwlock_create,
+            (zkc_rwlock_t **out, zkc_client_t *client, const char *path),
+            (out, client, path)) {
   if (out != NULL) *out = NULL;
   int rc0 = zkc__refuse_null(client, "zkc_rwlock_create", "out", out == NULL,
                              "client", client == NULL, (char *)NULL);

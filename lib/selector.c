@@ -147,9 +147,11 @@ void zkc_selector_opts_init(zkc_selector_opts_t *opts) {
   if (opts) memset(opts, 0, sizeof *opts);
 }
 
-ZKC__PUBLIC(zkc_selector_create, (zkc_selector_t **out, zkc_client_t *client,
-                        const char *path, zkc_selector_fn take_leadership,
-                        void *ctx, const zkc_selector_opts_t *opts), (out, client, path, take_leadership, ctx, opts)) {
+ZKC__PUBLIC(zkc_selector_create,
+            (zkc_selector_t **out, zkc_client_t *client, const char *path,
+             zkc_selector_fn take_leadership, void *ctx,
+             const zkc_selector_opts_t *opts),
+            (out, client, path, take_leadership, ctx, opts)) {
   if (out != NULL) *out = NULL;
   int rc0 = zkc__refuse_null(client, "zkc_selector_create", "out", out == NULL,
                              "client", client == NULL, "take_leadership",
@@ -295,7 +297,9 @@ int zkc_selector_has_leadership(const zkc_selector_t *cs) {
   return leading && !zkc_selector_should_stop(s);
 }
 
-ZKC__PUBLIC(zkc_selector_fencing_token, (const zkc_selector_t *cs, int64_t *token), (cs, token)) {
+ZKC__PUBLIC(zkc_selector_fencing_token,
+            (const zkc_selector_t *cs, int64_t *token),
+            (cs, token)) {
   int rc_ = zkc__refuse_null(cs ? cs->cand.client : NULL,
                              "zkc_selector_fencing_token", "selector",
                              cs == NULL, "token", token == NULL, (char *)NULL);
@@ -312,7 +316,9 @@ const char *zkc_selector_id(const zkc_selector_t *s) {
   return s ? s->cand.id : NULL;
 }
 
-ZKC__PUBLIC(zkc_selector_stats, (const zkc_selector_t *s, zkc_lock_stats_t *out), (s, out)) {
+ZKC__PUBLIC(zkc_selector_stats,
+            (const zkc_selector_t *s, zkc_lock_stats_t *out),
+            (s, out)) {
   if (s == NULL || out == NULL)
     return zkc__refuse(s ? s->cand.client : NULL, ZKC_EINVAL,
                        "zkc_selector_stats: %s is NULL",
@@ -324,8 +330,9 @@ const char *zkc_selector_path(const zkc_selector_t *s) {
   return s ? s->cand.path : NULL;
 }
 
-ZKC__PUBLIC(zkc_selector_participants, (zkc_selector_t *s, zkc_participant_t **out,
-                              size_t *count), (s, out, count)) {
+ZKC__PUBLIC(zkc_selector_participants,
+            (zkc_selector_t *s, zkc_participant_t **out, size_t *count),
+            (s, out, count)) {
   int rc_ = zkc__refuse_null(
       s ? s->cand.client : NULL, "zkc_selector_participants", "selector",
       s == NULL, "out", out == NULL, "count", count == NULL, (char *)NULL);

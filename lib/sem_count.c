@@ -46,7 +46,9 @@ int zkc__sem_count_create(zkc_client_t *c, const char *path, int32_t value,
   return rc == ZKC_ENODEEXISTS && theirs_ok ? ZKC_OK : rc;
 }
 
-ZKC__PUBLIC(zkc_shared_count_get, (zkc_client_t *c, const char *path, int32_t *value), (c, path, value)) {
+ZKC__PUBLIC(zkc_shared_count_get,
+            (zkc_client_t *c, const char *path, int32_t *value),
+            (c, path, value)) {
   int rc0 = zkc__refuse_null(c, "zkc_shared_count_get", "client", c == NULL,
                              "value", value == NULL, (char *)NULL);
   if (rc0 == ZKC_OK)
@@ -65,7 +67,9 @@ ZKC__PUBLIC(zkc_shared_count_get, (zkc_client_t *c, const char *path, int32_t *v
   return rc;
 }
 
-ZKC__PUBLIC(zkc_shared_count_set, (zkc_client_t *c, const char *path, int32_t value), (c, path, value)) {
+ZKC__PUBLIC(zkc_shared_count_set,
+            (zkc_client_t *c, const char *path, int32_t value),
+            (c, path, value)) {
   int rc0 = zkc__refuse_null(c, "zkc_shared_count_set", "client", c == NULL,
                              (char *)NULL);
   if (rc0 == ZKC_OK)

@@ -77,7 +77,8 @@ ZKC__PUBLIC(zkc_lease_free, (zkc_lease_t *l), (l)) {
   return rc;
 }
 
-ZKC__PUBLIC(zkc_lease_fencing_token, (const zkc_lease_t *l, int64_t *token), (l, token)) {
+ZKC__PUBLIC(zkc_lease_fencing_token, (const zkc_lease_t *l, int64_t *token),
+            (l, token)) {
   int rc_ = zkc__refuse_null(NULL, "zkc_lease_fencing_token", "lease",
                              l == NULL, "token", token == NULL, (char *)NULL);
   if (rc_ != ZKC_OK) return rc_;
@@ -95,7 +96,9 @@ int zkc_lease_is_held(const zkc_lease_t *cl) {
          zkc__hold_rec_stands(&l->rec, l->sem->client);
 }
 
-ZKC__PUBLIC(zkc_lease_nodes, (const zkc_lease_t *cl, char ***nodes, size_t *count), (cl, nodes, count)) {
+ZKC__PUBLIC(zkc_lease_nodes,
+            (const zkc_lease_t *cl, char ***nodes, size_t *count),
+            (cl, nodes, count)) {
   int rc_ =
       zkc__refuse_null(NULL, "zkc_lease_nodes", "lease", cl == NULL, "nodes",
                        nodes == NULL, "count", count == NULL, (char *)NULL);

@@ -96,8 +96,10 @@ static void sem_free(zkc_sem_t *s) {
   free(s);
 }
 
-ZKC__PUBLIC(zkc_sem_create, (zkc_sem_t **out, zkc_client_t *client, const char *path,
-                   const zkc_sem_opts_t *opts), (out, client, path, opts)) {
+ZKC__PUBLIC(zkc_sem_create,
+            (zkc_sem_t **out, zkc_client_t *client, const char *path,
+             const zkc_sem_opts_t *opts),
+            (out, client, path, opts)) {
   if (out != NULL) *out = NULL;
   zkc_sem_opts_t def;
   zkc_sem_opts_init(&def);
@@ -154,7 +156,9 @@ ZKC__PUBLIC(zkc_sem_destroy, (zkc_sem_t *s), (s)) {
   return ZKC_OK;
 }
 
-ZKC__PUBLIC(zkc_sem_set_lost_callback, (zkc_sem_t *s, zkc_sem_lost_fn fn, void *ctx), (s, fn, ctx)) {
+ZKC__PUBLIC(zkc_sem_set_lost_callback,
+            (zkc_sem_t *s, zkc_sem_lost_fn fn, void *ctx),
+            (s, fn, ctx)) {
   if (s == NULL)
     return zkc__refuse(NULL, ZKC_EINVAL,
                        "zkc_sem_set_lost_callback: sem is NULL");
@@ -167,7 +171,8 @@ ZKC__PUBLIC(zkc_sem_set_lost_callback, (zkc_sem_t *s, zkc_sem_lost_fn fn, void *
 
 const char *zkc_sem_path(const zkc_sem_t *s) { return s ? s->path : NULL; }
 
-ZKC__PUBLIC(zkc_sem_stats, (const zkc_sem_t *s, zkc_lock_stats_t *out), (s, out)) {
+ZKC__PUBLIC(zkc_sem_stats, (const zkc_sem_t *s, zkc_lock_stats_t *out),
+            (s, out)) {
   if (s == NULL || out == NULL)
     return zkc__refuse(s ? s->client : NULL, ZKC_EINVAL,
                        "zkc_sem_stats: %s is NULL", s ? "out" : "sem");
@@ -385,8 +390,9 @@ void zkc__sem_lease_delete(zkc_lease_t *l) {
   free(l);
 }
 
-ZKC__PUBLIC(zkc_sem_acquire, (zkc_sem_t *s, unsigned qty, int64_t timeout_ms,
-                    zkc_lease_t **out), (s, qty, timeout_ms, out)) {
+ZKC__PUBLIC(zkc_sem_acquire,
+            (zkc_sem_t *s, unsigned qty, int64_t timeout_ms, zkc_lease_t **out),
+            (s, qty, timeout_ms, out)) {
   if (out != NULL) *out = NULL;
   int rc_ = zkc__refuse_null(s ? s->client : NULL, "zkc_sem_acquire", "sem",
                              s == NULL, "out", out == NULL, (char *)NULL);

@@ -124,7 +124,8 @@ int zkc__client_closed(zkc_client_t *c) {
   return closed;
 }
 
-ZKC__PUBLIC(zkc_client_session_id, (zkc_client_t *c, int64_t *session_id), (c, session_id)) {
+ZKC__PUBLIC(zkc_client_session_id, (zkc_client_t *c, int64_t *session_id),
+            (c, session_id)) {
   int rc_ = zkc__refuse_null(c, "zkc_client_session_id", "client", c == NULL,
                              "session_id", session_id == NULL, (char *)NULL);
   if (rc_ != ZKC_OK) return rc_;
@@ -135,7 +136,8 @@ ZKC__PUBLIC(zkc_client_session_id, (zkc_client_t *c, int64_t *session_id), (c, s
   return closed ? ZKC_ECLOSED : ZKC_OK;
 }
 
-ZKC__PUBLIC(zkc_client_state, (zkc_client_t *c, zkc_state_t *state), (c, state)) {
+ZKC__PUBLIC(zkc_client_state, (zkc_client_t *c, zkc_state_t *state),
+            (c, state)) {
   int rc_ = zkc__refuse_null(c, "zkc_client_state", "client", c == NULL,
                              "state", state == NULL, (char *)NULL);
   if (rc_ != ZKC_OK) return rc_;
@@ -145,7 +147,8 @@ ZKC__PUBLIC(zkc_client_state, (zkc_client_t *c, zkc_state_t *state), (c, state))
   return ZKC_OK;
 }
 
-ZKC__PUBLIC(zkc_client_session_timeout, (zkc_client_t *c, int *timeout_ms), (c, timeout_ms)) {
+ZKC__PUBLIC(zkc_client_session_timeout, (zkc_client_t *c, int *timeout_ms),
+            (c, timeout_ms)) {
   int rc_ =
       zkc__refuse_null(c, "zkc_client_session_timeout", "client", c == NULL,
                        "timeout_ms", timeout_ms == NULL, (char *)NULL);

@@ -11,7 +11,8 @@
 
 zkc__stats_hub_t *zkc__client_stats_hub(zkc_client_t *c) { return &c->stats; }
 
-ZKC__PUBLIC(zkc_client_stats, (zkc_client_t *c, zkc_client_stats_t *out), (c, out)) {
+ZKC__PUBLIC(zkc_client_stats, (zkc_client_t *c, zkc_client_stats_t *out),
+            (c, out)) {
   if (c == NULL || out == NULL)
     return zkc__refuse(c, ZKC_EINVAL, "zkc_client_stats: %s is NULL",
                        c == NULL ? "client" : "out");
@@ -29,8 +30,9 @@ ZKC__PUBLIC(zkc_client_stats, (zkc_client_t *c, zkc_client_stats_t *out), (c, ou
   return ZKC_OK;
 }
 
-ZKC__PUBLIC(zkc_client_foreach_lock_stats, (zkc_client_t *c, zkc_lock_stats_fn fn,
-                                  void *ctx), (c, fn, ctx)) {
+ZKC__PUBLIC(zkc_client_foreach_lock_stats,
+            (zkc_client_t *c, zkc_lock_stats_fn fn, void *ctx),
+            (c, fn, ctx)) {
   if (c == NULL || fn == NULL)
     return zkc__refuse(c, ZKC_EINVAL,
                        "zkc_client_foreach_lock_stats: %s is NULL",
@@ -43,7 +45,9 @@ ZKC__PUBLIC(zkc_client_foreach_lock_stats, (zkc_client_t *c, zkc_lock_stats_fn f
   return ZKC_OK;
 }
 
-ZKC__PUBLIC(zkc_client_set_event_hook, (zkc_client_t *c, zkc_event_fn fn, void *ctx), (c, fn, ctx)) {
+ZKC__PUBLIC(zkc_client_set_event_hook,
+            (zkc_client_t *c, zkc_event_fn fn, void *ctx),
+            (c, fn, ctx)) {
   if (c == NULL)
     return zkc__refuse(NULL, ZKC_EINVAL,
                        "zkc_client_set_event_hook: client is NULL");

@@ -173,7 +173,8 @@ static void write_records(FILE *f, const snaps_t *a) {
             AT(handoff));
 }
 
-ZKC__PUBLIC(zkc_client_prometheus, (zkc_client_t *c, char **text, size_t *len), (c, text, len)) {
+ZKC__PUBLIC(zkc_client_prometheus, (zkc_client_t *c, char **text, size_t *len),
+            (c, text, len)) {
   if (text) *text = NULL;
   if (len) *len = 0;
   if (c == NULL || text == NULL)

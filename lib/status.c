@@ -170,8 +170,10 @@ static int read_all(zkc_client_t *c, const char *path, char **names, size_t n,
   return rc;
 }
 
-ZKC__PUBLIC(zkc_lock_contenders, (zkc_client_t *c, const char *path,
-                        zkc_contender_t **out, size_t *count), (c, path, out, count)) {
+ZKC__PUBLIC(zkc_lock_contenders,
+            (zkc_client_t *c, const char *path, zkc_contender_t **out,
+             size_t *count),
+            (c, path, out, count)) {
   if (out) *out = NULL;
   if (count) *count = 0;
   int rc =
@@ -199,9 +201,10 @@ ZKC__PUBLIC(zkc_lock_contenders, (zkc_client_t *c, const char *path,
 }
 
 /* A semaphore's two queues: its lease holders and its waiters. */
-ZKC__PUBLIC(zkc_sem_contenders, (zkc_client_t *c, const char *path,
-                       zkc_contender_t **leases, size_t *n_leases,
-                       zkc_contender_t **queue, size_t *n_queue), (c, path, leases, n_leases, queue, n_queue)) {
+ZKC__PUBLIC(zkc_sem_contenders,
+            (zkc_client_t *c, const char *path, zkc_contender_t **leases,
+             size_t *n_leases, zkc_contender_t **queue, size_t *n_queue),
+            (c, path, leases, n_leases, queue, n_queue)) {
   if (leases) *leases = NULL;
   if (queue) *queue = NULL;
   if (n_leases) *n_leases = 0;
