@@ -13,7 +13,6 @@
 #include "decide.h"
 #include "names.h"
 #include "queue_nodes.h"
-#include "sem.h" /* the shared count's format */
 #include "util.h"
 
 _Static_assert(L_DONE < 16, "a state fits in zkc__lrun_t.st");
@@ -375,7 +374,9 @@ static void sent(zkc__lrun_t *r) {
   else if (rc == ZKC_OK && lrc != ZKC_OK) rc = lrc;
   int32_t max = r->how.max;
   if (rc == ZKC_OK && rd[R_COUNT]) {
-    if (crc == ZKC_OK) crc = zkc__sem_count_decode(rd[R_COUNT], &max);
+    if (crc == ZKC_OK)
+      crc = zkc__sem_count_decode(rd[R_COUNT]->data, rd[R_COUNT]->data_len,
+                                  &max);
     if (crc == ZKC_EPROTO)
       zkc__log(r->c, ZKC_LOG_ERROR, "count node %s holds %d bytes, not 4",
                r->how.count, rd[R_COUNT]->data_len);
@@ -419,14 +420,14 @@ static void parent_made(zkc__lrun_t *r) {
 }
 
 static void send_count(zkc__lrun_t *r) {
-  char data[COUNT_BYTES];
+  char data[ZKC__COUNT_BYTES];
   zkc__sem_count_encode(r->how.max, data);
   if ((r->op = op_new(r)) == NULL) {
     finish(r, ZKC_ENOMEM);
     return;
   }
   zkc__req_t rq = {.kind = ZKC__REQ_COUNT, .path = r->how.count,
-                    .data = data, .len = COUNT_BYTES};
+                    .data = data, .len = ZKC__COUNT_BYTES};
   r->world->send(r->c, r->op, &rq);
   r->st = L_COUNTING;
 }

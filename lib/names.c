@@ -477,3 +477,18 @@ const char *zkc__layout_as_what(zkc__recipe_layout_t as) {
       return "a lock";
   }
 }
+
+void zkc__sem_count_encode(int32_t v, char out[ZKC__COUNT_BYTES]) {
+  uint32_t u = (uint32_t)v;
+  for (int i = 0; i < ZKC__COUNT_BYTES; i++)
+    out[i] = (char)(u >> (8 * (ZKC__COUNT_BYTES - 1 - i)));
+}
+
+int zkc__sem_count_decode(const char *data, int len, int32_t *v) {
+  if (len != ZKC__COUNT_BYTES) return ZKC_EPROTO;
+  uint32_t u = 0;
+  for (int i = 0; i < ZKC__COUNT_BYTES; i++)
+    u = u << 8 | (unsigned char)data[i];
+  *v = (int32_t)u;
+  return ZKC_OK;
+}

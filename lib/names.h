@@ -178,4 +178,12 @@ const char *zkc__layout_what(unsigned layout);
  * read-write lock"). Static. */
 const char *zkc__layout_as_what(zkc__recipe_layout_t as);
 
+/* The semaphore's shared count as its node holds it (Curator's
+ * SharedCount): 4 bytes, big-endian, signed. Here, below the recipes, so
+ * that the lease run reads it without reaching into the semaphore. */
+#define ZKC__COUNT_BYTES 4
+void zkc__sem_count_encode(int32_t v, char out[ZKC__COUNT_BYTES]);
+/* The count from a node's data: exactly 4 bytes; ZKC_EPROTO otherwise. */
+int zkc__sem_count_decode(const char *data, int len, int32_t *v);
+
 #endif /* ZKC_NAMES_H */

@@ -10,12 +10,13 @@
 #include <stdint.h>
 
 #include "hold_fate.h"
+#include "names.h"
 #include "queue.h"
 #include "session.h"
 #include "stats.h"
 #include "zkcoord/semaphore.h"
 
-#define COUNT_BYTES 4
+#define COUNT_BYTES ZKC__COUNT_BYTES /* names.h: the count's codec */
 
 struct zkc_lease {
   zkc_sem_t *sem;
@@ -55,11 +56,6 @@ void zkc__sem_lease_delete(zkc_lease_t *l);
 
 /* ---- sem_count.c ---- */
 
-/* A count as the node holds it: 4 bytes, big-endian, signed. */
-void zkc__sem_count_encode(int32_t v, char out[COUNT_BYTES]);
-/* The count from a finished read: exactly 4 bytes, big-endian, signed;
- * ZKC_EPROTO otherwise. */
-int zkc__sem_count_decode(const zkc__op_t *op, int32_t *v);
 /* Creates the count node with `value` (and its parents), each request
  * given up at limit_ms (monotonic; ZKC__FOREVER) with ZKC_ETIMEDOUT. When
  * someone else created it first: ZKC_OK if `theirs_ok`, else

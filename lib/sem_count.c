@@ -1,27 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The semaphore's shared count: a node holding the limit as 4 bytes,
- * big-endian (Curator's SharedCount format), read and set by anyone. */
+ * big-endian (Curator's SharedCount format, its codec in names.c), read
+ * and set by anyone. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "names.h"
 #include "sem.h"
 #include "util.h"
-
-void zkc__sem_count_encode(int32_t v, char out[COUNT_BYTES]) {
-  uint32_t u = (uint32_t)v;
-  for (int i = 0; i < COUNT_BYTES; i++)
-    out[i] = (char)(u >> (8 * (COUNT_BYTES - 1 - i)));
-}
-
-int zkc__sem_count_decode(const zkc__op_t *op, int32_t *v) {
-  if (op->data_len != COUNT_BYTES) return ZKC_EPROTO;
-  uint32_t u = 0;
-  for (int i = 0; i < COUNT_BYTES; i++)
-    u = u << 8 | (unsigned char)op->data[i];
-  *v = (int32_t)u;
-  return ZKC_OK;
-}
 
 int zkc__sem_count_create(zkc_client_t *c, const char *path, int32_t value,
                           int theirs_ok, int64_t limit_ms) {
@@ -60,7 +46,7 @@ ZKC__PUBLIC(zkc_shared_count_get,
   if ((rc = zkc__op_init(&op)) == ZKC_OK) {
     zkc__send(c, &op, &(zkc__req_t){.kind = ZKC__REQ_GET, .path = path});
     rc = zkc__op_wait(&op);
-    if (rc == ZKC_OK) rc = zkc__sem_count_decode(&op, value);
+    if (rc == ZKC_OK) rc = zkc__sem_count_decode(op.data, op.data_len, value);
     zkc__op_clear(&op);
   }
   zkc__call_leave(c);

@@ -747,6 +747,29 @@ static void last_error_is_per_thread(void **state) {
   assert_string_equal((const char *)got, "");
 }
 
+/* The shared count's bytes (Curator's SharedCount): 4, big-endian,
+ * signed, and nothing else read as a count. */
+static void shared_count_codec(void **state) {
+  (void)state;
+  char b[ZKC__COUNT_BYTES];
+  zkc__sem_count_encode(0x01020304, b);
+  assert_memory_equal(b, "\x01\x02\x03\x04", 4);
+  zkc__sem_count_encode(-2, b);
+  assert_memory_equal(b, "\xff\xff\xff\xfe", 4);
+  const int32_t values[] = {0, 1, -1, 5, INT32_MAX, INT32_MIN};
+  for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
+    int32_t v = 7;
+    zkc__sem_count_encode(values[i], b);
+    assert_int_equal(zkc__sem_count_decode(b, 4, &v), ZKC_OK);
+    assert_int_equal(v, values[i]);
+  }
+  int32_t v = 7;
+  assert_int_equal(zkc__sem_count_decode(b, 3, &v), ZKC_EPROTO);
+  assert_int_equal(zkc__sem_count_decode("12345", 5, &v), ZKC_EPROTO);
+  assert_int_equal(zkc__sem_count_decode("", 0, &v), ZKC_EPROTO);
+  assert_int_equal(v, 7); /* untouched when refused */
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(valid_paths),
@@ -780,6 +803,7 @@ int main(void) {
       cmocka_unit_test(connect_strings),
       cmocka_unit_test(open_refusals_say_why),
       cmocka_unit_test(last_error_is_per_thread),
+      cmocka_unit_test(shared_count_codec),
   };
   return cmocka_run_group_tests_name("names", tests, NULL, NULL);
 }
