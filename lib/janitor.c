@@ -3,7 +3,9 @@
  * loss would otherwise stay as long as the session lives and wedge the lock
  * for everyone. The maintenance thread retries such deletes, on whatever
  * session is current, until the node is gone (deleted, or gone with its
- * session) or the server refuses. */
+ * session) or the server refuses. Here too what a held node's delete
+ * answered means (zkc__delete_answered): the world of the queue engine
+ * (qworld.c) tells it, below the recipes. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +33,21 @@ void zkc__janitor_add(zkc_client_t *c, const char *path, const char *uuid) {
   atomic_fetch_add(&c->janitor_pending, 1);
   pthread_cond_broadcast(&c->state_cv);
   pthread_mutex_unlock(&c->mu);
+}
+
+/* A delete cut by connection loss or a session's end is finished in the
+ * background; a refusal is logged. */
+int zkc__delete_answered(zkc_client_t *c, const char *node, int rc) {
+  if (rc == ZKC_ENONODE) return ZKC_ELOST;
+  if (rc == ZKC_OK || rc == ZKC_ECLOSED) return ZKC_OK;
+  if (!zkc__retryable(rc) && rc != ZKC_ESESSIONEXPIRED) {
+    zkc__log(c, ZKC_LOG_ERROR,
+             "delete of %s refused (%s): it stays until its session ends",
+             node, zkc_strerror(rc));
+    return rc;
+  }
+  zkc__janitor_add(c, node, NULL);
+  return ZKC_OK;
 }
 
 /* Deletes the protected nodes with p->uuid under p->path: normally one, but

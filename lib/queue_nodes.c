@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* What every queue's nodes share (queue_nodes.h): their parents made,
- * the answer to their delete read, a timed call's limit. */
+ * a timed call's limit. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,21 +76,6 @@ int zkc__ensure_path_until(zkc_client_t *c, const char *path,
 
 int zkc__ensure_path(zkc_client_t *c, const char *path) {
   return zkc__ensure_path_until(c, path, ZKC__FOREVER);
-}
-
-/* A delete cut by connection loss or a session's end is finished in the
- * background; a refusal is logged. */
-int zkc__delete_answered(zkc_client_t *c, const char *node, int rc) {
-  if (rc == ZKC_ENONODE) return ZKC_ELOST;
-  if (rc == ZKC_OK || rc == ZKC_ECLOSED) return ZKC_OK;
-  if (!zkc__retryable(rc) && rc != ZKC_ESESSIONEXPIRED) {
-    zkc__log(c, ZKC_LOG_ERROR,
-             "delete of %s refused (%s): it stays until its session ends",
-             node, zkc_strerror(rc));
-    return rc;
-  }
-  zkc__janitor_add(c, node, NULL);
-  return ZKC_OK;
 }
 
 int zkc__fenced_create_node(zkc_client_t *c, const char *node, const char *path,

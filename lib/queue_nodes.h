@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* What every queue's nodes share: their name and what a hold of one is,
- * their parents, the answer to their delete, and how long past its
- * deadline a timed call may wait for its answers. Used by the queue engine
- * (qengine.c), the blocking calls (queue.c) and the recipes. */
+ * their parents, and how long past its deadline a timed call may wait for
+ * its answers. Used by the queue engine (qengine.c), the blocking calls
+ * (queue.c) and the recipes. (What a held node's delete answered means is
+ * the janitor's: zkc__delete_answered, session.h.) */
 #ifndef ZKC_QUEUE_NODES_H
 #define ZKC_QUEUE_NODES_H
 
@@ -55,12 +56,6 @@ int zkc__ensure_path_until(zkc_client_t *c, const char *path,
  * connection's trouble, to retry from *up). */
 char *zkc__parent_path(const char *path, int up);
 int zkc__parent_next(const char *path, int rc, int *up, int *steps);
-
-/* What the answer `rc` to the delete of a held node means: ZKC_OK (gone,
- * or finished in the background after connection loss or a session's
- * end), ZKC_ELOST (it was gone already), or the server's refusal (logged:
- * the node stays until its session ends). */
-int zkc__delete_answered(zkc_client_t *c, const char *node, int rc);
 
 /* The fenced create of `path` under the lock node `node` (a mutex's or an
  * async hold's): one transaction checking node and creating path; a

@@ -6,7 +6,6 @@
 
 #include "qworld.h"
 
-#include "queue_nodes.h"
 #include "session_shared.h"
 #include "test_hooks.h"
 #include "util.h"

@@ -360,6 +360,11 @@ void zkc__guard_remove(zkc_client_t *c, uint64_t id);
  * uuid under `path`), retried by whatever session is current until the node
  * is gone or the server refuses. */
 void zkc__janitor_add(zkc_client_t *c, const char *path, const char *uuid);
+/* What the answer `rc` to the delete of a held node means: ZKC_OK (gone,
+ * or finished in the background after connection loss or a session's
+ * end: zkc__janitor_add), ZKC_ELOST (it was gone already), or the
+ * server's refusal (logged: the node stays until its session ends). */
+int zkc__delete_answered(zkc_client_t *c, const char *node, int rc);
 
 /* ---- the retry and backoff policy (retry.c): every wait after a failure
  * (a recipe's retried request, the janitor's delete, the guard's check, a
