@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "mutex_hold.h"
-#include "qworld.h" /* the set's grant told to the client's world */
 #include "queue.h"
 #include "session.h"
 #include "stats.h"
@@ -269,8 +268,8 @@ static int confirm_set(const zkc_multilock_t *ml, int64_t deadline) {
     int holds = rc == ZKC_OK && round_holds(ml, sent, sessions);
     for (size_t i = 0; i < ml->n; i++)
       if (sessions[i] != 0) zkc__mutex_hold_leave(ml->locks[i]);
-    if (holds) { /* the set's grant: its world is told, as the engine's */
-      zkc__qworld_session.granted(zkc__mutex_client(ml->locks[0]));
+    if (holds) { /* the set's grant: told as the engine's are */
+      zkc__granted(zkc__mutex_client(ml->locks[0]));
       break;
     }
     if (rc == ZKC_OK) /* too old, or a hold lost since it was read */

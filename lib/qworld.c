@@ -7,18 +7,9 @@
 #include "qworld.h"
 
 #include "session_shared.h"
-#include "test_hooks.h"
 #include "util.h"
 
-/* Test seam (test_hooks.h): NULL in every program but the tests. */
-void (*zkc__grant_seam)(void);
-
 static const char *holder_id(zkc_client_t *c) { return zkc__holder_id(c); }
-
-static void granted(zkc_client_t *c) {
-  (void)c;
-  if (zkc__grant_seam) zkc__grant_seam();
-}
 
 const zkc__qworld_t zkc__qworld_session = {
     .send = zkc__send,
@@ -28,7 +19,7 @@ const zkc__qworld_t zkc__qworld_session = {
     .closed = zkc__client_closed,
     .grant_fresh = zkc__grant_fresh,
     .holder_id = holder_id,
-    .granted = granted,
+    .granted = zkc__granted,
     .boot_ms = zkc__boot_ms,
     .now_ms = zkc__now_ms,
     .waiter_register = zkc__waiter_register_polled,

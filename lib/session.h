@@ -79,6 +79,10 @@ int64_t zkc__session_id(zkc_client_t *c);
  * I/O thread). An answer or event that sat in the socket through a longer
  * stall proves nothing: the caller reads again. */
 int zkc__grant_fresh(zkc_client_t *c, int64_t sent_boot_ms);
+/* A grant decided on a fresh proof, told as it is made: the queue
+ * engine's and the lease run's through their world (qworld.c), the
+ * multi-lock's set directly. */
+void zkc__granted(zkc_client_t *c);
 
 /* 1 while a live session is connected read-write. */
 int zkc__session_live(zkc_client_t *c);

@@ -167,6 +167,14 @@ int zkc__grant_fresh(zkc_client_t *c, int64_t sent_boot_ms) {
   return timeout > 0 && zkc__boot_ms() - sent_boot_ms < timeout / 2;
 }
 
+/* Test seam (test_hooks.h): NULL in every program but the tests. */
+void (*zkc__grant_seam)(void);
+
+void zkc__granted(zkc_client_t *c) {
+  (void)c;
+  if (zkc__grant_seam) zkc__grant_seam();
+}
+
 int zkc__on_maint_thread_locked(const zkc_client_t *c) {
   return c->maint_started && pthread_equal(pthread_self(), c->maint);
 }

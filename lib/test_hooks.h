@@ -57,9 +57,9 @@ extern void (*zkc__multilock_seam)(void);
 
 /* Test seam: when set, every grant calls it on the deciding thread the
  * moment its proof is found fresh (the queue engine and the lease run tell
- * their world, the multi-lock the client's world once the set's read
- * holds; qworld.c calls the seam). Only refusals follow it before the
- * acquire returns or its callback runs: the randomized fault test stamps
+ * their world, the multi-lock the client once the set's read holds;
+ * zkc__granted, state.c, calls the seam). Only refusals follow it before
+ * the acquire returns or its callback runs: the randomized fault test stamps
  * when the library decided, which a stop of the process after that cannot
  * move. */
 extern void (*zkc__grant_seam)(void);
