@@ -30,12 +30,42 @@ void (*zkc__vouch_seam)(void);
 
 /* ---- requests ---- */
 
-#define op_new zkc__qown_op_new   /* telling the run's driver (qown.h) */
-#define op_drop zkc__qown_op_drop /* finished or not */
+/* An op telling the run's driver (NULL without memory). */
+static zkc__op_t *op_new(zkc__qrun_t *r) {
+  return r->drv ? r->drv->op_new(r->drv_ctx) : zkc__op_new();
+}
+
+/* An op dropped, finished or not: one in flight is given up (its
+ * completion frees it and tells nobody), and only then is the driver told
+ * (an op that finished, even between a look and the give-up, told it). */
+static void op_drop(zkc__qrun_t *r, zkc__op_t **op) {
+  if (*op == NULL) return;
+  int orphaned = zkc__op_give_up(*op);
+  *op = NULL;
+  if (orphaned && r->drv) r->drv->op_dropped(r->drv_ctx);
+}
 
 static void op_end(zkc__op_t **op) {
   zkc__op_free(*op);
   *op = NULL;
+}
+
+/* A request of `kind` on path (no data) through the run's world; send_watch
+ * a ZKC__REQ_WATCH for the run's waiter. */
+static void send_rq(zkc__qrun_t *r, zkc__op_t *op, zkc__req_kind_t kind,
+                    const char *path) {
+  zkc__req_t rq = {.kind = kind, .path = path};
+  r->world->send(r->c, op, &rq);
+}
+
+static void send_watch(zkc__qrun_t *r, zkc__op_t *op, const char *path) {
+  zkc__req_t rq = {.kind = ZKC__REQ_WATCH, .path = path, .watch = r->w.id};
+  r->world->send(r->c, op, &rq);
+}
+
+/* The run's uuid (qown.h): its prefix's, or its node's once made. */
+static void own_uuid(const zkc__qrun_t *r, char out[ZKC__UUID_LEN + 1]) {
+  zkc__qown_uuid(r->base, r->prefix, r->node, out);
 }
 
 int zkc__qrun_ops(zkc__qrun_t *r, zkc__op_t **ops) {
@@ -98,12 +128,12 @@ static int submit_list(zkc__qrun_t *r, int via_leader, int with_also) {
     return ZKC_ENOMEM;
   }
   r->proof = r->world->boot_ms();
-  if (via_leader) zkc__qown_send(r, r->op, ZKC__REQ_SYNC, r->base);
-  zkc__qown_send(r, r->list, ZKC__REQ_CHILDREN, r->base);
+  if (via_leader) send_rq(r, r->op, ZKC__REQ_SYNC, r->base);
+  send_rq(r, r->list, ZKC__REQ_CHILDREN, r->base);
   /* `also` behind it: a hint only, so a read without memory goes unsent. */
   op_drop(r, &r->watch);
   if (with_also && r->also && (r->watch = op_new(r)) != NULL)
-    zkc__qown_send(r, r->watch, ZKC__REQ_CHILDREN, r->also);
+    send_rq(r, r->watch, ZKC__REQ_CHILDREN, r->also);
   return ZKC_OK;
 }
 
@@ -151,7 +181,7 @@ static void start_remove(zkc__qrun_t *r) {
     return;
   }
   if (r->world->session_live(r->c) && (r->op = op_new(r)) != NULL) {
-    zkc__qown_send(r, r->op, ZKC__REQ_DELETE, r->node);
+    send_rq(r, r->op, ZKC__REQ_DELETE, r->node);
     r->st = Q_REMOVING;
     return;
   }
@@ -179,7 +209,7 @@ static void finish(zkc__qrun_t *r, int rc) {
    * janitor finds it by our uuid (its read goes after the create). */
   if (r->maybe_made && r->node == NULL && r->prefix) {
     char uuid[ZKC__UUID_LEN + 1];
-    zkc__qown_uuid(r, uuid);
+    own_uuid(r, uuid);
     r->world->janitor_add(r->c, r->base, uuid);
   }
   r->maybe_made = 0;
@@ -204,7 +234,8 @@ static void retry(zkc__qrun_t *r, int rc, zkc__qstate_t next) {
 /* ---- creating our node ---- */
 
 static void send_create(zkc__qrun_t *r) {
-  int rc = r->prefix ? ZKC_OK : zkc__qown_new_prefix(r);
+  int rc = r->prefix ? ZKC_OK
+                     : zkc__qown_new_prefix(r->base, r->name, &r->prefix);
   if (rc == ZKC_OK && (r->op = op_new(r)) == NULL) rc = ZKC_ENOMEM;
   if (rc != ZKC_OK) {
     finish(r, rc);
@@ -277,34 +308,68 @@ static void created(zkc__qrun_t *r) {
 }
 
 /* The parents' walk: a create at a time, each bounded by the run's limit
- * like any other of its requests (qown.c). */
+ * like any other of its requests: the node r->up levels above the base
+ * (zkc__parent_path), then where its answer moves the walk
+ * (zkc__parent_next: r->up -1 once the base exists). */
 static void send_parent(zkc__qrun_t *r) {
-  if (zkc__qown_send_parent(r) != ZKC_OK) finish(r, ZKC_ENOMEM);
-  else r->st = Q_PARENTING;
+  char *path = zkc__parent_path(r->base, r->up);
+  if (path == NULL || (r->op = op_new(r)) == NULL) {
+    free(path);
+    finish(r, ZKC_ENOMEM);
+    return;
+  }
+  send_rq(r, r->op, ZKC__REQ_PARENT, path);
+  free(path); /* serialized by the send */
+  r->st = Q_PARENTING;
 }
 
 static void parent_made(zkc__qrun_t *r) {
-  int rc = zkc__qown_parent_made(r);
+  int up = r->up, steps = r->steps;
+  int rc = zkc__parent_next(r->base, r->op->rc, &up, &steps);
+  op_end(&r->op);
+  r->up = (short)up, r->steps = (short)steps;
   if (rc == ZKC_OK) r->st = r->up < 0 ? Q_CREATE : Q_PARENT;
   else if (zkc__retryable(rc)) retry(r, rc, Q_PARENT);
   else finish(r, rc);
 }
 
 /* The search for our uuid goes where the create is known to be visible: a
- * sync through the leader, the read behind it (qown.c). */
+ * sync through the leader (r->list) and the base's children read behind
+ * it (r->op), so that the read shows every create applied before the sync
+ * whichever server answers: a follower that has not applied ours yet
+ * would show none, and a second node with our uuid would be made behind
+ * the first. */
 static void search(zkc__qrun_t *r) {
-  if (zkc__qown_send_search(r) != ZKC_OK) finish(r, ZKC_ENOMEM);
-  else r->st = Q_SEARCHING;
+  if ((r->list = op_new(r)) == NULL || (r->op = op_new(r)) == NULL) {
+    op_drop(r, &r->list);
+    finish(r, ZKC_ENOMEM);
+    return;
+  }
+  send_rq(r, r->list, ZKC__REQ_SYNC, r->base);
+  send_rq(r, r->op, ZKC__REQ_CHILDREN, r->base);
+  r->st = Q_SEARCHING;
 }
 
+/* Both answers: r->found the oldest node carrying our uuid (qown.c), or
+ * the sync's or the read's error. */
 static void searched(zkc__qrun_t *r) {
-  int rc = zkc__qown_searched(r);
+  int rc = r->list->rc;
+  op_end(&r->list);
+  if (rc == ZKC_OK) rc = r->op->rc;
+  if (rc == ZKC_ENONODE) rc = ZKC_OK; /* no parent: no node either */
+  if (rc == ZKC_OK) {
+    char uuid[ZKC__UUID_LEN + 1];
+    own_uuid(r, uuid);
+    rc = zkc__qown_search(r->c, r->world, r->base, &r->op->children, uuid,
+                          &r->found);
+  }
+  op_end(&r->op);
   if (rc == ZKC_OK && r->found) {
     if ((r->op = op_new(r)) == NULL) {
       finish(r, ZKC_ENOMEM);
       return;
     }
-    zkc__qown_send(r, r->op, ZKC__REQ_EXISTS, r->found);
+    send_rq(r, r->op, ZKC__REQ_EXISTS, r->found);
     r->st = Q_ADOPTING;
   } else if (rc == ZKC_OK) { /* never applied: create it now */
     r->maybe_made = 0;
@@ -335,7 +400,7 @@ static void adopted(zkc__qrun_t *r) {
   r->found = NULL;
   if (rc == ZKC_OK || rc == ZKC_ENONODE) { /* not ours: a new one */
     r->maybe_made = 0;
-    rc = zkc__qown_new_prefix(r);
+    rc = zkc__qown_new_prefix(r->base, r->name, &r->prefix);
     if (rc == ZKC_OK) r->st = Q_CREATE;
     else finish(r, rc);
   } else if (zkc__retryable(rc)) {
@@ -451,12 +516,12 @@ static void watch_round(zkc__qrun_t *r, char *pred, int sole) {
   r->w_reg = 1;
   if (r->sole && zkc__round_seam) zkc__round_seam();
   r->sent = r->world->boot_ms();
-  if (r->list) zkc__qown_send(r, r->list, ZKC__REQ_SYNC, r->base);
+  if (r->list) send_rq(r, r->list, ZKC__REQ_SYNC, r->base);
   if (r->sole) {
     r->world->waiter_watch_own(r->c, &r->w, r->node);
-    zkc__qown_watch(r, r->op, r->node);
+    send_watch(r, r->op, r->node);
   }
-  zkc__qown_watch(r, r->watch, pred);
+  send_watch(r, r->watch, pred);
   r->st = Q_WATCHING;
 }
 
@@ -505,9 +570,9 @@ static void confirm(zkc__qrun_t *r) {
     return;
   }
   r->proof = r->world->boot_ms();
-  zkc__qown_send(r, r->list, ZKC__REQ_SYNC, r->base);
-  zkc__qown_send(r, r->op, ZKC__REQ_EXISTS, r->vouch ? r->vouch : r->node);
-  if (r->vouch) zkc__qown_send(r, r->watch, ZKC__REQ_EXISTS, r->node);
+  send_rq(r, r->list, ZKC__REQ_SYNC, r->base);
+  send_rq(r, r->op, ZKC__REQ_EXISTS, r->vouch ? r->vouch : r->node);
+  if (r->vouch) send_rq(r, r->watch, ZKC__REQ_EXISTS, r->node);
   r->st = Q_CONFIRMING;
 }
 
@@ -632,7 +697,11 @@ static void listed(zkc__qrun_t *r) {
   }
   r->retries = 0; /* the budget is per outage, not per acquisition */
   zkc__q_decision_t d;
-  size_t n = zkc__qown_drop_twins(r, r->list->children.data,
+  char uuid[ZKC__UUID_LEN + 1];
+  own_uuid(r, uuid);
+  size_t n = zkc__qown_drop_twins(r->c, r->world, r->base,
+                                  zkc__basename(r->node), uuid,
+                                  r->list->children.data,
                                   (size_t)r->list->children.count);
   rc = zkc__queue_decide(r->list->children.data, n, zkc__basename(r->node),
                          r->reader, &d);
