@@ -12,6 +12,10 @@
 #    (lease_run.c) call no session-layer function but an op's life and the
 #    log: the rest goes through their world (qworld.h; the client's is
 #    zkc__qworld_session, of the session layer);
+#  - no arrow back up: modules (a .c with its .h), linked by includes and
+#    calls, form no loop, and none depends on a higher floor (below, the
+#    session layer, the kernel of the runs, the recipes); only the kernel
+#    reaches the queue engine's world (qworld.h);
 #  - the tests' hooks (test_hooks.h) are included only where they are
 #    defined;
 #  - ZooKeeper's states are translated at the door: no ZOO_* name in lib/
@@ -117,6 +121,55 @@ engine_calls=$(awk '($1 == "qengine.c" || $1 == "qown.c" || $1 == "lease_run.c")
   $2 != "log.c" && $3 != "zkc__retryable" && $3 != "zkc__qworld_session" &&
   index(" '"$session_layer"' ", " " $2 " ") { print $1 " calls " $3 " (" $2 ") past its world (qworld.h)" }' <<<"$calls")
 if [ -n "$engine_calls" ]; then echo "$engine_calls"; fail=1; fi
+# No arrow back up. A module is a .c and its .h together (qown.c and
+# qown.h); it depends on what it includes and on the objects whose
+# functions it calls. Those dependencies form no loop (the queue engine
+# and its own nodes' rules once called each other: qengine.c called qown.c,
+# built on qengine.h's run), and none goes up the floors of
+# docs/architecture.md: below (util, names, stats, renewal), the session
+# layer, the kernel of the runs (the queue engine, the lease run, what
+# they stand on, their driver), the recipes. So the lease run reads the
+# shared count with names.c's codec, not the semaphore's, and qworld.c
+# tells a delete's answer with the janitor's, not a recipe file's.
+modules=$({ sed 's/\.[ch]\b//g' <<<"$edges"; awk '{print $1, $2}' <<<"$calls" |
+  sed 's/\.c\b//g'; } | awk '$1 != $2' | sort -u)
+if ! tsort <<<"$modules" >/dev/null 2>/tmp/zkc-modules.$$; then
+  echo "dependency loop among lib/ modules (a .c with its .h; includes and calls):"
+  cat /tmp/zkc-modules.$$; fail=1
+fi
+rm -f /tmp/zkc-modules.$$
+floor_below="util names stats hash renewal test_hooks"
+floor_session="$(sed 's/\.[ch]\b//g' <<<"$session_layer") session session_shared client_struct"
+floor_kernel="queue_nodes decide qown qengine lease_run drive"
+upward=$(awk -v below=" $floor_below " -v session=" $floor_session " \
+             -v kernel=" $floor_kernel " '
+  function floor(m) {
+    if (index(below, " " m " ")) return 1
+    if (index(session, " " m " ")) return 2
+    if (index(kernel, " " m " ")) return 3
+    return 4
+  }
+  BEGIN { name[1] = "below"; name[2] = "session layer"; name[3] = "kernel"
+          name[4] = "recipe" }
+  floor($1) < floor($2) {
+    print $1 " (" name[floor($1)] ") depends on " $2 " (" name[floor($2)] ")"
+  }' <<<"$modules")
+if [ -n "$upward" ]; then
+  echo "$upward"
+  echo "^ an arrow back up the floors (below, session layer, kernel, recipes)"
+  fail=1
+fi
+# The queue engine's world (qworld.h, the client's in qworld.c) is the
+# kernel's door: a recipe goes through session.h, never through the world
+# (the multi-lock told its grant through zkc__qworld_session.granted).
+worldly=$(awk -v kernel=" $floor_kernel " '
+  $2 == "qworld" && $1 != "qworld" && !index(kernel, " " $1 " ")' <<<"$modules")
+if [ -n "$worldly" ]; then
+  while read -r m w; do
+    echo "$m reaches the queue engine's world ($w): recipes use session.h"
+  done <<<"$worldly"
+  fail=1
+fi
 for f in *.c *.h; do
   if grep -q '^#include <zookeeper/' "$f" && [[ " $zk_door " != *" $f "* ]]; then
     echo "$f includes the ZooKeeper client's header outside the session layer's door"
@@ -129,5 +182,5 @@ if grep -rnoE '#include <zookeeper/|\bZ(OK|OO_[A-Z_]+|[A-JL-Z][A-Z]{3,})\b|\b(zo
      "$src/include" "$src/cli" "$src/examples"; then
   echo "^ public headers, the CLI and the examples must not mention the ZooKeeper client"; fail=1
 fi
-[ $fail = 0 ] && echo "layers: no include or call cycle; the client struct and the session layer's shared header seen by it only, recipes through session.h, the queue engine through its world; ZooKeeper's header and states at the door only"
+[ $fail = 0 ] && echo "layers: no include or call cycle, no arrow back up; the client struct and the session layer's shared header seen by it only, recipes through session.h, the queue engine through its world; ZooKeeper's header and states at the door only"
 exit $fail
