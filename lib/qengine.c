@@ -68,6 +68,17 @@ static void own_uuid(const zkc__qrun_t *r, char out[ZKC__UUID_LEN + 1]) {
   zkc__qown_uuid(r->base, r->prefix, r->node, out);
 }
 
+/* Another node with our uuid (qown.h): the janitor deletes it. */
+static void stray(void *ctx, const char *name) {
+  zkc__qrun_t *r = ctx;
+  char *path = zkc__path_join(r->base, name);
+  if (path == NULL) return; /* no memory: it goes with its session */
+  zkc__log(r->c, ZKC_LOG_INFO, "lock %s: %s carries our uuid too: deleting it",
+           r->base, path);
+  r->world->janitor_add(r->c, path, NULL);
+  free(path);
+}
+
 int zkc__qrun_ops(zkc__qrun_t *r, zkc__op_t **ops) {
   int n = 0;
   switch (r->st) {
@@ -360,8 +371,8 @@ static void searched(zkc__qrun_t *r) {
   if (rc == ZKC_OK) {
     char uuid[ZKC__UUID_LEN + 1];
     own_uuid(r, uuid);
-    rc = zkc__qown_search(r->c, r->world, r->base, &r->op->children, uuid,
-                          &r->found);
+    rc = zkc__qown_search(r->base, r->op->children.data,
+                          r->op->children.count, uuid, &r->found, stray, r);
   }
   op_end(&r->op);
   if (rc == ZKC_OK && r->found) {
@@ -699,10 +710,9 @@ static void listed(zkc__qrun_t *r) {
   zkc__q_decision_t d;
   char uuid[ZKC__UUID_LEN + 1];
   own_uuid(r, uuid);
-  size_t n = zkc__qown_drop_twins(r->c, r->world, r->base,
-                                  zkc__basename(r->node), uuid,
+  size_t n = zkc__qown_drop_twins(zkc__basename(r->node), uuid,
                                   r->list->children.data,
-                                  (size_t)r->list->children.count);
+                                  (size_t)r->list->children.count, stray, r);
   rc = zkc__queue_decide(r->list->children.data, n, zkc__basename(r->node),
                          r->reader, &d);
   char *pred = rc == ZKC_OK && d.verdict == ZKC__Q_WAIT

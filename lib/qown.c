@@ -6,9 +6,9 @@
 
 #include "qown.h"
 
-#include "session.h"
 #include "test_hooks.h"
 #include "util.h"
+#include "zkcoord/common.h"
 
 void (*zkc__uuid_seam)(char uuid[ZKC__UUID_LEN + 1]);
 
@@ -39,45 +39,34 @@ static int64_t seq_of(const char *name) {
   return zkc__node_sequence(name, &seq) ? seq : -1;
 }
 
-static void to_janitor(zkc_client_t *c, const zkc__qworld_t *world,
-                       const char *base, const char *name) {
-  char *path = zkc__path_join(base, name);
-  if (path == NULL) return; /* no memory: it goes with its session */
-  zkc__log(c, ZKC_LOG_INFO, "lock %s: %s carries our uuid too: deleting it",
-           base, path);
-  world->janitor_add(c, path, NULL);
-  free(path);
-}
-
-int zkc__qown_search(zkc_client_t *c, const zkc__qworld_t *world,
-                     const char *base, const zkc__names_t *names,
-                     const char *uuid, char **found) {
+int zkc__qown_search(const char *base, char *const *names, int count,
+                     const char *uuid, char **found,
+                     zkc__qown_stray_fn *stray, void *ctx) {
   *found = NULL;
   int oldest = -1;
-  for (int i = 0; i < names->count; i++) {
-    if (!zkc__name_has_uuid(names->data[i], uuid)) continue;
-    if (oldest < 0 || seq_of(names->data[i]) < seq_of(names->data[oldest])) {
-      if (oldest >= 0) to_janitor(c, world, base, names->data[oldest]);
+  for (int i = 0; i < count; i++) {
+    if (!zkc__name_has_uuid(names[i], uuid)) continue;
+    if (oldest < 0 || seq_of(names[i]) < seq_of(names[oldest])) {
+      if (oldest >= 0) stray(ctx, names[oldest]);
       oldest = i;
     } else {
-      to_janitor(c, world, base, names->data[i]);
+      stray(ctx, names[i]);
     }
   }
   if (oldest < 0) return ZKC_OK;
-  *found = zkc__path_join(base, names->data[oldest]);
+  *found = zkc__path_join(base, names[oldest]);
   return *found ? ZKC_OK : ZKC_ENOMEM;
 }
 
-size_t zkc__qown_drop_twins(zkc_client_t *c, const zkc__qworld_t *world,
-                            const char *base, const char *own,
-                            const char *uuid, char **names, size_t n) {
+size_t zkc__qown_drop_twins(const char *own, const char *uuid, char **names,
+                            size_t n, zkc__qown_stray_fn *stray, void *ctx) {
   size_t kept = n;
   for (size_t i = 0; i < kept;) {
     if (strcmp(names[i], own) == 0 || !zkc__name_has_uuid(names[i], uuid)) {
       i++;
       continue;
     }
-    to_janitor(c, world, base, names[i]);
+    stray(ctx, names[i]);
     char *twin = names[i]; /* past the end: still freed with the read */
     names[i] = names[--kept];
     names[kept] = twin;
