@@ -21,6 +21,7 @@ typedef struct bench_cfg {
   int round_ms;        /* length of one timed round */
   const char *root;    /* this run's root path, "/zkc-bench/<pid>" */
   const char *self;    /* path of this binary (worker processes) */
+  int rtt_us;          /* the network's round trip, if delayed (--rtt-us) */
 } bench_cfg_t;
 
 extern bench_cfg_t cfg;
@@ -59,6 +60,8 @@ int emit_target(const char *scen, const char *what, double value,
 
 /* ---- raw ZooKeeper sessions (the baselines and inspection) ---- */
 zhandle_t *raw_open(void);
+/* The same on a connect string of its own (one server, say). */
+zhandle_t *raw_open_at(const char *hosts);
 void raw_close(zhandle_t *zh);
 /* A raw request cut by the connection (a busy machine's C client may time
  * one out): the baselines try it again, as zkcoord retries its own; any
@@ -138,5 +141,6 @@ void scen_leader(void);  /* l: leader hand-off, graceful and crash */
 int leader_child(int argc, char **argv); /* l: the leader that is killed */
 void scen_async_scale(void); /* k: 10,000 pending async acquires */
 void scen_stats_cost(void);  /* m: the stats' cost (under callgrind) */
+void scen_net(void);         /* n: the network's round trips, through relays and not */
 
 #endif /* ZKC_BENCH_H */

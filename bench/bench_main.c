@@ -14,6 +14,11 @@
  *                                               selector; graceful, crash)
  *  m  the stats' cost: R x 250 uncontended cycles, nothing else (bench/run.sh
  *     runs it under callgrind)
+ *  n  the network: a read's and a write's round trips on each server's
+ *     client link, and (relayed) on its direct port beside it
+ *
+ * --rtt-us N: the network's round trip when delayed (bench/run.sh --rtt):
+ * longer rounds, and scenario g waits longer for the waiter's watch.
  *
  * Prints one CSV record per figure on stdout (see emit() in bench.h);
  * bench/run.sh starts the ensemble, runs the matrix and builds the table,
@@ -30,8 +35,8 @@
 
 static void usage(void) {
   fprintf(stderr,
-          "usage: zkc_bench [--quick] [--rounds R] [--round-ms MS] "
-          "SCENARIO...\n  scenarios: a b c d e f g h i k l (or all)\n");
+          "usage: zkc_bench [--quick] [--rounds R] [--round-ms MS] [--rtt-us N] "
+          "SCENARIO...\n  scenarios: a b c d e f g h i k l m n (or all)\n");
   exit(2);
 }
 
@@ -64,12 +69,16 @@ int main(int argc, char **argv) {
       rounds = atoi(argv[++i]);
     else if (strcmp(argv[i], "--round-ms") == 0 && i + 1 < argc)
       round_ms = atoi(argv[++i]);
+    else if (strcmp(argv[i], "--rtt-us") == 0 && i + 1 < argc)
+      cfg.rtt_us = atoi(argv[++i]);
     else
       usage();
   }
   if (i == argc) usage();
   cfg.rounds = rounds > 0 ? rounds : cfg.quick ? 2 : 5;
   cfg.round_ms = round_ms > 0 ? round_ms : cfg.quick ? 300 : 1000;
+  /* A delayed cycle is slow: as many cycles per round as at 2 ms less. */
+  if (round_ms <= 0 && !cfg.quick) cfg.round_ms += cfg.rtt_us / 2;
   if (cfg.rounds > 64) cfg.rounds = 64;
   snprintf(root, sizeof root, "/zkc-bench/%d", (int)getpid());
   cfg.root = root;
@@ -80,7 +89,8 @@ int main(int argc, char **argv) {
   } all[] = {{"a", scen_cycle},  {"b", scen_paths}, {"c", scen_contend},
              {"d", scen_queue},  {"e", scen_many},  {"f", scen_reentry},
              {"g", scen_handoff}, {"h", scen_async}, {"i", scen_herd},
-             {"k", scen_async_scale}, {"l", scen_leader}, {"m", scen_stats_cost}};
+             {"k", scen_async_scale}, {"l", scen_leader}, {"m", scen_stats_cost},
+             {"n", scen_net}};
   const size_t nall = sizeof all / sizeof all[0];
   for (int k = i; k < argc; k++) {
     size_t j = 0;

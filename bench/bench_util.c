@@ -124,13 +124,14 @@ static void raw_watcher(zhandle_t *zh, int type, int state, const char *path,
   }
 }
 
-zhandle_t *raw_open(void) {
+zhandle_t *raw_open(void) { return raw_open_at(cfg.connect); }
+
+zhandle_t *raw_open_at(const char *hosts) {
   raw_ctx_t *r = calloc(1, sizeof *r);
   if (r == NULL) die("out of memory");
   pthread_mutex_init(&r->mu, NULL);
   pthread_cond_init(&r->cv, NULL);
-  zhandle_t *zh = zookeeper_init2(cfg.connect, raw_watcher, 10000, NULL, r, 0,
-                                  NULL);
+  zhandle_t *zh = zookeeper_init2(hosts, raw_watcher, 10000, NULL, r, 0, NULL);
   if (zh == NULL) die("zookeeper_init2 failed");
   /* As zkcoord's own sessions: no name resolution on every I/O pass, which
    * would otherwise be most of a request's client CPU (the baseline is the
@@ -142,7 +143,7 @@ zhandle_t *raw_open(void) {
   pthread_mutex_lock(&r->mu);
   while (!r->connected)
     if (pthread_cond_timedwait(&r->cv, &r->mu, &until) != 0)
-      die("no connection to %s", cfg.connect);
+      die("no connection to %s", hosts);
   pthread_mutex_unlock(&r->mu);
   return zh;
 }

@@ -22,7 +22,11 @@ enum {
 };
 
 void scen_handoff(void) {
-  const int per_round = cfg.quick ? 30 : 200;
+  const int per_round = cfg.quick ? 30 : cfg.rtt_us >= 2000 ? 100 : 200;
+  /* The waiter's acquire goes on for a few round trips after its node is
+   * seen (its create's answer, the read, the sync, the watch): the release
+   * waits for that, on a delayed network too. */
+  const int settle_ms = 5 + 6 * cfg.rtt_us / 1000;
   char path[200], node[220];
   snprintf(path, sizeof path, "%s/g/lock", cfg.root);
   snprintf(node, sizeof node, "%s/g/raw", cfg.root);
@@ -46,7 +50,7 @@ void scen_handoff(void) {
       actor_t *h = &a[holder], *w = &a[1 - holder];
       actor_send(w, CMD_ACQUIRE);
       while (raw_children_count(inspect, path) != 2) sleep_ms(1);
-      sleep_ms(5);
+      sleep_ms(settle_ms);
       actor_send(h, CMD_RELEASE);
       actor_wait(h);
       actor_wait(w);
@@ -77,7 +81,7 @@ void scen_handoff(void) {
        * right after other requests finds the ensemble's threads awake and
        * commits markedly faster than one sent after a pause, which would
        * make the baseline a different experiment. */
-      sleep_ms(5);
+      sleep_ms(settle_ms);
       int64_t t2 = now_ns();
       if (rc == ZOK) rc = zoo_delete(x, node, -1);
       int64_t t3 = now_ns();

@@ -9,6 +9,8 @@
 #   server i (1..3): client 127.0.0.1:(B+i), quorum 127.0.0.1:(B+707+i), election 127.0.0.1:(B+1707+i)
 #   with the port base B = 2180 by default: client ports 2181-2183, quorum 2888-2890, election 3888-3890;
 #   with relays, server i reaches server j's quorum port through 127.0.0.1:(B+2707+3(i-1)+j-1)
+#   with a delay, also its election port through (B+2716+3(i-1)+j-1), and clients reach server i
+#   through (B+2724+i)
 #
 # Usage: zk-ensemble.sh COMMAND [ARGS]   (see usage() below or run with `help`)
 #
@@ -25,6 +27,14 @@
 #                           relay of its own (socat), which `isolate N` stalls to cut server N off
 #                           from the rest while its clients stay connected (a partition); 0: none.
 #                           Remembered in the base directory until `clean`.
+#   ZKC_ENSEMBLE_DELAY_US   N (at start): a networked ensemble. Every link gets a one-way delay of
+#                           N microseconds, made by a relay process per link (zkc_netdelay, built
+#                           with the benchmarks; no netem here): each server's quorum and election
+#                           links to the others, and a client link per server, whose ports
+#                           `connect` then prints (`connect-direct`: the servers' own). Implies the
+#                           relays above (isolate/rejoin stall its quorum links). `off`: none.
+#                           Remembered in the base directory until `clean`.
+#   ZKC_NETDELAY            path of the zkc_netdelay binary (needed at start with a delay)
 #   ZKC_ENSEMBLE_TEST_AUTH  1: load the test-only auth provider or fail (needs a JDK; the suite
 #                           sets it); unset: load it when a JDK is there, else run without it
 set -euo pipefail
@@ -73,7 +83,8 @@ usage: ${0##*/} COMMAND [ARGS]
   port N           print the client port of server N
   log N            print the path of server N's log file
   leader           print the number (1..$NSERVERS) of the current leader
-  connect          print the client connect string
+  connect          print the client connect string (with a delay: through the client relays)
+  connect-direct   print the servers' own client ports, never relayed
   4lw N WORD       print server N's answer to a 4-letter word (mntr, srvr, cons, dump, wchc, ...)
 EOF
 }
@@ -87,6 +98,8 @@ quorum_port() { echo $((PORT_BASE + 707 + $1)); }
 elect_port()  { echo $((PORT_BASE + 1707 + $1)); }
 log_file()    { printf '%s/logs/zookeeper.log' "$(server_dir "$1")"; }
 relay_port()  { echo $((PORT_BASE + 2707 + 3 * ($1 - 1) + $2 - 1)); }  # server $1 to server $2
+erelay_port() { echo $((PORT_BASE + 2716 + 3 * ($1 - 1) + $2 - 1)); }  # election, $1 to $2
+crelay_port() { echo $((PORT_BASE + 2724 + $1)); }                     # clients to server $1
 
 # Validates a server number argument.
 check_n() {
@@ -325,7 +338,8 @@ cmd_heal() {
 # ---------------------------------------------------------------------------------------------
 # quorum relays (ZKC_ENSEMBLE_RELAYS=1): a partition on loopback
 
-relayed() { [[ -f $BASE/relayed ]]; }
+relayed() { [[ -f $BASE/relayed ]] || delayed; }
+delayed() { [[ -f $BASE/delay_us ]]; }
 
 # Prints the pids of the relay from server $1 to server $2 (its listener and the children it
 # forked for each connection: one process group), found by their command line.
@@ -334,15 +348,90 @@ relay_pids() {
     want="TCP-LISTEN:$(relay_port "$1" "$2"),"
     for proc in /proc/[0-9]*; do
         mapfile -d '' -t args 2>/dev/null <"$proc/cmdline" || continue
-        ((${#args[@]} >= 3)) && [[ ${args[0]##*/} == socat && ${args[-2]} == "$want"* ]] || continue
-        echo "${proc#/proc/}"
+        ((${#args[@]} >= 3)) || continue
+        if [[ ${args[0]##*/} == socat && ${args[-2]} == "$want"* ]] ||
+            [[ ${args[0]##*/} == zkc_netdelay && ${args[2]} == "$(relay_port "$1" "$2")" ]]; then
+            echo "${proc#/proc/}"
+        fi
     done
+}
+
+# Prints "PID DELAY_US LISTEN_PORT" for every delay relay of this port base, any link.
+delay_relays() {
+    local proc args lo=$((PORT_BASE + 2707)) hi=$((PORT_BASE + 2727))
+    for proc in /proc/[0-9]*; do
+        mapfile -d '' -t args 2>/dev/null <"$proc/cmdline" || continue
+        ((${#args[@]} == 4)) && [[ ${args[0]##*/} == zkc_netdelay ]] || continue
+        [[ ${args[2]} =~ ^[0-9]+$ ]] && ((args[2] >= lo && args[2] <= hi)) || continue
+        echo "${proc#/proc/} ${args[1]} ${args[2]}"
+    done
+}
+
+# Starts one delay relay (as start_server starts a server: its own session, no fds).
+start_delay_relay() {
+    local bin
+    bin=$(<"$BASE/netdelay")
+    [[ -x $bin ]] || die "$bin is not an executable zkc_netdelay (set ZKC_NETDELAY)"
+    ! port_listening "$1" || die "port $1 needed by a delay relay is already in use:
+$(ss -ltnp "sport = :$1" 2>/dev/null | tail -n +2)"
+    (
+        for fd in "/proc/$BASHPID/fd/"*; do
+            fd=${fd##*/}
+            ((fd > 2)) && eval "exec $fd>&-"
+        done
+        exec setsid "$bin" "$(<"$BASE/delay_us")" "$1" "$2"
+    ) </dev/null >/dev/null 2>&1 &
+}
+
+# Starts the delay relays not running; those running with another delay are replaced.
+start_delay_relays() {
+    local d i j pid dus port running=" "
+    d=$(<"$BASE/delay_us")
+    while read -r pid dus port; do
+        [[ -n $pid ]] || continue
+        if [[ $dus == "$d" ]]; then
+            running+="$port "
+        else
+            kill -s CONT "$pid" 2>/dev/null || true
+            kill "$pid" 2>/dev/null || true
+        fi
+    done < <(delay_relays)
+    for ((i = 1; i <= NSERVERS; i++)); do
+        [[ $running == *" $(crelay_port "$i") "* ]] || start_delay_relay "$(crelay_port "$i")" "$(client_port "$i")"
+        for ((j = 1; j <= NSERVERS; j++)); do
+            ((i != j)) || continue
+            [[ $running == *" $(relay_port "$i" "$j") "* ]] ||
+                start_delay_relay "$(relay_port "$i" "$j")" "$(quorum_port "$j")"
+            [[ $running == *" $(erelay_port "$i" "$j") "* ]] ||
+                start_delay_relay "$(erelay_port "$i" "$j")" "$(elect_port "$j")"
+        done
+    done
+}
+
+# Stops every delay relay of this port base and waits for them to be gone.
+stop_delay_relays() {
+    local pid rest pids=() t
+    while read -r pid rest; do
+        [[ -n $pid ]] && pids+=("$pid")
+    done < <(delay_relays)
+    ((${#pids[@]})) || return 0
+    kill -s CONT "${pids[@]}" 2>/dev/null || true
+    kill "${pids[@]}" 2>/dev/null || true
+    for ((t = 0; t < 100; t++)); do
+        for pid in "${pids[@]}"; do is_gone "$pid" || { sleep 0.05; continue 2; }; done
+        return 0
+    done
+    kill -s KILL "${pids[@]}" 2>/dev/null || true
 }
 
 # Starts every relay not running (as start_server starts a server: its own session, no fds).
 start_relays() {
     local i j
     relayed || return 0
+    if delayed; then
+        start_delay_relays
+        return 0
+    fi
     command -v socat >/dev/null || die "socat not found: the relayed ensemble needs it (apt-get install socat)"
     for ((i = 1; i <= NSERVERS; i++)); do
         for ((j = 1; j <= NSERVERS; j++)); do
@@ -381,7 +470,7 @@ signal_relays() {
     done
 }
 
-stop_relays() { signal_relays CONT; signal_relays TERM; }
+stop_relays() { signal_relays CONT; signal_relays TERM; stop_delay_relays; }
 
 # ---------------------------------------------------------------------------------------------
 # configuration
@@ -426,7 +515,9 @@ write_server_config() {
         echo "autopurge.purgeInterval=0"
         echo "quorumListenOnAllIPs=false"
         for ((j = 1; j <= NSERVERS; j++)); do
-            if relayed && ((i != j)); then
+            if delayed && ((i != j)); then
+                echo "server.$j=127.0.0.1:$(relay_port "$i" "$j"):$(erelay_port "$i" "$j")"
+            elif relayed && ((i != j)); then
                 echo "server.$j=127.0.0.1:$(relay_port "$i" "$j"):$(elect_port "$j")"
             else
                 echo "server.$j=127.0.0.1:$(quorum_port "$j"):$(elect_port "$j")"
@@ -463,6 +554,18 @@ write_configs() {
     case ${ZKC_ENSEMBLE_RELAYS-} in
         1) touch "$BASE/relayed" ;;
         0) rm -f "$BASE/relayed" ;;
+    esac
+    case ${ZKC_ENSEMBLE_DELAY_US-} in
+        '') ;;
+        off) rm -f "$BASE/delay_us" "$BASE/netdelay" ;;
+        *)
+            [[ $ZKC_ENSEMBLE_DELAY_US =~ ^[0-9]+$ ]] && ((ZKC_ENSEMBLE_DELAY_US <= 10000000)) ||
+                die "ZKC_ENSEMBLE_DELAY_US must be microseconds (0..10000000) or off"
+            [[ -n ${ZKC_NETDELAY-} && -x ${ZKC_NETDELAY-} ]] ||
+                die "ZKC_ENSEMBLE_DELAY_US needs ZKC_NETDELAY, the built zkc_netdelay (bench/netdelay.c)"
+            realpath -- "$ZKC_NETDELAY" >"$BASE/netdelay"
+            echo "$((10#$ZKC_ENSEMBLE_DELAY_US))" >"$BASE/delay_us"
+            ;;
     esac
     write_log4j
     for ((i = 1; i <= NSERVERS; i++)); do write_server_config "$i"; done
@@ -688,7 +791,10 @@ main() {
         port) check_n "${1-}"; client_port "$1" ;;
         log) check_n "${1-}"; log_file "$1" ;;
         leader) find_leader || die "no leader" ;;
-        connect) local i s=(); for ((i = 1; i <= NSERVERS; i++)); do s+=("127.0.0.1:$(client_port "$i")"); done
+        connect | connect-direct)
+                 local i s=() port=client_port
+                 [[ $cmd == connect ]] && delayed && port=crelay_port
+                 for ((i = 1; i <= NSERVERS; i++)); do s+=("127.0.0.1:$($port "$i")"); done
                  (IFS=,; echo "${s[*]}") ;;
         4lw) check_n "${1-}"; [[ ${2-} =~ ^[a-z]{4}$ ]] || die "4lw needs a 4-letter word, got '${2-}'"
              fourlw "$1" "$2" || die "no answer from zk$1 to '$2'" ;;
