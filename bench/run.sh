@@ -21,8 +21,11 @@
 # timed: a few atomic increments against a cycle of network round trips are
 # below what timing can tell apart on a shared machine.
 #
-# usage: bench/run.sh [--quick] [--out DIR] [SCENARIO...]   (default: a b c d e f g h i k l m p r)
+# usage: bench/run.sh [--quick] [--out DIR] [--rtt MS] [SCENARIO...]   (default: a b c d e f g h i k l m p r)
 #   --quick   smoke run: 2 short rounds, smaller sizes (about half a minute)
+#   --rtt MS  a networked ensemble: every link (client, quorum, election) through a
+#             relay that adds MS/2 milliseconds each way (zkc_netdelay; 0: the relays
+#             alone), the clients on the client relays; scenario n shows the round trips
 #   --out     output directory (default build/bench-results; the committed
 #             figures live in bench/results)
 #
@@ -46,13 +49,16 @@ readonly ENSEMBLE=$ROOT/test/ensemble/zk-ensemble.sh
 
 out=$ROOT/build/bench-results
 quick=()
+rtt=
 scenarios=()
 while [ $# -gt 0 ]; do
   case $1 in
     --quick) quick=(--quick) ;;
     --out) out=${2:?--out needs a directory}; shift ;;
-    [a-iklmpr]) scenarios+=("$1") ;;
-    *) echo "usage: $0 [--quick] [--out DIR] [a|b|c|d|e|f|g|h|i|k|l|m|p|r ...]" >&2; exit 2 ;;
+    --rtt) rtt=${2:?--rtt needs milliseconds}; shift
+           [[ $rtt =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "--rtt takes milliseconds, e.g. 0.2, 1, 4" >&2; exit 2; } ;;
+    [a-iklmnpr]) scenarios+=("$1") ;;
+    *) echo "usage: $0 [--quick] [--out DIR] [--rtt MS] [a|b|c|d|e|f|g|h|i|k|l|m|n|p|r ...]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -76,10 +82,19 @@ bench=${ZKC_BENCH_BIN:-}
 if [ -z "$bench" ]; then
   log "building zkc_bench in $BUILD"
   cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-  cmake --build "$BUILD" --target zkc_bench zkc_peer -j "$(nproc)" >/dev/null
+  cmake --build "$BUILD" --target zkc_bench zkc_peer zkc_netdelay -j "$(nproc)" >/dev/null
   bench=$BUILD/bench/zkc_bench
 fi
 export ZKC_PEER_BIN=${ZKC_PEER_BIN:-$(dirname "$bench")/zkc_peer}
+# The network: the relays' one-way delay, half the round trip; none without --rtt.
+rtt_us=0
+if [ -n "$rtt" ]; then
+  rtt_us=$(awk -v m="$rtt" 'BEGIN { printf "%d", m * 1000 + 0.5 }')
+  export ZKC_ENSEMBLE_DELAY_US=$((rtt_us / 2))
+  export ZKC_NETDELAY=${ZKC_NETDELAY:-$(dirname "$bench")/zkc_netdelay}
+else
+  export ZKC_ENSEMBLE_DELAY_US=off
+fi
 port_base=${ZKC_ENSEMBLE_PORT_BASE:-2180}
 connect=${ZKC_BENCH_CONNECT:-127.0.0.1:$((port_base + 1)),127.0.0.1:$((port_base + 2)),127.0.0.1:$((port_base + 3))}
 ensure_gnuplot
@@ -98,9 +113,20 @@ if [ ${#quick[@]} -eq 0 ] && [[ " ${scenarios[*]} " == *" l "* ]]; then
   fi
 fi
 
-trap '"$ENSEMBLE" stop >/dev/null 2>&1 || true' EXIT
+# Stopped and removed on exit: no process, no file left behind.
+stop_ensemble() {
+  "$ENSEMBLE" clean >/dev/null 2>&1 || true
+  rm -f "$ZKC_ENSEMBLE_DIR.lock"
+}
+trap stop_ensemble EXIT
 "$ENSEMBLE" clean >/dev/null 2>&1 || true
 "$ENSEMBLE" start
+if [ -n "$rtt" ]; then # the clients go through the client links' relays
+  connect=${ZKC_BENCH_CONNECT:-$("$ENSEMBLE" connect)}
+  export ZKC_BENCH_CONNECT=$connect
+  log "network: round trip $rtt ms per link ($ZKC_ENSEMBLE_DELAY_US us each way), clients on $connect"
+fi
+bench_args=(--rtt-us "$rtt_us")
 
 # Scenario m: the process of 500 and of 2,500 uncontended cycles, each
 # under callgrind (every thread counted); the difference is what 2,000
@@ -115,7 +141,7 @@ stats_cost() {
   for rounds in 2 10; do
     f=$out/m-$rounds.callgrind
     valgrind --tool=callgrind --callgrind-out-file="$f" \
-      "$bench" --rounds "$rounds" m >/dev/null 2>"$out/m-$rounds.log"
+      "$bench" "${bench_args[@]}" --rounds "$rounds" m >/dev/null 2>"$out/m-$rounds.log"
     ir+=("$(callgrind_annotate "$f" | awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1}')")
     st+=("$(callgrind_annotate --inclusive=yes --threshold=100 "$f" |
       awk '!/=>/ && /zkc__stats_(begin|end|released) \[/ {gsub(",", "", $1); s += $1} END {print s + 0}')")
@@ -169,11 +195,11 @@ for s in "${scenarios[@]}"; do
     stats_cost >>"$raw"
     continue
   fi
-  "$bench" "${quick[@]}" "$s" >>"$raw" # one process each
+  "$bench" "${quick[@]}" "${bench_args[@]}" "$s" >>"$raw" # one process each
 done
 duration=$((SECONDS - start))
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
-"$ENSEMBLE" stop >/dev/null 2>&1 || true
+stop_ensemble
 trap - EXIT
 
 # ---- the files ----
@@ -189,10 +215,10 @@ trap - EXIT
 mode=full
 [ ${#quick[@]} -eq 0 ] || mode=quick
 awk -F, -v mode="$mode" -v cpus="$(nproc)" -v before="$load_before" \
-  -v after="$load_after" -v secs="$duration" -v date="$(date -u +%FT%TZ)" '
+  -v after="$load_after" -v secs="$duration" -v date="$(date -u +%FT%TZ)" -v rtt="${rtt:-none}" '
   function q(s) { gsub(/"/, "\\\"", s); return "\"" s "\"" }
   BEGIN {
-    printf "{\n  \"date\": %s, \"mode\": %s, \"duration_s\": %d,\n", q(date), q(mode), secs
+    printf "{\n  \"date\": %s, \"mode\": %s, \"duration_s\": %d, \"rtt_ms\": %s,\n", q(date), q(mode), secs, q(rtt)
     printf "  \"host\": {\"cpus\": %d, \"loadavg_before\": %s, \"loadavg_after\": %s},\n",
            cpus, q(before), q(after)
   }
@@ -216,7 +242,7 @@ awk -F, -v mode="$mode" -v cpus="$(nproc)" -v before="$load_before" \
 # The table: one row per (scenario, contenders, measure), one column per
 # variant; each cell "median (min-max)".
 awk -F, -v before="$load_before" -v after="$load_after" -v cpus="$(nproc)" \
-  -v secs="$duration" -v mode="$mode" '
+  -v secs="$duration" -v mode="$mode" -v rtt="$rtt" '
   function num(x,  a) {
     a = x < 0 ? -x : x
     return a >= 100 ? sprintf("%.0f", x) : a >= 10 ? sprintf("%.1f", x) : sprintf("%.2f", x)
@@ -247,6 +273,7 @@ awk -F, -v before="$load_before" -v after="$load_after" -v cpus="$(nproc)" \
     printf "\n| scen. | target | measured | wanted | result |\n|---|---|---|---|---|\n"
     for (i = 0; i < nt; i++) print t[i]
     printf "\n%s run, %d s; %d CPUs, load average %s before, %s after.\n", mode, secs, cpus, before, after
+    if (rtt != "") printf "Network: every link relayed with a round trip of %s ms added (bench/run.sh --rtt).\n", rtt
   }
 ' "$raw" >"$out/results.md"
 # The peers (scenarios p and r): one column per library, then zkcoord/library.

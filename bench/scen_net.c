@@ -17,7 +17,7 @@ enum { READ, CREATE, DELETE, M_COUNT };
 static const char *const mname[M_COUNT] = {"read p50", "create p50", "delete p50"};
 
 void scen_net(void) {
-  const int per_round = cfg.quick ? 20 : 100;
+  const int per_round = cfg.quick ? 10 : 30;
   char hosts[3][64] = {{0}}, copy[256];
   snprintf(copy, sizeof copy, "%s", cfg.connect);
   int nh = 0;
