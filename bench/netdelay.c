@@ -10,13 +10,18 @@
  * that does not listen yet is tried again every 100 ms for 3 s (the client's
  * bytes wait meanwhile), as a direct connect would wait for a starting
  * ZooKeeper server. EOF is passed on (half-close) after the delay too; an
- * error on either side closes both at once. Runs until killed (SIGTERM). */
+ * error on either side closes both at once. Runs until killed (SIGTERM).
+ * Where it may (root), it runs at a real-time priority: on a loaded machine
+ * its wake-ups would otherwise wait behind the servers, and the delay grow
+ * with the load (0.3-0.8 ms for 0.2 asked at a load of 9 on 2 cores, about
+ * 0.1 ms over with it). It only ever blocks in ppoll, so it takes little. */
 #define _GNU_SOURCE /* accept4, ppoll */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -225,6 +230,8 @@ int main(int argc, char **argv) {
   signal(SIGPIPE, SIG_IGN);
   /* The default 50 us timer slack would be half of a 0.1 ms link. */
   prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+  struct sched_param sp = {.sched_priority = 10};
+  (void)sched_setscheduler(0, SCHED_FIFO, &sp); /* refused: normal priority */
 
   int lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   int one = 1;
