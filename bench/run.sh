@@ -26,6 +26,10 @@
 #   --rtt MS  a networked ensemble: every link (client, quorum, election) through a
 #             relay that adds MS/2 milliseconds each way (zkc_netdelay; 0: the relays
 #             alone), the clients on the client relays; scenario n shows the round trips
+#   --pin follower|leader  every session on that one server (the first follower, or the
+#             leader), so that zkcoord and the raw loops it is compared with make the same
+#             number of round trips (a write from a follower's client takes 3, from the
+#             leader's 2); without it each session picks any of the three
 #   --out     output directory (default build/bench-results; the committed
 #             figures live in bench/results)
 #
@@ -50,6 +54,7 @@ readonly ENSEMBLE=$ROOT/test/ensemble/zk-ensemble.sh
 out=$ROOT/build/bench-results
 quick=()
 rtt=
+pin=
 scenarios=()
 while [ $# -gt 0 ]; do
   case $1 in
@@ -57,8 +62,10 @@ while [ $# -gt 0 ]; do
     --out) out=${2:?--out needs a directory}; shift ;;
     --rtt) rtt=${2:?--rtt needs milliseconds}; shift
            [[ $rtt =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "--rtt takes milliseconds, e.g. 0.2, 1, 4" >&2; exit 2; } ;;
+    --pin) pin=${2:?--pin needs follower or leader}; shift
+           [[ $pin == follower || $pin == leader ]] || { echo "--pin takes follower or leader" >&2; exit 2; } ;;
     [a-iklmnpr]) scenarios+=("$1") ;;
-    *) echo "usage: $0 [--quick] [--out DIR] [--rtt MS] [a|b|c|d|e|f|g|h|i|k|l|m|n|p|r ...]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--quick] [--out DIR] [--rtt MS] [--pin follower|leader] [a|b|c|d|e|f|g|h|i|k|l|m|n|p|r ...]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -125,6 +132,16 @@ if [ -n "$rtt" ]; then # the clients go through the client links' relays
   connect=${ZKC_BENCH_CONNECT:-$("$ENSEMBLE" connect)}
   export ZKC_BENCH_CONNECT=$connect
   log "network: round trip $rtt ms per link ($ZKC_ENSEMBLE_DELAY_US us each way), clients on $connect"
+fi
+# Scenario n reaches every server whatever --pin says.
+export ZKC_BENCH_LINKS=$connect
+if [ -n "$pin" ]; then
+  leader=$("$ENSEMBLE" leader)
+  n=$leader
+  [ "$pin" = leader ] || n=$((leader % 3 + 1))
+  connect=$(echo "$connect" | cut -d, -f"$n")
+  export ZKC_BENCH_CONNECT=$connect
+  log "every session on zk$n ($pin; leader zk$leader): $connect"
 fi
 bench_args=(--rtt-us "$rtt_us")
 
@@ -242,7 +259,7 @@ awk -F, -v mode="$mode" -v cpus="$(nproc)" -v before="$load_before" \
 # The table: one row per (scenario, contenders, measure), one column per
 # variant; each cell "median (min-max)".
 awk -F, -v before="$load_before" -v after="$load_after" -v cpus="$(nproc)" \
-  -v secs="$duration" -v mode="$mode" -v rtt="$rtt" '
+  -v secs="$duration" -v mode="$mode" -v rtt="$rtt" -v pin="$pin" '
   function num(x,  a) {
     a = x < 0 ? -x : x
     return a >= 100 ? sprintf("%.0f", x) : a >= 10 ? sprintf("%.1f", x) : sprintf("%.2f", x)
@@ -274,6 +291,7 @@ awk -F, -v before="$load_before" -v after="$load_after" -v cpus="$(nproc)" \
     for (i = 0; i < nt; i++) print t[i]
     printf "\n%s run, %d s; %d CPUs, load average %s before, %s after.\n", mode, secs, cpus, before, after
     if (rtt != "") printf "Network: every link relayed with a round trip of %s ms added (bench/run.sh --rtt).\n", rtt
+    if (pin != "") printf "Every session on one server, the %s (--pin).\n", pin
   }
 ' "$raw" >"$out/results.md"
 # The peers (scenarios p and r): one column per library, then zkcoord/library.

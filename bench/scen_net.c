@@ -19,7 +19,10 @@ static const char *const mname[M_COUNT] = {"read p50", "create p50", "delete p50
 void scen_net(void) {
   const int per_round = cfg.quick ? 10 : 30;
   char hosts[3][64] = {{0}}, copy[256];
-  snprintf(copy, sizeof copy, "%s", cfg.connect);
+  /* Every server, even when the other scenarios' sessions are pinned to one
+   * (bench/run.sh --pin). */
+  const char *links = getenv("ZKC_BENCH_LINKS");
+  snprintf(copy, sizeof copy, "%s", links && *links ? links : cfg.connect);
   int nh = 0;
   for (char *h = strtok(copy, ","); h && nh < 3; h = strtok(NULL, ","))
     snprintf(hosts[nh++], sizeof hosts[0], "%s", h);
