@@ -344,13 +344,14 @@ delayed() { [[ -f $BASE/delay_us ]]; }
 # Prints the pids of the relay from server $1 to server $2 (its listener and the children it
 # forked for each connection: one process group), found by their command line.
 relay_pids() {
-    local want proc args
-    want="TCP-LISTEN:$(relay_port "$1" "$2"),"
+    local want port proc args
+    port=$(relay_port "$1" "$2")
+    want="TCP-LISTEN:$port,"
     for proc in /proc/[0-9]*; do
         mapfile -d '' -t args 2>/dev/null <"$proc/cmdline" || continue
         ((${#args[@]} >= 3)) || continue
         if [[ ${args[0]##*/} == socat && ${args[-2]} == "$want"* ]] ||
-            [[ ${args[0]##*/} == zkc_netdelay && ${args[2]} == "$(relay_port "$1" "$2")" ]]; then
+            [[ ${args[0]##*/} == zkc_netdelay && ${args[2]} == "$port" ]]; then
             echo "${proc#/proc/}"
         fi
     done
