@@ -560,7 +560,7 @@ write_configs() {
         '') ;;
         off) rm -f "$BASE/delay_us" "$BASE/netdelay" ;;
         *)
-            [[ $ZKC_ENSEMBLE_DELAY_US =~ ^[0-9]+$ ]] && ((ZKC_ENSEMBLE_DELAY_US <= 10000000)) ||
+            [[ $ZKC_ENSEMBLE_DELAY_US =~ ^[0-9]+$ ]] && ((10#$ZKC_ENSEMBLE_DELAY_US <= 10000000)) ||
                 die "ZKC_ENSEMBLE_DELAY_US must be microseconds (0..10000000) or off"
             [[ -n ${ZKC_NETDELAY-} && -x ${ZKC_NETDELAY-} ]] ||
                 die "ZKC_ENSEMBLE_DELAY_US needs ZKC_NETDELAY, the built zkc_netdelay (bench/netdelay.c)"
