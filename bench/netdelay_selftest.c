@@ -4,10 +4,11 @@
  *   netdelay_selftest <path-to-zkc_netdelay>
  *
  * At a one-way delay of 2 ms no round trip may come back in under 4 ms (a
- * relay must never deliver early) and the median must be near it; 4 MB
- * echoed through it must come back whole and in order; at no delay the
- * median must be under 4 ms (the delay really is the option's). Exits 0
- * when every check passes. */
+ * relay must never deliver early); 4 MB echoed through it must come back
+ * whole and in order; at no delay the median must be below the fastest
+ * delayed round trip (the delay really is the option's). No bound in
+ * seconds: the speed is the benchmark's to measure. Exits 0 when every
+ * check passes. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
@@ -167,13 +168,13 @@ int main(int argc, char **argv) {
   printf("%s 2 ms each way: fastest round trip %lld us (>= 4000)\n", ok ? "ok  " : "FAIL",
          (long long)min2);
   failures += !ok;
-  ok = med2 < 4000 + 20000; /* generous: a loaded machine's scheduling */
-  printf("%s 2 ms each way: median round trip %lld us (< 24000)\n", ok ? "ok  " : "FAIL",
-         (long long)med2);
+  /* Relative, not timed: without a delay the relay answers faster than
+   * the fastest delayed round trip (a bound in seconds would be a timed
+   * assertion on a shared machine). */
+  ok = med0 < min2;
+  printf("%s no delay: median round trip %lld us (below the delayed %lld)\n",
+         ok ? "ok  " : "FAIL", (long long)med0, (long long)min2);
   failures += !ok;
-  ok = med0 < 4000;
-  printf("%s no delay: median round trip %lld us (< 4000)\n", ok ? "ok  " : "FAIL",
-         (long long)med0);
-  failures += !ok;
+  printf("info 2 ms each way: median round trip %lld us\n", (long long)med2);
   return failures ? 1 : 0;
 }
