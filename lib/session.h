@@ -277,6 +277,69 @@ int zkc__op_run_check_create(zkc_client_t *c, const char *check_path,
                              int *failed_op);
 
 
+/* ---- one call: requests sent together, each answer awaited within a
+ * limit, retried under the client's policy when asked (call.c). Every
+ * blocking request of a recipe outside the run kernel goes through it. */
+
+/* One request of a call and, once it is over, its answer, moved out of
+ * the op: data, created and children are the caller's (zkc__call_clear). */
+typedef struct zkc__call {
+  zkc__req_t rq;         /* the request; its strings are read by the send */
+  int rc;                /* its answer; ZKC_ETIMEDOUT: none by the limit */
+  zkc__stat_t stat;      /* the node's stat, as the answer gave it */
+  char *data;            /* the GET kinds: a copy, NUL-terminated */
+  int data_len;
+  char *created;         /* the create kinds: the node's path */
+  zkc__names_t children; /* ZKC__REQ_CHILDREN */
+  zkc__op_t *op;         /* the call's, from the send to the wait */
+} zkc__call_t;
+
+/* Whether a call sends its requests again after a retryable failure
+ * (zkc__retryable), under the client's retry policy until deadline_ms: */
+typedef enum {
+  ZKC__CALL_ONCE,        /* never */
+  ZKC__CALL_RETRY,       /* yes; a stop returns its reason (zkc__retry_wait's:
+                            the answer itself once the policy is spent,
+                            ZKC_ETIMEDOUT, ZKC_ECLOSED, ...) */
+  ZKC__CALL_RETRY_ANSWER /* yes; a stop returns the last answer */
+} zkc__call_retry_t;
+
+typedef struct zkc__call_opts {
+  int64_t limit_ms;        /* each answer awaited until then (monotonic,
+                              ZKC__FOREVER; zkc__op_wait_until) */
+  zkc__call_retry_t retry;
+  int64_t deadline_ms;     /* the retries' bound (ZKC__FOREVER) */
+  /* Non-zero: retries only while this session may live (ZKC_ESESSIONEXPIRED
+   * once it is gone, also while waiting for the connection). */
+  int64_t session;
+  /* Optional: asked before each retry, once connected; non-ZKC_OK stops
+   * the call with it. */
+  int (*still)(void *ctx);
+  void *still_ctx;
+} zkc__call_opts_t;
+
+/* Sends calls[0..n) in order (one round trip), waits for every answer
+ * (given up past the limit: freed by its completion), and with a retry
+ * mode sends them all again while the call's answer (zkc__call_answer) is
+ * retryable. o NULL: once, without a limit. Returns the call's answer, or
+ * the reason the retries stopped; each call's own answer is in it. */
+int zkc__call(zkc_client_t *c, zkc__call_t *calls, size_t n,
+              const zkc__call_opts_t *o);
+/* zkc__call's halves, for requests to several clients waited for
+ * together: the send (ZKC_ENOMEM or ZKC_ESYSTEM, and nothing sent, when
+ * an op cannot be made), and the wait of everything sent. */
+int zkc__call_send(zkc_client_t *c, zkc__call_t *calls, size_t n);
+void zkc__call_wait(zkc__call_t *calls, size_t n, int64_t limit_ms);
+/* A call's answer: the first failed request's, in order; a sync's failure
+ * only when every other request succeeded, and its ZKC_ENONODE never (the
+ * reads behind it tell that). */
+int zkc__call_answer(const zkc__call_t *calls, size_t n);
+/* What a retried call returns when its retries stop for `why` after the
+ * answer `answer`. */
+int zkc__call_stop(zkc__call_retry_t retry, int answer, int why);
+/* Frees the answers (data, created, children) and zeroes them. */
+void zkc__call_clear(zkc__call_t *calls, size_t n);
+
 /* ---- threads waiting for a watched node (waiters.c) ---- */
 
 /* A thread blocked until the node it watches changes. Lives on the waiting

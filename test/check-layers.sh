@@ -32,7 +32,7 @@ shift
 objects=()
 for o in "$@"; do objects+=("$(cd "$(dirname "$o")" && pwd)/$(basename "$o")"); done
 cd "$src/lib"
-session_layer="acl.c client.c errors.c guard.c handle.c janitor.c listeners.c log.c maint.c op.c ops.c ops_zk.h probe.c qview.c qworld.c retry.c send.c state.c stats_client.c waiters.c watches.c"
+session_layer="acl.c call.c client.c errors.c guard.c handle.c janitor.c listeners.c log.c maint.c op.c ops.c ops_zk.h probe.c qview.c qworld.c retry.c send.c state.c stats_client.c waiters.c watches.c"
 hook_definers="async_engine.c guard.c handle.c mutex.c multilock.c mutex_downgrade.c probe.c qengine.c qown.c semaphore.c state.c"
 zk_door="acl.h client_struct.h errors.c handle.c log.c ops.c ops_zk.h watches.c"
 fail=0

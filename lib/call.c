@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* One call: a recipe's requests sent together, each answer awaited within
+ * a limit (and given up past it), sent again after a retryable failure
+ * under the client's retry policy when the caller asks. The request loop
+ * written once, for every blocking request outside the run kernel. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "session_shared.h"
+#include "util.h"
+#include "zkcoord/common.h"
+
+int zkc__call_send(zkc_client_t *c, zkc__call_t *calls, size_t n) {
+  /* Every op made before the first is sent: all of them go, or none. */
+  int rc = ZKC_OK;
+  size_t made = 0;
+  for (; made < n && rc == ZKC_OK; made++) {
+    calls[made].op = malloc(sizeof *calls[made].op);
+    if (calls[made].op == NULL) rc = ZKC_ENOMEM;
+    else if ((rc = zkc__op_init(calls[made].op)) != ZKC_OK) {
+      free(calls[made].op);
+      calls[made].op = NULL;
+    }
+  }
+  if (rc != ZKC_OK) {
+    for (size_t i = 0; i < n; i++) {
+      if (i < made) zkc__op_free(calls[i].op);
+      calls[i].op = NULL;
+      calls[i].rc = rc;
+    }
+    return rc;
+  }
+  for (size_t i = 0; i < n; i++) zkc__send(c, calls[i].op, &calls[i].rq);
+  return ZKC_OK;
+}
+
+/* The answer moves from the op into k; the op is freed. */
+static void take(zkc__call_t *k, zkc__op_t *op) {
+  k->stat = op->stat;
+  k->data = op->data, op->data = NULL;
+  k->data_len = op->data_len;
+  k->created = op->created, op->created = NULL;
+  k->children = op->children;
+  op->children = (zkc__names_t){0};
+  zkc__op_free(op);
+}
+
+void zkc__call_wait(zkc__call_t *calls, size_t n, int64_t limit_ms) {
+  for (size_t i = 0; i < n; i++) {
+    zkc__op_t *op = calls[i].op;
+    if (op == NULL) continue;
+    calls[i].op = NULL;
+    calls[i].rc = zkc__op_wait_until(op, limit_ms);
+    if (calls[i].rc == ZKC_ETIMEDOUT) zkc__op_give_up(op); /* its answer frees it */
+    else take(&calls[i], op);
+  }
+}
+
+int zkc__call_answer(const zkc__call_t *calls, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (calls[i].rq.kind != ZKC__REQ_SYNC && calls[i].rc != ZKC_OK)
+      return calls[i].rc;
+  for (size_t i = 0; i < n; i++)
+    if (calls[i].rq.kind == ZKC__REQ_SYNC && calls[i].rc != ZKC_OK &&
+        calls[i].rc != ZKC_ENONODE)
+      return calls[i].rc;
+  return ZKC_OK;
+}
+
+int zkc__call_stop(zkc__call_retry_t retry, int answer, int why) {
+  return retry == ZKC__CALL_RETRY_ANSWER ? answer : why;
+}
+
+void zkc__call_clear(zkc__call_t *calls, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    zkc__call_t *k = &calls[i];
+    free(k->data);
+    free(k->created);
+    for (int j = 0; j < k->children.count; j++) free(k->children.data[j]);
+    free(k->children.data);
+    k->data = k->created = NULL;
+    k->data_len = 0;
+    k->children = (zkc__names_t){0};
+  }
+}
+
+/* Waits for the connection as zkc__wait_connected, but a while at a time,
+ * ending with ZKC_ESESSIONEXPIRED once `session` is gone: a request bound
+ * to a session is not waited on for as long as the ensemble stays out of
+ * reach once that session is presumed lost. */
+static int wait_connected_in(zkc_client_t *c, int64_t session,
+                             int64_t deadline_ms) {
+  int rc;
+  for (;;) {
+    int64_t slice = zkc__deadline_after(200);
+    if (deadline_ms != ZKC__FOREVER && deadline_ms < slice) slice = deadline_ms;
+    if ((rc = zkc__wait_connected(c, slice)) != ZKC_ETIMEDOUT) return rc;
+    if (zkc__session_fate(c, session) == ZKC__SESSION_GONE)
+      return ZKC_ESESSIONEXPIRED;
+    if (deadline_ms != ZKC__FOREVER && zkc__now_ms() >= deadline_ms)
+      return rc;
+  }
+}
+
+/* After the retryable answer rc: ZKC_OK to send again, else why not. */
+static int again(zkc_client_t *c, const zkc__call_opts_t *o, int *attempt,
+                 int rc) {
+  if (o->session == 0) {
+    rc = zkc__retry_wait(c, attempt, rc, o->deadline_ms);
+  } else {
+    if (zkc__session_fate(c, o->session) == ZKC__SESSION_GONE)
+      return ZKC_ESESSIONEXPIRED;
+    int64_t wake = 0;
+    if ((rc = zkc__retry_delay(c, attempt, rc, o->deadline_ms, &wake)) !=
+        ZKC_OK)
+      return rc;
+    if (zkc__pause_until(c, wake) != ZKC_OK) return ZKC_ECLOSED;
+    rc = wait_connected_in(c, o->session, o->deadline_ms);
+  }
+  if (rc == ZKC_OK && o->still != NULL) rc = o->still(o->still_ctx);
+  return rc;
+}
+
+int zkc__call(zkc_client_t *c, zkc__call_t *calls, size_t n,
+              const zkc__call_opts_t *o) {
+  static const zkc__call_opts_t once = {.limit_ms = ZKC__FOREVER,
+                                        .retry = ZKC__CALL_ONCE,
+                                        .deadline_ms = ZKC__FOREVER};
+  if (o == NULL) o = &once;
+  int attempt = 0;
+  for (;;) {
+    int rc = zkc__call_send(c, calls, n);
+    if (rc == ZKC_OK) {
+      zkc__call_wait(calls, n, o->limit_ms);
+      rc = zkc__call_answer(calls, n);
+    }
+    if (o->retry == ZKC__CALL_ONCE || !zkc__retryable(rc)) return rc;
+    int why = again(c, o, &attempt, rc);
+    if (why != ZKC_OK) return zkc__call_stop(o->retry, rc, why);
+    zkc__call_clear(calls, n);
+  }
+}
