@@ -67,6 +67,10 @@ int zkc__call_answer(const zkc__call_t *calls, size_t n) {
   return ZKC_OK;
 }
 
+int zkc__call_retries(zkc__call_retry_t retry, int answer) {
+  return retry != ZKC__CALL_ONCE && zkc__retryable(answer);
+}
+
 int zkc__call_stop(zkc__call_retry_t retry, int answer, int why) {
   return retry == ZKC__CALL_RETRY_ANSWER ? answer : why;
 }
@@ -134,7 +138,7 @@ int zkc__call(zkc_client_t *c, zkc__call_t *calls, size_t n,
       zkc__call_wait(calls, n, o->limit_ms);
       rc = zkc__call_answer(calls, n);
     }
-    if (o->retry == ZKC__CALL_ONCE || !zkc__retryable(rc)) return rc;
+    if (!zkc__call_retries(o->retry, rc)) return rc;
     int why = again(c, o, &attempt, rc);
     if (why != ZKC_OK) return zkc__call_stop(o->retry, rc, why);
     zkc__call_clear(calls, n);

@@ -334,6 +334,9 @@ void zkc__call_wait(zkc__call_t *calls, size_t n, int64_t limit_ms);
  * only when every other request succeeded, and its ZKC_ENONODE never (the
  * reads behind it tell that). */
 int zkc__call_answer(const zkc__call_t *calls, size_t n);
+/* 1 when a call in mode `retry` whose answer is `answer` is sent again
+ * (the policy, the deadline and the connection permitting). */
+int zkc__call_retries(zkc__call_retry_t retry, int answer);
 /* What a retried call returns when its retries stop for `why` after the
  * answer `answer`. */
 int zkc__call_stop(zkc__call_retry_t retry, int answer, int why);
