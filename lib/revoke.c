@@ -13,18 +13,14 @@
  * tried again after connection loss under the client's retry policy (a
  * second write of it is a second request, nothing worse). */
 static int write_marker(zkc_client_t *c, const char *node) {
-  int rc, attempt = 0;
-  do {
-    zkc__op_t op;
-    if ((rc = zkc__op_init(&op)) != ZKC_OK) return rc;
-    zkc__send(c, &op,
-              &(zkc__req_t){.kind = ZKC__REQ_SET, .path = node,
+  zkc__call_t set = {.rq = {.kind = ZKC__REQ_SET, .path = node,
                             .data = ZKC__REVOKE_MARKER,
-                            .len = ZKC__REVOKE_MARKER_LEN});
-    rc = zkc__op_wait(&op);
-    zkc__op_clear(&op);
-  } while (zkc__retryable(rc) &&
-           zkc__retry_wait(c, &attempt, rc, ZKC__FOREVER) == ZKC_OK);
+                            .len = ZKC__REVOKE_MARKER_LEN}};
+  int rc = zkc__call(c, &set, 1,
+                     &(zkc__call_opts_t){.limit_ms = ZKC__FOREVER,
+                                         .retry = ZKC__CALL_RETRY_ANSWER,
+                                         .deadline_ms = ZKC__FOREVER});
+  zkc__call_clear(&set, 1);
   return rc;
 }
 
@@ -85,9 +81,9 @@ ZKC__PUBLIC(zkc_revoke_holders,
   for (size_t i = 0; i < k && rc == ZKC_OK; i++) {
     /* Only a lock node is asked: a persistent child (a queue's element,
      * a mistyped path's data) keeps its data. */
-    zkc__stat_t st;
-    int w = zkc__op_run_exists(c, nodes[i], &st);
-    if (w == ZKC_OK && st.ephemeral_owner == 0) continue;
+    zkc__call_t exists = {.rq = {.kind = ZKC__REQ_EXISTS, .path = nodes[i]}};
+    int w = zkc__call(c, &exists, 1, NULL);
+    if (w == ZKC_OK && exists.stat.ephemeral_owner == 0) continue;
     if (w == ZKC_OK) w = write_marker(c, nodes[i]);
     if (w == ZKC_OK) told++;
     else if (w != ZKC_ENONODE) rc = w; /* a holder that left needs nothing */
