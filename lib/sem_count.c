@@ -19,15 +19,13 @@ int zkc__sem_count_create(zkc_client_t *c, const char *path, int32_t value,
   free(parent);
   char data[COUNT_BYTES];
   zkc__sem_count_encode(value, data);
-  zkc__op_t *op = rc == ZKC_OK ? zkc__op_new() : NULL;
-  if (rc == ZKC_OK && op == NULL) rc = ZKC_ENOMEM;
-  if (op != NULL) {
-    zkc__send(c, op,
-              &(zkc__req_t){.kind = ZKC__REQ_COUNT, .path = path, .data = data,
-                            .len = COUNT_BYTES});
-    rc = zkc__op_wait_until(op, limit_ms);
-    if (rc == ZKC_ETIMEDOUT) zkc__op_give_up(op); /* freed on completion */
-    else zkc__op_free(op);
+  if (rc == ZKC_OK) {
+    zkc__call_t create = {.rq = {.kind = ZKC__REQ_COUNT, .path = path,
+                                 .data = data, .len = COUNT_BYTES}};
+    rc = zkc__call(c, &create, 1,
+                   &(zkc__call_opts_t){.limit_ms = limit_ms,
+                                       .retry = ZKC__CALL_ONCE});
+    zkc__call_clear(&create, 1);
   }
   return rc == ZKC_ENODEEXISTS && theirs_ok ? ZKC_OK : rc;
 }
@@ -42,13 +40,10 @@ ZKC__PUBLIC(zkc_shared_count_get,
   if (rc0 != ZKC_OK) return rc0;
   int rc = zkc__call_enter(c);
   if (rc != ZKC_OK) return rc;
-  zkc__op_t op;
-  if ((rc = zkc__op_init(&op)) == ZKC_OK) {
-    zkc__send(c, &op, &(zkc__req_t){.kind = ZKC__REQ_GET, .path = path});
-    rc = zkc__op_wait(&op);
-    if (rc == ZKC_OK) rc = zkc__sem_count_decode(op.data, op.data_len, value);
-    zkc__op_clear(&op);
-  }
+  zkc__call_t get = {.rq = {.kind = ZKC__REQ_GET, .path = path}};
+  if ((rc = zkc__call(c, &get, 1, NULL)) == ZKC_OK)
+    rc = zkc__sem_count_decode(get.data, get.data_len, value);
+  zkc__call_clear(&get, 1);
   zkc__call_leave(c);
   return rc;
 }
@@ -66,13 +61,10 @@ ZKC__PUBLIC(zkc_shared_count_set,
   char data[COUNT_BYTES];
   zkc__sem_count_encode(value, data);
   for (int round = 0; round < 3; round++) {
-    zkc__op_t op;
-    if ((rc = zkc__op_init(&op)) != ZKC_OK) break;
-    zkc__send(c, &op,
-              &(zkc__req_t){.kind = ZKC__REQ_SET, .path = path, .data = data,
-                            .len = COUNT_BYTES});
-    rc = zkc__op_wait(&op);
-    zkc__op_clear(&op);
+    zkc__call_t set = {.rq = {.kind = ZKC__REQ_SET, .path = path,
+                              .data = data, .len = COUNT_BYTES}};
+    rc = zkc__call(c, &set, 1, NULL);
+    zkc__call_clear(&set, 1);
     if (rc != ZKC_ENONODE) break;
     /* Missing: create it holding the value, never empty (a waiting head
      * would read an empty node as malformed); a racing create wins, and
