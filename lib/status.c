@@ -79,7 +79,7 @@ static int order_children(char **names, size_t n, const char **order,
 
 /* Fills one entry from a finished get (or, for a node whose ACL refuses
  * the read, from an exists: no data, data_denied set). */
-static int fill(zkc_contender_t *e, const char *name, const zkc__op_t *op,
+static int fill(zkc_contender_t *e, const char *name, const zkc__call_t *op,
                 long position, int denied) {
   e->name = strdup(name);
   e->style = node_style(name);
@@ -101,66 +101,46 @@ static int fill(zkc_contender_t *e, const char *name, const zkc__op_t *op,
   return ZKC_OK;
 }
 
-/* What ops[i] of read_all is: none (cleared), a get, or an exists. */
-enum { READ_NONE, READ_GET, READ_STAT };
-
 static int read_all(zkc_client_t *c, const char *path, char **names, size_t n,
                     zkc_contender_t **out, size_t *count) {
   const char **order = malloc(n * sizeof *order);
-  zkc__op_t *ops = calloc(n, sizeof *ops);
-  char *kind = calloc(n, 1);
+  char **child = calloc(n, sizeof *child);
+  zkc__call_t *reads = calloc(n, sizeof *reads);
   zkc_contender_t *v = calloc(n, sizeof *v);
-  size_t ncont = 0, started = 0, m = 0;
-  int rc = order && ops && kind && v
+  size_t ncont = 0, m = 0;
+  int rc = order && child && reads && v
                ? order_children(names, n, order, &ncont)
                : ZKC_ENOMEM;
-  /* Every read is submitted before the first is waited for: one round
-   * trip for all of them. */
-  for (; rc == ZKC_OK && started < n; started++) {
-    char *child = zkc__path_join(path, order[started]);
-    if (child == NULL || (rc = zkc__op_init(&ops[started])) != ZKC_OK) {
-      free(child);
-      if (rc == ZKC_OK) rc = ZKC_ENOMEM;
-      break;
-    }
-    zkc__send(c, &ops[started],
-              &(zkc__req_t){.kind = ZKC__REQ_GET, .path = child});
-    kind[started] = READ_GET;
-    free(child);
+  for (size_t i = 0; rc == ZKC_OK && i < n; i++) {
+    if ((child[i] = zkc__path_join(path, order[i])) == NULL) rc = ZKC_ENOMEM;
+    reads[i].rq = (zkc__req_t){.kind = ZKC__REQ_GET, .path = child[i]};
   }
+  /* Every read is sent before the first is waited for: one round trip for
+   * all of them; each answer is looked at on its own. */
+  if (rc == ZKC_OK) (void)zkc__call(c, reads, n, NULL);
   /* A child whose ACL refuses reading its data (a lock node made with
    * ZKC_ACL_SECURE under other credentials) is still listed, without its
    * data: an exists, which no ACL restricts, gives its stat. Those go out
    * together once every get is answered: a second round trip only then. */
-  for (size_t i = 0; i < started; i++) {
-    if (zkc__op_wait(&ops[i]) != ZKC_ENOAUTH || rc != ZKC_OK) continue;
-    zkc__op_clear(&ops[i]);
-    kind[i] = READ_NONE;
-    char *child = zkc__path_join(path, order[i]);
-    if (child == NULL) {
-      rc = ZKC_ENOMEM;
-    } else if ((rc = zkc__op_init(&ops[i])) == ZKC_OK) {
-      zkc__send(c, &ops[i],
-                &(zkc__req_t){.kind = ZKC__REQ_EXISTS, .path = child});
-      kind[i] = READ_STAT;
-    }
-    free(child);
+  for (size_t i = 0; rc == ZKC_OK && i < n; i++) {
+    if (reads[i].rc != ZKC_ENOAUTH) continue;
+    reads[i].rq.kind = ZKC__REQ_EXISTS;
+    rc = zkc__call_send(c, &reads[i], 1);
   }
+  if (reads) zkc__call_wait(reads, n, ZKC__FOREVER);
   long position = 0;
-  for (size_t i = 0; i < started; i++) {
-    if (kind[i] == READ_NONE) continue;
-    int r = zkc__op_wait(&ops[i]);
-    if (rc == ZKC_OK && r == ZKC_OK) {
-      rc = fill(&v[m++], order[i], &ops[i], i < ncont ? position++ : -1,
-                kind[i] == READ_STAT);
-    } else if (rc == ZKC_OK && r != ZKC_ENONODE) { /* gone: left the queue */
-      rc = r;
-    }
-    zkc__op_clear(&ops[i]);
+  for (size_t i = 0; rc == ZKC_OK && i < n; i++) {
+    if (reads[i].rc == ZKC_OK)
+      rc = fill(&v[m++], order[i], &reads[i], i < ncont ? position++ : -1,
+                reads[i].rq.kind == ZKC__REQ_EXISTS);
+    else if (reads[i].rc != ZKC_ENONODE) /* gone: left the queue */
+      rc = reads[i].rc;
   }
-  free(ops);
+  if (reads) zkc__call_clear(reads, n);
+  for (size_t i = 0; child && i < n; i++) free(child[i]);
+  free(child);
+  free(reads);
   free(order);
-  free(kind);
   if (rc == ZKC_OK && m > 0) {
     *out = v;
     *count = m;
@@ -185,17 +165,13 @@ ZKC__PUBLIC(zkc_lock_contenders,
     rc = zkc__check_path(c, "zkc_lock_contenders", "path", path);
   if (rc != ZKC_OK) return rc;
   if ((rc = zkc__call_enter(c)) != ZKC_OK) return rc;
-  zkc__op_t op;
-  rc = zkc__op_init(&op);
-  if (rc == ZKC_OK) {
-    zkc__send(c, &op, &(zkc__req_t){.kind = ZKC__REQ_CHILDREN, .path = path});
-    rc = zkc__op_wait(&op);
-    if (rc == ZKC_OK && op.children.count > 0)
-      rc = read_all(c, path, op.children.data, (size_t)op.children.count,
-                    out, count);
-    zkc__op_clear(&op);
-    if (rc == ZKC_ENONODE) rc = ZKC_OK;
-  }
+  zkc__call_t list = {.rq = {.kind = ZKC__REQ_CHILDREN, .path = path}};
+  rc = zkc__call(c, &list, 1, NULL);
+  if (rc == ZKC_OK && list.children.count > 0)
+    rc = read_all(c, path, list.children.data, (size_t)list.children.count,
+                  out, count);
+  zkc__call_clear(&list, 1);
+  if (rc == ZKC_ENONODE) rc = ZKC_OK;
   zkc__call_leave(c);
   return rc;
 }
