@@ -22,6 +22,9 @@
 /* fenced_write's `version` for a create (zkc_mutex_fenced_create). */
 #define FENCED_CREATE INT32_MIN
 
+/* A retried read goes on only while the hold stands. */
+static int hold_stands(void *m) { return zkc__mutex_hold_check(m); }
+
 /* One read of path on the hold's session, tried again after connection
  * loss while the hold stands, under the client's retry policy. A handle of
  * another session refuses it (ZKC_ESESSIONEXPIRED): the hold's session is
@@ -32,47 +35,28 @@
 static int read_in_session(zkc_client_t *c, zkc_mutex_t *m, const char *path,
                            int64_t session, char **data, size_t *len,
                            int32_t *version) {
-  int attempt = 0;
-  for (;;) {
-    zkc__op_t sync, op;
-    int rc = zkc__op_init(&sync);
-    if (rc != ZKC_OK) return rc;
-    if ((rc = zkc__op_init(&op)) != ZKC_OK) {
-      zkc__op_clear(&sync);
-      return rc;
-    }
-    zkc__send(c, &sync, &(zkc__req_t){.kind = ZKC__REQ_SYNC, .path = path});
-    zkc__send(c, &op,
-              &(zkc__req_t){.kind = ZKC__REQ_GET_IN_SESSION, .path = path,
-                            .session = session});
-    int src = zkc__op_wait(&sync);
-    rc = zkc__op_wait(&op);
-    zkc__op_clear(&sync);
-    if (rc == ZKC_OK && src != ZKC_OK && src != ZKC_ENONODE) rc = src;
-    if (rc == ZKC_OK) {
-      *data = op.data; /* malloc'd and NUL-terminated by the op */
-      op.data = NULL;
-      *len = (size_t)op.data_len;
-      *version = op.stat.version;
-    }
-    zkc__op_clear(&op);
-    if (!zkc__retryable(rc)) return rc;
-    if (zkc__session_fate(c, session) == ZKC__SESSION_GONE)
-      return ZKC_ESESSIONEXPIRED;
-    int64_t wake = 0;
-    if ((rc = zkc__retry_delay(c, &attempt, rc, ZKC__FOREVER, &wake)) != ZKC_OK)
-      return rc;
-    if (zkc__pause_until(c, wake) != ZKC_OK) return ZKC_ECLOSED;
-    /* Until connected again, or the hold's session presumed lost (cut off
-     * for a whole session timeout): a lost hold is told, not waited on for
-     * as long as the ensemble stays out of reach. */
-    while ((rc = zkc__wait_connected(c, zkc__deadline_after(200))) ==
-           ZKC_ETIMEDOUT)
-      if (zkc__session_fate(c, session) == ZKC__SESSION_GONE)
-        return ZKC_ESESSIONEXPIRED;
-    if (rc != ZKC_OK) return rc;
-    if ((rc = zkc__mutex_hold_check(m)) != ZKC_OK) return rc;
+  zkc__call_t rd[2] = {
+      {.rq = {.kind = ZKC__REQ_SYNC, .path = path}},
+      {.rq = {.kind = ZKC__REQ_GET_IN_SESSION, .path = path,
+              .session = session}}};
+  /* Retried until connected again, or the hold's session presumed lost
+   * (cut off for a whole session timeout): a lost hold is told, not waited
+   * on for as long as the ensemble stays out of reach. */
+  int rc = zkc__call(c, rd, 2,
+                     &(zkc__call_opts_t){.limit_ms = ZKC__FOREVER,
+                                         .retry = ZKC__CALL_RETRY,
+                                         .deadline_ms = ZKC__FOREVER,
+                                         .session = session,
+                                         .still = hold_stands,
+                                         .still_ctx = m});
+  if (rc == ZKC_OK) {
+    *data = rd[1].data; /* malloc'd and NUL-terminated */
+    rd[1].data = NULL;
+    *len = (size_t)rd[1].data_len;
+    *version = rd[1].stat.version;
   }
+  zkc__call_clear(rd, 2);
+  return rc;
 }
 
 /* Why a fenced write refuses its arguments (fn names the public call). */
