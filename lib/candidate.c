@@ -250,29 +250,27 @@ static int read_participants(zkc_client_t *c, const char *path,
   *retry = 0;
   int rc = zkc__lock_participants(c, path, &nodes, &n);
   if (rc != ZKC_OK || n == 0) return rc;
-  zkc__op_t *ops = calloc(n, sizeof *ops);
+  zkc__call_t *gets = calloc(n, sizeof *gets);
   zkc_participant_t *parts = calloc(n, sizeof *parts);
-  size_t inited = 0, found = 0;
-  if (ops == NULL || parts == NULL) rc = ZKC_ENOMEM;
-  for (; rc == ZKC_OK && inited < n; inited++) {
-    if ((rc = zkc__op_init(&ops[inited])) != ZKC_OK) break;
-    zkc__send(c, &ops[inited],
-              &(zkc__req_t){.kind = ZKC__REQ_GET, .path = nodes[inited]});
-  }
-  for (size_t i = 0; i < inited; i++) {
-    int orc = zkc__op_wait(&ops[i]);
-    if (rc == ZKC_OK && orc == ZKC_OK) {
-      parts[found].id = ops[i].data, ops[i].data = NULL;
+  size_t found = 0;
+  if (gets == NULL || parts == NULL) rc = ZKC_ENOMEM;
+  for (size_t i = 0; rc == ZKC_OK && i < n; i++)
+    gets[i].rq = (zkc__req_t){.kind = ZKC__REQ_GET, .path = nodes[i]};
+  /* One round trip; each answer is looked at on its own. */
+  if (rc == ZKC_OK) (void)zkc__call(c, gets, n, NULL);
+  for (size_t i = 0; rc == ZKC_OK && i < n; i++) {
+    if (gets[i].rc == ZKC_OK) {
+      parts[found].id = gets[i].data, gets[i].data = NULL;
       parts[found].is_leader = i == 0;
       found++;
-    } else if (rc == ZKC_OK && orc == ZKC_ENONODE) {
+    } else if (gets[i].rc == ZKC_ENONODE) {
       if (i == 0) *retry = 1;
-    } else if (rc == ZKC_OK) {
-      rc = orc;
+    } else {
+      rc = gets[i].rc;
     }
-    zkc__op_clear(&ops[i]);
   }
-  free(ops);
+  if (gets) zkc__call_clear(gets, n);
+  free(gets);
   zkc_strings_free(nodes, n);
   if (rc != ZKC_OK || found == 0) {
     zkc_participants_free(parts, found);
