@@ -258,11 +258,10 @@ static int take_leases(zkc_sem_t *s, unsigned qty, const zkc__held_t *q,
 /* Deletes `path` if it is empty (a parent we made on a path refused after
  * all); any answer will do. */
 static void remove_if_empty(zkc_client_t *c, const char *path, int64_t limit) {
-  zkc__op_t *op = zkc__op_new();
-  if (op == NULL) return;
-  zkc__send(c, op, &(zkc__req_t){.kind = ZKC__REQ_DELETE, .path = path});
-  (void)zkc__op_wait_until(op, limit);
-  zkc__op_give_up(op);
+  zkc__call_t del = {.rq = {.kind = ZKC__REQ_DELETE, .path = path}};
+  (void)zkc__call(c, &del, 1,
+                  &(zkc__call_opts_t){.limit_ms = limit,
+                                      .retry = ZKC__CALL_ONCE});
 }
 
 /* The layout of the semaphore's path (its own children: locks/ and
@@ -272,18 +271,14 @@ static void remove_if_empty(zkc_client_t *c, const char *path, int64_t limit) {
  * within the deadline. */
 static int layout_check(zkc_sem_t *s, int64_t deadline, unsigned *layouts) {
   zkc_client_t *c = s->client;
-  int attempt = 0;
-  for (;;) {
-    zkc__op_t *op = zkc__op_new();
-    if (op == NULL) return ZKC_ENOMEM;
-    zkc__send(c, op, &(zkc__req_t){.kind = ZKC__REQ_CHILDREN, .path = s->path});
-    int rc = zkc__op_wait_until(op, zkc__limit_after(deadline));
-    if (rc == ZKC_OK) rc = zkc__lrun_layout(c, s->path, &op->children, layouts);
-    zkc__op_give_up(op);                /* freed now, or by its late answer */
-    if (rc == ZKC_ENONODE) rc = ZKC_OK; /* nothing there yet */
-    if (!zkc__retryable(rc)) return rc;
-    if ((rc = zkc__retry_wait(c, &attempt, rc, deadline)) != ZKC_OK) return rc;
-  }
+  zkc__call_t list = {.rq = {.kind = ZKC__REQ_CHILDREN, .path = s->path}};
+  int rc = zkc__call(c, &list, 1,
+                     &(zkc__call_opts_t){.limit_ms = zkc__limit_after(deadline),
+                                         .retry = ZKC__CALL_RETRY,
+                                         .deadline_ms = deadline});
+  if (rc == ZKC_OK) rc = zkc__lrun_layout(c, s->path, &list.children, layouts);
+  zkc__call_clear(&list, 1);
+  return rc == ZKC_ENONODE ? ZKC_OK : rc; /* nothing there yet */
 }
 
 /* One pass: the queue node on locks/ (every read of the queue has a read
