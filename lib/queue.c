@@ -30,21 +30,18 @@
 static int remove_node_by(zkc_client_t *c, const char *node, int64_t limit) {
   /* Closing the session removes the node. */
   if (zkc__client_closed(c)) return ZKC_OK;
-  int connected = zkc__session_live(c);
-  zkc__op_t *op = connected ? zkc__op_new() : NULL;
-  if (op == NULL) { /* disconnected (or no memory): do not wait for it here */
+  zkc__call_t del = {.rq = {.kind = ZKC__REQ_DELETE, .path = node}};
+  /* Disconnected (or no memory): not waited for here. */
+  if (!zkc__session_live(c) || zkc__call_send(c, &del, 1) != ZKC_OK) {
     zkc__janitor_add(c, node, NULL);
     return ZKC_OK;
   }
-  zkc__send(c, op, &(zkc__req_t){.kind = ZKC__REQ_DELETE, .path = node});
-  int rc = zkc__op_wait_until(op, limit);
-  if (rc == ZKC_ETIMEDOUT) { /* unanswered: finished in the background */
-    zkc__op_give_up(op);
+  zkc__call_wait(&del, 1, limit);
+  if (del.rc == ZKC_ETIMEDOUT) { /* unanswered: finished in the background */
     zkc__janitor_add(c, node, NULL);
     return ZKC_OK;
   }
-  zkc__op_free(op);
-  return zkc__delete_answered(c, node, rc);
+  return zkc__delete_answered(c, node, del.rc);
 }
 
 static int remove_node(zkc_client_t *c, const char *node) {
@@ -213,19 +210,16 @@ int zkc__lock_release_by(zkc_client_t *c, zkc__held_t *held, int64_t limit_ms) {
 
 int zkc__lock_participants(zkc_client_t *c, const char *base, char ***nodes,
                            size_t *count) {
-  zkc__op_t op;
-  int rc = zkc__op_init(&op);
-  if (rc != ZKC_OK) return rc;
   *nodes = NULL;
   *count = 0;
-  zkc__send(c, &op, &(zkc__req_t){.kind = ZKC__REQ_CHILDREN, .path = base});
-  rc = zkc__op_wait(&op);
-  size_t n = rc == ZKC_OK ? (size_t)op.children.count : 0;
+  zkc__call_t list = {.rq = {.kind = ZKC__REQ_CHILDREN, .path = base}};
+  int rc = zkc__call(c, &list, 1, NULL);
+  size_t n = rc == ZKC_OK ? (size_t)list.children.count : 0;
   zkc__contender_t *sorted = n ? malloc(n * sizeof *sorted) : NULL;
   char **paths = n ? calloc(n, sizeof *paths) : NULL;
   if (n && (sorted == NULL || paths == NULL)) rc = ZKC_ENOMEM;
   if (rc == ZKC_OK && n) {
-    n = zkc__sort_contenders(op.children.data, n, sorted);
+    n = zkc__sort_contenders(list.children.data, n, sorted);
     for (size_t i = 0; i < n && rc == ZKC_OK; i++)
       if ((paths[i] = zkc__path_join(base, sorted[i].name)) == NULL)
         rc = ZKC_ENOMEM;
@@ -237,6 +231,6 @@ int zkc__lock_participants(zkc_client_t *c, const char *base, char ***nodes,
   } else {
     zkc_strings_free(paths, n);
   }
-  zkc__op_clear(&op);
+  zkc__call_clear(&list, 1);
   return rc == ZKC_ENONODE ? ZKC_OK : rc;
 }
