@@ -144,20 +144,6 @@ static int64_t remaining(int64_t deadline) {
 /* Test seam (test_hooks.h): NULL in every program but the tests. */
 void (*zkc__multilock_seam)(void);
 
-/* One lock's requests in a round of confirm_set. */
-typedef struct {
-  zkc__op_t *sync, *read;
-} probe_t;
-
-/* op's answer, awaited until limit (ZKC_ETIMEDOUT after it); its stat
- * into *stat when stat is not NULL. op is freed, or by its late answer. */
-static int collect(zkc__op_t *op, int64_t limit, zkc__stat_t *stat) {
-  int rc = zkc__op_wait_until(op, limit);
-  if (rc != ZKC_ETIMEDOUT && stat != NULL) *stat = op->stat;
-  zkc__op_give_up(op);
-  return rc;
-}
-
 /* A node gone or a session over: the lock is lost. */
 static int lost_as(int rc) {
   return rc == ZKC_ENONODE || rc == ZKC_ESESSIONEXPIRED ? ZKC_ELOST : rc;
@@ -179,37 +165,33 @@ static int confirm_round(const zkc_multilock_t *ml, int64_t limit,
   size_t n = ml->n;
   /* None pinned yet: an earlier round's pins were left already. */
   memset(sessions, 0, n * sizeof *sessions);
-  probe_t *p = calloc(n, sizeof *p);
+  /* Lock i's sync and read: p[2 * i], p[2 * i + 1]. */
+  zkc__call_t *p = calloc(2 * n, sizeof *p);
   if (p == NULL) return ZKC_ENOMEM;
   int rc = ZKC_OK;
+  size_t sent = 0;
   for (size_t i = 0; i < n && rc == ZKC_OK; i++) {
     zkc_mutex_t *m = ml->locks[i];
-    zkc_client_t *c = zkc__mutex_client(m);
     char *node = NULL;
     if ((rc = zkc__mutex_hold_enter(m, &sessions[i], &node)) != ZKC_OK) {
       sessions[i] = 0;
       if (rc == ZKC_ENOTOWNER) rc = ZKC_ELOST;
-    } else if ((p[i].sync = zkc__op_new()) == NULL ||
-               (p[i].read = zkc__op_new()) == NULL) {
-      zkc__op_free(p[i].sync); /* not sent */
-      p[i].sync = NULL;
-      rc = ZKC_ENOMEM;
     } else {
-      zkc__send(c, p[i].sync,
-                &(zkc__req_t){.kind = ZKC__REQ_SYNC, .path = node});
-      zkc__send(c, p[i].read,
-                &(zkc__req_t){.kind = ZKC__REQ_EXISTS_IN_SESSION, .path = node,
-                              .session = sessions[i]});
+      p[2 * i].rq = (zkc__req_t){.kind = ZKC__REQ_SYNC, .path = node};
+      p[2 * i + 1].rq = (zkc__req_t){.kind = ZKC__REQ_EXISTS_IN_SESSION,
+                                     .path = node, .session = sessions[i]};
+      if ((rc = zkc__call_send(zkc__mutex_client(m), &p[2 * i], 2)) == ZKC_OK)
+        sent++;
     }
     free(node);
   }
-  for (size_t i = 0; i < n && p[i].sync != NULL; i++) {
-    zkc__stat_t st = {0};
-    int synced = collect(p[i].sync, limit, NULL);
-    int read = lost_as(collect(p[i].read, limit, &st));
+  zkc__call_wait(p, 2 * sent, limit);
+  for (size_t i = 0; i < sent; i++) {
+    const zkc__call_t *sync = &p[2 * i], *rd = &p[2 * i + 1];
+    int read = lost_as(rd->rc);
     /* The sync's "no node" is the read's to tell. */
-    synced = lost_as(synced == ZKC_ENONODE ? ZKC_OK : synced);
-    if (read == ZKC_OK && st.ephemeral_owner != sessions[i])
+    int synced = lost_as(sync->rc == ZKC_ENONODE ? ZKC_OK : sync->rc);
+    if (read == ZKC_OK && rd->stat.ephemeral_owner != sessions[i])
       read = ZKC_ELOST; /* not the hold's node: cannot be, but proves nothing */
     /* Found lost: marked so at once (an outer reentrant hold of this
      * thread would otherwise stand until its guard tells). */
@@ -220,6 +202,7 @@ static int confirm_round(const zkc_multilock_t *ml, int64_t limit,
     /* A lost lock outranks the rest: the set is taken again. */
     if (one != ZKC_OK && (rc == ZKC_OK || one == ZKC_ELOST)) rc = one;
   }
+  zkc__call_clear(p, 2 * sent);
   free(p);
   return rc;
 }
