@@ -77,7 +77,8 @@ static int confirm_session(zkc_client_t *c, const char *connect) {
   int rc, tries = 0;
   int64_t deadline = zkc__deadline_after(c->opts.connect_timeout_ms);
   do {
-    rc = zkc__op_run_exists(c, "/", NULL);
+    zkc__call_t exists = {.rq = {.kind = ZKC__REQ_EXISTS, .path = "/"}};
+    rc = zkc__call(c, &exists, 1, NULL);
   } while (zkc__retryable(rc) && ++tries < 5 &&
            zkc__wait_connected_or_refused(c, deadline) == ZKC_OK);
   pthread_mutex_lock(&c->mu);

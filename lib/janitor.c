@@ -50,6 +50,35 @@ int zkc__delete_answered(zkc_client_t *c, const char *node, int rc) {
   return ZKC_OK;
 }
 
+/* path's delete, waited for. */
+static int delete_node(zkc_client_t *c, const char *path) {
+  zkc__call_t del = {.rq = {.kind = ZKC__REQ_DELETE, .path = path}};
+  return zkc__call(c, &del, 1, NULL);
+}
+
+/* Looks under base for the protected node carrying uuid (a create cut off
+ * by connection loss may have been applied), behind a sync through the
+ * leader so that such a create shows: *node is its path (malloc), or NULL
+ * when there is none. ZKC_OK or the sync's or the read's error. */
+static int find_protected(zkc_client_t *c, const char *base, const char *uuid,
+                          char **node) {
+  *node = NULL;
+  zkc__call_t rd[2] = {{.rq = {.kind = ZKC__REQ_SYNC, .path = base}},
+                       {.rq = {.kind = ZKC__REQ_CHILDREN, .path = base}}};
+  (void)zkc__call(c, rd, 2, NULL);
+  int rc = rd[0].rc != ZKC_OK ? rd[0].rc : rd[1].rc;
+  if (rc == ZKC_ENONODE) rc = ZKC_OK; /* no parent: no node either */
+  for (int i = 0; rc == ZKC_OK && i < rd[1].children.count; i++) {
+    if (zkc__name_has_uuid(rd[1].children.data[i], uuid)) {
+      *node = zkc__path_join(base, rd[1].children.data[i]);
+      if (*node == NULL) rc = ZKC_ENOMEM;
+      break;
+    }
+  }
+  zkc__call_clear(rd, 2);
+  return rc;
+}
+
 /* Deletes the protected nodes with p->uuid under p->path: normally one, but
  * a create retried after connection loss, when a lagging server's list did
  * not show the first, may have made two. */
@@ -57,16 +86,16 @@ static int delete_by_uuid(zkc_client_t *c, const zkc__pending_t *p) {
   int rc;
   for (;;) {
     char *node = NULL;
-    rc = zkc__op_find_protected(c, p->path, p->uuid, ZKC__FOREVER, &node);
+    rc = find_protected(c, p->path, p->uuid, &node);
     if (rc != ZKC_OK || node == NULL) return rc;
-    rc = zkc__op_run_delete(c, node);
+    rc = delete_node(c, node);
     free(node);
     if (rc != ZKC_OK && rc != ZKC_ENONODE) return rc;
   }
 }
 
 static int work_on(zkc_client_t *c, const zkc__pending_t *p) {
-  int rc = p->uuid[0] ? delete_by_uuid(c, p) : zkc__op_run_delete(c, p->path);
+  int rc = p->uuid[0] ? delete_by_uuid(c, p) : delete_node(c, p->path);
   return rc == ZKC_ENONODE ? ZKC_OK : rc;
 }
 

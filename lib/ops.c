@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "acl.h"
-#include "names.h"
 #include "ops_zk.h"
 #include "zkcoord/common.h"
 
@@ -231,64 +230,6 @@ void zkc__submit_set(zkc_client_t *c, zkc__op_t *op, const char *path,
                      const void *data, int len) {
   ZKC__SUBMIT(c, op,
               zoo_aset(zh, path, (const char *)data, len, -1, on_stat, op));
-}
-
-static int run(zkc__op_t *op) {
-  int rc = zkc__op_wait(op);
-  zkc__op_clear(op);
-  return rc;
-}
-
-int zkc__op_find_protected(zkc_client_t *c, const char *base,
-                           const char *uuid, int64_t limit_ms, char **node) {
-  zkc__op_t *sync = zkc__op_new(), *op = sync ? zkc__op_new() : NULL;
-  if (op == NULL) {
-    zkc__op_free(sync);
-    return ZKC_ENOMEM;
-  }
-  *node = NULL;
-  /* Read where a create cut off is known to be visible (a lagging server
-   * would show no node, and it would stay). */
-  zkc__submit_sync(c, sync, base);
-  zkc__submit_children(c, op, base);
-  int src = zkc__op_wait_until(sync, limit_ms);
-  int rc = src == ZKC_ETIMEDOUT ? src : zkc__op_wait_until(op, limit_ms);
-  if (rc == ZKC_ETIMEDOUT) {
-    zkc__op_give_up(sync);
-    zkc__op_give_up(op);
-    return rc;
-  }
-  zkc__op_free(sync);
-  if (src != ZKC_OK) rc = src;
-  if (rc == ZKC_ENONODE) rc = ZKC_OK; /* no parent: no node either */
-  for (int i = 0; rc == ZKC_OK && i < op->children.count; i++) {
-    if (zkc__name_has_uuid(op->children.data[i], uuid)) {
-      *node = zkc__path_join(base, op->children.data[i]);
-      if (*node == NULL) rc = ZKC_ENOMEM;
-      break;
-    }
-  }
-  zkc__op_free(op);
-  return rc;
-}
-
-int zkc__op_run_delete(zkc_client_t *c, const char *path) {
-  zkc__op_t op;
-  int rc = zkc__op_init(&op);
-  if (rc != ZKC_OK) return rc;
-  zkc__submit_delete(c, &op, path);
-  return run(&op);
-}
-
-int zkc__op_run_exists(zkc_client_t *c, const char *path, zkc__stat_t *stat) {
-  zkc__op_t op;
-  int rc = zkc__op_init(&op);
-  if (rc != ZKC_OK) return rc;
-  zkc__submit_exists(c, &op, path);
-  rc = zkc__op_wait(&op);
-  if (rc == ZKC_OK && stat) *stat = op.stat;
-  zkc__op_clear(&op);
-  return rc;
 }
 
 /* 1 when zh's session is over (expired, or credentials refused). */

@@ -255,9 +255,7 @@ typedef struct zkc__req {
  * sent one after another ride in one round trip, applied in order. */
 void zkc__send(zkc_client_t *c, zkc__op_t *op, const zkc__req_t *rq);
 
-/* The single-request and transaction cases, sent and waited for. */
-int zkc__op_run_exists(zkc_client_t *c, const char *path, zkc__stat_t *stat);
-
+/* The transaction cases, sent and waited for. */
 /* One transaction: check that check_path exists, then set path's data,
  * only if its data version is `version` (-1: any). Returns the failing
  * operation's error with *failed_op its index (0 the check, 1 the set), or

@@ -241,15 +241,6 @@ void zkc__submit_sync(zkc_client_t *c, zkc__op_t *op, const char *path);
 void zkc__submit_set(zkc_client_t *c, zkc__op_t *op, const char *path,
                      const void *data, int len);
 
-/* Sent and waited for (the janitor's, the guard's, the client's). */
-/* Looks under base for the protected node carrying uuid (a create cut off
- * by connection loss may have been applied), behind a sync through the
- * leader so that such a create shows: *node is its path (malloc),
- * or NULL when there is none. ZKC_OK, the read's error, or ZKC_ETIMEDOUT
- * when it is not answered by limit_ms (ZKC__FOREVER: no limit). */
-int zkc__op_find_protected(zkc_client_t *c, const char *base,
-                           const char *uuid, int64_t limit_ms, char **node);
-int zkc__op_run_delete(zkc_client_t *c, const char *path);
 /* Reads a node's data and leaves a data watch for waiter `id`. */
 void zkc__submit_watch(zkc_client_t *c, zkc__op_t *op, const char *path,
                        uint64_t id);
