@@ -79,7 +79,7 @@ static int order_children(char **names, size_t n, const char **order,
 
 /* Fills one entry from a finished get (or, for a node whose ACL refuses
  * the read, from an exists: no data, data_denied set). */
-static int fill(zkc_contender_t *e, const char *name, const zkc__call_t *op,
+static int fill(zkc_contender_t *e, const char *name, const zkc__call_t *rd,
                 long position, int denied) {
   e->name = strdup(name);
   e->style = node_style(name);
@@ -87,16 +87,16 @@ static int fill(zkc_contender_t *e, const char *name, const zkc__call_t *op,
   if (!e->has_sequence) e->sequence = 0;
   e->kind = zkc__node_kind(name);
   e->position = (int)position;
-  size_t total = op->data_len > 0 ? (size_t)op->data_len : 0;
+  size_t total = rd->data_len > 0 ? (size_t)rd->data_len : 0;
   e->data_total = total;
   e->data_len = total < ZKC_CONTENDER_DATA_MAX ? total : ZKC_CONTENDER_DATA_MAX;
   e->data = malloc(e->data_len + 1);
   if (e->name == NULL || e->data == NULL) return ZKC_ENOMEM;
-  if (e->data_len) memcpy(e->data, op->data, e->data_len);
+  if (e->data_len) memcpy(e->data, rd->data, e->data_len);
   e->data[e->data_len] = '\0';
-  e->ephemeral_owner = op->stat.ephemeral_owner;
-  e->ctime_ms = op->stat.ctime;
-  e->czxid = op->stat.czxid;
+  e->ephemeral_owner = rd->stat.ephemeral_owner;
+  e->ctime_ms = rd->stat.ctime;
+  e->czxid = rd->stat.czxid;
   e->data_denied = denied;
   return ZKC_OK;
 }
