@@ -318,9 +318,10 @@ typedef struct zkc__call_opts {
 
 /* Sends calls[0..n) in order (one round trip), waits for every answer
  * (given up past the limit: freed by its completion), and with a retry
- * mode sends them all again while the call's answer (zkc__call_answer) is
- * retryable. o NULL: once, without a limit. Returns the call's answer, or
- * the reason the retries stopped; each call's own answer is in it. */
+ * mode sends them all again while the call's answer is retryable (the
+ * rules: zkc__call_answer, zkc__call_retries in session_shared.h). o
+ * NULL: once, without a limit. Returns the call's answer, or the reason
+ * the retries stopped; each call's own answer is in it. */
 int zkc__call(zkc_client_t *c, zkc__call_t *calls, size_t n,
               const zkc__call_opts_t *o);
 /* zkc__call's halves, for requests to several clients waited for
@@ -328,16 +329,6 @@ int zkc__call(zkc_client_t *c, zkc__call_t *calls, size_t n,
  * an op cannot be made), and the wait of everything sent. */
 int zkc__call_send(zkc_client_t *c, zkc__call_t *calls, size_t n);
 void zkc__call_wait(zkc__call_t *calls, size_t n, int64_t limit_ms);
-/* A call's answer: the first failed request's, in order; a sync's failure
- * only when every other request succeeded, and its ZKC_ENONODE never (the
- * reads behind it tell that). */
-int zkc__call_answer(const zkc__call_t *calls, size_t n);
-/* 1 when a call in mode `retry` whose answer is `answer` is sent again
- * (the policy, the deadline and the connection permitting). */
-int zkc__call_retries(zkc__call_retry_t retry, int answer);
-/* What a retried call returns when its retries stop for `why` after the
- * answer `answer`. */
-int zkc__call_stop(zkc__call_retry_t retry, int answer, int why);
 /* Frees the answers (data, created, children) and zeroes them. */
 void zkc__call_clear(zkc__call_t *calls, size_t n);
 

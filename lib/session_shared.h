@@ -12,6 +12,19 @@
 #include <stdint.h>
 
 
+/* ---- the one call's rules (call.c; the call itself is in session.h) ---- */
+
+/* A call's answer: the first failed request's, in order; a sync's failure
+ * only when every other request succeeded, and its ZKC_ENONODE never (the
+ * reads behind it tell that). */
+int zkc__call_answer(const zkc__call_t *calls, size_t n);
+/* 1 when a call in mode `retry` whose answer is `answer` is sent again
+ * (the policy, the deadline and the connection permitting). */
+int zkc__call_retries(zkc__call_retry_t retry, int answer);
+/* What a retried call returns when its retries stop for `why` after the
+ * answer `answer`. */
+int zkc__call_stop(zkc__call_retry_t retry, int answer, int why);
+
 /* ---- the ZooKeeper handle (handle.c) ---- */
 
 /* Opens a ZooKeeper handle for c (a new session) and installs it. ZKC_OK,

@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "session.h"
+#include "session_shared.h"
 #include "zkcoord/common.h"
 
 static zkc__call_t answered(zkc__req_kind_t kind, int rc) {
