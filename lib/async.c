@@ -25,10 +25,8 @@ void zkc_async_opts_init(zkc_async_opts_t *opts) {
   opts->delivery = ZKC_DELIVER_THREAD;
 }
 
-ZKC__PUBLIC(zkc_async_create,
-            (zkc_async_t **out, zkc_client_t *client,
-             const zkc_async_opts_t *opts),
-            (out, client, opts)) {
+static int async_create_impl(zkc_async_t **out, zkc_client_t *client,
+                             const zkc_async_opts_t *opts) {
   if (out) *out = NULL;
   zkc_async_opts_t o;
   zkc_async_opts_init(&o);
@@ -83,7 +81,14 @@ ZKC__PUBLIC(zkc_async_create,
   return ZKC_OK;
 }
 
-ZKC__PUBLIC(zkc_async_destroy, (zkc_async_t *a), (a)) {
+int zkc_async_create(zkc_async_t **out, zkc_client_t *client,
+                     const zkc_async_opts_t *opts) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark,
+                           async_create_impl(out, client, opts));
+}
+
+static int async_destroy_impl(zkc_async_t *a) {
   if (a == NULL) return ZKC_OK;
   if (zkc__on_callback_thread()) return ZKC_EDEADLK;
   pthread_mutex_lock(&a->mu);
@@ -115,10 +120,14 @@ ZKC__PUBLIC(zkc_async_destroy, (zkc_async_t *a), (a)) {
   return ZKC_OK;
 }
 
-ZKC__PUBLIC(zkc_async_acquire,
-            (zkc_async_t *a, const char *path, int64_t timeout_ms,
-             zkc_acquired_fn done, void *ctx, uint64_t *id),
-            (a, path, timeout_ms, done, ctx, id)) {
+int zkc_async_destroy(zkc_async_t *a) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark, async_destroy_impl(a));
+}
+
+static int async_acquire_impl(zkc_async_t *a, const char *path,
+                              int64_t timeout_ms, zkc_acquired_fn done,
+                              void *ctx, uint64_t *id) {
   int rc0 = zkc__refuse_null(a ? a->c : NULL, "zkc_async_acquire", "async",
                              a == NULL, "done", done == NULL, (char *)NULL);
   if (rc0 == ZKC_OK)
@@ -154,9 +163,15 @@ ZKC__PUBLIC(zkc_async_acquire,
   return ZKC_OK;
 }
 
-ZKC__PUBLIC(zkc_async_stats,
-            (const zkc_async_t *a, const char *path, zkc_lock_stats_t *out),
-            (a, path, out)) {
+int zkc_async_acquire(zkc_async_t *a, const char *path, int64_t timeout_ms,
+                      zkc_acquired_fn done, void *ctx, uint64_t *id) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark,
+                           async_acquire_impl(a, path, timeout_ms, done, ctx, id));
+}
+
+static int async_stats_impl(const zkc_async_t *a, const char *path,
+                            zkc_lock_stats_t *out) {
   int rc0 = zkc__refuse_null(a ? a->c : NULL, "zkc_async_stats", "async",
                              a == NULL, "out", out == NULL, (char *)NULL);
   if (rc0 == ZKC_OK)
@@ -174,7 +189,13 @@ ZKC__PUBLIC(zkc_async_stats,
   return zkc__stats_copy(st, out);
 }
 
-ZKC__PUBLIC(zkc_async_cancel, (zkc_async_t *a, uint64_t id), (a, id)) {
+int zkc_async_stats(const zkc_async_t *a, const char *path,
+                    zkc_lock_stats_t *out) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark, async_stats_impl(a, path, out));
+}
+
+static int async_cancel_impl(zkc_async_t *a, uint64_t id) {
   if (a == NULL)
     return zkc__refuse(NULL, ZKC_EINVAL, "zkc_async_cancel: async is NULL");
   pthread_mutex_lock(&a->mu);
@@ -201,7 +222,12 @@ ZKC__PUBLIC(zkc_async_cancel, (zkc_async_t *a, uint64_t id), (a, id)) {
   return rc;
 }
 
-ZKC__PUBLIC(zkc_async_fd, (const zkc_async_t *a, int *fd), (a, fd)) {
+int zkc_async_cancel(zkc_async_t *a, uint64_t id) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark, async_cancel_impl(a, id));
+}
+
+static int async_fd_impl(const zkc_async_t *a, int *fd) {
   int rc_ = zkc__refuse_null(a ? a->c : NULL, "zkc_async_fd", "async", a == NULL,
                              "fd", fd == NULL, (char *)NULL);
   if (rc_ != ZKC_OK) return rc_;
@@ -214,7 +240,12 @@ ZKC__PUBLIC(zkc_async_fd, (const zkc_async_t *a, int *fd), (a, fd)) {
   return ZKC_OK;
 }
 
-ZKC__PUBLIC(zkc_async_dispatch, (zkc_async_t *a, int *ran), (a, ran)) {
+int zkc_async_fd(const zkc_async_t *a, int *fd) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark, async_fd_impl(a, fd));
+}
+
+static int async_dispatch_impl(zkc_async_t *a, int *ran) {
   if (ran) *ran = 0;
   if (a == NULL)
     return zkc__refuse(NULL, ZKC_EINVAL, "zkc_async_dispatch: async is NULL");
@@ -227,4 +258,9 @@ ZKC__PUBLIC(zkc_async_dispatch, (zkc_async_t *a, int *ran), (a, ran)) {
   int n = zkc__async_run_events(a);
   if (ran) *ran = n;
   return ZKC_OK;
+}
+
+int zkc_async_dispatch(zkc_async_t *a, int *ran) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark, async_dispatch_impl(a, ran));
 }

@@ -11,9 +11,8 @@
 #include "session.h"
 #include "util.h"
 
-ZKC__PUBLIC(zkc_hold_release,
-            (zkc_async_t *a, zkc_hold_t *h, zkc_released_fn done, void *ctx),
-            (a, h, done, ctx)) {
+static int hold_release_impl(zkc_async_t *a, zkc_hold_t *h,
+                             zkc_released_fn done, void *ctx) {
   int rc_ = zkc__refuse_null(a ? a->c : NULL, "zkc_hold_release", "async",
                              a == NULL, "hold", h == NULL, (char *)NULL);
   if (rc_ != ZKC_OK) return rc_;
@@ -21,7 +20,13 @@ ZKC__PUBLIC(zkc_hold_release,
   return zkc__async_release(a, h, done, ctx);
 }
 
-ZKC__PUBLIC(zkc_hold_free, (zkc_hold_t *h), (h)) {
+int zkc_hold_release(zkc_async_t *a, zkc_hold_t *h, zkc_released_fn done,
+                     void *ctx) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark, hold_release_impl(a, h, done, ctx));
+}
+
+static int hold_free_impl(zkc_hold_t *h) {
   if (h == NULL) return ZKC_OK;
   zkc_async_t *a = h->a;
   pthread_mutex_lock(&a->mu);
@@ -39,8 +44,12 @@ ZKC__PUBLIC(zkc_hold_free, (zkc_hold_t *h), (h)) {
   return ZKC_OK;
 }
 
-ZKC__PUBLIC(zkc_hold_fencing_token, (const zkc_hold_t *h, int64_t *token),
-            (h, token)) {
+int zkc_hold_free(zkc_hold_t *h) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark, hold_free_impl(h));
+}
+
+static int hold_fencing_token_impl(const zkc_hold_t *h, int64_t *token) {
   int rc_ =
       zkc__refuse_null(h ? h->a->c : NULL, "zkc_hold_fencing_token", "hold",
                        h == NULL, "token", token == NULL, (char *)NULL);
@@ -52,8 +61,12 @@ ZKC__PUBLIC(zkc_hold_fencing_token, (const zkc_hold_t *h, int64_t *token),
   return rc;
 }
 
-ZKC__PUBLIC(zkc_hold_node, (const zkc_hold_t *h, char *buf, size_t len),
-            (h, buf, len)) {
+int zkc_hold_fencing_token(const zkc_hold_t *h, int64_t *token) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark, hold_fencing_token_impl(h, token));
+}
+
+static int hold_node_impl(const zkc_hold_t *h, char *buf, size_t len) {
   int rc_ = zkc__refuse_null(h ? h->a->c : NULL, "zkc_hold_node", "hold",
                              h == NULL, "buf", buf == NULL, (char *)NULL);
   if (rc_ != ZKC_OK) return rc_;
@@ -71,6 +84,11 @@ ZKC__PUBLIC(zkc_hold_node, (const zkc_hold_t *h, char *buf, size_t len),
                 "(the node's path needs %zu)",
                 len, need);
   return rc;
+}
+
+int zkc_hold_node(const zkc_hold_t *h, char *buf, size_t len) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark, hold_node_impl(h, buf, len));
 }
 
 int zkc_hold_is_held(const zkc_hold_t *h) {
@@ -122,14 +140,26 @@ static int hold_fenced(zkc_hold_t *h, const char *fn, int create,
   return rc;
 }
 
-ZKC__PUBLIC(zkc_hold_fenced_set,
-            (zkc_hold_t *h, const char *path, const void *data, size_t len),
-            (h, path, data, len)) {
+static int hold_fenced_set_impl(zkc_hold_t *h, const char *path,
+                                const void *data, size_t len) {
   return hold_fenced(h, "zkc_hold_fenced_set", 0, path, data, len);
 }
 
-ZKC__PUBLIC(zkc_hold_fenced_create,
-            (zkc_hold_t *h, const char *path, const void *data, size_t len),
-            (h, path, data, len)) {
+int zkc_hold_fenced_set(zkc_hold_t *h, const char *path, const void *data,
+                        size_t len) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark,
+                           hold_fenced_set_impl(h, path, data, len));
+}
+
+static int hold_fenced_create_impl(zkc_hold_t *h, const char *path,
+                                   const void *data, size_t len) {
   return hold_fenced(h, "zkc_hold_fenced_create", 1, path, data, len);
+}
+
+int zkc_hold_fenced_create(zkc_hold_t *h, const char *path, const void *data,
+                           size_t len) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark,
+                           hold_fenced_create_impl(h, path, data, len));
 }

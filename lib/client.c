@@ -152,10 +152,8 @@ static zkc_client_t *client_alloc(const char *connect,
 static int open_normalized(const char *connect_string,
                            const zkc_client_opts_t *opts, zkc_client_t **out);
 
-ZKC__PUBLIC(zkc_client_open,
-            (zkc_client_t **out, const char *connect_string,
-             const zkc_client_opts_t *opts),
-            (out, connect_string, opts)) {
+static int client_open_impl(zkc_client_t **out, const char *connect_string,
+                            const zkc_client_opts_t *opts) {
   zkc_client_opts_t defaults;
   if (opts == NULL) {
     zkc_client_opts_init(&defaults);
@@ -189,6 +187,13 @@ ZKC__PUBLIC(zkc_client_open,
   int rc = open_normalized(connect, opts, out);
   free(connect);
   return rc;
+}
+
+int zkc_client_open(zkc_client_t **out, const char *connect_string,
+                    const zkc_client_opts_t *opts) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark,
+                           client_open_impl(out, connect_string, opts));
 }
 
 static int open_normalized(const char *connect_string,

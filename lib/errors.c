@@ -74,8 +74,8 @@ void zkc__note_auth_refused(void) { last_zk_code = ZAUTHFAILED; }
 int zkc_last_zk_code(void) { return last_zk_code; }
 
 /* zkc_last_error_message: what the thread's last failed public call
- * returned, explained (ZKC__PUBLIC, session.h). A refusal writes its detail at once
- * and notes the code it refused with; the call's end keeps that detail
+ * returned, explained (zkc__public_leave, session.h). A refusal writes its
+ * detail at once and notes the code it refused with; the call's end keeps that detail
  * when the call fails with the same code, else writes the code's own
  * message under the call's name. */
 static _Thread_local char last_message[512];

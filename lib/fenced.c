@@ -118,22 +118,32 @@ static int fenced_write(zkc_mutex_t *m, const char *path, const void *data,
   return rc;
 }
 
-ZKC__PUBLIC(zkc_mutex_fenced_set,
-            (zkc_mutex_t *m, const char *path, const void *data, size_t len),
-            (m, path, data, len)) {
+static int mutex_fenced_set_impl(zkc_mutex_t *m, const char *path,
+                                 const void *data, size_t len) {
   return fenced_write(m, path, data, len, -1, NULL);
 }
 
-ZKC__PUBLIC(zkc_mutex_fenced_create,
-            (zkc_mutex_t *m, const char *path, const void *data, size_t len),
-            (m, path, data, len)) {
+int zkc_mutex_fenced_set(zkc_mutex_t *m, const char *path, const void *data,
+                         size_t len) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark,
+                           mutex_fenced_set_impl(m, path, data, len));
+}
+
+static int mutex_fenced_create_impl(zkc_mutex_t *m, const char *path,
+                                    const void *data, size_t len) {
   return fenced_write(m, path, data, len, FENCED_CREATE, NULL);
 }
 
-ZKC__PUBLIC(zkc_mutex_fenced_get,
-            (zkc_mutex_t *m, const char *path, char **data, size_t *len,
-             int32_t *version),
-            (m, path, data, len, version)) {
+int zkc_mutex_fenced_create(zkc_mutex_t *m, const char *path, const void *data,
+                            size_t len) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark,
+                           mutex_fenced_create_impl(m, path, data, len));
+}
+
+static int mutex_fenced_get_impl(zkc_mutex_t *m, const char *path, char **data,
+                                 size_t *len, int32_t *version) {
   if (data != NULL) *data = NULL;
   if (m == NULL)
     return zkc__refuse(NULL, ZKC_EINVAL, "zkc_mutex_fenced_get: mutex is NULL");
@@ -172,10 +182,16 @@ ZKC__PUBLIC(zkc_mutex_fenced_get,
   return rc;
 }
 
-ZKC__PUBLIC(zkc_mutex_fenced_cas,
-            (zkc_mutex_t *m, const char *path, const void *data, size_t len,
-             int32_t version, int32_t *new_version),
-            (m, path, data, len, version, new_version)) {
+int zkc_mutex_fenced_get(zkc_mutex_t *m, const char *path, char **data,
+                         size_t *len, int32_t *version) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark,
+                           mutex_fenced_get_impl(m, path, data, len, version));
+}
+
+static int mutex_fenced_cas_impl(zkc_mutex_t *m, const char *path,
+                                 const void *data, size_t len, int32_t version,
+                                 int32_t *new_version) {
   if (version < 0) /* no comparison: zkc_mutex_fenced_set */
     return zkc__refuse(m ? zkc__mutex_client(m) : NULL, ZKC_EINVAL,
                        "zkc_mutex_fenced_cas: version %d is below 0 (a write "
@@ -185,4 +201,11 @@ ZKC__PUBLIC(zkc_mutex_fenced_cas,
   /* The hold's session ended before the transaction was sent: nothing was
    * set, and the hold went with the session. */
   return rc == ZKC_ESESSIONEXPIRED ? ZKC_ELOST : rc;
+}
+
+int zkc_mutex_fenced_cas(zkc_mutex_t *m, const char *path, const void *data,
+                         size_t len, int32_t version, int32_t *new_version) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark,
+                           mutex_fenced_cas_impl(m, path, data, len, version, new_version));
 }

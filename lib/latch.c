@@ -186,10 +186,9 @@ void zkc_latch_opts_init(zkc_latch_opts_t *opts) {
   if (opts) memset(opts, 0, sizeof *opts);
 }
 
-ZKC__PUBLIC(zkc_latch_create,
-            (zkc_latch_t **out, zkc_client_t *client, const char *path,
-             const char *id, const zkc_latch_opts_t *opts),
-            (out, client, path, id, opts)) {
+static int latch_create_impl(zkc_latch_t **out, zkc_client_t *client,
+                             const char *path, const char *id,
+                             const zkc_latch_opts_t *opts) {
   if (out != NULL) *out = NULL;
   int rc0 = zkc__refuse_null(client, "zkc_latch_create", "out", out == NULL,
                              "client", client == NULL, (char *)NULL);
@@ -216,10 +215,15 @@ ZKC__PUBLIC(zkc_latch_create,
   return ZKC_OK;
 }
 
-ZKC__PUBLIC(zkc_latch_set_listener,
-            (zkc_latch_t *l, zkc_latch_fn is_leader, zkc_latch_fn not_leader,
-             void *ctx),
-            (l, is_leader, not_leader, ctx)) {
+int zkc_latch_create(zkc_latch_t **out, zkc_client_t *client, const char *path,
+                     const char *id, const zkc_latch_opts_t *opts) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark,
+                           latch_create_impl(out, client, path, id, opts));
+}
+
+static int latch_set_listener_impl(zkc_latch_t *l, zkc_latch_fn is_leader,
+                                   zkc_latch_fn not_leader, void *ctx) {
   if (l == NULL)
     return zkc__refuse(NULL, ZKC_EINVAL,
                        "zkc_latch_set_listener: latch is NULL");
@@ -235,15 +239,26 @@ ZKC__PUBLIC(zkc_latch_set_listener,
   return ZKC_OK;
 }
 
-ZKC__PUBLIC(zkc_latch_start, (zkc_latch_t *l), (l)) {
+int zkc_latch_set_listener(zkc_latch_t *l, zkc_latch_fn is_leader,
+                           zkc_latch_fn not_leader, void *ctx) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark,
+                           latch_set_listener_impl(l, is_leader, not_leader, ctx));
+}
+
+static int latch_start_impl(zkc_latch_t *l) {
   if (l == NULL)
     return zkc__refuse(NULL, ZKC_EINVAL, "zkc_latch_start: latch is NULL");
   if (zkc__on_callback_thread() || on_latch_thread(l)) return ZKC_EDEADLK;
   return zkc__candidate_start(&l->cand, one_turn);
 }
 
-ZKC__PUBLIC(zkc_latch_close, (zkc_latch_t *l, zkc_close_mode_t mode),
-            (l, mode)) {
+int zkc_latch_start(zkc_latch_t *l) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark, latch_start_impl(l));
+}
+
+static int latch_close_impl(zkc_latch_t *l, zkc_close_mode_t mode) {
   if (l == NULL) return ZKC_OK;
   if (mode != ZKC_CLOSE_SILENT && mode != ZKC_CLOSE_NOTIFY_LEADER)
     return zkc__refuse(l->cand.client, ZKC_EINVAL,
@@ -294,7 +309,12 @@ ZKC__PUBLIC(zkc_latch_close, (zkc_latch_t *l, zkc_close_mode_t mode),
   return ZKC_OK;
 }
 
-ZKC__PUBLIC(zkc_latch_destroy, (zkc_latch_t *l), (l)) {
+int zkc_latch_close(zkc_latch_t *l, zkc_close_mode_t mode) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark, latch_close_impl(l, mode));
+}
+
+static int latch_destroy_impl(zkc_latch_t *l) {
   if (l == NULL) return ZKC_OK;
   if (zkc__on_callback_thread() || on_latch_thread(l)) return ZKC_EDEADLK;
   int rc = zkc_latch_close(l, ZKC_CLOSE_SILENT);
@@ -302,6 +322,11 @@ ZKC__PUBLIC(zkc_latch_destroy, (zkc_latch_t *l), (l)) {
   if (rc != ZKC_OK) return rc;
   free(l);
   return ZKC_OK;
+}
+
+int zkc_latch_destroy(zkc_latch_t *l) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark, latch_destroy_impl(l));
 }
 
 int zkc_latch_has_leadership(const zkc_latch_t *cl) {
@@ -315,8 +340,7 @@ int zkc_latch_has_leadership(const zkc_latch_t *cl) {
   return leader;
 }
 
-ZKC__PUBLIC(zkc_latch_await, (zkc_latch_t *l, int64_t timeout_ms),
-            (l, timeout_ms)) {
+static int latch_await_impl(zkc_latch_t *l, int64_t timeout_ms) {
   if (l == NULL)
     return zkc__refuse(NULL, ZKC_EINVAL, "zkc_latch_await: latch is NULL");
   if (zkc__on_callback_thread() || on_latch_thread(l)) return ZKC_EDEADLK;
@@ -364,6 +388,11 @@ ZKC__PUBLIC(zkc_latch_await, (zkc_latch_t *l, int64_t timeout_ms),
   return rc;
 }
 
+int zkc_latch_await(zkc_latch_t *l, int64_t timeout_ms) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark, latch_await_impl(l, timeout_ms));
+}
+
 int zkc_latch_error(const zkc_latch_t *cl) {
   if (cl == NULL)
     return zkc__refuse(NULL, ZKC_EINVAL, "zkc_latch_error: latch is NULL");
@@ -374,8 +403,7 @@ int zkc_latch_error(const zkc_latch_t *cl) {
   return rc;
 }
 
-ZKC__PUBLIC(zkc_latch_fencing_token, (const zkc_latch_t *cl, int64_t *token),
-            (cl, token)) {
+static int latch_fencing_token_impl(const zkc_latch_t *cl, int64_t *token) {
   int rc_ = zkc__refuse_null(cl ? cl->cand.client : NULL,
                              "zkc_latch_fencing_token", "latch", cl == NULL,
                              "token", token == NULL, (char *)NULL);
@@ -389,8 +417,12 @@ ZKC__PUBLIC(zkc_latch_fencing_token, (const zkc_latch_t *cl, int64_t *token),
   return rc;
 }
 
-ZKC__PUBLIC(zkc_latch_node, (const zkc_latch_t *cl, char *buf, size_t buf_len),
-            (cl, buf, buf_len)) {
+int zkc_latch_fencing_token(const zkc_latch_t *cl, int64_t *token) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark, latch_fencing_token_impl(cl, token));
+}
+
+static int latch_node_impl(const zkc_latch_t *cl, char *buf, size_t buf_len) {
   int rc_ =
       zkc__refuse_null(cl ? cl->cand.client : NULL, "zkc_latch_node", "latch",
                        cl == NULL, "buf", buf == NULL, (char *)NULL);
@@ -417,23 +449,31 @@ ZKC__PUBLIC(zkc_latch_node, (const zkc_latch_t *cl, char *buf, size_t buf_len),
   return rc;
 }
 
+int zkc_latch_node(const zkc_latch_t *cl, char *buf, size_t buf_len) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark, latch_node_impl(cl, buf, buf_len));
+}
+
 const char *zkc_latch_id(const zkc_latch_t *l) { return l ? l->cand.id : NULL; }
 
-ZKC__PUBLIC(zkc_latch_stats, (const zkc_latch_t *l, zkc_lock_stats_t *out),
-            (l, out)) {
+static int latch_stats_impl(const zkc_latch_t *l, zkc_lock_stats_t *out) {
   if (l == NULL || out == NULL)
     return zkc__refuse(l ? l->cand.client : NULL, ZKC_EINVAL,
                        "zkc_latch_stats: %s is NULL", l ? "out" : "latch");
   return zkc__stats_copy(l->cand.st, out);
 }
 
+int zkc_latch_stats(const zkc_latch_t *l, zkc_lock_stats_t *out) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark, latch_stats_impl(l, out));
+}
+
 const char *zkc_latch_path(const zkc_latch_t *l) {
   return l ? l->cand.path : NULL;
 }
 
-ZKC__PUBLIC(zkc_latch_participants,
-            (zkc_latch_t *l, zkc_participant_t **out, size_t *count),
-            (l, out, count)) {
+static int latch_participants_impl(zkc_latch_t *l, zkc_participant_t **out,
+                                   size_t *count) {
   int rc_ = zkc__refuse_null(
       l ? l->cand.client : NULL, "zkc_latch_participants", "latch", l == NULL,
       "out", out == NULL, "count", count == NULL, (char *)NULL);
@@ -441,10 +481,22 @@ ZKC__PUBLIC(zkc_latch_participants,
   return zkc__participants_read(l->cand.client, l->cand.path, out, count);
 }
 
-ZKC__PUBLIC(zkc_latch_leader_id, (zkc_latch_t *l, char **id), (l, id)) {
+int zkc_latch_participants(zkc_latch_t *l, zkc_participant_t **out,
+                           size_t *count) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark,
+                           latch_participants_impl(l, out, count));
+}
+
+static int latch_leader_id_impl(zkc_latch_t *l, char **id) {
   int rc_ =
       zkc__refuse_null(l ? l->cand.client : NULL, "zkc_latch_leader_id",
                        "latch", l == NULL, "id", id == NULL, (char *)NULL);
   if (rc_ != ZKC_OK) return rc_;
   return zkc__leader_id_read(l->cand.client, l->cand.path, id);
+}
+
+int zkc_latch_leader_id(zkc_latch_t *l, char **id) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark, latch_leader_id_impl(l, id));
 }

@@ -54,9 +54,8 @@ static int listener_remove(zkc_client_t *c, zkc_state_fn fn,
   return found ? ZKC_OK : ZKC_EINVAL;
 }
 
-ZKC__PUBLIC(zkc_client_add_listener,
-            (zkc_client_t *c, zkc_state_fn fn, void *ctx),
-            (c, fn, ctx)) {
+static int client_add_listener_impl(zkc_client_t *c, zkc_state_fn fn,
+                                    void *ctx) {
   int rc_ = zkc__refuse_null(c, "zkc_client_add_listener", "client", c == NULL,
                              "fn", fn == NULL, (char *)NULL);
   if (rc_ != ZKC_OK) return rc_;
@@ -68,9 +67,14 @@ ZKC__PUBLIC(zkc_client_add_listener,
   return rc;
 }
 
-ZKC__PUBLIC(zkc_client_remove_listener,
-            (zkc_client_t *c, zkc_state_fn fn, void *ctx),
-            (c, fn, ctx)) {
+int zkc_client_add_listener(zkc_client_t *c, zkc_state_fn fn, void *ctx) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark,
+                           client_add_listener_impl(c, fn, ctx));
+}
+
+static int client_remove_listener_impl(zkc_client_t *c, zkc_state_fn fn,
+                                       void *ctx) {
   int rc_ = zkc__refuse_null(c, "zkc_client_remove_listener", "client",
                              c == NULL, "fn", fn == NULL, (char *)NULL);
   if (rc_ != ZKC_OK) return rc_;
@@ -80,6 +84,12 @@ ZKC__PUBLIC(zkc_client_remove_listener,
                 "zkc_client_remove_listener: this fn and ctx are not "
                 "registered");
   return rc;
+}
+
+int zkc_client_remove_listener(zkc_client_t *c, zkc_state_fn fn, void *ctx) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark,
+                           client_remove_listener_impl(c, fn, ctx));
 }
 
 int zkc__observer_add(zkc_client_t *c, zkc__observer_fn fn, void *ctx) {

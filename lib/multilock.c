@@ -55,9 +55,8 @@ static zkc__lstats_t *stats_record(const zkc_multilock_t *ml) {
   return st;
 }
 
-ZKC__PUBLIC(zkc_multilock_create,
-            (zkc_multilock_t **out, zkc_mutex_t *const *locks, size_t n),
-            (out, locks, n)) {
+static int multilock_create_impl(zkc_multilock_t **out,
+                                 zkc_mutex_t *const *locks, size_t n) {
   if (out != NULL) *out = NULL;
   int rc_ = zkc__refuse_null(NULL, "zkc_multilock_create", "out", out == NULL,
                              "locks", locks == NULL, (char *)NULL);
@@ -98,7 +97,14 @@ ZKC__PUBLIC(zkc_multilock_create,
   return ZKC_OK;
 }
 
-ZKC__PUBLIC(zkc_multilock_destroy, (zkc_multilock_t *ml), (ml)) {
+int zkc_multilock_create(zkc_multilock_t **out, zkc_mutex_t *const *locks,
+                         size_t n) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark,
+                           multilock_create_impl(out, locks, n));
+}
+
+static int multilock_destroy_impl(zkc_multilock_t *ml) {
   if (ml == NULL) return ZKC_OK;
   pthread_mutex_lock(&ml->mu);
   int busy = ml->holds > 0 || ml->users > 0;
@@ -108,6 +114,11 @@ ZKC__PUBLIC(zkc_multilock_destroy, (zkc_multilock_t *ml), (ml)) {
   free(ml->locks);
   free(ml);
   return ZKC_OK;
+}
+
+int zkc_multilock_destroy(zkc_multilock_t *ml) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark, multilock_destroy_impl(ml));
 }
 
 static void enter(zkc_multilock_t *ml) {
@@ -269,9 +280,8 @@ static int confirm_set(const zkc_multilock_t *ml, int64_t deadline) {
   return rc;
 }
 
-ZKC__PUBLIC(zkc_multilock_acquire_timeout,
-            (zkc_multilock_t *ml, int64_t timeout_ms),
-            (ml, timeout_ms)) {
+static int multilock_acquire_timeout_impl(zkc_multilock_t *ml,
+                                          int64_t timeout_ms) {
   if (ml == NULL) /* timeout_ms < 0: no limit */
     return zkc__refuse(NULL, ZKC_EINVAL,
                        "zkc_multilock_acquire_timeout: "
@@ -315,7 +325,13 @@ ZKC__PUBLIC(zkc_multilock_acquire_timeout,
   return rc;
 }
 
-ZKC__PUBLIC(zkc_multilock_acquire, (zkc_multilock_t *ml), (ml)) {
+int zkc_multilock_acquire_timeout(zkc_multilock_t *ml, int64_t timeout_ms) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark,
+                           multilock_acquire_timeout_impl(ml, timeout_ms));
+}
+
+static int multilock_acquire_impl(zkc_multilock_t *ml) {
   if (ml == NULL)
     return zkc__refuse(NULL, ZKC_EINVAL,
                        "zkc_multilock_acquire: multilock is "
@@ -323,7 +339,12 @@ ZKC__PUBLIC(zkc_multilock_acquire, (zkc_multilock_t *ml), (ml)) {
   return zkc_multilock_acquire_timeout(ml, INT64_MAX);
 }
 
-ZKC__PUBLIC(zkc_multilock_release, (zkc_multilock_t *ml), (ml)) {
+int zkc_multilock_acquire(zkc_multilock_t *ml) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark, multilock_acquire_impl(ml));
+}
+
+static int multilock_release_impl(zkc_multilock_t *ml) {
   if (ml == NULL)
     return zkc__refuse(NULL, ZKC_EINVAL,
                        "zkc_multilock_release: multilock is "
@@ -354,13 +375,22 @@ ZKC__PUBLIC(zkc_multilock_release, (zkc_multilock_t *ml), (ml)) {
   return first;
 }
 
-ZKC__PUBLIC(zkc_multilock_stats,
-            (const zkc_multilock_t *ml, zkc_lock_stats_t *out),
-            (ml, out)) {
+int zkc_multilock_release(zkc_multilock_t *ml) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark, multilock_release_impl(ml));
+}
+
+static int multilock_stats_impl(const zkc_multilock_t *ml,
+                                zkc_lock_stats_t *out) {
   if (ml == NULL || out == NULL)
     return zkc__refuse(NULL, ZKC_EINVAL, "zkc_multilock_stats: %s is NULL",
                        ml ? "out" : "multilock");
   return zkc__stats_copy(ml->st, out);
+}
+
+int zkc_multilock_stats(const zkc_multilock_t *ml, zkc_lock_stats_t *out) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark, multilock_stats_impl(ml, out));
 }
 
 int zkc_multilock_is_held(const zkc_multilock_t *ml) {

@@ -23,9 +23,8 @@ static const char *const lock_names[] = {[ZKC__SIDE_MUTEX] = ZKC__LOCK_NAME,
 
 #define my_hold zkc__mutex_my_hold
 
-ZKC__PUBLIC(zkc_mutex_create,
-            (zkc_mutex_t **out, zkc_client_t *client, const char *path),
-            (out, client, path)) {
+static int mutex_create_impl(zkc_mutex_t **out, zkc_client_t *client,
+                             const char *path) {
   if (out != NULL) *out = NULL;
   int rc = zkc__refuse_null(client, "zkc_mutex_create", "out", out == NULL,
                             "client", client == NULL, (char *)NULL);
@@ -33,6 +32,13 @@ ZKC__PUBLIC(zkc_mutex_create,
     rc = zkc__check_path(client, "zkc_mutex_create", "lock path", path);
   if (rc != ZKC_OK) return rc;
   return zkc__mutex_new(out, client, path, ZKC__SIDE_MUTEX);
+}
+
+int zkc_mutex_create(zkc_mutex_t **out, zkc_client_t *client,
+                     const char *path) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark,
+                           mutex_create_impl(out, client, path));
 }
 
 int zkc__mutex_new(zkc_mutex_t **out, zkc_client_t *client, const char *path,
@@ -77,7 +83,7 @@ int zkc__mutex_busy(zkc_mutex_t *m) {
   return busy;
 }
 
-ZKC__PUBLIC(zkc_mutex_destroy, (zkc_mutex_t *m), (m)) {
+static int mutex_destroy_impl(zkc_mutex_t *m) {
   if (m == NULL) return ZKC_OK;
   if (m->side != ZKC__SIDE_MUTEX) /* its rwlock's */
     return zkc__refuse(m->client, ZKC_EINVAL,
@@ -85,6 +91,11 @@ ZKC__PUBLIC(zkc_mutex_destroy, (zkc_mutex_t *m), (m)) {
                        "read-write lock goes with zkc_rwlock_destroy");
   if (zkc__mutex_busy(m)) return ZKC_EBUSY;
   return zkc__mutex_free(m);
+}
+
+int zkc_mutex_destroy(zkc_mutex_t *m) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark, mutex_destroy_impl(m));
 }
 
 int zkc__mutex_free(zkc_mutex_t *m) {
@@ -143,8 +154,7 @@ void zkc__mutex_hold_lost(zkc_mutex_t *m) {
 
 void zkc__mutex_hold_leave(zkc_mutex_t *m) { leave(m); }
 
-ZKC__PUBLIC(zkc_mutex_acquire_timeout, (zkc_mutex_t *m, int64_t timeout_ms),
-            (m, timeout_ms)) {
+static int mutex_acquire_timeout_impl(zkc_mutex_t *m, int64_t timeout_ms) {
   if (m == NULL) /* timeout_ms < 0: no limit */
     return zkc__refuse(NULL, ZKC_EINVAL,
                        "zkc_mutex_acquire_timeout: mutex is NULL");
@@ -229,10 +239,21 @@ ZKC__PUBLIC(zkc_mutex_acquire_timeout, (zkc_mutex_t *m, int64_t timeout_ms),
   return rc;
 }
 
-ZKC__PUBLIC(zkc_mutex_acquire, (zkc_mutex_t *m), (m)) {
+int zkc_mutex_acquire_timeout(zkc_mutex_t *m, int64_t timeout_ms) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark,
+                           mutex_acquire_timeout_impl(m, timeout_ms));
+}
+
+static int mutex_acquire_impl(zkc_mutex_t *m) {
   if (m == NULL)
     return zkc__refuse(NULL, ZKC_EINVAL, "zkc_mutex_acquire: mutex is NULL");
   return zkc_mutex_acquire_timeout(m, INT64_MAX);
+}
+
+int zkc_mutex_acquire(zkc_mutex_t *m) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark, mutex_acquire_impl(m));
 }
 
 /* zkc_mutex_release, or with `nowait` zkc_mutex_release_nowait. */
@@ -298,12 +319,22 @@ static int release(zkc_mutex_t *m, int nowait) {
   return rc;
 }
 
-ZKC__PUBLIC(zkc_mutex_release, (zkc_mutex_t *m), (m)) {
+static int mutex_release_impl(zkc_mutex_t *m) {
   return release(m, 0);
 }
 
-ZKC__PUBLIC(zkc_mutex_release_nowait, (zkc_mutex_t *m), (m)) {
+int zkc_mutex_release(zkc_mutex_t *m) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark, mutex_release_impl(m));
+}
+
+static int mutex_release_nowait_impl(zkc_mutex_t *m) {
   return release(m, 1);
+}
+
+int zkc_mutex_release_nowait(zkc_mutex_t *m) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark, mutex_release_nowait_impl(m));
 }
 
 int zkc_mutex_is_acquired_in_this_process(const zkc_mutex_t *cm) {
@@ -336,9 +367,8 @@ int zkc_mutex_is_held(const zkc_mutex_t *cm) {
   return held;
 }
 
-ZKC__PUBLIC(zkc_mutex_set_lost_callback,
-            (zkc_mutex_t *m, zkc_lost_fn fn, void *ctx),
-            (m, fn, ctx)) {
+static int mutex_set_lost_callback_impl(zkc_mutex_t *m, zkc_lost_fn fn,
+                                        void *ctx) {
   if (m == NULL)
     return zkc__refuse(NULL, ZKC_EINVAL,
                        "zkc_mutex_set_lost_callback: mutex is NULL");
@@ -349,9 +379,14 @@ ZKC__PUBLIC(zkc_mutex_set_lost_callback,
   return ZKC_OK;
 }
 
-ZKC__PUBLIC(zkc_mutex_set_revocable,
-            (zkc_mutex_t *m, zkc_revoke_fn fn, void *ctx),
-            (m, fn, ctx)) {
+int zkc_mutex_set_lost_callback(zkc_mutex_t *m, zkc_lost_fn fn, void *ctx) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark,
+                           mutex_set_lost_callback_impl(m, fn, ctx));
+}
+
+static int mutex_set_revocable_impl(zkc_mutex_t *m, zkc_revoke_fn fn,
+                                    void *ctx) {
   if (m == NULL)
     return zkc__refuse(NULL, ZKC_EINVAL,
                        "zkc_mutex_set_revocable: mutex is NULL");
@@ -362,8 +397,13 @@ ZKC__PUBLIC(zkc_mutex_set_revocable,
   return ZKC_OK;
 }
 
-ZKC__PUBLIC(zkc_mutex_fencing_token, (const zkc_mutex_t *cm, int64_t *token),
-            (cm, token)) {
+int zkc_mutex_set_revocable(zkc_mutex_t *m, zkc_revoke_fn fn, void *ctx) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark,
+                           mutex_set_revocable_impl(m, fn, ctx));
+}
+
+static int mutex_fencing_token_impl(const zkc_mutex_t *cm, int64_t *token) {
   int rc_ = zkc__refuse_null(cm ? cm->client : NULL, "zkc_mutex_fencing_token",
                              "mutex", cm == NULL, "token", token == NULL,
                              (char *)NULL);
@@ -376,9 +416,13 @@ ZKC__PUBLIC(zkc_mutex_fencing_token, (const zkc_mutex_t *cm, int64_t *token),
   return h ? ZKC_OK : ZKC_ENOTOWNER;
 }
 
-ZKC__PUBLIC(zkc_mutex_lock_node,
-            (const zkc_mutex_t *cm, char *buf, size_t buf_len),
-            (cm, buf, buf_len)) {
+int zkc_mutex_fencing_token(const zkc_mutex_t *cm, int64_t *token) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark, mutex_fencing_token_impl(cm, token));
+}
+
+static int mutex_lock_node_impl(const zkc_mutex_t *cm, char *buf,
+                                size_t buf_len) {
   int rc_ =
       zkc__refuse_null(cm ? cm->client : NULL, "zkc_mutex_lock_node", "mutex",
                        cm == NULL, "buf", buf == NULL, (char *)NULL);
@@ -404,14 +448,24 @@ ZKC__PUBLIC(zkc_mutex_lock_node,
   return rc;
 }
 
+int zkc_mutex_lock_node(const zkc_mutex_t *cm, char *buf, size_t buf_len) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark,
+                           mutex_lock_node_impl(cm, buf, buf_len));
+}
+
 const char *zkc_mutex_path(const zkc_mutex_t *m) { return m ? m->path : NULL; }
 
-ZKC__PUBLIC(zkc_mutex_stats, (const zkc_mutex_t *m, zkc_lock_stats_t *out),
-            (m, out)) {
+static int mutex_stats_impl(const zkc_mutex_t *m, zkc_lock_stats_t *out) {
   if (m == NULL || out == NULL)
     return zkc__refuse(m ? m->client : NULL, ZKC_EINVAL,
                        "zkc_mutex_stats: %s is NULL", m ? "out" : "mutex");
   return zkc__stats_copy(m->st, out);
+}
+
+int zkc_mutex_stats(const zkc_mutex_t *m, zkc_lock_stats_t *out) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark, mutex_stats_impl(m, out));
 }
 
 /* A side lists its own kind only (as Curator's sides do), kazoo's included. */
@@ -432,9 +486,8 @@ static void keep_side(zkc__side_t side, char ***nodes, size_t *count) {
   }
 }
 
-ZKC__PUBLIC(zkc_mutex_participant_nodes,
-            (zkc_mutex_t *m, char ***nodes, size_t *count),
-            (m, nodes, count)) {
+static int mutex_participant_nodes_impl(zkc_mutex_t *m, char ***nodes,
+                                        size_t *count) {
   int rc_ = zkc__refuse_null(
       m ? m->client : NULL, "zkc_mutex_participant_nodes", "mutex", m == NULL,
       "nodes", nodes == NULL, "count", count == NULL, (char *)NULL);
@@ -445,4 +498,10 @@ ZKC__PUBLIC(zkc_mutex_participant_nodes,
   zkc__call_leave(m->client);
   if (rc == ZKC_OK && m->side != ZKC__SIDE_MUTEX) keep_side(m->side, nodes, count);
   return rc;
+}
+
+int zkc_mutex_participant_nodes(zkc_mutex_t *m, char ***nodes, size_t *count) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark,
+                           mutex_participant_nodes_impl(m, nodes, count));
 }

@@ -24,8 +24,7 @@ static int write_marker(zkc_client_t *c, const char *node) {
   return rc;
 }
 
-ZKC__PUBLIC(zkc_revoke, (zkc_client_t *c, const char *node_path),
-            (c, node_path)) {
+static int revoke_impl(zkc_client_t *c, const char *node_path) {
   int rc0 =
       zkc__refuse_null(c, "zkc_revoke", "client", c == NULL, (char *)NULL);
   if (rc0 == ZKC_OK)
@@ -36,6 +35,11 @@ ZKC__PUBLIC(zkc_revoke, (zkc_client_t *c, const char *node_path),
   rc = write_marker(c, node_path);
   zkc__call_leave(c);
   return rc;
+}
+
+int zkc_revoke(zkc_client_t *c, const char *node_path) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark, revoke_impl(c, node_path));
 }
 
 /* The sequence of a contender node (sorted contenders all have one). */
@@ -63,9 +67,8 @@ static size_t holders(char **nodes, size_t n) {
   return k;
 }
 
-ZKC__PUBLIC(zkc_revoke_holders,
-            (zkc_client_t *c, const char *lock_path, size_t *asked),
-            (c, lock_path, asked)) {
+static int revoke_holders_impl(zkc_client_t *c, const char *lock_path,
+                               size_t *asked) {
   if (asked != NULL) *asked = 0;
   int rc0 = zkc__refuse_null(c, "zkc_revoke_holders", "client", c == NULL,
                              (char *)NULL);
@@ -92,4 +95,10 @@ ZKC__PUBLIC(zkc_revoke_holders,
   zkc__call_leave(c);
   if (asked != NULL) *asked = told;
   return rc;
+}
+
+int zkc_revoke_holders(zkc_client_t *c, const char *lock_path, size_t *asked) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark,
+                           revoke_holders_impl(c, lock_path, asked));
 }

@@ -15,9 +15,8 @@ struct zkc_rwlock {
   zkc_mutex_t *read;
 };
 
-ZKC__PUBLIC(zkc_rwlock_create,
-            (zkc_rwlock_t **out, zkc_client_t *client, const char *path),
-            (out, client, path)) {
+static int rwlock_create_impl(zkc_rwlock_t **out, zkc_client_t *client,
+                              const char *path) {
   if (out != NULL) *out = NULL;
   int rc0 = zkc__refuse_null(client, "zkc_rwlock_create", "out", out == NULL,
                              "client", client == NULL, (char *)NULL);
@@ -38,7 +37,14 @@ ZKC__PUBLIC(zkc_rwlock_create,
   return ZKC_OK;
 }
 
-ZKC__PUBLIC(zkc_rwlock_destroy, (zkc_rwlock_t *rw), (rw)) {
+int zkc_rwlock_create(zkc_rwlock_t **out, zkc_client_t *client,
+                      const char *path) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark,
+                           rwlock_create_impl(out, client, path));
+}
+
+static int rwlock_destroy_impl(zkc_rwlock_t *rw) {
   if (rw == NULL) return ZKC_OK;
   /* Both sides go or neither: a callback thread could free one only. */
   if (zkc__on_callback_thread()) return ZKC_EDEADLK;
@@ -48,6 +54,11 @@ ZKC__PUBLIC(zkc_rwlock_destroy, (zkc_rwlock_t *rw), (rw)) {
   zkc__mutex_free(rw->read);
   free(rw);
   return ZKC_OK;
+}
+
+int zkc_rwlock_destroy(zkc_rwlock_t *rw) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark, rwlock_destroy_impl(rw));
 }
 
 zkc_mutex_t *zkc_rwlock_read_side(zkc_rwlock_t *rw) {

@@ -147,11 +147,10 @@ void zkc_selector_opts_init(zkc_selector_opts_t *opts) {
   if (opts) memset(opts, 0, sizeof *opts);
 }
 
-ZKC__PUBLIC(zkc_selector_create,
-            (zkc_selector_t **out, zkc_client_t *client, const char *path,
-             zkc_selector_fn take_leadership, void *ctx,
-             const zkc_selector_opts_t *opts),
-            (out, client, path, take_leadership, ctx, opts)) {
+static int selector_create_impl(zkc_selector_t **out, zkc_client_t *client,
+                                const char *path,
+                                zkc_selector_fn take_leadership, void *ctx,
+                                const zkc_selector_opts_t *opts) {
   if (out != NULL) *out = NULL;
   int rc0 = zkc__refuse_null(client, "zkc_selector_create", "out", out == NULL,
                              "client", client == NULL, "take_leadership",
@@ -187,7 +186,15 @@ ZKC__PUBLIC(zkc_selector_create,
   return ZKC_OK;
 }
 
-ZKC__PUBLIC(zkc_selector_start, (zkc_selector_t *s), (s)) {
+int zkc_selector_create(zkc_selector_t **out, zkc_client_t *client,
+                        const char *path, zkc_selector_fn take_leadership,
+                        void *ctx, const zkc_selector_opts_t *opts) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark,
+                           selector_create_impl(out, client, path, take_leadership, ctx, opts));
+}
+
+static int selector_start_impl(zkc_selector_t *s) {
   if (s == NULL)
     return zkc__refuse(NULL, ZKC_EINVAL,
                        "zkc_selector_start: selector is NULL");
@@ -195,7 +202,12 @@ ZKC__PUBLIC(zkc_selector_start, (zkc_selector_t *s), (s)) {
   return zkc__candidate_start(&s->cand, one_turn);
 }
 
-ZKC__PUBLIC(zkc_selector_requeue, (zkc_selector_t *s), (s)) {
+int zkc_selector_start(zkc_selector_t *s) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark, selector_start_impl(s));
+}
+
+static int selector_requeue_impl(zkc_selector_t *s) {
   if (s == NULL)
     return zkc__refuse(NULL, ZKC_EINVAL,
                        "zkc_selector_requeue: selector is NULL");
@@ -219,6 +231,11 @@ ZKC__PUBLIC(zkc_selector_requeue, (zkc_selector_t *s), (s)) {
   return rc;
 }
 
+int zkc_selector_requeue(zkc_selector_t *s) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark, selector_requeue_impl(s));
+}
+
 int zkc_selector_error(const zkc_selector_t *cs) {
   if (cs == NULL)
     return zkc__refuse(NULL, ZKC_EINVAL,
@@ -230,7 +247,7 @@ int zkc_selector_error(const zkc_selector_t *cs) {
   return rc;
 }
 
-ZKC__PUBLIC(zkc_selector_close, (zkc_selector_t *s), (s)) {
+static int selector_close_impl(zkc_selector_t *s) {
   if (s == NULL) return ZKC_OK;
   if (zkc__on_callback_thread()) return ZKC_EDEADLK;
   int own = zkc__candidate_on_thread(&s->cand);
@@ -271,7 +288,12 @@ ZKC__PUBLIC(zkc_selector_close, (zkc_selector_t *s), (s)) {
   return ZKC_OK;
 }
 
-ZKC__PUBLIC(zkc_selector_destroy, (zkc_selector_t *s), (s)) {
+int zkc_selector_close(zkc_selector_t *s) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark, selector_close_impl(s));
+}
+
+static int selector_destroy_impl(zkc_selector_t *s) {
   if (s == NULL) return ZKC_OK;
   if (zkc__on_callback_thread() || zkc__candidate_on_thread(&s->cand))
     return ZKC_EDEADLK;
@@ -280,6 +302,11 @@ ZKC__PUBLIC(zkc_selector_destroy, (zkc_selector_t *s), (s)) {
   if (rc != ZKC_OK) return rc;
   free(s);
   return ZKC_OK;
+}
+
+int zkc_selector_destroy(zkc_selector_t *s) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark, selector_destroy_impl(s));
 }
 
 int zkc_selector_should_stop(const zkc_selector_t *s) {
@@ -297,9 +324,8 @@ int zkc_selector_has_leadership(const zkc_selector_t *cs) {
   return leading && !zkc_selector_should_stop(s);
 }
 
-ZKC__PUBLIC(zkc_selector_fencing_token,
-            (const zkc_selector_t *cs, int64_t *token),
-            (cs, token)) {
+static int selector_fencing_token_impl(const zkc_selector_t *cs,
+                                       int64_t *token) {
   int rc_ = zkc__refuse_null(cs ? cs->cand.client : NULL,
                              "zkc_selector_fencing_token", "selector",
                              cs == NULL, "token", token == NULL, (char *)NULL);
@@ -312,13 +338,17 @@ ZKC__PUBLIC(zkc_selector_fencing_token,
   return rc;
 }
 
+int zkc_selector_fencing_token(const zkc_selector_t *cs, int64_t *token) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark,
+                           selector_fencing_token_impl(cs, token));
+}
+
 const char *zkc_selector_id(const zkc_selector_t *s) {
   return s ? s->cand.id : NULL;
 }
 
-ZKC__PUBLIC(zkc_selector_stats,
-            (const zkc_selector_t *s, zkc_lock_stats_t *out),
-            (s, out)) {
+static int selector_stats_impl(const zkc_selector_t *s, zkc_lock_stats_t *out) {
   if (s == NULL || out == NULL)
     return zkc__refuse(s ? s->cand.client : NULL, ZKC_EINVAL,
                        "zkc_selector_stats: %s is NULL",
@@ -326,13 +356,17 @@ ZKC__PUBLIC(zkc_selector_stats,
   return zkc__stats_copy(s->cand.st, out);
 }
 
+int zkc_selector_stats(const zkc_selector_t *s, zkc_lock_stats_t *out) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark, selector_stats_impl(s, out));
+}
+
 const char *zkc_selector_path(const zkc_selector_t *s) {
   return s ? s->cand.path : NULL;
 }
 
-ZKC__PUBLIC(zkc_selector_participants,
-            (zkc_selector_t *s, zkc_participant_t **out, size_t *count),
-            (s, out, count)) {
+static int selector_participants_impl(zkc_selector_t *s,
+                                      zkc_participant_t **out, size_t *count) {
   int rc_ = zkc__refuse_null(
       s ? s->cand.client : NULL, "zkc_selector_participants", "selector",
       s == NULL, "out", out == NULL, "count", count == NULL, (char *)NULL);
@@ -340,10 +374,22 @@ ZKC__PUBLIC(zkc_selector_participants,
   return zkc__participants_read(s->cand.client, s->cand.path, out, count);
 }
 
-ZKC__PUBLIC(zkc_selector_leader_id, (zkc_selector_t *s, char **id), (s, id)) {
+int zkc_selector_participants(zkc_selector_t *s, zkc_participant_t **out,
+                              size_t *count) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark,
+                           selector_participants_impl(s, out, count));
+}
+
+static int selector_leader_id_impl(zkc_selector_t *s, char **id) {
   int rc_ =
       zkc__refuse_null(s ? s->cand.client : NULL, "zkc_selector_leader_id",
                        "selector", s == NULL, "id", id == NULL, (char *)NULL);
   if (rc_ != ZKC_OK) return rc_;
   return zkc__leader_id_read(s->cand.client, s->cand.path, id);
+}
+
+int zkc_selector_leader_id(zkc_selector_t *s, char **id) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark, selector_leader_id_impl(s, id));
 }

@@ -30,9 +30,8 @@ int zkc__sem_count_create(zkc_client_t *c, const char *path, int32_t value,
   return rc == ZKC_ENODEEXISTS && theirs_ok ? ZKC_OK : rc;
 }
 
-ZKC__PUBLIC(zkc_shared_count_get,
-            (zkc_client_t *c, const char *path, int32_t *value),
-            (c, path, value)) {
+static int shared_count_get_impl(zkc_client_t *c, const char *path,
+                                 int32_t *value) {
   int rc0 = zkc__refuse_null(c, "zkc_shared_count_get", "client", c == NULL,
                              "value", value == NULL, (char *)NULL);
   if (rc0 == ZKC_OK)
@@ -48,9 +47,14 @@ ZKC__PUBLIC(zkc_shared_count_get,
   return rc;
 }
 
-ZKC__PUBLIC(zkc_shared_count_set,
-            (zkc_client_t *c, const char *path, int32_t value),
-            (c, path, value)) {
+int zkc_shared_count_get(zkc_client_t *c, const char *path, int32_t *value) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark,
+                           shared_count_get_impl(c, path, value));
+}
+
+static int shared_count_set_impl(zkc_client_t *c, const char *path,
+                                 int32_t value) {
   int rc0 = zkc__refuse_null(c, "zkc_shared_count_set", "client", c == NULL,
                              (char *)NULL);
   if (rc0 == ZKC_OK)
@@ -74,4 +78,10 @@ ZKC__PUBLIC(zkc_shared_count_set,
   }
   zkc__call_leave(c);
   return rc;
+}
+
+int zkc_shared_count_set(zkc_client_t *c, const char *path, int32_t value) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark,
+                           shared_count_set_impl(c, path, value));
 }

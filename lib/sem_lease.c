@@ -8,7 +8,7 @@
 #include "sem.h"
 #include "util.h"
 
-ZKC__PUBLIC(zkc_lease_release, (zkc_lease_t *l), (l)) {
+static int lease_release_impl(zkc_lease_t *l) {
   if (l == NULL)
     return zkc__refuse(NULL, ZKC_EINVAL, "zkc_lease_release: lease is NULL");
   if (zkc__on_callback_thread()) return ZKC_EDEADLK;
@@ -66,7 +66,12 @@ ZKC__PUBLIC(zkc_lease_release, (zkc_lease_t *l), (l)) {
   return rc;
 }
 
-ZKC__PUBLIC(zkc_lease_free, (zkc_lease_t *l), (l)) {
+int zkc_lease_release(zkc_lease_t *l) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark, lease_release_impl(l));
+}
+
+static int lease_free_impl(zkc_lease_t *l) {
   if (l == NULL) return ZKC_OK;
   int rc = ZKC_OK;
   if (!atomic_load(&l->released)) {
@@ -77,14 +82,23 @@ ZKC__PUBLIC(zkc_lease_free, (zkc_lease_t *l), (l)) {
   return rc;
 }
 
-ZKC__PUBLIC(zkc_lease_fencing_token, (const zkc_lease_t *l, int64_t *token),
-            (l, token)) {
+int zkc_lease_free(zkc_lease_t *l) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark, lease_free_impl(l));
+}
+
+static int lease_fencing_token_impl(const zkc_lease_t *l, int64_t *token) {
   int rc_ = zkc__refuse_null(NULL, "zkc_lease_fencing_token", "lease",
                              l == NULL, "token", token == NULL, (char *)NULL);
   if (rc_ != ZKC_OK) return rc_;
   if (atomic_load(&l->released)) return ZKC_ENOTOWNER;
   *token = l->rec.token;
   return ZKC_OK;
+}
+
+int zkc_lease_fencing_token(const zkc_lease_t *l, int64_t *token) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark, lease_fencing_token_impl(l, token));
 }
 
 int zkc_lease_is_held(const zkc_lease_t *cl) {
@@ -96,9 +110,8 @@ int zkc_lease_is_held(const zkc_lease_t *cl) {
          zkc__hold_rec_stands(&l->rec, l->sem->client);
 }
 
-ZKC__PUBLIC(zkc_lease_nodes,
-            (const zkc_lease_t *cl, char ***nodes, size_t *count),
-            (cl, nodes, count)) {
+static int lease_nodes_impl(const zkc_lease_t *cl, char ***nodes,
+                            size_t *count) {
   int rc_ =
       zkc__refuse_null(NULL, "zkc_lease_nodes", "lease", cl == NULL, "nodes",
                        nodes == NULL, "count", count == NULL, (char *)NULL);
@@ -117,4 +130,9 @@ ZKC__PUBLIC(zkc_lease_nodes,
   *nodes = v;
   *count = l->n;
   return ZKC_OK;
+}
+
+int zkc_lease_nodes(const zkc_lease_t *cl, char ***nodes, size_t *count) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark, lease_nodes_impl(cl, nodes, count));
 }

@@ -96,10 +96,8 @@ static void sem_free(zkc_sem_t *s) {
   free(s);
 }
 
-ZKC__PUBLIC(zkc_sem_create,
-            (zkc_sem_t **out, zkc_client_t *client, const char *path,
-             const zkc_sem_opts_t *opts),
-            (out, client, path, opts)) {
+static int sem_create_impl(zkc_sem_t **out, zkc_client_t *client,
+                           const char *path, const zkc_sem_opts_t *opts) {
   if (out != NULL) *out = NULL;
   zkc_sem_opts_t def;
   zkc_sem_opts_init(&def);
@@ -142,7 +140,14 @@ ZKC__PUBLIC(zkc_sem_create,
   return ZKC_OK;
 }
 
-ZKC__PUBLIC(zkc_sem_destroy, (zkc_sem_t *s), (s)) {
+int zkc_sem_create(zkc_sem_t **out, zkc_client_t *client, const char *path,
+                   const zkc_sem_opts_t *opts) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark,
+                           sem_create_impl(out, client, path, opts));
+}
+
+static int sem_destroy_impl(zkc_sem_t *s) {
   if (s == NULL) return ZKC_OK;
   pthread_mutex_lock(&s->mu);
   int busy = s->held != NULL || s->users > 0;
@@ -156,9 +161,13 @@ ZKC__PUBLIC(zkc_sem_destroy, (zkc_sem_t *s), (s)) {
   return ZKC_OK;
 }
 
-ZKC__PUBLIC(zkc_sem_set_lost_callback,
-            (zkc_sem_t *s, zkc_sem_lost_fn fn, void *ctx),
-            (s, fn, ctx)) {
+int zkc_sem_destroy(zkc_sem_t *s) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark, sem_destroy_impl(s));
+}
+
+static int sem_set_lost_callback_impl(zkc_sem_t *s, zkc_sem_lost_fn fn,
+                                      void *ctx) {
   if (s == NULL)
     return zkc__refuse(NULL, ZKC_EINVAL,
                        "zkc_sem_set_lost_callback: sem is NULL");
@@ -169,14 +178,24 @@ ZKC__PUBLIC(zkc_sem_set_lost_callback,
   return ZKC_OK;
 }
 
+int zkc_sem_set_lost_callback(zkc_sem_t *s, zkc_sem_lost_fn fn, void *ctx) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark,
+                           sem_set_lost_callback_impl(s, fn, ctx));
+}
+
 const char *zkc_sem_path(const zkc_sem_t *s) { return s ? s->path : NULL; }
 
-ZKC__PUBLIC(zkc_sem_stats, (const zkc_sem_t *s, zkc_lock_stats_t *out),
-            (s, out)) {
+static int sem_stats_impl(const zkc_sem_t *s, zkc_lock_stats_t *out) {
   if (s == NULL || out == NULL)
     return zkc__refuse(s ? s->client : NULL, ZKC_EINVAL,
                        "zkc_sem_stats: %s is NULL", s ? "out" : "sem");
   return zkc__stats_copy(s->st, out);
+}
+
+int zkc_sem_stats(const zkc_sem_t *s, zkc_lock_stats_t *out) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark, sem_stats_impl(s, out));
 }
 
 /* The lease nodes this object's leases hold (a lease run's `held`). */
@@ -385,9 +404,8 @@ void zkc__sem_lease_delete(zkc_lease_t *l) {
   free(l);
 }
 
-ZKC__PUBLIC(zkc_sem_acquire,
-            (zkc_sem_t *s, unsigned qty, int64_t timeout_ms, zkc_lease_t **out),
-            (s, qty, timeout_ms, out)) {
+static int sem_acquire_impl(zkc_sem_t *s, unsigned qty, int64_t timeout_ms,
+                            zkc_lease_t **out) {
   if (out != NULL) *out = NULL;
   int rc_ = zkc__refuse_null(s ? s->client : NULL, "zkc_sem_acquire", "sem",
                              s == NULL, "out", out == NULL, (char *)NULL);
@@ -450,5 +468,12 @@ ZKC__PUBLIC(zkc_sem_acquire,
   s->users--;
   pthread_mutex_unlock(&s->mu);
   return rc;
+}
+
+int zkc_sem_acquire(zkc_sem_t *s, unsigned qty, int64_t timeout_ms,
+                    zkc_lease_t **out) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark,
+                           sem_acquire_impl(s, qty, timeout_ms, out));
 }
 

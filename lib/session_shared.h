@@ -180,7 +180,7 @@ void zkc__note_auth_refused(void);
 
 /* Sets the thread's zkc_last_error_message to the detail of a failure
  * with code rc (errors.c): the public call that returns rc keeps it
- * (ZKC__PUBLIC, session.h). */
+ * (zkc__public_leave, session.h). */
 void zkc__error_message_vset(int rc, const char *fmt, va_list ap);
 void zkc__error_detail(int rc, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

@@ -124,8 +124,7 @@ int zkc__client_closed(zkc_client_t *c) {
   return closed;
 }
 
-ZKC__PUBLIC(zkc_client_session_id, (zkc_client_t *c, int64_t *session_id),
-            (c, session_id)) {
+static int client_session_id_impl(zkc_client_t *c, int64_t *session_id) {
   int rc_ = zkc__refuse_null(c, "zkc_client_session_id", "client", c == NULL,
                              "session_id", session_id == NULL, (char *)NULL);
   if (rc_ != ZKC_OK) return rc_;
@@ -136,8 +135,13 @@ ZKC__PUBLIC(zkc_client_session_id, (zkc_client_t *c, int64_t *session_id),
   return closed ? ZKC_ECLOSED : ZKC_OK;
 }
 
-ZKC__PUBLIC(zkc_client_state, (zkc_client_t *c, zkc_state_t *state),
-            (c, state)) {
+int zkc_client_session_id(zkc_client_t *c, int64_t *session_id) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark,
+                           client_session_id_impl(c, session_id));
+}
+
+static int client_state_impl(zkc_client_t *c, zkc_state_t *state) {
   int rc_ = zkc__refuse_null(c, "zkc_client_state", "client", c == NULL,
                              "state", state == NULL, (char *)NULL);
   if (rc_ != ZKC_OK) return rc_;
@@ -147,8 +151,12 @@ ZKC__PUBLIC(zkc_client_state, (zkc_client_t *c, zkc_state_t *state),
   return ZKC_OK;
 }
 
-ZKC__PUBLIC(zkc_client_session_timeout, (zkc_client_t *c, int *timeout_ms),
-            (c, timeout_ms)) {
+int zkc_client_state(zkc_client_t *c, zkc_state_t *state) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark, client_state_impl(c, state));
+}
+
+static int client_session_timeout_impl(zkc_client_t *c, int *timeout_ms) {
   int rc_ =
       zkc__refuse_null(c, "zkc_client_session_timeout", "client", c == NULL,
                        "timeout_ms", timeout_ms == NULL, (char *)NULL);
@@ -158,6 +166,12 @@ ZKC__PUBLIC(zkc_client_session_timeout, (zkc_client_t *c, int *timeout_ms),
   *timeout_ms = c->session_timeout_ms;
   pthread_mutex_unlock(&c->mu);
   return closed ? ZKC_ECLOSED : ZKC_OK;
+}
+
+int zkc_client_session_timeout(zkc_client_t *c, int *timeout_ms) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark,
+                           client_session_timeout_impl(c, timeout_ms));
 }
 
 int zkc__grant_fresh(zkc_client_t *c, int64_t sent_boot_ms) {

@@ -11,8 +11,7 @@
 
 zkc__stats_hub_t *zkc__client_stats_hub(zkc_client_t *c) { return &c->stats; }
 
-ZKC__PUBLIC(zkc_client_stats, (zkc_client_t *c, zkc_client_stats_t *out),
-            (c, out)) {
+static int client_stats_impl(zkc_client_t *c, zkc_client_stats_t *out) {
   if (c == NULL || out == NULL)
     return zkc__refuse(c, ZKC_EINVAL, "zkc_client_stats: %s is NULL",
                        c == NULL ? "client" : "out");
@@ -30,9 +29,13 @@ ZKC__PUBLIC(zkc_client_stats, (zkc_client_t *c, zkc_client_stats_t *out),
   return ZKC_OK;
 }
 
-ZKC__PUBLIC(zkc_client_foreach_lock_stats,
-            (zkc_client_t *c, zkc_lock_stats_fn fn, void *ctx),
-            (c, fn, ctx)) {
+int zkc_client_stats(zkc_client_t *c, zkc_client_stats_t *out) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark, client_stats_impl(c, out));
+}
+
+static int client_foreach_lock_stats_impl(zkc_client_t *c, zkc_lock_stats_fn fn,
+                                          void *ctx) {
   if (c == NULL || fn == NULL)
     return zkc__refuse(c, ZKC_EINVAL,
                        "zkc_client_foreach_lock_stats: %s is NULL",
@@ -45,11 +48,23 @@ ZKC__PUBLIC(zkc_client_foreach_lock_stats,
   return ZKC_OK;
 }
 
-ZKC__PUBLIC(zkc_client_set_event_hook,
-            (zkc_client_t *c, zkc_event_fn fn, void *ctx),
-            (c, fn, ctx)) {
+int zkc_client_foreach_lock_stats(zkc_client_t *c, zkc_lock_stats_fn fn,
+                                  void *ctx) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark,
+                           client_foreach_lock_stats_impl(c, fn, ctx));
+}
+
+static int client_set_event_hook_impl(zkc_client_t *c, zkc_event_fn fn,
+                                      void *ctx) {
   if (c == NULL)
     return zkc__refuse(NULL, ZKC_EINVAL,
                        "zkc_client_set_event_hook: client is NULL");
   return zkc__stats_hook_set(&c->stats, fn, ctx);
+}
+
+int zkc_client_set_event_hook(zkc_client_t *c, zkc_event_fn fn, void *ctx) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark,
+                           client_set_event_hook_impl(c, fn, ctx));
 }

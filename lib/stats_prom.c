@@ -173,8 +173,7 @@ static void write_records(FILE *f, const snaps_t *a) {
             AT(handoff));
 }
 
-ZKC__PUBLIC(zkc_client_prometheus, (zkc_client_t *c, char **text, size_t *len),
-            (c, text, len)) {
+static int client_prometheus_impl(zkc_client_t *c, char **text, size_t *len) {
   if (text) *text = NULL;
   if (len) *len = 0;
   if (c == NULL || text == NULL)
@@ -203,4 +202,10 @@ ZKC__PUBLIC(zkc_client_prometheus, (zkc_client_t *c, char **text, size_t *len),
   *text = buf;
   if (len) *len = size;
   return ZKC_OK;
+}
+
+int zkc_client_prometheus(zkc_client_t *c, char **text, size_t *len) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark,
+                           client_prometheus_impl(c, text, len));
 }

@@ -150,10 +150,8 @@ static int read_all(zkc_client_t *c, const char *path, char **names, size_t n,
   return rc;
 }
 
-ZKC__PUBLIC(zkc_lock_contenders,
-            (zkc_client_t *c, const char *path, zkc_contender_t **out,
-             size_t *count),
-            (c, path, out, count)) {
+static int lock_contenders_impl(zkc_client_t *c, const char *path,
+                                zkc_contender_t **out, size_t *count) {
   if (out) *out = NULL;
   if (count) *count = 0;
   int rc =
@@ -176,11 +174,17 @@ ZKC__PUBLIC(zkc_lock_contenders,
   return rc;
 }
 
+int zkc_lock_contenders(zkc_client_t *c, const char *path,
+                        zkc_contender_t **out, size_t *count) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark,
+                           lock_contenders_impl(c, path, out, count));
+}
+
 /* A semaphore's two queues: its lease holders and its waiters. */
-ZKC__PUBLIC(zkc_sem_contenders,
-            (zkc_client_t *c, const char *path, zkc_contender_t **leases,
-             size_t *n_leases, zkc_contender_t **queue, size_t *n_queue),
-            (c, path, leases, n_leases, queue, n_queue)) {
+static int sem_contenders_impl(zkc_client_t *c, const char *path,
+                               zkc_contender_t **leases, size_t *n_leases,
+                               zkc_contender_t **queue, size_t *n_queue) {
   if (leases) *leases = NULL;
   if (queue) *queue = NULL;
   if (n_leases) *n_leases = 0;
@@ -206,4 +210,12 @@ ZKC__PUBLIC(zkc_sem_contenders,
   free(lp);
   free(qp);
   return rc;
+}
+
+int zkc_sem_contenders(zkc_client_t *c, const char *path,
+                       zkc_contender_t **leases, size_t *n_leases,
+                       zkc_contender_t **queue, size_t *n_queue) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark,
+                           sem_contenders_impl(c, path, leases, n_leases, queue, n_queue));
 }

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Every exported function that returns a ZKC_* code is defined through
-# ZKC__PUBLIC (lib/session.h), so that its failures set the thread's
-# zkc_last_error_message. Fails naming each exported function defined as a
-# plain `int zkc_...(` in lib/, except those whose int is not a failure of
-# the call: the predicates (1 or 0), the getters of a kept code, and the
-# ZooKeeper client's raw code.
+# Every exported function that returns a ZKC_* code ends through
+# zkc__public_leave (lib/session.h): its definition `int zkc_...(` in lib/
+# opens with zkc__public_enter and returns zkc__public_leave(__func__, ...)
+# around its body, so that its failures set the thread's
+# zkc_last_error_message. Fails naming each that does not, except those
+# whose int is not a failure of the call: the predicates (1 or 0), the
+# getters of a kept code, and the ZooKeeper client's raw code.
 #
 #   check-public-calls.sh SOURCE_DIR SYMBOLS_FILE
 set -euo pipefail
@@ -18,18 +19,27 @@ not_codes=" zkc_last_zk_code zkc_latch_error zkc_selector_error
 not_codes=" $(echo $not_codes) " # one space between names
 listed=$(sed -n -E 's/^[[:space:]]+(\([^)]*\))?([^@[:space:]]+)@.*/\2/p' "$symbols")
 [ -n "$listed" ] || { echo "check-public-calls: no symbols in $symbols"; exit 1; }
+# The text of $1's definition from its signature up to its closing brace.
+definition() {
+  awk -v re="^int $1[(]" '$0 ~ re {on = 1} on {print} on && /^}/ {exit}' "$src"/lib/*.c
+}
+ends_through_leave() {
+  local d
+  d=$(definition "$1")
+  [[ $d == *"unsigned mark = zkc__public_enter();"* &&
+     $d == *"return zkc__public_leave(__func__, mark,"* ]]
+}
 bad=0 wrapped=0
 for s in $listed; do
-  if grep -qE "^ZKC__PUBLIC\($s," "$src"/lib/*.c; then
+  grep -qE "^int $s\(" "$src"/lib/*.c || continue
+  if ends_through_leave "$s"; then
+    [[ $not_codes != *" $s "* ]] ||
+      { echo "check-public-calls: $s is listed as returning no code but ends through zkc__public_leave"; bad=1; }
     wrapped=$((wrapped + 1))
-  elif grep -qE "^int $s\(" "$src"/lib/*.c && [[ $not_codes != *" $s "* ]]; then
-    echo "check-public-calls: $s returns a code but is not defined through ZKC__PUBLIC: its failures would not set zkc_last_error_message"
+  elif [[ $not_codes != *" $s "* ]]; then
+    echo "check-public-calls: $s returns a code but does not end through zkc__public_leave: its failures would not set zkc_last_error_message"
     bad=1
   fi
 done
-for s in $not_codes; do
-  grep -qE "^ZKC__PUBLIC\($s," "$src"/lib/*.c &&
-    { echo "check-public-calls: $s is listed as returning no code but is wrapped"; bad=1; }
-done
-[ $bad = 0 ] && echo "check-public-calls: $wrapped functions returning a code, each through ZKC__PUBLIC"
+[ $bad = 0 ] && echo "check-public-calls: $wrapped functions returning a code, each ending through zkc__public_leave"
 exit $bad
