@@ -167,7 +167,8 @@ int zkc_async_acquire(zkc_async_t *a, const char *path, int64_t timeout_ms,
                       zkc_acquired_fn done, void *ctx, uint64_t *id) {
   unsigned mark = zkc__public_enter();
   return zkc__public_leave(__func__, mark,
-                           async_acquire_impl(a, path, timeout_ms, done, ctx, id));
+                           async_acquire_impl(a, path, timeout_ms, done, ctx,
+                                              id));
 }
 
 static int async_stats_impl(const zkc_async_t *a, const char *path,

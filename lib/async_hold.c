@@ -140,26 +140,18 @@ static int hold_fenced(zkc_hold_t *h, const char *fn, int create,
   return rc;
 }
 
-static int hold_fenced_set_impl(zkc_hold_t *h, const char *path,
-                                const void *data, size_t len) {
-  return hold_fenced(h, "zkc_hold_fenced_set", 0, path, data, len);
-}
-
 int zkc_hold_fenced_set(zkc_hold_t *h, const char *path, const void *data,
                         size_t len) {
   unsigned mark = zkc__public_enter();
   return zkc__public_leave(__func__, mark,
-                           hold_fenced_set_impl(h, path, data, len));
-}
-
-static int hold_fenced_create_impl(zkc_hold_t *h, const char *path,
-                                   const void *data, size_t len) {
-  return hold_fenced(h, "zkc_hold_fenced_create", 1, path, data, len);
+                           hold_fenced(h, "zkc_hold_fenced_set", 0, path, data,
+                                       len));
 }
 
 int zkc_hold_fenced_create(zkc_hold_t *h, const char *path, const void *data,
                            size_t len) {
   unsigned mark = zkc__public_enter();
   return zkc__public_leave(__func__, mark,
-                           hold_fenced_create_impl(h, path, data, len));
+                           hold_fenced(h, "zkc_hold_fenced_create", 1, path,
+                                       data, len));
 }

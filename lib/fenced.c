@@ -118,28 +118,19 @@ static int fenced_write(zkc_mutex_t *m, const char *path, const void *data,
   return rc;
 }
 
-static int mutex_fenced_set_impl(zkc_mutex_t *m, const char *path,
-                                 const void *data, size_t len) {
-  return fenced_write(m, path, data, len, -1, NULL);
-}
-
 int zkc_mutex_fenced_set(zkc_mutex_t *m, const char *path, const void *data,
                          size_t len) {
   unsigned mark = zkc__public_enter();
   return zkc__public_leave(__func__, mark,
-                           mutex_fenced_set_impl(m, path, data, len));
-}
-
-static int mutex_fenced_create_impl(zkc_mutex_t *m, const char *path,
-                                    const void *data, size_t len) {
-  return fenced_write(m, path, data, len, FENCED_CREATE, NULL);
+                           fenced_write(m, path, data, len, -1, NULL));
 }
 
 int zkc_mutex_fenced_create(zkc_mutex_t *m, const char *path, const void *data,
                             size_t len) {
   unsigned mark = zkc__public_enter();
   return zkc__public_leave(__func__, mark,
-                           mutex_fenced_create_impl(m, path, data, len));
+                           fenced_write(m, path, data, len, FENCED_CREATE,
+                                        NULL));
 }
 
 static int mutex_fenced_get_impl(zkc_mutex_t *m, const char *path, char **data,
@@ -207,5 +198,6 @@ int zkc_mutex_fenced_cas(zkc_mutex_t *m, const char *path, const void *data,
                          size_t len, int32_t version, int32_t *new_version) {
   unsigned mark = zkc__public_enter();
   return zkc__public_leave(__func__, mark,
-                           mutex_fenced_cas_impl(m, path, data, len, version, new_version));
+                           mutex_fenced_cas_impl(m, path, data, len, version,
+                                                 new_version));
 }

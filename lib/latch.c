@@ -243,7 +243,8 @@ int zkc_latch_set_listener(zkc_latch_t *l, zkc_latch_fn is_leader,
                            zkc_latch_fn not_leader, void *ctx) {
   unsigned mark = zkc__public_enter();
   return zkc__public_leave(__func__, mark,
-                           latch_set_listener_impl(l, is_leader, not_leader, ctx));
+                           latch_set_listener_impl(l, is_leader, not_leader,
+                                                   ctx));
 }
 
 static int latch_start_impl(zkc_latch_t *l) {

@@ -319,22 +319,14 @@ static int release(zkc_mutex_t *m, int nowait) {
   return rc;
 }
 
-static int mutex_release_impl(zkc_mutex_t *m) {
-  return release(m, 0);
-}
-
 int zkc_mutex_release(zkc_mutex_t *m) {
   unsigned mark = zkc__public_enter();
-  return zkc__public_leave(__func__, mark, mutex_release_impl(m));
-}
-
-static int mutex_release_nowait_impl(zkc_mutex_t *m) {
-  return release(m, 1);
+  return zkc__public_leave(__func__, mark, release(m, 0));
 }
 
 int zkc_mutex_release_nowait(zkc_mutex_t *m) {
   unsigned mark = zkc__public_enter();
-  return zkc__public_leave(__func__, mark, mutex_release_nowait_impl(m));
+  return zkc__public_leave(__func__, mark, release(m, 1));
 }
 
 int zkc_mutex_is_acquired_in_this_process(const zkc_mutex_t *cm) {

@@ -191,7 +191,8 @@ int zkc_selector_create(zkc_selector_t **out, zkc_client_t *client,
                         void *ctx, const zkc_selector_opts_t *opts) {
   unsigned mark = zkc__public_enter();
   return zkc__public_leave(__func__, mark,
-                           selector_create_impl(out, client, path, take_leadership, ctx, opts));
+                           selector_create_impl(out, client, path,
+                                                take_leadership, ctx, opts));
 }
 
 static int selector_start_impl(zkc_selector_t *s) {

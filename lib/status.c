@@ -217,5 +217,6 @@ int zkc_sem_contenders(zkc_client_t *c, const char *path,
                        zkc_contender_t **queue, size_t *n_queue) {
   unsigned mark = zkc__public_enter();
   return zkc__public_leave(__func__, mark,
-                           sem_contenders_impl(c, path, leases, n_leases, queue, n_queue));
+                           sem_contenders_impl(c, path, leases, n_leases, queue,
+                                               n_queue));
 }
