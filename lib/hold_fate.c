@@ -144,9 +144,6 @@ int zkc__hold_rec_stands(const zkc__hold_rec_t *r, zkc_client_t *c) {
 
 int zkc__hold_rec_release_code(zkc__hold_rec_t *r, zkc_client_t *c,
                                int *unproven) {
-  *unproven = 0;
-  if (atomic_load(&r->lost)) return ZKC_ELOST;
-  if (zkc__client_closed(c)) return ZKC_ECLOSED;
   int rc = zkc__release_code(zkc__session_fate(c, r->session));
   *unproven = rc != ZKC_OK;
   return rc;

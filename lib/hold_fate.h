@@ -121,11 +121,10 @@ int zkc__hold_rec_lose(zkc__hold_rec_t *r, zkc__lost_list_t *lost);
  * stop of this process the renewal may have lapsed before the maintenance
  * thread has told the holds). */
 int zkc__hold_rec_stands(const zkc__hold_rec_t *r, zkc_client_t *c);
-/* What releasing r says before its node is deleted: ZKC_ELOST (lost),
- * ZKC_ECLOSED (the client is closed: no node left to delete here), then
- * by its session's fate ZKC_ECONNLOSS or ZKC_ELOST, with *unproven set
- * (its nodes, which may still exist, are then the janitor's), or ZKC_OK
- * (delete them). */
+/* What releasing r says by its session's fate, asked once the recipe has
+ * found it neither lost (ZKC_ELOST) nor its client closed (ZKC_ECLOSED):
+ * ZKC_OK (delete its nodes), or ZKC_ECONNLOSS or ZKC_ELOST with *unproven
+ * set (its nodes, which may still exist, are then the janitor's). */
 int zkc__hold_rec_release_code(zkc__hold_rec_t *r, zkc_client_t *c,
                                int *unproven);
 /* After a release whose code was `rc` (zkc__hold_rec_release_code): one

@@ -30,8 +30,11 @@ static int lease_release_impl(zkc_lease_t *l) {
   /* Released while its session is not proven live: it may have been lost
    * before, not a clean end; its nodes are the janitor's, and a loss learnt
    * later is told (hold_fate.h). */
-  int unproven;
-  int rc = zkc__hold_rec_release_code(&l->rec, c, &unproven);
+  int unproven = 0;
+  int rc = atomic_load(&l->rec.lost) ? ZKC_ELOST
+           : zkc__client_closed(c)   ? ZKC_ECLOSED
+                                     : zkc__hold_rec_release_code(&l->rec, c,
+                                                                  &unproven);
   for (size_t i = 0; unproven && i < l->n; i++)
     zkc__janitor_add(c, l->nodes[i].node, NULL);
   int ended = rc; /* what the lease was before the deletes */
