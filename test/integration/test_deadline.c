@@ -760,11 +760,8 @@ static void cut_then_silence(void) {
   servers_silent(1);
 }
 
-/* Scaled as the seam's wait is, so that the wait stays half the limit
- * under a timeout multiplier (unscaled, a slow reconnect under
- * ZKC_TEST_TIMEOUT_MULT=2 used the whole limit: ZKC_ETIMEDOUT). */
 static int downgrade_call(call_t *c) {
-  return zkc_mutex_acquire_timeout(c->obj, zkt_ms(DOWNGRADE_MS));
+  return zkc_mutex_acquire_timeout(c->obj, DOWNGRADE_MS);
 }
 
 static void downgrade_refused_after_read_node(void **state) {
@@ -789,14 +786,12 @@ static void downgrade_refused_after_read_node(void **state) {
   servers_silent(0);
   printf("figure: downgrade refused after its read node was made, every "
          "server silent: returned %s after %lld ms (timeout %d ms)\n",
-         zkc_err_name(c.rc), (long long)c.took,
-         (int)zkt_ms(DOWNGRADE_MS));
+         zkc_err_name(c.rc), (long long)c.took, DOWNGRADE_MS);
   assert_true(dg.ran && dg.back);
   assert_int_equal(c.rc, ZKC_ELOST);
-  if (c.took > zkt_ms(DOWNGRADE_MS) + zkt_ms(BOUND_MS))
-    fail_msg("the refused downgrade took %lld ms, more than %lld + %lld",
-             (long long)c.took, (long long)zkt_ms(DOWNGRADE_MS),
-             (long long)zkt_ms(BOUND_MS));
+  if (c.took > DOWNGRADE_MS + zkt_ms(BOUND_MS))
+    fail_msg("the refused downgrade took %lld ms, more than %d + %lld",
+             (long long)c.took, DOWNGRADE_MS, (long long)zkt_ms(BOUND_MS));
   assert_int_equal(zkc_mutex_release(dg.ww), ZKC_ELOST);
   /* Both nodes go in the background once the servers answer. */
   assert_true(zkt_await_children_exactly(path, 0, zkt_ms(15000)));
