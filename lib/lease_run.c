@@ -251,20 +251,6 @@ static size_t present(const zkc__lrun_t *r, const zkc__names_t *kids) {
   return found;
 }
 
-int zkc__lrun_layout(zkc_client_t *c, const char *path,
-                     const zkc__names_t *kids, unsigned *layouts) {
-  unsigned mask = 0;
-  for (int i = 0; i < kids->count; i++)
-    mask |= zkc__child_layout(kids->data[i], -1);
-  if (layouts) *layouts = mask;
-  unsigned bad = zkc__layout_refused(ZKC__AS_SEMAPHORE, mask);
-  if (bad == 0) return ZKC_OK;
-  return zkc__refuse(c, ZKC_ELAYOUT,
-                     "zkc_sem_acquire: path '%.300s' holds %s, not a "
-                     "semaphore: refused (nothing of ours left there)",
-                     path, zkc__layout_what(bad));
-}
-
 /* Granted only while the session of our nodes is the current one and
  * connected, on an answer whose requests were sent recently enough that
  * no stall of this process can have outlived the session since. */
@@ -326,7 +312,8 @@ static void sent(zkc__lrun_t *r) {
   int lrc = rd[R_LAYOUT] ? rd[R_LAYOUT]->rc : ZKC_OK;
   if (lrc == ZKC_ENONODE) lrc = ZKC_OK; /* nothing there: nobody else */
   if (lrc == ZKC_OK && rd[R_LAYOUT]) {
-    lrc = zkc__lrun_layout(r->k.c, r->how.path, &rd[R_LAYOUT]->children, NULL);
+    lrc = zkc__rk_layout(r->k.c, ZKC__AS_SEMAPHORE, ZKC__LRUN_WHO,
+                         r->how.path, &rd[R_LAYOUT]->children, NULL);
     r->layout_ok = lrc == ZKC_OK;
   }
   zkc__rk_op_end(&rd[R_LAYOUT]);

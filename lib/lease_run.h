@@ -128,10 +128,8 @@ int zkc__lrun_result(const zkc__lrun_t *r);
 zkc__held_t *zkc__lrun_take_nodes(zkc__lrun_t *r);
 void zkc__lrun_clear(zkc__lrun_t *r);
 
-/* The semaphore path's layout from a read of its children (their
- * zkc__child_layout or'ed into *layouts when not NULL): ZKC_OK, or
- * ZKC_ELAYOUT when another recipe's, told to the thread and the log. */
-int zkc__lrun_layout(zkc_client_t *c, const char *path,
-                     const zkc__names_t *kids, unsigned *layouts);
+/* In whose name a semaphore's path of another recipe's layout is refused
+ * (zkc__rk_layout). */
+#define ZKC__LRUN_WHO "zkc_sem_acquire"
 
 #endif /* ZKC_LEASE_RUN_H */

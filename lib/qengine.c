@@ -618,20 +618,12 @@ static void watched(zkc__qrun_t *r) {
  * (a semaphore checks the path itself too, see semaphore.c). */
 static int layout_refused(zkc__qrun_t *r) {
   if (r->layout == ZKC__AS_NONE) return ZKC_OK;
-  unsigned mask = 0;
-  for (int i = 0; i < r->list->children.count; i++)
-    mask |= zkc__child_layout(r->list->children.data[i], -1);
-  unsigned bad = zkc__layout_refused((zkc__recipe_layout_t)r->layout, mask);
-  if (bad == 0) return ZKC_OK;
   zkc__recipe_layout_t as = (zkc__recipe_layout_t)r->layout;
-  return zkc__refuse(
-      r->k.c, ZKC_ELAYOUT,
-      "%s: path '%.300s' holds %s, not %s: "
-      "refused (nothing of ours left there)",
-      as == ZKC__AS_ELECTION ? "leader latch"
-      : as == ZKC__AS_RWLOCK ? "read-write lock"
-                             : "lock",
-      r->base, zkc__layout_what(bad), zkc__layout_as_what(as));
+  return zkc__rk_layout(r->k.c, as,
+                        as == ZKC__AS_ELECTION ? "leader latch"
+                        : as == ZKC__AS_RWLOCK ? "read-write lock"
+                                               : "lock",
+                        r->base, &r->list->children, NULL);
 }
 
 /* A read is in: first, wait, or read again. */

@@ -182,6 +182,21 @@ int zkc__rk_end_rc(int rc) {
   return rc == ZKC_ESESSIONEXPIRED ? ZKC_ELOST : rc;
 }
 
+int zkc__rk_layout(zkc_client_t *c, zkc__recipe_layout_t as, const char *who,
+                   const char *path, const zkc__names_t *kids,
+                   unsigned *layouts) {
+  unsigned mask = 0;
+  for (int i = 0; i < kids->count; i++)
+    mask |= zkc__child_layout(kids->data[i], -1);
+  if (layouts) *layouts = mask;
+  unsigned bad = zkc__layout_refused(as, mask);
+  if (bad == 0) return ZKC_OK;
+  return zkc__refuse(c, ZKC_ELAYOUT,
+                     "%s: path '%.300s' holds %s, not %s: refused (nothing "
+                     "of ours left there)",
+                     who, path, zkc__layout_what(bad), zkc__layout_as_what(as));
+}
+
 void zkc__rk_janitor_uuid(zkc__rk_t *k, const char *base, const char *prefix) {
   char uuid[ZKC__UUID_LEN + 1];
   zkc__qown_uuid(base, prefix, NULL, uuid);

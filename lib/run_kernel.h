@@ -15,6 +15,7 @@
 
 #include <stdint.h>
 
+#include "names.h" /* zkc__recipe_layout_t */
 #include "qworld.h"
 #include "session.h"
 
@@ -129,6 +130,17 @@ int zkc__rk_woken_rc(zkc__wake_t why);
 /* The result a run ends with for rc: a request refused by a dead handle
  * (ZKC_ESESSIONEXPIRED) means our nodes went with the session. */
 int zkc__rk_end_rc(int rc);
+
+/* The layout of path as a read of its children (kids) shows it, their
+ * zkc__child_layout or'ed into *layouts when not NULL: ZKC_OK, or
+ * ZKC_ELAYOUT when another recipe's than `as`, told to the thread and the
+ * log in the name of `who` (the recipe, or its public call). Every read a
+ * run makes of a path it may share checks it, so that of two recipes begun
+ * on one path at once, the one whose read sees the other's nodes gives
+ * way. */
+int zkc__rk_layout(zkc_client_t *c, zkc__recipe_layout_t as, const char *who,
+                   const char *path, const zkc__names_t *kids,
+                   unsigned *layouts);
 
 /* A create of prefix (base + "/_c_<uuid>-...") whose outcome is unknown:
  * whatever session made it, the janitor finds it under base by its uuid

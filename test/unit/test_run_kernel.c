@@ -6,7 +6,8 @@
  * goes on; a failure the policy refuses ends the run; the parents' walk
  * makes one missing level at a time, retries a create cut off, and gives
  * up after its budget; a grant only on a fresh answer of the live session
- * of our nodes; a create cut off goes to the janitor by its uuid. */
+ * of our nodes; a create cut off goes to the janitor by its uuid; a path
+ * of another recipe's layout refused. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -308,6 +309,36 @@ static void cut_off_create_goes_to_the_janitor_by_uuid(void **state) {
   assert_string_equal(S.janitor_uuid, uuid);
 }
 
+/* A read of a path showing another recipe's nodes: refused, in the name
+ * of the recipe asking, with what it found. */
+static void layout_of_another_recipe_refused(void **state) {
+  (void)state;
+  char *sem[] = {"locks", "leases", "_c_b-lock-0000000004"};
+  zkc__names_t kids = {.count = 3, .data = sem};
+  unsigned mask = 0;
+  assert_int_equal(zkc__rk_layout(NULL, ZKC__AS_SEMAPHORE, "zkc_sem_acquire",
+                                  "/s", &kids, &mask),
+                   ZKC_ELAYOUT);
+  assert_true(mask != 0);
+  const char *why = zkc_last_error_message();
+  assert_non_null(why);
+  assert_non_null(strstr(why, "zkc_sem_acquire: path '/s' holds "));
+  assert_non_null(strstr(why, ", not a semaphore: refused (nothing of ours "
+                              "left there)"));
+  kids.count = 2; /* locks/ and leases/ alone: a semaphore's */
+  assert_int_equal(zkc__rk_layout(NULL, ZKC__AS_SEMAPHORE, "zkc_sem_acquire",
+                                  "/s", &kids, NULL),
+                   ZKC_OK);
+  char *lock[] = {"_c_b-lock-0000000004", "_c_c-lock-0000000005"};
+  zkc__names_t q = {.count = 2, .data = lock};
+  assert_int_equal(zkc__rk_layout(NULL, ZKC__AS_LOCK, "lock", "/l", &q, NULL),
+                   ZKC_OK);
+  assert_int_equal(zkc__rk_layout(NULL, ZKC__AS_ELECTION, "leader latch",
+                                  "/l", &kids, NULL),
+                   ZKC_ELAYOUT);
+  assert_non_null(strstr(zkc_last_error_message(), "leader latch: path '/l'"));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(retry_waits_backoff_then_session),
@@ -321,6 +352,7 @@ int main(void) {
       cmocka_unit_test(grant_only_fresh_on_the_live_session),
       cmocka_unit_test(woken_and_end_codes),
       cmocka_unit_test(cut_off_create_goes_to_the_janitor_by_uuid),
+      cmocka_unit_test(layout_of_another_recipe_refused),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
