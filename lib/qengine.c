@@ -828,6 +828,7 @@ int zkc__qrun_also_seen(zkc__qrun_t *r) {
 
 void zkc__qrun_clear(zkc__qrun_t *r) {
   view_leave(r);
+  zkc__rk_leave(&r->k); /* a parents' walk in flight */
   zkc__rk_op_drop(&r->k, &r->op);
   zkc__rk_op_drop(&r->k, &r->list);
   zkc__rk_op_drop(&r->k, &r->watch);
