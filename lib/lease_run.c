@@ -37,6 +37,7 @@ int zkc__lrun_ops_max(const zkc__lrun_t *r) {
 
 int zkc__lrun_ops(zkc__lrun_t *r, zkc__op_t **ops) {
   int n = 0;
+  if (zkc__rk_busy(&r->k)) return zkc__rk_ops(&r->k, ops); /* a walk's */
   if (r->st == L_SENT) {
     for (unsigned i = 0; i < r->how.qty; i++)
       if (r->creates[i]) ops[n++] = r->creates[i];
@@ -44,15 +45,13 @@ int zkc__lrun_ops(zkc__lrun_t *r, zkc__op_t **ops) {
       if (r->reads[i]) ops[n++] = r->reads[i];
   } else if (r->op) {
     ops[n++] = r->op;
-  } else if (r->st == L_KERNEL) { /* a parents' walk */
-    n = zkc__rk_ops(&r->k, ops);
   }
   return n;
 }
 
 static int awaiting(zkc__lrun_t *r) {
+  if (zkc__rk_busy(&r->k)) return r->k.op && !zkc__op_done(r->k.op);
   if (r->op && !zkc__op_done(r->op)) return 1;
-  if (r->st == L_KERNEL && r->k.op && !zkc__op_done(r->k.op)) return 1;
   if (r->st != L_SENT) return 0;
   for (unsigned i = 0; i < r->how.qty; i++)
     if (r->creates[i] && !zkc__op_done(r->creates[i])) return 1;
@@ -98,8 +97,8 @@ static void finish(zkc__lrun_t *r, int rc) {
 }
 
 static void retry(zkc__lrun_t *r, int rc, zkc__lstate_t next) {
-  if ((rc = zkc__rk_retry(&r->k, rc, next)) != ZKC_OK) finish(r, rc);
-  else r->st = L_KERNEL;
+  if ((rc = zkc__rk_retry(&r->k, rc)) != ZKC_OK) finish(r, rc);
+  else r->st = next;
 }
 
 /* ---- the round: creates and reads ---- */
@@ -227,10 +226,10 @@ static int take_creates(zkc__lrun_t *r) {
   if (missing) {
     for (int i = 0; i < ZKC__LRUN_READS; i++) zkc__rk_op_end(&r->reads[i]);
     r->layout_ok = 0; /* made again: read the layout behind our creates */
-    if (zkc__rk_parents(&r->k, r->how.leases, L_SEND) != ZKC_OK)
+    if (zkc__rk_parents(&r->k, r->how.leases) != ZKC_OK)
       finish(r, ZKC_ENONODE); /* made and reaped again too often */
     else
-      r->st = L_KERNEL;
+      r->st = L_SEND;
     return 1;
   }
   return 0;
@@ -268,8 +267,8 @@ static void grant(zkc__lrun_t *r) {
       zkc__log(r->k.c, ZKC_LOG_DEBUG, "semaphore %s: the leases read showing "
                "room rests on a session not live (or not proven renewed at "
                "the leader): reading again once it is", r->how.path);
-      zkc__rk_connect(&r->k, L_SEND);
-      r->st = L_KERNEL;
+      zkc__rk_connect(&r->k);
+      r->st = L_SEND;
       return;
   }
 }
@@ -368,8 +367,8 @@ static void count_made(zkc__lrun_t *r) {
     free(r->count_parent);
     r->count_parent = zkc__path_parent(r->how.count);
     if (r->count_parent == NULL) rc = ZKC_ENOMEM;
-    else rc = zkc__rk_parents(&r->k, r->count_parent, L_COUNT);
-    if (rc == ZKC_OK) r->st = L_KERNEL;
+    else rc = zkc__rk_parents(&r->k, r->count_parent);
+    if (rc == ZKC_OK) r->st = L_COUNT;
     else finish(r, rc); /* ZKC_ENONODE: reaped again too often */
   } else if (zkc__retryable(rc)) {
     retry(r, rc, L_COUNT);
@@ -441,11 +440,17 @@ static int advance(zkc__lrun_t *r) {
   if (awaiting(r)) return ZKC__QN_REPLY;
   /* A stop waits for answers in to be taken in (a created node is then
    * known, and deleted by the caller). */
-  int answered = r->st == L_SENT || r->st == L_COUNTING ||
-                 r->st == L_HEADING ||
-                 (r->st == L_KERNEL && zkc__rk_answered(&r->k));
+  int answered = zkc__rk_busy(&r->k) ? zkc__rk_answered(&r->k) :
+                 r->st == L_SENT || r->st == L_COUNTING ||
+                 r->st == L_HEADING;
   if (r->stop_rc != ZKC_OK && !answered) {
     finish(r, r->stop_rc);
+    return AGAIN;
+  }
+  if (zkc__rk_busy(&r->k)) { /* the kernel's turn */
+    int rc = ZKC_OK, need = zkc__rk_advance(&r->k, &rc);
+    if (need == ZKC__RK_FAIL) finish(r, rc);
+    else if (need != ZKC__RK_AGAIN && need != ZKC__RK_BACK) return need;
     return AGAIN;
   }
   switch (r->st) {
@@ -456,13 +461,6 @@ static int advance(zkc__lrun_t *r) {
     case L_HEAD: check_head(r); break;
     case L_HEADING: head_checked(r); break;
     case L_WAITING: return ZKC__QN_EVENT;
-    case L_KERNEL: {
-      int rc = ZKC_OK, need = zkc__rk_advance(&r->k, &rc);
-      if (need == ZKC__RK_BACK) r->st = r->k.resume;
-      else if (need == ZKC__RK_FAIL) finish(r, rc);
-      else if (need != ZKC__RK_AGAIN) return need;
-      break;
-    }
     case L_DONE: return ZKC__QN_DONE;
   }
   return AGAIN;

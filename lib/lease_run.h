@@ -12,11 +12,11 @@
  * run waits on those watches, and before each wait checks that its queue
  * node still exists on the session of its leases: else another client may
  * be head too, and two heads may wait on each other for ever.
- * A missing leases/ and a missing count node (and their parents) are made
- * as states of their own (the parents by the run kernel, run_kernel.h,
- * which also keeps the retries). On failure the nodes made are the caller's to
- * delete (zkc__lrun_nodes); a create cut off goes to the janitor by the
- * run's uuid. */
+ * A missing count node is made as a state of its own; a missing leases/
+ * and the count node's missing parents by the run kernel's walk
+ * (run_kernel.h, which also keeps the retries). On failure the nodes made
+ * are the caller's to delete (zkc__lrun_nodes); a create cut off goes to
+ * the janitor by the run's uuid. */
 #ifndef ZKC_LEASE_RUN_H
 #define ZKC_LEASE_RUN_H
 
@@ -36,9 +36,6 @@ typedef enum {
   L_HEAD,     /* the leases do not fit: is our queue node still there? */
   L_HEADING,
   L_WAITING,  /* the watches set: wait for a change */
-  L_KERNEL,   /* the kernel's (run_kernel.h): a retry's backoff, a wait
-                 for the session, a parents' walk (leases/, or the count
-                 node's parent); then k.resume */
   L_DONE
 } zkc__lstate_t;
 
@@ -80,7 +77,9 @@ typedef struct zkc__lrun_how {
 typedef struct zkc__lrun {
   zkc__lrun_how_t how;
   zkc__rk_t k; /* the client, world, driver, deadline; retries, backoff,
-                  the session's wait and the parents' walks */
+                  the session's wait and the parents' walks (leases/, or
+                  the count node's parent; while the kernel has the run,
+                  st is where it goes on from) */
   unsigned st : 4;
   unsigned w_reg : 1;    /* the waiter is registered */
   unsigned watching : 1; /* the reads set watches: the leases did not fit */

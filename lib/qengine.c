@@ -61,6 +61,7 @@ static void stray(void *ctx, const char *name) {
 
 int zkc__qrun_ops(zkc__qrun_t *r, zkc__op_t **ops) {
   int n = 0;
+  if (zkc__rk_busy(&r->k)) return zkc__rk_ops(&r->k, ops); /* a walk's */
   switch (r->st) {
     case Q_CREATING: /* the create, and the read pipelined behind it */
       if (r->list) ops[n++] = r->list;
@@ -87,9 +88,6 @@ int zkc__qrun_ops(zkc__qrun_t *r, zkc__op_t **ops) {
       break;
     case Q_ADOPTING: case Q_REMOVING:
       ops[n++] = r->op;
-      break;
-    case Q_KERNEL: /* the parents' walk */
-      n = zkc__rk_ops(&r->k, ops);
       break;
     default: break;
   }
@@ -159,8 +157,8 @@ static void after_remove(zkc__qrun_t *r, int del) {
     r->prefix = NULL; /* a new uuid: the old one may still name a node */
     r->k.retries = 0;
     r->k.parents = 0;
-    zkc__rk_connect(&r->k, Q_CREATE);
-    r->st = Q_KERNEL;
+    zkc__rk_connect(&r->k);
+    r->st = Q_CREATE;
     return;
   }
   done(r, rc);
@@ -214,8 +212,8 @@ static void finish(zkc__qrun_t *r, int rc) {
 
 /* After a retryable failure: the client's retry policy, then `next`. */
 static void retry(zkc__qrun_t *r, int rc, zkc__qstate_t next) {
-  if ((rc = zkc__rk_retry(&r->k, rc, next)) != ZKC_OK) finish(r, rc);
-  else r->st = Q_KERNEL;
+  if ((rc = zkc__rk_retry(&r->k, rc)) != ZKC_OK) finish(r, rc);
+  else r->st = next;
 }
 
 /* ---- creating our node ---- */
@@ -270,10 +268,10 @@ static void created(zkc__qrun_t *r) {
     return;
   }
   if (rc == ZKC_ENONODE &&
-      zkc__rk_parents(&r->k, r->base, Q_CREATE) == ZKC_OK) {
+      zkc__rk_parents(&r->k, r->base) == ZKC_OK) {
     /* A missing parent (first use, a reaped container, a delete by someone
      * else): made in a few round trips of the run's own, rare. */
-    r->st = Q_KERNEL;
+    r->st = Q_CREATE;
     return;
   }
   if (rc == ZKC_ENODEEXISTS && r->plain) {
@@ -423,8 +421,8 @@ static void grant(zkc__qrun_t *r) {
       return;
     case ZKC__RK_GONE: finish(r, ZKC_ELOST); return;
     case ZKC__RK_NOT_LIVE:
-      zkc__rk_connect(&r->k, Q_RELIST);
-      r->st = Q_KERNEL;
+      zkc__rk_connect(&r->k);
+      r->st = Q_RELIST;
       return;
   }
 }
@@ -705,8 +703,8 @@ static int advance(zkc__qrun_t *r) {
   /* A stop waits until the answers in are taken in (a created node, a
    * found one, the round's watches), so that nothing of ours is dropped
    * unknown; those states all lead to one where it applies. */
-  int answered = r->st == Q_CREATING ||
-                 (r->st == Q_KERNEL && zkc__rk_answered(&r->k)) ||
+  int answered = zkc__rk_busy(&r->k) ? zkc__rk_answered(&r->k) :
+                 r->st == Q_CREATING ||
                  r->st == Q_SEARCHING || r->st == Q_ADOPTING ||
                  r->st == Q_WATCHING;
   if (r->stop_rc != ZKC_OK && !answered && r->st != Q_REMOVING) {
@@ -714,6 +712,12 @@ static int advance(zkc__qrun_t *r) {
     r->stop_rc = ZKC_OK;
     round_leave(r, !r->k.world->closed(r->k.c));
     finish(r, rc);
+    return AGAIN;
+  }
+  if (zkc__rk_busy(&r->k)) { /* the kernel's turn */
+    int rc = ZKC_OK, need = zkc__rk_advance(&r->k, &rc);
+    if (need == ZKC__RK_FAIL) finish(r, rc);
+    else if (need != ZKC__RK_AGAIN && need != ZKC__RK_BACK) return need;
     return AGAIN;
   }
   switch (r->st) {
@@ -727,13 +731,6 @@ static int advance(zkc__qrun_t *r) {
     case Q_LISTING: listed(r); break;
     case Q_WATCHING: watched(r); break;
     case Q_WAITING: return ZKC__QN_EVENT;
-    case Q_KERNEL: {
-      int rc = ZKC_OK, need = zkc__rk_advance(&r->k, &rc);
-      if (need == ZKC__RK_BACK) r->st = r->k.resume;
-      else if (need == ZKC__RK_FAIL) finish(r, rc);
-      else if (need != ZKC__RK_AGAIN) return need;
-      break;
-    }
     case Q_REMOVING: {
       int del = r->k.world->delete_answered(r->k.c, r->node, r->op->rc);
       zkc__rk_op_end(&r->op);
@@ -803,8 +800,8 @@ void zkc__qrun_stop(zkc__qrun_t *r, int rc) {
 
 void zkc__qrun_doubt(zkc__qrun_t *r) {
   if (r->st != Q_DONE || r->rc != ZKC_OK) return;
-  zkc__rk_connect(&r->k, Q_RELIST);
-  r->st = Q_KERNEL;
+  zkc__rk_connect(&r->k);
+  r->st = Q_RELIST;
 }
 
 int zkc__qrun_result(zkc__qrun_t *r, zkc__held_t *out) {

@@ -27,8 +27,6 @@ typedef enum {
   Q_LISTING,   /* a read's answer: decide */
   Q_WATCHING,  /* the blocker's watch (and our own node's) being set */
   Q_WAITING,   /* watched: wait for a change */
-  Q_KERNEL,    /* the kernel's (run_kernel.h): a retry's backoff, a wait
-                  for the session, the parents' walk; then k.resume */
   Q_REMOVING,  /* our node's delete, the result decided */
   Q_CONFIRMING, /* every node ahead known gone: our own node's stat
                    through the leader (a sync before it) */
@@ -41,7 +39,8 @@ typedef enum {
 typedef struct zkc__qrun {
   /* what to do (zkc__qrun_init: zkc__qrun_how_t) */
   zkc__rk_t k; /* the client, world, driver, deadline; retries, backoff,
-                  the session's wait and the parents' walk */
+                  the session's wait and the parents' walk (while the
+                  kernel has the run, st is where it goes on from) */
   const char *base, *name, *data; /* borrowed for the run's life */
   const char *vouch; /* a vouched run: see zkc__qrun_how_t (borrowed) */
   const char *also;  /* read with each queue read: see zkc__qrun_how_t */

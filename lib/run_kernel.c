@@ -41,32 +41,31 @@ void zkc__rk_op_end(zkc__op_t **op) {
 
 /* ---- taking the run ---- */
 
-int zkc__rk_retry(zkc__rk_t *k, int rc, unsigned resume) {
+int zkc__rk_retry(zkc__rk_t *k, int rc) {
   int64_t wake_at = 0;
   rc = k->world->retry_delay(k->c, &k->retries, rc, k->deadline, &wake_at);
   if (rc != ZKC_OK) return rc;
   k->wake_at = wake_at;
-  k->resume = resume;
   k->then = ZKC__RK_IDLE;
   k->st = ZKC__RK_BACKOFF;
   return ZKC_OK;
 }
 
-void zkc__rk_connect(zkc__rk_t *k, unsigned resume) {
-  k->resume = resume;
+void zkc__rk_connect(zkc__rk_t *k) {
   k->then = ZKC__RK_IDLE;
   k->st = ZKC__RK_CONNECT;
 }
 
-int zkc__rk_parents(zkc__rk_t *k, const char *walk, unsigned resume) {
+int zkc__rk_parents(zkc__rk_t *k, const char *walk) {
   if (k->parents >= ZKC__PARENT_RECREATE_MAX) return ZKC_ENONODE;
   k->parents++;
   k->walk = walk;
   k->up = k->steps = 0;
-  k->resume = resume;
   k->st = ZKC__RK_PARENT;
   return ZKC_OK;
 }
+
+int zkc__rk_busy(const zkc__rk_t *k) { return k->st != ZKC__RK_IDLE; }
 
 /* The walk's next create, bounded by the run's limit like any other of its
  * requests: the node k->up levels above the walked path. */

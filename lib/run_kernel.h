@@ -6,9 +6,9 @@
  * node's parents; the grant rule on a fresh proof of a live session; how
  * a run ends (the rc a dead session means, a create cut off handed to the
  * janitor by its uuid); the step loop. While the kernel has a run (a
- * backoff, a wait for the session, a parents' walk) the run sits in one
- * state of its own and the kernel steps it, then gives it back at the
- * state it was told (`resume`). It reaches the world only through
+ * backoff, a wait for the session, a parents' walk: zkc__rk_busy), the
+ * kernel takes the run's steps; the run's own state is already the one it
+ * goes on from once the kernel is done. It reaches the world only through
  * qworld.h, and is tested on scripted answers (unit.run_kernel). */
 #ifndef ZKC_RUN_KERNEL_H
 #define ZKC_RUN_KERNEL_H
@@ -61,9 +61,8 @@ typedef struct zkc__rk {
   int64_t wake_at;  /* ZKC__RK_BACKOFF: its end */
   int retries;      /* the retry policy's attempt (per outage) */
   unsigned st : 3;      /* a zkc__rk_state_t */
-  unsigned then : 3;    /* ZKC__RK_CONNECT: what next (IDLE: resume) */
+  unsigned then : 3;    /* ZKC__RK_CONNECT: what next (IDLE: the run's) */
   unsigned parents : 4; /* walks begun (ZKC__PARENT_RECREATE_MAX) */
-  unsigned resume : 6;  /* the run's state when the kernel gives it back */
   short up, steps;      /* the walk (zkc__parent_next) */
   const char *walk;     /* whose parents are made (borrowed) */
   zkc__op_t *op;        /* ZKC__RK_PARENTING: the create */
@@ -83,22 +82,26 @@ void zkc__rk_op_drop(zkc__rk_t *k, zkc__op_t **op);
 /* An answered op freed. */
 void zkc__rk_op_end(zkc__op_t **op);
 
-/* ---- taking the run: the run goes to its kernel state when these say
- * ZKC_OK, and is given back at `resume` ---- */
+/* ---- taking the run: when these say ZKC_OK the kernel has the run, and
+ * the run sets its own state to the one it goes on from ---- */
 
 /* A failure rc: ZKC_OK with the client's retry policy's backoff begun
  * (then a connected session), or the failure to end the run with. */
-int zkc__rk_retry(zkc__rk_t *k, int rc, unsigned resume);
+int zkc__rk_retry(zkc__rk_t *k, int rc);
 /* Waits for a connected session (no backoff). */
-void zkc__rk_connect(zkc__rk_t *k, unsigned resume);
+void zkc__rk_connect(zkc__rk_t *k);
 /* Makes the parents of walk (borrowed), a create at a time: ZKC_OK, or
  * ZKC_ENONODE when ZKC__PARENT_RECREATE_MAX walks were begun already. */
-int zkc__rk_parents(zkc__rk_t *k, const char *walk, unsigned resume);
+int zkc__rk_parents(zkc__rk_t *k, const char *walk);
 
-/* A step of a run the kernel has: what the run needs (a zkc__qneed_t:
- * REPLY, SESSION or TIME), or one of these. */
+/* 1 while the kernel has the run: its steps are the kernel's. */
+int zkc__rk_busy(const zkc__rk_t *k);
+
+/* The kernel's turn at the start of every step of a run: what the run
+ * needs while the kernel has it (a zkc__qneed_t: REPLY, SESSION or TIME),
+ * or one of these. */
 #define ZKC__RK_AGAIN (-1) /* step again now */
-#define ZKC__RK_BACK (-2)  /* the run's again, at k->resume */
+#define ZKC__RK_BACK (-2)  /* the run's own state steps now */
 #define ZKC__RK_FAIL (-3)  /* the run ends with *rc */
 int zkc__rk_advance(zkc__rk_t *k, int *rc);
 

@@ -26,7 +26,6 @@
 #define MAX_REQ 32
 #define FRESH_MS 5000 /* half a 10 s session: how long an answer proves */
 #define SESSION 0x1000
-#define RESUME 5 /* a run's state, opaque to the kernel */
 
 static struct {
   zkc__req_kind_t kind[MAX_REQ];
@@ -139,7 +138,7 @@ static void retry_waits_backoff_then_session(void **state) {
   (void)state;
   start();
   int rc = ZKC_OK;
-  assert_int_equal(zkc__rk_retry(&K, ZKC_ECONNLOSS, RESUME), ZKC_OK);
+  assert_int_equal(zkc__rk_retry(&K, ZKC_ECONNLOSS), ZKC_OK);
   assert_int_equal(K.retries, 1);
   assert_int_equal(advance(&rc), ZKC__QN_TIME);
   assert_int_equal(K.wake_at, S.clock + 10);
@@ -149,7 +148,7 @@ static void retry_waits_backoff_then_session(void **state) {
   assert_int_equal(zkc__rk_answered(&K), 0); /* a stop may end it now */
   S.live = 1;
   assert_int_equal(advance(&rc), ZKC__RK_BACK);
-  assert_int_equal(K.resume, RESUME);
+  assert_false(zkc__rk_busy(&K));
   assert_int_equal(K.st, ZKC__RK_IDLE);
   assert_int_equal(S.n, 0); /* the kernel sent nothing */
 }
@@ -158,11 +157,11 @@ static void retry_refused_ends_the_run(void **state) {
   (void)state;
   start();
   /* Not retryable: the failure itself. */
-  assert_int_equal(zkc__rk_retry(&K, ZKC_ENOAUTH, RESUME), ZKC_ENOAUTH);
+  assert_int_equal(zkc__rk_retry(&K, ZKC_ENOAUTH), ZKC_ENOAUTH);
   assert_int_equal(K.st, ZKC__RK_IDLE);
   /* Past the deadline: the policy's ZKC_ETIMEDOUT. */
   S.clock = K.deadline;
-  assert_int_equal(zkc__rk_retry(&K, ZKC_ECONNLOSS, RESUME), ZKC_ETIMEDOUT);
+  assert_int_equal(zkc__rk_retry(&K, ZKC_ECONNLOSS), ZKC_ETIMEDOUT);
   assert_int_equal(K.st, ZKC__RK_IDLE);
 }
 
@@ -171,14 +170,14 @@ static void connect_ends_on_close_or_deadline(void **state) {
   int rc = ZKC_OK;
   start();
   S.live = 0;
-  zkc__rk_connect(&K, RESUME);
+  zkc__rk_connect(&K);
   assert_int_equal(advance(&rc), ZKC__QN_SESSION);
   S.closed = 1;
   assert_int_equal(advance(&rc), ZKC__RK_FAIL);
   assert_int_equal(rc, ZKC_ECLOSED);
   start();
   S.live = 0;
-  zkc__rk_connect(&K, RESUME);
+  zkc__rk_connect(&K);
   S.clock = K.deadline;
   assert_int_equal(advance(&rc), ZKC__RK_FAIL);
   assert_int_equal(rc, ZKC_ETIMEDOUT);
@@ -191,7 +190,8 @@ static void parents_made_a_level_at_a_time(void **state) {
   int rc = ZKC_OK;
   zkc__op_t *ops[2];
   start();
-  assert_int_equal(zkc__rk_parents(&K, "/a/b", RESUME), ZKC_OK);
+  assert_int_equal(zkc__rk_parents(&K, "/a/b"), ZKC_OK);
+  assert_true(zkc__rk_busy(&K));
   /* "/a/b" first; missing: its parent "/a", then "/a/b" again. */
   assert_int_equal(advance(&rc), ZKC__QN_REPLY);
   assert_int_equal(S.kind[0], ZKC__REQ_PARENT);
@@ -207,7 +207,7 @@ static void parents_made_a_level_at_a_time(void **state) {
   assert_string_equal(S.path[2], "/a/b");
   answer(2, ZKC_ENODEEXISTS); /* made by someone else meanwhile: fine */
   assert_int_equal(advance(&rc), ZKC__RK_BACK);
-  assert_int_equal(K.resume, RESUME);
+  assert_false(zkc__rk_busy(&K));
   assert_int_equal(zkc__rk_ops(&K, ops), 0);
   assert_null(K.op);
 }
@@ -216,7 +216,7 @@ static void parent_create_cut_off_is_retried(void **state) {
   (void)state;
   int rc = ZKC_OK;
   start();
-  assert_int_equal(zkc__rk_parents(&K, "/a", RESUME), ZKC_OK);
+  assert_int_equal(zkc__rk_parents(&K, "/a"), ZKC_OK);
   assert_int_equal(advance(&rc), ZKC__QN_REPLY);
   answer(0, ZKC_ECONNLOSS);
   assert_int_equal(advance(&rc), ZKC__QN_TIME); /* the policy's backoff */
@@ -233,7 +233,7 @@ static void parent_refused_ends_the_run(void **state) {
   (void)state;
   int rc = ZKC_OK;
   start();
-  assert_int_equal(zkc__rk_parents(&K, "/a", RESUME), ZKC_OK);
+  assert_int_equal(zkc__rk_parents(&K, "/a"), ZKC_OK);
   assert_int_equal(advance(&rc), ZKC__QN_REPLY);
   answer(0, ZKC_ENOAUTH);
   assert_int_equal(advance(&rc), ZKC__RK_FAIL);
@@ -246,13 +246,13 @@ static void parents_budget_spent_is_enonode(void **state) {
   int rc = ZKC_OK;
   start();
   for (int i = 0; i < ZKC__PARENT_RECREATE_MAX; i++) {
-    assert_int_equal(zkc__rk_parents(&K, "/a", RESUME), ZKC_OK);
+    assert_int_equal(zkc__rk_parents(&K, "/a"), ZKC_OK);
     assert_int_equal(advance(&rc), ZKC__QN_REPLY);
     answer(S.n - 1, ZKC_OK);
     assert_int_equal(advance(&rc), ZKC__RK_BACK);
   }
   /* Made and reaped again as often: the run ends rather than loop. */
-  assert_int_equal(zkc__rk_parents(&K, "/a", RESUME), ZKC_ENONODE);
+  assert_int_equal(zkc__rk_parents(&K, "/a"), ZKC_ENONODE);
   assert_int_equal(K.st, ZKC__RK_IDLE);
 }
 
@@ -260,7 +260,7 @@ static void leave_gives_the_walk_up(void **state) {
   (void)state;
   int rc = ZKC_OK;
   start();
-  assert_int_equal(zkc__rk_parents(&K, "/a", RESUME), ZKC_OK);
+  assert_int_equal(zkc__rk_parents(&K, "/a"), ZKC_OK);
   assert_int_equal(advance(&rc), ZKC__QN_REPLY);
   zkc__rk_leave(&K); /* in flight: given up, the driver told */
   assert_int_equal(S.dropped, 1);
