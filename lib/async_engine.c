@@ -209,7 +209,7 @@ static int grant(zkc_async_t *a, acq_t *q, uint64_t seq) {
  * stepped at every look: a completion tells the context only). */
 static int step_acquire(zkc_async_t *a, acq_t *q, int64_t *next_wake) {
   zkc__qrun_t *r = &q->run;
-  const int64_t limit = zkc__limit_after(r->deadline);
+  const int64_t limit = zkc__limit_after(r->k.deadline);
   for (;;) {
     pthread_mutex_lock(&a->mu);
     uint64_t seq = a->state_seq;
@@ -239,14 +239,14 @@ static int step_acquire(zkc_async_t *a, acq_t *q, int64_t *next_wake) {
           zkc__qrun_woken(r, why);
           continue;
         }
-        if (now >= r->deadline) {
+        if (now >= r->k.deadline) {
           zkc__qrun_woken(r, ZKC__WAKE_TIMEOUT);
           continue;
         }
-        at = r->deadline;
+        at = r->k.deadline;
         break;
       case ZKC__QN_SESSION: /* told by on_state's kick, and the poll */
-        at = r->deadline;
+        at = r->k.deadline;
         break;
       case ZKC__QN_TIME: at = zkc__qrun_wake_at(r); break;
       case ZKC__QN_DONE: {

@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "qengine.h"
+#include "run_kernel.h"
 #include "session.h"
 
 /* A run's calls, each taking the run. */

@@ -12,40 +12,23 @@
 
 #include "decide.h"
 #include "names.h"
+#include "qown.h"
 #include "queue_nodes.h"
 #include "util.h"
 
 _Static_assert(L_DONE < 16, "a state fits in zkc__lrun_t.st");
-_Static_assert(ZKC__PARENT_RECREATE_MAX < 16, "fits in zkc__lrun_t.parents");
 
-#define AGAIN (-1) /* advance's "step again now" */
+#define AGAIN ZKC__RK_AGAIN /* advance's "step again now" */
 #define LEASE_NAME "lease-"
 
 enum { R_SYNC, R_LEASES, R_COUNT, R_LAYOUT };
 
 /* ---- requests ---- */
 
-static zkc__op_t *op_new(zkc__lrun_t *r) {
-  return r->how.drv ? r->how.drv->op_new(r->how.drv_ctx) : zkc__op_new();
-}
-
-/* Finished or not: one in flight is given up (freed by its completion). */
-static void op_drop(zkc__lrun_t *r, zkc__op_t **op) {
-  if (*op == NULL) return;
-  int orphaned = zkc__op_give_up(*op);
-  *op = NULL;
-  if (orphaned && r->how.drv) r->how.drv->op_dropped(r->how.drv_ctx);
-}
-
-static void op_end(zkc__op_t **op) {
-  zkc__op_free(*op);
-  *op = NULL;
-}
-
 static void send(zkc__lrun_t *r, zkc__op_t *op, zkc__req_kind_t kind,
                  const char *path) {
   zkc__req_t rq = {.kind = kind, .path = path, .watch = r->w.id};
-  r->world->send(r->c, op, &rq);
+  r->k.world->send(r->k.c, op, &rq);
 }
 
 int zkc__lrun_ops_max(const zkc__lrun_t *r) {
@@ -54,6 +37,7 @@ int zkc__lrun_ops_max(const zkc__lrun_t *r) {
 
 int zkc__lrun_ops(zkc__lrun_t *r, zkc__op_t **ops) {
   int n = 0;
+  if (zkc__rk_busy(&r->k)) return zkc__rk_ops(&r->k, ops); /* a walk's */
   if (r->st == L_SENT) {
     for (unsigned i = 0; i < r->how.qty; i++)
       if (r->creates[i]) ops[n++] = r->creates[i];
@@ -66,6 +50,7 @@ int zkc__lrun_ops(zkc__lrun_t *r, zkc__op_t **ops) {
 }
 
 static int awaiting(zkc__lrun_t *r) {
+  if (zkc__rk_busy(&r->k)) return r->k.op && !zkc__op_done(r->k.op);
   if (r->op && !zkc__op_done(r->op)) return 1;
   if (r->st != L_SENT) return 0;
   for (unsigned i = 0; i < r->how.qty; i++)
@@ -82,32 +67,29 @@ static void drop_all(zkc__lrun_t *r) {
   for (unsigned i = 0; i < r->how.qty; i++)
     if (r->creates[i]) {
       cut = 1; /* perhaps applied: found by our uuid */
-      op_drop(r, &r->creates[i]);
+      zkc__rk_op_drop(&r->k, &r->creates[i]);
     }
-  for (int i = 0; i < ZKC__LRUN_READS; i++) op_drop(r, &r->reads[i]);
-  op_drop(r, &r->op);
-  if (cut && r->prefix) {
-    char uuid[ZKC__UUID_LEN + 1];
-    const char *name = zkc__basename(r->prefix) + strlen(ZKC__PROTECTED_PREFIX);
-    memcpy(uuid, name, ZKC__UUID_LEN);
-    uuid[ZKC__UUID_LEN] = '\0';
-    r->world->janitor_add(r->c, r->how.leases, uuid);
-  }
+  for (int i = 0; i < ZKC__LRUN_READS; i++)
+    zkc__rk_op_drop(&r->k, &r->reads[i]);
+  zkc__rk_op_drop(&r->k, &r->op);
+  if (cut && r->prefix) zkc__rk_janitor_uuid(&r->k, r->how.leases, r->prefix);
 }
 
 /* The waiter leaves: its watches removed unless they fired or the client
  * is closing (nobody waits on them any more, granted or not). */
 static void leave_waiter(zkc__lrun_t *r) {
   if (!r->w_reg) return;
-  if (!r->world->closed(r->c)) r->world->waiter_unwatch_children(r->c, &r->w);
-  r->world->waiter_unregister(r->c, &r->w);
+  if (!r->k.world->closed(r->k.c))
+    r->k.world->waiter_unwatch_children(r->k.c, &r->w);
+  r->k.world->waiter_unregister(r->k.c, &r->w);
   r->w_reg = 0;
 }
 
 static void finish(zkc__lrun_t *r, int rc) {
   /* A request refused by a dead handle: the session expired, our nodes
    * with it. Queue again, as for any other lost session. */
-  if (rc == ZKC_ESESSIONEXPIRED) rc = ZKC_ELOST;
+  rc = zkc__rk_end_rc(rc);
+  zkc__rk_leave(&r->k);
   drop_all(r);
   leave_waiter(r);
   r->rc = rc;
@@ -115,30 +97,11 @@ static void finish(zkc__lrun_t *r, int rc) {
 }
 
 static void retry(zkc__lrun_t *r, int rc, zkc__lstate_t next) {
-  int64_t wake_at = 0;
-  rc = r->world->retry_delay(r->c, &r->retries, rc, r->how.deadline, &wake_at);
-  if (rc != ZKC_OK) {
-    finish(r, rc);
-    return;
-  }
-  r->wake_at = wake_at;
-  r->after = next;
-  r->st = L_BACKOFF;
+  if ((rc = zkc__rk_retry(&r->k, rc)) != ZKC_OK) finish(r, rc);
+  else r->st = next;
 }
 
 /* ---- the round: creates and reads ---- */
-
-static int new_prefix(zkc__lrun_t *r) {
-  char uuid[ZKC__UUID_LEN + 1];
-  int rc = zkc__uuid_new(uuid);
-  if (rc != ZKC_OK) return rc;
-  size_t len = strlen(r->how.leases) + strlen(LEASE_NAME) +
-               ZKC__PROTECTED_LEN + 2;
-  if ((r->prefix = malloc(len)) == NULL) return ZKC_ENOMEM;
-  snprintf(r->prefix, len, "%s/" ZKC__PROTECTED_PREFIX "%s-" LEASE_NAME,
-           r->how.leases, uuid);
-  return ZKC_OK;
-}
 
 /* 1 when the leases the queue's read showed, with ours and those this
  * object holds, fit a fixed limit. Only leases released can change that
@@ -163,20 +126,23 @@ static int room_seen(const zkc__lrun_t *r) {
  * fewer per lease), and one that must wait reads again, watched, before it
  * waits. */
 static void send_round(zkc__lrun_t *r) {
-  int rc = r->prefix ? ZKC_OK : new_prefix(r);
+  int rc = r->prefix ? ZKC_OK
+                     : zkc__qown_new_prefix(r->how.leases, LEASE_NAME,
+                                            &r->prefix);
   if (rc == ZKC_OK && r->watching && !r->w_reg) {
-    rc = r->world->waiter_register(r->c, &r->w, r->how.leases,
+    rc = r->k.world->waiter_register(r->k.c, &r->w, r->how.leases,
                                    r->how.drv ? r->how.drv->wake : NULL,
                                    r->how.drv_ctx);
     if (rc == ZKC_OK) {
       r->w_reg = 1;
-      if (r->how.count) r->world->waiter_also(r->c, &r->w, r->how.count);
+      if (r->how.count) r->k.world->waiter_also(r->k.c, &r->w, r->how.count);
     }
   } else if (rc == ZKC_OK && r->watching) {
-    r->world->waiter_rearm(r->c, &r->w);
+    r->k.world->waiter_rearm(r->k.c, &r->w);
   }
   for (unsigned i = 0; rc == ZKC_OK && i < r->how.qty; i++)
-    if (r->nodes[i].node == NULL && (r->creates[i] = op_new(r)) == NULL)
+    if (r->nodes[i].node == NULL &&
+        (r->creates[i] = zkc__rk_op_new(&r->k)) == NULL)
       rc = ZKC_ENOMEM;
   int creating = 0;
   for (unsigned i = 0; i < r->how.qty; i++) creating |= r->nodes[i].node == NULL;
@@ -186,14 +152,15 @@ static void send_round(zkc__lrun_t *r) {
   int want[ZKC__LRUN_READS] = {!creating, 1, r->how.count != NULL,
                                !r->layout_ok};
   for (int i = 0; rc == ZKC_OK && i < ZKC__LRUN_READS; i++)
-    if (want[i] && (r->reads[i] = op_new(r)) == NULL) rc = ZKC_ENOMEM;
+    if (want[i] && (r->reads[i] = zkc__rk_op_new(&r->k)) == NULL)
+      rc = ZKC_ENOMEM;
   if (rc != ZKC_OK) {
-    for (unsigned i = 0; i < r->how.qty; i++) op_end(&r->creates[i]);
+    for (unsigned i = 0; i < r->how.qty; i++) zkc__rk_op_end(&r->creates[i]);
     finish(r, rc); /* nothing sent */
     return;
   }
-  r->proof = r->world->boot_ms();
-  const char *data = r->world->holder_id(r->c);
+  r->proof = r->k.world->boot_ms();
+  const char *data = r->k.world->holder_id(r->k.c);
   /* The first round after a read that showed room lets the queue node go
    * with its last create, in one transaction. */
   r->releasing = !r->sent && room_seen(r);
@@ -202,7 +169,7 @@ static void send_round(zkc__lrun_t *r) {
       zkc__req_t rq = {.kind = ZKC__REQ_CREATE, .path = r->prefix,
                         .data = data};
       if (r->releasing && i == r->how.qty - 1) rq.release = r->how.queue_node;
-      r->world->send(r->c, r->creates[i], &rq);
+      r->k.world->send(r->k.c, r->creates[i], &rq);
     }
   if (r->reads[R_SYNC])
     send(r, r->reads[R_SYNC], ZKC__REQ_SYNC, r->how.leases);
@@ -230,7 +197,8 @@ static int take_creates(zkc__lrun_t *r) {
       r->nodes[i].node = op->created, op->created = NULL;
       r->nodes[i].token = op->stat.czxid;
       r->nodes[i].session_id = op->stat.ephemeral_owner;
-      if (op->stat.ephemeral_owner != r->world->session_id(r->c)) foreign = 1;
+      if (op->stat.ephemeral_owner != r->k.world->session_id(r->k.c))
+        foreign = 1;
     } else if (op->rc == ZKC_ENONODE) {
       missing = 1;
     } else if (zkc__retryable(op->rc)) {
@@ -239,7 +207,7 @@ static int take_creates(zkc__lrun_t *r) {
       refused = op->rc;
     }
     if (!zkc__retryable(op->rc)) /* a cut one stays for drop_all's janitor */
-      op_end(&r->creates[i]);
+      zkc__rk_op_end(&r->creates[i]);
   }
   r->releasing = 0;
   if (cut) {
@@ -256,16 +224,12 @@ static int take_creates(zkc__lrun_t *r) {
     return 1;
   }
   if (missing) {
-    for (int i = 0; i < ZKC__LRUN_READS; i++) op_end(&r->reads[i]);
+    for (int i = 0; i < ZKC__LRUN_READS; i++) zkc__rk_op_end(&r->reads[i]);
     r->layout_ok = 0; /* made again: read the layout behind our creates */
-    if (r->parents >= ZKC__PARENT_RECREATE_MAX) {
-      finish(r, ZKC_ENONODE);
-      return 1;
-    }
-    r->parents++;
-    r->walk = r->how.leases;
-    r->up = r->steps = 0;
-    r->st = L_PARENT;
+    if (zkc__rk_parents(&r->k, r->how.leases) != ZKC_OK)
+      finish(r, ZKC_ENONODE); /* made and reaped again too often */
+    else
+      r->st = L_SEND;
     return 1;
   }
   return 0;
@@ -286,43 +250,25 @@ static size_t present(const zkc__lrun_t *r, const zkc__names_t *kids) {
   return found;
 }
 
-int zkc__lrun_layout(zkc_client_t *c, const char *path,
-                     const zkc__names_t *kids, unsigned *layouts) {
-  unsigned mask = 0;
-  for (int i = 0; i < kids->count; i++)
-    mask |= zkc__child_layout(kids->data[i], -1);
-  if (layouts) *layouts = mask;
-  unsigned bad = zkc__layout_refused(ZKC__AS_SEMAPHORE, mask);
-  if (bad == 0) return ZKC_OK;
-  return zkc__refuse(c, ZKC_ELAYOUT,
-                     "zkc_sem_acquire: path '%.300s' holds %s, not a "
-                     "semaphore: refused (nothing of ours left there)",
-                     path, zkc__layout_what(bad));
-}
-
 /* Granted only while the session of our nodes is the current one and
  * connected, on an answer whose requests were sent recently enough that
  * no stall of this process can have outlived the session since. */
 static void grant(zkc__lrun_t *r) {
-  switch (r->world->session_fate(r->c, r->nodes[0].session_id)) {
-    case ZKC__SESSION_LIVE:
-      if (!r->world->grant_fresh(r->c, r->proof)) {
-        zkc__log(r->c, ZKC_LOG_DEBUG, "semaphore %s: the leases read showing "
-                 "room is %lld ms old: reading again", r->how.path,
-                 (long long)(r->world->boot_ms() - r->proof));
-        r->st = L_SEND; /* read again: its answer is the proof */
-        return;
-      }
-      if (r->world->granted) r->world->granted(r->c);
-      finish(r, ZKC_OK);
+  switch (zkc__rk_grant(&r->k, r->nodes[0].session_id, r->proof)) {
+    case ZKC__RK_GRANTED: finish(r, ZKC_OK); return;
+    case ZKC__RK_STALE:
+      zkc__log(r->k.c, ZKC_LOG_DEBUG, "semaphore %s: the leases read showing "
+               "room is %lld ms old: reading again", r->how.path,
+               (long long)(r->k.world->boot_ms() - r->proof));
+      r->st = L_SEND; /* read again: its answer is the proof */
       return;
-    case ZKC__SESSION_GONE: finish(r, ZKC_ELOST); return;
-    default:
-      zkc__log(r->c, ZKC_LOG_DEBUG, "semaphore %s: the leases read showing "
+    case ZKC__RK_GONE: finish(r, ZKC_ELOST); return;
+    case ZKC__RK_NOT_LIVE:
+      zkc__log(r->k.c, ZKC_LOG_DEBUG, "semaphore %s: the leases read showing "
                "room rests on a session not live (or not proven renewed at "
                "the leader): reading again once it is", r->how.path);
-      r->st = L_CONNECT;
-      r->after = L_SEND;
+      zkc__rk_connect(&r->k);
+      r->st = L_SEND;
       return;
   }
 }
@@ -339,7 +285,7 @@ static void decide(zkc__lrun_t *r, const zkc__names_t *kids, int32_t max) {
   if (!r->warned && r->how.count == NULL && leases >= r->how.qty &&
       leases - r->how.qty > (size_t)max) {
     r->warned = 1; /* only a disagreeing client (or a stranger) puts them */
-    zkc__log(r->c, ZKC_LOG_WARN,
+    zkc__log(r->k.c, ZKC_LOG_WARN,
              "semaphore %s: %zu leases held by others, more than this "
              "client's limit of %d: another client uses a higher limit (a "
              "shared count node makes them agree)",
@@ -347,7 +293,7 @@ static void decide(zkc__lrun_t *r, const zkc__names_t *kids, int32_t max) {
   }
   if (v == ZKC__L_DEADLOCK) finish(r, ZKC_EDEADLK);
   else if (v == ZKC__L_FIT) grant(r);
-  else if (r->world->now_ms() >= r->how.deadline) finish(r, ZKC_ETIMEDOUT);
+  else if (r->k.world->now_ms() >= r->how.deadline) finish(r, ZKC_ETIMEDOUT);
   else if (r->left) r->st = L_HEAD; /* no place to wait in: queue again */
   else if (!r->watching) r->watching = 1, r->st = L_SEND; /* read, watched */
   else r->st = L_HEAD;
@@ -365,11 +311,12 @@ static void sent(zkc__lrun_t *r) {
   int lrc = rd[R_LAYOUT] ? rd[R_LAYOUT]->rc : ZKC_OK;
   if (lrc == ZKC_ENONODE) lrc = ZKC_OK; /* nothing there: nobody else */
   if (lrc == ZKC_OK && rd[R_LAYOUT]) {
-    lrc = zkc__lrun_layout(r->c, r->how.path, &rd[R_LAYOUT]->children, NULL);
+    lrc = zkc__rk_layout(r->k.c, ZKC__AS_SEMAPHORE, ZKC__LRUN_WHO,
+                         r->how.path, &rd[R_LAYOUT]->children, NULL);
     r->layout_ok = lrc == ZKC_OK;
   }
-  op_end(&rd[R_LAYOUT]);
-  op_end(&rd[R_SYNC]);
+  zkc__rk_op_end(&rd[R_LAYOUT]);
+  zkc__rk_op_end(&rd[R_SYNC]);
   if (lrc != ZKC_OK && !zkc__retryable(lrc)) rc = lrc;
   else if (rc == ZKC_OK && lrc != ZKC_OK) rc = lrc;
   int32_t max = r->how.max;
@@ -378,13 +325,13 @@ static void sent(zkc__lrun_t *r) {
       crc = zkc__sem_count_decode(rd[R_COUNT]->data, rd[R_COUNT]->data_len,
                                   &max);
     if (crc == ZKC_EPROTO)
-      zkc__log(r->c, ZKC_LOG_ERROR, "count node %s holds %d bytes, not 4",
+      zkc__log(r->k.c, ZKC_LOG_ERROR, "count node %s holds %d bytes, not 4",
                r->how.count, rd[R_COUNT]->data_len);
     rc = crc;
   }
-  op_end(&rd[R_COUNT]);
+  zkc__rk_op_end(&rd[R_COUNT]);
   if (rc == ZKC_OK) {
-    r->retries = 0; /* the budget is per outage */
+    r->k.retries = 0; /* the budget is per outage */
     decide(r, &rd[R_LEASES]->children, max);
   } else if (rc == ZKC_ENONODE && crc == ZKC_ENONODE) {
     r->st = L_COUNT; /* first use of the count: made with the seed */
@@ -393,61 +340,36 @@ static void sent(zkc__lrun_t *r) {
   } else {
     finish(r, rc);
   }
-  op_end(&rd[R_LEASES]);
+  zkc__rk_op_end(&rd[R_LEASES]);
 }
 
-/* ---- what a round may need first: parents, the count node ---- */
-
-static void send_parent(zkc__lrun_t *r) {
-  char *path = zkc__parent_path(r->walk, r->up);
-  if (path == NULL || (r->op = op_new(r)) == NULL) {
-    free(path);
-    finish(r, ZKC_ENOMEM);
-    return;
-  }
-  send(r, r->op, ZKC__REQ_PARENT, path);
-  free(path); /* serialized by the send */
-  r->st = L_PARENTING;
-}
-
-static void parent_made(zkc__lrun_t *r) {
-  int rc = zkc__parent_next(r->walk, r->op->rc, &r->up, &r->steps);
-  op_end(&r->op);
-  zkc__lstate_t next = r->walk == r->how.leases ? L_SEND : L_COUNT;
-  if (rc == ZKC_OK) r->st = r->up < 0 ? next : L_PARENT;
-  else if (zkc__retryable(rc)) retry(r, rc, L_PARENT);
-  else finish(r, rc);
-}
+/* ---- what a round may need first: the count node ---- */
 
 static void send_count(zkc__lrun_t *r) {
   char data[ZKC__COUNT_BYTES];
   zkc__sem_count_encode(r->how.max, data);
-  if ((r->op = op_new(r)) == NULL) {
+  if ((r->op = zkc__rk_op_new(&r->k)) == NULL) {
     finish(r, ZKC_ENOMEM);
     return;
   }
   zkc__req_t rq = {.kind = ZKC__REQ_COUNT, .path = r->how.count,
                     .data = data, .len = ZKC__COUNT_BYTES};
-  r->world->send(r->c, r->op, &rq);
+  r->k.world->send(r->k.c, r->op, &rq);
   r->st = L_COUNTING;
 }
 
 static void count_made(zkc__lrun_t *r) {
   int rc = r->op->rc;
-  op_end(&r->op);
+  zkc__rk_op_end(&r->op);
   if (rc == ZKC_OK || rc == ZKC_ENODEEXISTS) { /* ours or theirs: read it */
     r->st = L_SEND;
-  } else if (rc == ZKC_ENONODE && r->parents < ZKC__PARENT_RECREATE_MAX) {
+  } else if (rc == ZKC_ENONODE) { /* its parent missing: made first */
     free(r->count_parent);
     r->count_parent = zkc__path_parent(r->how.count);
-    if (r->count_parent == NULL) {
-      finish(r, ZKC_ENOMEM);
-      return;
-    }
-    r->parents++;
-    r->walk = r->count_parent;
-    r->up = r->steps = 0;
-    r->st = L_PARENT;
+    if (r->count_parent == NULL) rc = ZKC_ENOMEM;
+    else rc = zkc__rk_parents(&r->k, r->count_parent);
+    if (rc == ZKC_OK) r->st = L_COUNT;
+    else finish(r, rc); /* ZKC_ENONODE: reaped again too often */
   } else if (zkc__retryable(rc)) {
     retry(r, rc, L_COUNT);
   } else {
@@ -462,7 +384,7 @@ static void count_made(zkc__lrun_t *r) {
  * pending leases together exceed the limit would wait on each other. */
 static void check_head(zkc__lrun_t *r) {
   if (r->left) { /* let go early, on a read that showed room */
-    zkc__log(r->c, ZKC_LOG_DEBUG, "semaphore %s: the leases do not fit "
+    zkc__log(r->k.c, ZKC_LOG_DEBUG, "semaphore %s: the leases do not fit "
              "after all, and our queue node is gone: queueing again",
              r->how.path);
     finish(r, ZKC_ELOST);
@@ -472,7 +394,7 @@ static void check_head(zkc__lrun_t *r) {
     finish(r, ZKC_ELOST);
     return;
   }
-  if ((r->op = op_new(r)) == NULL) {
+  if ((r->op = zkc__rk_op_new(&r->k)) == NULL) {
     finish(r, ZKC_ENOMEM);
     return;
   }
@@ -482,7 +404,7 @@ static void check_head(zkc__lrun_t *r) {
 
 static void head_checked(zkc__lrun_t *r) {
   int rc = r->op->rc;
-  op_end(&r->op);
+  zkc__rk_op_end(&r->op);
   if (rc == ZKC_OK) r->st = L_WAITING;
   else if (rc == ZKC_ENONODE) finish(r, ZKC_ELOST); /* queue again */
   else if (zkc__retryable(rc)) retry(r, rc, L_SEND);
@@ -495,8 +417,8 @@ int zkc__lrun_init(zkc__lrun_t *r, zkc_client_t *c,
                    const zkc__lrun_how_t *how) {
   memset(r, 0, sizeof *r);
   r->how = *how;
-  r->c = c;
-  r->world = how->world ? how->world : &zkc__qworld_session;
+  zkc__rk_init(&r->k, c, how->world ? how->world : &zkc__qworld_session,
+               how->drv, how->drv_ctx, how->deadline);
   r->layout_ok = how->layout_known;
   r->nodes = calloc(how->qty ? how->qty : 1, sizeof *r->nodes);
   r->creates = calloc(how->qty ? how->qty : 1, sizeof *r->creates);
@@ -518,42 +440,36 @@ static int advance(zkc__lrun_t *r) {
   if (awaiting(r)) return ZKC__QN_REPLY;
   /* A stop waits for answers in to be taken in (a created node is then
    * known, and deleted by the caller). */
-  int answered = r->st == L_SENT || r->st == L_PARENTING ||
-                 r->st == L_COUNTING || r->st == L_HEADING;
+  int answered = zkc__rk_busy(&r->k) ? zkc__rk_answered(&r->k) :
+                 r->st == L_SENT || r->st == L_COUNTING ||
+                 r->st == L_HEADING;
   if (r->stop_rc != ZKC_OK && !answered) {
     finish(r, r->stop_rc);
+    return AGAIN;
+  }
+  if (zkc__rk_busy(&r->k)) { /* the kernel's turn */
+    int rc = ZKC_OK, need = zkc__rk_advance(&r->k, &rc);
+    if (need == ZKC__RK_FAIL) finish(r, rc);
+    else if (need != ZKC__RK_AGAIN && need != ZKC__RK_BACK) return need;
     return AGAIN;
   }
   switch (r->st) {
     case L_SEND: send_round(r); break;
     case L_SENT: sent(r); break;
-    case L_PARENT: send_parent(r); break;
-    case L_PARENTING: parent_made(r); break;
     case L_COUNT: send_count(r); break;
     case L_COUNTING: count_made(r); break;
     case L_HEAD: check_head(r); break;
     case L_HEADING: head_checked(r); break;
     case L_WAITING: return ZKC__QN_EVENT;
-    case L_BACKOFF:
-      if (r->world->now_ms() < r->wake_at) return ZKC__QN_TIME;
-      r->st = L_CONNECT;
-      break;
-    case L_CONNECT:
-      if (r->world->session_live(r->c)) r->st = r->after;
-      else if (r->world->closed(r->c)) finish(r, ZKC_ECLOSED);
-      else if (r->world->now_ms() >= r->how.deadline) finish(r, ZKC_ETIMEDOUT);
-      else return ZKC__QN_SESSION;
-      break;
     case L_DONE: return ZKC__QN_DONE;
   }
   return AGAIN;
 }
 
+static int advance_run(void *r) { return advance(r); }
+
 zkc__qneed_t zkc__lrun_step(zkc__lrun_t *r) {
-  int need;
-  while ((need = advance(r)) == AGAIN) {
-  }
-  return (zkc__qneed_t)need;
+  return zkc__rk_loop(advance_run, r);
 }
 
 void zkc__lrun_give_up(zkc__lrun_t *r) {
@@ -568,12 +484,10 @@ zkc__waiter_t *zkc__lrun_waiter(zkc__lrun_t *r) { return &r->w; }
 void zkc__lrun_woken(zkc__lrun_t *r, zkc__wake_t why) {
   if (r->st != L_WAITING) return;
   if (why == ZKC__WAKE_FIRED) r->st = L_SEND;
-  else if (why == ZKC__WAKE_TIMEOUT) finish(r, ZKC_ETIMEDOUT);
-  else if (why == ZKC__WAKE_CLOSED) finish(r, ZKC_ECLOSED);
-  else finish(r, ZKC_ELOST);
+  else finish(r, zkc__rk_woken_rc(why));
 }
 
-int64_t zkc__lrun_wake_at(const zkc__lrun_t *r) { return r->wake_at; }
+int64_t zkc__lrun_wake_at(const zkc__lrun_t *r) { return r->k.wake_at; }
 
 void zkc__lrun_stop(zkc__lrun_t *r, int rc) {
   if (r->st != L_DONE && r->stop_rc == ZKC_OK) r->stop_rc = rc;
@@ -594,7 +508,7 @@ void zkc__lrun_clear(zkc__lrun_t *r) {
   if (r->nodes) { /* not taken: nobody deletes them but the janitor */
     for (unsigned i = 0; i < r->how.qty; i++)
       if (r->nodes[i].node) {
-        r->world->janitor_add(r->c, r->nodes[i].node, NULL);
+        r->k.world->janitor_add(r->k.c, r->nodes[i].node, NULL);
         free(r->nodes[i].node);
       }
     free(r->nodes);

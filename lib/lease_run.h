@@ -12,32 +12,30 @@
  * run waits on those watches, and before each wait checks that its queue
  * node still exists on the session of its leases: else another client may
  * be head too, and two heads may wait on each other for ever.
- * A missing leases/ and a missing count node (and their parents) are made
- * as states of their own. On failure the nodes made are the caller's to
- * delete (zkc__lrun_nodes); a create cut off goes to the janitor by the
- * run's uuid. */
+ * A missing count node is made as a state of its own; a missing leases/
+ * and the count node's missing parents by the run kernel's walk
+ * (run_kernel.h, which also keeps the retries). On failure the nodes made
+ * are the caller's to delete (zkc__lrun_nodes); a create cut off goes to
+ * the janitor by the run's uuid. */
 #ifndef ZKC_LEASE_RUN_H
 #define ZKC_LEASE_RUN_H
 
 #include <stdint.h>
 
 #include "names.h"
-#include "qengine.h" /* zkc__qneed_t, zkc__qdriver_t */
+#include "queue_nodes.h" /* zkc__held_t */
 #include "qworld.h"
+#include "run_kernel.h" /* zkc__qneed_t, zkc__qdriver_t, the kernel */
 #include "session.h"
 
 typedef enum {
   L_SEND,     /* the creates still to make, and the reads behind them */
   L_SENT,     /* their answers */
-  L_PARENT,   /* leases/ (or the count node's parent) missing: make it */
-  L_PARENTING,
   L_COUNT,    /* the count node missing: create it with the seed */
   L_COUNTING,
   L_HEAD,     /* the leases do not fit: is our queue node still there? */
   L_HEADING,
   L_WAITING,  /* the watches set: wait for a change */
-  L_BACKOFF,  /* a retry's backoff, then L_CONNECT */
-  L_CONNECT,  /* wait for a connected session, then L_SEND */
   L_DONE
 } zkc__lstate_t;
 
@@ -78,22 +76,20 @@ typedef struct zkc__lrun_how {
 
 typedef struct zkc__lrun {
   zkc__lrun_how_t how;
-  zkc_client_t *c;
-  const zkc__qworld_t *world;
-  unsigned st : 4, after : 4;
+  zkc__rk_t k; /* the client, world, driver, deadline; retries, backoff,
+                  the session's wait and the parents' walks (leases/, or
+                  the count node's parent; while the kernel has the run,
+                  st is where it goes on from) */
+  unsigned st : 4;
   unsigned w_reg : 1;    /* the waiter is registered */
   unsigned watching : 1; /* the reads set watches: the leases did not fit */
   unsigned layout_ok : 1; /* the path's layout was read and accepted */
   unsigned warned : 1;   /* the limits-disagree warning given */
-  unsigned parents : 4;  /* parent walks begun (ZKC__PARENT_RECREATE_MAX) */
   unsigned sent : 1;     /* a round was sent */
   unsigned releasing : 1; /* the round's last create lets the queue node go */
   unsigned left : 1;     /* the queue node was let go with our lease */
   int rc;
   int stop_rc;
-  int retries;
-  int up, steps;         /* L_PARENT: the walk (zkc__parent_next) */
-  const char *walk;      /* L_PARENT: the node whose parents are made */
   char *count_parent;    /* the count node's parent, while walked */
   char *prefix;          /* leases + "/_c_<uuid>-lease-": one uuid, all ours */
   zkc__held_t *nodes;    /* qty slots; made ones have node != NULL */
@@ -102,7 +98,6 @@ typedef struct zkc__lrun {
   zkc__op_t *op;         /* parent, count create or the queue node's stat */
   zkc__waiter_t w;
   int64_t proof;         /* boot ms before the sync a grant rests on */
-  int64_t wake_at;
 } zkc__lrun_t;
 
 /* Prepares a run of client c: ZKC_OK or ZKC_ENOMEM. */
@@ -132,10 +127,8 @@ int zkc__lrun_result(const zkc__lrun_t *r);
 zkc__held_t *zkc__lrun_take_nodes(zkc__lrun_t *r);
 void zkc__lrun_clear(zkc__lrun_t *r);
 
-/* The semaphore path's layout from a read of its children (their
- * zkc__child_layout or'ed into *layouts when not NULL): ZKC_OK, or
- * ZKC_ELAYOUT when another recipe's, told to the thread and the log. */
-int zkc__lrun_layout(zkc_client_t *c, const char *path,
-                     const zkc__names_t *kids, unsigned *layouts);
+/* In whose name a semaphore's path of another recipe's layout is refused
+ * (zkc__rk_layout). */
+#define ZKC__LRUN_WHO "zkc_sem_acquire"
 
 #endif /* ZKC_LEASE_RUN_H */

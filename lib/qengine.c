@@ -19,48 +19,27 @@
 
 /* The run's bit-fields hold these. */
 _Static_assert(Q_DONE < 16, "a state fits in zkc__qrun_t.st");
-_Static_assert(ZKC__PARENT_RECREATE_MAX < 16, "fits in zkc__qrun_t.parents");
 _Static_assert(ZKC__AS_RWLOCK < 8, "a layout fits in zkc__qrun_t.layout");
 
 void (*zkc__round_seam)(void);
 void (*zkc__vouch_seam)(void);
 
 /* advance's "step again now" (never returned to drivers). */
-#define AGAIN (-1)
+#define AGAIN ZKC__RK_AGAIN
 
 /* ---- requests ---- */
-
-/* An op telling the run's driver (NULL without memory). */
-static zkc__op_t *op_new(zkc__qrun_t *r) {
-  return r->drv ? r->drv->op_new(r->drv_ctx) : zkc__op_new();
-}
-
-/* An op dropped, finished or not: one in flight is given up (its
- * completion frees it and tells nobody), and only then is the driver told
- * (an op that finished, even between a look and the give-up, told it). */
-static void op_drop(zkc__qrun_t *r, zkc__op_t **op) {
-  if (*op == NULL) return;
-  int orphaned = zkc__op_give_up(*op);
-  *op = NULL;
-  if (orphaned && r->drv) r->drv->op_dropped(r->drv_ctx);
-}
-
-static void op_end(zkc__op_t **op) {
-  zkc__op_free(*op);
-  *op = NULL;
-}
 
 /* A request of `kind` on path (no data) through the run's world; send_watch
  * a ZKC__REQ_WATCH for the run's waiter. */
 static void send_rq(zkc__qrun_t *r, zkc__op_t *op, zkc__req_kind_t kind,
                     const char *path) {
   zkc__req_t rq = {.kind = kind, .path = path};
-  r->world->send(r->c, op, &rq);
+  r->k.world->send(r->k.c, op, &rq);
 }
 
 static void send_watch(zkc__qrun_t *r, zkc__op_t *op, const char *path) {
   zkc__req_t rq = {.kind = ZKC__REQ_WATCH, .path = path, .watch = r->w.id};
-  r->world->send(r->c, op, &rq);
+  r->k.world->send(r->k.c, op, &rq);
 }
 
 /* The run's uuid (qown.h): its prefix's, or its node's once made. */
@@ -73,14 +52,16 @@ static void stray(void *ctx, const char *name) {
   zkc__qrun_t *r = ctx;
   char *path = zkc__path_join(r->base, name);
   if (path == NULL) return; /* no memory: it goes with its session */
-  zkc__log(r->c, ZKC_LOG_INFO, "lock %s: %s carries our uuid too: deleting it",
+  zkc__log(r->k.c, ZKC_LOG_INFO,
+           "lock %s: %s carries our uuid too: deleting it",
            r->base, path);
-  r->world->janitor_add(r->c, path, NULL);
+  r->k.world->janitor_add(r->k.c, path, NULL);
   free(path);
 }
 
 int zkc__qrun_ops(zkc__qrun_t *r, zkc__op_t **ops) {
   int n = 0;
+  if (zkc__rk_busy(&r->k)) return zkc__rk_ops(&r->k, ops); /* a walk's */
   switch (r->st) {
     case Q_CREATING: /* the create, and the read pipelined behind it */
       if (r->list) ops[n++] = r->list;
@@ -105,7 +86,7 @@ int zkc__qrun_ops(zkc__qrun_t *r, zkc__op_t **ops) {
       ops[n++] = r->op;
       ops[n++] = r->list;
       break;
-    case Q_PARENTING: case Q_ADOPTING: case Q_REMOVING:
+    case Q_ADOPTING: case Q_REMOVING:
       ops[n++] = r->op;
       break;
     default: break;
@@ -131,19 +112,20 @@ static int awaiting(zkc__qrun_t *r) {
  * leader, which checked our session, after r->proof. */
 static int submit_list(zkc__qrun_t *r, int via_leader, int with_also) {
   if (r->unproven) via_leader = 0;
-  op_drop(r, &r->list);
-  if (via_leader) op_drop(r, &r->op); /* else: the create, in flight */
-  if ((r->list = op_new(r)) == NULL) return ZKC_ENOMEM;
-  if (via_leader && (r->op = op_new(r)) == NULL) {
-    op_drop(r, &r->list);
+  zkc__rk_op_drop(&r->k, &r->list);
+  if (via_leader) /* else: the create, in flight */
+    zkc__rk_op_drop(&r->k, &r->op);
+  if ((r->list = zkc__rk_op_new(&r->k)) == NULL) return ZKC_ENOMEM;
+  if (via_leader && (r->op = zkc__rk_op_new(&r->k)) == NULL) {
+    zkc__rk_op_drop(&r->k, &r->list);
     return ZKC_ENOMEM;
   }
-  r->proof = r->world->boot_ms();
+  r->proof = r->k.world->boot_ms();
   if (via_leader) send_rq(r, r->op, ZKC__REQ_SYNC, r->base);
   send_rq(r, r->list, ZKC__REQ_CHILDREN, r->base);
   /* `also` behind it: a hint only, so a read without memory goes unsent. */
-  op_drop(r, &r->watch);
-  if (with_also && r->also && (r->watch = op_new(r)) != NULL)
+  zkc__rk_op_drop(&r->k, &r->watch);
+  if (with_also && r->also && (r->watch = zkc__rk_op_new(&r->k)) != NULL)
     send_rq(r, r->watch, ZKC__REQ_CHILDREN, r->also);
   return ZKC_OK;
 }
@@ -169,13 +151,14 @@ static void after_remove(zkc__qrun_t *r, int del) {
   free(r->node);
   r->node = NULL;
   if (rc == ZKC_ELOST && r->requeue) {
-    zkc__log(r->c, ZKC_LOG_INFO, "lock %s: node lost while waiting, queueing "
+    zkc__log(r->k.c, ZKC_LOG_INFO, "lock %s: node lost while waiting, queueing "
                                  "again", r->base);
     free(r->prefix);
     r->prefix = NULL; /* a new uuid: the old one may still name a node */
-    r->retries = r->parents = 0;
-    r->st = Q_CONNECT;
-    r->after = Q_CREATE;
+    r->k.retries = 0;
+    r->k.parents = 0;
+    zkc__rk_connect(&r->k);
+    r->st = Q_CREATE;
     return;
   }
   done(r, rc);
@@ -186,43 +169,41 @@ static void after_remove(zkc__qrun_t *r, int del) {
  * Nothing to do when the client is closing (the node goes with it). */
 static void start_remove(zkc__qrun_t *r) {
   /* A listing stopped once answered still has its sync here. */
-  op_drop(r, &r->op);
-  if (r->world->closed(r->c)) {
+  zkc__rk_op_drop(&r->k, &r->op);
+  if (r->k.world->closed(r->k.c)) {
     after_remove(r, ZKC_OK);
     return;
   }
-  if (r->world->session_live(r->c) && (r->op = op_new(r)) != NULL) {
+  if (r->k.world->session_live(r->k.c) &&
+      (r->op = zkc__rk_op_new(&r->k)) != NULL) {
     send_rq(r, r->op, ZKC__REQ_DELETE, r->node);
     r->st = Q_REMOVING;
     return;
   }
-  r->world->janitor_add(r->c, r->node, NULL);
+  r->k.world->janitor_add(r->k.c, r->node, NULL);
   after_remove(r, ZKC_OK);
 }
 
 /* The run no longer waits on base: its reference on the view goes. */
 static void view_leave(zkc__qrun_t *r) {
-  if (r->viewing && r->world->view_drop)
-    r->world->view_drop(r->c, r->base, &r->viewing);
+  if (r->viewing && r->k.world->view_drop)
+    r->k.world->view_drop(r->k.c, r->base, &r->viewing);
 }
 
 /* Ends with rc (nothing of ours in flight but a read being dropped). */
 static void finish(zkc__qrun_t *r, int rc) {
-  if (rc == ZKC_ESESSIONEXPIRED) rc = ZKC_ELOST; /* our node went with it */
+  rc = zkc__rk_end_rc(rc); /* a session expired: our node went with it */
+  zkc__rk_leave(&r->k);
   view_leave(r);
-  op_drop(r, &r->list);
+  zkc__rk_op_drop(&r->k, &r->list);
   if (rc == ZKC_OK) {
     done(r, rc); /* r->watch: the read of `also` of a granting read */
     return;
   }
-  op_drop(r, &r->watch);
-  /* A create whose outcome is unknown: whatever session made it, the
-   * janitor finds it by our uuid (its read goes after the create). */
-  if (r->maybe_made && r->node == NULL && r->prefix) {
-    char uuid[ZKC__UUID_LEN + 1];
-    own_uuid(r, uuid);
-    r->world->janitor_add(r->c, r->base, uuid);
-  }
+  zkc__rk_op_drop(&r->k, &r->watch);
+  /* A create whose outcome is unknown: the janitor finds it by our uuid. */
+  if (r->maybe_made && r->node == NULL && r->prefix)
+    zkc__rk_janitor_uuid(&r->k, r->base, r->prefix);
   r->maybe_made = 0;
   r->rc = rc;
   if (r->node) start_remove(r);
@@ -231,15 +212,8 @@ static void finish(zkc__qrun_t *r, int rc) {
 
 /* After a retryable failure: the client's retry policy, then `next`. */
 static void retry(zkc__qrun_t *r, int rc, zkc__qstate_t next) {
-  int64_t wake_at = 0;
-  rc = r->world->retry_delay(r->c, &r->retries, rc, r->deadline, &wake_at);
-  if (rc != ZKC_OK) {
-    finish(r, rc);
-    return;
-  }
-  r->wake_at = wake_at;
-  r->after = next;
-  r->st = Q_BACKOFF;
+  if ((rc = zkc__rk_retry(&r->k, rc)) != ZKC_OK) finish(r, rc);
+  else r->st = next;
 }
 
 /* ---- creating our node ---- */
@@ -247,15 +221,15 @@ static void retry(zkc__qrun_t *r, int rc, zkc__qstate_t next) {
 static void send_create(zkc__qrun_t *r) {
   int rc = r->prefix ? ZKC_OK
                      : zkc__qown_new_prefix(r->base, r->name, &r->prefix);
-  if (rc == ZKC_OK && (r->op = op_new(r)) == NULL) rc = ZKC_ENOMEM;
+  if (rc == ZKC_OK && (r->op = zkc__rk_op_new(&r->k)) == NULL) rc = ZKC_ENOMEM;
   if (rc != ZKC_OK) {
     finish(r, rc);
     return;
   }
-  r->proof = r->world->boot_ms(); /* the read pipelined behind it is later */
+  r->proof = r->k.world->boot_ms(); /* the read pipelined behind it is later */
   zkc__req_t rq = {.kind = ZKC__REQ_CREATE, .path = r->prefix,
                     .data = r->data, .plain = r->plain};
-  r->world->send(r->c, r->op, &rq);
+  r->k.world->send(r->k.c, r->op, &rq);
   if (!r->no_list) (void)submit_list(r, 0, 0); /* r->list NULL: no memory */
   r->st = Q_CREATING;
 }
@@ -267,7 +241,7 @@ static void made(zkc__qrun_t *r) {
   r->maybe_made = 0;
   free(r->prefix); /* the node's name has the uuid now */
   r->prefix = NULL;
-  if (r->owner != r->world->session_id(r->c)) finish(r, ZKC_ELOST);
+  if (r->owner != r->k.world->session_id(r->k.c)) finish(r, ZKC_ELOST);
   else if (r->vouch) confirm(r);
   else if (r->no_list) finish(r, ZKC_OK);
   else if (r->list == NULL && submit_list(r, 1, 0) != ZKC_OK)
@@ -280,25 +254,24 @@ static void created(zkc__qrun_t *r) {
   r->token = r->op->stat.czxid;
   r->owner = r->op->stat.ephemeral_owner;
   r->node = r->op->created, r->op->created = NULL;
-  op_end(&r->op);
+  zkc__rk_op_end(&r->op);
   if (rc == ZKC_OK && !r->no_list && r->list == NULL) rc = ZKC_ENOMEM;
   if (rc == ZKC_OK) {
     made(r);
     return;
   }
-  op_drop(r, &r->list);
-  op_drop(r, &r->watch); /* the read of `also` behind it */
+  zkc__rk_op_drop(&r->k, &r->list);
+  zkc__rk_op_drop(&r->k, &r->watch); /* the read of `also` behind it */
   if (r->node || rc == ZKC_ENOMEM) { /* made, or perhaps: cannot go on */
     r->maybe_made = 1;
     finish(r, rc);
     return;
   }
-  if (rc == ZKC_ENONODE && r->parents < ZKC__PARENT_RECREATE_MAX) {
+  if (rc == ZKC_ENONODE &&
+      zkc__rk_parents(&r->k, r->base) == ZKC_OK) {
     /* A missing parent (first use, a reaped container, a delete by someone
      * else): made in a few round trips of the run's own, rare. */
-    r->parents++;
-    r->up = r->steps = 0;
-    r->st = Q_PARENT;
+    r->st = Q_CREATE;
     return;
   }
   if (rc == ZKC_ENODEEXISTS && r->plain) {
@@ -318,32 +291,6 @@ static void created(zkc__qrun_t *r) {
   retry(r, rc, Q_SEARCH);
 }
 
-/* The parents' walk: a create at a time, each bounded by the run's limit
- * like any other of its requests: the node r->up levels above the base
- * (zkc__parent_path), then where its answer moves the walk
- * (zkc__parent_next: r->up -1 once the base exists). */
-static void send_parent(zkc__qrun_t *r) {
-  char *path = zkc__parent_path(r->base, r->up);
-  if (path == NULL || (r->op = op_new(r)) == NULL) {
-    free(path);
-    finish(r, ZKC_ENOMEM);
-    return;
-  }
-  send_rq(r, r->op, ZKC__REQ_PARENT, path);
-  free(path); /* serialized by the send */
-  r->st = Q_PARENTING;
-}
-
-static void parent_made(zkc__qrun_t *r) {
-  int up = r->up, steps = r->steps;
-  int rc = zkc__parent_next(r->base, r->op->rc, &up, &steps);
-  op_end(&r->op);
-  r->up = (short)up, r->steps = (short)steps;
-  if (rc == ZKC_OK) r->st = r->up < 0 ? Q_CREATE : Q_PARENT;
-  else if (zkc__retryable(rc)) retry(r, rc, Q_PARENT);
-  else finish(r, rc);
-}
-
 /* The search for our uuid goes where the create is known to be visible: a
  * sync through the leader (r->list) and the base's children read behind
  * it (r->op), so that the read shows every create applied before the sync
@@ -351,8 +298,9 @@ static void parent_made(zkc__qrun_t *r) {
  * would show none, and a second node with our uuid would be made behind
  * the first. */
 static void search(zkc__qrun_t *r) {
-  if ((r->list = op_new(r)) == NULL || (r->op = op_new(r)) == NULL) {
-    op_drop(r, &r->list);
+  if ((r->list = zkc__rk_op_new(&r->k)) == NULL ||
+      (r->op = zkc__rk_op_new(&r->k)) == NULL) {
+    zkc__rk_op_drop(&r->k, &r->list);
     finish(r, ZKC_ENOMEM);
     return;
   }
@@ -365,7 +313,7 @@ static void search(zkc__qrun_t *r) {
  * the sync's or the read's error. */
 static void searched(zkc__qrun_t *r) {
   int rc = r->list->rc;
-  op_end(&r->list);
+  zkc__rk_op_end(&r->list);
   if (rc == ZKC_OK) rc = r->op->rc;
   if (rc == ZKC_ENONODE) rc = ZKC_OK; /* no parent: no node either */
   if (rc == ZKC_OK) {
@@ -374,9 +322,9 @@ static void searched(zkc__qrun_t *r) {
     rc = zkc__qown_search(r->base, r->op->children.data,
                           r->op->children.count, uuid, &r->found, stray, r);
   }
-  op_end(&r->op);
+  zkc__rk_op_end(&r->op);
   if (rc == ZKC_OK && r->found) {
-    if ((r->op = op_new(r)) == NULL) {
+    if ((r->op = zkc__rk_op_new(&r->k)) == NULL) {
       finish(r, ZKC_ENOMEM);
       return;
     }
@@ -398,15 +346,15 @@ static void searched(zkc__qrun_t *r) {
 static void adopted(zkc__qrun_t *r) {
   int rc = r->op->rc;
   zkc__stat_t stat = r->op->stat;
-  op_end(&r->op);
-  if (rc == ZKC_OK && stat.ephemeral_owner == r->world->session_id(r->c)) {
+  zkc__rk_op_end(&r->op);
+  if (rc == ZKC_OK && stat.ephemeral_owner == r->k.world->session_id(r->k.c)) {
     r->token = stat.czxid;
     r->owner = stat.ephemeral_owner;
     r->node = r->found, r->found = NULL;
     made(r);
     return;
   }
-  if (rc == ZKC_OK) r->world->janitor_add(r->c, r->found, NULL);
+  if (rc == ZKC_OK) r->k.world->janitor_add(r->k.c, r->found, NULL);
   free(r->found);
   r->found = NULL;
   if (rc == ZKC_OK || rc == ZKC_ENONODE) { /* not ours: a new one */
@@ -446,7 +394,7 @@ static void list_on_round_sync(zkc__qrun_t *r) {
  * of a replaced session is not ours to hold, whatever we think). A vouched
  * run reads its voucher again instead of the queue. */
 static void relist(zkc__qrun_t *r) {
-  if (r->world->session_fate(r->c, r->owner) == ZKC__SESSION_GONE)
+  if (r->k.world->session_fate(r->k.c, r->owner) == ZKC__SESSION_GONE)
     finish(r, ZKC_ELOST);
   else if (r->vouch)
     confirm(r);
@@ -463,22 +411,18 @@ static void relist(zkc__qrun_t *r) {
  * answer gone stale (the process stalled, or the wait was long) is read
  * again at once: the read's own answer is then the proof. */
 static void grant(zkc__qrun_t *r) {
-  switch (r->world->session_fate(r->c, r->owner)) {
-    case ZKC__SESSION_LIVE:
-      if (r->world->grant_fresh(r->c, r->proof)) {
-        if (r->world->granted) r->world->granted(r->c);
-        finish(r, ZKC_OK);
-        return;
-      }
-      zkc__log(r->c, ZKC_LOG_DEBUG, "lock %s: the answer showing %s first is "
-               "%lld ms old: reading again", r->base, r->node,
-               (long long)(r->world->boot_ms() - r->proof));
+  switch (zkc__rk_grant(&r->k, r->owner, r->proof)) {
+    case ZKC__RK_GRANTED: finish(r, ZKC_OK); return;
+    case ZKC__RK_STALE:
+      zkc__log(r->k.c, ZKC_LOG_DEBUG, "lock %s: the answer showing %s first "
+               "is %lld ms old: reading again", r->base, r->node,
+               (long long)(r->k.world->boot_ms() - r->proof));
       relist(r);
       return;
-    case ZKC__SESSION_GONE: finish(r, ZKC_ELOST); return;
-    default:
-      r->st = Q_CONNECT;
-      r->after = Q_RELIST;
+    case ZKC__RK_GONE: finish(r, ZKC_ELOST); return;
+    case ZKC__RK_NOT_LIVE:
+      zkc__rk_connect(&r->k);
+      r->st = Q_RELIST;
       return;
   }
 }
@@ -503,22 +447,22 @@ static void grant(zkc__qrun_t *r) {
  * round rested on the create). */
 static void watch_round(zkc__qrun_t *r, char *pred, int sole) {
   r->pred = pred;
-  r->watch = op_new(r);
-  op_drop(r, &r->list); /* none while listed; the sync's slot */
+  r->watch = zkc__rk_op_new(&r->k);
+  zkc__rk_op_drop(&r->k, &r->list); /* none while listed; the sync's slot */
   /* NULL without memory, or unproven: a round without its sync (and then
    * without our own node's watch: no grant on the watches alone). */
-  r->list = r->unproven ? NULL : op_new(r);
-  r->op = sole && r->list ? op_new(r) : NULL;
+  r->list = r->unproven ? NULL : zkc__rk_op_new(&r->k);
+  r->op = sole && r->list ? zkc__rk_op_new(&r->k) : NULL;
   r->sole = r->op != NULL;
   r->round_sync = r->list != NULL;
-  int rc = r->watch ? r->world->waiter_register(r->c, &r->w, pred,
-                                         r->drv ? r->drv->wake : NULL,
-                                         r->drv_ctx)
+  int rc = r->watch ? r->k.world->waiter_register(r->k.c, &r->w, pred,
+                                         r->k.drv ? r->k.drv->wake : NULL,
+                                         r->k.drv_ctx)
                     : ZKC_ENOMEM;
   if (rc != ZKC_OK) {
-    op_drop(r, &r->watch);
-    op_drop(r, &r->op);
-    op_drop(r, &r->list);
+    zkc__rk_op_drop(&r->k, &r->watch);
+    zkc__rk_op_drop(&r->k, &r->op);
+    zkc__rk_op_drop(&r->k, &r->list);
     free(r->pred);
     r->pred = NULL;
     finish(r, rc);
@@ -526,10 +470,10 @@ static void watch_round(zkc__qrun_t *r, char *pred, int sole) {
   }
   r->w_reg = 1;
   if (r->sole && zkc__round_seam) zkc__round_seam();
-  r->sent = r->world->boot_ms();
+  r->sent = r->k.world->boot_ms();
   if (r->list) send_rq(r, r->list, ZKC__REQ_SYNC, r->base);
   if (r->sole) {
-    r->world->waiter_watch_own(r->c, &r->w, r->node);
+    r->k.world->waiter_watch_own(r->k.c, &r->w, r->node);
     send_watch(r, r->op, r->node);
   }
   send_watch(r, r->watch, pred);
@@ -541,11 +485,11 @@ static void watch_round(zkc__qrun_t *r, char *pred, int sole) {
  * round's only: a next round sets its own. */
 static void round_leave(zkc__qrun_t *r, int remove) {
   if (!r->w_reg) return;
-  if (remove) r->world->waiter_unwatch(r->c, &r->w);
+  if (remove) r->k.world->waiter_unwatch(r->k.c, &r->w);
   if (r->sole && r->own_rc == ZKC_OK)
-    r->world->forget_watch(r->c, r->node, r->w.id);
-  if (r->watch_rc == ZKC_OK) r->world->forget_watch(r->c, r->pred, r->w.id);
-  r->world->waiter_unregister(r->c, &r->w);
+    r->k.world->forget_watch(r->k.c, r->node, r->w.id);
+  if (r->watch_rc == ZKC_OK) r->k.world->forget_watch(r->k.c, r->pred, r->w.id);
+  r->k.world->waiter_unregister(r->k.c, &r->w);
   r->w_reg = 0;
   free(r->pred);
   r->pred = NULL;
@@ -570,17 +514,18 @@ static void round_leave(zkc__qrun_t *r, int remove) {
  * its stat would show our node there, where its read of the queue would
  * show the blocker there too (a review found that grant). */
 static void confirm(zkc__qrun_t *r) {
-  op_drop(r, &r->list);
-  op_drop(r, &r->op);
-  op_drop(r, &r->watch);
-  if ((r->list = op_new(r)) == NULL || (r->op = op_new(r)) == NULL ||
-      (r->vouch && (r->watch = op_new(r)) == NULL)) {
-    op_drop(r, &r->list);
-    op_drop(r, &r->op);
+  zkc__rk_op_drop(&r->k, &r->list);
+  zkc__rk_op_drop(&r->k, &r->op);
+  zkc__rk_op_drop(&r->k, &r->watch);
+  if ((r->list = zkc__rk_op_new(&r->k)) == NULL ||
+      (r->op = zkc__rk_op_new(&r->k)) == NULL ||
+      (r->vouch && (r->watch = zkc__rk_op_new(&r->k)) == NULL)) {
+    zkc__rk_op_drop(&r->k, &r->list);
+    zkc__rk_op_drop(&r->k, &r->op);
     finish(r, ZKC_ENOMEM);
     return;
   }
-  r->proof = r->world->boot_ms();
+  r->proof = r->k.world->boot_ms();
   send_rq(r, r->list, ZKC__REQ_SYNC, r->base);
   send_rq(r, r->op, ZKC__REQ_EXISTS, r->vouch ? r->vouch : r->node);
   if (r->vouch) send_rq(r, r->watch, ZKC__REQ_EXISTS, r->node);
@@ -602,9 +547,9 @@ static void confirmed(zkc__qrun_t *r) {
     r->token = r->op->stat.czxid;
     rc = ours(r, r->watch);
   }
-  op_end(&r->list);
-  op_end(&r->op);
-  op_end(&r->watch);
+  zkc__rk_op_end(&r->list);
+  zkc__rk_op_end(&r->op);
+  zkc__rk_op_end(&r->watch);
   if (r->vouch && zkc__vouch_seam) zkc__vouch_seam();
   if (rc == ZKC_OK) grant(r);
   else if (rc == ZKC_ELOST) finish(r, ZKC_ELOST);
@@ -613,8 +558,8 @@ static void confirmed(zkc__qrun_t *r) {
 }
 
 static int view_clear(zkc__qrun_t *r) {
-  return r->viewing && r->world->view_clear_ahead &&
-         r->world->view_clear_ahead(r->c, r->base, zkc__basename(r->node));
+  return r->viewing && r->k.world->view_clear_ahead &&
+         r->k.world->view_clear_ahead(r->k.c, r->base, zkc__basename(r->node));
 }
 
 /* The round ended (why). A wake-up reads the queue again: the blocker's
@@ -631,7 +576,8 @@ static void round_end(zkc__qrun_t *r, zkc__wake_t why) {
               r->own_rc == ZKC_OK &&
               why == ZKC__WAKE_FIRED &&
               (r->watch_rc == ZKC_OK || r->watch_rc == ZKC_ENONODE) &&
-              r->world->waiter_clean(r->c, &r->w, r->watch_rc == ZKC_ENONODE);
+              r->k.world->waiter_clean(r->k.c, &r->w,
+                                       r->watch_rc == ZKC_ENONODE);
   if (clean) r->proof = r->sent;
   round_leave(r, why == ZKC__WAKE_TIMEOUT);
   /* Our node gone (ZKC_ENONODE) shows in the read that follows. */
@@ -639,14 +585,12 @@ static void round_end(zkc__qrun_t *r, zkc__wake_t why) {
   if (rc == ZKC_OK && r->own_rc != ZKC_ENONODE) rc = r->own_rc;
   if (rc == ZKC_OK) rc = r->sync_rc;
   if (rc == ZKC_ENONODE) rc = ZKC_OK;
-  if (why == ZKC__WAKE_TIMEOUT) finish(r, ZKC_ETIMEDOUT);
-  else if (why == ZKC__WAKE_CLOSED) finish(r, ZKC_ECLOSED);
-  else if (why == ZKC__WAKE_LOST) finish(r, ZKC_ELOST);
+  if (why != ZKC__WAKE_FIRED) finish(r, zkc__rk_woken_rc(why));
   else if (rc != ZKC_OK) retry(r, rc, Q_RELIST);
   else if (clean) grant(r);
   else if (view_clear(r)) confirm(r);
   else if (r->round_sync && r->sync_rc == ZKC_OK &&
-           r->world->grant_fresh(r->c, r->sent))
+           r->k.world->grant_fresh(r->k.c, r->sent))
     list_on_round_sync(r);
   else list_now(r);
 }
@@ -657,9 +601,9 @@ static void watched(zkc__qrun_t *r) {
                     r->watch->stat.ephemeral_owner == r->owner;
   r->own_rc = r->op ? r->op->rc : ZKC_OK;
   r->sync_rc = r->list ? r->list->rc : ZKC_OK;
-  op_end(&r->watch);
-  op_end(&r->op);
-  op_end(&r->list);
+  zkc__rk_op_end(&r->watch);
+  zkc__rk_op_end(&r->op);
+  zkc__rk_op_end(&r->list);
   if (r->watch_rc == ZKC_OK && r->own_rc == ZKC_OK && r->sync_rc == ZKC_OK)
     r->st = Q_WAITING;
   else round_end(r, ZKC__WAKE_FIRED);
@@ -672,41 +616,33 @@ static void watched(zkc__qrun_t *r) {
  * (a semaphore checks the path itself too, see semaphore.c). */
 static int layout_refused(zkc__qrun_t *r) {
   if (r->layout == ZKC__AS_NONE) return ZKC_OK;
-  unsigned mask = 0;
-  for (int i = 0; i < r->list->children.count; i++)
-    mask |= zkc__child_layout(r->list->children.data[i], -1);
-  unsigned bad = zkc__layout_refused((zkc__recipe_layout_t)r->layout, mask);
-  if (bad == 0) return ZKC_OK;
   zkc__recipe_layout_t as = (zkc__recipe_layout_t)r->layout;
-  return zkc__refuse(
-      r->c, ZKC_ELAYOUT,
-      "%s: path '%.300s' holds %s, not %s: "
-      "refused (nothing of ours left there)",
-      as == ZKC__AS_ELECTION ? "leader latch"
-      : as == ZKC__AS_RWLOCK ? "read-write lock"
-                             : "lock",
-      r->base, zkc__layout_what(bad), zkc__layout_as_what(as));
+  return zkc__rk_layout(r->k.c, as,
+                        as == ZKC__AS_ELECTION ? "leader latch"
+                        : as == ZKC__AS_RWLOCK ? "read-write lock"
+                                               : "lock",
+                        r->base, &r->list->children, NULL);
 }
 
 /* A read is in: first, wait, or read again. */
 static void listed(zkc__qrun_t *r) {
   int rc = r->op ? r->op->rc : ZKC_OK; /* the sync before it */
   if (rc == ZKC_OK) rc = r->list->rc;
-  op_end(&r->op);
+  zkc__rk_op_end(&r->op);
   zkc__op_t *also = r->watch; /* kept below only if this read grants */
   r->watch = NULL;
   if (rc != ZKC_OK) {
-    op_end(&r->list);
-    op_drop(r, &also);
+    zkc__rk_op_end(&r->list);
+    zkc__rk_op_drop(&r->k, &also);
     retry(r, rc, Q_RELIST);
     return;
   }
   if ((rc = layout_refused(r)) != ZKC_OK) {
-    op_drop(r, &also);
+    zkc__rk_op_drop(&r->k, &also);
     finish(r, rc); /* drops the read, deletes our node */
     return;
   }
-  r->retries = 0; /* the budget is per outage, not per acquisition */
+  r->k.retries = 0; /* the budget is per outage, not per acquisition */
   zkc__q_decision_t d;
   char uuid[ZKC__UUID_LEN + 1];
   own_uuid(r, uuid);
@@ -721,17 +657,18 @@ static void listed(zkc__qrun_t *r) {
   /* Not kept by the run while waiting: a copy of the whole queue per
    * waiter would make a queue of n waiters cost O(n^2) memory. The
    * client's one view of the path keeps it (qworld.h). */
-  if (rc == ZKC_OK && d.verdict == ZKC__Q_WAIT && pred && r->world->view_update)
-    r->world->view_update(r->c, r->base, &r->list->children,
+  if (rc == ZKC_OK && d.verdict == ZKC__Q_WAIT && pred &&
+      r->k.world->view_update)
+    r->k.world->view_update(r->k.c, r->base, &r->list->children,
                           zkc__basename(r->node), &r->viewing);
-  op_end(&r->list);
+  zkc__rk_op_end(&r->list);
   if (rc == ZKC_OK && d.verdict == ZKC__Q_FIRST) r->watch = also;
-  else op_drop(r, &also);
+  else zkc__rk_op_drop(&r->k, &also);
   if (rc != ZKC_OK) finish(r, rc);
   else if (d.verdict == ZKC__Q_GONE) finish(r, ZKC_ELOST); /* session or outsider */
   else if (d.verdict == ZKC__Q_FIRST) grant(r);
   else if (pred == NULL) finish(r, ZKC_ENOMEM);
-  else if (r->world->now_ms() >= r->deadline) {
+  else if (r->k.world->now_ms() >= r->k.deadline) {
     free(pred);
     finish(r, ZKC_ETIMEDOUT);
   } else {
@@ -744,14 +681,11 @@ static void listed(zkc__qrun_t *r) {
 void zkc__qrun_init(zkc__qrun_t *r, zkc_client_t *c,
                     const zkc__qrun_how_t *how) {
   memset(r, 0, sizeof *r);
-  r->c = c;
+  zkc__rk_init(&r->k, c, how->world ? how->world : &zkc__qworld_session,
+               how->drv, how->drv_ctx, how->deadline);
   r->base = how->base;
   r->name = how->name;
-  r->world = how->world ? how->world : &zkc__qworld_session;
-  r->data = how->data ? how->data : r->world->holder_id(c);
-  r->deadline = how->deadline;
-  r->drv = how->drv;
-  r->drv_ctx = how->drv_ctx;
+  r->data = how->data ? how->data : r->k.world->holder_id(c);
   r->reader = how->reader;
   r->plain = how->plain;
   r->no_list = how->no_list;
@@ -769,21 +703,26 @@ static int advance(zkc__qrun_t *r) {
   /* A stop waits until the answers in are taken in (a created node, a
    * found one, the round's watches), so that nothing of ours is dropped
    * unknown; those states all lead to one where it applies. */
-  int answered = r->st == Q_CREATING || r->st == Q_PARENTING ||
+  int answered = zkc__rk_busy(&r->k) ? zkc__rk_answered(&r->k) :
+                 r->st == Q_CREATING ||
                  r->st == Q_SEARCHING || r->st == Q_ADOPTING ||
                  r->st == Q_WATCHING;
   if (r->stop_rc != ZKC_OK && !answered && r->st != Q_REMOVING) {
     int rc = r->stop_rc;
     r->stop_rc = ZKC_OK;
-    round_leave(r, !r->world->closed(r->c));
+    round_leave(r, !r->k.world->closed(r->k.c));
     finish(r, rc);
+    return AGAIN;
+  }
+  if (zkc__rk_busy(&r->k)) { /* the kernel's turn */
+    int rc = ZKC_OK, need = zkc__rk_advance(&r->k, &rc);
+    if (need == ZKC__RK_FAIL) finish(r, rc);
+    else if (need != ZKC__RK_AGAIN && need != ZKC__RK_BACK) return need;
     return AGAIN;
   }
   switch (r->st) {
     case Q_CREATE: send_create(r); break;
     case Q_CREATING: created(r); break;
-    case Q_PARENT: send_parent(r); break;
-    case Q_PARENTING: parent_made(r); break;
     case Q_SEARCH: search(r); break;
     case Q_SEARCHING: searched(r); break;
     case Q_ADOPTING: adopted(r); break;
@@ -792,19 +731,9 @@ static int advance(zkc__qrun_t *r) {
     case Q_LISTING: listed(r); break;
     case Q_WATCHING: watched(r); break;
     case Q_WAITING: return ZKC__QN_EVENT;
-    case Q_BACKOFF:
-      if (r->world->now_ms() < r->wake_at) return ZKC__QN_TIME;
-      r->st = Q_CONNECT;
-      break;
-    case Q_CONNECT:
-      if (r->world->session_live(r->c)) r->st = r->after;
-      else if (r->world->closed(r->c)) finish(r, ZKC_ECLOSED);
-      else if (r->world->now_ms() >= r->deadline) finish(r, ZKC_ETIMEDOUT);
-      else return ZKC__QN_SESSION;
-      break;
     case Q_REMOVING: {
-      int del = r->world->delete_answered(r->c, r->node, r->op->rc);
-      op_end(&r->op);
+      int del = r->k.world->delete_answered(r->k.c, r->node, r->op->rc);
+      zkc__rk_op_end(&r->op);
       after_remove(r, del);
       break;
     }
@@ -813,11 +742,10 @@ static int advance(zkc__qrun_t *r) {
   return AGAIN;
 }
 
+static int advance_run(void *r) { return advance(r); }
+
 zkc__qneed_t zkc__qrun_step(zkc__qrun_t *r) {
-  int need;
-  while ((need = advance(r)) == AGAIN) {
-  }
-  return (zkc__qneed_t)need;
+  return zkc__rk_loop(advance_run, r);
 }
 
 void zkc__qrun_give_up(zkc__qrun_t *r) {
@@ -826,31 +754,31 @@ void zkc__qrun_give_up(zkc__qrun_t *r) {
       r->maybe_made = 1;
       break;
     case Q_ADOPTING: /* ours or an older session's: gone either way */
-      r->world->janitor_add(r->c, r->found, NULL);
+      r->k.world->janitor_add(r->k.c, r->found, NULL);
       free(r->found);
       r->found = NULL;
       break;
     case Q_WATCHING:
       /* A late answer sets a watch whose event finds no waiter (they are
        * found by id). */
-      op_drop(r, &r->watch);
-      r->world->waiter_unregister(r->c, &r->w);
+      zkc__rk_op_drop(&r->k, &r->watch);
+      r->k.world->waiter_unregister(r->k.c, &r->w);
       r->w_reg = 0;
       free(r->pred);
       r->pred = NULL;
       break;
     case Q_CONFIRMING: /* a vouched run's own-node stat */
-      op_drop(r, &r->watch);
+      zkc__rk_op_drop(&r->k, &r->watch);
       break;
     case Q_REMOVING: /* finished in the background */
-      op_drop(r, &r->op);
-      r->world->janitor_add(r->c, r->node, NULL);
+      zkc__rk_op_drop(&r->k, &r->op);
+      r->k.world->janitor_add(r->k.c, r->node, NULL);
       after_remove(r, ZKC_OK);
       return;
     default: break;
   }
-  op_drop(r, &r->op);
-  op_drop(r, &r->list);
+  zkc__rk_op_drop(&r->k, &r->op);
+  zkc__rk_op_drop(&r->k, &r->list);
   finish(r, ZKC_ETIMEDOUT);
 }
 
@@ -860,7 +788,7 @@ void zkc__qrun_woken(zkc__qrun_t *r, zkc__wake_t why) {
   if (r->st == Q_WAITING) round_end(r, why);
 }
 
-int64_t zkc__qrun_wake_at(const zkc__qrun_t *r) { return r->wake_at; }
+int64_t zkc__qrun_wake_at(const zkc__qrun_t *r) { return r->k.wake_at; }
 
 void zkc__qrun_stop(zkc__qrun_t *r, int rc) {
   if (r->st == Q_DONE) {
@@ -872,8 +800,8 @@ void zkc__qrun_stop(zkc__qrun_t *r, int rc) {
 
 void zkc__qrun_doubt(zkc__qrun_t *r) {
   if (r->st != Q_DONE || r->rc != ZKC_OK) return;
-  r->st = Q_CONNECT;
-  r->after = Q_RELIST;
+  zkc__rk_connect(&r->k);
+  r->st = Q_RELIST;
 }
 
 int zkc__qrun_result(zkc__qrun_t *r, zkc__held_t *out) {
@@ -897,15 +825,16 @@ int zkc__qrun_also_seen(zkc__qrun_t *r) {
 
 void zkc__qrun_clear(zkc__qrun_t *r) {
   view_leave(r);
-  op_drop(r, &r->op);
-  op_drop(r, &r->list);
-  op_drop(r, &r->watch);
+  zkc__rk_leave(&r->k); /* a parents' walk in flight */
+  zkc__rk_op_drop(&r->k, &r->op);
+  zkc__rk_op_drop(&r->k, &r->list);
+  zkc__rk_op_drop(&r->k, &r->watch);
   if (r->w_reg) {
-    r->world->waiter_unregister(r->c, &r->w);
+    r->k.world->waiter_unregister(r->k.c, &r->w);
     r->w_reg = 0;
   }
-  if (r->node) r->world->janitor_add(r->c, r->node, NULL);
-  if (r->found) r->world->janitor_add(r->c, r->found, NULL);
+  if (r->node) r->k.world->janitor_add(r->k.c, r->node, NULL);
+  if (r->found) r->k.world->janitor_add(r->k.c, r->found, NULL);
   free(r->node);
   free(r->found);
   free(r->pred);

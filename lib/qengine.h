@@ -14,35 +14,12 @@
 #include "names.h"
 #include "queue_nodes.h"
 #include "qworld.h"
+#include "run_kernel.h" /* zkc__qneed_t, zkc__qdriver_t, the kernel */
 #include "session.h"
-
-/* What a run needs before its next step. */
-typedef enum zkc__qneed {
-  ZKC__QN_REPLY,   /* its requests' answers (zkc__qrun_ops), until its limit */
-  ZKC__QN_EVENT,   /* its waiter's wake-up (zkc__qrun_waiter), until the
-                      deadline: then zkc__qrun_woken */
-  ZKC__QN_SESSION, /* a connected session, until the deadline */
-  ZKC__QN_TIME,    /* the end of a retry's backoff (zkc__qrun_wake_at) */
-  ZKC__QN_DONE     /* finished: zkc__qrun_result */
-} zkc__qneed_t;
-
-/* How a run's requests and watches tell its driver, each called with the
- * run's driver context (no driver: it waits on them itself, as the
- * blocking acquire does). */
-typedef struct zkc__qdriver {
-  /* An op whose completion tells the driver (NULL without memory). */
-  zkc__op_t *(*op_new)(void *ctx);
-  /* An op of op_new given up in flight: its completion will tell nobody. */
-  void (*op_dropped)(void *ctx);
-  /* A waiter's wake-up. */
-  void (*wake)(void *ctx);
-} zkc__qdriver_t;
 
 typedef enum {
   Q_CREATE,    /* send the create (and the first read behind it) */
   Q_CREATING,  /* the create's answer */
-  Q_PARENT,    /* the base missing: create the path `up` levels above it */
-  Q_PARENTING, /* that create's answer */
   Q_SEARCH,    /* after a create cut off: look for our uuid */
   Q_SEARCHING, /* that read's answer (a sync before it) */
   Q_ADOPTING,  /* a node with our uuid: whose session owns it */
@@ -50,8 +27,6 @@ typedef enum {
   Q_LISTING,   /* a read's answer: decide */
   Q_WATCHING,  /* the blocker's watch (and our own node's) being set */
   Q_WAITING,   /* watched: wait for a change */
-  Q_BACKOFF,   /* a retry's backoff, then Q_CONNECT */
-  Q_CONNECT,   /* wait for a connected session, then `after` */
   Q_REMOVING,  /* our node's delete, the result decided */
   Q_CONFIRMING, /* every node ahead known gone: our own node's stat
                    through the leader (a sync before it) */
@@ -63,14 +38,12 @@ typedef enum {
  * small: one lives in every pending async acquire. */
 typedef struct zkc__qrun {
   /* what to do (zkc__qrun_init: zkc__qrun_how_t) */
-  zkc_client_t *c;
+  zkc__rk_t k; /* the client, world, driver, deadline; retries, backoff,
+                  the session's wait and the parents' walk (while the
+                  kernel has the run, st is where it goes on from) */
   const char *base, *name, *data; /* borrowed for the run's life */
   const char *vouch; /* a vouched run: see zkc__qrun_how_t (borrowed) */
   const char *also;  /* read with each queue read: see zkc__qrun_how_t */
-  int64_t deadline; /* its requests' limit: zkc__limit_after(deadline) */
-  const zkc__qdriver_t *drv; /* NULL: the caller waits itself */
-  void *drv_ctx;
-  const zkc__qworld_t *world; /* requests out, facts in (qworld.h) */
   /* flags, and where it is */
   unsigned reader : 1;  /* read side of a read-write lock: waits on writers */
   unsigned plain : 1;   /* EPHEMERAL, named exactly: no sequence, no queue */
@@ -87,14 +60,10 @@ typedef struct zkc__qrun {
   unsigned layout : 3;  /* a zkc__recipe_layout_t: the layout the path must
                            keep, checked at each read (ZKC__AS_NONE: none) */
   unsigned st : 4;      /* a zkc__qstate_t */
-  unsigned after : 4;   /* Q_BACKOFF, Q_CONNECT: what comes next */
-  unsigned parents : 4; /* parents made again (ZKC__PARENT_RECREATE_MAX) */
   int rc;               /* Q_REMOVING, Q_DONE: the result */
   int stop_rc;          /* asked from outside (zkc__qrun_stop), or 0 */
   int watch_rc, own_rc; /* the round's watches' answers */
   int sync_rc;          /* and the sync's before them */
-  int retries;
-  short up, steps;  /* Q_PARENT: the parents' walk (zkc__parent_next) */
   char *prefix;     /* base + "/_c_<uuid>-<name>" until the node is made:
                        where the uuid is kept (a made node's name has it) */
   char *node;       /* our node once created (or adopted) */
@@ -110,7 +79,6 @@ typedef struct zkc__qrun {
   char *pred;       /* the blocker watched */
   int64_t sent;     /* zkc__boot_ms before this round's watches */
   int64_t proof;    /* zkc__boot_ms before the request a grant would rest on */
-  int64_t wake_at;
 } zkc__qrun_t;
 
 /* What a run is to do, all set before it starts (zkc__qrun_init). */

@@ -81,7 +81,7 @@ static const zkc__run_calls_t qrun_calls = {q_step,  q_ops,     q_give_up,
 static int run_here(zkc__qrun_t *r, zkc__held_t *out, int *also_seen) {
   zkc__op_t *ops[ZKC__QRUN_OPS_MAX];
   int64_t woken_us = 0;
-  zkc__drive_here(&qrun_calls, r, r->c, r->deadline, ops, &woken_us);
+  zkc__drive_here(&qrun_calls, r, r->k.c, r->k.deadline, ops, &woken_us);
   int rc = zkc__qrun_result(r, out);
   if (rc == ZKC_OK) out->woken_us = woken_us;
   if (also_seen) *also_seen = zkc__qrun_also_seen(r);

@@ -295,7 +295,9 @@ static int layout_check(zkc_sem_t *s, int64_t deadline, unsigned *layouts) {
                      &(zkc__call_opts_t){.limit_ms = zkc__limit_after(deadline),
                                          .retry = ZKC__CALL_RETRY,
                                          .deadline_ms = deadline});
-  if (rc == ZKC_OK) rc = zkc__lrun_layout(c, s->path, &list.children, layouts);
+  if (rc == ZKC_OK)
+    rc = zkc__rk_layout(c, ZKC__AS_SEMAPHORE, ZKC__LRUN_WHO, s->path,
+                        &list.children, layouts);
   zkc__call_clear(&list, 1);
   return rc == ZKC_ENONODE ? ZKC_OK : rc; /* nothing there yet */
 }

@@ -8,8 +8,9 @@
 #    headers, only from the session layer's files; a recipe object refers to
 #    no session-layer function that the door (session.h, and for the queue
 #    engine its world, qworld.h) does not declare;
-#  - the queue engine (qengine.c, qown.c) and the semaphore's lease run
-#    (lease_run.c) call no session-layer function but an op's life and the
+#  - the queue engine (qengine.c, qown.c), the semaphore's lease run
+#    (lease_run.c) and the run kernel both stand on (run_kernel.c) call no
+#    session-layer function but an op's life and the
 #    log: the rest goes through their world (qworld.h; the client's is
 #    zkc__qworld_session, of the session layer);
 #  - no arrow back up: modules (a .c with its .h), linked by includes and
@@ -116,7 +117,8 @@ if [ -n "$undeclared" ]; then echo "$undeclared"; fail=1; fi
 # so that a test's world can drive it without a server: its objects call
 # no session-layer function but an op's life (op.c), the log's and the
 # pure classification of a result (zkc__retryable).
-engine_calls=$(awk '($1 == "qengine.c" || $1 == "qown.c" || $1 == "lease_run.c") &&
+engine_calls=$(awk '($1 == "qengine.c" || $1 == "qown.c" || $1 == "lease_run.c" ||
+  $1 == "run_kernel.c") &&
   $2 != "op.c" &&
   $2 != "log.c" && $3 != "zkc__retryable" && $3 != "zkc__qworld_session" &&
   index(" '"$session_layer"' ", " " $2 " ") { print $1 " calls " $3 " (" $2 ") past its world (qworld.h)" }' <<<"$calls")
@@ -127,8 +129,8 @@ if [ -n "$engine_calls" ]; then echo "$engine_calls"; fail=1; fi
 # and its own nodes' rules once called each other: qengine.c called qown.c,
 # built on qengine.h's run), and none goes up the floors of
 # docs/architecture.md: below (util, names, stats, renewal), the session
-# layer, the kernel of the runs (the queue engine, the lease run, what
-# they stand on, their driver), the recipes. So the lease run reads the
+# layer, the kernel of the runs (the queue engine, the lease run, the run
+# kernel and what else they stand on, their driver), the recipes. So the lease run reads the
 # shared count with names.c's codec, not the semaphore's, and qworld.c
 # tells a delete's answer with the janitor's, not a recipe file's.
 modules=$({ sed 's/\.[ch]\b//g' <<<"$edges"; awk '{print $1, $2}' <<<"$calls" |
@@ -140,7 +142,7 @@ fi
 rm -f /tmp/zkc-modules.$$
 floor_below="util names stats hash renewal test_hooks"
 floor_session="$(sed 's/\.[ch]\b//g' <<<"$session_layer") session session_shared client_struct"
-floor_kernel="queue_nodes decide qown qengine lease_run drive"
+floor_kernel="queue_nodes decide qown run_kernel qengine lease_run drive"
 upward=$(awk -v below=" $floor_below " -v session=" $floor_session " \
              -v kernel=" $floor_kernel " '
   function floor(m) {

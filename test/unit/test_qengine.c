@@ -970,6 +970,23 @@ static void create_unanswered_at_the_limit_goes_to_the_janitor(void **state) {
   stop();
 }
 
+/* A run cleared while its parents' walk is in flight (an async acquire
+ * freed with its context): the walk's create is given up, its late answer
+ * freeing it, as every other request of the run is. */
+static void cleared_during_the_parents_walk_gives_it_up(void **state) {
+  (void)state;
+  start(0);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  req(0, ZKC__REQ_CREATE);
+  answer(0, ZKC_ENONODE, 0); /* the base missing */
+  answer(1, ZKC_ENONODE, 0); /* and its read */
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  assert_string_equal(req(2, ZKC__REQ_PARENT)->path, BASE);
+  assert_int_equal(S.dropped, 0);
+  stop();
+  assert_int_equal(S.dropped, 1); /* the walk's create, in flight */
+}
+
 /* An unproven queue: the create's read has no `also` behind it; first on
  * it, granted, with nothing seen (-1). */
 static void unproven_first_on_the_creates_read_sees_nothing(void **state) {
@@ -1072,6 +1089,7 @@ int main(void) {
       cmocka_unit_test(node_of_an_older_session_is_not_adopted),
       cmocka_unit_test(timeout_while_waiting_deletes_the_node),
       cmocka_unit_test(create_unanswered_at_the_limit_goes_to_the_janitor),
+      cmocka_unit_test(cleared_during_the_parents_walk_gives_it_up),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
