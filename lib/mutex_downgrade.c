@@ -47,13 +47,27 @@ static char *my_node(zkc_mutex_t *m, int *lost) {
  * The hold's token is the write node's czxid, not the read node's: the
  * read node is made after writers already queued behind the write node,
  * and its own czxid would be larger than theirs, who hold after it. */
+/* The voucher's hold (ctx: the write side) known lost by the calling
+ * thread, the downgrade's. */
+static int write_hold_lost(void *ctx) {
+  int lost = 0;
+  free(my_node(ctx, &lost));
+  return lost;
+}
+
 int zkc__mutex_downgrade(zkc_mutex_t *m, const char *wnode, const char *data,
                          int64_t deadline, zkc__held_t *out) {
   int64_t seq = 0;
   if (!zkc__node_sequence(zkc__basename(wnode), &seq)) return ZKC_ELOST;
   char name[32];
   snprintf(name, sizeof name, "%s%010d", ZKC__READ_NAME, (int)seq);
-  int rc = zkc__node_create_vouched(m->client, m->path, name, data, wnode,
+  /* Asked before each grant: a write hold told lost meanwhile (a
+   * suspension under lost_on_suspended) refuses the downgrade at once,
+   * even when its read has gone stale and the ensemble cannot be asked
+   * again within the deadline. */
+  zkc__voucher_t vouch = {.node = wnode, .lost = write_hold_lost,
+                          .ctx = m->twin};
+  int rc = zkc__node_create_vouched(m->client, m->path, name, data, &vouch,
                                     deadline, out);
   if (rc != ZKC_OK) return rc;
   /* The write hold may have been reported lost while the read node was

@@ -411,6 +411,10 @@ static void relist(zkc__qrun_t *r) {
  * answer gone stale (the process stalled, or the wait was long) is read
  * again at once: the read's own answer is then the proof. */
 static void grant(zkc__qrun_t *r) {
+  if (r->vouch && r->vouch->lost && r->vouch->lost(r->vouch->ctx)) {
+    finish(r, ZKC_ELOST);
+    return;
+  }
   switch (zkc__rk_grant(&r->k, r->owner, r->proof)) {
     case ZKC__RK_GRANTED: finish(r, ZKC_OK); return;
     case ZKC__RK_STALE:
@@ -527,7 +531,7 @@ static void confirm(zkc__qrun_t *r) {
   }
   r->proof = r->k.world->boot_ms();
   send_rq(r, r->list, ZKC__REQ_SYNC, r->base);
-  send_rq(r, r->op, ZKC__REQ_EXISTS, r->vouch ? r->vouch : r->node);
+  send_rq(r, r->op, ZKC__REQ_EXISTS, r->vouch ? r->vouch->node : r->node);
   if (r->vouch) send_rq(r, r->watch, ZKC__REQ_EXISTS, r->node);
   r->st = Q_CONFIRMING;
 }

@@ -36,13 +36,24 @@ typedef enum {
 /* One run. Lives where its driver puts it (a stack, a pending acquire) and
  * must not move while it runs (its waiter is registered by address). Kept
  * small: one lives in every pending async acquire. */
+/* What vouches for a vouched run (zkc__qrun_how_t.vouch): a node of ours,
+ * and what the caller knows of the hold on it. */
+typedef struct zkc__voucher {
+  const char *node;
+  /* 1 once the caller knows the hold on node lost (its loss told): the run
+   * is refused without asking the ensemble, whose answer, fresh or not,
+   * could not make a lost hold vouch again. NULL: not known. */
+  int (*lost)(void *ctx);
+  void *ctx;
+} zkc__voucher_t;
+
 typedef struct zkc__qrun {
   /* what to do (zkc__qrun_init: zkc__qrun_how_t) */
   zkc__rk_t k; /* the client, world, driver, deadline; retries, backoff,
                   the session's wait and the parents' walk (while the
                   kernel has the run, st is where it goes on from) */
   const char *base, *name, *data; /* borrowed for the run's life */
-  const char *vouch; /* a vouched run: see zkc__qrun_how_t (borrowed) */
+  const zkc__voucher_t *vouch; /* a vouched run: zkc__qrun_how_t (borrowed) */
   const char *also;  /* read with each queue read: see zkc__qrun_how_t */
   /* flags, and where it is */
   unsigned reader : 1;  /* read side of a read-write lock: waits on writers */
@@ -104,7 +115,7 @@ typedef struct zkc__qrun_how {
    * (borrowed; the write node) is seen, behind a sync, fresh, to be still
    * the node's own session's, as the queue's grants are. The token is
    * vouch's czxid. Gone, or another session's: ZKC_ELOST. */
-  const char *vouch;
+  const zkc__voucher_t *vouch;
   /* A path whose children are read behind every read of the queue after
    * its first (the one behind the create), in the same batch (borrowed;
    * NULL: none). Not a proof of anything: a hint

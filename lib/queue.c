@@ -144,7 +144,7 @@ int zkc__node_create_mode(zkc_client_t *c, const char *base, const char *name,
 
 int zkc__node_create_vouched(zkc_client_t *c, const char *base,
                              const char *name, const char *data,
-                             const char *vouch, int64_t deadline,
+                             const zkc__voucher_t *vouch, int64_t deadline,
                              zkc__held_t *out) {
   zkc__qrun_how_t how = {.base = base, .name = name, .data = data,
                          .deadline = deadline, .plain = 1, .no_list = 1,

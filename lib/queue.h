@@ -61,14 +61,14 @@ int zkc__node_create_mode(zkc_client_t *c, const char *base, const char *name,
                           zkc__held_t *out);
 
 /* The read-write lock's downgrade: as zkc__node_create_mode with plain,
- * granted once `vouch` (the caller's write node) is seen, through the
+ * granted once vouch->node (the caller's write node) is seen, through the
  * leader and fresh, to be still its session's (qengine.h, a vouched run).
- * On success out->token is vouch's czxid. ZKC_ELOST when vouch is gone or
- * another session's; the codes of zkc__lock_acquire otherwise. On failure
+ * On success out->token is its czxid. ZKC_ELOST when it is gone or
+ * another session's, or the caller knows its hold lost; the codes of zkc__lock_acquire otherwise. On failure
  * no node is left. */
 int zkc__node_create_vouched(zkc_client_t *c, const char *base,
                              const char *name, const char *data,
-                             const char *vouch, int64_t deadline,
+                             const zkc__voucher_t *vouch, int64_t deadline,
                              zkc__held_t *out);
 
 /* Deletes a held node (guaranteed: retried in the background on connection

@@ -207,11 +207,16 @@ static void start(int requeue) {
 /* A vouched run (the read-write downgrade): a plain read node, vouched
  * for by the write node WNODE. */
 #define WNODE BASE "/_c_w-__WRIT__0000000004"
+static int write_hold_lost; /* what the voucher's hold says */
+static int voucher_lost(void *ctx) { return *(int *)ctx; }
+static const zkc__voucher_t voucher = {.node = WNODE, .lost = voucher_lost,
+                                       .ctx = &write_hold_lost};
 static void start_vouched(void) {
   start(0);
+  write_hold_lost = 0;
   zkc__qrun_how_t how = {.base = BASE, .name = "__READ__0000000004",
                          .data = "me", .deadline = S.clock + 60000,
-                         .plain = 1, .no_list = 1, .vouch = WNODE,
+                         .plain = 1, .no_list = 1, .vouch = &voucher,
                          .drv = &driver, .world = &world};
   zkc__qrun_init(&R, NULL, &how);
 }
@@ -450,6 +455,31 @@ static void vouched_stale_answer_reads_again(void **state) {
   assert_int_equal(held.token, 705);
   free(held.node);
   stop();
+}
+
+/* The write hold told lost while the write node's read was out (a
+ * suspension under lost_on_suspended), its answer then stale: refused at
+ * once with ZKC_ELOST, not read again (the ensemble may be silent until
+ * the deadline, and no answer could make the lost hold vouch). Fresh
+ * answers are refused alike. The read node is deleted. */
+static void vouched_refused_once_the_write_hold_is_lost(void **state) {
+  (void)state;
+  for (int stale = 0; stale < 2; stale++) {
+    start_vouched();
+    make_read_node();
+    expect_vouch_read(1);
+    write_hold_lost = 1;
+    if (stale) S.clock += FRESH_MS;
+    answer(1, ZKC_OK, 0);
+    answer(2, ZKC_OK, SESSION);
+    answer(3, ZKC_OK, SESSION);
+    assert_int_equal(step(), ZKC__QN_REPLY);
+    req(4, ZKC__REQ_DELETE);
+    answer(4, ZKC_OK, 0);
+    assert_int_equal(step(), ZKC__QN_DONE);
+    assert_int_equal(zkc__qrun_result(&R, NULL), ZKC_ELOST);
+    stop();
+  }
 }
 
 /* The session in doubt at the grant: wait for the connection, then read
@@ -1066,6 +1096,7 @@ int main(void) {
       cmocka_unit_test(vouched_without_the_write_node_is_lost),
       cmocka_unit_test(vouched_without_its_own_node_is_lost),
       cmocka_unit_test(vouched_stale_answer_reads_again),
+      cmocka_unit_test(vouched_refused_once_the_write_hold_is_lost),
       cmocka_unit_test(vouched_session_doubt_then_gone),
       cmocka_unit_test(vouched_adopted_still_reads_the_write_node),
       cmocka_unit_test(vouched_timeout_deletes_the_read_node),
