@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* zkcoord leader selector: leadership as a callback, with the semantics of
+/* zkcoord leader selector (zkc_selector_*): leadership as a callback, with the semantics of
  * Apache Curator's LeaderSelector.
  *
  * A selector is a contender for the mutex on its path (the same protected
@@ -31,7 +31,10 @@
 #define ZKCOORD_SELECTOR_H
 
 #include "client.h"
-#include "leader.h" /* zkc_participant_t, zkc_participants_free */
+
+/* 0.x compatibility: this header gave the leader latch's (zkcoord/latch.h);
+ * 1.0 drops this include. */
+#include "latch.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -186,6 +189,12 @@ ZKC_EXTERN int zkc_selector_participants(zkc_selector_t *sel,
  * is a new string the caller frees with free(), or NULL when nobody takes
  * part. Returns the codes of zkc_selector_participants. */
 ZKC_EXTERN int zkc_selector_leader_id(zkc_selector_t *sel, char **id);
+
+/* The record of a leader selector (ZKC_STATS_SELECTOR): as zkc_latch_stats,
+ * an acquire is a turn of leadership taken, a release take_leadership
+ * returning (or a lost turn's node given up). Returns as zkc_mutex_stats. */
+ZKC_EXTERN int zkc_selector_stats(const zkc_selector_t *selector,
+                                  zkc_lock_stats_t *out);
 
 #ifdef __cplusplus
 }

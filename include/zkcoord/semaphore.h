@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* zkcoord semaphore: at most N lease holders across machines, in the layout
+/* zkcoord semaphore (zkc_sem_*): at most N lease holders across machines, in the layout
  * of Apache Curator's InterProcessSemaphoreV2, so that zkcoord and Curator
  * processes share one semaphore.
  *
@@ -41,6 +41,9 @@
  * same semaphore object while it holds the lease returns ZKC_EDEADLK at once
  * instead of stalling every acquirer of the path.
  *
+ * A grant is a lease handle (zkc_lease_t, zkcoord/lease.h); the shared
+ * count node is read and written with zkcoord/shared_count.h.
+ *
  * All functions are thread-safe. Blocking ones return ZKC_EDEADLK when
  * called from a ZooKeeper callback thread.
  */
@@ -48,15 +51,19 @@
 #define ZKCOORD_SEMAPHORE_H
 
 #include "client.h"
-#include "mutex.h"
+#include "lease.h"
 #include "status.h"
+
+/* 0.x compatibility: this header declared the shared count's calls and
+ * gave mutex.h; 1.0 drops these two includes. */
+#include "mutex.h"
+#include "shared_count.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 typedef struct zkc_sem zkc_sem_t;
-typedef struct zkc_lease zkc_lease_t;
 
 /* Semaphore options. */
 typedef struct zkc_sem_opts {
@@ -159,53 +166,6 @@ ZKC_EXTERN int zkc_sem_set_lost_callback(zkc_sem_t *sem, zkc_sem_lost_fn fn,
  * for a valid one. */
 ZKC_EXTERN const char *zkc_sem_path(const zkc_sem_t *sem);
 
-/* Releases the lease handle's nodes (guaranteed deletes: finished in the
- * background after a connection loss while the session lives). Any thread
- * may release; exactly once. The handle stays valid (for
- * zkc_lease_free) but no longer holds anything.
- * Returns ZKC_OK, ZKC_EINVAL (NULL), ZKC_EDEADLK (from a callback; nothing
- * changes), ZKC_ENOTOWNER (released already: nothing changes), ZKC_ELOST
- * (the lease had been lost, or a node of it was found gone: released
- * anyway), ZKC_ECONNLOSS (the lease was in doubt as it was released: the
- * connection down, or the session's renewal at the leader not proven, as
- * after a stop of this process; it may have been lost before, so the
- * work under it may have overlapped more than N holders': released, the
- * nodes deleted in the background while the session lives; a loss learnt
- * later is still told to the lost callback, once, while the semaphore
- * exists), ZKC_ECLOSED (client closed: released, the nodes went with the
- * session), or the server's refusal of a delete (ZKC_ENOAUTH): the lease is
- * still held and nothing changes. Thread-safe. */
-ZKC_EXTERN int zkc_lease_release(zkc_lease_t *lease);
-
-/* Frees a lease handle, releasing it first when it is still held (with
- * that release's result, see zkc_lease_release; the handle is freed
- * whatever the result except ZKC_EDEADLK). Accepts NULL (ZKC_OK). The
- * handle must not be used by another thread meanwhile or afterwards. */
-ZKC_EXTERN int zkc_lease_free(zkc_lease_t *lease);
-
-/* The fencing token of a held lease: the czxid of its newest node, larger
- * than that of every lease or lock node created earlier on the ensemble.
- * Each lease set has its own, and several are held at once: a resource
- * fences per lease (per slot it hands out, or by checking the lease's
- * node), never by refusing every token below the largest it has seen,
- * which would refuse an older rightful holder (docs/failures.md).
- * Returns ZKC_OK, ZKC_EINVAL (NULL argument), ZKC_ENOTOWNER (released).
- * No ZooKeeper traffic. Thread-safe. */
-ZKC_EXTERN int zkc_lease_fencing_token(const zkc_lease_t *lease,
-                                       int64_t *token);
-
-/* 1 while the lease is held and not in doubt (connected with the session
- * proven renewed at the leader, not lost, not released), else 0 (also for
- * NULL). No ZooKeeper traffic. Thread-safe. */
-ZKC_EXTERN int zkc_lease_is_held(const zkc_lease_t *lease);
-
-/* The full paths of the lease's nodes (qty of them, oldest first). On
- * success *nodes is a new array of *count strings that the caller frees
- * with zkc_strings_free. Returns ZKC_OK, ZKC_EINVAL (NULL argument),
- * ZKC_ENOTOWNER (released), ZKC_ENOMEM. Thread-safe. */
-ZKC_EXTERN int zkc_lease_nodes(const zkc_lease_t *lease, char ***nodes,
-                               size_t *count);
-
 /* Status of a semaphore path, read without taking part: the lease nodes
  * under <path>/leases (*leases, by sequence; a waiting head's own nodes are
  * among them, as they count) and the queue under <path>/locks (*queue,
@@ -219,19 +179,11 @@ ZKC_EXTERN int zkc_sem_contenders(zkc_client_t *client, const char *path,
                                   zkc_contender_t **leases, size_t *n_leases,
                                   zkc_contender_t **queue, size_t *n_queue);
 
-/* Reads a shared count node (Curator SharedCount format) into *value.
- * Returns ZKC_OK, ZKC_EINVAL, ZKC_EDEADLK, ZKC_ECLOSED, ZKC_ENONODE,
- * ZKC_EPROTO (not exactly 4 bytes), ZKC_ENOMEM, or the ensemble's error.
- * Thread-safe. */
-ZKC_EXTERN int zkc_shared_count_get(zkc_client_t *client, const char *path,
-                                    int32_t *value);
+/* The record of a semaphore (its client, ZKC_STATS_SEMAPHORE, its path).
+ * An acquire is one call of zkc_sem_acquire, however many leases it
+ * takes; a release, the lease's release. Returns as zkc_mutex_stats. */
+ZKC_EXTERN int zkc_sem_stats(const zkc_sem_t *sem, zkc_lock_stats_t *out);
 
-/* Writes a shared count node (4 bytes, big-endian), creating it and its
- * parents when missing (unconditional, like Curator's setCount).
- * Returns ZKC_OK, ZKC_EINVAL, ZKC_EDEADLK, ZKC_ECLOSED, ZKC_ENOMEM, or the
- * ensemble's error (ZKC_ENOAUTH, ZKC_ECONNLOSS, ...). Thread-safe. */
-ZKC_EXTERN int zkc_shared_count_set(zkc_client_t *client, const char *path,
-                                    int32_t value);
 
 #ifdef __cplusplus
 }

@@ -141,14 +141,14 @@ static const struct {
   const char *group, *title, *headers;
 } topics[] = {
     {"common", "Errors, versions and strings", "zkcoord/common.h"},
-    {"client", "Client, session and status", "zkcoord/client.h, zkcoord/status.h"},
+    {"client", "Client, session and status", "zkcoord/client.h, zkcoord/status.h, zkcoord/stats.h"},
     {"mutex", "Mutex", "zkcoord/mutex.h"},
-    {"rwlock", "Read-write lock and revocation", "zkcoord/rwlock.h, zkcoord/mutex.h"},
+    {"rwlock", "Read-write lock and revocation", "zkcoord/rwlock.h, zkcoord/mutex.h, zkcoord/revoke.h"},
     {"multilock", "Multi-lock", "zkcoord/multilock.h"},
-    {"latch", "Leader latch", "zkcoord/leader.h"},
+    {"latch", "Leader latch", "zkcoord/latch.h"},
     {"selector", "Leader selector", "zkcoord/selector.h"},
-    {"async", "Asynchronous acquire", "zkcoord/async.h"},
-    {"sem", "Semaphore and shared count", "zkcoord/semaphore.h"},
+    {"async", "Asynchronous acquire", "zkcoord/async.h, zkcoord/hold.h"},
+    {"sem", "Semaphore and shared count", "zkcoord/semaphore.h, zkcoord/lease.h, zkcoord/shared_count.h"},
 };
 
 /* A section's heading and its table's head (the doc only): walk() names
