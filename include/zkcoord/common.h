@@ -221,13 +221,46 @@ typedef struct zkc_participant {
 } zkc_participant_t;
 
 /* Frees an array from zkc_latch_participants or zkc_selector_participants.
- * Accepts NULL. */
+ * Accepts NULL. Deprecated with them: zkc_list_free frees their lists. */
+ZKC_DEPRECATED("zkc_list_free")
 ZKC_EXTERN void zkc_participants_free(zkc_participant_t *participants,
                                       size_t count);
 
 /* Frees an array of strings returned by zkcoord (for example by
- * zkc_mutex_participant_nodes). Accepts NULL. */
-ZKC_EXTERN void zkc_strings_free(char **strings, size_t count);
+ * zkc_mutex_participant_nodes). Accepts NULL. Deprecated with the calls
+ * that returned such arrays: every list is a zkc_list_t (zkc_list_free). */
+ZKC_EXTERN void zkc_strings_free(char **strings, size_t count) ZKC_DEPRECATED("zkc_list_free");
+
+/* A list handed back by zkcoord: the one form of every call that returns
+ * several things (zkc_mutex_node_list, zkc_lease_node_list,
+ * zkc_latch_participant_list, zkc_selector_participant_list,
+ * zkc_lock_contender_list, zkc_sem_contender_list). Opaque: read it with
+ * the calls below, free it with zkc_list_free. The caller owns the list;
+ * every string and record read from it belongs to the list and stays valid
+ * until zkc_list_free. A list is never changed once handed back: reading
+ * it from several threads at once is safe. An empty list is a list (count
+ * 0), never NULL, when its call returned ZKC_OK. */
+typedef struct zkc_list zkc_list_t;
+struct zkc_contender; /* zkc_contender_t, zkcoord/status.h */
+
+/* The number of entries (0 for NULL). Thread-safe. */
+ZKC_EXTERN size_t zkc_list_count(const zkc_list_t *list);
+
+/* Entry i as a string, NUL-terminated: a node's full path (node lists),
+ * a participant's id (participant lists, the leader first), a node's name
+ * (contender lists). NULL when i >= zkc_list_count(list) or list is NULL.
+ * Owned by the list. Thread-safe. */
+ZKC_EXTERN const char *zkc_list_string(const zkc_list_t *list, size_t i);
+
+/* Entry i as a node record read from the ensemble (zkc_contender_t, see
+ * zkcoord/status.h), for the lists of zkc_lock_contender_list and
+ * zkc_sem_contender_list; NULL for the other lists, when i is past the
+ * end or list is NULL. Owned by the list. Thread-safe. */
+ZKC_EXTERN const struct zkc_contender *zkc_list_contender(
+    const zkc_list_t *list, size_t i);
+
+/* Frees a list and everything read from it. Accepts NULL. */
+ZKC_EXTERN void zkc_list_free(zkc_list_t *list);
 
 #ifdef __cplusplus
 }

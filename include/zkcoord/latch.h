@@ -181,8 +181,18 @@ ZKC_EXTERN int zkc_latch_leader_id(zkc_latch_t *latch, char **id);
  * Returns ZKC_OK (count 0 when the path does not exist), ZKC_EINVAL,
  * ZKC_EDEADLK, ZKC_ECLOSED, ZKC_ENOMEM, or the server's answer to the
  * read, which is not retried (ZKC_ECONNLOSS, ZKC_ENOAUTH, ...). */
+ZKC_DEPRECATED("zkc_latch_participant_list")
 ZKC_EXTERN int zkc_latch_participants(zkc_latch_t *latch,
                                       zkc_participant_t **out, size_t *count);
+
+/* Every participant's id on the path in queue order, the leader first
+ * (entry 0, when anyone takes part): on success *out is a new list
+ * (zkc_list_string gives each id; count 0 when the path does not exist)
+ * that the caller frees with zkc_list_free; on failure *out is NULL (when
+ * out is not NULL). Returns ZKC_OK, ZKC_EINVAL (latch or out NULL), and the
+ * codes of zkc_latch_participants. */
+ZKC_EXTERN int zkc_latch_participant_list(zkc_latch_t *latch,
+                                          zkc_list_t **out);
 
 /* Full path of this latch's node while it is leader, copied into `buf`
  * (NUL-terminated). Returns ZKC_OK, ZKC_EINVAL (NULL, or buf too small),

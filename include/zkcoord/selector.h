@@ -181,9 +181,19 @@ ZKC_EXTERN const char *zkc_selector_path(const zkc_selector_t *sel);
  * ZKC_EDEADLK (callback thread), ZKC_ECLOSED, ZKC_ENOMEM, or the server's
  * answer to the read, which is not retried (ZKC_ECONNLOSS, ZKC_ENOAUTH,
  * ...). */
+ZKC_DEPRECATED("zkc_selector_participant_list")
 ZKC_EXTERN int zkc_selector_participants(zkc_selector_t *sel,
                                          zkc_participant_t **out,
                                          size_t *count);
+
+/* Every participant's id on the path in queue order, the leader first
+ * (entry 0, when anyone takes part), as zkc_selector_participants reads
+ * them: on success *out is a new list (zkc_list_string gives each id) that
+ * the caller frees with zkc_list_free; on failure *out is NULL (when out is
+ * not NULL). Returns ZKC_OK, ZKC_EINVAL (sel or out NULL), and the codes of
+ * zkc_selector_participants. Blocking (one round trip). */
+ZKC_EXTERN int zkc_selector_participant_list(zkc_selector_t *sel,
+                                             zkc_list_t **out);
 
 /* The id of the current leader as seen on the ensemble now. On success *id
  * is a new string the caller frees with free(), or NULL when nobody takes

@@ -175,9 +175,21 @@ ZKC_EXTERN const char *zkc_sem_path(const zkc_sem_t *sem);
  * ZKC_EDEADLK, ZKC_ECLOSED, ZKC_ENOMEM, ZKC_ECONNLOSS, ZKC_EOPTIMEOUT,
  * ZKC_ESESSIONEXPIRED, ZKC_ENOAUTH; on error nothing is returned.
  * Thread-safe. */
+ZKC_DEPRECATED("zkc_sem_contender_list")
 ZKC_EXTERN int zkc_sem_contenders(zkc_client_t *client, const char *path,
                                   zkc_contender_t **leases, size_t *n_leases,
                                   zkc_contender_t **queue, size_t *n_queue);
+
+/* Status of a semaphore path, read without taking part, as
+ * zkc_sem_contenders reads it: on success *leases (its lease nodes, by
+ * sequence) and *queue (its queue, head first) are new lists of records
+ * (zkc_list_contender; zkc_list_string gives each node's name), each freed
+ * with zkc_list_free; on failure both are NULL (when not NULL). Returns
+ * ZKC_OK (empty lists when the path does not exist), ZKC_EINVAL (client,
+ * leases or queue NULL, invalid path), and the codes of zkc_sem_contenders.
+ * Thread-safe. */
+ZKC_EXTERN int zkc_sem_contender_list(zkc_client_t *client, const char *path,
+                                      zkc_list_t **leases, zkc_list_t **queue);
 
 /* The record of a semaphore (its client, ZKC_STATS_SEMAPHORE, its path).
  * An acquire is one call of zkc_sem_acquire, however many leases it

@@ -99,7 +99,8 @@ static const char *group_of(const char *fn) {
   if (strncmp(fn, "zkc_async_", 10) == 0 || strncmp(fn, "zkc_hold_", 9) == 0)
     return "async";
   if (strncmp(fn, "zkc_client_", 11) == 0 || strcmp(fn, "zkc_state_name") == 0 ||
-      strcmp(fn, "zkc_lock_contenders") == 0 || strcmp(fn, "zkc_contenders_free") == 0)
+      strcmp(fn, "zkc_lock_contenders") == 0 || strcmp(fn, "zkc_contenders_free") == 0 ||
+      strcmp(fn, "zkc_lock_contender_list") == 0)
     return "client";
   return "common";
 }
@@ -272,6 +273,9 @@ static void row_end(walker_t *w, const char *fn, const char *input,
     }                                                                          \
   } while (0)
 /* Returns the code `rc` (a note may follow it in the doc). */
+/* What the list calls hand back (their rows fail: nothing is). */
+static zkc_list_t *lst, *lst2;
+
 #define RC(where, fn, input, rc, note, expr) \
   ROW_(K_RC, where, fn, input, rc, note, #expr, expr)
 /* Returns the value `v`, described as `doc`. */
@@ -533,6 +537,13 @@ static void walk(walker_t *w) {
   VAL(FRESH, "zkc_err_name", "unknown code (12345)", 1, "`\"UNKNOWN\"`",
       strcmp(zkc_err_name(12345), "UNKNOWN") == 0);
   VOID(FRESH, "zkc_strings_free", "NULL", "no-op", zkc_strings_free(NULL, 3));
+  VAL(FRESH, "zkc_list_count", "NULL", 0, "0", (int)zkc_list_count(NULL));
+  VAL(FRESH, "zkc_list_string", "NULL", 1, "NULL", zkc_list_string(NULL, 0) == NULL);
+  VAL(FRESH, "zkc_list_contender", "NULL", 1, "NULL",
+      zkc_list_contender(NULL, 0) == NULL);
+  VOID(FRESH, "zkc_list_free", "NULL", "no-op", zkc_list_free(NULL));
+  UB(FRESH, "zkc_list_free", "twice, or a string or record read from the list "
+     "used after it", "undefined behaviour");
   VAL(FRESH, "zkc_last_zk_code", "(no input)", 1,
       "0, or the raw code of the thread's last failed request (negative)",
       zkc_last_zk_code() <= 0);
@@ -686,6 +697,16 @@ static void walk(walker_t *w) {
   RC(CLOSED, "zkc_lock_contenders", "closed client", ZKC_ECLOSED, NULL,
      zkc_lock_contenders(c, "/x", &conts, &n));
   VOID(FRESH, "zkc_contenders_free", "NULL", "no-op", zkc_contenders_free(NULL, 3));
+  RC(FRESH, "zkc_lock_contender_list", "client NULL", ZKC_EINVAL, "*out NULL",
+     zkc_lock_contender_list(NULL, "/x", &lst));
+  RC(FRESH, "zkc_lock_contender_list", "out NULL", ZKC_EINVAL, NULL,
+     zkc_lock_contender_list(c, "/x", NULL));
+  RC(FRESH, "zkc_lock_contender_list", "path invalid (as zkc_mutex_create)",
+     ZKC_EINVAL, NULL, zkc_lock_contender_list(c, "/a//b", &lst));
+  RC(CALLBACK, "zkc_lock_contender_list", "valid", ZKC_EDEADLK, NULL,
+     zkc_lock_contender_list(c, "/x", &lst));
+  RC(CLOSED, "zkc_lock_contender_list", "closed client", ZKC_ECLOSED, NULL,
+     zkc_lock_contender_list(c, "/x", &lst));
   RC(FRESH, "zkc_client_stats", "client or out NULL", ZKC_EINVAL, NULL,
      zkc_client_stats(NULL, &cstats));
   RC(CALLBACK, "zkc_client_stats", "valid", ZKC_OK, "callbacks may read them",
@@ -924,6 +945,14 @@ static void walk(walker_t *w) {
      zkc_mutex_participant_nodes(m, &nodes, &n));
   RC(CLOSED, "zkc_mutex_participant_nodes", "closed client", ZKC_ECLOSED, NULL,
      zkc_mutex_participant_nodes(m, &nodes, &n));
+  RC(FRESH, "zkc_mutex_node_list", "mutex NULL", ZKC_EINVAL, "*out NULL",
+     zkc_mutex_node_list(NULL, &lst));
+  RC(FRESH, "zkc_mutex_node_list", "out NULL", ZKC_EINVAL, NULL,
+     zkc_mutex_node_list(m, NULL));
+  RC(CALLBACK, "zkc_mutex_node_list", "valid", ZKC_EDEADLK, NULL,
+     zkc_mutex_node_list(m, &lst));
+  RC(CLOSED, "zkc_mutex_node_list", "closed client", ZKC_ECLOSED, NULL,
+     zkc_mutex_node_list(m, &lst));
 
   RC(FRESH, "zkc_mutex_set_revocable", "mutex NULL", ZKC_EINVAL, NULL,
      zkc_mutex_set_revocable(NULL, revoked_fn, NULL));
@@ -1130,6 +1159,12 @@ static void walk(walker_t *w) {
      zkc_latch_participants(l, &parts, &n));
   RC(CLOSED, "zkc_latch_participants", "closed client", ZKC_ECLOSED, NULL,
      zkc_latch_participants(l, &parts, &n));
+  RC(FRESH, "zkc_latch_participant_list", "latch or out NULL", ZKC_EINVAL,
+     "*out NULL", zkc_latch_participant_list(NULL, &lst));
+  RC(CALLBACK, "zkc_latch_participant_list", "valid", ZKC_EDEADLK, NULL,
+     zkc_latch_participant_list(l, &lst));
+  RC(CLOSED, "zkc_latch_participant_list", "closed client", ZKC_ECLOSED, NULL,
+     zkc_latch_participant_list(l, &lst));
   VOID(FRESH, "zkc_participants_free", "NULL", "no-op", zkc_participants_free(NULL, 2));
   UB(FRESH, "zkc_participants_free", "a count other than the one returned",
      "undefined behaviour");
@@ -1218,6 +1253,10 @@ static void walk(walker_t *w) {
      ZKC_EINVAL, NULL, zkc_selector_participants(NULL, &parts, &n));
   RC(CALLBACK, "zkc_selector_participants", "valid", ZKC_EDEADLK, NULL,
      zkc_selector_participants(s, &parts, &n));
+  RC(FRESH, "zkc_selector_participant_list", "selector or out NULL", ZKC_EINVAL,
+     "*out NULL", zkc_selector_participant_list(NULL, &lst));
+  RC(CALLBACK, "zkc_selector_participant_list", "valid", ZKC_EDEADLK, NULL,
+     zkc_selector_participant_list(s, &lst));
   RC(CLOSED, "zkc_selector_participants", "closed client", ZKC_ECLOSED, NULL,
      zkc_selector_participants(s, &parts, &n));
   RC(FRESH, "zkc_selector_leader_id", "selector or id NULL", ZKC_EINVAL, NULL,
@@ -1409,6 +1448,20 @@ static void walk(walker_t *w) {
      zkc_lease_nodes(NULL, &nodes, &n));
   RC(CLOSED, "zkc_lease_nodes", "released", ZKC_ENOTOWNER, NULL,
      zkc_lease_nodes(ls, &nodes, &n));
+  RC(FRESH, "zkc_lease_node_list", "lease NULL", ZKC_EINVAL, "*out NULL",
+     zkc_lease_node_list(NULL, &lst));
+  RC(HELD, "zkc_lease_node_list", "out NULL", ZKC_EINVAL, NULL,
+     zkc_lease_node_list(ls, NULL));
+  RC(CLOSED, "zkc_lease_node_list", "released", ZKC_ENOTOWNER, NULL,
+     zkc_lease_node_list(ls, &lst));
+  RC(FRESH, "zkc_sem_contender_list", "client NULL", ZKC_EINVAL,
+     "*leases and *queue NULL", zkc_sem_contender_list(NULL, "/x", &lst, &lst2));
+  RC(FRESH, "zkc_sem_contender_list", "leases or queue NULL", ZKC_EINVAL, NULL,
+     zkc_sem_contender_list(c, "/x", NULL, &lst2));
+  RC(FRESH, "zkc_sem_contender_list", "path invalid (as zkc_sem_create)",
+     ZKC_EINVAL, NULL, zkc_sem_contender_list(c, "x", &lst, &lst2));
+  RC(CALLBACK, "zkc_sem_contender_list", "valid", ZKC_EDEADLK, NULL,
+     zkc_sem_contender_list(c, "/x", &lst, &lst2));
   RC(FRESH, "zkc_sem_contenders", "client NULL", ZKC_EINVAL, NULL,
      zkc_sem_contenders(NULL, "/x", &conts, &n, &conts2, &n2));
   RC(FRESH, "zkc_sem_contenders", "an out argument NULL", ZKC_EINVAL, NULL,
