@@ -76,8 +76,17 @@ typedef struct zkc_latch_opts {
   zkc_latch_error_fn on_error; /* the election ended for good; NULL = none */
 } zkc_latch_opts_t;
 
-/* Fills `opts` with the defaults (no callbacks). Accepts NULL (no-op). */
+/* Fills `opts` with the defaults (no callbacks). Accepts NULL (no-op).
+ * The 0.x form: zkc_latch_opts_init_size takes the struct's size. */
 ZKC_EXTERN void zkc_latch_opts_init(zkc_latch_opts_t *opts);
+
+/* Fills the `size` bytes of *opts (pass sizeof *opts) with the defaults: the
+ * form of the options' init that lets zkc_latch_opts_t grow without an ABI
+ * break (fields are only ever appended, each with 0 as its default; bytes
+ * this library does not know are zeroed). Returns ZKC_OK, or ZKC_EINVAL
+ * (opts NULL, or size smaller than a zkc_latch_opts_t of 0.4.0: nothing
+ * written; zkc_last_error_message says which). Thread-safe. */
+ZKC_EXTERN int zkc_latch_opts_init_size(zkc_latch_opts_t *opts, size_t size);
 
 /* Creates a latch on the election path `path` (absolute, validated, at
  * most 1024 bytes) with participant id `id` (stored as node data; NULL =
@@ -91,6 +100,17 @@ ZKC_EXTERN void zkc_latch_opts_init(zkc_latch_opts_t *opts);
 ZKC_EXTERN int zkc_latch_create(zkc_latch_t **out, zkc_client_t *client,
                                 const char *path, const char *id,
                                 const zkc_latch_opts_t *opts);
+
+/* As zkc_latch_create, with `opts_size` the size of *opts (sizeof *opts, as
+ * given to its init): ZKC_EINVAL, nothing made, when opts_size is smaller
+ * than a zkc_latch_opts_t of 0.4.0, or larger with a byte this library does
+ * not know set (zkc_last_error_message names the size and the type); opts
+ * NULL = defaults, whatever opts_size. Otherwise the codes of
+ * zkc_latch_create. */
+ZKC_EXTERN int zkc_latch_create_size(zkc_latch_t **out, zkc_client_t *client,
+                                     const char *path, const char *id,
+                                     const zkc_latch_opts_t *opts,
+                                     size_t opts_size);
 
 /* Replaces the leadership callbacks and ctx (NULL fn = none; on_error
  * stays, and receives the new ctx). Only before zkc_latch_start.

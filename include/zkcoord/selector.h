@@ -89,8 +89,18 @@ typedef struct zkc_selector_opts {
   zkc_selector_error_fn on_error;
 } zkc_selector_opts_t;
 
-/* Fills `opts` with the defaults above. Accepts NULL (no-op). Thread-safe. */
+/* Fills `opts` with the defaults above. Accepts NULL (no-op). Thread-safe.
+ * The 0.x form: zkc_selector_opts_init_size takes the struct's size. */
 ZKC_EXTERN void zkc_selector_opts_init(zkc_selector_opts_t *opts);
+
+/* Fills the `size` bytes of *opts (pass sizeof *opts) with the defaults: the
+ * form of the options' init that lets zkc_selector_opts_t grow without an
+ * ABI break (fields are only ever appended, each with 0 as its default;
+ * bytes this library does not know are zeroed). Returns ZKC_OK, or
+ * ZKC_EINVAL (opts NULL, or size smaller than a zkc_selector_opts_t of
+ * 0.4.0: nothing written; zkc_last_error_message says which). Thread-safe. */
+ZKC_EXTERN int zkc_selector_opts_init_size(zkc_selector_opts_t *opts,
+                                           size_t size);
 
 /* Creates a selector on the election path `path` (absolute, validated, at
  * most 1024 bytes) that runs take_leadership(ctx, sel) while it leads.
@@ -105,6 +115,19 @@ ZKC_EXTERN int zkc_selector_create(zkc_selector_t **out, zkc_client_t *client,
                                    const char *path,
                                    zkc_selector_fn take_leadership, void *ctx,
                                    const zkc_selector_opts_t *opts);
+
+/* As zkc_selector_create, with `opts_size` the size of *opts (sizeof *opts,
+ * as given to its init): ZKC_EINVAL, nothing made, when opts_size is smaller
+ * than a zkc_selector_opts_t of 0.4.0, or larger with a byte this library
+ * does not know set (zkc_last_error_message names the size and the type);
+ * opts NULL = defaults, whatever opts_size. Otherwise the codes of
+ * zkc_selector_create. */
+ZKC_EXTERN int zkc_selector_create_size(zkc_selector_t **out,
+                                        zkc_client_t *client, const char *path,
+                                        zkc_selector_fn take_leadership,
+                                        void *ctx,
+                                        const zkc_selector_opts_t *opts,
+                                        size_t opts_size);
 
 /* Starts the selector's thread and queues it for leadership (it waits for
  * a connection first if need be); returns at once. Only once per selector.

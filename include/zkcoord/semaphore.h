@@ -77,8 +77,17 @@ typedef struct zkc_sem_opts {
 } zkc_sem_opts_t;
 
 /* Fills *opts with the defaults (max_leases 1, no count path). Accepts
- * NULL. Thread-safe. */
+ * NULL. Thread-safe. The 0.x form: zkc_sem_opts_init_size takes the
+ * struct's size. */
 ZKC_EXTERN void zkc_sem_opts_init(zkc_sem_opts_t *opts);
+
+/* Fills the `size` bytes of *opts (pass sizeof *opts) with the defaults: the
+ * form of the options' init that lets zkc_sem_opts_t grow without an ABI
+ * break (fields are only ever appended, each with 0 as its default; bytes
+ * this library does not know are zeroed). Returns ZKC_OK, or ZKC_EINVAL
+ * (opts NULL, or size smaller than a zkc_sem_opts_t of 0.4.0: nothing
+ * written; zkc_last_error_message says which). Thread-safe. */
+ZKC_EXTERN int zkc_sem_opts_init_size(zkc_sem_opts_t *opts, size_t size);
 
 /* Creates a semaphore on `path` (absolute, validated, at most 1024 bytes).
  * NULL opts = defaults. No ZooKeeper traffic. The semaphore keeps a
@@ -88,6 +97,16 @@ ZKC_EXTERN void zkc_sem_opts_init(zkc_sem_opts_t *opts);
  * max_leases < 1), ZKC_ENOMEM, ZKC_ECLOSED (client closed). */
 ZKC_EXTERN int zkc_sem_create(zkc_sem_t **out, zkc_client_t *client,
                               const char *path, const zkc_sem_opts_t *opts);
+
+/* As zkc_sem_create, with `opts_size` the size of *opts (sizeof *opts, as
+ * given to its init): ZKC_EINVAL, nothing made, when opts_size is smaller
+ * than a zkc_sem_opts_t of 0.4.0, or larger with a byte this library does
+ * not know set (zkc_last_error_message names the size and the type); opts
+ * NULL = defaults, whatever opts_size. Otherwise the codes of
+ * zkc_sem_create. */
+ZKC_EXTERN int zkc_sem_create_size(zkc_sem_t **out, zkc_client_t *client,
+                                   const char *path, const zkc_sem_opts_t *opts,
+                                   size_t opts_size);
 
 /* Frees the semaphore. Accepts NULL (returns ZKC_OK). Returns ZKC_EBUSY and
  * changes nothing while a lease of it is held or a call on it is in

@@ -276,6 +276,29 @@ static void row_end(walker_t *w, const char *fn, const char *input,
 /* What the list calls hand back (their rows fail: nothing is). */
 static zkc_list_t *lst, *lst2;
 
+/* Options given with their size: a struct initialised by its sized init,
+ * and the same in a larger buffer whose bytes beyond it are set (a field
+ * this library does not know). */
+#define SIZED_OPTS(kind, type)                                              \
+  static struct {                                                           \
+    type o;                                                                 \
+    unsigned char beyond[8];                                                \
+  } kind##_big;                                                             \
+  static type *kind##_opts_sized(void) {                                    \
+    zkc_##kind##_opts_init_size(&kind##_big.o, sizeof kind##_big.o);        \
+    return &kind##_big.o;                                                   \
+  }                                                                         \
+  static type *kind##_opts_beyond(void) {                                   \
+    zkc_##kind##_opts_init_size(&kind##_big.o, sizeof kind##_big);          \
+    kind##_big.beyond[0] = 1;                                               \
+    return &kind##_big.o;                                                   \
+  }
+SIZED_OPTS(client, zkc_client_opts_t)
+SIZED_OPTS(latch, zkc_latch_opts_t)
+SIZED_OPTS(sem, zkc_sem_opts_t)
+SIZED_OPTS(selector, zkc_selector_opts_t)
+SIZED_OPTS(async, zkc_async_opts_t)
+
 #define RC(where, fn, input, rc, note, expr) \
   ROW_(K_RC, where, fn, input, rc, note, #expr, expr)
 /* Returns the value `v`, described as `doc`. */
@@ -569,6 +592,18 @@ static void walk(walker_t *w) {
        zkc_log_stderr(NULL, ZKC_LOG_ERROR, NULL));
   RC(FRESH, "zkc_client_open", "out NULL", ZKC_EINVAL, NULL,
      zkc_client_open(NULL, canary(""), NULL));
+  RC(FRESH, "zkc_client_opts_init_size", "opts NULL", ZKC_EINVAL, NULL,
+     zkc_client_opts_init_size(NULL, sizeof(zkc_client_opts_t)));
+  RC(FRESH, "zkc_client_opts_init_size", "size below sizeof(zkc_client_opts_t)",
+     ZKC_EINVAL, "nothing written",
+     zkc_client_opts_init_size(&client_big.o, sizeof client_big.o - 1));
+  RC(FRESH, "zkc_client_open_size", "opts_size below the struct's", ZKC_EINVAL,
+     "*out = NULL", made_c(zkc_client_open_size(prep_c(&oc), canary(""),
+                                                client_opts_sized(), 4), &oc));
+  RC(FRESH, "zkc_client_open_size", "a byte beyond the struct this library "
+     "knows set", ZKC_EINVAL, "*out = NULL",
+     made_c(zkc_client_open_size(prep_c(&oc), canary(""), client_opts_beyond(),
+                                 sizeof client_big), &oc));
   RC(FRESH, "zkc_client_open", "connect string NULL", ZKC_EINVAL, "*out = NULL",
      made_c(zkc_client_open(prep_c(&oc), NULL, NULL), &oc));
   RC(FRESH, "zkc_client_open", "connect string empty", ZKC_EINVAL, NULL,
@@ -1081,6 +1116,18 @@ static void walk(walker_t *w) {
   VOID(FRESH, "zkc_latch_opts_init", "NULL", "no-op", zkc_latch_opts_init(NULL));
   RC(FRESH, "zkc_latch_create", "out NULL", ZKC_EINVAL, NULL,
      zkc_latch_create(NULL, c, "/x", NULL, NULL));
+  RC(FRESH, "zkc_latch_opts_init_size", "opts NULL", ZKC_EINVAL, NULL,
+     zkc_latch_opts_init_size(NULL, sizeof(zkc_latch_opts_t)));
+  RC(FRESH, "zkc_latch_opts_init_size", "size below sizeof(zkc_latch_opts_t)",
+     ZKC_EINVAL, "nothing written",
+     zkc_latch_opts_init_size(&latch_big.o, sizeof latch_big.o - 1));
+  RC(FRESH, "zkc_latch_create_size", "opts_size below the struct's", ZKC_EINVAL,
+     "*out = NULL", made_l(zkc_latch_create_size(prep_l(&ol), c, "/x", NULL,
+                                                 latch_opts_sized(), 4), &ol));
+  RC(FRESH, "zkc_latch_create_size", "a byte beyond the struct this library "
+     "knows set", ZKC_EINVAL, "*out = NULL",
+     made_l(zkc_latch_create_size(prep_l(&ol), c, "/x", NULL,
+                                  latch_opts_beyond(), sizeof latch_big), &ol));
   RC(FRESH, "zkc_latch_create", "client NULL", ZKC_EINVAL, "*out = NULL",
      made_l(zkc_latch_create(prep_l(&ol), NULL, "/x", NULL, NULL), &ol));
   RC(FRESH, "zkc_latch_create", "path NULL", ZKC_EINVAL, NULL,
@@ -1180,6 +1227,20 @@ static void walk(walker_t *w) {
   VOID(FRESH, "zkc_selector_opts_init", "NULL", "no-op", zkc_selector_opts_init(NULL));
   RC(FRESH, "zkc_selector_create", "out NULL", ZKC_EINVAL, NULL,
      zkc_selector_create(NULL, c, "/x", lead, NULL, NULL));
+  RC(FRESH, "zkc_selector_opts_init_size", "opts NULL", ZKC_EINVAL, NULL,
+     zkc_selector_opts_init_size(NULL, sizeof(zkc_selector_opts_t)));
+  RC(FRESH, "zkc_selector_opts_init_size",
+     "size below sizeof(zkc_selector_opts_t)", ZKC_EINVAL, "nothing written",
+     zkc_selector_opts_init_size(&selector_big.o, sizeof selector_big.o - 1));
+  RC(FRESH, "zkc_selector_create_size", "opts_size below the struct's",
+     ZKC_EINVAL, "*out = NULL",
+     made_s(zkc_selector_create_size(prep_s(&os), c, "/x", lead, NULL,
+                                     selector_opts_sized(), 4), &os));
+  RC(FRESH, "zkc_selector_create_size", "a byte beyond the struct this library "
+     "knows set", ZKC_EINVAL, "*out = NULL",
+     made_s(zkc_selector_create_size(prep_s(&os), c, "/x", lead, NULL,
+                                     selector_opts_beyond(), sizeof selector_big),
+            &os));
   RC(FRESH, "zkc_selector_create", "client NULL", ZKC_EINVAL, "*out = NULL",
      made_s(zkc_selector_create(prep_s(&os), NULL, "/x", lead, NULL, NULL), &os));
   RC(FRESH, "zkc_selector_create", "take_leadership NULL", ZKC_EINVAL, NULL,
@@ -1266,6 +1327,18 @@ static void walk(walker_t *w) {
   /* ---- async ---- */
   doc_section(w, "async");
   VOID(FRESH, "zkc_async_opts_init", "NULL", "no-op", zkc_async_opts_init(NULL));
+  RC(FRESH, "zkc_async_opts_init_size", "opts NULL", ZKC_EINVAL, NULL,
+     zkc_async_opts_init_size(NULL, sizeof(zkc_async_opts_t)));
+  RC(FRESH, "zkc_async_opts_init_size", "size below sizeof(zkc_async_opts_t)",
+     ZKC_EINVAL, "nothing written",
+     zkc_async_opts_init_size(&async_big.o, sizeof async_big.o - 1));
+  RC(FRESH, "zkc_async_create_size", "opts_size below the struct's", ZKC_EINVAL,
+     "*out = NULL", made_as(zkc_async_create_size(prep_as(&oas), c,
+                                                  async_opts_sized(), 4), &oas));
+  RC(FRESH, "zkc_async_create_size", "a byte beyond the struct this library "
+     "knows set", ZKC_EINVAL, "*out = NULL",
+     made_as(zkc_async_create_size(prep_as(&oas), c, async_opts_beyond(),
+                                   sizeof async_big), &oas));
   RC(FRESH, "zkc_async_create", "out NULL", ZKC_EINVAL, NULL,
      zkc_async_create(NULL, c, NULL));
   RC(FRESH, "zkc_async_create", "client NULL", ZKC_EINVAL, "*out = NULL",
@@ -1376,6 +1449,18 @@ static void walk(walker_t *w) {
   /* ---- semaphore ---- */
   doc_section(w, "sem");
   VOID(FRESH, "zkc_sem_opts_init", "NULL", "no-op", zkc_sem_opts_init(NULL));
+  RC(FRESH, "zkc_sem_opts_init_size", "opts NULL", ZKC_EINVAL, NULL,
+     zkc_sem_opts_init_size(NULL, sizeof(zkc_sem_opts_t)));
+  RC(FRESH, "zkc_sem_opts_init_size", "size below sizeof(zkc_sem_opts_t)",
+     ZKC_EINVAL, "nothing written",
+     zkc_sem_opts_init_size(&sem_big.o, sizeof sem_big.o - 1));
+  RC(FRESH, "zkc_sem_create_size", "opts_size below the struct's", ZKC_EINVAL,
+     "*out = NULL", made_sm(zkc_sem_create_size(prep_sm(&osm), c, "/x",
+                                                sem_opts_sized(), 4), &osm));
+  RC(FRESH, "zkc_sem_create_size", "a byte beyond the struct this library "
+     "knows set", ZKC_EINVAL, "*out = NULL",
+     made_sm(zkc_sem_create_size(prep_sm(&osm), c, "/x", sem_opts_beyond(),
+                                 sizeof sem_big), &osm));
   RC(FRESH, "zkc_sem_create", "out NULL", ZKC_EINVAL, NULL,
      zkc_sem_create(NULL, c, "/x", NULL));
   RC(FRESH, "zkc_sem_create", "client NULL", ZKC_EINVAL, "*out = NULL",
