@@ -13,6 +13,7 @@
 #include "async_int.h"
 
 #include "hold_fate.h"
+#include "mutex_sides.h"
 #include "names.h"
 #include "session.h"
 #include "util.h"
@@ -125,13 +126,14 @@ int zkc_async_destroy(zkc_async_t *a) {
   return zkc__public_leave(__func__, mark, async_destroy_impl(a));
 }
 
-static int async_acquire_impl(zkc_async_t *a, const char *path,
-                              int64_t timeout_ms, zkc_acquired_fn done,
-                              void *ctx, uint64_t *id) {
-  int rc0 = zkc__refuse_null(a ? a->c : NULL, "zkc_async_acquire", "async",
-                             a == NULL, "done", done == NULL, (char *)NULL);
-  if (rc0 == ZKC_OK)
-    rc0 = zkc__check_path(a->c, "zkc_async_acquire", "lock path", path);
+/* An acquire of a lock (side ZKC__SIDE_MUTEX) or of a read-write lock's
+ * side; fn names the public call. */
+static int acquire_side(zkc_async_t *a, const char *fn, zkc__side_t side,
+                        const char *path, int64_t timeout_ms,
+                        zkc_acquired_fn done, void *ctx, uint64_t *id) {
+  int rc0 = zkc__refuse_null(a ? a->c : NULL, fn, "async", a == NULL, "done",
+                             done == NULL, (char *)NULL);
+  if (rc0 == ZKC_OK) rc0 = zkc__check_path(a->c, fn, "lock path", path);
   if (rc0 != ZKC_OK) return rc0;
   if (zkc__client_closed(a->c)) return ZKC_ECLOSED;
   acq_t *q = calloc(1, sizeof *q);
@@ -144,8 +146,9 @@ static int async_acquire_impl(zkc_async_t *a, const char *path,
   q->ctx = ctx;
   q->st = zkc__stats_for(zkc__client_stats_hub(a->c), ZKC_STATS_ASYNC, path);
   q->began_us = zkc__stats_begin(q->st);
-  zkc__async_acq_init(a, q, base, timeout_ms == 0 ? zkc__now_ms()
-                                                  : zkc__deadline_after(timeout_ms));
+  zkc__async_acq_init(a, q, base, side,
+                      timeout_ms == 0 ? zkc__now_ms()
+                                      : zkc__deadline_after(timeout_ms));
   pthread_mutex_lock(&a->mu);
   if (a->stopping) {
     pthread_mutex_unlock(&a->mu);
@@ -167,8 +170,26 @@ int zkc_async_acquire(zkc_async_t *a, const char *path, int64_t timeout_ms,
                       zkc_acquired_fn done, void *ctx, uint64_t *id) {
   unsigned mark = zkc__public_enter();
   return zkc__public_leave(__func__, mark,
-                           async_acquire_impl(a, path, timeout_ms, done, ctx,
-                                              id));
+                           acquire_side(a, __func__, ZKC__SIDE_MUTEX, path,
+                                        timeout_ms, done, ctx, id));
+}
+
+int zkc_async_acquire_read(zkc_async_t *a, const char *path,
+                           int64_t timeout_ms, zkc_acquired_fn done, void *ctx,
+                           uint64_t *id) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark,
+                           acquire_side(a, __func__, ZKC__SIDE_READ, path,
+                                        timeout_ms, done, ctx, id));
+}
+
+int zkc_async_acquire_write(zkc_async_t *a, const char *path,
+                            int64_t timeout_ms, zkc_acquired_fn done,
+                            void *ctx, uint64_t *id) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark,
+                           acquire_side(a, __func__, ZKC__SIDE_WRITE, path,
+                                        timeout_ms, done, ctx, id));
 }
 
 static int async_stats_impl(const zkc_async_t *a, const char *path,

@@ -13,6 +13,7 @@
 #include "async_int.h"
 
 #include "hold_fate.h"
+#include "mutex_sides.h"
 #include "names.h"
 #include "session.h"
 #include "test_hooks.h"
@@ -98,12 +99,17 @@ static void wake(void *ctx) {
 static const zkc__qdriver_t engine = {
     .op_new = op_start, .op_dropped = op_dropped, .wake = wake};
 
-void zkc__async_acq_init(zkc_async_t *a, acq_t *q, char *base,
+void zkc__async_acq_init(zkc_async_t *a, acq_t *q, char *base, int side,
                          int64_t deadline) {
+  static const char *const names[] = {[ZKC__SIDE_MUTEX] = ZKC__LOCK_NAME,
+                                      [ZKC__SIDE_WRITE] = ZKC__WRITE_NAME,
+                                      [ZKC__SIDE_READ] = ZKC__READ_NAME};
   q->a = a;
-  zkc__qrun_how_t how = {.base = base, .name = ZKC__LOCK_NAME,
-                         .deadline = deadline, .layout = ZKC__AS_LOCK,
-                         .requeue = 1, .drv = &engine, .drv_ctx = q};
+  zkc__qrun_how_t how = {.base = base, .name = names[side],
+                         .deadline = deadline,
+                         .layout = zkc__marker_layout(names[side]),
+                         .reader = side == ZKC__SIDE_READ, .requeue = 1,
+                         .drv = &engine, .drv_ctx = q};
   zkc__qrun_init(&q->run, a->c, &how);
 }
 
@@ -179,6 +185,7 @@ static int grant(zkc_async_t *a, acq_t *q, uint64_t seq) {
     q->rc = ZKC_OK;
     (void)zkc__qrun_result(r, &h->held); /* the node is the hold's now */
     zkc__hold_rec_set(&h->rec, h->held.token, h->held.session_id);
+    h->reader = r->reader;
     h->next = a->holds;
     a->holds = h;
     a->holds_alive++;

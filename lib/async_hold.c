@@ -114,6 +114,11 @@ static int hold_fenced(zkc_hold_t *h, const char *fn, int create,
                        "%s: len is above 1020 KiB "
                        "(ZooKeeper's default request limit is 1 MiB)",
                        fn);
+  if (h->reader)
+    return zkc__refuse(a->c, ZKC_EINVAL,
+                       "%s: a fenced write needs a lock's or a write side's "
+                       "hold, not a read side's",
+                       fn);
   if ((rc = zkc__call_enter(a->c)) != ZKC_OK) return rc;
   char *node = NULL;
   pthread_mutex_lock(&a->mu);

@@ -37,6 +37,7 @@ struct zkc_hold {
   zkc__hold_rec_t rec; /* its standing: in doubt, lost, told */
   uint64_t guard; /* the watch on our own node */
   int released;
+  unsigned char reader; /* a read side's: no fenced write */
   zkc__lstats_t *st;  /* its path's stats record (NULL: none) */
   int64_t granted_us; /* when it was granted (stats) */
   struct zkc_hold *next; /* in a->holds while not released */
@@ -110,8 +111,8 @@ struct zkc_async {
 /* The engine thread's body (arg: the context). */
 void *zkc__async_engine(void *arg);
 /* Prepares an acquire's run on `base` (taken: freed with q) until
- * `deadline`. */
-void zkc__async_acq_init(zkc_async_t *a, acq_t *q, char *base,
+ * `deadline`: a lock's, or a read-write lock's side (zkc__side_t). */
+void zkc__async_acq_init(zkc_async_t *a, acq_t *q, char *base, int side,
                          int64_t deadline);
 /* Appends q to the pending list; caller holds a->mu. */
 void zkc__async_append_locked(zkc_async_t *a, acq_t *q);

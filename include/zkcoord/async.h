@@ -126,6 +126,27 @@ ZKC_EXTERN int zkc_async_acquire(zkc_async_t *async, const char *path,
                                  int64_t timeout_ms, zkc_acquired_fn done,
                                  void *ctx, uint64_t *id);
 
+/* Starts taking the read side (zkc_async_acquire_read) or the write side
+ * (zkc_async_acquire_write) of the read-write lock at `path`, the one
+ * zkc_rwlock_create(path) takes: the same nodes, so async and blocking
+ * readers and writers of one path (and Curator's InterProcessReadWriteLock)
+ * queue together. A reader waits only for the writers queued before it; a
+ * writer for everyone before it. Arguments, timeout, callback, *id, return
+ * codes and threads as zkc_async_acquire's, and the same protocol (the
+ * blocking side's, step for step).
+ * A read hold offers the token, node, is-held, lost notice and release of
+ * every hold; its fenced writes are refused with ZKC_EINVAL (a read hold
+ * proves no exclusion). Not a downgrade: a read acquire behind this
+ * context's own write hold waits for that hold's release. */
+ZKC_EXTERN int zkc_async_acquire_read(zkc_async_t *async, const char *path,
+                                      int64_t timeout_ms,
+                                      zkc_acquired_fn done, void *ctx,
+                                      uint64_t *id);
+ZKC_EXTERN int zkc_async_acquire_write(zkc_async_t *async, const char *path,
+                                       int64_t timeout_ms,
+                                       zkc_acquired_fn done, void *ctx,
+                                       uint64_t *id);
+
 /* Cancels pending acquire `id`: its node is removed and its callback runs
  * once with ZKC_ECANCELED. Returns ZKC_OK, ZKC_EALREADY (it completed, or
  * its cancel or result is already under way: its callback runs or ran with

@@ -160,7 +160,6 @@ typedef enum zkc_lost_reason {
   ZKC_LOST_DELETED = 3
 } zkc_lost_reason_t;
 
-
 /* The histograms' finite buckets. Their upper bounds are fixed, three per
  * decade from 100 us to 1000 s: 0.0001, 0.00025, 0.0005, 0.001, ... 1000
  * seconds (zkc_stats_bucket_bound_us); one more bucket counts what is
@@ -178,7 +177,6 @@ typedef enum zkc_stats_recipe {
   ZKC_STATS_SELECTOR = 7,
   ZKC_STATS_ASYNC = 8 /* acquires of an asynchronous context */
 } zkc_stats_recipe_t;
-
 
 /* A histogram of durations. buckets[i] counts the values above bound i-1
  * and at most bound i (not cumulative); buckets[ZKC_STATS_BUCKETS] those
@@ -210,7 +208,6 @@ typedef struct zkc_lock_stats {
   zkc_histogram_t handoff;
   uint64_t reserved[8]; /* zero; room for counts added later */
 } zkc_lock_stats_t;
-
 
 /* One participant of an election (zkc_latch_participants,
  * zkc_selector_participants; both deprecated: zkc_latch_participant_list

@@ -76,9 +76,9 @@ ZKC_EXTERN int zkc_hold_is_held(const zkc_hold_t *hold);
 /* Fenced write, as zkc_mutex_fenced_set: sets `path`'s data only if the
  * hold's node still exists, in one transaction. BLOCKS for a round trip
  * (a loop thread should use a worker for it). Returns ZKC_OK, ZKC_EINVAL
- * (NULL hold, invalid path, data NULL with len > 0, len over 1020 KiB),
- * ZKC_ENOTOWNER (released), ZKC_ELOST (the node is gone: the hold is
- * marked lost), ZKC_EDEADLK (from a callback), ZKC_ECLOSED, or the
+ * (NULL hold, invalid path, data NULL with len > 0, len over 1020 KiB,
+ * a read side's hold), ZKC_ENOTOWNER (released), ZKC_ELOST (the node is
+ * gone: the hold is marked lost), ZKC_EDEADLK (from a callback), ZKC_ECLOSED, or the
  * request's error (ZKC_ENONODE: no `path`, create it with
  * zkc_hold_fenced_create; ZKC_ECONNLOSS, ...). On ZKC_EINVAL,
  * zkc_last_error_message says which argument. Thread-safe. */

@@ -1371,6 +1371,24 @@ static void walk(walker_t *w) {
      "done never runs", zkc_async_acquire(as, LONG, -1, never_called, NULL, &u64));
   RC(CLOSED, "zkc_async_acquire", "closed client", ZKC_ECLOSED,
      "done never runs", zkc_async_acquire(as, "/x", -1, never_called, NULL, &u64));
+  RC(FRESH, "zkc_async_acquire_read", "async NULL", ZKC_EINVAL, "done never runs",
+     zkc_async_acquire_read(NULL, "/x", -1, never_called, NULL, &u64));
+  RC(FRESH, "zkc_async_acquire_read", "done NULL", ZKC_EINVAL, NULL,
+     zkc_async_acquire_read(as, "/x", -1, NULL, NULL, &u64));
+  RC(FRESH, "zkc_async_acquire_read", "path invalid (as zkc_rwlock_create)",
+     ZKC_EINVAL, "done never runs",
+     zkc_async_acquire_read(as, "/a/", -1, never_called, NULL, &u64));
+  RC(CLOSED, "zkc_async_acquire_read", "closed client", ZKC_ECLOSED,
+     "done never runs", zkc_async_acquire_read(as, "/x", -1, never_called, NULL, &u64));
+  RC(FRESH, "zkc_async_acquire_write", "async NULL", ZKC_EINVAL, "done never runs",
+     zkc_async_acquire_write(NULL, "/x", -1, never_called, NULL, &u64));
+  RC(FRESH, "zkc_async_acquire_write", "done NULL", ZKC_EINVAL, NULL,
+     zkc_async_acquire_write(as, "/x", -1, NULL, NULL, &u64));
+  RC(FRESH, "zkc_async_acquire_write", "path invalid (as zkc_rwlock_create)",
+     ZKC_EINVAL, "done never runs",
+     zkc_async_acquire_write(as, "/a/", -1, never_called, NULL, &u64));
+  RC(CLOSED, "zkc_async_acquire_write", "closed client", ZKC_ECLOSED,
+     "done never runs", zkc_async_acquire_write(as, "/x", -1, never_called, NULL, &u64));
   RC(FRESH, "zkc_async_cancel", "async NULL", ZKC_EINVAL, NULL,
      zkc_async_cancel(NULL, 1));
   RC(FRESH, "zkc_async_cancel", "id 0", ZKC_EINVAL, NULL,
