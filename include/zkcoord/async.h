@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* zkcoord asynchronous acquire, for event-loop daemons: take the lock of a
+/* zkcoord asynchronous acquire (zkc_async_*), for event-loop daemons: take the lock of a
  * path without blocking the calling thread and learn the result from a
  * callback.
  *
@@ -12,7 +12,7 @@
  * same grant rule: a fresh children read shows our node first while its
  * session is the client's current, connected one.
  *
- * A granted acquire gives a hold handle (zkc_hold_t) that is not tied to a
+ * A granted acquire gives a hold handle (zkc_hold_t, zkcoord/hold.h) that is not tied to a
  * thread: any thread releases it, once, through its context; the hold is
  * then freed with zkc_hold_free.
  *
@@ -30,14 +30,15 @@
 
 #include "client.h"
 #include "common.h"
+#include "hold.h"
+
+/* 0.x compatibility: this header gave mutex.h; 1.0 drops this include. */
 #include "mutex.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-typedef struct zkc_async zkc_async_t;
-typedef struct zkc_hold zkc_hold_t;
 
 /* Where callbacks run. */
 typedef enum zkc_delivery {
@@ -54,25 +55,6 @@ typedef enum zkc_delivery {
  * saying which went to the client's log sink) or the server's refusal
  * (ZKC_ENOAUTH, ...). Runs exactly once per accepted acquire. */
 typedef void (*zkc_acquired_fn)(void *ctx, int rc, zkc_hold_t *hold);
-/* A release's delete is done: ZKC_OK (deleted, or handed to the background
- * when the connection dropped under the delete itself), ZKC_ELOST (the
- * node was gone already: the hold had been lost; or its session was known
- * gone as it was released), ZKC_ECONNLOSS (the hold was in doubt as it was
- * released: the connection down, or the session's renewal at the leader
- * not proven, as after a stop of this process; it may have been lost
- * before this release, so the work done under it may have overlapped
- * another holder's: the node is deleted in the background while the
- * session lives, and a loss learnt later is still told to the context's
- * lost callback, once, while the context exists; as zkc_mutex_release),
- * ZKC_ECLOSED (client closed: the node went with the session) or the
- * server's refusal. */
-typedef void (*zkc_released_fn)(void *ctx, int rc);
-/* A hold was lost (reasons as for zkc_mutex_t). `token` is its fencing
- * token: the hold may have been released and freed by the time this runs,
- * so match on the token. Told once per lost hold. */
-typedef void (*zkc_hold_lost_fn)(void *ctx, zkc_lost_reason_t reason,
-                                 int64_t token);
-
 /* A state change of the context's client (see zkc_state_t), delivered
  * like the other callbacks: in dispatch mode only inside
  * zkc_async_dispatch, so a loop learns of SUSPENDED or LOST on its own
@@ -87,8 +69,17 @@ typedef struct zkc_async_opts {
   void *state_ctx;
 } zkc_async_opts_t;
 
-/* Fills *opts with the defaults. Accepts NULL (no-op). Thread-safe. */
+/* Fills *opts with the defaults. Accepts NULL (no-op). Thread-safe. The
+ * 0.x form: zkc_async_opts_init_size takes the struct's size. */
 ZKC_EXTERN void zkc_async_opts_init(zkc_async_opts_t *opts);
+
+/* Fills the `size` bytes of *opts (pass sizeof *opts) with the defaults: the
+ * form of the options' init that lets zkc_async_opts_t grow without an ABI
+ * break (fields are only ever appended, each with 0 as its default; bytes
+ * this library does not know are zeroed). Returns ZKC_OK, or ZKC_EINVAL
+ * (opts NULL, or size smaller than a zkc_async_opts_t of 0.4.0: nothing
+ * written; zkc_last_error_message says which). Thread-safe. */
+ZKC_EXTERN int zkc_async_opts_init_size(zkc_async_opts_t *opts, size_t size);
 
 /* Creates an async context on `client` (opts NULL = defaults; copied) and
  * starts its engine thread. *out is owned by the caller
@@ -97,6 +88,16 @@ ZKC_EXTERN void zkc_async_opts_init(zkc_async_opts_t *opts);
  * or eventfd), ZKC_ECLOSED (client closed). Thread-safe. */
 ZKC_EXTERN int zkc_async_create(zkc_async_t **out, zkc_client_t *client,
                                 const zkc_async_opts_t *opts);
+
+/* As zkc_async_create, with `opts_size` the size of *opts (sizeof *opts, as
+ * given to its init): ZKC_EINVAL, nothing made, when opts_size is smaller
+ * than a zkc_async_opts_t of 0.4.0, or larger with a byte this library does
+ * not know set (zkc_last_error_message names the size and the type); opts
+ * NULL = defaults, whatever opts_size. Otherwise the codes of
+ * zkc_async_create. */
+ZKC_EXTERN int zkc_async_create_size(zkc_async_t **out, zkc_client_t *client,
+                                     const zkc_async_opts_t *opts,
+                                     size_t opts_size);
 
 /* Completes every pending acquire with ZKC_ECLOSED (its node removed),
  * runs every queued callback (on the engine thread, or, in dispatch mode,
@@ -165,61 +166,18 @@ ZKC_EXTERN int zkc_async_fd(const zkc_async_t *async, int *fd);
  * thread at a time. */
 ZKC_EXTERN int zkc_async_dispatch(zkc_async_t *async, int *ran);
 
-/* Releases a hold of `async`: its node is deleted in the background (never
- * blocks on the network) and `done` (may be NULL) is told when the delete
- * is done (see zkc_released_fn: ZKC_ECONNLOSS or ZKC_ELOST, not ZKC_OK,
- * for a hold released while its session is not proven live), like other
- * callbacks. The handle stays
- * valid for zkc_hold_free. Any thread, once. Returns ZKC_OK, ZKC_EINVAL
- * (NULL async or hold), ZKC_ENOTOWNER (released already, or a hold of
- * another context: nothing changes), ZKC_ENOMEM. Thread-safe. */
-ZKC_EXTERN int zkc_hold_release(zkc_async_t *async, zkc_hold_t *hold,
-                                zkc_released_fn done, void *ctx);
-
-/* Frees a hold, releasing it first (without a completion) when still held:
- * released in doubt, its loss learnt later is still told to the lost
- * callback, as after zkc_hold_release. NULL is ZKC_OK. Returns ZKC_OK or ZKC_ENOMEM (still held: retry). Any
- * use of the handle after it is undefined. */
-ZKC_EXTERN int zkc_hold_free(zkc_hold_t *hold);
-
-/* The hold's fencing token (its node's czxid). ZKC_OK, ZKC_EINVAL (NULL
- * argument), ZKC_ENOTOWNER (released). No traffic. Thread-safe. */
-ZKC_EXTERN int zkc_hold_fencing_token(const zkc_hold_t *hold, int64_t *token);
-
-/* Full path of the hold's lock node, copied into `buf` (NUL-terminated).
- * Returns ZKC_OK, ZKC_EINVAL (NULL argument, or buf too small: nothing
- * copied), ZKC_ENOTOWNER (released). No traffic. Thread-safe. */
-ZKC_EXTERN int zkc_hold_node(const zkc_hold_t *hold, char *buf, size_t len);
-
-/* 1 while the hold is held and not known lost, else 0 (also for NULL). No
- * traffic. Thread-safe. */
-ZKC_EXTERN int zkc_hold_is_held(const zkc_hold_t *hold);
-
-/* Fenced write, as zkc_mutex_fenced_set: sets `path`'s data only if the
- * hold's node still exists, in one transaction. BLOCKS for a round trip
- * (a loop thread should use a worker for it). Returns ZKC_OK, ZKC_EINVAL
- * (NULL hold, invalid path, data NULL with len > 0, len over 1020 KiB,
- * a read side's hold), ZKC_ENOTOWNER (released), ZKC_ELOST (the node is gone: the hold is
- * marked lost), ZKC_EDEADLK (from a callback), ZKC_ECLOSED, or the
- * request's error (ZKC_ENONODE: no `path`, create it with
- * zkc_hold_fenced_create; ZKC_ECONNLOSS, ...). On ZKC_EINVAL,
- * zkc_last_error_message says which argument. Thread-safe. */
-ZKC_EXTERN int zkc_hold_fenced_set(zkc_hold_t *hold, const char *path,
-                                   const void *data, size_t len);
-
-/* Fenced create, as zkc_mutex_fenced_create: creates the node `path`
- * (persistent) holding `data` only if the hold's node still exists, in one
- * transaction; a missing parent is created first, empty, outside it.
- * BLOCKS for a round trip or three (a loop thread should use a worker).
- * Returns ZKC_OK, ZKC_ENODEEXISTS (`path` exists: nothing written),
- * ZKC_EINVAL (NULL hold, invalid path, data NULL with len > 0, len over
- * 1020 KiB: zkc_last_error_message says which), ZKC_ENOTOWNER (released),
- * ZKC_ELOST (the node is gone: the hold is marked lost; nothing created),
- * ZKC_ENOROOT, ZKC_EDEADLK (from a callback), ZKC_ECLOSED, ZKC_ENOMEM, or
- * the request's error (ZKC_ENOAUTH, ZKC_ECONNLOSS: created or not, ...).
- * Thread-safe. */
-ZKC_EXTERN int zkc_hold_fenced_create(zkc_hold_t *hold, const char *path,
-                                      const void *data, size_t len);
+/* The record of an asynchronous context's acquires on `path`
+ * (ZKC_STATS_ASYNC): made at the first zkc_async_acquire on the path, one
+ * per client and path. An acquire ends when its callback is queued: a
+ * grant, a timeout, or a refusal (cancel and close included); a release
+ * is zkc_hold_release's call.
+ * Returns:
+ *   ZKC_OK      *out filled; all zero (path NULL) when the context's client
+ *               has no acquire on the path yet
+ *   ZKC_EINVAL  async or out NULL, or path not a valid lock path
+ * Thread-safe; may be called from callbacks; no ZooKeeper request. */
+ZKC_EXTERN int zkc_async_stats(const zkc_async_t *async, const char *path,
+                               zkc_lock_stats_t *out);
 
 #ifdef __cplusplus
 }

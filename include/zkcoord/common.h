@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* zkcoord — export macro, error codes, version and small shared helpers.
+/* zkcoord — export macro, error codes, version, and the types every
+ * recipe shares (why a hold is lost, a stats record, a list of nodes).
  *
  * Every fallible zkcoord call returns an int: ZKC_OK (0) or one of the
  * negative ZKC_E* codes below, never a code of the ZooKeeper client itself.
@@ -20,6 +21,19 @@ extern "C" {
 #define ZKC_EXTERN __attribute__((visibility("default")))
 #else
 #define ZKC_EXTERN
+#endif
+
+/* Marks a declaration that the next major release drops; the message names
+ * its replacement (CHANGELOG.md, "Unreleased", maps each one). A call to it
+ * draws the compiler's deprecation warning (-Wdeprecated-declarations).
+ * Define ZKC_NO_DEPRECATION_WARNINGS before including a zkcoord header to
+ * silence them while migrating. */
+#if (defined(__GNUC__) || defined(__clang__)) && \
+    !defined(ZKC_NO_DEPRECATION_WARNINGS)
+#define ZKC_DEPRECATED(replacement) \
+  __attribute__((deprecated("use " replacement " instead")))
+#else
+#define ZKC_DEPRECATED(replacement)
 #endif
 
 /* Timeouts: every call that takes a `timeout_ms` reads it the same way
@@ -128,9 +142,122 @@ ZKC_EXTERN const char *zkc_last_error_message(void);
 ZKC_EXTERN unsigned zkc_version(void);
 ZKC_EXTERN const char *zkc_version_string(void);
 
+/* Why a held lock is (or may be) lost: told by every recipe's lost
+ * callback (zkc_lost_fn, zkc_sem_lost_fn, zkc_hold_lost_fn) and counted in
+ * zkc_lock_stats_t.lost. */
+typedef enum zkc_lost_reason {
+  /* The connection dropped and the client's policy (lost_on_suspended)
+   * counts that as lost. The node is deleted once the connection is back. */
+  ZKC_LOST_SUSPENDED = 1,
+  /* The session expired, or stayed disconnected for a whole session
+   * timeout: its lock nodes are gone (or go at once). */
+  ZKC_LOST_SESSION = 2,
+  /* The lock node was deleted by another client while the session lived
+   * (an operator, or a participant with the rights to do so: see the
+   * client's ACL options). The holder watches its own node to learn it
+   * (the watch is set once the lock has been held for 100 ms; a delete
+   * before that is seen then). */
+  ZKC_LOST_DELETED = 3
+} zkc_lost_reason_t;
+
+/* The histograms' finite buckets. Their upper bounds are fixed, three per
+ * decade from 100 us to 1000 s: 0.0001, 0.00025, 0.0005, 0.001, ... 1000
+ * seconds (zkc_stats_bucket_bound_us); one more bucket counts what is
+ * above the last bound. */
+#define ZKC_STATS_BUCKETS 22
+
+/* Which kind of object a record counts. */
+typedef enum zkc_stats_recipe {
+  ZKC_STATS_MUTEX = 1,
+  ZKC_STATS_READ = 2,  /* a read-write lock's read side */
+  ZKC_STATS_WRITE = 3, /* a read-write lock's write side */
+  ZKC_STATS_SEMAPHORE = 4,
+  ZKC_STATS_MULTILOCK = 5,
+  ZKC_STATS_LATCH = 6,
+  ZKC_STATS_SELECTOR = 7,
+  ZKC_STATS_ASYNC = 8 /* acquires of an asynchronous context */
+} zkc_stats_recipe_t;
+
+/* A histogram of durations. buckets[i] counts the values above bound i-1
+ * and at most bound i (not cumulative); buckets[ZKC_STATS_BUCKETS] those
+ * above the last bound. count is the sum of the buckets. */
+typedef struct zkc_histogram {
+  uint64_t count;
+  uint64_t sum_us;
+  uint64_t buckets[ZKC_STATS_BUCKETS + 1];
+} zkc_histogram_t;
+
+/* One record: a snapshot of a client's counts for one recipe and path.
+ * Each number is read atomically, the record as a whole is not: taken
+ * while acquires run, a count may be one event ahead of another. */
+typedef struct zkc_lock_stats {
+  zkc_stats_recipe_t recipe;
+  /* The path the object was created on; a multi-lock's paths joined with
+   * ','. Valid until the client is closed. */
+  const char *path;
+  uint64_t acquires;
+  uint64_t timeouts;
+  uint64_t refusals;
+  uint64_t releases;
+  /* Holds lost, indexed by zkc_lost_reason_t (index 0 is unused). */
+  uint64_t lost[4];
+  int64_t holds;   /* holds now: granted and not yet released */
+  int64_t waiters; /* acquires in progress now */
+  zkc_histogram_t wait;
+  zkc_histogram_t hold;
+  zkc_histogram_t handoff;
+  uint64_t reserved[8]; /* zero; room for counts added later */
+} zkc_lock_stats_t;
+
+/* One participant of an election (zkc_latch_participants,
+ * zkc_selector_participants; both deprecated: zkc_latch_participant_list
+ * and zkc_selector_participant_list hand back a zkc_list_t). */
+typedef struct zkc_participant {
+  char *id;      /* its participant id (the node data), NUL-terminated */
+  int is_leader; /* 1 for the participant whose node is first */
+} zkc_participant_t;
+
+/* Frees an array from zkc_latch_participants or zkc_selector_participants.
+ * Accepts NULL. Deprecated with them: zkc_list_free frees their lists. */
+ZKC_DEPRECATED("zkc_list_free")
+ZKC_EXTERN void zkc_participants_free(zkc_participant_t *participants,
+                                      size_t count);
+
 /* Frees an array of strings returned by zkcoord (for example by
- * zkc_mutex_participant_nodes). Accepts NULL. */
-ZKC_EXTERN void zkc_strings_free(char **strings, size_t count);
+ * zkc_mutex_participant_nodes). Accepts NULL. Deprecated with the calls
+ * that returned such arrays: every list is a zkc_list_t (zkc_list_free). */
+ZKC_EXTERN void zkc_strings_free(char **strings, size_t count) ZKC_DEPRECATED("zkc_list_free");
+
+/* A list handed back by zkcoord: the one form of every call that returns
+ * several things (zkc_mutex_node_list, zkc_lease_node_list,
+ * zkc_latch_participant_list, zkc_selector_participant_list,
+ * zkc_lock_contender_list, zkc_sem_contender_list). Opaque: read it with
+ * the calls below, free it with zkc_list_free. The caller owns the list;
+ * every string and record read from it belongs to the list and stays valid
+ * until zkc_list_free. A list is never changed once handed back: reading
+ * it from several threads at once is safe. An empty list is a list (count
+ * 0), never NULL, when its call returned ZKC_OK. */
+typedef struct zkc_list zkc_list_t;
+struct zkc_contender; /* zkc_contender_t, zkcoord/status.h */
+
+/* The number of entries (0 for NULL). Thread-safe. */
+ZKC_EXTERN size_t zkc_list_count(const zkc_list_t *list);
+
+/* Entry i as a string, NUL-terminated: a node's full path (node lists),
+ * a participant's id (participant lists, the leader first), a node's name
+ * (contender lists). NULL when i >= zkc_list_count(list) or list is NULL.
+ * Owned by the list. Thread-safe. */
+ZKC_EXTERN const char *zkc_list_string(const zkc_list_t *list, size_t i);
+
+/* Entry i as a node record read from the ensemble (zkc_contender_t, see
+ * zkcoord/status.h), for the lists of zkc_lock_contender_list and
+ * zkc_sem_contender_list; NULL for the other lists, when i is past the
+ * end or list is NULL. Owned by the list. Thread-safe. */
+ZKC_EXTERN const struct zkc_contender *zkc_list_contender(
+    const zkc_list_t *list, size_t i);
+
+/* Frees a list and everything read from it. Accepts NULL. */
+ZKC_EXTERN void zkc_list_free(zkc_list_t *list);
 
 #ifdef __cplusplus
 }

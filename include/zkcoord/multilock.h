@@ -78,6 +78,14 @@ ZKC_EXTERN int zkc_multilock_release(zkc_multilock_t *ml);
  * zkc_mutex_is_held), else 0 (also for NULL). No ZooKeeper traffic. */
 ZKC_EXTERN int zkc_multilock_is_held(const zkc_multilock_t *ml);
 
+/* The record of a multi-lock: ZKC_STATS_MULTILOCK, its paths in byte
+ * order joined with ',', counted in the client of the first of them. An
+ * acquire is the whole set's; a thread's reentrant acquires of the set are
+ * not counted. Losses are counted in the records of its mutexes, whose
+ * holds they are. Returns as zkc_mutex_stats. */
+ZKC_EXTERN int zkc_multilock_stats(const zkc_multilock_t *ml,
+                                   zkc_lock_stats_t *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* zkcoord mutex: a blocking, fair (FIFO), reentrant distributed mutex with
+/* zkcoord mutex (zkc_mutex_*): a blocking, fair (FIFO), reentrant distributed mutex with
  * the semantics of Apache Curator's InterProcessMutex.
  *
  * Each acquisition creates a protected EPHEMERAL_SEQUENTIAL node
@@ -19,27 +19,15 @@
 
 #include "client.h"
 
+/* 0.x compatibility: this header declared zkc_revoke and
+ * zkc_revoke_holders; 1.0 drops this include. */
+#include "revoke.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 typedef struct zkc_mutex zkc_mutex_t;
-
-/* Why a held lock is (or may be) lost. */
-typedef enum zkc_lost_reason {
-  /* The connection dropped and the client's policy (lost_on_suspended)
-   * counts that as lost. The node is deleted once the connection is back. */
-  ZKC_LOST_SUSPENDED = 1,
-  /* The session expired, or stayed disconnected for a whole session
-   * timeout: its lock nodes are gone (or go at once). */
-  ZKC_LOST_SESSION = 2,
-  /* The lock node was deleted by another client while the session lived
-   * (an operator, or a participant with the rights to do so: see the
-   * client's ACL options). The holder watches its own node to learn it
-   * (the watch is set once the lock has been held for 100 ms; a delete
-   * before that is seen then). */
-  ZKC_LOST_DELETED = 3
-} zkc_lost_reason_t;
 
 /* Told once per lost hold, on the client's maintenance thread. `token` is
  * the fencing token of the hold that is lost (see zkc_mutex_fencing_token):
@@ -222,30 +210,6 @@ typedef void (*zkc_revoke_fn)(void *ctx, zkc_mutex_t *mutex, int64_t token);
 ZKC_EXTERN int zkc_mutex_set_revocable(zkc_mutex_t *mutex, zkc_revoke_fn fn,
                                        void *ctx);
 
-/* Asks the holder of the lock node `node_path` (a full path, as listed by
- * zkc_mutex_participant_nodes) to let go, by writing Curator's revocation
- * marker, the 10 bytes "__REVOKE__", into the node's data. A holder that
- * did not make its hold revocable is not told (its node's data is
- * overwritten, nothing else). A write cut off by connection loss is tried
- * again under the client's retry policy. Returns ZKC_OK, ZKC_EINVAL (NULL client,
- * invalid path), ZKC_ENONODE (no such node: nothing to revoke),
- * ZKC_EDEADLK, ZKC_ECLOSED, ZKC_ENOAUTH (no WRITE permission on the node),
- * or the ensemble's other answers (ZKC_ECONNLOSS, ...). */
-ZKC_EXTERN int zkc_revoke(zkc_client_t *client, const char *node_path);
-
-/* Asks every current holder of the lock path `lock_path` to let go: the
- * first contender (with a node of the same sequence: a downgrade's read
- * node beside its write node), and when that is a reader of a read-write
- * lock, every reader before the first writer. Only ephemeral nodes are
- * asked: a persistent child is no lock holder and keeps its data. *asked (may be NULL) is set to the
- * number of nodes the marker was written to (0: nobody holds the lock).
- * It does not ask which recipe uses the path: on a leader election the
- * marker overwrites the leader's participant id (`zkcoord revoke` reads
- * the path first and refuses elections and semaphores).
- * Returns the codes of zkc_revoke, ZKC_OK also when nobody holds it. */
-ZKC_EXTERN int zkc_revoke_holders(zkc_client_t *client, const char *lock_path,
-                                  size_t *asked);
-
 /* Fenced write: sets the data of `path` only if the calling thread still
  * holds the lock, in one ZooKeeper transaction (a check of its own lock
  * node and the set), so a holder that lost the lock can never overwrite
@@ -393,8 +357,31 @@ ZKC_EXTERN const char *zkc_mutex_path(const zkc_mutex_t *mutex);
  * the caller frees with zkc_strings_free (*nodes is NULL when *count is 0).
  * Returns ZKC_OK (also when the path does not exist: count 0), ZKC_EINVAL,
  * ZKC_EDEADLK, ZKC_ECLOSED, ZKC_ENOMEM, or a ZooKeeper error. */
+ZKC_DEPRECATED("zkc_mutex_node_list")
 ZKC_EXTERN int zkc_mutex_participant_nodes(zkc_mutex_t *mutex, char ***nodes,
                                            size_t *count);
+
+/* Every contender node on the lock path (full paths) in queue order, the
+ * holder first, as zkc_mutex_participant_nodes lists them: on success *out
+ * is a new list (zkc_list_string gives each path; zkc_list_count is 0 when
+ * the path does not exist) that the caller frees with zkc_list_free; on
+ * failure *out is NULL (when out is not NULL). Returns ZKC_OK, ZKC_EINVAL
+ * (mutex or out NULL), and the codes of zkc_mutex_participant_nodes.
+ * Thread-safe. */
+ZKC_EXTERN int zkc_mutex_node_list(zkc_mutex_t *mutex, zkc_list_t **out);
+
+/* Fills *out with the record of the mutex's client, recipe (a mutex, or a
+ * read-write side: ZKC_STATS_READ / ZKC_STATS_WRITE) and path. Each
+ * recipe's own stats call (zkc_sem_stats, ...) answers the same way:
+ * Returns:
+ *   ZKC_OK
+ *   ZKC_EINVAL  the object or out NULL
+ *   ZKC_ENOMEM  the object has no record (memory ran out when it was
+ *               created; it counts nothing); *out is zeroed
+ * Thread-safe; may be called from callbacks; no ZooKeeper request. */
+ZKC_EXTERN int zkc_mutex_stats(const zkc_mutex_t *mutex,
+                               zkc_lock_stats_t *out);
+
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* zkcoord leader selector: leadership as a callback, with the semantics of
+/* zkcoord leader selector (zkc_selector_*): leadership as a callback, with the semantics of
  * Apache Curator's LeaderSelector.
  *
  * A selector is a contender for the mutex on its path (the same protected
@@ -31,7 +31,10 @@
 #define ZKCOORD_SELECTOR_H
 
 #include "client.h"
-#include "leader.h" /* zkc_participant_t, zkc_participants_free */
+
+/* 0.x compatibility: this header gave the leader latch's (zkcoord/latch.h);
+ * 1.0 drops this include. */
+#include "latch.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -86,8 +89,18 @@ typedef struct zkc_selector_opts {
   zkc_selector_error_fn on_error;
 } zkc_selector_opts_t;
 
-/* Fills `opts` with the defaults above. Accepts NULL (no-op). Thread-safe. */
+/* Fills `opts` with the defaults above. Accepts NULL (no-op). Thread-safe.
+ * The 0.x form: zkc_selector_opts_init_size takes the struct's size. */
 ZKC_EXTERN void zkc_selector_opts_init(zkc_selector_opts_t *opts);
+
+/* Fills the `size` bytes of *opts (pass sizeof *opts) with the defaults: the
+ * form of the options' init that lets zkc_selector_opts_t grow without an
+ * ABI break (fields are only ever appended, each with 0 as its default;
+ * bytes this library does not know are zeroed). Returns ZKC_OK, or
+ * ZKC_EINVAL (opts NULL, or size smaller than a zkc_selector_opts_t of
+ * 0.4.0: nothing written; zkc_last_error_message says which). Thread-safe. */
+ZKC_EXTERN int zkc_selector_opts_init_size(zkc_selector_opts_t *opts,
+                                           size_t size);
 
 /* Creates a selector on the election path `path` (absolute, validated, at
  * most 1024 bytes) that runs take_leadership(ctx, sel) while it leads.
@@ -102,6 +115,19 @@ ZKC_EXTERN int zkc_selector_create(zkc_selector_t **out, zkc_client_t *client,
                                    const char *path,
                                    zkc_selector_fn take_leadership, void *ctx,
                                    const zkc_selector_opts_t *opts);
+
+/* As zkc_selector_create, with `opts_size` the size of *opts (sizeof *opts,
+ * as given to its init): ZKC_EINVAL, nothing made, when opts_size is smaller
+ * than a zkc_selector_opts_t of 0.4.0, or larger with a byte this library
+ * does not know set (zkc_last_error_message names the size and the type);
+ * opts NULL = defaults, whatever opts_size. Otherwise the codes of
+ * zkc_selector_create. */
+ZKC_EXTERN int zkc_selector_create_size(zkc_selector_t **out,
+                                        zkc_client_t *client, const char *path,
+                                        zkc_selector_fn take_leadership,
+                                        void *ctx,
+                                        const zkc_selector_opts_t *opts,
+                                        size_t opts_size);
 
 /* Starts the selector's thread and queues it for leadership (it waits for
  * a connection first if need be); returns at once. Only once per selector.
@@ -178,14 +204,30 @@ ZKC_EXTERN const char *zkc_selector_path(const zkc_selector_t *sel);
  * ZKC_EDEADLK (callback thread), ZKC_ECLOSED, ZKC_ENOMEM, or the server's
  * answer to the read, which is not retried (ZKC_ECONNLOSS, ZKC_ENOAUTH,
  * ...). */
+ZKC_DEPRECATED("zkc_selector_participant_list")
 ZKC_EXTERN int zkc_selector_participants(zkc_selector_t *sel,
                                          zkc_participant_t **out,
                                          size_t *count);
+
+/* Every participant's id on the path in queue order, the leader first
+ * (entry 0, when anyone takes part), as zkc_selector_participants reads
+ * them: on success *out is a new list (zkc_list_string gives each id) that
+ * the caller frees with zkc_list_free; on failure *out is NULL (when out is
+ * not NULL). Returns ZKC_OK, ZKC_EINVAL (sel or out NULL), and the codes of
+ * zkc_selector_participants. Blocking (one round trip). */
+ZKC_EXTERN int zkc_selector_participant_list(zkc_selector_t *sel,
+                                             zkc_list_t **out);
 
 /* The id of the current leader as seen on the ensemble now. On success *id
  * is a new string the caller frees with free(), or NULL when nobody takes
  * part. Returns the codes of zkc_selector_participants. */
 ZKC_EXTERN int zkc_selector_leader_id(zkc_selector_t *sel, char **id);
+
+/* The record of a leader selector (ZKC_STATS_SELECTOR): as zkc_latch_stats,
+ * an acquire is a turn of leadership taken, a release take_leadership
+ * returning (or a lost turn's node given up). Returns as zkc_mutex_stats. */
+ZKC_EXTERN int zkc_selector_stats(const zkc_selector_t *selector,
+                                  zkc_lock_stats_t *out);
 
 #ifdef __cplusplus
 }

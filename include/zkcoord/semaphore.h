@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* zkcoord semaphore: at most N lease holders across machines, in the layout
+/* zkcoord semaphore (zkc_sem_*): at most N lease holders across machines, in the layout
  * of Apache Curator's InterProcessSemaphoreV2, so that zkcoord and Curator
  * processes share one semaphore.
  *
@@ -41,6 +41,9 @@
  * same semaphore object while it holds the lease returns ZKC_EDEADLK at once
  * instead of stalling every acquirer of the path.
  *
+ * A grant is a lease handle (zkc_lease_t, zkcoord/lease.h); the shared
+ * count node is read and written with zkcoord/shared_count.h.
+ *
  * All functions are thread-safe. Blocking ones return ZKC_EDEADLK when
  * called from a ZooKeeper callback thread.
  */
@@ -48,15 +51,19 @@
 #define ZKCOORD_SEMAPHORE_H
 
 #include "client.h"
-#include "mutex.h"
+#include "lease.h"
 #include "status.h"
+
+/* 0.x compatibility: this header declared the shared count's calls and
+ * gave mutex.h; 1.0 drops these two includes. */
+#include "mutex.h"
+#include "shared_count.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 typedef struct zkc_sem zkc_sem_t;
-typedef struct zkc_lease zkc_lease_t;
 
 /* Semaphore options. */
 typedef struct zkc_sem_opts {
@@ -70,8 +77,17 @@ typedef struct zkc_sem_opts {
 } zkc_sem_opts_t;
 
 /* Fills *opts with the defaults (max_leases 1, no count path). Accepts
- * NULL. Thread-safe. */
+ * NULL. Thread-safe. The 0.x form: zkc_sem_opts_init_size takes the
+ * struct's size. */
 ZKC_EXTERN void zkc_sem_opts_init(zkc_sem_opts_t *opts);
+
+/* Fills the `size` bytes of *opts (pass sizeof *opts) with the defaults: the
+ * form of the options' init that lets zkc_sem_opts_t grow without an ABI
+ * break (fields are only ever appended, each with 0 as its default; bytes
+ * this library does not know are zeroed). Returns ZKC_OK, or ZKC_EINVAL
+ * (opts NULL, or size smaller than a zkc_sem_opts_t of 0.4.0: nothing
+ * written; zkc_last_error_message says which). Thread-safe. */
+ZKC_EXTERN int zkc_sem_opts_init_size(zkc_sem_opts_t *opts, size_t size);
 
 /* Creates a semaphore on `path` (absolute, validated, at most 1024 bytes).
  * NULL opts = defaults. No ZooKeeper traffic. The semaphore keeps a
@@ -81,6 +97,16 @@ ZKC_EXTERN void zkc_sem_opts_init(zkc_sem_opts_t *opts);
  * max_leases < 1), ZKC_ENOMEM, ZKC_ECLOSED (client closed). */
 ZKC_EXTERN int zkc_sem_create(zkc_sem_t **out, zkc_client_t *client,
                               const char *path, const zkc_sem_opts_t *opts);
+
+/* As zkc_sem_create, with `opts_size` the size of *opts (sizeof *opts, as
+ * given to its init): ZKC_EINVAL, nothing made, when opts_size is smaller
+ * than a zkc_sem_opts_t of 0.4.0, or larger with a byte this library does
+ * not know set (zkc_last_error_message names the size and the type); opts
+ * NULL = defaults, whatever opts_size. Otherwise the codes of
+ * zkc_sem_create. */
+ZKC_EXTERN int zkc_sem_create_size(zkc_sem_t **out, zkc_client_t *client,
+                                   const char *path, const zkc_sem_opts_t *opts,
+                                   size_t opts_size);
 
 /* Frees the semaphore. Accepts NULL (returns ZKC_OK). Returns ZKC_EBUSY and
  * changes nothing while a lease of it is held or a call on it is in
@@ -159,53 +185,6 @@ ZKC_EXTERN int zkc_sem_set_lost_callback(zkc_sem_t *sem, zkc_sem_lost_fn fn,
  * for a valid one. */
 ZKC_EXTERN const char *zkc_sem_path(const zkc_sem_t *sem);
 
-/* Releases the lease handle's nodes (guaranteed deletes: finished in the
- * background after a connection loss while the session lives). Any thread
- * may release; exactly once. The handle stays valid (for
- * zkc_lease_free) but no longer holds anything.
- * Returns ZKC_OK, ZKC_EINVAL (NULL), ZKC_EDEADLK (from a callback; nothing
- * changes), ZKC_ENOTOWNER (released already: nothing changes), ZKC_ELOST
- * (the lease had been lost, or a node of it was found gone: released
- * anyway), ZKC_ECONNLOSS (the lease was in doubt as it was released: the
- * connection down, or the session's renewal at the leader not proven, as
- * after a stop of this process; it may have been lost before, so the
- * work under it may have overlapped more than N holders': released, the
- * nodes deleted in the background while the session lives; a loss learnt
- * later is still told to the lost callback, once, while the semaphore
- * exists), ZKC_ECLOSED (client closed: released, the nodes went with the
- * session), or the server's refusal of a delete (ZKC_ENOAUTH): the lease is
- * still held and nothing changes. Thread-safe. */
-ZKC_EXTERN int zkc_lease_release(zkc_lease_t *lease);
-
-/* Frees a lease handle, releasing it first when it is still held (with
- * that release's result, see zkc_lease_release; the handle is freed
- * whatever the result except ZKC_EDEADLK). Accepts NULL (ZKC_OK). The
- * handle must not be used by another thread meanwhile or afterwards. */
-ZKC_EXTERN int zkc_lease_free(zkc_lease_t *lease);
-
-/* The fencing token of a held lease: the czxid of its newest node, larger
- * than that of every lease or lock node created earlier on the ensemble.
- * Each lease set has its own, and several are held at once: a resource
- * fences per lease (per slot it hands out, or by checking the lease's
- * node), never by refusing every token below the largest it has seen,
- * which would refuse an older rightful holder (docs/failures.md).
- * Returns ZKC_OK, ZKC_EINVAL (NULL argument), ZKC_ENOTOWNER (released).
- * No ZooKeeper traffic. Thread-safe. */
-ZKC_EXTERN int zkc_lease_fencing_token(const zkc_lease_t *lease,
-                                       int64_t *token);
-
-/* 1 while the lease is held and not in doubt (connected with the session
- * proven renewed at the leader, not lost, not released), else 0 (also for
- * NULL). No ZooKeeper traffic. Thread-safe. */
-ZKC_EXTERN int zkc_lease_is_held(const zkc_lease_t *lease);
-
-/* The full paths of the lease's nodes (qty of them, oldest first). On
- * success *nodes is a new array of *count strings that the caller frees
- * with zkc_strings_free. Returns ZKC_OK, ZKC_EINVAL (NULL argument),
- * ZKC_ENOTOWNER (released), ZKC_ENOMEM. Thread-safe. */
-ZKC_EXTERN int zkc_lease_nodes(const zkc_lease_t *lease, char ***nodes,
-                               size_t *count);
-
 /* Status of a semaphore path, read without taking part: the lease nodes
  * under <path>/leases (*leases, by sequence; a waiting head's own nodes are
  * among them, as they count) and the queue under <path>/locks (*queue,
@@ -215,23 +194,27 @@ ZKC_EXTERN int zkc_lease_nodes(const zkc_lease_t *lease, char ***nodes,
  * ZKC_EDEADLK, ZKC_ECLOSED, ZKC_ENOMEM, ZKC_ECONNLOSS, ZKC_EOPTIMEOUT,
  * ZKC_ESESSIONEXPIRED, ZKC_ENOAUTH; on error nothing is returned.
  * Thread-safe. */
+ZKC_DEPRECATED("zkc_sem_contender_list")
 ZKC_EXTERN int zkc_sem_contenders(zkc_client_t *client, const char *path,
                                   zkc_contender_t **leases, size_t *n_leases,
                                   zkc_contender_t **queue, size_t *n_queue);
 
-/* Reads a shared count node (Curator SharedCount format) into *value.
- * Returns ZKC_OK, ZKC_EINVAL, ZKC_EDEADLK, ZKC_ECLOSED, ZKC_ENONODE,
- * ZKC_EPROTO (not exactly 4 bytes), ZKC_ENOMEM, or the ensemble's error.
+/* Status of a semaphore path, read without taking part, as
+ * zkc_sem_contenders reads it: on success *leases (its lease nodes, by
+ * sequence) and *queue (its queue, head first) are new lists of records
+ * (zkc_list_contender; zkc_list_string gives each node's name), each freed
+ * with zkc_list_free; on failure both are NULL (when not NULL). Returns
+ * ZKC_OK (empty lists when the path does not exist), ZKC_EINVAL (client,
+ * leases or queue NULL, invalid path), and the codes of zkc_sem_contenders.
  * Thread-safe. */
-ZKC_EXTERN int zkc_shared_count_get(zkc_client_t *client, const char *path,
-                                    int32_t *value);
+ZKC_EXTERN int zkc_sem_contender_list(zkc_client_t *client, const char *path,
+                                      zkc_list_t **leases, zkc_list_t **queue);
 
-/* Writes a shared count node (4 bytes, big-endian), creating it and its
- * parents when missing (unconditional, like Curator's setCount).
- * Returns ZKC_OK, ZKC_EINVAL, ZKC_EDEADLK, ZKC_ECLOSED, ZKC_ENOMEM, or the
- * ensemble's error (ZKC_ENOAUTH, ZKC_ECONNLOSS, ...). Thread-safe. */
-ZKC_EXTERN int zkc_shared_count_set(zkc_client_t *client, const char *path,
-                                    int32_t value);
+/* The record of a semaphore (its client, ZKC_STATS_SEMAPHORE, its path).
+ * An acquire is one call of zkc_sem_acquire, however many leases it
+ * takes; a release, the lease's release. Returns as zkc_mutex_stats. */
+ZKC_EXTERN int zkc_sem_stats(const zkc_sem_t *sem, zkc_lock_stats_t *out);
+
 
 #ifdef __cplusplus
 }

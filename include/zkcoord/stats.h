@@ -32,79 +32,32 @@
  *             predecessor fired) to the grant.
  *
  * The client's own counts (zkc_client_stats) follow its connection states.
+ *
+ * The record type (zkc_lock_stats_t) is in zkcoord/common.h and each
+ * recipe's getter in its recipe's header (zkc_mutex_stats in mutex.h,
+ * zkc_sem_stats in semaphore.h, ...); this header holds what is common to
+ * them: the client's counts, the Prometheus text and the event hook.
  */
 #ifndef ZKCOORD_STATS_H
 #define ZKCOORD_STATS_H
 
-#include "async.h"
 #include "client.h"
-#include "leader.h"
-#include "multilock.h"
-#include "mutex.h"
-#include "selector.h"
-#include "semaphore.h"
+#include "common.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* The histograms' finite buckets. Their upper bounds are fixed, three per
- * decade from 100 us to 1000 s: 0.0001, 0.00025, 0.0005, 0.001, ... 1000
- * seconds (zkc_stats_bucket_bound_us); one more bucket counts what is
- * above the last bound. */
-#define ZKC_STATS_BUCKETS 22
-
-/* Which kind of object a record counts. */
-typedef enum zkc_stats_recipe {
-  ZKC_STATS_MUTEX = 1,
-  ZKC_STATS_READ = 2,  /* a read-write lock's read side */
-  ZKC_STATS_WRITE = 3, /* a read-write lock's write side */
-  ZKC_STATS_SEMAPHORE = 4,
-  ZKC_STATS_MULTILOCK = 5,
-  ZKC_STATS_LATCH = 6,
-  ZKC_STATS_SELECTOR = 7,
-  ZKC_STATS_ASYNC = 8 /* acquires of an asynchronous context */
-} zkc_stats_recipe_t;
 
 /* "mutex", "read", "write", "semaphore", "multilock", "latch",
  * "selector", "async"; "unknown" for any other value. Static string.
  * Thread-safe. */
 ZKC_EXTERN const char *zkc_stats_recipe_name(zkc_stats_recipe_t recipe);
 
+
 /* The upper bound, in microseconds, of finite bucket i (i <
  * ZKC_STATS_BUCKETS); INT64_MAX for i >= ZKC_STATS_BUCKETS. Thread-safe. */
 ZKC_EXTERN int64_t zkc_stats_bucket_bound_us(size_t i);
 
-/* A histogram of durations. buckets[i] counts the values above bound i-1
- * and at most bound i (not cumulative); buckets[ZKC_STATS_BUCKETS] those
- * above the last bound. count is the sum of the buckets. */
-typedef struct zkc_histogram {
-  uint64_t count;
-  uint64_t sum_us;
-  uint64_t buckets[ZKC_STATS_BUCKETS + 1];
-} zkc_histogram_t;
-
-/* One record: a snapshot of a client's counts for one recipe and path.
- * Each number is read atomically, the record as a whole is not: taken
- * while acquires run, a count may be one event ahead of another. */
-typedef struct zkc_lock_stats {
-  zkc_stats_recipe_t recipe;
-  /* The path the object was created on; a multi-lock's paths joined with
-   * ','. Valid until the client is closed. */
-  const char *path;
-  uint64_t acquires;
-  uint64_t timeouts;
-  uint64_t refusals;
-  uint64_t releases;
-  /* Holds lost, indexed by zkc_lost_reason_t (index 0 is unused). */
-  uint64_t lost[4];
-  int64_t holds;   /* holds now: granted and not yet released */
-  int64_t waiters; /* acquires in progress now */
-  zkc_histogram_t wait;
-  zkc_histogram_t hold;
-  zkc_histogram_t handoff;
-  uint64_t reserved[8]; /* zero; room for counts added later */
-} zkc_lock_stats_t;
 
 /* The client's own counts. */
 typedef struct zkc_client_stats {
@@ -124,54 +77,6 @@ typedef struct zkc_client_stats {
  * Returns ZKC_OK, or ZKC_EINVAL (client or out NULL). Thread-safe; may be
  * called from callbacks; no ZooKeeper request. */
 ZKC_EXTERN int zkc_client_stats(zkc_client_t *client, zkc_client_stats_t *out);
-
-/* Fills *out with the record of the mutex's client, recipe (a mutex, or a
- * read-write side: ZKC_STATS_READ / ZKC_STATS_WRITE) and path. Each
- * recipe's own stats call (zkc_sem_stats, ...) answers the same way:
- * Returns:
- *   ZKC_OK
- *   ZKC_EINVAL  the object or out NULL
- *   ZKC_ENOMEM  the object has no record (memory ran out when it was
- *               created; it counts nothing); *out is zeroed
- * Thread-safe; may be called from callbacks; no ZooKeeper request. */
-ZKC_EXTERN int zkc_mutex_stats(const zkc_mutex_t *mutex,
-                               zkc_lock_stats_t *out);
-
-/* The record of a semaphore (its client, ZKC_STATS_SEMAPHORE, its path).
- * An acquire is one call of zkc_sem_acquire, however many leases it
- * takes; a release, the lease's release. Returns as zkc_mutex_stats. */
-ZKC_EXTERN int zkc_sem_stats(const zkc_sem_t *sem, zkc_lock_stats_t *out);
-
-/* The record of a multi-lock: ZKC_STATS_MULTILOCK, its paths in byte
- * order joined with ',', counted in the client of the first of them. An
- * acquire is the whole set's; a thread's reentrant acquires of the set are
- * not counted. Losses are counted in the records of its mutexes, whose
- * holds they are. Returns as zkc_mutex_stats. */
-ZKC_EXTERN int zkc_multilock_stats(const zkc_multilock_t *ml,
-                                   zkc_lock_stats_t *out);
-
-/* The record of a leader latch (ZKC_STATS_LATCH) or selector
- * (ZKC_STATS_SELECTOR): an acquire is a turn of leadership taken, from the
- * node's queueing to the lead; a release, leadership given up (a latch's
- * close, a selector's take_leadership returning, or a lost turn's node
- * given up after its loss is counted). Returns as zkc_mutex_stats. */
-ZKC_EXTERN int zkc_latch_stats(const zkc_latch_t *latch,
-                               zkc_lock_stats_t *out);
-ZKC_EXTERN int zkc_selector_stats(const zkc_selector_t *selector,
-                                  zkc_lock_stats_t *out);
-
-/* The record of an asynchronous context's acquires on `path`
- * (ZKC_STATS_ASYNC): made at the first zkc_async_acquire on the path, one
- * per client and path. An acquire ends when its callback is queued: a
- * grant, a timeout, or a refusal (cancel and close included); a release
- * is zkc_hold_release's call.
- * Returns:
- *   ZKC_OK      *out filled; all zero (path NULL) when the context's client
- *               has no acquire on the path yet
- *   ZKC_EINVAL  async or out NULL, or path not a valid lock path
- * Thread-safe; may be called from callbacks; no ZooKeeper request. */
-ZKC_EXTERN int zkc_async_stats(const zkc_async_t *async, const char *path,
-                               zkc_lock_stats_t *out);
 
 /* Called once per record, in no particular order; `stats` is valid during
  * the call only. */
@@ -242,5 +147,14 @@ ZKC_EXTERN int zkc_client_set_event_hook(zkc_client_t *client,
 #ifdef __cplusplus
 }
 #endif
+
+/* 0.x compatibility: this header declared every recipe's stats getter, and
+ * so gave every recipe's header; 1.0 drops these includes. */
+#include "async.h"
+#include "latch.h"
+#include "multilock.h"
+#include "mutex.h"
+#include "selector.h"
+#include "semaphore.h"
 
 #endif /* ZKCOORD_STATS_H */

@@ -73,6 +73,7 @@ typedef struct zkc_contender {
  *                 the ensemble did not answer
  *   ZKC_ENOAUTH   the path's ACL refuses listing its children
  * Thread-safe. */
+ZKC_DEPRECATED("zkc_lock_contender_list")
 ZKC_EXTERN int zkc_lock_contenders(zkc_client_t *client, const char *path,
                                    zkc_contender_t **out, size_t *count);
 
@@ -139,7 +140,19 @@ ZKC_EXTERN unsigned zkc_layout_refusal(zkc_recipe_t recipe,
                                        const zkc_contender_t *contenders,
                                        size_t count, const char **what);
 
-/* Frees an array from zkc_lock_contenders. Accepts NULL. */
+/* The children of the lock path `path` in queue order, as
+ * zkc_lock_contenders reads them: on success *out is a new list whose
+ * entries are the records (zkc_list_contender) and, as strings, the node
+ * names (zkc_list_string); count 0 when the path does not exist. The caller
+ * frees it with zkc_list_free; on failure *out is NULL (when out is not
+ * NULL). Returns ZKC_OK, ZKC_EINVAL (client or out NULL, invalid path), and
+ * the codes of zkc_lock_contenders. Thread-safe. */
+ZKC_EXTERN int zkc_lock_contender_list(zkc_client_t *client, const char *path,
+                                       zkc_list_t **out);
+
+/* Frees an array from zkc_lock_contenders or zkc_sem_contenders. Accepts
+ * NULL. Deprecated with them: zkc_list_free frees their lists. */
+ZKC_DEPRECATED("zkc_list_free")
 ZKC_EXTERN void zkc_contenders_free(zkc_contender_t *contenders, size_t count);
 
 #ifdef __cplusplus

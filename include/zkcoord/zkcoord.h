@@ -7,13 +7,20 @@
 #include "common.h"
 #include "client.h"
 #include "mutex.h"
+#include "revoke.h"
 #include "multilock.h"
 #include "rwlock.h"
-#include "leader.h"
+#include "latch.h"
 #include "selector.h"
 #include "status.h"
 #include "semaphore.h"
+#include "lease.h"
+#include "shared_count.h"
 #include "async.h"
+#include "hold.h"
 #include "stats.h"
+
+/* 0.x compatibility header (forwards to latch.h); 1.0 drops it. */
+#include "leader.h"
 
 #endif /* ZKCOORD_ZKCOORD_H */

@@ -99,7 +99,8 @@ static const char *group_of(const char *fn) {
   if (strncmp(fn, "zkc_async_", 10) == 0 || strncmp(fn, "zkc_hold_", 9) == 0)
     return "async";
   if (strncmp(fn, "zkc_client_", 11) == 0 || strcmp(fn, "zkc_state_name") == 0 ||
-      strcmp(fn, "zkc_lock_contenders") == 0 || strcmp(fn, "zkc_contenders_free") == 0)
+      strcmp(fn, "zkc_lock_contenders") == 0 || strcmp(fn, "zkc_contenders_free") == 0 ||
+      strcmp(fn, "zkc_lock_contender_list") == 0)
     return "client";
   return "common";
 }
@@ -141,14 +142,14 @@ static const struct {
   const char *group, *title, *headers;
 } topics[] = {
     {"common", "Errors, versions and strings", "zkcoord/common.h"},
-    {"client", "Client, session and status", "zkcoord/client.h, zkcoord/status.h"},
+    {"client", "Client, session and status", "zkcoord/client.h, zkcoord/status.h, zkcoord/stats.h"},
     {"mutex", "Mutex", "zkcoord/mutex.h"},
-    {"rwlock", "Read-write lock and revocation", "zkcoord/rwlock.h, zkcoord/mutex.h"},
+    {"rwlock", "Read-write lock and revocation", "zkcoord/rwlock.h, zkcoord/mutex.h, zkcoord/revoke.h"},
     {"multilock", "Multi-lock", "zkcoord/multilock.h"},
-    {"latch", "Leader latch", "zkcoord/leader.h"},
+    {"latch", "Leader latch", "zkcoord/latch.h"},
     {"selector", "Leader selector", "zkcoord/selector.h"},
-    {"async", "Asynchronous acquire", "zkcoord/async.h"},
-    {"sem", "Semaphore and shared count", "zkcoord/semaphore.h"},
+    {"async", "Asynchronous acquire", "zkcoord/async.h, zkcoord/hold.h"},
+    {"sem", "Semaphore and shared count", "zkcoord/semaphore.h, zkcoord/lease.h, zkcoord/shared_count.h"},
 };
 
 /* A section's heading and its table's head (the doc only): walk() names
@@ -272,6 +273,32 @@ static void row_end(walker_t *w, const char *fn, const char *input,
     }                                                                          \
   } while (0)
 /* Returns the code `rc` (a note may follow it in the doc). */
+/* What the list calls hand back (their rows fail: nothing is). */
+static zkc_list_t *lst, *lst2;
+
+/* Options given with their size: a struct initialised by its sized init,
+ * and the same in a larger buffer whose bytes beyond it are set (a field
+ * this library does not know). */
+#define SIZED_OPTS(kind, type)                                              \
+  static struct {                                                           \
+    type o;                                                                 \
+    unsigned char beyond[8];                                                \
+  } kind##_big;                                                             \
+  static type *kind##_opts_sized(void) {                                    \
+    zkc_##kind##_opts_init_size(&kind##_big.o, sizeof kind##_big.o);        \
+    return &kind##_big.o;                                                   \
+  }                                                                         \
+  static type *kind##_opts_beyond(void) {                                   \
+    zkc_##kind##_opts_init_size(&kind##_big.o, sizeof kind##_big);          \
+    kind##_big.beyond[0] = 1;                                               \
+    return &kind##_big.o;                                                   \
+  }
+SIZED_OPTS(client, zkc_client_opts_t)
+SIZED_OPTS(latch, zkc_latch_opts_t)
+SIZED_OPTS(sem, zkc_sem_opts_t)
+SIZED_OPTS(selector, zkc_selector_opts_t)
+SIZED_OPTS(async, zkc_async_opts_t)
+
 #define RC(where, fn, input, rc, note, expr) \
   ROW_(K_RC, where, fn, input, rc, note, #expr, expr)
 /* Returns the value `v`, described as `doc`. */
@@ -533,6 +560,13 @@ static void walk(walker_t *w) {
   VAL(FRESH, "zkc_err_name", "unknown code (12345)", 1, "`\"UNKNOWN\"`",
       strcmp(zkc_err_name(12345), "UNKNOWN") == 0);
   VOID(FRESH, "zkc_strings_free", "NULL", "no-op", zkc_strings_free(NULL, 3));
+  VAL(FRESH, "zkc_list_count", "NULL", 0, "0", (int)zkc_list_count(NULL));
+  VAL(FRESH, "zkc_list_string", "NULL", 1, "NULL", zkc_list_string(NULL, 0) == NULL);
+  VAL(FRESH, "zkc_list_contender", "NULL", 1, "NULL",
+      zkc_list_contender(NULL, 0) == NULL);
+  VOID(FRESH, "zkc_list_free", "NULL", "no-op", zkc_list_free(NULL));
+  UB(FRESH, "zkc_list_free", "twice, or a string or record read from the list "
+     "used after it", "undefined behaviour");
   VAL(FRESH, "zkc_last_zk_code", "(no input)", 1,
       "0, or the raw code of the thread's last failed request (negative)",
       zkc_last_zk_code() <= 0);
@@ -558,6 +592,18 @@ static void walk(walker_t *w) {
        zkc_log_stderr(NULL, ZKC_LOG_ERROR, NULL));
   RC(FRESH, "zkc_client_open", "out NULL", ZKC_EINVAL, NULL,
      zkc_client_open(NULL, canary(""), NULL));
+  RC(FRESH, "zkc_client_opts_init_size", "opts NULL", ZKC_EINVAL, NULL,
+     zkc_client_opts_init_size(NULL, sizeof(zkc_client_opts_t)));
+  RC(FRESH, "zkc_client_opts_init_size", "size below sizeof(zkc_client_opts_t)",
+     ZKC_EINVAL, "nothing written",
+     zkc_client_opts_init_size(&client_big.o, sizeof client_big.o - 1));
+  RC(FRESH, "zkc_client_open_size", "opts_size below the struct's", ZKC_EINVAL,
+     "*out = NULL", made_c(zkc_client_open_size(prep_c(&oc), canary(""),
+                                                client_opts_sized(), 4), &oc));
+  RC(FRESH, "zkc_client_open_size", "a byte beyond the struct this library "
+     "knows set", ZKC_EINVAL, "*out = NULL",
+     made_c(zkc_client_open_size(prep_c(&oc), canary(""), client_opts_beyond(),
+                                 sizeof client_big), &oc));
   RC(FRESH, "zkc_client_open", "connect string NULL", ZKC_EINVAL, "*out = NULL",
      made_c(zkc_client_open(prep_c(&oc), NULL, NULL), &oc));
   RC(FRESH, "zkc_client_open", "connect string empty", ZKC_EINVAL, NULL,
@@ -686,6 +732,16 @@ static void walk(walker_t *w) {
   RC(CLOSED, "zkc_lock_contenders", "closed client", ZKC_ECLOSED, NULL,
      zkc_lock_contenders(c, "/x", &conts, &n));
   VOID(FRESH, "zkc_contenders_free", "NULL", "no-op", zkc_contenders_free(NULL, 3));
+  RC(FRESH, "zkc_lock_contender_list", "client NULL", ZKC_EINVAL, "*out NULL",
+     zkc_lock_contender_list(NULL, "/x", &lst));
+  RC(FRESH, "zkc_lock_contender_list", "out NULL", ZKC_EINVAL, NULL,
+     zkc_lock_contender_list(c, "/x", NULL));
+  RC(FRESH, "zkc_lock_contender_list", "path invalid (as zkc_mutex_create)",
+     ZKC_EINVAL, NULL, zkc_lock_contender_list(c, "/a//b", &lst));
+  RC(CALLBACK, "zkc_lock_contender_list", "valid", ZKC_EDEADLK, NULL,
+     zkc_lock_contender_list(c, "/x", &lst));
+  RC(CLOSED, "zkc_lock_contender_list", "closed client", ZKC_ECLOSED, NULL,
+     zkc_lock_contender_list(c, "/x", &lst));
   RC(FRESH, "zkc_client_stats", "client or out NULL", ZKC_EINVAL, NULL,
      zkc_client_stats(NULL, &cstats));
   RC(CALLBACK, "zkc_client_stats", "valid", ZKC_OK, "callbacks may read them",
@@ -924,6 +980,14 @@ static void walk(walker_t *w) {
      zkc_mutex_participant_nodes(m, &nodes, &n));
   RC(CLOSED, "zkc_mutex_participant_nodes", "closed client", ZKC_ECLOSED, NULL,
      zkc_mutex_participant_nodes(m, &nodes, &n));
+  RC(FRESH, "zkc_mutex_node_list", "mutex NULL", ZKC_EINVAL, "*out NULL",
+     zkc_mutex_node_list(NULL, &lst));
+  RC(FRESH, "zkc_mutex_node_list", "out NULL", ZKC_EINVAL, NULL,
+     zkc_mutex_node_list(m, NULL));
+  RC(CALLBACK, "zkc_mutex_node_list", "valid", ZKC_EDEADLK, NULL,
+     zkc_mutex_node_list(m, &lst));
+  RC(CLOSED, "zkc_mutex_node_list", "closed client", ZKC_ECLOSED, NULL,
+     zkc_mutex_node_list(m, &lst));
 
   RC(FRESH, "zkc_mutex_set_revocable", "mutex NULL", ZKC_EINVAL, NULL,
      zkc_mutex_set_revocable(NULL, revoked_fn, NULL));
@@ -1052,6 +1116,18 @@ static void walk(walker_t *w) {
   VOID(FRESH, "zkc_latch_opts_init", "NULL", "no-op", zkc_latch_opts_init(NULL));
   RC(FRESH, "zkc_latch_create", "out NULL", ZKC_EINVAL, NULL,
      zkc_latch_create(NULL, c, "/x", NULL, NULL));
+  RC(FRESH, "zkc_latch_opts_init_size", "opts NULL", ZKC_EINVAL, NULL,
+     zkc_latch_opts_init_size(NULL, sizeof(zkc_latch_opts_t)));
+  RC(FRESH, "zkc_latch_opts_init_size", "size below sizeof(zkc_latch_opts_t)",
+     ZKC_EINVAL, "nothing written",
+     zkc_latch_opts_init_size(&latch_big.o, sizeof latch_big.o - 1));
+  RC(FRESH, "zkc_latch_create_size", "opts_size below the struct's", ZKC_EINVAL,
+     "*out = NULL", made_l(zkc_latch_create_size(prep_l(&ol), c, "/x", NULL,
+                                                 latch_opts_sized(), 4), &ol));
+  RC(FRESH, "zkc_latch_create_size", "a byte beyond the struct this library "
+     "knows set", ZKC_EINVAL, "*out = NULL",
+     made_l(zkc_latch_create_size(prep_l(&ol), c, "/x", NULL,
+                                  latch_opts_beyond(), sizeof latch_big), &ol));
   RC(FRESH, "zkc_latch_create", "client NULL", ZKC_EINVAL, "*out = NULL",
      made_l(zkc_latch_create(prep_l(&ol), NULL, "/x", NULL, NULL), &ol));
   RC(FRESH, "zkc_latch_create", "path NULL", ZKC_EINVAL, NULL,
@@ -1130,6 +1206,12 @@ static void walk(walker_t *w) {
      zkc_latch_participants(l, &parts, &n));
   RC(CLOSED, "zkc_latch_participants", "closed client", ZKC_ECLOSED, NULL,
      zkc_latch_participants(l, &parts, &n));
+  RC(FRESH, "zkc_latch_participant_list", "latch or out NULL", ZKC_EINVAL,
+     "*out NULL", zkc_latch_participant_list(NULL, &lst));
+  RC(CALLBACK, "zkc_latch_participant_list", "valid", ZKC_EDEADLK, NULL,
+     zkc_latch_participant_list(l, &lst));
+  RC(CLOSED, "zkc_latch_participant_list", "closed client", ZKC_ECLOSED, NULL,
+     zkc_latch_participant_list(l, &lst));
   VOID(FRESH, "zkc_participants_free", "NULL", "no-op", zkc_participants_free(NULL, 2));
   UB(FRESH, "zkc_participants_free", "a count other than the one returned",
      "undefined behaviour");
@@ -1145,6 +1227,20 @@ static void walk(walker_t *w) {
   VOID(FRESH, "zkc_selector_opts_init", "NULL", "no-op", zkc_selector_opts_init(NULL));
   RC(FRESH, "zkc_selector_create", "out NULL", ZKC_EINVAL, NULL,
      zkc_selector_create(NULL, c, "/x", lead, NULL, NULL));
+  RC(FRESH, "zkc_selector_opts_init_size", "opts NULL", ZKC_EINVAL, NULL,
+     zkc_selector_opts_init_size(NULL, sizeof(zkc_selector_opts_t)));
+  RC(FRESH, "zkc_selector_opts_init_size",
+     "size below sizeof(zkc_selector_opts_t)", ZKC_EINVAL, "nothing written",
+     zkc_selector_opts_init_size(&selector_big.o, sizeof selector_big.o - 1));
+  RC(FRESH, "zkc_selector_create_size", "opts_size below the struct's",
+     ZKC_EINVAL, "*out = NULL",
+     made_s(zkc_selector_create_size(prep_s(&os), c, "/x", lead, NULL,
+                                     selector_opts_sized(), 4), &os));
+  RC(FRESH, "zkc_selector_create_size", "a byte beyond the struct this library "
+     "knows set", ZKC_EINVAL, "*out = NULL",
+     made_s(zkc_selector_create_size(prep_s(&os), c, "/x", lead, NULL,
+                                     selector_opts_beyond(), sizeof selector_big),
+            &os));
   RC(FRESH, "zkc_selector_create", "client NULL", ZKC_EINVAL, "*out = NULL",
      made_s(zkc_selector_create(prep_s(&os), NULL, "/x", lead, NULL, NULL), &os));
   RC(FRESH, "zkc_selector_create", "take_leadership NULL", ZKC_EINVAL, NULL,
@@ -1218,6 +1314,10 @@ static void walk(walker_t *w) {
      ZKC_EINVAL, NULL, zkc_selector_participants(NULL, &parts, &n));
   RC(CALLBACK, "zkc_selector_participants", "valid", ZKC_EDEADLK, NULL,
      zkc_selector_participants(s, &parts, &n));
+  RC(FRESH, "zkc_selector_participant_list", "selector or out NULL", ZKC_EINVAL,
+     "*out NULL", zkc_selector_participant_list(NULL, &lst));
+  RC(CALLBACK, "zkc_selector_participant_list", "valid", ZKC_EDEADLK, NULL,
+     zkc_selector_participant_list(s, &lst));
   RC(CLOSED, "zkc_selector_participants", "closed client", ZKC_ECLOSED, NULL,
      zkc_selector_participants(s, &parts, &n));
   RC(FRESH, "zkc_selector_leader_id", "selector or id NULL", ZKC_EINVAL, NULL,
@@ -1227,6 +1327,18 @@ static void walk(walker_t *w) {
   /* ---- async ---- */
   doc_section(w, "async");
   VOID(FRESH, "zkc_async_opts_init", "NULL", "no-op", zkc_async_opts_init(NULL));
+  RC(FRESH, "zkc_async_opts_init_size", "opts NULL", ZKC_EINVAL, NULL,
+     zkc_async_opts_init_size(NULL, sizeof(zkc_async_opts_t)));
+  RC(FRESH, "zkc_async_opts_init_size", "size below sizeof(zkc_async_opts_t)",
+     ZKC_EINVAL, "nothing written",
+     zkc_async_opts_init_size(&async_big.o, sizeof async_big.o - 1));
+  RC(FRESH, "zkc_async_create_size", "opts_size below the struct's", ZKC_EINVAL,
+     "*out = NULL", made_as(zkc_async_create_size(prep_as(&oas), c,
+                                                  async_opts_sized(), 4), &oas));
+  RC(FRESH, "zkc_async_create_size", "a byte beyond the struct this library "
+     "knows set", ZKC_EINVAL, "*out = NULL",
+     made_as(zkc_async_create_size(prep_as(&oas), c, async_opts_beyond(),
+                                   sizeof async_big), &oas));
   RC(FRESH, "zkc_async_create", "out NULL", ZKC_EINVAL, NULL,
      zkc_async_create(NULL, c, NULL));
   RC(FRESH, "zkc_async_create", "client NULL", ZKC_EINVAL, "*out = NULL",
@@ -1355,6 +1467,18 @@ static void walk(walker_t *w) {
   /* ---- semaphore ---- */
   doc_section(w, "sem");
   VOID(FRESH, "zkc_sem_opts_init", "NULL", "no-op", zkc_sem_opts_init(NULL));
+  RC(FRESH, "zkc_sem_opts_init_size", "opts NULL", ZKC_EINVAL, NULL,
+     zkc_sem_opts_init_size(NULL, sizeof(zkc_sem_opts_t)));
+  RC(FRESH, "zkc_sem_opts_init_size", "size below sizeof(zkc_sem_opts_t)",
+     ZKC_EINVAL, "nothing written",
+     zkc_sem_opts_init_size(&sem_big.o, sizeof sem_big.o - 1));
+  RC(FRESH, "zkc_sem_create_size", "opts_size below the struct's", ZKC_EINVAL,
+     "*out = NULL", made_sm(zkc_sem_create_size(prep_sm(&osm), c, "/x",
+                                                sem_opts_sized(), 4), &osm));
+  RC(FRESH, "zkc_sem_create_size", "a byte beyond the struct this library "
+     "knows set", ZKC_EINVAL, "*out = NULL",
+     made_sm(zkc_sem_create_size(prep_sm(&osm), c, "/x", sem_opts_beyond(),
+                                 sizeof sem_big), &osm));
   RC(FRESH, "zkc_sem_create", "out NULL", ZKC_EINVAL, NULL,
      zkc_sem_create(NULL, c, "/x", NULL));
   RC(FRESH, "zkc_sem_create", "client NULL", ZKC_EINVAL, "*out = NULL",
@@ -1427,6 +1551,20 @@ static void walk(walker_t *w) {
      zkc_lease_nodes(NULL, &nodes, &n));
   RC(CLOSED, "zkc_lease_nodes", "released", ZKC_ENOTOWNER, NULL,
      zkc_lease_nodes(ls, &nodes, &n));
+  RC(FRESH, "zkc_lease_node_list", "lease NULL", ZKC_EINVAL, "*out NULL",
+     zkc_lease_node_list(NULL, &lst));
+  RC(HELD, "zkc_lease_node_list", "out NULL", ZKC_EINVAL, NULL,
+     zkc_lease_node_list(ls, NULL));
+  RC(CLOSED, "zkc_lease_node_list", "released", ZKC_ENOTOWNER, NULL,
+     zkc_lease_node_list(ls, &lst));
+  RC(FRESH, "zkc_sem_contender_list", "client NULL", ZKC_EINVAL,
+     "*leases and *queue NULL", zkc_sem_contender_list(NULL, "/x", &lst, &lst2));
+  RC(FRESH, "zkc_sem_contender_list", "leases or queue NULL", ZKC_EINVAL, NULL,
+     zkc_sem_contender_list(c, "/x", NULL, &lst2));
+  RC(FRESH, "zkc_sem_contender_list", "path invalid (as zkc_sem_create)",
+     ZKC_EINVAL, NULL, zkc_sem_contender_list(c, "x", &lst, &lst2));
+  RC(CALLBACK, "zkc_sem_contender_list", "valid", ZKC_EDEADLK, NULL,
+     zkc_sem_contender_list(c, "/x", &lst, &lst2));
   RC(FRESH, "zkc_sem_contenders", "client NULL", ZKC_EINVAL, NULL,
      zkc_sem_contenders(NULL, "/x", &conts, &n, &conts2, &n2));
   RC(FRESH, "zkc_sem_contenders", "an out argument NULL", ZKC_EINVAL, NULL,

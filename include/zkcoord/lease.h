@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* zkcoord lease handle (zkc_lease_*): what zkc_sem_acquire grants, one or
+ * more lease nodes of a semaphore (zkcoord/semaphore.h) taken together.
+ * Not tied to a thread: any thread releases it, exactly once, then frees
+ * it. All functions are thread-safe. */
+#ifndef ZKCOORD_LEASE_H
+#define ZKCOORD_LEASE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct zkc_lease zkc_lease_t;
+
+/* Releases the lease handle's nodes (guaranteed deletes: finished in the
+ * background after a connection loss while the session lives). Any thread
+ * may release; exactly once. The handle stays valid (for
+ * zkc_lease_free) but no longer holds anything.
+ * Returns ZKC_OK, ZKC_EINVAL (NULL), ZKC_EDEADLK (from a callback; nothing
+ * changes), ZKC_ENOTOWNER (released already: nothing changes), ZKC_ELOST
+ * (the lease had been lost, or a node of it was found gone: released
+ * anyway), ZKC_ECONNLOSS (the lease was in doubt as it was released: the
+ * connection down, or the session's renewal at the leader not proven, as
+ * after a stop of this process; it may have been lost before, so the
+ * work under it may have overlapped more than N holders': released, the
+ * nodes deleted in the background while the session lives; a loss learnt
+ * later is still told to the lost callback, once, while the semaphore
+ * exists), ZKC_ECLOSED (client closed: released, the nodes went with the
+ * session), or the server's refusal of a delete (ZKC_ENOAUTH): the lease is
+ * still held and nothing changes. Thread-safe. */
+ZKC_EXTERN int zkc_lease_release(zkc_lease_t *lease);
+
+
+/* Frees a lease handle, releasing it first when it is still held (with
+ * that release's result, see zkc_lease_release; the handle is freed
+ * whatever the result except ZKC_EDEADLK). Accepts NULL (ZKC_OK). The
+ * handle must not be used by another thread meanwhile or afterwards. */
+ZKC_EXTERN int zkc_lease_free(zkc_lease_t *lease);
+
+
+/* The fencing token of a held lease: the czxid of its newest node, larger
+ * than that of every lease or lock node created earlier on the ensemble.
+ * Each lease set has its own, and several are held at once: a resource
+ * fences per lease (per slot it hands out, or by checking the lease's
+ * node), never by refusing every token below the largest it has seen,
+ * which would refuse an older rightful holder (docs/failures.md).
+ * Returns ZKC_OK, ZKC_EINVAL (NULL argument), ZKC_ENOTOWNER (released).
+ * No ZooKeeper traffic. Thread-safe. */
+ZKC_EXTERN int zkc_lease_fencing_token(const zkc_lease_t *lease,
+                                       int64_t *token);
+
+
+/* 1 while the lease is held and not in doubt (connected with the session
+ * proven renewed at the leader, not lost, not released), else 0 (also for
+ * NULL). No ZooKeeper traffic. Thread-safe. */
+ZKC_EXTERN int zkc_lease_is_held(const zkc_lease_t *lease);
+
+
+/* The full paths of the lease's nodes (qty of them, oldest first). On
+ * success *nodes is a new array of *count strings that the caller frees
+ * with zkc_strings_free. Returns ZKC_OK, ZKC_EINVAL (NULL argument),
+ * ZKC_ENOTOWNER (released), ZKC_ENOMEM. Thread-safe. */
+ZKC_DEPRECATED("zkc_lease_node_list")
+ZKC_EXTERN int zkc_lease_nodes(const zkc_lease_t *lease, char ***nodes,
+                               size_t *count);
+
+/* The full paths of the lease's nodes (qty of them, oldest first): on
+ * success *out is a new list (zkc_list_string gives each path) that the
+ * caller frees with zkc_list_free; on failure *out is NULL (when out is not
+ * NULL). Returns ZKC_OK, ZKC_EINVAL (lease or out NULL), ZKC_ENOTOWNER
+ * (released), ZKC_ENOMEM. Thread-safe. */
+ZKC_EXTERN int zkc_lease_node_list(const zkc_lease_t *lease, zkc_list_t **out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ZKCOORD_LEASE_H */
