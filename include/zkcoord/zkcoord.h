@@ -12,6 +12,7 @@
 #include "leader.h"
 #include "selector.h"
 #include "status.h"
+#include "observer.h"
 #include "semaphore.h"
 #include "async.h"
 #include "stats.h"
