@@ -175,10 +175,13 @@ static int round_once(zkc_observer_t *o) {
       {.rq = {.kind = ZKC__REQ_CHILDREN, .path = o->path}}};
   rc = zkc__call(o->c, list, 2, NULL);
   int missing = rc == ZKC_ENONODE;
+  zkc__log(o->c, ZKC_LOG_DEBUG, "observer of %s: read %s", o->path,
+           zkc_err_name(rc));
   if (rc != ZKC_OK && !missing) {
     zkc__call_clear(list, 2);
     return rc;
   }
+  rc = ZKC_OK; /* a missing path is read as nobody */
   char **names = list[1].children.data;
   size_t n = missing ? 0 : (size_t)list[1].children.count;
   unsigned refused = zkc__observe_refused(o->kind, names, n);
@@ -232,6 +235,8 @@ static int round_once(zkc_observer_t *o) {
     set = rc == ZKC_OK || rc == ZKC_ENONODE;
   }
   if (f.has_leader) set = rc == ZKC_OK;
+  zkc__log(o->c, ZKC_LOG_DEBUG, "observer of %s: watch on %s: %s", o->path,
+           watched, zkc_err_name(rc));
   if (rc == ZKC_OK) rc = tell_found(o, &f);
   zkc__wake_t why = ZKC__WAKE_FIRED;
   if (rc == ZKC_OK) why = zkc__waiter_wait(o->c, &o->w, ZKC__FOREVER);
