@@ -332,6 +332,14 @@ static void reconnect_and_expiry_tell_each_change_once(void **state) {
   zkc_client_close(a);
 }
 
+static int ended(void *ctx) {
+  told_t *t = ctx;
+  pthread_mutex_lock(&t->mu);
+  int e = t->ended;
+  pthread_mutex_unlock(&t->mu);
+  return e != 0;
+}
+
 /* A read-write lock's path is refused (its first node need not be the
  * only holder): the callback and next get ZKC_ELAYOUT. */
 static void rwlock_path_refused(void **state) {
@@ -347,6 +355,8 @@ static void rwlock_path_refused(void **state) {
   zkc_observation_t *ev;
   assert_int_equal(zkc_observer_next(o, long_op(), &ev), ZKC_ELAYOUT);
   assert_null(ev);
+  /* the callback is told after next can return: wait for it */
+  assert_true(zkt_await(ended, &t, long_op()));
   pthread_mutex_lock(&t.mu);
   assert_int_equal(t.ended, ZKC_ELAYOUT);
   assert_int_equal(t.n, 0);
