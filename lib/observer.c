@@ -108,9 +108,10 @@ static void finish(zkc_observer_t *o, int rc) {
   o->over = 1;
   pthread_cond_broadcast(&o->cv);
   pthread_mutex_unlock(&o->mu);
-  if (rc != ZKC_OK && o->fn) {
+  if (rc != ZKC_OK && rc != ZKC_ELAYOUT) /* a refusal said it already */
     zkc__log(o->c, ZKC_LOG_ERROR, "observer of %s: stopped: %s", o->path,
              zkc_strerror(rc));
+  if (rc != ZKC_OK && o->fn) {
     pthread_mutex_lock(&o->cb_mu);
     if (!atomic_load(&o->closing)) {
       zkc__dispatch_enter();

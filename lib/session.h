@@ -373,8 +373,8 @@ int zkc__waiter_check(zkc_client_t *c, zkc__waiter_t *w, zkc__wake_t *why);
 
 
 /* A non-participant's watch (the observer, observer.c): the waiter's
- * register, rearm, removals and unregister of session_shared.h, for a
- * recipe that watches a node or a path's children without a queue run. */
+ * register, removals and unregister of session_shared.h, for a recipe
+ * that watches a node or a path's children without a queue run. */
 int zkc__waiter_register(zkc_client_t *c, zkc__waiter_t *w, const char *path);
 void zkc__waiter_unwatch(zkc_client_t *c, zkc__waiter_t *w);
 void zkc__waiter_unwatch_children(zkc_client_t *c, zkc__waiter_t *w);
