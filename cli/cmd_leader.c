@@ -81,30 +81,32 @@ static int run(const zkcli_opts_t *o, zkc_latch_t *l) {
  * leader's proposal, and the line "(no leader)" when nobody leads (no
  * contender, or no PATH), so that a monitor tells "no leader" from "no
  * change". Ends with a stop signal, exit 0. */
-static int observe(const zkcli_opts_t *o) {
+int zkcli_observe(const zkcli_opts_t *o) {
+  int lock = o->cmd == ZKCLI_LOCK; /* lock --observe: its holder */
   zkc_client_t *c;
   int code = zkcli_start(o, NULL, &c);
   if (code != 0) return code;
   zkcli_events_exit_on_stop(ZKCLI_STOP_EXIT_0);
   zkc_observer_t *obs = NULL;
-  int rc = zkc_observer_create(&obs, c, o->path, ZKC_OBSERVE_ELECTION);
+  int rc = zkc_observer_create(&obs, c, o->path,
+                               lock ? ZKC_OBSERVE_LOCK : ZKC_OBSERVE_ELECTION);
   if (rc == ZKC_OK) rc = zkc_observer_start(obs);
   if (rc == ZKC_EINVAL) {
-    zkcli_bad_path("election path", o->path);
+    zkcli_bad_path(lock ? "lock path" : "election path", o->path);
     code = ZKCLI_EXIT_BADPATH;
   }
   while (rc == ZKC_OK) {
     zkc_observation_t *ev;
     if ((rc = zkc_observer_next(obs, -1, &ev)) != ZKC_OK) break;
-    if (!ev->has_leader) fputs("(no leader)", stdout);
+    if (!ev->has_leader) fputs(lock ? "(no holder)" : "(no leader)", stdout);
     else if (ev->id_denied) fputs("(unreadable: ACL)", stdout);
     else fwrite(ev->id, 1, ev->id_len, stdout);
     putchar('\n');
     if (ev->has_leader)
-      zkcli_info(o, 1, "%s: led by node %s, token %" PRId64, o->path, ev->node,
-                 ev->token);
+      zkcli_info(o, 1, "%s: %s by node %s, token %" PRId64, o->path,
+                 lock ? "held" : "led", ev->node, ev->token);
     else
-      zkcli_info(o, 1, "%s: nobody leads", o->path);
+      zkcli_info(o, 1, "%s: nobody %s", o->path, lock ? "holds it" : "leads");
     zkc_observation_free(ev);
     if ((code = zkcli_flush_stdout()) != 0) break;
   }
@@ -118,7 +120,7 @@ static int observe(const zkcli_opts_t *o) {
 }
 
 int zkcli_cmd_leader(const zkcli_opts_t *o) {
-  if (o->observe) return observe(o);
+  if (o->observe) return zkcli_observe(o);
   zkc_client_t *c;
   int code = zkcli_start(o, NULL, &c);
   if (code != 0) return code;
