@@ -239,6 +239,10 @@ void zkcli_sem_destroy(zkcli_hold_t *h);
 int zkcli_cmd_lock(const zkcli_opts_t *o);
 int zkcli_cmd_sem(const zkcli_opts_t *o);
 int zkcli_cmd_leader(const zkcli_opts_t *o);
+/* leader --observe and lock --observe (cmd_leader.c): the library's
+ * observer on o->path, a line for each leader (holder) and "(no leader)"
+ * ("(no holder)") when nobody leads; until a stop signal (exit 0). */
+int zkcli_observe(const zkcli_opts_t *o);
 int zkcli_cmd_status(const zkcli_opts_t *o);
 int zkcli_cmd_revoke(const zkcli_opts_t *o);
 

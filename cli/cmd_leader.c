@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* zkcoord leader: run COMMAND only while this instance leads the election
  * on PATH; stop it when leadership is lost and join the election again.
- * With --observe, take no part: print the leader's id at every change. */
+ * With --observe, take no part: print the leader's id at every change,
+ * and "(no leader)" when nobody leads. */
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -74,52 +75,52 @@ static int run(const zkcli_opts_t *o, zkc_latch_t *l) {
   }
 }
 
-/* leader --observe: PATH read every --interval; a line with the leader's
- * id (its node's data) whenever another node leads, as `etcdctl elect -l`
- * prints each new leader's proposal. Ends with a stop signal, exit 0. */
-static int observe(const zkcli_opts_t *o) {
+/* leader --observe: the library's observer on PATH (no node, no polling):
+ * a line with the leader's id (its node's data) for the leader as it
+ * starts and for each new leader, as `etcdctl elect -l` prints each new
+ * leader's proposal, and the line "(no leader)" when nobody leads (no
+ * contender, or no PATH), so that a monitor tells "no leader" from "no
+ * change". Ends with a stop signal, exit 0. */
+int zkcli_observe(const zkcli_opts_t *o) {
+  int lock = o->cmd == ZKCLI_LOCK; /* lock --observe: its holder */
   zkc_client_t *c;
   int code = zkcli_start(o, NULL, &c);
   if (code != 0) return code;
   zkcli_events_exit_on_stop(ZKCLI_STOP_EXIT_0);
-  char *last = NULL; /* the leading node's name last printed */
-  for (;;) {
-    zkc_contender_t *v = NULL;
-    size_t n = 0;
-    int rc = zkcli_read_contenders(o, c, o->path, &v, &n);
-    if (rc == ZKC_EINVAL) {
-      zkcli_bad_path("election path", o->path);
-      code = ZKCLI_EXIT_BADPATH;
-      break;
-    } else if (rc != ZKC_OK) {
-      zkcli_err("cannot read %s: %s", o->path, zkc_strerror(rc));
-      code = zkcli_exit_code(rc);
-      break;
-    }
-    const zkc_contender_t *lead = n > 0 && v[0].has_sequence ? &v[0] : NULL;
-    if (lead && (last == NULL || strcmp(last, lead->name) != 0)) {
-      if (lead->data_denied) fputs("(unreadable: ACL)", stdout);
-      else fwrite(lead->data, 1, lead->data_len, stdout);
-      putchar('\n');
-      zkcli_info(o, 1, "%s: led by node %s", o->path, lead->name);
-      free(last);
-      last = strdup(lead->name);
-    } else if (lead == NULL && last != NULL) {
-      zkcli_info(o, 1, "%s: nobody leads", o->path);
-      free(last);
-      last = NULL;
-    }
-    zkc_contenders_free(v, n);
-    if ((code = zkcli_flush_stdout()) != 0) break;
-    zkcli_event_wait(o->interval_ms); /* a stop signal ends the process */
+  zkc_observer_t *obs = NULL;
+  int rc = zkc_observer_create(&obs, c, o->path,
+                               lock ? ZKC_OBSERVE_LOCK : ZKC_OBSERVE_ELECTION);
+  if (rc == ZKC_OK) rc = zkc_observer_start(obs);
+  if (rc == ZKC_EINVAL) {
+    zkcli_bad_path(lock ? "lock path" : "election path", o->path);
+    code = ZKCLI_EXIT_BADPATH;
   }
-  free(last);
+  while (rc == ZKC_OK) {
+    zkc_observation_t *ev;
+    if ((rc = zkc_observer_next(obs, -1, &ev)) != ZKC_OK) break;
+    if (!ev->has_leader) fputs(lock ? "(no holder)" : "(no leader)", stdout);
+    else if (ev->id_denied) fputs("(unreadable: ACL)", stdout);
+    else fwrite(ev->id, 1, ev->id_len, stdout);
+    putchar('\n');
+    if (ev->has_leader)
+      zkcli_info(o, 1, "%s: %s by node %s, token %" PRId64, o->path,
+                 lock ? "held" : "led", ev->node, ev->token);
+    else
+      zkcli_info(o, 1, "%s: nobody %s", o->path, lock ? "holds it" : "leads");
+    zkc_observation_free(ev);
+    if ((code = zkcli_flush_stdout()) != 0) break;
+  }
+  if (rc != ZKC_OK && code == 0) {
+    zkcli_err("cannot observe %s: %s", o->path, zkc_strerror(rc));
+    code = zkcli_exit_code(rc);
+  }
+  zkc_observer_destroy(obs);
   zkc_client_close(c);
   return code;
 }
 
 int zkcli_cmd_leader(const zkcli_opts_t *o) {
-  if (o->observe) return observe(o);
+  if (o->observe) return zkcli_observe(o);
   zkc_client_t *c;
   int code = zkcli_start(o, NULL, &c);
   if (code != 0) return code;

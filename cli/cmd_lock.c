@@ -172,6 +172,7 @@ static void hold_destroy(zkcli_hold_t *h) {
 int zkcli_cmd_sem(const zkcli_opts_t *o) { return zkcli_cmd_lock(o); }
 
 int zkcli_cmd_lock(const zkcli_opts_t *o) {
+  if (o->observe) return zkcli_observe(o); /* lock --observe: no part */
   zkc_client_t *c;
   int code = zkcli_start(o, on_interrupt, &c);
   if (code != 0) return code;

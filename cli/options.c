@@ -22,6 +22,7 @@ static const char usage_text[] =
     "       zkcoord [OPTIONS] sem --count-path COUNT [-m SEED] ... PATH [[--] COMMAND [ARGS...]]\n"
     "       zkcoord [OPTIONS] leader [--id ID] PATH [--] COMMAND [ARGS...]\n"
     "       zkcoord [OPTIONS] leader --observe PATH\n"
+    "       zkcoord [OPTIONS] lock --observe PATH\n"
     "       zkcoord [OPTIONS] status [--json] [--watch] [-m N | --count-path COUNT] PATH\n"
     "       zkcoord [OPTIONS] status --prometheus [-m N | --count-path COUNT] PATH...\n"
     "       zkcoord [OPTIONS] revoke [-w SECONDS | -n] PATH\n"
@@ -37,6 +38,7 @@ static const char usage_text[] =
     "           InterProcessSemaphoreV2 layout)\n"
     "  leader   run COMMAND only while this instance is the elected leader;\n"
     "           with --observe print the leader's id at every change\n"
+    "           (\"(no leader)\" when nobody leads)\n"
     "  status   list the contenders of PATH in queue order, holder first;\n"
     "           with --prometheus, count those of each PATH as metrics\n"
     "  revoke   ask the holder(s) of the lock on PATH to let go (Curator's\n"
@@ -100,10 +102,13 @@ static const char usage_text[] =
     "                              given) in Prometheus text format, for\n"
     "                              node_exporter's textfile collector\n"
     "  -l, --observe               leader: take no part, print the leader's\n"
-    "                              id now and at every change until signalled\n"
-    "                              (-l is etcdctl elect's spelling)\n"
-    "      --interval SECS         status --watch, leader --observe: read PATH\n"
-    "                              every SECS (default 1)\n"
+    "                              id now and at every change, \"(no leader)\"\n"
+    "                              when nobody leads, until signalled (-l is\n"
+    "                              etcdctl elect's spelling); lock: the same\n"
+    "                              for the holder, \"(no holder)\"\n"
+    "      --interval SECS         status --watch: read PATH every SECS\n"
+    "                              (default 1); leader --observe reads on\n"
+    "                              change only\n"
     "  -v, --verbose               -v: the session's states and the lock's\n"
     "                              steps on stderr; -vv: also the library's\n"
     "                              and the ZooKeeper client's detail\n"
@@ -332,7 +337,7 @@ static int option_allowed(zkcli_cmd_t cmd, int c) {
     case OPT_JSON: case OPT_WATCH: case OPT_PROMETHEUS:
       return cmd == ZKCLI_STATUS;
     case 'l':
-      return cmd == ZKCLI_LEADER;
+      return cmd == ZKCLI_LEADER || cmd == ZKCLI_LOCK;
     case OPT_INTERVAL:
       return cmd == ZKCLI_STATUS || cmd == ZKCLI_LEADER;
     default:
@@ -560,7 +565,7 @@ int64_t zkcli_wait_left(const zkcli_opts_t *o) {
 /* lock, sem and leader run a COMMAND after PATH; status, revoke and
  * leader --observe take more paths or options there instead. */
 static int takes_command(const zkcli_opts_t *o) {
-  return o->cmd == ZKCLI_LOCK || o->cmd == ZKCLI_SEM ||
+  return (o->cmd == ZKCLI_LOCK && !o->observe) || o->cmd == ZKCLI_SEM ||
          (o->cmd == ZKCLI_LEADER && !o->observe);
 }
 
@@ -638,7 +643,9 @@ int zkcli_parse(int argc, char **argv, zkcli_opts_t *o) {
     if (o->npaths > 1 && !(o->cmd == ZKCLI_STATUS && o->prometheus)) {
       zkcli_err("%s takes one PATH, got extra '%s'%s",
                 o->cmd == ZKCLI_STATUS ? "status"
-                : o->cmd == ZKCLI_REVOKE ? "revoke" : "leader --observe",
+                : o->cmd == ZKCLI_REVOKE ? "revoke"
+                : o->cmd == ZKCLI_LOCK   ? "lock --observe"
+                                         : "leader --observe",
                 o->paths[1],
                 o->cmd == ZKCLI_STATUS ? " (several need --prometheus)" : "");
       return ZKCLI_EXIT_USAGE;
@@ -646,6 +653,15 @@ int zkcli_parse(int argc, char **argv, zkcli_opts_t *o) {
   }
   if (o->observe && o->metrics_file) { /* an observer holds nothing */
     zkcli_err("--metrics and --observe exclude each other");
+    return ZKCLI_EXIT_USAGE;
+  }
+  if (o->observe && o->cmd == ZKCLI_LOCK &&
+      (o->shared || o->exclusive || o->write_side || o->revocable ||
+       seen_wait || o->conflict_code != ZKCLI_EXIT_CONFLICT)) {
+    zkcli_err("--observe takes no part in the lock: %s does not apply",
+              o->shared ? "--shared" : o->exclusive ? "--exclusive"
+              : o->write_side ? "--write" : o->revocable ? "--revocable"
+              : seen_wait ? "-w or -n" : "-E");
     return ZKCLI_EXIT_USAGE;
   }
   if (o->prometheus && (o->json || o->watch)) {

@@ -50,5 +50,8 @@ void zkc__send(zkc_client_t *c, zkc__op_t *op, const zkc__req_t *rq) {
     case ZKC__REQ_GET_WATCH:
       zkc__submit_get_watch(c, op, rq->path, rq->watch);
       break;
+    case ZKC__REQ_EXISTS_WATCH:
+      zkc__submit_exists_watch(c, op, rq->path, rq->watch);
+      break;
   }
 }

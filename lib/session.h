@@ -228,7 +228,11 @@ typedef enum zkc__req_kind {
    * and the lease run's rounds, through their world): */
   ZKC__REQ_WATCH,          /* the stat of `path` and a data watch */
   ZKC__REQ_CHILDREN_WATCH, /* the children of `path` and a children watch */
-  ZKC__REQ_GET_WATCH       /* the data of `path` and a data watch */
+  ZKC__REQ_GET_WATCH,      /* the data of `path` and a data watch */
+  ZKC__REQ_EXISTS_WATCH    /* the stat of `path` and a watch that is left
+                              also when it does not exist (ZKC_ENONODE):
+                              its creation fires it (an observer's, on a
+                              path not made yet) */
 } zkc__req_kind_t;
 
 typedef struct zkc__req {
@@ -367,6 +371,14 @@ zkc__wake_t zkc__waiter_wait(zkc_client_t *c, zkc__waiter_t *w,
 int zkc__waiter_check(zkc_client_t *c, zkc__waiter_t *w, zkc__wake_t *why);
 
 
+
+/* A non-participant's watch (the observer, observer.c): the waiter's
+ * register, removals and unregister of session_shared.h, for a recipe
+ * that watches a node or a path's children without a queue run. */
+int zkc__waiter_register(zkc_client_t *c, zkc__waiter_t *w, const char *path);
+void zkc__waiter_unwatch(zkc_client_t *c, zkc__waiter_t *w);
+void zkc__waiter_unwatch_children(zkc_client_t *c, zkc__waiter_t *w);
+void zkc__waiter_unregister(zkc_client_t *c, zkc__waiter_t *w);
 
 /* Wakes every waiter and every wait on the state condition, so that a
  * thread whose cancel flag was just set (zkc__cancel_bind) sees it. */

@@ -262,6 +262,10 @@ void zkc__submit_watch(zkc_client_t *c, zkc__op_t *op, const char *path,
  * for waiter `id`. */
 void zkc__submit_get_watch(zkc_client_t *c, zkc__op_t *op, const char *path,
                            uint64_t id);
+/* A node's stat and a watch for waiter `id` that stays when the node does
+ * not exist (op ends ZKC_ENONODE): its creation fires it. */
+void zkc__submit_exists_watch(zkc_client_t *c, zkc__op_t *op, const char *path,
+                              uint64_t id);
 /* Reads a node's children and leaves a children watch for waiter `id`. */
 void zkc__submit_children_watch(zkc_client_t *c, zkc__op_t *op,
                                 const char *path, uint64_t id);

@@ -55,6 +55,19 @@ void zkc__submit_children_watch(zkc_client_t *c, zkc__op_t *op,
                                  (void *)(uintptr_t)id, zkc__on_children, op));
 }
 
+/* An exists answers with a stat only: the op's stat completion. */
+static void on_exists_watched(int zk_rc, const struct Stat *stat,
+                              const void *data) {
+  zkc__on_data(zk_rc, NULL, 0, stat, data);
+}
+
+void zkc__submit_exists_watch(zkc_client_t *c, zkc__op_t *op, const char *path,
+                              uint64_t id) {
+  ZKC__SUBMIT(c, op,
+              zoo_awexists(zh, path, waiter_watcher, (void *)(uintptr_t)id,
+                           on_exists_watched, op));
+}
+
 /* The answer to a guard's watch request, handed on translated. */
 typedef struct answer {
   zkc_client_t *c;

@@ -13,6 +13,7 @@
 #include "latch.h"
 #include "selector.h"
 #include "status.h"
+#include "observer.h"
 #include "semaphore.h"
 #include "lease.h"
 #include "shared_count.h"

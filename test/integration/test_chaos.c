@@ -44,6 +44,14 @@
  *   4. The counter ends at the number of increments that landed (between
  *      the sure ones and the sure plus the unsure ones): none is lost.
  *   5. No node is left at the end.
+ *   6. Leader latch and selector: an observer of the election (the
+ *      library's, zkcoord/observer.h, on a session of the test) tells
+ *      leaders in the order they led: each told leader's token is larger
+ *      than every one told before it (never an older node again, whatever
+ *      reconnects and new sessions it went through), and once every node
+ *      is gone its last word is "nobody leads". (That each told node did
+ *      lead is not judged: a node is first, so told, before its worker
+ *      logs its grant, and a worker killed meanwhile never does.)
  * Nothing is excused: not a hold told lost, not a paused or killed
  * process (its hold ends with its node on the server; what it believed
  * meanwhile is for the fencing token to stop).
@@ -1099,6 +1107,48 @@ static int check_counter(const history_t *h, long long final, long long *lost) {
   return bad;
 }
 
+/* ---- rule 6: an observer of the election ---- */
+
+typedef struct {
+  pthread_mutex_t mu;
+  int n, leaders, out_of_order, unknown_after_leader;
+  int last_has_leader;
+  long long last_token, high;
+} watcher6_t;
+
+static watcher6_t w6 = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+static void w6_told(void *ctx, zkc_observer_t *obs, int rc,
+                    const zkc_observation_t *ev) {
+  (void)ctx, (void)obs;
+  pthread_mutex_lock(&w6.mu);
+  if (rc != ZKC_OK) {
+    w6.unknown_after_leader++; /* observing ended: counted as a violation */
+  } else {
+    w6.n++;
+    w6.last_has_leader = ev->has_leader;
+    if (ev->has_leader) {
+      w6.leaders++;
+      if (ev->token <= w6.high) {
+        w6.out_of_order++;
+        print_error("rule 6: told leader token %lld after %lld\n",
+                    (long long)ev->token, w6.high);
+      }
+      if (ev->token > w6.high) w6.high = ev->token;
+      w6.last_token = ev->token;
+    }
+  }
+  pthread_mutex_unlock(&w6.mu);
+}
+
+static int w6_nobody(void *ctx) {
+  (void)ctx;
+  pthread_mutex_lock(&w6.mu);
+  int nobody = w6.n > 0 && !w6.last_has_leader;
+  pthread_mutex_unlock(&w6.mu);
+  return nobody;
+}
+
 static int drained_pred(void *ctx) {
   const observer_t *o = ctx;
   for (int p = 0; p < o->npaths; p++)
@@ -1170,6 +1220,20 @@ static void run_under_faults(mode_t_ mode) {
     snprintf(o->paths[0], sizeof o->paths[0], "%s", lock);
   }
   observer_start(o);
+  zkc_client_t *w6c = NULL;
+  zkc_observer_t *w6o = NULL;
+  if (mode == M_LATCH || mode == M_SELECTOR) {
+    pthread_mutex_lock(&w6.mu);
+    w6.n = w6.leaders = w6.out_of_order = w6.unknown_after_leader = 0;
+    w6.last_has_leader = 0;
+    w6.last_token = w6.high = 0;
+    pthread_mutex_unlock(&w6.mu);
+    w6c = zkt_open(NULL);
+    assert_int_equal(zkc_observer_create(&w6o, w6c, lock, ZKC_OBSERVE_ELECTION),
+                     ZKC_OK);
+    assert_int_equal(zkc_observer_set_callback(w6o, w6_told, NULL), ZKC_OK);
+    assert_int_equal(zkc_observer_start(w6o), ZKC_OK);
+  }
   sentinel_start(&r->sentinel);
   r->proxy = zkt_proxy_start(1);
 
@@ -1204,6 +1268,20 @@ static void run_under_faults(mode_t_ mode) {
   /* Killed workers' sessions expire within a session timeout (and a tick);
    * the observers see every node go. */
   int drained = zkt_await(drained_pred, o, zkt_ms(3 * SESSION_MS + 10000));
+  int w6_bad = 0;
+  if (w6o) {
+    /* every node gone: the observer's last word is "nobody" */
+    int nobody = zkt_await(w6_nobody, NULL, zkt_ms(20000));
+    assert_int_equal(zkc_observer_destroy(w6o), ZKC_OK);
+    zkc_client_close(w6c);
+    pthread_mutex_lock(&w6.mu);
+    w6_bad = w6.out_of_order + w6.unknown_after_leader + !nobody;
+    printf("figure: observer told %d states, %d leaders, %d out of order, "
+           "last %s\n", w6.n, w6.leaders, w6.out_of_order,
+           w6.last_has_leader ? "a leader" : "nobody");
+    pthread_mutex_unlock(&w6.mu);
+    if (!nobody) print_error("rule 6: the observer's last word is not nobody\n");
+  }
   zkt_proxy_stop(&r->proxy);
   usleep(200000); /* the observers' last lists: not judged, only reported */
   observer_stop(o);
@@ -1266,7 +1344,7 @@ static void run_under_faults(mode_t_ mode) {
     gone += h.holds[i].gone != 0;
   }
   shared_pairs = 0;
-  int bad = check_grants(&h);
+  int bad = check_grants(&h) + w6_bad;
   bad += mode == M_SEM ? check_leases(&h) : check_overlaps(&h);
   bad += check_writes(&h);
   long long lost = 0;

@@ -2659,10 +2659,74 @@ static void leader_observe_prints_each_leader(void **state) {
   OK(zkc_latch_close(first, ZKC_CLOSE_SILENT));
   assert_true(zkt_read_line(&p, line, sizeof line, long_op()));
   assert_string_equal(line, "second");
+  /* nobody leads: said, not left silent */
+  OK(zkc_latch_close(second, ZKC_CLOSE_SILENT));
+  assert_true(zkt_read_line(&p, line, sizeof line, long_op()));
+  assert_string_equal(line, "(no leader)");
+  zkc_latch_t *third;
+  OK(zkc_latch_create(&third, c, path, "third", NULL));
+  OK(zkc_latch_start(third));
+  assert_true(zkt_read_line(&p, line, sizeof line, long_op()));
+  assert_string_equal(line, "third");
   kill(p.pid, SIGINT);
   assert_int_equal(run_cli(p), 0);
+  OK(zkc_latch_destroy(third));
   OK(zkc_latch_destroy(second));
   OK(zkc_latch_destroy(first));
+  zkc_client_close(c);
+}
+
+/* lock --observe: the holder's id, "(no holder)" once it released, the
+ * next holder's; an option of a participant is a usage error with it. */
+static void lock_observe_says_no_holder(void **state) {
+  (void)state;
+  const char *path = zkt_path("lock");
+  zkc_client_opts_t co;
+  zkc_client_opts_init(&co);
+  co.holder_id = "holder-1";
+  zkc_client_t *c = zkt_open(&co);
+  zkc_mutex_t *m;
+  OK(zkc_mutex_create(&m, c, path));
+  OK(zkc_mutex_acquire(m));
+  zkt_proc_t p = spawn_cli("lock", "--observe", path, NULL);
+  char line[256];
+  assert_true(zkt_read_line(&p, line, sizeof line, long_op()));
+  assert_string_equal(line, "holder-1");
+  assert_int_equal(zkt_children_count(path), 1); /* no node of its own */
+  OK(zkc_mutex_release(m));
+  assert_true(zkt_read_line(&p, line, sizeof line, long_op()));
+  assert_string_equal(line, "(no holder)");
+  OK(zkc_mutex_acquire(m));
+  assert_true(zkt_read_line(&p, line, sizeof line, long_op()));
+  assert_string_equal(line, "holder-1");
+  kill(p.pid, SIGINT);
+  assert_int_equal(run_cli(p), 0);
+  OK(zkc_mutex_release(m));
+  OK(zkc_mutex_destroy(m));
+  zkc_client_close(c);
+  assert_int_equal(RUN_CLI("lock", "--observe", "-n", path), 64);
+  assert_int_equal(RUN_CLI("lock", "--observe", "--write", path), 64);
+  assert_int_equal(RUN_CLI("lock", "--observe", path, "true"), 64);
+}
+
+/* leader --observe on a path nobody leads (not made yet): "(no leader)" at
+ * once, then the first leader. */
+static void leader_observe_says_no_leader(void **state) {
+  (void)state;
+  const char *path = zkt_path("election");
+  zkt_proc_t p = spawn_cli("leader", "--observe", path, NULL);
+  char line[256];
+  assert_true(zkt_read_line(&p, line, sizeof line, long_op()));
+  assert_string_equal(line, "(no leader)");
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_latch_t *l;
+  OK(zkc_latch_create(&l, c, path, "only", NULL));
+  OK(zkc_latch_start(l));
+  assert_true(zkt_read_line(&p, line, sizeof line, long_op()));
+  assert_string_equal(line, "only");
+  kill(p.pid, SIGTERM);
+  assert_int_equal(run_cli(p), 0);
+  OK(zkc_latch_destroy(l));
   zkc_client_close(c);
 }
 
@@ -2938,6 +3002,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test(status_prometheus_usage_errors),
       cmocka_unit_test(status_prometheus_textfile_recipe),
       cmocka_unit_test(leader_observe_prints_each_leader),
+      cmocka_unit_test(leader_observe_says_no_leader),
+      cmocka_unit_test(lock_observe_says_no_holder),
       cmocka_unit_test(parents_container_leaves_nothing_behind),
       cmocka_unit_test(help_command_is_help_option),
       cmocka_unit_test(stdout_write_error_said_exit_74),

@@ -74,6 +74,7 @@ typedef struct fx {
   zkc_mutex_t *pair[2]; /* mlb, mla: ml's locks */
   zkc_mutex_t *with_null[2], *same_lock[2], *same_path[2];
   zkc_rwlock_t *rw;    /* its read side is held in HELD */
+  zkc_observer_t *ob;  /* an observer, never started */
   uint64_t hold_id;    /* the acquire that gave it */
   int canary_fd;
   char canary[64];     /* "127.0.0.1:<port>" of the canary listener */
@@ -96,6 +97,7 @@ static const char *group_of(const char *fn) {
       strncmp(fn, "zkc_shared_count_", 17) == 0)
     return "sem";
   if (strncmp(fn, "zkc_multilock_", 14) == 0) return "multilock";
+  if (strncmp(fn, "zkc_observ", 10) == 0) return "observer";
   if (strncmp(fn, "zkc_async_", 10) == 0 || strncmp(fn, "zkc_hold_", 9) == 0)
     return "async";
   if (strncmp(fn, "zkc_client_", 11) == 0 || strcmp(fn, "zkc_state_name") == 0 ||
@@ -150,6 +152,7 @@ static const struct {
     {"selector", "Leader selector", "zkcoord/selector.h"},
     {"async", "Asynchronous acquire", "zkcoord/async.h, zkcoord/hold.h"},
     {"sem", "Semaphore and shared count", "zkcoord/semaphore.h, zkcoord/lease.h, zkcoord/shared_count.h"},
+    {"observer", "Observer", "zkcoord/observer.h"},
 };
 
 /* A section's heading and its table's head (the doc only): walk() names
@@ -389,6 +392,18 @@ static int made_m(int rc, zkc_mutex_t **p) {
   zkc_mutex_destroy(*p);
   return rc;
 }
+static zkc_observer_t **prep_ob(zkc_observer_t **p) { *p = (zkc_observer_t *)1; return p; }
+static int made_ob(int rc, zkc_observer_t **p) {
+  if (rc != ZKC_OK) return *p == NULL ? rc : -1;
+  zkc_observer_destroy(*p);
+  return rc;
+}
+static zkc_observation_t **prep_ev(zkc_observation_t **p) { *p = (zkc_observation_t *)1; return p; }
+static int made_ev(int rc, zkc_observation_t **p) {
+  if (rc != ZKC_OK) return *p == NULL ? rc : -1;
+  zkc_observation_free(*p);
+  return rc;
+}
 static int made_l(int rc, zkc_latch_t **p) {
   if (rc != ZKC_OK) return *p == NULL ? rc : -1;
   zkc_latch_destroy(*p);
@@ -532,6 +547,8 @@ static void walk(walker_t *w) {
               **one_lock_twice = fx.same_lock, **one_path_twice = fx.same_path;
   zkc_hold_t *ho = fx.hold;
   zkc_rwlock_t *rw = fx.rw, *orw;
+  zkc_observer_t *ob = fx.ob, *oob;
+  zkc_observation_t *oev;
   uint64_t u64;
   zkc_client_stats_t cstats;
   zkc_lock_stats_t lstats;
@@ -1222,6 +1239,46 @@ static void walk(walker_t *w) {
   RC(FRESH, "zkc_latch_node", "not leader", ZKC_ENOTOWNER, NULL,
      zkc_latch_node(l, node, sizeof node));
 
+  /* ---- observer ---- */
+  doc_section(w, "observer");
+  RC(FRESH, "zkc_observer_create", "out NULL", ZKC_EINVAL, NULL,
+     zkc_observer_create(NULL, c, "/x", ZKC_OBSERVE_ELECTION));
+  RC(FRESH, "zkc_observer_create", "client NULL", ZKC_EINVAL, "*out = NULL",
+     made_ob(zkc_observer_create(prep_ob(&oob), NULL, "/x", ZKC_OBSERVE_ELECTION), &oob));
+  RC(FRESH, "zkc_observer_create", "path NULL", ZKC_EINVAL, NULL,
+     made_ob(zkc_observer_create(prep_ob(&oob), c, NULL, ZKC_OBSERVE_ELECTION), &oob));
+  RC(FRESH, "zkc_observer_create", "path invalid (as zkc_mutex_create)", ZKC_EINVAL,
+     NULL, made_ob(zkc_observer_create(prep_ob(&oob), c, "/a//b", ZKC_OBSERVE_LOCK), &oob));
+  RC(FRESH, "zkc_observer_create", "path of 1025 bytes", ZKC_EINVAL, NULL,
+     made_ob(zkc_observer_create(prep_ob(&oob), c, LONG, ZKC_OBSERVE_LOCK), &oob));
+  RC(FRESH, "zkc_observer_create", "kind not a zkc_observe_kind_t", ZKC_EINVAL,
+     NULL, made_ob(zkc_observer_create(prep_ob(&oob), c, "/x", (zkc_observe_kind_t)7),
+                   &oob));
+  RC(CLOSED, "zkc_observer_create", "closed client", ZKC_ECLOSED, NULL,
+     made_ob(zkc_observer_create(prep_ob(&oob), c, "/x", ZKC_OBSERVE_ELECTION), &oob));
+  RC(FRESH, "zkc_observer_set_callback", "observer NULL", ZKC_EINVAL, NULL,
+     zkc_observer_set_callback(NULL, NULL, NULL));
+  RC(FRESH, "zkc_observer_start", "NULL", ZKC_EINVAL, NULL, zkc_observer_start(NULL));
+  RC(CLOSED, "zkc_observer_start", "closed client", ZKC_ECLOSED, NULL,
+     zkc_observer_start(ob));
+  RC(FRESH, "zkc_observer_next", "observer or out NULL", ZKC_EINVAL, NULL,
+     zkc_observer_next(NULL, 0, &oev));
+  RC(FRESH, "zkc_observer_next", "never started", ZKC_EINVAL, "*out = NULL",
+     made_ev(zkc_observer_next(ob, 0, prep_ev(&oev)), &oev));
+  RC(CALLBACK, "zkc_observer_next", "valid", ZKC_EDEADLK, NULL,
+     made_ev(zkc_observer_next(ob, 0, prep_ev(&oev)), &oev));
+  VOID(FRESH, "zkc_observation_free", "NULL", "no-op", zkc_observation_free(NULL));
+  VAL(FRESH, "zkc_observer_path", "NULL", 1, "NULL", zkc_observer_path(NULL) == NULL);
+  VAL(FRESH, "zkc_observer_close", "NULL", ZKC_OK, "`ZKC_OK`", zkc_observer_close(NULL));
+  RC(CALLBACK, "zkc_observer_close", "valid", ZKC_EDEADLK, "nothing changes",
+     zkc_observer_close(ob));
+  VAL(FRESH, "zkc_observer_destroy", "NULL", ZKC_OK, "`ZKC_OK`",
+      zkc_observer_destroy(NULL));
+  RC(CALLBACK, "zkc_observer_destroy", "valid", ZKC_EDEADLK, "nothing freed",
+     zkc_observer_destroy(ob));
+  UB(FRESH, "zkc_observer_destroy", "while another thread uses the observer, "
+     "twice, or any use after destroy", "undefined behaviour");
+
   /* ---- selector ---- */
   doc_section(w, "selector");
   VOID(FRESH, "zkc_selector_opts_init", "NULL", "no-op", zkc_selector_opts_init(NULL));
@@ -1753,6 +1810,8 @@ static void walk_group(const char *group) {
                    ZKC_OK);
   fx.hold = NULL;
   assert_int_equal(zkc_rwlock_create(&fx.rw, fx.c, zkt_path("rw")), ZKC_OK);
+  assert_int_equal(zkc_observer_create(&fx.ob, fx.c, zkt_path("observed"),
+                                       ZKC_OBSERVE_ELECTION), ZKC_OK);
 
   uint64_t probes;
   long long cxid = quiet_cxid(&probes);
@@ -1814,6 +1873,7 @@ static void walk_group(const char *group) {
   assert_int_equal(zkc_mutex_destroy(fx.mlc), ZKC_OK);
   zkc_mutex_release(zkc_rwlock_read_side(fx.rw));
   assert_int_equal(zkc_rwlock_destroy(fx.rw), ZKC_OK);
+  assert_int_equal(zkc_observer_destroy(fx.ob), ZKC_OK);
   assert_int_equal(zkc_latch_destroy(fx.l), ZKC_OK);
   assert_int_equal(zkc_selector_destroy(fx.s), ZKC_OK);
   assert_int_equal(zkc_mutex_destroy(fx.m), ZKC_OK);
@@ -1837,6 +1897,7 @@ static void sem(void **state) { (void)state, walk_group("sem"); }
 static void async(void **state) { (void)state, walk_group("async"); }
 static void multilock(void **state) { (void)state, walk_group("multilock"); }
 static void rwlock(void **state) { (void)state, walk_group("rwlock"); }
+static void observer(void **state) { (void)state, walk_group("observer"); }
 
 /* ---- the doc ---- */
 
@@ -1952,7 +2013,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(common), cmocka_unit_test(client), cmocka_unit_test(mutex),
       cmocka_unit_test(latch),  cmocka_unit_test(selector), cmocka_unit_test(sem),
       cmocka_unit_test(async),  cmocka_unit_test(multilock),
-      cmocka_unit_test(rwlock),
+      cmocka_unit_test(rwlock), cmocka_unit_test(observer),
   };
   return zkt_main(argc, argv, tests, sizeof tests / sizeof *tests, "misuse");
 }
