@@ -219,10 +219,17 @@ void zkc__candidate_count_turn(zkc__candidate_t *cand, const zkc__held_t *held,
   pthread_mutex_unlock(&cand->mu);
 }
 
+void zkc__candidate_let_go(zkc__candidate_t *cand, zkc__held_t *held) {
+  /* About a round trip: an answering ensemble is waited for, a silent one
+   * leaves the delete to the janitor, which finishes it. */
+  zkc__lock_release_by(cand->client, held,
+                       zkc__limit_after(zkc__deadline_after(0)));
+}
+
 /* A node that may not lead is given up at once: the next participant, or
  * this one in a new turn, must not queue behind it. */
 int zkc__candidate_decline(zkc__candidate_t *cand, zkc__held_t *held) {
-  zkc__lock_release(cand->client, held);
+  zkc__candidate_let_go(cand, held);
   return !atomic_load(&cand->cancel);
 }
 

@@ -112,7 +112,12 @@ int zkc__candidate_hold_locked(zkc__candidate_t *cand, zkc__held_t *held,
 void zkc__candidate_count_turn(zkc__candidate_t *cand, const zkc__held_t *held,
                                int lead);
 
-/* Deletes a node that may not lead. Returns turn's answer. */
+/* Deletes a node whose leadership failed (lost, or never to lead) within
+ * about a round trip: unanswered by then (a silent ensemble), the delete is
+ * the janitor's and the thread goes on. held->node is freed. */
+void zkc__candidate_let_go(zkc__candidate_t *cand, zkc__held_t *held);
+
+/* Deletes a node that may not lead (let_go). Returns turn's answer. */
 int zkc__candidate_decline(zkc__candidate_t *cand, zkc__held_t *held);
 
 /* Takes the node and its watch from cand; caller holds cand->mu, then removes

@@ -178,8 +178,9 @@ static int one_turn(void *arg) {
   zkc__stats_released(l->cand.st, granted, ZKC_ELOST);
   tell(l, 0);
   /* The node is gone with the session, or (suspended) must go so that the
-   * next participant can lead: a guaranteed delete. */
-  zkc__lock_release(c, &held);
+   * next participant can lead: a guaranteed delete, finished by the janitor
+   * when the ensemble is silent. */
+  zkc__candidate_let_go(&l->cand, &held);
   return 1;
 }
 

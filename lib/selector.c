@@ -125,8 +125,12 @@ static int one_turn(void *arg) {
   zkc__stats_released(s->cand.st, s->cand.granted_us,
                       lost ? ZKC_ELOST : ZKC_OK);
   /* A guaranteed delete: the next participant leads once it is gone. A
-   * node of a lost session is gone already. */
-  zkc__lock_release(c, &held);
+   * node of a lost session is gone already; a lost turn's is let go within
+   * about a round trip (the janitor finishes it on a silent ensemble). */
+  if (lost)
+    zkc__candidate_let_go(&s->cand, &held);
+  else
+    zkc__lock_release(c, &held);
   zkc__log(c, ZKC_LOG_INFO, "selector %s: leadership given up", s->cand.path);
   return 1;
 }
