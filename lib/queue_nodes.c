@@ -63,6 +63,7 @@ int zkc__ensure_path_until(zkc_client_t *c, const char *path,
     if (p == NULL) return ZKC_ENOMEM;
     zkc__call_t k = {.rq = {.kind = ZKC__REQ_PARENT, .path = p}};
     rc = zkc__call(c, &k, 1, &once); /* unanswered by limit_ms: given up */
+    zkc__call_clear(&k, 1); /* the created name, not needed */
     free(p);
     if (rc == ZKC_ETIMEDOUT) return rc;
     rc = zkc__parent_next(path, rc, &up, &steps);
