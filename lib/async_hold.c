@@ -128,12 +128,12 @@ static int hold_fenced(zkc_hold_t *h, const char *fn, int create,
   if (rc == ZKC_OK && (node = strdup(h->held.node)) == NULL) rc = ZKC_ENOMEM;
   pthread_mutex_unlock(&a->mu);
   if (rc == ZKC_OK) {
-    int failed_op = -1;
-    rc = create
-             ? zkc__fenced_create_node(a->c, node, path, data, len, &failed_op)
-             : zkc__op_run_check_set_version(a->c, node, path, data,
-                                             (int)len, -1, NULL, &failed_op);
-    if (rc == ZKC_ENONODE && failed_op == 0) { /* our node is gone */
+    zkc__call_t w = {.rq = {.kind = create ? ZKC__REQ_CHECK_CREATE
+                                          : ZKC__REQ_CHECK_SET,
+                            .check = node, .path = path, .data = data,
+                            .len = (int)len, .version = -1}};
+    rc = create ? zkc__fenced_create_node(a->c, &w) : zkc__call(a->c, &w, 1, NULL);
+    if (zkc__call_check_gone(&w)) { /* our node is gone */
       pthread_mutex_lock(&a->mu);
       zkc__hold_rec_lose(&h->rec, NULL); /* told on a state, or kept */
       pthread_mutex_unlock(&a->mu);

@@ -14,6 +14,7 @@ int zkc__call_send(zkc_client_t *c, zkc__call_t *calls, size_t n) {
   /* Every op made before the first is sent: all of them go, or none. */
   int rc = ZKC_OK;
   size_t made = 0;
+  for (size_t i = 0; i < n; i++) calls[i].failed = -1; /* none sent yet */
   for (; made < n && rc == ZKC_OK; made++) {
     calls[made].op = malloc(sizeof *calls[made].op);
     if (calls[made].op == NULL) rc = ZKC_ENOMEM;
@@ -42,6 +43,7 @@ static void take(zkc__call_t *k, zkc__op_t *op) {
   k->created = op->created, op->created = NULL;
   k->children = op->children;
   op->children = (zkc__names_t){0};
+  k->failed = op->failed;
   zkc__op_free(op);
 }
 
@@ -69,6 +71,10 @@ int zkc__call_answer(const zkc__call_t *calls, size_t n) {
 
 int zkc__call_retries(zkc__call_retry_t retry, int answer) {
   return retry != ZKC__CALL_ONCE && zkc__retryable(answer);
+}
+
+int zkc__call_check_gone(const zkc__call_t *k) {
+  return k->rc == ZKC_ENONODE && k->failed == 0;
 }
 
 int zkc__call_stop(zkc__call_retry_t retry, int answer, int why) {
@@ -106,9 +112,8 @@ static int wait_connected_in(zkc_client_t *c, int64_t session,
   }
 }
 
-/* After the retryable answer rc: ZKC_OK to send again, else why not. */
-static int again(zkc_client_t *c, const zkc__call_opts_t *o, int *attempt,
-                 int rc) {
+int zkc__call_again(zkc_client_t *c, const zkc__call_opts_t *o, int *attempt,
+                    int rc) {
   if (o->session == 0) {
     rc = zkc__retry_wait(c, attempt, rc, o->deadline_ms);
   } else {
@@ -139,7 +144,7 @@ int zkc__call(zkc_client_t *c, zkc__call_t *calls, size_t n,
       rc = zkc__call_answer(calls, n);
     }
     if (!zkc__call_retries(o->retry, rc)) return rc;
-    int why = again(c, o, &attempt, rc);
+    int why = zkc__call_again(c, o, &attempt, rc);
     if (why != ZKC_OK) return zkc__call_stop(o->retry, rc, why);
     zkc__call_clear(calls, n);
   }

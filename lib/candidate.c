@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* What the leader latch and the leader selector share: the candidate's
  * set-up, thread and queueing, the checks a first node passes before it may
- * lead, and the reads of the participants. */
+ * lead, leadership's standing on the hold record, the accessors both answer
+ * alike, and the reads of the participants. */
 #include "candidate.h"
 
 #include <errno.h>
@@ -196,6 +197,10 @@ int zkc__candidate_hold_locked(zkc__candidate_t *cand, zkc__held_t *held,
   cand->errors = 0;
   cand->held = *held;
   cand->has_node = 1;
+  zkc__hold_rec_set(&cand->rec, held->token, held->session_id);
+  atomic_store(&cand->rec.in_doubt, 0);
+  atomic_store(&cand->rec.lost, 0);
+  atomic_store(&cand->rec.told, 0);
   /* Under cand->mu, so that the guard cannot fire before it is recorded. */
   if (zkc__guard_add(c, held->node, held->session_id, on_gone, cand->self,
                      &cand->guard) != ZKC_OK)
@@ -214,10 +219,17 @@ void zkc__candidate_count_turn(zkc__candidate_t *cand, const zkc__held_t *held,
   pthread_mutex_unlock(&cand->mu);
 }
 
+void zkc__candidate_let_go(zkc__candidate_t *cand, zkc__held_t *held) {
+  /* About a round trip: an answering ensemble is waited for, a silent one
+   * leaves the delete to the janitor, which finishes it. */
+  zkc__lock_release_by(cand->client, held,
+                       zkc__limit_after(zkc__deadline_after(0)));
+}
+
 /* A node that may not lead is given up at once: the next participant, or
  * this one in a new turn, must not queue behind it. */
 int zkc__candidate_decline(zkc__candidate_t *cand, zkc__held_t *held) {
-  zkc__lock_release(cand->client, held);
+  zkc__candidate_let_go(cand, held);
   return !atomic_load(&cand->cancel);
 }
 
@@ -231,6 +243,81 @@ zkc__held_t zkc__candidate_take_node_locked(zkc__candidate_t *cand,
   cand->has_node = 0;
   cand->held.node = NULL;
   return held;
+}
+
+/* The hold record names a loss into a list; leadership has one token and
+ * the recipe tells its loss itself, so only whether it was named counts. */
+static int named(int now, zkc__lost_list_t *l) {
+  zkc__lost_clear(l);
+  return now;
+}
+
+int zkc__candidate_state_locked(zkc__candidate_t *cand, zkc_state_t st,
+                                int64_t lost_session, int lost_on_suspended,
+                                zkc_lost_reason_t *why) {
+  if (!cand->has_node) return 0;
+  zkc__lost_list_t l = {0};
+  return named(zkc__hold_rec_on_state(&cand->rec, st, lost_session,
+                                      lost_on_suspended, &l, why),
+               &l);
+}
+
+int zkc__candidate_lose_locked(zkc__candidate_t *cand) {
+  if (!cand->has_node) return 0;
+  zkc__lost_list_t l = {0};
+  return named(zkc__hold_rec_lose(&cand->rec, &l), &l);
+}
+
+/* ---- the accessors, written once for both recipes ---- */
+
+int zkc__candidate_token(zkc__candidate_t *cand, const char *fn,
+                         const char *kind, int64_t *token,
+                         int (*leads)(const zkc__candidate_t *cand)) {
+  int rc = zkc__refuse_null(cand ? cand->client : NULL, fn, kind,
+                            cand == NULL, "token", token == NULL,
+                            (char *)NULL);
+  if (rc != ZKC_OK) return rc;
+  pthread_mutex_lock(&cand->mu);
+  rc = leads(cand) && cand->has_node ? ZKC_OK : ZKC_ENOTOWNER;
+  if (rc == ZKC_OK) *token = cand->rec.token;
+  pthread_mutex_unlock(&cand->mu);
+  return rc;
+}
+
+int zkc__candidate_error(zkc__candidate_t *cand, const char *fn,
+                         const char *kind) {
+  if (cand == NULL)
+    return zkc__refuse(NULL, ZKC_EINVAL, "%s: %s is NULL", fn, kind);
+  pthread_mutex_lock(&cand->mu);
+  int rc = cand->failed;
+  pthread_mutex_unlock(&cand->mu);
+  return rc;
+}
+
+int zkc__candidate_stats(const zkc__candidate_t *cand, const char *fn,
+                         const char *kind, zkc_lock_stats_t *out) {
+  if (cand == NULL || out == NULL)
+    return zkc__refuse(cand ? cand->client : NULL, ZKC_EINVAL,
+                       "%s: %s is NULL", fn, cand ? "out" : kind);
+  return zkc__stats_copy(cand->st, out);
+}
+
+int zkc__candidate_participants(zkc__candidate_t *cand, const char *fn,
+                                const char *kind, zkc_participant_t **out,
+                                size_t *count) {
+  int rc = zkc__refuse_null(cand ? cand->client : NULL, fn, kind,
+                            cand == NULL, "out", out == NULL, "count",
+                            count == NULL, (char *)NULL);
+  if (rc != ZKC_OK) return rc;
+  return zkc__participants_read(cand->client, cand->path, out, count);
+}
+
+int zkc__candidate_leader_id(zkc__candidate_t *cand, const char *fn,
+                             const char *kind, char **id) {
+  int rc = zkc__refuse_null(cand ? cand->client : NULL, fn, kind,
+                            cand == NULL, "id", id == NULL, (char *)NULL);
+  if (rc != ZKC_OK) return rc;
+  return zkc__leader_id_read(cand->client, cand->path, id);
 }
 
 void zkc_participants_free(zkc_participant_t *p, size_t count) {

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hold_fate.h"
 #include "queue.h"
 #include "session.h"
 #include "stats.h"
@@ -36,8 +37,11 @@ typedef struct zkc__candidate {
   pthread_cond_t cv; /* state, queue, connection and leadership changes */
   int state;         /* ZKC__LATENT, ZKC__STARTED, ZKC__CLOSED */
   int queued;        /* a turn is wanted (set by start) or under way */
-  int has_node;      /* held is valid (while leading) */
+  int has_node;      /* held and rec are valid (while leading) */
   zkc__held_t held;
+  /* Leadership's standing, as every recipe's hold keeps it: its token and
+   * session, in doubt, lost (leadership taken away), its loss named once. */
+  zkc__hold_rec_t rec;
   uint64_t guard;       /* the watch on held.node */
   int live;             /* the client's connection is up */
   int64_t lost_session; /* the last session reported LOST */
@@ -108,13 +112,48 @@ int zkc__candidate_hold_locked(zkc__candidate_t *cand, zkc__held_t *held,
 void zkc__candidate_count_turn(zkc__candidate_t *cand, const zkc__held_t *held,
                                int lead);
 
-/* Deletes a node that may not lead. Returns turn's answer. */
+/* Deletes a node whose leadership failed (lost, or never to lead) within
+ * about a round trip: unanswered by then (a silent ensemble), the delete is
+ * the janitor's and the thread goes on. held->node is freed. */
+void zkc__candidate_let_go(zkc__candidate_t *cand, zkc__held_t *held);
+
+/* Deletes a node that may not lead (let_go). Returns turn's answer. */
 int zkc__candidate_decline(zkc__candidate_t *cand, zkc__held_t *held);
 
 /* Takes the node and its watch from cand; caller holds cand->mu, then removes
  * the guard and releases the node. */
 zkc__held_t zkc__candidate_take_node_locked(zkc__candidate_t *cand,
                                             uint64_t *guard);
+
+/* Leadership's standing (cand->rec) after state `st` (the arguments of
+ * zkc__hold_rec_on_state): in doubt, standing, or lost; 1 when this change
+ * named its loss (*why set), which the recipe then tells once. And
+ * leadership taken away (its node deleted; a recipe's stricter rule): 1
+ * when named now. Both 0 while no node is held. Caller holds cand->mu. */
+int zkc__candidate_state_locked(zkc__candidate_t *cand, zkc_state_t st,
+                                int64_t lost_session, int lost_on_suspended,
+                                zkc_lost_reason_t *why);
+int zkc__candidate_lose_locked(zkc__candidate_t *cand);
+
+/* ---- the accessors both recipes answer alike over their candidate ----
+ * cand is NULL when the recipe's object is; fn names the public call,
+ * `kind` the object ("latch", "selector") in a refusal. */
+
+/* The fencing token while `leads` (the recipe's judgement, taken under
+ * cand->mu) and a node is held; else ZKC_ENOTOWNER. */
+int zkc__candidate_token(zkc__candidate_t *cand, const char *fn,
+                         const char *kind, int64_t *token,
+                         int (*leads)(const zkc__candidate_t *cand));
+/* The permanent error that ended the election, or ZKC_OK. */
+int zkc__candidate_error(zkc__candidate_t *cand, const char *fn,
+                         const char *kind);
+int zkc__candidate_stats(const zkc__candidate_t *cand, const char *fn,
+                         const char *kind, zkc_lock_stats_t *out);
+int zkc__candidate_participants(zkc__candidate_t *cand, const char *fn,
+                                const char *kind, zkc_participant_t **out,
+                                size_t *count);
+int zkc__candidate_leader_id(zkc__candidate_t *cand, const char *fn,
+                             const char *kind, char **id);
 
 /* Every contender on `path` in queue order with its id (the node data); the
  * first is marked leader. A head that vanished between the list and the

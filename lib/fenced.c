@@ -97,17 +97,17 @@ static int fenced_write(zkc_mutex_t *m, const char *path, const void *data,
   int64_t session = 0;
   rc = zkc__mutex_hold_enter(m, &session, &node);
   if (rc == ZKC_OK) {
-    int failed_op = -1;
-    if (create)
-      rc = zkc__fenced_create_node(c, node, path, data, len, &failed_op);
-    else
-      rc = zkc__op_run_check_set_version(c, node, path, data, (int)len, version,
-                                         new_version, &failed_op);
+    zkc__call_t w = {.rq = {.kind = create ? ZKC__REQ_CHECK_CREATE
+                                          : ZKC__REQ_CHECK_SET,
+                            .check = node, .path = path, .data = data,
+                            .len = (int)len, .version = version}};
+    rc = create ? zkc__fenced_create_node(c, &w) : zkc__call(c, &w, 1, NULL);
+    if (rc == ZKC_OK && new_version != NULL) *new_version = w.stat.version;
     /* Our lock node is gone, or the session that owns it has expired (the
      * handle refuses every request): the hold is lost. The maintenance
      * thread tells the lost callback when it learns of it (the guard finds
      * the node gone, or the session's LOST is dispatched). */
-    if ((rc == ZKC_ENONODE && failed_op == 0) || rc == ZKC_ESESSIONEXPIRED) {
+    if (zkc__call_check_gone(&w) || rc == ZKC_ESESSIONEXPIRED) {
       zkc__mutex_hold_lost(m);
       rc = ZKC_ELOST;
     }

@@ -82,10 +82,11 @@ void zkc__released_on_state(zkc__released_list_t *l, zkc_state_t st,
 void zkc__released_clear(zkc__released_list_t *l);
 
 /* ---- one hold's standing: the record every recipe's hold carries ----
- * A mutex hold, a lease set and an async hold each keep one, and every
- * question about their standing is asked of it: granted in time, in doubt,
- * lost, its loss named once, held now, what its release says and whether
- * the release keeps it for a loss learnt later. The flags are atomics:
+ * A mutex hold, a lease set, an async hold and a leader's leadership
+ * (candidate.h) each keep one, and every question about their standing is
+ * asked of it: granted in time, in doubt, lost, its loss named once, held
+ * now, what its release says and whether the release keeps it for a loss
+ * learnt later. The flags are atomics:
  * is-held and a hold's own calls read them from any thread; the recipe's
  * lock orders the changes. */
 typedef struct zkc__hold_rec {

@@ -27,10 +27,8 @@
 struct zkc_latch {
   /* Node, thread and connection; cand.mu guards the fields below up to
    * cb_off, cand.cb_mu is held while a callback runs. */
-  zkc__candidate_t cand;
-  int leader;         /* has leadership now */
+  zkc__candidate_t cand; /* leadership: a node held, its record not lost */
   int shown;          /* ... and is_leader is told: others see it */
-  int drop;           /* the observer took leadership away */
 
   atomic_int cb_off;      /* no callback may start any more */
   int told;               /* 1 after is_leader, 0 after not_leader */
@@ -45,9 +43,21 @@ static int on_latch_thread(const zkc_latch_t *l) {
   return zkc__candidate_on_thread(&l->cand) || in_callback_of == l;
 }
 
+/* Has leadership now: its node held and not lost. Caller holds cand.mu. */
+static int leader_locked(const zkc_latch_t *l) {
+  return l->cand.has_node && !atomic_load(&l->cand.rec.lost);
+}
+
+/* Leadership taken away, the node not given up yet. Caller holds cand.mu. */
+static int dropped_locked(const zkc_latch_t *l) {
+  return l->cand.has_node && atomic_load(&l->cand.rec.lost);
+}
+
 /* Leadership as callers see it: from the call of is_leader on. Caller
  * holds l->cand.mu. */
-static int shown_locked(const zkc_latch_t *l) { return l->leader && l->shown; }
+static int shown_locked(const zkc_latch_t *l) {
+  return leader_locked(l) && l->shown;
+}
 
 /* Tells the callbacks that leadership is now `leader`, once per change.
  * Leadership is shown to callers as is_leader is called, under cb_mu: one
@@ -59,7 +69,7 @@ static void tell(zkc_latch_t *l, int leader) {
   int go = !atomic_load(&l->cb_off) && l->told != leader;
   if (go && leader) {
     pthread_mutex_lock(&l->cand.mu);
-    go = l->shown = l->leader;
+    go = l->shown = leader_locked(l);
     pthread_cond_broadcast(&l->cand.cv); /* awaiters */
     pthread_mutex_unlock(&l->cand.mu);
   }
@@ -73,15 +83,11 @@ static void tell(zkc_latch_t *l, int leader) {
   pthread_mutex_unlock(&l->cand.cb_mu);
 }
 
-/* Takes leadership away (when `drop`, for `reason`): the latch thread
- * tells not_leader and rejoins. Called with cand.mu held; unlocks it, then
- * logs and counts the loss. */
+/* Leadership was taken away (when `drop`, its loss named now, for
+ * `reason`): the latch thread tells not_leader and rejoins. Called with
+ * cand.mu held; unlocks it, then logs and counts the loss. */
 static void drop_unlock(zkc_latch_t *l, int drop, zkc_lost_reason_t reason,
                         const char *why) {
-  if (drop) {
-    l->leader = 0;
-    l->drop = 1;
-  }
   pthread_cond_broadcast(&l->cand.cv);
   pthread_mutex_unlock(&l->cand.mu);
   if (!drop) return;
@@ -109,9 +115,8 @@ static void on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
   pthread_mutex_lock(&l->cand.mu);
   zkc__candidate_note_state_locked(&l->cand, st, lost_session);
   zkc_lost_reason_t why = ZKC_LOST_SESSION;
-  int drop = l->leader &&
-             zkc__hold_fate_on_state(st, lost_session, l->cand.held.session_id,
-                                     drop_on_suspend, &why) == ZKC__HOLD_LOST;
+  int drop = zkc__candidate_state_locked(&l->cand, st, lost_session,
+                                         drop_on_suspend, &why);
   drop_unlock(l, drop, why, zkc_state_name(st));
 }
 
@@ -120,8 +125,9 @@ static void on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
 static void on_node_gone(void *ctx, uint64_t guard) {
   zkc_latch_t *l = ctx;
   pthread_mutex_lock(&l->cand.mu);
-  drop_unlock(l, l->leader && l->cand.guard == guard, ZKC_LOST_DELETED,
-              "node deleted by another client");
+  drop_unlock(l,
+              l->cand.guard == guard && zkc__candidate_lose_locked(&l->cand),
+              ZKC_LOST_DELETED, "node deleted by another client");
 }
 
 /* One turn: wait for a live connection, queue, lead until leadership is
@@ -150,11 +156,7 @@ static int one_turn(void *arg) {
   int doubt = zkc__lost_on_suspended(c) &&
               (l->cand.suspend_gen != gen0 || !l->cand.live);
   int lead = zkc__candidate_hold_locked(&l->cand, &held, doubt, on_node_gone);
-  if (lead) {
-    l->leader = 1;
-    l->shown = 0;
-    l->drop = 0;
-  }
+  if (lead) l->shown = 0;
   pthread_mutex_unlock(&l->cand.mu);
   zkc__candidate_count_turn(&l->cand, &held, lead);
   if (!lead) return zkc__candidate_decline(&l->cand, &held);
@@ -162,7 +164,7 @@ static int one_turn(void *arg) {
   tell(l, 1);
 
   pthread_mutex_lock(&l->cand.mu);
-  while (!atomic_load(&l->cand.cancel) && !l->drop)
+  while (!atomic_load(&l->cand.cancel) && !dropped_locked(l))
     pthread_cond_wait(&l->cand.cv, &l->cand.mu);
   if (atomic_load(&l->cand.cancel)) { /* close takes over the node */
     pthread_mutex_unlock(&l->cand.mu);
@@ -171,14 +173,14 @@ static int one_turn(void *arg) {
   uint64_t guard;
   int64_t granted = l->cand.granted_us;
   held = zkc__candidate_take_node_locked(&l->cand, &guard);
-  l->drop = 0;
   pthread_mutex_unlock(&l->cand.mu);
   zkc__guard_remove(c, guard);
   zkc__stats_released(l->cand.st, granted, ZKC_ELOST);
   tell(l, 0);
   /* The node is gone with the session, or (suspended) must go so that the
-   * next participant can lead: a guaranteed delete. */
-  zkc__lock_release(c, &held);
+   * next participant can lead: a guaranteed delete, finished by the janitor
+   * when the ensemble is silent. */
+  zkc__candidate_let_go(&l->cand, &held);
   return 1;
 }
 
@@ -293,11 +295,11 @@ static int latch_close_impl(zkc_latch_t *l, zkc_close_mode_t mode) {
   /* The thread is gone: leadership and the node are ours to end. */
   pthread_mutex_lock(&l->cand.mu);
   int has_node = l->cand.has_node;
-  int lost = l->drop; /* lost, and the thread stopped before giving it up */
+  /* lost, and the thread stopped before giving it up */
+  int lost = dropped_locked(l);
   int64_t granted = l->cand.granted_us;
   uint64_t guard;
   zkc__held_t held = zkc__candidate_take_node_locked(&l->cand, &guard);
-  l->leader = 0;
   pthread_mutex_unlock(&l->cand.mu);
   zkc__guard_remove(c, guard);
   if (has_node)
@@ -395,32 +397,23 @@ int zkc_latch_await(zkc_latch_t *l, int64_t timeout_ms) {
 }
 
 int zkc_latch_error(const zkc_latch_t *cl) {
-  if (cl == NULL)
-    return zkc__refuse(NULL, ZKC_EINVAL, "zkc_latch_error: latch is NULL");
-  zkc_latch_t *l = (zkc_latch_t *)cl;
-  pthread_mutex_lock(&l->cand.mu);
-  int rc = l->cand.failed;
-  pthread_mutex_unlock(&l->cand.mu);
-  return rc;
+  zkc_latch_t *l = (zkc_latch_t *)cl; /* locking is not a logical change */
+  return zkc__candidate_error(l ? &l->cand : NULL, __func__, "latch");
 }
 
-static int latch_fencing_token_impl(const zkc_latch_t *cl, int64_t *token) {
-  int rc_ = zkc__refuse_null(cl ? cl->cand.client : NULL,
-                             "zkc_latch_fencing_token", "latch", cl == NULL,
-                             "token", token == NULL, (char *)NULL);
-  if (rc_ != ZKC_OK) return rc_;
-  zkc_latch_t *l = (zkc_latch_t *)cl;
-  if (zkc__client_closed(l->cand.client)) return ZKC_ENOTOWNER;
-  pthread_mutex_lock(&l->cand.mu);
-  int rc = shown_locked(l) && l->cand.has_node ? ZKC_OK : ZKC_ENOTOWNER;
-  if (rc == ZKC_OK) *token = l->cand.held.token;
-  pthread_mutex_unlock(&l->cand.mu);
-  return rc;
+/* The token's judgement: leadership shown, on an open client (closing it
+ * sends no state: its session and node are gone). Under cand.mu. */
+static int token_shown(const zkc__candidate_t *cand) {
+  const zkc_latch_t *l = cand->self;
+  return !zkc__client_closed(cand->client) && shown_locked(l);
 }
 
 int zkc_latch_fencing_token(const zkc_latch_t *cl, int64_t *token) {
   unsigned mark = zkc__public_enter();
-  return zkc__public_leave(__func__, mark, latch_fencing_token_impl(cl, token));
+  zkc_latch_t *l = (zkc_latch_t *)cl;
+  return zkc__public_leave(__func__, mark,
+                           zkc__candidate_token(l ? &l->cand : NULL, __func__,
+                                                "latch", token, token_shown));
 }
 
 static int latch_node_impl(const zkc_latch_t *cl, char *buf, size_t buf_len) {
@@ -457,47 +450,29 @@ int zkc_latch_node(const zkc_latch_t *cl, char *buf, size_t buf_len) {
 
 const char *zkc_latch_id(const zkc_latch_t *l) { return l ? l->cand.id : NULL; }
 
-static int latch_stats_impl(const zkc_latch_t *l, zkc_lock_stats_t *out) {
-  if (l == NULL || out == NULL)
-    return zkc__refuse(l ? l->cand.client : NULL, ZKC_EINVAL,
-                       "zkc_latch_stats: %s is NULL", l ? "out" : "latch");
-  return zkc__stats_copy(l->cand.st, out);
-}
-
 int zkc_latch_stats(const zkc_latch_t *l, zkc_lock_stats_t *out) {
   unsigned mark = zkc__public_enter();
-  return zkc__public_leave(__func__, mark, latch_stats_impl(l, out));
+  return zkc__public_leave(__func__, mark,
+                           zkc__candidate_stats(l ? &l->cand : NULL, __func__,
+                                                "latch", out));
 }
 
 const char *zkc_latch_path(const zkc_latch_t *l) {
   return l ? l->cand.path : NULL;
 }
 
-static int latch_participants_impl(zkc_latch_t *l, zkc_participant_t **out,
-                                   size_t *count) {
-  int rc_ = zkc__refuse_null(
-      l ? l->cand.client : NULL, "zkc_latch_participants", "latch", l == NULL,
-      "out", out == NULL, "count", count == NULL, (char *)NULL);
-  if (rc_ != ZKC_OK) return rc_;
-  return zkc__participants_read(l->cand.client, l->cand.path, out, count);
-}
-
 int zkc_latch_participants(zkc_latch_t *l, zkc_participant_t **out,
                            size_t *count) {
   unsigned mark = zkc__public_enter();
   return zkc__public_leave(__func__, mark,
-                           latch_participants_impl(l, out, count));
-}
-
-static int latch_leader_id_impl(zkc_latch_t *l, char **id) {
-  int rc_ =
-      zkc__refuse_null(l ? l->cand.client : NULL, "zkc_latch_leader_id",
-                       "latch", l == NULL, "id", id == NULL, (char *)NULL);
-  if (rc_ != ZKC_OK) return rc_;
-  return zkc__leader_id_read(l->cand.client, l->cand.path, id);
+                           zkc__candidate_participants(l ? &l->cand : NULL,
+                                                       __func__, "latch", out,
+                                                       count));
 }
 
 int zkc_latch_leader_id(zkc_latch_t *l, char **id) {
   unsigned mark = zkc__public_enter();
-  return zkc__public_leave(__func__, mark, latch_leader_id_impl(l, id));
+  return zkc__public_leave(__func__, mark,
+                           zkc__candidate_leader_id(l ? &l->cand : NULL,
+                                                    __func__, "latch", id));
 }

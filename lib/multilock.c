@@ -254,10 +254,14 @@ static int confirm_set(const zkc_multilock_t *ml, int64_t deadline) {
   int64_t *sessions = calloc(ml->n, sizeof *sessions);
   if (sessions == NULL) return ZKC_ENOMEM;
   int rc, stale = 0, attempt = 0;
+  /* A round is a call sent in halves to several clients: retried as one. */
+  const zkc__call_opts_t again = {.limit_ms = zkc__limit_after(deadline),
+                                  .retry = ZKC__CALL_RETRY,
+                                  .deadline_ms = deadline};
   for (;;) {
     int64_t sent = zkc__boot_ms();
     zkc_client_t *failed = NULL;
-    rc = confirm_round(ml, zkc__limit_after(deadline), sessions, &failed);
+    rc = confirm_round(ml, again.limit_ms, sessions, &failed);
     if (zkc__multilock_seam) zkc__multilock_seam();
     int holds = rc == ZKC_OK && round_holds(ml, sent, sessions);
     for (size_t i = 0; i < ml->n; i++)
@@ -269,7 +273,7 @@ static int confirm_set(const zkc_multilock_t *ml, int64_t deadline) {
     if (rc == ZKC_OK) /* too old, or a hold lost since it was read */
       rc = ++stale < STALE_ROUNDS ? ZKC_OK : ZKC_ELOST;
     else if (zkc__retryable(rc) && failed != NULL)
-      rc = zkc__retry_wait(failed, &attempt, rc, deadline);
+      rc = zkc__call_again(failed, &again, &attempt, rc);
     if (rc != ZKC_OK) break;
     if (deadline != ZKC__FOREVER && zkc__now_ms() >= deadline) {
       rc = ZKC_ETIMEDOUT;

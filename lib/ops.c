@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Requests to the ZooKeeper client: submitted on the live handle, their
  * results translated and copied into the op on the completion thread, which
- * signals and does nothing more; and the short calls built on them (a
- * request waited for, a multi). Watch requests are in watches.c, an op's
+ * signals and does nothing more; a multi's among them (a fenced write, a
+ * releasing create). Watch requests are in watches.c, an op's
  * life in op.c. */
 #include <stdlib.h>
 #include <string.h>
@@ -282,73 +282,64 @@ static int multi_failure(int rc, const zoo_op_result_t *results, int n,
   return rc;
 }
 
-int zkc__op_run_check_set_version(zkc_client_t *c, const char *check_path,
-                                  const char *path, const void *data, int len,
-                                  int32_t version, int32_t *new_version,
-                                  int *failed_op) {
-  /* The multi gets a copy of check_path: when zoo_amulti refuses the call
-   * itself (the session ended between multi_call's check and the call),
-   * the client may have freed it (see multi_call), so it is not freed here
-   * then: a few bytes lost rather than a double free. */
-  char *check = strdup(check_path);
-  if (check == NULL) return ZKC_ENOMEM;
-  zkc__op_t op;
-  int rc = zkc__op_init(&op);
-  if (rc != ZKC_OK) {
-    free(check);
-    return rc;
-  }
-  zoo_op_t ops[2];
-  zoo_op_result_t results[2];
+/* ---- a write fenced by a check (ZKC__REQ_CHECK_SET, _CREATE) ---- */
+
+/* A fenced write's multi, until its completion: the results, the set's
+ * stat, and the multi's own copy of the checked path (see multi_call). */
+typedef struct {
+  zkc__op_t *op;
+  zoo_op_result_t res[2];
   struct Stat stat;
-  memset(results, 0, sizeof results);
-  /* Version -1 checks only that the node exists. */
-  zoo_check_op_init(&ops[0], check, -1);
-  zoo_set_op_init(&ops[1], path, data, len, version, &stat);
-  int sync_rc = ZOK;
-  ZKC__SUBMIT(c, &op,
-              multi_call(zh, 2, ops, results, zkc__on_void, &op, &sync_rc));
-  rc = zkc__op_wait(&op);
-  zkc__op_clear(&op);
-  if (sync_rc == ZOK) free(check);
-  rc = multi_failure(rc, results, 2, failed_op);
-  if (rc == ZKC_OK && new_version != NULL) *new_version = stat.version;
-  return rc;
+  char *check;
+} fenced_t;
+
+static void on_fenced(int zk_rc, const void *data) {
+  fenced_t *m = (fenced_t *)data;
+  int rc;
+  zkc__op_t *op = arrive(m->op, zk_rc, &rc);
+  if (op != NULL) {
+    rc = multi_failure(rc, m->res, 2, &op->failed);
+    /* The failing operation's own code, noted on the waiting thread. */
+    if (op->failed >= 0) op->zk_rc = m->res[op->failed].err;
+    zkc__stat_t st;
+    zkc__op_finish(op, rc, rc == ZKC_OK ? stat_of(&m->stat, &st) : NULL);
+  }
+  free(m->check);
+  free(m);
 }
 
-int zkc__op_run_check_create(zkc_client_t *c, const char *check_path,
-                             const char *path, const void *data, int len,
-                             int *failed_op) {
-  /* As zkc__op_run_check_set_version: the multi's own copy of the path it
-   * may free itself. */
-  char *check = strdup(check_path);
-  if (check == NULL) return ZKC_ENOMEM;
+void zkc__submit_fenced(zkc_client_t *c, zkc__op_t *op, const char *check,
+                        const char *path, const char *data, int len,
+                        int create, int32_t version) {
+  fenced_t *m = calloc(1, sizeof *m);
   struct ACL_vector tmp;
-  const struct ACL_vector *acl;
-  int rc = zkc__acl_for(c, path, ZKC_NODE_PARENT, &tmp, &acl);
-  zkc__op_t op;
-  if (rc == ZKC_OK && (rc = zkc__op_init(&op)) != ZKC_OK)
-    zkc__acl_tmp_free(&tmp);
+  const struct ACL_vector *acl = NULL;
+  int rc = m != NULL && (m->check = strdup(check)) != NULL ? ZKC_OK
+                                                          : ZKC_ENOMEM;
+  if (rc == ZKC_OK && create)
+    rc = zkc__acl_for(c, path, ZKC_NODE_PARENT, &tmp, &acl);
   if (rc != ZKC_OK) {
-    free(check);
-    *failed_op = -1;
-    return rc;
+    if (m) free(m->check);
+    free(m);
+    refuse_now(c, op, rc);
+    return;
   }
+  m->op = op;
   zoo_op_t ops[2];
-  zoo_op_result_t results[2];
-  memset(results, 0, sizeof results);
-  zoo_check_op_init(&ops[0], check, -1);
-  zoo_create_op_init(&ops[1], path, data, len, acl, ZOO_PERSISTENT, NULL, 0);
-  int sync_rc = ZOK;
+  zoo_check_op_init(&ops[0], m->check, -1); /* -1: only that it exists */
+  if (create)
+    zoo_create_op_init(&ops[1], path, data, len, acl, ZOO_PERSISTENT, NULL, 0);
+  else
+    zoo_set_op_init(&ops[1], path, data, len, version, &m->stat);
+  int sync_rc = 1; /* not a ZooKeeper code: the multi was not called */
   /* The request is serialized before zoo_amulti returns: tmp may go. */
-  ZKC__SUBMIT(c, &op,
-              multi_call(zh, 2, ops, results, zkc__on_void, &op, &sync_rc));
-  zkc__acl_tmp_free(&tmp);
-  rc = zkc__op_wait(&op);
-  zkc__op_clear(&op);
-  if (sync_rc == ZOK) free(check);
-  rc = multi_failure(rc, results, 2, failed_op);
-  return rc;
+  ZKC__SUBMIT(c, op, multi_call(zh, 2, ops, m->res, on_fenced, m, &sync_rc));
+  if (create) zkc__acl_tmp_free(&tmp);
+  /* No completion will come: not called, or refused by the call itself
+   * (then the client may have freed the checked path: a few bytes lost
+   * rather than a double free). */
+  if (sync_rc == 1) free(m->check);
+  if (sync_rc != ZOK) free(m);
 }
 
 /* ---- a create that lets another node go (ZKC__REQ_CREATE's release) ---- */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* What every queue's nodes share (queue_nodes.h): their parents made,
- * a timed call's limit. */
+ * a timed call's limit, the fenced create of a data node; each request
+ * through the one call (zkc__call). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,22 +54,18 @@ int zkc__parent_next(const char *path, int rc, int *up, int *steps) {
 
 int zkc__ensure_path_until(zkc_client_t *c, const char *path,
                            int64_t limit_ms) {
+  const zkc__call_opts_t once = {.limit_ms = limit_ms,
+                                 .retry = ZKC__CALL_ONCE,
+                                 .deadline_ms = ZKC__FOREVER};
   int up = 0, steps = 0, rc = ZKC_OK;
   while (rc == ZKC_OK && up >= 0) {
     char *p = zkc__parent_path(path, up);
-    zkc__op_t *op = p ? zkc__op_new() : NULL;
-    if (op == NULL) {
-      free(p);
-      return ZKC_ENOMEM;
-    }
-    zkc__send(c, op, &(zkc__req_t){.kind = ZKC__REQ_PARENT, .path = p});
-    rc = zkc__op_wait_until(op, limit_ms);
+    if (p == NULL) return ZKC_ENOMEM;
+    zkc__call_t k = {.rq = {.kind = ZKC__REQ_PARENT, .path = p}};
+    rc = zkc__call(c, &k, 1, &once); /* unanswered by limit_ms: given up */
+    zkc__call_clear(&k, 1); /* the created name, not needed */
     free(p);
-    if (rc == ZKC_ETIMEDOUT) { /* unanswered: its completion frees it */
-      zkc__op_give_up(op);
-      return rc;
-    }
-    zkc__op_free(op);
+    if (rc == ZKC_ETIMEDOUT) return rc;
     rc = zkc__parent_next(path, rc, &up, &steps);
   }
   return rc;
@@ -78,22 +75,23 @@ int zkc__ensure_path(zkc_client_t *c, const char *path) {
   return zkc__ensure_path_until(c, path, ZKC__FOREVER);
 }
 
-int zkc__fenced_create_node(zkc_client_t *c, const char *node, const char *path,
-                            const void *data, size_t len, int *failed_op) {
+int zkc__fenced_create_node(zkc_client_t *c, zkc__call_t *w) {
   for (int made = 0;; made++) {
-    int rc = zkc__op_run_check_create(c, node, path, data, (int)len, failed_op);
+    int rc = zkc__call(c, w, 1, NULL);
     /* The create's ZKC_ENONODE is its parent's: made (empty, like a lock's
      * parents: no data of the lock's to fence) and the create sent again;
      * a parent deleted again between the two, a few more times. */
-    if (rc != ZKC_ENONODE || *failed_op != 1 ||
+    if (rc != ZKC_ENONODE || w->failed != 1 ||
         made == ZKC__PARENT_RECREATE_MAX)
       return rc;
-    char *parent = zkc__path_parent(path);
-    if (parent == NULL) return ZKC_ENOMEM;
-    rc = strcmp(parent, "/") == 0 ? ZKC_ENOROOT : zkc__ensure_path(c, parent);
+    char *parent = zkc__path_parent(w->rq.path);
+    rc = parent == NULL             ? ZKC_ENOMEM
+         : strcmp(parent, "/") == 0 ? ZKC_ENOROOT
+                                    : zkc__ensure_path(c, parent);
     free(parent);
     if (rc != ZKC_OK) {
-      *failed_op = -1;
+      w->rc = rc;
+      w->failed = -1;
       return rc;
     }
   }

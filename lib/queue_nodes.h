@@ -57,13 +57,12 @@ int zkc__ensure_path_until(zkc_client_t *c, const char *path,
 char *zkc__parent_path(const char *path, int up);
 int zkc__parent_next(const char *path, int rc, int *up, int *steps);
 
-/* The fenced create of `path` under the lock node `node` (a mutex's or an
- * async hold's): one transaction checking node and creating path; a
- * missing parent of path is created first (empty, outside the transaction,
- * with the client's parent mode) and the transaction sent again. Returns
- * zkc__op_run_check_create's codes (*failed_op 0: node gone). */
-int zkc__fenced_create_node(zkc_client_t *c, const char *node,
-                            const char *path, const void *data, size_t len,
-                            int *failed_op);
+/* The fenced create that w asks (a ZKC__REQ_CHECK_CREATE of its path under
+ * the lock node w->rq.check, a mutex's or an async hold's), through
+ * zkc__call: a missing parent of the path is created first (empty, outside
+ * the transaction, with the client's parent mode) and the transaction sent
+ * again. Returns w's answer (w->failed 0: the node gone; -1 also when the
+ * parent could not be made, its failure the answer). */
+int zkc__fenced_create_node(zkc_client_t *c, zkc__call_t *w);
 
 #endif /* ZKC_QUEUE_NODES_H */

@@ -20,6 +20,8 @@
 struct zkc_selector {
   /* Node, thread and connection; cand.mu guards the fields below up to
    * cb_off, cand.cv also tells `joined`. */
+  /* Leading (take_leadership running): a node held; its record lost once
+   * the turn must end (should_stop), the loss named once. */
   zkc__candidate_t cand;
   zkc_selector_fn take;
   void *ctx;
@@ -27,11 +29,8 @@ struct zkc_selector {
   zkc_selector_state_fn on_state_fn;
   zkc_selector_error_fn on_error_fn;
 
-  int leading;      /* take_leadership is running */
-  int lost;         /* ... and this turn's loss is counted */
   int join_claimed; /* a closer is joining the thread */
   int joined;       /* the thread has been joined */
-  atomic_int stop;  /* this turn of leadership must end (connection) */
 
   int cb_off; /* no state callback may run any more (under cand.cb_mu) */
 };
@@ -44,18 +43,15 @@ static void on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
   zkc_selector_t *s = ctx;
   pthread_mutex_lock(&s->cand.mu);
   zkc__candidate_note_state_locked(&s->cand, st, lost_session);
-  int leading = s->leading;
+  int leading = s->cand.has_node;
   /* A turn of leadership ends as soon as its hold is not standing: doubt
    * counts as loss here whatever the client's policy (Curator's rule), and
    * a new session means the old one's node is gone. */
   zkc_lost_reason_t why = ZKC_LOST_SESSION;
-  int ends = leading &&
-             (st == ZKC_STATE_CONNECTED ||
-              zkc__hold_fate_on_state(st, lost_session, s->cand.held.session_id,
-                                      1, &why) != ZKC__HOLD_STANDS);
-  if (ends) atomic_store(&s->stop, 1);
-  int count = ends && !s->lost;
-  if (count) s->lost = 1;
+  int count = zkc__candidate_state_locked(&s->cand, st, lost_session, 1, &why);
+  if (leading && (st == ZKC_STATE_CONNECTED ||
+                  atomic_load(&s->cand.rec.in_doubt)))
+    count |= zkc__candidate_lose_locked(&s->cand);
   pthread_cond_broadcast(&s->cand.cv);
   pthread_mutex_unlock(&s->cand.mu);
   if (count) zkc__stats_lost(s->cand.st, why);
@@ -74,10 +70,8 @@ static void on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
 static void on_node_gone(void *ctx, uint64_t guard) {
   zkc_selector_t *s = ctx;
   pthread_mutex_lock(&s->cand.mu);
-  int mine = s->leading && s->cand.guard == guard;
-  if (mine) atomic_store(&s->stop, 1);
-  int count = mine && !s->lost;
-  if (count) s->lost = 1;
+  int mine = s->cand.has_node && s->cand.guard == guard;
+  int count = mine && zkc__candidate_lose_locked(&s->cand);
   pthread_mutex_unlock(&s->cand.mu);
   if (count) zkc__stats_lost(s->cand.st, ZKC_LOST_DELETED);
   if (mine)
@@ -113,11 +107,6 @@ static int one_turn(void *arg) {
   pthread_mutex_lock(&s->cand.mu);
   int lead =
       zkc__candidate_hold_locked(&s->cand, &held, !s->cand.live, on_node_gone);
-  if (lead) {
-    atomic_store(&s->stop, 0);
-    s->leading = 1;
-    s->lost = 0;
-  }
   pthread_mutex_unlock(&s->cand.mu);
   zkc__candidate_count_turn(&s->cand, &held, lead);
   if (!lead) return zkc__candidate_decline(&s->cand, &held);
@@ -127,8 +116,7 @@ static int one_turn(void *arg) {
   s->take(s->ctx, s);
 
   pthread_mutex_lock(&s->cand.mu);
-  s->leading = 0;
-  int lost = s->lost;
+  int lost = atomic_load(&s->cand.rec.told); /* this turn's loss counted */
   uint64_t guard;
   held = zkc__candidate_take_node_locked(&s->cand, &guard);
   s->cand.queued = s->auto_requeue && s->cand.state == ZKC__STARTED;
@@ -137,8 +125,12 @@ static int one_turn(void *arg) {
   zkc__stats_released(s->cand.st, s->cand.granted_us,
                       lost ? ZKC_ELOST : ZKC_OK);
   /* A guaranteed delete: the next participant leads once it is gone. A
-   * node of a lost session is gone already. */
-  zkc__lock_release(c, &held);
+   * node of a lost session is gone already; a lost turn's is let go within
+   * about a round trip (the janitor finishes it on a silent ensemble). */
+  if (lost)
+    zkc__candidate_let_go(&s->cand, &held);
+  else
+    zkc__lock_release(c, &held);
   zkc__log(c, ZKC_LOG_INFO, "selector %s: leadership given up", s->cand.path);
   return 1;
 }
@@ -173,7 +165,6 @@ static int selector_create_impl(zkc_selector_t **out, zkc_client_t *client,
     s->on_error_fn = opts->on_error;
   }
   /* Everything on_state reads is set before it can run. */
-  atomic_init(&s->stop, 0);
   const char *id = opts && opts->id ? opts->id : zkc__holder_id(client);
   int rc =
       zkc__candidate_init(&s->cand, "selector", ZKC_STATS_SELECTOR, client,
@@ -238,14 +229,8 @@ int zkc_selector_requeue(zkc_selector_t *s) {
 }
 
 int zkc_selector_error(const zkc_selector_t *cs) {
-  if (cs == NULL)
-    return zkc__refuse(NULL, ZKC_EINVAL,
-                       "zkc_selector_error: selector is NULL");
-  zkc_selector_t *s = (zkc_selector_t *)cs;
-  pthread_mutex_lock(&s->cand.mu);
-  int rc = s->cand.failed;
-  pthread_mutex_unlock(&s->cand.mu);
-  return rc;
+  zkc_selector_t *s = (zkc_selector_t *)cs; /* locking is not a change */
+  return zkc__candidate_error(s ? &s->cand : NULL, __func__, "selector");
 }
 
 static int selector_close_impl(zkc_selector_t *s) {
@@ -257,8 +242,7 @@ static int selector_close_impl(zkc_selector_t *s) {
   if (s->cand.state != ZKC__CLOSED) {
     s->cand.state = ZKC__CLOSED;
     s->cand.queued = 0;
-    atomic_store(&s->cand.cancel, 1);
-    atomic_store(&s->stop, 1);
+    atomic_store(&s->cand.cancel, 1); /* should_stop answers 1 */
     pthread_cond_broadcast(&s->cand.cv);
   }
   if (own) { /* from take_leadership: the thread ends after it returns */
@@ -312,7 +296,7 @@ int zkc_selector_destroy(zkc_selector_t *s) {
 
 int zkc_selector_should_stop(const zkc_selector_t *s) {
   if (s == NULL) return 1;
-  return atomic_load(&s->stop) || atomic_load(&s->cand.cancel) ||
+  return atomic_load(&s->cand.rec.lost) || atomic_load(&s->cand.cancel) ||
          zkc__client_closed(s->cand.client);
 }
 
@@ -320,77 +304,52 @@ int zkc_selector_has_leadership(const zkc_selector_t *cs) {
   if (cs == NULL) return 0;
   zkc_selector_t *s = (zkc_selector_t *)cs; /* locking is not a change */
   pthread_mutex_lock(&s->cand.mu);
-  int leading = s->leading;
+  int leading = s->cand.has_node;
   pthread_mutex_unlock(&s->cand.mu);
   return leading && !zkc_selector_should_stop(s);
 }
 
-static int selector_fencing_token_impl(const zkc_selector_t *cs,
-                                       int64_t *token) {
-  int rc_ = zkc__refuse_null(cs ? cs->cand.client : NULL,
-                             "zkc_selector_fencing_token", "selector",
-                             cs == NULL, "token", token == NULL, (char *)NULL);
-  if (rc_ != ZKC_OK) return rc_;
-  zkc_selector_t *s = (zkc_selector_t *)cs;
-  pthread_mutex_lock(&s->cand.mu);
-  int rc = s->leading && s->cand.has_node ? ZKC_OK : ZKC_ENOTOWNER;
-  if (rc == ZKC_OK) *token = s->cand.held.token;
-  pthread_mutex_unlock(&s->cand.mu);
-  return rc;
+/* The token while take_leadership runs (should_stop or not). */
+static int while_held(const zkc__candidate_t *cand) {
+  (void)cand; /* a node held is leading */
+  return 1;
 }
 
 int zkc_selector_fencing_token(const zkc_selector_t *cs, int64_t *token) {
   unsigned mark = zkc__public_enter();
+  zkc_selector_t *s = (zkc_selector_t *)cs; /* locking is not a change */
   return zkc__public_leave(__func__, mark,
-                           selector_fencing_token_impl(cs, token));
+                           zkc__candidate_token(s ? &s->cand : NULL, __func__,
+                                                "selector", token, while_held));
 }
 
 const char *zkc_selector_id(const zkc_selector_t *s) {
   return s ? s->cand.id : NULL;
 }
 
-static int selector_stats_impl(const zkc_selector_t *s, zkc_lock_stats_t *out) {
-  if (s == NULL || out == NULL)
-    return zkc__refuse(s ? s->cand.client : NULL, ZKC_EINVAL,
-                       "zkc_selector_stats: %s is NULL",
-                       s ? "out" : "selector");
-  return zkc__stats_copy(s->cand.st, out);
-}
-
 int zkc_selector_stats(const zkc_selector_t *s, zkc_lock_stats_t *out) {
   unsigned mark = zkc__public_enter();
-  return zkc__public_leave(__func__, mark, selector_stats_impl(s, out));
+  return zkc__public_leave(__func__, mark,
+                           zkc__candidate_stats(s ? &s->cand : NULL, __func__,
+                                                "selector", out));
 }
 
 const char *zkc_selector_path(const zkc_selector_t *s) {
   return s ? s->cand.path : NULL;
 }
 
-static int selector_participants_impl(zkc_selector_t *s,
-                                      zkc_participant_t **out, size_t *count) {
-  int rc_ = zkc__refuse_null(
-      s ? s->cand.client : NULL, "zkc_selector_participants", "selector",
-      s == NULL, "out", out == NULL, "count", count == NULL, (char *)NULL);
-  if (rc_ != ZKC_OK) return rc_;
-  return zkc__participants_read(s->cand.client, s->cand.path, out, count);
-}
-
 int zkc_selector_participants(zkc_selector_t *s, zkc_participant_t **out,
                               size_t *count) {
   unsigned mark = zkc__public_enter();
   return zkc__public_leave(__func__, mark,
-                           selector_participants_impl(s, out, count));
-}
-
-static int selector_leader_id_impl(zkc_selector_t *s, char **id) {
-  int rc_ =
-      zkc__refuse_null(s ? s->cand.client : NULL, "zkc_selector_leader_id",
-                       "selector", s == NULL, "id", id == NULL, (char *)NULL);
-  if (rc_ != ZKC_OK) return rc_;
-  return zkc__leader_id_read(s->cand.client, s->cand.path, id);
+                           zkc__candidate_participants(s ? &s->cand : NULL,
+                                                       __func__, "selector",
+                                                       out, count));
 }
 
 int zkc_selector_leader_id(zkc_selector_t *s, char **id) {
   unsigned mark = zkc__public_enter();
-  return zkc__public_leave(__func__, mark, selector_leader_id_impl(s, id));
+  return zkc__public_leave(__func__, mark,
+                           zkc__candidate_leader_id(s ? &s->cand : NULL,
+                                                    __func__, "selector", id));
 }

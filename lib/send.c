@@ -43,6 +43,11 @@ void zkc__send(zkc_client_t *c, zkc__op_t *op, const zkc__req_t *rq) {
       zkc__submit_set(c, op, rq->path, rq->data, rq->len);
       break;
     case ZKC__REQ_DELETE: zkc__submit_delete(c, op, rq->path); break;
+    case ZKC__REQ_CHECK_SET:
+    case ZKC__REQ_CHECK_CREATE:
+      zkc__submit_fenced(c, op, rq->check, rq->path, rq->data, rq->len,
+                         rq->kind == ZKC__REQ_CHECK_CREATE, rq->version);
+      break;
     case ZKC__REQ_WATCH: zkc__submit_watch(c, op, rq->path, rq->watch); break;
     case ZKC__REQ_CHILDREN_WATCH:
       zkc__submit_children_watch(c, op, rq->path, rq->watch);

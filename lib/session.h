@@ -151,6 +151,7 @@ typedef struct zkc__op {
   zkc__names_t children; /* children read */
   char *data;            /* get data: a copy, NUL-terminated */
   int data_len;
+  int failed;            /* a transaction: its failing operation, -1 none */
   /* Optional: called once the op is done, after its last touch of op (an
    * async acquire's engine learns of it so; NULL for waited ops). */
   void (*notify)(void *ctx);
@@ -224,6 +225,14 @@ typedef enum zkc__req_kind {
                         exists asks for no permission on the node) */
   ZKC__REQ_SET,      /* `len` bytes of `data` into `path`, any version */
   ZKC__REQ_DELETE,   /* `path`, any version */
+  /* Transactions fenced by the node `check` (it must exist), answered with
+   * the failing operation's error and index (op->failed: 0 the check, 1
+   * the write; -1 when none was applied or sent): */
+  ZKC__REQ_CHECK_SET,    /* `len` bytes of `data` into `path` if its data
+                            version is `version` (-1: any); the stat is
+                            path's after the set */
+  ZKC__REQ_CHECK_CREATE, /* a persistent node `path` (the ACL of a parent
+                            node) holding the `len` bytes of `data` */
   /* With a watch for the waiter whose id is `watch` (the queue engine's
    * and the lease run's rounds, through their world): */
   ZKC__REQ_WATCH,          /* the stat of `path` and a data watch */
@@ -246,32 +255,14 @@ typedef struct zkc__req {
                         zkc__submit_create_releasing says */
   uint64_t watch;   /* the *_WATCH kinds: the waiter's id */
   int64_t session;  /* *_IN_SESSION: the session it must go through */
+  const char *check; /* CHECK_*: the node the transaction rests on */
+  int32_t version;  /* CHECK_SET: the data version expected (-1: any) */
 } zkc__req_t;
 
 /* Sends rq: it is queued (its completion fills op: rc, stat, created,
  * children, data) or fails at once, op then done with the error. Several
  * sent one after another ride in one round trip, applied in order. */
 void zkc__send(zkc_client_t *c, zkc__op_t *op, const zkc__req_t *rq);
-
-/* The transaction cases, sent and waited for. */
-/* One transaction: check that check_path exists, then set path's data,
- * only if its data version is `version` (-1: any). Returns the failing
- * operation's error with *failed_op its index (0 the check, 1 the set), or
- * ZKC_OK; then *new_version (when not NULL) is the version the set gave
- * path. */
-int zkc__op_run_check_set_version(zkc_client_t *c, const char *check_path,
-                                  const char *path, const void *data, int len,
-                                  int32_t version, int32_t *new_version,
-                                  int *failed_op);
-
-/* One transaction: check that check_path exists, then create path
- * (persistent, with the ACL of a node of kind ZKC_NODE_PARENT) holding
- * data. Returns the failing operation's error with *failed_op its index
- * (0 the check, 1 the create; -1 when none was sent), or ZKC_OK. */
-int zkc__op_run_check_create(zkc_client_t *c, const char *check_path,
-                             const char *path, const void *data, int len,
-                             int *failed_op);
-
 
 /* ---- one call: requests sent together, each answer awaited within a
  * limit, retried under the client's policy when asked (call.c). Every
@@ -287,6 +278,7 @@ typedef struct zkc__call {
   int data_len;
   char *created;         /* the create kinds: the node's path */
   zkc__names_t children; /* ZKC__REQ_CHILDREN */
+  int failed;            /* the CHECK kinds: as op->failed */
   zkc__op_t *op;         /* the call's, from the send to the wait */
 } zkc__call_t;
 
@@ -329,6 +321,15 @@ int zkc__call_send(zkc_client_t *c, zkc__call_t *calls, size_t n);
 void zkc__call_wait(zkc__call_t *calls, size_t n, int64_t limit_ms);
 /* Frees the answers (data, created, children) and zeroes them. */
 void zkc__call_clear(zkc__call_t *calls, size_t n);
+/* The retry of a call sent in halves: after its retryable answer rc, on
+ * client c, waits as zkc__call would under o (the policy's backoff, the
+ * connection, o's session and still hook) and returns ZKC_OK to send
+ * again, or the reason to stop. */
+int zkc__call_again(zkc_client_t *c, const zkc__call_opts_t *o, int *attempt,
+                    int rc);
+/* 1 when a transaction's answer says the node it rests on (its check) is
+ * gone: the hold that node is is lost. */
+int zkc__call_check_gone(const zkc__call_t *k);
 
 /* ---- threads waiting for a watched node (waiters.c) ---- */
 
@@ -453,14 +454,7 @@ int zkc__permanent(int rc);
  * dead node blocking a queue. Counts *attempt up (saturating). */
 int64_t zkc__background_backoff_ms(int *attempt);
 
-/* After a retryable failure: sleeps the policy's backoff for `*attempt`,
- * then waits for the connection, both bounded by deadline_ms, and returns
- * ZKC_OK to try again (attempt incremented), or the reason to stop:
- * `rc` itself when the policy is exhausted, ZKC_ETIMEDOUT, ZKC_ECLOSED,
- * ZKC_ELOST. */
-int zkc__retry_wait(zkc_client_t *c, int *attempt, int rc,
-                    int64_t deadline_ms);
-/* zkc__retry_wait in two halves, for a caller that does not block (the
+/* The client's retry wait (session_shared.h) in two halves, for a caller that does not block (the
  * queue engine): the decision, ZKC_OK with *wake_at the end of the backoff
  * (attempt incremented) or the reason to stop as above; and the pause, on
  * the client's state (ZKC_ECLOSED when close or a cancel cut it short). */

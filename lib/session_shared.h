@@ -14,6 +14,15 @@
 
 /* ---- the one call's rules (call.c; the call itself is in session.h) ---- */
 
+/* After a retryable failure (retry.c; a recipe waits so only inside
+ * zkc__call): sleeps the policy's backoff for `*attempt`, then waits for
+ * the connection, both bounded by deadline_ms, and returns
+ * ZKC_OK to try again (attempt incremented), or the reason to stop:
+ * `rc` itself when the policy is exhausted, ZKC_ETIMEDOUT, ZKC_ECLOSED,
+ * ZKC_ELOST. */
+int zkc__retry_wait(zkc_client_t *c, int *attempt, int rc,
+                    int64_t deadline_ms);
+
 /* A call's answer: the first failed request's, in order; a sync's failure
  * only when every other request succeeded, and its ZKC_ENONODE never (the
  * reads behind it tell that). */
@@ -219,6 +228,12 @@ void zkc__submit_create(zkc_client_t *c, zkc__op_t *op, zkc_node_kind_t kind,
 void zkc__submit_create_releasing(zkc_client_t *c, zkc__op_t *op,
                                   const char *path, const char *data, int len,
                                   const char *release);
+/* The fenced writes: node `check` checked and `path` set (if its version
+ * is `version`, -1 any) or, with `create`, created, in one transaction;
+ * op ends with the failing operation's error, its index in op->failed. */
+void zkc__submit_fenced(zkc_client_t *c, zkc__op_t *op, const char *check,
+                        const char *path, const char *data, int len,
+                        int create, int32_t version);
 void zkc__submit_children(zkc_client_t *c, zkc__op_t *op, const char *path);
 void zkc__submit_delete(zkc_client_t *c, zkc__op_t *op, const char *path);
 void zkc__submit_exists(zkc_client_t *c, zkc__op_t *op, const char *path);

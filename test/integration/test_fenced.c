@@ -354,11 +354,12 @@ static void check_set_on_ended_session_is_refused(void **state) {
   new_session_t ns = {c, zkt_expire_session(c)};
   assert_true(wait_flag(&b, &b.lost, zkt_ms(15000)));
   char *check = strdup(data_path());
-  int failed = 7;
-  assert_int_equal(zkc__op_run_check_set_version(c, check, data_path(), "x",
-                                                1, -1, NULL, &failed),
-                   ZKC_ESESSIONEXPIRED);
-  assert_int_equal(failed, -1);
+  zkc__call_t w = {.rq = {.kind = ZKC__REQ_CHECK_SET, .check = check,
+                          .path = data_path(), .data = "x", .len = 1,
+                          .version = -1},
+                   .failed = 7};
+  assert_int_equal(zkc__call(c, &w, 1, NULL), ZKC_ESESSIONEXPIRED);
+  assert_int_equal(w.failed, -1);
   free(check);
   set_flag(&b, &b.go);
   assert_true(zkt_await(has_new_session, &ns, zkt_ms(15000)));

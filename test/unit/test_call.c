@@ -68,12 +68,30 @@ static void stop_returns_the_reason_or_the_answer(void **state) {
       ZKC_ECONNLOSS);
 }
 
+/* A transaction's "no node" is its check's (the hold gone) only when the
+ * check is the operation that failed: the write's own (a missing parent,
+ * a node to set missing) or a request cut off is not. */
+static void check_gone_only_when_the_check_failed(void **state) {
+  (void)state;
+  zkc__call_t k = answered(ZKC__REQ_CHECK_SET, ZKC_ENONODE);
+  k.failed = 0;
+  assert_true(zkc__call_check_gone(&k));
+  k.failed = 1;
+  assert_false(zkc__call_check_gone(&k));
+  k.failed = -1;
+  assert_false(zkc__call_check_gone(&k));
+  k = answered(ZKC__REQ_CHECK_CREATE, ZKC_ECONNLOSS);
+  k.failed = 0;
+  assert_false(zkc__call_check_gone(&k));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(first_failed_request_answers),
       cmocka_unit_test(sync_counts_after_the_reads),
       cmocka_unit_test(retried_only_when_asked_and_retryable),
       cmocka_unit_test(stop_returns_the_reason_or_the_answer),
+      cmocka_unit_test(check_gone_only_when_the_check_failed),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
