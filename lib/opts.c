@@ -4,8 +4,8 @@
  * size below the smallest released struct is refused; a larger one (a
  * program built against newer headers) is taken when every byte this
  * library does not know is 0, the default of every field added later. The
- * sized calls copy what they know into a struct of their own and go on as
- * the 0.x calls do. */
+ * sized calls then go on as the 0.x calls do, which read only the fields
+ * this library knows. */
 #include <string.h>
 
 #include "session.h"
@@ -54,19 +54,30 @@ static void fill(void *opts, size_t size, const void *dflt, size_t known) {
   if (size > known) memset((char *)opts + known, 0, size - known);
 }
 
+/* The sized init of every options struct: fills it with the defaults
+ * (`dflt`, what the 0.x init gives) once its size is one to take. */
+static int init_sized(const char *fn, const char *type, void *opts,
+                      size_t size, size_t min, const void *dflt, size_t known) {
+  int rc = zkc__refuse_null(NULL, fn, "opts", opts == NULL, (char *)NULL);
+  if (rc == ZKC_OK) rc = check_size(NULL, fn, type, NULL, size, min, known);
+  if (rc == ZKC_OK) fill(opts, size, dflt, known);
+  return rc;
+}
+
+/* The caller's options as this library reads them: its `size` bytes over
+ * the defaults in `own` (filled by the 0.x init), so a smaller struct of
+ * an older release reads the defaults of the fields it lacks. */
+static void overlay(void *own, size_t known, const void *opts, size_t size) {
+  memcpy(own, opts, size < known ? size : known);
+}
+
 /* ---- client ---- */
 
 static int client_opts_init_size_impl(zkc_client_opts_t *opts, size_t size) {
-  int rc = zkc__refuse_null(NULL, "zkc_client_opts_init_size", "opts",
-                            opts == NULL, (char *)NULL);
-  if (rc == ZKC_OK)
-    rc = check_size(NULL, "zkc_client_opts_init_size", "zkc_client_opts_t",
-                    NULL, size, CLIENT_OPTS_MIN, sizeof *opts);
-  if (rc != ZKC_OK) return rc;
   zkc_client_opts_t d;
   zkc_client_opts_init(&d);
-  fill(opts, size, &d, sizeof d);
-  return ZKC_OK;
+  return init_sized("zkc_client_opts_init_size", "zkc_client_opts_t", opts,
+                    size, CLIENT_OPTS_MIN, &d, sizeof d);
 }
 
 int zkc_client_opts_init_size(zkc_client_opts_t *opts, size_t size) {
@@ -84,7 +95,8 @@ static int client_open_size_impl(zkc_client_t **out, const char *connect_string,
                       opts_size, CLIENT_OPTS_MIN, sizeof *opts);
   if (rc != ZKC_OK) return rc;
   zkc_client_opts_t o;
-  memcpy(&o, opts, sizeof o);
+  zkc_client_opts_init(&o);
+  overlay(&o, sizeof o, opts, opts_size);
   return zkc_client_open(out, connect_string, &o);
 }
 
@@ -99,16 +111,10 @@ int zkc_client_open_size(zkc_client_t **out, const char *connect_string,
 /* ---- leader latch ---- */
 
 static int latch_opts_init_size_impl(zkc_latch_opts_t *opts, size_t size) {
-  int rc = zkc__refuse_null(NULL, "zkc_latch_opts_init_size", "opts",
-                            opts == NULL, (char *)NULL);
-  if (rc == ZKC_OK)
-    rc = check_size(NULL, "zkc_latch_opts_init_size", "zkc_latch_opts_t", NULL,
-                    size, LATCH_OPTS_MIN, sizeof *opts);
-  if (rc != ZKC_OK) return rc;
   zkc_latch_opts_t d;
   zkc_latch_opts_init(&d);
-  fill(opts, size, &d, sizeof d);
-  return ZKC_OK;
+  return init_sized("zkc_latch_opts_init_size", "zkc_latch_opts_t", opts,
+                    size, LATCH_OPTS_MIN, &d, sizeof d);
 }
 
 int zkc_latch_opts_init_size(zkc_latch_opts_t *opts, size_t size) {
@@ -127,7 +133,8 @@ static int latch_create_size_impl(zkc_latch_t **out, zkc_client_t *client,
                       opts_size, LATCH_OPTS_MIN, sizeof *opts);
   if (rc != ZKC_OK) return rc;
   zkc_latch_opts_t o;
-  memcpy(&o, opts, sizeof o);
+  zkc_latch_opts_init(&o);
+  overlay(&o, sizeof o, opts, opts_size);
   return zkc_latch_create(out, client, path, id, &o);
 }
 
@@ -143,16 +150,10 @@ int zkc_latch_create_size(zkc_latch_t **out, zkc_client_t *client,
 /* ---- semaphore ---- */
 
 static int sem_opts_init_size_impl(zkc_sem_opts_t *opts, size_t size) {
-  int rc = zkc__refuse_null(NULL, "zkc_sem_opts_init_size", "opts",
-                            opts == NULL, (char *)NULL);
-  if (rc == ZKC_OK)
-    rc = check_size(NULL, "zkc_sem_opts_init_size", "zkc_sem_opts_t", NULL,
-                    size, SEM_OPTS_MIN, sizeof *opts);
-  if (rc != ZKC_OK) return rc;
   zkc_sem_opts_t d;
   zkc_sem_opts_init(&d);
-  fill(opts, size, &d, sizeof d);
-  return ZKC_OK;
+  return init_sized("zkc_sem_opts_init_size", "zkc_sem_opts_t", opts,
+                    size, SEM_OPTS_MIN, &d, sizeof d);
 }
 
 int zkc_sem_opts_init_size(zkc_sem_opts_t *opts, size_t size) {
@@ -169,7 +170,8 @@ static int sem_create_size_impl(zkc_sem_t **out, zkc_client_t *client,
                       opts_size, SEM_OPTS_MIN, sizeof *opts);
   if (rc != ZKC_OK) return rc;
   zkc_sem_opts_t o;
-  memcpy(&o, opts, sizeof o);
+  zkc_sem_opts_init(&o);
+  overlay(&o, sizeof o, opts, opts_size);
   return zkc_sem_create(out, client, path, &o);
 }
 
@@ -186,16 +188,10 @@ int zkc_sem_create_size(zkc_sem_t **out, zkc_client_t *client,
 
 static int selector_opts_init_size_impl(zkc_selector_opts_t *opts,
                                         size_t size) {
-  int rc = zkc__refuse_null(NULL, "zkc_selector_opts_init_size", "opts",
-                            opts == NULL, (char *)NULL);
-  if (rc == ZKC_OK)
-    rc = check_size(NULL, "zkc_selector_opts_init_size", "zkc_selector_opts_t",
-                    NULL, size, SELECTOR_OPTS_MIN, sizeof *opts);
-  if (rc != ZKC_OK) return rc;
   zkc_selector_opts_t d;
   zkc_selector_opts_init(&d);
-  fill(opts, size, &d, sizeof d);
-  return ZKC_OK;
+  return init_sized("zkc_selector_opts_init_size", "zkc_selector_opts_t", opts,
+                    size, SELECTOR_OPTS_MIN, &d, sizeof d);
 }
 
 int zkc_selector_opts_init_size(zkc_selector_opts_t *opts, size_t size) {
@@ -216,7 +212,8 @@ static int selector_create_size_impl(zkc_selector_t **out, zkc_client_t *client,
                       opts, opts_size, SELECTOR_OPTS_MIN, sizeof *opts);
   if (rc != ZKC_OK) return rc;
   zkc_selector_opts_t o;
-  memcpy(&o, opts, sizeof o);
+  zkc_selector_opts_init(&o);
+  overlay(&o, sizeof o, opts, opts_size);
   return zkc_selector_create(out, client, path, take_leadership, ctx, &o);
 }
 
@@ -234,16 +231,10 @@ int zkc_selector_create_size(zkc_selector_t **out, zkc_client_t *client,
 /* ---- async context ---- */
 
 static int async_opts_init_size_impl(zkc_async_opts_t *opts, size_t size) {
-  int rc = zkc__refuse_null(NULL, "zkc_async_opts_init_size", "opts",
-                            opts == NULL, (char *)NULL);
-  if (rc == ZKC_OK)
-    rc = check_size(NULL, "zkc_async_opts_init_size", "zkc_async_opts_t", NULL,
-                    size, ASYNC_OPTS_MIN, sizeof *opts);
-  if (rc != ZKC_OK) return rc;
   zkc_async_opts_t d;
   zkc_async_opts_init(&d);
-  fill(opts, size, &d, sizeof d);
-  return ZKC_OK;
+  return init_sized("zkc_async_opts_init_size", "zkc_async_opts_t", opts,
+                    size, ASYNC_OPTS_MIN, &d, sizeof d);
 }
 
 int zkc_async_opts_init_size(zkc_async_opts_t *opts, size_t size) {
@@ -261,7 +252,8 @@ static int async_create_size_impl(zkc_async_t **out, zkc_client_t *client,
                       opts_size, ASYNC_OPTS_MIN, sizeof *opts);
   if (rc != ZKC_OK) return rc;
   zkc_async_opts_t o;
-  memcpy(&o, opts, sizeof o);
+  zkc_async_opts_init(&o);
+  overlay(&o, sizeof o, opts, opts_size);
   return zkc_async_create(out, client, &o);
 }
 
@@ -269,5 +261,6 @@ int zkc_async_create_size(zkc_async_t **out, zkc_client_t *client,
                           const zkc_async_opts_t *opts, size_t opts_size) {
   unsigned mark = zkc__public_enter();
   return zkc__public_leave(__func__, mark,
-                           async_create_size_impl(out, client, opts, opts_size));
+                           async_create_size_impl(out, client, opts,
+                                                  opts_size));
 }
