@@ -101,13 +101,11 @@ static const zkc__qdriver_t engine = {
 
 void zkc__async_acq_init(zkc_async_t *a, acq_t *q, char *base, int side,
                          int64_t deadline) {
-  static const char *const names[] = {[ZKC__SIDE_MUTEX] = ZKC__LOCK_NAME,
-                                      [ZKC__SIDE_WRITE] = ZKC__WRITE_NAME,
-                                      [ZKC__SIDE_READ] = ZKC__READ_NAME};
   q->a = a;
-  zkc__qrun_how_t how = {.base = base, .name = names[side],
+  const char *name = zkc__side_name(side);
+  zkc__qrun_how_t how = {.base = base, .name = name,
                          .deadline = deadline,
-                         .layout = zkc__marker_layout(names[side]),
+                         .layout = zkc__marker_layout(name),
                          .reader = side == ZKC__SIDE_READ, .requeue = 1,
                          .drv = &engine, .drv_ctx = q};
   zkc__qrun_init(&q->run, a->c, &how);

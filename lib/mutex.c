@@ -16,11 +16,6 @@
 #include "queue.h"
 #include "test_hooks.h"
 
-/* The node names of each side: Curator's. */
-static const char *const lock_names[] = {[ZKC__SIDE_MUTEX] = ZKC__LOCK_NAME,
-                                         [ZKC__SIDE_WRITE] = ZKC__WRITE_NAME,
-                                         [ZKC__SIDE_READ] = ZKC__READ_NAME};
-
 #define my_hold zkc__mutex_my_hold
 
 static int mutex_create_impl(zkc_mutex_t **out, zkc_client_t *client,
@@ -206,7 +201,7 @@ static int mutex_acquire_timeout_impl(zkc_mutex_t *m, int64_t timeout_ms) {
     if (wnode != NULL)
       rc = zkc__mutex_downgrade(m, wnode, data, deadline, &h->held);
     else
-      rc = zkc__lock_acquire_side(c, m->path, lock_names[m->side], data,
+      rc = zkc__lock_acquire_side(c, m->path, zkc__side_name(m->side), data,
                                   m->side == ZKC__SIDE_READ, deadline,
                                   &h->held);
     if (rc != ZKC_OK) break;

@@ -5,6 +5,7 @@
 #ifndef ZKC_MUTEX_SIDES_H
 #define ZKC_MUTEX_SIDES_H
 
+#include "queue_nodes.h" /* ZKC__LOCK_NAME */
 #include "zkcoord/mutex.h"
 
 typedef enum {
@@ -16,6 +17,13 @@ typedef enum {
 /* The read-write lock's node names: Curator's. */
 #define ZKC__WRITE_NAME "__WRIT__"
 #define ZKC__READ_NAME "__READ__"
+
+/* The node name of a side's nodes: blocking and async acquires alike. */
+static inline const char *zkc__side_name(zkc__side_t side) {
+  return side == ZKC__SIDE_WRITE  ? ZKC__WRITE_NAME
+         : side == ZKC__SIDE_READ ? ZKC__READ_NAME
+                                  : ZKC__LOCK_NAME;
+}
 
 /* A mutex of the given side on a validated path: zkc_mutex_create's codes. */
 int zkc__mutex_new(zkc_mutex_t **out, zkc_client_t *client, const char *path,
