@@ -127,6 +127,27 @@ int zkc_async_destroy(zkc_async_t *a) {
   return zkc__public_leave(__func__, mark, async_destroy_impl(a));
 }
 
+/* Lists an accepted acquire q (its stats begun on st) for the engine and
+ * names it in *id; while the context is being destroyed it is ended and
+ * freed instead (ZKC_ECLOSED). */
+static int enqueue(zkc_async_t *a, acq_t *q, zkc__lstats_t *st, uint64_t *id) {
+  pthread_mutex_lock(&a->mu);
+  if (a->stopping) {
+    pthread_mutex_unlock(&a->mu);
+    zkc__stats_end(st, q->began_us, ZKC_ECLOSED, 0);
+    zkc__async_acq_free(q); /* a semaphore's leaves it */
+    return ZKC_ECLOSED;
+  }
+  q->id = ++a->next_id;
+  zkc__async_append_locked(a, q);
+  zkc__async_ready_locked(a, q);
+  if (id) *id = q->id;
+  a->kicked = 1;
+  pthread_cond_signal(&a->cv);
+  pthread_mutex_unlock(&a->mu);
+  return ZKC_OK;
+}
+
 /* An acquire of a lock (side ZKC__SIDE_MUTEX) or of a read-write lock's
  * side; fn names the public call. */
 static int acquire_side(zkc_async_t *a, const char *fn, zkc__side_t side,
@@ -150,21 +171,7 @@ static int acquire_side(zkc_async_t *a, const char *fn, zkc__side_t side,
   zkc__async_acq_init(a, q, base, side,
                       timeout_ms == 0 ? zkc__now_ms()
                                       : zkc__deadline_after(timeout_ms));
-  pthread_mutex_lock(&a->mu);
-  if (a->stopping) {
-    pthread_mutex_unlock(&a->mu);
-    zkc__stats_end(q->st, q->began_us, ZKC_ECLOSED, 0);
-    zkc__async_acq_free(q);
-    return ZKC_ECLOSED;
-  }
-  q->id = ++a->next_id;
-  zkc__async_append_locked(a, q);
-  zkc__async_ready_locked(a, q);
-  if (id) *id = q->id;
-  a->kicked = 1;
-  pthread_cond_signal(&a->cv);
-  pthread_mutex_unlock(&a->mu);
-  return ZKC_OK;
+  return enqueue(a, q, q->st, id);
 }
 
 int zkc_async_acquire(zkc_async_t *a, const char *path, int64_t timeout_ms,
@@ -221,21 +228,7 @@ static int acquire_leases_impl(zkc_async_t *a, zkc_sem_t *s, unsigned qty,
   q->leases_fn = done;
   q->ctx = ctx;
   q->began_us = zkc__stats_begin(s->st);
-  pthread_mutex_lock(&a->mu);
-  if (a->stopping) {
-    pthread_mutex_unlock(&a->mu);
-    zkc__stats_end(s->st, q->began_us, ZKC_ECLOSED, 0);
-    zkc__async_acq_free(q); /* leaves the semaphore */
-    return ZKC_ECLOSED;
-  }
-  q->id = ++a->next_id;
-  zkc__async_append_locked(a, q);
-  zkc__async_ready_locked(a, q);
-  if (id) *id = q->id;
-  a->kicked = 1;
-  pthread_cond_signal(&a->cv);
-  pthread_mutex_unlock(&a->mu);
-  return ZKC_OK;
+  return enqueue(a, q, s->st, id);
 }
 
 int zkc_async_acquire_leases(zkc_async_t *a, zkc_sem_t *s, unsigned qty,

@@ -358,6 +358,20 @@ static void hold_work(long long t, long long decided, int64_t token,
   }
 }
 
+/* An accepted acquire `id`, cancelled now and then: 1 once granted (the
+ * box says how), 0 when it ended otherwise. */
+static int box_result(zkc_async_t *a, waitbox_t *b, uint64_t id,
+                      unsigned *seed) {
+  if (rand_r(seed) % 8 == 0) { /* give up early now and then */
+    sleep_ms(rand_r(seed) % 100);
+    zkc_async_cancel(a, id); /* ZKC_EALREADY: it completed first */
+  }
+  box_wait(b);
+  if (b->rc == ZKC_OK) return 1;
+  if (b->rc != ZKC_ETIMEDOUT && b->rc != ZKC_ECANCELED) sleep_ms(20);
+  return 0;
+}
+
 static void box_leased(void *ctx, int rc, zkc_lease_t *lease) {
   waitbox_t *b = ctx;
   b->lease = lease; /* read after box_wait, which orders it */
@@ -373,15 +387,7 @@ static void async_lease_rounds(zkc_async_t *a, zkc_sem_t *s, unsigned seed) {
     if (zkc_async_acquire_leases(a, s, 1, pick_timeout(&seed), box_leased, &b,
                                  &id) != ZKC_OK)
       _exit(72);
-    if (rand_r(&seed) % 8 == 0) { /* give up early now and then */
-      sleep_ms(rand_r(&seed) % 100);
-      zkc_async_cancel(a, id); /* ZKC_EALREADY: it completed first */
-    }
-    box_wait(&b);
-    if (b.rc != ZKC_OK) {
-      if (b.rc != ZKC_ETIMEDOUT && b.rc != ZKC_ECANCELED) sleep_ms(20);
-      continue;
-    }
+    if (!box_result(a, &b, id, &seed)) continue;
     lease_work(b.lease, b.at, b.decided, &seed);
   }
 }
@@ -393,15 +399,7 @@ static void async_rounds(zkc_async_t *a, unsigned seed) {
     int rc = zkc_async_acquire(a, lock_path, pick_timeout(&seed),
                                box_acquired, &b, &id);
     if (rc != ZKC_OK) _exit(72);
-    if (rand_r(&seed) % 8 == 0) { /* give up early now and then */
-      sleep_ms(rand_r(&seed) % 100);
-      zkc_async_cancel(a, id); /* ZKC_EALREADY: it completed first */
-    }
-    box_wait(&b);
-    if (b.rc != ZKC_OK) {
-      if (b.rc != ZKC_ETIMEDOUT && b.rc != ZKC_ECANCELED) sleep_ms(20);
-      continue;
-    }
+    if (!box_result(a, &b, id, &seed)) continue;
     zkc_hold_t *h = b.hold;
     int64_t token = 0;
     long long t = b.at; /* stamped in the callback, not after a wake-up */

@@ -193,68 +193,76 @@ static void fifo_and_limit_beside_blocking(void **state) {
   zkc_client_close(ac);
 }
 
+/* A full semaphore of one lease: its lease held through hs on hc, while
+ * the case's acquires wait through s and a on c. */
+typedef struct full {
+  char path[512], locks[600], leases[600];
+  zkc_client_t *hc, *c;
+  zkc_sem_t *hs, *s;
+  zkc_lease_t *held; /* NULL once freed by the case */
+  zkc_async_t *a;    /* NULL once destroyed by the case */
+} full_t;
+
+static void full_open(full_t *f, zkc_client_t *c) {
+  snprintf(f->path, sizeof f->path, "%s", zkt_path("sem"));
+  sub(f->locks, sizeof f->locks, f->path, "locks");
+  sub(f->leases, sizeof f->leases, f->path, "leases");
+  f->hc = zkt_open(NULL);
+  f->c = c;
+  f->hs = new_sem(f->hc, f->path, 1, NULL);
+  f->s = new_sem(c, f->path, 1, NULL);
+  OK(zkc_sem_acquire(f->hs, 1, zkt_ms(10000), &f->held));
+  f->a = zkt_async_new(c, ZKC_DELIVER_THREAD, NULL, NULL);
+}
+
+static void full_close(full_t *f) {
+  OK(zkc_lease_free(f->held));
+  OK(zkc_async_destroy(f->a));
+  OK(zkc_sem_destroy(f->s));
+  OK(zkc_sem_destroy(f->hs));
+  zkc_client_close(f->hc);
+  zkc_client_close(f->c);
+}
+
 /* A full semaphore: one look (timeout 0) and a timed wait both end with
  * ZKC_ETIMEDOUT, no earlier than asked, leaving no node of theirs. */
 static void timeout_zero_and_timed(void **state) {
   (void)state;
-  char path[512], locks[600], leases[600];
-  snprintf(path, sizeof path, "%s", zkt_path("sem"));
-  sub(locks, sizeof locks, path, "locks");
-  sub(leases, sizeof leases, path, "leases");
-  zkc_client_t *hc = zkt_open(NULL), *c = zkt_open(NULL);
-  zkc_sem_t *hs = new_sem(hc, path, 1, NULL), *s = new_sem(c, path, 1, NULL);
-  zkc_lease_t *held = NULL;
-  OK(zkc_sem_acquire(hs, 1, zkt_ms(10000), &held));
-  zkc_async_t *a = zkt_async_new(c, ZKC_DELIVER_THREAD, NULL, NULL);
+  full_t f;
+  full_open(&f, zkt_open(NULL));
   got_t g0 = {0}, g1 = {0};
-  OK(zkc_async_acquire_leases(a, s, 1, 0, on_leases, &g0, NULL));
+  OK(zkc_async_acquire_leases(f.a, f.s, 1, 0, on_leases, &g0, NULL));
   await_got(&g0);
   assert_int_equal(g0.rc, ZKC_ETIMEDOUT);
   assert_null(g0.lease);
   int64_t t0 = zkt_now_ms();
-  OK(zkc_async_acquire_leases(a, s, 1, 400, on_leases, &g1, NULL));
+  OK(zkc_async_acquire_leases(f.a, f.s, 1, 400, on_leases, &g1, NULL));
   await_got(&g1);
   assert_int_equal(g1.rc, ZKC_ETIMEDOUT);
   assert_true(zkt_now_ms() - t0 >= 400);
-  assert_true(zkt_await_children_exactly(locks, 0, zkt_ms(10000)));
-  assert_int_equal(zkt_children_count(leases), 1); /* the holder's only */
-  OK(zkc_lease_free(held));
-  OK(zkc_async_destroy(a));
-  OK(zkc_sem_destroy(s));
-  OK(zkc_sem_destroy(hs));
-  zkc_client_close(hc);
-  zkc_client_close(c);
+  assert_true(zkt_await_children_exactly(f.locks, 0, zkt_ms(10000)));
+  assert_int_equal(zkt_children_count(f.leases), 1); /* the holder's only */
+  full_close(&f);
 }
 
 /* A pending acquire cancelled: ZKC_ECANCELED once, its queue node gone;
- * then the semaphore destroys. */
+ * the semaphore refuses its destroy until then. */
 static void cancel_pending(void **state) {
   (void)state;
-  char path[512], locks[600];
-  snprintf(path, sizeof path, "%s", zkt_path("sem"));
-  sub(locks, sizeof locks, path, "locks");
-  zkc_client_t *hc = zkt_open(NULL), *c = zkt_open(NULL);
-  zkc_sem_t *hs = new_sem(hc, path, 1, NULL), *s = new_sem(c, path, 1, NULL);
-  zkc_lease_t *held = NULL;
-  OK(zkc_sem_acquire(hs, 1, zkt_ms(10000), &held));
-  zkc_async_t *a = zkt_async_new(c, ZKC_DELIVER_THREAD, NULL, NULL);
+  full_t f;
+  full_open(&f, zkt_open(NULL));
   got_t g = {0};
   uint64_t id = 0;
-  OK(zkc_async_acquire_leases(a, s, 1, -1, on_leases, &g, &id));
-  assert_true(zkt_await_children_exactly(locks, 1, zkt_ms(10000)));
-  assert_int_equal(zkc_sem_destroy(s), ZKC_EBUSY); /* pending on it */
-  OK(zkc_async_cancel(a, id));
+  OK(zkc_async_acquire_leases(f.a, f.s, 1, -1, on_leases, &g, &id));
+  assert_true(zkt_await_children_exactly(f.locks, 1, zkt_ms(10000)));
+  assert_int_equal(zkc_sem_destroy(f.s), ZKC_EBUSY); /* pending on it */
+  OK(zkc_async_cancel(f.a, id));
   await_got(&g);
   assert_int_equal(g.rc, ZKC_ECANCELED);
-  assert_int_equal(zkc_async_cancel(a, id), ZKC_EALREADY);
-  assert_true(zkt_await_children_exactly(locks, 0, zkt_ms(10000)));
-  OK(zkc_lease_free(held));
-  OK(zkc_async_destroy(a));
+  assert_int_equal(zkc_async_cancel(f.a, id), ZKC_EALREADY);
+  assert_true(zkt_await_children_exactly(f.locks, 0, zkt_ms(10000)));
+  full_close(&f);
   assert_int_equal(atomic_load(&g.done), 1);
-  OK(zkc_sem_destroy(s));
-  OK(zkc_sem_destroy(hs));
-  zkc_client_close(hc);
-  zkc_client_close(c);
 }
 
 typedef struct lost {
@@ -332,35 +340,26 @@ static int only_child_other(void *ctx) {
  * session within its timeout, and is granted once the holder lets go. */
 static void expiry_while_pending_requeues(void **state) {
   (void)state;
-  char path[512], locks[600];
-  snprintf(path, sizeof path, "%s", zkt_path("sem"));
-  sub(locks, sizeof locks, path, "locks");
-  zkc_client_t *c = zkt_open_short(), *hc = zkt_open(NULL);
-  zkc_sem_t *hs = new_sem(hc, path, 1, NULL), *s = new_sem(c, path, 1, NULL);
-  zkc_lease_t *held = NULL;
-  OK(zkc_sem_acquire(hs, 1, zkt_ms(10000), &held));
-  zkc_async_t *a = zkt_async_new(c, ZKC_DELIVER_THREAD, NULL, NULL);
+  full_t f;
+  full_open(&f, zkt_open_short());
   got_t g = {0};
-  OK(zkc_async_acquire_leases(a, s, 1, zkt_ms(40000), on_leases, &g, NULL));
-  assert_true(zkt_await_children_exactly(locks, 1, zkt_ms(10000)));
-  only_child_t first = {.path = locks};
+  OK(zkc_async_acquire_leases(f.a, f.s, 1, zkt_ms(40000), on_leases, &g, NULL));
+  assert_true(zkt_await_children_exactly(f.locks, 1, zkt_ms(10000)));
+  only_child_t first = {.path = f.locks};
   assert_true(read_only_child(&first));
-  zkt_new_session_t ns = {c, zkt_expire_session(c)};
+  zkt_new_session_t ns = {f.c, zkt_expire_session(f.c)};
   assert_true(zkt_await(zkt_has_new_session, &ns, zkt_ms(15000)));
   /* queued again: one node, not the old session's */
-  only_child_t again = {.path = locks, .not = first.name};
+  only_child_t again = {.path = f.locks, .not = first.name};
   assert_true(zkt_await(only_child_other, &again, zkt_ms(15000)));
   assert_int_equal(atomic_load(&g.done), 0);
-  OK(zkc_lease_free(held));
+  OK(zkc_lease_free(f.held));
+  f.held = NULL;
   await_got(&g);
   OK(g.rc);
   assert_true(zkc_lease_is_held(g.lease));
   OK(zkc_lease_free(g.lease));
-  OK(zkc_async_destroy(a));
-  OK(zkc_sem_destroy(s));
-  OK(zkc_sem_destroy(hs));
-  zkc_client_close(c);
-  zkc_client_close(hc);
+  full_close(&f);
 }
 
 /* A shared count node (seeded 1) sets the limit: an acquire of another
@@ -429,30 +428,21 @@ static void dispatch_mode_through_the_fd(void **state) {
  * then. */
 static void destroy_with_pending(void **state) {
   (void)state;
-  char path[512], locks[600];
-  snprintf(path, sizeof path, "%s", zkt_path("sem"));
-  sub(locks, sizeof locks, path, "locks");
-  zkc_client_t *hc = zkt_open(NULL), *c = zkt_open(NULL);
-  zkc_sem_t *hs = new_sem(hc, path, 1, NULL), *s = new_sem(c, path, 1, NULL);
-  zkc_lease_t *held = NULL;
-  OK(zkc_sem_acquire(hs, 1, zkt_ms(10000), &held));
-  zkc_async_t *a = zkt_async_new(c, ZKC_DELIVER_THREAD, NULL, NULL);
+  full_t f;
+  full_open(&f, zkt_open(NULL));
   got_t g[3] = {{0}};
   for (int i = 0; i < 3; i++)
-    OK(zkc_async_acquire_leases(a, s, 1, -1, on_leases, &g[i], NULL));
-  assert_true(zkt_await_children_exactly(locks, 3, zkt_ms(10000)));
-  assert_int_equal(zkc_sem_destroy(s), ZKC_EBUSY);
-  OK(zkc_async_destroy(a));
+    OK(zkc_async_acquire_leases(f.a, f.s, 1, -1, on_leases, &g[i], NULL));
+  assert_true(zkt_await_children_exactly(f.locks, 3, zkt_ms(10000)));
+  assert_int_equal(zkc_sem_destroy(f.s), ZKC_EBUSY);
+  OK(zkc_async_destroy(f.a));
+  f.a = NULL;
   for (int i = 0; i < 3; i++) {
     assert_int_equal(atomic_load(&g[i].done), 1);
     assert_int_equal(g[i].rc, ZKC_ECLOSED);
   }
-  assert_true(zkt_await_children_exactly(locks, 0, zkt_ms(10000)));
-  OK(zkc_sem_destroy(s));
-  OK(zkc_lease_free(held));
-  OK(zkc_sem_destroy(hs));
-  zkc_client_close(hc);
-  zkc_client_close(c);
+  assert_true(zkt_await_children_exactly(f.locks, 0, zkt_ms(10000)));
+  full_close(&f);
 }
 
 /* Bad input is refused with ZKC_EINVAL, the callback never runs and
