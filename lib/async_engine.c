@@ -233,8 +233,9 @@ static int grant(zkc_async_t *a, acq_t *q, uint64_t seq) {
  * close came first (the run then deletes its nodes), or the grant finds
  * the session gone (the run deletes them and queues again, as the blocking
  * acquire does). Decided before the grant, so that a cancel from now on
- * says ZKC_EALREADY; undone only when it queues again. 1 when the run goes
- * on. */
+ * says ZKC_EALREADY; undone only when it queues again (a cancel in that
+ * window said ZKC_EALREADY and the acquire goes on; a destroy's close
+ * ends it). 1 when the run goes on. */
 static int grant_leases(zkc_async_t *a, acq_t *q) {
   zkc_lease_t *l = NULL;
   (void)zkc__asem_result(q->sem, &l);
@@ -254,9 +255,13 @@ static int grant_leases(zkc_async_t *a, acq_t *q) {
     deliver(a, q, l);
     return 0;
   }
-  pthread_mutex_lock(&a->mu); /* ELOST: pending again */
-  q->decided = 0;
-  q->rc = ZKC_OK;
+  pthread_mutex_lock(&a->mu); /* ELOST: pending again, unless closing */
+  if (a->stopping) {
+    q->rc = rc = ZKC_ECLOSED; /* destroy passed it by, decided */
+  } else {
+    q->decided = 0;
+    q->rc = ZKC_OK;
+  }
   pthread_mutex_unlock(&a->mu);
   zkc__asem_refuse(q->sem, l, rc);
   return 1;

@@ -13,6 +13,8 @@
 #    session-layer function but an op's life and the
 #    log: the rest goes through their world (qworld.h; the client's is
 #    zkc__qworld_session, of the session layer);
+#  - the lease run is called by semaphore.c alone: the async acquire steps
+#    it through semaphore.c's calls (sem.h);
 #  - no arrow back up: modules (a .c with its .h), linked by includes and
 #    calls, form no loop, and none depends on a higher floor (below, the
 #    session layer, the kernel of the runs, the recipes); only the kernel
@@ -123,6 +125,12 @@ engine_calls=$(awk '($1 == "qengine.c" || $1 == "qown.c" || $1 == "lease_run.c" 
   $2 != "log.c" && $3 != "zkc__retryable" && $3 != "zkc__qworld_session" &&
   index(" '"$session_layer"' ", " " $2 " ") { print $1 " calls " $3 " (" $2 ") past its world (qworld.h)" }' <<<"$calls")
 if [ -n "$engine_calls" ]; then echo "$engine_calls"; fail=1; fi
+# The lease run is the semaphore's: only semaphore.c calls it (its how,
+# its end, its calls' table), and the async acquire steps it through those
+# (sem.h), so the run can change behind that interface alone.
+lease_callers=$(awk '$2 == "lease_run.c" && $1 != "semaphore.c" {
+  print $1 " calls " $3 " (lease_run.c): the lease run is reached through semaphore.c (sem.h)" }' <<<"$calls")
+if [ -n "$lease_callers" ]; then echo "$lease_callers"; fail=1; fi
 # No arrow back up. A module is a .c and its .h together (qown.c and
 # qown.h); it depends on what it includes and on the objects whose
 # functions it calls. Those dependencies form no loop (the queue engine

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* zkcoord asynchronous acquire (zkc_async_*), for event-loop daemons: take the lock of a
- * path without blocking the calling thread and learn the result from a
- * callback.
+ * path (or a semaphore's leases: zkc_async_acquire_leases) without
+ * blocking the calling thread and learn the result from a callback.
  *
  * An async context (zkc_async_t) belongs to one client. Its pending
  * acquires are state machines driven by ZooKeeper completions and watches
@@ -152,7 +152,8 @@ ZKC_EXTERN int zkc_async_acquire_write(zkc_async_t *async, const char *path,
 /* A semaphore acquire's result: rc ZKC_OK with a lease now owned by the
  * callee (released and freed with zkc_lease_release and zkc_lease_free,
  * from any thread but a callback's; its loss told by the semaphore's lost
- * callback, zkc_sem_set_lost_callback, as a blocking lease's), or a
+ * callback, zkc_sem_set_lost_callback, as a blocking lease's: on the
+ * client's maintenance thread, not through the context), or a
  * failure (lease NULL): the codes of zkc_acquired_fn, and ZKC_EPROTO (a
  * shared count node not of 4 bytes). Runs exactly once per accepted
  * acquire. */
