@@ -266,7 +266,7 @@ static int take_leases(zkc_sem_t *s, unsigned qty, const zkc__held_t *q,
   rc = zkc__lrun_result(&run);
   free(ops);
   zkc__held_t *nodes = zkc__lrun_take_nodes(&run);
-  *q_gone = run.left;
+  *q_gone = zkc__lrun_let_go(&run);
   zkc__lrun_clear(&run);
   for (unsigned i = 0; i < qty; i++)
     if (nodes[i].node) l->nodes[l->n++] = nodes[i];
