@@ -257,7 +257,7 @@ int zkc__sem_leases_end(zkc__lrun_t *run, unsigned qty, zkc_lease_t *l,
                         int *q_gone) {
   int rc = zkc__lrun_result(run);
   zkc__held_t *nodes = zkc__lrun_take_nodes(run);
-  *q_gone = run->left;
+  *q_gone = zkc__lrun_let_go(run);
   zkc__lrun_clear(run);
   for (unsigned i = 0; nodes && i < qty; i++)
     if (nodes[i].node) l->nodes[l->n++] = nodes[i];
