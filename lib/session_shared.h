@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+#include "kernel_door.h" /* an op whole, the kernel's calls */
 #include "session.h"
 /* What the session layer's files share among themselves, and no recipe
  * may call (check-layers.sh holds recipes to session.h): the handle, the
@@ -13,6 +14,14 @@
 
 
 /* ---- the one call's rules (call.c; the call itself is in session.h) ---- */
+
+/* The client's retry wait (zkc__retry_wait below) in two halves, for a
+ * caller that does not block (the queue engine's world, qworld.c): the
+ * decision, ZKC_OK with *wake_at the end of the backoff (attempt
+ * incremented) or the reason to stop as zkc__retry_wait's; the pause is
+ * zkc__pause_until (session.h). */
+int zkc__retry_delay(zkc_client_t *c, int *attempt, int rc,
+                     int64_t deadline_ms, int64_t *wake_at);
 
 /* After a retryable failure (retry.c; a recipe waits so only inside
  * zkc__call): sleeps the policy's backoff for `*attempt`, then waits for
@@ -291,21 +300,12 @@ void zkc__submit_children_watch(zkc_client_t *c, zkc__op_t *op,
  * Nothing happens when the watch already fired. */
 void zkc__forget_watch(zkc_client_t *c, const char *path, uint64_t id);
 
-/* Registers w (fresh id, its own condition variable) for a watch on path
- * (kept by reference: it must outlive the registration). */
-int zkc__waiter_register(zkc_client_t *c, zkc__waiter_t *w, const char *path);
-/* The same for an owner that polls (zkc__waiter_check) instead of waiting:
- * notify(ctx) is told, client's lock held, whenever the waiter would wake. */
+/* zkc__waiter_register (session.h) for an owner that polls
+ * (zkc__waiter_check) instead of waiting: notify(ctx) is told, client's
+ * lock held, whenever the waiter would wake. */
 int zkc__waiter_register_polled(zkc_client_t *c, zkc__waiter_t *w,
                                 const char *path, void (*notify)(void *),
                                 void *ctx);
-void zkc__waiter_unregister(zkc_client_t *c, zkc__waiter_t *w);
-
-/* A waiter giving up before its watch fired removes the watch. The server
- * keeps one watch per path and session, shared by every watcher of this
- * client on that path (another waiter, a holder's guard): those are told
- * to set theirs again, and a change meanwhile is seen by their next read. */
-void zkc__waiter_unwatch(zkc_client_t *c, zkc__waiter_t *w);
 
 /* A semaphore's head watches the children of w->path (and, once set here,
  * the data of `also`) with one waiter. */
@@ -325,8 +325,6 @@ int zkc__waiter_clean(zkc_client_t *c, zkc__waiter_t *w, int path_absent);
 /* Clears w's fired mark before its watches are set again (one waiter over
  * several rounds of reads). */
 void zkc__waiter_rearm(zkc_client_t *c, zkc__waiter_t *w);
-/* Removes both watches, as zkc__waiter_unwatch does for a data watch. */
-void zkc__waiter_unwatch_children(zkc_client_t *c, zkc__waiter_t *w);
 
 /* ---- the queue views (qview.c, whose header says what they are) ---- */
 
