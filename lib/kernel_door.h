@@ -3,8 +3,8 @@
  * sent on its own and its answer awaited op by op. The run kernel
  * (run_kernel.c, qengine.c, lease_run.c, queue_nodes.c), the blocking
  * driver (drive.c, queue.c) and the async acquire's engine thread
- * (async_engine.c) include it; the session layer's own files reach it
- * through session_shared.h. A recipe sends its requests through the one
+ * (async_engine.c) include it, and the session layer's files that make,
+ * send or answer ops. A recipe sends its requests through the one
  * call (zkc__call, session.h) and never sees an op: check-layers.sh holds
  * every other file to that. */
 #ifndef ZKC_KERNEL_DOOR_H

@@ -1,5 +1,4 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-#include "kernel_door.h" /* an op whole, the kernel's calls */
 #include "session.h"
 /* What the session layer's files share among themselves, and no recipe
  * may call (check-layers.sh holds recipes to session.h): the handle, the
