@@ -202,6 +202,25 @@ if [ -n "$worldly" ]; then
   done <<<"$worldly"
   fail=1
 fi
+# The figures docs/architecture.md gives, told (not checked): the functions
+# each door declares, and the floors, the longest chain of modules (a
+# module's floor is one above the highest it depends on).
+for h in session.h kernel_door.h; do
+  echo "$h declares $(grep -oE '^[a-z][^(]*[ *]zkc__[a-z_0-9]+\(' "$h" | wc -l) functions"
+done
+awk '{ dep[$1] = dep[$1] " " $2; all[$1] = 1; all[$2] = 1 }
+  function floor_of(m,   n, i, p, f, best) {
+    if (m in fl) return fl[m]
+    if (m in busy) return 0 # a loop, told above
+    busy[m] = 1; best = 0; n = split(dep[m], p, " ")
+    for (i = 1; i <= n; i++) { f = floor_of(p[i]); if (f > best) { best = f; via[m] = p[i] } }
+    return fl[m] = best + 1
+  }
+  END {
+    for (m in all) if (floor_of(m) > top) { top = fl[m]; head = m }
+    chain = head; for (m = head; m in via; m = via[m]) chain = chain " -> " via[m]
+    print "floors: " top " (" chain ")"
+  }' <<<"$modules"
 for f in *.c *.h; do
   if grep -q '^#include <zookeeper/' "$f" && [[ " $zk_door " != *" $f "* ]]; then
     echo "$f includes the ZooKeeper client's header outside the session layer's door"
