@@ -14,6 +14,7 @@
 #include "async_int.h"
 
 #include "hold_fate.h"
+#include "kernel_door.h" /* its ops whole: the async driver */
 #include "mutex_sides.h"
 #include "names.h"
 #include "session.h"

@@ -8,6 +8,7 @@
 
 #include "async_sem.h"
 
+#include "kernel_door.h"
 #include "queue.h"
 #include "run_kernel.h"
 #include "session.h"

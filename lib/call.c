@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernel_door.h"
 #include "session_shared.h"
 #include "util.h"
 #include "zkcoord/common.h"

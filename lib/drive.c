@@ -2,6 +2,7 @@
 /* The blocking driver of a run (drive.h). */
 #include "drive.h"
 
+#include "kernel_door.h" /* its ops whole */
 #include "queue_nodes.h"
 #include "stats.h"
 

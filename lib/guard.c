@@ -23,6 +23,7 @@
 
 
 #include "client_struct.h"
+#include "kernel_door.h"
 #include "names.h"
 #include "session_shared.h"
 #include "test_hooks.h"

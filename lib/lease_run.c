@@ -12,6 +12,7 @@
 #include "lease_run.h"
 
 #include "decide.h"
+#include "kernel_door.h" /* its ops whole */
 #include "names.h"
 #include "qown.h"
 #include "util.h"

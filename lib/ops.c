@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "acl.h"
+#include "kernel_door.h"
 #include "ops_zk.h"
 #include "zkcoord/common.h"
 

@@ -12,6 +12,7 @@
 #include "qengine.h"
 
 #include "decide.h"
+#include "kernel_door.h" /* its ops whole */
 #include "names.h"
 #include "qown.h"
 #include "test_hooks.h"

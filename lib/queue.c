@@ -9,6 +9,7 @@
 #include "queue.h"
 
 #include "drive.h"
+#include "kernel_door.h" /* a delete's op, the session's facts */
 #include "qengine.h"
 #include "names.h"
 #include "session.h"

@@ -7,6 +7,7 @@
 
 #include "queue_nodes.h"
 
+#include "kernel_door.h" /* ZKC__GRACE_MS */
 #include "names.h"
 #include "session.h"
 #include "util.h"

@@ -6,6 +6,7 @@
 
 #include "qworld.h"
 
+#include "kernel_door.h"
 #include "session_shared.h"
 #include "util.h"
 

@@ -17,7 +17,7 @@
 
 typedef struct zkc__qworld {
   /* ---- requests ---- */
-  /* zkc__send (session.h): the request described as data. */
+  /* zkc__send (kernel_door.h): the request described as data. */
   void (*send)(zkc_client_t *c, zkc__op_t *op, const zkc__req_t *rq);
 
   /* ---- the session ---- */

@@ -3,6 +3,7 @@
  * operation timeout. */
 
 #include "client_struct.h"
+#include "kernel_door.h"
 #include "session_shared.h"
 #include "zkcoord/common.h"
 

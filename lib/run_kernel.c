@@ -5,6 +5,7 @@
 
 #include "run_kernel.h"
 
+#include "kernel_door.h" /* its ops whole */
 #include "qown.h"
 #include "queue_nodes.h"
 

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The session layer's one door: everything a recipe may ask of a client.
- * Recipes (the queue, the mutex, the semaphore, the latch, ...) include
- * this header and no other header of the session layer; the client object
- * stays opaque. What the session layer's own files share among themselves
- * is in session_shared.h, the tests' hooks in test_hooks.h. ZooKeeper's
- * codes and states never pass this door: every result is a ZKC_* code. */
+ * Recipes (the mutex, the semaphore, the latch, ...) include this header
+ * and no other header of the session layer; the client object and a
+ * request in flight (an op) stay opaque. The run kernel and its drivers
+ * see ops whole, and what only they call, in kernel_door.h; what the
+ * session layer's own files share among themselves is in
+ * session_shared.h, the tests' hooks in test_hooks.h. ZooKeeper's codes
+ * and states never pass this door: every result is a ZKC_* code. */
 #ifndef ZKC_SESSION_H
 #define ZKC_SESSION_H
 
@@ -78,8 +80,6 @@ int zkc__grant_fresh(zkc_client_t *c, int64_t sent_boot_ms);
  * multi-lock's set directly. */
 void zkc__granted(zkc_client_t *c);
 
-/* 1 while a live session is connected read-write. */
-int zkc__session_live(zkc_client_t *c);
 
 /* The client's stats records (stats.h): recipes take theirs at create. */
 struct zkc__stats_hub *zkc__client_stats_hub(zkc_client_t *c);
@@ -134,62 +134,11 @@ typedef struct zkc__names {
 } zkc__names_t;
 
 
-/* One ZooKeeper request in flight and its result. Ops are submitted
- * asynchronously so that several ride in one round trip (a session's
- * requests are applied in order); zkc__op_wait collects each result. */
-typedef struct zkc__op {
-  zkc_client_t *c;
-  struct zkc__op *prev, *next; /* in the client's list while in flight */
-  int in_flight;
-  pthread_mutex_t mu;
-  pthread_cond_t cv;
-  int done;
-  int rc;    /* ZKC_* */
-  int zk_rc; /* the ZooKeeper client's own code, for logs */
-  zkc__stat_t stat;
-  char *created;         /* create: the node's path (malloc) */
-  zkc__names_t children; /* children read */
-  char *data;            /* get data: a copy, NUL-terminated */
-  int data_len;
-  int failed;            /* a transaction: its failing operation, -1 none */
-  /* Optional: called once the op is done, after its last touch of op (an
-   * async acquire's engine learns of it so; NULL for waited ops). */
-  void (*notify)(void *ctx);
-  void *notify_ctx;
-  int orphan; /* given up: freed on completion (zkc__op_give_up) */
-} zkc__op_t;
-
-int zkc__op_init(zkc__op_t *op);
-void zkc__op_clear(zkc__op_t *op); /* frees results and the op's sync */
-/* Waits for the result and returns its rc (a failed request's raw code is
- * noted for zkc_last_zk_code on this thread). */
-int zkc__op_wait(zkc__op_t *op);
-/* How long past its deadline a timed call may wait for the answers it
- * needs (its create, its reads, its own node's delete): about a round trip
- * on a loaded ensemble, so that a timeout of 0 still gets one. Past it the
- * call gives up what is in flight on a silent connection and leaves the
- * clean-up to the background (the janitor). */
-#define ZKC__GRACE_MS 200
-
-/* An op on the heap (NULL without memory), for a wait that may give up;
- * zkc__op_free frees a finished one. */
-zkc__op_t *zkc__op_new(void);
-void zkc__op_free(zkc__op_t *op);
-/* Waits for the result until limit_ms (monotonic, ZKC__FOREVER): its rc,
- * or ZKC_ETIMEDOUT while the request is still in flight. Past limit_ms it
- * waits on only while the connection is answering (some request of the
- * client answered less than ZKC__GRACE_MS ago: a busy ensemble, not a
- * silent one), and no longer than 2/3 of the session timeout past it (when
- * the client itself would give the connection up). */
-int zkc__op_wait_until(zkc__op_t *op, int64_t limit_ms);
-/* Gives up an op from zkc__op_new: freed now if finished, else by its
- * completion (which may come long after, or at close). The caller must not
- * touch it again. Returns 1 when it was still in flight: its completion
- * then tells nobody (no notify); 0 when it had finished, and its notify
- * (if any) was or is being called. */
-int zkc__op_give_up(zkc__op_t *op);
-/* 1 once op's result is in (never blocks). */
-int zkc__op_done(zkc__op_t *op);
+/* One ZooKeeper request in flight and its result: opaque here. The run
+ * kernel and its drivers, which send requests and await answers one by
+ * one, see it whole (kernel_door.h); a recipe's requests go through the
+ * one call (zkc__call below), whose answers it reads from zkc__call_t. */
+typedef struct zkc__op zkc__op_t;
 
 /* ---- requests as data (ops.c) ---- */
 
@@ -259,10 +208,6 @@ typedef struct zkc__req {
   int32_t version;  /* CHECK_SET: the data version expected (-1: any) */
 } zkc__req_t;
 
-/* Sends rq: it is queued (its completion fills op: rc, stat, created,
- * children, data) or fails at once, op then done with the error. Several
- * sent one after another ride in one round trip, applied in order. */
-void zkc__send(zkc_client_t *c, zkc__op_t *op, const zkc__req_t *rq);
 
 /* ---- one call: requests sent together, each answer awaited within a
  * limit, retried under the client's policy when asked (call.c). Every
@@ -294,7 +239,8 @@ typedef enum {
 
 typedef struct zkc__call_opts {
   int64_t limit_ms;        /* each answer awaited until then (monotonic,
-                              ZKC__FOREVER; zkc__op_wait_until) */
+                              ZKC__FOREVER; zkc__op_wait_until in
+                              kernel_door.h) */
   zkc__call_retry_t retry;
   int64_t deadline_ms;     /* the retries' bound (ZKC__FOREVER) */
   /* Non-zero: retries only while this session may live (ZKC_ESESSIONEXPIRED
@@ -367,17 +313,21 @@ typedef enum {
 zkc__wake_t zkc__waiter_wait(zkc_client_t *c, zkc__waiter_t *w,
                              int64_t deadline_ms);
 
-/* The same answers without blocking (the caller's cancel flag aside): 1
- * with *why set once the waiter would wake, else 0. */
-int zkc__waiter_check(zkc_client_t *c, zkc__waiter_t *w, zkc__wake_t *why);
 
 
 
-/* A non-participant's watch (the observer, observer.c): the waiter's
- * register, removals and unregister of session_shared.h, for a recipe
- * that watches a node or a path's children without a queue run. */
+/* A waiter's life (the observer's, watching a node or a path's children
+ * without a queue run; the runs' through their world, qworld.h).
+ * Registers w (fresh id, its own condition variable) for a watch on path
+ * (kept by reference: it must outlive the registration). */
 int zkc__waiter_register(zkc_client_t *c, zkc__waiter_t *w, const char *path);
+/* A waiter giving up before its watch fired removes the watch. The server
+ * keeps one watch per path and session, shared by every watcher of this
+ * client on that path (another waiter, a holder's guard): those are told
+ * to set theirs again, and a change meanwhile is seen by their next read. */
 void zkc__waiter_unwatch(zkc_client_t *c, zkc__waiter_t *w);
+/* Removes both watches (a children watch and, with zkc__waiter_also, a
+ * data watch), as zkc__waiter_unwatch does for a data watch. */
 void zkc__waiter_unwatch_children(zkc_client_t *c, zkc__waiter_t *w);
 void zkc__waiter_unregister(zkc_client_t *c, zkc__waiter_t *w);
 
@@ -426,11 +376,6 @@ void zkc__guard_remove(zkc_client_t *c, uint64_t id);
  * uuid under `path`), retried by whatever session is current until the node
  * is gone or the server refuses. */
 void zkc__janitor_add(zkc_client_t *c, const char *path, const char *uuid);
-/* What the answer `rc` to the delete of a held node means: ZKC_OK (gone,
- * or finished in the background after connection loss or a session's
- * end: zkc__janitor_add), ZKC_ELOST (it was gone already), or the
- * server's refusal (logged: the node stays until its session ends). */
-int zkc__delete_answered(zkc_client_t *c, const char *node, int rc);
 
 /* ---- the retry and backoff policy (retry.c): every wait after a failure
  * (a recipe's retried request, the janitor's delete, the guard's check, a
@@ -454,12 +399,8 @@ int zkc__permanent(int rc);
  * dead node blocking a queue. Counts *attempt up (saturating). */
 int64_t zkc__background_backoff_ms(int *attempt);
 
-/* The client's retry wait (session_shared.h) in two halves, for a caller that does not block (the
- * queue engine): the decision, ZKC_OK with *wake_at the end of the backoff
- * (attempt incremented) or the reason to stop as above; and the pause, on
- * the client's state (ZKC_ECLOSED when close or a cancel cut it short). */
-int zkc__retry_delay(zkc_client_t *c, int *attempt, int rc,
-                     int64_t deadline_ms, int64_t *wake_at);
+/* The pause of a retry's backoff, on the client's state: ZKC_OK at
+ * until_ms, ZKC_ECLOSED when close or a cancel cut it short. */
 int zkc__pause_until(zkc_client_t *c, int64_t until_ms);
 
 /* ---- log lines through the client's sink (log.c) ---- */

@@ -291,21 +291,12 @@ void zkc__submit_children_watch(zkc_client_t *c, zkc__op_t *op,
  * Nothing happens when the watch already fired. */
 void zkc__forget_watch(zkc_client_t *c, const char *path, uint64_t id);
 
-/* Registers w (fresh id, its own condition variable) for a watch on path
- * (kept by reference: it must outlive the registration). */
-int zkc__waiter_register(zkc_client_t *c, zkc__waiter_t *w, const char *path);
-/* The same for an owner that polls (zkc__waiter_check) instead of waiting:
- * notify(ctx) is told, client's lock held, whenever the waiter would wake. */
+/* zkc__waiter_register (session.h) for an owner that polls
+ * (zkc__waiter_check) instead of waiting: notify(ctx) is told, client's
+ * lock held, whenever the waiter would wake. */
 int zkc__waiter_register_polled(zkc_client_t *c, zkc__waiter_t *w,
                                 const char *path, void (*notify)(void *),
                                 void *ctx);
-void zkc__waiter_unregister(zkc_client_t *c, zkc__waiter_t *w);
-
-/* A waiter giving up before its watch fired removes the watch. The server
- * keeps one watch per path and session, shared by every watcher of this
- * client on that path (another waiter, a holder's guard): those are told
- * to set theirs again, and a change meanwhile is seen by their next read. */
-void zkc__waiter_unwatch(zkc_client_t *c, zkc__waiter_t *w);
 
 /* A semaphore's head watches the children of w->path (and, once set here,
  * the data of `also`) with one waiter. */
@@ -325,8 +316,6 @@ int zkc__waiter_clean(zkc_client_t *c, zkc__waiter_t *w, int path_absent);
 /* Clears w's fired mark before its watches are set again (one waiter over
  * several rounds of reads). */
 void zkc__waiter_rearm(zkc_client_t *c, zkc__waiter_t *w);
-/* Removes both watches, as zkc__waiter_unwatch does for a data watch. */
-void zkc__waiter_unwatch_children(zkc_client_t *c, zkc__waiter_t *w);
 
 /* ---- the queue views (qview.c, whose header says what they are) ---- */
 

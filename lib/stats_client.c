@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "client_struct.h"
+#include "kernel_door.h"
 #include "session.h"
 #include "stats.h"
 

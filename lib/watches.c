@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "kernel_door.h"
 #include "ops_zk.h"
 #include "qview.h"
 

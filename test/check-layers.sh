@@ -5,9 +5,12 @@
 #    objects (the symbols each object defines and refers to, from nm);
 #  - the client struct's header (client_struct.h) and the session layer's
 #    shared header (session_shared.h) are reached, directly or through other
-#    headers, only from the session layer's files; a recipe object refers to
-#    no session-layer function that the door (session.h, and for the queue
-#    engine its world, qworld.h) does not declare;
+#    headers, only from the session layer's files; the kernel's door
+#    (kernel_door.h: an op whole and what only the runs and their drivers
+#    call) only from those and the kernel's (and the async acquire's
+#    driver, async_engine.c); a recipe object refers to no session-layer
+#    function that its door (session.h) does not declare, a kernel object
+#    none that session.h, kernel_door.h and its world (qworld.h) do not;
 #  - the queue engine's one machine (qengine.c, qown.c), its lease policy
 #    (lease_run.c) and the run kernel under it (run_kernel.c) call no
 #    session-layer function but an op's life and the
@@ -38,6 +41,11 @@ cd "$src/lib"
 session_layer="acl.c call.c client.c errors.c guard.c handle.c janitor.c listeners.c log.c maint.c op.c ops.c ops_zk.h probe.c qview.c qworld.c retry.c send.c state.c stats_client.c waiters.c watches.c"
 hook_definers="async_engine.c guard.c handle.c mutex.c multilock.c mutex_downgrade.c probe.c qengine.c qown.c semaphore.c state.c"
 zk_door="acl.h client_struct.h errors.c handle.c log.c ops.c ops_zk.h watches.c"
+# The run kernel and its drivers: the files that may see an op whole
+# (kernel_door.h). async_engine.c is the async acquire's driver of the queue
+# engine, as drive.c (with queue.c) is the blocking one; async_sem.c the
+# async semaphore acquire's run around the lease run, on that engine.
+kernel_files="queue_nodes.c decide.c qown.c run_kernel.c qengine.c lease_run.c drive.c queue.c async_engine.c async_sem.c"
 fail=0
 
 includes() { sed -n 's/^#include "\([^"/]*\)".*/\1/p' "$1"; }
@@ -52,7 +60,7 @@ rm -f /tmp/zkc-layers.$$
 
 # Which .c files reach (perhaps indirectly) the session layer's own headers:
 # one awk walk over the include edges.
-reached=$(awk -v layer=" $session_layer " '
+reached=$(awk -v layer=" $session_layer " -v kernel=" $kernel_files " '
   { next_of[$1] = next_of[$1] " " $2; files[$1] = 1 }
   function walk(f, seen,   n, i, parts) {
     n = split(next_of[f], parts, " ")
@@ -69,11 +77,17 @@ reached=$(awk -v layer=" $session_layer " '
       walk(f, seen)
       if ("client_struct.h" in seen) print f, "client_struct.h"
       if ("session_shared.h" in seen) print f, "session_shared.h"
+      if ("kernel_door.h" in seen && !index(kernel, " " f " "))
+        print f, "kernel_door.h"
     }
   }' <<<"$edges")
 if [ -n "$reached" ]; then
   while read -r f h; do
-    echo "$f reaches $h but is not in the session layer: recipes use session.h"
+    if [ "$h" = kernel_door.h ]; then
+      echo "$f reaches $h but is neither the session layer nor the run kernel: recipes use session.h (an op is the kernel's)"
+    else
+      echo "$f reaches $h but is not in the session layer: recipes use session.h"
+    fi
   done <<<"$reached"
   fail=1
 fi
@@ -104,16 +118,23 @@ if ! awk '{print $1, $2}' <<<"$calls" | sort -u | tsort >/dev/null 2>/tmp/zkc-ca
   echo "call cycle among lib/ objects:"; cat /tmp/zkc-calls.$$; fail=1
 fi
 rm -f /tmp/zkc-calls.$$
-# A recipe calls into the session layer only through the door (or the
-# public API, zkc_*).
+# A recipe calls into the session layer only through its door, session.h
+# (or the public API, zkc_*); the kernel and its drivers also through
+# theirs, kernel_door.h, and their world, qworld.h.
 # One awk over all calls: a grep per call made this check a minute and more
 # on a loaded machine.
-undeclared=$(awk -v layer=" $session_layer " '
-  NR == FNR { for (i = 1; i <= NF; i++) if ($i ~ /^zkc__/) declared[$i] = 1; next }
+undeclared=$(awk -v layer=" $session_layer " -v kernel=" $kernel_files " '
+  FNR == 1 { file++ }
+  file == 1 { for (i = 1; i <= NF; i++) if ($i ~ /^zkc__/) door[$i] = 1; next }
+  file == 2 { for (i = 1; i <= NF; i++) if ($i ~ /^zkc__/) kdoor[$i] = 1; next }
   index(layer, " " $1 " ") { next }
-  !index(layer, " " $2 " ") || $3 !~ /^zkc__/ { next }
-  !($3 in declared) { print $1 " calls " $3 " (" $2 "), which session.h does not declare" }
-' <(cat session.h qworld.h | tr -c 'A-Za-z0-9_\n' ' ') <(echo "$calls"))
+  !index(layer, " " $2 " ") || $3 !~ /^zkc__/ || ($3 in door) { next }
+  index(kernel, " " $1 " ") && ($3 in kdoor) { next }
+  index(kernel, " " $1 " ") {
+    print $1 " calls " $3 " (" $2 "), which neither session.h nor kernel_door.h nor qworld.h declares"; next }
+  { print $1 " calls " $3 " (" $2 "), which session.h does not declare" ($3 in kdoor ? ": an op and the kernel'"'"'s calls are the kernel'"'"'s (kernel_door.h)" : "") }
+' <(tr -c 'A-Za-z0-9_\n' ' ' < session.h) <(cat kernel_door.h qworld.h | tr -c 'A-Za-z0-9_\n' ' ') \
+  <(echo "$calls"))
 if [ -n "$undeclared" ]; then echo "$undeclared"; fail=1; fi
 # The queue engine reaches the session only through its world (qworld.h),
 # so that a test's world can drive it without a server: its objects call
@@ -159,8 +180,8 @@ if ! tsort <<<"$modules" >/dev/null 2>/tmp/zkc-modules.$$; then
 fi
 rm -f /tmp/zkc-modules.$$
 floor_below="util names stats hash renewal test_hooks"
-floor_session="$(sed 's/\.[ch]\b//g' <<<"$session_layer") session session_shared client_struct"
-floor_kernel="queue_nodes decide qown run_kernel qengine lease_run drive"
+floor_session="$(sed 's/\.[ch]\b//g' <<<"$session_layer") session session_shared client_struct kernel_door"
+floor_kernel="queue_nodes decide qown run_kernel qengine lease_run drive queue"
 upward=$(awk -v below=" $floor_below " -v session=" $floor_session " \
              -v kernel=" $floor_kernel " '
   function floor(m) {
@@ -190,6 +211,25 @@ if [ -n "$worldly" ]; then
   done <<<"$worldly"
   fail=1
 fi
+# The figures docs/architecture.md gives, told (not checked): the functions
+# each door declares, and the floors, the longest chain of modules (a
+# module's floor is one above the highest it depends on).
+for h in session.h kernel_door.h; do
+  echo "$h declares $(grep -oE '^[a-z][^(]*[ *]zkc__[a-z_0-9]+\(' "$h" | wc -l) functions"
+done
+awk '{ dep[$1] = dep[$1] " " $2; all[$1] = 1; all[$2] = 1 }
+  function floor_of(m,   n, i, p, f, best) {
+    if (m in fl) return fl[m]
+    if (m in busy) return 0 # a loop, told above
+    busy[m] = 1; best = 0; n = split(dep[m], p, " ")
+    for (i = 1; i <= n; i++) { f = floor_of(p[i]); if (f > best) { best = f; via[m] = p[i] } }
+    return fl[m] = best + 1
+  }
+  END {
+    for (m in all) if (floor_of(m) > top) { top = fl[m]; head = m }
+    chain = head; for (m = head; m in via; m = via[m]) chain = chain " -> " via[m]
+    print "floors: " top " (" chain ")"
+  }' <<<"$modules"
 for f in *.c *.h; do
   if grep -q '^#include <zookeeper/' "$f" && [[ " $zk_door " != *" $f "* ]]; then
     echo "$f includes the ZooKeeper client's header outside the session layer's door"
@@ -202,5 +242,5 @@ if grep -rnoE '#include <zookeeper/|\bZ(OK|OO_[A-Z_]+|[A-JL-Z][A-Z]{3,})\b|\b(zo
      "$src/include" "$src/cli" "$src/examples"; then
   echo "^ public headers, the CLI and the examples must not mention the ZooKeeper client"; fail=1
 fi
-[ $fail = 0 ] && echo "layers: no include or call cycle, no arrow back up; the client struct and the session layer's shared header seen by it only, recipes through session.h, the queue engine through its world; ZooKeeper's header and states at the door only"
+[ $fail = 0 ] && echo "layers: no include or call cycle, no arrow back up; the client struct and the session layer's shared header seen by it only, recipes through session.h, an op the kernel's (kernel_door.h), the queue engine through its world; ZooKeeper's header and states at the door only"
 exit $fail

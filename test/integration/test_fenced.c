@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "harness.h"
-#include "session.h" /* the read pinned to one session, asked directly */
+#include "kernel_door.h" /* the read pinned to one session, asked directly */
 
 #define OK(expr) assert_int_equal((expr), ZKC_OK)
 

@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "lease_run.h"
+#include "kernel_door.h" /* an op whole */
 #include "session_shared.h" /* zkc__op_finish: how an answer arrives */
 
 /* ---- the scripted world ---- */

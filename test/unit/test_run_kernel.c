@@ -19,6 +19,7 @@
 
 #include "queue_nodes.h" /* ZKC__PARENT_RECREATE_MAX */
 #include "run_kernel.h"
+#include "kernel_door.h" /* an op whole */
 #include "session_shared.h" /* zkc__op_finish: how an answer arrives */
 
 /* ---- the scripted world ---- */
