@@ -240,15 +240,15 @@ static void lease_rounds(zkc_sem_t *s, unsigned seed) {
       continue;
     }
     int64_t token = 0;
-    char **nodes = NULL;
-    size_t n = 0;
+    zkc_list_t *nodes = NULL;
     long long t = now_us(), decided = take_decided();
     zkc_lease_fencing_token(l, &token);
-    zkc_lease_nodes(l, &nodes, &n);
-    const char *slash = n ? strrchr(nodes[0], '/') : NULL;
+    zkc_lease_node_list(l, &nodes);
+    const char *first = zkc_list_string(nodes, 0);
+    const char *slash = first ? strrchr(first, '/') : NULL;
     say("ACQ %lld %lld %s %lld\n", t, (long long)token, slash ? slash + 1 : "?",
         decided);
-    zkc_strings_free(nodes, n);
+    zkc_list_free(nodes);
     sleep_ms(rand_r(&seed) % 200);
     t = now_us();
     rc = zkc_lease_free(l);
