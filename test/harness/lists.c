@@ -31,12 +31,14 @@ static int strings_out(int rc, zkc_list_t *list, char ***out, size_t *n) {
 
 int zkt_mutex_nodes(zkc_mutex_t *m, char ***out, size_t *n) {
   zkc_list_t *list = NULL;
-  return strings_out(zkc_mutex_node_list(m, &list), list, out, n);
+  int rc = zkc_mutex_node_list(m, &list);
+  return strings_out(rc, list, out, n);
 }
 
 int zkt_lease_nodes(const zkc_lease_t *l, char ***out, size_t *n) {
   zkc_list_t *list = NULL;
-  return strings_out(zkc_lease_node_list(l, &list), list, out, n);
+  int rc = zkc_lease_node_list(l, &list);
+  return strings_out(rc, list, out, n);
 }
 
 void zkt_participants_free(zkt_participant_t *p, size_t n) {
@@ -51,6 +53,7 @@ static int participants_out(int rc, zkc_list_t *list, zkt_participant_t **out,
   char **ids;
   size_t k;
   *out = NULL;
+  *n = 0;
   if ((rc = strings_out(rc, list, &ids, &k)) != ZKC_OK) return rc;
   zkt_participant_t *p = k ? calloc(k, sizeof *p) : NULL;
   if (k && p == NULL) abort();
@@ -64,14 +67,15 @@ static int participants_out(int rc, zkc_list_t *list, zkt_participant_t **out,
 int zkt_latch_participants(zkc_latch_t *l, zkt_participant_t **out,
                            size_t *n) {
   zkc_list_t *list = NULL;
-  return participants_out(zkc_latch_participant_list(l, &list), list, out, n);
+  int rc = zkc_latch_participant_list(l, &list);
+  return participants_out(rc, list, out, n);
 }
 
 int zkt_selector_participants(zkc_selector_t *s, zkt_participant_t **out,
                               size_t *n) {
   zkc_list_t *list = NULL;
-  return participants_out(zkc_selector_participant_list(s, &list), list, out,
-                          n);
+  int rc = zkc_selector_participant_list(s, &list);
+  return participants_out(rc, list, out, n);
 }
 
 void zkt_contenders_free(zkc_contender_t *v, size_t n) {
@@ -110,7 +114,8 @@ static int contenders_out(int rc, zkc_list_t *list, zkc_contender_t **out,
 int zkt_lock_contenders(zkc_client_t *c, const char *path,
                         zkc_contender_t **out, size_t *n) {
   zkc_list_t *list = NULL;
-  return contenders_out(zkc_lock_contender_list(c, path, &list), list, out, n);
+  int rc = zkc_lock_contender_list(c, path, &list);
+  return contenders_out(rc, list, out, n);
 }
 
 int zkt_sem_contenders(zkc_client_t *c, const char *path,
