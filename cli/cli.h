@@ -259,7 +259,18 @@ void zkcli_print_holder(const zkc_contender_t *e, size_t max);
 
 /* ---- reading a path (read.c) ---- */
 
-/* zkc_lock_contenders, read again after a connection blip for as long as
+/* A path's contenders as zkc_lock_contender_list reads them, copied into an
+ * array the tool frees with zkcli_contenders_free (the layout rule,
+ * zkc_layout_refusal, takes an array); a semaphore's leases and queue as
+ * zkc_sem_contender_list reads them. On failure nothing is handed out. */
+int zkcli_lock_contenders(zkc_client_t *c, const char *path,
+                          zkc_contender_t **out, size_t *count);
+int zkcli_sem_contenders(zkc_client_t *c, const char *path,
+                         zkc_contender_t **leases, size_t *n_leases,
+                         zkc_contender_t **queue, size_t *n_queue);
+void zkcli_contenders_free(zkc_contender_t *v, size_t count);
+
+/* zkcli_lock_contenders, read again after a connection blip for as long as
  * --connect-timeout allows (a snapshot read twice is as good as once). */
 int zkcli_read_contenders(const zkcli_opts_t *o, zkc_client_t *c,
                           const char *path, zkc_contender_t **out,
@@ -281,7 +292,7 @@ typedef struct zkcli_layout {
   int rw;         /* among those, readers or writers of a read-write lock */
 } zkcli_layout_t;
 
-/* Classifies contenders as zkc_lock_contenders lists them. */
+/* Classifies contenders as zkc_lock_contender_list lists them. */
 void zkcli_layout_of(const zkc_contender_t *v, size_t n, zkcli_layout_t *out);
 /* 1 when a contender is a LeaderLatch node. */
 int zkcli_is_latch_node(const zkc_contender_t *e);

@@ -67,11 +67,11 @@ static size_t await_let_go(zkc_client_t *c, const char *path, char **asked,
   for (;;) {
     zkc_contender_t *v = NULL;
     size_t n = 0;
-    *rc = zkc_lock_contenders(c, path, &v, &n);
+    *rc = zkcli_lock_contenders(c, path, &v, &n);
     if (*rc == ZKC_OK) {
       left = 0;
       for (size_t i = 0; i < n_asked; i++) left += still_there(v, n, asked[i]);
-      zkc_contenders_free(v, n);
+      zkcli_contenders_free(v, n);
       if (left == 0) return 0;
     } else if (*rc != ZKC_ECONNLOSS && *rc != ZKC_EOPTIMEOUT) {
       return left;
@@ -137,7 +137,7 @@ int zkcli_cmd_revoke(const zkcli_opts_t *o) {
       rc = w;
     }
   }
-  zkc_contenders_free(v, n);
+  zkcli_contenders_free(v, n);
   if (rc == ZKC_OK) {
     if (n_asked > 0 || refused == 0)
       printf("%s: asked %zu holder%s to let go%s\n", o->path, n_asked,

@@ -33,13 +33,12 @@ int zkcli_sem_acquire(const zkcli_opts_t *o, zkcli_hold_t *h) {
 
 void zkcli_sem_describe(const zkcli_hold_t *h, int64_t *token, char *node,
                         size_t len) {
-  char **nodes;
-  size_t n;
+  zkc_list_t *nodes = NULL;
   zkc_lease_fencing_token(h->lease, token);
-  if (zkc_lease_nodes(h->lease, &nodes, &n) == ZKC_OK && n > 0) {
-    snprintf(node, len, "%s", nodes[0]);
-    zkc_strings_free(nodes, n);
-  }
+  if (zkc_lease_node_list(h->lease, &nodes) == ZKC_OK &&
+      zkc_list_count(nodes) > 0)
+    snprintf(node, len, "%s", zkc_list_string(nodes, 0));
+  zkc_list_free(nodes);
 }
 
 int zkcli_sem_release(zkcli_hold_t *h) {

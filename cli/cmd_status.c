@@ -213,8 +213,8 @@ typedef struct sem_view {
 } sem_view_t;
 
 static void sem_view_free(sem_view_t *s) {
-  zkc_contenders_free(s->l, s->nl);
-  zkc_contenders_free(s->q, s->nq);
+  zkcli_contenders_free(s->l, s->nl);
+  zkcli_contenders_free(s->q, s->nq);
   free(s->lrow);
   free(s->qrow);
   memset(s, 0, sizeof *s);
@@ -393,7 +393,7 @@ static int sem_limit(const zkcli_opts_t *o, zkc_client_t *c, sem_view_t *s) {
 static int sem_read(const zkcli_opts_t *o, zkc_client_t *c, const char *path,
                     int64_t deadline, sem_view_t *s) {
   int rc;
-  while ((rc = zkc_sem_contenders(c, path, &s->l, &s->nl, &s->q, &s->nq)) !=
+  while ((rc = zkcli_sem_contenders(c, path, &s->l, &s->nl, &s->q, &s->nq)) !=
              ZKC_OK &&
          zkcli_retry_after(c, rc, deadline)) {
   }
@@ -438,7 +438,7 @@ static int show(const zkcli_opts_t *o, zkc_client_t *c, uint64_t *last) {
     }
     free(row);
   }
-  zkc_contenders_free(v, n);
+  zkcli_contenders_free(v, n);
   return rc;
 }
 
@@ -509,7 +509,7 @@ static int prom_read(const zkcli_opts_t *o, zkc_client_t *c, prom_path_t *p) {
     }
     free(row);
   }
-  zkc_contenders_free(v, n);
+  zkcli_contenders_free(v, n);
   p->read_ok = rc == ZKC_OK;
   return rc;
 }

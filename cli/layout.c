@@ -79,7 +79,7 @@ int zkcli_check_layout(const zkcli_opts_t *o, zkc_client_t *c, int *rw) {
   zkcli_layout_of(v, n, &l);
   zkc_recipe_t as = recipe_of(o, &l);
   const char *what = conflict(o, as, v, n);
-  zkc_contenders_free(v, n);
+  zkcli_contenders_free(v, n);
   if (rw) *rw = l.rw;
   if (what == NULL) return 0;
   zkcli_err("%s holds %s, not %s: refused", o->path, what, recipe_name(as));

@@ -17,11 +17,12 @@
 #include "names.h"
 #include "sem.h"
 #include "session.h"
+#include "unsized.h"
 #include "util.h"
 
 /* ---- the public calls ---- */
 
-void zkc_async_opts_init(zkc_async_opts_t *opts) {
+void zkc__async_opts_defaults(zkc_async_opts_t *opts) {
   if (opts == NULL) return;
   memset(opts, 0, sizeof *opts);
   opts->delivery = ZKC_DELIVER_THREAD;
@@ -31,7 +32,7 @@ static int async_create_impl(zkc_async_t **out, zkc_client_t *client,
                              const zkc_async_opts_t *opts) {
   if (out) *out = NULL;
   zkc_async_opts_t o;
-  zkc_async_opts_init(&o);
+  zkc__async_opts_defaults(&o);
   if (opts) o = *opts;
   int rc_ = zkc__refuse_null(client, "zkc_async_create", "out", out == NULL,
                              "client", client == NULL, (char *)NULL);
@@ -83,10 +84,10 @@ static int async_create_impl(zkc_async_t **out, zkc_client_t *client,
   return ZKC_OK;
 }
 
-int zkc_async_create(zkc_async_t **out, zkc_client_t *client,
-                     const zkc_async_opts_t *opts) {
+int zkc__async_create(zkc_async_t **out, zkc_client_t *client,
+                      const zkc_async_opts_t *opts) {
   unsigned mark = zkc__public_enter();
-  return zkc__public_leave(__func__, mark,
+  return zkc__public_leave("zkc_async_create", mark,
                            async_create_impl(out, client, opts));
 }
 

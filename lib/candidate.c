@@ -303,7 +303,7 @@ int zkc__candidate_stats(const zkc__candidate_t *cand, const char *fn,
 }
 
 int zkc__candidate_participants(zkc__candidate_t *cand, const char *fn,
-                                const char *kind, zkc_participant_t **out,
+                                const char *kind, zkc__participant_t **out,
                                 size_t *count) {
   int rc = zkc__refuse_null(cand ? cand->client : NULL, fn, kind,
                             cand == NULL, "out", out == NULL, "count",
@@ -320,7 +320,7 @@ int zkc__candidate_leader_id(zkc__candidate_t *cand, const char *fn,
   return zkc__leader_id_read(cand->client, cand->path, id);
 }
 
-void zkc_participants_free(zkc_participant_t *p, size_t count) {
+void zkc__participants_free(zkc__participant_t *p, size_t count) {
   if (p == NULL) return;
   for (size_t i = 0; i < count; i++) free(p[i].id);
   free(p);
@@ -330,7 +330,7 @@ void zkc_participants_free(zkc_participant_t *p, size_t count) {
  * that went away between the two is left out; when that was the head, the
  * leader is not known: *retry is set. */
 static int read_participants(zkc_client_t *c, const char *path,
-                             zkc_participant_t **out, size_t *count,
+                             zkc__participant_t **out, size_t *count,
                              int *retry) {
   char **nodes = NULL;
   size_t n = 0;
@@ -338,7 +338,7 @@ static int read_participants(zkc_client_t *c, const char *path,
   int rc = zkc__lock_participants(c, path, &nodes, &n);
   if (rc != ZKC_OK || n == 0) return rc;
   zkc__call_t *gets = calloc(n, sizeof *gets);
-  zkc_participant_t *parts = calloc(n, sizeof *parts);
+  zkc__participant_t *parts = calloc(n, sizeof *parts);
   size_t found = 0;
   if (gets == NULL || parts == NULL) rc = ZKC_ENOMEM;
   for (size_t i = 0; rc == ZKC_OK && i < n; i++)
@@ -358,9 +358,9 @@ static int read_participants(zkc_client_t *c, const char *path,
   }
   if (gets) zkc__call_clear(gets, n);
   free(gets);
-  zkc_strings_free(nodes, n);
+  zkc__strings_free(nodes, n);
   if (rc != ZKC_OK || found == 0) {
-    zkc_participants_free(parts, found);
+    zkc__participants_free(parts, found);
     return rc;
   }
   *out = parts;
@@ -369,7 +369,7 @@ static int read_participants(zkc_client_t *c, const char *path,
 }
 
 int zkc__participants_read(zkc_client_t *c, const char *path,
-                           zkc_participant_t **out, size_t *count) {
+                           zkc__participant_t **out, size_t *count) {
   *out = NULL;
   *count = 0;
   int rc = zkc__call_enter(c);
@@ -378,7 +378,7 @@ int zkc__participants_read(zkc_client_t *c, const char *path,
   /* The head vanished between the list and the read: read again (a few
    * times; then the list is returned without a leader marked). */
   for (int i = 0; rc == ZKC_OK && retry && i < 5; i++) {
-    zkc_participants_free(*out, *count);
+    zkc__participants_free(*out, *count);
     *out = NULL;
     *count = 0;
     rc = read_participants(c, path, out, count, &retry);
@@ -390,12 +390,12 @@ int zkc__participants_read(zkc_client_t *c, const char *path,
 /* Both recipes answer leader_id from the same participants read. */
 int zkc__leader_id_read(zkc_client_t *c, const char *path, char **id) {
   *id = NULL;
-  zkc_participant_t *p;
+  zkc__participant_t *p;
   size_t n;
   int rc = zkc__participants_read(c, path, &p, &n);
   if (rc != ZKC_OK) return rc;
   for (size_t i = 0; i < n && *id == NULL; i++)
     if (p[i].is_leader) *id = p[i].id, p[i].id = NULL;
-  zkc_participants_free(p, n);
+  zkc__participants_free(p, n);
   return ZKC_OK;
 }

@@ -19,6 +19,12 @@
 #include "stats.h"
 #include "zkcoord/leader.h"
 
+/* One participant of an election, as a participant list is made from. */
+typedef struct zkc__participant {
+  char *id;      /* its participant id (the node data), NUL-terminated */
+  int is_leader; /* 1 for the participant whose node is first */
+} zkc__participant_t;
+
 /* The life of a recipe object. */
 enum { ZKC__LATENT = 0, ZKC__STARTED = 1, ZKC__CLOSED = 2 };
 
@@ -149,18 +155,19 @@ int zkc__candidate_error(zkc__candidate_t *cand, const char *fn,
                          const char *kind);
 int zkc__candidate_stats(const zkc__candidate_t *cand, const char *fn,
                          const char *kind, zkc_lock_stats_t *out);
+void zkc__participants_free(zkc__participant_t *participants, size_t count);
 int zkc__candidate_participants(zkc__candidate_t *cand, const char *fn,
-                                const char *kind, zkc_participant_t **out,
+                                const char *kind, zkc__participant_t **out,
                                 size_t *count);
 int zkc__candidate_leader_id(zkc__candidate_t *cand, const char *fn,
                              const char *kind, char **id);
 
 /* Every contender on `path` in queue order with its id (the node data); the
  * first is marked leader. A head that vanished between the list and the
- * read makes it read again a few times. See zkc_latch_participants for
+ * read makes it read again a few times. See zkc__latch_participants for
  * the result and the codes (brackets itself with zkc__call_enter). */
 int zkc__participants_read(zkc_client_t *c, const char *path,
-                           zkc_participant_t **out, size_t *count);
+                           zkc__participant_t **out, size_t *count);
 
 /* The leader's id as zkc_latch_leader_id returns it. */
 int zkc__leader_id_read(zkc_client_t *c, const char *path, char **id);

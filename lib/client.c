@@ -15,7 +15,7 @@
 #include "session_shared.h"
 #include "zkcoord/common.h"
 
-void zkc_client_opts_init(zkc_client_opts_t *opts) {
+void zkc__client_opts_defaults(zkc_client_opts_t *opts) {
   if (opts == NULL) return;
   memset(opts, 0, sizeof *opts);
   opts->session_timeout_ms = 10000;
@@ -156,7 +156,7 @@ static int client_open_impl(zkc_client_t **out, const char *connect_string,
                             const zkc_client_opts_t *opts) {
   zkc_client_opts_t defaults;
   if (opts == NULL) {
-    zkc_client_opts_init(&defaults);
+    zkc__client_opts_defaults(&defaults);
     opts = &defaults;
   }
   if (out != NULL) *out = NULL;
@@ -189,10 +189,10 @@ static int client_open_impl(zkc_client_t **out, const char *connect_string,
   return rc;
 }
 
-int zkc_client_open(zkc_client_t **out, const char *connect_string,
-                    const zkc_client_opts_t *opts) {
+int zkc__client_open(zkc_client_t **out, const char *connect_string,
+                     const zkc_client_opts_t *opts) {
   unsigned mark = zkc__public_enter();
-  return zkc__public_leave(__func__, mark,
+  return zkc__public_leave("zkc_client_open", mark,
                            client_open_impl(out, connect_string, opts));
 }
 
@@ -293,10 +293,4 @@ int zkc__recipe_detach(zkc_client_t *c, zkc__observer_fn fn, void *ctx) {
   if (rc == ZKC_EDEADLK) return rc;
   zkc__client_unref(c);
   return ZKC_OK;
-}
-
-void zkc_strings_free(char **strings, size_t count) {
-  if (strings == NULL) return;
-  for (size_t i = 0; i < count; i++) free(strings[i]);
-  free(strings);
 }

@@ -14,11 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arrays.h"
 #include "candidate.h"
 #include "hold_fate.h"
 #include "names.h"
 #include "queue.h"
 #include "session.h"
+#include "unsized.h"
 #include "util.h"
 #include "zkcoord/leader.h"
 
@@ -184,7 +186,7 @@ static int one_turn(void *arg) {
   return 1;
 }
 
-void zkc_latch_opts_init(zkc_latch_opts_t *opts) {
+void zkc__latch_opts_defaults(zkc_latch_opts_t *opts) {
   if (opts) memset(opts, 0, sizeof *opts);
 }
 
@@ -217,10 +219,10 @@ static int latch_create_impl(zkc_latch_t **out, zkc_client_t *client,
   return ZKC_OK;
 }
 
-int zkc_latch_create(zkc_latch_t **out, zkc_client_t *client, const char *path,
-                     const char *id, const zkc_latch_opts_t *opts) {
+int zkc__latch_create(zkc_latch_t **out, zkc_client_t *client, const char *path,
+                      const char *id, const zkc_latch_opts_t *opts) {
   unsigned mark = zkc__public_enter();
-  return zkc__public_leave(__func__, mark,
+  return zkc__public_leave("zkc_latch_create", mark,
                            latch_create_impl(out, client, path, id, opts));
 }
 
@@ -461,7 +463,7 @@ const char *zkc_latch_path(const zkc_latch_t *l) {
   return l ? l->cand.path : NULL;
 }
 
-int zkc_latch_participants(zkc_latch_t *l, zkc_participant_t **out,
+int zkc__latch_participants(zkc_latch_t *l, zkc__participant_t **out,
                            size_t *count) {
   unsigned mark = zkc__public_enter();
   return zkc__public_leave(__func__, mark,

@@ -6,7 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arrays.h"
+#include "candidate.h"
 #include "session.h"
+#include "util.h"
 #include "zkcoord/common.h"
 #include "zkcoord/latch.h"
 #include "zkcoord/lease.h"
@@ -27,7 +30,7 @@ struct zkc_list {
 static zkc_list_t *list_of_strings(char **strings, size_t count) {
   zkc_list_t *l = calloc(1, sizeof *l);
   if (l == NULL) {
-    zkc_strings_free(strings, count);
+    zkc__strings_free(strings, count);
     return NULL;
   }
   l->count = count;
@@ -42,7 +45,7 @@ static zkc_list_t *list_of_contenders(zkc_contender_t *cs, size_t count) {
   if (l == NULL || (count && names == NULL)) {
     free(l);
     free(names);
-    zkc_contenders_free(cs, count);
+    zkc__contenders_free(cs, count);
     return NULL;
   }
   for (size_t i = 0; i < count; i++) names[i] = cs[i].name;
@@ -70,11 +73,11 @@ const zkc_contender_t *zkc_list_contender(const zkc_list_t *list, size_t i) {
 
 void zkc_list_free(zkc_list_t *list) {
   if (list == NULL) return;
-  if (list->contenders) zkc_contenders_free(list->contenders, list->count);
+  if (list->contenders) zkc__contenders_free(list->contenders, list->count);
   if (list->strings_borrowed)
     free(list->strings);
   else
-    zkc_strings_free(list->strings, list->count);
+    zkc__strings_free(list->strings, list->count);
   free(list);
 }
 
@@ -93,7 +96,7 @@ static int mutex_node_list_impl(zkc_mutex_t *mutex, zkc_list_t **out) {
   if (rc != ZKC_OK) return rc;
   char **nodes = NULL;
   size_t n = 0;
-  rc = zkc_mutex_participant_nodes(mutex, &nodes, &n);
+  rc = zkc__mutex_nodes(mutex, &nodes, &n);
   return strings_out(rc, nodes, n, out);
 }
 
@@ -109,7 +112,7 @@ static int lease_node_list_impl(const zkc_lease_t *lease, zkc_list_t **out) {
   if (rc != ZKC_OK) return rc;
   char **nodes = NULL;
   size_t n = 0;
-  rc = zkc_lease_nodes(lease, &nodes, &n);
+  rc = zkc__lease_nodes(lease, &nodes, &n);
   return strings_out(rc, nodes, n, out);
 }
 
@@ -119,19 +122,19 @@ int zkc_lease_node_list(const zkc_lease_t *lease, zkc_list_t **out) {
 }
 
 /* The ids of `parts` as strings (the array freed), in their order. */
-static int participants_out(int rc, zkc_participant_t *parts, size_t n,
+static int participants_out(int rc, zkc__participant_t *parts, size_t n,
                             zkc_list_t **out) {
   if (rc != ZKC_OK) return rc;
   char **ids = n ? calloc(n, sizeof *ids) : NULL;
   if (n && ids == NULL) {
-    zkc_participants_free(parts, n);
+    zkc__participants_free(parts, n);
     return ZKC_ENOMEM;
   }
   for (size_t i = 0; i < n; i++) {
     ids[i] = parts[i].id; /* taken over */
     parts[i].id = NULL;
   }
-  zkc_participants_free(parts, n);
+  zkc__participants_free(parts, n);
   return strings_out(ZKC_OK, ids, n, out);
 }
 
@@ -140,9 +143,9 @@ static int latch_participant_list_impl(zkc_latch_t *latch, zkc_list_t **out) {
   int rc = zkc__refuse_null(NULL, "zkc_latch_participant_list", "latch",
                             latch == NULL, "out", out == NULL, (char *)NULL);
   if (rc != ZKC_OK) return rc;
-  zkc_participant_t *parts = NULL;
+  zkc__participant_t *parts = NULL;
   size_t n = 0;
-  rc = zkc_latch_participants(latch, &parts, &n);
+  rc = zkc__latch_participants(latch, &parts, &n);
   return participants_out(rc, parts, n, out);
 }
 
@@ -158,9 +161,9 @@ static int selector_participant_list_impl(zkc_selector_t *sel,
   int rc = zkc__refuse_null(NULL, "zkc_selector_participant_list", "sel",
                             sel == NULL, "out", out == NULL, (char *)NULL);
   if (rc != ZKC_OK) return rc;
-  zkc_participant_t *parts = NULL;
+  zkc__participant_t *parts = NULL;
   size_t n = 0;
-  rc = zkc_selector_participants(sel, &parts, &n);
+  rc = zkc__selector_participants(sel, &parts, &n);
   return participants_out(rc, parts, n, out);
 }
 
@@ -180,7 +183,7 @@ static int lock_contender_list_impl(zkc_client_t *client, const char *path,
   if (rc != ZKC_OK) return rc;
   zkc_contender_t *cs = NULL;
   size_t n = 0;
-  rc = zkc_lock_contenders(client, path, &cs, &n);
+  rc = zkc__lock_contenders(client, path, &cs, &n);
   if (rc != ZKC_OK) return rc;
   *out = list_of_contenders(cs, n);
   return *out ? ZKC_OK : ZKC_ENOMEM;
@@ -206,7 +209,7 @@ static int sem_contender_list_impl(zkc_client_t *client, const char *path,
   if (rc != ZKC_OK) return rc;
   zkc_contender_t *ls = NULL, *qs = NULL;
   size_t nl = 0, nq = 0;
-  rc = zkc_sem_contenders(client, path, &ls, &nl, &qs, &nq);
+  rc = zkc__sem_contenders(client, path, &ls, &nl, &qs, &nq);
   if (rc != ZKC_OK) return rc;
   *leases = list_of_contenders(ls, nl);
   *queue = list_of_contenders(qs, nq);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arrays.h"
 #include "mutex_hold.h"
 #include "mutex_struct.h"
 #include "names.h"
@@ -476,7 +477,7 @@ static void keep_side(zkc__side_t side, char ***nodes, size_t *count) {
 static int mutex_participant_nodes_impl(zkc_mutex_t *m, char ***nodes,
                                         size_t *count) {
   int rc_ = zkc__refuse_null(
-      m ? m->client : NULL, "zkc_mutex_participant_nodes", "mutex", m == NULL,
+      m ? m->client : NULL, "zkc_mutex_node_list", "mutex", m == NULL,
       "nodes", nodes == NULL, "count", count == NULL, (char *)NULL);
   if (rc_ != ZKC_OK) return rc_;
   int rc = zkc__call_enter(m->client);
@@ -487,7 +488,7 @@ static int mutex_participant_nodes_impl(zkc_mutex_t *m, char ***nodes,
   return rc;
 }
 
-int zkc_mutex_participant_nodes(zkc_mutex_t *m, char ***nodes, size_t *count) {
+int zkc__mutex_nodes(zkc_mutex_t *m, char ***nodes, size_t *count) {
   unsigned mark = zkc__public_enter();
   return zkc__public_leave(__func__, mark,
                            mutex_participant_nodes_impl(m, nodes, count));

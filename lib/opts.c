@@ -9,13 +9,14 @@
 #include <string.h>
 
 #include "session.h"
+#include "unsized.h"
 #include "zkcoord/async.h"
 #include "zkcoord/client.h"
 #include "zkcoord/latch.h"
 #include "zkcoord/selector.h"
 #include "zkcoord/semaphore.h"
 
-/* The smallest size of each struct a release took (0.4.0, the first with
+/* The smallest size of each struct a release took (1.0.0, the first with
  * sized calls): fields are only ever appended, so any later size is larger. */
 #define CLIENT_OPTS_MIN sizeof(zkc_client_opts_t)
 #define LATCH_OPTS_MIN sizeof(zkc_latch_opts_t)
@@ -75,7 +76,7 @@ static void overlay(void *own, size_t known, const void *opts, size_t size) {
 
 static int client_opts_init_size_impl(zkc_client_opts_t *opts, size_t size) {
   zkc_client_opts_t d;
-  zkc_client_opts_init(&d);
+  zkc__client_opts_defaults(&d);
   return init_sized("zkc_client_opts_init_size", "zkc_client_opts_t", opts,
                     size, CLIENT_OPTS_MIN, &d, sizeof d);
 }
@@ -90,14 +91,14 @@ static int client_open_size_impl(zkc_client_t **out, const char *connect_string,
                                  const zkc_client_opts_t *opts,
                                  size_t opts_size) {
   if (out != NULL) *out = NULL;
-  if (opts == NULL) return zkc_client_open(out, connect_string, NULL);
+  if (opts == NULL) return zkc__client_open(out, connect_string, NULL);
   int rc = check_size(NULL, "zkc_client_open_size", "zkc_client_opts_t", opts,
                       opts_size, CLIENT_OPTS_MIN, sizeof *opts);
   if (rc != ZKC_OK) return rc;
   zkc_client_opts_t o;
-  zkc_client_opts_init(&o);
+  zkc__client_opts_defaults(&o);
   overlay(&o, sizeof o, opts, opts_size);
-  return zkc_client_open(out, connect_string, &o);
+  return zkc__client_open(out, connect_string, &o);
 }
 
 int zkc_client_open_size(zkc_client_t **out, const char *connect_string,
@@ -112,7 +113,7 @@ int zkc_client_open_size(zkc_client_t **out, const char *connect_string,
 
 static int latch_opts_init_size_impl(zkc_latch_opts_t *opts, size_t size) {
   zkc_latch_opts_t d;
-  zkc_latch_opts_init(&d);
+  zkc__latch_opts_defaults(&d);
   return init_sized("zkc_latch_opts_init_size", "zkc_latch_opts_t", opts,
                     size, LATCH_OPTS_MIN, &d, sizeof d);
 }
@@ -128,14 +129,14 @@ static int latch_create_size_impl(zkc_latch_t **out, zkc_client_t *client,
                                   const zkc_latch_opts_t *opts,
                                   size_t opts_size) {
   if (out != NULL) *out = NULL;
-  if (opts == NULL) return zkc_latch_create(out, client, path, id, NULL);
+  if (opts == NULL) return zkc__latch_create(out, client, path, id, NULL);
   int rc = check_size(client, "zkc_latch_create_size", "zkc_latch_opts_t", opts,
                       opts_size, LATCH_OPTS_MIN, sizeof *opts);
   if (rc != ZKC_OK) return rc;
   zkc_latch_opts_t o;
-  zkc_latch_opts_init(&o);
+  zkc__latch_opts_defaults(&o);
   overlay(&o, sizeof o, opts, opts_size);
-  return zkc_latch_create(out, client, path, id, &o);
+  return zkc__latch_create(out, client, path, id, &o);
 }
 
 int zkc_latch_create_size(zkc_latch_t **out, zkc_client_t *client,
@@ -151,7 +152,7 @@ int zkc_latch_create_size(zkc_latch_t **out, zkc_client_t *client,
 
 static int sem_opts_init_size_impl(zkc_sem_opts_t *opts, size_t size) {
   zkc_sem_opts_t d;
-  zkc_sem_opts_init(&d);
+  zkc__sem_opts_defaults(&d);
   return init_sized("zkc_sem_opts_init_size", "zkc_sem_opts_t", opts,
                     size, SEM_OPTS_MIN, &d, sizeof d);
 }
@@ -165,14 +166,14 @@ static int sem_create_size_impl(zkc_sem_t **out, zkc_client_t *client,
                                 const char *path, const zkc_sem_opts_t *opts,
                                 size_t opts_size) {
   if (out != NULL) *out = NULL;
-  if (opts == NULL) return zkc_sem_create(out, client, path, NULL);
+  if (opts == NULL) return zkc__sem_create(out, client, path, NULL);
   int rc = check_size(client, "zkc_sem_create_size", "zkc_sem_opts_t", opts,
                       opts_size, SEM_OPTS_MIN, sizeof *opts);
   if (rc != ZKC_OK) return rc;
   zkc_sem_opts_t o;
-  zkc_sem_opts_init(&o);
+  zkc__sem_opts_defaults(&o);
   overlay(&o, sizeof o, opts, opts_size);
-  return zkc_sem_create(out, client, path, &o);
+  return zkc__sem_create(out, client, path, &o);
 }
 
 int zkc_sem_create_size(zkc_sem_t **out, zkc_client_t *client,
@@ -189,7 +190,7 @@ int zkc_sem_create_size(zkc_sem_t **out, zkc_client_t *client,
 static int selector_opts_init_size_impl(zkc_selector_opts_t *opts,
                                         size_t size) {
   zkc_selector_opts_t d;
-  zkc_selector_opts_init(&d);
+  zkc__selector_opts_defaults(&d);
   return init_sized("zkc_selector_opts_init_size", "zkc_selector_opts_t", opts,
                     size, SELECTOR_OPTS_MIN, &d, sizeof d);
 }
@@ -207,14 +208,14 @@ static int selector_create_size_impl(zkc_selector_t **out, zkc_client_t *client,
                                      size_t opts_size) {
   if (out != NULL) *out = NULL;
   if (opts == NULL)
-    return zkc_selector_create(out, client, path, take_leadership, ctx, NULL);
+    return zkc__selector_create(out, client, path, take_leadership, ctx, NULL);
   int rc = check_size(client, "zkc_selector_create_size", "zkc_selector_opts_t",
                       opts, opts_size, SELECTOR_OPTS_MIN, sizeof *opts);
   if (rc != ZKC_OK) return rc;
   zkc_selector_opts_t o;
-  zkc_selector_opts_init(&o);
+  zkc__selector_opts_defaults(&o);
   overlay(&o, sizeof o, opts, opts_size);
-  return zkc_selector_create(out, client, path, take_leadership, ctx, &o);
+  return zkc__selector_create(out, client, path, take_leadership, ctx, &o);
 }
 
 int zkc_selector_create_size(zkc_selector_t **out, zkc_client_t *client,
@@ -232,7 +233,7 @@ int zkc_selector_create_size(zkc_selector_t **out, zkc_client_t *client,
 
 static int async_opts_init_size_impl(zkc_async_opts_t *opts, size_t size) {
   zkc_async_opts_t d;
-  zkc_async_opts_init(&d);
+  zkc__async_opts_defaults(&d);
   return init_sized("zkc_async_opts_init_size", "zkc_async_opts_t", opts,
                     size, ASYNC_OPTS_MIN, &d, sizeof d);
 }
@@ -247,14 +248,14 @@ static int async_create_size_impl(zkc_async_t **out, zkc_client_t *client,
                                   const zkc_async_opts_t *opts,
                                   size_t opts_size) {
   if (out != NULL) *out = NULL;
-  if (opts == NULL) return zkc_async_create(out, client, NULL);
+  if (opts == NULL) return zkc__async_create(out, client, NULL);
   int rc = check_size(client, "zkc_async_create_size", "zkc_async_opts_t", opts,
                       opts_size, ASYNC_OPTS_MIN, sizeof *opts);
   if (rc != ZKC_OK) return rc;
   zkc_async_opts_t o;
-  zkc_async_opts_init(&o);
+  zkc__async_opts_defaults(&o);
   overlay(&o, sizeof o, opts, opts_size);
-  return zkc_async_create(out, client, &o);
+  return zkc__async_create(out, client, &o);
 }
 
 int zkc_async_create_size(zkc_async_t **out, zkc_client_t *client,

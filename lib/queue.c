@@ -245,7 +245,7 @@ int zkc__lock_participants(zkc_client_t *c, const char *base, char ***nodes,
     *nodes = paths;
     *count = n;
   } else {
-    zkc_strings_free(paths, n);
+    zkc__strings_free(paths, n);
   }
   zkc__call_clear(&list, 1);
   return rc == ZKC_ENONODE ? ZKC_OK : rc;

@@ -100,7 +100,7 @@ int zkc__lock_release(zkc_client_t *c, zkc__held_t *held);
 int zkc__lock_release_by(zkc_client_t *c, zkc__held_t *held, int64_t limit_ms);
 
 /* The contenders on `base` in queue order, as full paths (see
- * zkc_mutex_participant_nodes). */
+ * zkc__mutex_nodes). */
 int zkc__lock_participants(zkc_client_t *c, const char *base, char ***nodes,
                            size_t *count);
 

@@ -91,7 +91,7 @@ static int revoke_holders_impl(zkc_client_t *c, const char *lock_path,
     if (w == ZKC_OK) told++;
     else if (w != ZKC_ENONODE) rc = w; /* a holder that left needs nothing */
   }
-  zkc_strings_free(nodes, n);
+  zkc__strings_free(nodes, n);
   zkc__call_leave(c);
   if (asked != NULL) *asked = told;
   return rc;

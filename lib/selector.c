@@ -8,11 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arrays.h"
 #include "candidate.h"
 #include "hold_fate.h"
 #include "names.h"
 #include "queue.h"
 #include "session.h"
+#include "unsized.h"
 #include "util.h"
 #include "zkcoord/selector.h"
 
@@ -135,7 +137,7 @@ static int one_turn(void *arg) {
   return 1;
 }
 
-void zkc_selector_opts_init(zkc_selector_opts_t *opts) {
+void zkc__selector_opts_defaults(zkc_selector_opts_t *opts) {
   if (opts) memset(opts, 0, sizeof *opts);
 }
 
@@ -177,11 +179,11 @@ static int selector_create_impl(zkc_selector_t **out, zkc_client_t *client,
   return ZKC_OK;
 }
 
-int zkc_selector_create(zkc_selector_t **out, zkc_client_t *client,
-                        const char *path, zkc_selector_fn take_leadership,
-                        void *ctx, const zkc_selector_opts_t *opts) {
+int zkc__selector_create(zkc_selector_t **out, zkc_client_t *client,
+                         const char *path, zkc_selector_fn take_leadership,
+                         void *ctx, const zkc_selector_opts_t *opts) {
   unsigned mark = zkc__public_enter();
-  return zkc__public_leave(__func__, mark,
+  return zkc__public_leave("zkc_selector_create", mark,
                            selector_create_impl(out, client, path,
                                                 take_leadership, ctx, opts));
 }
@@ -338,7 +340,7 @@ const char *zkc_selector_path(const zkc_selector_t *s) {
   return s ? s->cand.path : NULL;
 }
 
-int zkc_selector_participants(zkc_selector_t *s, zkc_participant_t **out,
+int zkc__selector_participants(zkc_selector_t *s, zkc__participant_t **out,
                               size_t *count) {
   unsigned mark = zkc__public_enter();
   return zkc__public_leave(__func__, mark,

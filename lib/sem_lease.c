@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arrays.h"
 #include "queue.h"
 #include "sem.h"
 #include "util.h"
@@ -116,7 +117,7 @@ int zkc_lease_is_held(const zkc_lease_t *cl) {
 static int lease_nodes_impl(const zkc_lease_t *cl, char ***nodes,
                             size_t *count) {
   int rc_ =
-      zkc__refuse_null(NULL, "zkc_lease_nodes", "lease", cl == NULL, "nodes",
+      zkc__refuse_null(NULL, "zkc_lease_node_list", "lease", cl == NULL, "nodes",
                        nodes == NULL, "count", count == NULL, (char *)NULL);
   if (rc_ != ZKC_OK) return rc_;
   zkc_lease_t *l = (zkc_lease_t *)cl;
@@ -127,7 +128,7 @@ static int lease_nodes_impl(const zkc_lease_t *cl, char ***nodes,
   if (v == NULL) return ZKC_ENOMEM;
   for (size_t i = 0; i < l->n; i++)
     if ((v[i] = strdup(l->nodes[i].node)) == NULL) {
-      zkc_strings_free(v, l->n);
+      zkc__strings_free(v, l->n);
       return ZKC_ENOMEM;
     }
   *nodes = v;
@@ -135,7 +136,7 @@ static int lease_nodes_impl(const zkc_lease_t *cl, char ***nodes,
   return ZKC_OK;
 }
 
-int zkc_lease_nodes(const zkc_lease_t *cl, char ***nodes, size_t *count) {
+int zkc__lease_nodes(const zkc_lease_t *cl, char ***nodes, size_t *count) {
   unsigned mark = zkc__public_enter();
   return zkc__public_leave(__func__, mark, lease_nodes_impl(cl, nodes, count));
 }

@@ -16,12 +16,13 @@
 #include "queue.h"
 #include "sem.h"
 #include "session.h"
+#include "unsized.h"
 #include "test_hooks.h"
 #include "util.h"
 
 void (*zkc__sem_seam)(const char *leases);
 
-void zkc_sem_opts_init(zkc_sem_opts_t *o) {
+void zkc__sem_opts_defaults(zkc_sem_opts_t *o) {
   if (o == NULL) return;
   memset(o, 0, sizeof *o);
   o->max_leases = 1;
@@ -100,7 +101,7 @@ static int sem_create_impl(zkc_sem_t **out, zkc_client_t *client,
                            const char *path, const zkc_sem_opts_t *opts) {
   if (out != NULL) *out = NULL;
   zkc_sem_opts_t def;
-  zkc_sem_opts_init(&def);
+  zkc__sem_opts_defaults(&def);
   if (opts == NULL) opts = &def;
   int rc0 = zkc__refuse_null(client, "zkc_sem_create", "out", out == NULL,
                              "client", client == NULL, (char *)NULL);
@@ -140,10 +141,10 @@ static int sem_create_impl(zkc_sem_t **out, zkc_client_t *client,
   return ZKC_OK;
 }
 
-int zkc_sem_create(zkc_sem_t **out, zkc_client_t *client, const char *path,
-                   const zkc_sem_opts_t *opts) {
+int zkc__sem_create(zkc_sem_t **out, zkc_client_t *client, const char *path,
+                    const zkc_sem_opts_t *opts) {
   unsigned mark = zkc__public_enter();
-  return zkc__public_leave(__func__, mark,
+  return zkc__public_leave("zkc_sem_create", mark,
                            sem_create_impl(out, client, path, opts));
 }
 

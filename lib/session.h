@@ -44,6 +44,13 @@ int zkc__public_leave(const char *fn, unsigned mark, int rc);
 
 /* ---- life: references and blocking calls (client.c, state.c) ---- */
 
+/* The options' defaults, and zkc_client_open on options of this library's
+ * size: what the sized calls (opts.c) run; the headers' zkc_client_opts_init
+ * and zkc_client_open are inline over those. Messages name zkc_client_open. */
+void zkc__client_opts_defaults(zkc_client_opts_t *opts);
+int zkc__client_open(zkc_client_t **out, const char *connect_string,
+                     const zkc_client_opts_t *opts);
+
 /* Takes a reference for a recipe object; ZKC_ECLOSED if already closed. */
 int zkc__client_ref(zkc_client_t *c);
 /* Drops it; the last reference frees the client. */

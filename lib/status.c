@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* zkc_lock_contenders: a read-only view of a lock path's queue. */
+/* zkc__lock_contenders: a read-only view of a lock path's queue. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "arrays.h"
 #include "names.h"
 #include "session.h"
 #include "util.h"
@@ -43,7 +44,7 @@ static int by_name(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-void zkc_contenders_free(zkc_contender_t *v, size_t count) {
+void zkc__contenders_free(zkc_contender_t *v, size_t count) {
   if (v == NULL) return;
   for (size_t i = 0; i < count; i++) {
     free(v[i].name);
@@ -145,7 +146,7 @@ static int read_all(zkc_client_t *c, const char *path, char **names, size_t n,
     *out = v;
     *count = m;
   } else {
-    zkc_contenders_free(v, m);
+    zkc__contenders_free(v, m);
   }
   return rc;
 }
@@ -155,12 +156,12 @@ static int lock_contenders_impl(zkc_client_t *c, const char *path,
   if (out) *out = NULL;
   if (count) *count = 0;
   int rc =
-      ZKC__REFUSE_IF(c, c == NULL, "zkc_lock_contenders", "client is NULL");
+      ZKC__REFUSE_IF(c, c == NULL, "zkc_lock_contender_list", "client is NULL");
   if (rc == ZKC_OK)
-    rc = ZKC__REFUSE_IF(c, out == NULL || count == NULL, "zkc_lock_contenders",
+    rc = ZKC__REFUSE_IF(c, out == NULL || count == NULL, "zkc_lock_contender_list",
                         "%s is NULL", out == NULL ? "out" : "count");
   if (rc == ZKC_OK)
-    rc = zkc__check_path(c, "zkc_lock_contenders", "path", path);
+    rc = zkc__check_path(c, "zkc_lock_contender_list", "path", path);
   if (rc != ZKC_OK) return rc;
   if ((rc = zkc__call_enter(c)) != ZKC_OK) return rc;
   zkc__call_t list = {.rq = {.kind = ZKC__REQ_CHILDREN, .path = path}};
@@ -174,7 +175,7 @@ static int lock_contenders_impl(zkc_client_t *c, const char *path,
   return rc;
 }
 
-int zkc_lock_contenders(zkc_client_t *c, const char *path,
+int zkc__lock_contenders(zkc_client_t *c, const char *path,
                         zkc_contender_t **out, size_t *count) {
   unsigned mark = zkc__public_enter();
   return zkc__public_leave(__func__, mark,
@@ -189,21 +190,21 @@ static int sem_contenders_impl(zkc_client_t *c, const char *path,
   if (queue) *queue = NULL;
   if (n_leases) *n_leases = 0;
   if (n_queue) *n_queue = 0;
-  int rc = ZKC__REFUSE_IF(c, c == NULL, "zkc_sem_contenders", "client is NULL");
+  int rc = ZKC__REFUSE_IF(c, c == NULL, "zkc_sem_contender_list", "client is NULL");
   if (rc == ZKC_OK)
     rc = ZKC__REFUSE_IF(
         c,
         leases == NULL || n_leases == NULL || queue == NULL || n_queue == NULL,
-        "zkc_sem_contenders", "an output argument is NULL");
-  if (rc == ZKC_OK) rc = zkc__check_path(c, "zkc_sem_contenders", "path", path);
+        "zkc_sem_contender_list", "an output argument is NULL");
+  if (rc == ZKC_OK) rc = zkc__check_path(c, "zkc_sem_contender_list", "path", path);
   if (rc != ZKC_OK) return rc;
   char *lp = zkc__path_join(path, "leases");
   char *qp = zkc__path_join(path, "locks");
   rc = lp && qp ? ZKC_OK : ZKC_ENOMEM;
-  if (rc == ZKC_OK) rc = zkc_lock_contenders(c, lp, leases, n_leases);
-  if (rc == ZKC_OK) rc = zkc_lock_contenders(c, qp, queue, n_queue);
+  if (rc == ZKC_OK) rc = zkc__lock_contenders(c, lp, leases, n_leases);
+  if (rc == ZKC_OK) rc = zkc__lock_contenders(c, qp, queue, n_queue);
   if (rc != ZKC_OK) {
-    zkc_contenders_free(*leases, *n_leases);
+    zkc__contenders_free(*leases, *n_leases);
     *leases = NULL;
     *n_leases = 0;
   }
@@ -212,7 +213,7 @@ static int sem_contenders_impl(zkc_client_t *c, const char *path,
   return rc;
 }
 
-int zkc_sem_contenders(zkc_client_t *c, const char *path,
+int zkc__sem_contenders(zkc_client_t *c, const char *path,
                        zkc_contender_t **leases, size_t *n_leases,
                        zkc_contender_t **queue, size_t *n_queue) {
   unsigned mark = zkc__public_enter();

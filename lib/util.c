@@ -127,3 +127,9 @@ int zkc__grow(void *array, size_t *cap, size_t n, size_t size,
 }
 
 _Thread_local int zkc__hash_oom; /* set by uthash on a failed add (hash.h) */
+
+void zkc__strings_free(char **strings, size_t count) {
+  if (strings == NULL) return;
+  for (size_t i = 0; i < count; i++) free(strings[i]);
+  free(strings);
+}

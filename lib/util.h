@@ -76,4 +76,7 @@ uint64_t zkc__thread_id(void);
  * (`first` elements at first). 0 when out of memory (the array unchanged). */
 int zkc__grow(void *array, size_t *cap, size_t n, size_t size, size_t first);
 
+/* Frees an array of count strings and the strings. Accepts NULL. */
+void zkc__strings_free(char **strings, size_t count);
+
 #endif /* ZKC_UTIL_H */

@@ -8,7 +8,7 @@
 #       are compatible)                                  must pass
 #   (a) a field inserted in the middle of zkc_client_opts_t, which
 #       applications declare on their stack              must fail
-#   (b) zkc_strings_free no longer exported              must fail
+#   (b) zkc_list_free no longer exported                 must fail
 #   (c) zkc_lost_fn's token parameter int64_t -> int32_t must fail
 #   (d) (a) with the major version bumped in project() (new SONAME)
 #                                                        must pass, with a
@@ -125,8 +125,8 @@ case_ e 0 'PASS: (no ABI change|compatible ABI changes only)' "unmodified source
 case_ a 1 "struct zkc_client_opts'" \
   "field inserted in the middle of zkc_client_opts_t" \
   "include/zkcoord/client.h=$insert_field"
-case_ b 1 '[1-9][0-9]* Removed' "zkc_strings_free no longer exported" \
-  'include/zkcoord/common.h=s/^ZKC_EXTERN \(void zkc_strings_free(\)/\1/'
+case_ b 1 '[1-9][0-9]* Removed' "zkc_list_free no longer exported" \
+  'include/zkcoord/common.h=s/^ZKC_EXTERN \(void zkc_list_free(\)/\1/'
 case_ c 1 'zkc_lost_fn' "zkc_lost_fn's token int64_t -> int32_t" \
   'include/zkcoord/mutex.h=/^typedef void (\*zkc_lost_fn)/,/;/s/int64_t token/int32_t token/'
 case_ d 0 "SONAME was bumped .*so\.$((major + 1))" \
@@ -134,7 +134,7 @@ case_ d 0 "SONAME was bumped .*so\.$((major + 1))" \
   "include/zkcoord/client.h=$insert_field" \
   "CMakeLists.txt=s/^project(zkcoord VERSION $major\./project(zkcoord VERSION $((major + 1))./"
 case_ f 0 "\\[A\\].*zkc_abi_guard_added" "function zkc_abi_guard_added added" \
-  'include/zkcoord/common.h=s/^\(ZKC_EXTERN void zkc_strings_free(.*\)$/\1\nZKC_EXTERN int zkc_abi_guard_added(void);/' \
+  'include/zkcoord/common.h=s/^\(ZKC_EXTERN void zkc_list_free(.*\)$/\1\nZKC_EXTERN int zkc_abi_guard_added(void);/' \
   "lib/version.c=\$a int zkc_abi_guard_added(void) { return 0; }"
 
 if [ $bad = 0 ]; then

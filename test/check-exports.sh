@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Fails when the shared library exports anything but zkc_* symbols, or
-# exports none at all. Given a dpkg symbols file too (debian/libzkcoord0.symbols),
+# exports none at all. Given a dpkg symbols file too (debian/libzkcoord1.symbols),
 # also fails unless the exports are exactly the symbols it lists, naming
 # each one exported but not listed and each one listed but not exported
 # (the package build would fail on either; this fails the suite first).

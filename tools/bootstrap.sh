@@ -20,7 +20,7 @@
 #                              step fails there
 #   tools/bootstrap.sh bench   install the benchmark's peers (Curator, kazoo,
 #                              go-zookeeper) and gnuplot, run bench/run.sh
-#   tools/bootstrap.sh deb     the Debian packages (libzkcoord0,
+#   tools/bootstrap.sh deb     the Debian packages (libzkcoord1,
 #                              libzkcoord-dev, zkcoord) built by
 #                              dpkg-buildpackage from `git archive HEAD`
 #                              (committed files only) in a temporary

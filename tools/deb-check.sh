@@ -4,7 +4,7 @@
 # deb-check builds them first and runs this; meant for the pristine
 # container: tools/pristine.sh 'tools/bootstrap.sh deb-check'):
 #
-#   install   apt-get installs libzkcoord0, libzkcoord-dev and zkcoord from
+#   install   apt-get installs libzkcoord1, libzkcoord-dev and zkcoord from
 #             DEB_DIR, their dependencies from Debian (in a container the
 #             ZooKeeper C client the build used is removed first, so that
 #             apt must bring it as the packages' dependency)
@@ -31,7 +31,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 readonly ROOT=$PWD
 debs=$(realpath -m "${1:-${ZKC_BUILD_ROOT:-$ROOT/build}/deb}")
-readonly PACKAGES=(libzkcoord0 libzkcoord-dev zkcoord)
+readonly PACKAGES=(libzkcoord1 libzkcoord-dev zkcoord)
 readonly ENSEMBLE=$ROOT/test/ensemble/zk-ensemble.sh
 
 sudo=()
@@ -112,7 +112,7 @@ fi
 dpkg -L "${PACKAGES[@]}" | sort -u >"$work/listed"
 multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 version=$(dpkg-query -W -f='${Version}' zkcoord)
-for f in "/usr/lib/$multiarch/libzkcoord.so.0" /usr/include/zkcoord/zkcoord.h \
+for f in "/usr/lib/$multiarch/libzkcoord.so.1" /usr/include/zkcoord/zkcoord.h \
          "/usr/lib/$multiarch/libzkcoord.a" "/usr/lib/$multiarch/pkgconfig/zkcoord.pc" \
          "/usr/lib/$multiarch/cmake/zkcoord/zkcoordConfig.cmake" \
          /usr/bin/zkcoord /usr/share/man/man1/zkcoord.1.gz \
@@ -131,8 +131,8 @@ done_step "CMake find_package (shared, static) and pkg-config consumers built an
 begin "zkcoord lock on a 3-server ensemble"
 out=$(/usr/bin/zkcoord --version)
 [ "$out" = "zkcoord ${version%-*} (library ${version%-*})" ] || fail "zkcoord --version said '$out'"
-loaded=$(ldd /usr/bin/zkcoord | awk '$1 == "libzkcoord.so.0" {print $3}')
-[ "$(realpath "$loaded")" = "$(realpath "/usr/lib/$multiarch/libzkcoord.so.0")" ] ||
+loaded=$(ldd /usr/bin/zkcoord | awk '$1 == "libzkcoord.so.1" {print $3}')
+[ "$(realpath "$loaded")" = "$(realpath "/usr/lib/$multiarch/libzkcoord.so.1")" ] ||
   fail "/usr/bin/zkcoord loads '$loaded', not the packaged library"
 if command -v man >/dev/null; then
   text=$(man zkcoord 2>/dev/null || true)

@@ -324,10 +324,10 @@ static void herd_release(hpeer_t *h) {
 }
 
 static size_t queue_len(zkc_client_t *c, const char *path) {
-  zkc_contender_t *v;
-  size_t k;
-  zkc_check(zkc_lock_contenders(c, path, &v, &k), "zkc_lock_contenders");
-  zkc_contenders_free(v, k);
+  zkc_list_t *v;
+  zkc_check(zkc_lock_contender_list(c, path, &v), "zkc_lock_contender_list");
+  size_t k = zkc_list_count(v);
+  zkc_list_free(v);
   return k;
 }
 

@@ -71,35 +71,45 @@ typedef struct zkc_async_opts {
   void *state_ctx;
 } zkc_async_opts_t;
 
-/* Fills *opts with the defaults. Accepts NULL (no-op). Thread-safe. The
- * 0.x form: zkc_async_opts_init_size takes the struct's size. */
-ZKC_EXTERN void zkc_async_opts_init(zkc_async_opts_t *opts);
-
 /* Fills the `size` bytes of *opts (pass sizeof *opts) with the defaults: the
  * form of the options' init that lets zkc_async_opts_t grow without an ABI
  * break (fields are only ever appended, each with 0 as its default; bytes
  * this library does not know are zeroed). Returns ZKC_OK, or ZKC_EINVAL
- * (opts NULL, or size smaller than a zkc_async_opts_t of 0.4.0: nothing
+ * (opts NULL, or size smaller than a zkc_async_opts_t of 1.0.0: nothing
  * written; zkc_last_error_message says which). Thread-safe. */
 ZKC_EXTERN int zkc_async_opts_init_size(zkc_async_opts_t *opts, size_t size);
 
-/* Creates an async context on `client` (opts NULL = defaults; copied) and
- * starts its engine thread. *out is owned by the caller
- * (zkc_async_destroy); set to NULL on failure. Returns ZKC_OK, ZKC_EINVAL
- * (NULL out or client, unknown delivery), ZKC_ENOMEM, ZKC_ESYSTEM (thread
- * or eventfd), ZKC_ECLOSED (client closed). Thread-safe. */
-ZKC_EXTERN int zkc_async_create(zkc_async_t **out, zkc_client_t *client,
-                                const zkc_async_opts_t *opts);
+/* Fills *opts with the defaults. Accepts NULL (no-op). Thread-safe. The
+ * 0.x form: zkc_async_opts_init_size takes the struct's size.
+ * Inline over zkc_async_opts_init_size: it passes the size of the options struct
+ * this program was compiled with, so that it keeps working with a later
+ * 1.x library whose struct grew. */
+static inline void zkc_async_opts_init(zkc_async_opts_t *opts) {
+  if (opts != NULL) (void)zkc_async_opts_init_size(opts, sizeof(zkc_async_opts_t));
+}
 
 /* As zkc_async_create, with `opts_size` the size of *opts (sizeof *opts, as
  * given to its init): ZKC_EINVAL, nothing made, when opts_size is smaller
- * than a zkc_async_opts_t of 0.4.0, or larger with a byte this library does
+ * than a zkc_async_opts_t of 1.0.0, or larger with a byte this library does
  * not know set (zkc_last_error_message names the size and the type); opts
  * NULL = defaults, whatever opts_size. Otherwise the codes of
  * zkc_async_create. */
 ZKC_EXTERN int zkc_async_create_size(zkc_async_t **out, zkc_client_t *client,
                                      const zkc_async_opts_t *opts,
                                      size_t opts_size);
+
+/* Creates an async context on `client` (opts NULL = defaults; copied) and
+ * starts its engine thread. *out is owned by the caller
+ * (zkc_async_destroy); set to NULL on failure. Returns ZKC_OK, ZKC_EINVAL
+ * (NULL out or client, unknown delivery), ZKC_ENOMEM, ZKC_ESYSTEM (thread
+ * or eventfd), ZKC_ECLOSED (client closed). Thread-safe.
+ * Inline over zkc_async_create_size: it passes the size of the options struct
+ * this program was compiled with, so that it keeps working with a later
+ * 1.x library whose struct grew. */
+static inline int zkc_async_create(zkc_async_t **out, zkc_client_t *client,
+                                   const zkc_async_opts_t *opts) {
+  return zkc_async_create_size(out, client, opts, sizeof(zkc_async_opts_t));
+}
 
 /* Completes every pending acquire with ZKC_ECLOSED (its node removed),
  * runs every queued callback (on the engine thread, or, in dispatch mode,

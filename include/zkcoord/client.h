@@ -190,18 +190,33 @@ typedef struct zkc_client_opts {
   void *acl_ctx;
 } zkc_client_opts_t;
 
-/* Fills `opts` with the defaults above. Accepts NULL (no-op). Thread-safe.
- * The 0.x form: zkc_client_opts_init_size takes the struct's size. */
-ZKC_EXTERN void zkc_client_opts_init(zkc_client_opts_t *opts);
-
 /* Fills the `size` bytes of *opts (pass sizeof *opts) with the defaults: the
  * form of the options' init that lets zkc_client_opts_t grow without an ABI
  * break (fields are only ever appended, each with 0 as its default; bytes
  * this library does not know are zeroed). Returns ZKC_OK, or ZKC_EINVAL
- * (opts NULL, or size smaller than a zkc_client_opts_t of 0.4.0: nothing
+ * (opts NULL, or size smaller than a zkc_client_opts_t of 1.0.0: nothing
  * written; zkc_last_error_message says which). Thread-safe. */
 ZKC_EXTERN int zkc_client_opts_init_size(zkc_client_opts_t *opts,
                                          size_t size);
+
+/* Fills `opts` with the defaults above. Accepts NULL (no-op). Thread-safe.
+ * Inline over zkc_client_opts_init_size: it passes the size of the options struct
+ * this program was compiled with, so that it keeps working with a later
+ * 1.x library whose struct grew. */
+static inline void zkc_client_opts_init(zkc_client_opts_t *opts) {
+  if (opts != NULL) (void)zkc_client_opts_init_size(opts, sizeof(zkc_client_opts_t));
+}
+
+/* As zkc_client_open, with `opts_size` the size of *opts (sizeof *opts, as
+ * given to its init): ZKC_EINVAL, nothing made, when opts_size is smaller
+ * than a zkc_client_opts_t of 1.0.0, or larger with a byte this library does
+ * not know set (zkc_last_error_message names the size and the type); opts
+ * NULL = defaults, whatever opts_size. Otherwise the codes of
+ * zkc_client_open. Thread-safe. */
+ZKC_EXTERN int zkc_client_open_size(zkc_client_t **out,
+                                    const char *connect_string,
+                                    const zkc_client_opts_t *opts,
+                                    size_t opts_size);
 
 /* Opens a ZooKeeper session on `connect_string` ("host:port,host:port" with
  * an optional chroot suffix "/app") and waits up to connect_timeout_ms for
@@ -234,20 +249,16 @@ ZKC_EXTERN int zkc_client_opts_init_size(zkc_client_opts_t *opts,
  *                 that round trip (or the chroot's check) failed
  *   ZKC_EDEADLK   called from a ZooKeeper callback thread
  *   ZKC_ENOMEM, ZKC_ESYSTEM
- * Thread-safe. */
-ZKC_EXTERN int zkc_client_open(zkc_client_t **out, const char *connect_string,
-                               const zkc_client_opts_t *opts);
-
-/* As zkc_client_open, with `opts_size` the size of *opts (sizeof *opts, as
- * given to its init): ZKC_EINVAL, nothing made, when opts_size is smaller
- * than a zkc_client_opts_t of 0.4.0, or larger with a byte this library does
- * not know set (zkc_last_error_message names the size and the type); opts
- * NULL = defaults, whatever opts_size. Otherwise the codes of
- * zkc_client_open. Thread-safe. */
-ZKC_EXTERN int zkc_client_open_size(zkc_client_t **out,
-                                    const char *connect_string,
-                                    const zkc_client_opts_t *opts,
-                                    size_t opts_size);
+ * Thread-safe.
+ * Inline over zkc_client_open_size: it passes the size of the options struct
+ * this program was compiled with, so that it keeps working with a later
+ * 1.x library whose struct grew. */
+static inline int zkc_client_open(zkc_client_t **out,
+                                  const char *connect_string,
+                                  const zkc_client_opts_t *opts) {
+  return zkc_client_open_size(out, connect_string, opts,
+                              sizeof(zkc_client_opts_t));
+}
 
 /* Closes the session: its lock nodes disappear on the server at once.
  * Threads blocked in this client's calls return ZKC_ECLOSED; close waits for

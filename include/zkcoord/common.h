@@ -24,10 +24,10 @@ extern "C" {
 #endif
 
 /* Marks a declaration that the next major release drops; the message names
- * its replacement (CHANGELOG.md, "Unreleased", maps each one). A call to it
- * draws the compiler's deprecation warning (-Wdeprecated-declarations).
- * Define ZKC_NO_DEPRECATION_WARNINGS before including a zkcoord header to
- * silence them while migrating. */
+ * its replacement. A call to it draws the compiler's deprecation warning
+ * (-Wdeprecated-declarations). Define ZKC_NO_DEPRECATION_WARNINGS before
+ * including a zkcoord header to silence them while migrating. 1.0 marks
+ * nothing: it dropped every 0.x form (CHANGELOG.md, 1.0.0). */
 #if (defined(__GNUC__) || defined(__clang__)) && \
     !defined(ZKC_NO_DEPRECATION_WARNINGS)
 #define ZKC_DEPRECATED(replacement) \
@@ -208,25 +208,6 @@ typedef struct zkc_lock_stats {
   zkc_histogram_t handoff;
   uint64_t reserved[8]; /* zero; room for counts added later */
 } zkc_lock_stats_t;
-
-/* One participant of an election (zkc_latch_participants,
- * zkc_selector_participants; both deprecated: zkc_latch_participant_list
- * and zkc_selector_participant_list hand back a zkc_list_t). */
-typedef struct zkc_participant {
-  char *id;      /* its participant id (the node data), NUL-terminated */
-  int is_leader; /* 1 for the participant whose node is first */
-} zkc_participant_t;
-
-/* Frees an array from zkc_latch_participants or zkc_selector_participants.
- * Accepts NULL. Deprecated with them: zkc_list_free frees their lists. */
-ZKC_DEPRECATED("zkc_list_free")
-ZKC_EXTERN void zkc_participants_free(zkc_participant_t *participants,
-                                      size_t count);
-
-/* Frees an array of strings returned by zkcoord (for example by
- * zkc_mutex_participant_nodes). Accepts NULL. Deprecated with the calls
- * that returned such arrays: every list is a zkc_list_t (zkc_list_free). */
-ZKC_EXTERN void zkc_strings_free(char **strings, size_t count) ZKC_DEPRECATED("zkc_list_free");
 
 /* A list handed back by zkcoord: the one form of every call that returns
  * several things (zkc_mutex_node_list, zkc_lease_node_list,

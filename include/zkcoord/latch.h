@@ -76,17 +76,32 @@ typedef struct zkc_latch_opts {
   zkc_latch_error_fn on_error; /* the election ended for good; NULL = none */
 } zkc_latch_opts_t;
 
-/* Fills `opts` with the defaults (no callbacks). Accepts NULL (no-op).
- * The 0.x form: zkc_latch_opts_init_size takes the struct's size. */
-ZKC_EXTERN void zkc_latch_opts_init(zkc_latch_opts_t *opts);
-
 /* Fills the `size` bytes of *opts (pass sizeof *opts) with the defaults: the
  * form of the options' init that lets zkc_latch_opts_t grow without an ABI
  * break (fields are only ever appended, each with 0 as its default; bytes
  * this library does not know are zeroed). Returns ZKC_OK, or ZKC_EINVAL
- * (opts NULL, or size smaller than a zkc_latch_opts_t of 0.4.0: nothing
+ * (opts NULL, or size smaller than a zkc_latch_opts_t of 1.0.0: nothing
  * written; zkc_last_error_message says which). Thread-safe. */
 ZKC_EXTERN int zkc_latch_opts_init_size(zkc_latch_opts_t *opts, size_t size);
+
+/* Fills `opts` with the defaults (no callbacks). Accepts NULL (no-op).
+ * Inline over zkc_latch_opts_init_size: it passes the size of the options struct
+ * this program was compiled with, so that it keeps working with a later
+ * 1.x library whose struct grew. */
+static inline void zkc_latch_opts_init(zkc_latch_opts_t *opts) {
+  if (opts != NULL) (void)zkc_latch_opts_init_size(opts, sizeof(zkc_latch_opts_t));
+}
+
+/* As zkc_latch_create, with `opts_size` the size of *opts (sizeof *opts, as
+ * given to its init): ZKC_EINVAL, nothing made, when opts_size is smaller
+ * than a zkc_latch_opts_t of 1.0.0, or larger with a byte this library does
+ * not know set (zkc_last_error_message names the size and the type); opts
+ * NULL = defaults, whatever opts_size. Otherwise the codes of
+ * zkc_latch_create. */
+ZKC_EXTERN int zkc_latch_create_size(zkc_latch_t **out, zkc_client_t *client,
+                                     const char *path, const char *id,
+                                     const zkc_latch_opts_t *opts,
+                                     size_t opts_size);
 
 /* Creates a latch on the election path `path` (absolute, validated, at
  * most 1024 bytes) with participant id `id` (stored as node data; NULL =
@@ -96,21 +111,16 @@ ZKC_EXTERN int zkc_latch_opts_init_size(zkc_latch_opts_t *opts, size_t size);
  * On failure *out is set to NULL (when out is not NULL).
  * Returns ZKC_OK, ZKC_EINVAL (out or client NULL, invalid path, id over
  * 1020 KiB), ZKC_ENOMEM,
- * ZKC_ECLOSED (client closed). */
-ZKC_EXTERN int zkc_latch_create(zkc_latch_t **out, zkc_client_t *client,
-                                const char *path, const char *id,
-                                const zkc_latch_opts_t *opts);
-
-/* As zkc_latch_create, with `opts_size` the size of *opts (sizeof *opts, as
- * given to its init): ZKC_EINVAL, nothing made, when opts_size is smaller
- * than a zkc_latch_opts_t of 0.4.0, or larger with a byte this library does
- * not know set (zkc_last_error_message names the size and the type); opts
- * NULL = defaults, whatever opts_size. Otherwise the codes of
- * zkc_latch_create. */
-ZKC_EXTERN int zkc_latch_create_size(zkc_latch_t **out, zkc_client_t *client,
-                                     const char *path, const char *id,
-                                     const zkc_latch_opts_t *opts,
-                                     size_t opts_size);
+ * ZKC_ECLOSED (client closed).
+ * Inline over zkc_latch_create_size: it passes the size of the options struct
+ * this program was compiled with, so that it keeps working with a later
+ * 1.x library whose struct grew. */
+static inline int zkc_latch_create(zkc_latch_t **out, zkc_client_t *client,
+                                   const char *path, const char *id,
+                                   const zkc_latch_opts_t *opts) {
+  return zkc_latch_create_size(out, client, path, id, opts,
+                               sizeof(zkc_latch_opts_t));
+}
 
 /* Replaces the leadership callbacks and ctx (NULL fn = none; on_error
  * stays, and receives the new ctx). Only before zkc_latch_start.
@@ -194,23 +204,14 @@ ZKC_EXTERN const char *zkc_latch_path(const zkc_latch_t *latch);
  * ZKC_EOPTIMEOUT, ZKC_ENOAUTH, ZKC_ESESSIONEXPIRED, ...). */
 ZKC_EXTERN int zkc_latch_leader_id(zkc_latch_t *latch, char **id);
 
-/* Every participant on the path in queue order (the leader first), with
- * ids read from the node data. On success *out is a new array of *count
- * entries that the caller frees with zkc_participants_free (*out is NULL
- * when *count is 0).
- * Returns ZKC_OK (count 0 when the path does not exist), ZKC_EINVAL,
- * ZKC_EDEADLK, ZKC_ECLOSED, ZKC_ENOMEM, or the server's answer to the
- * read, which is not retried (ZKC_ECONNLOSS, ZKC_ENOAUTH, ...). */
-ZKC_DEPRECATED("zkc_latch_participant_list")
-ZKC_EXTERN int zkc_latch_participants(zkc_latch_t *latch,
-                                      zkc_participant_t **out, size_t *count);
-
 /* Every participant's id on the path in queue order, the leader first
  * (entry 0, when anyone takes part): on success *out is a new list
  * (zkc_list_string gives each id; count 0 when the path does not exist)
  * that the caller frees with zkc_list_free; on failure *out is NULL (when
- * out is not NULL). Returns ZKC_OK, ZKC_EINVAL (latch or out NULL), and the
- * codes of zkc_latch_participants. */
+ * out is not NULL). Ids are read from the node data. Returns ZKC_OK,
+ * ZKC_EINVAL (latch or out NULL), ZKC_EDEADLK, ZKC_ECLOSED, ZKC_ENOMEM, or
+ * the server's answer to the read, which is not retried (ZKC_ECONNLOSS,
+ * ZKC_ENOAUTH, ...). */
 ZKC_EXTERN int zkc_latch_participant_list(zkc_latch_t *latch,
                                           zkc_list_t **out);
 

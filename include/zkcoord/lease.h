@@ -61,14 +61,6 @@ ZKC_EXTERN int zkc_lease_fencing_token(const zkc_lease_t *lease,
 ZKC_EXTERN int zkc_lease_is_held(const zkc_lease_t *lease);
 
 
-/* The full paths of the lease's nodes (qty of them, oldest first). On
- * success *nodes is a new array of *count strings that the caller frees
- * with zkc_strings_free. Returns ZKC_OK, ZKC_EINVAL (NULL argument),
- * ZKC_ENOTOWNER (released), ZKC_ENOMEM. Thread-safe. */
-ZKC_DEPRECATED("zkc_lease_node_list")
-ZKC_EXTERN int zkc_lease_nodes(const zkc_lease_t *lease, char ***nodes,
-                               size_t *count);
-
 /* The full paths of the lease's nodes (qty of them, oldest first): on
  * success *out is a new list (zkc_list_string gives each path) that the
  * caller frees with zkc_list_free; on failure *out is NULL (when out is not

@@ -351,23 +351,13 @@ ZKC_EXTERN int zkc_mutex_lock_node(const zkc_mutex_t *mutex, char *buf,
  * mutex. */
 ZKC_EXTERN const char *zkc_mutex_path(const zkc_mutex_t *mutex);
 
-/* Lists every contender node on the lock path (full paths) in queue order:
- * the holder first. Children without a sequence suffix are not contenders
- * and are left out. On success *nodes is a new array of *count strings that
- * the caller frees with zkc_strings_free (*nodes is NULL when *count is 0).
- * Returns ZKC_OK (also when the path does not exist: count 0), ZKC_EINVAL,
- * ZKC_EDEADLK, ZKC_ECLOSED, ZKC_ENOMEM, or a ZooKeeper error. */
-ZKC_DEPRECATED("zkc_mutex_node_list")
-ZKC_EXTERN int zkc_mutex_participant_nodes(zkc_mutex_t *mutex, char ***nodes,
-                                           size_t *count);
-
 /* Every contender node on the lock path (full paths) in queue order, the
- * holder first, as zkc_mutex_participant_nodes lists them: on success *out
- * is a new list (zkc_list_string gives each path; zkc_list_count is 0 when
- * the path does not exist) that the caller frees with zkc_list_free; on
- * failure *out is NULL (when out is not NULL). Returns ZKC_OK, ZKC_EINVAL
- * (mutex or out NULL), and the codes of zkc_mutex_participant_nodes.
- * Thread-safe. */
+ * holder first; children without a sequence suffix are not contenders and
+ * are left out. On success *out is a new list (zkc_list_string gives each
+ * path; zkc_list_count is 0 when the path does not exist) that the caller
+ * frees with zkc_list_free; on failure *out is NULL (when out is not NULL).
+ * Returns ZKC_OK, ZKC_EINVAL (mutex or out NULL), ZKC_EDEADLK,
+ * ZKC_ECLOSED, ZKC_ENOMEM, or a ZooKeeper error. Thread-safe. */
 ZKC_EXTERN int zkc_mutex_node_list(zkc_mutex_t *mutex, zkc_list_t **out);
 
 /* Fills *out with the record of the mutex's client, recipe (a mutex, or a

@@ -14,7 +14,7 @@ extern "C" {
 #endif
 
 /* Asks the holder of the lock node `node_path` (a full path, as listed by
- * zkc_mutex_participant_nodes) to let go, by writing Curator's revocation
+ * zkc_mutex_node_list) to let go, by writing Curator's revocation
  * marker, the 10 bytes "__REVOKE__", into the node's data. A holder that
  * did not make its hold revocable is not told (its node's data is
  * overwritten, nothing else). A write cut off by connection loss is tried

@@ -89,36 +89,26 @@ typedef struct zkc_selector_opts {
   zkc_selector_error_fn on_error;
 } zkc_selector_opts_t;
 
-/* Fills `opts` with the defaults above. Accepts NULL (no-op). Thread-safe.
- * The 0.x form: zkc_selector_opts_init_size takes the struct's size. */
-ZKC_EXTERN void zkc_selector_opts_init(zkc_selector_opts_t *opts);
-
 /* Fills the `size` bytes of *opts (pass sizeof *opts) with the defaults: the
  * form of the options' init that lets zkc_selector_opts_t grow without an
  * ABI break (fields are only ever appended, each with 0 as its default;
  * bytes this library does not know are zeroed). Returns ZKC_OK, or
  * ZKC_EINVAL (opts NULL, or size smaller than a zkc_selector_opts_t of
- * 0.4.0: nothing written; zkc_last_error_message says which). Thread-safe. */
+ * 1.0.0: nothing written; zkc_last_error_message says which). Thread-safe. */
 ZKC_EXTERN int zkc_selector_opts_init_size(zkc_selector_opts_t *opts,
                                            size_t size);
 
-/* Creates a selector on the election path `path` (absolute, validated, at
- * most 1024 bytes) that runs take_leadership(ctx, sel) while it leads.
- * `opts` may be NULL (defaults); it and its id are copied. No ZooKeeper
- * traffic and no thread until zkc_selector_start. The selector keeps a
- * reference to `client`, which must stay open while the selector is
- * started; ctx belongs to the caller and must outlive the selector.
- * On failure *out is set to NULL (when out is not NULL).
- * Returns ZKC_OK, ZKC_EINVAL (out, client or take_leadership NULL, invalid
- * path, opts->id over 1020 KiB), ZKC_ENOMEM, ZKC_ECLOSED (client closed). */
-ZKC_EXTERN int zkc_selector_create(zkc_selector_t **out, zkc_client_t *client,
-                                   const char *path,
-                                   zkc_selector_fn take_leadership, void *ctx,
-                                   const zkc_selector_opts_t *opts);
+/* Fills `opts` with the defaults above. Accepts NULL (no-op). Thread-safe.
+ * Inline over zkc_selector_opts_init_size: it passes the size of the options struct
+ * this program was compiled with, so that it keeps working with a later
+ * 1.x library whose struct grew. */
+static inline void zkc_selector_opts_init(zkc_selector_opts_t *opts) {
+  if (opts != NULL) (void)zkc_selector_opts_init_size(opts, sizeof(zkc_selector_opts_t));
+}
 
 /* As zkc_selector_create, with `opts_size` the size of *opts (sizeof *opts,
  * as given to its init): ZKC_EINVAL, nothing made, when opts_size is smaller
- * than a zkc_selector_opts_t of 0.4.0, or larger with a byte this library
+ * than a zkc_selector_opts_t of 1.0.0, or larger with a byte this library
  * does not know set (zkc_last_error_message names the size and the type);
  * opts NULL = defaults, whatever opts_size. Otherwise the codes of
  * zkc_selector_create. */
@@ -128,6 +118,27 @@ ZKC_EXTERN int zkc_selector_create_size(zkc_selector_t **out,
                                         void *ctx,
                                         const zkc_selector_opts_t *opts,
                                         size_t opts_size);
+
+/* Creates a selector on the election path `path` (absolute, validated, at
+ * most 1024 bytes) that runs take_leadership(ctx, sel) while it leads.
+ * `opts` may be NULL (defaults); it and its id are copied. No ZooKeeper
+ * traffic and no thread until zkc_selector_start. The selector keeps a
+ * reference to `client`, which must stay open while the selector is
+ * started; ctx belongs to the caller and must outlive the selector.
+ * On failure *out is set to NULL (when out is not NULL).
+ * Returns ZKC_OK, ZKC_EINVAL (out, client or take_leadership NULL, invalid
+ * path, opts->id over 1020 KiB), ZKC_ENOMEM, ZKC_ECLOSED (client closed).
+ * Inline over zkc_selector_create_size: it passes the size of the options struct
+ * this program was compiled with, so that it keeps working with a later
+ * 1.x library whose struct grew. */
+static inline int zkc_selector_create(zkc_selector_t **out,
+                                      zkc_client_t *client, const char *path,
+                                      zkc_selector_fn take_leadership,
+                                      void *ctx,
+                                      const zkc_selector_opts_t *opts) {
+  return zkc_selector_create_size(out, client, path, take_leadership, ctx,
+                                  opts, sizeof(zkc_selector_opts_t));
+}
 
 /* Starts the selector's thread and queues it for leadership (it waits for
  * a connection first if need be); returns at once. Only once per selector.
@@ -195,32 +206,21 @@ ZKC_EXTERN const char *zkc_selector_id(const zkc_selector_t *sel);
 /* The election path given at create. Owned by the selector; NULL for NULL. */
 ZKC_EXTERN const char *zkc_selector_path(const zkc_selector_t *sel);
 
-/* Every participant on the path in queue order (the leader first), ids read
- * from the node data (Curator selectors and zkcoord mutex holders on the
- * path included). On success *out is a new array of *count entries that
- * the caller frees with zkc_participants_free (*out is NULL when *count is
- * 0). Blocking (one round trip).
- * Returns ZKC_OK (count 0 when the path does not exist), ZKC_EINVAL,
- * ZKC_EDEADLK (callback thread), ZKC_ECLOSED, ZKC_ENOMEM, or the server's
- * answer to the read, which is not retried (ZKC_ECONNLOSS, ZKC_ENOAUTH,
- * ...). */
-ZKC_DEPRECATED("zkc_selector_participant_list")
-ZKC_EXTERN int zkc_selector_participants(zkc_selector_t *sel,
-                                         zkc_participant_t **out,
-                                         size_t *count);
-
 /* Every participant's id on the path in queue order, the leader first
- * (entry 0, when anyone takes part), as zkc_selector_participants reads
- * them: on success *out is a new list (zkc_list_string gives each id) that
- * the caller frees with zkc_list_free; on failure *out is NULL (when out is
- * not NULL). Returns ZKC_OK, ZKC_EINVAL (sel or out NULL), and the codes of
- * zkc_selector_participants. Blocking (one round trip). */
+ * (entry 0, when anyone takes part), ids read from the node data (Curator
+ * selectors and zkcoord mutex holders on the path included): on success
+ * *out is a new list (zkc_list_string gives each id; count 0 when the path
+ * does not exist) that the caller frees with zkc_list_free; on failure
+ * *out is NULL (when out is not NULL). Returns ZKC_OK, ZKC_EINVAL (sel or
+ * out NULL), ZKC_EDEADLK (callback thread), ZKC_ECLOSED, ZKC_ENOMEM, or the
+ * server's answer to the read, which is not retried (ZKC_ECONNLOSS,
+ * ZKC_ENOAUTH, ...). Blocking (one round trip). */
 ZKC_EXTERN int zkc_selector_participant_list(zkc_selector_t *sel,
                                              zkc_list_t **out);
 
 /* The id of the current leader as seen on the ensemble now. On success *id
  * is a new string the caller frees with free(), or NULL when nobody takes
- * part. Returns the codes of zkc_selector_participants. */
+ * part. Returns the codes of zkc_selector_participant_list. */
 ZKC_EXTERN int zkc_selector_leader_id(zkc_selector_t *sel, char **id);
 
 /* The record of a leader selector (ZKC_STATS_SELECTOR): as zkc_latch_stats,

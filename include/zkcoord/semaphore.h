@@ -76,37 +76,47 @@ typedef struct zkc_sem_opts {
   const char *count_path;
 } zkc_sem_opts_t;
 
-/* Fills *opts with the defaults (max_leases 1, no count path). Accepts
- * NULL. Thread-safe. The 0.x form: zkc_sem_opts_init_size takes the
- * struct's size. */
-ZKC_EXTERN void zkc_sem_opts_init(zkc_sem_opts_t *opts);
-
 /* Fills the `size` bytes of *opts (pass sizeof *opts) with the defaults: the
  * form of the options' init that lets zkc_sem_opts_t grow without an ABI
  * break (fields are only ever appended, each with 0 as its default; bytes
  * this library does not know are zeroed). Returns ZKC_OK, or ZKC_EINVAL
- * (opts NULL, or size smaller than a zkc_sem_opts_t of 0.4.0: nothing
+ * (opts NULL, or size smaller than a zkc_sem_opts_t of 1.0.0: nothing
  * written; zkc_last_error_message says which). Thread-safe. */
 ZKC_EXTERN int zkc_sem_opts_init_size(zkc_sem_opts_t *opts, size_t size);
 
-/* Creates a semaphore on `path` (absolute, validated, at most 1024 bytes).
- * NULL opts = defaults. No ZooKeeper traffic. The semaphore keeps a
- * reference to `client`, which must stay open while it is used. On failure
- * *out is set to NULL (when out is not NULL).
- * Returns ZKC_OK, ZKC_EINVAL (NULL argument, invalid path or count path,
- * max_leases < 1), ZKC_ENOMEM, ZKC_ECLOSED (client closed). */
-ZKC_EXTERN int zkc_sem_create(zkc_sem_t **out, zkc_client_t *client,
-                              const char *path, const zkc_sem_opts_t *opts);
+/* Fills *opts with the defaults (max_leases 1, no count path). Accepts
+ * NULL. Thread-safe.
+ * Inline over zkc_sem_opts_init_size: it passes the size of the options struct
+ * this program was compiled with, so that it keeps working with a later
+ * 1.x library whose struct grew. */
+static inline void zkc_sem_opts_init(zkc_sem_opts_t *opts) {
+  if (opts != NULL) (void)zkc_sem_opts_init_size(opts, sizeof(zkc_sem_opts_t));
+}
 
 /* As zkc_sem_create, with `opts_size` the size of *opts (sizeof *opts, as
  * given to its init): ZKC_EINVAL, nothing made, when opts_size is smaller
- * than a zkc_sem_opts_t of 0.4.0, or larger with a byte this library does
+ * than a zkc_sem_opts_t of 1.0.0, or larger with a byte this library does
  * not know set (zkc_last_error_message names the size and the type); opts
  * NULL = defaults, whatever opts_size. Otherwise the codes of
  * zkc_sem_create. */
 ZKC_EXTERN int zkc_sem_create_size(zkc_sem_t **out, zkc_client_t *client,
                                    const char *path, const zkc_sem_opts_t *opts,
                                    size_t opts_size);
+
+/* Creates a semaphore on `path` (absolute, validated, at most 1024 bytes).
+ * NULL opts = defaults. No ZooKeeper traffic. The semaphore keeps a
+ * reference to `client`, which must stay open while it is used. On failure
+ * *out is set to NULL (when out is not NULL).
+ * Returns ZKC_OK, ZKC_EINVAL (NULL argument, invalid path or count path,
+ * max_leases < 1), ZKC_ENOMEM, ZKC_ECLOSED (client closed).
+ * Inline over zkc_sem_create_size: it passes the size of the options struct
+ * this program was compiled with, so that it keeps working with a later
+ * 1.x library whose struct grew. */
+static inline int zkc_sem_create(zkc_sem_t **out, zkc_client_t *client,
+                                 const char *path,
+                                 const zkc_sem_opts_t *opts) {
+  return zkc_sem_create_size(out, client, path, opts, sizeof(zkc_sem_opts_t));
+}
 
 /* Frees the semaphore. Accepts NULL (returns ZKC_OK). Returns ZKC_EBUSY and
  * changes nothing while a lease of it is held or a call on it is in
@@ -185,28 +195,16 @@ ZKC_EXTERN int zkc_sem_set_lost_callback(zkc_sem_t *sem, zkc_sem_lost_fn fn,
  * for a valid one. */
 ZKC_EXTERN const char *zkc_sem_path(const zkc_sem_t *sem);
 
-/* Status of a semaphore path, read without taking part: the lease nodes
- * under <path>/leases (*leases, by sequence; a waiting head's own nodes are
- * among them, as they count) and the queue under <path>/locks (*queue,
- * head first), each as zkc_lock_contenders reports a path (free both with
- * zkc_contenders_free; NULL when the count is 0).
- * Returns ZKC_OK (also when the path does not exist), ZKC_EINVAL,
- * ZKC_EDEADLK, ZKC_ECLOSED, ZKC_ENOMEM, ZKC_ECONNLOSS, ZKC_EOPTIMEOUT,
- * ZKC_ESESSIONEXPIRED, ZKC_ENOAUTH; on error nothing is returned.
- * Thread-safe. */
-ZKC_DEPRECATED("zkc_sem_contender_list")
-ZKC_EXTERN int zkc_sem_contenders(zkc_client_t *client, const char *path,
-                                  zkc_contender_t **leases, size_t *n_leases,
-                                  zkc_contender_t **queue, size_t *n_queue);
-
 /* Status of a semaphore path, read without taking part, as
- * zkc_sem_contenders reads it: on success *leases (its lease nodes, by
- * sequence) and *queue (its queue, head first) are new lists of records
- * (zkc_list_contender; zkc_list_string gives each node's name), each freed
- * with zkc_list_free; on failure both are NULL (when not NULL). Returns
- * ZKC_OK (empty lists when the path does not exist), ZKC_EINVAL (client,
- * leases or queue NULL, invalid path), and the codes of zkc_sem_contenders.
- * Thread-safe. */
+ * zkc_lock_contender_list reads a path: on success *leases (the lease nodes
+ * under <path>/leases, by sequence; a waiting head's own nodes are among
+ * them, as they count) and *queue (the queue under <path>/locks, head
+ * first) are new lists of records (zkc_list_contender; zkc_list_string
+ * gives each node's name), each freed with zkc_list_free; on failure both
+ * are NULL (when not NULL). Returns ZKC_OK (empty lists when the path does
+ * not exist), ZKC_EINVAL (client, leases or queue NULL, invalid path),
+ * ZKC_EDEADLK, ZKC_ECLOSED, ZKC_ENOMEM, ZKC_ECONNLOSS, ZKC_EOPTIMEOUT,
+ * ZKC_ESESSIONEXPIRED, ZKC_ENOAUTH. Thread-safe. */
 ZKC_EXTERN int zkc_sem_contender_list(zkc_client_t *client, const char *path,
                                       zkc_list_t **leases, zkc_list_t **queue);
 

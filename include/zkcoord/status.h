@@ -53,30 +53,6 @@ typedef struct zkc_contender {
                           data_total 0), the rest is filled; else 0 */
 } zkc_contender_t;
 
-/* Reads every child of the lock path `path` with its data and stat, in
- * queue order: the holder (lowest sequence) first, then the waiters, then
- * children without a sequence (by name). A child deleted between the
- * listing and the read has left the queue and is not reported. Makes no
- * change on the ensemble and leaves no watch. One round trip for the
- * listing and one for all the reads (pipelined); a child whose ACL refuses
- * reading its data is listed all the same, with data_denied set and its
- * stat from one more round trip. No retry: a connection loss is returned.
- * On success *out is a new array of *count entries that the caller frees
- * with zkc_contenders_free (*out is NULL when *count is 0).
- * Returns:
- *   ZKC_OK        also when the path does not exist (count 0)
- *   ZKC_EINVAL    a NULL argument or an invalid path
- *   ZKC_EDEADLK   called from a ZooKeeper callback thread
- *   ZKC_ECLOSED   the client was closed
- *   ZKC_ENOMEM
- *   ZKC_ECONNLOSS, ZKC_EOPTIMEOUT, ZKC_ESESSIONEXPIRED
- *                 the ensemble did not answer
- *   ZKC_ENOAUTH   the path's ACL refuses listing its children
- * Thread-safe. */
-ZKC_DEPRECATED("zkc_lock_contender_list")
-ZKC_EXTERN int zkc_lock_contenders(zkc_client_t *client, const char *path,
-                                   zkc_contender_t **out, size_t *count);
-
 /* Which recipe a child of a path belongs to: the layouts zkcoord, Curator,
  * kazoo and go-zookeeper keep. A recipe refuses a path that holds another
  * recipe's layout with ZKC_ELAYOUT (see zkc_mutex_acquire_timeout). */
@@ -108,7 +84,7 @@ typedef enum zkc_layout {
   ZKC_LAYOUT_MUTEX = 1 << 5
 } zkc_layout_t;
 
-/* The ZKC_LAYOUT_* bits of one entry of zkc_lock_contenders: the rule
+/* The ZKC_LAYOUT_* bits of one entry of zkc_lock_contender_list: the rule
  * every recipe applies to a path's children before it takes part (or'ed
  * over a path's children, it tells which recipes use the path). 0 for
  * NULL. No traffic; thread-safe. */
@@ -124,7 +100,7 @@ typedef enum zkc_recipe {
 } zkc_recipe_t;
 
 /* Whether `recipe` takes part on a path whose children are `contenders`
- * (count of them, as zkc_lock_contenders lists them): 0 when it does, else
+ * (count of them, as zkc_lock_contender_list lists them): 0 when it does, else
  * the ZKC_LAYOUT_* bit of the first other recipe's layout it refuses the
  * path for (its ZKC_ELAYOUT), and then, when what is not NULL, *what names
  * that layout in a phrase for a message (static string). The rule the
@@ -140,20 +116,30 @@ ZKC_EXTERN unsigned zkc_layout_refusal(zkc_recipe_t recipe,
                                        const zkc_contender_t *contenders,
                                        size_t count, const char **what);
 
-/* The children of the lock path `path` in queue order, as
- * zkc_lock_contenders reads them: on success *out is a new list whose
- * entries are the records (zkc_list_contender) and, as strings, the node
- * names (zkc_list_string); count 0 when the path does not exist. The caller
- * frees it with zkc_list_free; on failure *out is NULL (when out is not
- * NULL). Returns ZKC_OK, ZKC_EINVAL (client or out NULL, invalid path), and
- * the codes of zkc_lock_contenders. Thread-safe. */
+/* Reads every child of the lock path `path` with its data and stat, in
+ * queue order: the holder (lowest sequence) first, then the waiters, then
+ * children without a sequence (by name). A child deleted between the
+ * listing and the read has left the queue and is not reported. Makes no
+ * change on the ensemble and leaves no watch. One round trip for the
+ * listing and one for all the reads (pipelined); a child whose ACL refuses
+ * reading its data is listed all the same, with data_denied set and its
+ * stat from one more round trip. No retry: a connection loss is returned.
+ * On success *out is a new list whose entries are the records
+ * (zkc_list_contender) and, as strings, the node names (zkc_list_string);
+ * the caller frees it with zkc_list_free. On failure *out is NULL (when
+ * out is not NULL).
+ * Returns:
+ *   ZKC_OK        also when the path does not exist (count 0)
+ *   ZKC_EINVAL    a NULL argument or an invalid path
+ *   ZKC_EDEADLK   called from a ZooKeeper callback thread
+ *   ZKC_ECLOSED   the client was closed
+ *   ZKC_ENOMEM
+ *   ZKC_ECONNLOSS, ZKC_EOPTIMEOUT, ZKC_ESESSIONEXPIRED
+ *                 the ensemble did not answer
+ *   ZKC_ENOAUTH   the path's ACL refuses listing its children
+ * Thread-safe. */
 ZKC_EXTERN int zkc_lock_contender_list(zkc_client_t *client, const char *path,
                                        zkc_list_t **out);
-
-/* Frees an array from zkc_lock_contenders or zkc_sem_contenders. Accepts
- * NULL. Deprecated with them: zkc_list_free frees their lists. */
-ZKC_DEPRECATED("zkc_list_free")
-ZKC_EXTERN void zkc_contenders_free(zkc_contender_t *contenders, size_t count);
 
 #ifdef __cplusplus
 }

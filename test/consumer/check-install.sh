@@ -66,7 +66,7 @@ export PKG_CONFIG_PATH="$prefix/$libdir/pkgconfig"
   $(pkg-config --cflags --libs zkcoord) -o "$work/consumer_pc"
 # As docs/install.md says: a prefix the loader does not search needs an rpath
 # (or ldconfig, or LD_LIBRARY_PATH); without one the program cannot start.
-# (Unless this machine has a libzkcoord.so.0 of its own in the loader's
+# (Unless this machine has a libzkcoord.so.1 of its own in the loader's
 # cache, say from the packages: then that one is found instead.)
 if ! /sbin/ldconfig -p | grep -q 'libzkcoord\.so\.0 ' &&
    env -u LD_LIBRARY_PATH "$work/consumer_pc" >/dev/null 2>&1; then

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Builds this consumer project against the INSTALLED Debian packages
-# (libzkcoord0, libzkcoord-dev in /usr), as a user of the packages does:
+# (libzkcoord1, libzkcoord-dev in /usr), as a user of the packages does:
 # CMake's find_package(zkcoord) with no prefix given (shared and static
 # targets, the version check), and pkg-config with no PKG_CONFIG_PATH and
 # no rpath (the library is in the loader's own directory); then runs each

@@ -416,10 +416,10 @@ struct participants_goal {
 };
 static int participants_reached(void *ctx) {
   struct participants_goal *g = ctx;
-  char **nodes = NULL;
-  size_t n = 0;
-  if (zkc_mutex_participant_nodes(g->m, &nodes, &n) != ZKC_OK) return 0;
-  zkc_strings_free(nodes, n);
+  zkc_list_t *nodes = NULL;
+  if (zkc_mutex_node_list(g->m, &nodes) != ZKC_OK) return 0;
+  size_t n = zkc_list_count(nodes);
+  zkc_list_free(nodes);
   return n == g->n;
 }
 int zkt_await_participants(zkc_mutex_t *m, size_t n, int64_t timeout_ms) {

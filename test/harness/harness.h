@@ -130,6 +130,27 @@ int zkt_await_children_exactly(const char *path, int count, int64_t timeout_ms);
  * by another session (the harness's) may be served by a server ahead of
  * m's, so await this before asserting on m's view of the queue. */
 int zkt_await_participants(zkc_mutex_t *m, size_t n, int64_t timeout_ms);
+
+/* The library's lists as arrays (harness/lists.c): each reads through the
+ * list call (zkc_mutex_node_list, ...), returns its code, and on ZKC_OK
+ * hands out a copy freed with the matching zkt_*_free (NULL when empty). */
+typedef struct zkt_participant {
+  char *id;
+  int is_leader; /* entry 0 of a participant list */
+} zkt_participant_t;
+void zkt_strings_free(char **v, size_t n);
+void zkt_participants_free(zkt_participant_t *p, size_t n);
+void zkt_contenders_free(zkc_contender_t *v, size_t n);
+int zkt_mutex_nodes(zkc_mutex_t *m, char ***out, size_t *n);
+int zkt_lease_nodes(const zkc_lease_t *l, char ***out, size_t *n);
+int zkt_latch_participants(zkc_latch_t *l, zkt_participant_t **out, size_t *n);
+int zkt_selector_participants(zkc_selector_t *s, zkt_participant_t **out,
+                              size_t *n);
+int zkt_lock_contenders(zkc_client_t *c, const char *path,
+                        zkc_contender_t **out, size_t *n);
+int zkt_sem_contenders(zkc_client_t *c, const char *path,
+                       zkc_contender_t **leases, size_t *nl,
+                       zkc_contender_t **queue, size_t *nq);
 /* zkt_await until the shared count at path reads `want` through client c's
  * own server (which may apply another client's write later). */
 int zkt_await_shared_count(zkc_client_t *c, const char *path, int32_t want,

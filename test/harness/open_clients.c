@@ -11,11 +11,13 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-int __real_zkc_client_open(zkc_client_t **out, const char *connect_string,
-                           const zkc_client_opts_t *opts);
+int __real_zkc_client_open_size(zkc_client_t **out,
+                                const char *connect_string,
+                                const zkc_client_opts_t *opts, size_t size);
 void __real_zkc_client_close(zkc_client_t *client);
-int __wrap_zkc_client_open(zkc_client_t **out, const char *connect_string,
-                           const zkc_client_opts_t *opts);
+int __wrap_zkc_client_open_size(zkc_client_t **out,
+                                const char *connect_string,
+                                const zkc_client_opts_t *opts, size_t size);
 void __wrap_zkc_client_close(zkc_client_t *client);
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
@@ -36,9 +38,11 @@ static int take_out(zkc_client_t *c) {
   return found;
 }
 
-int __wrap_zkc_client_open(zkc_client_t **out, const char *connect_string,
-                           const zkc_client_opts_t *opts) {
-  int rc = __real_zkc_client_open(out, connect_string, opts);
+/* zkc_client_open is inline over zkc_client_open_size: one wrap sees both. */
+int __wrap_zkc_client_open_size(zkc_client_t **out,
+                                const char *connect_string,
+                                const zkc_client_opts_t *opts, size_t size) {
+  int rc = __real_zkc_client_open_size(out, connect_string, opts, size);
   if (rc != ZKC_OK || out == NULL) return rc;
   pthread_mutex_lock(&mu);
   if (n_open == cap_open) {

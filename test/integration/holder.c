@@ -139,12 +139,11 @@ static int hold_lease(zkc_client_t *c, const char *path, int max) {
   if (rc != ZKC_OK) return failed(rc);
   int held = zkc_lease_is_held(l);
   int64_t token = 0;
-  char **nodes;
-  size_t n;
+  zkc_list_t *nodes;
   zkc_lease_fencing_token(l, &token);
-  if (zkc_lease_nodes(l, &nodes, &n) != ZKC_OK) return 1;
-  say_held(token, nodes[0], held);
-  zkc_strings_free(nodes, n);
+  if (zkc_lease_node_list(l, &nodes) != ZKC_OK) return 1;
+  say_held(token, zkc_list_string(nodes, 0), held);
+  zkc_list_free(nodes);
   await_eof();
   rc = zkc_lease_free(l);
   say("RELEASED %d\n", rc);

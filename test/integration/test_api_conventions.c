@@ -42,13 +42,6 @@ static void mutex_node_list_is_the_queue(void **state) {
   assert_string_equal(zkc_list_string(l, 0), node);
   assert_null(zkc_list_string(l, 1));
   assert_null(zkc_list_contender(l, 0)); /* paths only */
-  /* As the 0.x form lists it. */
-  char **nodes;
-  size_t n;
-  OK(zkc_mutex_participant_nodes(m, &nodes, &n));
-  assert_int_equal(n, 1);
-  assert_string_equal(nodes[0], zkc_list_string(l, 0));
-  zkc_strings_free(nodes, n);
   zkc_list_free(l);
 
   l = (zkc_list_t *)1;

@@ -698,10 +698,10 @@ static void loss_found_at_release_exit_75(void **state) {
   zkc_client_t *c = zkt_open(NULL);
   zkc_mutex_t *m;
   OK(zkc_mutex_create(&m, c, path));
-  OK(zkc_mutex_participant_nodes(m, &nodes, &n));
+  OK(zkt_mutex_nodes(m, &nodes, &n));
   assert_int_equal(n, 1);
   assert_int_equal(zoo_delete(zkt_raw(), nodes[0], -1), ZOK);
-  zkc_strings_free(nodes, n);
+  zkt_strings_free(nodes, n);
   zkt_send(&p, "go"); /* COMMAND exits 3 while zkcoord is stopped */
   kill(p.pid, SIGCONT);
   assert_int_equal(run_cli(p), 75);
@@ -1231,11 +1231,11 @@ static void lock_on_read_write_path_waits_for_shared_holder(void **state) {
   zkc_client_t *c = zkt_open(NULL);
   zkc_contender_t *v;
   size_t n;
-  OK(zkc_lock_contenders(c, path, &v, &n));
+  OK(zkt_lock_contenders(c, path, &v, &n));
   assert_int_equal(n, 2);
   assert_string_equal(v[0].kind, "read");
   assert_string_equal(v[1].kind, "write");
-  zkc_contenders_free(v, n);
+  zkt_contenders_free(v, n);
   /* A reader behind the waiting writer waits too. */
   assert_int_equal(RUN_CLI(CONNECTED, "lock", "--shared", "-n", path, "true"), 1);
   /* Its node is in the queue behind a holding reader: it did not run. */

@@ -301,10 +301,10 @@ static void waiter_session_expired_requeues(void **state) {
   OK(bg_result(&waiter));
   char **nodes;
   size_t n;
-  OK(zkc_mutex_participant_nodes(mb, &nodes, &n));
+  OK(zkt_mutex_nodes(mb, &nodes, &n));
   assert_int_equal(n, 1);
   assert_owned_by_session(b, nodes[0]);
-  zkc_strings_free(nodes, n);
+  zkt_strings_free(nodes, n);
   int64_t sid;
   OK(zkc_client_session_id(b, &sid));
   assert_true(sid != old);
@@ -962,10 +962,10 @@ static int requeued_last(void *ctx) {
   struct requeued *q = ctx;
   char **v;
   size_t n;
-  if (zkc_mutex_participant_nodes(q->m, &v, &n) != ZKC_OK) return 0;
+  if (zkt_mutex_nodes(q->m, &v, &n) != ZKC_OK) return 0;
   int ok = n == 3;
   for (size_t i = 0; ok && i < n; i++) ok = strcmp(v[i], q->old) != 0;
-  zkc_strings_free(v, n);
+  zkt_strings_free(v, n);
   return ok;
 }
 
@@ -991,7 +991,7 @@ static void outside_delete_of_waiter_grants_one(void **state) {
 
   char **nodes = NULL;
   size_t n = 0;
-  OK(zkc_mutex_participant_nodes(mh, &nodes, &n));
+  OK(zkt_mutex_nodes(mh, &nodes, &n));
   assert_int_equal(n, 3);
   assert_string_equal(nodes[0], hnode);
   int64_t sid_a, sid_c;
@@ -1004,7 +1004,7 @@ static void outside_delete_of_waiter_grants_one(void **state) {
   assert_int_equal(zoo_delete(zkt_raw(), nodes[1], -1), ZOK); /* A's node */
   char a_old[1100];
   snprintf(a_old, sizeof a_old, "%s", nodes[1]);
-  zkc_strings_free(nodes, n);
+  zkt_strings_free(nodes, n);
   /* C re-reads the queue and watches H; A queues again, behind C. */
   assert_true(zkt_await(watches_among, &c_on_h, zkt_ms(5000)));
   assert_true(zkt_await_children(path, 3, zkt_ms(10000)));
@@ -1012,10 +1012,10 @@ static void outside_delete_of_waiter_grants_one(void **state) {
    * (a server applies the delete before A's later create). */
   struct requeued rq = {mh, a_old};
   assert_true(zkt_await(requeued_last, &rq, zkt_ms(10000)));
-  OK(zkc_mutex_participant_nodes(mh, &nodes, &n));
+  OK(zkt_mutex_nodes(mh, &nodes, &n));
   assert_int_equal(n, 3);
   assert_owned_by_session(a, nodes[2]);
-  zkc_strings_free(nodes, n);
+  zkt_strings_free(nodes, n);
 
   OK(zkc_mutex_release(mh));
   OK(bg_result(&wc));
@@ -1048,7 +1048,7 @@ static void timed_out_waiter_keeps_holder_watch(void **state) {
   OK(bg_result(&x));
   char **nodes = NULL;
   size_t n = 0;
-  OK(zkc_mutex_participant_nodes(m, &nodes, &n));
+  OK(zkt_mutex_nodes(m, &nodes, &n));
   assert_int_equal(n, 1);
   int64_t sid;
   OK(zkc_client_session_id(c, &sid));
@@ -1059,7 +1059,7 @@ static void timed_out_waiter_keeps_holder_watch(void **state) {
   /* The server's watch is shared by the session: it is set again. */
   assert_true(zkt_await(watches_node, &guarded, zkt_ms(5000)));
   assert_int_equal(zoo_delete(zkt_raw(), nodes[0], -1), ZOK);
-  zkc_strings_free(nodes, n);
+  zkt_strings_free(nodes, n);
   assert_true(zkt_await(was_lost, &o, zkt_ms(5000)));
   assert_int_equal(o.lost_reason, ZKC_LOST_DELETED);
   atomic_store(&x.release_now, 1);
@@ -1107,13 +1107,13 @@ static void next_in_line_start(next_in_line_t *f, zkc_client_t *w) {
   zkt_await_participants(f->mh, 2, zkt_ms(5000));
   char **nodes = NULL;
   size_t n = 0;
-  OK(zkc_mutex_participant_nodes(f->mh, &nodes, &n));
+  OK(zkt_mutex_nodes(f->mh, &nodes, &n));
   assert_int_equal(n, 2);
   snprintf(f->mine, sizeof f->mine, "%s", nodes[1]);
   struct watching on_head = {f->sid, nodes[0]}, on_own = {f->sid, f->mine};
   assert_true(zkt_await(watches_among, &on_head, zkt_ms(5000)));
   assert_true(zkt_await(watches_among, &on_own, zkt_ms(5000)));
-  zkc_strings_free(nodes, n);
+  zkt_strings_free(nodes, n);
 }
 
 /* After H's release: W holds with a node of its session other than
@@ -1124,10 +1124,10 @@ static void next_in_line_end(next_in_line_t *f, const char *not) {
   zkt_await_participants(f->mh, 1, zkt_ms(5000));
   char **nodes = NULL;
   size_t n = 0;
-  int rc = zkc_mutex_participant_nodes(f->mh, &nodes, &n);
+  int rc = zkt_mutex_nodes(f->mh, &nodes, &n);
   char held[1100] = "";
   if (rc == ZKC_OK && n == 1) snprintf(held, sizeof held, "%s", nodes[0]);
-  zkc_strings_free(nodes, n);
+  zkt_strings_free(nodes, n);
   struct Stat st;
   int exists = held[0] && zkt_exists(held, &st);
   bg_release(&f->b); /* before any assert: the thread uses b */
@@ -1184,13 +1184,13 @@ static void same_session_predecessor_reads_again(void **state) {
   assert_true(zkt_await_children(path, 2, zkt_ms(10000)));
   char **nodes = NULL;
   size_t n = 0;
-  OK(zkc_mutex_participant_nodes(m, &nodes, &n));
+  OK(zkt_mutex_nodes(m, &nodes, &n));
   assert_int_equal(n, 2);
   int64_t sid;
   OK(zkc_client_session_id(c, &sid));
   struct watching on_own = {sid, nodes[1]};
   assert_true(zkt_await(watches_among, &on_own, zkt_ms(5000)));
-  zkc_strings_free(nodes, n);
+  zkt_strings_free(nodes, n);
   bg_release(&first);
   OK(bg_result(&second));
   zkc__mutex_seam = NULL;
@@ -1279,10 +1279,10 @@ static void grant_only_on_current_session(void **state) {
   OK(bg_result(&b));
   char **nodes = NULL;
   size_t n = 0;
-  OK(zkc_mutex_participant_nodes(m, &nodes, &n));
+  OK(zkt_mutex_nodes(m, &nodes, &n));
   assert_int_equal(n, 1); /* the old node deleted */
   assert_owned_by_session(c, nodes[0]);
-  zkc_strings_free(nodes, n);
+  zkt_strings_free(nodes, n);
   bg_release(&b);
   zookeeper_close(zombie);
   OK(zkc_mutex_destroy(m));

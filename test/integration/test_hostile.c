@@ -133,10 +133,10 @@ static void junk_ignored_squatter_blocks(void **state) {
   assert_true(zkt_await_participants(m, 1, zkt_ms(10000)));
   char **nodes;
   size_t n;
-  OK(zkc_mutex_participant_nodes(m, &nodes, &n));
+  OK(zkt_mutex_nodes(m, &nodes, &n));
   assert_int_equal(n, 1); /* the squatter only: junk is no contender */
   assert_non_null(strstr(nodes[0], "/foreign-0000000000"));
-  zkc_strings_free(nodes, n);
+  zkt_strings_free(nodes, n);
 
   /* The squatter blocks like a holder: a timed acquire gives up and
    * leaves nothing behind. */
@@ -160,13 +160,13 @@ static void junk_ignored_squatter_blocks(void **state) {
   OK(zkc_latch_start(l));
   assert_true(zkt_await_children(path, base + 1, zkt_ms(10000))); /* its node */
   assert_int_equal(zkc_latch_await(l, zkt_ms(300)), ZKC_ETIMEDOUT);
-  zkc_participant_t *p;
-  OK(zkc_latch_participants(l, &p, &n));
+  zkt_participant_t *p;
+  OK(zkt_latch_participants(l, &p, &n));
   assert_int_equal(n, 2);
   assert_true(p[0].is_leader);
   assert_string_equal(p[0].id, ""); /* the squatter has no data */
   assert_string_equal(p[1].id, "me");
-  zkc_participants_free(p, n);
+  zkt_participants_free(p, n);
   raw_delete(path, "foreign-0000000000");
   OK(zkc_latch_await(l, zkt_ms(10000)));
   OK(zkc_latch_destroy(l));
@@ -194,13 +194,13 @@ static void duplicate_sequence_ties_by_name(void **state) {
   assert_true(zkt_await_participants(ma, 3, zkt_ms(10000)));
   char **nodes;
   size_t n;
-  OK(zkc_mutex_participant_nodes(ma, &nodes, &n));
+  OK(zkt_mutex_nodes(ma, &nodes, &n));
   assert_int_equal(n, 3);
   assert_non_null(strstr(nodes[1], dup)); /* the tie goes to the name */
   char seq[16];
   snprintf(seq, sizeof seq, "-%010d", st.cversion + 1);
   assert_non_null(strstr(nodes[2], seq)); /* b's node has the same sequence */
-  zkc_strings_free(nodes, n);
+  zkt_strings_free(nodes, n);
   /* b watches the duplicate, not a's node: a's release does not wake it. */
   struct watch_ctx wc = {.path = dup};
   OK(zkc_client_session_id(b, &wc.session));
@@ -240,7 +240,7 @@ static void ten_thousand_children(void **state) {
   assert_true(zkt_await_participants(ma, 5002, zkt_ms(10000)));
   char **nodes;
   size_t n;
-  OK(zkc_mutex_participant_nodes(ma, &nodes, &n));
+  OK(zkt_mutex_nodes(ma, &nodes, &n));
   assert_int_equal(n, 5002);
   char mine[1200];
   OK(zkc_mutex_lock_node(ma, mine, sizeof mine));
@@ -248,7 +248,7 @@ static void ten_thousand_children(void **state) {
   assert_non_null(strstr(nodes[1], "/_c_")); /* b, before every foreign one */
   assert_non_null(strstr(nodes[2], "/foreign-contender-00000-"));
   assert_non_null(strstr(nodes[5001], "/foreign-contender-04999-"));
-  zkc_strings_free(nodes, n);
+  zkt_strings_free(nodes, n);
   assert_false(acquirer_done(&w));
   OK(zkc_mutex_release(ma));
   pthread_join(t, NULL);
@@ -281,13 +281,13 @@ static void thousand_byte_names(void **state) {
   OK(zkc_mutex_acquire_timeout(ma, zkt_ms(20000)));
   char **nodes, mine[1200];
   size_t n;
-  OK(zkc_mutex_participant_nodes(ma, &nodes, &n));
+  OK(zkt_mutex_nodes(ma, &nodes, &n));
   assert_int_equal(n, 10001);
   OK(zkc_mutex_lock_node(ma, mine, sizeof mine));
   assert_string_equal(nodes[0], mine);
   for (size_t i = 1; i < n; i++)
     assert_int_equal(strlen(nodes[i]), strlen(path) + 1 + 1000);
-  zkc_strings_free(nodes, n);
+  zkt_strings_free(nodes, n);
   OK(zkc_mutex_release(ma));
   OK(zkc_mutex_destroy(ma));
   zkc_client_close(a);

@@ -64,10 +64,10 @@ static void *c_contender(void *arg) {
     if (fd < 0 && errno == EEXIST) atomic_fetch_add(&s->overlaps, 1);
     char **nodes;
     size_t n;
-    if (zkc_mutex_participant_nodes(m, &nodes, &n) == ZKC_OK) {
+    if (zkt_mutex_nodes(m, &nodes, &n) == ZKC_OK) {
       for (size_t k = 1; k < n; k++)
         if (is_peer_node(nodes[k], "curator:")) atomic_store(&s->saw_curator, 1);
-      zkc_strings_free(nodes, n);
+      zkt_strings_free(nodes, n);
     }
     usleep(20000); /* the work done under the lock */
     if (fd >= 0) {
@@ -192,15 +192,15 @@ static void *curator_lease_seer(void *arg) {
   while (!atomic_load(&s->stop) && !atomic_load(&s->saw_curator)) {
     zkc_contender_t *leases, *queue;
     size_t nl, nq;
-    if (zkc_sem_contenders(c, s->path, &leases, &nl, &queue, &nq) != ZKC_OK) {
+    if (zkt_sem_contenders(c, s->path, &leases, &nl, &queue, &nq) != ZKC_OK) {
       usleep(1000); /* before the semaphore's first use */
       continue;
     }
     for (size_t k = 0; k < nl; k++)
       if (strncmp(leases[k].data, "curator:", 8) == 0)
         atomic_store(&s->saw_curator, 1);
-    zkc_contenders_free(leases, nl);
-    zkc_contenders_free(queue, nq);
+    zkt_contenders_free(leases, nl);
+    zkt_contenders_free(queue, nq);
     usleep(2000);
   }
   zkc_client_close(c);
@@ -773,9 +773,9 @@ static int holder_is(void *ctx) {
   struct holder_is *w = ctx;
   char **nodes;
   size_t n;
-  if (zkc_mutex_participant_nodes(w->m, &nodes, &n) != ZKC_OK) return 0;
+  if (zkt_mutex_nodes(w->m, &nodes, &n) != ZKC_OK) return 0;
   int ok = n == 1 && strcmp(nodes[0], w->node) == 0;
-  zkc_strings_free(nodes, n);
+  zkt_strings_free(nodes, n);
   return ok;
 }
 
@@ -792,11 +792,11 @@ static void zkcoord_revokes_curator(void **state) {
   assert_true(zkt_await_participants(m, 1, zkt_ms(10000)));
   char **nodes;
   size_t n;
-  assert_int_equal(zkc_mutex_participant_nodes(m, &nodes, &n), ZKC_OK);
+  assert_int_equal(zkt_mutex_nodes(m, &nodes, &n), ZKC_OK);
   assert_int_equal(n, 1);
   assert_string_equal(nodes[0], node);
   assert_int_equal(zkc_revoke(c, nodes[0]), ZKC_OK);
-  zkc_strings_free(nodes, n);
+  zkt_strings_free(nodes, n);
   expect_revoked(&java);
   assert_false(zkt_exists(node, NULL));
 

@@ -206,10 +206,10 @@ struct all_seen {
 };
 static int participants_seen(void *ctx) {
   struct all_seen *a = ctx;
-  zkc_participant_t *p = NULL;
+  zkt_participant_t *p = NULL;
   size_t n = 0;
-  if (zkc_latch_participants(a->l, &p, &n) != ZKC_OK) return 0;
-  zkc_participants_free(p, n);
+  if (zkt_latch_participants(a->l, &p, &n) != ZKC_OK) return 0;
+  zkt_participants_free(p, n);
   return n == a->want;
 }
 
@@ -239,16 +239,16 @@ static void one_leader_among_five(void **state) {
    * server restarted by an earlier test catches up): await them. */
   struct all_seen seen = {l[(li + 1) % N], N};
   assert_true(zkt_await(participants_seen, &seen, zkt_ms(10000)));
-  zkc_participant_t *p;
+  zkt_participant_t *p;
   size_t n;
-  OK(zkc_latch_participants(l[(li + 1) % N], &p, &n));
+  OK(zkt_latch_participants(l[(li + 1) % N], &p, &n));
   assert_int_equal(n, N);
   int marked = 0;
   for (size_t i = 0; i < n; i++) marked += p[i].is_leader;
   assert_int_equal(marked, 1);
   assert_true(p[0].is_leader);
   assert_string_equal(p[0].id, id[li]);
-  zkc_participants_free(p, n);
+  zkt_participants_free(p, n);
   char *leader = NULL;
   OK(zkc_latch_leader_id(l[(li + 2) % N], &leader));
   assert_string_equal(leader, id[li]);
@@ -616,16 +616,16 @@ static void curator_latch_interop(void **state) {
   OK(zkc_latch_start(l2));
   assert_true(zkt_await_children_exactly(path, 3, zkt_ms(10000)));
 
-  zkc_participant_t *p;
+  zkt_participant_t *p;
   size_t n;
-  OK(zkc_latch_participants(l2, &p, &n));
+  OK(zkt_latch_participants(l2, &p, &n));
   assert_int_equal(n, 3);
   assert_string_equal(p[0].id, "c1");
   assert_true(p[0].is_leader);
   assert_string_equal(p[1].id, "java");
   assert_false(p[1].is_leader);
   assert_string_equal(p[2].id, "c2");
-  zkc_participants_free(p, n);
+  zkt_participants_free(p, n);
 
   OK(zkc_latch_close(l1, ZKC_CLOSE_NOTIFY_LEADER));
   char line[2048];
@@ -769,18 +769,18 @@ static void waiter_node_deleted_then_head_leaves(void **state) {
   assert_true(zkt_await_children(path, 3, zkt_ms(10000)));
   char a_node[1100];
   OK(zkc_latch_node(la, a_node, sizeof a_node));
-  zkc_participant_t *p;
+  zkt_participant_t *p;
   size_t n;
   char **nodes;
   zkc_mutex_t *m;
   OK(zkc_mutex_create(&m, a, path));
   /* a's server may not have applied b's and c's creates yet. */
   assert_true(zkt_await_participants(m, 3, zkt_ms(10000)));
-  OK(zkc_mutex_participant_nodes(m, &nodes, &n));
+  OK(zkt_mutex_nodes(m, &nodes, &n));
   assert_int_equal(n, 3);
   assert_true(zkt_await_session_watches(b, 1, NULL, 0, zkt_ms(5000)) >= 1);
   assert_int_equal(zoo_delete(zkt_raw(), nodes[1], -1), ZOK);
-  zkc_strings_free(nodes, n);
+  zkt_strings_free(nodes, n);
   OK(zkc_mutex_destroy(m));
   struct node_watch nw = {c, a_node};
   assert_true(zkt_await(watches_node, &nw, zkt_ms(5000)));
@@ -791,11 +791,11 @@ static void waiter_node_deleted_then_head_leaves(void **state) {
    * one went before a's, so two seen is c and b's new one. */
   struct all_seen two = {lc, 2};
   assert_true(zkt_await(participants_seen, &two, zkt_ms(10000)));
-  OK(zkc_latch_participants(lc, &p, &n));
+  OK(zkt_latch_participants(lc, &p, &n));
   assert_int_equal(n, 2);
   assert_string_equal(p[0].id, "c");
   assert_string_equal(p[1].id, "b");
-  zkc_participants_free(p, n);
+  zkt_participants_free(p, n);
   assert_no_overlap(r);
   assert_int_equal(sb.cb_leader, 0);
   pthread_mutex_lock(&r->mu);

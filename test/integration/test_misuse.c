@@ -90,7 +90,7 @@ static const char *group_of(const char *fn) {
   if (strncmp(fn, "zkc_rwlock_", 11) == 0 || strncmp(fn, "zkc_revoke", 10) == 0)
     return "rwlock";
   if (strncmp(fn, "zkc_mutex_", 10) == 0) return "mutex";
-  if (strncmp(fn, "zkc_latch_", 10) == 0 || strcmp(fn, "zkc_participants_free") == 0)
+  if (strncmp(fn, "zkc_latch_", 10) == 0)
     return "latch";
   if (strncmp(fn, "zkc_selector_", 13) == 0) return "selector";
   if (strncmp(fn, "zkc_sem_", 8) == 0 || strncmp(fn, "zkc_lease_", 10) == 0 ||
@@ -101,7 +101,6 @@ static const char *group_of(const char *fn) {
   if (strncmp(fn, "zkc_async_", 10) == 0 || strncmp(fn, "zkc_hold_", 9) == 0)
     return "async";
   if (strncmp(fn, "zkc_client_", 11) == 0 || strcmp(fn, "zkc_state_name") == 0 ||
-      strcmp(fn, "zkc_lock_contenders") == 0 || strcmp(fn, "zkc_contenders_free") == 0 ||
       strcmp(fn, "zkc_lock_contender_list") == 0)
     return "client";
   return "common";
@@ -559,15 +558,11 @@ static void walk(walker_t *w) {
   char *text;
   int fd;
   int32_t count32;
-  zkc_contender_t *conts2;
-  size_t n2;
   int64_t i64;
   int i32;
   zkc_state_t st;
-  char **nodes, *id, small[4], node[1200];
+  char *id, small[4], node[1200];
   size_t n;
-  zkc_participant_t *parts;
-  zkc_contender_t *conts;
   const char *LONG = fx.long_path, *MAX = fx.max_path;
 
   /* ---- common ---- */
@@ -580,7 +575,6 @@ static void walk(walker_t *w) {
       strcmp(zkc_strerror(-4), "unknown error code") == 0);
   VAL(FRESH, "zkc_err_name", "unknown code (12345)", 1, "`\"UNKNOWN\"`",
       strcmp(zkc_err_name(12345), "UNKNOWN") == 0);
-  VOID(FRESH, "zkc_strings_free", "NULL", "no-op", zkc_strings_free(NULL, 3));
   VAL(FRESH, "zkc_list_count", "NULL", 0, "0", (int)zkc_list_count(NULL));
   VAL(FRESH, "zkc_list_string", "NULL", 1, "NULL", zkc_list_string(NULL, 0) == NULL);
   VAL(FRESH, "zkc_list_contender", "NULL", 1, "NULL",
@@ -598,8 +592,6 @@ static void walk(walker_t *w) {
       zkc_version() == ZKC_VERSION_HEX);
   VAL(FRESH, "zkc_version_string", "(no input)", 1, "`ZKC_VERSION_STRING`",
       strcmp(zkc_version_string(), ZKC_VERSION_STRING) == 0);
-  UB(FRESH, "zkc_strings_free", "a count other than the one returned, or an "
-     "array not from zkcoord", "undefined behaviour");
   VAL(FRESH, "zkc_stats_recipe_name", "not a zkc_stats_recipe_t (99)", 1,
       "`\"unknown\"`",
       strcmp(zkc_stats_recipe_name((zkc_stats_recipe_t)99), "unknown") == 0);
@@ -736,23 +728,12 @@ static void walk(walker_t *w) {
      zkc_client_session_timeout(c, NULL));
   RC(CLOSED, "zkc_client_session_timeout", "closed client", ZKC_ECLOSED, NULL,
      zkc_client_session_timeout(c, &i32));
-  RC(FRESH, "zkc_lock_contenders", "client NULL", ZKC_EINVAL, NULL,
-     zkc_lock_contenders(NULL, "/x", &conts, &n));
-  RC(FRESH, "zkc_lock_contenders", "out or count NULL", ZKC_EINVAL, NULL,
-     zkc_lock_contenders(c, "/x", NULL, &n));
-  RC(FRESH, "zkc_lock_contenders", "path NULL", ZKC_EINVAL, NULL,
-     zkc_lock_contenders(c, NULL, &conts, &n));
-  RC(FRESH, "zkc_lock_contenders", "path invalid (as zkc_mutex_create)", ZKC_EINVAL,
-     NULL, zkc_lock_contenders(c, "/a//b", &conts, &n));
-  RC(FRESH, "zkc_lock_contenders", "path of 1025 bytes", ZKC_EINVAL, NULL,
-     zkc_lock_contenders(c, LONG, &conts, &n));
-  RC(FRESH, "zkc_lock_contenders", "path not UTF-8", ZKC_EINVAL, NULL,
-     zkc_lock_contenders(c, "/\xff", &conts, &n));
-  RC(CALLBACK, "zkc_lock_contenders", "valid", ZKC_EDEADLK, NULL,
-     zkc_lock_contenders(c, "/x", &conts, &n));
-  RC(CLOSED, "zkc_lock_contenders", "closed client", ZKC_ECLOSED, NULL,
-     zkc_lock_contenders(c, "/x", &conts, &n));
-  VOID(FRESH, "zkc_contenders_free", "NULL", "no-op", zkc_contenders_free(NULL, 3));
+  RC(FRESH, "zkc_lock_contender_list", "path NULL", ZKC_EINVAL, NULL,
+     zkc_lock_contender_list(c, NULL, &lst));
+  RC(FRESH, "zkc_lock_contender_list", "path of 1025 bytes", ZKC_EINVAL, NULL,
+     zkc_lock_contender_list(c, LONG, &lst));
+  RC(FRESH, "zkc_lock_contender_list", "path not UTF-8", ZKC_EINVAL, NULL,
+     zkc_lock_contender_list(c, "/\xff", &lst));
   RC(FRESH, "zkc_lock_contender_list", "client NULL", ZKC_EINVAL, "*out NULL",
      zkc_lock_contender_list(NULL, "/x", &lst));
   RC(FRESH, "zkc_lock_contender_list", "out NULL", ZKC_EINVAL, NULL,
@@ -786,8 +767,6 @@ static void walk(walker_t *w) {
       (int)zkc_contender_layout(NULL));
   VAL(FRESH, "zkc_layout_refusal", "contenders NULL", 0, "0",
       (int)zkc_layout_refusal(ZKC_RECIPE_LOCK, NULL, 3, NULL));
-  UB(FRESH, "zkc_contenders_free", "a count other than the one returned, or an "
-     "array not from zkc_lock_contenders", "undefined behaviour");
 
   /* ---- mutex ---- */
   doc_section(w, "mutex");
@@ -993,14 +972,6 @@ static void walk(walker_t *w) {
   RC(HELD, "zkc_mutex_stats", "valid", ZKC_OK, NULL, zkc_mutex_stats(m, &lstats));
   RC(CALLBACK, "zkc_mutex_stats", "valid", ZKC_OK, NULL,
      zkc_mutex_stats(m, &lstats));
-  RC(FRESH, "zkc_mutex_participant_nodes", "mutex NULL", ZKC_EINVAL, NULL,
-     zkc_mutex_participant_nodes(NULL, &nodes, &n));
-  RC(FRESH, "zkc_mutex_participant_nodes", "nodes or count NULL", ZKC_EINVAL,
-     NULL, zkc_mutex_participant_nodes(m, NULL, &n));
-  RC(CALLBACK, "zkc_mutex_participant_nodes", "valid", ZKC_EDEADLK, NULL,
-     zkc_mutex_participant_nodes(m, &nodes, &n));
-  RC(CLOSED, "zkc_mutex_participant_nodes", "closed client", ZKC_ECLOSED, NULL,
-     zkc_mutex_participant_nodes(m, &nodes, &n));
   RC(FRESH, "zkc_mutex_node_list", "mutex NULL", ZKC_EINVAL, "*out NULL",
      zkc_mutex_node_list(NULL, &lst));
   RC(FRESH, "zkc_mutex_node_list", "out NULL", ZKC_EINVAL, NULL,
@@ -1221,21 +1192,12 @@ static void walk(walker_t *w) {
      zkc_latch_leader_id(l, &id));
   RC(CLOSED, "zkc_latch_leader_id", "closed client", ZKC_ECLOSED, NULL,
      zkc_latch_leader_id(l, &id));
-  RC(FRESH, "zkc_latch_participants", "latch, out or count NULL", ZKC_EINVAL,
-     NULL, zkc_latch_participants(l, NULL, &n));
-  RC(CALLBACK, "zkc_latch_participants", "valid", ZKC_EDEADLK, NULL,
-     zkc_latch_participants(l, &parts, &n));
-  RC(CLOSED, "zkc_latch_participants", "closed client", ZKC_ECLOSED, NULL,
-     zkc_latch_participants(l, &parts, &n));
   RC(FRESH, "zkc_latch_participant_list", "latch or out NULL", ZKC_EINVAL,
      "*out NULL", zkc_latch_participant_list(NULL, &lst));
   RC(CALLBACK, "zkc_latch_participant_list", "valid", ZKC_EDEADLK, NULL,
      zkc_latch_participant_list(l, &lst));
   RC(CLOSED, "zkc_latch_participant_list", "closed client", ZKC_ECLOSED, NULL,
      zkc_latch_participant_list(l, &lst));
-  VOID(FRESH, "zkc_participants_free", "NULL", "no-op", zkc_participants_free(NULL, 2));
-  UB(FRESH, "zkc_participants_free", "a count other than the one returned",
-     "undefined behaviour");
   RC(FRESH, "zkc_latch_node", "latch or buf NULL, buf_len 0", ZKC_EINVAL, NULL,
      zkc_latch_node(l, NULL, 10));
   RC(HELD, "zkc_latch_node", "buf too small", ZKC_EINVAL, NULL,
@@ -1371,16 +1333,12 @@ static void walk(walker_t *w) {
      zkc_selector_stats(NULL, &lstats));
   RC(CALLBACK, "zkc_selector_stats", "valid", ZKC_OK, NULL,
      zkc_selector_stats(s, &lstats));
-  RC(FRESH, "zkc_selector_participants", "selector, out or count NULL",
-     ZKC_EINVAL, NULL, zkc_selector_participants(NULL, &parts, &n));
-  RC(CALLBACK, "zkc_selector_participants", "valid", ZKC_EDEADLK, NULL,
-     zkc_selector_participants(s, &parts, &n));
   RC(FRESH, "zkc_selector_participant_list", "selector or out NULL", ZKC_EINVAL,
      "*out NULL", zkc_selector_participant_list(NULL, &lst));
   RC(CALLBACK, "zkc_selector_participant_list", "valid", ZKC_EDEADLK, NULL,
      zkc_selector_participant_list(s, &lst));
-  RC(CLOSED, "zkc_selector_participants", "closed client", ZKC_ECLOSED, NULL,
-     zkc_selector_participants(s, &parts, &n));
+  RC(CLOSED, "zkc_selector_participant_list", "closed client", ZKC_ECLOSED, NULL,
+     zkc_selector_participant_list(s, &lst));
   RC(FRESH, "zkc_selector_leader_id", "selector or id NULL", ZKC_EINVAL, NULL,
      zkc_selector_leader_id(s, NULL));
   RC(CALLBACK, "zkc_selector_leader_id", "valid", ZKC_EDEADLK, NULL,
@@ -1613,8 +1571,6 @@ static void walk(walker_t *w) {
      zkc_lease_release(ls));
   RC(HELD, "zkc_lease_fencing_token", "token NULL", ZKC_EINVAL, NULL,
      zkc_lease_fencing_token(ls, NULL));
-  RC(HELD, "zkc_lease_nodes", "nodes or count NULL", ZKC_EINVAL, NULL,
-     zkc_lease_nodes(ls, NULL, &n));
   RC(CLOSED, "zkc_lease_release", "held when the client closed", ZKC_ECLOSED,
      "released; the nodes went with the session", zkc_lease_release(ls));
   RC(CLOSED, "zkc_lease_release", "again (released already)", ZKC_ENOTOWNER,
@@ -1628,10 +1584,6 @@ static void walk(walker_t *w) {
      zkc_lease_fencing_token(ls, &i64));
   VAL(FRESH, "zkc_lease_is_held", "NULL", 0, "0", zkc_lease_is_held(NULL));
   VAL(CLOSED, "zkc_lease_is_held", "released", 0, "0", zkc_lease_is_held(ls));
-  RC(FRESH, "zkc_lease_nodes", "lease NULL", ZKC_EINVAL, NULL,
-     zkc_lease_nodes(NULL, &nodes, &n));
-  RC(CLOSED, "zkc_lease_nodes", "released", ZKC_ENOTOWNER, NULL,
-     zkc_lease_nodes(ls, &nodes, &n));
   RC(FRESH, "zkc_lease_node_list", "lease NULL", ZKC_EINVAL, "*out NULL",
      zkc_lease_node_list(NULL, &lst));
   RC(HELD, "zkc_lease_node_list", "out NULL", ZKC_EINVAL, NULL,
@@ -1646,16 +1598,8 @@ static void walk(walker_t *w) {
      ZKC_EINVAL, NULL, zkc_sem_contender_list(c, "x", &lst, &lst2));
   RC(CALLBACK, "zkc_sem_contender_list", "valid", ZKC_EDEADLK, NULL,
      zkc_sem_contender_list(c, "/x", &lst, &lst2));
-  RC(FRESH, "zkc_sem_contenders", "client NULL", ZKC_EINVAL, NULL,
-     zkc_sem_contenders(NULL, "/x", &conts, &n, &conts2, &n2));
-  RC(FRESH, "zkc_sem_contenders", "an out argument NULL", ZKC_EINVAL, NULL,
-     zkc_sem_contenders(c, "/x", NULL, &n, &conts2, &n2));
-  RC(FRESH, "zkc_sem_contenders", "path invalid (as zkc_mutex_create)", ZKC_EINVAL,
-     NULL, zkc_sem_contenders(c, "/a/", &conts, &n, &conts2, &n2));
-  RC(CALLBACK, "zkc_sem_contenders", "any path", ZKC_EDEADLK, NULL,
-     zkc_sem_contenders(c, "/x", &conts, &n, &conts2, &n2));
-  RC(CLOSED, "zkc_sem_contenders", "closed client", ZKC_ECLOSED, NULL,
-     zkc_sem_contenders(c, "/x", &conts, &n, &conts2, &n2));
+  RC(CLOSED, "zkc_sem_contender_list", "closed client", ZKC_ECLOSED, NULL,
+     zkc_sem_contender_list(c, "/x", &lst, &lst2));
   RC(FRESH, "zkc_shared_count_get", "client NULL", ZKC_EINVAL, NULL,
      zkc_shared_count_get(NULL, "/x", &count32));
   RC(FRESH, "zkc_shared_count_get", "value NULL", ZKC_EINVAL, NULL,

@@ -22,8 +22,8 @@ static zkc_mutex_t *new_mutex(zkc_client_t *c, const char *path) {
 static int participants(zkc_mutex_t *m) {
   char **nodes;
   size_t n;
-  OK(zkc_mutex_participant_nodes(m, &nodes, &n));
-  zkc_strings_free(nodes, n);
+  OK(zkt_mutex_nodes(m, &nodes, &n));
+  zkt_strings_free(nodes, n);
   return (int)n;
 }
 
@@ -402,7 +402,7 @@ static void one_watch_per_waiter(void **state) {
   assert_true(zkt_await_participants(holder, WATCH_WAITERS + 1, zkt_ms(10000)));
   char **nodes;
   size_t n;
-  OK(zkc_mutex_participant_nodes(holder, &nodes, &n));
+  OK(zkt_mutex_nodes(holder, &nodes, &n));
   assert_int_equal(n, WATCH_WAITERS + 1);
   /* The holder watches only its own node (to learn of an outside delete). */
   char own[600] = "";
@@ -423,7 +423,7 @@ static void one_watch_per_waiter(void **state) {
     assert_true(zkt_session_watches_path(sid, nodes[i]));
     if (i == 0) assert_true(zkt_session_watches_path(sid, nodes[1]));
   }
-  zkc_strings_free(nodes, n);
+  zkt_strings_free(nodes, n);
   OK(zkc_mutex_release(holder));
   for (int i = 0; i < WATCH_WAITERS; i++) {
     pthread_join(t[i], NULL);
@@ -585,7 +585,7 @@ static void probing_log(void *ctx, zkc_log_level_t level, const char *msg) {
   size_t n;
   atomic_store(&probe.rc_acquire, zkc_mutex_acquire(probe.m));
   atomic_store(&probe.rc_release, zkc_mutex_release(probe.m));
-  atomic_store(&probe.rc_nodes, zkc_mutex_participant_nodes(probe.m, &nodes, &n));
+  atomic_store(&probe.rc_nodes, zkt_mutex_nodes(probe.m, &nodes, &n));
   zkc_client_close(probe.c); /* refused: would join this very thread */
   atomic_fetch_add(&probe.calls, 1);
 }

@@ -379,10 +379,10 @@ static void sides_are_mutexes(void **state) {
   assert_int_equal(zkc_mutex_fenced_set(r, data_path, "y", 1), ZKC_EINVAL);
   char **nodes;
   size_t n;
-  OK(zkc_mutex_participant_nodes(r, &nodes, &n));
+  OK(zkt_mutex_nodes(r, &nodes, &n));
   assert_int_equal(n, 2);
-  zkc_strings_free(nodes, n);
-  OK(zkc_mutex_participant_nodes(w, &nodes, &n));
+  zkt_strings_free(nodes, n);
+  OK(zkt_mutex_nodes(w, &nodes, &n));
   assert_int_equal(n, 0);
   assert_null(nodes);
 
@@ -411,8 +411,8 @@ static int lock_seen(void *ctx) {
   struct lock_seen *w = ctx;
   zkc_contender_t *v = NULL;
   size_t n = 0;
-  if (zkc_lock_contenders(w->c, w->path, &v, &n) != ZKC_OK) return 0;
-  zkc_contenders_free(v, n);
+  if (zkt_lock_contenders(w->c, w->path, &v, &n) != ZKC_OK) return 0;
+  zkt_contenders_free(v, n);
   return n == w->n;
 }
 
@@ -439,10 +439,10 @@ static void reader_watches_nearest_writer(void **state) {
   size_t n;
   struct lock_seen three = {w1.c, path, 3}; /* w1's server may lag */
   assert_true(zkt_await(lock_seen, &three, zkt_ms(10000)));
-  OK(zkc_lock_contenders(w1.c, path, &q, &n));
+  OK(zkt_lock_contenders(w1.c, path, &q, &n));
   assert_int_equal(n, 3);
   assert_non_null(strstr(first, q[1].name));
-  zkc_contenders_free(q, n);
+  zkt_contenders_free(q, n);
   finish(t1, &w1);
   assert_true(zkt_await(is_granted, &w2, zkt_ms(10000)));
   finish(t2, &w2);
@@ -566,10 +566,10 @@ static void revocation_while_waiting_told_at_grant(void **state) {
   assert_true(zkt_await_participants(first, 2, zkt_ms(10000)));
   char **nodes;
   size_t n;
-  OK(zkc_mutex_participant_nodes(first, &nodes, &n));
+  OK(zkt_mutex_nodes(first, &nodes, &n));
   assert_int_equal(n, 2);
   OK(zkc_revoke(c2, nodes[1])); /* the waiter's node */
-  zkc_strings_free(nodes, n);
+  zkt_strings_free(nodes, n);
   OK(zkc_mutex_release(first));
   assert_true(zkt_await(bg_done, &bg, zkt_ms(10000)));
   OK(bg.rc);

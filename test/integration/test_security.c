@@ -432,20 +432,20 @@ static void squatter_blocks_like_a_contender(void **state) {
   /* It is listed first, as the holder. */
   char **nodes;
   size_t n;
-  OK(zkc_mutex_participant_nodes(m, &nodes, &n));
+  OK(zkt_mutex_nodes(m, &nodes, &n));
   assert_int_equal(n, 1);
   assert_string_equal(nodes[0], squat);
-  zkc_strings_free(nodes, n);
+  zkt_strings_free(nodes, n);
   /* The status read (what `zkcoord status` shows) names it as the holder. */
   zkc_contender_t *conts;
   size_t nc;
-  OK(zkc_lock_contenders(c, path, &conts, &nc));
+  OK(zkt_lock_contenders(c, path, &conts, &nc));
   assert_int_equal(nc, 1);
   assert_string_equal(conts[0].name, "squatter-lock-0000000000");
   assert_string_equal(conts[0].style, "other");
   assert_int_equal(conts[0].position, 0);
   assert_int_equal(conts[0].ephemeral_owner, 0); /* persistent: never expires */
-  zkc_contenders_free(conts, nc);
+  zkt_contenders_free(conts, nc);
   /* Removing it frees the lock, as a holder's release would. */
   assert_int_equal(zoo_delete(raw, squat, -1), ZOK);
   OK(zkc_mutex_acquire_timeout(m, zkt_ms(10000)));

@@ -276,15 +276,15 @@ static void close_while_leading_stops_and_deletes(void **state) {
   assert_int_equal(zkc_selector_requeue(sb), ZKC_EBUSY); /* queued */
 
   /* Curator's node names and data; participants in queue order. */
-  zkc_participant_t *parts;
+  zkt_participant_t *parts;
   size_t n;
-  OK(zkc_selector_participants(sb, &parts, &n));
+  OK(zkt_selector_participants(sb, &parts, &n));
   assert_int_equal(n, 2);
   assert_string_equal(parts[0].id, "a");
   assert_true(parts[0].is_leader);
   assert_string_equal(parts[1].id, "b");
   assert_false(parts[1].is_leader);
-  zkc_participants_free(parts, n);
+  zkt_participants_free(parts, n);
   char *leader = NULL;
   OK(zkc_selector_leader_id(sb, &leader));
   assert_string_equal(leader, "a");
@@ -292,7 +292,7 @@ static void close_while_leading_stops_and_deletes(void **state) {
   char **nodes;
   zkc_mutex_t *m;
   OK(zkc_mutex_create(&m, b, path));
-  OK(zkc_mutex_participant_nodes(m, &nodes, &n));
+  OK(zkt_mutex_nodes(m, &nodes, &n));
   assert_int_equal(n, 2);
   assert_int_equal(strncmp(nodes[0] + strlen(path), "/_c_", 4), 0);
   assert_non_null(strstr(nodes[0], "-lock-"));
@@ -317,7 +317,7 @@ static void close_while_leading_stops_and_deletes(void **state) {
   assert_false(zkt_exists(nodes[0], NULL));
   printf("figure: close of a leader returned in %.2f ms (take_leadership "
          "returned, node deleted)\n", (t1 - t0) / 1e6);
-  zkc_strings_free(nodes, 2);
+  zkt_strings_free(nodes, 2);
   OK(zkc_mutex_destroy(m));
   assert_int_equal(zkc_selector_requeue(sa), ZKC_ECLOSED);
   assert_int_equal(zkc_selector_start(sa), ZKC_EBUSY);
@@ -603,9 +603,9 @@ static void bad_arguments(void **state) {
   assert_int_equal(zkc_selector_fencing_token(NULL, &token), ZKC_EINVAL);
   assert_null(zkc_selector_id(NULL));
   assert_null(zkc_selector_path(NULL));
-  zkc_participant_t *p;
+  zkt_participant_t *p;
   size_t n;
-  assert_int_equal(zkc_selector_participants(NULL, &p, &n), ZKC_EINVAL);
+  assert_int_equal(zkt_selector_participants(NULL, &p, &n), ZKC_EINVAL);
   char *id;
   assert_int_equal(zkc_selector_leader_id(NULL, &id), ZKC_EINVAL);
   zkc_selector_opts_init(NULL);
@@ -615,8 +615,8 @@ static void bad_arguments(void **state) {
   assert_true(strlen(zkc_selector_id(s)) > 0); /* the client's holder id */
   assert_int_equal(zkc_selector_fencing_token(s, NULL), ZKC_EINVAL);
   assert_int_equal(zkc_selector_fencing_token(s, &token), ZKC_ENOTOWNER);
-  assert_int_equal(zkc_selector_participants(s, NULL, &n), ZKC_EINVAL);
-  OK(zkc_selector_participants(s, &p, &n)); /* no path yet */
+  assert_int_equal(zkc_selector_participant_list(s, NULL), ZKC_EINVAL);
+  OK(zkt_selector_participants(s, &p, &n)); /* no path yet */
   assert_int_equal(n, 0);
   assert_null(p);
   OK(zkc_selector_close(s)); /* never started */
@@ -649,11 +649,11 @@ static void guard_survives_same_session_waiter_timeout(void **state) {
   OK(zkc_mutex_create(&m, a, path));
   char **nodes;
   size_t n;
-  OK(zkc_mutex_participant_nodes(m, &nodes, &n));
+  OK(zkt_mutex_nodes(m, &nodes, &n));
   assert_int_equal(n, 1);
   assert_int_equal(zkc_mutex_acquire_timeout(m, 300), ZKC_ETIMEDOUT);
   assert_int_equal(zoo_delete(zkt_raw(), nodes[0], -1), ZOK);
-  zkc_strings_free(nodes, n);
+  zkt_strings_free(nodes, n);
   assert_true(zkt_await(stops, sa, zkt_ms(5000)));
   OK(zkc_mutex_destroy(m));
   OK(zkc_selector_destroy(sa));

@@ -341,7 +341,7 @@ static void qty_over_max_rejected(void **state) {
   OK(zkc_sem_acquire(s, 2, zkt_ms(5000), &l));
   char **nodes;
   size_t n;
-  OK(zkc_lease_nodes(l, &nodes, &n));
+  OK(zkt_lease_nodes(l, &nodes, &n));
   assert_int_equal(n, 2);
   assert_non_null(strstr(nodes[0], "/leases/_c_"));
   assert_non_null(strstr(nodes[0], "-lease-"));
@@ -352,7 +352,7 @@ static void qty_over_max_rejected(void **state) {
   OK(zkc_lease_fencing_token(l, &token));
   assert_int_equal(token, st1.czxid); /* the newest node's czxid */
   assert_true(st0.czxid < st1.czxid);
-  zkc_strings_free(nodes, n);
+  zkt_strings_free(nodes, n);
   OK(zkc_lease_release(l));
   assert_int_equal(zkc_lease_release(l), ZKC_ENOTOWNER); /* exactly once */
   assert_int_equal(zkc_lease_fencing_token(l, &token), ZKC_ENOTOWNER);
@@ -387,7 +387,7 @@ static void lease_made_with_the_queue_nodes_delete(void **state) {
   assert_int_equal(w.rc, ZKC_OK);
   char **nodes;
   size_t n;
-  OK(zkc_lease_nodes(w.lease, &nodes, &n));
+  OK(zkt_lease_nodes(w.lease, &nodes, &n));
   assert_int_equal(n, 1);
   int64_t token;
   OK(zkc_lease_fencing_token(w.lease, &token));
@@ -395,7 +395,7 @@ static void lease_made_with_the_queue_nodes_delete(void **state) {
   struct Stat lease, queue;
   assert_true(zkt_exists(nodes[0], &lease));
   assert_true(zkt_exists(locks, &queue));
-  zkc_strings_free(nodes, n);
+  zkt_strings_free(nodes, n);
   OK(zkc_lease_free(w.lease));
   OK(zkc_sem_destroy(w.s));
   zkc_client_close(c);
@@ -572,9 +572,9 @@ static void outside_delete_reported(void **state) {
   OK(zkc_sem_acquire(s, 1, -1, &l));
   char **nodes;
   size_t n;
-  OK(zkc_lease_nodes(l, &nodes, &n));
+  OK(zkt_lease_nodes(l, &nodes, &n));
   assert_int_equal(zoo_delete(zkt_raw(), nodes[0], -1), ZOK);
-  zkc_strings_free(nodes, n);
+  zkt_strings_free(nodes, n);
   assert_true(zkt_await(was_lost, NULL, zkt_ms(10000)));
   assert_int_equal(atomic_load(&lost_reason), ZKC_LOST_DELETED);
   assert_false(zkc_lease_is_held(l));
@@ -856,13 +856,13 @@ static int sem_seen(void *ctx) {
   struct sem_seen *w = ctx;
   zkc_contender_t *l, *q;
   size_t nl, nq;
-  if (zkc_sem_contenders(w->c, w->path, &l, &nl, &q, &nq) != ZKC_OK) return 0;
-  zkc_contenders_free(l, nl);
-  zkc_contenders_free(q, nq);
+  if (zkt_sem_contenders(w->c, w->path, &l, &nl, &q, &nq) != ZKC_OK) return 0;
+  zkt_contenders_free(l, nl);
+  zkt_contenders_free(q, nq);
   return nl == w->leases && nq == w->queue;
 }
 
-/* zkc_sem_contenders: the holders and the queue of a semaphore path. */
+/* zkt_sem_contenders: the holders and the queue of a semaphore path. */
 static void status_lists_leases_and_queue(void **state) {
   (void)state;
   char path[600];
@@ -884,15 +884,15 @@ static void status_lists_leases_and_queue(void **state) {
   assert_true(zkt_await(sem_seen, &seen, zkt_ms(10000)));
   zkc_contender_t *leases, *queue;
   size_t nl, nq;
-  OK(zkc_sem_contenders(a, path, &leases, &nl, &queue, &nq));
+  OK(zkt_sem_contenders(a, path, &leases, &nl, &queue, &nq));
   assert_int_equal(nl, 3);
   assert_int_equal(nq, 2);
   assert_non_null(strstr(leases[0].name, "-lease-"));
   assert_non_null(strstr(queue[0].name, "-lock-"));
   assert_int_equal(queue[0].position, 0);
-  zkc_contenders_free(leases, nl);
-  zkc_contenders_free(queue, nq);
-  OK(zkc_sem_contenders(a, zkt_path("none"), &leases, &nl, &queue, &nq));
+  zkt_contenders_free(leases, nl);
+  zkt_contenders_free(queue, nq);
+  OK(zkt_sem_contenders(a, zkt_path("none"), &leases, &nl, &queue, &nq));
   assert_int_equal(nl + nq, 0);
   zkc_client_close(b); /* the waiters end with ECLOSED */
   for (int i = 0; i < 2; i++) {

@@ -391,9 +391,9 @@ static void *worker_main(void *arg) {
     char **nodes = NULL;
     size_t n = 0;
     zkc_lease_fencing_token(lease, &token);
-    if (zkc_lease_nodes(lease, &nodes, &n) == ZKC_OK && n > 0)
+    if (zkt_lease_nodes(lease, &nodes, &n) == ZKC_OK && n > 0)
       snprintf(node, sizeof node, "%s", nodes[0]);
-    zkc_strings_free(nodes, n);
+    zkt_strings_free(nodes, n);
   } else if (rc == ZKC_OK) {
     zkc_mutex_fencing_token(w->m, &token);
     zkc_mutex_lock_node(w->m, node, sizeof node);

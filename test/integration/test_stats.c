@@ -376,10 +376,10 @@ static void semaphore_counts_a_known_sequence(void **state) {
 
   char **nodes = NULL;
   size_t n = 0;
-  OK(zkc_lease_nodes(w.lease, &nodes, &n));
+  OK(zkt_lease_nodes(w.lease, &nodes, &n));
   assert_int_equal(n, 1);
   assert_int_equal(zoo_delete(zkt_raw(), nodes[0], -1), ZOK);
-  zkc_strings_free(nodes, n);
+  zkt_strings_free(nodes, n);
   assert_true(zkt_await(sem_lost, sb, zkt_ms(10000)));
   assert_int_equal(zkc_lease_free(w.lease), ZKC_ELOST);
   s = sem_stats_of(sb);
