@@ -5,6 +5,7 @@
  * fenced calls work while it is held, and write nothing once an outsider
  * deleted a node of it, once its process was stopped past its session and
  * a successor took over, or once its leader lost leadership. */
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,16 +62,99 @@ static void assert_refused(const subject_t *s, int rc) {
   fail_msg("%s: a lost hold's call said %s", s->recipe, zkc_err_name(rc));
 }
 
-/* The last line of the hold's node(s): a set's newest node, so that a
- * check of its first node alone would not see it gone. */
-static void last_node(zkc_hold_t *h, char *out, size_t len) {
+/* A set's newest node, as its recipe names it (so that a check of its
+ * first node alone would not see it gone), or the hold's one node; the
+ * hold names every node of it, one a line. */
+static void last_node(subject_t *s, char *out, size_t len) {
   char nodes[4096];
-  OK(zkc_hold_node(h, nodes, sizeof nodes));
-  const char *nl = strrchr(nodes, '\n');
-  snprintf(out, len, "%.1100s", nl ? nl + 1 : nodes);
+  OK(zkc_hold_node(subject_hold(s), nodes, sizeof nodes));
+  if (s->lease) {
+    char **v;
+    size_t n;
+    OK(zkc_lease_nodes(s->lease, &v, &n));
+    assert_int_equal(n, 2);
+    snprintf(out, len, "%s", v[n - 1]);
+    zkc_strings_free(v, n);
+  } else if (s->ml) {
+    OK(zkc_mutex_lock_node(s->m[1], out, len));
+  } else {
+    snprintf(out, len, "%.1100s", nodes);
+  }
+}
+
+/* The hold names every node of it, one a line: the recipe's own names. */
+static void assert_named(subject_t *s, const char *node) {
+  char nodes[4096];
+  OK(zkc_hold_node(subject_hold(s), nodes, sizeof nodes));
+  size_t lines = 1;
+  for (const char *p = nodes; *p; p++) lines += *p == '\n';
+  assert_int_equal(lines, s->lease || s->ml ? 2 : 1);
+  assert_non_null(strstr(nodes, node));
 }
 
 /* ---- while held, then an outsider's delete ---- */
+
+/* Holds the client's maintenance thread in a lost callback, so that the
+ * recipes of that client learn of no loss until it lets go: a write then
+ * rests on its transaction's check alone. */
+typedef struct blocker {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  int in, go;
+  zkc_mutex_t *m;
+} blocker_t;
+
+static void block_lost(void *ctx, zkc_mutex_t *m, zkc_lost_reason_t why,
+                       int64_t token) {
+  (void)m, (void)why, (void)token;
+  blocker_t *b = ctx;
+  pthread_mutex_lock(&b->mu);
+  b->in = 1;
+  pthread_cond_broadcast(&b->cv);
+  /* Not forever: a case that failed while it blocks must end. */
+  struct timespec t;
+  clock_gettime(CLOCK_REALTIME, &t);
+  t.tv_sec += (time_t)(zkt_ms(20000) / 1000);
+  int rc = 0;
+  while (!b->go && rc == 0) rc = pthread_cond_timedwait(&b->cv, &b->mu, &t);
+  pthread_mutex_unlock(&b->mu);
+}
+
+static int blocker_in(void *ctx) {
+  blocker_t *b = ctx;
+  pthread_mutex_lock(&b->mu);
+  int in = b->in;
+  pthread_mutex_unlock(&b->mu);
+  return in;
+}
+
+/* A mutex of client c lost to an outsider's delete: its callback holds
+ * the maintenance thread until blocker_end. */
+static void blocker_start(blocker_t *b, zkc_client_t *c) {
+  memset(b, 0, sizeof *b);
+  pthread_mutex_init(&b->mu, NULL);
+  pthread_cond_init(&b->cv, NULL);
+  OK(zkc_mutex_create(&b->m, c, zkt_path("blocker")));
+  OK(zkc_mutex_set_lost_callback(b->m, block_lost, b));
+  OK(zkc_mutex_acquire(b->m));
+  char node[1200];
+  OK(zkc_mutex_lock_node(b->m, node, sizeof node));
+  assert_int_equal(zoo_delete(zkt_raw(), node, -1), ZOK);
+  assert_true(zkt_await(blocker_in, b, zkt_ms(10000)));
+}
+
+static void blocker_end(blocker_t *b) {
+  pthread_mutex_lock(&b->mu);
+  b->go = 1;
+  pthread_cond_broadcast(&b->cv);
+  pthread_mutex_unlock(&b->mu);
+  assert_int_equal(zkc_mutex_release(b->m), ZKC_ELOST);
+  OK(zkc_mutex_destroy(b->m));
+  pthread_cond_destroy(&b->cv);
+  pthread_mutex_destroy(&b->mu);
+}
+
+static int hold_not_held(void *ctx) { return !zkc_hold_is_held(ctx); }
 
 static void held_then_outsider_delete(const char *recipe) {
   make_data("0");
@@ -111,12 +195,20 @@ static void held_then_outsider_delete(const char *recipe) {
                      ZKC_ETIMEDOUT);
     assert_true(zkt_await_children(zkt_path("lock"), 2, zkt_ms(10000)));
   }
+  /* The newest node of the hold deleted while its client cannot learn of
+   * it: each write is refused by its own check, in the transaction. */
+  blocker_t b;
+  blocker_start(&b, c);
   char node[1200];
-  last_node(h, node, sizeof node);
+  last_node(&s, node, sizeof node);
   assert_int_equal(zoo_delete(zkt_raw(), node, -1), ZOK);
+  assert_int_equal(zkc_hold_fenced_cas(h, data_path(), "3", 1, v2, NULL),
+                   ZKC_ELOST);
+  assert_false(zkc_hold_is_held(h)); /* marked lost by the refusal */
+  blocker_end(&b);
   if (next.latch) OK(zkc_latch_await(next.latch, zkt_ms(15000)));
   if (next.sel) assert_true(subject_wait(&next, &next.leading, zkt_ms(15000)));
-  assert_refused(&s, zkc_hold_fenced_cas(h, data_path(), "3", 1, v2, NULL));
+  assert_true(zkt_await(hold_not_held, h, zkt_ms(10000)));
   assert_refused(&s, zkc_hold_fenced_set(h, data_path(), "3", 1));
   char late[700];
   snprintf(late, sizeof late, "%s/late", data_path());
@@ -125,10 +217,10 @@ static void held_then_outsider_delete(const char *recipe) {
   size_t len = 0;
   assert_refused(&s, zkc_hold_fenced_get(h, data_path(), &data, &len, &v2));
   assert_null(data);
-  assert_false(zkc_hold_is_held(h));
   assert_raw("2");
   assert_int_equal(raw_version(), v2);
   assert_false(zkt_exists(late, NULL));
+  if (!s.latch && !s.sel) assert_named(&s, node); /* a leader's term is over */
   subject_drop(&s);
   if (c2) {
     subject_drop(&next);
@@ -183,7 +275,7 @@ static void leader_that_lost_writes_nothing(const char *recipe) {
   int64_t t1 = 0;
   OK(zkc_hold_fencing_token(h1, &t1));
   char node[1200];
-  last_node(h1, node, sizeof node);
+  last_node(&l1, node, sizeof node);
   /* L2 queues behind L1 (two nodes), then L1's node goes. */
   assert_int_equal(subject_take(&l2, recipe, c2, zkt_path("lead"), 0),
                    ZKC_ETIMEDOUT);
