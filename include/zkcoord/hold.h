@@ -88,8 +88,8 @@ ZKC_EXTERN int zkc_hold_free(zkc_hold_t *hold);
 
 /* The hold's fencing token (its node's czxid; a set's: its newest node's).
  * ZKC_OK, ZKC_EINVAL (NULL argument), ZKC_ENOTOWNER (released, nothing
- * granted now), ZKC_ELOST (a mutex's or multi-lock's view whose hold is
- * lost). No traffic. Thread-safe. */
+ * granted now; a lost hold still has its token). No traffic.
+ * Thread-safe. */
 ZKC_EXTERN int zkc_hold_fencing_token(const zkc_hold_t *hold, int64_t *token);
 
 
@@ -97,8 +97,7 @@ ZKC_EXTERN int zkc_hold_fencing_token(const zkc_hold_t *hold, int64_t *token);
  * set's (a lease set, a multi-lock's) nodes one per line, joined with
  * '\n', in the order they are checked. Returns ZKC_OK, ZKC_EINVAL (NULL
  * argument, or buf too small: nothing copied), ZKC_ENOTOWNER (released,
- * nothing granted now), ZKC_ELOST (as zkc_hold_fencing_token). No
- * traffic. Thread-safe. */
+ * nothing granted now). No traffic. Thread-safe. */
 ZKC_EXTERN int zkc_hold_node(const zkc_hold_t *hold, char *buf, size_t len);
 
 
