@@ -191,14 +191,22 @@ int zkc_hold_fenced_create(zkc_hold_t *h, const char *path, const void *data,
                                            NULL));
 }
 
+/* A compare-and-set without a version to compare: `set` is the call for
+ * that (fn and set name the public calls). */
+static int refuse_no_version(zkc_client_t *c, const char *fn, const char *set,
+                             int32_t version) {
+  return zkc__refuse(c, ZKC_EINVAL,
+                     "%s: version %d is below 0 (a write without comparison "
+                     "is %s)",
+                     fn, (int)version, set);
+}
+
 static int hold_fenced_cas_impl(zkc_hold_t *h, const char *path,
                                 const void *data, size_t len, int32_t version,
                                 int32_t *new_version) {
-  if (version < 0 && h != NULL) /* no comparison: zkc_hold_fenced_set */
-    return zkc__refuse(hold_client(h), ZKC_EINVAL,
-                       "zkc_hold_fenced_cas: version %d is below 0 (a write "
-                       "without comparison is zkc_hold_fenced_set)",
-                       (int)version);
+  if (version < 0 && h != NULL)
+    return refuse_no_version(hold_client(h), "zkc_hold_fenced_cas",
+                             "zkc_hold_fenced_set", version);
   return zkc__hold_write(h, "zkc_hold_fenced_cas", path, data, len, version,
                          new_version);
 }
@@ -272,11 +280,10 @@ int zkc_mutex_fenced_get(zkc_mutex_t *m, const char *path, char **data,
 static int mutex_fenced_cas_impl(zkc_mutex_t *m, const char *path,
                                  const void *data, size_t len, int32_t version,
                                  int32_t *new_version) {
-  if (version < 0) /* no comparison: zkc_mutex_fenced_set */
-    return zkc__refuse(m ? zkc__mutex_client(m) : NULL, ZKC_EINVAL,
-                       "zkc_mutex_fenced_cas: version %d is below 0 (a write "
-                       "without comparison is zkc_mutex_fenced_set)",
-                       (int)version);
+  if (version < 0)
+    return refuse_no_version(m ? zkc__mutex_client(m) : NULL,
+                             "zkc_mutex_fenced_cas", "zkc_mutex_fenced_set",
+                             version);
   return mutex_write(m, "zkc_mutex_fenced_cas", path, data, len, version,
                      new_version);
 }
