@@ -15,6 +15,7 @@
 #include "hold_fate.h"
 #include "mutex_sides.h"
 #include "names.h"
+#include "sem.h"
 #include "session.h"
 #include "util.h"
 
@@ -126,6 +127,27 @@ int zkc_async_destroy(zkc_async_t *a) {
   return zkc__public_leave(__func__, mark, async_destroy_impl(a));
 }
 
+/* Lists an accepted acquire q (its stats begun on st) for the engine and
+ * names it in *id; while the context is being destroyed it is ended and
+ * freed instead (ZKC_ECLOSED). */
+static int enqueue(zkc_async_t *a, acq_t *q, zkc__lstats_t *st, uint64_t *id) {
+  pthread_mutex_lock(&a->mu);
+  if (a->stopping) {
+    pthread_mutex_unlock(&a->mu);
+    zkc__stats_end(st, q->began_us, ZKC_ECLOSED, 0);
+    zkc__async_acq_free(q); /* a semaphore's leaves it */
+    return ZKC_ECLOSED;
+  }
+  q->id = ++a->next_id;
+  zkc__async_append_locked(a, q);
+  zkc__async_ready_locked(a, q);
+  if (id) *id = q->id;
+  a->kicked = 1;
+  pthread_cond_signal(&a->cv);
+  pthread_mutex_unlock(&a->mu);
+  return ZKC_OK;
+}
+
 /* An acquire of a lock (side ZKC__SIDE_MUTEX) or of a read-write lock's
  * side; fn names the public call. */
 static int acquire_side(zkc_async_t *a, const char *fn, zkc__side_t side,
@@ -149,21 +171,7 @@ static int acquire_side(zkc_async_t *a, const char *fn, zkc__side_t side,
   zkc__async_acq_init(a, q, base, side,
                       timeout_ms == 0 ? zkc__now_ms()
                                       : zkc__deadline_after(timeout_ms));
-  pthread_mutex_lock(&a->mu);
-  if (a->stopping) {
-    pthread_mutex_unlock(&a->mu);
-    zkc__stats_end(q->st, q->began_us, ZKC_ECLOSED, 0);
-    zkc__async_acq_free(q);
-    return ZKC_ECLOSED;
-  }
-  q->id = ++a->next_id;
-  zkc__async_append_locked(a, q);
-  zkc__async_ready_locked(a, q);
-  if (id) *id = q->id;
-  a->kicked = 1;
-  pthread_cond_signal(&a->cv);
-  pthread_mutex_unlock(&a->mu);
-  return ZKC_OK;
+  return enqueue(a, q, q->st, id);
 }
 
 int zkc_async_acquire(zkc_async_t *a, const char *path, int64_t timeout_ms,
@@ -190,6 +198,46 @@ int zkc_async_acquire_write(zkc_async_t *a, const char *path,
   return zkc__public_leave(__func__, mark,
                            acquire_side(a, __func__, ZKC__SIDE_WRITE, path,
                                         timeout_ms, done, ctx, id));
+}
+
+static int acquire_leases_impl(zkc_async_t *a, zkc_sem_t *s, unsigned qty,
+                               int64_t timeout_ms, zkc_leases_acquired_fn done,
+                               void *ctx, uint64_t *id) {
+  static const char fn[] = "zkc_async_acquire_leases";
+  int rc = zkc__refuse_null(a ? a->c : NULL, fn, "async", a == NULL, "sem",
+                            s == NULL, "done", done == NULL, (char *)NULL);
+  if (rc == ZKC_OK && s->client != a->c)
+    rc = zkc__refuse(a->c, ZKC_EINVAL,
+                     "%s: the semaphore '%.300s' is of another client than "
+                     "the context's",
+                     fn, s->path);
+  if (rc == ZKC_OK) rc = zkc__sem_qty_check(s, fn, qty);
+  if (rc != ZKC_OK) return rc;
+  if (zkc__client_closed(a->c)) return ZKC_ECLOSED;
+  if ((rc = zkc__sem_enter(s, qty)) != ZKC_OK) return rc;
+  acq_t *q = calloc(1, sizeof *q);
+  if (q == NULL ||
+      zkc__async_sem_init(a, q, s, qty,
+                          timeout_ms == 0 ? zkc__now_ms()
+                                          : zkc__deadline_after(timeout_ms)) !=
+          ZKC_OK) {
+    free(q);
+    zkc__sem_leave(s);
+    return ZKC_ENOMEM;
+  }
+  q->leases_fn = done;
+  q->ctx = ctx;
+  q->began_us = zkc__stats_begin(s->st);
+  return enqueue(a, q, s->st, id);
+}
+
+int zkc_async_acquire_leases(zkc_async_t *a, zkc_sem_t *s, unsigned qty,
+                             int64_t timeout_ms, zkc_leases_acquired_fn done,
+                             void *ctx, uint64_t *id) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark,
+                           acquire_leases_impl(a, s, qty, timeout_ms, done,
+                                               ctx, id));
 }
 
 static int async_stats_impl(const zkc_async_t *a, const char *path,
@@ -224,7 +272,7 @@ static int async_cancel_impl(zkc_async_t *a, uint64_t id) {
   int rc = id == 0 || id > a->next_id ? ZKC_EINVAL : ZKC_EALREADY;
   uint64_t last = a->next_id;
   for (acq_t *q = a->acqs; q && rc == ZKC_EALREADY; q = q->next) {
-    if (q->id != id || q->fn == NULL) continue;
+    if (q->id != id || !zkc__async_is_acquire(q)) continue;
     if (!q->decided) {
       q->decided = 1;
       q->rc = ZKC_ECANCELED;

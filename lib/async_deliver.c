@@ -32,6 +32,7 @@ int zkc__async_post_locked(zkc_async_t *a, const zkc__event_cb_t *ev) {
 static void run_one(const zkc__event_cb_t *e) {
   switch (e->kind) {
     case EV_ACQUIRED: e->acquired(e->ctx, e->rc, e->hold); break;
+    case EV_LEASES: e->leases(e->ctx, e->rc, e->lease); break;
     case EV_RELEASED: e->released(e->ctx, e->rc); break;
     case EV_LOST: e->lost(e->ctx, e->why, e->token); break;
     case EV_STATE: e->state_fn(e->ctx, e->state); break;

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The async acquire's engine: each pending acquire is a run of the queue
- * engine (qengine.c), the same protocol, grant rule and retry policy as a
- * blocking acquire's, stepped by one engine thread per context whenever a
- * request completes, a watch fires or the session changes. No thread per
- * waiter. A release's delete is stepped here too. */
+/* The async acquire's engine: each pending acquire is a run that never
+ * blocks, the same one a blocking acquire drives (drive.h): a lock's run of
+ * the queue engine (qengine.c), or a semaphore's (async_sem.c), stepped
+ * through its calls (zkc__run_calls_t) by one engine thread per context
+ * whenever a request completes, a watch fires or the session changes. No
+ * thread per waiter. A release's delete is stepped here too. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,13 +103,28 @@ static const zkc__qdriver_t engine = {
 void zkc__async_acq_init(zkc_async_t *a, acq_t *q, char *base, int side,
                          int64_t deadline) {
   q->a = a;
+  q->deadline = deadline;
   const char *name = zkc__side_name(side);
   zkc__qrun_how_t how = {.base = base, .name = name,
                          .deadline = deadline,
                          .layout = zkc__marker_layout(name),
                          .reader = side == ZKC__SIDE_READ, .requeue = 1,
                          .drv = &engine, .drv_ctx = q};
-  zkc__qrun_init(&q->run, a->c, &how);
+  zkc__qrun_init(&q->qrun, a->c, &how);
+  q->calls = &zkc__qrun_calls;
+  q->run = &q->qrun;
+}
+
+int zkc__async_sem_init(zkc_async_t *a, acq_t *q, zkc_sem_t *s, unsigned qty,
+                        int64_t deadline) {
+  q->a = a;
+  q->deadline = deadline;
+  q->sem = zkc__asem_new(s, qty, deadline, &engine, q);
+  if (q->sem == NULL) return ZKC_ENOMEM;
+  q->sem_obj = s;
+  q->calls = &zkc__asem_calls;
+  q->run = q->sem;
+  return ZKC_OK;
 }
 
 /* ---- results ---- */
@@ -131,10 +147,21 @@ static void post(zkc_async_t *a, const zkc__event_cb_t *ev) {
     zkc__log(a->c, ZKC_LOG_ERROR, "out of memory: an async callback is lost");
 }
 
-static void deliver(zkc_async_t *a, acq_t *q, zkc_hold_t *hold) {
+/* Queues q's callback; `got` is what an acquire got (a hold, or a lease:
+ * NULL on failure). */
+static void deliver(zkc_async_t *a, acq_t *q, void *got) {
+  zkc_hold_t *hold = q->fn ? got : NULL;
   zkc__event_cb_t ev = {.rc = q->rc, .ctx = q->ctx};
   q->finished = 1;
-  if (q->fn) {
+  if (q->leases_fn) { /* the lease is nobody else's until it runs */
+    zkc_lease_t *l = got;
+    int64_t at = zkc__stats_end(q->sem_obj->st, q->began_us, q->rc,
+                                q->woken_us);
+    if (l) l->granted_us = at;
+    ev.kind = EV_LEASES;
+    ev.leases = q->leases_fn;
+    ev.lease = l;
+  } else if (q->fn) {
     /* Counted before the callback is queued: the hold is nobody else's
      * until it runs. */
     int64_t at = zkc__stats_end(q->st, q->began_us, q->rc, q->woken_us);
@@ -160,7 +187,7 @@ static void deliver(zkc_async_t *a, acq_t *q, zkc_hold_t *hold) {
  * found by its first watch request, never told to nobody. 1 when the run
  * goes on. */
 static int grant(zkc_async_t *a, acq_t *q, uint64_t seq) {
-  zkc__qrun_t *r = &q->run;
+  zkc__qrun_t *r = &q->qrun;
   zkc_hold_t *h = calloc(1, sizeof *h);
   if (h != NULL && zkc__guard_add_held(a->c, r->node, r->owner,
                                        zkc__async_on_node_gone, a,
@@ -202,55 +229,96 @@ static int grant(zkc_async_t *a, acq_t *q, uint64_t seq) {
   return 1;
 }
 
-/* Steps an acquire's run as far as it goes; tells *next_wake when it must
- * be looked at again without being told. 1 while it awaits answers (to be
- * stepped at every look: a completion tells the context only). */
+/* A semaphore's run says its leases fit: the lease, unless a cancel or a
+ * close came first (the run then deletes its nodes), or the grant finds
+ * the session gone (the run deletes them and queues again, as the blocking
+ * acquire does). Decided before the grant, so that a cancel from now on
+ * says ZKC_EALREADY; undone only when it queues again (a cancel in that
+ * window said ZKC_EALREADY and the acquire goes on; a destroy's close
+ * ends it). 1 when the run goes on. */
+static int grant_leases(zkc_async_t *a, acq_t *q) {
+  zkc_lease_t *l = NULL;
+  (void)zkc__asem_result(q->sem, &l);
+  pthread_mutex_lock(&a->mu);
+  int mine = !q->decided;
+  if (mine) {
+    q->decided = 1;
+    q->rc = ZKC_OK;
+  }
+  int rc = q->rc;
+  pthread_mutex_unlock(&a->mu);
+  if (!mine) {
+    zkc__asem_refuse(q->sem, l, rc);
+    return 1;
+  }
+  if ((rc = zkc__sem_grant(q->sem_obj, l)) == ZKC_OK) {
+    deliver(a, q, l);
+    return 0;
+  }
+  pthread_mutex_lock(&a->mu); /* ELOST: pending again, unless closing */
+  if (a->stopping) {
+    q->rc = rc = ZKC_ECLOSED; /* destroy passed it by, decided */
+  } else {
+    q->decided = 0;
+    q->rc = ZKC_OK;
+  }
+  pthread_mutex_unlock(&a->mu);
+  zkc__asem_refuse(q->sem, l, rc);
+  return 1;
+}
+
+/* Steps an acquire's run as far as it goes, through its calls; tells
+ * *next_wake when it must be looked at again without being told. 1 while
+ * it awaits answers (to be stepped at every look: a completion tells the
+ * context only). */
 static int step_acquire(zkc_async_t *a, acq_t *q, int64_t *next_wake) {
-  zkc__qrun_t *r = &q->run;
-  const int64_t limit = zkc__limit_after(r->k.deadline);
+  const zkc__run_calls_t *run = q->calls;
+  void *r = q->run;
+  const int64_t limit = zkc__limit_after(q->deadline);
   for (;;) {
     pthread_mutex_lock(&a->mu);
     uint64_t seq = a->state_seq;
     int stop = q->decided && !q->stop_told ? q->rc : ZKC_OK;
     if (q->decided) q->stop_told = 1;
     pthread_mutex_unlock(&a->mu);
-    if (stop != ZKC_OK) zkc__qrun_stop(r, stop); /* cancelled or closed */
+    if (stop != ZKC_OK) run->stop(r, stop); /* cancelled or closed */
     else if (!q->stop_told && zkc__client_closed(a->c)) {
       q->stop_told = 1;
-      zkc__qrun_stop(r, ZKC_ECLOSED);
+      run->stop(r, ZKC_ECLOSED);
     }
     int64_t now = zkc__now_ms(), at = ZKC__FOREVER;
     zkc__wake_t why;
-    switch (zkc__qrun_step(r)) {
+    switch (run->step(r)) {
       case ZKC__QN_REPLY: /* answered by the limit, or given up */
         if (now < limit) {
           at = limit;
           if (at < *next_wake) *next_wake = at;
           return 1;
         }
-        zkc__qrun_give_up(r);
+        run->give_up(r);
         continue;
       case ZKC__QN_EVENT:
-        if (zkc__waiter_check(a->c, zkc__qrun_waiter(r), &why)) {
+        if (zkc__waiter_check(a->c, run->waiter(r), &why)) {
           if (why == ZKC__WAKE_FIRED) /* the hand-off starts */
             q->woken_us = zkc__now_us();
-          zkc__qrun_woken(r, why);
+          run->woken(r, why);
           continue;
         }
-        if (now >= r->k.deadline) {
-          zkc__qrun_woken(r, ZKC__WAKE_TIMEOUT);
+        if (now >= q->deadline) {
+          run->woken(r, ZKC__WAKE_TIMEOUT);
           continue;
         }
-        at = r->k.deadline;
+        at = q->deadline;
         break;
       case ZKC__QN_SESSION: /* told by on_state's kick, and the poll */
-        at = r->k.deadline;
+        at = q->deadline;
         break;
-      case ZKC__QN_TIME: at = zkc__qrun_wake_at(r); break;
+      case ZKC__QN_TIME: at = run->wake_at(r); break;
       case ZKC__QN_DONE: {
-        int rc = zkc__qrun_result(r, NULL);
+        int rc = q->sem ? zkc__asem_result(q->sem, NULL)
+                        : zkc__qrun_result(&q->qrun, NULL);
         if (rc == ZKC_OK) {
-          if (grant(a, q, seq)) continue;
+          if (q->sem ? grant_leases(a, q) : grant(a, q, seq)) continue;
           return 0;
         }
         decide(a, q, rc);
@@ -283,7 +351,7 @@ static void removed(zkc_async_t *a, acq_t *q) {
 /* Steps q; 1 while it awaits answers (see step_acquire). */
 static int step(zkc_async_t *a, acq_t *q, int64_t *next_wake) {
   if (q->finished) return 0;
-  if (q->fn) return step_acquire(a, q, next_wake);
+  if (zkc__async_is_acquire(q)) return step_acquire(a, q, next_wake);
   if (q->op == NULL) { /* its delete handed to the janitor */
     zkc__guard_remove(a->c, q->guard);
     q->guard = 0;
@@ -296,9 +364,12 @@ static int step(zkc_async_t *a, acq_t *q, int64_t *next_wake) {
 }
 
 void zkc__async_acq_free(acq_t *q) {
-  if (q->fn) {
-    char *base = (char *)q->run.base; /* the run borrowed it from us */
-    zkc__qrun_clear(&q->run);
+  if (q->sem_obj) {
+    zkc__asem_free(q->sem);
+    zkc__sem_leave(q->sem_obj); /* its destroy may go on */
+  } else if (q->fn) {
+    char *base = (char *)q->qrun.base; /* the run borrowed it from us */
+    zkc__qrun_clear(&q->qrun);
     free(base);
   } else {
     free(q->node);

@@ -9,19 +9,24 @@
 #include <pthread.h>
 #include <stdint.h>
 
+#include "async_sem.h"
+#include "drive.h"
 #include "hold_fate.h"
 #include "hold_view.h"
 #include "qengine.h"
 #include "session.h"
 #include "stats.h"
 #include "zkcoord/async.h"
+#include "zkcoord/lease.h"
 
 /* One queued callback. */
 typedef struct zkc__event_cb {
-  enum { EV_ACQUIRED, EV_RELEASED, EV_LOST, EV_STATE } kind;
+  enum { EV_ACQUIRED, EV_LEASES, EV_RELEASED, EV_LOST, EV_STATE } kind;
   int rc;
   zkc_hold_t *hold;          /* EV_ACQUIRED */
   zkc_acquired_fn acquired;  /* EV_ACQUIRED */
+  zkc_lease_t *lease;        /* EV_LEASES */
+  zkc_leases_acquired_fn leases; /* EV_LEASES */
   zkc_released_fn released;  /* EV_RELEASED */
   zkc_hold_lost_fn lost;     /* EV_LOST */
   zkc_lost_reason_t why;     /* EV_LOST */
@@ -45,13 +50,20 @@ struct zkc_hold {
   struct zkc_hold *next; /* in a->holds while not released */
 };
 
-/* A pending acquire (its run through the queue, driven by the engine) or
- * a release's delete; both end with one callback. Kept small: one lives
- * per pending acquire. The flags are bytes, not bits: they are written by
- * different threads. */
+/* A pending acquire (a run driven by the engine through its calls: a
+ * lock's through the queue, or a semaphore's) or a release's delete; each
+ * ends with one callback. Kept small: one lives per pending acquire. The
+ * flags are bytes, not bits: they are written by different threads. */
 typedef struct acq {
   uint64_t id;
-  zkc_acquired_fn fn; /* NULL: a release's delete */
+  zkc_acquired_fn fn; /* a lock's acquire (NULL: see leases_fn) */
+  zkc_leases_acquired_fn leases_fn; /* a semaphore's (both NULL: a
+                                       release's delete) */
+  const zkc__run_calls_t *calls; /* an acquire's run and how it is */
+  void *run;                     /* stepped: &run (a lock's) or sem */
+  zkc__asem_t *sem;              /* a semaphore's run */
+  zkc_sem_t *sem_obj;            /* ... and its semaphore */
+  int64_t deadline;              /* an acquire's */
   zkc_released_fn released;
   void *ctx;
   int rc;                  /* the result, once decided */
@@ -60,7 +72,7 @@ typedef struct acq {
   unsigned char stop_told; /* a result decided from outside was passed to
                               the run */
   union {
-    zkc__qrun_t run; /* an acquire's; it owns run.base (the lock's path) */
+    zkc__qrun_t qrun; /* a lock's; it owns qrun.base (the lock's path) */
     struct {         /* a release's */
       char *node;
       zkc__op_t *op;
@@ -116,11 +128,19 @@ void *zkc__async_engine(void *arg);
  * `deadline`: a lock's, or a read-write lock's side (zkc__side_t). */
 void zkc__async_acq_init(zkc_async_t *a, acq_t *q, char *base, int side,
                          int64_t deadline);
+/* Prepares a semaphore's acquire of qty leases of s until `deadline`:
+ * ZKC_OK or ZKC_ENOMEM. */
+int zkc__async_sem_init(zkc_async_t *a, acq_t *q, zkc_sem_t *s, unsigned qty,
+                        int64_t deadline);
 /* Appends q to the pending list; caller holds a->mu. */
 void zkc__async_append_locked(zkc_async_t *a, acq_t *q);
 /* Puts q on the list of entries to step next (a->mu held). */
 void zkc__async_ready_locked(zkc_async_t *a, acq_t *q);
 void zkc__async_acq_free(acq_t *q);
+/* An acquire's entry is one of these (its run set up). */
+static inline int zkc__async_is_acquire(const acq_t *q) {
+  return q->fn != NULL || q->leases_fn != NULL;
+}
 /* Takes h out of the held list and queues the delete of its node (never
  * waits for the network); a hold whose session is not proven live leaves
  * its node to the janitor, tells done ZKC_ECONNLOSS or ZKC_ELOST and is

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The blocking driver of a run that never blocks (the queue engine's,
- * qengine.h; the semaphore's lease run, lease_run.h): it waits on the
- * caller's thread for whatever the run says it needs next. Both runs are
- * stepped the same way; each gives its calls as a table. */
+/* The blocking driver of a run that never blocks (the queue engine's one
+ * machine, qengine.h, whether a queue's run or the semaphore's lease run,
+ * lease_run.h): it waits on the caller's thread for whatever the run says
+ * it needs next. Each caller gives the run's calls as a table. */
 #ifndef ZKC_DRIVE_H
 #define ZKC_DRIVE_H
 

@@ -1,43 +1,34 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The semaphore's lease run: what the head of a semaphore's queue does to
- * take its leases, as a state machine that never blocks (like the queue
- * engine, qengine.h, whose drivers' needs it shares), reaching the world
- * only through a zkc__qworld_t.
+ * take its leases, run by the queue engine's one machine (qengine.h) with
+ * the "leases fit" policy written here: the same states, grant rule, wait,
+ * endings and drivers' calls as every queue's run.
  *
- * One round trip when the leases fit: the lease nodes' creates, then the
- * leases read, the shared count and the semaphore path's own children (its
- * layout, until accepted), all pipelined; when the queue's read showed
+ * One round trip when the leases fit: the lease nodes' creates (the
+ * machine's create state), then the leases read, the shared count and the
+ * semaphore path's own children (its layout, until accepted), all
+ * pipelined behind them (its list state); when the queue's read showed
  * room, the last create deletes the queue node in the same transaction.
  * The decision is zkc__leases_decide's. While the leases do not fit, the
- * run waits on those watches, and before each wait checks that its queue
- * node still exists on the session of its leases: else another client may
- * be head too, and two heads may wait on each other for ever.
- * A missing count node is made as a state of its own; a missing leases/
- * and the count node's missing parents by the run kernel's walk
- * (run_kernel.h, which also keeps the retries). On failure the nodes made
- * are the caller's to delete (zkc__lrun_nodes); a create cut off goes to
- * the janitor by the run's uuid. */
+ * run waits on those watches, and before each wait states its place, the
+ * queue node, on the session of its leases (the machine's own-node stat):
+ * else another client may be head too, and two heads may wait on each
+ * other for ever. A missing count node is the machine's prerequisite
+ * create; a missing leases/ and the count node's missing parents the run
+ * kernel's walk (run_kernel.h, which also keeps the retries). On failure
+ * the nodes made are the caller's to delete (zkc__lrun_take_nodes); a
+ * create cut off goes to the janitor by the run's uuid. */
 #ifndef ZKC_LEASE_RUN_H
 #define ZKC_LEASE_RUN_H
 
 #include <stdint.h>
 
 #include "names.h"
+#include "qengine.h" /* the one machine */
 #include "queue_nodes.h" /* zkc__held_t */
 #include "qworld.h"
 #include "run_kernel.h" /* zkc__qneed_t, zkc__qdriver_t, the kernel */
 #include "session.h"
-
-typedef enum {
-  L_SEND,     /* the creates still to make, and the reads behind them */
-  L_SENT,     /* their answers */
-  L_COUNT,    /* the count node missing: create it with the seed */
-  L_COUNTING,
-  L_HEAD,     /* the leases do not fit: is our queue node still there? */
-  L_HEADING,
-  L_WAITING,  /* the watches set: wait for a change */
-  L_DONE
-} zkc__lstate_t;
 
 /* What the run is to do, all borrowed for its life. */
 typedef struct zkc__lrun_how {
@@ -75,38 +66,30 @@ typedef struct zkc__lrun_how {
 #define ZKC__LRUN_READS 4
 
 typedef struct zkc__lrun {
+  zkc__qrun_t q; /* the machine: base leases/, name "lease-", this policy */
   zkc__lrun_how_t how;
-  zkc__rk_t k; /* the client, world, driver, deadline; retries, backoff,
-                  the session's wait and the parents' walks (leases/, or
-                  the count node's parent; while the kernel has the run,
-                  st is where it goes on from) */
-  unsigned st : 4;
-  unsigned w_reg : 1;    /* the waiter is registered */
   unsigned watching : 1; /* the reads set watches: the leases did not fit */
   unsigned layout_ok : 1; /* the path's layout was read and accepted */
   unsigned warned : 1;   /* the limits-disagree warning given */
   unsigned sent : 1;     /* a round was sent */
   unsigned releasing : 1; /* the round's last create lets the queue node go */
   unsigned left : 1;     /* the queue node was let go with our lease */
-  int rc;
-  int stop_rc;
-  char *count_parent;    /* the count node's parent, while walked */
-  char *prefix;          /* leases + "/_c_<uuid>-lease-": one uuid, all ours */
+  char *count_parent;    /* the count node's parent (a prerequisite's walk) */
+  char count_data[ZKC__COUNT_BYTES]; /* its seed */
   zkc__held_t *nodes;    /* qty slots; made ones have node != NULL */
-  zkc__op_t **creates;   /* qty slots, in flight in L_SENT */
+  zkc__op_t **creates;   /* qty slots, in flight in the round */
   zkc__op_t *reads[ZKC__LRUN_READS]; /* sync, leases, count, layout */
-  zkc__op_t *op;         /* parent, count create or the queue node's stat */
-  zkc__waiter_t w;
-  int64_t proof;         /* boot ms before the sync a grant rests on */
 } zkc__lrun_t;
 
 /* Prepares a run of client c: ZKC_OK or ZKC_ENOMEM. */
 int zkc__lrun_init(zkc__lrun_t *r, zkc_client_t *c, const zkc__lrun_how_t *how);
 
-/* As the queue engine's (qengine.h): go as far as possible, say what is
- * needed next; the requests awaited (up to zkc__lrun_ops_max), the limit
- * passed with them unanswered; the waiter and how its wait ended; the end
- * of a backoff; a stop from outside. */
+/* The machine's calls (qengine.h) on the lease run: go as far as
+ * possible, say what is needed next; the requests awaited (up to
+ * zkc__lrun_ops_max), the limit passed with them unanswered; the waiter
+ * and how its wait ended; the end of a backoff; a stop from outside (on a
+ * run done with ZKC_OK: the grant refused, its nodes the caller's to
+ * delete). */
 zkc__qneed_t zkc__lrun_step(zkc__lrun_t *r);
 int zkc__lrun_ops_max(const zkc__lrun_t *r);
 int zkc__lrun_ops(zkc__lrun_t *r, zkc__op_t **ops);
@@ -125,6 +108,8 @@ int zkc__lrun_result(const zkc__lrun_t *r);
 /* The nodes made, in order (qty slots, NULL names for those not made):
  * moved to the caller, who deletes them on failure. */
 zkc__held_t *zkc__lrun_take_nodes(zkc__lrun_t *r);
+/* 1 when the queue node was let go with our last lease's create. */
+int zkc__lrun_let_go(const zkc__lrun_t *r);
 void zkc__lrun_clear(zkc__lrun_t *r);
 
 /* In whose name a semaphore's path of another recipe's layout is refused

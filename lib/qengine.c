@@ -59,9 +59,15 @@ static void stray(void *ctx, const char *name) {
   free(path);
 }
 
+/* The policy's round is in flight (its requests are its own). */
+static int pol_round_out(const zkc__qrun_t *r) {
+  return r->pol && (r->st == Q_CREATING || r->st == Q_LISTING);
+}
+
 int zkc__qrun_ops(zkc__qrun_t *r, zkc__op_t **ops) {
   int n = 0;
   if (zkc__rk_busy(&r->k)) return zkc__rk_ops(&r->k, ops); /* a walk's */
+  if (pol_round_out(r)) return r->pol->ops(r->pol_ctx, ops);
   switch (r->st) {
     case Q_CREATING: /* the create, and the read pipelined behind it */
       if (r->list) ops[n++] = r->list;
@@ -80,13 +86,13 @@ int zkc__qrun_ops(zkc__qrun_t *r, zkc__op_t **ops) {
     case Q_CONFIRMING: /* the sync, our stat, a vouched run's own node's */
       if (r->watch) ops[n++] = r->watch;
       ops[n++] = r->op;
-      ops[n++] = r->list;
+      if (r->list) ops[n++] = r->list; /* a policy's place: no sync */
       break;
     case Q_SEARCHING: /* the sync, then the read behind it */
       ops[n++] = r->op;
       ops[n++] = r->list;
       break;
-    case Q_ADOPTING: case Q_REMOVING:
+    case Q_ADOPTING: case Q_REMOVING: case Q_PREREQING:
       ops[n++] = r->op;
       break;
     default: break;
@@ -95,6 +101,8 @@ int zkc__qrun_ops(zkc__qrun_t *r, zkc__op_t **ops) {
 }
 
 static int awaiting(zkc__qrun_t *r) {
+  if (!zkc__rk_busy(&r->k) && pol_round_out(r))
+    return r->pol->pending(r->pol_ctx);
   zkc__op_t *ops[ZKC__QRUN_OPS_MAX];
   int n = zkc__qrun_ops(r, ops);
   for (int i = 0; i < n; i++)
@@ -134,6 +142,7 @@ static int submit_list(zkc__qrun_t *r, int via_leader, int with_also) {
 
 static void finish(zkc__qrun_t *r, int rc);
 static void confirm(zkc__qrun_t *r);
+static void pol_round(zkc__qrun_t *r);
 
 static void done(zkc__qrun_t *r, int rc) {
   r->rc = rc;
@@ -196,6 +205,7 @@ static void finish(zkc__qrun_t *r, int rc) {
   zkc__rk_leave(&r->k);
   view_leave(r);
   zkc__rk_op_drop(&r->k, &r->list);
+  if (r->pol) r->pol->drop(r->pol_ctx, r);
   if (rc == ZKC_OK) {
     done(r, rc); /* r->watch: the read of `also` of a granting read */
     return;
@@ -396,6 +406,8 @@ static void list_on_round_sync(zkc__qrun_t *r) {
 static void relist(zkc__qrun_t *r) {
   if (r->k.world->session_fate(r->k.c, r->owner) == ZKC__SESSION_GONE)
     finish(r, ZKC_ELOST);
+  else if (r->pol)
+    pol_round(r);
   else if (r->vouch)
     confirm(r);
   else
@@ -410,6 +422,11 @@ static void relist(zkc__qrun_t *r) {
  * connected and answered after a drop is read again once connected; an
  * answer gone stale (the process stalled, or the wait was long) is read
  * again at once: the read's own answer is then the proof. */
+/* The run's recipe, in its log lines. */
+static const char *what(const zkc__qrun_t *r) {
+  return r->pol ? r->pol->what : "lock";
+}
+
 static void grant(zkc__qrun_t *r) {
   if (r->vouch && r->vouch->lost && r->vouch->lost(r->vouch->ctx)) {
     finish(r, ZKC_ELOST);
@@ -418,13 +435,18 @@ static void grant(zkc__qrun_t *r) {
   switch (zkc__rk_grant(&r->k, r->owner, r->proof)) {
     case ZKC__RK_GRANTED: finish(r, ZKC_OK); return;
     case ZKC__RK_STALE:
-      zkc__log(r->k.c, ZKC_LOG_DEBUG, "lock %s: the answer showing %s first "
-               "is %lld ms old: reading again", r->base, r->node,
+      zkc__log(r->k.c, ZKC_LOG_DEBUG, "%s %s: the answer showing %s is "
+               "%lld ms old: reading again", what(r), r->base,
+               r->node ? r->node : "room",
                (long long)(r->k.world->boot_ms() - r->proof));
       relist(r);
       return;
     case ZKC__RK_GONE: finish(r, ZKC_ELOST); return;
     case ZKC__RK_NOT_LIVE:
+      zkc__log(r->k.c, ZKC_LOG_DEBUG, "%s %s: the answer showing %s rests "
+               "on a session not live (or not proven renewed at the "
+               "leader): reading again once it is", what(r), r->base,
+               r->node ? r->node : "room");
       zkc__rk_connect(&r->k);
       r->st = Q_RELIST;
       return;
@@ -488,7 +510,7 @@ static void watch_round(zkc__qrun_t *r, char *pred, int sole) {
  * wait that ended without its event). Watches that did not fire are this
  * round's only: a next round sets its own. */
 static void round_leave(zkc__qrun_t *r, int remove) {
-  if (!r->w_reg) return;
+  if (!r->w_reg || r->pol) return; /* a policy's waiter is its own */
   if (remove) r->k.world->waiter_unwatch(r->k.c, &r->w);
   if (r->sole && r->own_rc == ZKC_OK)
     r->k.world->forget_watch(r->k.c, r->node, r->w.id);
@@ -545,7 +567,7 @@ static int ours(const zkc__qrun_t *r, const zkc__op_t *stat) {
 }
 
 static void confirmed(zkc__qrun_t *r) {
-  int rc = r->list->rc;
+  int rc = r->list ? r->list->rc : ZKC_OK;
   if (rc == ZKC_OK || rc == ZKC_ENONODE) rc = ours(r, r->op);
   if (r->vouch && rc == ZKC_OK) {
     r->token = r->op->stat.czxid;
@@ -555,10 +577,95 @@ static void confirmed(zkc__qrun_t *r) {
   zkc__rk_op_end(&r->op);
   zkc__rk_op_end(&r->watch);
   if (r->vouch && zkc__vouch_seam) zkc__vouch_seam();
-  if (rc == ZKC_OK) grant(r);
+  if (rc == ZKC_OK && r->pol) r->st = Q_WAITING; /* our place kept */
+  else if (rc == ZKC_OK) grant(r);
   else if (rc == ZKC_ELOST) finish(r, ZKC_ELOST);
   else if (zkc__retryable(rc)) retry(r, rc, Q_RELIST);
   else finish(r, rc);
+}
+
+/* ---- a policy's admission (zkc__qpolicy_t) on the same states ---- */
+
+/* Q_CREATE, Q_RELIST: the policy's round, its creates among its requests
+ * or its reads alone. */
+static void pol_round(zkc__qrun_t *r) {
+  int rc = r->pol->round(r->pol_ctx, r);
+  if (rc == 1) r->st = Q_CREATING;
+  else if (rc == 0) r->st = Q_LISTING;
+  else finish(r, rc);
+}
+
+/* ZKC__QP_WAIT: the place's stat (Q_CONFIRMING's answer: kept, the wait;
+ * gone or another session's, ZKC_ELOST). The policy's admission rests on
+ * its own reads, not on this one: no sync before it. */
+static void confirm_place(zkc__qrun_t *r) {
+  if ((r->op = zkc__rk_op_new(&r->k)) == NULL) {
+    finish(r, ZKC_ENOMEM);
+    return;
+  }
+  send_rq(r, r->op, ZKC__REQ_EXISTS, r->pol->place(r->pol_ctx));
+  r->st = Q_CONFIRMING;
+}
+
+static void pol_apply(zkc__qrun_t *r, zkc__qp_verdict_t v, int rc) {
+  switch (v) {
+    case ZKC__QP_ON: r->st = Q_LISTING; break;
+    case ZKC__QP_GRANT: grant(r); break;
+    case ZKC__QP_WAIT: confirm_place(r); break;
+    case ZKC__QP_RELIST: r->st = Q_RELIST; break;
+    case ZKC__QP_RETRY: retry(r, rc, Q_RELIST); break;
+    case ZKC__QP_PREREQ: r->st = Q_PREREQ; break;
+    case ZKC__QP_PARENTS: /* ZKC_ENONODE: made and reaped too often */
+      if (zkc__rk_parents(&r->k, r->base) != ZKC_OK) finish(r, ZKC_ENONODE);
+      else r->st = Q_CREATE;
+      break;
+    case ZKC__QP_END: finish(r, rc); break;
+  }
+}
+
+static void pol_answered(zkc__qrun_t *r) {
+  int rc = ZKC_OK;
+  zkc__qp_verdict_t v = r->st == Q_CREATING
+                            ? r->pol->created(r->pol_ctx, r, &rc)
+                            : r->pol->listed(r->pol_ctx, r, &rc);
+  pol_apply(r, v, rc);
+}
+
+/* A policy's wake-up reads again; a wait that ended otherwise ends it. */
+static void pol_woken(zkc__qrun_t *r, zkc__wake_t why) {
+  if (why == ZKC__WAKE_FIRED) r->st = Q_RELIST;
+  else finish(r, zkc__rk_woken_rc(why));
+}
+
+/* Q_PREREQ: the node the policy needs first (ours or theirs, made once:
+ * then read again); its missing parents by the kernel's walk. */
+static void send_prereq(zkc__qrun_t *r) {
+  zkc__req_t rq = {0};
+  (void)r->pol->prereq(r->pol_ctx, &rq);
+  if ((r->op = zkc__rk_op_new(&r->k)) == NULL) {
+    finish(r, ZKC_ENOMEM);
+    return;
+  }
+  r->k.world->send(r->k.c, r->op, &rq);
+  r->st = Q_PREREQING;
+}
+
+static void prereq_made(zkc__qrun_t *r) {
+  int rc = r->op->rc;
+  zkc__rk_op_end(&r->op);
+  if (rc == ZKC_OK || rc == ZKC_ENODEEXISTS) {
+    r->st = Q_RELIST;
+  } else if (rc == ZKC_ENONODE) {
+    zkc__req_t rq = {0};
+    const char *parent = r->pol->prereq(r->pol_ctx, &rq);
+    rc = parent ? zkc__rk_parents(&r->k, parent) : ZKC_ENOMEM;
+    if (rc == ZKC_OK) r->st = Q_PREREQ;
+    else finish(r, rc); /* ZKC_ENONODE: reaped again too often */
+  } else if (zkc__retryable(rc)) {
+    retry(r, rc, Q_PREREQ);
+  } else {
+    finish(r, rc);
+  }
 }
 
 static int view_clear(zkc__qrun_t *r) {
@@ -698,6 +805,8 @@ void zkc__qrun_init(zkc__qrun_t *r, zkc_client_t *c,
   r->unproven = how->unproven;
   r->requeue = how->requeue;
   r->layout = how->layout;
+  r->pol = how->pol;
+  r->pol_ctx = how->pol_ctx;
   r->st = Q_CREATE;
 }
 
@@ -710,7 +819,7 @@ static int advance(zkc__qrun_t *r) {
   int answered = zkc__rk_busy(&r->k) ? zkc__rk_answered(&r->k) :
                  r->st == Q_CREATING ||
                  r->st == Q_SEARCHING || r->st == Q_ADOPTING ||
-                 r->st == Q_WATCHING;
+                 r->st == Q_WATCHING || r->st == Q_PREREQING;
   if (r->stop_rc != ZKC_OK && !answered && r->st != Q_REMOVING) {
     int rc = r->stop_rc;
     r->stop_rc = ZKC_OK;
@@ -725,14 +834,22 @@ static int advance(zkc__qrun_t *r) {
     return AGAIN;
   }
   switch (r->st) {
-    case Q_CREATE: send_create(r); break;
-    case Q_CREATING: created(r); break;
+    case Q_CREATE:
+      if (r->pol) pol_round(r);
+      else send_create(r);
+      break;
+    case Q_CREATING: case Q_LISTING: /* a policy's answers are its own */
+      if (r->pol) pol_answered(r);
+      else if (r->st == Q_CREATING) created(r);
+      else listed(r);
+      break;
     case Q_SEARCH: search(r); break;
     case Q_SEARCHING: searched(r); break;
     case Q_ADOPTING: adopted(r); break;
     case Q_CONFIRMING: confirmed(r); break;
     case Q_RELIST: relist(r); break;
-    case Q_LISTING: listed(r); break;
+    case Q_PREREQ: send_prereq(r); break;
+    case Q_PREREQING: prereq_made(r); break;
     case Q_WATCHING: watched(r); break;
     case Q_WAITING: return ZKC__QN_EVENT;
     case Q_REMOVING: {
@@ -789,7 +906,9 @@ void zkc__qrun_give_up(zkc__qrun_t *r) {
 zkc__waiter_t *zkc__qrun_waiter(zkc__qrun_t *r) { return &r->w; }
 
 void zkc__qrun_woken(zkc__qrun_t *r, zkc__wake_t why) {
-  if (r->st == Q_WAITING) round_end(r, why);
+  if (r->st != Q_WAITING) return;
+  if (r->pol) pol_woken(r, why);
+  else round_end(r, why);
 }
 
 int64_t zkc__qrun_wake_at(const zkc__qrun_t *r) { return r->k.wake_at; }
@@ -828,6 +947,9 @@ int zkc__qrun_also_seen(zkc__qrun_t *r) {
 }
 
 void zkc__qrun_clear(zkc__qrun_t *r) {
+  /* A policy's run ends without a request (its nodes are the policy's):
+   * what it had in flight is dropped, a create's uuid to the janitor. */
+  if (r->pol && r->st != Q_DONE) finish(r, ZKC_ECANCELED);
   view_leave(r);
   zkc__rk_leave(&r->k); /* a parents' walk in flight */
   zkc__rk_op_drop(&r->k, &r->op);

@@ -5,7 +5,11 @@
  * (queue.c), which waits on the caller's thread for whatever the run needs
  * next, and the asynchronous acquire (async_engine.c), whose engine thread
  * steps many runs as their requests complete and their watches fire. The
- * protocol, its grant rule and its retry policy exist once, here. */
+ * protocol, its grant rule and its retry policy exist once, here.
+ * The same states run an admission that is not a place in a queue (the
+ * semaphore's leases fit, lease_run.h): a policy (zkc__qpolicy_t) says
+ * what its create and read send and what their answers mean; the states,
+ * the grant, the wait, the endings and the stop are the machine's. */
 #ifndef ZKC_QENGINE_H
 #define ZKC_QENGINE_H
 
@@ -29,9 +33,54 @@ typedef enum {
   Q_WAITING,   /* watched: wait for a change */
   Q_REMOVING,  /* our node's delete, the result decided */
   Q_CONFIRMING, /* every node ahead known gone: our own node's stat
-                   through the leader (a sync before it) */
+                   through the leader (a sync before it); a policy's run:
+                   the stat of its place before a wait */
+  Q_PREREQ,    /* a policy's node needed first (the semaphore's count) */
+  Q_PREREQING, /* its create's answer */
   Q_DONE
 } zkc__qstate_t;
+
+typedef struct zkc__qrun zkc__qrun_t;
+
+/* What a policy says of the answers it was given (zkc__qpolicy_t). */
+typedef enum {
+  ZKC__QP_ON,      /* the creates taken: the reads behind them next */
+  ZKC__QP_GRANT,   /* admitted on r->proof: the grant rule decides */
+  ZKC__QP_WAIT,    /* not yet: the place's stat, then the wait */
+  ZKC__QP_RELIST,  /* read again now */
+  ZKC__QP_RETRY,   /* *rc under the client's retry policy, then read again */
+  ZKC__QP_PREREQ,  /* a node needed first: its create */
+  ZKC__QP_PARENTS, /* the base missing: made by the walk, then create */
+  ZKC__QP_END      /* the run ends with *rc */
+} zkc__qp_verdict_t;
+
+/* A policy: an admission whose create and read are its own (the leases
+ * fit: lease_run.c). ctx is zkc__qrun_how_t.pol_ctx. The policy's run
+ * keeps no node of the machine's (r->node stays NULL: its nodes are its
+ * own), its grant rests on r->owner's session and r->proof, and it waits
+ * on the machine's waiter (r->w, r->w_reg), registered by round. */
+typedef struct zkc__qpolicy {
+  const char *what; /* the recipe, in the run's log lines */
+  /* Q_CREATE and Q_RELIST: the round's requests sent (r->proof set before
+   * them), 1 with creates among them (r->maybe_made then), 0 reads only;
+   * or a failure with nothing sent. */
+  int (*round)(void *ctx, zkc__qrun_t *r);
+  /* Q_CREATING, Q_LISTING: the round's requests (room as ops_max), and 1
+   * while one is unanswered. */
+  int (*ops)(void *ctx, zkc__op_t **ops);
+  int (*pending)(void *ctx);
+  /* The round's answers: its creates (Q_CREATING), then its reads. */
+  zkc__qp_verdict_t (*created)(void *ctx, zkc__qrun_t *r, int *rc);
+  zkc__qp_verdict_t (*listed)(void *ctx, zkc__qrun_t *r, int *rc);
+  /* ZKC__QP_WAIT: the node that keeps our place, on r->owner's session,
+   * stated before each wait (no sync: a stale "there" only costs a wait). */
+  const char *(*place)(void *ctx);
+  /* ZKC__QP_PREREQ: its create, into rq; returns its parent, made by the
+   * walk when missing (NULL: none known). */
+  const char *(*prereq)(void *ctx, zkc__req_t *rq);
+  /* The run ends: the round's requests dropped, the waiter gone. */
+  void (*drop)(void *ctx, zkc__qrun_t *r);
+} zkc__qpolicy_t;
 
 /* One run. Lives where its driver puts it (a stack, a pending acquire) and
  * must not move while it runs (its waiter is registered by address). Kept
@@ -47,7 +96,7 @@ typedef struct zkc__voucher {
   void *ctx;
 } zkc__voucher_t;
 
-typedef struct zkc__qrun {
+struct zkc__qrun {
   /* what to do (zkc__qrun_init: zkc__qrun_how_t) */
   zkc__rk_t k; /* the client, world, driver, deadline; retries, backoff,
                   the session's wait and the parents' walk (while the
@@ -55,6 +104,8 @@ typedef struct zkc__qrun {
   const char *base, *name, *data; /* borrowed for the run's life */
   const zkc__voucher_t *vouch; /* a vouched run: zkc__qrun_how_t (borrowed) */
   const char *also;  /* read with each queue read: see zkc__qrun_how_t */
+  const zkc__qpolicy_t *pol; /* NULL: the queue's own admission */
+  void *pol_ctx;
   /* flags, and where it is */
   unsigned reader : 1;  /* read side of a read-write lock: waits on writers */
   unsigned plain : 1;   /* EPHEMERAL, named exactly: no sequence, no queue */
@@ -90,7 +141,7 @@ typedef struct zkc__qrun {
   char *pred;       /* the blocker watched */
   int64_t sent;     /* zkc__boot_ms before this round's watches */
   int64_t proof;    /* zkc__boot_ms before the request a grant would rest on */
-} zkc__qrun_t;
+};
 
 /* What a run is to do, all set before it starts (zkc__qrun_init). */
 typedef struct zkc__qrun_how {
@@ -122,6 +173,10 @@ typedef struct zkc__qrun_how {
    * for what the caller does next (the semaphore's leases, seen by the
    * read that made its queue node first). */
   const char *also;
+  /* An admission of its own (NULL: a place in the queue at base): its
+   * rounds and their meaning (zkc__qpolicy_t), with pol_ctx. */
+  const zkc__qpolicy_t *pol;
+  void *pol_ctx;
   const zkc__qdriver_t *drv; /* NULL (the caller waits itself) or static */
   void *drv_ctx;             /* what drv is called with */
   const zkc__qworld_t *world; /* NULL: the client's (zkc__qworld_session) */
@@ -138,7 +193,7 @@ zkc__qneed_t zkc__qrun_step(zkc__qrun_t *r);
 #define ZKC__QRUN_OPS_MAX 3
 
 /* ZKC__QN_REPLY: the requests awaited (up to ZKC__QRUN_OPS_MAX written to
- * ops, the last sent first: a session's answers come in the order of its
+ * ops; a policy's run: as many as its round sends; the last sent first: a session's answers come in the order of its
  * requests, so a driver that waits for them in this order is woken once,
  * by the last answer, not by each); and the
  * driver's verdict that they are unanswered at the limit: they are given

@@ -73,15 +73,15 @@ static zkc__waiter_t *q_waiter(void *r) { return zkc__qrun_waiter(r); }
 static void q_woken(void *r, zkc__wake_t why) { zkc__qrun_woken(r, why); }
 static int64_t q_wake_at(const void *r) { return zkc__qrun_wake_at(r); }
 static void q_stop(void *r, int rc) { zkc__qrun_stop(r, rc); }
-static const zkc__run_calls_t qrun_calls = {q_step,  q_ops,     q_give_up,
-                                            q_waiter, q_woken, q_wake_at,
-                                            q_stop};
+const zkc__run_calls_t zkc__qrun_calls = {q_step,  q_ops,     q_give_up,
+                                          q_waiter, q_woken, q_wake_at,
+                                          q_stop};
 
 /* Runs the queue engine (qengine.c) on the caller's thread. */
 static int run_here(zkc__qrun_t *r, zkc__held_t *out, int *also_seen) {
   zkc__op_t *ops[ZKC__QRUN_OPS_MAX];
   int64_t woken_us = 0;
-  zkc__drive_here(&qrun_calls, r, r->k.c, r->k.deadline, ops, &woken_us);
+  zkc__drive_here(&zkc__qrun_calls, r, r->k.c, r->k.deadline, ops, &woken_us);
   int rc = zkc__qrun_result(r, out);
   if (rc == ZKC_OK) out->woken_us = woken_us;
   if (also_seen) *also_seen = zkc__qrun_also_seen(r);
@@ -170,9 +170,24 @@ int zkc__lock_delete_by(zkc_client_t *c, const char *node, int64_t limit_ms) {
   return rc;
 }
 
+static int delete_unwaited(zkc_client_t *c, const char *node, int may_wait);
+
 int zkc__lock_delete_nowait(zkc_client_t *c, const char *node) {
   int rc = zkc__call_enter(c);
   if (rc != ZKC_OK) return rc;
+  rc = delete_unwaited(c, node, 1);
+  zkc__call_leave(c);
+  return rc;
+}
+
+int zkc__lock_delete_sent(zkc_client_t *c, const char *node) {
+  return delete_unwaited(c, node, 0);
+}
+
+/* zkc__lock_delete_nowait's body; without memory for the unwaited delete,
+ * waited for (may_wait) or handed to the janitor. */
+static int delete_unwaited(zkc_client_t *c, const char *node, int may_wait) {
+  int rc = ZKC_OK;
   unwaited_t *d = NULL;
   if (zkc__client_closed(c)) {
     rc = ZKC_ECLOSED; /* the node went with the session */
@@ -183,7 +198,8 @@ int zkc__lock_delete_nowait(zkc_client_t *c, const char *node) {
              zkc__op_init(&d->op) != ZKC_OK) {
     if (d) free(d->node);
     free(d);
-    rc = remove_node(c, node); /* no memory to leave it: wait for it */
+    if (may_wait) rc = remove_node(c, node); /* no memory: wait for it */
+    else zkc__janitor_add(c, node, NULL);
   } else {
     d->c = c;
     d->op.notify = unwaited_done;
@@ -193,7 +209,6 @@ int zkc__lock_delete_nowait(zkc_client_t *c, const char *node) {
      * after the completion, which frees d->node, has run. */
     zkc__send(c, &d->op, &(zkc__req_t){.kind = ZKC__REQ_DELETE, .path = node});
   }
-  zkc__call_leave(c);
   return rc;
 }
 

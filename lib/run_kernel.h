@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The run kernel: what every run that never blocks shares (the queue
- * engine's, qengine.h; the semaphore's lease run, lease_run.h), written
- * once. Its ops and their driver; the retry (the client's policy, its
+/* The run kernel: what the runs of the one machine that never blocks
+ * (qengine.h: a queue's, or a policy's such as the semaphore's lease run,
+ * lease_run.h) share below their states, written once. Its ops and their driver; the retry (the client's policy, its
  * backoff, then a connected session); the walk that makes a missing
  * node's parents; the grant rule on a fresh proof of a live session; how
  * a run ends (the rc a dead session means, a create cut off handed to the

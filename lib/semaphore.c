@@ -237,9 +237,33 @@ static zkc__waiter_t *l_waiter(void *r) { return zkc__lrun_waiter(r); }
 static void l_woken(void *r, zkc__wake_t why) { zkc__lrun_woken(r, why); }
 static int64_t l_wake_at(const void *r) { return zkc__lrun_wake_at(r); }
 static void l_stop(void *r, int rc) { zkc__lrun_stop(r, rc); }
-static const zkc__run_calls_t lrun_calls = {l_step,  l_ops,     l_give_up,
-                                            l_waiter, l_woken, l_wake_at,
-                                            l_stop};
+const zkc__run_calls_t zkc__sem_lease_calls = {
+    l_step, l_ops, l_give_up, l_waiter, l_woken, l_wake_at, l_stop};
+
+int zkc__sem_leases_init(zkc__lrun_t *run, zkc_sem_t *s, unsigned qty,
+                         const zkc__held_t *q, int seen, int64_t deadline,
+                         const zkc__qdriver_t *drv, void *drv_ctx) {
+  zkc__lrun_how_t how = {.path = s->path, .leases = s->leases,
+                         .count = s->count_path, .queue_node = q->node,
+                         .queue_session = q->session_id, .qty = qty,
+                         .max = s->max, .held = held_nodes, .held_ctx = s,
+                         .deadline = deadline,
+                         .layout_known = atomic_load(&s->layout_known) != 0,
+                         .seen = seen, .drv = drv, .drv_ctx = drv_ctx};
+  return zkc__lrun_init(run, s->client, &how);
+}
+
+int zkc__sem_leases_end(zkc__lrun_t *run, unsigned qty, zkc_lease_t *l,
+                        int *q_gone) {
+  int rc = zkc__lrun_result(run);
+  zkc__held_t *nodes = zkc__lrun_take_nodes(run);
+  *q_gone = zkc__lrun_let_go(run);
+  zkc__lrun_clear(run);
+  for (unsigned i = 0; nodes && i < qty; i++)
+    if (nodes[i].node) l->nodes[l->n++] = nodes[i];
+  free(nodes);
+  return rc;
+}
 
 /* As the head of the queue (q, its read having shown `seen` leases), takes
  * the leases into l: the lease run, its nodes moved to l whatever the
@@ -248,30 +272,19 @@ static const zkc__run_calls_t lrun_calls = {l_step,  l_ops,     l_give_up,
 static int take_leases(zkc_sem_t *s, unsigned qty, const zkc__held_t *q,
                        int seen, int64_t deadline, zkc_lease_t *l,
                        int64_t *woken_us, int *q_gone) {
-  zkc__lrun_how_t how = {.path = s->path, .leases = s->leases,
-                         .count = s->count_path, .queue_node = q->node,
-                         .queue_session = q->session_id, .qty = qty,
-                         .max = s->max, .held = held_nodes, .held_ctx = s,
-                         .deadline = deadline,
-                         .layout_known = atomic_load(&s->layout_known) != 0,
-                         .seen = seen};
   zkc__lrun_t run;
   zkc__op_t **ops = malloc((qty + ZKC__LRUN_READS) * sizeof *ops);
-  int rc = ops ? zkc__lrun_init(&run, s->client, &how) : ZKC_ENOMEM;
+  int rc = ops ? zkc__sem_leases_init(&run, s, qty, q, seen, deadline, NULL,
+                                      NULL)
+               : ZKC_ENOMEM;
   if (rc != ZKC_OK) {
     free(ops);
     return rc;
   }
-  zkc__drive_here(&lrun_calls, &run, s->client, deadline, ops, woken_us);
-  rc = zkc__lrun_result(&run);
+  zkc__drive_here(&zkc__sem_lease_calls, &run, s->client, deadline, ops,
+                  woken_us);
   free(ops);
-  zkc__held_t *nodes = zkc__lrun_take_nodes(&run);
-  *q_gone = run.left;
-  zkc__lrun_clear(&run);
-  for (unsigned i = 0; i < qty; i++)
-    if (nodes[i].node) l->nodes[l->n++] = nodes[i];
-  free(nodes);
-  return rc;
+  return zkc__sem_leases_end(&run, qty, l, q_gone);
 }
 
 /* Deletes `path` if it is empty (a parent we made on a path refused after
@@ -385,7 +398,14 @@ static int record(zkc_sem_t *s, zkc_lease_t *l) {
   return ZKC_OK;
 }
 
-static zkc_lease_t *lease_new(unsigned qty) {
+int zkc__sem_grant(zkc_sem_t *s, zkc_lease_t *l) {
+  pthread_mutex_lock(&s->mu);
+  int rc = record(s, l);
+  pthread_mutex_unlock(&s->mu);
+  return rc;
+}
+
+zkc_lease_t *zkc__sem_lease_new(unsigned qty) {
   zkc_lease_t *l = calloc(1, sizeof *l);
   if (l == NULL) return NULL;
   zkc__hold_view_init(&l->view, ZKC__HOLD_LEASE, l);
@@ -407,26 +427,17 @@ void zkc__sem_lease_delete(zkc_lease_t *l) {
   free(l);
 }
 
-static int sem_acquire_impl(zkc_sem_t *s, unsigned qty, int64_t timeout_ms,
-                            zkc_lease_t **out) {
-  if (out != NULL) *out = NULL;
-  int rc_ = zkc__refuse_null(s ? s->client : NULL, "zkc_sem_acquire", "sem",
-                             s == NULL, "out", out == NULL, (char *)NULL);
-  if (rc_ != ZKC_OK) return rc_;
-  if (qty == 0)
-    return zkc__refuse(s->client, ZKC_EINVAL, "zkc_sem_acquire: qty is 0");
+int zkc__sem_qty_check(const zkc_sem_t *s, const char *fn, unsigned qty) {
+  if (qty == 0) return zkc__refuse(s->client, ZKC_EINVAL, "%s: qty is 0", fn);
   if (s->count_path == NULL && qty > (unsigned)s->max)
     return zkc__refuse(s->client, ZKC_EINVAL,
-                       "zkc_sem_acquire: qty %u is "
-                       "above the limit %d (max_leases)",
+                       "%s: qty %u is above the limit %d (max_leases)", fn,
                        qty, s->max);
-  zkc_client_t *c = s->client;
-  int64_t began = zkc__stats_begin(s->st), woken = 0;
-  int rc = zkc__call_enter(c); /* callback thread, closed client */
-  if (rc != ZKC_OK) {
-    zkc__stats_end(s->st, began, rc, 0);
-    return rc;
-  }
+  return ZKC_OK;
+}
+
+int zkc__sem_enter(zkc_sem_t *s, unsigned qty) {
+  int rc = ZKC_OK;
   pthread_mutex_lock(&s->mu);
   if (s->count_path == NULL && s->held_nodes > 0 &&
       s->held_nodes + qty > (size_t)s->max)
@@ -434,20 +445,43 @@ static int sem_acquire_impl(zkc_sem_t *s, unsigned qty, int64_t timeout_ms,
   else
     s->users++;
   pthread_mutex_unlock(&s->mu);
+  return rc;
+}
+
+void zkc__sem_leave(zkc_sem_t *s) {
+  pthread_mutex_lock(&s->mu);
+  s->users--;
+  pthread_mutex_unlock(&s->mu);
+}
+
+static int sem_acquire_impl(zkc_sem_t *s, unsigned qty, int64_t timeout_ms,
+                            zkc_lease_t **out) {
+  if (out != NULL) *out = NULL;
+  int rc_ = zkc__refuse_null(s ? s->client : NULL, "zkc_sem_acquire", "sem",
+                             s == NULL, "out", out == NULL, (char *)NULL);
+  if (rc_ != ZKC_OK) return rc_;
+  int rc = zkc__sem_qty_check(s, "zkc_sem_acquire", qty);
+  if (rc != ZKC_OK) return rc;
+  zkc_client_t *c = s->client;
+  int64_t began = zkc__stats_begin(s->st), woken = 0;
+  rc = zkc__call_enter(c); /* callback thread, closed client */
+  if (rc != ZKC_OK) {
+    zkc__stats_end(s->st, began, rc, 0);
+    return rc;
+  }
+  rc = zkc__sem_enter(s, qty);
   if (rc != ZKC_OK) {
     zkc__stats_end(s->st, began, rc, 0);
     zkc__call_leave(c);
     return rc;
   }
-  zkc_lease_t *l = lease_new(qty);
+  zkc_lease_t *l = zkc__sem_lease_new(qty);
   if (l == NULL) rc = ZKC_ENOMEM;
   int64_t deadline = zkc__deadline_after(timeout_ms);
   while (rc == ZKC_OK) {
     rc = attempt(s, qty, deadline, l, &woken);
     if (rc == ZKC_OK) {
-      pthread_mutex_lock(&s->mu);
-      rc = record(s, l);
-      pthread_mutex_unlock(&s->mu);
+      rc = zkc__sem_grant(s, l);
       if (rc != ZKC_OK) /* ELOST: the session went */
         (void)drop_nodes(c, l, zkc__limit_after(deadline));
     }
@@ -467,9 +501,7 @@ static int sem_acquire_impl(zkc_sem_t *s, unsigned qty, int64_t timeout_ms,
     zkc__sem_lease_delete(l);
   }
   zkc__call_leave(c);
-  pthread_mutex_lock(&s->mu);
-  s->users--;
-  pthread_mutex_unlock(&s->mu);
+  zkc__sem_leave(s);
   return rc;
 }
 

@@ -8,11 +8,13 @@
 #    headers, only from the session layer's files; a recipe object refers to
 #    no session-layer function that the door (session.h, and for the queue
 #    engine its world, qworld.h) does not declare;
-#  - the queue engine (qengine.c, qown.c), the semaphore's lease run
-#    (lease_run.c) and the run kernel both stand on (run_kernel.c) call no
+#  - the queue engine's one machine (qengine.c, qown.c), its lease policy
+#    (lease_run.c) and the run kernel under it (run_kernel.c) call no
 #    session-layer function but an op's life and the
 #    log: the rest goes through their world (qworld.h; the client's is
 #    zkc__qworld_session, of the session layer);
+#  - the lease run is called by semaphore.c alone: the async acquire steps
+#    it through semaphore.c's calls (sem.h);
 #  - no arrow back up: modules (a .c with its .h), linked by includes and
 #    calls, form no loop, and none depends on a higher floor (below, the
 #    session layer, the kernel of the runs, the recipes); only the kernel
@@ -125,14 +127,30 @@ engine_calls=$(awk '($1 == "qengine.c" || $1 == "qown.c" || $1 == "lease_run.c" 
   $2 != "log.c" && $3 != "zkc__retryable" && $3 != "zkc__qworld_session" &&
   index(" '"$session_layer"' ", " " $2 " ") { print $1 " calls " $3 " (" $2 ") past its world (qworld.h)" }' <<<"$calls")
 if [ -n "$engine_calls" ]; then echo "$engine_calls"; fail=1; fi
+# The lease run is the semaphore's: only semaphore.c calls it (its how,
+# its end, its calls' table), and the async acquire steps it through those
+# (sem.h), so the run can change behind that interface alone.
+lease_callers=$(awk '$2 == "lease_run.c" && $1 != "semaphore.c" {
+  print $1 " calls " $3 " (lease_run.c): the lease run is reached through semaphore.c (sem.h)" }' <<<"$calls")
+if [ -n "$lease_callers" ]; then echo "$lease_callers"; fail=1; fi
+# One state machine for every admission run: only the queue engine's
+# machine (qengine.c) steps a run through the kernel's loop (zkc__rk_loop);
+# a recipe's admission is a policy on its states (the semaphore's leases
+# fit, lease_run.c), not a machine of its own.
+machines=$(awk '$3 == "zkc__rk_loop" && $1 != "qengine.c" {
+  print $1 " steps a run of its own (zkc__rk_loop): make it a policy of qengine.c" }' <<<"$calls")
+if [ -n "$machines" ]; then echo "$machines"; fail=1; fi
 # No arrow back up. A module is a .c and its .h together (qown.c and
 # qown.h); it depends on what it includes and on the objects whose
 # functions it calls. Those dependencies form no loop (the queue engine
 # and its own nodes' rules once called each other: qengine.c called qown.c,
 # built on qengine.h's run), and none goes up the floors of
 # docs/architecture.md: below (util, names, stats, renewal), the session
-# layer, the kernel of the runs (the queue engine, the lease run, the run
-# kernel and what else they stand on, their driver), the recipes. So the lease run reads the
+# layer, the kernel of the runs (the queue engine's machine, its lease
+# policy, the run kernel and what else they stand on, their driver), the
+# recipes. The machine reaches its policies through their hooks, not by
+# name: the lease policy depends on the machine, never the other way
+# (a call of lease_run.c from qengine.c is a loop). So the lease run reads the
 # shared count with names.c's codec, not the semaphore's, and qworld.c
 # tells a delete's answer with the janitor's, not a recipe file's.
 modules=$({ sed 's/\.[ch]\b//g' <<<"$edges"; awk '{print $1, $2}' <<<"$calls" |

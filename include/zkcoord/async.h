@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* zkcoord asynchronous acquire (zkc_async_*), for event-loop daemons: take the lock of a
- * path without blocking the calling thread and learn the result from a
- * callback.
+ * path (or a semaphore's leases: zkc_async_acquire_leases) without
+ * blocking the calling thread and learn the result from a callback.
  *
  * An async context (zkc_async_t) belongs to one client. Its pending
  * acquires are state machines driven by ZooKeeper completions and watches
@@ -31,6 +31,8 @@
 #include "client.h"
 #include "common.h"
 #include "hold.h"
+#include "lease.h"
+#include "semaphore.h"
 
 /* 0.x compatibility: this header gave mutex.h; 1.0 drops this include. */
 #include "mutex.h"
@@ -146,6 +148,39 @@ ZKC_EXTERN int zkc_async_acquire_write(zkc_async_t *async, const char *path,
                                        int64_t timeout_ms,
                                        zkc_acquired_fn done, void *ctx,
                                        uint64_t *id);
+
+/* A semaphore acquire's result: rc ZKC_OK with a lease now owned by the
+ * callee (released and freed with zkc_lease_release and zkc_lease_free,
+ * from any thread but a callback's; its loss told by the semaphore's lost
+ * callback, zkc_sem_set_lost_callback, as a blocking lease's: on the
+ * client's maintenance thread, not through the context), or a
+ * failure (lease NULL): the codes of zkc_acquired_fn, and ZKC_EPROTO (a
+ * shared count node not of 4 bytes). Runs exactly once per accepted
+ * acquire. */
+typedef void (*zkc_leases_acquired_fn)(void *ctx, int rc, zkc_lease_t *lease);
+
+/* Starts taking qty leases of `sem` (a semaphore of the context's client),
+ * waiting at most timeout_ms (the rule of every timeout: < 0 without
+ * limit, 0 = one look, > 0 that many milliseconds). Never blocks on the
+ * network. It follows zkc_sem_acquire's protocol step for step (the same
+ * runs): the same nodes, so async and blocking acquirers of one semaphore,
+ * and Curator's InterProcessSemaphoreV2, share one queue and never hold
+ * more than the limit (or the shared count) at once; a session lost while
+ * pending queues again within the timeout. `done` is called once with the
+ * result (see zkc_leases_acquired_fn), on the context's thread or in
+ * zkc_async_dispatch; *id (if not NULL) names the acquire for
+ * zkc_async_cancel, which removes its nodes. While it is pending, zkc_sem_destroy(sem)
+ * returns ZKC_EBUSY; zkc_async_destroy completes it with ZKC_ECLOSED.
+ * Returns ZKC_OK (accepted: done will run), ZKC_EINVAL (NULL async, sem or
+ * done; qty 0, or above a fixed limit; sem of another client than the
+ * context's: done will not run, nothing changes), ZKC_EDEADLK (leases of
+ * this semaphore object held already leave no room for qty, as
+ * zkc_sem_acquire), ZKC_ENOMEM, ZKC_ECLOSED (client closed or context
+ * being destroyed). Thread-safe, callable from callbacks. */
+ZKC_EXTERN int zkc_async_acquire_leases(zkc_async_t *async, zkc_sem_t *sem,
+                                        unsigned qty, int64_t timeout_ms,
+                                        zkc_leases_acquired_fn done, void *ctx,
+                                        uint64_t *id);
 
 /* Cancels pending acquire `id`: its node is removed and its callback runs
  * once with ZKC_ECANCELED. Returns ZKC_OK, ZKC_EALREADY (it completed, or

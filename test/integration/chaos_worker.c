@@ -31,7 +31,9 @@
  * then cancels a pending acquire), with the same log lines and rule.
  *
  * With $ZKT_CHAOS_SEM=N the threads take one lease each of a semaphore of
- * N leases on PATH instead (no fenced writes; ACQ names the lease node).
+ * N leases on PATH instead (no fenced writes; ACQ names the lease node);
+ * the odd thread out through the asynchronous acquire
+ * (zkc_async_acquire_leases), cancelling now and then as above.
  *
  * With $ZKT_CHAOS_RW=1 the paired threads share a read-write lock instead
  * of a mutex and take, round by round, the read side (no fenced writes),
@@ -194,6 +196,8 @@ static void open_shared(shared_t *sh, int async) {
     if (zkc_sem_create(&sh->s, sh->c, lock_path, &so) != ZKC_OK ||
         zkc_sem_set_lost_callback(sh->s, on_lease_lost, NULL) != ZKC_OK)
       _exit(71);
+    /* its leases' losses are told by the semaphore's callback */
+    if (async && zkc_async_create(&sh->a, sh->c, NULL) != ZKC_OK) _exit(71);
     return;
   }
   if (async) {
@@ -229,6 +233,25 @@ static int64_t pick_timeout(unsigned *seed) {
   return patient ? 20000 : t;
 }
 
+/* A lease's round from its grant at t (decided: see take_decided): the
+ * ACQ line, a hold of a little, the release and its REL line. */
+static void lease_work(zkc_lease_t *l, long long t, long long decided,
+                       unsigned *seed) {
+  int64_t token = 0;
+  zkc_list_t *nodes = NULL;
+  zkc_lease_fencing_token(l, &token);
+  zkc_lease_node_list(l, &nodes);
+  const char *first = zkc_list_string(nodes, 0);
+  const char *slash = first ? strrchr(first, '/') : NULL;
+  say("ACQ %lld %lld %s %lld\n", t, (long long)token, slash ? slash + 1 : "?",
+      decided);
+  zkc_list_free(nodes);
+  sleep_ms(rand_r(seed) % 200);
+  t = now_us();
+  int rc = zkc_lease_free(l);
+  say("REL %lld %lld %d\n", t, (long long)token, rc);
+}
+
 /* Semaphore mode: one lease per round. */
 static void lease_rounds(zkc_sem_t *s, unsigned seed) {
   while (!atomic_load(&stopping)) {
@@ -239,20 +262,8 @@ static void lease_rounds(zkc_sem_t *s, unsigned seed) {
       if (rc != ZKC_ETIMEDOUT) sleep_ms(20); /* connection trouble */
       continue;
     }
-    int64_t token = 0;
-    char **nodes = NULL;
-    size_t n = 0;
-    long long t = now_us(), decided = take_decided();
-    zkc_lease_fencing_token(l, &token);
-    zkc_lease_nodes(l, &nodes, &n);
-    const char *slash = n ? strrchr(nodes[0], '/') : NULL;
-    say("ACQ %lld %lld %s %lld\n", t, (long long)token, slash ? slash + 1 : "?",
-        decided);
-    zkc_strings_free(nodes, n);
-    sleep_ms(rand_r(&seed) % 200);
-    t = now_us();
-    rc = zkc_lease_free(l);
-    say("REL %lld %lld %d\n", t, (long long)token, rc);
+    long long t = now_us();
+    lease_work(l, t, take_decided(), &seed);
   }
 }
 
@@ -262,6 +273,7 @@ typedef struct {
   pthread_cond_t cv;
   int done, rc;
   zkc_hold_t *hold;
+  zkc_lease_t *lease; /* semaphore mode's */
   long long at; /* when the callback ran: the grant's time stamp */
   long long decided; /* the grant's decision, on the engine's thread */
 } waitbox_t;
@@ -346,6 +358,40 @@ static void hold_work(long long t, long long decided, int64_t token,
   }
 }
 
+/* An accepted acquire `id`, cancelled now and then: 1 once granted (the
+ * box says how), 0 when it ended otherwise. */
+static int box_result(zkc_async_t *a, waitbox_t *b, uint64_t id,
+                      unsigned *seed) {
+  if (rand_r(seed) % 8 == 0) { /* give up early now and then */
+    sleep_ms(rand_r(seed) % 100);
+    zkc_async_cancel(a, id); /* ZKC_EALREADY: it completed first */
+  }
+  box_wait(b);
+  if (b->rc == ZKC_OK) return 1;
+  if (b->rc != ZKC_ETIMEDOUT && b->rc != ZKC_ECANCELED) sleep_ms(20);
+  return 0;
+}
+
+static void box_leased(void *ctx, int rc, zkc_lease_t *lease) {
+  waitbox_t *b = ctx;
+  b->lease = lease; /* read after box_wait, which orders it */
+  box_acquired(ctx, rc, NULL);
+}
+
+/* Semaphore mode's odd thread out: one lease per round through the async
+ * acquire, stamped in its callback. */
+static void async_lease_rounds(zkc_async_t *a, zkc_sem_t *s, unsigned seed) {
+  waitbox_t b = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+  while (!atomic_load(&stopping)) {
+    uint64_t id = 0;
+    if (zkc_async_acquire_leases(a, s, 1, pick_timeout(&seed), box_leased, &b,
+                                 &id) != ZKC_OK)
+      _exit(72);
+    if (!box_result(a, &b, id, &seed)) continue;
+    lease_work(b.lease, b.at, b.decided, &seed);
+  }
+}
+
 static void async_rounds(zkc_async_t *a, unsigned seed) {
   waitbox_t b = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
   while (!atomic_load(&stopping)) {
@@ -353,15 +399,7 @@ static void async_rounds(zkc_async_t *a, unsigned seed) {
     int rc = zkc_async_acquire(a, lock_path, pick_timeout(&seed),
                                box_acquired, &b, &id);
     if (rc != ZKC_OK) _exit(72);
-    if (rand_r(&seed) % 8 == 0) { /* give up early now and then */
-      sleep_ms(rand_r(&seed) % 100);
-      zkc_async_cancel(a, id); /* ZKC_EALREADY: it completed first */
-    }
-    box_wait(&b);
-    if (b.rc != ZKC_OK) {
-      if (b.rc != ZKC_ETIMEDOUT && b.rc != ZKC_ECANCELED) sleep_ms(20);
-      continue;
-    }
+    if (!box_result(a, &b, id, &seed)) continue;
     zkc_hold_t *h = b.hold;
     int64_t token = 0;
     long long t = b.at; /* stamped in the callback, not after a wake-up */
@@ -530,7 +568,8 @@ static void *contender(void *arg) {
     return NULL;
   }
   if (sem_max > 0) {
-    lease_rounds(sh->s, seed);
+    if (sh->a) async_lease_rounds(sh->a, sh->s, seed);
+    else lease_rounds(sh->s, seed);
     return NULL;
   }
   if (sh->a) {
@@ -578,7 +617,7 @@ int main(int argc, char **argv) {
   /* Leader modes: a client per thread (one participant per session). */
   int per = leader_mode ? 1 : 2;
   for (int i = 0; i < threads; i += per)
-    open_shared(&shared[i / per], !patient && sem_max == 0 && !leader_mode &&
+    open_shared(&shared[i / per], !patient && !leader_mode &&
                                       i + 1 == threads);
   for (int i = 0; i < threads; i++) {
     uintptr_t arg = ((uintptr_t)(seed * 31u + (unsigned)i) << 4) | (unsigned)(i / per);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "async_helpers.h"
 #include "harness.h"
 #include "test_hooks.h"
 
@@ -52,18 +53,6 @@ static void on_released(void *ctx, int rc) {
 }
 
 static int rel_done(void *ctx) { return atomic_load(&((rel_t *)ctx)->done) > 0; }
-
-static zkc_async_t *new_async(zkc_client_t *c, zkc_delivery_t mode,
-                              zkc_hold_lost_fn lost, void *lost_ctx) {
-  zkc_async_opts_t o;
-  zkc_async_opts_init(&o);
-  o.delivery = mode;
-  o.on_lost = lost;
-  o.lost_ctx = lost_ctx;
-  zkc_async_t *a = NULL;
-  OK(zkc_async_create(&a, c, &o));
-  return a;
-}
 
 /* Releases and frees a hold, awaiting the delete. */
 static void release_now(zkc_async_t *a, zkc_hold_t *h, int want) {
@@ -115,7 +104,7 @@ static void fifo_with_blocking_contenders(void **state) {
   OK(zkc_mutex_create(&holder, c1, path));
   OK(zkc_mutex_create(&m2, c2, path));
   OK(zkc_mutex_create(&m3, c3, path));
-  zkc_async_t *a = new_async(c1, ZKC_DELIVER_THREAD, NULL, NULL);
+  zkc_async_t *a = zkt_async_new(c1, ZKC_DELIVER_THREAD, NULL, NULL);
   OK(zkc_mutex_acquire(holder));
 
   res_t r1 = {0}, r3 = {0};
@@ -178,7 +167,7 @@ static void timeout_leaves_no_node(void **state) {
   zkc_mutex_t *m = NULL;
   OK(zkc_mutex_create(&m, o, path));
   OK(zkc_mutex_acquire(m));
-  zkc_async_t *a = new_async(c, ZKC_DELIVER_THREAD, NULL, NULL);
+  zkc_async_t *a = zkt_async_new(c, ZKC_DELIVER_THREAD, NULL, NULL);
   res_t r = {0}, once = {0};
   int64_t t0 = zkt_now_ms();
   OK(zkc_async_acquire(a, path, 300, on_acquired, &r, NULL));
@@ -210,7 +199,7 @@ static void cancel_before_during_after_grant(void **state) {
   zkc_client_t *c = zkt_open(NULL), *o = zkt_open(NULL);
   zkc_mutex_t *m = NULL;
   OK(zkc_mutex_create(&m, o, path));
-  zkc_async_t *a = new_async(c, ZKC_DELIVER_THREAD, NULL, NULL);
+  zkc_async_t *a = zkt_async_new(c, ZKC_DELIVER_THREAD, NULL, NULL);
   OK(zkc_mutex_acquire(m)); /* makes the path: an empty queue counts 0 */
   OK(zkc_mutex_release(m));
 
@@ -262,8 +251,8 @@ static void release_once_from_any_thread(void **state) {
   char path[512];
   snprintf(path, sizeof path, "%s", zkt_path("lock"));
   zkc_client_t *c = zkt_open(NULL);
-  zkc_async_t *a = new_async(c, ZKC_DELIVER_THREAD, NULL, NULL);
-  zkc_async_t *b = new_async(c, ZKC_DELIVER_THREAD, NULL, NULL);
+  zkc_async_t *a = zkt_async_new(c, ZKC_DELIVER_THREAD, NULL, NULL);
+  zkc_async_t *b = zkt_async_new(c, ZKC_DELIVER_THREAD, NULL, NULL);
   res_t r = {0};
   OK(zkc_async_acquire(a, path, -1, on_acquired, &r, NULL));
   await_done(&r);
@@ -305,7 +294,7 @@ static void behind_open(behind_t *b) {
   b->m = NULL;
   OK(zkc_mutex_create(&b->m, b->o, b->path));
   OK(zkc_mutex_acquire(b->m));
-  b->a = new_async(b->c, ZKC_DELIVER_THREAD, NULL, NULL);
+  b->a = zkt_async_new(b->c, ZKC_DELIVER_THREAD, NULL, NULL);
 }
 
 /* Queues n acquires (results in r) and waits until their nodes are there. */
@@ -348,7 +337,7 @@ static void dispatch_mode_runs_only_in_dispatch(void **state) {
   char path[512];
   snprintf(path, sizeof path, "%s", zkt_path("lock"));
   zkc_client_t *c = zkt_open(NULL);
-  zkc_async_t *a = new_async(c, ZKC_DELIVER_DISPATCH, NULL, NULL);
+  zkc_async_t *a = zkt_async_new(c, ZKC_DELIVER_DISPATCH, NULL, NULL);
   int fd = -1;
   OK(zkc_async_fd(a, &fd));
   assert_true(fd >= 0);
@@ -412,7 +401,7 @@ static void blocking_call_from_callback_edeadlk(void **state) {
   zkc_client_t *c = zkt_open(NULL);
   for (int mode = 0; mode < 2; mode++) {
     in_cb_t t = {0};
-    t.a = new_async(c, mode ? ZKC_DELIVER_DISPATCH : ZKC_DELIVER_THREAD, NULL,
+    t.a = zkt_async_new(c, mode ? ZKC_DELIVER_DISPATCH : ZKC_DELIVER_THREAD, NULL,
                     NULL);
     OK(zkc_mutex_create(&t.m, c, zkt_path("other")));
     OK(zkc_async_acquire(t.a, path, -1, blocking_in_callback, &t, NULL));
@@ -493,42 +482,23 @@ static void on_lost(void *ctx, zkc_lost_reason_t why, int64_t token) {
 
 static int was_lost(void *ctx) { return atomic_load(&((lost_t *)ctx)->n) > 0; }
 
-static zkc_client_t *open_short(void) {
-  zkc_client_opts_t o;
-  zkc_client_opts_init(&o);
-  o.session_timeout_ms = 4000;
-  return zkt_open(&o);
-}
-
-typedef struct new_session {
-  zkc_client_t *c;
-  int64_t old;
-} new_session_t;
-
-static int has_new_session(void *ctx) {
-  new_session_t *ns = ctx;
-  int64_t sid = 0;
-  return zkc_client_session_id(ns->c, &sid) == ZKC_OK && sid != 0 &&
-         sid != ns->old;
-}
-
 static void expiry_while_pending_requeues(void **state) {
   (void)state;
   char path[512];
   snprintf(path, sizeof path, "%s", zkt_path("lock"));
-  zkc_client_t *c = open_short(), *o = zkt_open(NULL);
+  zkc_client_t *c = zkt_open_short(), *o = zkt_open(NULL);
   zkc_mutex_t *m = NULL;
   OK(zkc_mutex_create(&m, o, path));
   OK(zkc_mutex_acquire(m));
-  zkc_async_t *a = new_async(c, ZKC_DELIVER_THREAD, NULL, NULL);
+  zkc_async_t *a = zkt_async_new(c, ZKC_DELIVER_THREAD, NULL, NULL);
   res_t r = {0};
   OK(zkc_async_acquire(a, path, zkt_ms(30000), on_acquired, &r, NULL));
   assert_true(zkt_await_children_exactly(path, 2, zkt_ms(10000)));
   int64_t old = zkt_expire_session(c);
   /* queued again on the new session: two nodes, the second not the old
    * session's */
-  new_session_t ns = {c, old};
-  assert_true(zkt_await(has_new_session, &ns, zkt_ms(15000)));
+  zkt_new_session_t ns = {c, old};
+  assert_true(zkt_await(zkt_has_new_session, &ns, zkt_ms(15000)));
   assert_true(zkt_await_children_exactly(path, 2, zkt_ms(15000)));
   assert_int_equal(atomic_load(&r.done), 0);
   OK(zkc_mutex_release(m));
@@ -546,9 +516,9 @@ static void expiry_while_held_is_lost(void **state) {
   (void)state;
   char path[512];
   snprintf(path, sizeof path, "%s", zkt_path("lock"));
-  zkc_client_t *c = open_short();
+  zkc_client_t *c = zkt_open_short();
   lost_t l = {0};
-  zkc_async_t *a = new_async(c, ZKC_DELIVER_THREAD, on_lost, &l);
+  zkc_async_t *a = zkt_async_new(c, ZKC_DELIVER_THREAD, on_lost, &l);
   res_t r = {0};
   OK(zkc_async_acquire(a, path, -1, on_acquired, &r, NULL));
   await_done(&r);
@@ -586,7 +556,7 @@ static void on_state(void *ctx, zkc_state_t st) {
 
 static void dispatch_mode_state_changes_in_dispatch(void **state) {
   (void)state;
-  zkc_client_t *c = open_short();
+  zkc_client_t *c = zkt_open_short();
   states_t s = {.thread = pthread_self()};
   zkc_async_opts_t o;
   zkc_async_opts_init(&o);
@@ -648,7 +618,7 @@ static void suspended_loss_node_deleted_by_new_session(void **state) {
   zkc_client_t *c = NULL, *b = zkt_open(NULL);
   OK(zkc_client_open(&c, zkt_proxy_connect(&proxy), &opts));
   lost_t l = {0};
-  zkc_async_t *a = new_async(c, ZKC_DELIVER_THREAD, on_lost, &l);
+  zkc_async_t *a = zkt_async_new(c, ZKC_DELIVER_THREAD, on_lost, &l);
   res_t r = {0};
   OK(zkc_async_acquire(a, path, -1, on_acquired, &r, NULL));
   await_done(&r);
@@ -694,7 +664,7 @@ static void outside_delete_is_lost(void **state) {
   snprintf(path, sizeof path, "%s", zkt_path("lock"));
   zkc_client_t *c = zkt_open(NULL);
   lost_t l = {0};
-  zkc_async_t *a = new_async(c, ZKC_DELIVER_THREAD, on_lost, &l);
+  zkc_async_t *a = zkt_async_new(c, ZKC_DELIVER_THREAD, on_lost, &l);
   res_t r = {0};
   OK(zkc_async_acquire(a, path, -1, on_acquired, &r, NULL));
   await_done(&r);
@@ -735,7 +705,7 @@ static void delete_before_hold_listed_is_lost(void **state) {
   snprintf(path, sizeof path, "%s", zkt_path("lock"));
   zkc_client_t *c = zkt_open(NULL);
   lost_t l = {0};
-  zkc_async_t *a = new_async(c, ZKC_DELIVER_THREAD, on_lost, &l);
+  zkc_async_t *a = zkt_async_new(c, ZKC_DELIVER_THREAD, on_lost, &l);
   seam_client = c;
   atomic_store(&seam_deleted, 1);
   atomic_store(&seam_armed, 1);
@@ -783,7 +753,7 @@ static void next_in_line_granted_on_delete_alone(void **state) {
   OK(zkc_mutex_acquire(m));
   /* The holder's own-node watch is set before anything is counted. */
   assert_int_equal(zkt_await_session_watches(h, 1, NULL, 0, zkt_ms(5000)), 1);
-  zkc_async_t *a = new_async(w, ZKC_DELIVER_THREAD, NULL, NULL);
+  zkc_async_t *a = zkt_async_new(w, ZKC_DELIVER_THREAD, NULL, NULL);
   counted = w;
   res_t r = {0};
   uint64_t before = zkc__requests(w);
@@ -835,7 +805,7 @@ static void create_cut_recovered_by_uuid(void **state) {
   snprintf(path, sizeof path, "%s", zkt_path("lock"));
   zkt_proc_t proxy = zkt_proxy_start(1);
   zkc_client_t *c = open_via(&proxy, -1);
-  zkc_async_t *a = new_async(c, ZKC_DELIVER_THREAD, NULL, NULL);
+  zkc_async_t *a = zkt_async_new(c, ZKC_DELIVER_THREAD, NULL, NULL);
   for (int i = 0; i <= rounds; i++) {
     /* round 0 makes the parents before any cut */
     if (i > 0) zkt_proxy_cmd(&proxy, "cut-after-create 1");
@@ -875,7 +845,7 @@ static void retry_policy_applies(void **state) {
   snprintf(path, sizeof path, "%s", zkt_path("lock"));
   zkt_proc_t proxy = zkt_proxy_start(1);
   zkc_client_t *c = open_via(&proxy, 0);
-  zkc_async_t *a = new_async(c, ZKC_DELIVER_THREAD, NULL, NULL);
+  zkc_async_t *a = zkt_async_new(c, ZKC_DELIVER_THREAD, NULL, NULL);
   res_t r = {0};
   OK(zkc_async_acquire(a, path, zkt_ms(20000), on_acquired, &r, NULL));
   await_done(&r); /* the parents made, before any cut */

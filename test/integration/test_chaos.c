@@ -8,7 +8,8 @@
  * a stranger's lease (a node in leases/ outside the queue). One case per
  * recipe: the mutex
  * (with the asynchronous acquire on the same path, fenced writes and a
- * counter incremented by fenced compare-and-set), the semaphore, the
+ * counter incremented by fenced compare-and-set), the semaphore (with
+ * the asynchronous lease acquire beside the blocking one), the
  * read-write lock, the leader latch, the leader selector and the
  * multi-lock.
  *

@@ -35,6 +35,8 @@ typedef struct slot {
   /* What is_leader saw of the latch (work_ms > 0 only). */
   int cb_leader;   /* zkc_latch_has_leadership */
   int cb_token_rc; /* zkc_latch_fencing_token */
+  /* What not_leader saw: zkc_latch_has_leadership, 1 if it ever said 1. */
+  atomic_int nl_leader;
 } slot_t;
 
 static void rec_init(record_t *r) {
@@ -69,8 +71,8 @@ static void on_is_leader(void *ctx, zkc_latch_t *l) {
 }
 
 static void on_not_leader(void *ctx, zkc_latch_t *l) {
-  (void)l;
   slot_t *s = ctx;
+  if (zkc_latch_has_leadership(l)) atomic_store(&s->nl_leader, 1);
   record_t *r = s->r;
   int64_t now = zkt_now_ns();
   pthread_mutex_lock(&r->mu);
@@ -660,6 +662,56 @@ static void curator_latch_interop(void **state) {
   free(r);
 }
 
+/* A leadership taken away by an outsider's delete of its node is no
+ * leadership from the moment the loss is known, even while the latch's
+ * thread is still busy in is_leader and has not given the node up: others
+ * see none at once, and not_leader, told after is_leader returns, sees
+ * none either. */
+static int not_calls_reach(void *ctx) {
+  record_t *r = ctx;
+  pthread_mutex_lock(&r->mu);
+  int n = r->not_calls;
+  pthread_mutex_unlock(&r->mu);
+  return n >= 1;
+}
+static int called(void *ctx) { return atomic_load(&((slot_t *)ctx)->called); }
+static int leadership_gone(void *ctx) { return !zkc_latch_has_leadership(ctx); }
+
+static void deleted_leadership_not_shown(void **state) {
+  (void)state;
+  char path[512];
+  snprintf(path, sizeof path, "%s", zkt_path("election"));
+  record_t *r = malloc(sizeof *r);
+  rec_init(r);
+  slot_t sa = {.r = r, .idx = 0, .work_ms = (int)zkt_ms(6000)};
+  zkc_client_t *a = zkt_open(NULL);
+  zkc_latch_t *la = new_latch(a, path, "a", &sa);
+  OK(zkc_latch_start(la));
+  assert_true(zkt_await(called, &sa, zkt_ms(10000)));
+  char node[1100];
+  OK(zkc_latch_node(la, node, sizeof node));
+  /* The guard's watch on the node is set once it has been held a while. */
+  assert_true(zkt_await_session_watches(a, 1, NULL, 0, zkt_ms(3000)) >= 1);
+  assert_int_equal(zoo_delete(zkt_raw(), node, -1), ZOK);
+  assert_true(zkt_await(leadership_gone, la, zkt_ms(3000)));
+  pthread_mutex_lock(&r->mu);
+  int returned = r->is_returns;
+  pthread_mutex_unlock(&r->mu);
+  assert_int_equal(returned, 0); /* is_leader still at work */
+  assert_true(zkt_await(not_calls_reach, r, zkt_ms(10000)));
+  assert_int_equal(atomic_load(&sa.nl_leader), 0);
+  /* It rejoins with a new node, and leads again. */
+  OK(zkc_latch_await(la, zkt_ms(20000)));
+  char again[1100];
+  OK(zkc_latch_node(la, again, sizeof again));
+  assert_string_not_equal(again, node);
+  assert_no_overlap(r);
+  end_by_hand(r, 0);
+  OK(zkc_latch_destroy(la));
+  zkc_client_close(a);
+  free(r);
+}
+
 static void bad_arguments(void **state) {
   (void)state;
   zkc_client_t *c = zkt_open(NULL);
@@ -771,6 +823,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(curator_latch_interop),
       cmocka_unit_test(bad_arguments),
       cmocka_unit_test(waiter_node_deleted_then_head_leaves),
+      cmocka_unit_test(deleted_leadership_not_shown),
   };
   return zkt_main(argc, argv, tests, sizeof tests / sizeof *tests, "leader");
 }

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The semaphore's lease run fed scripted answers, no server: a world
  * (qworld.h) that records the requests the run sends and answers them as
- * the test says. Each case checks one rule a lease's admission rests on:
+ * the test says. The run is the queue engine's one machine (qengine.h)
+ * with the leases-fit policy: the cases name the machine's states where
+ * they pass through them. Each case checks one rule a lease's admission
+ * rests on:
  * the lease creates and every read behind them in one round trip, a sync
  * through the leader before the reads, a grant only on a fresh answer of
  * the current session with all our nodes in it, the head's queue node
@@ -315,6 +318,44 @@ static void start_seen(unsigned qty, int32_t max, int seen,
   R.layout_ok = 1;
 }
 
+/* One lease of a limit of 1, the other's lease in the way: the first
+ * round, then the watched read, both full; the head's place stated next
+ * (request 5). Our lease's name into own. */
+static void head_of_a_full_semaphore(char own[200]) {
+  start(1, 1);
+  expect_first_round();
+  answer_created(0, 3, SESSION, own);
+  LEASES_READ(1, "_c_x-lease-0000000001", own);
+  LAYOUT_READ(2, "locks", "leases");
+  expect_watched_reread(3, 0);
+  answer(3, ZKC_OK, 0);
+  LEASES_READ_W(4, "_c_x-lease-0000000001", own);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  assert_int_equal(R.q.st, Q_CONFIRMING); /* the machine's place stat */
+  assert_string_equal(req(5, ZKC__REQ_EXISTS)->path, QNODE);
+}
+
+/* One lease of a limit of 2 under the shared count: the first round, our
+ * lease made and alone in the leases read; the count's read (request 2)
+ * and the layout's (3) left to answer. */
+static void made_under_a_count(char own[200]) {
+  start_with(1, 2, COUNT, SESSION);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  answer_created(0, 3, SESSION, own);
+  LEASES_READ(1, own);
+}
+
+/* The round again from request i, our lease made: a sync and the leases
+ * read behind it (unwatched), showing our lease alone: granted. */
+static void reread_fits(int i, const char *own) {
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  assert_int_equal(S.n, i + 2);
+  req(i, ZKC__REQ_SYNC);
+  answer(i, ZKC_OK, 0);
+  LEASES_READ(i + 1, own);
+  expect_done(ZKC_OK);
+}
+
 /* ---- the cases ---- */
 
 /* The lease fits: granted on the one round trip, three requests in all
@@ -347,20 +388,12 @@ static void fits_in_one_round_trip(void **state) {
  * set goes with the grant. */
 static void waits_as_head_then_fits(void **state) {
   (void)state;
-  start(1, 1);
-  expect_first_round();
   char own[200];
-  answer_created(0, 3, SESSION, own);
-  LEASES_READ(1, "_c_x-lease-0000000001", own);
-  LAYOUT_READ(2, "locks", "leases");
-  expect_watched_reread(3, 0);
-  answer(3, ZKC_OK, 0);
-  LEASES_READ_W(4, "_c_x-lease-0000000001", own);
-  assert_int_equal(step(), ZKC__QN_REPLY);
+  head_of_a_full_semaphore(own);
   assert_int_equal(S.n, 6);
-  assert_string_equal(req(5, ZKC__REQ_EXISTS)->path, QNODE);
   answer(5, ZKC_OK, SESSION);
   assert_int_equal(step(), ZKC__QN_EVENT);
+  assert_int_equal(R.q.st, Q_WAITING);
   zkc__lrun_woken(&R, ZKC__WAKE_FIRED);
   assert_int_equal(step(), ZKC__QN_REPLY);
   assert_int_equal(S.n, 8);
@@ -429,12 +462,7 @@ static void stale_answer_read_again(void **state) {
   answer_created(0, 3, SESSION, own);
   LEASES_READ(1, own);
   LAYOUT_READ(2, "locks", "leases");
-  assert_int_equal(step(), ZKC__QN_REPLY);
-  assert_int_equal(S.n, 5);
-  req(3, ZKC__REQ_SYNC);
-  answer(3, ZKC_OK, 0);
-  LEASES_READ(4, own);
-  expect_done(ZKC_OK);
+  reread_fits(3, own);
   stop();
 }
 
@@ -495,17 +523,8 @@ static void no_grant_without_a_live_session(void **state) {
  * someone else may be head too; queue again. */
 static void queue_node_gone_is_lost(void **state) {
   (void)state;
-  start(1, 1);
-  expect_first_round();
   char own[200];
-  answer_created(0, 3, SESSION, own);
-  LEASES_READ(1, "_c_x-lease-0000000001", own);
-  LAYOUT_READ(2, "locks", "leases");
-  expect_watched_reread(3, 0);
-  answer(3, ZKC_OK, 0);
-  LEASES_READ_W(4, "_c_x-lease-0000000001", own);
-  assert_int_equal(step(), ZKC__QN_REPLY);
-  req(5, ZKC__REQ_EXISTS);
+  head_of_a_full_semaphore(own);
   answer(5, ZKC_ENONODE, 0);
   expect_done(ZKC_ELOST);
   stop();
@@ -602,6 +621,7 @@ static void count_made_with_the_seed_then_read(void **state) {
   answer(2, ZKC_ENONODE, 0);
   LAYOUT_READ(3, "locks", "leases");
   assert_int_equal(step(), ZKC__QN_REPLY);
+  assert_int_equal(R.q.st, Q_PREREQING); /* the machine's prerequisite */
   req_t *cr = req(4, ZKC__REQ_COUNT);
   assert_string_equal(cr->path, COUNT);
   assert_int_equal(cr->len, 4);
@@ -625,11 +645,8 @@ static void count_made_with_the_seed_then_read(void **state) {
 /* A count node that is not 4 bytes is no count: ZKC_EPROTO. */
 static void count_of_the_wrong_size_refused(void **state) {
   (void)state;
-  start_with(1, 2, COUNT, SESSION);
-  assert_int_equal(step(), ZKC__QN_REPLY);
   char own[200];
-  answer_created(0, 3, SESSION, own);
-  LEASES_READ(1, own);
+  made_under_a_count(own);
   answer_count(2, 0, 2, 3);
   LAYOUT_READ(3, "locks", "leases");
   expect_done(ZKC_EPROTO);
@@ -712,7 +729,7 @@ static void room_seen_lets_the_queue_node_go(void **state) {
   answer_created(0, 3, SESSION, own);
   LEASES_READ(1, "_c_x-lease-0000000001", own);
   expect_done(ZKC_OK);
-  assert_true(R.left);
+  assert_true(zkc__lrun_let_go(&R));
   stop();
 }
 
@@ -730,7 +747,7 @@ static void room_seen_lets_go_with_the_last_create(void **state) {
   answer_created(1, 4, SESSION, b);
   LEASES_READ(2, "_c_x-lease-0000000001", a, b);
   expect_done(ZKC_OK);
-  assert_true(R.left);
+  assert_true(zkc__lrun_let_go(&R));
   stop();
 }
 
@@ -744,7 +761,7 @@ static void queue_node_gone_at_the_let_go_queues_again(void **state) {
   answer(0, ZKC_ELOST, 0);
   LEASES_READ(1, "_c_x-lease-0000000001");
   expect_done(ZKC_ELOST);
-  assert_false(R.left);
+  assert_false(zkc__lrun_let_go(&R));
   zkc__held_t *nodes = zkc__lrun_take_nodes(&R);
   assert_null(nodes[0].node);
   free(nodes);
@@ -773,7 +790,7 @@ static void missing_leases_keeps_the_queue_node(void **state) {
   LEASES_READ(4, own);
   LAYOUT_READ(5, "locks", "leases");
   expect_done(ZKC_OK);
-  assert_false(R.left);
+  assert_false(zkc__lrun_let_go(&R));
   stop();
 }
 
@@ -818,6 +835,80 @@ static void held_leases_in_the_way_are_no_room(void **state) {
   stop();
 }
 
+/* The queue node stated before the wait is there, but on another session
+ * than our leases' (an outsider's node of that name, our session's node
+ * gone): it keeps no place for us; queue again. */
+static void place_of_another_session_is_lost(void **state) {
+  (void)state;
+  char own[200];
+  head_of_a_full_semaphore(own);
+  answer(5, ZKC_OK, OTHER_SESSION);
+  expect_done(ZKC_ELOST);
+  assert_int_equal(S.registered, 0);
+  stop();
+}
+
+/* The count node's parent missing too: the kernel's walk makes it, then
+ * the count's create again, then the round's reads. */
+static void count_parent_made_by_the_walk(void **state) {
+  (void)state;
+  char own[200];
+  made_under_a_count(own);
+  answer(2, ZKC_ENONODE, 0);
+  LAYOUT_READ(3, "locks", "leases");
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  req(4, ZKC__REQ_COUNT);
+  answer(4, ZKC_ENONODE, 0);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  assert_string_equal(req(5, ZKC__REQ_PARENT)->path, "/cfg");
+  answer(5, ZKC_OK, 0);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  assert_string_equal(req(6, ZKC__REQ_COUNT)->path, COUNT);
+  answer(6, ZKC_ENODEEXISTS, 0); /* theirs: read it */
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  answer(7, ZKC_OK, 0);
+  LEASES_READ(8, own);
+  answer_count(9, 0, 2, 4);
+  expect_done(ZKC_OK);
+  stop();
+}
+
+/* A read cut off: the client's retry policy (its backoff), then the
+ * reads again behind a sync; the creates are not made twice. */
+static void read_cut_off_retried(void **state) {
+  (void)state;
+  start(1, 2);
+  expect_first_round();
+  char own[200];
+  answer_created(0, 3, SESSION, own);
+  answer(1, ZKC_ECONNLOSS, 0);
+  LAYOUT_READ(2, "locks", "leases");
+  assert_int_equal(step(), ZKC__QN_TIME);
+  S.clock += 10;
+  reread_fits(3, own); /* no create, the layout accepted */
+  assert_int_equal(S.n_janitor, 0);
+  stop();
+}
+
+/* Stopped while waiting (a cancel, a close): the run ends with the stop's
+ * code, its watches removed, its node the caller's to delete. */
+static void stop_while_waiting_removes_the_watches(void **state) {
+  (void)state;
+  char own[200];
+  head_of_a_full_semaphore(own);
+  answer(5, ZKC_OK, SESSION);
+  assert_int_equal(step(), ZKC__QN_EVENT);
+  zkc__lrun_stop(&R, ZKC_ECANCELED);
+  expect_done(ZKC_ECANCELED);
+  assert_int_equal(S.unwatched, 1);
+  assert_int_equal(S.registered, 0);
+  zkc__held_t *nodes = zkc__lrun_take_nodes(&R);
+  assert_non_null(nodes[0].node);
+  free(nodes[0].node);
+  free(nodes);
+  stop();
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(fits_in_one_round_trip),
@@ -845,6 +936,10 @@ int main(void) {
       cmocka_unit_test(no_room_seen_keeps_the_queue_node),
       cmocka_unit_test(held_leases_in_the_way_are_no_room),
       cmocka_unit_test(two_leases_both_counted),
+      cmocka_unit_test(place_of_another_session_is_lost),
+      cmocka_unit_test(count_parent_made_by_the_walk),
+      cmocka_unit_test(read_cut_off_retried),
+      cmocka_unit_test(stop_while_waiting_removes_the_watches),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,504 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The asynchronous semaphore acquire on the real ensemble: async and
+ * blocking acquirers of one semaphore share its queue and its limit, and an
+ * async one times out, is cancelled, loses its lease, queues again after an
+ * expiry, and ends at destroy as a blocking one would. One CTest entry per
+ * case. */
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "async_helpers.h"
+#include "harness.h"
+
+#define OK(expr) assert_int_equal((expr), ZKC_OK)
+
+/* One acquire's outcome, written by its callback. */
+typedef struct got {
+  atomic_int done; /* callbacks run (must end at 1) */
+  int rc;
+  zkc_lease_t *lease;
+  pthread_t thread; /* where the callback ran */
+} got_t;
+
+static void on_leases(void *ctx, int rc, zkc_lease_t *lease) {
+  got_t *g = ctx;
+  g->rc = rc;
+  g->lease = lease;
+  g->thread = pthread_self();
+  atomic_fetch_add(&g->done, 1);
+}
+
+static int got_done(void *ctx) { return atomic_load(&((got_t *)ctx)->done) > 0; }
+
+static void await_got(got_t *g) {
+  assert_true(zkt_await(got_done, g, zkt_ms(20000)));
+  assert_int_equal(atomic_load(&g->done), 1);
+}
+
+static zkc_sem_t *new_sem(zkc_client_t *c, const char *path, int max,
+                          const char *count_path) {
+  zkc_sem_opts_t o;
+  zkc_sem_opts_init(&o);
+  o.max_leases = max;
+  o.count_path = count_path;
+  zkc_sem_t *s = NULL;
+  OK(zkc_sem_create(&s, c, path, &o));
+  return s;
+}
+
+static void sub(char *out, size_t len, const char *path, const char *leaf) {
+  snprintf(out, len, "%s/%s", path, leaf);
+}
+
+/* ---------------------------------------------------------------------- */
+
+static void granted_while_leases_free(void **state) {
+  (void)state;
+  char path[512], leases[600];
+  snprintf(path, sizeof path, "%s", zkt_path("sem"));
+  sub(leases, sizeof leases, path, "leases");
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_sem_t *s = new_sem(c, path, 3, NULL);
+  zkc_async_t *a = zkt_async_new(c, ZKC_DELIVER_THREAD, NULL, NULL);
+  got_t g1 = {0}, g2 = {0};
+  uint64_t id = 0;
+  OK(zkc_async_acquire_leases(a, s, 1, zkt_ms(10000), on_leases, &g1, &id));
+  assert_true(id > 0);
+  await_got(&g1);
+  OK(g1.rc);
+  assert_true(zkc_lease_is_held(g1.lease));
+  OK(zkc_async_acquire_leases(a, s, 2, zkt_ms(10000), on_leases, &g2, NULL));
+  await_got(&g2);
+  OK(g2.rc);
+  zkc_list_t *nodes = NULL;
+  OK(zkc_lease_node_list(g2.lease, &nodes));
+  assert_int_equal(zkc_list_count(nodes), 2);
+  zkc_list_free(nodes);
+  int64_t t1 = 0, t2 = 0;
+  OK(zkc_lease_fencing_token(g1.lease, &t1));
+  OK(zkc_lease_fencing_token(g2.lease, &t2));
+  assert_true(t2 > t1);
+  assert_int_equal(zkt_children_count(leases), 3);
+  assert_int_equal(zkc_async_cancel(a, id), ZKC_EALREADY);
+  OK(zkc_lease_free(g1.lease));
+  OK(zkc_lease_free(g2.lease));
+  assert_int_equal(zkt_children_count(leases), 0);
+  OK(zkc_async_destroy(a));
+  OK(zkc_sem_destroy(s));
+  zkc_client_close(c);
+}
+
+/* Async and blocking acquirers of one semaphore (limit 2) queue behind a
+ * holder of both leases in a known order, and are granted in that order,
+ * never more than two at once. */
+#define LIMIT 2
+#define TAKERS 6
+
+static atomic_int inside, most, order;
+
+static void enter_lease(int *seq) {
+  int now = atomic_fetch_add(&inside, 1) + 1;
+  for (int m = atomic_load(&most); now > m;)
+    if (atomic_compare_exchange_weak(&most, &m, now)) break;
+  *seq = atomic_fetch_add(&order, 1) + 1;
+}
+
+typedef struct taker {
+  zkc_client_t *c;
+  zkc_sem_t *s;
+  zkc_async_t *a; /* NULL: blocking */
+  got_t g;
+  int seq, rc;
+  int64_t token; /* its lease node's czxid: the order the heads made them */
+  pthread_t t;
+} taker_t;
+
+static void on_taker_leases(void *ctx, int rc, zkc_lease_t *lease) {
+  taker_t *k = ctx;
+  if (rc == ZKC_OK) enter_lease(&k->seq); /* counted as granted */
+  on_leases(&k->g, rc, lease);
+}
+
+/* Holds its lease a moment (the work), then lets it go. */
+static void *hold_then_release(void *arg) {
+  taker_t *k = arg;
+  zkc_lease_t *l = NULL;
+  if (k->a) {
+    assert_true(zkt_await(got_done, &k->g, zkt_ms(30000)));
+    k->rc = k->g.rc;
+    l = k->g.lease;
+  } else {
+    k->rc = zkc_sem_acquire(k->s, 1, zkt_ms(30000), &l);
+    if (k->rc == ZKC_OK) enter_lease(&k->seq);
+  }
+  if (k->rc == ZKC_OK) {
+    (void)zkc_lease_fencing_token(l, &k->token);
+    usleep(30000); /* the work under the lease */
+    atomic_fetch_sub(&inside, 1);
+    k->rc = zkc_lease_free(l);
+  }
+  return NULL;
+}
+
+static void fifo_and_limit_beside_blocking(void **state) {
+  (void)state;
+  char path[512], locks[600];
+  snprintf(path, sizeof path, "%s", zkt_path("sem"));
+  sub(locks, sizeof locks, path, "locks");
+  atomic_store(&inside, 0);
+  atomic_store(&most, 0);
+  atomic_store(&order, 0);
+  zkc_client_t *hc = zkt_open(NULL), *ac = zkt_open(NULL);
+  zkc_sem_t *hs = new_sem(hc, path, LIMIT, NULL), *as = new_sem(ac, path, LIMIT, NULL);
+  zkc_async_t *a = zkt_async_new(ac, ZKC_DELIVER_THREAD, NULL, NULL);
+  zkc_lease_t *both = NULL;
+  OK(zkc_sem_acquire(hs, LIMIT, zkt_ms(10000), &both));
+  taker_t k[TAKERS] = {0};
+  for (int i = 0; i < TAKERS; i++) {
+    k[i].a = i % 2 == 0 ? a : NULL;
+    if (k[i].a) {
+      k[i].s = as;
+      OK(zkc_async_acquire_leases(a, as, 1, zkt_ms(30000), on_taker_leases,
+                                  &k[i], NULL));
+    } else {
+      k[i].c = zkt_open(NULL);
+      k[i].s = new_sem(k[i].c, path, LIMIT, NULL);
+    }
+    pthread_create(&k[i].t, NULL, hold_then_release, &k[i]);
+    /* queued before the next one starts */
+    assert_true(zkt_await_children_exactly(locks, i + 1, zkt_ms(10000)));
+  }
+  assert_int_equal(atomic_load(&order), 0); /* nobody passes the holder */
+  OK(zkc_lease_free(both));
+  for (int i = 0; i < TAKERS; i++) pthread_join(k[i].t, NULL);
+  /* First come, first served: each head makes its lease node before the
+   * next can be head (two granted at once may tell it in either order). */
+  for (int i = 0; i < TAKERS; i++) {
+    OK(k[i].rc);
+    assert_true(k[i].seq >= 1);
+    if (i > 0) assert_true(k[i - 1].token < k[i].token);
+  }
+  assert_true(atomic_load(&most) <= LIMIT);
+  assert_true(atomic_load(&most) >= 1);
+  assert_true(zkt_await_children_exactly(locks, 0, zkt_ms(10000)));
+  OK(zkc_async_destroy(a));
+  for (int i = 0; i < TAKERS; i++)
+    if (k[i].a == NULL) {
+      OK(zkc_sem_destroy(k[i].s));
+      zkc_client_close(k[i].c);
+    }
+  OK(zkc_sem_destroy(as));
+  OK(zkc_sem_destroy(hs));
+  zkc_client_close(hc);
+  zkc_client_close(ac);
+}
+
+/* A full semaphore of one lease: its lease held through hs on hc, while
+ * the case's acquires wait through s and a on c. */
+typedef struct full {
+  char path[512], locks[600], leases[600];
+  zkc_client_t *hc, *c;
+  zkc_sem_t *hs, *s;
+  zkc_lease_t *held; /* NULL once freed by the case */
+  zkc_async_t *a;    /* NULL once destroyed by the case */
+} full_t;
+
+static void full_open(full_t *f, zkc_client_t *c) {
+  snprintf(f->path, sizeof f->path, "%s", zkt_path("sem"));
+  sub(f->locks, sizeof f->locks, f->path, "locks");
+  sub(f->leases, sizeof f->leases, f->path, "leases");
+  f->hc = zkt_open(NULL);
+  f->c = c;
+  f->hs = new_sem(f->hc, f->path, 1, NULL);
+  f->s = new_sem(c, f->path, 1, NULL);
+  OK(zkc_sem_acquire(f->hs, 1, zkt_ms(10000), &f->held));
+  f->a = zkt_async_new(c, ZKC_DELIVER_THREAD, NULL, NULL);
+}
+
+static void full_close(full_t *f) {
+  OK(zkc_lease_free(f->held));
+  OK(zkc_async_destroy(f->a));
+  OK(zkc_sem_destroy(f->s));
+  OK(zkc_sem_destroy(f->hs));
+  zkc_client_close(f->hc);
+  zkc_client_close(f->c);
+}
+
+/* A full semaphore: one look (timeout 0) and a timed wait both end with
+ * ZKC_ETIMEDOUT, no earlier than asked, leaving no node of theirs. */
+static void timeout_zero_and_timed(void **state) {
+  (void)state;
+  full_t f;
+  full_open(&f, zkt_open(NULL));
+  got_t g0 = {0}, g1 = {0};
+  OK(zkc_async_acquire_leases(f.a, f.s, 1, 0, on_leases, &g0, NULL));
+  await_got(&g0);
+  assert_int_equal(g0.rc, ZKC_ETIMEDOUT);
+  assert_null(g0.lease);
+  int64_t t0 = zkt_now_ms();
+  OK(zkc_async_acquire_leases(f.a, f.s, 1, 400, on_leases, &g1, NULL));
+  await_got(&g1);
+  assert_int_equal(g1.rc, ZKC_ETIMEDOUT);
+  assert_true(zkt_now_ms() - t0 >= 400);
+  assert_true(zkt_await_children_exactly(f.locks, 0, zkt_ms(10000)));
+  assert_int_equal(zkt_children_count(f.leases), 1); /* the holder's only */
+  full_close(&f);
+}
+
+/* A pending acquire cancelled: ZKC_ECANCELED once, its queue node gone;
+ * the semaphore refuses its destroy until then. */
+static void cancel_pending(void **state) {
+  (void)state;
+  full_t f;
+  full_open(&f, zkt_open(NULL));
+  got_t g = {0};
+  uint64_t id = 0;
+  OK(zkc_async_acquire_leases(f.a, f.s, 1, -1, on_leases, &g, &id));
+  assert_true(zkt_await_children_exactly(f.locks, 1, zkt_ms(10000)));
+  assert_int_equal(zkc_sem_destroy(f.s), ZKC_EBUSY); /* pending on it */
+  OK(zkc_async_cancel(f.a, id));
+  await_got(&g);
+  assert_int_equal(g.rc, ZKC_ECANCELED);
+  assert_int_equal(zkc_async_cancel(f.a, id), ZKC_EALREADY);
+  assert_true(zkt_await_children_exactly(f.locks, 0, zkt_ms(10000)));
+  full_close(&f);
+  assert_int_equal(atomic_load(&g.done), 1);
+}
+
+typedef struct lost {
+  atomic_int n;
+  zkc_lost_reason_t why;
+  int64_t token;
+} lost_t;
+
+static void on_sem_lost(void *ctx, zkc_sem_t *s, zkc_lost_reason_t why,
+                        int64_t token) {
+  (void)s;
+  lost_t *l = ctx;
+  l->why = why;
+  l->token = token;
+  atomic_fetch_add(&l->n, 1);
+}
+
+static int was_lost(void *ctx) { return atomic_load(&((lost_t *)ctx)->n) > 0; }
+
+/* An outsider deletes an async lease's node: the semaphore's lost callback
+ * tells it, with its token, and the release says ZKC_ELOST. */
+static void outside_delete_is_lost(void **state) {
+  (void)state;
+  char path[512];
+  snprintf(path, sizeof path, "%s", zkt_path("sem"));
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_sem_t *s = new_sem(c, path, 2, NULL);
+  lost_t l = {0};
+  OK(zkc_sem_set_lost_callback(s, on_sem_lost, &l));
+  zkc_async_t *a = zkt_async_new(c, ZKC_DELIVER_THREAD, NULL, NULL);
+  got_t g = {0};
+  OK(zkc_async_acquire_leases(a, s, 1, zkt_ms(10000), on_leases, &g, NULL));
+  await_got(&g);
+  OK(g.rc);
+  int64_t token = 0;
+  OK(zkc_lease_fencing_token(g.lease, &token));
+  zkc_list_t *nodes = NULL;
+  OK(zkc_lease_node_list(g.lease, &nodes));
+  assert_int_equal(zoo_delete(zkt_raw(), zkc_list_string(nodes, 0), -1), ZOK);
+  zkc_list_free(nodes);
+  assert_true(zkt_await(was_lost, &l, zkt_ms(8000)));
+  assert_int_equal(l.why, ZKC_LOST_DELETED);
+  assert_int_equal(l.token, token);
+  assert_false(zkc_lease_is_held(g.lease));
+  assert_int_equal(zkc_lease_release(g.lease), ZKC_ELOST);
+  OK(zkc_lease_free(g.lease));
+  assert_int_equal(atomic_load(&l.n), 1);
+  OK(zkc_async_destroy(a));
+  OK(zkc_sem_destroy(s));
+  zkc_client_close(c);
+}
+
+/* The only child of a queue (its name into out; "" unless exactly one). */
+typedef struct only_child {
+  const char *path;
+  char name[256];
+  const char *not; /* for zkt_await: a name other than this one */
+} only_child_t;
+
+static int read_only_child(only_child_t *o) {
+  struct String_vector v = {0};
+  o->name[0] = 0;
+  if (zoo_get_children(zkt_raw(), o->path, 0, &v) != ZOK) return 0;
+  if (v.count == 1) snprintf(o->name, sizeof o->name, "%s", v.data[0]);
+  deallocate_String_vector(&v);
+  return o->name[0] != 0;
+}
+
+static int only_child_other(void *ctx) {
+  only_child_t *o = ctx;
+  return read_only_child(o) && strcmp(o->name, o->not) != 0;
+}
+
+/* The session expires while the acquire waits: it queues again on the new
+ * session within its timeout, and is granted once the holder lets go. */
+static void expiry_while_pending_requeues(void **state) {
+  (void)state;
+  full_t f;
+  full_open(&f, zkt_open_short());
+  got_t g = {0};
+  OK(zkc_async_acquire_leases(f.a, f.s, 1, zkt_ms(40000), on_leases, &g, NULL));
+  assert_true(zkt_await_children_exactly(f.locks, 1, zkt_ms(10000)));
+  only_child_t first = {.path = f.locks};
+  assert_true(read_only_child(&first));
+  zkt_new_session_t ns = {f.c, zkt_expire_session(f.c)};
+  assert_true(zkt_await(zkt_has_new_session, &ns, zkt_ms(15000)));
+  /* queued again: one node, not the old session's */
+  only_child_t again = {.path = f.locks, .not = first.name};
+  assert_true(zkt_await(only_child_other, &again, zkt_ms(15000)));
+  assert_int_equal(atomic_load(&g.done), 0);
+  OK(zkc_lease_free(f.held));
+  f.held = NULL;
+  await_got(&g);
+  OK(g.rc);
+  assert_true(zkc_lease_is_held(g.lease));
+  OK(zkc_lease_free(g.lease));
+  full_close(&f);
+}
+
+/* A shared count node (seeded 1) sets the limit: an acquire of another
+ * semaphore object waits for the first's release, then is granted (one
+ * object's own lease in the way would be ZKC_EDEADLK, as blocking). */
+static void shared_count_limit(void **state) {
+  (void)state;
+  char path[512], count[512], locks[600];
+  snprintf(path, sizeof path, "%s", zkt_path("sem"));
+  snprintf(count, sizeof count, "%s", zkt_path("count"));
+  sub(locks, sizeof locks, path, "locks");
+  zkc_client_t *c = zkt_open(NULL), *c2 = zkt_open(NULL);
+  zkc_sem_t *s = new_sem(c, path, 1, count), *s2 = new_sem(c2, path, 1, count);
+  zkc_async_t *a = zkt_async_new(c, ZKC_DELIVER_THREAD, NULL, NULL);
+  zkc_async_t *a2 = zkt_async_new(c2, ZKC_DELIVER_THREAD, NULL, NULL);
+  got_t g1 = {0}, g2 = {0};
+  OK(zkc_async_acquire_leases(a, s, 1, zkt_ms(10000), on_leases, &g1, NULL));
+  await_got(&g1);
+  OK(g1.rc);
+  assert_true(zkt_exists(count, NULL)); /* made with its seed */
+  OK(zkc_async_acquire_leases(a2, s2, 1, zkt_ms(20000), on_leases, &g2, NULL));
+  assert_true(zkt_await_children_exactly(locks, 1, zkt_ms(10000)));
+  assert_int_equal(atomic_load(&g2.done), 0); /* the count is full */
+  OK(zkc_lease_free(g1.lease));
+  await_got(&g2);
+  OK(g2.rc);
+  OK(zkc_lease_free(g2.lease));
+  OK(zkc_async_destroy(a));
+  OK(zkc_async_destroy(a2));
+  OK(zkc_sem_destroy(s));
+  OK(zkc_sem_destroy(s2));
+  zkc_client_close(c);
+  zkc_client_close(c2);
+}
+
+/* Dispatch mode: the result waits for zkc_async_dispatch, on our thread,
+ * the descriptor readable meanwhile. */
+static void dispatch_mode_through_the_fd(void **state) {
+  (void)state;
+  char path[512];
+  snprintf(path, sizeof path, "%s", zkt_path("sem"));
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_sem_t *s = new_sem(c, path, 1, NULL);
+  zkc_async_t *a = zkt_async_new(c, ZKC_DELIVER_DISPATCH, NULL, NULL);
+  int fd = -1;
+  OK(zkc_async_fd(a, &fd));
+  struct pollfd p = {.fd = fd, .events = POLLIN};
+  got_t g = {0};
+  OK(zkc_async_acquire_leases(a, s, 1, zkt_ms(10000), on_leases, &g, NULL));
+  assert_int_equal(poll(&p, 1, (int)zkt_ms(10000)), 1);
+  assert_int_equal(atomic_load(&g.done), 0); /* queued, not run */
+  int ran = 0;
+  OK(zkc_async_dispatch(a, &ran));
+  assert_int_equal(ran, 1);
+  OK(g.rc);
+  assert_true(pthread_equal(g.thread, pthread_self()));
+  assert_int_equal(poll(&p, 1, 0), 0); /* drained */
+  OK(zkc_lease_free(g.lease));
+  OK(zkc_async_destroy(a));
+  OK(zkc_sem_destroy(s));
+  zkc_client_close(c);
+}
+
+/* Destroying the context completes every pending acquire with
+ * ZKC_ECLOSED and leaves no node; the semaphore refuses its destroy until
+ * then. */
+static void destroy_with_pending(void **state) {
+  (void)state;
+  full_t f;
+  full_open(&f, zkt_open(NULL));
+  got_t g[3] = {{0}};
+  for (int i = 0; i < 3; i++)
+    OK(zkc_async_acquire_leases(f.a, f.s, 1, -1, on_leases, &g[i], NULL));
+  assert_true(zkt_await_children_exactly(f.locks, 3, zkt_ms(10000)));
+  assert_int_equal(zkc_sem_destroy(f.s), ZKC_EBUSY);
+  OK(zkc_async_destroy(f.a));
+  f.a = NULL;
+  for (int i = 0; i < 3; i++) {
+    assert_int_equal(atomic_load(&g[i].done), 1);
+    assert_int_equal(g[i].rc, ZKC_ECLOSED);
+  }
+  assert_true(zkt_await_children_exactly(f.locks, 0, zkt_ms(10000)));
+  full_close(&f);
+}
+
+/* Bad input is refused with ZKC_EINVAL, the callback never runs and
+ * nothing is made. */
+static void never(void *ctx, int rc, zkc_lease_t *lease) {
+  (void)ctx, (void)rc, (void)lease;
+  fail_msg("a refused acquire's callback ran");
+}
+
+static void bad_input_refused(void **state) {
+  (void)state;
+  char path[512];
+  snprintf(path, sizeof path, "%s", zkt_path("sem"));
+  zkc_client_t *c = zkt_open(NULL), *other = zkt_open(NULL);
+  zkc_sem_t *s = new_sem(c, path, 2, NULL), *theirs = new_sem(other, path, 2, NULL);
+  zkc_async_t *a = zkt_async_new(c, ZKC_DELIVER_THREAD, NULL, NULL);
+  uint64_t id = 77;
+  assert_int_equal(zkc_async_acquire_leases(NULL, s, 1, -1, never, NULL, &id),
+                   ZKC_EINVAL);
+  assert_int_equal(zkc_async_acquire_leases(a, NULL, 1, -1, never, NULL, &id),
+                   ZKC_EINVAL);
+  assert_int_equal(zkc_async_acquire_leases(a, s, 1, -1, NULL, NULL, &id),
+                   ZKC_EINVAL);
+  assert_int_equal(zkc_async_acquire_leases(a, s, 0, -1, never, NULL, &id),
+                   ZKC_EINVAL);
+  assert_int_equal(zkc_async_acquire_leases(a, s, 3, -1, never, NULL, &id),
+                   ZKC_EINVAL);
+  assert_int_equal(
+      zkc_async_acquire_leases(a, theirs, 1, -1, never, NULL, &id), ZKC_EINVAL);
+  assert_non_null(strstr(zkc_last_error_message(), "another client"));
+  assert_int_equal(id, 77); /* no id given */
+  assert_false(zkt_exists(path, NULL)); /* nothing made */
+  OK(zkc_sem_destroy(theirs)); /* nothing pending on either */
+  OK(zkc_sem_destroy(s));
+  OK(zkc_async_destroy(a));
+  zkc_client_close(c);
+  zkc_client_close(other);
+}
+
+int main(int argc, char **argv) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(granted_while_leases_free, zkt_setup, zkt_teardown),
+      cmocka_unit_test_setup_teardown(fifo_and_limit_beside_blocking, zkt_setup, zkt_teardown),
+      cmocka_unit_test_setup_teardown(timeout_zero_and_timed, zkt_setup, zkt_teardown),
+      cmocka_unit_test_setup_teardown(cancel_pending, zkt_setup, zkt_teardown),
+      cmocka_unit_test_setup_teardown(outside_delete_is_lost, zkt_setup, zkt_teardown),
+      cmocka_unit_test_setup_teardown(expiry_while_pending_requeues, zkt_setup, zkt_teardown),
+      cmocka_unit_test_setup_teardown(shared_count_limit, zkt_setup, zkt_teardown),
+      cmocka_unit_test_setup_teardown(dispatch_mode_through_the_fd, zkt_setup, zkt_teardown),
+      cmocka_unit_test_setup_teardown(destroy_with_pending, zkt_setup, zkt_teardown),
+      cmocka_unit_test_setup_teardown(bad_input_refused, zkt_setup, zkt_teardown),
+  };
+  return zkt_main(argc, argv, tests, sizeof tests / sizeof tests[0], "async_sem");
+}
