@@ -65,6 +65,10 @@ static void assert_refused(const subject_t *s, int rc) {
 /* A set's newest node, as its recipe names it (so that a check of its
  * first node alone would not see it gone), or the hold's one node; the
  * hold names every node of it, one a line. */
+/* Review: the set's oldest node instead (a check of the newest node alone
+ * would not see it gone). */
+static int delete_oldest;
+
 static void last_node(subject_t *s, char *out, size_t len) {
   char nodes[4096];
   OK(zkc_hold_node(subject_hold(s), nodes, sizeof nodes));
@@ -73,10 +77,10 @@ static void last_node(subject_t *s, char *out, size_t len) {
     size_t n;
     OK(zkc_lease_nodes(s->lease, &v, &n));
     assert_int_equal(n, 2);
-    snprintf(out, len, "%s", v[n - 1]);
+    snprintf(out, len, "%s", v[delete_oldest ? 0 : n - 1]);
     zkc_strings_free(v, n);
   } else if (s->ml) {
-    OK(zkc_mutex_lock_node(s->m[1], out, len));
+    OK(zkc_mutex_lock_node(s->m[delete_oldest ? 0 : 1], out, len));
   } else {
     snprintf(out, len, "%.1100s", nodes);
   }
@@ -245,6 +249,18 @@ static void multilock_held_then_outsider_delete(void **state) {
 static void lease_set_held_then_outsider_delete(void **state) {
   (void)state;
   held_then_outsider_delete("lease");
+}
+static void multilock_oldest_node_deleted(void **state) {
+  (void)state;
+  delete_oldest = 1;
+  held_then_outsider_delete("multi");
+  delete_oldest = 0;
+}
+static void lease_set_oldest_node_deleted(void **state) {
+  (void)state;
+  delete_oldest = 1;
+  held_then_outsider_delete("lease");
+  delete_oldest = 0;
 }
 static void latch_held_then_outsider_delete(void **state) {
   (void)state;
@@ -558,6 +574,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test(latch_stopped_past_session),
       cmocka_unit_test(selector_stopped_past_session),
       cmocka_unit_test(async_stopped_past_session),
+      cmocka_unit_test(multilock_oldest_node_deleted),
+      cmocka_unit_test(lease_set_oldest_node_deleted),
       cmocka_unit_test(latch_view_of_old_term_writes_nothing),
       cmocka_unit_test(selector_view_of_old_term_writes_nothing),
   };
