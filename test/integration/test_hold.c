@@ -555,6 +555,48 @@ static void selector_view_of_old_term_writes_nothing(void **state) {
   view_of_old_term_writes_nothing("selector");
 }
 
+/* ---- a set's write refused for one node: the others are let go ---- */
+
+/* The multi-lock's write finds lock b's node gone; set_lost marks every
+ * lock's hold lost, lock a's too, whose node is still there. Released,
+ * a lost mutex hold deletes nothing ("no node left to delete"): lock a's
+ * node stays while the session lives, and nobody else gets lock a. */
+static void multilock_refused_write_lets_go_of_the_rest(void **state) {
+  (void)state;
+  make_data("0");
+  zkc_client_t *c = zkt_open(NULL), *c2 = zkt_open(NULL);
+  subject_t s;
+  char path[600], pa[700];
+  snprintf(path, sizeof path, "%s", zkt_path("lock"));
+  snprintf(pa, sizeof pa, "%s/a", path);
+  OK(subject_take(&s, "multi", c, path, zkt_ms(15000)));
+  zkc_hold_t *h = subject_hold(&s);
+  blocker_t b;
+  blocker_start(&b, c);
+  char node[1200];
+  OK(zkc_mutex_lock_node(s.m[1], node, sizeof node)); /* lock b's */
+  assert_int_equal(zoo_delete(zkt_raw(), node, -1), ZOK);
+  assert_int_equal(zkc_hold_fenced_set(h, data_path(), "x", 1), ZKC_ELOST);
+  blocker_end(&b);
+  assert_true(zkt_await(hold_not_held, h, zkt_ms(10000)));
+  int rc = zkc_multilock_release(s.ml);
+  printf("multi: release after the refused write said %s; lock a's "
+         "nodes: %d\n", zkc_err_name(rc), zkt_children_count(pa));
+  /* Lock a is free again for another client. */
+  zkc_mutex_t *other = NULL;
+  OK(zkc_mutex_create(&other, c2, pa));
+  rc = zkc_mutex_acquire_timeout(other, zkt_ms(5000));
+  printf("multi: another client's acquire of lock a said %s\n",
+         zkc_err_name(rc));
+  assert_int_equal(rc, ZKC_OK);
+  OK(zkc_mutex_release(other));
+  OK(zkc_mutex_destroy(other));
+  subject_drop(&s);
+  zkc_client_close(c2);
+  zkc_client_close(c);
+  zkt_delete_tree(data_path());
+}
+
 int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(mutex_held_then_outsider_delete),
@@ -576,6 +618,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(async_stopped_past_session),
       cmocka_unit_test(multilock_oldest_node_deleted),
       cmocka_unit_test(lease_set_oldest_node_deleted),
+      cmocka_unit_test(multilock_refused_write_lets_go_of_the_rest),
       cmocka_unit_test(latch_view_of_old_term_writes_nothing),
       cmocka_unit_test(selector_view_of_old_term_writes_nothing),
   };
