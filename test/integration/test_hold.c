@@ -65,6 +65,10 @@ static void assert_refused(const subject_t *s, int rc) {
 /* A set's newest node, as its recipe names it (so that a check of its
  * first node alone would not see it gone), or the hold's one node; the
  * hold names every node of it, one a line. */
+/* Review: the set's oldest node instead (a check of the newest node alone
+ * would not see it gone). */
+static int delete_oldest;
+
 static void last_node(subject_t *s, char *out, size_t len) {
   char nodes[4096];
   OK(zkc_hold_node(subject_hold(s), nodes, sizeof nodes));
@@ -73,10 +77,10 @@ static void last_node(subject_t *s, char *out, size_t len) {
     size_t n;
     OK(zkc_lease_nodes(s->lease, &v, &n));
     assert_int_equal(n, 2);
-    snprintf(out, len, "%s", v[n - 1]);
+    snprintf(out, len, "%s", v[delete_oldest ? 0 : n - 1]);
     zkc_strings_free(v, n);
   } else if (s->ml) {
-    OK(zkc_mutex_lock_node(s->m[1], out, len));
+    OK(zkc_mutex_lock_node(s->m[delete_oldest ? 0 : 1], out, len));
   } else {
     snprintf(out, len, "%.1100s", nodes);
   }
@@ -245,6 +249,18 @@ static void multilock_held_then_outsider_delete(void **state) {
 static void lease_set_held_then_outsider_delete(void **state) {
   (void)state;
   held_then_outsider_delete("lease");
+}
+static void multilock_oldest_node_deleted(void **state) {
+  (void)state;
+  delete_oldest = 1;
+  held_then_outsider_delete("multi");
+  delete_oldest = 0;
+}
+static void lease_set_oldest_node_deleted(void **state) {
+  (void)state;
+  delete_oldest = 1;
+  held_then_outsider_delete("lease");
+  delete_oldest = 0;
 }
 static void latch_held_then_outsider_delete(void **state) {
   (void)state;
@@ -453,6 +469,134 @@ static void async_stopped_past_session(void **state) {
   stopped_past_session("async");
 }
 
+/* ---- a view kept past its term (review) ---- */
+
+/* The view is the latch's current term, whatever term it was taken in: a
+ * worker handed zkc_latch_hold(l) in term 1 writes in term 3, after
+ * another leader's term 2 wrote. The fencing promise (a write after the
+ * successor's grant refused) then holds only for calls, not for the holder
+ * the view was given to. */
+typedef struct term_wait {
+  zkc_hold_t *h;
+  int64_t old;
+} term_wait_t;
+
+static int new_term(void *ctx) {
+  term_wait_t *w = ctx;
+  int64_t t = 0;
+  return zkc_hold_fencing_token(w->h, &t) == ZKC_OK && t != w->old &&
+         zkc_hold_is_held(w->h);
+}
+
+static int turn_over(void *ctx) {
+  subject_t *s = ctx;
+  pthread_mutex_lock(&s->mu);
+  int over = !s->leading;
+  pthread_mutex_unlock(&s->mu);
+  return over;
+}
+
+static void view_of_old_term_writes_nothing(const char *recipe) {
+  make_data("0");
+  zkc_client_t *c1 = zkt_open(NULL), *c2 = zkt_open(NULL);
+  subject_t l1, l2;
+  OK(subject_take(&l1, recipe, c1, zkt_path("lead"), zkt_ms(15000)));
+  /* Term 1: the hold handed to a worker, which reads. */
+  zkc_hold_t *worker = subject_hold(&l1);
+  int64_t t1 = 0;
+  OK(zkc_hold_fencing_token(worker, &t1));
+  int32_t v = -1;
+  assert_get(worker, "0", &v);
+  char node[1200];
+  last_node(&l1, node, sizeof node);
+  assert_int_equal(subject_take(&l2, recipe, c2, zkt_path("lead"), 0),
+                   ZKC_ETIMEDOUT);
+  assert_true(zkt_await_children(zkt_path("lead"), 2, zkt_ms(10000)));
+  /* Term 1 ends (its node deleted); L2 leads (term 2) and writes. */
+  assert_int_equal(zoo_delete(zkt_raw(), node, -1), ZOK);
+  if (l2.latch) OK(zkc_latch_await(l2.latch, zkt_ms(15000)));
+  if (l2.sel) assert_true(subject_wait(&l2, &l2.leading, zkt_ms(15000)));
+  OK(zkc_hold_fenced_set(subject_hold(&l2), data_path(), "L2", 2));
+  /* A selector queues again once its turn ended (auto_requeue does it
+   * by itself). */
+  if (l1.sel) {
+    assert_true(zkt_await(turn_over, &l1, zkt_ms(15000)));
+    OK(zkc_selector_requeue(l1.sel));
+  }
+  /* L2 lets go: L1, queued again, leads (term 3). */
+  if (l2.latch) OK(zkc_latch_close(l2.latch, ZKC_CLOSE_SILENT));
+  if (l2.sel) {
+    pthread_mutex_lock(&l2.mu);
+    l2.quit = 1;
+    pthread_cond_broadcast(&l2.cv);
+    pthread_mutex_unlock(&l2.mu);
+  }
+  term_wait_t w = {worker, t1};
+  assert_true(zkt_await(new_term, &w, zkt_ms(20000)));
+  /* The term-1 worker's write, after term 2's: must be refused. */
+  int rc = zkc_hold_fenced_set(worker, data_path(), "stale-term-1", 12);
+  printf("%s: a term-1 worker's write in term 3 said %s\n", recipe,
+         zkc_err_name(rc));
+  assert_int_not_equal(rc, ZKC_OK);
+  assert_raw("L2");
+  subject_drop(&l1);
+  subject_drop(&l2);
+  zkc_client_close(c1);
+  zkc_client_close(c2);
+  zkt_delete_tree(data_path());
+}
+
+static void latch_view_of_old_term_writes_nothing(void **state) {
+  (void)state;
+  view_of_old_term_writes_nothing("latch");
+}
+static void selector_view_of_old_term_writes_nothing(void **state) {
+  (void)state;
+  view_of_old_term_writes_nothing("selector");
+}
+
+/* ---- a set's write refused for one node: the others are let go ---- */
+
+/* The multi-lock's write finds lock b's node gone; set_lost marks every
+ * lock's hold lost, lock a's too, whose node is still there. Released,
+ * a lost mutex hold deletes nothing ("no node left to delete"): lock a's
+ * node stays while the session lives, and nobody else gets lock a. */
+static void multilock_refused_write_lets_go_of_the_rest(void **state) {
+  (void)state;
+  make_data("0");
+  zkc_client_t *c = zkt_open(NULL), *c2 = zkt_open(NULL);
+  subject_t s;
+  char path[600], pa[700];
+  snprintf(path, sizeof path, "%s", zkt_path("lock"));
+  snprintf(pa, sizeof pa, "%s/a", path);
+  OK(subject_take(&s, "multi", c, path, zkt_ms(15000)));
+  zkc_hold_t *h = subject_hold(&s);
+  blocker_t b;
+  blocker_start(&b, c);
+  char node[1200];
+  OK(zkc_mutex_lock_node(s.m[1], node, sizeof node)); /* lock b's */
+  assert_int_equal(zoo_delete(zkt_raw(), node, -1), ZOK);
+  assert_int_equal(zkc_hold_fenced_set(h, data_path(), "x", 1), ZKC_ELOST);
+  blocker_end(&b);
+  assert_true(zkt_await(hold_not_held, h, zkt_ms(10000)));
+  int rc = zkc_multilock_release(s.ml);
+  printf("multi: release after the refused write said %s; lock a's "
+         "nodes: %d\n", zkc_err_name(rc), zkt_children_count(pa));
+  /* Lock a is free again for another client. */
+  zkc_mutex_t *other = NULL;
+  OK(zkc_mutex_create(&other, c2, pa));
+  rc = zkc_mutex_acquire_timeout(other, zkt_ms(5000));
+  printf("multi: another client's acquire of lock a said %s\n",
+         zkc_err_name(rc));
+  assert_int_equal(rc, ZKC_OK);
+  OK(zkc_mutex_release(other));
+  OK(zkc_mutex_destroy(other));
+  subject_drop(&s);
+  zkc_client_close(c2);
+  zkc_client_close(c);
+  zkt_delete_tree(data_path());
+}
+
 int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(mutex_held_then_outsider_delete),
@@ -472,6 +616,11 @@ int main(int argc, char **argv) {
       cmocka_unit_test(latch_stopped_past_session),
       cmocka_unit_test(selector_stopped_past_session),
       cmocka_unit_test(async_stopped_past_session),
+      cmocka_unit_test(multilock_oldest_node_deleted),
+      cmocka_unit_test(lease_set_oldest_node_deleted),
+      cmocka_unit_test(multilock_refused_write_lets_go_of_the_rest),
+      cmocka_unit_test(latch_view_of_old_term_writes_nothing),
+      cmocka_unit_test(selector_view_of_old_term_writes_nothing),
   };
   return zkt_main(argc, argv, tests, sizeof tests / sizeof tests[0], "hold");
 }
