@@ -69,7 +69,8 @@ static int hold_still(void *obj, const zkc__fence_t *f) {
   return rc;
 }
 
-static void hold_lost(void *obj, const zkc__fence_t *f) {
+static void hold_lost(void *obj, const zkc__fence_t *f, int node) {
+  (void)node;
   (void)f;
   zkc_hold_t *h = obj;
   pthread_mutex_lock(&h->a->mu);

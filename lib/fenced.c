@@ -165,7 +165,7 @@ int zkc__hold_write(zkc_hold_t *hold, const char *fn, const char *path,
    * The recipe tells its loss when it learns of it (its watch finds the
    * node gone, or the session's LOST is dispatched). */
   if (zkc__call_check_gone(&w) || rc == ZKC_ESESSIONEXPIRED) {
-    h.kind->lost(h.obj, &h.f);
+    h.kind->lost(h.obj, &h.f, rc == ZKC_ESESSIONEXPIRED ? -1 : w.failed_check);
     rc = ZKC_ELOST;
   }
   unpin(&h);

@@ -44,7 +44,8 @@ static int cand_still(void *obj, const zkc__fence_t *f) {
 
 /* Marked only: the node's watch or the session's state change names the
  * loss and the recipe tells it (not_leader, should_stop). */
-static void cand_lost(void *obj, const zkc__fence_t *f) {
+static void cand_lost(void *obj, const zkc__fence_t *f, int node) {
+  (void)node;
   zkc__candidate_t *cand = obj;
   pthread_mutex_lock(&cand->mu);
   if (term_locked(cand, f)) {

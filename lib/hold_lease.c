@@ -47,7 +47,8 @@ static int lease_still(void *obj, const zkc__fence_t *f) {
 
 /* Marked only: the node's watch or the session's state change names the
  * loss to the semaphore's lost callback. */
-static void lease_lost(void *obj, const zkc__fence_t *f) {
+static void lease_lost(void *obj, const zkc__fence_t *f, int node) {
+  (void)node;
   (void)f;
   zkc_lease_t *l = obj;
   pthread_mutex_lock(&l->sem->mu);

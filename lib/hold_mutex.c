@@ -34,7 +34,8 @@ static int mutex_still(void *obj, const zkc__fence_t *f) {
   return zkc__mutex_hold_check(obj);
 }
 
-static void mutex_lost(void *obj, const zkc__fence_t *f) {
+static void mutex_lost(void *obj, const zkc__fence_t *f, int node) {
+  (void)node;
   (void)f;
   zkc__mutex_hold_lost(obj);
 }
@@ -95,10 +96,12 @@ static int set_enter(void *obj, int standing, zkc__fence_t *f) {
     if (rc != ZKC_OK) break;
     zkc_client_t *mine = zkc__mutex_client(locks[pinned]);
     pinned++;
-    if (pinned > 1 && (mine != c || session != f->session))
+    if (pinned > 1 && mine != c)
       rc = zkc__refuse(c, ZKC_EINVAL,
                        "a multi-lock's hold is fenced in one transaction: its "
                        "locks must share one client");
+    else if (pinned > 1 && session != f->session)
+      rc = ZKC_ELOST; /* one client, two sessions: the older one is over */
     size_t len = strlen(node);
     char *grown = rc == ZKC_OK ? realloc(f->nodes, used + len + 2) : NULL;
     if (rc == ZKC_OK && grown == NULL) rc = ZKC_ENOMEM;
@@ -129,13 +132,15 @@ static int set_still(void *obj, const zkc__fence_t *f) {
   return rc;
 }
 
-/* Which node was gone the transaction does not say: every lock's hold is
- * marked, and the set is lost as a whole. */
-static void set_lost(void *obj, const zkc__fence_t *f) {
+/* Only the lock whose node is gone is marked lost (the set is not held
+ * then): the others still hold their nodes, which the set's release
+ * deletes; lost with the session (node -1), every lock is. */
+static void set_lost(void *obj, const zkc__fence_t *f, int node) {
   (void)f;
   size_t n;
   zkc_mutex_t *const *locks = zkc__multilock_locks(obj, &n);
-  for (size_t i = 0; i < n; i++) zkc__mutex_hold_lost(locks[i]);
+  for (size_t i = 0; i < n; i++)
+    if (node < 0 || (size_t)node == i) zkc__mutex_hold_lost(locks[i]);
 }
 
 static void set_leave(void *obj) {

@@ -32,18 +32,22 @@ typedef struct zkc__hold_kind {
   const char *(*no_write)(const void *obj);
   /* The client its nodes live in (obj never NULL; never changes). */
   zkc_client_t *(*client)(const void *obj);
-  /* Pins obj for a call and fills f (its nodes the caller's to free with
-   * zkc__fence_clear): ZKC_OK, ZKC_ENOTOWNER (nothing held now), ZKC_ELOST
-   * (lost: only when `standing` is asked), ZKC_EINVAL (a set the calls
-   * cannot fence: its nodes in more than one session; a refusal message
-   * set) or ZKC_ENOMEM. Nothing to leave unless ZKC_OK. */
+  /* Begins a call and fills f (its nodes the caller's to free with
+   * zkc__fence_clear): a mutex's or a multi-lock's kind pins its holds
+   * until leave; the others copy what f needs and pin nothing (leave
+   * then only ends the call). ZKC_OK, ZKC_ENOTOWNER (nothing held now),
+   * ZKC_ELOST (lost: only when `standing` is asked; a set whose locks'
+   * nodes are in two sessions of one client), ZKC_EINVAL (a set the calls
+   * cannot fence: its locks in two clients; a refusal message set) or
+   * ZKC_ENOMEM. Nothing to leave unless ZKC_OK. */
   int (*enter)(void *obj, int standing, zkc__fence_t *f);
   /* How the hold entered as f stands now: ZKC_OK, ZKC_ELOST (lost, or a
    * later grant than f's), ZKC_ENOTOWNER. */
   int (*still)(void *obj, const zkc__fence_t *f);
   /* The hold entered as f found lost by its own call (a node gone, its
-   * session over): marked lost; told as any loss, by the recipe. */
-  void (*lost)(void *obj, const zkc__fence_t *f);
+   * session over): marked lost; told as any loss, by the recipe. node:
+   * the index in f->nodes of the node found gone, -1 for all of them. */
+  void (*lost)(void *obj, const zkc__fence_t *f, int node);
   void (*leave)(void *obj);
   /* zkc_hold_is_held's answer: 1 held, not lost, not in doubt. */
   int (*is_held)(const void *obj);

@@ -306,6 +306,8 @@ static void on_fenced(int zk_rc, const void *data) {
     if (failed >= 0) op->zk_rc = m->res[failed].err;
     /* Callers tell a check (0, whichever node) from the write (1). */
     op->failed = failed < 0 ? -1 : failed < m->ncheck ? 0 : 1;
+    /* A set's own node, so that only its lock is marked lost. */
+    op->failed_check = op->failed == 0 ? failed : -1;
     zkc__stat_t st;
     zkc__op_finish(op, rc, rc == ZKC_OK ? stat_of(&m->stat, &st) : NULL);
   }

@@ -152,6 +152,7 @@ typedef struct zkc__op {
   char *data;            /* get data: a copy, NUL-terminated */
   int data_len;
   int failed;            /* a transaction: its failing operation, -1 none */
+  int failed_check;      /* a fenced write: which checked node failed, -1 */
   /* Optional: called once the op is done, after its last touch of op (an
    * async acquire's engine learns of it so; NULL for waited ops). */
   void (*notify)(void *ctx);
@@ -281,6 +282,7 @@ typedef struct zkc__call {
   char *created;         /* the create kinds: the node's path */
   zkc__names_t children; /* ZKC__REQ_CHILDREN */
   int failed;            /* the CHECK kinds: as op->failed */
+  int failed_check;      /* the CHECK kinds: as op->failed_check */
   zkc__op_t *op;         /* the call's, from the send to the wait */
 } zkc__call_t;
 
