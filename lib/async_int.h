@@ -12,6 +12,7 @@
 #include "async_sem.h"
 #include "drive.h"
 #include "hold_fate.h"
+#include "hold_view.h"
 #include "qengine.h"
 #include "session.h"
 #include "stats.h"
@@ -37,6 +38,7 @@ typedef struct zkc__event_cb {
 } zkc__event_cb_t;
 
 struct zkc_hold {
+  zkc__hold_head_t head; /* first; its kind NULL (calloc): an async hold */
   zkc_async_t *a;
   zkc__held_t held;
   zkc__hold_rec_t rec; /* its standing: in doubt, lost, told */

@@ -15,7 +15,8 @@ int zkc__call_send(zkc_client_t *c, zkc__call_t *calls, size_t n) {
   /* Every op made before the first is sent: all of them go, or none. */
   int rc = ZKC_OK;
   size_t made = 0;
-  for (size_t i = 0; i < n; i++) calls[i].failed = -1; /* none sent yet */
+  for (size_t i = 0; i < n; i++) /* none sent yet */
+    calls[i].failed = calls[i].failed_check = -1;
   for (; made < n && rc == ZKC_OK; made++) {
     calls[made].op = malloc(sizeof *calls[made].op);
     if (calls[made].op == NULL) rc = ZKC_ENOMEM;
@@ -45,6 +46,7 @@ static void take(zkc__call_t *k, zkc__op_t *op) {
   k->children = op->children;
   op->children = (zkc__names_t){0};
   k->failed = op->failed;
+  k->failed_check = op->failed_check;
   zkc__op_free(op);
 }
 

@@ -20,6 +20,7 @@ int zkc__candidate_init(zkc__candidate_t *cand, const char *kind,
                         const char *path, const char *id,
                         zkc__observer_fn observer, void *self) {
   cand->kind = kind;
+  zkc__hold_view_init(&cand->view, ZKC__HOLD_LEADER, cand);
   cand->st = zkc__stats_for(zkc__client_stats_hub(client), recipe, path);
   cand->path = strdup(path);
   cand->id = strdup(id);

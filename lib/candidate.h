@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "hold_fate.h"
+#include "hold_view.h"
 #include "queue.h"
 #include "session.h"
 #include "stats.h"
@@ -63,6 +64,9 @@ typedef struct zkc__candidate {
   int64_t granted_us; /* while has_node: when it took the lead */
 
   pthread_mutex_t cb_mu; /* held while a user callback runs */
+  /* The view of the current term of leadership as a hold (zkc_latch_hold,
+   * zkc_selector_hold: hold_candidate.c), set at init. */
+  zkc__hold_head_t view;
 } zkc__candidate_t;
 
 /* Copies path and id, sets up the locks, takes a client reference and

@@ -1,29 +1,38 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Reads and writes under a mutex hold. A write (set, create, or
- * compare-and-set with the version a read returned) checks the hold's node
- * and writes in one transaction. A read goes through the session that owns
- * the hold's node, and only through it: that session saw the grant, and
- * ZooKeeper never serves a session from a server behind what the session
- * has seen, so the read cannot go back behind the grant (a read through
- * another session, sync or not, may be served by a server that still
- * answers from before the previous holder's writes; the one exception is
- * told in mutex.h). */
+/* Reads and writes under a hold, one implementation for every kind of
+ * hold (hold_view.h). A write (set, create, or compare-and-set with the
+ * version a read returned) checks every node of the hold and writes in
+ * one transaction. A read goes through the session that owns the hold's
+ * nodes, and only through it: that session saw the grant, and ZooKeeper
+ * never serves a session from a server behind what the session has seen,
+ * so the read cannot go back behind the grant (a read through another
+ * session, sync or not, may be served by a server that still answers from
+ * before the previous holder's writes; the one exception is told in
+ * mutex.h). */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "hold_view.h"
 #include "mutex_hold.h"
-#include "mutex_sides.h"
 #include "names.h"
 #include "queue.h"
 #include "session.h"
 #include "util.h"
 
-/* fenced_write's `version` for a create (zkc_mutex_fenced_create). */
-#define FENCED_CREATE INT32_MIN
+/* A hold pinned for one call: its kind, object and what it rests on. */
+typedef struct {
+  const zkc__hold_kind_t *kind;
+  void *obj;
+  zkc_client_t *c;
+  zkc__fence_t f;
+} pinned_t;
 
 /* A retried read goes on only while the hold stands. */
-static int hold_stands(void *m) { return zkc__mutex_hold_check(m); }
+static int hold_stands(void *p) {
+  pinned_t *h = p;
+  return h->kind->still(h->obj, &h->f);
+}
 
 /* One read of path on the hold's session, tried again after connection
  * loss while the hold stands, under the client's retry policy. A handle of
@@ -32,23 +41,22 @@ static int hold_stands(void *m) { return zkc__mutex_hold_check(m); }
  * answer from its frozen state, from before the writes of a holder granted
  * once the leader expired ours; it cannot answer the sync, and holds the
  * read behind it until it gives the connection up. */
-static int read_in_session(zkc_client_t *c, zkc_mutex_t *m, const char *path,
-                           int64_t session, char **data, size_t *len,
-                           int32_t *version) {
+static int read_in_session(pinned_t *h, const char *path, char **data,
+                           size_t *len, int32_t *version) {
   zkc__call_t rd[2] = {
       {.rq = {.kind = ZKC__REQ_SYNC, .path = path}},
       {.rq = {.kind = ZKC__REQ_GET_IN_SESSION, .path = path,
-              .session = session}}};
+              .session = h->f.session}}};
   /* Retried until connected again, or the hold's session presumed lost
    * (cut off for a whole session timeout): a lost hold is told, not waited
    * on for as long as the ensemble stays out of reach. */
-  int rc = zkc__call(c, rd, 2,
+  int rc = zkc__call(h->c, rd, 2,
                      &(zkc__call_opts_t){.limit_ms = ZKC__FOREVER,
                                          .retry = ZKC__CALL_RETRY,
                                          .deadline_ms = ZKC__FOREVER,
-                                         .session = session,
+                                         .session = h->f.session,
                                          .still = hold_stands,
-                                         .still_ctx = m});
+                                         .still_ctx = h});
   if (rc == ZKC_OK) {
     *data = rd[1].data; /* malloc'd and NUL-terminated */
     rd[1].data = NULL;
@@ -59,118 +67,207 @@ static int read_in_session(zkc_client_t *c, zkc_mutex_t *m, const char *path,
   return rc;
 }
 
-/* Why a fenced write refuses its arguments (fn names the public call). */
-static int fenced_args(zkc_mutex_t *m, const char *fn, const char *path,
-                       const void *data, size_t len) {
-  if (m == NULL) return zkc__refuse(NULL, ZKC_EINVAL, "%s: mutex is NULL", fn);
-  zkc_client_t *c = zkc__mutex_client(m);
+static zkc_client_t *hold_client(const zkc_hold_t *h) {
+  void *obj;
+  return zkc__hold_kind_of(h, &obj)->client(obj);
+}
+
+/* Enters the call and pins the hold standing: ZKC_OK (leave with unpin)
+ * or the refusal, nothing to undo. */
+static int pin(zkc_hold_t *hold, pinned_t *h) {
+  h->kind = zkc__hold_kind_of(hold, &h->obj);
+  h->c = h->kind->client(h->obj);
+  int rc = zkc__call_enter(h->c);
+  if (rc != ZKC_OK) return rc;
+  if ((rc = h->kind->enter(h->obj, 1, &h->f)) != ZKC_OK)
+    zkc__call_leave(h->c);
+  return rc;
+}
+
+static void unpin(pinned_t *h) {
+  h->kind->leave(h->obj);
+  zkc__fence_clear(&h->f);
+  zkc__call_leave(h->c);
+}
+
+int zkc__hold_get(zkc_hold_t *hold, const char *fn, const char *path,
+                  char **data, size_t *len, int32_t *version) {
+  if (data != NULL) *data = NULL;
+  if (hold == NULL) return zkc__refuse(NULL, ZKC_EINVAL, "%s: hold is NULL", fn);
+  pinned_t h = {0};
+  void *obj;
+  zkc_client_t *c = zkc__hold_kind_of(hold, &obj)->client(obj);
+  int rc = zkc__check_path(c, fn, "path", path);
+  if (rc == ZKC_OK)
+    rc = data == NULL || len == NULL || version == NULL
+             ? zkc__refuse(c, ZKC_EINVAL, "%s: %s is NULL", fn,
+                           data == NULL  ? "data"
+                           : len == NULL ? "len"
+                                         : "version")
+             : ZKC_OK;
+  if (rc != ZKC_OK || (rc = pin(hold, &h)) != ZKC_OK) return rc;
+  char *got = NULL;
+  size_t got_len = 0;
+  int32_t got_version = 0;
+  rc = read_in_session(&h, path, &got, &got_len, &got_version);
+  /* The hold's session ended: the hold went with it (the client's state
+   * change marks it lost and tells the recipe's lost notice). */
+  if (rc == ZKC_ESESSIONEXPIRED) rc = ZKC_ELOST;
+  /* Lost while the read was under way: what it read is no hold's. */
+  if (rc == ZKC_OK) rc = h.kind->still(h.obj, &h.f);
+  if (rc == ZKC_OK) {
+    *data = got;
+    *len = got_len;
+    *version = got_version;
+  } else {
+    free(got);
+  }
+  unpin(&h);
+  return rc;
+}
+
+/* Why a fenced write refuses its arguments. */
+static int write_args(zkc_hold_t *hold, const char *fn, const char *path,
+                      const void *data, size_t len) {
+  if (hold == NULL) return zkc__refuse(NULL, ZKC_EINVAL, "%s: hold is NULL", fn);
+  void *obj;
+  const zkc__hold_kind_t *kind = zkc__hold_kind_of(hold, &obj);
+  zkc_client_t *c = kind->client(obj);
   int rc = zkc__check_path(c, fn, "path", path);
   if (rc != ZKC_OK) return rc;
-  const char *why =
-      data == NULL && len > 0 ? "data is NULL with len above 0"
-      : len > ZKC__DATA_MAX   ? "len is above 1020 KiB (ZooKeeper's default "
-                                "request limit is 1 MiB)"
-      : zkc__mutex_side(m) == ZKC__SIDE_READ
-          ? "a fenced write needs the write side of a read-write lock, not "
-            "its read side"
-          : NULL;
+  const char *why = data == NULL && len > 0 ? "data is NULL with len above 0"
+                    : len > ZKC__DATA_MAX
+                        ? "len is above 1020 KiB (ZooKeeper's default "
+                          "request limit is 1 MiB)"
+                        : kind->no_write ? kind->no_write(obj)
+                                         : NULL;
   return why ? zkc__refuse(c, ZKC_EINVAL, "%s: %s", fn, why) : ZKC_OK;
 }
 
-/* zkc_mutex_fenced_set with an expected data version for path (-1: any;
- * FENCED_CREATE: a create, ZKC_ENODEEXISTS when path exists); on success
- * *new_version (when not NULL) is path's new data version. Validates its
- * arguments and returns zkc_mutex_fenced_set's codes, plus ZKC_EBADVERSION
- * when path's version is not `version` (nothing set). */
-static int fenced_write(zkc_mutex_t *m, const char *path, const void *data,
-                        size_t len, int32_t version, int32_t *new_version) {
-  int create = version == FENCED_CREATE;
-  int rc = fenced_args(m,
-                       create        ? "zkc_mutex_fenced_create"
-                       : version < 0 ? "zkc_mutex_fenced_set"
-                                     : "zkc_mutex_fenced_cas",
-                       path, data, len);
-  if (rc != ZKC_OK) return rc;
-  zkc_client_t *c = zkc__mutex_client(m);
-  if ((rc = zkc__call_enter(c)) != ZKC_OK) return rc;
-  char *node = NULL;
-  int64_t session = 0;
-  rc = zkc__mutex_hold_enter(m, &session, &node);
-  if (rc == ZKC_OK) {
-    zkc__call_t w = {.rq = {.kind = create ? ZKC__REQ_CHECK_CREATE
-                                          : ZKC__REQ_CHECK_SET,
-                            .check = node, .path = path, .data = data,
-                            .len = (int)len, .version = version}};
-    rc = create ? zkc__fenced_create_node(c, &w) : zkc__call(c, &w, 1, NULL);
-    if (rc == ZKC_OK && new_version != NULL) *new_version = w.stat.version;
-    /* Our lock node is gone, or the session that owns it has expired (the
-     * handle refuses every request): the hold is lost. The maintenance
-     * thread tells the lost callback when it learns of it (the guard finds
-     * the node gone, or the session's LOST is dispatched). */
-    if (zkc__call_check_gone(&w) || rc == ZKC_ESESSIONEXPIRED) {
-      zkc__mutex_hold_lost(m);
-      rc = ZKC_ELOST;
-    }
-    zkc__mutex_hold_leave(m);
+int zkc__hold_write(zkc_hold_t *hold, const char *fn, const char *path,
+                    const void *data, size_t len, int32_t version,
+                    int32_t *new_version) {
+  int create = version == ZKC__FENCED_CREATE;
+  int rc = write_args(hold, fn, path, data, len);
+  pinned_t h = {0};
+  if (rc != ZKC_OK || (rc = pin(hold, &h)) != ZKC_OK) return rc;
+  /* Every node of the hold checked, a set's all in the same transaction:
+   * a set missing one node is not held. */
+  zkc__call_t w = {.rq = {.kind = create ? ZKC__REQ_CHECK_CREATE
+                                        : ZKC__REQ_CHECK_SET,
+                          .check = h.f.nodes, .path = path, .data = data,
+                          .len = (int)len,
+                          .version = create ? -1 : version}};
+  rc = create ? zkc__fenced_create_node(h.c, &w) : zkc__call(h.c, &w, 1, NULL);
+  if (rc == ZKC_OK && new_version != NULL) *new_version = w.stat.version;
+  /* A node of the hold is gone, or the session that owns them has expired
+   * (the handle refuses every request): the hold is lost, nothing written.
+   * The recipe tells its loss when it learns of it (its watch finds the
+   * node gone, or the session's LOST is dispatched). */
+  if (zkc__call_check_gone(&w) || rc == ZKC_ESESSIONEXPIRED) {
+    h.kind->lost(h.obj, &h.f, rc == ZKC_ESESSIONEXPIRED ? -1 : w.failed_check);
+    rc = ZKC_ELOST;
   }
-  free(node);
-  zkc__call_leave(c);
+  unpin(&h);
   return rc;
+}
+
+/* ---- the calls on a hold ---- */
+
+int zkc_hold_fenced_set(zkc_hold_t *h, const char *path, const void *data,
+                        size_t len) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark,
+                           zkc__hold_write(h, "zkc_hold_fenced_set", path, data,
+                                           len, -1, NULL));
+}
+
+int zkc_hold_fenced_create(zkc_hold_t *h, const char *path, const void *data,
+                           size_t len) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark,
+                           zkc__hold_write(h, "zkc_hold_fenced_create", path,
+                                           data, len, ZKC__FENCED_CREATE,
+                                           NULL));
+}
+
+/* A compare-and-set without a version to compare: `set` is the call for
+ * that (fn and set name the public calls). */
+static int refuse_no_version(zkc_client_t *c, const char *fn, const char *set,
+                             int32_t version) {
+  return zkc__refuse(c, ZKC_EINVAL,
+                     "%s: version %d is below 0 (a write without comparison "
+                     "is %s)",
+                     fn, (int)version, set);
+}
+
+static int hold_fenced_cas_impl(zkc_hold_t *h, const char *path,
+                                const void *data, size_t len, int32_t version,
+                                int32_t *new_version) {
+  if (version < 0 && h != NULL)
+    return refuse_no_version(hold_client(h), "zkc_hold_fenced_cas",
+                             "zkc_hold_fenced_set", version);
+  return zkc__hold_write(h, "zkc_hold_fenced_cas", path, data, len, version,
+                         new_version);
+}
+
+int zkc_hold_fenced_cas(zkc_hold_t *h, const char *path, const void *data,
+                        size_t len, int32_t version, int32_t *new_version) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark,
+                           hold_fenced_cas_impl(h, path, data, len, version,
+                                                new_version));
+}
+
+int zkc_hold_fenced_get(zkc_hold_t *h, const char *path, char **data,
+                        size_t *len, int32_t *version) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark,
+                           zkc__hold_get(h, "zkc_hold_fenced_get", path, data,
+                                         len, version));
+}
+
+/* ---- the mutex's own fenced calls: its hold's, as zkc_mutex_hold ---- */
+
+static zkc_hold_t *mutex_view(zkc_mutex_t *m, const char *fn, int *rc) {
+  *rc = m ? ZKC_OK : zkc__refuse(NULL, ZKC_EINVAL, "%s: mutex is NULL", fn);
+  return zkc_mutex_hold(m);
+}
+
+static int mutex_write(zkc_mutex_t *m, const char *fn, const char *path,
+                       const void *data, size_t len, int32_t version,
+                       int32_t *new_version) {
+  int rc;
+  zkc_hold_t *h = mutex_view(m, fn, &rc);
+  return rc == ZKC_OK ? zkc__hold_write(h, fn, path, data, len, version,
+                                        new_version)
+                      : rc;
 }
 
 int zkc_mutex_fenced_set(zkc_mutex_t *m, const char *path, const void *data,
                          size_t len) {
   unsigned mark = zkc__public_enter();
   return zkc__public_leave(__func__, mark,
-                           fenced_write(m, path, data, len, -1, NULL));
+                           mutex_write(m, "zkc_mutex_fenced_set", path, data,
+                                       len, -1, NULL));
 }
 
 int zkc_mutex_fenced_create(zkc_mutex_t *m, const char *path, const void *data,
                             size_t len) {
   unsigned mark = zkc__public_enter();
   return zkc__public_leave(__func__, mark,
-                           fenced_write(m, path, data, len, FENCED_CREATE,
-                                        NULL));
+                           mutex_write(m, "zkc_mutex_fenced_create", path, data,
+                                       len, ZKC__FENCED_CREATE, NULL));
 }
 
 static int mutex_fenced_get_impl(zkc_mutex_t *m, const char *path, char **data,
                                  size_t *len, int32_t *version) {
   if (data != NULL) *data = NULL;
-  if (m == NULL)
-    return zkc__refuse(NULL, ZKC_EINVAL, "zkc_mutex_fenced_get: mutex is NULL");
-  zkc_client_t *c = zkc__mutex_client(m);
-  int rc = zkc__check_path(c, "zkc_mutex_fenced_get", "path", path);
-  if (rc == ZKC_OK)
-    rc = ZKC__REFUSE_IF(c, data == NULL || len == NULL || version == NULL,
-                        "zkc_mutex_fenced_get", "%s is NULL",
-                        data == NULL  ? "data"
-                        : len == NULL ? "len"
-                                      : "version");
-  if (rc != ZKC_OK) return rc;
-  rc = zkc__call_enter(c);
-  if (rc != ZKC_OK) return rc;
-  int64_t session = 0;
-  if ((rc = zkc__mutex_hold_enter(m, &session, NULL)) == ZKC_OK) {
-    char *got = NULL;
-    size_t got_len = 0;
-    int32_t got_version = 0;
-    rc = read_in_session(c, m, path, session, &got, &got_len, &got_version);
-    /* The hold's session ended: the hold went with it (the client's state
-     * change marks it lost and tells the lost callback). */
-    if (rc == ZKC_ESESSIONEXPIRED) rc = ZKC_ELOST;
-    /* Lost while the read was under way: what it read is no hold's. */
-    if (rc == ZKC_OK) rc = zkc__mutex_hold_check(m);
-    if (rc == ZKC_OK) {
-      *data = got;
-      *len = got_len;
-      *version = got_version;
-    } else {
-      free(got);
-    }
-    zkc__mutex_hold_leave(m);
-  }
-  zkc__call_leave(c);
-  return rc;
+  int rc;
+  zkc_hold_t *h = mutex_view(m, "zkc_mutex_fenced_get", &rc);
+  return rc == ZKC_OK ? zkc__hold_get(h, "zkc_mutex_fenced_get", path, data,
+                                      len, version)
+                      : rc;
 }
 
 int zkc_mutex_fenced_get(zkc_mutex_t *m, const char *path, char **data,
@@ -183,15 +280,12 @@ int zkc_mutex_fenced_get(zkc_mutex_t *m, const char *path, char **data,
 static int mutex_fenced_cas_impl(zkc_mutex_t *m, const char *path,
                                  const void *data, size_t len, int32_t version,
                                  int32_t *new_version) {
-  if (version < 0) /* no comparison: zkc_mutex_fenced_set */
-    return zkc__refuse(m ? zkc__mutex_client(m) : NULL, ZKC_EINVAL,
-                       "zkc_mutex_fenced_cas: version %d is below 0 (a write "
-                       "without comparison is zkc_mutex_fenced_set)",
-                       (int)version);
-  int rc = fenced_write(m, path, data, len, version, new_version);
-  /* The hold's session ended before the transaction was sent: nothing was
-   * set, and the hold went with the session. */
-  return rc == ZKC_ESESSIONEXPIRED ? ZKC_ELOST : rc;
+  if (version < 0)
+    return refuse_no_version(m ? zkc__mutex_client(m) : NULL,
+                             "zkc_mutex_fenced_cas", "zkc_mutex_fenced_set",
+                             version);
+  return mutex_write(m, "zkc_mutex_fenced_cas", path, data, len, version,
+                     new_version);
 }
 
 int zkc_mutex_fenced_cas(zkc_mutex_t *m, const char *path, const void *data,

@@ -36,6 +36,7 @@ struct zkc__op {
   char *data;            /* get data: a copy, NUL-terminated */
   int data_len;
   int failed;            /* a transaction: its failing operation, -1 none */
+  int failed_check;      /* a fenced write: which checked node failed, -1 */
   /* Optional: called once the op is done, after its last touch of op (an
    * async acquire's engine learns of it so; NULL for waited ops). */
   void (*notify)(void *ctx);

@@ -50,6 +50,10 @@ static int leader_locked(const zkc_latch_t *l) {
   return l->cand.has_node && !atomic_load(&l->cand.rec.lost);
 }
 
+zkc_hold_t *zkc_latch_hold(zkc_latch_t *l) {
+  return l ? ZKC__HOLD_OF(&l->cand.view) : NULL;
+}
+
 /* Leadership taken away, the node not given up yet. Caller holds cand.mu. */
 static int dropped_locked(const zkc_latch_t *l) {
   return l->cand.has_node && atomic_load(&l->cand.rec.lost);

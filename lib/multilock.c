@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hold_view.h"
 #include "mutex_hold.h"
 #include "queue.h"
 #include "session.h"
@@ -24,7 +25,18 @@ struct zkc_multilock {
   int users;    /* threads inside acquire or release */
   int64_t granted_us; /* when holds last went from 0 to 1 (stats) */
   zkc__lstats_t *st;  /* its stats record (NULL: out of memory) */
+  zkc__hold_head_t view; /* zkc_multilock_hold's */
 };
+
+zkc_mutex_t *const *zkc__multilock_locks(const zkc_multilock_t *ml,
+                                         size_t *n) {
+  *n = ml->n;
+  return ml->locks;
+}
+
+zkc_hold_t *zkc_multilock_hold(zkc_multilock_t *ml) {
+  return ml ? ZKC__HOLD_OF(&ml->view) : NULL;
+}
 
 static int by_path(const void *a, const void *b) {
   return strcmp(zkc_mutex_path(*(zkc_mutex_t *const *)a),
@@ -76,6 +88,7 @@ static int multilock_create_impl(zkc_multilock_t **out,
   }
   memcpy(ml->locks, locks, n * sizeof *locks);
   ml->n = n;
+  zkc__hold_view_init(&ml->view, ZKC__HOLD_MULTILOCK, ml);
   qsort(ml->locks, n, sizeof *locks, by_path);
   /* Two entries on one path (the same lock, two objects on it, or both
    * sides of a read-write lock): the thread would queue behind itself. */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "arrays.h"
+#include "hold_view.h"
 #include "mutex_hold.h"
 #include "mutex_struct.h"
 #include "names.h"
@@ -52,6 +53,7 @@ int zkc__mutex_new(zkc_mutex_t **out, zkc_client_t *client, const char *path,
    * saw the first state change race with these writes). */
   m->client = client;
   m->side = side;
+  zkc__hold_view_init(&m->view, ZKC__HOLD_MUTEX, m);
   static const zkc_stats_recipe_t recipes[] = {[ZKC__SIDE_MUTEX] = ZKC_STATS_MUTEX,
                                          [ZKC__SIDE_WRITE] = ZKC_STATS_WRITE,
                                          [ZKC__SIDE_READ] = ZKC_STATS_READ};
@@ -114,21 +116,31 @@ zkc_client_t *zkc__mutex_client(const zkc_mutex_t *m) { return m->client; }
 
 zkc__side_t zkc__mutex_side(const zkc_mutex_t *m) { return m->side; }
 
-int zkc__mutex_hold_enter(zkc_mutex_t *m, int64_t *session_id, char **node) {
+int zkc__mutex_hold_pin(zkc_mutex_t *m, int standing, int64_t *session_id,
+                        int64_t *token, char **node) {
   if (node) *node = NULL;
   pthread_mutex_lock(&m->mu);
   hold_t *h = my_hold(m);
-  int rc = h == NULL                     ? ZKC_ENOTOWNER
-           : atomic_load(&h->rec.lost) ? ZKC_ELOST
-                                       : ZKC_OK;
+  int rc = h == NULL                                 ? ZKC_ENOTOWNER
+           : standing && atomic_load(&h->rec.lost) ? ZKC_ELOST
+                                                   : ZKC_OK;
   if (rc == ZKC_OK && node && (*node = strdup(h->held.node)) == NULL)
     rc = ZKC_ENOMEM;
   if (rc == ZKC_OK) {
     *session_id = h->held.session_id;
+    if (token) *token = h->held.token;
     m->users++;
   }
   pthread_mutex_unlock(&m->mu);
   return rc;
+}
+
+int zkc__mutex_hold_enter(zkc_mutex_t *m, int64_t *session_id, char **node) {
+  return zkc__mutex_hold_pin(m, 1, session_id, NULL, node);
+}
+
+zkc_hold_t *zkc_mutex_hold(zkc_mutex_t *m) {
+  return m ? ZKC__HOLD_OF(&m->view) : NULL;
 }
 
 int zkc__mutex_hold_check(zkc_mutex_t *m) {

@@ -18,6 +18,10 @@ zkc_client_t *zkc__mutex_client(const zkc_mutex_t *m);
  * zkc__mutex_hold_leave. ZKC_OK, ZKC_ENOTOWNER (no hold), ZKC_ELOST (the
  * hold is lost) or ZKC_ENOMEM; nothing to leave or free unless ZKC_OK. */
 int zkc__mutex_hold_enter(zkc_mutex_t *m, int64_t *session_id, char **node);
+/* As zkc__mutex_hold_enter, with the hold's fencing token (when token is
+ * not NULL), and a lost hold pinned too unless `standing` is asked. */
+int zkc__mutex_hold_pin(zkc_mutex_t *m, int standing, int64_t *session_id,
+                        int64_t *token, char **node);
 /* How the calling thread's hold stands now: ZKC_OK, ZKC_ELOST (lost) or
  * ZKC_ENOTOWNER. */
 int zkc__mutex_hold_check(zkc_mutex_t *m);

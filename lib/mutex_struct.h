@@ -11,6 +11,7 @@
 
 #include "hash.h"
 #include "hold_fate.h"
+#include "hold_view.h"
 #include "mutex_sides.h"
 #include "queue_nodes.h"
 #include "session.h"
@@ -45,6 +46,7 @@ struct zkc_mutex {
   zkc__lstats_t *st;   /* its stats record (NULL: out of memory) */
   zkc_mutex_t *twin;   /* the other side of a read-write lock, or NULL */
   zkc__released_list_t released; /* released in doubt: a loss still told */
+  zkc__hold_head_t view; /* zkc_mutex_hold's: the calling thread's hold */
 };
 
 /* The calling thread's hold, or NULL. Caller holds m->mu. */

@@ -13,6 +13,7 @@
 int zkc__op_init(zkc__op_t *op) {
   memset(op, 0, sizeof *op);
   op->failed = -1; /* a transaction's: no operation named yet */
+  op->failed_check = -1;
   if (pthread_mutex_init(&op->mu, NULL) != 0) return ZKC_ESYSTEM;
   if (zkc__cond_init(&op->cv) != ZKC_OK) { /* monotonic: bounded waits */
     pthread_mutex_destroy(&op->mu);

@@ -286,12 +286,14 @@ static int multi_failure(int rc, const zoo_op_result_t *results, int n,
 /* ---- a write fenced by a check (ZKC__REQ_CHECK_SET, _CREATE) ---- */
 
 /* A fenced write's multi, until its completion: the results, the set's
- * stat, and the multi's own copy of the checked path (see multi_call). */
+ * stat, and the multi's own copy of the checked paths (see multi_call),
+ * split in place. ncheck checks, then the write: res has ncheck + 1. */
 typedef struct {
   zkc__op_t *op;
-  zoo_op_result_t res[2];
   struct Stat stat;
   char *check;
+  int ncheck;
+  zoo_op_result_t res[];
 } fenced_t;
 
 static void on_fenced(int zk_rc, const void *data) {
@@ -299,9 +301,14 @@ static void on_fenced(int zk_rc, const void *data) {
   int rc;
   zkc__op_t *op = arrive(m->op, zk_rc, &rc);
   if (op != NULL) {
-    rc = multi_failure(rc, m->res, 2, &op->failed);
+    int failed;
+    rc = multi_failure(rc, m->res, m->ncheck + 1, &failed);
     /* The failing operation's own code, noted on the waiting thread. */
-    if (op->failed >= 0) op->zk_rc = m->res[op->failed].err;
+    if (failed >= 0) op->zk_rc = m->res[failed].err;
+    /* Callers tell a check (0, whichever node) from the write (1). */
+    op->failed = failed < 0 ? -1 : failed < m->ncheck ? 0 : 1;
+    /* A set's own node, so that only its lock is marked lost. */
+    op->failed_check = op->failed == 0 ? failed : -1;
     zkc__stat_t st;
     zkc__op_finish(op, rc, rc == ZKC_OK ? stat_of(&m->stat, &st) : NULL);
   }
@@ -312,30 +319,46 @@ static void on_fenced(int zk_rc, const void *data) {
 void zkc__submit_fenced(zkc_client_t *c, zkc__op_t *op, const char *check,
                         const char *path, const char *data, int len,
                         int create, int32_t version) {
-  fenced_t *m = calloc(1, sizeof *m);
+  int ncheck = 1;
+  for (const char *p = check; *p; p++) ncheck += *p == '\n';
+  fenced_t *m = calloc(1, sizeof *m + (size_t)(ncheck + 1) * sizeof m->res[0]);
+  zoo_op_t *ops = calloc((size_t)ncheck + 1, sizeof *ops);
   struct ACL_vector tmp;
   const struct ACL_vector *acl = NULL;
-  int rc = m != NULL && (m->check = strdup(check)) != NULL ? ZKC_OK
-                                                          : ZKC_ENOMEM;
+  int rc = m != NULL && ops != NULL && (m->check = strdup(check)) != NULL
+               ? ZKC_OK
+               : ZKC_ENOMEM;
   if (rc == ZKC_OK && create)
     rc = zkc__acl_for(c, path, ZKC_NODE_PARENT, &tmp, &acl);
   if (rc != ZKC_OK) {
     if (m) free(m->check);
     free(m);
+    free(ops);
     refuse_now(c, op, rc);
     return;
   }
   m->op = op;
-  zoo_op_t ops[2];
-  zoo_check_op_init(&ops[0], m->check, -1); /* -1: only that it exists */
+  m->ncheck = ncheck;
+  /* Several nodes are joined with '\n', which no ZooKeeper path holds. */
+  char *one = m->check;
+  for (int i = 0; i < ncheck; i++) {
+    char *nl = strchr(one, '\n');
+    if (nl) *nl = '\0';
+    zoo_check_op_init(&ops[i], one, -1); /* -1: only that it exists */
+    one = nl ? nl + 1 : one;
+  }
   if (create)
-    zoo_create_op_init(&ops[1], path, data, len, acl, ZOO_PERSISTENT, NULL, 0);
+    zoo_create_op_init(&ops[ncheck], path, data, len, acl, ZOO_PERSISTENT,
+                       NULL, 0);
   else
-    zoo_set_op_init(&ops[1], path, data, len, version, &m->stat);
+    zoo_set_op_init(&ops[ncheck], path, data, len, version, &m->stat);
   int sync_rc = 1; /* not a ZooKeeper code: the multi was not called */
-  /* The request is serialized before zoo_amulti returns: tmp may go. */
-  ZKC__SUBMIT(c, op, multi_call(zh, 2, ops, m->res, on_fenced, m, &sync_rc));
+  /* The request is serialized before zoo_amulti returns: tmp and ops may
+   * go. */
+  ZKC__SUBMIT(c, op,
+              multi_call(zh, ncheck + 1, ops, m->res, on_fenced, m, &sync_rc));
   if (create) zkc__acl_tmp_free(&tmp);
+  free(ops);
   /* No completion will come: not called, or refused by the call itself
    * (then the client may have freed the checked path: a few bytes lost
    * rather than a double free). */

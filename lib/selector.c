@@ -67,6 +67,10 @@ static void on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
   pthread_mutex_unlock(&s->cand.cb_mu);
 }
 
+zkc_hold_t *zkc_selector_hold(zkc_selector_t *s) {
+  return s ? ZKC__HOLD_OF(&s->cand.view) : NULL;
+}
+
 /* Our node was deleted by another client while the session lived: this
  * turn of leadership must end (should_stop answers 1). */
 static void on_node_gone(void *ctx, uint64_t guard) {

@@ -11,6 +11,7 @@
 
 #include "drive.h"
 #include "hold_fate.h"
+#include "hold_view.h"
 #include "lease_run.h"
 #include "names.h"
 #include "queue.h"
@@ -30,6 +31,7 @@ struct zkc_lease {
   uint64_t *guards;   /* the watch on each node (0: none) */
   int64_t granted_us; /* when it was granted (stats) */
   zkc_lease_t *prev, *next; /* in sem->held while held */
+  zkc__hold_head_t view; /* zkc_lease_hold's (hold_lease.c) */
 };
 
 struct zkc_sem {

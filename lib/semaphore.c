@@ -409,6 +409,7 @@ int zkc__sem_grant(zkc_sem_t *s, zkc_lease_t *l) {
 zkc_lease_t *zkc__sem_lease_new(unsigned qty) {
   zkc_lease_t *l = calloc(1, sizeof *l);
   if (l == NULL) return NULL;
+  zkc__hold_view_init(&l->view, ZKC__HOLD_LEASE, l);
   l->nodes = calloc(qty, sizeof *l->nodes);
   l->guards = calloc(qty, sizeof *l->guards);
   if (l->nodes == NULL || l->guards == NULL) {

@@ -181,9 +181,11 @@ typedef enum zkc__req_kind {
                         exists asks for no permission on the node) */
   ZKC__REQ_SET,      /* `len` bytes of `data` into `path`, any version */
   ZKC__REQ_DELETE,   /* `path`, any version */
-  /* Transactions fenced by the node `check` (it must exist), answered with
-   * the failing operation's error and index (op->failed: 0 the check, 1
-   * the write; -1 when none was applied or sent): */
+  /* Transactions fenced by the node `check` (it must exist; several
+   * nodes, a set's, joined with '\n', which no ZooKeeper path holds, must
+   * all exist), answered with the failing operation's error and index
+   * (op->failed: 0 a check, 1 the write; -1 when none was applied or
+   * sent): */
   ZKC__REQ_CHECK_SET,    /* `len` bytes of `data` into `path` if its data
                             version is `version` (-1: any); the stat is
                             path's after the set */
@@ -231,6 +233,7 @@ typedef struct zkc__call {
   char *created;         /* the create kinds: the node's path */
   zkc__names_t children; /* ZKC__REQ_CHILDREN */
   int failed;            /* the CHECK kinds: as op->failed */
+  int failed_check;      /* the CHECK kinds: as op->failed_check */
   zkc__op_t *op;         /* the call's, from the send to the wait */
 } zkc__call_t;
 

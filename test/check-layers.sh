@@ -24,6 +24,8 @@
 #    reaches the queue engine's world (qworld.h);
 #  - the tests' hooks (test_hooks.h) are included only where they are
 #    defined;
+#  - one hold type: only fenced.c builds a fenced transaction (the session
+#    layer's send.c and ops.c carry it), only hold.c looks up a hold's kind;
 #  - ZooKeeper's states are translated at the door: no ZOO_* name in lib/
 #    outside it;
 #  - no file but the session layer's door (ops.c, watches.c, ops_zk.h,
@@ -242,5 +244,18 @@ if grep -rnoE '#include <zookeeper/|\bZ(OK|OO_[A-Z_]+|[A-JL-Z][A-Z]{3,})\b|\b(zo
      "$src/include" "$src/cli" "$src/examples"; then
   echo "^ public headers, the CLI and the examples must not mention the ZooKeeper client"; fail=1
 fi
-[ $fail = 0 ] && echo "layers: no include or call cycle, no arrow back up; the client struct and the session layer's shared header seen by it only, recipes through session.h, an op the kernel's (kernel_door.h), the queue engine through its world; ZooKeeper's header and states at the door only"
+# One hold type: the fenced transactions are built in fenced.c alone (the
+# session layer's send.c and ops.c carry them), and a hold's kind is looked
+# up in hold.c alone: a recipe names its view's kind by its id.
+for f in *.c; do
+  case $f in fenced.c | send.c | ops.c) ;;
+  *) if grep -qE 'ZKC__REQ_CHECK_(SET|CREATE)' "$f"; then
+       echo "$f builds a fenced transaction: the calls on a hold are fenced.c's"; fail=1
+     fi ;;
+  esac
+  if [ "$f" != hold.c ] && grep -qE '&zkc__[a-z]+_hold_kind\b' "$f"; then
+    echo "$f names a hold kind's table: only hold.c looks a kind up"; fail=1
+  fi
+done
+[ $fail = 0 ] && echo "layers: no include or call cycle, no arrow back up; the client struct and the session layer's shared header seen by it only, recipes through session.h, an op the kernel's (kernel_door.h), the queue engine through its world; ZooKeeper's header and states at the door only; fenced transactions in fenced.c, hold kinds looked up in hold.c"
 exit $fail

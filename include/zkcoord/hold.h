@@ -1,7 +1,39 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* zkcoord hold handle (zkc_hold_*): a lock granted to an asynchronous
- * acquire (zkcoord/async.h). Not tied to a thread: any thread releases it,
- * once, through its context, then frees it. */
+/* zkcoord hold handle (zkc_hold_*): one type for every grant, and one set
+ * of calls on it (token, node, is-held, fenced get, set, create and
+ * compare-and-set). Two sorts of handle:
+ *
+ * - an asynchronous acquire's own hold (zkcoord/async.h): not tied to a
+ *   thread; any thread releases it, once, through its context, then frees
+ *   it;
+ * - a recipe's borrowed view of its current grant, valid as long as the
+ *   recipe object: zkc_mutex_hold (the calling thread's hold, on either
+ *   side of a read-write lock, a downgrade's read hold too),
+ *   zkc_latch_hold and zkc_selector_hold (the current term of leadership),
+ *   zkc_lease_hold (a lease set), zkc_multilock_hold (the calling thread's
+ *   set). It is let go through its recipe: zkc_hold_release and
+ *   zkc_hold_free refuse it (ZKC_EINVAL, nothing changes). With nothing
+ *   granted (not held, between terms) its calls say ZKC_ENOTOWNER.
+ *   A view follows its recipe's current grant: one kept past its grant (a
+ *   worker of a leader's first term, in a third) acts under the later
+ *   grant. To tie work to one grant, write with zkc_hold_fenced_cas and a
+ *   version read under that grant (a write by any later holder moves the
+ *   version); comparing zkc_hold_fencing_token before a write leaves a
+ *   gap between the two.
+ *
+ * A fenced write checks every node of the hold (all of a set's) and
+ * writes, in one transaction: a hold that lost a node, or whose session
+ * ended, writes nothing (ZKC_ELOST). A leader that no longer leads is
+ * refused so: its term's node is gone. A read hold (a read side's, a
+ * multi-lock with a read side) may not write: its node keeps writers out,
+ * not other readers (ZKC_EINVAL, zkc_last_error_message says why). A
+ * fenced read goes through the hold's own session behind a sync, and is
+ * kept only if the hold (the same term) still stands after it.
+ *
+ * A hold's loss is told by its recipe's lost notice: the async context's
+ * lost callback, zkc_mutex_set_lost_callback, zkc_sem_set_lost_callback,
+ * a latch's not_leader, a selector's should_stop; a multi-lock's locks'
+ * callbacks. */
 #ifndef ZKCOORD_HOLD_H
 #define ZKCOORD_HOLD_H
 
@@ -38,7 +70,8 @@ typedef void (*zkc_hold_lost_fn)(void *ctx, zkc_lost_reason_t reason,
                                  int64_t token);
 
 
-/* Releases a hold of `async`: its node is deleted in the background (never
+/* Releases a hold of `async` (an async acquire's own; a recipe's view is
+ * ZKC_EINVAL: nothing changes): its node is deleted in the background (never
  * blocks on the network) and `done` (may be NULL) is told when the delete
  * is done (see zkc_released_fn: ZKC_ECONNLOSS or ZKC_ELOST, not ZKC_OK,
  * for a hold released while its session is not proven live), like other
@@ -50,35 +83,43 @@ ZKC_EXTERN int zkc_hold_release(zkc_async_t *async, zkc_hold_t *hold,
                                 zkc_released_fn done, void *ctx);
 
 
-/* Frees a hold, releasing it first (without a completion) when still held:
- * released in doubt, its loss learnt later is still told to the lost
- * callback, as after zkc_hold_release. NULL is ZKC_OK. Returns ZKC_OK or ZKC_ENOMEM (still held: retry). Any
- * use of the handle after it is undefined. */
+/* Frees an async acquire's hold, releasing it first (without a
+ * completion) when still held: released in doubt, its loss learnt later is
+ * still told to the lost callback, as after zkc_hold_release. NULL is
+ * ZKC_OK. Returns ZKC_OK, ZKC_ENOMEM (still held: retry) or ZKC_EINVAL (a
+ * recipe's view: nothing changes; it lives as long as its recipe object).
+ * Any use of a freed handle after it is undefined. */
 ZKC_EXTERN int zkc_hold_free(zkc_hold_t *hold);
 
 
-/* The hold's fencing token (its node's czxid). ZKC_OK, ZKC_EINVAL (NULL
- * argument), ZKC_ENOTOWNER (released). No traffic. Thread-safe. */
+/* The hold's fencing token (its node's czxid; a set's: its newest node's).
+ * ZKC_OK, ZKC_EINVAL (NULL argument), ZKC_ENOTOWNER (released, nothing
+ * granted now; a lost hold still has its token). No traffic.
+ * Thread-safe. */
 ZKC_EXTERN int zkc_hold_fencing_token(const zkc_hold_t *hold, int64_t *token);
 
 
-/* Full path of the hold's lock node, copied into `buf` (NUL-terminated).
- * Returns ZKC_OK, ZKC_EINVAL (NULL argument, or buf too small: nothing
- * copied), ZKC_ENOTOWNER (released). No traffic. Thread-safe. */
+/* Full path of the hold's node, copied into `buf` (NUL-terminated); a
+ * set's (a lease set, a multi-lock's) nodes one per line, joined with
+ * '\n', in the order they are checked. Returns ZKC_OK, ZKC_EINVAL (NULL
+ * argument, or buf too small: nothing copied), ZKC_ENOTOWNER (released,
+ * nothing granted now). No traffic. Thread-safe. */
 ZKC_EXTERN int zkc_hold_node(const zkc_hold_t *hold, char *buf, size_t len);
 
 
-/* 1 while the hold is held and not known lost, else 0 (also for NULL). No
- * traffic. Thread-safe. */
+/* 1 while the hold is held, not known lost and not in doubt, else 0 (also
+ * for NULL). No traffic. Thread-safe. */
 ZKC_EXTERN int zkc_hold_is_held(const zkc_hold_t *hold);
 
 
-/* Fenced write, as zkc_mutex_fenced_set: sets `path`'s data only if the
- * hold's node still exists, in one transaction. BLOCKS for a round trip
- * (a loop thread should use a worker for it). Returns ZKC_OK, ZKC_EINVAL
- * (NULL hold, invalid path, data NULL with len > 0, len over 1020 KiB,
- * a read side's hold), ZKC_ENOTOWNER (released), ZKC_ELOST (the node is
- * gone: the hold is marked lost), ZKC_EDEADLK (from a callback), ZKC_ECLOSED, or the
+/* Fenced write, as zkc_mutex_fenced_set: sets `path`'s data only if every
+ * node of the hold still exists, in one transaction. BLOCKS for a round
+ * trip (a loop thread should use a worker for it). Returns ZKC_OK,
+ * ZKC_EINVAL (NULL hold, invalid path, data NULL with len > 0, len over
+ * 1020 KiB, a read hold; a multi-lock whose locks are on more than one
+ * client), ZKC_ENOTOWNER (released, nothing granted now), ZKC_ELOST (a
+ * node is gone, or the session over: the hold is marked lost, nothing
+ * written), ZKC_EDEADLK (from a callback), ZKC_ECLOSED, or the
  * request's error (ZKC_ENONODE: no `path`, create it with
  * zkc_hold_fenced_create; ZKC_ECONNLOSS, ...). On ZKC_EINVAL,
  * zkc_last_error_message says which argument. Thread-safe. */
@@ -87,18 +128,45 @@ ZKC_EXTERN int zkc_hold_fenced_set(zkc_hold_t *hold, const char *path,
 
 
 /* Fenced create, as zkc_mutex_fenced_create: creates the node `path`
- * (persistent) holding `data` only if the hold's node still exists, in one
- * transaction; a missing parent is created first, empty, outside it.
+ * (persistent) holding `data` only if every node of the hold still exists,
+ * in one transaction; a missing parent is created first, empty, outside it.
  * BLOCKS for a round trip or three (a loop thread should use a worker).
  * Returns ZKC_OK, ZKC_ENODEEXISTS (`path` exists: nothing written),
- * ZKC_EINVAL (NULL hold, invalid path, data NULL with len > 0, len over
- * 1020 KiB: zkc_last_error_message says which), ZKC_ENOTOWNER (released),
- * ZKC_ELOST (the node is gone: the hold is marked lost; nothing created),
+ * ZKC_EINVAL (as zkc_hold_fenced_set: zkc_last_error_message says which),
+ * ZKC_ENOTOWNER (released, nothing granted now), ZKC_ELOST (a node is
+ * gone: the hold is marked lost; nothing created),
  * ZKC_ENOROOT, ZKC_EDEADLK (from a callback), ZKC_ECLOSED, ZKC_ENOMEM, or
  * the request's error (ZKC_ENOAUTH, ZKC_ECONNLOSS: created or not, ...).
  * Thread-safe. */
 ZKC_EXTERN int zkc_hold_fenced_create(zkc_hold_t *hold, const char *path,
                                       const void *data, size_t len);
+
+
+/* Fenced compare-and-set, as zkc_mutex_fenced_cas: sets `path`'s data only
+ * if every node of the hold still exists and `path`'s data version is
+ * `version` (as zkc_hold_fenced_get returned it), in one transaction; on
+ * ZKC_OK *new_version (may be NULL) is the new version. BLOCKS for a round
+ * trip. Returns zkc_hold_fenced_set's codes, ZKC_EINVAL for a version below
+ * 0 too, and ZKC_EBADVERSION (someone wrote `path` since: nothing set,
+ * read again). Thread-safe. */
+ZKC_EXTERN int zkc_hold_fenced_cas(zkc_hold_t *hold, const char *path,
+                                   const void *data, size_t len,
+                                   int32_t version, int32_t *new_version);
+
+
+/* Fenced read, as zkc_mutex_fenced_get: `path`'s data, read through the
+ * session that owns the hold's nodes behind a sync (never from a server
+ * behind the grant, nor from one cut off from the leader), kept only if
+ * the hold (the same term of a leader) still stands once it is answered.
+ * *data (malloc, NUL-terminated; the caller frees it) holds *len bytes of
+ * version *version. Every hold may read, a read hold too. BLOCKS for a
+ * round trip or more (retried on connection loss while the hold stands).
+ * Returns ZKC_OK, ZKC_EINVAL (NULL argument, invalid path), ZKC_ENOTOWNER,
+ * ZKC_ELOST (lost before or during the read: nothing returned), ZKC_ENONODE
+ * (no `path`), ZKC_EDEADLK, ZKC_ECLOSED, or the request's error.
+ * Thread-safe. */
+ZKC_EXTERN int zkc_hold_fenced_get(zkc_hold_t *hold, const char *path,
+                                   char **data, size_t *len, int32_t *version);
 
 #ifdef __cplusplus
 }

@@ -31,6 +31,7 @@
 #define ZKCOORD_LATCH_H
 
 #include "client.h"
+#include "hold.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -228,6 +229,18 @@ ZKC_EXTERN int zkc_latch_node(const zkc_latch_t *latch, char *buf,
  * given up after its loss is counted). Returns as zkc_mutex_stats. */
 ZKC_EXTERN int zkc_latch_stats(const zkc_latch_t *latch,
                                zkc_lock_stats_t *out);
+
+/* The latch's current term of leadership as a zkc_hold_t (zkcoord/hold.h):
+ * a view borrowed from the latch, valid while the latch exists. While the
+ * latch leads, its calls act on the term's node; a call begun in a term is
+ * refused with ZKC_ELOST once that term is over (leadership lost, or a
+ * later term begun), and a fenced write is refused with ZKC_ELOST once the
+ * term's node is gone: a leader that no longer leads writes nothing.
+ * Between terms, ZKC_ENOTOWNER. zkc_hold_release and zkc_hold_free refuse
+ * it (ZKC_EINVAL). NULL for a NULL latch. No traffic. Thread-safe.
+ * A view follows the current term (hold.h says how to tie work to one
+ * term). */
+ZKC_EXTERN zkc_hold_t *zkc_latch_hold(zkc_latch_t *latch);
 
 #ifdef __cplusplus
 }

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "common.h"
+#include "hold.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -67,6 +68,14 @@ ZKC_EXTERN int zkc_lease_is_held(const zkc_lease_t *lease);
  * NULL). Returns ZKC_OK, ZKC_EINVAL (lease or out NULL), ZKC_ENOTOWNER
  * (released), ZKC_ENOMEM. Thread-safe. */
 ZKC_EXTERN int zkc_lease_node_list(const zkc_lease_t *lease, zkc_list_t **out);
+
+/* The lease set as a zkc_hold_t (zkcoord/hold.h): a view borrowed from
+ * the lease, valid until zkc_lease_free. A fenced write checks every lease
+ * node of the set in the same transaction; the token is the newest
+ * node's. After zkc_lease_release its calls say ZKC_ENOTOWNER.
+ * zkc_hold_release and zkc_hold_free refuse it (ZKC_EINVAL). NULL for a
+ * NULL lease. No traffic. Thread-safe. */
+ZKC_EXTERN zkc_hold_t *zkc_lease_hold(zkc_lease_t *lease);
 
 #ifdef __cplusplus
 }

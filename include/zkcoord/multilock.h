@@ -27,6 +27,7 @@
 #include <stddef.h>
 
 #include "mutex.h"
+#include "hold.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -85,6 +86,20 @@ ZKC_EXTERN int zkc_multilock_is_held(const zkc_multilock_t *ml);
  * holds they are. Returns as zkc_mutex_stats. */
 ZKC_EXTERN int zkc_multilock_stats(const zkc_multilock_t *ml,
                                    zkc_lock_stats_t *out);
+
+/* The calling thread's hold of the multi-lock's whole set as a zkc_hold_t
+ * (zkcoord/hold.h): a view borrowed from the multi-lock, valid while it
+ * exists. A fenced write checks the node of every lock of the set in the
+ * same transaction (the locks must then be on one client: ZKC_EINVAL
+ * otherwise); the token is the newest node's. A write refused because
+ * one lock's node is gone (ZKC_ELOST) marks only that lock lost, told as
+ * its loss once its recipe learns of it; the other locks are not lost and
+ * no lost callback fires for them, and zkc_multilock_release still
+ * deletes their nodes. A set with a read side among
+ * its locks reads; its writes are ZKC_EINVAL. zkc_hold_release and
+ * zkc_hold_free refuse it (ZKC_EINVAL). NULL for a NULL multi-lock. No
+ * traffic. Thread-safe. */
+ZKC_EXTERN zkc_hold_t *zkc_multilock_hold(zkc_multilock_t *ml);
 
 #ifdef __cplusplus
 }

@@ -18,6 +18,7 @@
 #define ZKCOORD_MUTEX_H
 
 #include "client.h"
+#include "hold.h"
 
 /* 0.x compatibility: this header declared zkc_revoke and
  * zkc_revoke_holders; 1.0 drops this include. */
@@ -372,6 +373,17 @@ ZKC_EXTERN int zkc_mutex_node_list(zkc_mutex_t *mutex, zkc_list_t **out);
 ZKC_EXTERN int zkc_mutex_stats(const zkc_mutex_t *mutex,
                                zkc_lock_stats_t *out);
 
+
+/* The calling thread's hold on `mutex` as a zkc_hold_t (zkcoord/hold.h):
+ * a view borrowed from the mutex, valid while the mutex exists, for the
+ * calls every grant offers (zkc_hold_fencing_token, zkc_hold_node,
+ * zkc_hold_is_held, zkc_hold_fenced_get/_set/_create/_cas). Each call acts
+ * on the hold of the thread that makes it (ZKC_ENOTOWNER when it holds
+ * none). A read side's hold (a downgrade's too) reads; its writes are
+ * ZKC_EINVAL. zkc_hold_release and zkc_hold_free refuse it (ZKC_EINVAL):
+ * release through zkc_mutex_release. NULL for a NULL mutex. No traffic.
+ * Thread-safe. */
+ZKC_EXTERN zkc_hold_t *zkc_mutex_hold(zkc_mutex_t *mutex);
 
 #ifdef __cplusplus
 }

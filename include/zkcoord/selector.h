@@ -31,6 +31,7 @@
 #define ZKCOORD_SELECTOR_H
 
 #include "client.h"
+#include "hold.h"
 
 /* 0.x compatibility: this header gave the leader latch's (zkcoord/latch.h);
  * 1.0 drops this include. */
@@ -228,6 +229,16 @@ ZKC_EXTERN int zkc_selector_leader_id(zkc_selector_t *sel, char **id);
  * returning (or a lost turn's node given up). Returns as zkc_mutex_stats. */
 ZKC_EXTERN int zkc_selector_stats(const zkc_selector_t *selector,
                                   zkc_lock_stats_t *out);
+
+/* The selector's current term of leadership (take_leadership's) as a
+ * zkc_hold_t (zkcoord/hold.h), as zkc_latch_hold: a view borrowed from the
+ * selector, valid while it exists; a call begun in a term is refused with
+ * ZKC_ELOST once that term is over, and ZKC_ENOTOWNER between terms.
+ * zkc_hold_release and zkc_hold_free refuse it (ZKC_EINVAL). NULL for a
+ * NULL selector. No traffic. Thread-safe.
+ * A view follows the current term (hold.h says how to tie work to one
+ * term). */
+ZKC_EXTERN zkc_hold_t *zkc_selector_hold(zkc_selector_t *sel);
 
 #ifdef __cplusplus
 }

@@ -983,6 +983,12 @@ static void walk(walker_t *w) {
 
   RC(FRESH, "zkc_mutex_set_revocable", "mutex NULL", ZKC_EINVAL, NULL,
      zkc_mutex_set_revocable(NULL, revoked_fn, NULL));
+  VAL(FRESH, "zkc_mutex_hold", "NULL", 1, "NULL", zkc_mutex_hold(NULL) == NULL);
+  RC(FRESH, "zkc_mutex_hold", "not held (its calls)", ZKC_ENOTOWNER,
+     "nothing changes", zkc_hold_fenced_set(zkc_mutex_hold(m), "/x", "d", 1));
+  RC(OTHER, "zkc_mutex_hold", "held by another thread (its calls)",
+     ZKC_ENOTOWNER, "nothing changes",
+     zkc_hold_fencing_token(zkc_mutex_hold(m), &i64));
 
   /* ---- read-write lock and revocation ---- */
   doc_section(w, "rwlock");
@@ -1102,6 +1108,10 @@ static void walk(walker_t *w) {
      zkc_multilock_stats(NULL, &lstats));
   RC(CLOSED, "zkc_multilock_stats", "held when the client closed", ZKC_OK,
      "the counts as they stood", zkc_multilock_stats(ml, &lstats));
+  VAL(FRESH, "zkc_multilock_hold", "NULL", 1, "NULL",
+      zkc_multilock_hold(NULL) == NULL);
+  RC(FRESH, "zkc_multilock_hold", "not held (its calls)", ZKC_ENOTOWNER,
+     "nothing changes", zkc_hold_node(zkc_multilock_hold(ml), node, sizeof node));
 
   /* ---- latch ---- */
   doc_section(w, "latch");
@@ -1204,6 +1214,9 @@ static void walk(walker_t *w) {
      zkc_latch_node(l, small, sizeof small));
   RC(FRESH, "zkc_latch_node", "not leader", ZKC_ENOTOWNER, NULL,
      zkc_latch_node(l, node, sizeof node));
+  VAL(FRESH, "zkc_latch_hold", "NULL", 1, "NULL", zkc_latch_hold(NULL) == NULL);
+  RC(FRESH, "zkc_latch_hold", "not leader (its calls)", ZKC_ENOTOWNER,
+     "nothing changes", zkc_hold_fenced_set(zkc_latch_hold(l), "/x", "d", 1));
 
   /* ---- observer ---- */
   doc_section(w, "observer");
@@ -1343,6 +1356,10 @@ static void walk(walker_t *w) {
      zkc_selector_leader_id(s, NULL));
   RC(CALLBACK, "zkc_selector_leader_id", "valid", ZKC_EDEADLK, NULL,
      zkc_selector_leader_id(s, &id));
+  VAL(FRESH, "zkc_selector_hold", "NULL", 1, "NULL",
+      zkc_selector_hold(NULL) == NULL);
+  RC(FRESH, "zkc_selector_hold", "not leader (its calls)", ZKC_ENOTOWNER,
+     "nothing changes", zkc_hold_fencing_token(zkc_selector_hold(s), &i64));
   /* ---- async ---- */
   doc_section(w, "async");
   VOID(FRESH, "zkc_async_opts_init", "NULL", "no-op", zkc_async_opts_init(NULL));
@@ -1502,6 +1519,49 @@ static void walk(walker_t *w) {
      zkc_hold_fenced_set(ho, "/x", "d", 1));
   RC(CLOSED, "zkc_hold_fenced_set", "closed client", ZKC_ECLOSED, NULL,
      zkc_hold_fenced_set(ho, "/x", "d", 1));
+  RC(HELD, "zkc_hold_fenced_set", "a read side's hold (zkc_mutex_hold)",
+     ZKC_EINVAL, "nothing written",
+     zkc_hold_fenced_set(zkc_mutex_hold(zkc_rwlock_read_side(rw)), "/x", "d", 1));
+  RC(HELD, "zkc_hold_release", "a recipe's view (zkc_mutex_hold)", ZKC_EINVAL,
+     "nothing changes: still held", zkc_hold_release(as, zkc_mutex_hold(m),
+                                                     NULL, NULL));
+  RC(HELD, "zkc_hold_free", "a recipe's view (zkc_latch_hold)", ZKC_EINVAL,
+     "nothing changes: still leads", zkc_hold_free(zkc_latch_hold(l)));
+  UB(FRESH, "zkc_hold_node", "a view used after its recipe object was "
+     "destroyed", "undefined behaviour");
+  RC(FRESH, "zkc_hold_fenced_cas", "hold NULL", ZKC_EINVAL, NULL,
+     zkc_hold_fenced_cas(NULL, "/x", "d", 1, 0, NULL));
+  RC(HELD, "zkc_hold_fenced_cas", "version below 0", ZKC_EINVAL,
+     "nothing written", zkc_hold_fenced_cas(ho, "/x", "d", 1, -1, NULL));
+  RC(HELD, "zkc_hold_fenced_cas", "path invalid", ZKC_EINVAL, NULL,
+     zkc_hold_fenced_cas(ho, "x", "d", 1, 0, NULL));
+  RC(HELD, "zkc_hold_fenced_cas", "data NULL, len 1", ZKC_EINVAL, NULL,
+     zkc_hold_fenced_cas(ho, "/x", NULL, 1, 0, NULL));
+  RC(HELD, "zkc_hold_fenced_cas", "a read side's hold (zkc_mutex_hold)",
+     ZKC_EINVAL, "nothing written",
+     zkc_hold_fenced_cas(zkc_mutex_hold(zkc_rwlock_read_side(rw)), "/x", "d",
+                         1, 0, NULL));
+  RC(FRESH, "zkc_hold_fenced_cas", "a view with nothing granted",
+     ZKC_ENOTOWNER, "nothing written",
+     zkc_hold_fenced_cas(zkc_selector_hold(s), "/x", "d", 1, 0, NULL));
+  RC(CALLBACK, "zkc_hold_fenced_cas", "from a callback", ZKC_EDEADLK, NULL,
+     zkc_hold_fenced_cas(ho, "/x", "d", 1, 0, NULL));
+  RC(CLOSED, "zkc_hold_fenced_cas", "closed client", ZKC_ECLOSED, NULL,
+     zkc_hold_fenced_cas(ho, "/x", "d", 1, 0, NULL));
+  RC(FRESH, "zkc_hold_fenced_get", "hold NULL", ZKC_EINVAL, "*data NULL",
+     zkc_hold_fenced_get(NULL, "/x", prep_text(&text), &n, &count32));
+  RC(HELD, "zkc_hold_fenced_get", "data, len or version NULL", ZKC_EINVAL, NULL,
+     zkc_hold_fenced_get(ho, "/x", NULL, &n, &count32));
+  RC(HELD, "zkc_hold_fenced_get", "path invalid", ZKC_EINVAL, NULL,
+     zkc_hold_fenced_get(ho, "x", &text, &n, &count32));
+  RC(FRESH, "zkc_hold_fenced_get", "a view with nothing granted",
+     ZKC_ENOTOWNER, "*data NULL",
+     zkc_hold_fenced_get(zkc_latch_hold(l), "/x", prep_text(&text), &n,
+                         &count32));
+  RC(CALLBACK, "zkc_hold_fenced_get", "from a callback", ZKC_EDEADLK, NULL,
+     zkc_hold_fenced_get(ho, "/x", &text, &n, &count32));
+  RC(CLOSED, "zkc_hold_fenced_get", "closed client", ZKC_ECLOSED, NULL,
+     zkc_hold_fenced_get(ho, "/x", &text, &n, &count32));
 
   /* ---- semaphore ---- */
   doc_section(w, "sem");
@@ -1590,6 +1650,9 @@ static void walk(walker_t *w) {
      zkc_lease_node_list(ls, NULL));
   RC(CLOSED, "zkc_lease_node_list", "released", ZKC_ENOTOWNER, NULL,
      zkc_lease_node_list(ls, &lst));
+  VAL(FRESH, "zkc_lease_hold", "NULL", 1, "NULL", zkc_lease_hold(NULL) == NULL);
+  RC(CLOSED, "zkc_lease_hold", "released (its calls)", ZKC_ENOTOWNER,
+     "nothing changes", zkc_hold_fencing_token(zkc_lease_hold(ls), &i64));
   RC(FRESH, "zkc_sem_contender_list", "client NULL", ZKC_EINVAL,
      "*leases and *queue NULL", zkc_sem_contender_list(NULL, "/x", &lst, &lst2));
   RC(FRESH, "zkc_sem_contender_list", "leases or queue NULL", ZKC_EINVAL, NULL,

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The calls on a hold (zkcoord/hold.h), one set for every grant: an async
+ * acquire's own hold and each recipe's view alike, each asked through its
+ * kind (hold_view.h). The fenced reads and writes are fenced.c's. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "hold_view.h"
+#include "session.h"
+
+const zkc__hold_kind_t *zkc__hold_kind_of(const zkc_hold_t *h, void **obj) {
+  static const zkc__hold_kind_t *const kinds[] = {
+      [ZKC__HOLD_ASYNC] = &zkc__async_hold_kind,
+      [ZKC__HOLD_MUTEX] = &zkc__mutex_hold_kind,
+      [ZKC__HOLD_MULTILOCK] = &zkc__multilock_hold_kind,
+      [ZKC__HOLD_LEADER] = &zkc__candidate_hold_kind,
+      [ZKC__HOLD_LEASE] = &zkc__lease_hold_kind};
+  const zkc__hold_head_t *head = (const zkc__hold_head_t *)h;
+  /* An async acquire's own hold is its own object. */
+  *obj = head->kind == ZKC__HOLD_ASYNC ? (void *)h : head->obj;
+  return kinds[head->kind];
+}
+
+static zkc_client_t *client_of(const zkc_hold_t *h) {
+  void *obj;
+  return h ? zkc__hold_kind_of(h, &obj)->client(obj) : NULL;
+}
+
+/* A recipe's view is let go through its recipe, never here. */
+static int refuse_borrowed(const zkc_hold_t *h, const char *fn) {
+  void *obj;
+  if (!zkc__hold_kind_of(h, &obj)->borrowed) return ZKC_OK;
+  return zkc__refuse(client_of(h), ZKC_EINVAL,
+                     "%s: the hold is a recipe's view (zkc_mutex_hold, "
+                     "zkc_latch_hold, ...): release it through its recipe",
+                     fn);
+}
+
+static int hold_release_impl(zkc_async_t *a, zkc_hold_t *h,
+                             zkc_released_fn done, void *ctx) {
+  int rc = zkc__refuse_null(client_of(h), "zkc_hold_release", "async",
+                            a == NULL, "hold", h == NULL, (char *)NULL);
+  if (rc == ZKC_OK) rc = refuse_borrowed(h, "zkc_hold_release");
+  return rc == ZKC_OK ? zkc__async_hold_release(a, h, done, ctx) : rc;
+}
+
+int zkc_hold_release(zkc_async_t *a, zkc_hold_t *h, zkc_released_fn done,
+                     void *ctx) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark, hold_release_impl(a, h, done, ctx));
+}
+
+static int hold_free_impl(zkc_hold_t *h) {
+  if (h == NULL) return ZKC_OK;
+  int rc = refuse_borrowed(h, "zkc_hold_free");
+  return rc == ZKC_OK ? zkc__async_hold_free(h) : rc;
+}
+
+int zkc_hold_free(zkc_hold_t *h) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark, hold_free_impl(h));
+}
+
+/* What the hold rests on now, standing or not (the token and node of a
+ * hold in doubt or lost are still its own). */
+static int peek(const zkc_hold_t *h, zkc__fence_t *f) {
+  void *obj;
+  const zkc__hold_kind_t *kind = zkc__hold_kind_of(h, &obj);
+  int rc = kind->enter(obj, 0, f);
+  if (rc == ZKC_OK) kind->leave(obj);
+  return rc;
+}
+
+static int hold_fencing_token_impl(const zkc_hold_t *h, int64_t *token) {
+  int rc = zkc__refuse_null(client_of(h), "zkc_hold_fencing_token", "hold",
+                            h == NULL, "token", token == NULL, (char *)NULL);
+  if (rc != ZKC_OK) return rc;
+  zkc__fence_t f = {0};
+  if ((rc = peek(h, &f)) == ZKC_OK) *token = f.token;
+  zkc__fence_clear(&f);
+  return rc;
+}
+
+int zkc_hold_fencing_token(const zkc_hold_t *h, int64_t *token) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark, hold_fencing_token_impl(h, token));
+}
+
+static int hold_node_impl(const zkc_hold_t *h, char *buf, size_t len) {
+  int rc = zkc__refuse_null(client_of(h), "zkc_hold_node", "hold", h == NULL,
+                            "buf", buf == NULL, (char *)NULL);
+  if (rc != ZKC_OK) return rc;
+  if (len == 0)
+    return zkc__refuse(client_of(h), ZKC_EINVAL, "zkc_hold_node: len is 0");
+  zkc__fence_t f = {0};
+  if ((rc = peek(h, &f)) != ZKC_OK) return rc;
+  size_t need = strlen(f.nodes) + 1;
+  if (need <= len)
+    memcpy(buf, f.nodes, need);
+  else
+    rc = zkc__refuse(client_of(h), ZKC_EINVAL,
+                     "zkc_hold_node: buf of %zu bytes is too small "
+                     "(the node's path needs %zu)",
+                     len, need);
+  zkc__fence_clear(&f);
+  return rc;
+}
+
+int zkc_hold_node(const zkc_hold_t *h, char *buf, size_t len) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark, hold_node_impl(h, buf, len));
+}
+
+int zkc_hold_is_held(const zkc_hold_t *h) {
+  if (h == NULL) return 0;
+  void *obj;
+  return zkc__hold_kind_of(h, &obj)->is_held(obj);
+}

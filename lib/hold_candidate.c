@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* A leader's term as a hold (zkc_latch_hold, zkc_selector_hold): its node
+ * while it leads. A call entered in one term stands only while that term
+ * does: once leadership is lost, or a later term has begun, its read is
+ * dropped and its write was fenced by the old node, which is gone. This is
+ * what makes a leader that no longer leads harmless. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "candidate.h"
+#include "hold_view.h"
+
+static zkc_client_t *cand_client(const void *obj) {
+  return ((const zkc__candidate_t *)obj)->client;
+}
+
+static int cand_enter(void *obj, int standing, zkc__fence_t *f) {
+  zkc__candidate_t *cand = obj;
+  pthread_mutex_lock(&cand->mu);
+  int rc = !cand->has_node                             ? ZKC_ENOTOWNER
+           : standing && atomic_load(&cand->rec.lost) ? ZKC_ELOST
+                                                      : ZKC_OK;
+  if (rc == ZKC_OK && (f->nodes = strdup(cand->held.node)) == NULL)
+    rc = ZKC_ENOMEM;
+  f->session = cand->rec.session;
+  f->token = cand->rec.token;
+  pthread_mutex_unlock(&cand->mu);
+  return rc;
+}
+
+/* Still the term f was entered in, and leading. */
+static int term_locked(const zkc__candidate_t *cand, const zkc__fence_t *f) {
+  return cand->has_node && cand->rec.token == f->token;
+}
+
+static int cand_still(void *obj, const zkc__fence_t *f) {
+  zkc__candidate_t *cand = obj;
+  pthread_mutex_lock(&cand->mu);
+  int rc = term_locked(cand, f) && !atomic_load(&cand->rec.lost) ? ZKC_OK
+                                                                 : ZKC_ELOST;
+  pthread_mutex_unlock(&cand->mu);
+  return rc;
+}
+
+/* Marked only: the node's watch or the session's state change names the
+ * loss and the recipe tells it (not_leader, should_stop). */
+static void cand_lost(void *obj, const zkc__fence_t *f, int node) {
+  (void)node;
+  zkc__candidate_t *cand = obj;
+  pthread_mutex_lock(&cand->mu);
+  if (term_locked(cand, f)) {
+    zkc__hold_rec_lose(&cand->rec, NULL);
+    pthread_cond_broadcast(&cand->cv); /* the thread sees the term end */
+  }
+  pthread_mutex_unlock(&cand->mu);
+}
+
+static void cand_leave(void *obj) { (void)obj; }
+
+static int cand_is_held(const void *obj) {
+  zkc__candidate_t *cand = (zkc__candidate_t *)obj;
+  pthread_mutex_lock(&cand->mu);
+  int held = cand->has_node && zkc__hold_rec_stands(&cand->rec, cand->client);
+  pthread_mutex_unlock(&cand->mu);
+  return held;
+}
+
+const zkc__hold_kind_t zkc__candidate_hold_kind = {
+    .borrowed = 1,
+    .no_write = NULL,
+    .client = cand_client,
+    .enter = cand_enter,
+    .still = cand_still,
+    .lost = cand_lost,
+    .leave = cand_leave,
+    .is_held = cand_is_held,
+};

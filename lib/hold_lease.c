@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* A semaphore's lease set as a hold (zkc_lease_hold): every node of the
+ * set is checked by a fenced write, in the same transaction, and its token
+ * is the newest node's. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "hold_view.h"
+#include "sem.h"
+
+zkc_hold_t *zkc_lease_hold(zkc_lease_t *l) {
+  return l ? ZKC__HOLD_OF(&l->view) : NULL;
+}
+
+static zkc_client_t *lease_client(const void *obj) {
+  return ((const zkc_lease_t *)obj)->sem->client;
+}
+
+/* The nodes are kept until the lease is freed: no lock to read them. */
+static int lease_enter(void *obj, int standing, zkc__fence_t *f) {
+  zkc_lease_t *l = obj;
+  if (atomic_load(&l->released)) return ZKC_ENOTOWNER;
+  if (standing && atomic_load(&l->rec.lost)) return ZKC_ELOST;
+  size_t len = 0;
+  for (size_t i = 0; i < l->n; i++) len += strlen(l->nodes[i].node) + 1;
+  if ((f->nodes = malloc(len ? len : 1)) == NULL) return ZKC_ENOMEM;
+  char *p = f->nodes;
+  *p = '\0';
+  for (size_t i = 0; i < l->n; i++) {
+    size_t one = strlen(l->nodes[i].node);
+    if (i > 0) *p++ = '\n';
+    memcpy(p, l->nodes[i].node, one + 1);
+    p += one;
+  }
+  f->session = l->rec.session;
+  f->token = l->rec.token;
+  return ZKC_OK;
+}
+
+static int lease_still(void *obj, const zkc__fence_t *f) {
+  (void)f; /* a lease is one grant, never another */
+  zkc_lease_t *l = obj;
+  return atomic_load(&l->released)   ? ZKC_ENOTOWNER
+         : atomic_load(&l->rec.lost) ? ZKC_ELOST
+                                     : ZKC_OK;
+}
+
+/* Marked only: the node's watch or the session's state change names the
+ * loss to the semaphore's lost callback. */
+static void lease_lost(void *obj, const zkc__fence_t *f, int node) {
+  (void)node;
+  (void)f;
+  zkc_lease_t *l = obj;
+  pthread_mutex_lock(&l->sem->mu);
+  zkc__hold_rec_lose(&l->rec, NULL);
+  pthread_mutex_unlock(&l->sem->mu);
+}
+
+static void lease_leave(void *obj) { (void)obj; }
+
+static int lease_is_held(const void *obj) { return zkc_lease_is_held(obj); }
+
+const zkc__hold_kind_t zkc__lease_hold_kind = {
+    .borrowed = 1,
+    .no_write = NULL,
+    .client = lease_client,
+    .enter = lease_enter,
+    .still = lease_still,
+    .lost = lease_lost,
+    .leave = lease_leave,
+    .is_held = lease_is_held,
+};
