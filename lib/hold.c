@@ -8,13 +8,22 @@
 #include "hold_view.h"
 #include "session.h"
 
+/* A bound hold (zkc_hold_bind): one grant of another hold, named by its
+ * token. A recipe's view follows the recipe's current grant (a leader's
+ * next term, a mutex's next acquisition); a bound hold answers for the
+ * grant it was bound to only, and refuses every call once that grant is
+ * over (ZKC_ELOST), even while its recipe holds again. Its calls are the
+ * inner hold's, behind one comparison of tokens. Below. */
+static const zkc__hold_kind_t bound_kind;
+
 const zkc__hold_kind_t *zkc__hold_kind_of(const zkc_hold_t *h, void **obj) {
   static const zkc__hold_kind_t *const kinds[] = {
       [ZKC__HOLD_ASYNC] = &zkc__async_hold_kind,
       [ZKC__HOLD_MUTEX] = &zkc__mutex_hold_kind,
       [ZKC__HOLD_MULTILOCK] = &zkc__multilock_hold_kind,
       [ZKC__HOLD_LEADER] = &zkc__candidate_hold_kind,
-      [ZKC__HOLD_LEASE] = &zkc__lease_hold_kind};
+      [ZKC__HOLD_LEASE] = &zkc__lease_hold_kind,
+      [ZKC__HOLD_BOUND] = &bound_kind};
   const zkc__hold_head_t *head = (const zkc__hold_head_t *)h;
   /* An async acquire's own hold is its own object. */
   *obj = head->kind == ZKC__HOLD_ASYNC ? (void *)h : head->obj;
@@ -36,11 +45,20 @@ static int refuse_borrowed(const zkc_hold_t *h, const char *fn) {
                      fn);
 }
 
+static int is_bound(const zkc_hold_t *h) {
+  return ((const zkc__hold_head_t *)h)->kind == ZKC__HOLD_BOUND;
+}
+
 static int hold_release_impl(zkc_async_t *a, zkc_hold_t *h,
                              zkc_released_fn done, void *ctx) {
   int rc = zkc__refuse_null(client_of(h), "zkc_hold_release", "async",
                             a == NULL, "hold", h == NULL, (char *)NULL);
   if (rc == ZKC_OK) rc = refuse_borrowed(h, "zkc_hold_release");
+  if (rc == ZKC_OK && is_bound(h))
+    rc = zkc__refuse(client_of(h), ZKC_EINVAL,
+                     "zkc_hold_release: the hold is bound (zkc_hold_bind): "
+                     "release its grant through the hold it was bound from; "
+                     "zkc_hold_free frees the binding");
   return rc == ZKC_OK ? zkc__async_hold_release(a, h, done, ctx) : rc;
 }
 
@@ -52,6 +70,10 @@ int zkc_hold_release(zkc_async_t *a, zkc_hold_t *h, zkc_released_fn done,
 
 static int hold_free_impl(zkc_hold_t *h) {
   if (h == NULL) return ZKC_OK;
+  if (is_bound(h)) { /* the binding only, never its grant */
+    free(h);
+    return ZKC_OK;
+  }
   int rc = refuse_borrowed(h, "zkc_hold_free");
   return rc == ZKC_OK ? zkc__async_hold_free(h) : rc;
 }
@@ -115,4 +137,111 @@ int zkc_hold_is_held(const zkc_hold_t *h) {
   if (h == NULL) return 0;
   void *obj;
   return zkc__hold_kind_of(h, &obj)->is_held(obj);
+}
+
+/* ---- bound holds ---- */
+
+typedef struct bound {
+  zkc__hold_head_t head; /* ZKC__HOLD_BOUND, obj: this */
+  zkc_hold_t *inner;
+  int64_t token; /* the grant it is bound to */
+} bound_t;
+
+static const zkc__hold_kind_t *inner_of(const bound_t *b, void **obj) {
+  return zkc__hold_kind_of(b->inner, obj);
+}
+
+static const char *b_no_write(const void *obj) {
+  void *io;
+  const zkc__hold_kind_t *k = inner_of(obj, &io);
+  return k->no_write ? k->no_write(io) : NULL;
+}
+
+static zkc_client_t *b_client(const void *obj) {
+  void *io;
+  return inner_of(obj, &io)->client(io);
+}
+
+/* The inner hold's enter, kept only while it rests on the bound grant;
+ * nothing granted now means the bound grant is over too. */
+static int b_enter(void *obj, int standing, zkc__fence_t *f) {
+  const bound_t *b = obj;
+  void *io;
+  const zkc__hold_kind_t *k = inner_of(b, &io);
+  int rc = k->enter(io, standing, f);
+  if (rc == ZKC_ENOTOWNER) return ZKC_ELOST;
+  if (rc == ZKC_OK && f->token != b->token) {
+    k->leave(io);
+    zkc__fence_clear(f);
+    return ZKC_ELOST;
+  }
+  return rc;
+}
+
+static int b_still(void *obj, const zkc__fence_t *f) {
+  void *io;
+  int rc = inner_of(obj, &io)->still(io, f);
+  return rc == ZKC_ENOTOWNER ? ZKC_ELOST : rc;
+}
+
+static void b_lost(void *obj, const zkc__fence_t *f, int node) {
+  void *io;
+  inner_of(obj, &io)->lost(io, f, node);
+}
+
+static void b_leave(void *obj) {
+  void *io;
+  inner_of(obj, &io)->leave(io);
+}
+
+static int b_is_held(const void *obj) {
+  zkc__fence_t f = {0};
+  void *io;
+  const zkc__hold_kind_t *k = inner_of(obj, &io);
+  if (b_enter((void *)obj, 1, &f) != ZKC_OK) return 0;
+  int held = k->is_held(io);
+  k->leave(io);
+  zkc__fence_clear(&f);
+  return held;
+}
+
+static const zkc__hold_kind_t bound_kind = {
+    .borrowed = 0,
+    .no_write = b_no_write,
+    .client = b_client,
+    .enter = b_enter,
+    .still = b_still,
+    .lost = b_lost,
+    .leave = b_leave,
+    .is_held = b_is_held};
+
+static int bind_hold(zkc_hold_t *h, zkc_hold_t **out) {
+  void *io;
+  const zkc__hold_kind_t *k = zkc__hold_kind_of(h, &io);
+  zkc__fence_t f = {0};
+  int rc = k->enter(io, 1, &f);
+  if (rc != ZKC_OK) return rc;
+  int64_t token = f.token;
+  k->leave(io);
+  zkc__fence_clear(&f);
+  bound_t *b = malloc(sizeof *b);
+  if (b == NULL) return ZKC_ENOMEM;
+  zkc__hold_view_init(&b->head, ZKC__HOLD_BOUND, b);
+  b->inner = h;
+  b->token = token;
+  *out = ZKC__HOLD_OF(&b->head);
+  return ZKC_OK;
+}
+
+
+static int hold_bind_impl(zkc_hold_t *h, zkc_hold_t **out) {
+  if (out != NULL) *out = NULL;
+  int rc = zkc__refuse_null(client_of(h), "zkc_hold_bind", "hold", h == NULL,
+                            "out", out == NULL, (char *)NULL);
+  return rc == ZKC_OK ? bind_hold(h, out) : rc;
+}
+
+int zkc_hold_bind(zkc_hold_t *h, zkc_hold_t **out) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark, hold_bind_impl(h, out));
 }

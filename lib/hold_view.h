@@ -60,7 +60,8 @@ typedef enum {
   ZKC__HOLD_MUTEX,
   ZKC__HOLD_MULTILOCK,
   ZKC__HOLD_LEADER, /* a latch's or a selector's term */
-  ZKC__HOLD_LEASE
+  ZKC__HOLD_LEASE,
+  ZKC__HOLD_BOUND /* zkc_hold_bind's: one grant of another hold (hold.c) */
 } zkc__hold_kind_id_t;
 
 /* The first member of every hold, the async acquire's and each recipe's
@@ -100,6 +101,7 @@ extern const zkc__hold_kind_t zkc__mutex_hold_kind;
 extern const zkc__hold_kind_t zkc__multilock_hold_kind;
 extern const zkc__hold_kind_t zkc__candidate_hold_kind;
 extern const zkc__hold_kind_t zkc__lease_hold_kind;
+
 
 /* The locks of a multi-lock, in its order (multilock.c). */
 zkc_mutex_t *const *zkc__multilock_locks(const zkc_multilock_t *ml, size_t *n);

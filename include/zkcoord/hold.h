@@ -18,8 +18,8 @@
  *   worker of a leader's first term, in a third) acts under the later
  *   grant. To tie work to one grant, write with zkc_hold_fenced_cas and a
  *   version read under that grant (a write by any later holder moves the
- *   version); comparing zkc_hold_fencing_token before a write leaves a
- *   gap between the two.
+ *   version), or bind a hold to it (zkc_hold_bind), whose every call is
+ *   refused once that grant is over.
  *
  * A fenced write checks every node of the hold (all of a set's) and
  * writes, in one transaction: a hold that lost a node, or whose session
@@ -85,11 +85,27 @@ ZKC_EXTERN int zkc_hold_release(zkc_async_t *async, zkc_hold_t *hold,
 
 /* Frees an async acquire's hold, releasing it first (without a
  * completion) when still held: released in doubt, its loss learnt later is
- * still told to the lost callback, as after zkc_hold_release. NULL is
+ * still told to the lost callback, as after zkc_hold_release. A bound hold
+ * (zkc_hold_bind): frees the binding only, never its grant. NULL is
  * ZKC_OK. Returns ZKC_OK, ZKC_ENOMEM (still held: retry) or ZKC_EINVAL (a
  * recipe's view: nothing changes; it lives as long as its recipe object).
  * Any use of a freed handle after it is undefined. */
 ZKC_EXTERN int zkc_hold_free(zkc_hold_t *hold);
+
+/* A hold bound to the one grant `hold` has now: every call on *out
+ * (token, node, is_held, the fenced calls) answers for that grant only,
+ * and once it is over (released, lost, or followed by another grant of
+ * the same recipe: a leader's next term, a mutex's next acquisition) is
+ * refused with ZKC_ELOST (zkc_hold_is_held 0), nothing written. Give it to
+ * the work that belongs to one grant (a leader's worker of one term).
+ * *out is the caller's, freed with zkc_hold_free (which frees the binding,
+ * never the grant); zkc_hold_release refuses it (ZKC_EINVAL). It must be
+ * freed before `hold` ends (its recipe object destroyed, an async hold
+ * freed). Bound from a mutex's or multi-lock's view, it answers as that
+ * view does, for the calling thread's hold. Returns ZKC_OK, ZKC_EINVAL (NULL hold or out), ZKC_ENOTOWNER
+ * (nothing granted now), ZKC_ELOST (the grant is lost), ZKC_ENOMEM. No
+ * traffic. Thread-safe, callable from callbacks. */
+ZKC_EXTERN int zkc_hold_bind(zkc_hold_t *hold, zkc_hold_t **out);
 
 
 /* The hold's fencing token (its node's czxid; a set's: its newest node's).

@@ -496,15 +496,19 @@ static int turn_over(void *ctx) {
   return over;
 }
 
-static void old_term_cas_refused_view_follows(const char *recipe) {
+static void bound_to_old_term_refused(const char *recipe) {
   make_data("0");
   zkc_client_t *c1 = zkt_open(NULL), *c2 = zkt_open(NULL);
   subject_t l1, l2;
   OK(subject_take(&l1, recipe, c1, zkt_path("lead"), zkt_ms(15000)));
   /* Term 1: the hold handed to a worker, which reads. */
-  zkc_hold_t *worker = subject_hold(&l1);
-  int64_t t1 = 0;
+  zkc_hold_t *worker = subject_hold(&l1), *bound = NULL;
+  int64_t t1 = 0, bt = 0;
   OK(zkc_hold_fencing_token(worker, &t1));
+  OK(zkc_hold_bind(worker, &bound)); /* the worker's: term 1 only */
+  OK(zkc_hold_fencing_token(bound, &bt));
+  assert_int_equal(bt, t1);
+  assert_true(zkc_hold_is_held(bound));
   int32_t v = -1;
   assert_get(worker, "0", &v);
   char node[1200];
@@ -533,6 +537,20 @@ static void old_term_cas_refused_view_follows(const char *recipe) {
   }
   term_wait_t w = {worker, t1};
   assert_true(zkt_await(new_term, &w, zkt_ms(20000)));
+  /* The term-1 worker's bound hold in term 3: every call refused. */
+  assert_int_equal(zkc_hold_fenced_set(bound, data_path(), "stale-term-1", 12),
+                   ZKC_ELOST);
+  assert_int_equal(zkc_hold_fenced_create(bound, data_path(), "x", 1), ZKC_ELOST);
+  assert_int_equal(zkc_hold_fencing_token(bound, &bt), ZKC_ELOST);
+  assert_false(zkc_hold_is_held(bound));
+  char *got = NULL;
+  size_t got_len = 0;
+  int32_t got_v = 0;
+  assert_int_equal(zkc_hold_fenced_get(bound, data_path(), &got, &got_len, &got_v),
+                   ZKC_ELOST);
+  assert_null(got);
+  OK(zkc_hold_free(bound)); /* the binding only: term 3 goes on */
+  assert_raw("L2");
   /* The term-1 worker's compare-and-set with the version it read in term
    * 1, after term 2's write: refused, term 2's data intact. */
   int32_t nv = -1;
@@ -552,13 +570,46 @@ static void old_term_cas_refused_view_follows(const char *recipe) {
   zkt_delete_tree(data_path());
 }
 
-static void latch_old_term_cas_refused_view_follows(void **state) {
+/* A hold bound to a mutex's first grant answers for that grant only: after
+ * a release and a new acquisition by the same thread, the bound hold
+ * refuses (ZKC_ELOST, nothing written) while the view writes under the new
+ * grant. */
+static void mutex_bound_to_first_grant(void **state) {
   (void)state;
-  old_term_cas_refused_view_follows("latch");
+  make_data("0");
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_mutex_t *m = NULL;
+  OK(zkc_mutex_create(&m, c, zkt_path("lock")));
+  zkc_hold_t *none = NULL;
+  assert_int_equal(zkc_hold_bind(zkc_mutex_hold(m), &none), ZKC_ENOTOWNER);
+  assert_null(none);
+  OK(zkc_mutex_acquire(m));
+  zkc_hold_t *bound = NULL;
+  OK(zkc_hold_bind(zkc_mutex_hold(m), &bound));
+  OK(zkc_hold_fenced_set(bound, data_path(), "grant-1", 7));
+  assert_raw("grant-1");
+  OK(zkc_mutex_release(m));
+  assert_int_equal(zkc_hold_fenced_set(bound, data_path(), "late", 4), ZKC_ELOST);
+  OK(zkc_mutex_acquire(m));
+  assert_int_equal(zkc_hold_fenced_set(bound, data_path(), "late", 4), ZKC_ELOST);
+  assert_false(zkc_hold_is_held(bound));
+  assert_raw("grant-1");
+  OK(zkc_hold_fenced_set(zkc_mutex_hold(m), data_path(), "grant-2", 7));
+  assert_raw("grant-2");
+  OK(zkc_hold_free(bound));
+  OK(zkc_mutex_release(m));
+  OK(zkc_mutex_destroy(m));
+  zkc_client_close(c);
+  zkt_delete_tree(data_path());
 }
-static void selector_old_term_cas_refused_view_follows(void **state) {
+
+static void latch_bound_to_old_term_refused(void **state) {
   (void)state;
-  old_term_cas_refused_view_follows("selector");
+  bound_to_old_term_refused("latch");
+}
+static void selector_bound_to_old_term_refused(void **state) {
+  (void)state;
+  bound_to_old_term_refused("selector");
 }
 
 /* ---- a set's write refused for one node: the others are let go ---- */
@@ -625,8 +676,9 @@ int main(int argc, char **argv) {
       cmocka_unit_test(multilock_oldest_node_deleted),
       cmocka_unit_test(lease_set_oldest_node_deleted),
       cmocka_unit_test(multilock_refused_write_lets_go_of_the_rest),
-      cmocka_unit_test(latch_old_term_cas_refused_view_follows),
-      cmocka_unit_test(selector_old_term_cas_refused_view_follows),
+      cmocka_unit_test(mutex_bound_to_first_grant),
+      cmocka_unit_test(latch_bound_to_old_term_refused),
+      cmocka_unit_test(selector_bound_to_old_term_refused),
   };
   return zkt_main(argc, argv, tests, sizeof tests / sizeof tests[0], "hold");
 }

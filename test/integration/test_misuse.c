@@ -314,6 +314,23 @@ SIZED_OPTS(async, zkc_async_opts_t)
 
 /* ---- helpers that keep rows one expression long ---- */
 
+/* zkc_hold_bind's refusal, its *out set to NULL (-1001 when not). */
+static int bind_refused(zkc_hold_t *h) {
+  zkc_hold_t *b = (zkc_hold_t *)&b;
+  int rc = zkc_hold_bind(h, &b);
+  if (rc == ZKC_OK) zkc_hold_free(b);
+  return rc != ZKC_OK && b != NULL ? -1001 : rc;
+}
+
+/* zkc_hold_release of a hold bound from h (-1000 when h binds nothing). */
+static int release_bound(zkc_async_t *a, zkc_hold_t *h) {
+  zkc_hold_t *b = NULL;
+  if (zkc_hold_bind(h, &b) != ZKC_OK) return -1000;
+  int rc = zkc_hold_release(a, b, NULL, NULL);
+  zkc_hold_free(b);
+  return rc;
+}
+
 /* The result of a create: on failure *out must be NULL; on success the
  * object is destroyed again (creating one makes no traffic). */
 static zkc_mutex_t **prep_m(zkc_mutex_t **p) { *p = (zkc_mutex_t *)1; return p; }
@@ -986,6 +1003,8 @@ static void walk(walker_t *w) {
   VAL(FRESH, "zkc_mutex_hold", "NULL", 1, "NULL", zkc_mutex_hold(NULL) == NULL);
   RC(FRESH, "zkc_mutex_hold", "not held (its calls)", ZKC_ENOTOWNER,
      "nothing changes", zkc_hold_fenced_set(zkc_mutex_hold(m), "/x", "d", 1));
+  RC(FRESH, "zkc_hold_bind", "nothing granted (a mutex not held)",
+     ZKC_ENOTOWNER, "*out NULL", bind_refused(zkc_mutex_hold(m)));
   RC(OTHER, "zkc_mutex_hold", "held by another thread (its calls)",
      ZKC_ENOTOWNER, "nothing changes",
      zkc_hold_fencing_token(zkc_mutex_hold(m), &i64));
@@ -1488,6 +1507,12 @@ static void walk(walker_t *w) {
      zkc_hold_fencing_token(NULL, &i64));
   RC(HELD, "zkc_hold_fencing_token", "token NULL", ZKC_EINVAL, NULL,
      zkc_hold_fencing_token(ho, NULL));
+  RC(FRESH, "zkc_hold_bind", "hold NULL", ZKC_EINVAL, "*out NULL",
+     bind_refused(NULL));
+  RC(HELD, "zkc_hold_bind", "out NULL", ZKC_EINVAL, NULL,
+     zkc_hold_bind(ho, NULL));
+  RC(HELD, "zkc_hold_release", "a bound hold (zkc_hold_bind)", ZKC_EINVAL,
+     "nothing changes: the grant stays held", release_bound(as, ho));
   RC(FRESH, "zkc_hold_node", "hold NULL", ZKC_EINVAL, NULL,
      zkc_hold_node(NULL, node, sizeof node));
   RC(HELD, "zkc_hold_node", "buf NULL or len 0", ZKC_EINVAL, NULL,
