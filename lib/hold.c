@@ -83,12 +83,12 @@ int zkc_hold_free(zkc_hold_t *h) {
   return zkc__public_leave(__func__, mark, hold_free_impl(h));
 }
 
-/* What the hold rests on now, standing or not (the token and node of a
- * hold in doubt or lost are still its own). */
-static int peek(const zkc_hold_t *h, zkc__fence_t *f) {
+/* What the hold rests on now; with `standing`, only while it stands
+ * (else the token and node of a hold in doubt or lost are still its own). */
+static int peek(const zkc_hold_t *h, int standing, zkc__fence_t *f) {
   void *obj;
   const zkc__hold_kind_t *kind = zkc__hold_kind_of(h, &obj);
-  int rc = kind->enter(obj, 0, f);
+  int rc = kind->enter(obj, standing, f);
   if (rc == ZKC_OK) kind->leave(obj);
   return rc;
 }
@@ -98,7 +98,7 @@ static int hold_fencing_token_impl(const zkc_hold_t *h, int64_t *token) {
                             h == NULL, "token", token == NULL, (char *)NULL);
   if (rc != ZKC_OK) return rc;
   zkc__fence_t f = {0};
-  if ((rc = peek(h, &f)) == ZKC_OK) *token = f.token;
+  if ((rc = peek(h, 0, &f)) == ZKC_OK) *token = f.token;
   zkc__fence_clear(&f);
   return rc;
 }
@@ -115,7 +115,7 @@ static int hold_node_impl(const zkc_hold_t *h, char *buf, size_t len) {
   if (len == 0)
     return zkc__refuse(client_of(h), ZKC_EINVAL, "zkc_hold_node: len is 0");
   zkc__fence_t f = {0};
-  if ((rc = peek(h, &f)) != ZKC_OK) return rc;
+  if ((rc = peek(h, 0, &f)) != ZKC_OK) return rc;
   size_t need = strlen(f.nodes) + 1;
   if (need <= len)
     memcpy(buf, f.nodes, need);
@@ -216,14 +216,11 @@ static const zkc__hold_kind_t bound_kind = {
     .is_held = b_is_held};
 
 static int bind_hold(zkc_hold_t *h, zkc_hold_t **out) {
-  void *io;
-  const zkc__hold_kind_t *k = zkc__hold_kind_of(h, &io);
   zkc__fence_t f = {0};
-  int rc = k->enter(io, 1, &f);
-  if (rc != ZKC_OK) return rc;
+  int rc = peek(h, 1, &f);
   int64_t token = f.token;
-  k->leave(io);
   zkc__fence_clear(&f);
+  if (rc != ZKC_OK) return rc;
   bound_t *b = malloc(sizeof *b);
   if (b == NULL) return ZKC_ENOMEM;
   zkc__hold_view_init(&b->head, ZKC__HOLD_BOUND, b);
