@@ -667,13 +667,7 @@ static void curator_latch_interop(void **state) {
  * thread is still busy in is_leader and has not given the node up: others
  * see none at once, and not_leader, told after is_leader returns, sees
  * none either. */
-static int not_calls_reach(void *ctx) {
-  record_t *r = ctx;
-  pthread_mutex_lock(&r->mu);
-  int n = r->not_calls;
-  pthread_mutex_unlock(&r->mu);
-  return n >= 1;
-}
+static int not_calls_reach(void *ctx) { return not_calls(ctx) >= 1; }
 static int called(void *ctx) { return atomic_load(&((slot_t *)ctx)->called); }
 static int leadership_gone(void *ctx) { return !zkc_latch_has_leadership(ctx); }
 
