@@ -4,6 +4,7 @@
 #define THREADED
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include <zookeeper/zookeeper.h>
 
 #include "session_shared.h"
@@ -101,9 +102,36 @@ int zkc__error_detailed_since(unsigned mark, int rc) {
   return detail_seq != mark && detail_rc == rc;
 }
 
+/* "zkc_<identifier>: ..." */
+static int names_a_call(const char *msg) {
+  if (strncmp(msg, "zkc_", 4) != 0) return 0;
+  size_t i = 4;
+  while (msg[i] == '_' || (msg[i] >= 'a' && msg[i] <= 'z') ||
+         (msg[i] >= '0' && msg[i] <= '9'))
+    i++;
+  return msg[i] == ':' && msg[i + 1] == ' ';
+}
+
 int zkc__public_leave(const char *fn, unsigned mark, int rc) {
-  if (rc >= 0 || zkc__error_detailed_since(mark, rc)) return rc;
-  snprintf(last_message, sizeof last_message, "%s: %s", fn, zkc_strerror(rc));
+  if (rc >= 0) return rc;
+  if (!zkc__error_detailed_since(mark, rc)) {
+    snprintf(last_message, sizeof last_message, "%s: %s", fn, zkc_strerror(rc));
+    return rc;
+  }
+  /* A detail written deep down (a layout refusal says "lock: path ...")
+   * still names the public call first, as zkc_last_error_message promises;
+   * one that names a call already (the unsized form the caller wrote,
+   * where fn is its _size body) is kept. */
+  size_t n = strlen(fn);
+  if (!names_a_call(last_message)) {
+    size_t room = sizeof last_message - 1, head = n + 2 < room ? n + 2 : room;
+    size_t keep = strnlen(last_message, room);
+    if (keep > room - head) keep = room - head;
+    memmove(last_message + head, last_message, keep);
+    memcpy(last_message, fn, head < n ? head : n);
+    if (head == n + 2) memcpy(last_message + n, ": ", 2);
+    last_message[head + keep] = '\0';
+  }
   return rc;
 }
 

@@ -34,7 +34,7 @@
 #include "lease.h"
 #include "semaphore.h"
 
-/* 0.x compatibility: this header gave mutex.h; 1.0 drops this include. */
+/* 0.x compatibility: this header gave mutex.h; kept through 1.x. */
 #include "mutex.h"
 
 #ifdef __cplusplus

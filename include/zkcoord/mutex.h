@@ -21,7 +21,7 @@
 #include "hold.h"
 
 /* 0.x compatibility: this header declared zkc_revoke and
- * zkc_revoke_holders; 1.0 drops this include. */
+ * zkc_revoke_holders; kept through 1.x. */
 #include "revoke.h"
 
 #ifdef __cplusplus

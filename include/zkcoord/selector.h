@@ -34,7 +34,7 @@
 #include "hold.h"
 
 /* 0.x compatibility: this header gave the leader latch's (zkcoord/latch.h);
- * 1.0 drops this include. */
+ * kept through 1.x. */
 #include "latch.h"
 
 #ifdef __cplusplus

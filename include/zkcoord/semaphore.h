@@ -55,7 +55,7 @@
 #include "status.h"
 
 /* 0.x compatibility: this header declared the shared count's calls and
- * gave mutex.h; 1.0 drops these two includes. */
+ * gave mutex.h; both kept through 1.x. */
 #include "mutex.h"
 #include "shared_count.h"
 

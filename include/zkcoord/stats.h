@@ -149,7 +149,7 @@ ZKC_EXTERN int zkc_client_set_event_hook(zkc_client_t *client,
 #endif
 
 /* 0.x compatibility: this header declared every recipe's stats getter, and
- * so gave every recipe's header; 1.0 drops these includes. */
+ * so gave every recipe's header; kept through 1.x. */
 #include "async.h"
 #include "latch.h"
 #include "multilock.h"

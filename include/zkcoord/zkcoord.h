@@ -21,7 +21,7 @@
 #include "hold.h"
 #include "stats.h"
 
-/* 0.x compatibility header (forwards to latch.h); 1.0 drops it. */
+/* 0.x compatibility header (forwards to latch.h); kept through 1.x. */
 #include "leader.h"
 
 #endif /* ZKCOORD_ZKCOORD_H */
