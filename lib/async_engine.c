@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The async acquire's engine: each pending acquire is a run that never
  * blocks, the same one a blocking acquire drives (drive.h): a lock's run of
- * the queue engine (qengine.c), or a semaphore's (async_sem.c), stepped
+ * the queue engine (qengine.c), or a semaphore's acquire
+ * (sem_run.c),, stepped
  * through its calls (zkc__run_calls_t) by one engine thread per context
  * whenever a request completes, a watch fires or the session changes. No
  * thread per waiter. A release's delete is stepped here too. */
@@ -17,6 +18,7 @@
 #include "kernel_door.h" /* its ops whole: the async driver */
 #include "mutex_sides.h"
 #include "names.h"
+#include "queue.h" /* the queue run's calls */
 #include "session.h"
 #include "test_hooks.h"
 #include "util.h"
@@ -120,10 +122,10 @@ int zkc__async_sem_init(zkc_async_t *a, acq_t *q, zkc_sem_t *s, unsigned qty,
                         int64_t deadline) {
   q->a = a;
   q->deadline = deadline;
-  q->sem = zkc__asem_new(s, qty, deadline, &engine, q);
+  q->sem = zkc__srun_new(s, qty, deadline, &engine, q);
   if (q->sem == NULL) return ZKC_ENOMEM;
   q->sem_obj = s;
-  q->calls = &zkc__asem_calls;
+  q->calls = &zkc__srun_calls;
   q->run = q->sem;
   return ZKC_OK;
 }
@@ -239,7 +241,7 @@ static int grant(zkc_async_t *a, acq_t *q, uint64_t seq) {
  * ends it). 1 when the run goes on. */
 static int grant_leases(zkc_async_t *a, acq_t *q) {
   zkc_lease_t *l = NULL;
-  (void)zkc__asem_result(q->sem, &l);
+  (void)zkc__srun_result(q->sem, &l);
   pthread_mutex_lock(&a->mu);
   int mine = !q->decided;
   if (mine) {
@@ -249,7 +251,7 @@ static int grant_leases(zkc_async_t *a, acq_t *q) {
   int rc = q->rc;
   pthread_mutex_unlock(&a->mu);
   if (!mine) {
-    zkc__asem_refuse(q->sem, l, rc);
+    zkc__srun_refuse(q->sem, l, rc);
     return 1;
   }
   if ((rc = zkc__sem_grant(q->sem_obj, l)) == ZKC_OK) {
@@ -264,7 +266,7 @@ static int grant_leases(zkc_async_t *a, acq_t *q) {
     q->rc = ZKC_OK;
   }
   pthread_mutex_unlock(&a->mu);
-  zkc__asem_refuse(q->sem, l, rc);
+  zkc__srun_refuse(q->sem, l, rc);
   return 1;
 }
 
@@ -316,7 +318,7 @@ static int step_acquire(zkc_async_t *a, acq_t *q, int64_t *next_wake) {
         break;
       case ZKC__QN_TIME: at = run->wake_at(r); break;
       case ZKC__QN_DONE: {
-        int rc = q->sem ? zkc__asem_result(q->sem, NULL)
+        int rc = q->sem ? zkc__srun_result(q->sem, NULL)
                         : zkc__qrun_result(&q->qrun, NULL);
         if (rc == ZKC_OK) {
           if (q->sem ? grant_leases(a, q) : grant(a, q, seq)) continue;
@@ -366,7 +368,7 @@ static int step(zkc_async_t *a, acq_t *q, int64_t *next_wake) {
 
 void zkc__async_acq_free(acq_t *q) {
   if (q->sem_obj) {
-    zkc__asem_free(q->sem);
+    zkc__srun_free(q->sem);
     zkc__sem_leave(q->sem_obj); /* its destroy may go on */
   } else if (q->fn) {
     char *base = (char *)q->qrun.base; /* the run borrowed it from us */

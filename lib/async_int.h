@@ -9,11 +9,11 @@
 #include <pthread.h>
 #include <stdint.h>
 
-#include "async_sem.h"
 #include "drive.h"
 #include "hold_fate.h"
 #include "hold_view.h"
 #include "qengine.h"
+#include "sem_run.h"
 #include "session.h"
 #include "stats.h"
 #include "zkcoord/async.h"
@@ -61,7 +61,7 @@ typedef struct acq {
                                        release's delete) */
   const zkc__run_calls_t *calls; /* an acquire's run and how it is */
   void *run;                     /* stepped: &run (a lock's) or sem */
-  zkc__asem_t *sem;              /* a semaphore's run */
+  zkc__srun_t *sem;              /* a semaphore's run */
   zkc_sem_t *sem_obj;            /* ... and its semaphore */
   int64_t deadline;              /* an acquire's */
   zkc_released_fn released;

@@ -100,7 +100,7 @@ int zkc__delete_answered(zkc_client_t *c, const char *node, int rc);
 
 /* The client's retry wait (zkc__retry_wait, session_shared.h) in two
  * halves, for a caller that does not block (the queue engine's world,
- * qworld.c; the async semaphore's run, async_sem.c): the decision, ZKC_OK
+ * qworld.c; the semaphore's acquire run, sem_run.c): the decision, ZKC_OK
  * with *wake_at the end of the backoff (attempt incremented) or the reason
  * to stop as zkc__retry_wait's; the pause is zkc__pause_until (session.h). */
 int zkc__retry_delay(zkc_client_t *c, int *attempt, int rc,

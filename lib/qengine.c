@@ -725,7 +725,7 @@ static void watched(zkc__qrun_t *r) {
  * the children), when another recipe's: ZKC_ELAYOUT, told to the thread
  * and the log. Every read checks it, so that of two recipes started on
  * one path at once, the one whose read sees the other's nodes gives way
- * (a semaphore checks the path itself too, see semaphore.c). */
+ * (a semaphore checks the path itself too, see sem_run.c). */
 static int layout_refused(zkc__qrun_t *r) {
   if (r->layout == ZKC__AS_NONE) return ZKC_OK;
   zkc__recipe_layout_t as = (zkc__recipe_layout_t)r->layout;

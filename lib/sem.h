@@ -9,12 +9,10 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "drive.h"
 #include "hold_fate.h"
 #include "hold_view.h"
-#include "lease_run.h"
 #include "names.h"
-#include "queue.h"
+#include "queue_nodes.h" /* zkc__held_t */
 #include "session.h"
 #include "stats.h"
 #include "zkcoord/semaphore.h"
@@ -55,10 +53,9 @@ struct zkc_sem {
 
 /* The guard of a lease node: deleted by another client (the lease is lost). */
 void zkc__sem_on_node_gone(void *ctx, uint64_t guard);
-/* Frees a lease handle and its node names. */
-void zkc__sem_lease_delete(zkc_lease_t *l);
 
-/* What the blocking acquire and the async one (async_sem.c) share. */
+/* What the acquires share, blocking or async, around their one run
+ * (sem_run.h). */
 /* ZKC_EINVAL (told as fn's) when qty is 0 or above a fixed limit. */
 int zkc__sem_qty_check(const zkc_sem_t *s, const char *fn, unsigned qty);
 /* An acquire of qty begins: ZKC_EDEADLK when this object's own leases
@@ -66,24 +63,17 @@ int zkc__sem_qty_check(const zkc_sem_t *s, const char *fn, unsigned qty);
  * refuses meanwhile: ZKC_EBUSY). */
 int zkc__sem_enter(zkc_sem_t *s, unsigned qty);
 void zkc__sem_leave(zkc_sem_t *s);
-/* An empty lease handle with room for qty nodes (NULL: no memory). */
-zkc_lease_t *zkc__sem_lease_new(unsigned qty);
-/* The lease run of qty leases by the head of s's queue (q, whose read
- * showed `seen` leases), told through drv (NULL: the caller waits):
- * ZKC_OK or ZKC_ENOMEM. Its calls for a driver: zkc__sem_lease_calls. */
-int zkc__sem_leases_init(zkc__lrun_t *run, zkc_sem_t *s, unsigned qty,
-                         const zkc__held_t *q, int seen, int64_t deadline,
-                         const zkc__qdriver_t *drv, void *drv_ctx);
-extern const zkc__run_calls_t zkc__sem_lease_calls;
-/* A lease run done: its result; its nodes moved into l whatever the result
- * (the caller's to delete on failure); *q_gone when its last create let
- * the queue node go; the run cleared. */
-int zkc__sem_leases_end(zkc__lrun_t *run, unsigned qty, zkc_lease_t *l,
-                        int *q_gone);
 /* The grant: l (its nodes made, fitting) becomes one of s's held leases,
  * its nodes guarded. ZKC_ELOST when its session is gone already (queue
  * again; the nodes are still the caller's). */
 int zkc__sem_grant(zkc_sem_t *s, zkc_lease_t *l);
+
+/* ---- sem_run.c: the lease handle the acquire run fills ---- */
+
+/* An empty lease handle with room for qty nodes (NULL: no memory). */
+zkc_lease_t *zkc__sem_lease_new(unsigned qty);
+/* Frees a lease handle and its node names. */
+void zkc__sem_lease_delete(zkc_lease_t *l);
 
 /* ---- sem_count.c ---- */
 

@@ -9,18 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "drive.h"
 #include "hold_fate.h"
-#include "lease_run.h"
 #include "names.h"
-#include "queue.h"
 #include "sem.h"
+#include "sem_run.h"
 #include "session.h"
 #include "unsized.h"
-#include "test_hooks.h"
 #include "util.h"
-
-void (*zkc__sem_seam)(const char *leases);
 
 void zkc__sem_opts_defaults(zkc_sem_opts_t *o) {
   if (o == NULL) return;
@@ -199,186 +194,6 @@ int zkc_sem_stats(const zkc_sem_t *s, zkc_lock_stats_t *out) {
   return zkc__public_leave(__func__, mark, sem_stats_impl(s, out));
 }
 
-/* The lease nodes this object's leases hold (a lease run's `held`). */
-static size_t held_nodes(void *ctx) {
-  zkc_sem_t *s = ctx;
-  pthread_mutex_lock(&s->mu);
-  size_t n = s->held_nodes;
-  pthread_mutex_unlock(&s->mu);
-  return n;
-}
-
-/* ---- acquiring ---- */
-
-/* 1 for a delete's result that leaves nothing behind to report. */
-static int delete_settled(int rc) {
-  return rc == ZKC_OK || rc == ZKC_ELOST || rc == ZKC_ECLOSED;
-}
-
-/* Deletes the nodes of an acquisition that failed (guaranteed deletes).
- * Returns ZKC_OK, or the first refusal (an ACL without DELETE): those nodes
- * stay until the session ends, and the caller must say so. */
-static int drop_nodes(zkc_client_t *c, zkc_lease_t *l, int64_t limit) {
-  int refused = ZKC_OK;
-  for (size_t i = 0; i < l->n; i++) {
-    int r = zkc__lock_delete_by(c, l->nodes[i].node, limit);
-    if (!delete_settled(r) && refused == ZKC_OK) refused = r;
-    free(l->nodes[i].node);
-    l->nodes[i].node = NULL;
-  }
-  l->n = 0;
-  return refused;
-}
-
-/* The lease run's calls, for the blocking driver (drive.h). */
-static zkc__qneed_t l_step(void *r) { return zkc__lrun_step(r); }
-static int l_ops(void *r, zkc__op_t **ops) { return zkc__lrun_ops(r, ops); }
-static void l_give_up(void *r) { zkc__lrun_give_up(r); }
-static zkc__waiter_t *l_waiter(void *r) { return zkc__lrun_waiter(r); }
-static void l_woken(void *r, zkc__wake_t why) { zkc__lrun_woken(r, why); }
-static int64_t l_wake_at(const void *r) { return zkc__lrun_wake_at(r); }
-static void l_stop(void *r, int rc) { zkc__lrun_stop(r, rc); }
-const zkc__run_calls_t zkc__sem_lease_calls = {
-    l_step, l_ops, l_give_up, l_waiter, l_woken, l_wake_at, l_stop};
-
-int zkc__sem_leases_init(zkc__lrun_t *run, zkc_sem_t *s, unsigned qty,
-                         const zkc__held_t *q, int seen, int64_t deadline,
-                         const zkc__qdriver_t *drv, void *drv_ctx) {
-  zkc__lrun_how_t how = {.path = s->path, .leases = s->leases,
-                         .count = s->count_path, .queue_node = q->node,
-                         .queue_session = q->session_id, .qty = qty,
-                         .max = s->max, .held = held_nodes, .held_ctx = s,
-                         .deadline = deadline,
-                         .layout_known = atomic_load(&s->layout_known) != 0,
-                         .seen = seen, .drv = drv, .drv_ctx = drv_ctx};
-  return zkc__lrun_init(run, s->client, &how);
-}
-
-int zkc__sem_leases_end(zkc__lrun_t *run, unsigned qty, zkc_lease_t *l,
-                        int *q_gone) {
-  int rc = zkc__lrun_result(run);
-  zkc__held_t *nodes = zkc__lrun_take_nodes(run);
-  *q_gone = zkc__lrun_let_go(run);
-  zkc__lrun_clear(run);
-  for (unsigned i = 0; nodes && i < qty; i++)
-    if (nodes[i].node) l->nodes[l->n++] = nodes[i];
-  free(nodes);
-  return rc;
-}
-
-/* As the head of the queue (q, its read having shown `seen` leases), takes
- * the leases into l: the lease run, its nodes moved to l whatever the
- * result. *woken_us: when the run was last told its way was clear (left as
- * it was when it waited for none). *q_gone: the run let the queue node go. */
-static int take_leases(zkc_sem_t *s, unsigned qty, const zkc__held_t *q,
-                       int seen, int64_t deadline, zkc_lease_t *l,
-                       int64_t *woken_us, int *q_gone) {
-  zkc__lrun_t run;
-  zkc__op_t **ops = malloc((qty + ZKC__LRUN_READS) * sizeof *ops);
-  int rc = ops ? zkc__sem_leases_init(&run, s, qty, q, seen, deadline, NULL,
-                                      NULL)
-               : ZKC_ENOMEM;
-  if (rc != ZKC_OK) {
-    free(ops);
-    return rc;
-  }
-  zkc__drive_here(&zkc__sem_lease_calls, &run, s->client, deadline, ops,
-                  woken_us);
-  free(ops);
-  return zkc__sem_leases_end(&run, qty, l, q_gone);
-}
-
-/* Deletes `path` if it is empty (a parent we made on a path refused after
- * all); any answer will do. */
-static void remove_if_empty(zkc_client_t *c, const char *path, int64_t limit) {
-  zkc__call_t del = {.rq = {.kind = ZKC__REQ_DELETE, .path = path}};
-  (void)zkc__call(c, &del, 1,
-                  &(zkc__call_opts_t){.limit_ms = limit,
-                                      .retry = ZKC__CALL_ONCE});
-}
-
-/* The layout of the semaphore's path (its own children: locks/ and
- * leases/ are the semaphore's, a lock's or a latch's nodes another
- * recipe's), into *layouts: ZKC_ELAYOUT when another recipe's, told to the
- * thread and the log. Connection loss is retried under the client's policy
- * within the deadline. */
-static int layout_check(zkc_sem_t *s, int64_t deadline, unsigned *layouts) {
-  zkc_client_t *c = s->client;
-  zkc__call_t list = {.rq = {.kind = ZKC__REQ_CHILDREN, .path = s->path}};
-  int rc = zkc__call(c, &list, 1,
-                     &(zkc__call_opts_t){.limit_ms = zkc__limit_after(deadline),
-                                         .retry = ZKC__CALL_RETRY,
-                                         .deadline_ms = deadline});
-  if (rc == ZKC_OK)
-    rc = zkc__rk_layout(c, ZKC__AS_SEMAPHORE, ZKC__LRUN_WHO, s->path,
-                        &list.children, layouts);
-  zkc__call_clear(&list, 1);
-  return rc == ZKC_ENONODE ? ZKC_OK : rc; /* nothing there yet */
-}
-
-/* One pass: the queue node on locks/ (every read of the queue has a read
- * of leases/ behind it), then the lease run (the lease nodes with the
- * reads the admission rests on behind them, the path's layout among them
- * until this object accepted it once: of two recipes begun on the path at
- * once, the one whose read sees the other's nodes gives way). Two round
- * trips when nobody is in the way. Before the first grant of this object
- * the path's layout is read first, so that a semaphore on another recipe's
- * path is refused before it makes a node there, which that recipe's users
- * would take for a semaphore's. The queue node's delete is not waited for:
- * the admission rests on the leases read, and the session's later requests
- * go after it. When the leases read with the queue's showed room for ours,
- * our lease's create deletes it in the same transaction: the next head is
- * woken a round trip sooner, and the ensemble writes once for both
- * (lease_run.h's seen). On failure
- * no node of ours is left, and after a refusal of the layout no parent we
- * made either. *woken_us: when the acquire was last
- * told its way was clear, by the queue or the leases (0: never). */
-static int attempt(zkc_sem_t *s, unsigned qty, int64_t deadline,
-                   zkc_lease_t *l, int64_t *woken_us) {
-  zkc_client_t *c = s->client;
-  int64_t limit = zkc__limit_after(deadline);
-  unsigned before = ZKC_LAYOUT_SEMAPHORE;
-  int rc = atomic_load(&s->layout_known) ? ZKC_OK
-                                         : layout_check(s, deadline, &before);
-  zkc__held_t q = {0};
-  int seen = -1, q_gone = 0;
-  if (rc == ZKC_OK)
-    /* No room is trusted under a shared count (lease_run.h): no read. */
-    rc = zkc__lock_acquire_also(c, s->locks, ZKC__LOCK_NAME,
-                                s->count_path ? NULL : s->leases, deadline,
-                                &q, &seen);
-  if (rc == ZKC_OK) {
-    *woken_us = q.woken_us;
-    if (zkc__sem_seam) zkc__sem_seam(s->leases);
-    rc = take_leases(s, qty, &q, seen, deadline, l, woken_us, &q_gone);
-  }
-  if (rc == ZKC_OK) {
-    /* Let go behind the leases' round, or now; a refusal is logged. */
-    if (!q_gone) (void)zkc__lock_delete_nowait(c, q.node);
-    free(q.node);
-    atomic_store(&s->layout_known, 1);
-    return ZKC_OK;
-  }
-  /* A queue node we cannot delete blocks everyone behind it: a refused
-   * delete is reported rather than the reason we stopped (as the mutex
-   * does), since waiting cannot cure it. One let go already is deleted
-   * again, waited for: gone, that is settled; refused, it is reported
-   * (queueing again behind it would wait for ever). */
-  int left = q.node ? zkc__lock_delete_by(c, q.node, limit) : ZKC_OK;
-  free(q.node);
-  int refused = drop_nodes(c, l, limit);
-  if (refused != ZKC_OK) rc = refused;
-  else if (!delete_settled(left)) rc = left;
-  if (rc == ZKC_ELAYOUT) {
-    atomic_store(&s->layout_known, 0);
-    if (!(before & ZKC_LAYOUT_SEMAPHORE)) {
-      remove_if_empty(c, s->leases, limit);
-      remove_if_empty(c, s->locks, limit);
-    }
-  }
-  return rc;
-}
-
 /* Records a granted lease (s->mu held): guards its nodes. ZKC_ELOST when
  * its session is gone already (or in doubt, when that counts as lost). */
 static int record(zkc_sem_t *s, zkc_lease_t *l) {
@@ -404,28 +219,6 @@ int zkc__sem_grant(zkc_sem_t *s, zkc_lease_t *l) {
   int rc = record(s, l);
   pthread_mutex_unlock(&s->mu);
   return rc;
-}
-
-zkc_lease_t *zkc__sem_lease_new(unsigned qty) {
-  zkc_lease_t *l = calloc(1, sizeof *l);
-  if (l == NULL) return NULL;
-  zkc__hold_view_init(&l->view, ZKC__HOLD_LEASE, l);
-  l->nodes = calloc(qty, sizeof *l->nodes);
-  l->guards = calloc(qty, sizeof *l->guards);
-  if (l->nodes == NULL || l->guards == NULL) {
-    free(l->nodes);
-    free(l->guards);
-    free(l);
-    return NULL;
-  }
-  return l;
-}
-
-void zkc__sem_lease_delete(zkc_lease_t *l) {
-  for (size_t i = 0; i < l->n; i++) free(l->nodes[i].node);
-  free(l->nodes);
-  free(l->guards);
-  free(l);
 }
 
 int zkc__sem_qty_check(const zkc_sem_t *s, const char *fn, unsigned qty) {
@@ -476,30 +269,29 @@ static int sem_acquire_impl(zkc_sem_t *s, unsigned qty, int64_t timeout_ms,
     zkc__call_leave(c);
     return rc;
   }
-  zkc_lease_t *l = zkc__sem_lease_new(qty);
-  if (l == NULL) rc = ZKC_ENOMEM;
   int64_t deadline = zkc__deadline_after(timeout_ms);
+  zkc__srun_t *run = zkc__srun_new(s, qty, deadline, NULL, NULL);
+  zkc__op_t **ops =
+      run ? malloc((size_t)zkc__srun_ops_max(qty) * sizeof *ops) : NULL;
+  zkc_lease_t *l = NULL;
+  if (ops == NULL) rc = ZKC_ENOMEM;
   while (rc == ZKC_OK) {
-    rc = attempt(s, qty, deadline, l, &woken);
-    if (rc == ZKC_OK) {
-      rc = zkc__sem_grant(s, l);
-      if (rc != ZKC_OK) /* ELOST: the session went */
-        (void)drop_nodes(c, l, zkc__limit_after(deadline));
-    }
-    if (rc != ZKC_ELOST) break;
-    /* The session went while queueing or waiting (or a node of ours was
-     * deleted under us): queue again, once connected, within the time. */
-    zkc__log(c, ZKC_LOG_INFO, "semaphore %s: lost while acquiring, queueing "
-                              "again", s->path);
-    rc = zkc__wait_connected(c, deadline);
+    zkc__drive_here(&zkc__srun_calls, run, c, deadline, ops, &woken);
+    rc = zkc__srun_result(run, &l);
+    if (rc != ZKC_OK || (rc = zkc__sem_grant(s, l)) == ZKC_OK) break;
+    /* ZKC_ELOST: the session went before the grant; the run deletes the
+     * nodes and queues again. */
+    zkc__srun_refuse(run, l, rc);
+    l = NULL;
+    rc = ZKC_OK;
   }
+  free(ops);
+  zkc__srun_free(run);
   /* Only this thread touches the new lease until *out is set. */
   int64_t ended = zkc__stats_end(s->st, began, rc, woken);
   if (rc == ZKC_OK) {
     l->granted_us = ended;
     *out = l;
-  } else if (l != NULL) {
-    zkc__sem_lease_delete(l);
   }
   zkc__call_leave(c);
   zkc__sem_leave(s);

@@ -46,7 +46,7 @@ extern void (*zkc__round_seam)(void);
 extern void (*zkc__vouch_seam)(void);
 
 /* Test seam: when set, the semaphore calls it on the acquiring thread once
- * its queue node is first, before its lease round is sent (semaphore.c),
+ * its queue node is first, before its lease round is sent (sem_run.c),
  * with the path of its leases: a test puts a stranger's lease there. */
 extern void (*zkc__sem_seam)(const char *leases);
 

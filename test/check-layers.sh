@@ -16,8 +16,9 @@
 #    session-layer function but an op's life and the
 #    log: the rest goes through their world (qworld.h; the client's is
 #    zkc__qworld_session, of the session layer);
-#  - the lease run is called by semaphore.c alone: the async acquire steps
-#    it through semaphore.c's calls (sem.h);
+#  - the lease run is called by the semaphore's acquire run (sem_run.c)
+#    alone, which both drivers step; no other file steps a semaphore's
+#    acquire (its orchestration is written once);
 #  - no arrow back up: modules (a .c with its .h), linked by includes and
 #    calls, form no loop, and none depends on a higher floor (below, the
 #    session layer, the kernel of the runs, the recipes); only the kernel
@@ -41,13 +42,13 @@ objects=()
 for o in "$@"; do objects+=("$(cd "$(dirname "$o")" && pwd)/$(basename "$o")"); done
 cd "$src/lib"
 session_layer="acl.c call.c client.c errors.c guard.c handle.c janitor.c listeners.c log.c maint.c op.c ops.c ops_zk.h probe.c qview.c qworld.c retry.c send.c state.c stats_client.c waiters.c watches.c"
-hook_definers="async_engine.c guard.c handle.c mutex.c multilock.c mutex_downgrade.c probe.c qengine.c qown.c semaphore.c state.c"
+hook_definers="async_engine.c guard.c handle.c mutex.c multilock.c mutex_downgrade.c probe.c qengine.c qown.c sem_run.c state.c"
 zk_door="acl.h client_struct.h errors.c handle.c log.c ops.c ops_zk.h watches.c"
 # The run kernel and its drivers: the files that may see an op whole
 # (kernel_door.h). async_engine.c is the async acquire's driver of the queue
-# engine, as drive.c (with queue.c) is the blocking one; async_sem.c the
-# async semaphore acquire's run around the lease run, on that engine.
-kernel_files="queue_nodes.c decide.c qown.c run_kernel.c qengine.c lease_run.c drive.c queue.c async_engine.c async_sem.c"
+# engine, as drive.c (with queue.c) is the blocking one; sem_run.c the
+# semaphore's one acquire run around the lease run, on either driver.
+kernel_files="queue_nodes.c decide.c qown.c run_kernel.c qengine.c lease_run.c drive.c queue.c async_engine.c sem_run.c"
 fail=0
 
 includes() { sed -n 's/^#include "\([^"/]*\)".*/\1/p' "$1"; }
@@ -148,12 +149,21 @@ engine_calls=$(awk '($1 == "qengine.c" || $1 == "qown.c" || $1 == "lease_run.c" 
   $2 != "log.c" && $3 != "zkc__retryable" && $3 != "zkc__qworld_session" &&
   index(" '"$session_layer"' ", " " $2 " ") { print $1 " calls " $3 " (" $2 ") past its world (qworld.h)" }' <<<"$calls")
 if [ -n "$engine_calls" ]; then echo "$engine_calls"; fail=1; fi
-# The lease run is the semaphore's: only semaphore.c calls it (its how,
-# its end, its calls' table), and the async acquire steps it through those
-# (sem.h), so the run can change behind that interface alone.
-lease_callers=$(awk '$2 == "lease_run.c" && $1 != "semaphore.c" {
-  print $1 " calls " $3 " (lease_run.c): the lease run is reached through semaphore.c (sem.h)" }' <<<"$calls")
+# The lease run is the semaphore's: only its one acquire run (sem_run.c)
+# calls it, and both drivers step that run (sem_run.h), so the run can
+# change behind that interface alone.
+lease_callers=$(awk '$2 == "lease_run.c" && $1 != "sem_run.c" {
+  print $1 " calls " $3 " (lease_run.c): the lease run is reached through sem_run.c (sem_run.h)" }' <<<"$calls")
 if [ -n "$lease_callers" ]; then echo "$lease_callers"; fail=1; fi
+# The semaphore's acquire is written once, as a run (sem_run.c) that the
+# blocking driver and the async engine both step: no other file runs a
+# queue, a lease run or a driver's loop of its own for it (semaphore.c once
+# wrote the acquire again as blocking code beside the async state machine).
+sem_twice=$(awk '($1 == "semaphore.c" || $1 == "sem_lease.c" || $1 == "sem_count.c") &&
+  ($2 == "qengine.c" || $2 == "lease_run.c" ||
+   ($2 == "queue.c" && $3 ~ /^zkc__lock_acquire/)) {
+  print $1 " calls " $3 " (" $2 "): the semaphore acquires through its one run (sem_run.c)" }' <<<"$calls")
+if [ -n "$sem_twice" ]; then echo "$sem_twice"; fail=1; fi
 # One state machine for every admission run: only the queue engine's
 # machine (qengine.c) steps a run through the kernel's loop (zkc__rk_loop);
 # a recipe's admission is a policy on its states (the semaphore's leases

@@ -487,6 +487,40 @@ static void bad_input_refused(void **state) {
   zkc_client_close(other);
 }
 
+/* On a mutex's path the async acquire is refused as the blocking one is,
+ * by the same run: ZKC_ELAYOUT, told to the callback, before anything is
+ * made there (the path's children never changed: no locks/, no leases/,
+ * not even for a moment), the mutex's holder untouched. */
+static void refused_on_a_mutex_path_as_blocking(void **state) {
+  (void)state;
+  char path[512];
+  snprintf(path, sizeof path, "%s", zkt_path("shared"));
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_mutex_t *m = NULL;
+  OK(zkc_mutex_create(&m, c, path));
+  OK(zkc_mutex_acquire(m));
+  struct Stat before, after;
+  assert_true(zkt_exists(path, &before));
+  zkc_sem_t *s = new_sem(c, path, 2, NULL);
+  zkc_async_t *a = zkt_async_new(c, ZKC_DELIVER_THREAD, NULL, NULL);
+  got_t g = {0};
+  OK(zkc_async_acquire_leases(a, s, 1, zkt_ms(10000), on_leases, &g, NULL));
+  await_got(&g);
+  assert_int_equal(g.rc, ZKC_ELAYOUT);
+  assert_null(g.lease);
+  zkc_lease_t *l = NULL;
+  assert_int_equal(zkc_sem_acquire(s, 1, zkt_ms(10000), &l), ZKC_ELAYOUT);
+  assert_null(l);
+  assert_true(zkt_exists(path, &after));
+  assert_int_equal(after.cversion, before.cversion); /* nothing made */
+  assert_true(zkc_mutex_is_held(m));
+  OK(zkc_async_destroy(a));
+  OK(zkc_sem_destroy(s));
+  OK(zkc_mutex_release(m));
+  OK(zkc_mutex_destroy(m));
+  zkc_client_close(c);
+}
+
 int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(granted_while_leases_free, zkt_setup, zkt_teardown),
@@ -499,6 +533,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup_teardown(dispatch_mode_through_the_fd, zkt_setup, zkt_teardown),
       cmocka_unit_test_setup_teardown(destroy_with_pending, zkt_setup, zkt_teardown),
       cmocka_unit_test_setup_teardown(bad_input_refused, zkt_setup, zkt_teardown),
+      cmocka_unit_test_setup_teardown(refused_on_a_mutex_path_as_blocking, zkt_setup, zkt_teardown),
   };
   return zkt_main(argc, argv, tests, sizeof tests / sizeof tests[0], "async_sem");
 }

@@ -1,32 +1,33 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The async semaphore acquire's run (async_sem.h): the steps of
- * zkc_sem_acquire (semaphore.c) as states, each request told through the
- * driver instead of waited for. */
+/* The semaphore's one acquire run (sem_run.h): the layout read, the queue
+ * run and the lease run as states, each request told to whichever driver
+ * steps it instead of waited for. */
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "async_sem.h"
+#include "sem_run.h"
 
 #include "kernel_door.h"
+#include "lease_run.h"
 #include "queue.h"
 #include "run_kernel.h"
 #include "session.h"
+#include "test_hooks.h"
 #include "util.h"
+
+void (*zkc__sem_seam)(const char *leases);
 
 typedef enum {
   S_LAYOUT,   /* read the path's layout, unless accepted before */
   S_LAYING,   /* its answer */
   S_BACKOFF,  /* a retry's backoff, then S_CONNECT */
-  S_CONNECT,  /* wait for a live session, then `then` */
-  S_QUEUE,    /* the queue run on locks/ */
-  S_QUEUING,
-  S_LEASES,   /* the lease run, as the head of the queue */
-  S_LEASING,
-  S_CLEAN,    /* an attempt failed: delete its nodes */
-  S_CLEANING, /* their answers */
+  S_CONNECT,  /* wait for a live session, then S_LAYOUT */
+  S_QUEUING,  /* the queue run on locks/ */
+  S_LEASING,  /* the lease run, as the head of the queue */
+  S_CLEANING, /* an attempt failed: its nodes' deletes answered */
   S_DONE
-} asem_state_t;
+} srun_state_t;
 
 enum { D_QUEUE, D_LEASE, D_PARENT }; /* what a cleaning delete removes */
 
@@ -37,14 +38,14 @@ typedef struct del {
   int kind;
 } del_t;
 
-struct zkc__asem {
+struct zkc__srun {
   zkc_sem_t *s;
   unsigned qty;
   int64_t deadline;
-  const zkc__qdriver_t *drv;
+  const zkc__qdriver_t *drv; /* NULL: the blocking driver */
   void *drv_ctx;
-  asem_state_t st, then; /* then: where S_CONNECT goes on */
-  int rc;                /* S_CLEAN on, S_DONE: the result */
+  srun_state_t st;
+  int rc;                /* S_CLEANING on, S_DONE: the result */
   int stop_rc;           /* a stop from outside, or 0 */
   int attempt;           /* the layout read's retries */
   int64_t wake_at;       /* S_BACKOFF's end */
@@ -60,18 +61,93 @@ struct zkc__asem {
   zkc__lrun_t l;
 };
 
-static zkc__op_t *op_new(zkc__asem_t *r) { return r->drv->op_new(r->drv_ctx); }
+/* The cleaning's deletes and the layout read fit where the lease run's
+ * round does, and the queue run's requests too. */
+_Static_assert(ZKC__LRUN_READS >= 3 && ZKC__LRUN_READS >= ZKC__QRUN_OPS_MAX,
+               "a lease round is the most a run awaits");
+
+int zkc__srun_ops_max(unsigned qty) { return (int)qty + ZKC__LRUN_READS; }
+
+static zkc__op_t *op_new(zkc__srun_t *r) {
+  return r->drv ? r->drv->op_new(r->drv_ctx) : zkc__op_new();
+}
 
 /* An op dropped, answered or not (an unanswered one tells nobody). */
-static void op_drop(zkc__asem_t *r, zkc__op_t **op) {
+static void op_drop(zkc__srun_t *r, zkc__op_t **op) {
   if (*op == NULL) return;
-  if (zkc__op_give_up(*op)) r->drv->op_dropped(r->drv_ctx);
+  if (zkc__op_give_up(*op) && r->drv) r->drv->op_dropped(r->drv_ctx);
   *op = NULL;
 }
 
-zkc__asem_t *zkc__asem_new(zkc_sem_t *s, unsigned qty, int64_t deadline,
+/* ---- the lease run, as the head of the queue ---- */
+
+/* The lease nodes this object's leases hold (a lease run's `held`). */
+static size_t held_nodes(void *ctx) {
+  zkc_sem_t *s = ctx;
+  pthread_mutex_lock(&s->mu);
+  size_t n = s->held_nodes;
+  pthread_mutex_unlock(&s->mu);
+  return n;
+}
+
+static int leases_init(zkc__srun_t *r) {
+  zkc_sem_t *s = r->s;
+  zkc__lrun_how_t how = {.path = s->path, .leases = s->leases,
+                         .count = s->count_path, .queue_node = r->qn.node,
+                         .queue_session = r->qn.session_id, .qty = r->qty,
+                         .max = s->max, .held = held_nodes, .held_ctx = s,
+                         .deadline = r->deadline,
+                         .layout_known = atomic_load(&s->layout_known) != 0,
+                         .seen = r->seen, .drv = r->drv,
+                         .drv_ctx = r->drv_ctx};
+  return zkc__lrun_init(&r->l, s->client, &how);
+}
+
+/* The lease run done: its result, its nodes moved into the lease whatever
+ * the result (ours to delete on failure), *q_gone when its last create
+ * let the queue node go. */
+static int leases_end(zkc__srun_t *r, int *q_gone) {
+  zkc_lease_t *l = r->lease;
+  int rc = zkc__lrun_result(&r->l);
+  zkc__held_t *nodes = zkc__lrun_take_nodes(&r->l);
+  *q_gone = zkc__lrun_let_go(&r->l);
+  zkc__lrun_clear(&r->l);
+  r->l_on = 0;
+  for (unsigned i = 0; nodes && i < r->qty; i++)
+    if (nodes[i].node) l->nodes[l->n++] = nodes[i];
+  free(nodes);
+  return rc;
+}
+
+/* ---- the lease handle the run fills ---- */
+
+zkc_lease_t *zkc__sem_lease_new(unsigned qty) {
+  zkc_lease_t *l = calloc(1, sizeof *l);
+  if (l == NULL) return NULL;
+  zkc__hold_view_init(&l->view, ZKC__HOLD_LEASE, l);
+  l->nodes = calloc(qty, sizeof *l->nodes);
+  l->guards = calloc(qty, sizeof *l->guards);
+  if (l->nodes == NULL || l->guards == NULL) {
+    free(l->nodes);
+    free(l->guards);
+    free(l);
+    return NULL;
+  }
+  return l;
+}
+
+void zkc__sem_lease_delete(zkc_lease_t *l) {
+  for (size_t i = 0; i < l->n; i++) free(l->nodes[i].node);
+  free(l->nodes);
+  free(l->guards);
+  free(l);
+}
+
+/* ---- the run ---- */
+
+zkc__srun_t *zkc__srun_new(zkc_sem_t *s, unsigned qty, int64_t deadline,
                            const zkc__qdriver_t *drv, void *drv_ctx) {
-  zkc__asem_t *r = calloc(1, sizeof *r);
+  zkc__srun_t *r = calloc(1, sizeof *r);
   if (r == NULL) return NULL;
   r->dels = calloc(qty + 3, sizeof *r->dels);
   r->lease = zkc__sem_lease_new(qty);
@@ -90,28 +166,24 @@ zkc__asem_t *zkc__asem_new(zkc_sem_t *s, unsigned qty, int64_t deadline,
   return r;
 }
 
-static void end(zkc__asem_t *r, int rc) {
+static void end(zkc__srun_t *r, int rc) {
   r->rc = rc;
   r->st = S_DONE;
 }
 
-static void clean(zkc__asem_t *r, int rc) {
-  r->rc = rc;
-  r->st = S_CLEAN;
-}
-
-static void add_del(zkc__asem_t *r, char *path, int kind) {
+static void add_del(zkc__srun_t *r, char *path, int kind) {
   if (path == NULL) return;
   r->dels[r->ndel++] = (del_t){.path = path, .kind = kind};
 }
 
-/* The failed attempt's deletes, in zkc_sem_acquire's order (the queue
- * node, the lease nodes, then after a refused layout the parents we made
- * if empty), sent together: the session applies them before anything of
- * a next attempt. A node's delete while the session is not live is the
- * janitor's, as a blocking one's is. */
-static void send_deletes(zkc__asem_t *r) {
+/* An attempt failed with rc: its deletes, in order (the queue node, the
+ * lease nodes, then after a refused layout the parents we made if empty),
+ * sent together: the session applies them before anything of a next
+ * attempt. A node's delete while the session is not live is the
+ * janitor's. */
+static void clean(zkc__srun_t *r, int rc) {
   zkc_client_t *c = r->s->client;
+  r->rc = rc;
   r->ndel = 0;
   add_del(r, r->qn.node, D_QUEUE);
   r->qn.node = NULL;
@@ -120,7 +192,7 @@ static void send_deletes(zkc__asem_t *r) {
     r->lease->nodes[i].node = NULL;
   }
   r->lease->n = 0;
-  if (r->rc == ZKC_ELAYOUT && !(r->before & ZKC_LAYOUT_SEMAPHORE)) {
+  if (rc == ZKC_ELAYOUT && !(r->before & ZKC_LAYOUT_SEMAPHORE)) {
     add_del(r, strdup(r->s->leases), D_PARENT);
     add_del(r, strdup(r->s->locks), D_PARENT);
   }
@@ -142,8 +214,9 @@ static int settled(int rc) {
 }
 
 /* Every delete answered: a refused one is reported rather than the reason
- * the attempt failed (waiting cannot cure it); a loss queues again. */
-static void deletes_answered(zkc__asem_t *r) {
+ * the attempt failed (waiting cannot cure it: a queue node left blocks
+ * everyone behind it); a loss queues again. */
+static void deletes_answered(zkc__srun_t *r) {
   zkc_client_t *c = r->s->client;
   int refused = ZKC_OK, left = ZKC_OK;
   for (int i = 0; i < r->ndel; i++) {
@@ -168,14 +241,32 @@ static void deletes_answered(zkc__asem_t *r) {
     end(r, rc);
     return;
   }
+  /* The session went while queueing or waiting (or a node of ours was
+   * deleted under us): queue again, once connected, within the time. */
   zkc__log(c, ZKC_LOG_INFO,
            "semaphore %s: lost while acquiring, queueing again", r->s->path);
   r->st = S_CONNECT;
-  r->then = S_LAYOUT;
 }
 
-/* The layout read answered: on to the queue, a retry, or the end. */
-static void layout_answered(zkc__asem_t *r) {
+/* No room is trusted under a shared count (lease_run.h): no read of
+ * leases/ behind the queue's then. */
+static void start_queue(zkc__srun_t *r) {
+  zkc_sem_t *s = r->s;
+  zkc__qrun_how_t how = {.base = s->locks, .name = ZKC__LOCK_NAME,
+                         .deadline = r->deadline, .requeue = 1,
+                         .also = s->count_path ? NULL : s->leases,
+                         .unproven = 1, .drv = r->drv, .drv_ctx = r->drv_ctx};
+  zkc__qrun_init(&r->q, s->client, &how);
+  r->q_on = 1;
+  r->st = S_QUEUING;
+}
+
+/* The layout read answered: on to the queue, a retry, or the end. Before
+ * the object's first grant the path's layout is read before any node is
+ * made, so that a semaphore on another recipe's path is refused before it
+ * makes a node there, which that recipe's users would take for a
+ * semaphore's. */
+static void layout_answered(zkc__srun_t *r) {
   zkc_client_t *c = r->s->client;
   int rc = r->op->rc;
   if (rc == ZKC_OK)
@@ -186,63 +277,44 @@ static void layout_answered(zkc__asem_t *r) {
   if (rc == ZKC_ENONODE) rc = ZKC_OK; /* nothing there yet */
   if (r->stop_rc) rc = r->stop_rc;
   if (rc == ZKC_OK) {
-    r->st = S_QUEUE;
+    start_queue(r);
   } else if (zkc__retryable(rc) &&
              (rc = zkc__retry_delay(c, &r->attempt, rc, r->deadline,
                                     &r->wake_at)) == ZKC_OK) {
     r->st = S_BACKOFF;
-    r->then = S_LAYOUT;
   } else {
     end(r, rc);
   }
 }
 
-static void start_queue(zkc__asem_t *r) {
-  zkc_sem_t *s = r->s;
-  /* No room is trusted under a shared count (lease_run.h): no read. */
-  zkc__qrun_how_t how = {.base = s->locks, .name = ZKC__LOCK_NAME,
-                         .deadline = r->deadline, .requeue = 1,
-                         .also = s->count_path ? NULL : s->leases,
-                         .unproven = 1, .drv = r->drv, .drv_ctx = r->drv_ctx};
-  zkc__qrun_init(&r->q, s->client, &how);
-  r->q_on = 1;
-  r->st = S_QUEUING;
-}
-
-static void queue_done(zkc__asem_t *r) {
+/* As the head of the queue (its read having shown `seen` leases): the
+ * lease run, its nodes ours whatever its result. */
+static void queue_done(zkc__srun_t *r) {
   int rc = zkc__qrun_result(&r->q, &r->qn);
   r->seen = zkc__qrun_also_seen(&r->q);
   zkc__qrun_clear(&r->q);
   r->q_on = 0;
   if (rc == ZKC_OK && r->stop_rc) rc = r->stop_rc;
-  if (rc == ZKC_OK) r->st = S_LEASES;
-  else clean(r, rc);
-}
-
-static void start_leases(zkc__asem_t *r) {
-  int rc = r->lease ? ZKC_OK : ZKC_ENOMEM;
-  if (rc == ZKC_OK)
-    rc = zkc__sem_leases_init(&r->l, r->s, r->qty, &r->qn, r->seen,
-                              r->deadline, r->drv, r->drv_ctx);
-  if (rc != ZKC_OK) {
-    clean(r, rc);
+  if (rc == ZKC_OK && zkc__sem_seam) zkc__sem_seam(r->s->leases);
+  if (rc == ZKC_OK && (rc = leases_init(r)) == ZKC_OK) {
+    r->l_on = 1;
+    r->st = S_LEASING;
     return;
   }
-  r->l_on = 1;
-  r->st = S_LEASING;
+  clean(r, rc);
 }
 
-static void leases_done(zkc__asem_t *r) {
+/* The lease run done. Granted: the queue node let go behind the leases'
+ * round, or now, not waited for (the admission rests on the leases read,
+ * and the session's later requests go after it). */
+static void leases_done(zkc__srun_t *r) {
   int gone = 0;
-  int rc = zkc__sem_leases_end(&r->l, r->qty, r->lease, &gone);
-  r->l_on = 0;
+  int rc = leases_end(r, &gone);
   if (rc == ZKC_OK && r->stop_rc) rc = r->stop_rc;
   if (rc != ZKC_OK) {
     clean(r, rc);
     return;
   }
-  /* Let go behind the leases' round, or now, not waited for: the
-   * admission rests on the leases read. */
   if (!gone) (void)zkc__lock_delete_sent(r->s->client, r->qn.node);
   free(r->qn.node);
   r->qn.node = NULL;
@@ -250,19 +322,19 @@ static void leases_done(zkc__asem_t *r) {
   end(r, ZKC_OK);
 }
 
-static int dels_pending(const zkc__asem_t *r) {
+static int dels_pending(const zkc__srun_t *r) {
   for (int i = 0; i < r->ndel; i++)
     if (r->dels[i].op && !zkc__op_done(r->dels[i].op)) return 1;
   return 0;
 }
 
-static zkc__qneed_t a_step(void *run) {
-  zkc__asem_t *r = run;
+static zkc__qneed_t s_step(void *run) {
+  zkc__srun_t *r = run;
   zkc_client_t *c = r->s->client;
   zkc__qneed_t n;
   for (;;) {
     if (r->stop_rc && (r->st == S_LAYOUT || r->st == S_BACKOFF ||
-                       r->st == S_CONNECT || r->st == S_QUEUE)) {
+                       r->st == S_CONNECT)) {
       end(r, r->stop_rc); /* nothing of ours made */
       continue;
     }
@@ -270,7 +342,7 @@ static zkc__qneed_t a_step(void *run) {
       case S_LAYOUT:
         r->before = ZKC_LAYOUT_SEMAPHORE;
         if (atomic_load(&r->s->layout_known)) {
-          r->st = S_QUEUE;
+          start_queue(r);
         } else if ((r->op = op_new(r)) == NULL) {
           end(r, ZKC_ENOMEM);
         } else {
@@ -289,25 +361,19 @@ static zkc__qneed_t a_step(void *run) {
         r->st = S_CONNECT;
         break;
       case S_CONNECT:
-        if (zkc__session_live(c)) r->st = r->then;
+        if (zkc__session_live(c)) r->st = S_LAYOUT;
         else if (zkc__client_closed(c)) end(r, ZKC_ECLOSED);
         else if (zkc__now_ms() >= r->deadline) end(r, ZKC_ETIMEDOUT);
         else return ZKC__QN_SESSION;
         break;
-      case S_QUEUE: start_queue(r); break;
       case S_QUEUING:
-        if ((n = zkc__qrun_calls.step(&r->q)) != ZKC__QN_DONE) return n;
+        if ((n = zkc__qrun_step(&r->q)) != ZKC__QN_DONE) return n;
         queue_done(r);
         break;
-      case S_LEASES:
-        if (r->stop_rc) clean(r, r->stop_rc);
-        else start_leases(r);
-        break;
       case S_LEASING:
-        if ((n = zkc__sem_lease_calls.step(&r->l)) != ZKC__QN_DONE) return n;
+        if ((n = zkc__lrun_step(&r->l)) != ZKC__QN_DONE) return n;
         leases_done(r);
         break;
-      case S_CLEAN: send_deletes(r); break;
       case S_CLEANING:
         if (dels_pending(r)) return ZKC__QN_REPLY;
         deletes_answered(r);
@@ -317,10 +383,10 @@ static zkc__qneed_t a_step(void *run) {
   }
 }
 
-static int a_ops(void *run, zkc__op_t **ops) {
-  zkc__asem_t *r = run;
-  if (r->q_on) return zkc__qrun_calls.ops(&r->q, ops);
-  if (r->l_on) return zkc__sem_lease_calls.ops(&r->l, ops);
+static int s_ops(void *run, zkc__op_t **ops) {
+  zkc__srun_t *r = run;
+  if (r->q_on) return zkc__qrun_ops(&r->q, ops);
+  if (r->l_on) return zkc__lrun_ops(&r->l, ops);
   int n = 0;
   if (r->st == S_LAYING && r->op) ops[n++] = r->op;
   if (r->st == S_CLEANING) /* the last sent first (zkc__qrun_ops) */
@@ -329,12 +395,12 @@ static int a_ops(void *run, zkc__op_t **ops) {
   return n;
 }
 
-static void a_give_up(void *run) {
-  zkc__asem_t *r = run;
+static void s_give_up(void *run) {
+  zkc__srun_t *r = run;
   if (r->q_on) {
-    zkc__qrun_calls.give_up(&r->q);
+    zkc__qrun_give_up(&r->q);
   } else if (r->l_on) {
-    zkc__sem_lease_calls.give_up(&r->l);
+    zkc__lrun_give_up(&r->l);
   } else if (r->st == S_LAYING) {
     op_drop(r, &r->op);
     end(r, ZKC_ETIMEDOUT);
@@ -348,39 +414,39 @@ static void a_give_up(void *run) {
   }
 }
 
-static zkc__waiter_t *a_waiter(void *run) {
-  zkc__asem_t *r = run;
-  if (r->q_on) return zkc__qrun_calls.waiter(&r->q);
-  return r->l_on ? zkc__sem_lease_calls.waiter(&r->l) : NULL;
+static zkc__waiter_t *s_waiter(void *run) {
+  zkc__srun_t *r = run;
+  if (r->q_on) return zkc__qrun_waiter(&r->q);
+  return r->l_on ? zkc__lrun_waiter(&r->l) : NULL;
 }
 
-static void a_woken(void *run, zkc__wake_t why) {
-  zkc__asem_t *r = run;
-  if (r->q_on) zkc__qrun_calls.woken(&r->q, why);
-  else if (r->l_on) zkc__sem_lease_calls.woken(&r->l, why);
+static void s_woken(void *run, zkc__wake_t why) {
+  zkc__srun_t *r = run;
+  if (r->q_on) zkc__qrun_woken(&r->q, why);
+  else if (r->l_on) zkc__lrun_woken(&r->l, why);
 }
 
-static int64_t a_wake_at(const void *run) {
-  const zkc__asem_t *r = run;
-  if (r->q_on) return zkc__qrun_calls.wake_at(&r->q);
-  if (r->l_on) return zkc__sem_lease_calls.wake_at(&r->l);
+static int64_t s_wake_at(const void *run) {
+  const zkc__srun_t *r = run;
+  if (r->q_on) return zkc__qrun_wake_at(&r->q);
+  if (r->l_on) return zkc__lrun_wake_at(&r->l);
   return r->wake_at;
 }
 
-static void a_stop(void *run, int rc) {
-  zkc__asem_t *r = run;
+static void s_stop(void *run, int rc) {
+  zkc__srun_t *r = run;
   if (rc == ZKC_OK) return;
   if (r->stop_rc == 0) r->stop_rc = rc;
-  if (r->q_on) zkc__qrun_calls.stop(&r->q, rc);
-  else if (r->l_on) zkc__sem_lease_calls.stop(&r->l, rc);
+  if (r->q_on) zkc__qrun_stop(&r->q, rc);
+  else if (r->l_on) zkc__lrun_stop(&r->l, rc);
   else if (r->st == S_DONE && r->rc == ZKC_OK && r->lease) clean(r, rc);
 }
 
-const zkc__run_calls_t zkc__asem_calls = {a_step,   a_ops,   a_give_up,
-                                          a_waiter, a_woken, a_wake_at,
-                                          a_stop};
+const zkc__run_calls_t zkc__srun_calls = {s_step,   s_ops,   s_give_up,
+                                          s_waiter, s_woken, s_wake_at,
+                                          s_stop};
 
-int zkc__asem_result(zkc__asem_t *r, zkc_lease_t **out) {
+int zkc__srun_result(zkc__srun_t *r, zkc_lease_t **out) {
   if (r->rc == ZKC_OK && out) {
     *out = r->lease;
     r->lease = NULL;
@@ -388,19 +454,19 @@ int zkc__asem_result(zkc__asem_t *r, zkc_lease_t **out) {
   return r->rc;
 }
 
-void zkc__asem_refuse(zkc__asem_t *r, zkc_lease_t *l, int rc) {
+void zkc__srun_refuse(zkc__srun_t *r, zkc_lease_t *l, int rc) {
   r->lease = l;
   if (rc != ZKC_ELOST && r->stop_rc == 0) r->stop_rc = rc;
   clean(r, rc);
 }
 
-void zkc__asem_free(zkc__asem_t *r) {
+void zkc__srun_free(zkc__srun_t *r) {
   if (r == NULL) return;
   zkc_client_t *c = r->s->client;
   if (r->q_on) zkc__qrun_clear(&r->q); /* gives its node up */
   if (r->l_on) {
     int gone = 0;
-    (void)zkc__sem_leases_end(&r->l, r->qty, r->lease, &gone);
+    (void)leases_end(r, &gone);
   }
   op_drop(r, &r->op);
   for (int i = 0; i < r->ndel; i++) {
