@@ -32,6 +32,7 @@ typedef struct slot {
   int idx;
   int work_ms; /* is_leader's own work (an application starting up) */
   atomic_int called; /* is_leader has begun (work_ms > 0 only) */
+  atomic_int done;   /* set by the case: is_leader's work ends now */
   /* What is_leader saw of the latch (work_ms > 0 only). */
   int cb_leader;   /* zkc_latch_has_leadership */
   int cb_token_rc; /* zkc_latch_fencing_token */
@@ -63,7 +64,9 @@ static void on_is_leader(void *ctx, zkc_latch_t *l) {
     atomic_store(&s->called, 1); /* as an application signals its worker */
     s->cb_leader = zkc_latch_has_leadership(l);
     s->cb_token_rc = zkc_latch_fencing_token(l, &token);
-    usleep((useconds_t)s->work_ms * 1000);
+    /* At most work_ms, less when the case has seen what it waits for. */
+    int64_t end = zkt_now_ns() + (int64_t)s->work_ms * 1000000;
+    while (!atomic_load(&s->done) && zkt_now_ns() < end) usleep(10 * 1000);
   }
   pthread_mutex_lock(&r->mu);
   r->is_returns++;
@@ -692,6 +695,7 @@ static void deleted_leadership_not_shown(void **state) {
   int returned = r->is_returns;
   pthread_mutex_unlock(&r->mu);
   assert_int_equal(returned, 0); /* is_leader still at work */
+  atomic_store(&sa.done, 1);     /* it may end: not_leader is told next */
   assert_true(zkt_await(not_calls_reach, r, zkt_ms(10000)));
   assert_int_equal(atomic_load(&sa.nl_leader), 0);
   /* It rejoins with a new node, and leads again. */
