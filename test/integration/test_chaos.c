@@ -1269,19 +1269,19 @@ static void run_under_faults(mode_t_ mode) {
   /* Killed workers' sessions expire within a session timeout (and a tick);
    * the observers see every node go. */
   int drained = zkt_await(drained_pred, o, zkt_ms(3 * SESSION_MS + 10000));
-  int w6_bad = 0;
+  int w6_bad = 0, w6_last_not_nobody = 0;
   if (w6o) {
     /* every node gone: the observer's last word is "nobody" */
     int nobody = zkt_await(w6_nobody, NULL, zkt_ms(20000));
     assert_int_equal(zkc_observer_destroy(w6o), ZKC_OK);
     zkc_client_close(w6c);
     pthread_mutex_lock(&w6.mu);
-    w6_bad = w6.out_of_order + w6.unknown_after_leader + !nobody;
+    w6_bad = w6.out_of_order + w6.unknown_after_leader;
+    w6_last_not_nobody = !nobody;
     printf("figure: observer told %d states, %d leaders, %d out of order, "
            "last %s\n", w6.n, w6.leaders, w6.out_of_order,
            w6.last_has_leader ? "a leader" : "nobody");
     pthread_mutex_unlock(&w6.mu);
-    if (!nobody) print_error("rule 6: the observer's last word is not nobody\n");
   }
   zkt_proxy_stop(&r->proxy);
   usleep(200000); /* the observers' last lists: not judged, only reported */
@@ -1345,6 +1345,16 @@ static void run_under_faults(mode_t_ mode) {
     gone += h.holds[i].gone != 0;
   }
   shared_pairs = 0;
+  /* The last word is judged on the end state, which a rollback may have
+   * changed (nodes come back; a client that saw a lost zxid is refused by
+   * every server): after one it is reported, not judged, as the holds. */
+  if (w6_last_not_nobody && cut)
+    printf("note: the observer's last word is not nobody, after a rollback: "
+           "not judged\n");
+  else if (w6_last_not_nobody) {
+    print_error("rule 6: the observer's last word is not nobody\n");
+    w6_bad++;
+  }
   int bad = check_grants(&h) + w6_bad;
   bad += mode == M_SEM ? check_leases(&h) : check_overlaps(&h);
   bad += check_writes(&h);
