@@ -112,14 +112,7 @@ int zkc__acl_for(zkc_client_t *c, const char *path, zkc_node_kind_t kind,
   size_t n = 0;
   const zkc_acl_t *acl = c->opts.acl_fn(c->opts.acl_ctx, path, kind, &n);
   if (acl == NULL) return ZKC_OK;
-  if (n == 0 || !entries_valid(acl, n)) {
-    return zkc__refuse(c, ZKC_EINVAL,
-                       "the ACL callback (acl_fn) gave an "
-                       "invalid ACL for %.300s (no entry, an empty or NULL "
-                       "scheme, a NULL id, or permissions none or outside "
-                       "ZKC_PERM_ALL)",
-                       path);
-  }
+  if (n == 0 || !entries_valid(acl, n)) return ZKC_EINVAL; /* told by ops.c */
   int rc = vector_from(tmp, acl, n);
   if (rc == ZKC_OK) *out = tmp;
   return rc;

@@ -16,7 +16,9 @@ int zkc__acl_setup(zkc_client_t *c);
 void zkc__acl_free(zkc_client_t *c);
 /* The ACL for a node about to be created at `path`: one of the client's
  * vectors, or the acl_fn's answer converted into *tmp (freed with
- * zkc__acl_tmp_free after the request is submitted). */
+ * zkc__acl_tmp_free after the request is submitted). ZKC_EINVAL, told by
+ * the caller (the send's refusal, ops.c), when acl_fn's answer is not an
+ * ACL; ZKC_ENOMEM. */
 int zkc__acl_for(zkc_client_t *c, const char *path, zkc_node_kind_t kind,
                  struct ACL_vector *tmp, const struct ACL_vector **out);
 void zkc__acl_tmp_free(struct ACL_vector *tmp);

@@ -64,13 +64,9 @@ static int async_create_impl(zkc_async_t **out, zkc_client_t *client,
     free(a);
     return rc;
   }
-  if ((rc = zkc__client_ref(client)) == ZKC_OK) {
-    if ((rc = zkc__observer_add(client, zkc__async_on_state, a)) != ZKC_OK)
-      zkc__client_unref(client);
-  }
+  rc = zkc__recipe_attach(client, zkc__async_on_state, a);
   if (rc == ZKC_OK && pthread_create(&a->engine, NULL, zkc__async_engine, a) != 0) {
-    zkc__observer_remove(client, zkc__async_on_state, a);
-    zkc__client_unref(client);
+    zkc__recipe_detach(client, zkc__async_on_state, a);
     rc = ZKC_ESYSTEM;
   }
   if (rc != ZKC_OK) {
@@ -110,12 +106,13 @@ static int async_destroy_impl(zkc_async_t *a) {
   pthread_cond_signal(&a->cv);
   pthread_mutex_unlock(&a->mu);
   pthread_join(a->engine, NULL);
-  zkc__observer_remove(a->c, zkc__async_on_state, a);
+  /* Not on a callback thread (above): the detach cannot be refused. The
+   * callbacks still queued get no object of the client. */
+  zkc__recipe_detach(a->c, zkc__async_on_state, a);
   zkc__released_clear(&a->released); /* no loss told after destroy */
   /* What is still queued (dispatch mode's rest, or a loss told after the
    * engine stopped) runs here, on the destroying thread: once, never lost. */
   zkc__async_run_events(a);
-  zkc__client_unref(a->c);
   if (a->fd >= 0) close(a->fd);
   pthread_cond_destroy(&a->cv);
   pthread_mutex_destroy(&a->mu);

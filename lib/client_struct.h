@@ -154,4 +154,12 @@ struct zkc_client {
   zkc_client_opts_t opts; /* with holder_id, auth_digest at the copies above */
 };
 
+/* The session proven renewed now, with the margin to spare (renewal.h).
+ * Inline over the struct: the state's reads ask it without a call into
+ * the probes' module. */
+static inline int zkc__renewed_locked(const zkc_client_t *c) {
+  return zkc__renewal_holds(&c->renewal, zkc__boot_ms(),
+                            c->session_timeout_ms);
+}
+
 #endif /* ZKC_CLIENT_STRUCT_H */

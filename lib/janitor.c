@@ -5,7 +5,7 @@
  * session is current, until the node is gone (deleted, or gone with its
  * session) or the server refuses. Here too what a held node's delete
  * answered means (zkc__delete_answered): the world of the queue engine
- * (qworld.c) tells it, below the recipes. */
+ * (session_world.c) tells it, below the recipes. */
 #include <stdlib.h>
 #include <string.h>
 

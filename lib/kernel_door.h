@@ -89,6 +89,18 @@ void zkc__send(zkc_client_t *c, zkc__op_t *op, const zkc__req_t *rq);
  * aside): 1 with *why set once the waiter would wake, else 0. */
 int zkc__waiter_check(zkc_client_t *c, zkc__waiter_t *w, zkc__wake_t *why);
 
+/* A guard started later (guard.c): the async engine's, which lists the
+ * hold before the guard may tell of it. */
+/* As zkc__guard_add, but the guard does nothing (no request, no delete
+ * told) until zkc__guard_start(c, *id): an owner that must first record
+ * the id where fn looks for it (a hold listed under its own lock, which
+ * ranks below the client's) starts it once it has, and no delete of the
+ * node meanwhile goes untold: the first watch request then finds it gone.
+ * Starting a guard twice, or one removed, does nothing. */
+int zkc__guard_add_held(zkc_client_t *c, const char *path, int64_t session_id,
+                        zkc__guard_fn fn, void *ctx, uint64_t *id);
+void zkc__guard_start(zkc_client_t *c, uint64_t id);
+
 /* 1 while a live session is connected read-write (state.c). */
 int zkc__session_live(zkc_client_t *c);
 
@@ -100,7 +112,7 @@ int zkc__delete_answered(zkc_client_t *c, const char *node, int rc);
 
 /* The client's retry wait (zkc__retry_wait, session_shared.h) in two
  * halves, for a caller that does not block (the queue engine's world,
- * qworld.c; the semaphore's acquire run, sem_run.c): the decision, ZKC_OK
+ * session_world.c; the semaphore's acquire run, sem_run.c): the decision, ZKC_OK
  * with *wake_at the end of the backoff (attempt incremented) or the reason
  * to stop as zkc__retry_wait's; the pause is zkc__pause_until (session.h). */
 int zkc__retry_delay(zkc_client_t *c, int *attempt, int rc,

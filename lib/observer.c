@@ -244,11 +244,10 @@ static int round_once(zkc_observer_t *o) {
   else why = ZKC__WAKE_CLOSED; /* the watch, if set, did not fire */
   /* A watch that did not fire is removed, unless the session that set it
    * is gone (and its watches with it) or it was never set. */
-  if (set && (why == ZKC__WAKE_CLOSED || why == ZKC__WAKE_TIMEOUT)) {
-    if (child_watch) zkc__waiter_unwatch_children(o->c, &o->w);
-    else zkc__waiter_unwatch(o->c, &o->w);
-  }
-  zkc__waiter_unregister(o->c, &o->w);
+  zkc__watch_left_t left = ZKC__LEFT_NONE;
+  if (set && (why == ZKC__WAKE_CLOSED || why == ZKC__WAKE_TIMEOUT))
+    left = child_watch ? ZKC__LEFT_CHILDREN : ZKC__LEFT_DATA;
+  zkc__waiter_end(o->c, &o->w, left);
   zkc__call_clear(&got, 1);
   free(f.node);
   /* ZKC_ENONODE: the leader's node went (or a node came) between the

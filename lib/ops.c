@@ -144,12 +144,26 @@ static void refuse_now(zkc_client_t *c, zkc__op_t *op, int rc) {
   if (zkc__op_claim(op)) zkc__op_finish(op, rc, NULL);
 }
 
+/* zkc__acl_for, its refusal of acl_fn's answer told here (acl.c logs
+ * nothing: it sits under the log). */
+static int acl_for(zkc_client_t *c, const char *path, zkc_node_kind_t kind,
+                   struct ACL_vector *tmp, const struct ACL_vector **out) {
+  int rc = zkc__acl_for(c, path, kind, tmp, out);
+  if (rc != ZKC_EINVAL) return rc;
+  return zkc__refuse(c, rc,
+                     "the ACL callback (acl_fn) gave an "
+                     "invalid ACL for %.300s (no entry, an empty or NULL "
+                     "scheme, a NULL id, or permissions none or outside "
+                     "ZKC_PERM_ALL)",
+                     path);
+}
+
 void zkc__submit_create(zkc_client_t *c, zkc__op_t *op, zkc_node_kind_t kind,
                         const char *path, const char *data, int len,
                         zkc__create_mode_t mode) {
   struct ACL_vector tmp;
   const struct ACL_vector *acl;
-  int rc = zkc__acl_for(c, path, kind, &tmp, &acl);
+  int rc = acl_for(c, path, kind, &tmp, &acl);
   if (rc != ZKC_OK) {
     refuse_now(c, op, rc);
     return;
@@ -329,7 +343,7 @@ void zkc__submit_fenced(zkc_client_t *c, zkc__op_t *op, const char *check,
                ? ZKC_OK
                : ZKC_ENOMEM;
   if (rc == ZKC_OK && create)
-    rc = zkc__acl_for(c, path, ZKC_NODE_PARENT, &tmp, &acl);
+    rc = acl_for(c, path, ZKC_NODE_PARENT, &tmp, &acl);
   if (rc != ZKC_OK) {
     if (m) free(m->check);
     free(m);
@@ -426,7 +440,7 @@ void zkc__submit_create_releasing(zkc_client_t *c, zkc__op_t *op,
   releasing_t *m = calloc(1, sizeof *m + cap);
   struct ACL_vector tmp;
   const struct ACL_vector *acl;
-  int rc = m ? zkc__acl_for(c, path, ZKC_NODE_PARTICIPANT, &tmp, &acl)
+  int rc = m ? acl_for(c, path, ZKC_NODE_PARTICIPANT, &tmp, &acl)
              : ZKC_ENOMEM;
   if (rc == ZKC_OK && ((m->path = strdup(path)) == NULL ||
                        (m->release = strdup(release)) == NULL)) {

@@ -8,11 +8,6 @@
 #include "session_shared.h"
 #include "test_hooks.h"
 
-int zkc__renewed_locked(const zkc_client_t *c) {
-  return zkc__renewal_holds(&c->renewal, zkc__boot_ms(),
-                            c->session_timeout_ms);
-}
-
 void zkc__probe_new_session_locked(zkc_client_t *c) {
   zkc__renewal_new_session(&c->renewal, c->opened_boot_ms,
                            c->session_timeout_ms);

@@ -4,7 +4,7 @@
  * needs to know of the session (its id, its fate, whether an answer is
  * fresh enough to grant on); the clock; the waiter its rounds set watches
  * for; the janitor; the retry policy. The engine reaches none of these but
- * through a world: the client's (zkc__qworld_session, qworld.c, over
+ * through a world: the client's (zkc__qworld_session, session_world.c, over
  * session.h), or a test's, which answers from a script, without a server
  * (test/unit/test_qengine.c). Every function takes the run's client, which
  * the engine only passes on. */

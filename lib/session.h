@@ -51,11 +51,6 @@ void zkc__client_opts_defaults(zkc_client_opts_t *opts);
 int zkc__client_open(zkc_client_t **out, const char *connect_string,
                      const zkc_client_opts_t *opts);
 
-/* Takes a reference for a recipe object; ZKC_ECLOSED if already closed. */
-int zkc__client_ref(zkc_client_t *c);
-/* Drops it; the last reference frees the client. */
-void zkc__client_unref(zkc_client_t *c);
-
 /* Brackets a blocking call: fails with ZKC_EDEADLK on a callback thread and
  * ZKC_ECLOSED after close; close waits until every entered call left. */
 int zkc__call_enter(zkc_client_t *c);
@@ -83,7 +78,7 @@ int64_t zkc__session_id(zkc_client_t *c);
  * stall proves nothing: the caller reads again. */
 int zkc__grant_fresh(zkc_client_t *c, int64_t sent_boot_ms);
 /* A grant decided on a fresh proof, told as it is made: the queue
- * engine's and the lease run's through their world (qworld.c), the
+ * engine's and the lease run's through their world (session_world.c), the
  * multi-lock's set directly. */
 void zkc__granted(zkc_client_t *c);
 
@@ -106,18 +101,14 @@ int zkc__client_closed(zkc_client_t *c);
 const char *zkc__holder_id(const zkc_client_t *c);
 /* The lost_on_suspended option. */
 int zkc__lost_on_suspended(const zkc_client_t *c);
-/* ---- state changes for recipes (listeners.c) ---- */
+/* ---- state changes for recipes (client.c, listeners.c) ---- */
 
-/* Recipes learn of state changes before the user's listeners do. */
+/* Recipes learn of state changes before the user's listeners do: fn is
+ * called on the maintenance thread for every state change. */
 typedef void (*zkc__observer_fn)(void *ctx, zkc_state_t state,
                                  int64_t lost_session);
-/* Called on the maintenance thread for every state change, before the
- * user's listeners. Remove returns ZKC_EDEADLK when called from the
- * maintenance thread during a dispatch. */
-int zkc__observer_add(zkc_client_t *c, zkc__observer_fn fn, void *ctx);
-int zkc__observer_remove(zkc_client_t *c, zkc__observer_fn fn, void *ctx);
-
-/* A recipe object's tie to its client: a reference plus its observer.
+/* A recipe object's tie to its client (the async context's too): a
+ * reference plus its observer.
  * Attach gives ZKC_ECLOSED after close and leaves nothing on failure;
  * detach gives ZKC_EDEADLK (and keeps both) when called from the
  * maintenance thread during a dispatch. */
@@ -331,15 +322,19 @@ zkc__wake_t zkc__waiter_wait(zkc_client_t *c, zkc__waiter_t *w,
  * Registers w (fresh id, its own condition variable) for a watch on path
  * (kept by reference: it must outlive the registration). */
 int zkc__waiter_register(zkc_client_t *c, zkc__waiter_t *w, const char *path);
-/* A waiter giving up before its watch fired removes the watch. The server
- * keeps one watch per path and session, shared by every watcher of this
- * client on that path (another waiter, a holder's guard): those are told
- * to set theirs again, and a change meanwhile is seen by their next read. */
-void zkc__waiter_unwatch(zkc_client_t *c, zkc__waiter_t *w);
-/* Removes both watches (a children watch and, with zkc__waiter_also, a
- * data watch), as zkc__waiter_unwatch does for a data watch. */
-void zkc__waiter_unwatch_children(zkc_client_t *c, zkc__waiter_t *w);
-void zkc__waiter_unregister(zkc_client_t *c, zkc__waiter_t *w);
+/* What a waiter leaving leaves on the server: nothing (its watch fired,
+ * or was never set), its data watch, or its children watch (and, with
+ * `also`, that node's data watch). */
+typedef enum {
+  ZKC__LEFT_NONE,
+  ZKC__LEFT_DATA,
+  ZKC__LEFT_CHILDREN
+} zkc__watch_left_t;
+/* Ends a registration: removes the watch it left, which the server keeps
+ * once per path and session, shared by every watcher of this client on
+ * that path (another waiter, a holder's guard): those are told to set
+ * theirs again, and a change meanwhile is seen by their next read. */
+void zkc__waiter_end(zkc_client_t *c, zkc__waiter_t *w, zkc__watch_left_t left);
 
 /* Wakes every waiter and every wait on the state condition, so that a
  * thread whose cancel flag was just set (zkc__cancel_bind) sees it. */
@@ -356,15 +351,6 @@ typedef void (*zkc__guard_fn)(void *ctx, uint64_t guard_id);
  * here. ZKC_OK or ZKC_ENOMEM. */
 int zkc__guard_add(zkc_client_t *c, const char *path, int64_t session_id,
                    zkc__guard_fn fn, void *ctx, uint64_t *id);
-/* As zkc__guard_add, but the guard does nothing (no request, no delete
- * told) until zkc__guard_start(c, *id): an owner that must first record
- * the id where fn looks for it (a hold listed under its own lock, which
- * ranks below the client's) starts it once it has, and no delete of the
- * node meanwhile goes untold: the first watch request then finds it gone.
- * Starting a guard twice, or one removed, does nothing. */
-int zkc__guard_add_held(zkc_client_t *c, const char *path, int64_t session_id,
-                        zkc__guard_fn fn, void *ctx, uint64_t *id);
-void zkc__guard_start(zkc_client_t *c, uint64_t id);
 /* As zkc__guard_add, for a revocable hold: watched at once with a get-watch,
  * and revoked_fn(ctx, id) is told on the maintenance thread of each data
  * version after told_version (-1: any) that carries the revocation marker

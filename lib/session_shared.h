@@ -12,6 +12,33 @@
 #include <stdint.h>
 
 
+/* ---- the client's life, under the recipes' attach (client.c, listeners.c) ---- */
+
+/* Takes a reference for a recipe object; ZKC_ECLOSED if already closed. */
+int zkc__client_ref(zkc_client_t *c);
+/* Drops it; the last reference frees the client. */
+void zkc__client_unref(zkc_client_t *c);
+
+/* The observers of zkc__recipe_attach (session.h), alone. */
+/* Called on the maintenance thread for every state change, before the
+ * user's listeners. Remove returns ZKC_EDEADLK when called from the
+ * maintenance thread during a dispatch. */
+int zkc__observer_add(zkc_client_t *c, zkc__observer_fn fn, void *ctx);
+int zkc__observer_remove(zkc_client_t *c, zkc__observer_fn fn, void *ctx);
+
+/* ---- a waiter's end in steps (waiters.c): zkc__waiter_end's, and the
+ * queue engine's world's (session_world.c) ---- */
+
+/* A waiter giving up before its watch fired removes the watch. The server
+ * keeps one watch per path and session, shared by every watcher of this
+ * client on that path (another waiter, a holder's guard): those are told
+ * to set theirs again, and a change meanwhile is seen by their next read. */
+void zkc__waiter_unwatch(zkc_client_t *c, zkc__waiter_t *w);
+/* Removes both watches (a children watch and, with zkc__waiter_also, a
+ * data watch), as zkc__waiter_unwatch does for a data watch. */
+void zkc__waiter_unwatch_children(zkc_client_t *c, zkc__waiter_t *w);
+void zkc__waiter_unregister(zkc_client_t *c, zkc__waiter_t *w);
+
 /* ---- the one call's rules (call.c; the call itself is in session.h) ---- */
 
 /* After a retryable failure (retry.c; a recipe waits so only inside
@@ -201,7 +228,7 @@ int zkc__error_detailed_since(unsigned mark, int rc);
 /* ---- behind the door: requests by kind, watches, waiters' registration,
  * the queue views. Recipes send requests as data (zkc__send); the queue
  * engine's and the lease run's rounds reach the watches and the views
- * through their world (qworld.c, which is of this layer). ---- */
+ * through their world (session_world.c, which is of this layer). ---- */
 
 /* The client's parent_mode option. */
 zkc_parent_mode_t zkc__parent_mode(const zkc_client_t *c);
@@ -247,12 +274,11 @@ void zkc__submit_get_in_session(zkc_client_t *c, zkc__op_t *op,
 void zkc__submit_exists_in_session(zkc_client_t *c, zkc__op_t *op,
                                    const char *path, int64_t session_id);
 
-/* The session's renewal probes (probe.c; renewal.h says what they prove).
- * zkc__renewed_locked: proven renewed now, with the margin to spare. The
+/* The session's renewal probes (probe.c; renewal.h says what they prove;
+ * zkc__renewed_locked, client_struct.h, asks the proof). The
  * handle's open and a new session's first connection start the proof
  * again; an answer feeds it; the maintenance thread sends the next probe
  * when due (1: sent, outside the lock), else lowers *wake to then. */
-int zkc__renewed_locked(const zkc_client_t *c);
 void zkc__probe_handle_opened_locked(zkc_client_t *c);
 void zkc__probe_new_session_locked(zkc_client_t *c);
 void zkc__probe_answered(zkc_client_t *c, int ok);

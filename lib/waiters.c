@@ -170,6 +170,12 @@ void zkc__waiter_unwatch_children(zkc_client_t *c, zkc__waiter_t *w) {
   pthread_mutex_unlock(&c->mu);
 }
 
+void zkc__waiter_end(zkc_client_t *c, zkc__waiter_t *w, zkc__watch_left_t left) {
+  if (left == ZKC__LEFT_DATA) zkc__waiter_unwatch(c, w);
+  else if (left == ZKC__LEFT_CHILDREN) zkc__waiter_unwatch_children(c, w);
+  zkc__waiter_unregister(c, w);
+}
+
 void zkc__waiters_wake_all_locked(zkc_client_t *c) {
   zkc__waiter_t *w, *tmp;
   HASH_ITER(hh, c->waiters, w, tmp) wake(w);

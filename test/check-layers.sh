@@ -41,7 +41,7 @@ shift
 objects=()
 for o in "$@"; do objects+=("$(cd "$(dirname "$o")" && pwd)/$(basename "$o")"); done
 cd "$src/lib"
-session_layer="acl.c call.c client.c errors.c guard.c handle.c janitor.c listeners.c log.c maint.c op.c ops.c ops_zk.h probe.c qview.c qworld.c retry.c send.c state.c stats_client.c waiters.c watches.c"
+session_layer="acl.c call.c client.c errors.c guard.c handle.c janitor.c listeners.c log.c maint.c op.c ops.c ops_zk.h probe.c qview.c retry.c send.c session_world.c state.c stats_client.c waiters.c watches.c"
 hook_definers="async_engine.c guard.c handle.c mutex.c multilock.c mutex_downgrade.c probe.c qengine.c qown.c sem_run.c state.c"
 zk_door="acl.h client_struct.h errors.c handle.c log.c ops.c ops_zk.h watches.c"
 # The run kernel and its drivers: the files that may see an op whole
@@ -182,7 +182,7 @@ if [ -n "$machines" ]; then echo "$machines"; fail=1; fi
 # recipes. The machine reaches its policies through their hooks, not by
 # name: the lease policy depends on the machine, never the other way
 # (a call of lease_run.c from qengine.c is a loop). So the lease run reads the
-# shared count with names.c's codec, not the semaphore's, and qworld.c
+# shared count with names.c's codec, not the semaphore's, and session_world.c
 # tells a delete's answer with the janitor's, not a recipe file's.
 modules=$({ sed 's/\.[ch]\b//g' <<<"$edges"; awk '{print $1, $2}' <<<"$calls" |
   sed 's/\.c\b//g'; } | awk '$1 != $2' | sort -u)
@@ -192,7 +192,7 @@ if ! tsort <<<"$modules" >/dev/null 2>/tmp/zkc-modules.$$; then
 fi
 rm -f /tmp/zkc-modules.$$
 floor_below="util names stats hash renewal test_hooks"
-floor_session="$(sed 's/\.[ch]\b//g' <<<"$session_layer") session session_shared client_struct kernel_door"
+floor_session="$(sed 's/\.[ch]\b//g' <<<"$session_layer") session session_shared client_struct kernel_door qworld"
 floor_kernel="queue_nodes decide qown run_kernel qengine lease_run drive queue"
 upward=$(awk -v below=" $floor_below " -v session=" $floor_session " \
              -v kernel=" $floor_kernel " '
@@ -212,24 +212,35 @@ if [ -n "$upward" ]; then
   echo "^ an arrow back up the floors (below, session layer, kernel, recipes)"
   fail=1
 fi
-# The queue engine's world (qworld.h, the client's in qworld.c) is the
+# The queue engine's world (qworld.h, the client's in session_world.c) is the
 # kernel's door: a recipe goes through session.h, never through the world
 # (the multi-lock told its grant through zkc__qworld_session.granted).
 worldly=$(awk -v kernel=" $floor_kernel " '
-  $2 == "qworld" && $1 != "qworld" && !index(kernel, " " $1 " ")' <<<"$modules")
+  $2 == "qworld" && $1 != "session_world" && !index(kernel, " " $1 " ")' <<<"$modules")
 if [ -n "$worldly" ]; then
   while read -r m w; do
     echo "$m reaches the queue engine's world ($w): recipes use session.h"
   done <<<"$worldly"
   fail=1
 fi
-# The figures docs/architecture.md gives, told (not checked): the functions
-# each door declares, and the floors, the longest chain of modules (a
-# module's floor is one above the highest it depends on).
-for h in session.h kernel_door.h; do
-  echo "$h declares $(grep -oE '^[a-z][^(]*[ *]zkc__[a-z_0-9]+\(' "$h" | wc -l) functions"
+# The figures docs/architecture.md gives: the functions each door
+# declares, and the floors, the longest chain of modules (a module's floor
+# is one above the highest it depends on). The recipes' door and the
+# floors have limits: the door only narrows (what the kernel or the session
+# layer alone calls goes behind it, into kernel_door.h or
+# session_shared.h), and the floors only flatten. Lower a limit with the
+# drawing; never raise it.
+door_width=40
+max_floors=21
+for h in session.h kernel_door.h session_shared.h; do
+  n=$(grep -oE '^[a-z][^(]*[ *]zkc__[a-z_0-9]+\(' "$h" | wc -l)
+  echo "$h declares $n functions"
+  if [ "$h" = session.h ] && [ "$n" -gt "$door_width" ]; then
+    echo "^ the recipes' door (session.h) grew past $door_width functions: a call only the kernel or the session layer makes goes behind it"
+    fail=1
+  fi
 done
-awk '{ dep[$1] = dep[$1] " " $2; all[$1] = 1; all[$2] = 1 }
+floors=$(awk '{ dep[$1] = dep[$1] " " $2; all[$1] = 1; all[$2] = 1 }
   function floor_of(m,   n, i, p, f, best) {
     if (m in fl) return fl[m]
     if (m in busy) return 0 # a loop, told above
@@ -240,8 +251,12 @@ awk '{ dep[$1] = dep[$1] " " $2; all[$1] = 1; all[$2] = 1 }
   END {
     for (m in all) if (floor_of(m) > top) { top = fl[m]; head = m }
     chain = head; for (m = head; m in via; m = via[m]) chain = chain " -> " via[m]
-    print "floors: " top " (" chain ")"
-  }' <<<"$modules"
+    print top " (" chain ")"
+  }' <<<"$modules")
+echo "floors: $floors (at most $max_floors)"
+if [ "${floors%% *}" -gt "$max_floors" ]; then
+  echo "^ more than $max_floors floors: a module chain grew; set leaf modules side by side"; fail=1
+fi
 for f in *.c *.h; do
   if grep -q '^#include <zookeeper/' "$f" && [[ " $zk_door " != *" $f "* ]]; then
     echo "$f includes the ZooKeeper client's header outside the session layer's door"

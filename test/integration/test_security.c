@@ -473,6 +473,37 @@ static const zkc_acl_t *pick_acl(void *ctx, const char *path,
   return parent_acl;
 }
 
+/* An acl_fn whose answer for a participant's node is no ACL (no entry). */
+static const zkc_acl_t *empty_acl(void *ctx, const char *path,
+                                  zkc_node_kind_t kind, size_t *count) {
+  (void)ctx;
+  (void)path;
+  if (kind != ZKC_NODE_PARTICIPANT) return NULL; /* the client's own */
+  *count = 0;
+  return part_acl;
+}
+
+/* A bad answer of acl_fn fails the create that asked for it, with the
+ * reason as the thread's message, and nothing is created. */
+static void acl_callback_bad_answer_refused(void **state) {
+  (void)state;
+  char path[512];
+  snprintf(path, sizeof path, "%s", zkt_path("badacl"));
+  zkc_client_opts_t o;
+  zkc_client_opts_init(&o);
+  o.acl_fn = empty_acl;
+  open_roots();
+  zkc_client_t *c = zkt_open(&o);
+  zkc_mutex_t *m = new_mutex(c, path);
+  assert_int_equal(zkc_mutex_acquire(m), ZKC_EINVAL);
+  assert_non_null(strstr(zkc_last_error_message(),
+                         "invalid ACL for"));
+  /* Refused before it was sent: not even the parent was made. */
+  assert_int_equal(zkt_children_count(path), -1);
+  OK(zkc_mutex_destroy(m));
+  zkc_client_close(c);
+}
+
 static void acl_callback_and_node_data(void **state) {
   (void)state;
   char path[512], node[1100], acl[512], data[256];
@@ -715,6 +746,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(deleted_selector_node_stops_leader),
       cmocka_unit_test(squatter_blocks_like_a_contender),
       cmocka_unit_test(acl_callback_and_node_data),
+      cmocka_unit_test(acl_callback_bad_answer_refused),
       cmocka_unit_test(chroot_every_recipe),
       cmocka_unit_test(refused_credentials_fail_open),
       cmocka_unit_test(refused_latch_ends_election),

@@ -2,7 +2,9 @@
 /* The queue engine's world over a client (qworld.h): its requests go to
  * the client's ZooKeeper handle, its facts come from the client's
  * session. Part of the session layer: the watches and the views it hands
- * the engine are behind the recipes' door (session.h). */
+ * the engine are behind the recipes' door (session.h). Named apart from
+ * its interface (qworld.h) so that the kernel, which includes that, does
+ * not stand on this file's floor. */
 
 #include "qworld.h"
 
