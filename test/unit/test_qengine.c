@@ -1162,13 +1162,18 @@ static void answer_confirm_round(int i, int parts, int64_t owner) {
   for (int k = 0; k < 2 * parts; k++) answer(i + k, ZKC_OK, owner);
 }
 
+/* A confirmation of stats done with rc. */
+static void expect_confirmed(int rc) {
+  assert_int_equal(zkc__crun_step(&CR), ZKC__QN_DONE);
+  assert_int_equal(zkc__crun_result(&CR, NULL, NULL, NULL), rc);
+}
+
 static void confirm_proves_every_hold_behind_its_sync(void **state) {
   (void)state;
   start_confirm(0);
   expect_confirm_round(0, 2, ZKC__REQ_EXISTS_IN_SESSION);
   answer_confirm_round(0, 2, SESSION);
-  assert_int_equal(zkc__crun_step(&CR), ZKC__QN_DONE);
-  assert_int_equal(zkc__crun_result(&CR, NULL, NULL, NULL), ZKC_OK);
+  expect_confirmed(ZKC_OK);
   assert_int_equal(S.n, 4);
   stop_confirm();
 }
@@ -1188,8 +1193,7 @@ static void confirm_without_a_sync_grants_nothing(void **state) {
   S.clock += 10;
   expect_confirm_round(4, 2, ZKC__REQ_EXISTS_IN_SESSION);
   answer_confirm_round(4, 2, SESSION);
-  assert_int_equal(zkc__crun_step(&CR), ZKC__QN_DONE);
-  assert_int_equal(zkc__crun_result(&CR, NULL, NULL, NULL), ZKC_OK);
+  expect_confirmed(ZKC_OK);
   stop_confirm();
 }
 
@@ -1203,8 +1207,7 @@ static void confirm_stale_rounds_read_again_then_lose(void **state) {
     S.clock += FRESH_MS;
     answer_confirm_round(4 * k, 2, SESSION);
   }
-  assert_int_equal(zkc__crun_step(&CR), ZKC__QN_DONE);
-  assert_int_equal(zkc__crun_result(&CR, NULL, NULL, NULL), ZKC_ELOST);
+  expect_confirmed(ZKC_ELOST);
   assert_int_equal(S.n, 12);
   stop_confirm();
 }
@@ -1221,12 +1224,23 @@ static void confirm_node_gone_is_lost(void **state) {
     answer(2, ZKC_OK, 0);
     if (other) answer(3, ZKC_OK, OTHER_SESSION);
     else answer(3, ZKC_ENONODE, 0);
-    assert_int_equal(zkc__crun_step(&CR), ZKC__QN_DONE);
-    assert_int_equal(zkc__crun_result(&CR, NULL, NULL, NULL), ZKC_ELOST);
+    expect_confirmed(ZKC_ELOST);
     assert_int_equal(H.lost[0], 0);
     assert_int_equal(H.lost[1], 1);
     stop_confirm();
   }
+}
+
+/* A fenced read done with rc: its data (malloc'd, or NULL), and *len. */
+static char *expect_read_done(int rc, size_t *len) {
+  assert_int_equal(zkc__crun_step(&CR), ZKC__QN_DONE);
+  char *data = NULL;
+  int32_t version = -1;
+  *len = 0;
+  assert_int_equal(zkc__crun_result(&CR, &data, len, &version), rc);
+  if (rc == ZKC_OK) assert_int_equal(version, 0);
+  else assert_null(data);
+  return data;
 }
 
 /* A fenced read: its data once proven; its path missing is its answer. */
@@ -1238,22 +1252,17 @@ static void confirm_read_gives_the_data_once_proven(void **state) {
   assert_non_null(S.req[1].op->data = strdup("v"));
   S.req[1].op->data_len = 1;
   answer(1, ZKC_OK, 0);
-  assert_int_equal(zkc__crun_step(&CR), ZKC__QN_DONE);
-  char *data = NULL;
-  size_t len = 0;
-  int32_t version = -1;
-  assert_int_equal(zkc__crun_result(&CR, &data, &len, &version), ZKC_OK);
+  size_t len;
+  char *data = expect_read_done(ZKC_OK, &len);
   assert_string_equal(data, "v");
   assert_int_equal(len, 1);
-  assert_int_equal(version, 0);
   free(data);
   stop_confirm();
   start_confirm(1);
   expect_confirm_round(0, 1, ZKC__REQ_GET_IN_SESSION);
   answer(0, ZKC_OK, 0);
   answer(1, ZKC_ENONODE, 0);
-  assert_int_equal(zkc__crun_step(&CR), ZKC__QN_DONE);
-  assert_int_equal(zkc__crun_result(&CR, &data, &len, &version), ZKC_ENONODE);
+  (void)expect_read_done(ZKC_ENONODE, &len);
   assert_int_equal(H.lost[0], 0);
   stop_confirm();
 }
@@ -1266,12 +1275,8 @@ static void confirm_read_of_a_hold_lost_meanwhile_is_refused(void **state) {
   H.stands_rc = ZKC_ELOST;
   answer(0, ZKC_OK, 0);
   answer(1, ZKC_OK, 0);
-  assert_int_equal(zkc__crun_step(&CR), ZKC__QN_DONE);
-  char *data = NULL;
-  size_t len = 0;
-  int32_t version = 0;
-  assert_int_equal(zkc__crun_result(&CR, &data, &len, &version), ZKC_ELOST);
-  assert_null(data);
+  size_t len;
+  (void)expect_read_done(ZKC_ELOST, &len);
   stop_confirm();
 }
 
@@ -1290,12 +1295,8 @@ static void confirm_session_in_doubt_reads_again_once_live(void **state) {
   S.live = 1;
   expect_confirm_round(2, 1, ZKC__REQ_GET_IN_SESSION);
   answer_confirm_round(2, 1, SESSION);
-  assert_int_equal(zkc__crun_step(&CR), ZKC__QN_DONE);
-  char *data = NULL;
-  size_t len = 0;
-  int32_t version = 0;
-  assert_int_equal(zkc__crun_result(&CR, &data, &len, &version), ZKC_OK);
-  free(data);
+  size_t len;
+  free(expect_read_done(ZKC_OK, &len));
   stop_confirm();
 }
 
