@@ -22,6 +22,17 @@ typedef struct zkc__run_calls {
   void (*stop)(void *run, int rc);
 } zkc__run_calls_t;
 
+/* What a run of holds granted already adds (the confirm run's). */
+typedef struct zkc__run_bind {
+  /* The client whose session and backoff the run waits on now: a run over
+   * several clients retries on the one that failed. */
+  zkc_client_t *(*client)(void *run);
+  /* The session the run's holds rest on: its wait for a connected session
+   * ends (ZKC_ELOST) once that session is gone, rather than for as long as
+   * the ensemble stays out of reach. */
+  int64_t (*bound)(void *run);
+} zkc__run_bind_t;
+
 /* Steps `run` of client c until it is done (ZKC__QN_DONE): its answers
  * awaited until zkc__limit_after(deadline), its waiter's event, the
  * session, the end of a backoff, on this thread. ops has room for as many
@@ -30,5 +41,10 @@ typedef struct zkc__run_calls {
 void zkc__drive_here(const zkc__run_calls_t *calls, void *run,
                      zkc_client_t *c, int64_t deadline, zkc__op_t **ops,
                      int64_t *woken_us);
+/* The same, with bind's waits (bind NULL: zkc__drive_here's). */
+void zkc__drive_bound(const zkc__run_calls_t *calls,
+                      const zkc__run_bind_t *bind, void *run,
+                      zkc_client_t *c, int64_t deadline, zkc__op_t **ops,
+                      int64_t *woken_us);
 
 #endif /* ZKC_DRIVE_H */

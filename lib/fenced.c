@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "confirm_run.h"
 #include "hold_view.h"
 #include "mutex_hold.h"
 #include "names.h"
@@ -28,43 +29,51 @@ typedef struct {
   zkc__fence_t f;
 } pinned_t;
 
-/* A retried read goes on only while the hold stands. */
-static int hold_stands(void *p) {
-  pinned_t *h = p;
-  return h->kind->still(h->obj, &h->f);
+/* A fenced read under a pinned hold. */
+typedef struct {
+  pinned_t *h;
+  const char *path;
+} read_t;
+
+/* The confirm run's one part (confirm_run.h): path, read on the hold's
+ * session, which the call keeps pinned throughout; a round goes out only
+ * while the hold stands, and its answer counts only if it still does. */
+static zkc_client_t *read_client(void *ctx, size_t i) {
+  (void)i;
+  return ((read_t *)ctx)->h->c;
 }
 
-/* One read of path on the hold's session, tried again after connection
- * loss while the hold stands, under the client's retry policy. A handle of
- * another session refuses it (ZKC_ESESSIONEXPIRED): the hold's session is
- * over. A sync goes before it: a server cut off from the leader would
- * answer from its frozen state, from before the writes of a holder granted
- * once the leader expired ours; it cannot answer the sync, and holds the
- * read behind it until it gives the connection up. */
+static int read_pin(void *ctx, size_t i, char **node, int64_t *session) {
+  (void)i;
+  read_t *rd = ctx;
+  int rc = rd->h->kind->still(rd->h->obj, &rd->h->f);
+  if (rc != ZKC_OK) return rc;
+  *session = rd->h->f.session;
+  return (*node = strdup(rd->path)) ? ZKC_OK : ZKC_ENOMEM;
+}
+
+static int read_stands(void *ctx, size_t i) {
+  (void)i;
+  read_t *rd = ctx;
+  return rd->h->kind->still(rd->h->obj, &rd->h->f);
+}
+
+/* One read of path on the hold's session, behind a sync: a server cut off
+ * from the leader would answer from its frozen state, from before the
+ * writes of a holder granted once the leader expired ours; it cannot
+ * answer the sync, and holds the read behind it until it gives the
+ * connection up. Tried again after connection loss while the hold stands,
+ * until connected again or the hold's session presumed lost (a lost hold
+ * is told, not waited on for as long as the ensemble stays out of reach),
+ * and again while its answer is too old to prove the hold (the kernel's
+ * grant rule). A handle of another session refuses it: the hold is lost. */
 static int read_in_session(pinned_t *h, const char *path, char **data,
                            size_t *len, int32_t *version) {
-  zkc__call_t rd[2] = {
-      {.rq = {.kind = ZKC__REQ_SYNC, .path = path}},
-      {.rq = {.kind = ZKC__REQ_GET_IN_SESSION, .path = path,
-              .session = h->f.session}}};
-  /* Retried until connected again, or the hold's session presumed lost
-   * (cut off for a whole session timeout): a lost hold is told, not waited
-   * on for as long as the ensemble stays out of reach. */
-  int rc = zkc__call(h->c, rd, 2,
-                     &(zkc__call_opts_t){.limit_ms = ZKC__FOREVER,
-                                         .retry = ZKC__CALL_RETRY,
-                                         .deadline_ms = ZKC__FOREVER,
-                                         .session = h->f.session,
-                                         .still = hold_stands,
-                                         .still_ctx = h});
-  if (rc == ZKC_OK) {
-    *data = rd[1].data; /* malloc'd and NUL-terminated */
-    rd[1].data = NULL;
-    *len = (size_t)rd[1].data_len;
-    *version = rd[1].stat.version;
-  }
-  zkc__call_clear(rd, 2);
-  return rc;
+  read_t rd = {h, path};
+  const zkc__confirm_how_t how = {
+      .n = 1, .get = 1, .deadline = ZKC__FOREVER, .client = read_client,
+      .pin = read_pin, .stands = read_stands, .ctx = &rd};
+  return zkc__confirm(&how, data, len, version);
 }
 
 static zkc_client_t *hold_client(const zkc_hold_t *h) {
@@ -109,12 +118,10 @@ int zkc__hold_get(zkc_hold_t *hold, const char *fn, const char *path,
   char *got = NULL;
   size_t got_len = 0;
   int32_t got_version = 0;
+  /* Lost while the read was under way (its session ended with it: the
+   * client's state change tells the recipe's lost notice): ZKC_ELOST, and
+   * what it read is no hold's. */
   rc = read_in_session(&h, path, &got, &got_len, &got_version);
-  /* The hold's session ended: the hold went with it (the client's state
-   * change marks it lost and tells the recipe's lost notice). */
-  if (rc == ZKC_ESESSIONEXPIRED) rc = ZKC_ELOST;
-  /* Lost while the read was under way: what it read is no hold's. */
-  if (rc == ZKC_OK) rc = h.kind->still(h.obj, &h.f);
   if (rc == ZKC_OK) {
     *data = got;
     *len = got_len;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "confirm_run.h"
 #include "hold_view.h"
 #include "mutex_hold.h"
 #include "queue.h"
@@ -168,81 +169,32 @@ static int64_t remaining(int64_t deadline) {
 /* Test seam (test_hooks.h): NULL in every program but the tests. */
 void (*zkc__multilock_seam)(void);
 
-/* A node gone or a session over: the lock is lost. */
-static int lost_as(int rc) {
-  return rc == ZKC_ENONODE || rc == ZKC_ESESSIONEXPIRED ? ZKC_ELOST : rc;
+/* The confirm run's parts (confirm_run.h): the set's locks, each pinned
+ * (destroy refuses) from its round's send until the round is judged. */
+static zkc_client_t *part_client(void *ctx, size_t i) {
+  return zkc__mutex_client(((const zkc_multilock_t *)ctx)->locks[i]);
 }
 
-/* One round of confirm_set: every lock's node read behind a sync, all sent
- * at once (one round trip however many locks), each through its own lock's
- * client and only on the session that owns the hold's node (a read through
- * a later session of the client would prove nothing about that one); every
- * answer collected (or given up at limit) whatever the first said. The
- * holds stay pinned (destroy refuses) until the round is judged:
- * sessions[i] is lock i's hold's session, or 0 when it was not pinned.
- * ZKC_OK when every node is there, on its hold's session; ZKC_ELOST when
- * one is gone, its hold lost or its session over; a retryable code when a
- * connection was lost (*failed its client); ZKC_ETIMEDOUT when one is
- * unanswered by limit; ZKC_ECLOSED, a refusal of the server's; ZKC_ENOMEM. */
-static int confirm_round(const zkc_multilock_t *ml, int64_t limit,
-                         int64_t *sessions, zkc_client_t **failed) {
-  size_t n = ml->n;
-  /* None pinned yet: an earlier round's pins were left already. */
-  memset(sessions, 0, n * sizeof *sessions);
-  /* Lock i's sync and read: p[2 * i], p[2 * i + 1]. */
-  zkc__call_t *p = calloc(2 * n, sizeof *p);
-  if (p == NULL) return ZKC_ENOMEM;
-  int rc = ZKC_OK;
-  size_t sent = 0;
-  for (size_t i = 0; i < n && rc == ZKC_OK; i++) {
-    zkc_mutex_t *m = ml->locks[i];
-    char *node = NULL;
-    if ((rc = zkc__mutex_hold_enter(m, &sessions[i], &node)) != ZKC_OK) {
-      sessions[i] = 0;
-      if (rc == ZKC_ENOTOWNER) rc = ZKC_ELOST;
-    } else {
-      p[2 * i].rq = (zkc__req_t){.kind = ZKC__REQ_SYNC, .path = node};
-      p[2 * i + 1].rq = (zkc__req_t){.kind = ZKC__REQ_EXISTS_IN_SESSION,
-                                     .path = node, .session = sessions[i]};
-      if ((rc = zkc__call_send(zkc__mutex_client(m), &p[2 * i], 2)) == ZKC_OK)
-        sent++;
-    }
-    free(node);
-  }
-  zkc__call_wait(p, 2 * sent, limit);
-  for (size_t i = 0; i < sent; i++) {
-    const zkc__call_t *sync = &p[2 * i], *rd = &p[2 * i + 1];
-    int read = lost_as(rd->rc);
-    /* The sync's "no node" is the read's to tell. */
-    int synced = lost_as(sync->rc == ZKC_ENONODE ? ZKC_OK : sync->rc);
-    if (read == ZKC_OK && rd->stat.ephemeral_owner != sessions[i])
-      read = ZKC_ELOST; /* not the hold's node: cannot be, but proves nothing */
-    /* Found lost: marked so at once (an outer reentrant hold of this
-     * thread would otherwise stand until its guard tells). */
-    if (read == ZKC_ELOST) zkc__mutex_hold_lost(ml->locks[i]);
-    if (zkc__retryable(synced) || zkc__retryable(read))
-      *failed = zkc__mutex_client(ml->locks[i]);
-    int one = synced == ZKC_OK || read == ZKC_ELOST ? read : synced;
-    /* A lost lock outranks the rest: the set is taken again. */
-    if (one != ZKC_OK && (rc == ZKC_OK || one == ZKC_ELOST)) rc = one;
-  }
-  zkc__call_clear(p, 2 * sent);
-  free(p);
-  return rc;
+static int part_pin(void *ctx, size_t i, char **node, int64_t *session) {
+  int rc = zkc__mutex_hold_enter(((zkc_multilock_t *)ctx)->locks[i], session,
+                                 node);
+  return rc == ZKC_ENOTOWNER ? ZKC_ELOST : rc;
 }
 
-/* 1 when a round sent at sent_boot_ms is still fresh for every client and
- * every hold still stands on its live session, as the client knows now. */
-static int round_holds(const zkc_multilock_t *ml, int64_t sent_boot_ms,
-                       const int64_t *sessions) {
-  for (size_t i = 0; i < ml->n; i++) {
-    zkc_client_t *c = zkc__mutex_client(ml->locks[i]);
-    if (!zkc__grant_fresh(c, sent_boot_ms) ||
-        zkc__session_fate(c, sessions[i]) != ZKC__SESSION_LIVE ||
-        zkc__mutex_hold_check(ml->locks[i]) != ZKC_OK)
-      return 0;
-  }
-  return 1;
+static void part_unpin(void *ctx, size_t i) {
+  zkc__mutex_hold_leave(((zkc_multilock_t *)ctx)->locks[i]);
+}
+
+static int part_stands(void *ctx, size_t i) {
+  /* The seam comes between the round's answers and their judging. */
+  if (i == 0 && zkc__multilock_seam) zkc__multilock_seam();
+  return zkc__mutex_hold_check(((zkc_multilock_t *)ctx)->locks[i]) == ZKC_OK
+             ? ZKC_OK
+             : ZKC_ELOST;
+}
+
+static void part_lost(void *ctx, size_t i) {
+  zkc__mutex_hold_lost(((zkc_multilock_t *)ctx)->locks[i]);
 }
 
 /* Rounds in a row found too old before the set is given back and taken
@@ -254,47 +206,19 @@ static int round_holds(const zkc_multilock_t *ml, int64_t sent_boot_ms,
  * gone (an outsider's delete, told to its holder only later), and a stall
  * of this process after any grant (a stop, a swap-in) may have outlived a
  * session, whose nodes the next in line then hold. So every node is read
- * again behind a sync (through the leader: a server cut off from it would
- * answer from its frozen state), and the answers count only while that
- * round is fresh (zkc__grant_fresh) and every hold stands, judged on this
- * thread as the last step before the set is reported held. A round found
- * too old is sent again (STALE_ROUNDS times, then the set is taken again);
- * one whose connection was lost, after the retry policy's wait. ZKC_OK;
- * ZKC_ELOST: take the set again; ZKC_ETIMEDOUT: the deadline passed;
- * ZKC_ECLOSED, a refusal of the server's, ZKC_ENOMEM. */
-static int confirm_set(const zkc_multilock_t *ml, int64_t deadline) {
+ * again behind a sync, on its hold's session, by the confirm run
+ * (confirm_run.h), whose proof counts only while fresh and every hold
+ * stands, judged on this thread as the last step before the set is
+ * reported held, and told as the engine's grants are. ZKC_OK; ZKC_ELOST:
+ * take the set again; ZKC_ETIMEDOUT: the deadline passed; ZKC_ECLOSED, a
+ * refusal of the server's, ZKC_ENOMEM. */
+static int confirm_set(zkc_multilock_t *ml, int64_t deadline) {
   if (ml->n == 1) return ZKC_OK; /* granted on this thread, just now */
-  int64_t *sessions = calloc(ml->n, sizeof *sessions);
-  if (sessions == NULL) return ZKC_ENOMEM;
-  int rc, stale = 0, attempt = 0;
-  /* A round is a call sent in halves to several clients: retried as one. */
-  const zkc__call_opts_t again = {.limit_ms = zkc__limit_after(deadline),
-                                  .retry = ZKC__CALL_RETRY,
-                                  .deadline_ms = deadline};
-  for (;;) {
-    int64_t sent = zkc__boot_ms();
-    zkc_client_t *failed = NULL;
-    rc = confirm_round(ml, again.limit_ms, sessions, &failed);
-    if (zkc__multilock_seam) zkc__multilock_seam();
-    int holds = rc == ZKC_OK && round_holds(ml, sent, sessions);
-    for (size_t i = 0; i < ml->n; i++)
-      if (sessions[i] != 0) zkc__mutex_hold_leave(ml->locks[i]);
-    if (holds) { /* the set's grant: told as the engine's are */
-      zkc__granted(zkc__mutex_client(ml->locks[0]));
-      break;
-    }
-    if (rc == ZKC_OK) /* too old, or a hold lost since it was read */
-      rc = ++stale < STALE_ROUNDS ? ZKC_OK : ZKC_ELOST;
-    else if (zkc__retryable(rc) && failed != NULL)
-      rc = zkc__call_again(failed, &again, &attempt, rc);
-    if (rc != ZKC_OK) break;
-    if (deadline != ZKC__FOREVER && zkc__now_ms() >= deadline) {
-      rc = ZKC_ETIMEDOUT;
-      break;
-    }
-  }
-  free(sessions);
-  return rc;
+  const zkc__confirm_how_t how = {
+      .n = ml->n, .tell = 1, .stale_max = STALE_ROUNDS, .deadline = deadline,
+      .client = part_client, .pin = part_pin, .unpin = part_unpin,
+      .stands = part_stands, .lost = part_lost, .ctx = ml};
+  return zkc__confirm(&how, NULL, NULL, NULL);
 }
 
 static int multilock_acquire_timeout_impl(zkc_multilock_t *ml,

@@ -158,15 +158,21 @@ void zkc__rk_leave(zkc__rk_t *k) {
 
 /* ---- deciding ---- */
 
-zkc__rk_grant_t zkc__rk_grant(zkc__rk_t *k, int64_t session, int64_t proof) {
-  switch (k->world->session_fate(k->c, session)) {
+zkc__rk_grant_t zkc__rk_proven(const zkc__rk_t *k, zkc_client_t *c,
+                               int64_t session, int64_t proof) {
+  switch (k->world->session_fate(c, session)) {
     case ZKC__SESSION_LIVE:
-      if (!k->world->grant_fresh(k->c, proof)) return ZKC__RK_STALE;
-      if (k->world->granted) k->world->granted(k->c);
-      return ZKC__RK_GRANTED;
+      return k->world->grant_fresh(c, proof) ? ZKC__RK_GRANTED
+                                             : ZKC__RK_STALE;
     case ZKC__SESSION_GONE: return ZKC__RK_GONE;
     default: return ZKC__RK_NOT_LIVE;
   }
+}
+
+zkc__rk_grant_t zkc__rk_grant(zkc__rk_t *k, int64_t session, int64_t proof) {
+  zkc__rk_grant_t g = zkc__rk_proven(k, k->c, session, proof);
+  if (g == ZKC__RK_GRANTED && k->world->granted) k->world->granted(k->c);
+  return g;
 }
 
 int zkc__rk_woken_rc(zkc__wake_t why) {

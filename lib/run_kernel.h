@@ -126,6 +126,10 @@ typedef enum {
   ZKC__RK_NOT_LIVE  /* not proven live: read again once connected */
 } zkc__rk_grant_t;
 zkc__rk_grant_t zkc__rk_grant(zkc__rk_t *k, int64_t session, int64_t proof);
+/* The same rule for a session of client c (a run over several clients:
+ * the multi-lock's confirmation), told to nobody: GRANTED when proven. */
+zkc__rk_grant_t zkc__rk_proven(const zkc__rk_t *k, zkc_client_t *c,
+                               int64_t session, int64_t proof);
 
 /* How a wait ended, as the run's result: ZKC_OK when its event fired. */
 int zkc__rk_woken_rc(zkc__wake_t why);

@@ -48,7 +48,7 @@ zk_door="acl.h client_struct.h errors.c handle.c log.c ops.c ops_zk.h watches.c"
 # (kernel_door.h). async_engine.c is the async acquire's driver of the queue
 # engine, as drive.c (with queue.c) is the blocking one; sem_run.c the
 # semaphore's one acquire run around the lease run, on either driver.
-kernel_files="queue_nodes.c decide.c qown.c run_kernel.c qengine.c lease_run.c drive.c queue.c async_engine.c sem_run.c"
+kernel_files="queue_nodes.c decide.c qown.c run_kernel.c qengine.c lease_run.c confirm_run.c drive.c queue.c async_engine.c sem_run.c"
 fail=0
 
 includes() { sed -n 's/^#include "\([^"/]*\)".*/\1/p' "$1"; }
@@ -144,7 +144,7 @@ if [ -n "$undeclared" ]; then echo "$undeclared"; fail=1; fi
 # no session-layer function but an op's life (op.c), the log's and the
 # pure classification of a result (zkc__retryable).
 engine_calls=$(awk '($1 == "qengine.c" || $1 == "qown.c" || $1 == "lease_run.c" ||
-  $1 == "run_kernel.c") &&
+  $1 == "confirm_run.c" || $1 == "run_kernel.c") &&
   $2 != "op.c" &&
   $2 != "log.c" && $3 != "zkc__retryable" && $3 != "zkc__qworld_session" &&
   index(" '"$session_layer"' ", " " $2 " ") { print $1 " calls " $3 " (" $2 ") past its world (qworld.h)" }' <<<"$calls")
@@ -171,6 +171,26 @@ if [ -n "$sem_twice" ]; then echo "$sem_twice"; fail=1; fi
 machines=$(awk '$3 == "zkc__rk_loop" && $1 != "qengine.c" {
   print $1 " steps a run of its own (zkc__rk_loop): make it a policy of qengine.c" }' <<<"$calls")
 if [ -n "$machines" ]; then echo "$machines"; fail=1; fi
+# The freshness proof of a hold granted already (a sync, then a read on
+# the hold's own session, judged by the kernel's grant rule) is written
+# once, as the confirm policy (confirm_run.c): the multi-lock's set and the
+# fenced read are its runs, and no other file sends a read bound to a
+# session (send.c and ops.c carry it).
+for f in *.c; do
+  case $f in confirm_run.c | send.c | ops.c) ;;
+  *) if grep -qE 'ZKC__REQ_(GET|EXISTS)_IN_SESSION' "$f"; then
+       echo "$f proves a hold with a read of its own: the confirm run's (confirm_run.h)"; fail=1
+     fi ;;
+  esac
+done
+# No request loop by hand: a call's halves (send, then wait) and its
+# retry's wait are call.c's, used only by the blocking driver's delete in
+# the background (queue.c) and the status read of many clients (status.c,
+# still a loop of its own); everything else is one zkc__call or a run.
+halves=$(awk '($3 == "zkc__call_send" || $3 == "zkc__call_wait" ||
+  $3 == "zkc__call_again") && $1 != "call.c" && $1 != "queue.c" &&
+  $1 != "status.c" { print $1 " calls " $3 ": a request loop by hand (make it a run, or one zkc__call)" }' <<<"$calls")
+if [ -n "$halves" ]; then echo "$halves"; fail=1; fi
 # No arrow back up. A module is a .c and its .h together (qown.c and
 # qown.h); it depends on what it includes and on the objects whose
 # functions it calls. Those dependencies form no loop (the queue engine
@@ -193,7 +213,7 @@ fi
 rm -f /tmp/zkc-modules.$$
 floor_below="util names stats hash renewal test_hooks"
 floor_session="$(sed 's/\.[ch]\b//g' <<<"$session_layer") session session_shared client_struct kernel_door qworld"
-floor_kernel="queue_nodes decide qown run_kernel qengine lease_run drive queue"
+floor_kernel="queue_nodes decide qown run_kernel qengine lease_run confirm_run drive queue"
 upward=$(awk -v below=" $floor_below " -v session=" $floor_session " \
              -v kernel=" $floor_kernel " '
   function floor(m) {

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "qengine.h"
+#include "confirm_run.h"
 #include "kernel_door.h" /* an op whole */
 #include "session_shared.h" /* zkc__op_finish: how an answer arrives */
 
@@ -30,6 +31,7 @@ typedef struct {
   char path[700];
   int plain;
   uint64_t watch;
+  int64_t session; /* a read bound to a session */
   zkc__op_t *op;
   int answered;
 } req_t;
@@ -59,6 +61,7 @@ static void w_send(zkc_client_t *c, zkc__op_t *op, const zkc__req_t *rq) {
   snprintf(q->path, sizeof q->path, "%s", rq->path);
   q->plain = rq->plain;
   q->watch = rq->watch;
+  q->session = rq->session;
   q->op = op;
 }
 static int64_t w_session_id(zkc_client_t *c) {
@@ -1087,6 +1090,216 @@ static void also_of_a_read_that_waits_is_not_kept(void **state) {
   stop();
 }
 
+/* ---- the confirm policy (confirm_run.h): holds granted already, proven
+ * again by a sync and a read on each hold's session ---- */
+
+#define HOLD_A BASE "/_c_a-lock-0000000001"
+#define HOLD_B "/r/_c_b-lock-0000000002"
+static zkc__crun_t CR;
+static struct {
+  int pinned, stands_rc, lost[2];
+} H;
+static zkc_client_t *h_client(void *ctx, size_t i) {
+  (void)ctx, (void)i;
+  return NULL;
+}
+static int h_pin(void *ctx, size_t i, char **node, int64_t *session) {
+  (void)ctx;
+  *session = SESSION;
+  H.pinned++;
+  return (*node = strdup(i == 0 ? HOLD_A : HOLD_B)) ? ZKC_OK : ZKC_ENOMEM;
+}
+static void h_unpin(void *ctx, size_t i) {
+  (void)ctx, (void)i;
+  H.pinned--;
+}
+static int h_stands(void *ctx, size_t i) {
+  (void)ctx, (void)i;
+  return H.stands_rc;
+}
+static void h_lost(void *ctx, size_t i) {
+  (void)ctx;
+  H.lost[i]++;
+}
+
+/* A confirmation of two holds (the multi-lock's), or one fenced read. */
+static void start_confirm(int get) {
+  start(0);
+  memset(&H, 0, sizeof H);
+  zkc__confirm_how_t how = {.n = get ? 1 : 2, .get = get != 0, .tell = 1,
+                            .stale_max = 3, .deadline = S.clock + 60000,
+                            .client = h_client, .pin = h_pin,
+                            .unpin = h_unpin, .stands = h_stands,
+                            .lost = h_lost, .drv = &driver, .world = &world};
+  assert_int_equal(zkc__crun_init(&CR, &how), ZKC_OK);
+}
+
+static void stop_confirm(void) {
+  zkc__crun_clear(&CR);
+  assert_int_equal(H.pinned, 0); /* every pin left */
+  for (int i = 0; i < S.n; i++)
+    if (!S.req[i].answered) {
+      S.req[i].answered = 1;
+      zkc__op_finish(S.req[i].op, ZKC_ECONNLOSS, NULL);
+    }
+}
+
+/* Round k (its first request at i): each hold's sync, then its read bound
+ * to the hold's session, all sent at once. */
+static void expect_confirm_round(int i, int parts, zkc__req_kind_t read) {
+  assert_int_equal(zkc__crun_step(&CR), ZKC__QN_REPLY);
+  assert_int_equal(S.n, i + 2 * parts);
+  for (int p = 0; p < parts; p++) {
+    const char *node = p == 0 ? HOLD_A : HOLD_B;
+    assert_string_equal(req(i + 2 * p, ZKC__REQ_SYNC)->path, node);
+    assert_string_equal(req(i + 2 * p + 1, read)->path, node);
+    assert_int_equal(S.req[i + 2 * p + 1].session, SESSION);
+  }
+  assert_int_equal(H.pinned, parts); /* pinned while the round is out */
+}
+
+static void answer_confirm_round(int i, int parts, int64_t owner) {
+  for (int k = 0; k < 2 * parts; k++) answer(i + k, ZKC_OK, owner);
+}
+
+/* A confirmation of stats done with rc. */
+static void expect_confirmed(int rc) {
+  assert_int_equal(zkc__crun_step(&CR), ZKC__QN_DONE);
+  assert_int_equal(zkc__crun_result(&CR, NULL, NULL, NULL), rc);
+}
+
+static void confirm_proves_every_hold_behind_its_sync(void **state) {
+  (void)state;
+  start_confirm(0);
+  expect_confirm_round(0, 2, ZKC__REQ_EXISTS_IN_SESSION);
+  answer_confirm_round(0, 2, SESSION);
+  expect_confirmed(ZKC_OK);
+  assert_int_equal(S.n, 4);
+  stop_confirm();
+}
+
+/* The reads answered, a sync not (cut off): nothing proven; the retry
+ * policy's backoff, then the whole round again. */
+static void confirm_without_a_sync_grants_nothing(void **state) {
+  (void)state;
+  start_confirm(0);
+  expect_confirm_round(0, 2, ZKC__REQ_EXISTS_IN_SESSION);
+  answer(0, ZKC_OK, 0);
+  answer(1, ZKC_OK, SESSION);
+  answer(2, ZKC_ECONNLOSS, 0);
+  answer(3, ZKC_OK, SESSION);
+  assert_int_equal(zkc__crun_step(&CR), ZKC__QN_TIME);
+  assert_int_equal(H.pinned, 0);
+  S.clock += 10;
+  expect_confirm_round(4, 2, ZKC__REQ_EXISTS_IN_SESSION);
+  answer_confirm_round(4, 2, SESSION);
+  expect_confirmed(ZKC_OK);
+  stop_confirm();
+}
+
+/* A round answered after half a session timeout proves nothing: sent
+ * again, and after three such rounds the holds are in doubt. */
+static void confirm_stale_rounds_read_again_then_lose(void **state) {
+  (void)state;
+  start_confirm(0);
+  for (int k = 0; k < 3; k++) {
+    expect_confirm_round(4 * k, 2, ZKC__REQ_EXISTS_IN_SESSION);
+    S.clock += FRESH_MS;
+    answer_confirm_round(4 * k, 2, SESSION);
+  }
+  expect_confirmed(ZKC_ELOST);
+  assert_int_equal(S.n, 12);
+  stop_confirm();
+}
+
+/* The second hold's node gone, or another session's: that hold is told
+ * lost at once, and the set is. */
+static void confirm_node_gone_is_lost(void **state) {
+  (void)state;
+  for (int other = 0; other < 2; other++) {
+    start_confirm(0);
+    expect_confirm_round(0, 2, ZKC__REQ_EXISTS_IN_SESSION);
+    answer(0, ZKC_OK, 0);
+    answer(1, ZKC_OK, SESSION);
+    answer(2, ZKC_OK, 0);
+    if (other) answer(3, ZKC_OK, OTHER_SESSION);
+    else answer(3, ZKC_ENONODE, 0);
+    expect_confirmed(ZKC_ELOST);
+    assert_int_equal(H.lost[0], 0);
+    assert_int_equal(H.lost[1], 1);
+    stop_confirm();
+  }
+}
+
+/* A fenced read done with rc: its data (malloc'd, or NULL), and *len. */
+static char *expect_read_done(int rc, size_t *len) {
+  assert_int_equal(zkc__crun_step(&CR), ZKC__QN_DONE);
+  char *data = NULL;
+  int32_t version = -1;
+  *len = 0;
+  assert_int_equal(zkc__crun_result(&CR, &data, len, &version), rc);
+  if (rc == ZKC_OK) assert_int_equal(version, 0);
+  else assert_null(data);
+  return data;
+}
+
+/* A fenced read: its data once proven; its path missing is its answer. */
+static void confirm_read_gives_the_data_once_proven(void **state) {
+  (void)state;
+  start_confirm(1);
+  expect_confirm_round(0, 1, ZKC__REQ_GET_IN_SESSION);
+  answer(0, ZKC_OK, 0);
+  assert_non_null(S.req[1].op->data = strdup("v"));
+  S.req[1].op->data_len = 1;
+  answer(1, ZKC_OK, 0);
+  size_t len;
+  char *data = expect_read_done(ZKC_OK, &len);
+  assert_string_equal(data, "v");
+  assert_int_equal(len, 1);
+  free(data);
+  stop_confirm();
+  start_confirm(1);
+  expect_confirm_round(0, 1, ZKC__REQ_GET_IN_SESSION);
+  answer(0, ZKC_OK, 0);
+  answer(1, ZKC_ENONODE, 0);
+  (void)expect_read_done(ZKC_ENONODE, &len);
+  assert_int_equal(H.lost[0], 0);
+  stop_confirm();
+}
+
+/* The hold lost while its read was out: what it read is no hold's. */
+static void confirm_read_of_a_hold_lost_meanwhile_is_refused(void **state) {
+  (void)state;
+  start_confirm(1);
+  expect_confirm_round(0, 1, ZKC__REQ_GET_IN_SESSION);
+  H.stands_rc = ZKC_ELOST;
+  answer(0, ZKC_OK, 0);
+  answer(1, ZKC_OK, 0);
+  size_t len;
+  (void)expect_read_done(ZKC_ELOST, &len);
+  stop_confirm();
+}
+
+/* The session not proven renewed at the leader: the read is sent again
+ * once it is (the machine's grant rule, part 0's). */
+static void confirm_session_in_doubt_reads_again_once_live(void **state) {
+  (void)state;
+  start_confirm(1);
+  expect_confirm_round(0, 1, ZKC__REQ_GET_IN_SESSION);
+  S.fate = ZKC__SESSION_DOUBT;
+  S.live = 0;
+  answer_confirm_round(0, 1, SESSION);
+  assert_int_equal(zkc__crun_step(&CR), ZKC__QN_SESSION);
+  assert_int_equal(S.n, 2);
+  S.fate = ZKC__SESSION_LIVE;
+  S.live = 1;
+  expect_confirm_round(2, 1, ZKC__REQ_GET_IN_SESSION);
+  answer_confirm_round(2, 1, SESSION);
+  size_t len;
+  free(expect_read_done(ZKC_OK, &len));
+  stop_confirm();
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(first_granted_on_the_pipelined_read),
@@ -1122,6 +1335,13 @@ int main(void) {
       cmocka_unit_test(timeout_while_waiting_deletes_the_node),
       cmocka_unit_test(create_unanswered_at_the_limit_goes_to_the_janitor),
       cmocka_unit_test(cleared_during_the_parents_walk_gives_it_up),
+      cmocka_unit_test(confirm_proves_every_hold_behind_its_sync),
+      cmocka_unit_test(confirm_without_a_sync_grants_nothing),
+      cmocka_unit_test(confirm_stale_rounds_read_again_then_lose),
+      cmocka_unit_test(confirm_node_gone_is_lost),
+      cmocka_unit_test(confirm_read_gives_the_data_once_proven),
+      cmocka_unit_test(confirm_read_of_a_hold_lost_meanwhile_is_refused),
+      cmocka_unit_test(confirm_session_in_doubt_reads_again_once_live),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
