@@ -11,6 +11,7 @@
 
 #include "drive.h"
 #include "hold_fate.h"
+#include "hold_notice.h"
 #include "lease_run.h"
 #include "names.h"
 #include "queue.h"
@@ -39,6 +40,7 @@ typedef struct {
 
 static void tell_one(void *ctx, zkc_lost_reason_t why, int64_t token) {
   teller_t *t = ctx;
+  zkc__hold_notice_tell(t->s, why, token); /* the lease's one notice */
   if (t->fn) t->fn(t->ctx, t->s, why, token);
 }
 
@@ -157,6 +159,7 @@ static int sem_destroy_impl(zkc_sem_t *s) {
   int rc = zkc__recipe_detach(s->client, on_state, s);
   if (rc != ZKC_OK) return rc;
   zkc__released_clear(&s->released); /* no callback after destroy */
+  zkc__hold_notice_forget(s);
   pthread_mutex_destroy(&s->mu);
   sem_free(s);
   return ZKC_OK;
@@ -422,6 +425,7 @@ zkc_lease_t *zkc__sem_lease_new(unsigned qty) {
 }
 
 void zkc__sem_lease_delete(zkc_lease_t *l) {
+  zkc__hold_notice_drop(&l->view); /* never told once freed */
   for (size_t i = 0; i < l->n; i++) free(l->nodes[i].node);
   free(l->nodes);
   free(l->guards);
