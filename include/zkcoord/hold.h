@@ -30,10 +30,14 @@
  * fenced read goes through the hold's own session behind a sync, and is
  * kept only if the hold (the same term) still stands after it.
  *
- * A hold's loss is told by its recipe's lost notice: the async context's
- * lost callback, zkc_mutex_set_lost_callback, zkc_sem_set_lost_callback,
- * a latch's not_leader, a selector's should_stop; a multi-lock's locks'
- * callbacks. */
+ * A hold's loss is told through one notice for every kind of hold,
+ * zkc_hold_set_lost_callback (reason and token, once per lost grant): on a
+ * recipe's view it covers every later grant, on a lease set, an async
+ * hold or a bound hold its one grant. A multi-lock's set has none of its
+ * own: its locks' views tell its losses. The recipes' own notices keep
+ * working beside it: the async context's lost callback,
+ * zkc_mutex_set_lost_callback, zkc_sem_set_lost_callback, a latch's
+ * not_leader, a selector's should_stop. */
 #ifndef ZKCOORD_HOLD_H
 #define ZKCOORD_HOLD_H
 

@@ -93,12 +93,13 @@ static void assert_told_once(notes_t *t, zkc_hold_t *h, int64_t token,
   assert_true(zkt_await(told, t, zkt_ms(15000)));
   (void)zkc_hold_fenced_set(h, zkt_path("data"), "x", 1);
   pthread_mutex_lock(&t->mu);
-  printf("told %d time(s): token %lld (hold's %lld), reason %d\n", t->n,
-         (long long)t->token, (long long)token, (int)t->why);
-  assert_int_equal(t->n, 1);
-  assert_true(t->token == token);
-  assert_int_equal(t->why, why);
+  notes_t seen = *t; /* asserted outside the lock: a failure ends the case */
   pthread_mutex_unlock(&t->mu);
+  printf("told %d time(s): token %lld (hold's %lld), reason %d\n", seen.n,
+         (long long)seen.token, (long long)token, (int)seen.why);
+  assert_int_equal(seen.n, 1);
+  assert_true(seen.token == token);
+  assert_int_equal(seen.why, why);
 }
 
 static int64_t token_of(zkc_hold_t *h) {
@@ -248,6 +249,18 @@ static void bound_told_on_delete(void **st) {
   zkc_client_close(c);
 }
 
+/* A mutex of c held, its own lost callback counting (from 0). */
+static zkc_mutex_t *held_and_watched(zkc_client_t *c) {
+  zkc_mutex_t *m;
+  OK(zkc_mutex_create(&m, c, zkt_path("lock")));
+  pthread_mutex_lock(&recipe_mu);
+  recipe_told = 0;
+  pthread_mutex_unlock(&recipe_mu);
+  OK(zkc_mutex_set_lost_callback(m, on_mutex_lost, NULL));
+  OK(zkc_mutex_acquire(m));
+  return m;
+}
+
 /* ---- not told ---- */
 
 /* Cleared (NULL fn): the mutex's own callback, told after the notice,
@@ -256,13 +269,7 @@ static void cleared_notice_not_told(void **st) {
   (void)st;
   zkt_make_root();
   zkc_client_t *c = zkt_open(NULL);
-  zkc_mutex_t *m;
-  OK(zkc_mutex_create(&m, c, zkt_path("lock")));
-  pthread_mutex_lock(&recipe_mu);
-  recipe_told = 0;
-  pthread_mutex_unlock(&recipe_mu);
-  OK(zkc_mutex_set_lost_callback(m, on_mutex_lost, NULL));
-  OK(zkc_mutex_acquire(m));
+  zkc_mutex_t *m = held_and_watched(c);
   notes_t *t = notes_new();
   OK(zkc_hold_set_lost_callback(zkc_mutex_hold(m), note, t));
   OK(zkc_hold_set_lost_callback(zkc_mutex_hold(m), NULL, NULL));
@@ -303,13 +310,7 @@ static void freed_hold_not_told(void **st) {
   (void)st;
   zkt_make_root();
   zkc_client_t *c = zkt_open(NULL);
-  zkc_mutex_t *m;
-  OK(zkc_mutex_create(&m, c, zkt_path("lock")));
-  pthread_mutex_lock(&recipe_mu);
-  recipe_told = 0;
-  pthread_mutex_unlock(&recipe_mu);
-  OK(zkc_mutex_set_lost_callback(m, on_mutex_lost, NULL));
-  OK(zkc_mutex_acquire(m));
+  zkc_mutex_t *m = held_and_watched(c);
   zkc_hold_t *b;
   OK(zkc_hold_bind(zkc_mutex_hold(m), &b));
   notes_t *t = notes_new();
