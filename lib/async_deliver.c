@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "async_int.h"
+#include "hold_notice.h"
 #include "util.h"
 #include "zkcoord/common.h"
 
@@ -29,12 +30,15 @@ int zkc__async_post_locked(zkc_async_t *a, const zkc__event_cb_t *ev) {
   return ZKC_OK;
 }
 
-static void run_one(const zkc__event_cb_t *e) {
+static void run_one(zkc_async_t *a, const zkc__event_cb_t *e) {
   switch (e->kind) {
     case EV_ACQUIRED: e->acquired(e->ctx, e->rc, e->hold); break;
     case EV_LEASES: e->leases(e->ctx, e->rc, e->lease); break;
     case EV_RELEASED: e->released(e->ctx, e->rc); break;
-    case EV_LOST: e->lost(e->ctx, e->why, e->token); break;
+    case EV_LOST: /* the hold's notice, then the context's callback */
+      zkc__hold_notice_tell(a, e->why, e->token);
+      if (e->lost) e->lost(e->ctx, e->why, e->token);
+      break;
     case EV_STATE: e->state_fn(e->ctx, e->state); break;
   }
 }
@@ -55,7 +59,7 @@ int zkc__async_run_events(zkc_async_t *a) {
   while (list) {
     zkc__event_cb_t *e = list;
     list = e->next;
-    run_one(e);
+    run_one(a, e);
     free(e);
     ran++;
   }

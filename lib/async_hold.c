@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "async_int.h"
+#include "hold_notice.h"
 #include "hold_view.h"
 #include "session.h"
 #include "util.h"
@@ -25,6 +26,7 @@ int zkc__async_hold_free(zkc_hold_t *h) {
     int rc = zkc__async_release(a, h, NULL, NULL);
     if (rc == ZKC_ENOMEM) return rc;
   }
+  zkc__hold_notice_drop(h); /* never told once freed */
   pthread_mutex_lock(&a->mu);
   a->holds_alive--;
   pthread_mutex_unlock(&a->mu);
@@ -88,6 +90,13 @@ static int hold_is_held(const void *obj) {
   return held && zkc__hold_rec_stands(&h->rec, h->a->c);
 }
 
+/* One grant, whose loss its context tells (async_loss.c). */
+static const void *hold_scope(const void *obj, int64_t *grant) {
+  const zkc_hold_t *h = obj;
+  *grant = h->rec.token;
+  return h->a;
+}
+
 const zkc__hold_kind_t zkc__async_hold_kind = {
     .borrowed = 0,
     .no_write = hold_no_write,
@@ -97,4 +106,5 @@ const zkc__hold_kind_t zkc__async_hold_kind = {
     .lost = hold_lost,
     .leave = hold_leave,
     .is_held = hold_is_held,
+    .scope = hold_scope,
 };

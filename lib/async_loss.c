@@ -11,11 +11,11 @@
 #include "hold_fate.h"
 #include "session.h"
 
-/* Queues the lost callback of the hold with `token`; 0 when it could not
- * be (out of memory: untold). */
+/* Queues the loss of the hold with `token`, for its notice and the
+ * context's lost callback (either may be unset); 0 when it could not be
+ * (out of memory: untold). */
 static int tell_token_locked(zkc_async_t *a, zkc_lost_reason_t why,
                              int64_t token) {
-  if (a->opts.on_lost == NULL) return 1;
   zkc__event_cb_t ev = {.kind = EV_LOST, .lost = a->opts.on_lost,
                         .ctx = a->opts.lost_ctx, .why = why, .token = token};
   return zkc__async_post_locked(a, &ev) == ZKC_OK;

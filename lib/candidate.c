@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hold_notice.h"
 #include "queue.h"
 #include "session.h"
 #include "util.h"
@@ -51,6 +52,7 @@ int zkc__candidate_init(zkc__candidate_t *cand, const char *kind,
 int zkc__candidate_destroy(zkc__candidate_t *cand) {
   int rc = zkc__recipe_detach(cand->client, cand->observer, cand->self);
   if (rc != ZKC_OK) return rc;
+  zkc__hold_notice_forget(cand); /* no notice after destroy */
   pthread_cond_destroy(&cand->cv);
   pthread_mutex_destroy(&cand->mu);
   pthread_mutex_destroy(&cand->cb_mu);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hold_notice.h"
 #include "hold_view.h"
 #include "session.h"
 
@@ -71,6 +72,7 @@ int zkc_hold_release(zkc_async_t *a, zkc_hold_t *h, zkc_released_fn done,
 static int hold_free_impl(zkc_hold_t *h) {
   if (h == NULL) return ZKC_OK;
   if (is_bound(h)) { /* the binding only, never its grant */
+    zkc__hold_notice_drop(h);
     free(h);
     return ZKC_OK;
   }
@@ -205,6 +207,15 @@ static int b_is_held(const void *obj) {
   return held;
 }
 
+/* The bound grant's loss is told where the inner hold's are. */
+static const void *b_scope(const void *obj, int64_t *grant) {
+  const bound_t *b = obj;
+  void *io;
+  const void *scope = inner_of(b, &io)->scope(io, grant);
+  *grant = b->token;
+  return scope;
+}
+
 static const zkc__hold_kind_t bound_kind = {
     .borrowed = 0,
     .no_write = b_no_write,
@@ -213,7 +224,8 @@ static const zkc__hold_kind_t bound_kind = {
     .still = b_still,
     .lost = b_lost,
     .leave = b_leave,
-    .is_held = b_is_held};
+    .is_held = b_is_held,
+    .scope = b_scope};
 
 static int bind_hold(zkc_hold_t *h, zkc_hold_t **out) {
   zkc__fence_t f = {0};
@@ -241,4 +253,47 @@ static int hold_bind_impl(zkc_hold_t *h, zkc_hold_t **out) {
 int zkc_hold_bind(zkc_hold_t *h, zkc_hold_t **out) {
   unsigned mark = zkc__public_enter();
   return zkc__public_leave(__func__, mark, hold_bind_impl(h, out));
+}
+
+/* ---- the loss notice ---- */
+
+/* A one-grant hold's notice is set only while its grant stands: one lost
+ * already says so (ZKC_ELOST) rather than being told. Set first, then
+ * checked, so that a loss decided meanwhile is either told or answered. */
+static int set_notice(zkc_hold_t *h, zkc_hold_lost_fn fn, void *ctx) {
+  void *obj;
+  int64_t grant;
+  const void *scope = zkc__hold_kind_of(h, &obj)->scope(obj, &grant);
+  if (scope == NULL)
+    return zkc__refuse(client_of(h), ZKC_EINVAL,
+                       "zkc_hold_set_lost_callback: a multi-lock's losses "
+                       "are its locks': set it on each lock's zkc_mutex_hold");
+  if (fn == NULL) {
+    zkc__hold_notice_drop(h);
+    return ZKC_OK;
+  }
+  zkc__fence_t f = {0};
+  int rc = grant ? peek(h, 1, &f) : ZKC_OK;
+  zkc__fence_clear(&f);
+  if (rc != ZKC_OK) return rc;
+  if ((rc = zkc__hold_notice_set(h, scope, grant, fn, ctx)) != ZKC_OK)
+    return rc;
+  rc = grant ? peek(h, 1, &f) : ZKC_OK;
+  zkc__fence_clear(&f);
+  if (rc != ZKC_OK && !zkc__hold_notice_withdraw(h)) rc = ZKC_OK; /* told */
+  return rc;
+}
+
+static int hold_set_lost_callback_impl(zkc_hold_t *h, zkc_hold_lost_fn fn,
+                                       void *ctx) {
+  int rc = zkc__refuse_null(NULL, "zkc_hold_set_lost_callback", "hold",
+                            h == NULL, (char *)NULL);
+  return rc == ZKC_OK ? set_notice(h, fn, ctx) : rc;
+}
+
+int zkc_hold_set_lost_callback(zkc_hold_t *h, zkc_hold_lost_fn fn,
+                               void *ctx) {
+  unsigned mark = zkc__public_enter();
+  return zkc__public_leave(__func__, mark,
+                           hold_set_lost_callback_impl(h, fn, ctx));
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "candidate.h"
+#include "hold_notice.h"
 #include "hold_view.h"
 
 static zkc_client_t *cand_client(const void *obj) {
@@ -42,17 +43,26 @@ static int cand_still(void *obj, const zkc__fence_t *f) {
   return rc;
 }
 
-/* Marked only: the node's watch or the session's state change names the
- * loss and the recipe tells it (not_leader, should_stop). */
+/* The term's own call found it lost first: named here, as the node's
+ * watch or a state change would name it (logged, counted, its notice
+ * told), and the recipe's thread ends the term (not_leader, should_stop).
+ * The watch or state that follows finds it named and tells nothing. */
 static void cand_lost(void *obj, const zkc__fence_t *f, int node) {
-  (void)node;
   zkc__candidate_t *cand = obj;
+  zkc__lost_list_t named = {0};
+  zkc_lost_reason_t why = node < 0 ? ZKC_LOST_SESSION : ZKC_LOST_DELETED;
   pthread_mutex_lock(&cand->mu);
-  if (term_locked(cand, f)) {
-    zkc__hold_rec_lose(&cand->rec, NULL);
+  int now = term_locked(cand, f) && zkc__hold_rec_lose(&cand->rec, &named);
+  if (term_locked(cand, f))
     pthread_cond_broadcast(&cand->cv); /* the thread sees the term end */
-  }
   pthread_mutex_unlock(&cand->mu);
+  zkc__lost_clear(&named);
+  if (!now) return;
+  zkc__log(cand->client, ZKC_LOG_WARN,
+           "%s %s: leadership lost (found by its own call: %s)", cand->kind,
+           cand->path, node < 0 ? "session over" : "node gone");
+  zkc__stats_lost(cand->st, why);
+  zkc__hold_notice_tell(cand, why, f->token);
 }
 
 static void cand_leave(void *obj) { (void)obj; }
@@ -65,6 +75,12 @@ static int cand_is_held(const void *obj) {
   return held;
 }
 
+/* Every term of the leader: candidate.c tells each term's loss. */
+static const void *cand_scope(const void *obj, int64_t *grant) {
+  *grant = 0;
+  return obj;
+}
+
 const zkc__hold_kind_t zkc__candidate_hold_kind = {
     .borrowed = 1,
     .no_write = NULL,
@@ -74,4 +90,5 @@ const zkc__hold_kind_t zkc__candidate_hold_kind = {
     .lost = cand_lost,
     .leave = cand_leave,
     .is_held = cand_is_held,
+    .scope = cand_scope,
 };

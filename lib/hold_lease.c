@@ -60,6 +60,13 @@ static void lease_leave(void *obj) { (void)obj; }
 
 static int lease_is_held(const void *obj) { return zkc_lease_is_held(obj); }
 
+/* A lease set is one grant, whose loss its semaphore tells. */
+static const void *lease_scope(const void *obj, int64_t *grant) {
+  const zkc_lease_t *l = obj;
+  *grant = l->rec.token;
+  return l->sem;
+}
+
 const zkc__hold_kind_t zkc__lease_hold_kind = {
     .borrowed = 1,
     .no_write = NULL,
@@ -69,4 +76,5 @@ const zkc__hold_kind_t zkc__lease_hold_kind = {
     .lost = lease_lost,
     .leave = lease_leave,
     .is_held = lease_is_held,
+    .scope = lease_scope,
 };

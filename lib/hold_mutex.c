@@ -46,6 +46,12 @@ static int mutex_is_held(const void *obj) {
   return zkc_mutex_is_owned_by_current_thread(obj) && zkc_mutex_is_held(obj);
 }
 
+/* A mutex's and a multi-lock's view: every grant of the object. */
+static const void *every_grant(const void *obj, int64_t *grant) {
+  *grant = 0;
+  return obj;
+}
+
 const zkc__hold_kind_t zkc__mutex_hold_kind = {
     .borrowed = 1,
     .no_write = mutex_no_write,
@@ -55,6 +61,7 @@ const zkc__hold_kind_t zkc__mutex_hold_kind = {
     .lost = mutex_lost,
     .leave = mutex_leave,
     .is_held = mutex_is_held,
+    .scope = every_grant,
 };
 
 /* ---- a multi-lock's set ---- */
@@ -157,6 +164,14 @@ static int set_is_held(const void *obj) {
   return 1;
 }
 
+/* A set's losses are its locks' (each lock's view tells them): no scope
+ * of its own yet. */
+static const void *set_scope(const void *obj, int64_t *grant) {
+  (void)obj;
+  *grant = 0;
+  return NULL;
+}
+
 const zkc__hold_kind_t zkc__multilock_hold_kind = {
     .borrowed = 1,
     .no_write = set_no_write,
@@ -166,4 +181,5 @@ const zkc__hold_kind_t zkc__multilock_hold_kind = {
     .lost = set_lost,
     .leave = set_leave,
     .is_held = set_is_held,
+    .scope = set_scope,
 };

@@ -51,6 +51,11 @@ typedef struct zkc__hold_kind {
   void (*leave)(void *obj);
   /* zkc_hold_is_held's answer: 1 held, not lost, not in doubt. */
   int (*is_held)(const void *obj);
+  /* Whose loss paths tell the hold's losses (hold_notice.h): the recipe
+   * object or async context; *grant 0 when its notice covers every grant
+   * of it (a recipe's view), else the token of its one grant; NULL when
+   * its losses are told through other holds only (a multi-lock's). */
+  const void *(*scope)(const void *obj, int64_t *grant);
 } zkc__hold_kind_t;
 
 /* Which kind a hold is: an index into hold.c's table, so that a recipe

@@ -17,6 +17,7 @@
 #include "arrays.h"
 #include "candidate.h"
 #include "hold_fate.h"
+#include "hold_notice.h"
 #include "names.h"
 #include "queue.h"
 #include "session.h"
@@ -91,15 +92,18 @@ static void tell(zkc_latch_t *l, int leader) {
 
 /* Leadership was taken away (when `drop`, its loss named now, for
  * `reason`): the latch thread tells not_leader and rejoins. Called with
- * cand.mu held; unlocks it, then logs and counts the loss. */
+ * cand.mu held; unlocks it, then logs and counts the loss and tells the
+ * term's notice. */
 static void drop_unlock(zkc_latch_t *l, int drop, zkc_lost_reason_t reason,
                         const char *why) {
+  int64_t token = l->cand.rec.token;
   pthread_cond_broadcast(&l->cand.cv);
   pthread_mutex_unlock(&l->cand.mu);
   if (!drop) return;
   zkc__log(l->cand.client, ZKC_LOG_WARN, "latch %s: leadership lost (%s)",
            l->cand.path, why);
   zkc__stats_lost(l->cand.st, reason);
+  zkc__hold_notice_tell(&l->cand, reason, token);
 }
 
 /* The election ended for good (rc): tell on_error once, as tell does. */

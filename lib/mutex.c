@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "arrays.h"
+#include "hold_notice.h"
 #include "hold_view.h"
 #include "mutex_hold.h"
 #include "mutex_struct.h"
@@ -100,6 +101,7 @@ int zkc__mutex_free(zkc_mutex_t *m) {
   int rc = zkc__recipe_detach(m->client, zkc__mutex_on_state, m);
   if (rc != ZKC_OK) return rc;
   zkc__released_clear(&m->released); /* no callback after destroy */
+  zkc__hold_notice_forget(m);
   pthread_mutex_destroy(&m->mu);
   free(m->path);
   free(m);

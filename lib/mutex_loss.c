@@ -6,9 +6,11 @@
 #include <stdlib.h>
 
 #include "hold_fate.h"
+#include "hold_notice.h"
 #include "mutex_struct.h"
 
-/* The user's lost callback for one hold of m (hold_fate.h's teller). */
+/* The notices of m's holds (hold_notice.h) and the user's lost callback,
+ * for one hold of m (hold_fate.h's teller). */
 typedef struct {
   zkc_mutex_t *m;
   zkc_lost_fn fn;
@@ -17,6 +19,7 @@ typedef struct {
 
 static void tell_one(void *ctx, zkc_lost_reason_t why, int64_t token) {
   teller_t *t = ctx;
+  zkc__hold_notice_tell(t->m, why, token); /* the hold's one notice */
   if (t->fn) t->fn(t->ctx, t->m, why, token);
 }
 

@@ -11,6 +11,7 @@
 #include "arrays.h"
 #include "candidate.h"
 #include "hold_fate.h"
+#include "hold_notice.h"
 #include "names.h"
 #include "queue.h"
 #include "session.h"
@@ -54,9 +55,13 @@ static void on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
   if (leading && (st == ZKC_STATE_CONNECTED ||
                   atomic_load(&s->cand.rec.in_doubt)))
     count |= zkc__candidate_lose_locked(&s->cand);
+  int64_t token = s->cand.rec.token;
   pthread_cond_broadcast(&s->cand.cv);
   pthread_mutex_unlock(&s->cand.mu);
-  if (count) zkc__stats_lost(s->cand.st, why);
+  if (count) {
+    zkc__stats_lost(s->cand.st, why);
+    zkc__hold_notice_tell(&s->cand, why, token); /* the term's notice */
+  }
   if (!leading) return;
   if (st != ZKC_STATE_RECONNECTED)
     zkc__log(s->cand.client, ZKC_LOG_WARN,
@@ -78,8 +83,12 @@ static void on_node_gone(void *ctx, uint64_t guard) {
   pthread_mutex_lock(&s->cand.mu);
   int mine = s->cand.has_node && s->cand.guard == guard;
   int count = mine && zkc__candidate_lose_locked(&s->cand);
+  int64_t token = s->cand.rec.token;
   pthread_mutex_unlock(&s->cand.mu);
-  if (count) zkc__stats_lost(s->cand.st, ZKC_LOST_DELETED);
+  if (count) {
+    zkc__stats_lost(s->cand.st, ZKC_LOST_DELETED);
+    zkc__hold_notice_tell(&s->cand, ZKC_LOST_DELETED, token);
+  }
   if (mine)
     zkc__log(s->cand.client, ZKC_LOG_WARN, "selector %s: leadership "
              "interrupted (node deleted by another client)", s->cand.path);

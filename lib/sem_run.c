@@ -8,6 +8,7 @@
 
 #include "sem_run.h"
 
+#include "hold_notice.h"
 #include "kernel_door.h"
 #include "lease_run.h"
 #include "queue.h"
@@ -137,6 +138,7 @@ zkc_lease_t *zkc__sem_lease_new(unsigned qty) {
 }
 
 void zkc__sem_lease_delete(zkc_lease_t *l) {
+  zkc__hold_notice_drop(&l->view); /* never told once freed */
   for (size_t i = 0; i < l->n; i++) free(l->nodes[i].node);
   free(l->nodes);
   free(l->guards);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "hold_fate.h"
+#include "hold_notice.h"
 #include "names.h"
 #include "sem.h"
 #include "sem_run.h"
@@ -34,6 +35,7 @@ typedef struct {
 
 static void tell_one(void *ctx, zkc_lost_reason_t why, int64_t token) {
   teller_t *t = ctx;
+  zkc__hold_notice_tell(t->s, why, token); /* the lease's one notice */
   if (t->fn) t->fn(t->ctx, t->s, why, token);
 }
 
@@ -152,6 +154,7 @@ static int sem_destroy_impl(zkc_sem_t *s) {
   int rc = zkc__recipe_detach(s->client, on_state, s);
   if (rc != ZKC_OK) return rc;
   zkc__released_clear(&s->released); /* no callback after destroy */
+  zkc__hold_notice_forget(s);
   pthread_mutex_destroy(&s->mu);
   sem_free(s);
   return ZKC_OK;

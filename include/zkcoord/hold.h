@@ -30,10 +30,14 @@
  * fenced read goes through the hold's own session behind a sync, and is
  * kept only if the hold (the same term) still stands after it.
  *
- * A hold's loss is told by its recipe's lost notice: the async context's
- * lost callback, zkc_mutex_set_lost_callback, zkc_sem_set_lost_callback,
- * a latch's not_leader, a selector's should_stop; a multi-lock's locks'
- * callbacks. */
+ * A hold's loss is told through one notice for every kind of hold,
+ * zkc_hold_set_lost_callback (reason and token, once per lost grant): on a
+ * recipe's view it covers every later grant, on a lease set, an async
+ * hold or a bound hold its one grant. A multi-lock's set has none of its
+ * own: its locks' views tell its losses. The recipes' own notices keep
+ * working beside it: the async context's lost callback,
+ * zkc_mutex_set_lost_callback, zkc_sem_set_lost_callback, a latch's
+ * not_leader, a selector's should_stop. */
 #ifndef ZKCOORD_HOLD_H
 #define ZKCOORD_HOLD_H
 
@@ -106,6 +110,40 @@ ZKC_EXTERN int zkc_hold_free(zkc_hold_t *hold);
  * (nothing granted now), ZKC_ELOST (the grant is lost), ZKC_ENOMEM. No
  * traffic. Thread-safe, callable from callbacks. */
 ZKC_EXTERN int zkc_hold_bind(zkc_hold_t *hold, zkc_hold_t **out);
+
+
+/* Sets the hold's loss notice: fn(ctx, reason, token) is told once for
+ * each of its grants lost (its node deleted by another client, its session
+ * expired or, by the client's policy, suspended; a leader's term taken
+ * away). The one notice for every kind of hold, beside the recipes' own
+ * callbacks (which keep working):
+ * - a recipe's view (zkc_mutex_hold, zkc_latch_hold, zkc_selector_hold):
+ *   every later grant of that recipe object, each thread's hold and each
+ *   term, as zkc_mutex_set_lost_callback does;
+ * - a lease set's (zkc_lease_hold), an async acquire's own hold and a bound
+ *   hold (zkc_hold_bind): its one grant, told at most once. A grant lost
+ *   already as it is set returns ZKC_ELOST and sets nothing (a loss decided
+ *   meanwhile is either told or so answered, never both).
+ * A later call replaces fn and ctx; NULL fn clears it, and a cleared notice
+ * is never told after this returns. A normal release tells nothing; a hold
+ * released in doubt whose loss is learnt later is told, as the recipe's own
+ * callback is, while the hold lives. It runs on the thread the recipe's
+ * lost callback runs on (the client's callback thread; an async hold's on
+ * its context's callback thread or zkc_async_dispatch), after the recipe
+ * has decided the loss and before its own callback: it must not block (a
+ * blocking zkc_* call from it fails with ZKC_EDEADLK). It is never called
+ * once the hold is freed (zkc_hold_free, zkc_lease_free) or its recipe
+ * object destroyed, and never twice to the same fn for the same grant.
+ * A multi-lock's set (zkc_multilock_hold, and a hold bound from it) has no
+ * notice of its own: each of its locks' views (zkc_mutex_hold) is told its
+ * losses, the set's among them.
+ * Returns ZKC_OK, ZKC_EINVAL (NULL hold; a multi-lock's set),
+ * ZKC_ENOTOWNER (a one-grant hold
+ * released, or a bound mutex hold asked from another thread), ZKC_ELOST,
+ * ZKC_ENOMEM. No traffic. Thread-safe, callable from callbacks (the notice
+ * itself may clear it or free its bound hold). */
+ZKC_EXTERN int zkc_hold_set_lost_callback(zkc_hold_t *hold,
+                                          zkc_hold_lost_fn fn, void *ctx);
 
 
 /* The hold's fencing token (its node's czxid; a set's: its newest node's).

@@ -314,6 +314,10 @@ SIZED_OPTS(async, zkc_async_opts_t)
 
 /* ---- helpers that keep rows one expression long ---- */
 
+static void hold_lost_fn(void *ctx, zkc_lost_reason_t why, int64_t token) {
+  (void)ctx, (void)why, (void)token;
+}
+
 /* zkc_hold_bind's refusal, its *out set to NULL (-1001 when not). */
 static int bind_refused(zkc_hold_t *h) {
   zkc_hold_t *b = (zkc_hold_t *)&b;
@@ -1513,6 +1517,16 @@ static void walk(walker_t *w) {
      zkc_hold_bind(ho, NULL));
   RC(HELD, "zkc_hold_release", "a bound hold (zkc_hold_bind)", ZKC_EINVAL,
      "nothing changes: the grant stays held", release_bound(as, ho));
+  RC(FRESH, "zkc_hold_set_lost_callback", "hold NULL", ZKC_EINVAL, NULL,
+     zkc_hold_set_lost_callback(NULL, hold_lost_fn, NULL));
+  RC(HELD, "zkc_hold_set_lost_callback", "a multi-lock's set "
+     "(zkc_multilock_hold)", ZKC_EINVAL, "nothing set: its locks' views "
+     "tell its losses",
+     zkc_hold_set_lost_callback(zkc_multilock_hold(fx.ml), hold_lost_fn, NULL));
+  RC(HELD, "zkc_hold_set_lost_callback", "fn NULL", ZKC_OK,
+     "the notice cleared", zkc_hold_set_lost_callback(ho, NULL, NULL));
+  UB(FRESH, "zkc_hold_set_lost_callback", "a freed hold, or a view after "
+     "its recipe object was destroyed", "undefined behaviour");
   RC(FRESH, "zkc_hold_node", "hold NULL", ZKC_EINVAL, NULL,
      zkc_hold_node(NULL, node, sizeof node));
   RC(HELD, "zkc_hold_node", "buf NULL or len 0", ZKC_EINVAL, NULL,

@@ -1,0 +1,381 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The one loss notice of a hold (zkc_hold_set_lost_callback) on the real
+ * ensemble: for every kind of hold, told exactly once with the grant's
+ * token and reason when an outsider deletes its node or its session
+ * expires; never when cleared, on a normal release, nor once the hold is
+ * freed; a one-grant hold lost already refuses it (ZKC_ELOST). */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "hold_subject.h"
+
+#define OK(expr) assert_int_equal((expr), ZKC_OK)
+
+/* What one notice was told. */
+typedef struct notes {
+  pthread_mutex_t mu;
+  int n;
+  zkc_lost_reason_t why;
+  int64_t token;
+} notes_t;
+
+static notes_t *notes_new(void) {
+  notes_t *t = calloc(1, sizeof *t);
+  assert_non_null(t);
+  pthread_mutex_init(&t->mu, NULL);
+  return t;
+}
+
+static void notes_free(notes_t *t) {
+  pthread_mutex_destroy(&t->mu);
+  free(t);
+}
+
+static void note(void *ctx, zkc_lost_reason_t why, int64_t token) {
+  notes_t *t = ctx;
+  pthread_mutex_lock(&t->mu);
+  t->n++;
+  t->why = why;
+  t->token = token;
+  pthread_mutex_unlock(&t->mu);
+}
+
+static int notes_n(notes_t *t) {
+  pthread_mutex_lock(&t->mu);
+  int n = t->n;
+  pthread_mutex_unlock(&t->mu);
+  return n;
+}
+
+static int told(void *ctx) { return notes_n(ctx) > 0; }
+
+/* A recipe's own lost callback, which runs after the notice: once it ran,
+ * a notice that was to be told has been. */
+static int recipe_told;
+static pthread_mutex_t recipe_mu = PTHREAD_MUTEX_INITIALIZER;
+static void on_mutex_lost(void *ctx, zkc_mutex_t *m, zkc_lost_reason_t why,
+                          int64_t token) {
+  (void)ctx, (void)m, (void)why, (void)token;
+  pthread_mutex_lock(&recipe_mu);
+  recipe_told++;
+  pthread_mutex_unlock(&recipe_mu);
+}
+static int recipe_was_told(void *ctx) {
+  (void)ctx;
+  pthread_mutex_lock(&recipe_mu);
+  int n = recipe_told;
+  pthread_mutex_unlock(&recipe_mu);
+  return n > 0;
+}
+
+/* The first node the hold names (a set's oldest). */
+static void first_node(zkc_hold_t *h, char *out, size_t len) {
+  char nodes[4096];
+  OK(zkc_hold_node(h, nodes, sizeof nodes));
+  char *nl = strchr(nodes, '\n');
+  if (nl) *nl = '\0';
+  snprintf(out, len, "%.1100s", nodes);
+}
+
+static void outsider_delete(zkc_hold_t *h) {
+  char node[1200];
+  first_node(h, node, sizeof node);
+  assert_int_equal(zoo_delete(zkt_raw(), node, -1), ZOK);
+}
+
+/* Told once, with token and why; a fenced write afterwards (which finds
+ * the loss by its own call) tells nothing more. */
+static void assert_told_once(notes_t *t, zkc_hold_t *h, int64_t token,
+                             zkc_lost_reason_t why) {
+  assert_true(zkt_await(told, t, zkt_ms(15000)));
+  (void)zkc_hold_fenced_set(h, zkt_path("data"), "x", 1);
+  pthread_mutex_lock(&t->mu);
+  notes_t seen = *t; /* asserted outside the lock: a failure ends the case */
+  pthread_mutex_unlock(&t->mu);
+  printf("told %d time(s): token %lld (hold's %lld), reason %d\n", seen.n,
+         (long long)seen.token, (long long)token, (int)seen.why);
+  assert_int_equal(seen.n, 1);
+  assert_true(seen.token == token);
+  assert_int_equal(seen.why, why);
+}
+
+static int64_t token_of(zkc_hold_t *h) {
+  int64_t token = 0;
+  OK(zkc_hold_fencing_token(h, &token));
+  assert_true(token > 0);
+  return token;
+}
+
+/* ---- every kind, an outsider's delete ---- */
+
+static void subject_case(const char *recipe, int expire) {
+  zkt_make_root();
+  zkc_client_t *c = zkt_open(NULL);
+  subject_t s;
+  OK(subject_take(&s, recipe, c, zkt_path("lock"), zkt_ms(15000)));
+  zkc_hold_t *h = subject_hold(&s);
+  int64_t token = token_of(h);
+  notes_t *t = notes_new();
+  OK(zkc_hold_set_lost_callback(h, note, t));
+  if (expire)
+    zkt_expire_session(c);
+  else
+    outsider_delete(h);
+  assert_told_once(t, h, token, expire ? ZKC_LOST_SESSION : ZKC_LOST_DELETED);
+  subject_drop(&s);
+  assert_int_equal(notes_n(t), 1);
+  notes_free(t);
+  zkc_client_close(c);
+}
+
+static void mutex_told_on_delete(void **st) { (void)st; subject_case("mutex", 0); }
+static void write_side_told_on_delete(void **st) { (void)st; subject_case("write", 0); }
+static void lease_set_told_on_delete(void **st) { (void)st; subject_case("lease", 0); }
+static void latch_told_on_delete(void **st) { (void)st; subject_case("latch", 0); }
+static void selector_told_on_delete(void **st) { (void)st; subject_case("selector", 0); }
+static void async_hold_told_on_delete(void **st) { (void)st; subject_case("async", 0); }
+static void mutex_told_on_expiry(void **st) { (void)st; subject_case("mutex", 1); }
+static void lease_set_told_on_expiry(void **st) { (void)st; subject_case("lease", 1); }
+static void latch_told_on_expiry(void **st) { (void)st; subject_case("latch", 1); }
+
+/* A read side's hold, alone or a downgrade's (the write side let go). */
+static void read_case(int downgrade) {
+  zkt_make_root();
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_rwlock_t *rw;
+  OK(zkc_rwlock_create(&rw, c, zkt_path("rw")));
+  zkc_mutex_t *r = zkc_rwlock_read_side(rw), *w = zkc_rwlock_write_side(rw);
+  if (downgrade) OK(zkc_mutex_acquire(w));
+  OK(zkc_mutex_acquire(r));
+  if (downgrade) OK(zkc_mutex_release(w));
+  zkc_hold_t *h = zkc_mutex_hold(r);
+  int64_t token = token_of(h);
+  notes_t *t = notes_new();
+  OK(zkc_hold_set_lost_callback(h, note, t));
+  outsider_delete(h);
+  assert_told_once(t, h, token, ZKC_LOST_DELETED);
+  assert_int_equal(zkc_mutex_release(r), ZKC_ELOST);
+  OK(zkc_rwlock_destroy(rw));
+  notes_free(t);
+  zkc_client_close(c);
+}
+
+static void read_side_told_on_delete(void **st) { (void)st; read_case(0); }
+static void downgrade_told_on_delete(void **st) { (void)st; read_case(1); }
+
+/* An async acquire's lease set. */
+typedef struct got {
+  pthread_mutex_t mu;
+  int done, rc;
+  zkc_lease_t *lease;
+} got_t;
+
+static void got_leases(void *ctx, int rc, zkc_lease_t *lease) {
+  got_t *g = ctx;
+  pthread_mutex_lock(&g->mu);
+  g->rc = rc;
+  g->lease = lease;
+  g->done = 1;
+  pthread_mutex_unlock(&g->mu);
+}
+
+static int got_done(void *ctx) {
+  got_t *g = ctx;
+  pthread_mutex_lock(&g->mu);
+  int done = g->done;
+  pthread_mutex_unlock(&g->mu);
+  return done;
+}
+
+static void async_lease_told_on_delete(void **st) {
+  (void)st;
+  zkt_make_root();
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_sem_t *sem;
+  OK(zkc_sem_create(&sem, c, zkt_path("sem"), NULL));
+  zkc_async_t *a;
+  OK(zkc_async_create(&a, c, NULL));
+  got_t g = {.mu = PTHREAD_MUTEX_INITIALIZER};
+  OK(zkc_async_acquire_leases(a, sem, 1, zkt_ms(15000), got_leases, &g, NULL));
+  assert_true(zkt_await(got_done, &g, zkt_ms(20000)));
+  OK(g.rc);
+  zkc_hold_t *h = zkc_lease_hold(g.lease);
+  int64_t token = token_of(h);
+  notes_t *t = notes_new();
+  OK(zkc_hold_set_lost_callback(h, note, t));
+  outsider_delete(h);
+  assert_told_once(t, h, token, ZKC_LOST_DELETED);
+  (void)zkc_lease_free(g.lease);
+  OK(zkc_async_destroy(a));
+  OK(zkc_sem_destroy(sem));
+  notes_free(t);
+  zkc_client_close(c);
+}
+
+/* ---- a bound hold: its one grant ---- */
+
+static void bound_told_on_delete(void **st) {
+  (void)st;
+  zkt_make_root();
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_mutex_t *m;
+  OK(zkc_mutex_create(&m, c, zkt_path("lock")));
+  OK(zkc_mutex_acquire(m));
+  zkc_hold_t *b;
+  OK(zkc_hold_bind(zkc_mutex_hold(m), &b));
+  int64_t token = token_of(b);
+  notes_t *t = notes_new();
+  OK(zkc_hold_set_lost_callback(b, note, t));
+  outsider_delete(zkc_mutex_hold(m));
+  assert_told_once(t, b, token, ZKC_LOST_DELETED);
+  /* Lost already: a notice set now is refused, never told. */
+  notes_t *late = notes_new();
+  assert_int_equal(zkc_hold_set_lost_callback(b, note, late), ZKC_ELOST);
+  assert_int_equal(zkc_mutex_release(m), ZKC_ELOST);
+  /* A later grant is not the bound one. */
+  OK(zkc_mutex_acquire(m));
+  outsider_delete(zkc_mutex_hold(m));
+  OK(zkc_mutex_set_lost_callback(m, on_mutex_lost, NULL));
+  assert_int_equal(zkc_mutex_release(m), ZKC_ELOST);
+  OK(zkc_hold_free(b));
+  OK(zkc_mutex_destroy(m));
+  assert_int_equal(notes_n(t), 1);
+  assert_int_equal(notes_n(late), 0);
+  notes_free(t);
+  notes_free(late);
+  zkc_client_close(c);
+}
+
+/* A mutex of c held, its own lost callback counting (from 0). */
+static zkc_mutex_t *held_and_watched(zkc_client_t *c) {
+  zkc_mutex_t *m;
+  OK(zkc_mutex_create(&m, c, zkt_path("lock")));
+  pthread_mutex_lock(&recipe_mu);
+  recipe_told = 0;
+  pthread_mutex_unlock(&recipe_mu);
+  OK(zkc_mutex_set_lost_callback(m, on_mutex_lost, NULL));
+  OK(zkc_mutex_acquire(m));
+  return m;
+}
+
+/* ---- not told ---- */
+
+/* Cleared (NULL fn): the mutex's own callback, told after the notice,
+ * shows the loss went by untold. */
+static void cleared_notice_not_told(void **st) {
+  (void)st;
+  zkt_make_root();
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_mutex_t *m = held_and_watched(c);
+  notes_t *t = notes_new();
+  OK(zkc_hold_set_lost_callback(zkc_mutex_hold(m), note, t));
+  OK(zkc_hold_set_lost_callback(zkc_mutex_hold(m), NULL, NULL));
+  outsider_delete(zkc_mutex_hold(m));
+  assert_true(zkt_await(recipe_was_told, NULL, zkt_ms(15000)));
+  assert_int_equal(notes_n(t), 0);
+  assert_int_equal(zkc_mutex_release(m), ZKC_ELOST);
+  OK(zkc_mutex_destroy(m));
+  notes_free(t);
+  zkc_client_close(c);
+}
+
+/* A normal release tells nothing; the view's notice covers the next grant,
+ * told with that grant's token. */
+static void release_not_told_next_grant_told(void **st) {
+  (void)st;
+  zkt_make_root();
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_mutex_t *m;
+  OK(zkc_mutex_create(&m, c, zkt_path("lock")));
+  notes_t *t = notes_new();
+  OK(zkc_hold_set_lost_callback(zkc_mutex_hold(m), note, t));
+  OK(zkc_mutex_acquire(m));
+  OK(zkc_mutex_release(m));
+  OK(zkc_mutex_acquire(m));
+  int64_t token = token_of(zkc_mutex_hold(m));
+  outsider_delete(zkc_mutex_hold(m));
+  assert_told_once(t, zkc_mutex_hold(m), token, ZKC_LOST_DELETED);
+  assert_int_equal(zkc_mutex_release(m), ZKC_ELOST);
+  OK(zkc_mutex_destroy(m));
+  notes_free(t);
+  zkc_client_close(c);
+}
+
+/* Freed or destroyed with a notice set: never told afterwards (ASan sees
+ * any use of what was freed). */
+static void freed_hold_not_told(void **st) {
+  (void)st;
+  zkt_make_root();
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_mutex_t *m = held_and_watched(c);
+  zkc_hold_t *b;
+  OK(zkc_hold_bind(zkc_mutex_hold(m), &b));
+  notes_t *t = notes_new();
+  OK(zkc_hold_set_lost_callback(b, note, t));
+  OK(zkc_hold_free(b));
+  outsider_delete(zkc_mutex_hold(m));
+  assert_true(zkt_await(recipe_was_told, NULL, zkt_ms(15000)));
+  assert_int_equal(notes_n(t), 0);
+  assert_int_equal(zkc_mutex_release(m), ZKC_ELOST);
+  /* A recipe destroyed with its view's notice set, then a lease freed with
+   * its own: both gone without a call. */
+  OK(zkc_hold_set_lost_callback(zkc_mutex_hold(m), note, t));
+  OK(zkc_mutex_destroy(m));
+  zkc_sem_t *sem;
+  zkc_lease_t *lease;
+  OK(zkc_sem_create(&sem, c, zkt_path("sem"), NULL));
+  OK(zkc_sem_acquire(sem, 1, zkt_ms(15000), &lease));
+  OK(zkc_hold_set_lost_callback(zkc_lease_hold(lease), note, t));
+  OK(zkc_lease_free(lease));
+  OK(zkc_sem_destroy(sem));
+  assert_int_equal(notes_n(t), 0);
+  notes_free(t);
+  zkc_client_close(c);
+}
+
+/* A multi-lock's set has no notice of its own: its locks' views do. */
+static void multilock_refers_to_its_locks(void **st) {
+  (void)st;
+  zkt_make_root();
+  zkc_client_t *c = zkt_open(NULL);
+  subject_t s;
+  OK(subject_take(&s, "multi", c, zkt_path("lock"), zkt_ms(15000)));
+  notes_t *t = notes_new();
+  assert_int_equal(zkc_hold_set_lost_callback(zkc_multilock_hold(s.ml), note, t),
+                   ZKC_EINVAL);
+  zkc_hold_t *h = zkc_mutex_hold(s.m[1]);
+  int64_t token = token_of(h);
+  OK(zkc_hold_set_lost_callback(h, note, t));
+  outsider_delete(h);
+  assert_told_once(t, h, token, ZKC_LOST_DELETED);
+  subject_drop(&s);
+  notes_free(t);
+  zkc_client_close(c);
+}
+
+int main(int argc, char **argv) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(mutex_told_on_delete),
+      cmocka_unit_test(write_side_told_on_delete),
+      cmocka_unit_test(read_side_told_on_delete),
+      cmocka_unit_test(downgrade_told_on_delete),
+      cmocka_unit_test(lease_set_told_on_delete),
+      cmocka_unit_test(latch_told_on_delete),
+      cmocka_unit_test(selector_told_on_delete),
+      cmocka_unit_test(async_hold_told_on_delete),
+      cmocka_unit_test(async_lease_told_on_delete),
+      cmocka_unit_test(bound_told_on_delete),
+      cmocka_unit_test(mutex_told_on_expiry),
+      cmocka_unit_test(lease_set_told_on_expiry),
+      cmocka_unit_test(latch_told_on_expiry),
+      cmocka_unit_test(cleared_notice_not_told),
+      cmocka_unit_test(release_not_told_next_grant_told),
+      cmocka_unit_test(freed_hold_not_told),
+      cmocka_unit_test(multilock_refers_to_its_locks),
+  };
+  return zkt_main(argc, argv, tests, sizeof tests / sizeof tests[0],
+                  "hold_notice");
+}
