@@ -9,19 +9,21 @@
  * blocking waiter, whose watches are the session's only ones).
  *
  * THREADS threads loop on PATH: acquire with a random timeout (0 = try
- * once), do a few fenced writes of their token to STORE, hold a little,
- * release. Threads pair up on one client and one mutex object (two threads
- * of one session: one times out behind the other's hold), the odd one out
- * has its own. Every step is
- * appended to LOG as one line stamped with CLOCK_MONOTONIC in microseconds
- * (one clock for every process on the host), written with one write(2) so
- * that a SIGKILL loses no finished line:
+ * once), do a few fenced writes of their token to STORE through their hold
+ * (zkc_hold_t, whatever the recipe), hold a little, release. Threads pair
+ * up on one client and one mutex object (two threads of one session: one
+ * times out behind the other's hold), the odd one out has its own. Every
+ * step is appended to LOG as one line stamped with CLOCK_MONOTONIC in
+ * microseconds (one clock for every process on the host), written with one
+ * write(2) so that a SIGKILL loses no finished line:
  *
  *   ACQ  <us> <token> <node> <dec>    acquire returned ZKC_OK; <dec>: when
  *                                     the library decided that grant on
  *                                     this thread (its grant seam), 0 if
  *                                     elsewhere (latch, selector)
  *   W    <us-start> <us-end> <token>  a fenced write that landed
+ *   RDW  <us> <token> <rc>            a read hold's write, refused with
+ *                                     <rc> (ZKC_EINVAL, or it is wrong)
  *   REL  <us> <token> <rc>            release called at <us> (the hold's end)
  *   LOST <us> <token> <reason> [R|W]  the lost callback named this hold (of
  *                                     the read or write side)
@@ -31,21 +33,24 @@
  * then cancels a pending acquire), with the same log lines and rule.
  *
  * With $ZKT_CHAOS_SEM=N the threads take one lease each of a semaphore of
- * N leases on PATH instead (no fenced writes; ACQ names the lease node);
+ * N leases on PATH instead (ACQ names the lease node; each lease set
+ * writes STORE through zkc_lease_hold: leases overlap, so do their writes);
  * the odd thread out through the asynchronous acquire
  * (zkc_async_acquire_leases), cancelling now and then as above.
  *
  * With $ZKT_CHAOS_RW=1 the paired threads share a read-write lock instead
- * of a mutex and take, round by round, the read side (no fenced writes),
+ * of a mutex and take, round by round, the read side (whose hold tries a
+ * write, which must be refused: an RDW line),
  * the write side, or the write side and then the read side (a downgrade:
  * the read node carries the write node's sequence; the write side is
  * released first). ACQ names the node, so its kind shows. A downgrade's
  * read hold has its write hold's token: the two REL lines come in the
  * order of the releases (write first), and a LOST line names the side.
  *
- * The mutex threads also count: under the hold they read the node
- * $ZKT_CHAOS_COUNT through the hold (zkc_mutex_fenced_get) and write it
- * back one higher with a fenced compare-and-set (zkc_mutex_fenced_cas):
+ * The exclusive holders (a mutex, a write side, a term of leadership, a
+ * multi-lock's set) also count: under the hold they read the node
+ * $ZKT_CHAOS_COUNT through the hold (zkc_hold_fenced_get) and write it
+ * back one higher with a fenced compare-and-set (zkc_hold_fenced_cas):
  *
  *   INC  <us> <token> <value>         the increment to <value> landed
  *   INC? <us> <token> <value>         it may have landed (connection lost
@@ -57,12 +62,15 @@
  * little, closes the latch; =selector: a leader selector with auto_requeue
  * whose take_leadership leads a little. ACQ is "became leader" (the node,
  * or "?" for the selector, whose node the checker finds by its token), REL
- * "gave leadership up", LOST the latch's not_leader told before that.
+ * "gave leadership up", LOST the latch's not_leader told before that. The
+ * leader writes through a hold bound to its term (zkc_hold_bind): a write
+ * after the term ended must be refused.
  *
  * With $ZKT_CHAOS_MULTI=1, PATH-a and PATH-b are two locks: the paired
  * threads take both at once through a multi-lock (one ACQ line per lock,
- * one REL per lock after the release), the odd one out a plain mutex on
- * PATH-b (no async thread).
+ * with the same time stamp, one REL per lock after the release) and write
+ * through the set's hold (its token: its newest node's), the odd one out a
+ * plain mutex on PATH-b (no writes, no async thread).
  *
  * Runs until its standard input reaches EOF, then lets every thread finish
  * its round, closes the clients and exits 0. */
@@ -233,6 +241,63 @@ static int64_t pick_timeout(unsigned *seed) {
   return patient ? 20000 : t;
 }
 
+/* What a hold does with the store: nothing, write (and count), or, a
+ * read hold, try a write that must be refused. */
+typedef enum { H_NONE, H_WRITE, H_READ } hold_use_t;
+
+/* One increment of the counter under hold m (see the top). */
+static void count_once(zkc_hold_t *m, int64_t token) {
+  char *data = NULL;
+  size_t len = 0;
+  int32_t version = 0;
+  if (zkc_hold_fenced_get(m, count_path, &data, &len, &version) != ZKC_OK)
+    return;
+  long long value = data ? atoll(data) : 0;
+  free(data);
+  char next[32];
+  int n = snprintf(next, sizeof next, "%lld", value + 1);
+  int rc = zkc_hold_fenced_cas(m, count_path, next, (size_t)n, version, NULL);
+  if (rc == ZKC_OK) {
+    say("INC %lld %lld %lld\n", now_us(), (long long)token, value + 1);
+  } else if (rc == ZKC_ECONNLOSS || rc == ZKC_EOPTIMEOUT) {
+    /* Applied or not: a read under the same hold tells (a version past
+     * ours is this write's, every writer holding the lock). */
+    char *again = NULL;
+    int32_t v2 = 0;
+    int r = zkc_hold_fenced_get(m, count_path, &again, &len, &v2);
+    free(again);
+    if (r == ZKC_OK && v2 > version)
+      say("INC %lld %lld %lld\n", now_us(), (long long)token, value + 1);
+    else if (r != ZKC_OK)
+      say("INC? %lld %lld %lld\n", now_us(), (long long)token, value + 1);
+  }
+}
+
+/* The work under a granted hold: up to three fenced writes of its token
+ * (each followed by an increment when counting), or a read hold's refused
+ * write, with short rests between. */
+static void use_hold(zkc_hold_t *hold, hold_use_t use, int64_t token,
+                     unsigned *seed) {
+  char data[32];
+  int len = snprintf(data, sizeof data, "%lld", (long long)token);
+  if (use == H_READ) { /* a read hold may not write */
+    long long t0 = now_us();
+    int rc = zkc_hold_fenced_set(hold, store_path, data, (size_t)len);
+    say("RDW %lld %lld %d\n", t0, (long long)token, rc);
+  }
+  if (use != H_WRITE) {
+    sleep_ms(rand_r(seed) % 100);
+    return;
+  }
+  for (int w = rand_r(seed) % 3; w >= 0; w--) {
+    long long t0 = now_us();
+    if (zkc_hold_fenced_set(hold, store_path, data, (size_t)len) == ZKC_OK)
+      say("W %lld %lld %lld\n", t0, now_us(), (long long)token);
+    if (count_path) count_once(hold, token);
+    sleep_ms(rand_r(seed) % 100);
+  }
+}
+
 /* A lease's round from its grant at t (decided: see take_decided): the
  * ACQ line, a hold of a little, the release and its REL line. */
 static void lease_work(zkc_lease_t *l, long long t, long long decided,
@@ -246,7 +311,8 @@ static void lease_work(zkc_lease_t *l, long long t, long long decided,
   say("ACQ %lld %lld %s %lld\n", t, (long long)token, slash ? slash + 1 : "?",
       decided);
   zkc_list_free(nodes);
-  sleep_ms(rand_r(seed) % 200);
+  use_hold(zkc_lease_hold(l), H_WRITE, token, seed); /* count_path unset */
+  sleep_ms(rand_r(seed) % 100);
   t = now_us();
   int rc = zkc_lease_free(l);
   say("REL %lld %lld %d\n", t, (long long)token, rc);
@@ -297,65 +363,14 @@ static void box_wait(waitbox_t *b) {
 }
 
 /* One hold's work, for the mutex and the async hold alike: the ACQ line,
- * then up to three fenced writes through `fenced` (the hold's own). */
-typedef int (*fenced_fn)(void *hold, const char *path, const void *data,
-                         size_t len);
-static int mutex_fenced(void *m, const char *path, const void *data,
-                        size_t len) {
-  return zkc_mutex_fenced_set(m, path, data, len);
-}
-static int hold_fenced(void *h, const char *path, const void *data,
-                       size_t len) {
-  return zkc_hold_fenced_set(h, path, data, len);
-}
-
-/* One increment of the counter under m's hold (see the top). */
-static void count_once(zkc_mutex_t *m, int64_t token) {
-  char *data = NULL;
-  size_t len = 0;
-  int32_t version = 0;
-  if (zkc_mutex_fenced_get(m, count_path, &data, &len, &version) != ZKC_OK)
-    return;
-  long long value = data ? atoll(data) : 0;
-  free(data);
-  char next[32];
-  int n = snprintf(next, sizeof next, "%lld", value + 1);
-  int rc = zkc_mutex_fenced_cas(m, count_path, next, (size_t)n, version, NULL);
-  if (rc == ZKC_OK) {
-    say("INC %lld %lld %lld\n", now_us(), (long long)token, value + 1);
-  } else if (rc == ZKC_ECONNLOSS || rc == ZKC_EOPTIMEOUT) {
-    /* Applied or not: a read under the same hold tells (a version past
-     * ours is this write's, every writer holding the lock). */
-    char *again = NULL;
-    int32_t v2 = 0;
-    int r = zkc_mutex_fenced_get(m, count_path, &again, &len, &v2);
-    free(again);
-    if (r == ZKC_OK && v2 > version)
-      say("INC %lld %lld %lld\n", now_us(), (long long)token, value + 1);
-    else if (r != ZKC_OK)
-      say("INC? %lld %lld %lld\n", now_us(), (long long)token, value + 1);
-  }
-}
-
+ * then the hold's use. */
 static void hold_work(long long t, long long decided, int64_t token,
-                      const char *node, fenced_fn fenced, void *hold,
+                      const char *node, zkc_hold_t *hold, hold_use_t use,
                       unsigned *seed) {
   const char *slash = strrchr(node, '/');
   say("ACQ %lld %lld %s %lld\n", t, (long long)token, slash ? slash + 1 : node,
       decided);
-  if (fenced == NULL) { /* a reader: nothing to fence */
-    sleep_ms(rand_r(seed) % 100);
-    return;
-  }
-  char data[32];
-  int len = snprintf(data, sizeof data, "%lld", (long long)token);
-  for (int w = rand_r(seed) % 3; w >= 0; w--) {
-    long long t0 = now_us();
-    if (fenced(hold, store_path, data, (size_t)len) == ZKC_OK)
-      say("W %lld %lld %lld\n", t0, now_us(), (long long)token);
-    if (fenced == mutex_fenced && count_path) count_once(hold, token);
-    sleep_ms(rand_r(seed) % 100);
-  }
+  use_hold(hold, use, token, seed);
 }
 
 /* An accepted acquire `id`, cancelled now and then: 1 once granted (the
@@ -406,7 +421,7 @@ static void async_rounds(zkc_async_t *a, unsigned seed) {
     char node[1100] = "?";
     zkc_hold_fencing_token(h, &token);
     zkc_hold_node(h, node, sizeof node);
-    hold_work(t, b.decided, token, node, hold_fenced, h, &seed);
+    hold_work(t, b.decided, token, node, h, H_WRITE, &seed);
     t = now_us();
     rc = zkc_hold_release(a, h, box_released, &b);
     if (rc == ZKC_OK) {
@@ -420,7 +435,7 @@ static void async_rounds(zkc_async_t *a, unsigned seed) {
 
 /* One hold of m: ACQ, the work, and unless keep, REL. Returns its token,
  * or -1 when the acquire failed. */
-static int64_t mutex_round(zkc_mutex_t *m, int64_t timeout, fenced_fn fenced,
+static int64_t mutex_round(zkc_mutex_t *m, int64_t timeout, hold_use_t use,
                            int keep, unsigned *seed) {
   decided_us = 0;
   int rc = zkc_mutex_acquire_timeout(m, timeout);
@@ -433,7 +448,7 @@ static int64_t mutex_round(zkc_mutex_t *m, int64_t timeout, fenced_fn fenced,
   long long t = now_us(), decided = take_decided();
   zkc_mutex_fencing_token(m, &token);
   zkc_mutex_lock_node(m, node, sizeof node);
-  hold_work(t, decided, token, node, fenced, m, seed);
+  hold_work(t, decided, token, node, zkc_mutex_hold(m), use, seed);
   if (!keep) {
     t = now_us();
     rc = zkc_mutex_release(m);
@@ -449,13 +464,13 @@ static void rw_rounds(zkc_rwlock_t *rw, unsigned seed) {
     int64_t timeout = pick_timeout(&seed);
     unsigned kind = (unsigned)rand_r(&seed) % 10;
     if (kind < 5) {
-      mutex_round(r, timeout, NULL, 0, &seed);
+      mutex_round(r, timeout, H_READ, 0, &seed);
       continue;
     }
     int downgrade = kind == 9;
-    int64_t wt = mutex_round(w, timeout, mutex_fenced, downgrade, &seed);
+    int64_t wt = mutex_round(w, timeout, H_WRITE, downgrade, &seed);
     if (!downgrade || wt < 0) continue;
-    int64_t rt = mutex_round(r, 0, NULL, 1, &seed);
+    int64_t rt = mutex_round(r, 0, H_READ, 1, &seed);
     long long t = now_us();
     int rc = zkc_mutex_release(w);
     say("REL %lld %lld %d\n", t, (long long)wt, rc);
@@ -476,6 +491,16 @@ static void on_not_leader(void *ctx, zkc_latch_t *l) {
   say("LOST %lld %lld 0\n", now_us(), (long long)token);
 }
 
+/* A leader's work: writes through a hold bound to this term (refused once
+ * it is over), if it is still on. */
+static void term_work(zkc_hold_t *view, int64_t token, unsigned *seed) {
+  zkc_hold_t *term = NULL;
+  if (zkc_hold_bind(view, &term) == ZKC_OK) {
+    use_hold(term, H_WRITE, token, seed);
+    zkc_hold_free(term);
+  }
+}
+
 static void latch_rounds(zkc_client_t *c, unsigned seed) {
   while (!atomic_load(&stopping)) {
     zkc_latch_t *l = NULL;
@@ -490,7 +515,7 @@ static void latch_rounds(zkc_client_t *c, unsigned seed) {
       zkc_latch_node(l, node, sizeof node);
       const char *slash = strrchr(node, '/');
       say("ACQ %lld %lld %s 0\n", t, (long long)token, slash ? slash + 1 : node);
-      sleep_ms(rand_r(&seed) % 200);
+      term_work(zkc_latch_hold(l), token, &seed);
       t = now_us();
       zkc_latch_close(l, ZKC_CLOSE_SILENT);
       say("REL %lld %lld 0\n", t, (long long)token);
@@ -504,7 +529,8 @@ static void lead_a_little(void *ctx, zkc_selector_t *sel) {
   int64_t token = 0;
   zkc_selector_fencing_token(sel, &token);
   say("ACQ %lld %lld ? 0\n", now_us(), (long long)token);
-  for (unsigned ms = rand_r(seed) % 200; ms > 0 && !zkc_selector_should_stop(sel);
+  term_work(zkc_selector_hold(sel), token, seed);
+  for (unsigned ms = rand_r(seed) % 100; ms > 0 && !zkc_selector_should_stop(sel);
        ms = ms > 10 ? ms - 10 : 0)
     sleep_ms(10);
   say("REL %lld %lld 0\n", now_us(), (long long)token);
@@ -527,7 +553,7 @@ static void selector_rounds(zkc_client_t *c, unsigned seed) {
 static void multi_rounds(shared_t *sh, int plain, unsigned seed) {
   while (!atomic_load(&stopping)) {
     if (plain) {
-      mutex_round(sh->mb, pick_timeout(&seed), NULL, 0, &seed);
+      mutex_round(sh->mb, pick_timeout(&seed), H_NONE, 0, &seed);
       continue;
     }
     decided_us = 0;
@@ -547,7 +573,10 @@ static void multi_rounds(shared_t *sh, int plain, unsigned seed) {
         strrchr(na, '/') ? strrchr(na, '/') + 1 : na, d);
     say("ACQ %lld %lld %s %lld\n", t, (long long)tb,
         strrchr(nb, '/') ? strrchr(nb, '/') + 1 : nb, d);
-    sleep_ms(rand_r(&seed) % 100);
+    zkc_hold_t *set = zkc_multilock_hold(sh->multi);
+    int64_t ts = 0;
+    zkc_hold_fencing_token(set, &ts); /* the newest node's: W names it */
+    use_hold(set, H_WRITE, ts, &seed);
     t = now_us();
     rc = zkc_multilock_release(sh->multi);
     say("REL %lld %lld %d\n", t, (long long)ta, rc);
@@ -581,7 +610,7 @@ static void *contender(void *arg) {
     return NULL;
   }
   while (!atomic_load(&stopping))
-    mutex_round(sh->m, pick_timeout(&seed), mutex_fenced, 0, &seed);
+    mutex_round(sh->m, pick_timeout(&seed), H_WRITE, 0, &seed);
   return NULL;
 }
 

@@ -7,11 +7,13 @@
  * leader while its clients stay on it, and in the semaphore's runs makes
  * a stranger's lease (a node in leases/ outside the queue). One case per
  * recipe: the mutex
- * (with the asynchronous acquire on the same path, fenced writes and a
- * counter incremented by fenced compare-and-set), the semaphore (with
+ * (with the asynchronous acquire on the same path), the semaphore (with
  * the asynchronous lease acquire beside the blocking one), the
  * read-write lock, the leader latch, the leader selector and the
- * multi-lock.
+ * multi-lock. Every holder writes through its hold (fenced writes; a
+ * leader through a hold bound to its term), and the exclusive ones count
+ * with a fenced read and compare-and-set; a read hold's write must be
+ * refused (ZKC_EINVAL).
  *
  * The server's side comes from observers: three sessions of the test, one
  * pinned to each server, list the recipe's paths and re-list on every
@@ -40,9 +42,13 @@
  *      beside each other, and a downgrade's read hold beside its own write
  *      hold, are fine); at most N holders of a semaphore of N leases,
  *      counting a stranger's lease at every grant whose read saw it.
- *   3. A fenced write that landed after a write with a larger token had
- *      landed (both ended / started apart in time) is a stale write.
- *   4. The counter ends at the number of increments that landed (between
+ *   3. A fenced write that landed was sent before its hold ended (its REL,
+ *      its kill, its node seen gone; a multi-lock's set: any of its nodes;
+ *      a lease set: its LOST line too); except for leases, which overlap,
+ *      one that landed after a write with a larger token had landed (both
+ *      ended / started apart in time) is a stale write. A read hold's
+ *      write is refused with ZKC_EINVAL.
+ *   4. The counter (not the semaphore's) ends at the number of increments that landed (between
  *      the sure ones and the sure plus the unsure ones): none is lost.
  *   5. No node is left at the end.
  *   6. Leader latch and selector: an observer of the election (the
@@ -110,10 +116,13 @@ typedef struct {
   int told;       /* lost callback or ZKC_ELOST from release */
   int reader;     /* a read-write lock's read side */
   int ended;      /* REL seen */
+  long long rel;  /* its REL line (us), 0: none */
+  long long lost; /* first LOST line (us), 0: none */
 } hold_t;
 
 typedef struct {
   long long token, t0, t1;
+  int pid;
 } write_t;
 
 /* A stranger's lease (semaphore runs): a node the nemesis made in leases/
@@ -849,6 +858,7 @@ typedef struct {
   write_t *writes;
   int nwrites, capwrites;
   long long inc_sure, inc_unsure;
+  int read_writes, read_writes_bad; /* a read hold's tries, not refused */
   long long *inc_values;
   int ninc, capinc;
 } history_t;
@@ -899,16 +909,22 @@ static void read_log(history_t *h, const char *path, int pid, long long end) {
     } else if (sscanf(line, "REL %lld %lld %d", &a, &b, &rc) == 3) {
       hold_t *x = find_hold(h, pid, b, -1, 1);
       if (x && a < x->end) x->end = a;
-      if (x) x->ended = 1, x->told |= rc == ZKC_ELOST;
+      if (x) x->ended = 1, x->rel = a, x->told |= rc == ZKC_ELOST;
     } else if (sscanf(line, "LOST %lld %lld", &a, &b) == 2) {
       char side = 0; /* R or W: a read-write lock's side */
       sscanf(line, "LOST %lld %lld %d %c", &a, &b, &rc, &side);
       hold_t *x = find_hold(h, pid, b, side == 'R' ? 1 : side == 'W' ? 0 : -1, 0);
+      if (x && !x->lost) x->lost = a;
       if (x) x->told = 1;
     } else if (sscanf(line, "W %lld %lld %lld", &a, &b, &c) == 3) {
       if (h->nwrites == h->capwrites)
         h->writes = grow(h->writes, &h->capwrites, sizeof *h->writes);
-      h->writes[h->nwrites++] = (write_t){c, a, b};
+      h->writes[h->nwrites++] = (write_t){c, a, b, pid};
+    } else if (sscanf(line, "RDW %lld %lld %d", &a, &b, &rc) == 3) {
+      h->read_writes++;
+      if (rc != ZKC_EINVAL && h->read_writes_bad++ < 10)
+        print_error("a read hold's write (pid %d token %lld at %lld us) "
+                    "answered %d, not ZKC_EINVAL\n", pid, b, a, rc);
     } else if (sscanf(line, "INC %lld %lld %lld", &a, &b, &c) == 3) {
       h->inc_sure++;
       if (h->ninc == h->capinc)
@@ -1083,6 +1099,52 @@ static int check_writes(const history_t *h) {
   return bad;
 }
 
+/* When hold x ended for its writes: its REL, its node seen gone, a lease
+ * set's loss told (by_lost), whichever came first; 0: none of them (a
+ * killed worker writes nothing after; a hold after the nemesis ended is
+ * ended by none of them). */
+static long long write_end(const hold_t *x, int by_lost) {
+  long long t = 0;
+  long long ends[3] = {x->rel, x->gone, by_lost ? x->lost : 0};
+  for (int i = 0; i < 3; i++)
+    if (ends[i] && (t == 0 || ends[i] < t)) t = ends[i];
+  return t;
+}
+
+/* Rule 3, the holder's side: a fenced write checks every node of its hold,
+ * so one that landed was sent before the hold ended (see write_end). The write's
+ * hold is the latest of its process and token that began before it, with,
+ * for a multi-lock, the other holds granted with it (same process, same
+ * ACQ stamp): a set is held only while every node of it is. */
+static int check_writes_held(const history_t *h, int by_lost) {
+  int bad = 0;
+  for (int i = 0; i < h->nwrites; i++) {
+    const write_t *w = &h->writes[i];
+    const hold_t *x = NULL;
+    for (int k = h->nholds - 1; k >= 0 && x == NULL; k--)
+      if (h->holds[k].pid == w->pid && h->holds[k].token == w->token &&
+          h->holds[k].start <= w->t0)
+        x = &h->holds[k];
+    if (x == NULL) {
+      if (bad++ < 10)
+        print_error("a write (pid %d token %lld at [%lld, %lld]) of no hold "
+                    "logged before it\n", w->pid, w->token, w->t0, w->t1);
+      continue;
+    }
+    for (int k = 0; k < h->nholds; k++) {
+      const hold_t *y = &h->holds[k];
+      if (y->pid != x->pid || y->start != x->start) continue;
+      long long end = write_end(y, by_lost);
+      if (end && w->t0 > end + LAG_US && bad++ < 10) {
+        print_error("a write landed after its hold ended: token %lld sent at "
+                    "%lld us (answered %lld)\n", w->token, w->t0, w->t1);
+        print_hold("its hold", y);
+      }
+    }
+  }
+  return bad;
+}
+
 /* Rule 4: the counter holds every increment that landed, each value once.
  * It may hold more: a worker killed between its write's answer and its
  * INC line landed an increment nobody logged. */
@@ -1175,7 +1237,7 @@ static void set_env(mode_t_ mode) {
   if (mode == M_LATCH) setenv("ZKT_CHAOS_LEADER", "latch", 1);
   if (mode == M_SELECTOR) setenv("ZKT_CHAOS_LEADER", "selector", 1);
   if (mode == M_MULTI) setenv("ZKT_CHAOS_MULTI", "1", 1);
-  if (mode == M_MUTEX) setenv("ZKT_CHAOS_COUNT", zkt_path("count"), 1);
+  if (mode != M_SEM) setenv("ZKT_CHAOS_COUNT", zkt_path("count"), 1);
 }
 
 static void run_under_faults(mode_t_ mode) {
@@ -1331,8 +1393,9 @@ static void run_under_faults(mode_t_ mode) {
     }
     h.nholds = k;
     int w = 0;
-    for (int i = 0; i < h.nwrites; i++)
-      if (h.writes[i].t1 < cut) h.writes[w++] = h.writes[i];
+    for (int i = 0; i < h.nwrites; i++) /* and their holds judged */
+      if (h.writes[i].t1 < cut && h.writes[i].t0 < cut - MARGIN_US)
+        h.writes[w++] = h.writes[i];
     h.nwrites = w;
     printf("note: the ensemble lost acknowledged writes (%d rollbacks seen by "
            "the sentinel; the servers' logs say why); judged up to %lld us, "
@@ -1357,13 +1420,18 @@ static void run_under_faults(mode_t_ mode) {
   }
   int bad = check_grants(&h) + w6_bad;
   bad += mode == M_SEM ? check_leases(&h) : check_overlaps(&h);
-  bad += check_writes(&h);
+  /* leases overlap: their tokens do not order their writes */
+  if (mode != M_SEM) bad += check_writes(&h);
+  bad += check_writes_held(&h, mode == M_SEM) + h.read_writes_bad;
   long long lost = 0;
-  if (mode == M_MUTEX && !cut) bad += check_counter(&h, final, &lost);
+  int counted = mode != M_SEM;
+  if (counted && !cut) bad += check_counter(&h, final, &lost);
   if (mode == M_RW)
     printf("figure: %d read holds, %d overlaps of readers (or of a downgrade "
-           "with its write hold)\n", readers, shared_pairs);
-  if (mode == M_MUTEX)
+           "with its write hold), %d read holds' writes (%d not refused with "
+           "ZKC_EINVAL)\n", readers, shared_pairs, h.read_writes,
+           h.read_writes_bad);
+  if (counted)
     printf("figure: counter %lld after %lld increments that landed (%lld "
            "unsure): %lld lost updates\n", final, h.inc_sure, h.inc_unsure,
            lost);
@@ -1563,6 +1631,39 @@ static void checker_counts_strangers_leases(void **state) {
   assert_int_equal(check_leases(&h), 0);
 }
 
+/* Rule 3, the holder's side: A holds from 1 s to 2 s, its node seen gone
+ * at 1.5 s; a write of A sent at 1.4 s is fine, one sent at 1.7 s landed
+ * outside its hold. A multi-lock's set B (two holds granted together at
+ * 3 s) loses its node on PATH-b at 3.5 s: a write at 3.8 s under the set's
+ * token (its node on PATH-a, held to 4 s) landed with the set broken. A
+ * lease set is judged by its loss told too; a write of no hold is wrong. */
+static void checker_judges_writes_by_their_hold(void **state) {
+  (void)state;
+  hold_t holds[] = {
+      {.pid = 1, .token = 11, .start = 1000000, .end = 1500000, .ended = 1,
+       .rel = 2000000, .gone = 1500000},
+      {.pid = 2, .token = 22, .start = 3000000, .end = 4000000, .ended = 1,
+       .rel = 4000000},
+      {.pid = 2, .token = 21, .start = 3000000, .end = 3500000, .ended = 1,
+       .rel = 4000000, .gone = 3500000},
+  };
+  write_t writes[] = {{11, 1400000, 1410000, 1}};
+  history_t h = {.holds = holds, .nholds = 3, .writes = writes, .nwrites = 1};
+  assert_int_equal(check_writes_held(&h, 0), 0);
+  writes[0] = (write_t){11, 1700000, 1710000, 1};
+  assert_int_equal(check_writes_held(&h, 0), 1);
+  writes[0] = (write_t){22, 3800000, 3810000, 2};
+  assert_int_equal(check_writes_held(&h, 0), 1);
+  holds[2].start = 2900000; /* not of the set: its own hold stood */
+  assert_int_equal(check_writes_held(&h, 0), 0);
+  holds[0].lost = 1200000;
+  writes[0] = (write_t){11, 1400000, 1410000, 1};
+  assert_int_equal(check_writes_held(&h, 0), 0);
+  assert_int_equal(check_writes_held(&h, 1), 1); /* sent after its loss */
+  writes[0].pid = 9;
+  assert_int_equal(check_writes_held(&h, 0), 1);
+}
+
 /* The last transaction id server s has applied ("srvr"), or -1. */
 static long long server_zxid(int s) {
   char *out = zkt_4lw(s, "srvr");
@@ -1593,6 +1694,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(checker_catches_the_stale_grant),
       cmocka_unit_test(checker_places_a_grant_stopped_before_its_line),
       cmocka_unit_test(checker_counts_strangers_leases),
+      cmocka_unit_test(checker_judges_writes_by_their_hold),
       cmocka_unit_test_teardown(mutex_under_faults, restore_ensemble),
       cmocka_unit_test_teardown(semaphore_under_faults, restore_ensemble),
       cmocka_unit_test_teardown(rwlock_under_faults, restore_ensemble),
