@@ -1767,6 +1767,78 @@ static void *lease_try_main(void *arg) {
   return NULL;
 }
 
+/* Between the lease run's grant (its proof fresh, the seam) and the
+ * record of the lease the session is lost (LOST dispatched while the
+ * acquiring thread is in the seam): the record must refuse the lease, the
+ * run delete its nodes and queue again on the new session; no lease of the
+ * old session is handed out, none is told lost. */
+static struct {
+  zkc_client_t *c;
+  observed_t *o;
+  const char *leases;
+  atomic_int ran;
+} sem_lost_at_grant;
+
+static void expire_at_lease_grant(void) {
+  /* The queue's head is decided first: only the lease run's grant counts,
+   * the one with our lease node made. */
+  if (zkt_children_count(sem_lost_at_grant.leases) != 1) return;
+  zkc__grant_seam = NULL; /* once */
+  atomic_store(&sem_lost_at_grant.ran, 1);
+  zkt_expire_session(sem_lost_at_grant.c);
+  seen_t lost = {sem_lost_at_grant.o, ZKC_STATE_LOST};
+  if (!zkt_await(saw_state, &lost, zkt_ms(10000)))
+    fail_msg("LOST never dispatched");
+}
+
+static atomic_int sem_told_lost;
+static void count_sem_lost(void *ctx, zkc_sem_t *s, zkc_lost_reason_t why,
+                           int64_t token) {
+  (void)ctx, (void)s, (void)why, (void)token;
+  atomic_fetch_add(&sem_told_lost, 1);
+}
+
+static void sem_session_lost_at_grant_queues_again(void **state) {
+  (void)state;
+  char path[1100], locks[1200], leases[1200];
+  snprintf(path, sizeof path, "%s", zkt_path("sem"));
+  snprintf(locks, sizeof locks, "%s/locks", path);
+  snprintf(leases, sizeof leases, "%s/leases", path);
+  zkc_client_t *c = open_with(4000, NULL);
+  observed_t o;
+  observe(&o, c, NULL);
+  zkc_sem_opts_t so;
+  zkc_sem_opts_init(&so);
+  so.max_leases = 1;
+  zkc_sem_t *s = NULL;
+  OK(zkc_sem_create(&s, c, path, &so));
+  atomic_store(&sem_told_lost, 0);
+  OK(zkc_sem_set_lost_callback(s, count_sem_lost, NULL));
+  sem_lost_at_grant.c = c;
+  sem_lost_at_grant.o = &o;
+  sem_lost_at_grant.leases = leases;
+  atomic_store(&sem_lost_at_grant.ran, 0);
+  zkc__grant_seam = expire_at_lease_grant;
+  zkc_lease_t *l = NULL;
+  int rc = zkc_sem_acquire(s, 1, zkt_ms(30000), &l);
+  zkc__grant_seam = NULL;
+  OK(rc);
+  assert_true(atomic_load(&sem_lost_at_grant.ran)); /* the seam ran */
+  assert_true(zkc_lease_is_held(l));
+  zkc_list_t *nodes = NULL;
+  OK(zkc_lease_node_list(l, &nodes));
+  assert_int_equal(zkc_list_count(nodes), 1);
+  assert_owned_by_session(c, zkc_list_string(nodes, 0));
+  zkc_list_free(nodes);
+  assert_int_equal(zkt_children_count(leases), 1); /* the old one went */
+  assert_int_equal(zkt_children_count(locks), 0);
+  assert_int_equal(atomic_load(&sem_told_lost), 0); /* none was given */
+  OK(zkc_lease_free(l));
+  assert_int_equal(zkt_children_count(leases), 0);
+  OK(zkc_sem_destroy(s));
+  zkc_client_close(c);
+}
+
 static void stranger_lease_after_room_seen_is_no_grant(void **state) {
   (void)state;
   char path[1100], locks[1200], leases[1200], blocker[1400];
@@ -2056,6 +2128,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(multilock_stalled_after_its_read_takes_the_set_again),
       cmocka_unit_test(multilock_lock_lost_between_rounds_leaves_no_pin),
       cmocka_unit_test(stranger_lease_after_room_seen_is_no_grant),
+      cmocka_unit_test(sem_session_lost_at_grant_queues_again),
       cmocka_unit_test(sem_queue_node_gone_at_its_let_go),
       cmocka_unit_test(sem_leases_gone_at_its_let_go),
       cmocka_unit_test(refused_delete_is_reported),
