@@ -9,7 +9,9 @@
 #   tools/abi-baseline.sh [BUILD_DIR]
 #
 #   BUILD_DIR  where to configure and build the library (RelWithDebInfo:
-#              the description needs debug info); default build/abi
+#              the description needs debug info); default build/abi. Give
+#              it a directory of its own: it is configured with the tests,
+#              CLI, benches and examples off.
 #
 # The symbols file lists every exported symbol. A symbol it already lists
 # keeps its version; a new one gets the project's version (CMakeLists.txt's
