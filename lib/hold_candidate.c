@@ -75,12 +75,6 @@ static int cand_is_held(const void *obj) {
   return held;
 }
 
-/* Every term of the leader: candidate.c tells each term's loss. */
-static const void *cand_scope(const void *obj, int64_t *grant) {
-  *grant = 0;
-  return obj;
-}
-
 const zkc__hold_kind_t zkc__candidate_hold_kind = {
     .borrowed = 1,
     .no_write = NULL,
@@ -90,5 +84,6 @@ const zkc__hold_kind_t zkc__candidate_hold_kind = {
     .lost = cand_lost,
     .leave = cand_leave,
     .is_held = cand_is_held,
-    .scope = cand_scope,
+    /* every term: candidate.c tells each */
+    .scope = zkc__hold_scope_every_grant,
 };

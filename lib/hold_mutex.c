@@ -46,12 +46,6 @@ static int mutex_is_held(const void *obj) {
   return zkc_mutex_is_owned_by_current_thread(obj) && zkc_mutex_is_held(obj);
 }
 
-/* A mutex's and a multi-lock's view: every grant of the object. */
-static const void *every_grant(const void *obj, int64_t *grant) {
-  *grant = 0;
-  return obj;
-}
-
 const zkc__hold_kind_t zkc__mutex_hold_kind = {
     .borrowed = 1,
     .no_write = mutex_no_write,
@@ -61,7 +55,8 @@ const zkc__hold_kind_t zkc__mutex_hold_kind = {
     .lost = mutex_lost,
     .leave = mutex_leave,
     .is_held = mutex_is_held,
-    .scope = every_grant,
+    /* every grant of the mutex */
+    .scope = zkc__hold_scope_every_grant,
 };
 
 /* ---- a multi-lock's set ---- */

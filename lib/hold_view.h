@@ -58,6 +58,14 @@ typedef struct zkc__hold_kind {
   const void *(*scope)(const void *obj, int64_t *grant);
 } zkc__hold_kind_t;
 
+/* The scope of a recipe's view whose notice covers every grant of its
+ * object (a mutex's, a multi-lock lock's, a leader's every term). */
+static inline const void *zkc__hold_scope_every_grant(const void *obj,
+                                                      int64_t *grant) {
+  *grant = 0;
+  return obj;
+}
+
 /* Which kind a hold is: an index into hold.c's table, so that a recipe
  * names its view's kind without calling into it. */
 typedef enum {
