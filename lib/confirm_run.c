@@ -6,6 +6,7 @@
 
 #include "drive.h"
 #include "kernel_door.h" /* its ops whole */
+#include "queue.h" /* the queue engine's calls */
 
 static void unpin_all(zkc__crun_t *r) {
   for (size_t i = 0; i < r->how.n; i++) {
@@ -213,25 +214,12 @@ void zkc__crun_clear(zkc__crun_t *r) {
   r->parts = NULL;
 }
 
-/* ---- the blocking driver's calls (drive.h) ---- */
+/* ---- the blocking driver (drive.h) ---- */
 
-static zkc__qneed_t c_step(void *r) { return zkc__crun_step(r); }
-static int c_ops(void *r, zkc__op_t **ops) { return zkc__crun_ops(r, ops); }
-static void c_give_up(void *r) { zkc__crun_give_up(r); }
-static zkc__waiter_t *c_waiter(void *r) {
-  return zkc__qrun_waiter(&((zkc__crun_t *)r)->q);
-}
-static void c_woken(void *r, zkc__wake_t why) {
-  zkc__qrun_woken(&((zkc__crun_t *)r)->q, why);
-}
-static int64_t c_wake_at(const void *r) {
-  return zkc__qrun_wake_at(&((const zkc__crun_t *)r)->q);
-}
-static void c_stop(void *r, int rc) { zkc__qrun_stop(&((zkc__crun_t *)r)->q, rc); }
-static zkc_client_t *c_client(void *r) { return ((zkc__crun_t *)r)->q.k.c; }
-static int64_t c_bound(void *r) { return ((zkc__crun_t *)r)->q.owner; }
-static const zkc__run_calls_t confirm_calls = {
-    c_step, c_ops, c_give_up, c_waiter, c_woken, c_wake_at, c_stop};
+/* The machine is the queue engine's (its calls, queue.c's); the bind
+ * says which client and session the run rests on now. */
+static zkc_client_t *c_client(void *q) { return ((zkc__qrun_t *)q)->k.c; }
+static int64_t c_bound(void *q) { return ((zkc__qrun_t *)q)->owner; }
 static const zkc__run_bind_t confirm_bind = {c_client, c_bound};
 
 int zkc__confirm(const zkc__confirm_how_t *how, char **data, size_t *len,
@@ -243,7 +231,7 @@ int zkc__confirm(const zkc__confirm_how_t *how, char **data, size_t *len,
     return ZKC_ENOMEM;
   }
   int64_t woken_us = 0;
-  zkc__drive_bound(&confirm_calls, &confirm_bind, &r, r.parts[0].c,
+  zkc__drive_bound(&zkc__qrun_calls, &confirm_bind, &r.q, r.parts[0].c,
                    how->deadline, ops, &woken_us);
   int rc = zkc__crun_result(&r, data, len, version);
   zkc__crun_clear(&r);
