@@ -18,6 +18,7 @@
 #include "util.h"
 
 void (*zkc__sem_seam)(const char *leases);
+void (*zkc__sem_layout_seam)(void);
 
 typedef enum {
   S_LAYOUT,   /* read the path's layout, unless accepted before */
@@ -280,6 +281,11 @@ static void layout_answered(zkc__srun_t *r) {
   if (r->stop_rc) rc = r->stop_rc;
   if (rc == ZKC_OK) {
     start_queue(r);
+  } else if (rc == ZKC_ESESSIONEXPIRED) {
+    /* Sent on a session that ended before the client told us so (a run
+     * queueing again after a loss reads the layout first): nothing was
+     * made, so it is a loss like any other, queued again once live. */
+    r->st = S_CONNECT;
   } else if (zkc__retryable(rc) &&
              (rc = zkc__retry_delay(c, &r->attempt, rc, r->deadline,
                                     &r->wake_at)) == ZKC_OK) {
@@ -348,6 +354,7 @@ static zkc__qneed_t s_step(void *run) {
         } else if ((r->op = op_new(r)) == NULL) {
           end(r, ZKC_ENOMEM);
         } else {
+          if (zkc__sem_layout_seam) zkc__sem_layout_seam();
           zkc__send(c, r->op,
                     &(zkc__req_t){.kind = ZKC__REQ_CHILDREN,
                                   .path = r->s->path});

@@ -50,6 +50,11 @@ extern void (*zkc__vouch_seam)(void);
  * with the path of its leases: a test puts a stranger's lease there. */
 extern void (*zkc__sem_seam)(const char *leases);
 
+/* Test seam: when set, the semaphore's run calls it on its driving thread
+ * just before it sends the read of its path's layout (sem_run.c): a test
+ * ends the session there, so that the read meets the session's end. */
+extern void (*zkc__sem_layout_seam)(void);
+
 /* Test seam: when set, the multi-lock calls it on the acquiring thread
  * once the read of the set's nodes is answered, before it is judged
  * (multilock.c): a test stalls the thread there. */

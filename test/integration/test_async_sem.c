@@ -14,6 +14,7 @@
 
 #include "async_helpers.h"
 #include "harness.h"
+#include "test_hooks.h" /* the layout read's seam */
 
 #define OK(expr) assert_int_equal((expr), ZKC_OK)
 
@@ -367,6 +368,75 @@ static void expiry_while_pending_requeues(void **state) {
   full_close(&f);
 }
 
+/* The seam below ends the session of a client behind the proxy just
+ * before the run sends its layout read: the proxy refuses the client's
+ * reconnects until the seam has returned, so that the read waits in the
+ * reconnecting handle and meets the session's end (ZKC_ESESSIONEXPIRED),
+ * as a read of a run queueing again after a loss may when the session
+ * dies under it before the client has seen the connection go. */
+typedef struct layout_cut {
+  zkc_client_t *c;
+  zkt_proc_t *proxy;
+  atomic_int ran; /* 1 the seam returned, -1 the client never saw it */
+} layout_cut_t;
+static layout_cut_t *layout_cut;
+
+static int not_connected(void *ctx) {
+  zkc_state_t st = ZKC_STATE_CONNECTED;
+  return zkc_client_state(ctx, &st) == ZKC_OK && st != ZKC_STATE_CONNECTED &&
+         st != ZKC_STATE_RECONNECTED;
+}
+
+static void expire_before_layout(void) {
+  zkc__sem_layout_seam = NULL; /* once */
+  layout_cut_t *lc = layout_cut;
+  zkt_proxy_cmd(lc->proxy, "refuse on");
+  (void)zkt_expire_session(lc->c);
+  int seen = zkt_await(not_connected, lc->c, zkt_ms(15000));
+  atomic_store(&lc->ran, seen ? 1 : -1);
+}
+
+static int layout_seam_ran(void *ctx) {
+  return atomic_load(&((layout_cut_t *)ctx)->ran) != 0;
+}
+
+/* The layout read answered ZKC_ESESSIONEXPIRED is a loss, not the
+ * acquire's failure: it queues on the new session and is granted once the
+ * holder lets go. */
+static void layout_read_meets_expiry_requeues(void **state) {
+  (void)state;
+  zkt_proc_t proxy = zkt_proxy_start(1);
+  zkc_client_opts_t o;
+  zkc_client_opts_init(&o);
+  o.session_timeout_ms = 4000;
+  zkc_client_t *c = NULL;
+  OK(zkc_client_open(&c, zkt_proxy_connect(&proxy), &o));
+  full_t f;
+  full_open(&f, c);
+  int64_t old = 0;
+  OK(zkc_client_session_id(c, &old));
+  layout_cut_t lc = {.c = c, .proxy = &proxy};
+  layout_cut = &lc;
+  zkc__sem_layout_seam = expire_before_layout;
+  got_t g = {0};
+  OK(zkc_async_acquire_leases(f.a, f.s, 1, zkt_ms(40000), on_leases, &g, NULL));
+  assert_true(zkt_await(layout_seam_ran, &lc, zkt_ms(40000)));
+  assert_int_equal(atomic_load(&lc.ran), 1);
+  zkt_proxy_cmd(&proxy, "refuse off"); /* the read is in the handle now */
+  zkt_new_session_t ns = {c, old};
+  assert_true(zkt_await(zkt_has_new_session, &ns, zkt_ms(15000)));
+  assert_true(zkt_await_children_exactly(f.locks, 1, zkt_ms(15000)));
+  assert_int_equal(atomic_load(&g.done), 0);
+  OK(zkc_lease_free(f.held));
+  f.held = NULL;
+  await_got(&g);
+  OK(g.rc);
+  assert_true(zkc_lease_is_held(g.lease));
+  OK(zkc_lease_free(g.lease));
+  full_close(&f);
+  zkt_proxy_stop(&proxy);
+}
+
 /* A shared count node (seeded 1) sets the limit: an acquire of another
  * semaphore object waits for the first's release, then is granted (one
  * object's own lease in the way would be ZKC_EDEADLK, as blocking). */
@@ -529,6 +599,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup_teardown(cancel_pending, zkt_setup, zkt_teardown),
       cmocka_unit_test_setup_teardown(outside_delete_is_lost, zkt_setup, zkt_teardown),
       cmocka_unit_test_setup_teardown(expiry_while_pending_requeues, zkt_setup, zkt_teardown),
+      cmocka_unit_test_setup_teardown(layout_read_meets_expiry_requeues, zkt_setup, zkt_teardown),
       cmocka_unit_test_setup_teardown(shared_count_limit, zkt_setup, zkt_teardown),
       cmocka_unit_test_setup_teardown(dispatch_mode_through_the_fd, zkt_setup, zkt_teardown),
       cmocka_unit_test_setup_teardown(destroy_with_pending, zkt_setup, zkt_teardown),
