@@ -361,7 +361,7 @@ static void *actor_main(void *arg) {
               cmd == CMD_ACQUIRE ? "acquire" : "release");
     int64_t t1 = now_ns();
     if (cmd == CMD_ACQUIRE) /* only this thread can ask: after the timing */
-      zkc_check(zkc_mutex_lock_node(a->m, a->node, sizeof a->node), "lock_node");
+      zkc_check(zkc_hold_node(zkc_mutex_hold(a->m), a->node, sizeof a->node), "lock_node");
     pthread_mutex_lock(&a->mu);
     a->t_call = t0, a->t_ret = t1;
     a->cmd = CMD_NONE;

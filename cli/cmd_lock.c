@@ -226,8 +226,8 @@ int zkcli_cmd_lock(const zkcli_opts_t *o) {
     if (h.sem) {
       zkcli_sem_describe(&h, &token, env[1].value, sizeof env[1].value);
     } else {
-      zkc_mutex_fencing_token(h.mutex, &token);
-      zkc_mutex_lock_node(h.mutex, env[1].value, sizeof env[1].value);
+      zkc_hold_fencing_token(zkc_mutex_hold(h.mutex), &token);
+      zkc_hold_node(zkc_mutex_hold(h.mutex), env[1].value, sizeof env[1].value);
     }
     snprintf(env[0].value, sizeof env[0].value, "%" PRId64, token);
     zkcli_info(o, 1, "acquired %s after %lld ms: node %s, token %s", o->path,

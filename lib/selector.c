@@ -324,20 +324,6 @@ int zkc_selector_has_leadership(const zkc_selector_t *cs) {
   return leading && !zkc_selector_should_stop(s);
 }
 
-/* The token while take_leadership runs (should_stop or not). */
-static int while_held(const zkc__candidate_t *cand) {
-  (void)cand; /* a node held is leading */
-  return 1;
-}
-
-int zkc_selector_fencing_token(const zkc_selector_t *cs, int64_t *token) {
-  unsigned mark = zkc__public_enter();
-  zkc_selector_t *s = (zkc_selector_t *)cs; /* locking is not a change */
-  return zkc__public_leave(__func__, mark,
-                           zkc__candidate_token(s ? &s->cand : NULL, __func__,
-                                                "selector", token, while_held));
-}
-
 const char *zkc_selector_id(const zkc_selector_t *s) {
   return s ? s->cand.id : NULL;
 }

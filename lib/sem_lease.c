@@ -91,21 +91,7 @@ int zkc_lease_free(zkc_lease_t *l) {
   return zkc__public_leave(__func__, mark, lease_free_impl(l));
 }
 
-static int lease_fencing_token_impl(const zkc_lease_t *l, int64_t *token) {
-  int rc_ = zkc__refuse_null(NULL, "zkc_lease_fencing_token", "lease",
-                             l == NULL, "token", token == NULL, (char *)NULL);
-  if (rc_ != ZKC_OK) return rc_;
-  if (atomic_load(&l->released)) return ZKC_ENOTOWNER;
-  *token = l->rec.token;
-  return ZKC_OK;
-}
-
-int zkc_lease_fencing_token(const zkc_lease_t *l, int64_t *token) {
-  unsigned mark = zkc__public_enter();
-  return zkc__public_leave(__func__, mark, lease_fencing_token_impl(l, token));
-}
-
-int zkc_lease_is_held(const zkc_lease_t *cl) {
+int zkc__lease_is_held(const zkc_lease_t *cl) {
   if (cl == NULL) return 0;
   zkc_lease_t *l = (zkc_lease_t *)cl; /* atomics: reading is no change */
   /* The session asked too: after a stop of this process its renewal may

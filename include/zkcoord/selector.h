@@ -23,7 +23,7 @@
  * reconnecting, or a whole session timeout without a connection) before the
  * client opens its next session. ZooKeeper itself cannot promise that an
  * old leader stops before a successor starts (a paused or partitioned
- * process learns late): pass zkc_selector_fencing_token with every write.
+ * process learns late): pass zkc_hold_fencing_token with every write.
  *
  * All functions are thread-safe unless stated otherwise.
  */
@@ -193,12 +193,6 @@ ZKC_EXTERN int zkc_selector_has_leadership(const zkc_selector_t *sel);
  * to be polled by take_leadership; cheap (no ZooKeeper traffic). 1 for
  * NULL. */
 ZKC_EXTERN int zkc_selector_should_stop(const zkc_selector_t *sel);
-
-/* The fencing token of the current leadership: the czxid of the lock node,
- * larger for every later holder of any path on the ensemble. No traffic.
- * Returns ZKC_OK, ZKC_EINVAL (NULL argument), ZKC_ENOTOWNER (not leading). */
-ZKC_EXTERN int zkc_selector_fencing_token(const zkc_selector_t *sel,
-                                          int64_t *token);
 
 /* The participant id (opts.id or the client's holder_id). Owned by the
  * selector; NULL for NULL. */

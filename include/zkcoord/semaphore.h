@@ -180,7 +180,7 @@ ZKC_EXTERN int zkc_sem_acquire(zkc_sem_t *sem, unsigned qty,
 /* Told once per lost lease handle, on the client's maintenance thread:
  * the session was lost (or, with lost_on_suspended, the connection), or
  * one of its lease nodes was deleted by another client. `token` is the
- * lost lease's fencing token (zkc_lease_fencing_token): the handle itself
+ * lost lease's fencing token (zkc_hold_fencing_token): the handle itself
  * may have been released and freed by the time this runs, so match on the
  * token. Same rules as zkc_lost_fn: no blocking zkcoord call here. */
 typedef void (*zkc_sem_lost_fn)(void *ctx, zkc_sem_t *sem,

@@ -36,7 +36,7 @@ static void mutex_node_list_is_the_queue(void **state) {
 
   OK(zkc_mutex_acquire(m));
   char node[1100];
-  OK(zkc_mutex_lock_node(m, node, sizeof node));
+  OK(zkc_hold_node(zkc_mutex_hold(m), node, sizeof node));
   OK(zkc_mutex_node_list(m, &l));
   assert_int_equal(zkc_list_count(l), 1);
   assert_string_equal(zkc_list_string(l, 0), node);
@@ -183,7 +183,7 @@ static void lock_contender_list_has_records(void **state) {
   OK(zkc_mutex_create(&m, c, path));
   OK(zkc_mutex_acquire(m));
   int64_t token;
-  OK(zkc_mutex_fencing_token(m, &token));
+  OK(zkc_hold_fencing_token(zkc_mutex_hold(m), &token));
   OK(zkc_lock_contender_list(c, path, &l));
   assert_int_equal(zkc_list_count(l), 1);
   const zkc_contender_t *ct = zkc_list_contender(l, 0);

@@ -141,7 +141,7 @@ static void pair_open(pair_t *p, const char *leaf) {
   assert_int_equal(zkc_mutex_acquire(p->ma), ZKC_OK);
 }
 
-static int a_holds(void *arg) { return zkc_mutex_is_held(((pair_t *)arg)->ma); }
+static int a_holds(void *arg) { return zkc_hold_is_held(zkc_mutex_hold(((pair_t *)arg)->ma)); }
 
 /* Closes the clients once `path` is empty: a delete made while a client
  * was still reconnecting after the silence is finished in the background,

@@ -80,7 +80,7 @@ static void last_node(subject_t *s, char *out, size_t len) {
     snprintf(out, len, "%s", v[delete_oldest ? 0 : n - 1]);
     zkt_strings_free(v, n);
   } else if (s->ml) {
-    OK(zkc_mutex_lock_node(s->m[delete_oldest ? 0 : 1], out, len));
+    OK(zkc_hold_node(zkc_mutex_hold(s->m[delete_oldest ? 0 : 1]), out, len));
   } else {
     snprintf(out, len, "%.1100s", nodes);
   }
@@ -142,7 +142,7 @@ static void blocker_start(blocker_t *b, zkc_client_t *c) {
   OK(zkc_mutex_set_lost_callback(b->m, block_lost, b));
   OK(zkc_mutex_acquire(b->m));
   char node[1200];
-  OK(zkc_mutex_lock_node(b->m, node, sizeof node));
+  OK(zkc_hold_node(zkc_mutex_hold(b->m), node, sizeof node));
   assert_int_equal(zoo_delete(zkt_raw(), node, -1), ZOK);
   assert_true(zkt_await(blocker_in, b, zkt_ms(10000)));
 }
@@ -631,7 +631,7 @@ static void multilock_refused_write_lets_go_of_the_rest(void **state) {
   blocker_t b;
   blocker_start(&b, c);
   char node[1200];
-  OK(zkc_mutex_lock_node(s.m[1], node, sizeof node)); /* lock b's */
+  OK(zkc_hold_node(zkc_mutex_hold(s.m[1]), node, sizeof node)); /* lock b's */
   assert_int_equal(zoo_delete(zkt_raw(), node, -1), ZOK);
   assert_int_equal(zkc_hold_fenced_set(h, data_path(), "x", 1), ZKC_ELOST);
   blocker_end(&b);

@@ -126,7 +126,7 @@ static void mutex_counts_a_known_sequence(void **state) {
 
   /* An outsider deletes b's node: one loss, then the release ends it. */
   char node[1100];
-  OK(zkc_mutex_lock_node(mb, node, sizeof node));
+  OK(zkc_hold_node(zkc_mutex_hold(mb), node, sizeof node));
   assert_int_equal(zoo_delete(zkt_raw(), node, -1), ZOK);
   assert_true(zkt_await(lost_deleted, mb, zkt_ms(10000)));
   assert_int_equal(zkc_mutex_release(mb), ZKC_ELOST);
@@ -462,7 +462,7 @@ static void latch_counts_turns_of_leadership(void **state) {
   OK(zkc_latch_start(l));
   OK(zkc_latch_await(l, zkt_ms(10000)));
   char node[1100];
-  OK(zkc_latch_node(l, node, sizeof node));
+  OK(zkc_hold_node(zkc_latch_hold(l), node, sizeof node));
   assert_int_equal(zoo_delete(zkt_raw(), node, -1), ZOK);
   assert_true(zkt_await(latch_led_twice, l, zkt_ms(10000)));
   zkc_lock_stats_t s = latch_stats_of(l);
@@ -648,7 +648,7 @@ static void hook_calls_back(void *ctx, const zkc_event_t *ev) {
     case ZKC_STATS_SEMAPHORE:
       (void)zkc_sem_set_lost_callback(k->sem, NULL, NULL);
       break;
-    case ZKC_STATS_MULTILOCK: (void)zkc_multilock_is_held(k->ml); break;
+    case ZKC_STATS_MULTILOCK: (void)zkc_hold_is_held(zkc_multilock_hold(k->ml)); break;
     case ZKC_STATS_MUTEX:
       (void)zkc_mutex_is_acquired_in_this_process(k->m);
       break;
@@ -699,7 +699,7 @@ static void hook_runs_outside_library_locks(void **state) {
   OK(zkc_latch_start(k.latch));
   assert_true(zkt_await(latch_leads, k.latch, zkt_ms(10000)));
   char node[1100];
-  OK(zkc_latch_node(k.latch, node, sizeof node));
+  OK(zkc_hold_node(zkc_latch_hold(k.latch), node, sizeof node));
   assert_int_equal(zoo_delete(zkt_raw(), node, -1), ZOK); /* lost, told */
   assert_true(zkt_await(latch_lost, k.latch, zkt_ms(10000)));
   OK(zkc_selector_start(k.sel));
