@@ -17,7 +17,7 @@
 /* Both recipes set up the same locks, reference and observer, and unwind
  * them the same way when one step fails. */
 int zkc__candidate_init(zkc__candidate_t *cand, const char *kind,
-                        zkc_stats_recipe_t recipe, zkc_client_t *client,
+                        zkc_recipe_t recipe, zkc_client_t *client,
                         const char *path, const char *id,
                         zkc__observer_fn observer, void *self) {
   cand->kind = kind;

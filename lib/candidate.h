@@ -74,7 +74,7 @@ typedef struct zkc__candidate {
  * must be set before. On failure nothing is left to free in cand.
  * ZKC_OK, ZKC_ENOMEM or ZKC_ECLOSED (client closed). */
 int zkc__candidate_init(zkc__candidate_t *cand, const char *kind,
-                        zkc_stats_recipe_t recipe, zkc_client_t *client,
+                        zkc_recipe_t recipe, zkc_client_t *client,
                         const char *path, const char *id,
                         zkc__observer_fn observer, void *self);
 

@@ -217,7 +217,7 @@ static int latch_create_impl(zkc_latch_t **out, zkc_client_t *client,
   if (opts) l->opts = *opts;
   /* Everything on_state reads is set before it can run. */
   atomic_init(&l->cb_off, 0);
-  int rc = zkc__candidate_init(&l->cand, "latch", ZKC_STATS_LATCH, client, path,
+  int rc = zkc__candidate_init(&l->cand, "latch", ZKC_RECIPE_LATCH, client, path,
                                id ? id : zkc__holder_id(client), on_state, l);
   if (rc != ZKC_OK) {
     free(l);

@@ -55,9 +55,9 @@ int zkc__mutex_new(zkc_mutex_t **out, zkc_client_t *client, const char *path,
   m->client = client;
   m->side = side;
   zkc__hold_view_init(&m->view, ZKC__HOLD_MUTEX, m);
-  static const zkc_stats_recipe_t recipes[] = {[ZKC__SIDE_MUTEX] = ZKC_STATS_MUTEX,
-                                         [ZKC__SIDE_WRITE] = ZKC_STATS_WRITE,
-                                         [ZKC__SIDE_READ] = ZKC_STATS_READ};
+  static const zkc_recipe_t recipes[] = {[ZKC__SIDE_MUTEX] = ZKC_RECIPE_MUTEX,
+                                         [ZKC__SIDE_WRITE] = ZKC_RECIPE_WRITE,
+                                         [ZKC__SIDE_READ] = ZKC_RECIPE_READ};
   m->st = zkc__stats_for(zkc__client_stats_hub(client), recipes[side], path);
   int rc = zkc__recipe_attach(client, zkc__mutex_on_state, m);
   if (rc != ZKC_OK) {

@@ -182,7 +182,7 @@ static int selector_create_impl(zkc_selector_t **out, zkc_client_t *client,
   /* Everything on_state reads is set before it can run. */
   const char *id = opts && opts->id ? opts->id : zkc__holder_id(client);
   int rc =
-      zkc__candidate_init(&s->cand, "selector", ZKC_STATS_SELECTOR, client,
+      zkc__candidate_init(&s->cand, "selector", ZKC_RECIPE_SELECTOR, client,
                           path, id, on_state, s);
   if (rc != ZKC_OK) {
     free(s);

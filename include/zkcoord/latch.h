@@ -209,8 +209,8 @@ ZKC_EXTERN int zkc_latch_leader_id(zkc_latch_t *latch, char **id);
 ZKC_EXTERN int zkc_latch_participant_list(zkc_latch_t *latch,
                                           zkc_list_t **out);
 
-/* The record of a leader latch (ZKC_STATS_LATCH) or selector
- * (ZKC_STATS_SELECTOR): an acquire is a turn of leadership taken, from the
+/* The record of a leader latch (ZKC_RECIPE_LATCH) or selector
+ * (ZKC_RECIPE_SELECTOR): an acquire is a turn of leadership taken, from the
  * node's queueing to the lead; a release, leadership given up (a latch's
  * close, a selector's take_leadership returning, or a lost turn's node
  * given up after its loss is counted). Returns as zkc_mutex_stats. */

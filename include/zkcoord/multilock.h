@@ -75,7 +75,7 @@ ZKC_EXTERN int zkc_multilock_acquire_timeout(zkc_multilock_t *ml,
  * is released through this object all the same (destroy may follow). */
 ZKC_EXTERN int zkc_multilock_release(zkc_multilock_t *ml);
 
-/* The record of a multi-lock: ZKC_STATS_MULTILOCK, its paths in byte
+/* The record of a multi-lock: ZKC_RECIPE_MULTILOCK, its paths in byte
  * order joined with ',', counted in the client of the first of them. An
  * acquire is the whole set's; a thread's reentrant acquires of the set are
  * not counted. Losses are counted in the records of its mutexes, whose

@@ -218,7 +218,7 @@ ZKC_EXTERN const char *zkc_mutex_path(const zkc_mutex_t *mutex);
 ZKC_EXTERN int zkc_mutex_node_list(zkc_mutex_t *mutex, zkc_list_t **out);
 
 /* Fills *out with the record of the mutex's client, recipe (a mutex, or a
- * read-write side: ZKC_STATS_READ / ZKC_STATS_WRITE) and path. Each
+ * read-write side: ZKC_RECIPE_READ / ZKC_RECIPE_WRITE) and path. Each
  * recipe's own stats call (zkc_sem_stats, ...) answers the same way:
  * Returns:
  *   ZKC_OK

@@ -218,7 +218,7 @@ ZKC_EXTERN int zkc_selector_participant_list(zkc_selector_t *sel,
  * part. Returns the codes of zkc_selector_participant_list. */
 ZKC_EXTERN int zkc_selector_leader_id(zkc_selector_t *sel, char **id);
 
-/* The record of a leader selector (ZKC_STATS_SELECTOR): as zkc_latch_stats,
+/* The record of a leader selector (ZKC_RECIPE_SELECTOR): as zkc_latch_stats,
  * an acquire is a turn of leadership taken, a release take_leadership
  * returning (or a lost turn's node given up). Returns as zkc_mutex_stats. */
 ZKC_EXTERN int zkc_selector_stats(const zkc_selector_t *selector,

@@ -208,7 +208,7 @@ ZKC_EXTERN const char *zkc_sem_path(const zkc_sem_t *sem);
 ZKC_EXTERN int zkc_sem_contender_list(zkc_client_t *client, const char *path,
                                       zkc_list_t **leases, zkc_list_t **queue);
 
-/* The record of a semaphore (its client, ZKC_STATS_SEMAPHORE, its path).
+/* The record of a semaphore (its client, ZKC_RECIPE_SEMAPHORE, its path).
  * An acquire is one call of zkc_sem_acquire, however many leases it
  * takes; a release, the lease's release. Returns as zkc_mutex_stats. */
 ZKC_EXTERN int zkc_sem_stats(const zkc_sem_t *sem, zkc_lock_stats_t *out);

@@ -613,9 +613,9 @@ static void walk(walker_t *w) {
       zkc_version() == ZKC_VERSION_HEX);
   VAL(FRESH, "zkc_version_string", "(no input)", 1, "`ZKC_VERSION_STRING`",
       strcmp(zkc_version_string(), ZKC_VERSION_STRING) == 0);
-  VAL(FRESH, "zkc_stats_recipe_name", "not a zkc_stats_recipe_t (99)", 1,
+  VAL(FRESH, "zkc_recipe_name", "not a zkc_recipe_t (99)", 1,
       "`\"unknown\"`",
-      strcmp(zkc_stats_recipe_name((zkc_stats_recipe_t)99), "unknown") == 0);
+      strcmp(zkc_recipe_name((zkc_recipe_t)99), "unknown") == 0);
   VAL(FRESH, "zkc_stats_bucket_bound_us", "i >= ZKC_STATS_BUCKETS", 1,
       "`INT64_MAX`", zkc_stats_bucket_bound_us(ZKC_STATS_BUCKETS) == INT64_MAX);
 
@@ -787,7 +787,14 @@ static void walk(walker_t *w) {
   VAL(FRESH, "zkc_contender_layout", "NULL", 0, "0",
       (int)zkc_contender_layout(NULL));
   VAL(FRESH, "zkc_layout_refusal", "contenders NULL", 0, "0",
-      (int)zkc_layout_refusal(ZKC_RECIPE_LOCK, NULL, 3, NULL));
+      (int)zkc_layout_refusal(ZKC_RECIPE_MUTEX, NULL, 3, NULL));
+  VAL(FRESH, "zkc_layout_refusal", "a multi-lock (its locks judged each)", 0,
+      "0", (int)zkc_layout_refusal(ZKC_RECIPE_MULTILOCK,
+                                   &(zkc_contender_t){.name = "leases"}, 1,
+                                   NULL));
+  VAL(FRESH, "zkc_layout_refusal", "not a zkc_recipe_t (99)", 0, "0",
+      (int)zkc_layout_refusal((zkc_recipe_t)99,
+                              &(zkc_contender_t){.name = "leases"}, 1, NULL));
 
   /* ---- mutex ---- */
   doc_section(w, "mutex");
