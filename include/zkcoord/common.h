@@ -216,7 +216,7 @@ typedef struct zkc_lock_stats {
 } zkc_lock_stats_t;
 
 /* A list handed back by zkcoord: the one form of every call that returns
- * several things (zkc_mutex_node_list, zkc_lease_node_list,
+ * several things (zkc_mutex_node_list, zkc_hold_node_list,
  * zkc_latch_participant_list, zkc_selector_participant_list,
  * zkc_lock_contender_list, zkc_sem_contender_list). Opaque: read it with
  * the calls below, free it with zkc_list_free. The caller owns the list;

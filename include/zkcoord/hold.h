@@ -157,12 +157,14 @@ ZKC_EXTERN int zkc_hold_set_lost_callback(zkc_hold_t *hold,
 ZKC_EXTERN int zkc_hold_fencing_token(const zkc_hold_t *hold, int64_t *token);
 
 
-/* Full path of the hold's node, copied into `buf` (NUL-terminated); a
- * set's (a lease set, a multi-lock's) nodes one per line, joined with
- * '\n', in the order they are checked. Returns ZKC_OK, ZKC_EINVAL (NULL
- * argument, or buf too small: nothing copied), ZKC_ENOTOWNER (released,
- * nothing granted now). No traffic. Thread-safe. */
-ZKC_EXTERN int zkc_hold_node(const zkc_hold_t *hold, char *buf, size_t len);
+/* The full paths of the hold's nodes, as a list (the one list type): one
+ * entry for a single grant; a set's (a lease set's oldest first, a
+ * multi-lock's in path order) in the order its fenced calls check them.
+ * On success *out is a new list (zkc_list_string gives each path) that the
+ * caller frees with zkc_list_free; on failure *out is NULL (when out is not
+ * NULL). Returns ZKC_OK, ZKC_EINVAL (NULL argument), ZKC_ENOTOWNER
+ * (released, nothing granted now), ZKC_ENOMEM. No traffic. Thread-safe. */
+ZKC_EXTERN int zkc_hold_node_list(const zkc_hold_t *hold, zkc_list_t **out);
 
 
 /* 1 while the hold is held, not known lost and not in doubt (the

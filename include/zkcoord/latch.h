@@ -17,7 +17,7 @@
  * election again with a new node, at the back of the queue.
  *
  * Leadership as the other functions report it (zkc_latch_has_leadership,
- * zkc_latch_await, zkc_hold_fencing_token, zkc_hold_node) begins as
+ * zkc_latch_await, zkc_hold_fencing_token, zkc_hold_node_list) begins as
  * is_leader is called (so a thread that is_leader signals sees it) and
  * ends before not_leader is called. The node is deleted, letting the
  * next participant lead, only after not_leader has returned, or, with

@@ -44,13 +44,6 @@ ZKC_EXTERN int zkc_lease_release(zkc_lease_t *lease);
 ZKC_EXTERN int zkc_lease_free(zkc_lease_t *lease);
 
 
-/* The full paths of the lease's nodes (qty of them, oldest first): on
- * success *out is a new list (zkc_list_string gives each path) that the
- * caller frees with zkc_list_free; on failure *out is NULL (when out is not
- * NULL). Returns ZKC_OK, ZKC_EINVAL (lease or out NULL), ZKC_ENOTOWNER
- * (released), ZKC_ENOMEM. Thread-safe. */
-ZKC_EXTERN int zkc_lease_node_list(const zkc_lease_t *lease, zkc_list_t **out);
-
 /* The lease set as a zkc_hold_t (zkcoord/hold.h): a view borrowed from
  * the lease, valid until zkc_lease_free. A fenced write checks every lease
  * node of the set in the same transaction; the token is the newest

@@ -208,7 +208,8 @@ ZKC_EXTERN int zkc_mutex_set_revocable(zkc_mutex_t *mutex, zkc_revoke_fn fn,
  * mutex. */
 ZKC_EXTERN const char *zkc_mutex_path(const zkc_mutex_t *mutex);
 
-/* Every contender node on the lock path (full paths) in queue order, the
+/* Not a grant's call (a hold's own nodes are zkc_hold_node_list's): every
+ * contender node on the lock path (full paths) in queue order, the
  * holder first; children without a sequence suffix are not contenders and
  * are left out. On success *out is a new list (zkc_list_string gives each
  * path; zkc_list_count is 0 when the path does not exist) that the caller
@@ -232,7 +233,7 @@ ZKC_EXTERN int zkc_mutex_stats(const zkc_mutex_t *mutex,
 
 /* The calling thread's hold on `mutex` as a zkc_hold_t (zkcoord/hold.h):
  * a view borrowed from the mutex, valid while the mutex exists, for the
- * calls every grant offers (zkc_hold_fencing_token, zkc_hold_node,
+ * calls every grant offers (zkc_hold_fencing_token, zkc_hold_node_list,
  * zkc_hold_is_held, zkc_hold_fenced_get/_set/_create/_cas). Each call acts
  * on the hold of the thread that makes it (ZKC_ENOTOWNER when it holds
  * none). A read side's hold (a downgrade's too) reads; its writes are

@@ -186,8 +186,10 @@ ZKC_EXTERN int zkc_sem_acquire(zkc_sem_t *sem, unsigned qty,
 typedef void (*zkc_sem_lost_fn)(void *ctx, zkc_sem_t *sem,
                                 zkc_lost_reason_t reason, int64_t token);
 
-/* Registers the lost callback (NULL removes it). Returns ZKC_OK or
- * ZKC_EINVAL. Thread-safe. */
+/* Registers the lost callback (NULL removes it): the semaphore's, told for
+ * every lease set it grants (an async acquire's too), where a lease set's
+ * own notice (zkc_hold_set_lost_callback on zkc_lease_hold) covers one.
+ * Returns ZKC_OK or ZKC_EINVAL. Thread-safe. */
 ZKC_EXTERN int zkc_sem_set_lost_callback(zkc_sem_t *sem, zkc_sem_lost_fn fn,
                                          void *ctx);
 

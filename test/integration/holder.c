@@ -55,6 +55,7 @@
 
 #include "test_hooks.h"
 #include "zkcoord/zkcoord.h"
+#include "../harness/hold_node.h"
 
 static pthread_mutex_t out_mu = PTHREAD_MUTEX_INITIALIZER;
 
@@ -141,7 +142,7 @@ static int hold_lease(zkc_client_t *c, const char *path, int max) {
   int64_t token = 0;
   zkc_list_t *nodes;
   zkc_hold_fencing_token(zkc_lease_hold(l), &token);
-  if (zkc_lease_node_list(l, &nodes) != ZKC_OK) return 1;
+  if (zkc_hold_node_list(zkc_lease_hold(l), &nodes) != ZKC_OK) return 1;
   say_held(token, zkc_list_string(nodes, 0), held);
   zkc_list_free(nodes);
   await_eof();
@@ -169,7 +170,7 @@ static void on_acquired(void *ctx, int rc, zkc_hold_t *h) {
     int64_t token = 0;
     char node[1200] = "";
     zkc_hold_fencing_token(h, &token);
-    zkc_hold_node(h, node, sizeof node);
+    zkt_hold_node(h, node, sizeof node);
     say_held(token, node, held);
   } else {
     failed(rc);
@@ -239,7 +240,7 @@ static int hold_mutex(zkc_client_t *c, const char *mode, const char *path,
   int64_t token = 0;
   char node[1200], value[32];
   zkc_hold_fencing_token(zkc_mutex_hold(last), &token);
-  zkc_hold_node(zkc_mutex_hold(last), node, sizeof node);
+  zkt_hold_node(zkc_mutex_hold(last), node, sizeof node);
   say_held(token, node, held);
   int len = snprintf(value, sizeof value, "%lld", (long long)token);
 

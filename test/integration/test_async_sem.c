@@ -76,7 +76,7 @@ static void granted_while_leases_free(void **state) {
   await_got(&g2);
   OK(g2.rc);
   zkc_list_t *nodes = NULL;
-  OK(zkc_lease_node_list(g2.lease, &nodes));
+  OK(zkc_hold_node_list(zkc_lease_hold(g2.lease), &nodes));
   assert_int_equal(zkc_list_count(nodes), 2);
   zkc_list_free(nodes);
   int64_t t1 = 0, t2 = 0;
@@ -305,7 +305,7 @@ static void outside_delete_is_lost(void **state) {
   int64_t token = 0;
   OK(zkc_hold_fencing_token(zkc_lease_hold(g.lease), &token));
   zkc_list_t *nodes = NULL;
-  OK(zkc_lease_node_list(g.lease, &nodes));
+  OK(zkc_hold_node_list(zkc_lease_hold(g.lease), &nodes));
   assert_int_equal(zoo_delete(zkt_raw(), zkc_list_string(nodes, 0), -1), ZOK);
   zkc_list_free(nodes);
   assert_true(zkt_await(was_lost, &l, zkt_ms(8000)));

@@ -684,7 +684,7 @@ static void async_release_during_guard_check(void **state) {
                    ZKC_OK);
   assert_true(zkt_await(kept_done, &first, zkt_ms(CALL_MS)));
   assert_int_equal(first.rc, ZKC_OK);
-  assert_int_equal(zkc_hold_node(first.h, node, sizeof node), ZKC_OK);
+  assert_int_equal(zkt_hold_node(first.h, node, sizeof node), ZKC_OK);
   /* The guard watches the node (set a little after the grant); the
    * outsider's delete fires it, and its check is held. */
   assert_true(zkt_await_session_watches(p.b, 1, NULL, 0, zkt_ms(5000)) >= 1);

@@ -207,7 +207,7 @@ static void holder_sigkill_next_waiter_acquires(void **state) {
   printf("figure: lock taken over %lld ms after SIGKILL (session %d ms)\n",
          (long long)(zkt_now_ms() - t0), session_ms);
   char node[1100];
-  OK(zkc_hold_node(zkc_mutex_hold(m), node, sizeof node));
+  OK(zkt_hold_node(zkc_mutex_hold(m), node, sizeof node));
   assert_owned_by_session(c, node);
   assert_int_equal(zkt_children_count(path), 1);
   OK(zkc_mutex_release(m));
@@ -263,7 +263,7 @@ static void holder_session_expired_lost_and_recovers(void **state) {
   bg_release(&waiter);
   OK(zkc_mutex_acquire_timeout(ma, zkt_ms(10000)));
   char node[1100];
-  OK(zkc_hold_node(zkc_mutex_hold(ma), node, sizeof node));
+  OK(zkt_hold_node(zkc_mutex_hold(ma), node, sizeof node));
   assert_owned_by_session(a, node);
   OK(zkc_mutex_release(ma));
   OK(zkc_mutex_destroy(ma));
@@ -496,7 +496,7 @@ static void fenced_set_on_deleted_node_is_told(void **state) {
   int64_t token;
   char node[1100];
   OK(zkc_hold_fencing_token(zkc_mutex_hold(m), &token));
-  OK(zkc_hold_node(zkc_mutex_hold(m), node, sizeof node));
+  OK(zkt_hold_node(zkc_mutex_hold(m), node, sizeof node));
   assert_int_equal(zoo_delete(zkt_raw(), node, -1), ZOK);
   assert_int_equal(zkc_hold_fenced_set(zkc_mutex_hold(m), store, "1", 1), ZKC_ELOST);
   assert_false(zkc_hold_is_held(zkc_mutex_hold(m)));
@@ -690,7 +690,7 @@ static void create_cut_recovered_by_uuid(void **state) {
     zkt_proxy_cmd(&proxy, "cut-after-create 1");
     OK(zkc_mutex_acquire_timeout(m, zkt_ms(20000)));
     char node[1100];
-    OK(zkc_hold_node(zkc_mutex_hold(m), node, sizeof node));
+    OK(zkt_hold_node(zkc_mutex_hold(m), node, sizeof node));
     assert_owned_by_session(c, node);
     assert_int_equal(zkt_children_count(path), 1); /* found, not made twice */
     OK(zkc_mutex_release(m));
@@ -756,7 +756,7 @@ static void retried_create_twin_does_not_wedge(void **state) {
          "ahead: %s, %d node(s) in the queue\n", zkc_err_name(rc), left);
   OK(rc);
   char node[1100];
-  OK(zkc_hold_node(zkc_mutex_hold(mb), node, sizeof node));
+  OK(zkt_hold_node(zkc_mutex_hold(mb), node, sizeof node));
   assert_string_not_equal(node, first.node);
   /* The older one goes as ours: no second node of ours stays queued. */
   assert_true(zkt_await_children_exactly(path, 1, zkt_ms(10000)));
@@ -785,7 +785,7 @@ static void downgrade_read_node_exists_is_adopted(void **state) {
   zkc_mutex_t *w = zkc_rwlock_write_side(rw), *r = zkc_rwlock_read_side(rw);
   OK(zkc_mutex_acquire(w));
   char wnode[1100], name[64];
-  OK(zkc_hold_node(zkc_mutex_hold(w), wnode, sizeof wnode));
+  OK(zkt_hold_node(zkc_mutex_hold(w), wnode, sizeof wnode));
   snprintf(name, sizeof name, "__READ__%s", wnode + strlen(wnode) - 10);
   zkc__uuid_seam = give_twin_uuid;
   atomic_store(&twin_uses, 2);
@@ -798,7 +798,7 @@ static void downgrade_read_node_exists_is_adopted(void **state) {
          zkc_err_name(rc));
   OK(rc);
   char rnode[1100];
-  OK(zkc_hold_node(zkc_mutex_hold(r), rnode, sizeof rnode));
+  OK(zkt_hold_node(zkc_mutex_hold(r), rnode, sizeof rnode));
   assert_string_equal(rnode, first.node); /* adopted */
   assert_int_equal(zkt_children_count(path), 2);
   OK(zkc_mutex_release(r));
@@ -824,7 +824,7 @@ static void release_while_disconnected(void **state) {
   observe(&o, c, m);
   OK(zkc_mutex_acquire(m));
   char node[1100];
-  OK(zkc_hold_node(zkc_mutex_hold(m), node, sizeof node));
+  OK(zkt_hold_node(zkc_mutex_hold(m), node, sizeof node));
 
   zkt_proxy_cmd(&proxy, "refuse on");
   zkt_proxy_cmd(&proxy, "cut");
@@ -981,7 +981,7 @@ static void outside_delete_of_waiter_grants_one(void **state) {
               *mc = new_mutex(cc, path);
   OK(zkc_mutex_acquire(mh));
   char hnode[1100];
-  OK(zkc_hold_node(zkc_mutex_hold(mh), hnode, sizeof hnode));
+  OK(zkt_hold_node(zkc_mutex_hold(mh), hnode, sizeof hnode));
   bg_acquire_t wa, wc;
   bg_acquire(&wa, ma, zkt_ms(30000));
   assert_true(zkt_await_children(path, 2, zkt_ms(10000)));
@@ -1317,7 +1317,7 @@ static void state_change_during_grant_is_seen(void **state) {
   OK(zkc_mutex_acquire_timeout(m, zkt_ms(30000)));
   assert_null(zkc__mutex_seam); /* the seam ran */
   char node[1100];
-  OK(zkc_hold_node(zkc_mutex_hold(m), node, sizeof node));
+  OK(zkt_hold_node(zkc_mutex_hold(m), node, sizeof node));
   assert_owned_by_session(c, node);
   assert_true(zkc_hold_is_held(zkc_mutex_hold(m)));
   assert_int_equal(o.lost_reason, 0); /* no hold was lost: none was given */
@@ -1575,7 +1575,7 @@ static char deleted_node[1100];
 static void delete_first_at_second_grant(zkc_mutex_t *m, zkc__seam_t where) {
   if (where != ZKC__SEAM_GRANTED || m == seam_set[0]) return;
   zkc__mutex_seam = NULL;
-  if (zkc_hold_node(zkc_mutex_hold(seam_set[0]), deleted_node, sizeof deleted_node) ==
+  if (zkt_hold_node(zkc_mutex_hold(seam_set[0]), deleted_node, sizeof deleted_node) ==
       ZKC_OK)
     (void)zoo_delete(zkt_raw(), deleted_node, -1);
 }
@@ -1596,7 +1596,7 @@ static void multilock_first_lock_deleted_before_the_set_is_held(void **state) {
   assert_true(deleted_node[0] != '\0');
   char node[1100];
   for (int i = 0; i < 2; i++) {
-    OK(zkc_hold_node(zkc_mutex_hold(m[i]), node, sizeof node));
+    OK(zkt_hold_node(zkc_mutex_hold(m[i]), node, sizeof node));
     assert_true(zkt_exists(node, NULL));
     assert_string_not_equal(node, deleted_node);
   }
@@ -1616,7 +1616,7 @@ static atomic_int judged_rounds; /* rounds whose answers came to be judged */
 static void stall_past_half_session(void) {
   if (atomic_fetch_add(&judged_rounds, 1) > 0) return; /* the first only */
   for (int i = 0; i < 2; i++)
-    if (zkc_hold_node(zkc_mutex_hold(seam_set[i]), stalled_nodes[i],
+    if (zkt_hold_node(zkc_mutex_hold(seam_set[i]), stalled_nodes[i],
                             sizeof stalled_nodes[i]) != ZKC_OK)
       stalled_nodes[i][0] = '\0';
   int timeout_ms = 0;
@@ -1645,7 +1645,7 @@ static void take_set_through_stall(int expire, char nodes[2][1100]) {
   assert_true(atomic_load(&judged_rounds) >= 2);
   for (int i = 0; i < 2; i++) {
     assert_true(stalled_nodes[i][0] != '\0');
-    OK(zkc_hold_node(zkc_mutex_hold(m[i]), nodes[i], 1100));
+    OK(zkt_hold_node(zkc_mutex_hold(m[i]), nodes[i], 1100));
     assert_true(zkt_exists(nodes[i], NULL));
   }
   set_of_two_end(ml, m, 1);
@@ -1686,7 +1686,7 @@ static int first_hold_gone(void *ctx) {
 static void lose_first_after_read(void) {
   zkc__multilock_seam = NULL;
   char node[1100];
-  if (zkc_hold_node(zkc_mutex_hold(seam_set[0]), node, sizeof node) == ZKC_OK &&
+  if (zkt_hold_node(zkc_mutex_hold(seam_set[0]), node, sizeof node) == ZKC_OK &&
       zoo_delete(zkt_raw(), node, -1) == ZOK)
     (void)zkt_await(first_hold_gone, seam_set[0], zkt_ms(10000));
 }
@@ -1708,7 +1708,7 @@ static void multilock_lock_lost_between_rounds_leaves_no_pin(void **state) {
   char node[1100];
   for (int i = 0; i < 2; i++) {
     assert_true(zkc_hold_is_held(zkc_mutex_hold(m[i])));
-    OK(zkc_hold_node(zkc_mutex_hold(m[i]), node, sizeof node));
+    OK(zkt_hold_node(zkc_mutex_hold(m[i]), node, sizeof node));
     assert_true(zkt_exists(node, NULL));
   }
   OK(zkc_multilock_release(ml));
@@ -1826,7 +1826,7 @@ static void sem_session_lost_at_grant_queues_again(void **state) {
   assert_true(atomic_load(&sem_lost_at_grant.ran)); /* the seam ran */
   assert_true(zkc_hold_is_held(zkc_lease_hold(l)));
   zkc_list_t *nodes = NULL;
-  OK(zkc_lease_node_list(l, &nodes));
+  OK(zkc_hold_node_list(zkc_lease_hold(l), &nodes));
   assert_int_equal(zkc_list_count(nodes), 1);
   assert_owned_by_session(c, zkc_list_string(nodes, 0));
   zkc_list_free(nodes);
@@ -1989,7 +1989,7 @@ static void refused_delete_is_reported(void **state) {
   int rc = zkc_mutex_acquire_timeout(mb, zkt_ms(300));
   if (rc == ZKC_ETIMEDOUT) {
     char held[1100], expected[1300];
-    OK(zkc_hold_node(zkc_mutex_hold(ma), held, sizeof held));
+    OK(zkt_hold_node(zkc_mutex_hold(ma), held, sizeof held));
     struct String_vector kids;
     assert_int_equal(zoo_get_children(zkt_raw(), path, 0, &kids), ZOK);
     assert_int_equal(kids.count, 2);
@@ -2030,7 +2030,7 @@ static void refused_nowait_delete_is_logged(void **state) {
   zkc_mutex_t *m = new_mutex(a, path);
   OK(zkc_mutex_acquire(m));
   char node[1100], expected[1200];
-  OK(zkc_hold_node(zkc_mutex_hold(m), node, sizeof node));
+  OK(zkt_hold_node(zkc_mutex_hold(m), node, sizeof node));
   snprintf(expected, sizeof expected, "delete of %s refused", node);
   OK(zkc_mutex_release_nowait(m));
   assert_false(zkc_mutex_is_owned_by_current_thread(m));

@@ -160,7 +160,7 @@ static void outside_delete_fails_cas_and_loses_hold(void **state) {
   int32_t v = -1;
   assert_int_equal(get_count(m, &v), 1);
   char node[1100];
-  OK(zkc_hold_node(zkc_mutex_hold(m), node, sizeof node));
+  OK(zkt_hold_node(zkc_mutex_hold(m), node, sizeof node));
   assert_int_equal(zoo_delete(zkt_raw(), node, -1), ZOK);
   assert_int_equal(put_count(m, 2, v, NULL), ZKC_ELOST);
   assert_raw("1", v);
@@ -551,7 +551,7 @@ static void create_after_loss_creates_nothing(void **state) {
   zkc_mutex_t *m = new_mutex(c);
   OK(zkc_mutex_acquire(m));
   char node[700];
-  OK(zkc_hold_node(zkc_mutex_hold(m), node, sizeof node));
+  OK(zkt_hold_node(zkc_mutex_hold(m), node, sizeof node));
   /* someone deletes our lock node (an operator, a second holder's cure) */
   assert_int_equal(zoo_delete(zkt_raw(), node, -1), ZOK);
   assert_int_equal(zkc_hold_fenced_create(zkc_mutex_hold(m), path, "x", 1), ZKC_ELOST);

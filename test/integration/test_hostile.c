@@ -243,7 +243,7 @@ static void ten_thousand_children(void **state) {
   OK(zkt_mutex_nodes(ma, &nodes, &n));
   assert_int_equal(n, 5002);
   char mine[1200];
-  OK(zkc_hold_node(zkc_mutex_hold(ma), mine, sizeof mine));
+  OK(zkt_hold_node(zkc_mutex_hold(ma), mine, sizeof mine));
   assert_string_equal(nodes[0], mine);
   assert_non_null(strstr(nodes[1], "/_c_")); /* b, before every foreign one */
   assert_non_null(strstr(nodes[2], "/foreign-contender-00000-"));
@@ -283,7 +283,7 @@ static void thousand_byte_names(void **state) {
   size_t n;
   OK(zkt_mutex_nodes(ma, &nodes, &n));
   assert_int_equal(n, 10001);
-  OK(zkc_hold_node(zkc_mutex_hold(ma), mine, sizeof mine));
+  OK(zkt_hold_node(zkc_mutex_hold(ma), mine, sizeof mine));
   assert_string_equal(nodes[0], mine);
   for (size_t i = 1; i < n; i++)
     assert_int_equal(strlen(nodes[i]), strlen(path) + 1 + 1000);

@@ -698,7 +698,7 @@ static void revoke_by_curator(zkc_mutex_t *m, const char *what) {
   assert_int_equal(zkc_mutex_set_revocable(m, on_revoke, &v), ZKC_OK);
   assert_int_equal(zkc_mutex_acquire_timeout(m, zkt_ms(10000)), ZKC_OK);
   char node[1024], data[64];
-  assert_int_equal(zkc_hold_node(zkc_mutex_hold(m), node, sizeof node), ZKC_OK);
+  assert_int_equal(zkt_hold_node(zkc_mutex_hold(m), node, sizeof node), ZKC_OK);
   assert_int_equal(zkt_get_data(node, data, sizeof data), 0);
 
   char *argv[] = {interop_script("run-curator.sh"), getenv("ZKT_BUILD"), "revoke",

@@ -259,7 +259,7 @@ static void one_leader_among_five(void **state) {
 
   /* The node is Curator's: _c_<uuid>-latch-<seq>, data = the id. */
   char node[1100], data[64];
-  OK(zkc_hold_node(zkc_latch_hold(l[li]), node, sizeof node));
+  OK(zkt_hold_node(zkc_latch_hold(l[li]), node, sizeof node));
   assert_non_null(strstr(node, "-latch-"));
   assert_int_equal(strncmp(node + strlen(path), "/_c_", 4), 0);
   assert_true(zkt_get_data(node, data, sizeof data) > 0);
@@ -686,7 +686,7 @@ static void deleted_leadership_not_shown(void **state) {
   OK(zkc_latch_start(la));
   assert_true(zkt_await(called, &sa, zkt_ms(10000)));
   char node[1100];
-  OK(zkc_hold_node(zkc_latch_hold(la), node, sizeof node));
+  OK(zkt_hold_node(zkc_latch_hold(la), node, sizeof node));
   /* The guard's watch on the node is set once it has been held a while. */
   assert_true(zkt_await_session_watches(a, 1, NULL, 0, zkt_ms(3000)) >= 1);
   assert_int_equal(zoo_delete(zkt_raw(), node, -1), ZOK);
@@ -701,7 +701,7 @@ static void deleted_leadership_not_shown(void **state) {
   /* It rejoins with a new node, and leads again. */
   OK(zkc_latch_await(la, zkt_ms(20000)));
   char again[1100];
-  OK(zkc_hold_node(zkc_latch_hold(la), again, sizeof again));
+  OK(zkt_hold_node(zkc_latch_hold(la), again, sizeof again));
   assert_string_not_equal(again, node);
   assert_no_overlap(r);
   end_by_hand(r, 0);
@@ -766,7 +766,7 @@ static void waiter_node_deleted_then_head_leaves(void **state) {
   OK(zkc_latch_start(lc));
   assert_true(zkt_await_children(path, 3, zkt_ms(10000)));
   char a_node[1100];
-  OK(zkc_hold_node(zkc_latch_hold(la), a_node, sizeof a_node));
+  OK(zkt_hold_node(zkc_latch_hold(la), a_node, sizeof a_node));
   zkt_participant_t *p;
   size_t n;
   char **nodes;

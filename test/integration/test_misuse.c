@@ -582,7 +582,7 @@ static void walk(walker_t *w) {
   int64_t i64;
   int i32;
   zkc_state_t st;
-  char *id, small[4], node[1200];
+  char *id;
   size_t n;
   const char *LONG = fx.long_path, *MAX = fx.max_path;
 
@@ -1019,7 +1019,7 @@ static void walk(walker_t *w) {
   VAL(FRESH, "zkc_multilock_hold", "NULL", 1, "NULL",
       zkc_multilock_hold(NULL) == NULL);
   RC(FRESH, "zkc_multilock_hold", "not held (its calls)", ZKC_ENOTOWNER,
-     "nothing changes", zkc_hold_node(zkc_multilock_hold(ml), node, sizeof node));
+     "nothing changes", zkc_hold_node_list(zkc_multilock_hold(ml), &lst));
 
   /* ---- latch ---- */
   doc_section(w, "latch");
@@ -1396,12 +1396,10 @@ static void walk(walker_t *w) {
      "the notice cleared", zkc_hold_set_lost_callback(ho, NULL, NULL));
   UB(FRESH, "zkc_hold_set_lost_callback", "a freed hold, or a view after "
      "its recipe object was destroyed", "undefined behaviour");
-  RC(FRESH, "zkc_hold_node", "hold NULL", ZKC_EINVAL, NULL,
-     zkc_hold_node(NULL, node, sizeof node));
-  RC(HELD, "zkc_hold_node", "buf NULL or len 0", ZKC_EINVAL, NULL,
-     zkc_hold_node(ho, node, 0));
-  RC(HELD, "zkc_hold_node", "buf too small", ZKC_EINVAL, "nothing copied",
-     zkc_hold_node(ho, small, sizeof small));
+  RC(FRESH, "zkc_hold_node_list", "hold NULL", ZKC_EINVAL, "*out NULL",
+     zkc_hold_node_list(NULL, &lst));
+  RC(HELD, "zkc_hold_node_list", "out NULL", ZKC_EINVAL, NULL,
+     zkc_hold_node_list(ho, NULL));
   VAL(FRESH, "zkc_hold_is_held", "NULL", 0, "0", zkc_hold_is_held(NULL));
   RC(FRESH, "zkc_hold_fenced_create", "hold NULL", ZKC_EINVAL, NULL,
      zkc_hold_fenced_create(NULL, "/x", "d", 1));
@@ -1435,7 +1433,7 @@ static void walk(walker_t *w) {
                                                      NULL, NULL));
   RC(HELD, "zkc_hold_free", "a recipe's view (zkc_latch_hold)", ZKC_EINVAL,
      "nothing changes: still leads", zkc_hold_free(zkc_latch_hold(l)));
-  UB(FRESH, "zkc_hold_node", "a view used after its recipe object was "
+  UB(FRESH, "zkc_hold_node_list", "a view used after its recipe object was "
      "destroyed", "undefined behaviour");
   RC(FRESH, "zkc_hold_fenced_cas", "hold NULL", ZKC_EINVAL, NULL,
      zkc_hold_fenced_cas(NULL, "/x", "d", 1, 0, NULL));
@@ -1544,15 +1542,11 @@ static void walk(walker_t *w) {
   VAL(FRESH, "zkc_lease_free", "NULL", ZKC_OK, "`ZKC_OK`", zkc_lease_free(NULL));
   UB(FRESH, "zkc_lease_free", "twice, any use after free, or a use by another "
      "thread meanwhile", "undefined behaviour");
-  RC(FRESH, "zkc_lease_node_list", "lease NULL", ZKC_EINVAL, "*out NULL",
-     zkc_lease_node_list(NULL, &lst));
-  RC(HELD, "zkc_lease_node_list", "out NULL", ZKC_EINVAL, NULL,
-     zkc_lease_node_list(ls, NULL));
-  RC(CLOSED, "zkc_lease_node_list", "released", ZKC_ENOTOWNER, NULL,
-     zkc_lease_node_list(ls, &lst));
   VAL(FRESH, "zkc_lease_hold", "NULL", 1, "NULL", zkc_lease_hold(NULL) == NULL);
   RC(CLOSED, "zkc_lease_hold", "released (its calls)", ZKC_ENOTOWNER,
      "nothing changes", zkc_hold_fencing_token(zkc_lease_hold(ls), &i64));
+  RC(CLOSED, "zkc_lease_hold", "released (its node list)", ZKC_ENOTOWNER,
+     "*out NULL", zkc_hold_node_list(zkc_lease_hold(ls), &lst));
   RC(FRESH, "zkc_sem_contender_list", "client NULL", ZKC_EINVAL,
      "*leases and *queue NULL", zkc_sem_contender_list(NULL, "/x", &lst, &lst2));
   RC(FRESH, "zkc_sem_contender_list", "leases or queue NULL", ZKC_EINVAL, NULL,

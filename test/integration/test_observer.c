@@ -192,7 +192,7 @@ static void outsider_deletes_holder_node(void **state) {
   int64_t token;
   OK(zkc_hold_fencing_token(zkc_mutex_hold(m), &token));
   char node[1100];
-  OK(zkc_hold_node(zkc_mutex_hold(m), node, sizeof node));
+  OK(zkt_hold_node(zkc_mutex_hold(m), node, sizeof node));
   told_t t;
   zkc_observer_t *o = observe(oc, path, ZKC_OBSERVE_LOCK, &t);
   seen_ev_t s = await_told(&t, 1);

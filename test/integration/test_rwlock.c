@@ -235,8 +235,8 @@ static void downgrade_keeps_queued_writer_behind(void **state) {
    * machine can outlast: ZKC_ETIMEDOUT, as documented.) */
   OK(zkc_mutex_acquire_timeout(r, zkt_ms(5000)));
   char wn[1100], rn[1100];
-  OK(zkc_hold_node(zkc_mutex_hold(w), wn, sizeof wn));
-  OK(zkc_hold_node(zkc_mutex_hold(r), rn, sizeof rn));
+  OK(zkt_hold_node(zkc_mutex_hold(w), wn, sizeof wn));
+  OK(zkt_hold_node(zkc_mutex_hold(r), rn, sizeof rn));
   assert_non_null(strstr(rn, "__READ__"));
   assert_string_equal(strrchr(wn, '_') + 1, strrchr(rn, '_') + 1);
   int64_t tw_token, tr_token;
@@ -285,7 +285,7 @@ static void downgrade_tokens_grow_for_later_holders(void **state) {
   OK(zkc_hold_fencing_token(zkc_mutex_hold(f.w), &w_token));
   OK(zkc_hold_fencing_token(zkc_mutex_hold(f.r), &r_token));
   char rn[1100];
-  OK(zkc_hold_node(zkc_mutex_hold(f.r), rn, sizeof rn));
+  OK(zkt_hold_node(zkc_mutex_hold(f.r), rn, sizeof rn));
   struct Stat st;
   assert_true(zkt_exists(rn, &st));
   printf("figure: write hold %lld, its read node's czxid %lld, the read hold "
@@ -388,7 +388,7 @@ static void sides_are_mutexes(void **state) {
 
   char node[1100];
   int64_t token;
-  OK(zkc_hold_node(zkc_mutex_hold(r), node, sizeof node));
+  OK(zkt_hold_node(zkc_mutex_hold(r), node, sizeof node));
   OK(zkc_hold_fencing_token(zkc_mutex_hold(r), &token));
   assert_int_equal(zoo_delete(zkt_raw(), node, -1), ZOK); /* an outsider */
   assert_true(zkt_await(lost_told, NULL, zkt_ms(10000)));
@@ -512,7 +512,7 @@ static void revocation_reaches_the_holder(void **state) {
   zkc_mutex_t *m = f.m;
   revoked_t *v = &f.v;
   char node[1100], data[64];
-  OK(zkc_hold_node(zkc_mutex_hold(m), node, sizeof node));
+  OK(zkt_hold_node(zkc_mutex_hold(m), node, sizeof node));
   assert_int_equal(zkt_get_data(node, data, sizeof data), 0);
   size_t asked = 99;
   OK(zkc_revoke_holders(asker, path, &asked));

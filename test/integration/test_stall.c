@@ -396,7 +396,7 @@ static void *worker_main(void *arg) {
     zkt_strings_free(nodes, n);
   } else if (rc == ZKC_OK) {
     zkc_hold_fencing_token(zkc_mutex_hold(w->m), &token);
-    zkc_hold_node(zkc_mutex_hold(w->m), node, sizeof node);
+    zkt_hold_node(zkc_mutex_hold(w->m), node, sizeof node);
   }
   pthread_mutex_lock(&w->mu);
   w->rc = rc;

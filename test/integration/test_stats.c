@@ -126,7 +126,7 @@ static void mutex_counts_a_known_sequence(void **state) {
 
   /* An outsider deletes b's node: one loss, then the release ends it. */
   char node[1100];
-  OK(zkc_hold_node(zkc_mutex_hold(mb), node, sizeof node));
+  OK(zkt_hold_node(zkc_mutex_hold(mb), node, sizeof node));
   assert_int_equal(zoo_delete(zkt_raw(), node, -1), ZOK);
   assert_true(zkt_await(lost_deleted, mb, zkt_ms(10000)));
   assert_int_equal(zkc_mutex_release(mb), ZKC_ELOST);
@@ -462,7 +462,7 @@ static void latch_counts_turns_of_leadership(void **state) {
   OK(zkc_latch_start(l));
   OK(zkc_latch_await(l, zkt_ms(10000)));
   char node[1100];
-  OK(zkc_hold_node(zkc_latch_hold(l), node, sizeof node));
+  OK(zkt_hold_node(zkc_latch_hold(l), node, sizeof node));
   assert_int_equal(zoo_delete(zkt_raw(), node, -1), ZOK);
   assert_true(zkt_await(latch_led_twice, l, zkt_ms(10000)));
   zkc_lock_stats_t s = latch_stats_of(l);
@@ -603,7 +603,7 @@ static void async_counts_per_path(void **state) {
   assert_true(zkt_await(answer_in, (void *)3, zkt_ms(10000)));
   OK(answers.rc[3]);
   char node[1100];
-  OK(zkc_hold_node(answers.hold[3], node, sizeof node));
+  OK(zkt_hold_node(answers.hold[3], node, sizeof node));
   assert_int_equal(zoo_delete(zkt_raw(), node, -1), ZOK);
   async_path_t ap = {a, path};
   assert_true(zkt_await(async_lost, &ap, zkt_ms(10000)));
@@ -699,7 +699,7 @@ static void hook_runs_outside_library_locks(void **state) {
   OK(zkc_latch_start(k.latch));
   assert_true(zkt_await(latch_leads, k.latch, zkt_ms(10000)));
   char node[1100];
-  OK(zkc_hold_node(zkc_latch_hold(k.latch), node, sizeof node));
+  OK(zkt_hold_node(zkc_latch_hold(k.latch), node, sizeof node));
   assert_int_equal(zoo_delete(zkt_raw(), node, -1), ZOK); /* lost, told */
   assert_true(zkt_await(latch_lost, k.latch, zkt_ms(10000)));
   OK(zkc_selector_start(k.sel));
