@@ -347,6 +347,14 @@ long heap_bytes(void) {
 
 /* ---- actors ---- */
 
+/* The hold's node path, copied into buf (its list's one entry). */
+static void hold_node(zkc_hold_t *hold, char *buf, size_t len) {
+  zkc_list_t *nodes = NULL;
+  zkc_check(zkc_hold_node_list(hold, &nodes), "zkc_hold_node_list");
+  snprintf(buf, len, "%s", zkc_list_string(nodes, 0));
+  zkc_list_free(nodes);
+}
+
 static void *actor_main(void *arg) {
   actor_t *a = arg;
   pthread_mutex_lock(&a->mu);
@@ -361,7 +369,7 @@ static void *actor_main(void *arg) {
               cmd == CMD_ACQUIRE ? "acquire" : "release");
     int64_t t1 = now_ns();
     if (cmd == CMD_ACQUIRE) /* only this thread can ask: after the timing */
-      zkc_check(zkc_mutex_lock_node(a->m, a->node, sizeof a->node), "lock_node");
+      hold_node(zkc_mutex_hold(a->m), a->node, sizeof a->node);
     pthread_mutex_lock(&a->mu);
     a->t_call = t0, a->t_ret = t1;
     a->cmd = CMD_NONE;

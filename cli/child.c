@@ -401,3 +401,12 @@ int zkcli_child_exit_code(const zkcli_child_t *ch) {
     return ZKCLI_EXIT_SIGNAL_BASE + WTERMSIG(ch->status);
   return ZKCLI_EXIT_INTERNAL;
 }
+
+void zkcli_hold_describe(zkc_hold_t *hold, int64_t *token, char *node,
+                         size_t len) {
+  zkc_list_t *nodes = NULL;
+  zkc_hold_fencing_token(hold, token);
+  if (zkc_hold_node_list(hold, &nodes) == ZKC_OK && zkc_list_count(nodes) > 0)
+    snprintf(node, len, "%s", zkc_list_string(nodes, 0));
+  zkc_list_free(nodes);
+}

@@ -190,6 +190,10 @@ typedef struct zkcli_child {
 int zkcli_child_check(const zkcli_opts_t *o);
 /* Starts o->argv with the extra environment. Returns 0, or the exit code
  * (126/127/70) after printing why it could not start. */
+/* A hold's token and (first) node, for COMMAND's environment; left as
+ * they were when it is lost already. */
+void zkcli_hold_describe(zkc_hold_t *hold, int64_t *token, char *node,
+                         size_t len);
 int zkcli_child_start(zkcli_child_t *ch, const zkcli_opts_t *o,
                       const zkcli_env_t *env, int nenv);
 /* Reaps the child if it has exited: returns 1 (status filled, pid 0) or 0.
@@ -228,9 +232,6 @@ int zkcli_sem_create(const zkcli_opts_t *o, zkc_client_t *c, zkcli_hold_t *h,
                      void (*lost)(void));
 /* Takes one lease within what is left of -w (forever without it). */
 int zkcli_sem_acquire(const zkcli_opts_t *o, zkcli_hold_t *h);
-/* The lease's token and node (for COMMAND's environment). */
-void zkcli_sem_describe(const zkcli_hold_t *h, int64_t *token, char *node,
-                        size_t len);
 /* Releases and frees the lease; destroys the semaphore. */
 int zkcli_sem_release(zkcli_hold_t *h);
 void zkcli_sem_destroy(zkcli_hold_t *h);

@@ -31,9 +31,11 @@ static int lead(const zkcli_opts_t *o, zkc_latch_t *l, zkcli_child_t *ch) {
   zkcli_env_t env[2] = {{.name = "ZKCOORD_FENCING_TOKEN"},
                         {.name = "ZKCOORD_NODE"}};
   int64_t token;
-  if (zkc_latch_fencing_token(l, &token) != ZKC_OK) return 0; /* lost again */
+  if (zkc_hold_fencing_token(zkc_latch_hold(l), &token) != ZKC_OK)
+    return 0; /* lost again */
+  zkcli_hold_describe(zkc_latch_hold(l), &token, env[1].value,
+                      sizeof env[1].value);
   snprintf(env[0].value, sizeof env[0].value, "%" PRId64, token);
-  zkc_latch_node(l, env[1].value, sizeof env[1].value);
   zkcli_info(o, 1, "leader of %s as '%s': node %s, token %s", o->path,
              zkc_latch_id(l), env[1].value, env[0].value);
   return zkcli_child_start(ch, o, env, 2);

@@ -223,12 +223,8 @@ int zkcli_cmd_lock(const zkcli_opts_t *o) {
     zkcli_env_t env[2] = {{.name = "ZKCOORD_FENCING_TOKEN"},
                           {.name = "ZKCOORD_NODE"}};
     int64_t token = 0;
-    if (h.sem) {
-      zkcli_sem_describe(&h, &token, env[1].value, sizeof env[1].value);
-    } else {
-      zkc_mutex_fencing_token(h.mutex, &token);
-      zkc_mutex_lock_node(h.mutex, env[1].value, sizeof env[1].value);
-    }
+    zkcli_hold_describe(h.sem ? zkc_lease_hold(h.lease) : zkc_mutex_hold(h.mutex),
+                        &token, env[1].value, sizeof env[1].value);
     snprintf(env[0].value, sizeof env[0].value, "%" PRId64, token);
     zkcli_info(o, 1, "acquired %s after %lld ms: node %s, token %s", o->path,
                (long long)(zkcli_now_ms() - t0), env[1].value, env[0].value);

@@ -30,9 +30,9 @@ void zkcli_layout_of(const zkc_contender_t *v, size_t n, zkcli_layout_t *out) {
  * whichever lock the path holds. */
 static zkc_recipe_t recipe_of(const zkcli_opts_t *o, const zkcli_layout_t *l) {
   if (o->cmd == ZKCLI_SEM) return ZKC_RECIPE_SEMAPHORE;
-  if (o->cmd == ZKCLI_LEADER) return ZKC_RECIPE_ELECTION;
-  return o->shared || o->write_side || l->rw ? ZKC_RECIPE_RWLOCK
-                                             : ZKC_RECIPE_LOCK;
+  if (o->cmd == ZKCLI_LEADER) return ZKC_RECIPE_LATCH;
+  return o->shared || o->write_side || l->rw ? ZKC_RECIPE_WRITE
+                                             : ZKC_RECIPE_MUTEX;
 }
 
 /* What a path holds that o->cmd refuses, for the message: NULL when it may
@@ -58,9 +58,9 @@ static const char *recipe_name(zkc_recipe_t as) {
   switch (as) {
     case ZKC_RECIPE_SEMAPHORE:
       return "a semaphore";
-    case ZKC_RECIPE_ELECTION:
+    case ZKC_RECIPE_LATCH:
       return "a leader election";
-    case ZKC_RECIPE_RWLOCK:
+    case ZKC_RECIPE_WRITE:
       return "a read-write lock";
     default:
       return "a lock";

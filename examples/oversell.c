@@ -16,8 +16,8 @@
  * even after a sync (a leader that was paused and resumed answers sync and
  * reads from its old state). So under the lock a sale reads the stock
  * through the hold's own session, which saw the grant and is never served
- * from behind it (zkc_mutex_fenced_get), and writes it back with
- * zkc_mutex_fenced_cas: only while the hold stands, and only if nobody
+ * from behind it (zkc_hold_fenced_get), and writes it back with
+ * zkc_hold_fenced_cas: only while the hold stands, and only if nobody
  * wrote since the read (see sell_locked).
  *
  * Only zkcoord's public API is used (build it with pkg-config alone):
@@ -223,7 +223,7 @@ static int sell_locked(const worker_t *w, const options_t *o,
   char *data = NULL;
   size_t len = 0;
   int32_t version = 0, stock = 0;
-  int rc = zkc_mutex_fenced_get(w->mutex, p->stock, &data, &len, &version);
+  int rc = zkc_hold_fenced_get(zkc_mutex_hold(w->mutex), p->stock, &data, &len, &version);
   if (rc != ZKC_OK) return rc;
   rc = count_decode(data, len, &stock);
   free(data);
@@ -231,7 +231,7 @@ static int sell_locked(const worker_t *w, const options_t *o,
   sleep_ms(o->delay_ms);
   unsigned char buf[COUNT_BYTES];
   count_encode(stock - 1, buf);
-  rc = zkc_mutex_fenced_cas(w->mutex, p->stock, buf, sizeof buf, version, NULL);
+  rc = zkc_hold_fenced_cas(zkc_mutex_hold(w->mutex), p->stock, buf, sizeof buf, version, NULL);
   if (rc == ZKC_EBADVERSION) {
     *interleaved = 1;
     return ZKC_OK;
@@ -402,7 +402,7 @@ static int read_final_stock(zkc_client_t *client, const paths_t *p,
     char *data = NULL;
     size_t len = 0;
     int32_t version, value = 0;
-    rc = zkc_mutex_fenced_get(mutex, p->stock, &data, &len, &version);
+    rc = zkc_hold_fenced_get(zkc_mutex_hold(mutex), p->stock, &data, &len, &version);
     if (rc == ZKC_OK) rc = count_decode(data, len, &value);
     free(data);
     *stock = value;

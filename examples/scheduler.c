@@ -99,7 +99,7 @@ int main(int argc, char **argv) {
       continue;
     }
     int64_t token;
-    if (rc == ZKC_OK && zkc_latch_fencing_token(latch, &token) == ZKC_OK) {
+    if (rc == ZKC_OK && zkc_hold_fencing_token(zkc_latch_hold(latch), &token) == ZKC_OK) {
       /* The work: a real scheduler would pass `token` with every write. */
       printf("tick %ld leader=%s token=%lld\n", ++n, id, (long long)token);
       fflush(stdout);

@@ -56,7 +56,7 @@ static void sleep_ms(int ms) {
 static void lead(void *ctx, zkc_selector_t *sel) {
   (void)ctx;
   int64_t token = 0;
-  zkc_selector_fencing_token(sel, &token);
+  zkc_hold_fencing_token(zkc_selector_hold(sel), &token);
   pthread_mutex_lock(&lock);
   if (++leading > most) most = leading;
   if (token <= last_token) rising = 0;

@@ -51,12 +51,12 @@ static void sleep_ms(int ms) {
 }
 
 /* One job, run while holding a lease. */
-static void job(int worker, int j, const zkc_lease_t *lease) {
+static void job(int worker, int j, zkc_lease_t *lease) {
   int now = atomic_fetch_add(&running, 1) + 1;
   for (int m = atomic_load(&most); now > m;)
     if (atomic_compare_exchange_weak(&most, &m, now)) break;
   int64_t token = 0;
-  zkc_lease_fencing_token(lease, &token);
+  zkc_hold_fencing_token(zkc_lease_hold(lease), &token);
   printf("worker %d job %d: lease %lld, %d running here\n", worker, j,
          (long long)token, now);
   sleep_ms(job_ms); /* the work */

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 
+#include "zkcoord/hold.h"
 #include "zkcoord/latch.h"
 #include "zkcoord/lease.h"
 #include "zkcoord/mutex.h"
@@ -20,9 +21,10 @@ struct zkc__participant; /* zkc__participant_t, candidate.h */
 /* The mutex's contender nodes (full paths), the holder first. */
 int zkc__mutex_nodes(zkc_mutex_t *mutex, char ***nodes, size_t *count);
 
-/* The lease's nodes (full paths), oldest first; ZKC_ENOTOWNER once
- * released. */
-int zkc__lease_nodes(const zkc_lease_t *lease, char ***nodes, size_t *count);
+/* A hold's nodes (full paths): one for a single grant, a set's in the
+ * order its fence checks them (a lease set's oldest first, a multi-lock's
+ * in path order); ZKC_ENOTOWNER when nothing is granted. hold not NULL. */
+int zkc__hold_nodes(const zkc_hold_t *hold, char ***nodes, size_t *count);
 
 /* An election's participants in queue order, the leader first. */
 int zkc__latch_participants(zkc_latch_t *latch, struct zkc__participant **out,

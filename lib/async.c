@@ -164,7 +164,7 @@ static int acquire_side(zkc_async_t *a, const char *fn, zkc__side_t side,
   }
   q->fn = done;
   q->ctx = ctx;
-  q->st = zkc__stats_for(zkc__client_stats_hub(a->c), ZKC_STATS_ASYNC, path);
+  q->st = zkc__stats_for(zkc__client_stats_hub(a->c), ZKC_RECIPE_ASYNC, path);
   q->began_us = zkc__stats_begin(q->st);
   zkc__async_acq_init(a, q, base, side,
                       timeout_ms == 0 ? zkc__now_ms()
@@ -249,7 +249,7 @@ static int async_stats_impl(const zkc_async_t *a, const char *path,
     return rc0;
   }
   zkc__lstats_t *st =
-      zkc__stats_find(zkc__client_stats_hub(a->c), ZKC_STATS_ASYNC, path);
+      zkc__stats_find(zkc__client_stats_hub(a->c), ZKC_RECIPE_ASYNC, path);
   if (st == NULL) {
     memset(out, 0, sizeof *out);
     return ZKC_OK;

@@ -17,7 +17,7 @@
 /* Both recipes set up the same locks, reference and observer, and unwind
  * them the same way when one step fails. */
 int zkc__candidate_init(zkc__candidate_t *cand, const char *kind,
-                        zkc_stats_recipe_t recipe, zkc_client_t *client,
+                        zkc_recipe_t recipe, zkc_client_t *client,
                         const char *path, const char *id,
                         zkc__observer_fn observer, void *self) {
   cand->kind = kind;
@@ -272,20 +272,6 @@ int zkc__candidate_lose_locked(zkc__candidate_t *cand) {
 }
 
 /* ---- the accessors, written once for both recipes ---- */
-
-int zkc__candidate_token(zkc__candidate_t *cand, const char *fn,
-                         const char *kind, int64_t *token,
-                         int (*leads)(const zkc__candidate_t *cand)) {
-  int rc = zkc__refuse_null(cand ? cand->client : NULL, fn, kind,
-                            cand == NULL, "token", token == NULL,
-                            (char *)NULL);
-  if (rc != ZKC_OK) return rc;
-  pthread_mutex_lock(&cand->mu);
-  rc = leads(cand) && cand->has_node ? ZKC_OK : ZKC_ENOTOWNER;
-  if (rc == ZKC_OK) *token = cand->rec.token;
-  pthread_mutex_unlock(&cand->mu);
-  return rc;
-}
 
 int zkc__candidate_error(zkc__candidate_t *cand, const char *fn,
                          const char *kind) {

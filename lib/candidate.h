@@ -74,7 +74,7 @@ typedef struct zkc__candidate {
  * must be set before. On failure nothing is left to free in cand.
  * ZKC_OK, ZKC_ENOMEM or ZKC_ECLOSED (client closed). */
 int zkc__candidate_init(zkc__candidate_t *cand, const char *kind,
-                        zkc_stats_recipe_t recipe, zkc_client_t *client,
+                        zkc_recipe_t recipe, zkc_client_t *client,
                         const char *path, const char *id,
                         zkc__observer_fn observer, void *self);
 
@@ -149,11 +149,6 @@ int zkc__candidate_lose_locked(zkc__candidate_t *cand);
  * cand is NULL when the recipe's object is; fn names the public call,
  * `kind` the object ("latch", "selector") in a refusal. */
 
-/* The fencing token while `leads` (the recipe's judgement, taken under
- * cand->mu) and a node is held; else ZKC_ENOTOWNER. */
-int zkc__candidate_token(zkc__candidate_t *cand, const char *fn,
-                         const char *kind, int64_t *token,
-                         int (*leads)(const zkc__candidate_t *cand));
 /* The permanent error that ended the election, or ZKC_OK. */
 int zkc__candidate_error(zkc__candidate_t *cand, const char *fn,
                          const char *kind);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arrays.h"
 #include "hold_notice.h"
 #include "hold_view.h"
 #include "session.h"
@@ -110,29 +111,32 @@ int zkc_hold_fencing_token(const zkc_hold_t *h, int64_t *token) {
   return zkc__public_leave(__func__, mark, hold_fencing_token_impl(h, token));
 }
 
-static int hold_node_impl(const zkc_hold_t *h, char *buf, size_t len) {
-  int rc = zkc__refuse_null(client_of(h), "zkc_hold_node", "hold", h == NULL,
-                            "buf", buf == NULL, (char *)NULL);
-  if (rc != ZKC_OK) return rc;
-  if (len == 0)
-    return zkc__refuse(client_of(h), ZKC_EINVAL, "zkc_hold_node: len is 0");
+/* The hold's node paths, split from the fence's lines (a set's in the
+ * order they are checked). */
+int zkc__hold_nodes(const zkc_hold_t *h, char ***nodes, size_t *count) {
+  *nodes = NULL;
+  *count = 0;
   zkc__fence_t f = {0};
-  if ((rc = peek(h, 0, &f)) != ZKC_OK) return rc;
-  size_t need = strlen(f.nodes) + 1;
-  if (need <= len)
-    memcpy(buf, f.nodes, need);
-  else
-    rc = zkc__refuse(client_of(h), ZKC_EINVAL,
-                     "zkc_hold_node: buf of %zu bytes is too small "
-                     "(the node's path needs %zu)",
-                     len, need);
+  int rc = peek(h, 0, &f);
+  size_t n = 1;
+  for (const char *p = rc == ZKC_OK ? f.nodes : ""; *p; p++) n += *p == '\n';
+  char **v = rc == ZKC_OK ? calloc(n, sizeof *v) : NULL;
+  if (rc == ZKC_OK && v == NULL) rc = ZKC_ENOMEM;
+  const char *p = f.nodes;
+  for (size_t i = 0; rc == ZKC_OK && i < n; i++) {
+    size_t len = strcspn(p, "\n");
+    if ((v[i] = strndup(p, len)) == NULL) rc = ZKC_ENOMEM;
+    p += len + 1;
+  }
   zkc__fence_clear(&f);
-  return rc;
-}
-
-int zkc_hold_node(const zkc_hold_t *h, char *buf, size_t len) {
-  unsigned mark = zkc__public_enter();
-  return zkc__public_leave(__func__, mark, hold_node_impl(h, buf, len));
+  if (rc != ZKC_OK) {
+    for (size_t i = 0; v != NULL && i < n; i++) free(v[i]);
+    free(v);
+    return rc;
+  }
+  *nodes = v;
+  *count = n;
+  return ZKC_OK;
 }
 
 int zkc_hold_is_held(const zkc_hold_t *h) {

@@ -58,7 +58,7 @@ static void lease_lost(void *obj, const zkc__fence_t *f, int node) {
 
 static void lease_leave(void *obj) { (void)obj; }
 
-static int lease_is_held(const void *obj) { return zkc_lease_is_held(obj); }
+static int lease_is_held(const void *obj) { return zkc__lease_is_held(obj); }
 
 /* A lease set is one grant, whose loss its semaphore tells. */
 static const void *lease_scope(const void *obj, int64_t *grant) {

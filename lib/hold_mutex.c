@@ -43,7 +43,7 @@ static void mutex_lost(void *obj, const zkc__fence_t *f, int node) {
 static void mutex_leave(void *obj) { zkc__mutex_hold_leave(obj); }
 
 static int mutex_is_held(const void *obj) {
-  return zkc_mutex_is_owned_by_current_thread(obj) && zkc_mutex_is_held(obj);
+  return zkc__mutex_is_held(obj);
 }
 
 const zkc__hold_kind_t zkc__mutex_hold_kind = {

@@ -217,7 +217,7 @@ static int latch_create_impl(zkc_latch_t **out, zkc_client_t *client,
   if (opts) l->opts = *opts;
   /* Everything on_state reads is set before it can run. */
   atomic_init(&l->cb_off, 0);
-  int rc = zkc__candidate_init(&l->cand, "latch", ZKC_STATS_LATCH, client, path,
+  int rc = zkc__candidate_init(&l->cand, "latch", ZKC_RECIPE_LATCH, client, path,
                                id ? id : zkc__holder_id(client), on_state, l);
   if (rc != ZKC_OK) {
     free(l);
@@ -409,53 +409,6 @@ int zkc_latch_await(zkc_latch_t *l, int64_t timeout_ms) {
 int zkc_latch_error(const zkc_latch_t *cl) {
   zkc_latch_t *l = (zkc_latch_t *)cl; /* locking is not a logical change */
   return zkc__candidate_error(l ? &l->cand : NULL, __func__, "latch");
-}
-
-/* The token's judgement: leadership shown, on an open client (closing it
- * sends no state: its session and node are gone). Under cand.mu. */
-static int token_shown(const zkc__candidate_t *cand) {
-  const zkc_latch_t *l = cand->self;
-  return !zkc__client_closed(cand->client) && shown_locked(l);
-}
-
-int zkc_latch_fencing_token(const zkc_latch_t *cl, int64_t *token) {
-  unsigned mark = zkc__public_enter();
-  zkc_latch_t *l = (zkc_latch_t *)cl;
-  return zkc__public_leave(__func__, mark,
-                           zkc__candidate_token(l ? &l->cand : NULL, __func__,
-                                                "latch", token, token_shown));
-}
-
-static int latch_node_impl(const zkc_latch_t *cl, char *buf, size_t buf_len) {
-  int rc_ =
-      zkc__refuse_null(cl ? cl->cand.client : NULL, "zkc_latch_node", "latch",
-                       cl == NULL, "buf", buf == NULL, (char *)NULL);
-  if (rc_ != ZKC_OK) return rc_;
-  if (buf_len == 0)
-    return zkc__refuse(cl->cand.client, ZKC_EINVAL,
-                       "zkc_latch_node: buf_len is 0");
-  zkc_latch_t *l = (zkc_latch_t *)cl;
-  pthread_mutex_lock(&l->cand.mu);
-  int rc = shown_locked(l) && l->cand.has_node ? ZKC_OK : ZKC_ENOTOWNER;
-  if (rc == ZKC_OK) {
-    size_t len = strlen(l->cand.held.node);
-    if (len < buf_len)
-      memcpy(buf, l->cand.held.node, len + 1);
-    else
-      rc = ZKC_EINVAL;
-  }
-  pthread_mutex_unlock(&l->cand.mu);
-  if (rc == ZKC_EINVAL)
-    zkc__refuse(l->cand.client, rc,
-                "zkc_latch_node: buf_len %zu is too small "
-                "for the node's path",
-                buf_len);
-  return rc;
-}
-
-int zkc_latch_node(const zkc_latch_t *cl, char *buf, size_t buf_len) {
-  unsigned mark = zkc__public_enter();
-  return zkc__public_leave(__func__, mark, latch_node_impl(cl, buf, buf_len));
 }
 
 const char *zkc_latch_id(const zkc_latch_t *l) { return l ? l->cand.id : NULL; }

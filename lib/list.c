@@ -11,6 +11,7 @@
 #include "session.h"
 #include "util.h"
 #include "zkcoord/common.h"
+#include "zkcoord/hold.h"
 #include "zkcoord/latch.h"
 #include "zkcoord/lease.h"
 #include "zkcoord/mutex.h"
@@ -105,20 +106,20 @@ int zkc_mutex_node_list(zkc_mutex_t *mutex, zkc_list_t **out) {
   return zkc__public_leave(__func__, mark, mutex_node_list_impl(mutex, out));
 }
 
-static int lease_node_list_impl(const zkc_lease_t *lease, zkc_list_t **out) {
+static int hold_node_list_impl(const zkc_hold_t *hold, zkc_list_t **out) {
   if (out) *out = NULL;
-  int rc = zkc__refuse_null(NULL, "zkc_lease_node_list", "lease",
-                            lease == NULL, "out", out == NULL, (char *)NULL);
+  int rc = zkc__refuse_null(NULL, "zkc_hold_node_list", "hold", hold == NULL,
+                            "out", out == NULL, (char *)NULL);
   if (rc != ZKC_OK) return rc;
   char **nodes = NULL;
   size_t n = 0;
-  rc = zkc__lease_nodes(lease, &nodes, &n);
+  rc = zkc__hold_nodes(hold, &nodes, &n);
   return strings_out(rc, nodes, n, out);
 }
 
-int zkc_lease_node_list(const zkc_lease_t *lease, zkc_list_t **out) {
+int zkc_hold_node_list(const zkc_hold_t *hold, zkc_list_t **out) {
   unsigned mark = zkc__public_enter();
-  return zkc__public_leave(__func__, mark, lease_node_list_impl(lease, out));
+  return zkc__public_leave(__func__, mark, hold_node_list_impl(hold, out));
 }
 
 /* The ids of `parts` as strings (the array freed), in their order. */

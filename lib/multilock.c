@@ -63,7 +63,7 @@ static zkc__lstats_t *stats_record(const zkc_multilock_t *ml) {
   *p = '\0';
   zkc__lstats_t *st = zkc__stats_for(
       zkc__client_stats_hub(zkc__mutex_client(ml->locks[0])),
-      ZKC_STATS_MULTILOCK, paths);
+      ZKC_RECIPE_MULTILOCK, paths);
   free(paths);
   return st;
 }
@@ -334,9 +334,3 @@ int zkc_multilock_stats(const zkc_multilock_t *ml, zkc_lock_stats_t *out) {
   return zkc__public_leave(__func__, mark, multilock_stats_impl(ml, out));
 }
 
-int zkc_multilock_is_held(const zkc_multilock_t *ml) {
-  if (ml == NULL) return 0;
-  for (size_t i = 0; i < ml->n; i++)
-    if (!zkc_mutex_is_held(ml->locks[i])) return 0;
-  return 1;
-}

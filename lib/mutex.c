@@ -55,9 +55,9 @@ int zkc__mutex_new(zkc_mutex_t **out, zkc_client_t *client, const char *path,
   m->client = client;
   m->side = side;
   zkc__hold_view_init(&m->view, ZKC__HOLD_MUTEX, m);
-  static const zkc_stats_recipe_t recipes[] = {[ZKC__SIDE_MUTEX] = ZKC_STATS_MUTEX,
-                                         [ZKC__SIDE_WRITE] = ZKC_STATS_WRITE,
-                                         [ZKC__SIDE_READ] = ZKC_STATS_READ};
+  static const zkc_recipe_t recipes[] = {[ZKC__SIDE_MUTEX] = ZKC_RECIPE_MUTEX,
+                                         [ZKC__SIDE_WRITE] = ZKC_RECIPE_WRITE,
+                                         [ZKC__SIDE_READ] = ZKC_RECIPE_READ};
   m->st = zkc__stats_for(zkc__client_stats_hub(client), recipes[side], path);
   int rc = zkc__recipe_attach(client, zkc__mutex_on_state, m);
   if (rc != ZKC_OK) {
@@ -357,7 +357,7 @@ int zkc_mutex_is_owned_by_current_thread(const zkc_mutex_t *cm) {
   return mine;
 }
 
-int zkc_mutex_is_held(const zkc_mutex_t *cm) {
+int zkc__mutex_is_held(const zkc_mutex_t *cm) {
   if (cm == NULL) return 0;
   zkc_mutex_t *m = (zkc_mutex_t *)cm;
   pthread_mutex_lock(&m->mu);
@@ -403,57 +403,6 @@ int zkc_mutex_set_revocable(zkc_mutex_t *m, zkc_revoke_fn fn, void *ctx) {
   unsigned mark = zkc__public_enter();
   return zkc__public_leave(__func__, mark,
                            mutex_set_revocable_impl(m, fn, ctx));
-}
-
-static int mutex_fencing_token_impl(const zkc_mutex_t *cm, int64_t *token) {
-  int rc_ = zkc__refuse_null(cm ? cm->client : NULL, "zkc_mutex_fencing_token",
-                             "mutex", cm == NULL, "token", token == NULL,
-                             (char *)NULL);
-  if (rc_ != ZKC_OK) return rc_;
-  zkc_mutex_t *m = (zkc_mutex_t *)cm;
-  pthread_mutex_lock(&m->mu);
-  hold_t *h = my_hold(m);
-  if (h) *token = h->held.token;
-  pthread_mutex_unlock(&m->mu);
-  return h ? ZKC_OK : ZKC_ENOTOWNER;
-}
-
-int zkc_mutex_fencing_token(const zkc_mutex_t *cm, int64_t *token) {
-  unsigned mark = zkc__public_enter();
-  return zkc__public_leave(__func__, mark, mutex_fencing_token_impl(cm, token));
-}
-
-static int mutex_lock_node_impl(const zkc_mutex_t *cm, char *buf,
-                                size_t buf_len) {
-  int rc_ =
-      zkc__refuse_null(cm ? cm->client : NULL, "zkc_mutex_lock_node", "mutex",
-                       cm == NULL, "buf", buf == NULL, (char *)NULL);
-  if (rc_ != ZKC_OK) return rc_;
-  if (buf_len == 0)
-    return zkc__refuse(cm->client, ZKC_EINVAL,
-                       "zkc_mutex_lock_node: buf_len is 0");
-  zkc_mutex_t *m = (zkc_mutex_t *)cm;
-  int rc = ZKC_ENOTOWNER;
-  pthread_mutex_lock(&m->mu);
-  hold_t *h = my_hold(m);
-  if (h) {
-    size_t len = strlen(h->held.node);
-    rc = len < buf_len ? ZKC_OK : ZKC_EINVAL;
-    if (rc == ZKC_OK) memcpy(buf, h->held.node, len + 1);
-  }
-  pthread_mutex_unlock(&m->mu);
-  if (rc == ZKC_EINVAL)
-    zkc__refuse(m->client, rc,
-                "zkc_mutex_lock_node: buf_len %zu is too small "
-                "for the node's path",
-                buf_len);
-  return rc;
-}
-
-int zkc_mutex_lock_node(const zkc_mutex_t *cm, char *buf, size_t buf_len) {
-  unsigned mark = zkc__public_enter();
-  return zkc__public_leave(__func__, mark,
-                           mutex_lock_node_impl(cm, buf, buf_len));
 }
 
 const char *zkc_mutex_path(const zkc_mutex_t *m) { return m ? m->path : NULL; }

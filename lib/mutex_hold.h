@@ -32,4 +32,8 @@ void zkc__mutex_hold_lost(zkc_mutex_t *m);
 /* Ends zkc__mutex_hold_enter's use of m. */
 void zkc__mutex_hold_leave(zkc_mutex_t *m);
 
+/* 1 if the calling thread holds `m`, not lost and not in doubt (its
+ * view's zkc_hold_is_held). */
+int zkc__mutex_is_held(const zkc_mutex_t *m);
+
 #endif /* ZKC_MUTEX_HOLD_H */

@@ -182,7 +182,7 @@ static int selector_create_impl(zkc_selector_t **out, zkc_client_t *client,
   /* Everything on_state reads is set before it can run. */
   const char *id = opts && opts->id ? opts->id : zkc__holder_id(client);
   int rc =
-      zkc__candidate_init(&s->cand, "selector", ZKC_STATS_SELECTOR, client,
+      zkc__candidate_init(&s->cand, "selector", ZKC_RECIPE_SELECTOR, client,
                           path, id, on_state, s);
   if (rc != ZKC_OK) {
     free(s);
@@ -322,20 +322,6 @@ int zkc_selector_has_leadership(const zkc_selector_t *cs) {
   int leading = s->cand.has_node;
   pthread_mutex_unlock(&s->cand.mu);
   return leading && !zkc_selector_should_stop(s);
-}
-
-/* The token while take_leadership runs (should_stop or not). */
-static int while_held(const zkc__candidate_t *cand) {
-  (void)cand; /* a node held is leading */
-  return 1;
-}
-
-int zkc_selector_fencing_token(const zkc_selector_t *cs, int64_t *token) {
-  unsigned mark = zkc__public_enter();
-  zkc_selector_t *s = (zkc_selector_t *)cs; /* locking is not a change */
-  return zkc__public_leave(__func__, mark,
-                           zkc__candidate_token(s ? &s->cand : NULL, __func__,
-                                                "selector", token, while_held));
 }
 
 const char *zkc_selector_id(const zkc_selector_t *s) {

@@ -75,6 +75,10 @@ zkc_lease_t *zkc__sem_lease_new(unsigned qty);
 /* Frees a lease handle and its node names. */
 void zkc__sem_lease_delete(zkc_lease_t *l);
 
+/* 1 while the lease is held, not lost and not in doubt (its view's
+ * zkc_hold_is_held). */
+int zkc__lease_is_held(const zkc_lease_t *l);
+
 /* ---- sem_count.c ---- */
 
 /* Creates the count node with `value` (and its parents), each request

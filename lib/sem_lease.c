@@ -91,52 +91,11 @@ int zkc_lease_free(zkc_lease_t *l) {
   return zkc__public_leave(__func__, mark, lease_free_impl(l));
 }
 
-static int lease_fencing_token_impl(const zkc_lease_t *l, int64_t *token) {
-  int rc_ = zkc__refuse_null(NULL, "zkc_lease_fencing_token", "lease",
-                             l == NULL, "token", token == NULL, (char *)NULL);
-  if (rc_ != ZKC_OK) return rc_;
-  if (atomic_load(&l->released)) return ZKC_ENOTOWNER;
-  *token = l->rec.token;
-  return ZKC_OK;
-}
-
-int zkc_lease_fencing_token(const zkc_lease_t *l, int64_t *token) {
-  unsigned mark = zkc__public_enter();
-  return zkc__public_leave(__func__, mark, lease_fencing_token_impl(l, token));
-}
-
-int zkc_lease_is_held(const zkc_lease_t *cl) {
+int zkc__lease_is_held(const zkc_lease_t *cl) {
   if (cl == NULL) return 0;
   zkc_lease_t *l = (zkc_lease_t *)cl; /* atomics: reading is no change */
   /* The session asked too: after a stop of this process its renewal may
    * have lapsed before the maintenance thread has told the leases. */
   return !atomic_load(&l->released) &&
          zkc__hold_rec_stands(&l->rec, l->sem->client);
-}
-
-static int lease_nodes_impl(const zkc_lease_t *cl, char ***nodes,
-                            size_t *count) {
-  int rc_ =
-      zkc__refuse_null(NULL, "zkc_lease_node_list", "lease", cl == NULL, "nodes",
-                       nodes == NULL, "count", count == NULL, (char *)NULL);
-  if (rc_ != ZKC_OK) return rc_;
-  zkc_lease_t *l = (zkc_lease_t *)cl;
-  *nodes = NULL;
-  *count = 0;
-  if (atomic_load(&l->released)) return ZKC_ENOTOWNER;
-  char **v = calloc(l->n, sizeof *v);
-  if (v == NULL) return ZKC_ENOMEM;
-  for (size_t i = 0; i < l->n; i++)
-    if ((v[i] = strdup(l->nodes[i].node)) == NULL) {
-      zkc__strings_free(v, l->n);
-      return ZKC_ENOMEM;
-    }
-  *nodes = v;
-  *count = l->n;
-  return ZKC_OK;
-}
-
-int zkc__lease_nodes(const zkc_lease_t *cl, char ***nodes, size_t *count) {
-  unsigned mark = zkc__public_enter();
-  return zkc__public_leave(__func__, mark, lease_nodes_impl(cl, nodes, count));
 }

@@ -126,7 +126,7 @@ static int sem_create_impl(zkc_sem_t **out, zkc_client_t *client,
   }
   /* Set before on_state can run (see zkc__mutex_new). */
   s->client = client;
-  s->st = zkc__stats_for(zkc__client_stats_hub(client), ZKC_STATS_SEMAPHORE,
+  s->st = zkc__stats_for(zkc__client_stats_hub(client), ZKC_RECIPE_SEMAPHORE,
                          path);
   int rc = zkc__recipe_attach(client, on_state, s);
   if (rc != ZKC_OK) {

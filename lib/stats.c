@@ -25,13 +25,13 @@ static const int64_t bounds_us[ZKC_STATS_BUCKETS] = {
     100000000, 250000000, 500000000, 1000000000};
 
 static const char *const recipe_names[] = {
-    [ZKC_STATS_MUTEX] = "mutex",         [ZKC_STATS_READ] = "read",
-    [ZKC_STATS_WRITE] = "write",         [ZKC_STATS_SEMAPHORE] = "semaphore",
-    [ZKC_STATS_MULTILOCK] = "multilock", [ZKC_STATS_LATCH] = "latch",
-    [ZKC_STATS_SELECTOR] = "selector",   [ZKC_STATS_ASYNC] = "async"};
+    [ZKC_RECIPE_MUTEX] = "mutex",         [ZKC_RECIPE_READ] = "read",
+    [ZKC_RECIPE_WRITE] = "write",         [ZKC_RECIPE_SEMAPHORE] = "semaphore",
+    [ZKC_RECIPE_MULTILOCK] = "multilock", [ZKC_RECIPE_LATCH] = "latch",
+    [ZKC_RECIPE_SELECTOR] = "selector",   [ZKC_RECIPE_ASYNC] = "async"};
 
-const char *zkc_stats_recipe_name(zkc_stats_recipe_t r) {
-  return r >= ZKC_STATS_MUTEX && r <= ZKC_STATS_ASYNC ? recipe_names[r]
+const char *zkc_recipe_name(zkc_recipe_t r) {
+  return r >= ZKC_RECIPE_MUTEX && r <= ZKC_RECIPE_ASYNC ? recipe_names[r]
                                                         : "unknown";
 }
 
@@ -100,7 +100,7 @@ static zkc__lstats_t *path_head_locked(zkc__stats_hub_t *hub,
 
 /* The record of (recipe, path); caller holds hub->mu. */
 static zkc__lstats_t *find_locked(zkc__stats_hub_t *hub,
-                                  zkc_stats_recipe_t recipe, const char *path) {
+                                  zkc_recipe_t recipe, const char *path) {
   zkc__lstats_t *s = path_head_locked(hub, path);
   while (s && s->recipe != recipe) s = s->same_path;
   return s;
@@ -120,7 +120,7 @@ static int index_locked(zkc__stats_hub_t *hub, zkc__lstats_t *s) {
   return !zkc__hash_oom;
 }
 
-zkc__lstats_t *zkc__stats_find(zkc__stats_hub_t *hub, zkc_stats_recipe_t recipe,
+zkc__lstats_t *zkc__stats_find(zkc__stats_hub_t *hub, zkc_recipe_t recipe,
                                const char *path) {
   pthread_mutex_lock(&hub->mu);
   zkc__lstats_t *s = find_locked(hub, recipe, path);
@@ -128,7 +128,7 @@ zkc__lstats_t *zkc__stats_find(zkc__stats_hub_t *hub, zkc_stats_recipe_t recipe,
   return s;
 }
 
-zkc__lstats_t *zkc__stats_for(zkc__stats_hub_t *hub, zkc_stats_recipe_t recipe,
+zkc__lstats_t *zkc__stats_for(zkc__stats_hub_t *hub, zkc_recipe_t recipe,
                               const char *path) {
   pthread_mutex_lock(&hub->mu);
   zkc__lstats_t *s = find_locked(hub, recipe, path);

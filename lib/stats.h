@@ -22,7 +22,7 @@ struct zkc__stats_hub;
 
 typedef struct zkc__lstats {
   struct zkc__stats_hub *hub;
-  zkc_stats_recipe_t recipe;
+  zkc_recipe_t recipe;
   char *path;
   atomic_uint_fast64_t acquires, timeouts, refusals, releases;
   atomic_uint_fast64_t lost[4];
@@ -63,11 +63,11 @@ size_t zkc__stats_bucket(int64_t us);
 
 /* The record of (recipe, path) in c, made on first use. NULL only when out
  * of memory; every function below then counts nothing. */
-zkc__lstats_t *zkc__stats_for(zkc__stats_hub_t *hub, zkc_stats_recipe_t recipe,
+zkc__lstats_t *zkc__stats_for(zkc__stats_hub_t *hub, zkc_recipe_t recipe,
                               const char *path);
 
 /* The record of (recipe, path) in c if there is one, else NULL. */
-zkc__lstats_t *zkc__stats_find(zkc__stats_hub_t *hub, zkc_stats_recipe_t recipe,
+zkc__lstats_t *zkc__stats_find(zkc__stats_hub_t *hub, zkc_recipe_t recipe,
                                const char *path);
 
 /* An acquire begins (counted as a waiter): its start time. */

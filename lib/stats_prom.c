@@ -52,7 +52,7 @@ static void family(FILE *f, const char *name, const char *type,
 static void labels(FILE *f, const char *name, const char *suffix,
                    const zkc_lock_stats_t *s) {
   fprintf(f, "%s%s{recipe=\"%s\",path=\"", name, suffix,
-          zkc_stats_recipe_name(s->recipe));
+          zkc_recipe_name(s->recipe));
   label_value(f, s->path);
   fputc('"', f);
 }

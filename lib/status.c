@@ -26,11 +26,17 @@ unsigned zkc_contender_layout(const zkc_contender_t *e) {
 
 unsigned zkc_layout_refusal(zkc_recipe_t recipe, const zkc_contender_t *v,
                             size_t count, const char **what) {
-  zkc__recipe_layout_t as = recipe == ZKC_RECIPE_LOCK        ? ZKC__AS_LOCK
-                            : recipe == ZKC_RECIPE_RWLOCK    ? ZKC__AS_RWLOCK
-                            : recipe == ZKC_RECIPE_ELECTION  ? ZKC__AS_ELECTION
-                            : recipe == ZKC_RECIPE_SEMAPHORE ? ZKC__AS_SEMAPHORE
-                                                             : ZKC__AS_NONE;
+  zkc__recipe_layout_t as = ZKC__AS_NONE;
+  switch (recipe) {
+    case ZKC_RECIPE_MUTEX:
+    case ZKC_RECIPE_SELECTOR:
+    case ZKC_RECIPE_ASYNC: as = ZKC__AS_LOCK; break;
+    case ZKC_RECIPE_READ:
+    case ZKC_RECIPE_WRITE: as = ZKC__AS_RWLOCK; break;
+    case ZKC_RECIPE_LATCH: as = ZKC__AS_ELECTION; break;
+    case ZKC_RECIPE_SEMAPHORE: as = ZKC__AS_SEMAPHORE; break;
+    case ZKC_RECIPE_MULTILOCK: break; /* its locks are judged each */
+  }
   unsigned mask = 0;
   for (size_t i = 0; v != NULL && i < count; i++)
     mask |= zkc__child_layout(v[i].name, v[i].ephemeral_owner != 0);

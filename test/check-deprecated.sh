@@ -80,7 +80,7 @@ while IFS='|' read -r old new stmt_old stmt_new; do
 done <<'LIST'
 zkc_strings_free|zkc_list_free|zkc_strings_free(NULL, 0);|zkc_list_free(NULL);
 zkc_mutex_participant_nodes|zkc_mutex_node_list|char **n; size_t k; (void)zkc_mutex_participant_nodes(m, &n, &k);|zkc_list_t *x; (void)zkc_mutex_node_list(m, &x);
-zkc_lease_nodes|zkc_lease_node_list|char **n; size_t k; (void)zkc_lease_nodes(ls, &n, &k);|zkc_list_t *x; (void)zkc_lease_node_list(ls, &x);
+zkc_lease_nodes|zkc_hold_node_list|char **n; size_t k; (void)zkc_lease_nodes(ls, &n, &k);|zkc_list_t *x; (void)zkc_hold_node_list(zkc_lease_hold(ls), &x);
 zkc_latch_participants|zkc_latch_participant_list|size_t k; (void)zkc_latch_participants(l, NULL, &k);|zkc_list_t *x; (void)zkc_latch_participant_list(l, &x);
 zkc_selector_participants|zkc_selector_participant_list|size_t k; (void)zkc_selector_participants(s, NULL, &k);|zkc_list_t *x; (void)zkc_selector_participant_list(s, &x);
 zkc_participants_free|zkc_list_free|zkc_participants_free(NULL, 0);|zkc_list_free(NULL);
@@ -88,6 +88,25 @@ zkc_participant_t|zkc_list_t|zkc_participant_t *p = NULL; (void)p;|zkc_list_t *p
 zkc_lock_contenders|zkc_lock_contender_list|zkc_contender_t *p; size_t k; (void)zkc_lock_contenders(c, "/a", &p, &k);|zkc_list_t *x; (void)zkc_lock_contender_list(c, "/a", &x);
 zkc_contenders_free|zkc_list_free|zkc_contenders_free(NULL, 0);|zkc_list_free(NULL);
 zkc_sem_contenders|zkc_sem_contender_list|zkc_contender_t *p, *q; size_t k, j; (void)zkc_sem_contenders(c, "/a", &p, &k, &q, &j);|zkc_list_t *x, *y; (void)zkc_sem_contender_list(c, "/a", &x, &y);
+zkc_mutex_fencing_token|zkc_hold_fencing_token|int64_t t; (void)zkc_mutex_fencing_token(m, &t);|int64_t t; (void)zkc_hold_fencing_token(zkc_mutex_hold(m), &t);
+zkc_latch_fencing_token|zkc_hold_fencing_token|int64_t t; (void)zkc_latch_fencing_token(l, &t);|int64_t t; (void)zkc_hold_fencing_token(zkc_latch_hold(l), &t);
+zkc_selector_fencing_token|zkc_hold_fencing_token|int64_t t; (void)zkc_selector_fencing_token(s, &t);|int64_t t; (void)zkc_hold_fencing_token(zkc_selector_hold(s), &t);
+zkc_lease_fencing_token|zkc_hold_fencing_token|int64_t t; (void)zkc_lease_fencing_token(ls, &t);|int64_t t; (void)zkc_hold_fencing_token(zkc_lease_hold(ls), &t);
+zkc_mutex_is_held|zkc_hold_is_held|(void)zkc_mutex_is_held(m);|(void)zkc_hold_is_held(zkc_mutex_hold(m));
+zkc_lease_is_held|zkc_hold_is_held|(void)zkc_lease_is_held(ls);|(void)zkc_hold_is_held(zkc_lease_hold(ls));
+zkc_multilock_is_held|zkc_hold_is_held|(void)zkc_multilock_is_held(NULL);|(void)zkc_hold_is_held(zkc_multilock_hold(NULL));
+zkc_mutex_lock_node|zkc_hold_node_list|char b[8]; (void)zkc_mutex_lock_node(m, b, sizeof b);|zkc_list_t *x; (void)zkc_hold_node_list(zkc_mutex_hold(m), &x);
+zkc_latch_node|zkc_hold_node_list|char b[8]; (void)zkc_latch_node(l, b, sizeof b);|zkc_list_t *x; (void)zkc_hold_node_list(zkc_latch_hold(l), &x);
+zkc_hold_node|zkc_hold_node_list|char b[8]; (void)zkc_hold_node(zkc_mutex_hold(m), b, sizeof b);|zkc_list_t *x; (void)zkc_hold_node_list(zkc_mutex_hold(m), &x);
+zkc_lease_node_list|zkc_hold_node_list|zkc_list_t *x; (void)zkc_lease_node_list(ls, &x);|zkc_list_t *x; (void)zkc_hold_node_list(zkc_lease_hold(ls), &x);
+zkc_mutex_fenced_get|zkc_hold_fenced_get|char *d; size_t n; int32_t v; (void)zkc_mutex_fenced_get(m, "/a", &d, &n, &v);|char *d; size_t n; int32_t v; (void)zkc_hold_fenced_get(zkc_mutex_hold(m), "/a", &d, &n, &v);
+zkc_mutex_fenced_set|zkc_hold_fenced_set|(void)zkc_mutex_fenced_set(m, "/a", "d", 1);|(void)zkc_hold_fenced_set(zkc_mutex_hold(m), "/a", "d", 1);
+zkc_mutex_fenced_create|zkc_hold_fenced_create|(void)zkc_mutex_fenced_create(m, "/a", "d", 1);|(void)zkc_hold_fenced_create(zkc_mutex_hold(m), "/a", "d", 1);
+zkc_mutex_fenced_cas|zkc_hold_fenced_cas|(void)zkc_mutex_fenced_cas(m, "/a", "d", 1, 0, NULL);|(void)zkc_hold_fenced_cas(zkc_mutex_hold(m), "/a", "d", 1, 0, NULL);
+zkc_stats_recipe_t|zkc_recipe_t|zkc_stats_recipe_t r = ZKC_RECIPE_MUTEX; (void)r;|zkc_recipe_t r = ZKC_RECIPE_MUTEX; (void)r;
+ZKC_STATS_MUTEX|ZKC_RECIPE_MUTEX|zkc_recipe_t r = ZKC_STATS_MUTEX; (void)r;|zkc_recipe_t r = ZKC_RECIPE_MUTEX; (void)r;
+ZKC_RECIPE_LOCK|ZKC_RECIPE_MUTEX|(void)zkc_layout_refusal(ZKC_RECIPE_LOCK, NULL, 0, NULL);|(void)zkc_layout_refusal(ZKC_RECIPE_MUTEX, NULL, 0, NULL);
+zkc_stats_recipe_name|zkc_recipe_name|(void)zkc_stats_recipe_name(ZKC_RECIPE_MUTEX);|(void)zkc_recipe_name(ZKC_RECIPE_MUTEX);
 LIST
 [ $bad = 0 ] && echo "check-deprecated: ZKC_DEPRECATED warns and can be silenced; nothing is marked; every call 1.0 dropped is gone and its replacement builds"
 exit $bad

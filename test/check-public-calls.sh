@@ -13,7 +13,7 @@ set -euo pipefail
 src=$1 symbols=$2
 not_codes=" zkc_last_zk_code zkc_latch_error zkc_selector_error
   zkc_mutex_is_acquired_in_this_process zkc_mutex_is_owned_by_current_thread
-  zkc_mutex_is_held zkc_multilock_is_held zkc_lease_is_held zkc_hold_is_held
+  zkc_hold_is_held
   zkc_latch_has_leadership zkc_selector_has_leadership
   zkc_selector_should_stop "
 not_codes=" $(echo $not_codes) " # one space between names

@@ -212,7 +212,7 @@ ZKC_EXTERN int zkc_async_fd(const zkc_async_t *async, int *fd);
 ZKC_EXTERN int zkc_async_dispatch(zkc_async_t *async, int *ran);
 
 /* The record of an asynchronous context's acquires on `path`
- * (ZKC_STATS_ASYNC): made at the first zkc_async_acquire on the path, one
+ * (ZKC_RECIPE_ASYNC): made at the first zkc_async_acquire on the path, one
  * per client and path. An acquire ends when its callback is queued: a
  * grant, a timeout, or a refusal (cancel and close included); a release
  * is zkc_hold_release's call.

@@ -165,7 +165,7 @@ typedef struct zkc_client_opts {
   zkc_log_level_t log_level;
   /* Lock-loss policy for every recipe of this client. 0 (default, as
    * Curator's standard policy): a held lock is lost only with the session
-   * (LOST); while SUSPENDED it is in doubt (zkc_mutex_is_held answers 0) and
+   * (LOST); while SUSPENDED it is in doubt (zkc_hold_is_held answers 0) and
    * comes back with RECONNECTED. 1: SUSPENDED already counts as lost. */
   int lost_on_suspended;
   /* 1 allows connecting to read-only servers (state READ_ONLY). Default 0. */

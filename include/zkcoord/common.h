@@ -166,17 +166,23 @@ typedef enum zkc_lost_reason {
  * above the last bound. */
 #define ZKC_STATS_BUCKETS 22
 
-/* Which kind of object a record counts. */
-typedef enum zkc_stats_recipe {
-  ZKC_STATS_MUTEX = 1,
-  ZKC_STATS_READ = 2,  /* a read-write lock's read side */
-  ZKC_STATS_WRITE = 3, /* a read-write lock's write side */
-  ZKC_STATS_SEMAPHORE = 4,
-  ZKC_STATS_MULTILOCK = 5,
-  ZKC_STATS_LATCH = 6,
-  ZKC_STATS_SELECTOR = 7,
-  ZKC_STATS_ASYNC = 8 /* acquires of an asynchronous context */
-} zkc_stats_recipe_t;
+/* The one recipe enum: which kind of object a stats record counts, and
+ * the recipe whose layout rule zkc_layout_refusal applies. */
+typedef enum zkc_recipe {
+  ZKC_RECIPE_MUTEX = 1,
+  ZKC_RECIPE_READ = 2,  /* a read-write lock's read side */
+  ZKC_RECIPE_WRITE = 3, /* a read-write lock's write side */
+  ZKC_RECIPE_SEMAPHORE = 4,
+  ZKC_RECIPE_MULTILOCK = 5,
+  ZKC_RECIPE_LATCH = 6,
+  ZKC_RECIPE_SELECTOR = 7,
+  ZKC_RECIPE_ASYNC = 8 /* acquires of an asynchronous context */
+} zkc_recipe_t;
+
+/* The recipe's name ("mutex", "read", "write", "semaphore", "multilock",
+ * "latch", "selector", "async"; "unknown" for any other value), as the
+ * Prometheus text labels it. Static string; no traffic; thread-safe. */
+ZKC_EXTERN const char *zkc_recipe_name(zkc_recipe_t recipe);
 
 /* A histogram of durations. buckets[i] counts the values above bound i-1
  * and at most bound i (not cumulative); buckets[ZKC_STATS_BUCKETS] those
@@ -191,7 +197,7 @@ typedef struct zkc_histogram {
  * Each number is read atomically, the record as a whole is not: taken
  * while acquires run, a count may be one event ahead of another. */
 typedef struct zkc_lock_stats {
-  zkc_stats_recipe_t recipe;
+  zkc_recipe_t recipe;
   /* The path the object was created on; a multi-lock's paths joined with
    * ','. Valid until the client is closed. */
   const char *path;
@@ -210,7 +216,7 @@ typedef struct zkc_lock_stats {
 } zkc_lock_stats_t;
 
 /* A list handed back by zkcoord: the one form of every call that returns
- * several things (zkc_mutex_node_list, zkc_lease_node_list,
+ * several things (zkc_mutex_node_list, zkc_hold_node_list,
  * zkc_latch_participant_list, zkc_selector_participant_list,
  * zkc_lock_contender_list, zkc_sem_contender_list). Opaque: read it with
  * the calls below, free it with zkc_list_free. The caller owns the list;

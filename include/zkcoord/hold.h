@@ -146,28 +146,41 @@ ZKC_EXTERN int zkc_hold_set_lost_callback(zkc_hold_t *hold,
                                           zkc_hold_lost_fn fn, void *ctx);
 
 
-/* The hold's fencing token (its node's czxid; a set's: its newest node's).
+/* The hold's fencing token (its node's czxid; a set's: its newest node's),
+ * larger for every later grant of any path on the ensemble. A read hold
+ * taken by a downgrade has its write hold's token. A lease set's is its
+ * own, and several are held at once: fence per lease, never by refusing
+ * every token below the largest seen (docs/failures.md).
  * ZKC_OK, ZKC_EINVAL (NULL argument), ZKC_ENOTOWNER (released, nothing
  * granted now; a lost hold still has its token). No traffic.
  * Thread-safe. */
 ZKC_EXTERN int zkc_hold_fencing_token(const zkc_hold_t *hold, int64_t *token);
 
 
-/* Full path of the hold's node, copied into `buf` (NUL-terminated); a
- * set's (a lease set, a multi-lock's) nodes one per line, joined with
- * '\n', in the order they are checked. Returns ZKC_OK, ZKC_EINVAL (NULL
- * argument, or buf too small: nothing copied), ZKC_ENOTOWNER (released,
- * nothing granted now). No traffic. Thread-safe. */
-ZKC_EXTERN int zkc_hold_node(const zkc_hold_t *hold, char *buf, size_t len);
+/* The full paths of the hold's nodes, as a list (the one list type): one
+ * entry for a single grant; a set's (a lease set's oldest first, a
+ * multi-lock's in path order) in the order its fenced calls check them.
+ * On success *out is a new list (zkc_list_string gives each path) that the
+ * caller frees with zkc_list_free; on failure *out is NULL (when out is not
+ * NULL). Returns ZKC_OK, ZKC_EINVAL (NULL argument), ZKC_ENOTOWNER
+ * (released, nothing granted now), ZKC_ENOMEM. No traffic. Thread-safe. */
+ZKC_EXTERN int zkc_hold_node_list(const zkc_hold_t *hold, zkc_list_t **out);
 
 
-/* 1 while the hold is held, not known lost and not in doubt, else 0 (also
- * for NULL). No traffic. Thread-safe. */
+/* 1 while the hold is held, not known lost and not in doubt (the
+ * connection up, the session proven renewed at the ensemble's leader: 0
+ * at once after a stop of this process past that proof), else 0 (also
+ * for NULL, and for a mutex's view on a thread that holds none). No
+ * traffic. Thread-safe. */
 ZKC_EXTERN int zkc_hold_is_held(const zkc_hold_t *hold);
 
 
-/* Fenced write, as zkc_mutex_fenced_set: sets `path`'s data only if every
- * node of the hold still exists, in one transaction. BLOCKS for a round
+/* Fenced write: sets `path`'s data only if every node of the hold still
+ * exists, in one transaction (a check of each node and the set), so a
+ * holder that lost its grant never overwrites what a later holder wrote.
+ * `data` may be NULL with len 0. Sent once, not retried: after
+ * ZKC_ECONNLOSS or ZKC_EOPTIMEOUT the write may or may not have been
+ * applied (read it back with zkc_hold_fenced_get). BLOCKS for a round
  * trip (a loop thread should use a worker for it). Returns ZKC_OK,
  * ZKC_EINVAL (NULL hold, invalid path, data NULL with len > 0, len over
  * 1020 KiB, a read hold; a multi-lock whose locks are on more than one
@@ -181,9 +194,13 @@ ZKC_EXTERN int zkc_hold_fenced_set(zkc_hold_t *hold, const char *path,
                                    const void *data, size_t len);
 
 
-/* Fenced create, as zkc_mutex_fenced_create: creates the node `path`
- * (persistent) holding `data` only if every node of the hold still exists,
- * in one transaction; a missing parent is created first, empty, outside it.
+/* Fenced create: creates the node `path` (persistent) holding `data` only
+ * if every node of the hold still exists, in one transaction; a missing
+ * parent is created first, empty, with the client's parent mode and ACL,
+ * outside it (a lost holder may so leave an empty parent, never data).
+ * The node gets the ACL of a ZKC_NODE_PARENT node; its data version is 0.
+ * With zkc_hold_fenced_get (ZKC_ENONODE: not there yet) this completes a
+ * read-modify-write that starts from nothing.
  * BLOCKS for a round trip or three (a loop thread should use a worker).
  * Returns ZKC_OK, ZKC_ENODEEXISTS (`path` exists: nothing written),
  * ZKC_EINVAL (as zkc_hold_fenced_set: zkc_last_error_message says which),
@@ -196,7 +213,7 @@ ZKC_EXTERN int zkc_hold_fenced_create(zkc_hold_t *hold, const char *path,
                                       const void *data, size_t len);
 
 
-/* Fenced compare-and-set, as zkc_mutex_fenced_cas: sets `path`'s data only
+/* Fenced compare-and-set: sets `path`'s data only
  * if every node of the hold still exists and `path`'s data version is
  * `version` (as zkc_hold_fenced_get returned it), in one transaction; on
  * ZKC_OK *new_version (may be NULL) is the new version. BLOCKS for a round
@@ -208,7 +225,7 @@ ZKC_EXTERN int zkc_hold_fenced_cas(zkc_hold_t *hold, const char *path,
                                    int32_t version, int32_t *new_version);
 
 
-/* Fenced read, as zkc_mutex_fenced_get: `path`'s data, read through the
+/* Fenced read: `path`'s data, read through the
  * session that owns the hold's nodes behind a sync (never from a server
  * behind the grant, nor from one cut off from the leader), kept only if
  * the hold (the same term of a leader) still stands once it is answered.

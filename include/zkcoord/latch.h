@@ -17,7 +17,7 @@
  * election again with a new node, at the back of the queue.
  *
  * Leadership as the other functions report it (zkc_latch_has_leadership,
- * zkc_latch_await, zkc_latch_fencing_token, zkc_latch_node) begins as
+ * zkc_latch_await, zkc_hold_fencing_token, zkc_hold_node_list) begins as
  * is_leader is called (so a thread that is_leader signals sees it) and
  * ends before not_leader is called. The node is deleted, letting the
  * next participant lead, only after not_leader has returned, or, with
@@ -53,7 +53,7 @@ typedef enum zkc_close_mode {
 /* A leadership callback. Runs on the latch's own thread (or, for
  * ZKC_CLOSE_NOTIFY_LEADER, on the thread calling zkc_latch_close). It must
  * return quickly: while it runs, the latch cannot react to connection
- * trouble. It may call zkc_latch_has_leadership, zkc_latch_fencing_token and
+ * trouble. It may call zkc_latch_has_leadership, zkc_hold_fencing_token and
  * zkc_latch_id; zkc_latch_close, zkc_latch_destroy and zkc_latch_await
  * called from it return ZKC_EDEADLK. Typical use: set a flag or signal the
  * thread that does the leader's work. */
@@ -182,13 +182,6 @@ ZKC_EXTERN int zkc_latch_await(zkc_latch_t *latch, int64_t timeout_ms);
  * NULL. No ZooKeeper traffic. Thread-safe. */
 ZKC_EXTERN int zkc_latch_error(const zkc_latch_t *latch);
 
-/* The fencing token of the current leadership: the czxid of this latch's
- * node, larger for every later leader of any path on the ensemble (compare
- * it in the systems the leader writes to). No ZooKeeper traffic.
- * Returns ZKC_OK, ZKC_EINVAL (NULL argument), ZKC_ENOTOWNER (not leader). */
-ZKC_EXTERN int zkc_latch_fencing_token(const zkc_latch_t *latch,
-                                       int64_t *token);
-
 /* The participant id given at create (or the client's holder_id). Owned by
  * the latch; NULL for NULL. */
 ZKC_EXTERN const char *zkc_latch_id(const zkc_latch_t *latch);
@@ -216,14 +209,8 @@ ZKC_EXTERN int zkc_latch_leader_id(zkc_latch_t *latch, char **id);
 ZKC_EXTERN int zkc_latch_participant_list(zkc_latch_t *latch,
                                           zkc_list_t **out);
 
-/* Full path of this latch's node while it is leader, copied into `buf`
- * (NUL-terminated). Returns ZKC_OK, ZKC_EINVAL (NULL, or buf too small),
- * ZKC_ENOTOWNER (not leader). */
-ZKC_EXTERN int zkc_latch_node(const zkc_latch_t *latch, char *buf,
-                              size_t buf_len);
-
-/* The record of a leader latch (ZKC_STATS_LATCH) or selector
- * (ZKC_STATS_SELECTOR): an acquire is a turn of leadership taken, from the
+/* The record of a leader latch (ZKC_RECIPE_LATCH) or selector
+ * (ZKC_RECIPE_SELECTOR): an acquire is a turn of leadership taken, from the
  * node's queueing to the lead; a release, leadership given up (a latch's
  * close, a selector's take_leadership returning, or a lost turn's node
  * given up after its loss is counted). Returns as zkc_mutex_stats. */

@@ -44,31 +44,6 @@ ZKC_EXTERN int zkc_lease_release(zkc_lease_t *lease);
 ZKC_EXTERN int zkc_lease_free(zkc_lease_t *lease);
 
 
-/* The fencing token of a held lease: the czxid of its newest node, larger
- * than that of every lease or lock node created earlier on the ensemble.
- * Each lease set has its own, and several are held at once: a resource
- * fences per lease (per slot it hands out, or by checking the lease's
- * node), never by refusing every token below the largest it has seen,
- * which would refuse an older rightful holder (docs/failures.md).
- * Returns ZKC_OK, ZKC_EINVAL (NULL argument), ZKC_ENOTOWNER (released).
- * No ZooKeeper traffic. Thread-safe. */
-ZKC_EXTERN int zkc_lease_fencing_token(const zkc_lease_t *lease,
-                                       int64_t *token);
-
-
-/* 1 while the lease is held and not in doubt (connected with the session
- * proven renewed at the leader, not lost, not released), else 0 (also for
- * NULL). No ZooKeeper traffic. Thread-safe. */
-ZKC_EXTERN int zkc_lease_is_held(const zkc_lease_t *lease);
-
-
-/* The full paths of the lease's nodes (qty of them, oldest first): on
- * success *out is a new list (zkc_list_string gives each path) that the
- * caller frees with zkc_list_free; on failure *out is NULL (when out is not
- * NULL). Returns ZKC_OK, ZKC_EINVAL (lease or out NULL), ZKC_ENOTOWNER
- * (released), ZKC_ENOMEM. Thread-safe. */
-ZKC_EXTERN int zkc_lease_node_list(const zkc_lease_t *lease, zkc_list_t **out);
-
 /* The lease set as a zkc_hold_t (zkcoord/hold.h): a view borrowed from
  * the lease, valid until zkc_lease_free. A fenced write checks every lease
  * node of the set in the same transaction; the token is the newest

@@ -75,11 +75,7 @@ ZKC_EXTERN int zkc_multilock_acquire_timeout(zkc_multilock_t *ml,
  * is released through this object all the same (destroy may follow). */
 ZKC_EXTERN int zkc_multilock_release(zkc_multilock_t *ml);
 
-/* 1 if the calling thread holds every lock and none is in doubt (see
- * zkc_mutex_is_held), else 0 (also for NULL). No ZooKeeper traffic. */
-ZKC_EXTERN int zkc_multilock_is_held(const zkc_multilock_t *ml);
-
-/* The record of a multi-lock: ZKC_STATS_MULTILOCK, its paths in byte
+/* The record of a multi-lock: ZKC_RECIPE_MULTILOCK, its paths in byte
  * order joined with ',', counted in the client of the first of them. An
  * acquire is the whole set's; a thread's reentrant acquires of the set are
  * not counted. Losses are counted in the records of its mutexes, whose

@@ -31,7 +31,7 @@ extern "C" {
 typedef struct zkc_mutex zkc_mutex_t;
 
 /* Told once per lost hold, on the client's maintenance thread. `token` is
- * the fencing token of the hold that is lost (see zkc_mutex_fencing_token):
+ * the fencing token of the hold that is lost (see zkc_hold_fencing_token):
  * a call that arrives after the thread released and acquired again names
  * the old hold, so compare it with the current token before acting. It
  * must not block and must not make blocking zkcoord calls or destroy the
@@ -175,15 +175,8 @@ ZKC_EXTERN int zkc_mutex_release_nowait(zkc_mutex_t *mutex);
 ZKC_EXTERN int zkc_mutex_is_acquired_in_this_process(const zkc_mutex_t *mutex);
 
 /* 1 if the calling thread holds this mutex object, else 0 (also for NULL).
- * Stays 1 after a loss until the thread releases: see zkc_mutex_is_held. */
+ * Stays 1 after a loss until the thread releases: see zkc_hold_is_held. */
 ZKC_EXTERN int zkc_mutex_is_owned_by_current_thread(const zkc_mutex_t *mutex);
-
-/* 1 if the calling thread holds this mutex and the lock is not in doubt:
- * the connection is up (CONNECTED or RECONNECTED), the session proven
- * renewed at the ensemble's leader (0 at once after a stop of this process
- * past that proof) and the hold was not lost. 0 otherwise, also for NULL.
- * No ZooKeeper traffic; thread-safe. */
-ZKC_EXTERN int zkc_mutex_is_held(const zkc_mutex_t *mutex);
 
 /* Registers the lost callback (NULL removes it). Returns ZKC_OK or
  * ZKC_EINVAL. Thread-safe. */
@@ -211,148 +204,12 @@ typedef void (*zkc_revoke_fn)(void *ctx, zkc_mutex_t *mutex, int64_t token);
 ZKC_EXTERN int zkc_mutex_set_revocable(zkc_mutex_t *mutex, zkc_revoke_fn fn,
                                        void *ctx);
 
-/* Fenced write: sets the data of `path` only if the calling thread still
- * holds the lock, in one ZooKeeper transaction (a check of its own lock
- * node and the set), so a holder that lost the lock can never overwrite
- * what a later holder wrote. `data` may be NULL with len 0.
- * Returns ZKC_OK, ZKC_EINVAL (NULL mutex, invalid path, data NULL with
- * len > 0, len over 1020 KiB: more would overflow ZooKeeper's default
- * 1 MiB request limit, and the server would drop the connection),
- * ZKC_ENOTOWNER (not held by this thread),
- * ZKC_ELOST (the lock node is gone, or the session that created it has
- * expired: the hold is marked lost at once, and the lost callback is told
- * once, on the maintenance thread, when the client learns of the loss, as
- * for any loss: ZKC_LOST_DELETED or ZKC_LOST_SESSION), ZKC_EDEADLK,
- * ZKC_ECLOSED, or the server's answer for `path` (ZKC_ENONODE: no node
- * there, create it with zkc_mutex_fenced_create; ZKC_ENOAUTH,
- * ZKC_EBADARGS, ...). The transaction is sent once, not retried: after
- * ZKC_ECONNLOSS or ZKC_EOPTIMEOUT the write may or may not have been
- * applied (read it back, or write again with the same token). On
- * ZKC_EINVAL, zkc_last_error_message says which argument. Blocks for a
- * round trip; thread-safe (each thread writes under its own hold). */
-ZKC_EXTERN int zkc_mutex_fenced_set(zkc_mutex_t *mutex, const char *path,
-                                    const void *data, size_t len);
-
-/* Fenced create: creates the node `path` (persistent) holding `data` only
- * if the calling thread still holds the lock, in one ZooKeeper transaction
- * (a check of its own lock node and the create), so a holder that lost the
- * lock can never create what a later holder decides on; the data node of a
- * lock's first use needs nothing else (no shared count, no unfenced
- * create). `data` may be NULL with len 0. A missing parent of `path` is
- * created first, empty, with the client's parent mode and parent ACL,
- * outside the transaction (a lost holder may so leave an empty parent,
- * never data); the node itself gets the ACL of a node of kind
- * ZKC_NODE_PARENT (with ZKC_ACL_SECURE: all for the creator's
- * credentials, read for everyone), as a shared count does. The write side
- * of a read-write lock may create; its read side may not (ZKC_EINVAL).
- * With zkc_mutex_fenced_get (ZKC_ENONODE: not there yet) this completes a
- * read-modify-write under the lock that starts from nothing: a node that
- * someone else created meanwhile is ZKC_ENODEEXISTS, as a changed version
- * is ZKC_EBADVERSION for zkc_mutex_fenced_cas. A new node's data version
- * is 0.
- * Returns ZKC_OK; ZKC_ENODEEXISTS (`path` exists: nothing written; write
- * it with zkc_mutex_fenced_set or zkc_mutex_fenced_cas); ZKC_EINVAL (NULL
- * mutex, invalid path, data NULL with len > 0, len over 1020 KiB, the read
- * side of a read-write lock: zkc_last_error_message says which);
- * ZKC_ENOTOWNER (not held by this thread); ZKC_ELOST (nothing created: the
- * lock node is gone, and the hold is marked lost; or the hold was lost
- * before, or its session expired: the lost callback is told as for
- * zkc_mutex_fenced_set); ZKC_ENOROOT (the parent is the chroot, and it is
- * gone); ZKC_EDEADLK (from a ZooKeeper callback thread); ZKC_ECLOSED;
- * ZKC_ENOMEM; or the server's other answers for `path` or its parents
- * (ZKC_ENOAUTH, ZKC_ENOCHILDREN: the parent is ephemeral, ZKC_EBADARGS,
- * ...). The transaction is sent once (again only after making a missing
- * parent), not retried: after ZKC_ECONNLOSS or ZKC_EOPTIMEOUT the node may
- * or may not have been created (read it with zkc_mutex_fenced_get). Blocks
- * for a round trip or three; thread-safe (each thread writes under its own
- * hold). */
-ZKC_EXTERN int zkc_mutex_fenced_create(zkc_mutex_t *mutex, const char *path,
-                                       const void *data, size_t len);
-
-/* Fenced read: reads the data of `path` through the session of the
- * calling thread's hold (the session that owns its lock node and saw it
- * granted), for a read-modify-write under the lock with
- * zkc_mutex_fenced_cas. ZooKeeper never moves a session to a server
- * behind what that session has been answered, so this read cannot go back
- * behind the grant: it shows every write that was acknowledged before the
- * previous holder released. A read through another session, even after a
- * sync, may be answered by a server still behind that write (a leader that
- * was paused and resumed answers sync and reads from its old state). One
- * exception: a 3.8 server's watch event carries no zxid, so a grant made
- * on the previous holder's delete event alone, whose connection then moved
- * to another server before any answer came back on it, may read from
- * behind the release; a compare-and-set on such a read is refused
- * (ZKC_EBADVERSION), never applied.
- * The read is never sent through a newer session of the client: once the
- * hold's session is no longer the current one it is refused (ZKC_ELOST).
- * A read cut by connection loss is tried again on the same session under
- * the client's retry policy. Either side of a read-write lock may read.
- * On success *data is a new buffer of *len bytes followed by a NUL that
- * *len does not count (an empty node gives ""), which the caller frees
- * with free(), and *version is the node's data version, to pass to
- * zkc_mutex_fenced_cas. On failure *data is NULL (when data is not NULL)
- * and *len and *version are unchanged.
- * Returns ZKC_OK, ZKC_EINVAL (NULL argument, invalid path),
- * ZKC_ENOTOWNER (not held by this thread), ZKC_ELOST (the hold is lost,
- * also when learnt during the read, or its session is no longer the
- * client's current one: expired or given up, which the lost callback tells
- * as any session loss), ZKC_EDEADLK, ZKC_ECLOSED, ZKC_ENOMEM, the server's
- * answer for `path` (ZKC_ENONODE, ZKC_ENOAUTH, ...), or ZKC_ECONNLOSS /
- * ZKC_EOPTIMEOUT once the retry policy is exhausted. Blocks for a round
- * trip; thread-safe (each thread reads under its own hold). */
-ZKC_EXTERN int zkc_mutex_fenced_get(zkc_mutex_t *mutex, const char *path,
-                                    char **data, size_t *len,
-                                    int32_t *version);
-
-/* Fenced compare-and-set: sets the data of `path` only if the calling
- * thread still holds the lock and the node's data version is still
- * `version` (as zkc_mutex_fenced_get returned it), in one ZooKeeper
- * transaction: a check of its own lock node and a versioned set. With
- * zkc_mutex_fenced_get this makes a read-modify-write under the lock
- * sound: a holder that lost the lock cannot write, and a write based on a
- * read that was not the latest value is refused. `version` must be >= 0
- * (a write without the comparison is zkc_mutex_fenced_set). `data` may be
- * NULL with len 0. On success *new_version (when new_version is not NULL)
- * is the node's new data version: the next compare-and-set of the same
- * hold needs no read in between.
- * Returns ZKC_OK; ZKC_EINVAL (as zkc_mutex_fenced_set: NULL mutex, invalid
- * path, data NULL with len > 0, len over 1020 KiB, the read side of a
- * read-write lock; or version < 0); ZKC_EBADVERSION (the node was written
- * since that version: nothing set; read it again); ZKC_ENOTOWNER (not held
- * by this thread); ZKC_ELOST (nothing set: the lock node is gone, and the
- * hold is marked lost; or the hold was lost before, or its session ended);
- * ZKC_ENONODE (no node at `path`); ZKC_EDEADLK; ZKC_ECLOSED; ZKC_ENOMEM;
- * or the server's other answers for `path` (ZKC_ENOAUTH, ZKC_EBADARGS,
- * ...). Sent once, not retried: after ZKC_ECONNLOSS or ZKC_EOPTIMEOUT the
- * write may or may not have been applied; read again with
- * zkc_mutex_fenced_get (under the lock, a version past `version` is this
- * write's, when every writer of the node takes the lock). Blocks for a
- * round trip; thread-safe. */
-ZKC_EXTERN int zkc_mutex_fenced_cas(zkc_mutex_t *mutex, const char *path,
-                                    const void *data, size_t len,
-                                    int32_t version, int32_t *new_version);
-
-/* The fencing token of the calling thread's hold: the czxid of its lock
- * node, which is larger for every later holder of any path on the ensemble.
- * A read hold of a read-write lock taken by its write holder (a downgrade)
- * has the write hold's token, the czxid of the write node: its read node,
- * made after writers queued behind the write node, has a larger czxid than
- * theirs although they hold after it.
- * Returns ZKC_OK, ZKC_EINVAL (NULL argument), ZKC_ENOTOWNER. */
-ZKC_EXTERN int zkc_mutex_fencing_token(const zkc_mutex_t *mutex,
-                                       int64_t *token);
-
-/* Full path of the calling thread's lock node, copied into `buf` (NUL-
- * terminated). Returns ZKC_OK, ZKC_EINVAL (NULL, or buf too small),
- * ZKC_ENOTOWNER. */
-ZKC_EXTERN int zkc_mutex_lock_node(const zkc_mutex_t *mutex, char *buf,
-                                   size_t buf_len);
-
 /* The lock path given at create. Never NULL for a valid mutex; owned by the
  * mutex. */
 ZKC_EXTERN const char *zkc_mutex_path(const zkc_mutex_t *mutex);
 
-/* Every contender node on the lock path (full paths) in queue order, the
+/* Not a grant's call (a hold's own nodes are zkc_hold_node_list's): every
+ * contender node on the lock path (full paths) in queue order, the
  * holder first; children without a sequence suffix are not contenders and
  * are left out. On success *out is a new list (zkc_list_string gives each
  * path; zkc_list_count is 0 when the path does not exist) that the caller
@@ -362,7 +219,7 @@ ZKC_EXTERN const char *zkc_mutex_path(const zkc_mutex_t *mutex);
 ZKC_EXTERN int zkc_mutex_node_list(zkc_mutex_t *mutex, zkc_list_t **out);
 
 /* Fills *out with the record of the mutex's client, recipe (a mutex, or a
- * read-write side: ZKC_STATS_READ / ZKC_STATS_WRITE) and path. Each
+ * read-write side: ZKC_RECIPE_READ / ZKC_RECIPE_WRITE) and path. Each
  * recipe's own stats call (zkc_sem_stats, ...) answers the same way:
  * Returns:
  *   ZKC_OK
@@ -376,7 +233,7 @@ ZKC_EXTERN int zkc_mutex_stats(const zkc_mutex_t *mutex,
 
 /* The calling thread's hold on `mutex` as a zkc_hold_t (zkcoord/hold.h):
  * a view borrowed from the mutex, valid while the mutex exists, for the
- * calls every grant offers (zkc_hold_fencing_token, zkc_hold_node,
+ * calls every grant offers (zkc_hold_fencing_token, zkc_hold_node_list,
  * zkc_hold_is_held, zkc_hold_fenced_get/_set/_create/_cas). Each call acts
  * on the hold of the thread that makes it (ZKC_ENOTOWNER when it holds
  * none). A read side's hold (a downgrade's too) reads; its writes are

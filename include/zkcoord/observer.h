@@ -73,8 +73,8 @@ typedef struct zkc_observation {
    * else 0. */
   int id_denied;
   /* The leader's fencing token: its node's czxid, the value the leader's
-   * own zkc_latch_fencing_token / zkc_selector_fencing_token /
-   * zkc_mutex_fencing_token gives; larger for every later leader. 0 when
+   * own zkc_hold_fencing_token / zkc_hold_fencing_token /
+   * zkc_hold_fencing_token gives; larger for every later leader. 0 when
    * nobody leads. */
   int64_t token;
   /* The leader's node, a full path; "" when nobody leads. */

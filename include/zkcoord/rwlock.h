@@ -26,7 +26,7 @@
  *   with a read node that carries the write node's sequence (Curator 5.5),
  *   so a writer queued meanwhile stays behind the reader after the write
  *   side is released; the read hold's fencing token is the write hold's
- *   (zkc_mutex_fencing_token), smaller than every later holder's;
+ *   (zkc_hold_fencing_token), smaller than every later holder's;
  * - a read holder asking for the write side gets ZKC_EDEADLK at once (its
  *   own read node would be before its write node forever).
  *
@@ -61,7 +61,7 @@ ZKC_EXTERN int zkc_rwlock_destroy(zkc_rwlock_t *rw);
 
 /* The read side: shared with other readers, excluded by writers. Use it
  * with the zkc_mutex_* functions. Owned by `rw` (valid until
- * zkc_rwlock_destroy); NULL for NULL. zkc_mutex_fenced_set on it returns
+ * zkc_rwlock_destroy); NULL for NULL. zkc_hold_fenced_set on it returns
  * ZKC_EINVAL: a fenced write needs the write side. */
 ZKC_EXTERN zkc_mutex_t *zkc_rwlock_read_side(zkc_rwlock_t *rw);
 

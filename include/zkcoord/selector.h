@@ -23,7 +23,7 @@
  * reconnecting, or a whole session timeout without a connection) before the
  * client opens its next session. ZooKeeper itself cannot promise that an
  * old leader stops before a successor starts (a paused or partitioned
- * process learns late): pass zkc_selector_fencing_token with every write.
+ * process learns late): pass zkc_hold_fencing_token with every write.
  *
  * All functions are thread-safe unless stated otherwise.
  */
@@ -194,12 +194,6 @@ ZKC_EXTERN int zkc_selector_has_leadership(const zkc_selector_t *sel);
  * NULL. */
 ZKC_EXTERN int zkc_selector_should_stop(const zkc_selector_t *sel);
 
-/* The fencing token of the current leadership: the czxid of the lock node,
- * larger for every later holder of any path on the ensemble. No traffic.
- * Returns ZKC_OK, ZKC_EINVAL (NULL argument), ZKC_ENOTOWNER (not leading). */
-ZKC_EXTERN int zkc_selector_fencing_token(const zkc_selector_t *sel,
-                                          int64_t *token);
-
 /* The participant id (opts.id or the client's holder_id). Owned by the
  * selector; NULL for NULL. */
 ZKC_EXTERN const char *zkc_selector_id(const zkc_selector_t *sel);
@@ -224,7 +218,7 @@ ZKC_EXTERN int zkc_selector_participant_list(zkc_selector_t *sel,
  * part. Returns the codes of zkc_selector_participant_list. */
 ZKC_EXTERN int zkc_selector_leader_id(zkc_selector_t *sel, char **id);
 
-/* The record of a leader selector (ZKC_STATS_SELECTOR): as zkc_latch_stats,
+/* The record of a leader selector (ZKC_RECIPE_SELECTOR): as zkc_latch_stats,
  * an acquire is a turn of leadership taken, a release take_leadership
  * returning (or a lost turn's node given up). Returns as zkc_mutex_stats. */
 ZKC_EXTERN int zkc_selector_stats(const zkc_selector_t *selector,

@@ -180,14 +180,16 @@ ZKC_EXTERN int zkc_sem_acquire(zkc_sem_t *sem, unsigned qty,
 /* Told once per lost lease handle, on the client's maintenance thread:
  * the session was lost (or, with lost_on_suspended, the connection), or
  * one of its lease nodes was deleted by another client. `token` is the
- * lost lease's fencing token (zkc_lease_fencing_token): the handle itself
+ * lost lease's fencing token (zkc_hold_fencing_token): the handle itself
  * may have been released and freed by the time this runs, so match on the
  * token. Same rules as zkc_lost_fn: no blocking zkcoord call here. */
 typedef void (*zkc_sem_lost_fn)(void *ctx, zkc_sem_t *sem,
                                 zkc_lost_reason_t reason, int64_t token);
 
-/* Registers the lost callback (NULL removes it). Returns ZKC_OK or
- * ZKC_EINVAL. Thread-safe. */
+/* Registers the lost callback (NULL removes it): the semaphore's, told for
+ * every lease set it grants (an async acquire's too), where a lease set's
+ * own notice (zkc_hold_set_lost_callback on zkc_lease_hold) covers one.
+ * Returns ZKC_OK or ZKC_EINVAL. Thread-safe. */
 ZKC_EXTERN int zkc_sem_set_lost_callback(zkc_sem_t *sem, zkc_sem_lost_fn fn,
                                          void *ctx);
 
@@ -208,7 +210,7 @@ ZKC_EXTERN const char *zkc_sem_path(const zkc_sem_t *sem);
 ZKC_EXTERN int zkc_sem_contender_list(zkc_client_t *client, const char *path,
                                       zkc_list_t **leases, zkc_list_t **queue);
 
-/* The record of a semaphore (its client, ZKC_STATS_SEMAPHORE, its path).
+/* The record of a semaphore (its client, ZKC_RECIPE_SEMAPHORE, its path).
  * An acquire is one call of zkc_sem_acquire, however many leases it
  * takes; a release, the lease's release. Returns as zkc_mutex_stats. */
 ZKC_EXTERN int zkc_sem_stats(const zkc_sem_t *sem, zkc_lock_stats_t *out);

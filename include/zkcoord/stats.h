@@ -48,12 +48,6 @@
 extern "C" {
 #endif
 
-/* "mutex", "read", "write", "semaphore", "multilock", "latch",
- * "selector", "async"; "unknown" for any other value. Static string.
- * Thread-safe. */
-ZKC_EXTERN const char *zkc_stats_recipe_name(zkc_stats_recipe_t recipe);
-
-
 /* The upper bound, in microseconds, of finite bucket i (i <
  * ZKC_STATS_BUCKETS); INT64_MAX for i >= ZKC_STATS_BUCKETS. Thread-safe. */
 ZKC_EXTERN int64_t zkc_stats_bucket_bound_us(size_t i);
@@ -117,7 +111,7 @@ typedef enum zkc_event_type {
  * by value into storage of your own size. */
 typedef struct zkc_event {
   zkc_event_type_t type;
-  zkc_stats_recipe_t recipe;
+  zkc_recipe_t recipe;
   const char *path;   /* valid during the call only */
   int64_t wait_us;    /* from the acquire call to its end */
   int64_t hold_us;    /* from the grant to the release */

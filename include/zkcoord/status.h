@@ -90,15 +90,6 @@ typedef enum zkc_layout {
  * NULL. No traffic; thread-safe. */
 ZKC_EXTERN unsigned zkc_contender_layout(const zkc_contender_t *contender);
 
-/* A recipe, as the layout rule knows it. */
-typedef enum zkc_recipe {
-  /* a plain lock: a mutex, a leader selector, an async acquire */
-  ZKC_RECIPE_LOCK,
-  ZKC_RECIPE_ELECTION,  /* a leader latch */
-  ZKC_RECIPE_SEMAPHORE, /* a counting semaphore (its own path's children) */
-  ZKC_RECIPE_RWLOCK     /* either side of a read-write lock */
-} zkc_recipe_t;
-
 /* Whether `recipe` takes part on a path whose children are `contenders`
  * (count of them, as zkc_lock_contender_list lists them): 0 when it does, else
  * the ZKC_LAYOUT_* bit of the first other recipe's layout it refuses the
@@ -110,8 +101,11 @@ typedef enum zkc_recipe {
  * a node that cannot be told, kazoo's "__lock__" or a squatter's, queues
  * with both); a latch and a semaphore refuse each other's and a lock's own
  * nodes (ZKC_LAYOUT_LOCK; a sequenced node of no known recipe, a
- * squatter's, takes part in their queue instead). 0 for an unknown recipe
- * or no contenders. No traffic; thread-safe. */
+ * squatter's, takes part in their queue instead). A mutex, a selector and
+ * an async acquire are plain locks; either side of a read-write lock
+ * (ZKC_RECIPE_READ, ZKC_RECIPE_WRITE) is a read-write lock; a latch is an
+ * election. 0 for a multi-lock (each of its locks is judged as its own
+ * recipe), an unknown recipe or no contenders. No traffic; thread-safe. */
 ZKC_EXTERN unsigned zkc_layout_refusal(zkc_recipe_t recipe,
                                        const zkc_contender_t *contenders,
                                        size_t count, const char **what);

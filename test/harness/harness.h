@@ -14,6 +14,7 @@
 #include <zookeeper/zookeeper.h>
 
 #include "zkcoord/zkcoord.h"
+#include "hold_node.h"
 
 /* Client port of test server N (1..3): $ZKC_ENSEMBLE_PORT_BASE (default 2180) + N. */
 int zkt_client_port(int server);
@@ -142,7 +143,7 @@ void zkt_strings_free(char **v, size_t n);
 void zkt_participants_free(zkt_participant_t *p, size_t n);
 void zkt_contenders_free(zkc_contender_t *v, size_t n);
 int zkt_mutex_nodes(zkc_mutex_t *m, char ***out, size_t *n);
-int zkt_lease_nodes(const zkc_lease_t *l, char ***out, size_t *n);
+int zkt_lease_nodes(zkc_lease_t *l, char ***out, size_t *n);
 int zkt_latch_participants(zkc_latch_t *l, zkt_participant_t **out, size_t *n);
 int zkt_selector_participants(zkc_selector_t *s, zkt_participant_t **out,
                               size_t *n);

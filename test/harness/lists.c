@@ -35,9 +35,9 @@ int zkt_mutex_nodes(zkc_mutex_t *m, char ***out, size_t *n) {
   return strings_out(rc, list, out, n);
 }
 
-int zkt_lease_nodes(const zkc_lease_t *l, char ***out, size_t *n) {
+int zkt_lease_nodes(zkc_lease_t *l, char ***out, size_t *n) {
   zkc_list_t *list = NULL;
-  int rc = zkc_lease_node_list(l, &list);
+  int rc = zkc_hold_node_list(zkc_lease_hold(l), &list);
   return strings_out(rc, list, out, n);
 }
 

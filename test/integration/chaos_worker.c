@@ -86,6 +86,7 @@
 
 #include "test_hooks.h" /* zkc__grant_seam */
 #include "zkcoord/zkcoord.h"
+#include "../harness/hold_node.h"
 
 typedef struct {
   zkc_client_t *c;
@@ -304,8 +305,8 @@ static void lease_work(zkc_lease_t *l, long long t, long long decided,
                        unsigned *seed) {
   int64_t token = 0;
   zkc_list_t *nodes = NULL;
-  zkc_lease_fencing_token(l, &token);
-  zkc_lease_node_list(l, &nodes);
+  zkc_hold_fencing_token(zkc_lease_hold(l), &token);
+  zkc_hold_node_list(zkc_lease_hold(l), &nodes);
   const char *first = zkc_list_string(nodes, 0);
   const char *slash = first ? strrchr(first, '/') : NULL;
   say("ACQ %lld %lld %s %lld\n", t, (long long)token, slash ? slash + 1 : "?",
@@ -420,7 +421,7 @@ static void async_rounds(zkc_async_t *a, unsigned seed) {
     long long t = b.at; /* stamped in the callback, not after a wake-up */
     char node[1100] = "?";
     zkc_hold_fencing_token(h, &token);
-    zkc_hold_node(h, node, sizeof node);
+    zkt_hold_node(h, node, sizeof node);
     hold_work(t, b.decided, token, node, h, H_WRITE, &seed);
     t = now_us();
     rc = zkc_hold_release(a, h, box_released, &b);
@@ -446,8 +447,8 @@ static int64_t mutex_round(zkc_mutex_t *m, int64_t timeout, hold_use_t use,
   int64_t token = 0;
   char node[1100] = "?";
   long long t = now_us(), decided = take_decided();
-  zkc_mutex_fencing_token(m, &token);
-  zkc_mutex_lock_node(m, node, sizeof node);
+  zkc_hold_fencing_token(zkc_mutex_hold(m), &token);
+  zkt_hold_node(zkc_mutex_hold(m), node, sizeof node);
   hold_work(t, decided, token, node, zkc_mutex_hold(m), use, seed);
   if (!keep) {
     t = now_us();
@@ -487,7 +488,7 @@ static void rw_rounds(zkc_rwlock_t *rw, unsigned seed) {
 static void on_not_leader(void *ctx, zkc_latch_t *l) {
   (void)ctx;
   int64_t token = 0;
-  zkc_latch_fencing_token(l, &token);
+  zkc_hold_fencing_token(zkc_latch_hold(l), &token);
   say("LOST %lld %lld 0\n", now_us(), (long long)token);
 }
 
@@ -511,8 +512,8 @@ static void latch_rounds(zkc_client_t *c, unsigned seed) {
       long long t = now_us();
       int64_t token = 0;
       char node[1100] = "?";
-      zkc_latch_fencing_token(l, &token);
-      zkc_latch_node(l, node, sizeof node);
+      zkc_hold_fencing_token(zkc_latch_hold(l), &token);
+      zkt_hold_node(zkc_latch_hold(l), node, sizeof node);
       const char *slash = strrchr(node, '/');
       say("ACQ %lld %lld %s 0\n", t, (long long)token, slash ? slash + 1 : node);
       term_work(zkc_latch_hold(l), token, &seed);
@@ -527,7 +528,7 @@ static void latch_rounds(zkc_client_t *c, unsigned seed) {
 static void lead_a_little(void *ctx, zkc_selector_t *sel) {
   unsigned *seed = ctx;
   int64_t token = 0;
-  zkc_selector_fencing_token(sel, &token);
+  zkc_hold_fencing_token(zkc_selector_hold(sel), &token);
   say("ACQ %lld %lld ? 0\n", now_us(), (long long)token);
   term_work(zkc_selector_hold(sel), token, seed);
   for (unsigned ms = rand_r(seed) % 100; ms > 0 && !zkc_selector_should_stop(sel);
@@ -565,10 +566,10 @@ static void multi_rounds(shared_t *sh, int plain, unsigned seed) {
     long long t = now_us(), d = take_decided();
     int64_t ta = 0, tb = 0;
     char na[1100] = "?", nb[1100] = "?";
-    zkc_mutex_fencing_token(sh->m, &ta);
-    zkc_mutex_fencing_token(sh->mb, &tb);
-    zkc_mutex_lock_node(sh->m, na, sizeof na);
-    zkc_mutex_lock_node(sh->mb, nb, sizeof nb);
+    zkc_hold_fencing_token(zkc_mutex_hold(sh->m), &ta);
+    zkc_hold_fencing_token(zkc_mutex_hold(sh->mb), &tb);
+    zkt_hold_node(zkc_mutex_hold(sh->m), na, sizeof na);
+    zkt_hold_node(zkc_mutex_hold(sh->mb), nb, sizeof nb);
     say("ACQ %lld %lld %s %lld\n", t, (long long)ta,
         strrchr(na, '/') ? strrchr(na, '/') + 1 : na, d);
     say("ACQ %lld %lld %s %lld\n", t, (long long)tb,

@@ -6,7 +6,7 @@
  *   HELD <token> <node> <held> <ns>
  *                            once the lock is held: its fencing token and
  *                            node, whether the recipe called it held (1/0:
- *                            zkc_mutex_is_held or the recipe's) right after
+ *                            zkc_hold_is_held or the recipe's) right after
  *                            the grant, and then the monotonic clock in ns
  *   STATE <n> <name> <ns>    every connection state change, with the
  *                            monotonic clock in ns
@@ -55,6 +55,7 @@
 
 #include "test_hooks.h"
 #include "zkcoord/zkcoord.h"
+#include "../harness/hold_node.h"
 
 static pthread_mutex_t out_mu = PTHREAD_MUTEX_INITIALIZER;
 
@@ -137,11 +138,11 @@ static int hold_lease(zkc_client_t *c, const char *path, int max) {
   if (rc == ZKC_OK) rc = zkc_sem_set_lost_callback(s, on_lease_lost, NULL);
   if (rc == ZKC_OK) rc = zkc_sem_acquire(s, 1, -1, &l);
   if (rc != ZKC_OK) return failed(rc);
-  int held = zkc_lease_is_held(l);
+  int held = zkc_hold_is_held(zkc_lease_hold(l));
   int64_t token = 0;
   zkc_list_t *nodes;
-  zkc_lease_fencing_token(l, &token);
-  if (zkc_lease_node_list(l, &nodes) != ZKC_OK) return 1;
+  zkc_hold_fencing_token(zkc_lease_hold(l), &token);
+  if (zkc_hold_node_list(zkc_lease_hold(l), &nodes) != ZKC_OK) return 1;
   say_held(token, zkc_list_string(nodes, 0), held);
   zkc_list_free(nodes);
   await_eof();
@@ -169,7 +170,7 @@ static void on_acquired(void *ctx, int rc, zkc_hold_t *h) {
     int64_t token = 0;
     char node[1200] = "";
     zkc_hold_fencing_token(h, &token);
-    zkc_hold_node(h, node, sizeof node);
+    zkt_hold_node(h, node, sizeof node);
     say_held(token, node, held);
   } else {
     failed(rc);
@@ -235,11 +236,11 @@ static int hold_mutex(zkc_client_t *c, const char *mode, const char *path,
   if (rc == ZKC_OK) rc = ml ? zkc_multilock_acquire(ml) : zkc_mutex_acquire(m[0]);
   if (rc != ZKC_OK) return failed(rc);
   zkc_mutex_t *last = m[n - 1];
-  int held = ml ? zkc_multilock_is_held(ml) : zkc_mutex_is_held(last);
+  int held = ml ? zkc_hold_is_held(zkc_multilock_hold(ml)) : zkc_hold_is_held(zkc_mutex_hold(last));
   int64_t token = 0;
   char node[1200], value[32];
-  zkc_mutex_fencing_token(last, &token);
-  zkc_mutex_lock_node(last, node, sizeof node);
+  zkc_hold_fencing_token(zkc_mutex_hold(last), &token);
+  zkt_hold_node(zkc_mutex_hold(last), node, sizeof node);
   say_held(token, node, held);
   int len = snprintf(value, sizeof value, "%lld", (long long)token);
 
@@ -251,7 +252,7 @@ static int hold_mutex(zkc_client_t *c, const char *mode, const char *path,
       if (read(0, buf, sizeof buf) <= 0) break;
     }
     if (store) {
-      rc = zkc_mutex_fenced_set(last, store, value, (size_t)len);
+      rc = zkc_hold_fenced_set(zkc_mutex_hold(last), store, value, (size_t)len);
       if (rc != prev) say("FENCED %d\n", rc);
       prev = rc;
     }

@@ -46,7 +46,7 @@ static void say_not_leader(void) {
 static void is_leader(void *ctx, zkc_latch_t *l) {
   (void)ctx;
   int64_t token = 0;
-  zkc_latch_fencing_token(l, &token);
+  zkc_hold_fencing_token(zkc_latch_hold(l), &token);
   say_leader(token);
 }
 
@@ -59,7 +59,7 @@ static void not_leader(void *ctx, zkc_latch_t *l) {
 static void take_leadership(void *ctx, zkc_selector_t *s) {
   (void)ctx;
   int64_t token = 0;
-  zkc_selector_fencing_token(s, &token);
+  zkc_hold_fencing_token(zkc_selector_hold(s), &token);
   say_leader(token);
   while (!zkc_selector_should_stop(s)) usleep(1000);
   say_not_leader();

@@ -36,7 +36,7 @@ static void mutex_node_list_is_the_queue(void **state) {
 
   OK(zkc_mutex_acquire(m));
   char node[1100];
-  OK(zkc_mutex_lock_node(m, node, sizeof node));
+  OK(zkt_hold_node(zkc_mutex_hold(m), node, sizeof node));
   OK(zkc_mutex_node_list(m, &l));
   assert_int_equal(zkc_list_count(l), 1);
   assert_string_equal(zkc_list_string(l, 0), node);
@@ -55,7 +55,7 @@ static void mutex_node_list_is_the_queue(void **state) {
   zkc_client_close(c);
 }
 
-static void lease_node_list_is_its_nodes(void **state) {
+static void lease_hold_node_list_is_its_nodes(void **state) {
   (void)state;
   const char *path = zkt_path("sem");
   zkc_client_t *c = zkt_open(NULL);
@@ -67,7 +67,7 @@ static void lease_node_list_is_its_nodes(void **state) {
   zkc_lease_t *lease;
   OK(zkc_sem_acquire(sem, 2, zkt_ms(10000), &lease));
   zkc_list_t *l = NULL;
-  OK(zkc_lease_node_list(lease, &l));
+  OK(zkc_hold_node_list(zkc_lease_hold(lease), &l));
   assert_int_equal(zkc_list_count(l), 2);
   char prefix[1100];
   snprintf(prefix, sizeof prefix, "%s/leases/", path);
@@ -98,11 +98,11 @@ static void lease_node_list_is_its_nodes(void **state) {
   assert_message_names("zkc_sem_contender_list");
   OK(zkc_lease_release(lease));
   l = (zkc_list_t *)1;
-  assert_int_equal(zkc_lease_node_list(lease, &l), ZKC_ENOTOWNER);
+  assert_int_equal(zkc_hold_node_list(zkc_lease_hold(lease), &l), ZKC_ENOTOWNER);
   assert_null(l);
-  assert_message_names("zkc_lease_node_list");
-  assert_int_equal(zkc_lease_node_list(NULL, &l), ZKC_EINVAL);
-  assert_message_names("zkc_lease_node_list");
+  assert_message_names("zkc_hold_node_list");
+  assert_int_equal(zkc_hold_node_list(zkc_lease_hold(NULL), &l), ZKC_EINVAL);
+  assert_message_names("zkc_hold_node_list");
   OK(zkc_lease_free(lease));
   OK(zkc_sem_destroy(sem));
   zkc_client_close(c);
@@ -183,7 +183,7 @@ static void lock_contender_list_has_records(void **state) {
   OK(zkc_mutex_create(&m, c, path));
   OK(zkc_mutex_acquire(m));
   int64_t token;
-  OK(zkc_mutex_fencing_token(m, &token));
+  OK(zkc_hold_fencing_token(zkc_mutex_hold(m), &token));
   OK(zkc_lock_contender_list(c, path, &l));
   assert_int_equal(zkc_list_count(l), 1);
   const zkc_contender_t *ct = zkc_list_contender(l, 0);
@@ -365,7 +365,7 @@ static void sized_creates_check_the_size(void **state) {
 int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(mutex_node_list_is_the_queue),
-      cmocka_unit_test(lease_node_list_is_its_nodes),
+      cmocka_unit_test(lease_hold_node_list_is_its_nodes),
       cmocka_unit_test(latch_participant_list_leader_first),
       cmocka_unit_test(selector_participant_list_reads_ids),
       cmocka_unit_test(lock_contender_list_has_records),

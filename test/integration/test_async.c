@@ -128,7 +128,7 @@ static void fifo_with_blocking_contenders(void **state) {
   OK(zkc_hold_fencing_token(r1.hold, &t1));
   assert_true(t1 > 0);
   char node[1100];
-  OK(zkc_hold_node(r1.hold, node, sizeof node));
+  OK(zkt_hold_node(r1.hold, node, sizeof node));
   assert_true(strncmp(node, path, strlen(path)) == 0);
   assert_non_null(strstr(node, "/_c_")); /* the mutex's protected name */
   assert_non_null(strstr(node, "-lock-"));
@@ -270,7 +270,7 @@ static void release_once_from_any_thread(void **state) {
   int64_t tok;
   char node[1100];
   assert_int_equal(zkc_hold_fencing_token(r.hold, &tok), ZKC_ENOTOWNER);
-  assert_int_equal(zkc_hold_node(r.hold, node, sizeof node), ZKC_ENOTOWNER);
+  assert_int_equal(zkt_hold_node(r.hold, node, sizeof node), ZKC_ENOTOWNER);
   assert_int_equal(zkt_children_count(path), 0);
   OK(zkc_hold_free(r.hold));
   OK(zkc_async_destroy(a));
@@ -815,7 +815,7 @@ static void create_cut_recovered_by_uuid(void **state) {
     await_done(&r);
     OK(r.rc);
     char node[1100];
-    OK(zkc_hold_node(r.hold, node, sizeof node));
+    OK(zkt_hold_node(r.hold, node, sizeof node));
     struct Stat st;
     assert_true(zkt_exists(node, &st));
     int64_t sid;

@@ -81,7 +81,7 @@ static zkc_async_t *new_async(zkc_client_t *c, lost_t *l) {
 
 static void hold_node(zkc_hold_t *h, const char *marker) {
   char node[1100];
-  OK(zkc_hold_node(h, node, sizeof node));
+  OK(zkt_hold_node(h, node, sizeof node));
   assert_non_null(strstr(node, "/_c_")); /* protected, as the blocking side's */
   assert_non_null(strstr(node, marker));
 }

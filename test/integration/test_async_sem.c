@@ -72,17 +72,17 @@ static void granted_while_leases_free(void **state) {
   assert_true(id > 0);
   await_got(&g1);
   OK(g1.rc);
-  assert_true(zkc_lease_is_held(g1.lease));
+  assert_true(zkc_hold_is_held(zkc_lease_hold(g1.lease)));
   OK(zkc_async_acquire_leases(a, s, 2, zkt_ms(10000), on_leases, &g2, NULL));
   await_got(&g2);
   OK(g2.rc);
   zkc_list_t *nodes = NULL;
-  OK(zkc_lease_node_list(g2.lease, &nodes));
+  OK(zkc_hold_node_list(zkc_lease_hold(g2.lease), &nodes));
   assert_int_equal(zkc_list_count(nodes), 2);
   zkc_list_free(nodes);
   int64_t t1 = 0, t2 = 0;
-  OK(zkc_lease_fencing_token(g1.lease, &t1));
-  OK(zkc_lease_fencing_token(g2.lease, &t2));
+  OK(zkc_hold_fencing_token(zkc_lease_hold(g1.lease), &t1));
+  OK(zkc_hold_fencing_token(zkc_lease_hold(g2.lease), &t2));
   assert_true(t2 > t1);
   assert_int_equal(zkt_children_count(leases), 3);
   assert_int_equal(zkc_async_cancel(a, id), ZKC_EALREADY);
@@ -138,7 +138,7 @@ static void *hold_then_release(void *arg) {
     if (k->rc == ZKC_OK) enter_lease(&k->seq);
   }
   if (k->rc == ZKC_OK) {
-    (void)zkc_lease_fencing_token(l, &k->token);
+    (void)zkc_hold_fencing_token(zkc_lease_hold(l), &k->token);
     usleep(30000); /* the work under the lease */
     atomic_fetch_sub(&inside, 1);
     k->rc = zkc_lease_free(l);
@@ -304,15 +304,15 @@ static void outside_delete_is_lost(void **state) {
   await_got(&g);
   OK(g.rc);
   int64_t token = 0;
-  OK(zkc_lease_fencing_token(g.lease, &token));
+  OK(zkc_hold_fencing_token(zkc_lease_hold(g.lease), &token));
   zkc_list_t *nodes = NULL;
-  OK(zkc_lease_node_list(g.lease, &nodes));
+  OK(zkc_hold_node_list(zkc_lease_hold(g.lease), &nodes));
   assert_int_equal(zoo_delete(zkt_raw(), zkc_list_string(nodes, 0), -1), ZOK);
   zkc_list_free(nodes);
   assert_true(zkt_await(was_lost, &l, zkt_ms(8000)));
   assert_int_equal(l.why, ZKC_LOST_DELETED);
   assert_int_equal(l.token, token);
-  assert_false(zkc_lease_is_held(g.lease));
+  assert_false(zkc_hold_is_held(zkc_lease_hold(g.lease)));
   assert_int_equal(zkc_lease_release(g.lease), ZKC_ELOST);
   OK(zkc_lease_free(g.lease));
   assert_int_equal(atomic_load(&l.n), 1);
@@ -363,7 +363,7 @@ static void expiry_while_pending_requeues(void **state) {
   f.held = NULL;
   await_got(&g);
   OK(g.rc);
-  assert_true(zkc_lease_is_held(g.lease));
+  assert_true(zkc_hold_is_held(zkc_lease_hold(g.lease)));
   OK(zkc_lease_free(g.lease));
   full_close(&f);
 }
@@ -583,7 +583,7 @@ static void refused_on_a_mutex_path_as_blocking(void **state) {
   assert_null(l);
   assert_true(zkt_exists(path, &after));
   assert_int_equal(after.cversion, before.cversion); /* nothing made */
-  assert_true(zkc_mutex_is_held(m));
+  assert_true(zkc_hold_is_held(zkc_mutex_hold(m)));
   OK(zkc_async_destroy(a));
   OK(zkc_sem_destroy(s));
   OK(zkc_mutex_release(m));

@@ -1411,7 +1411,7 @@ static void revoke_not_revocable_keeps_id_exit_2(void **state) {
   zkc_client_t *c = zkt_open(NULL);
   zkc_mutex_t *m = hold_lock(c, path);
   char node[1100], data[64], line[1300], want[1300];
-  OK(zkc_mutex_lock_node(m, node, sizeof node));
+  OK(zkt_hold_node(zkc_mutex_hold(m), node, sizeof node));
   int id_len = zkt_get_data(node, data, sizeof data);
   assert_true(id_len > 0);
   int64_t t0 = zkt_now_ms();
@@ -1457,7 +1457,7 @@ static void revoke_not_honoured_within_wait_exit_2(void **state) {
   assert_true(zkt_read_line(&r, line, sizeof line, long_op()));
   assert_string_equal(line, want);
   assert_int_equal(run_cli(r), 2);
-  assert_true(zkc_mutex_is_held(m));
+  assert_true(zkc_hold_is_held(zkc_mutex_hold(m)));
 
   zkt_proc_t p = spawn_cli("status", path, NULL);
   snprintf(want, sizeof want, "%s: held by (asked to let go), 0 waiting", path);
@@ -1729,7 +1729,7 @@ static void revoke_refuses_election_and_semaphore(void **state) {
   OK(zkc_latch_start(l));
   OK(zkc_latch_await(l, long_op()));
   char node[1100], data[64], err[8192];
-  OK(zkc_latch_node(l, node, sizeof node));
+  OK(zkt_hold_node(zkc_latch_hold(l), node, sizeof node));
   assert_int_equal(run_cli_stderr(err, sizeof err, "revoke", election), 65);
   assert_int_equal(count_lines(err), 1);
   assert_non_null(strstr(err, "leader election"));

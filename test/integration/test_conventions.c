@@ -164,7 +164,7 @@ static void sem_negative_timeout_waits(void **state) {
   assert_false(call_done(&k));
   OK(zkc_lease_free(held));
   OK(call_join(&k));
-  assert_true(zkc_lease_is_held(s.lease));
+  assert_true(zkc_hold_is_held(zkc_lease_hold(s.lease)));
   OK(zkc_lease_free(s.lease));
   OK(zkc_sem_destroy(sa));
   OK(zkc_sem_destroy(sb));
@@ -286,7 +286,7 @@ static long proxy_accepted(zkt_proc_t *proxy) {
 
 /* The hold stands again: the mutex learns the reconnect from the client's
  * listener thread, a moment after the client's own state says so. */
-static int held_again(void *m) { return zkc_mutex_is_held(m); }
+static int held_again(void *m) { return zkc_hold_is_held(zkc_mutex_hold(m)); }
 
 typedef struct {
   zkt_proc_t *proxy;
@@ -404,7 +404,7 @@ static void layout_semaphore_refused_on_mutex_path(void **state) {
   assert_int_equal(zkc_sem_acquire(sem, 1, zkt_ms(2000), &lease), ZKC_ELAYOUT);
   assert_null(lease);
   message_names(p);
-  assert_true(zkc_mutex_is_held(m));
+  assert_true(zkc_hold_is_held(zkc_mutex_hold(m)));
   assert_int_equal(children(p), 1); /* the mutex's node only */
   OKL(zkc_mutex_release(m));
   OKL(zkc_sem_destroy(sem));
@@ -516,7 +516,7 @@ static void layout_locks_refused_on_semaphore_path(void **state) {
   assert_int_equal(zkc_latch_error(l), ZKC_ELAYOUT);
 
   /* the semaphore stands as it was */
-  assert_true(zkc_lease_is_held(lease));
+  assert_true(zkc_hold_is_held(zkc_lease_hold(lease)));
   assert_int_equal(children(p), 2); /* locks/ and leases/ only */
   assert_int_equal(children(leases), 1);
 
@@ -561,7 +561,7 @@ static void layout_election_and_lock_paths(void **state) {
   OKL(zkc_latch_create(&l2, c, lp, "b", NULL));
   OKL(zkc_latch_start(l2));
   assert_int_equal(zkc_latch_await(l2, zkt_ms(10000)), ZKC_ELAYOUT);
-  assert_true(zkc_mutex_is_held(holder));
+  assert_true(zkc_hold_is_held(zkc_mutex_hold(holder)));
   assert_int_equal(children(lp), 1);
 
   OKL(zkc_latch_close(l2, ZKC_CLOSE_SILENT));
@@ -638,7 +638,7 @@ static void layout_plain_locks_refused_on_read_write_path(void **state) {
   OKL(zkc_mutex_release(zkc_rwlock_read_side(rw)));
   OKL(zkc_mutex_acquire(zkc_rwlock_write_side(rw)));
   assert_int_equal(zkc_mutex_acquire_timeout(m, zkt_ms(2000)), ZKC_ELAYOUT);
-  assert_true(zkc_mutex_is_held(zkc_rwlock_write_side(rw)));
+  assert_true(zkc_hold_is_held(zkc_mutex_hold(zkc_rwlock_write_side(rw))));
   assert_int_equal(children(p), 1); /* the writer's node only */
   OKL(zkc_mutex_release(zkc_rwlock_write_side(rw)));
 
@@ -670,7 +670,7 @@ static void layout_read_write_lock_refused_on_mutex_path(void **state) {
       zkc_mutex_acquire_timeout(zkc_rwlock_write_side(rw), zkt_ms(2000)),
       ZKC_ELAYOUT);
   assert_int_equal(zkc_mutex_acquire(zkc_rwlock_write_side(rw)), ZKC_ELAYOUT);
-  assert_true(zkc_mutex_is_held(m));
+  assert_true(zkc_hold_is_held(zkc_mutex_hold(m)));
   assert_int_equal(children(p), 1); /* the mutex's node only */
   OKL(zkc_mutex_release(m));
   OKL(zkc_rwlock_destroy(rw));
@@ -753,8 +753,9 @@ static void last_error_describes_last_failure(void **state) {
   OKL(zkc_mutex_release(m));
   assert_string_equal(zkc_last_error_message(),
                       "zkc_mutex_release: mutex is NULL");
-  assert_int_equal(zkc_mutex_fencing_token(m, &(int64_t){0}), ZKC_ENOTOWNER);
-  expect_message("zkc_mutex_fencing_token", ZKC_ENOTOWNER);
+  assert_int_equal(zkc_hold_fencing_token(zkc_mutex_hold(m), &(int64_t){0}),
+                   ZKC_ENOTOWNER);
+  expect_message("zkc_hold_fencing_token", ZKC_ENOTOWNER);
 
   /* No ensemble where it points: ECONNECT, with the address and the wait. */
   zkc_client_opts_t o;

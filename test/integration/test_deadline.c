@@ -141,7 +141,7 @@ static void pair_open(pair_t *p, const char *leaf) {
   assert_int_equal(zkc_mutex_acquire(p->ma), ZKC_OK);
 }
 
-static int a_holds(void *arg) { return zkc_mutex_is_held(((pair_t *)arg)->ma); }
+static int a_holds(void *arg) { return zkc_hold_is_held(zkc_mutex_hold(((pair_t *)arg)->ma)); }
 
 /* Closes the clients once `path` is empty: a delete made while a client
  * was still reconnecting after the silence is finished in the background,
@@ -684,7 +684,7 @@ static void async_release_during_guard_check(void **state) {
                    ZKC_OK);
   assert_true(zkt_await(kept_done, &first, zkt_ms(CALL_MS)));
   assert_int_equal(first.rc, ZKC_OK);
-  assert_int_equal(zkc_hold_node(first.h, node, sizeof node), ZKC_OK);
+  assert_int_equal(zkt_hold_node(first.h, node, sizeof node), ZKC_OK);
   /* The guard watches the node (set a little after the grant); the
    * outsider's delete fires it, and its check is held. */
   assert_true(zkt_await_session_watches(p.b, 1, NULL, 0, zkt_ms(5000)) >= 1);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Reads and compare-and-set writes under a hold (zkc_mutex_fenced_get,
- * zkc_mutex_fenced_cas) on the real ensemble: one CTest entry per case. */
+/* Reads and compare-and-set writes under a hold (zkc_hold_fenced_get,
+ * zkc_hold_fenced_cas) on the real ensemble: one CTest entry per case. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -68,7 +68,7 @@ static zkc_mutex_t *new_mutex(zkc_client_t *c) {
 static long get_count(zkc_mutex_t *m, int32_t *version) {
   char *data = NULL;
   size_t len = 0;
-  OK(zkc_mutex_fenced_get(m, data_path(), &data, &len, version));
+  OK(zkc_hold_fenced_get(zkc_mutex_hold(m), data_path(), &data, &len, version));
   assert_non_null(data);
   assert_int_equal(strlen(data), len);
   char *end;
@@ -82,7 +82,7 @@ static int put_count(zkc_mutex_t *m, long value, int32_t version,
                      int32_t *new_version) {
   char buf[32];
   int n = snprintf(buf, sizeof buf, "%ld", value);
-  return zkc_mutex_fenced_cas(m, data_path(), buf, (size_t)n, version,
+  return zkc_hold_fenced_cas(zkc_mutex_hold(m), data_path(), buf, (size_t)n, version,
                               new_version);
 }
 
@@ -137,7 +137,7 @@ static void stale_version_changes_nothing(void **state) {
   assert_int_equal(zoo_set(zkt_raw(), data_path(), "40", 2, v1), ZOK);
   assert_int_equal(put_count(m, 7, v1, NULL), ZKC_EBADVERSION);
   assert_raw("40", v1 + 1);
-  assert_true(zkc_mutex_is_held(m));
+  assert_true(zkc_hold_is_held(zkc_mutex_hold(m)));
   int32_t v2 = -1;
   assert_int_equal(get_count(m, &v2), 40);
   assert_int_equal(v2, v1 + 1);
@@ -160,15 +160,15 @@ static void outside_delete_fails_cas_and_loses_hold(void **state) {
   int32_t v = -1;
   assert_int_equal(get_count(m, &v), 1);
   char node[1100];
-  OK(zkc_mutex_lock_node(m, node, sizeof node));
+  OK(zkt_hold_node(zkc_mutex_hold(m), node, sizeof node));
   assert_int_equal(zoo_delete(zkt_raw(), node, -1), ZOK);
   assert_int_equal(put_count(m, 2, v, NULL), ZKC_ELOST);
   assert_raw("1", v);
-  assert_false(zkc_mutex_is_held(m));
+  assert_false(zkc_hold_is_held(zkc_mutex_hold(m)));
   assert_true(zkc_mutex_is_owned_by_current_thread(m));
   char *data = (char *)1;
   size_t len = 0;
-  assert_int_equal(zkc_mutex_fenced_get(m, data_path(), &data, &len, &v),
+  assert_int_equal(zkc_hold_fenced_get(zkc_mutex_hold(m), data_path(), &data, &len, &v),
                    ZKC_ELOST);
   assert_null(data);
   assert_int_equal(put_count(m, 2, v, NULL), ZKC_ELOST);
@@ -189,8 +189,8 @@ static void *other_thread(void *arg) {
   size_t len = 0;
   int32_t v = 0;
   o->data = (char *)1;
-  o->get_rc = zkc_mutex_fenced_get(o->m, data_path(), &o->data, &len, &v);
-  o->cas_rc = zkc_mutex_fenced_cas(o->m, data_path(), "x", 1, 0, NULL);
+  o->get_rc = zkc_hold_fenced_get(zkc_mutex_hold(o->m), data_path(), &o->data, &len, &v);
+  o->cas_rc = zkc_hold_fenced_cas(zkc_mutex_hold(o->m), data_path(), "x", 1, 0, NULL);
   return NULL;
 }
 
@@ -205,10 +205,10 @@ static void refusals_change_nothing(void **state) {
   size_t len = 0;
   int32_t v = 0;
   /* no hold */
-  assert_int_equal(zkc_mutex_fenced_get(m, data_path(), &data, &len, &v),
+  assert_int_equal(zkc_hold_fenced_get(zkc_mutex_hold(m), data_path(), &data, &len, &v),
                    ZKC_ENOTOWNER);
   assert_null(data);
-  assert_int_equal(zkc_mutex_fenced_cas(m, data_path(), "9", 1, 0, NULL),
+  assert_int_equal(zkc_hold_fenced_cas(zkc_mutex_hold(m), data_path(), "9", 1, 0, NULL),
                    ZKC_ENOTOWNER);
   OK(zkc_mutex_acquire(m));
   /* another thread */
@@ -221,37 +221,37 @@ static void refusals_change_nothing(void **state) {
   assert_int_equal(o.cas_rc, ZKC_ENOTOWNER);
   /* bad arguments */
   data = (char *)1;
-  assert_int_equal(zkc_mutex_fenced_get(NULL, data_path(), &data, &len, &v),
+  assert_int_equal(zkc_hold_fenced_get(zkc_mutex_hold(NULL), data_path(), &data, &len, &v),
                    ZKC_EINVAL);
   assert_null(data);
-  assert_int_equal(zkc_mutex_fenced_get(m, NULL, &data, &len, &v), ZKC_EINVAL);
-  assert_int_equal(zkc_mutex_fenced_get(m, "data", &data, &len, &v), ZKC_EINVAL);
-  assert_int_equal(zkc_mutex_fenced_get(m, data_path(), NULL, &len, &v),
+  assert_int_equal(zkc_hold_fenced_get(zkc_mutex_hold(m), NULL, &data, &len, &v), ZKC_EINVAL);
+  assert_int_equal(zkc_hold_fenced_get(zkc_mutex_hold(m), "data", &data, &len, &v), ZKC_EINVAL);
+  assert_int_equal(zkc_hold_fenced_get(zkc_mutex_hold(m), data_path(), NULL, &len, &v),
                    ZKC_EINVAL);
-  assert_int_equal(zkc_mutex_fenced_get(m, data_path(), &data, NULL, &v),
+  assert_int_equal(zkc_hold_fenced_get(zkc_mutex_hold(m), data_path(), &data, NULL, &v),
                    ZKC_EINVAL);
-  assert_int_equal(zkc_mutex_fenced_get(m, data_path(), &data, &len, NULL),
+  assert_int_equal(zkc_hold_fenced_get(zkc_mutex_hold(m), data_path(), &data, &len, NULL),
                    ZKC_EINVAL);
-  assert_int_equal(zkc_mutex_fenced_cas(NULL, data_path(), "9", 1, 0, NULL),
+  assert_int_equal(zkc_hold_fenced_cas(zkc_mutex_hold(NULL), data_path(), "9", 1, 0, NULL),
                    ZKC_EINVAL);
-  assert_int_equal(zkc_mutex_fenced_cas(m, "/a//b", "9", 1, 0, NULL), ZKC_EINVAL);
-  assert_int_equal(zkc_mutex_fenced_cas(m, data_path(), NULL, 1, 0, NULL),
+  assert_int_equal(zkc_hold_fenced_cas(zkc_mutex_hold(m), "/a//b", "9", 1, 0, NULL), ZKC_EINVAL);
+  assert_int_equal(zkc_hold_fenced_cas(zkc_mutex_hold(m), data_path(), NULL, 1, 0, NULL),
                    ZKC_EINVAL);
-  assert_int_equal(zkc_mutex_fenced_cas(m, data_path(), "9", 1, -1, NULL),
+  assert_int_equal(zkc_hold_fenced_cas(zkc_mutex_hold(m), data_path(), "9", 1, -1, NULL),
                    ZKC_EINVAL);
   /* a missing node: neither read nor created */
   char missing[600];
   snprintf(missing, sizeof missing, "%s", zkt_path("missing"));
-  assert_int_equal(zkc_mutex_fenced_get(m, missing, &data, &len, &v), ZKC_ENONODE);
+  assert_int_equal(zkc_hold_fenced_get(zkc_mutex_hold(m), missing, &data, &len, &v), ZKC_ENONODE);
   assert_null(data);
-  assert_int_equal(zkc_mutex_fenced_cas(m, missing, "9", 1, 0, NULL), ZKC_ENONODE);
+  assert_int_equal(zkc_hold_fenced_cas(zkc_mutex_hold(m), missing, "9", 1, 0, NULL), ZKC_ENONODE);
   assert_false(zkt_exists(missing, NULL));
   /* none of it changed the node or the hold */
   assert_raw("3", 0);
-  assert_true(zkc_mutex_is_held(m));
+  assert_true(zkc_hold_is_held(zkc_mutex_hold(m)));
   assert_int_equal(get_count(m, &v), 3);
   OK(zkc_mutex_release(m));
-  assert_int_equal(zkc_mutex_fenced_cas(m, data_path(), "9", 1, 0, NULL),
+  assert_int_equal(zkc_hold_fenced_cas(zkc_mutex_hold(m), data_path(), "9", 1, 0, NULL),
                    ZKC_ENOTOWNER);
   assert_raw("3", 0);
   OK(zkc_mutex_destroy(m));
@@ -291,14 +291,14 @@ static void read_refused_once_session_replaced(void **state) {
   new_session_t ns = {c, zkt_expire_session(c)};
   char *data = (char *)1;
   size_t len = 0;
-  assert_int_equal(zkc_mutex_fenced_get(m, data_path(), &data, &len, &v),
+  assert_int_equal(zkc_hold_fenced_get(zkc_mutex_hold(m), data_path(), &data, &len, &v),
                    ZKC_ELOST);
   assert_null(data);
   assert_int_equal(put_count(m, 9, v, NULL), ZKC_ELOST);
   assert_true(zkt_await(has_new_session, &ns, zkt_ms(15000)));
-  assert_int_equal(zkc_mutex_fenced_get(m, data_path(), &data, &len, &v),
+  assert_int_equal(zkc_hold_fenced_get(zkc_mutex_hold(m), data_path(), &data, &len, &v),
                    ZKC_ELOST);
-  assert_false(zkc_mutex_is_held(m));
+  assert_false(zkc_hold_is_held(zkc_mutex_hold(m)));
   /* The pinned read itself: refused on the new handle for the old
    * session, served for the current one. */
   int64_t now = 0;
@@ -417,11 +417,11 @@ static void *counter_loop(void *arg) {
       char *data = NULL;
       size_t len = 0;
       int32_t v = 0;
-      rc = zkc_mutex_fenced_get(w->m, data_path(), &data, &len, &v);
+      rc = zkc_hold_fenced_get(zkc_mutex_hold(w->m), data_path(), &data, &len, &v);
       if (rc == ZKC_OK) {
         char buf[32];
         int n = snprintf(buf, sizeof buf, "%ld", strtol(data, NULL, 10) + 1);
-        rc = zkc_mutex_fenced_cas(w->m, data_path(), buf, (size_t)n, v, NULL);
+        rc = zkc_hold_fenced_cas(zkc_mutex_hold(w->m), data_path(), buf, (size_t)n, v, NULL);
       }
       free(data);
       int rrc = zkc_mutex_release(w->m);
@@ -486,15 +486,15 @@ static void create_makes_the_data_node(void **state) {
   snprintf(path, sizeof path, "%s/shop/stock", zkt_root());
   zkc_client_t *c = zkt_open(NULL);
   zkc_mutex_t *m = new_mutex(c);
-  assert_int_equal(zkc_mutex_fenced_create(m, path, "5", 1), ZKC_ENOTOWNER);
+  assert_int_equal(zkc_hold_fenced_create(zkc_mutex_hold(m), path, "5", 1), ZKC_ENOTOWNER);
   assert_false(zkt_exists(path, NULL));
   OK(zkc_mutex_acquire(m));
   char *data = NULL;
   size_t len = 0;
   int32_t v = -1;
-  assert_int_equal(zkc_mutex_fenced_get(m, path, &data, &len, &v), ZKC_ENONODE);
-  OK(zkc_mutex_fenced_create(m, path, "5", 1));
-  OK(zkc_mutex_fenced_get(m, path, &data, &len, &v));
+  assert_int_equal(zkc_hold_fenced_get(zkc_mutex_hold(m), path, &data, &len, &v), ZKC_ENONODE);
+  OK(zkc_hold_fenced_create(zkc_mutex_hold(m), path, "5", 1));
+  OK(zkc_hold_fenced_get(zkc_mutex_hold(m), path, &data, &len, &v));
   assert_string_equal(data, "5");
   assert_int_equal(v, 0);
   free(data);
@@ -502,11 +502,11 @@ static void create_makes_the_data_node(void **state) {
   assert_true(zkt_exists(path, &st));
   assert_int_equal(st.ephemeralOwner, 0); /* persistent: outlives the hold */
   /* there already: nothing written */
-  assert_int_equal(zkc_mutex_fenced_create(m, path, "7", 1), ZKC_ENODEEXISTS);
+  assert_int_equal(zkc_hold_fenced_create(zkc_mutex_hold(m), path, "7", 1), ZKC_ENODEEXISTS);
   char buf[16];
   assert_int_equal(zkt_get_data(path, buf, sizeof buf), 1);
   assert_string_equal(buf, "5");
-  OK(zkc_mutex_fenced_cas(m, path, "4", 1, 0, &v));
+  OK(zkc_hold_fenced_cas(zkc_mutex_hold(m), path, "4", 1, 0, &v));
   assert_int_equal(v, 1);
   OK(zkc_mutex_release(m));
   /* the read side */
@@ -516,7 +516,7 @@ static void create_makes_the_data_node(void **state) {
   OK(zkc_mutex_acquire(rd));
   char other[700];
   snprintf(other, sizeof other, "%s/by-reader", zkt_root());
-  assert_int_equal(zkc_mutex_fenced_create(rd, other, "x", 1), ZKC_EINVAL);
+  assert_int_equal(zkc_hold_fenced_create(zkc_mutex_hold(rd), other, "x", 1), ZKC_EINVAL);
   assert_non_null(strstr(zkc_last_error_message(), "read side"));
   assert_false(zkt_exists(other, NULL));
   OK(zkc_mutex_release(rd));
@@ -551,12 +551,12 @@ static void create_after_loss_creates_nothing(void **state) {
   zkc_mutex_t *m = new_mutex(c);
   OK(zkc_mutex_acquire(m));
   char node[700];
-  OK(zkc_mutex_lock_node(m, node, sizeof node));
+  OK(zkt_hold_node(zkc_mutex_hold(m), node, sizeof node));
   /* someone deletes our lock node (an operator, a second holder's cure) */
   assert_int_equal(zoo_delete(zkt_raw(), node, -1), ZOK);
-  assert_int_equal(zkc_mutex_fenced_create(m, path, "x", 1), ZKC_ELOST);
+  assert_int_equal(zkc_hold_fenced_create(zkc_mutex_hold(m), path, "x", 1), ZKC_ELOST);
   assert_false(zkt_exists(path, NULL));
-  assert_false(zkc_mutex_is_held(m));
+  assert_false(zkc_hold_is_held(zkc_mutex_hold(m)));
   (void)zkc_mutex_release(m);
   OK(zkc_mutex_destroy(m));
   zkc_client_close(c);

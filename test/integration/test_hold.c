@@ -64,14 +64,14 @@ static void assert_refused(const subject_t *s, int rc) {
 
 /* A set's newest node, as its recipe names it (so that a check of its
  * first node alone would not see it gone), or the hold's one node; the
- * hold names every node of it, one a line. */
+ * hold names every node of it, one an entry. */
 /* Review: the set's oldest node instead (a check of the newest node alone
  * would not see it gone). */
 static int delete_oldest;
 
 static void last_node(subject_t *s, char *out, size_t len) {
   char nodes[4096];
-  OK(zkc_hold_node(subject_hold(s), nodes, sizeof nodes));
+  OK(zkt_hold_node(subject_hold(s), nodes, sizeof nodes));
   if (s->lease) {
     char **v;
     size_t n;
@@ -80,20 +80,23 @@ static void last_node(subject_t *s, char *out, size_t len) {
     snprintf(out, len, "%s", v[delete_oldest ? 0 : n - 1]);
     zkt_strings_free(v, n);
   } else if (s->ml) {
-    OK(zkc_mutex_lock_node(s->m[delete_oldest ? 0 : 1], out, len));
+    OK(zkt_hold_node(zkc_mutex_hold(s->m[delete_oldest ? 0 : 1]), out, len));
   } else {
     snprintf(out, len, "%.1100s", nodes);
   }
 }
 
-/* The hold names every node of it, one a line: the recipe's own names. */
+/* The hold's node list names every node of it, one an entry: the
+ * recipe's own names. */
 static void assert_named(subject_t *s, const char *node) {
-  char nodes[4096];
-  OK(zkc_hold_node(subject_hold(s), nodes, sizeof nodes));
-  size_t lines = 1;
-  for (const char *p = nodes; *p; p++) lines += *p == '\n';
-  assert_int_equal(lines, s->lease || s->ml ? 2 : 1);
-  assert_non_null(strstr(nodes, node));
+  zkc_list_t *nodes = NULL;
+  OK(zkc_hold_node_list(subject_hold(s), &nodes));
+  size_t n = zkc_list_count(nodes), found = 0;
+  for (size_t i = 0; i < n; i++)
+    found += strstr(zkc_list_string(nodes, i), node) != NULL;
+  zkc_list_free(nodes);
+  assert_int_equal(n, s->lease || s->ml ? 2 : 1);
+  assert_int_equal(found, 1);
 }
 
 /* ---- while held, then an outsider's delete ---- */
@@ -142,7 +145,7 @@ static void blocker_start(blocker_t *b, zkc_client_t *c) {
   OK(zkc_mutex_set_lost_callback(b->m, block_lost, b));
   OK(zkc_mutex_acquire(b->m));
   char node[1200];
-  OK(zkc_mutex_lock_node(b->m, node, sizeof node));
+  OK(zkt_hold_node(zkc_mutex_hold(b->m), node, sizeof node));
   assert_int_equal(zoo_delete(zkt_raw(), node, -1), ZOK);
   assert_true(zkt_await(blocker_in, b, zkt_ms(10000)));
 }
@@ -631,7 +634,7 @@ static void multilock_refused_write_lets_go_of_the_rest(void **state) {
   blocker_t b;
   blocker_start(&b, c);
   char node[1200];
-  OK(zkc_mutex_lock_node(s.m[1], node, sizeof node)); /* lock b's */
+  OK(zkt_hold_node(zkc_mutex_hold(s.m[1]), node, sizeof node)); /* lock b's */
   assert_int_equal(zoo_delete(zkt_raw(), node, -1), ZOK);
   assert_int_equal(zkc_hold_fenced_set(h, data_path(), "x", 1), ZKC_ELOST);
   blocker_end(&b);

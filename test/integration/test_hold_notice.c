@@ -74,7 +74,7 @@ static int recipe_was_told(void *ctx) {
 /* The first node the hold names (a set's oldest). */
 static void first_node(zkc_hold_t *h, char *out, size_t len) {
   char nodes[4096];
-  OK(zkc_hold_node(h, nodes, sizeof nodes));
+  OK(zkt_hold_node(h, nodes, sizeof nodes));
   char *nl = strchr(nodes, '\n');
   if (nl) *nl = '\0';
   snprintf(out, len, "%.1100s", nodes);

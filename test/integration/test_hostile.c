@@ -243,7 +243,7 @@ static void ten_thousand_children(void **state) {
   OK(zkt_mutex_nodes(ma, &nodes, &n));
   assert_int_equal(n, 5002);
   char mine[1200];
-  OK(zkc_mutex_lock_node(ma, mine, sizeof mine));
+  OK(zkt_hold_node(zkc_mutex_hold(ma), mine, sizeof mine));
   assert_string_equal(nodes[0], mine);
   assert_non_null(strstr(nodes[1], "/_c_")); /* b, before every foreign one */
   assert_non_null(strstr(nodes[2], "/foreign-contender-00000-"));
@@ -283,7 +283,7 @@ static void thousand_byte_names(void **state) {
   size_t n;
   OK(zkt_mutex_nodes(ma, &nodes, &n));
   assert_int_equal(n, 10001);
-  OK(zkc_mutex_lock_node(ma, mine, sizeof mine));
+  OK(zkt_hold_node(zkc_mutex_hold(ma), mine, sizeof mine));
   assert_string_equal(nodes[0], mine);
   for (size_t i = 1; i < n; i++)
     assert_int_equal(strlen(nodes[i]), strlen(path) + 1 + 1000);
@@ -319,7 +319,7 @@ static void largest_data_fits(void **state) {
   OK(zkc_client_add_listener(c, count_changes, &changes));
   zkc_mutex_t *m = new_mutex(c, path);
   OK(zkc_mutex_acquire_timeout(m, zkt_ms(10000)));
-  OK(zkc_mutex_fenced_set(m, path, data, ZKC__DATA_MAX));
+  OK(zkc_hold_fenced_set(zkc_mutex_hold(m), path, data, ZKC__DATA_MAX));
   struct Stat st;
   assert_true(zkt_exists(path, &st));
   assert_int_equal(st.dataLength, ZKC__DATA_MAX);

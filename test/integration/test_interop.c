@@ -698,7 +698,7 @@ static void revoke_by_curator(zkc_mutex_t *m, const char *what) {
   assert_int_equal(zkc_mutex_set_revocable(m, on_revoke, &v), ZKC_OK);
   assert_int_equal(zkc_mutex_acquire_timeout(m, zkt_ms(10000)), ZKC_OK);
   char node[1024], data[64];
-  assert_int_equal(zkc_mutex_lock_node(m, node, sizeof node), ZKC_OK);
+  assert_int_equal(zkt_hold_node(zkc_mutex_hold(m), node, sizeof node), ZKC_OK);
   assert_int_equal(zkt_get_data(node, data, sizeof data), 0);
 
   char *argv[] = {interop_script("run-curator.sh"), getenv("ZKT_BUILD"), "revoke",
@@ -710,7 +710,7 @@ static void revoke_by_curator(zkc_mutex_t *m, const char *what) {
   if (!zkt_await(revoke_told, &v, zkt_ms(10000)))
     fail_msg("the %s holder was not told of Curator's revocation", what);
   int64_t token;
-  assert_int_equal(zkc_mutex_fencing_token(m, &token), ZKC_OK);
+  assert_int_equal(zkc_hold_fencing_token(zkc_mutex_hold(m), &token), ZKC_OK);
   assert_int_equal(atomic_load(&v.token), token);
   assert_int_equal(zkt_get_data(node, data, sizeof data), 10);
   assert_memory_equal(data, "__REVOKE__", 10);

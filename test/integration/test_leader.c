@@ -35,7 +35,7 @@ typedef struct slot {
   atomic_int done;   /* set by the case: is_leader's work ends now */
   /* What is_leader saw of the latch (work_ms > 0 only). */
   int cb_leader;   /* zkc_latch_has_leadership */
-  int cb_token_rc; /* zkc_latch_fencing_token */
+  int cb_token_rc; /* zkc_hold_fencing_token */
   /* What not_leader saw: zkc_latch_has_leadership, 1 if it ever said 1. */
   atomic_int nl_leader;
 } slot_t;
@@ -63,7 +63,7 @@ static void on_is_leader(void *ctx, zkc_latch_t *l) {
     int64_t token;
     atomic_store(&s->called, 1); /* as an application signals its worker */
     s->cb_leader = zkc_latch_has_leadership(l);
-    s->cb_token_rc = zkc_latch_fencing_token(l, &token);
+    s->cb_token_rc = zkc_hold_fencing_token(zkc_latch_hold(l), &token);
     /* At most work_ms, less when the case has seen what it waits for. */
     int64_t end = zkt_now_ns() + (int64_t)s->work_ms * 1000000;
     while (!atomic_load(&s->done) && zkt_now_ns() < end) usleep(10 * 1000);
@@ -259,17 +259,17 @@ static void one_leader_among_five(void **state) {
 
   /* The node is Curator's: _c_<uuid>-latch-<seq>, data = the id. */
   char node[1100], data[64];
-  OK(zkc_latch_node(l[li], node, sizeof node));
+  OK(zkt_hold_node(zkc_latch_hold(l[li]), node, sizeof node));
   assert_non_null(strstr(node, "-latch-"));
   assert_int_equal(strncmp(node + strlen(path), "/_c_", 4), 0);
   assert_true(zkt_get_data(node, data, sizeof data) > 0);
   assert_string_equal(data, id[li]);
   int64_t token;
-  OK(zkc_latch_fencing_token(l[li], &token));
+  OK(zkc_hold_fencing_token(zkc_latch_hold(l[li]), &token));
   struct Stat st;
   assert_true(zkt_exists(node, &st));
   assert_int_equal(token, st.czxid);
-  assert_int_equal(zkc_latch_fencing_token(l[(li + 1) % N], &token),
+  assert_int_equal(zkc_hold_fencing_token(zkc_latch_hold(l[(li + 1) % N]), &token),
                    ZKC_ENOTOWNER);
 
   /* The leader leaves: exactly one other takes over. */
@@ -494,7 +494,7 @@ static void leader_seen_means_is_leader_told(void **state) {
   assert_true(zkt_await(flag_set, &s1.called, zkt_ms(10000)));
   assert_true(zkc_latch_has_leadership(l)); /* is_leader still working */
   int64_t token;
-  OK(zkc_latch_fencing_token(l, &token));
+  OK(zkc_hold_fencing_token(zkc_latch_hold(l), &token));
   OK(zkc_latch_await(l, 0));
   OK(zkc_latch_close(l, ZKC_CLOSE_NOTIFY_LEADER));
   assert_int_equal(s1.cb_leader, 1);
@@ -686,7 +686,7 @@ static void deleted_leadership_not_shown(void **state) {
   OK(zkc_latch_start(la));
   assert_true(zkt_await(called, &sa, zkt_ms(10000)));
   char node[1100];
-  OK(zkc_latch_node(la, node, sizeof node));
+  OK(zkt_hold_node(zkc_latch_hold(la), node, sizeof node));
   /* The guard's watch on the node is set once it has been held a while. */
   assert_true(zkt_await_session_watches(a, 1, NULL, 0, zkt_ms(3000)) >= 1);
   assert_int_equal(zoo_delete(zkt_raw(), node, -1), ZOK);
@@ -701,7 +701,7 @@ static void deleted_leadership_not_shown(void **state) {
   /* It rejoins with a new node, and leads again. */
   OK(zkc_latch_await(la, zkt_ms(20000)));
   char again[1100];
-  OK(zkc_latch_node(la, again, sizeof again));
+  OK(zkt_hold_node(zkc_latch_hold(la), again, sizeof again));
   assert_string_not_equal(again, node);
   assert_no_overlap(r);
   end_by_hand(r, 0);
@@ -766,7 +766,7 @@ static void waiter_node_deleted_then_head_leaves(void **state) {
   OK(zkc_latch_start(lc));
   assert_true(zkt_await_children(path, 3, zkt_ms(10000)));
   char a_node[1100];
-  OK(zkc_latch_node(la, a_node, sizeof a_node));
+  OK(zkt_hold_node(zkc_latch_hold(la), a_node, sizeof a_node));
   zkt_participant_t *p;
   size_t n;
   char **nodes;

@@ -582,7 +582,7 @@ static void walk(walker_t *w) {
   int64_t i64;
   int i32;
   zkc_state_t st;
-  char *id, small[4], node[1200];
+  char *id;
   size_t n;
   const char *LONG = fx.long_path, *MAX = fx.max_path;
 
@@ -613,9 +613,9 @@ static void walk(walker_t *w) {
       zkc_version() == ZKC_VERSION_HEX);
   VAL(FRESH, "zkc_version_string", "(no input)", 1, "`ZKC_VERSION_STRING`",
       strcmp(zkc_version_string(), ZKC_VERSION_STRING) == 0);
-  VAL(FRESH, "zkc_stats_recipe_name", "not a zkc_stats_recipe_t (99)", 1,
+  VAL(FRESH, "zkc_recipe_name", "not a zkc_recipe_t (99)", 1,
       "`\"unknown\"`",
-      strcmp(zkc_stats_recipe_name((zkc_stats_recipe_t)99), "unknown") == 0);
+      strcmp(zkc_recipe_name((zkc_recipe_t)99), "unknown") == 0);
   VAL(FRESH, "zkc_stats_bucket_bound_us", "i >= ZKC_STATS_BUCKETS", 1,
       "`INT64_MAX`", zkc_stats_bucket_bound_us(ZKC_STATS_BUCKETS) == INT64_MAX);
 
@@ -787,7 +787,14 @@ static void walk(walker_t *w) {
   VAL(FRESH, "zkc_contender_layout", "NULL", 0, "0",
       (int)zkc_contender_layout(NULL));
   VAL(FRESH, "zkc_layout_refusal", "contenders NULL", 0, "0",
-      (int)zkc_layout_refusal(ZKC_RECIPE_LOCK, NULL, 3, NULL));
+      (int)zkc_layout_refusal(ZKC_RECIPE_MUTEX, NULL, 3, NULL));
+  VAL(FRESH, "zkc_layout_refusal", "a multi-lock (its locks judged each)", 0,
+      "0", (int)zkc_layout_refusal(ZKC_RECIPE_MULTILOCK,
+                                   &(zkc_contender_t){.name = "leases"}, 1,
+                                   NULL));
+  VAL(FRESH, "zkc_layout_refusal", "not a zkc_recipe_t (99)", 0, "0",
+      (int)zkc_layout_refusal((zkc_recipe_t)99,
+                              &(zkc_contender_t){.name = "leases"}, 1, NULL));
 
   /* ---- mutex ---- */
   doc_section(w, "mutex");
@@ -876,117 +883,8 @@ static void walk(walker_t *w) {
       zkc_mutex_is_owned_by_current_thread(NULL));
   VAL(OTHER, "zkc_mutex_is_owned_by_current_thread", "held by another thread", 0,
       "0", zkc_mutex_is_owned_by_current_thread(m));
-  VAL(FRESH, "zkc_mutex_is_held", "NULL", 0, "0", zkc_mutex_is_held(NULL));
-  VAL(OTHER, "zkc_mutex_is_held", "held by another thread", 0, "0",
-      zkc_mutex_is_held(m));
-  VAL(CLOSED, "zkc_mutex_is_held", "held when the client closed", 0, "0",
-      zkc_mutex_is_held(m));
   RC(FRESH, "zkc_mutex_set_lost_callback", "mutex NULL", ZKC_EINVAL, NULL,
      zkc_mutex_set_lost_callback(NULL, NULL, NULL));
-  RC(FRESH, "zkc_mutex_fenced_set", "mutex NULL", ZKC_EINVAL, NULL,
-     zkc_mutex_fenced_set(NULL, "/x", "v", 1));
-  RC(HELD, "zkc_mutex_fenced_set", "path NULL", ZKC_EINVAL, NULL,
-     zkc_mutex_fenced_set(m, NULL, "v", 1));
-  RC(HELD, "zkc_mutex_fenced_set", "path invalid (as zkc_mutex_create)",
-     ZKC_EINVAL, NULL, zkc_mutex_fenced_set(m, "/a/", "v", 1));
-  RC(HELD, "zkc_mutex_fenced_set", "path of 1025 bytes", ZKC_EINVAL, NULL,
-     zkc_mutex_fenced_set(m, LONG, "v", 1));
-  RC(HELD, "zkc_mutex_fenced_set", "path not UTF-8", ZKC_EINVAL, NULL,
-     zkc_mutex_fenced_set(m, "/\xff", "v", 1));
-  RC(HELD, "zkc_mutex_fenced_set", "data NULL with len > 0", ZKC_EINVAL, NULL,
-     zkc_mutex_fenced_set(m, "/x", NULL, 1));
-  RC(HELD, "zkc_mutex_fenced_set", "len over 1020 KiB", ZKC_EINVAL,
-     "ZooKeeper would drop the connection",
-     zkc_mutex_fenced_set(m, "/x", fx.big, ZKC__DATA_MAX + 1));
-  RC(FRESH, "zkc_mutex_fenced_set", "not held", ZKC_ENOTOWNER, NULL,
-     zkc_mutex_fenced_set(m, "/x", "v", 1));
-  RC(OTHER, "zkc_mutex_fenced_set", "held by another thread", ZKC_ENOTOWNER, NULL,
-     zkc_mutex_fenced_set(m, "/x", "v", 1));
-  RC(CALLBACK, "zkc_mutex_fenced_set", "held by another thread", ZKC_EDEADLK,
-     NULL, zkc_mutex_fenced_set(m, "/x", "v", 1));
-  RC(CLOSED, "zkc_mutex_fenced_set", "closed client", ZKC_ECLOSED, NULL,
-     zkc_mutex_fenced_set(m, "/x", "v", 1));
-  RC(FRESH, "zkc_mutex_fenced_get", "mutex NULL", ZKC_EINVAL, NULL,
-     zkc_mutex_fenced_get(NULL, "/x", &id, &n, &count32));
-  RC(HELD, "zkc_mutex_fenced_get", "path NULL", ZKC_EINVAL, NULL,
-     zkc_mutex_fenced_get(m, NULL, &id, &n, &count32));
-  RC(HELD, "zkc_mutex_fenced_get", "path invalid (as zkc_mutex_create)",
-     ZKC_EINVAL, NULL, zkc_mutex_fenced_get(m, "/a/", &id, &n, &count32));
-  RC(HELD, "zkc_mutex_fenced_get", "path of 1025 bytes", ZKC_EINVAL, NULL,
-     zkc_mutex_fenced_get(m, LONG, &id, &n, &count32));
-  RC(HELD, "zkc_mutex_fenced_get", "data, len or version NULL", ZKC_EINVAL,
-     NULL, zkc_mutex_fenced_get(m, "/x", NULL, &n, &count32));
-  RC(FRESH, "zkc_mutex_fenced_get", "not held", ZKC_ENOTOWNER, "*data = NULL",
-     zkc_mutex_fenced_get(m, "/x", &id, &n, &count32));
-  RC(OTHER, "zkc_mutex_fenced_get", "held by another thread", ZKC_ENOTOWNER,
-     "the read is never made through another thread's hold",
-     zkc_mutex_fenced_get(m, "/x", &id, &n, &count32));
-  RC(CALLBACK, "zkc_mutex_fenced_get", "held by another thread", ZKC_EDEADLK,
-     NULL, zkc_mutex_fenced_get(m, "/x", &id, &n, &count32));
-  RC(CLOSED, "zkc_mutex_fenced_get", "closed client", ZKC_ECLOSED, NULL,
-     zkc_mutex_fenced_get(m, "/x", &id, &n, &count32));
-  RC(FRESH, "zkc_mutex_fenced_create", "mutex NULL", ZKC_EINVAL, NULL,
-     zkc_mutex_fenced_create(NULL, "/x", "v", 1));
-  RC(HELD, "zkc_mutex_fenced_create", "path NULL", ZKC_EINVAL, NULL,
-     zkc_mutex_fenced_create(m, NULL, "v", 1));
-  RC(HELD, "zkc_mutex_fenced_create", "path invalid (as zkc_mutex_create)",
-     ZKC_EINVAL, NULL, zkc_mutex_fenced_create(m, "/a/", "v", 1));
-  RC(HELD, "zkc_mutex_fenced_create", "path of 1025 bytes", ZKC_EINVAL, NULL,
-     zkc_mutex_fenced_create(m, LONG, "v", 1));
-  RC(HELD, "zkc_mutex_fenced_create", "data NULL with len > 0", ZKC_EINVAL,
-     NULL, zkc_mutex_fenced_create(m, "/x", NULL, 1));
-  RC(HELD, "zkc_mutex_fenced_create", "len over 1020 KiB", ZKC_EINVAL, NULL,
-     zkc_mutex_fenced_create(m, "/x", fx.big, ZKC__DATA_MAX + 1));
-  RC(FRESH, "zkc_mutex_fenced_create", "not held", ZKC_ENOTOWNER, NULL,
-     zkc_mutex_fenced_create(m, "/x", "v", 1));
-  RC(OTHER, "zkc_mutex_fenced_create", "held by another thread", ZKC_ENOTOWNER,
-     NULL, zkc_mutex_fenced_create(m, "/x", "v", 1));
-  RC(CALLBACK, "zkc_mutex_fenced_create", "held by another thread", ZKC_EDEADLK,
-     NULL, zkc_mutex_fenced_create(m, "/x", "v", 1));
-  RC(CLOSED, "zkc_mutex_fenced_create", "closed client", ZKC_ECLOSED, NULL,
-     zkc_mutex_fenced_create(m, "/x", "v", 1));
-  RC(FRESH, "zkc_mutex_fenced_cas", "mutex NULL", ZKC_EINVAL, NULL,
-     zkc_mutex_fenced_cas(NULL, "/x", "v", 1, 0, NULL));
-  RC(HELD, "zkc_mutex_fenced_cas", "path NULL", ZKC_EINVAL, NULL,
-     zkc_mutex_fenced_cas(m, NULL, "v", 1, 0, NULL));
-  RC(HELD, "zkc_mutex_fenced_cas", "path invalid (as zkc_mutex_create)",
-     ZKC_EINVAL, NULL, zkc_mutex_fenced_cas(m, "/a/", "v", 1, 0, NULL));
-  RC(HELD, "zkc_mutex_fenced_cas", "path of 1025 bytes", ZKC_EINVAL, NULL,
-     zkc_mutex_fenced_cas(m, LONG, "v", 1, 0, NULL));
-  RC(HELD, "zkc_mutex_fenced_cas", "data NULL with len > 0", ZKC_EINVAL, NULL,
-     zkc_mutex_fenced_cas(m, "/x", NULL, 1, 0, &count32));
-  RC(HELD, "zkc_mutex_fenced_cas", "len over 1020 KiB", ZKC_EINVAL,
-     "ZooKeeper would drop the connection",
-     zkc_mutex_fenced_cas(m, "/x", fx.big, ZKC__DATA_MAX + 1, 0, NULL));
-  RC(HELD, "zkc_mutex_fenced_cas", "version < 0", ZKC_EINVAL,
-     "a write without the comparison is zkc_mutex_fenced_set",
-     zkc_mutex_fenced_cas(m, "/x", "v", 1, -1, NULL));
-  RC(FRESH, "zkc_mutex_fenced_cas", "not held", ZKC_ENOTOWNER, NULL,
-     zkc_mutex_fenced_cas(m, "/x", "v", 1, 0, NULL));
-  RC(OTHER, "zkc_mutex_fenced_cas", "held by another thread", ZKC_ENOTOWNER,
-     NULL, zkc_mutex_fenced_cas(m, "/x", "v", 1, 0, NULL));
-  RC(CALLBACK, "zkc_mutex_fenced_cas", "held by another thread", ZKC_EDEADLK,
-     NULL, zkc_mutex_fenced_cas(m, "/x", "v", 1, 0, NULL));
-  RC(CLOSED, "zkc_mutex_fenced_cas", "closed client", ZKC_ECLOSED, NULL,
-     zkc_mutex_fenced_cas(m, "/x", "v", 1, 0, NULL));
-  RC(FRESH, "zkc_mutex_fencing_token", "mutex NULL", ZKC_EINVAL, NULL,
-     zkc_mutex_fencing_token(NULL, &i64));
-  RC(FRESH, "zkc_mutex_fencing_token", "token NULL", ZKC_EINVAL, NULL,
-     zkc_mutex_fencing_token(m, NULL));
-  RC(FRESH, "zkc_mutex_fencing_token", "not held", ZKC_ENOTOWNER, NULL,
-     zkc_mutex_fencing_token(m, &i64));
-  RC(OTHER, "zkc_mutex_fencing_token", "held by another thread", ZKC_ENOTOWNER,
-     NULL, zkc_mutex_fencing_token(m, &i64));
-  RC(FRESH, "zkc_mutex_lock_node", "mutex NULL", ZKC_EINVAL, NULL,
-     zkc_mutex_lock_node(NULL, node, sizeof node));
-  RC(FRESH, "zkc_mutex_lock_node", "buf NULL or buf_len 0", ZKC_EINVAL, NULL,
-     zkc_mutex_lock_node(m, node, 0));
-  RC(HELD, "zkc_mutex_lock_node", "buf too small", ZKC_EINVAL, NULL,
-     zkc_mutex_lock_node(m, small, sizeof small));
-  RC(FRESH, "zkc_mutex_lock_node", "not held", ZKC_ENOTOWNER, NULL,
-     zkc_mutex_lock_node(m, node, sizeof node));
-  RC(OTHER, "zkc_mutex_lock_node", "held by another thread", ZKC_ENOTOWNER, NULL,
-     zkc_mutex_lock_node(m, node, sizeof node));
   VAL(FRESH, "zkc_mutex_path", "NULL", 1, "NULL", zkc_mutex_path(NULL) == NULL);
   RC(FRESH, "zkc_mutex_stats", "mutex or out NULL", ZKC_EINVAL, NULL,
      zkc_mutex_stats(NULL, &lstats));
@@ -1043,12 +941,6 @@ static void walk(walker_t *w) {
   RC(HELD, "zkc_mutex_acquire", "the write side, by a thread holding the read side",
      ZKC_EDEADLK, "at once, no node: the upgrade would wait on itself",
      zkc_mutex_acquire(zkc_rwlock_write_side(rw)));
-  RC(HELD, "zkc_mutex_fenced_set", "on the read side", ZKC_EINVAL,
-     "readers share: a fenced write needs the write side",
-     zkc_mutex_fenced_set(zkc_rwlock_read_side(rw), "/x", "v", 1));
-  RC(HELD, "zkc_mutex_fenced_cas", "on the read side", ZKC_EINVAL,
-     "as zkc_mutex_fenced_set (zkc_mutex_fenced_get reads on either side)",
-     zkc_mutex_fenced_cas(zkc_rwlock_read_side(rw), "/x", "v", 1, 0, NULL));
   RC(OTHER, "zkc_mutex_release", "a read side held by another thread", ZKC_ENOTOWNER,
      "the holder keeps it", zkc_mutex_release(zkc_rwlock_read_side(rw)));
   RC(FRESH, "zkc_revoke", "client NULL", ZKC_EINVAL, NULL, zkc_revoke(NULL, "/x"));
@@ -1120,13 +1012,6 @@ static void walk(walker_t *w) {
      zkc_multilock_release(ml));
   RC(CLOSED, "zkc_multilock_release", "again", ZKC_ENOTOWNER, NULL,
      zkc_multilock_release(ml));
-  VAL(FRESH, "zkc_multilock_is_held", "NULL", 0, "0", zkc_multilock_is_held(NULL));
-  VAL(HELD, "zkc_multilock_is_held", "this thread holds some of the locks", 0,
-      "0", zkc_multilock_is_held(ml_half));
-  VAL(OTHER, "zkc_multilock_is_held", "held by another thread", 0, "0",
-      zkc_multilock_is_held(ml));
-  VAL(CLOSED, "zkc_multilock_is_held", "held when the client closed", 0, "0",
-      zkc_multilock_is_held(ml));
   RC(FRESH, "zkc_multilock_stats", "multilock or out NULL", ZKC_EINVAL, NULL,
      zkc_multilock_stats(NULL, &lstats));
   RC(CLOSED, "zkc_multilock_stats", "held when the client closed", ZKC_OK,
@@ -1134,7 +1019,7 @@ static void walk(walker_t *w) {
   VAL(FRESH, "zkc_multilock_hold", "NULL", 1, "NULL",
       zkc_multilock_hold(NULL) == NULL);
   RC(FRESH, "zkc_multilock_hold", "not held (its calls)", ZKC_ENOTOWNER,
-     "nothing changes", zkc_hold_node(zkc_multilock_hold(ml), node, sizeof node));
+     "nothing changes", zkc_hold_node_list(zkc_multilock_hold(ml), &lst));
 
   /* ---- latch ---- */
   doc_section(w, "latch");
@@ -1207,12 +1092,6 @@ static void walk(walker_t *w) {
   RC(CALLBACK, "zkc_latch_await", "leading", ZKC_EDEADLK, NULL,
      zkc_latch_await(l, 0));
   RC(CLOSED, "zkc_latch_await", "closed", ZKC_ECLOSED, NULL, zkc_latch_await(l, 0));
-  RC(FRESH, "zkc_latch_fencing_token", "latch or token NULL", ZKC_EINVAL, NULL,
-     zkc_latch_fencing_token(NULL, &i64));
-  RC(FRESH, "zkc_latch_fencing_token", "not leader", ZKC_ENOTOWNER, NULL,
-     zkc_latch_fencing_token(l, &i64));
-  RC(CLOSED, "zkc_latch_fencing_token", "closed", ZKC_ENOTOWNER, NULL,
-     zkc_latch_fencing_token(l, &i64));
   VAL(FRESH, "zkc_latch_id", "NULL", 1, "NULL", zkc_latch_id(NULL) == NULL);
   VAL(FRESH, "zkc_latch_path", "NULL", 1, "NULL", zkc_latch_path(NULL) == NULL);
   RC(FRESH, "zkc_latch_stats", "latch or out NULL", ZKC_EINVAL, NULL,
@@ -1231,12 +1110,6 @@ static void walk(walker_t *w) {
      zkc_latch_participant_list(l, &lst));
   RC(CLOSED, "zkc_latch_participant_list", "closed client", ZKC_ECLOSED, NULL,
      zkc_latch_participant_list(l, &lst));
-  RC(FRESH, "zkc_latch_node", "latch or buf NULL, buf_len 0", ZKC_EINVAL, NULL,
-     zkc_latch_node(l, NULL, 10));
-  RC(HELD, "zkc_latch_node", "buf too small", ZKC_EINVAL, NULL,
-     zkc_latch_node(l, small, sizeof small));
-  RC(FRESH, "zkc_latch_node", "not leader", ZKC_ENOTOWNER, NULL,
-     zkc_latch_node(l, node, sizeof node));
   VAL(FRESH, "zkc_latch_hold", "NULL", 1, "NULL", zkc_latch_hold(NULL) == NULL);
   RC(FRESH, "zkc_latch_hold", "not leader (its calls)", ZKC_ENOTOWNER,
      "nothing changes", zkc_hold_fenced_set(zkc_latch_hold(l), "/x", "d", 1));
@@ -1359,10 +1232,6 @@ static void walk(walker_t *w) {
       zkc_selector_should_stop(NULL));
   VAL(CLOSED, "zkc_selector_should_stop", "closed", 1, "1",
       zkc_selector_should_stop(s));
-  RC(FRESH, "zkc_selector_fencing_token", "selector or token NULL", ZKC_EINVAL,
-     NULL, zkc_selector_fencing_token(s, NULL));
-  RC(FRESH, "zkc_selector_fencing_token", "not leading", ZKC_ENOTOWNER, NULL,
-     zkc_selector_fencing_token(s, &i64));
   VAL(FRESH, "zkc_selector_id", "NULL", 1, "NULL", zkc_selector_id(NULL) == NULL);
   VAL(FRESH, "zkc_selector_path", "NULL", 1, "NULL", zkc_selector_path(NULL) == NULL);
   RC(FRESH, "zkc_selector_stats", "selector or out NULL", ZKC_EINVAL, NULL,
@@ -1527,12 +1396,10 @@ static void walk(walker_t *w) {
      "the notice cleared", zkc_hold_set_lost_callback(ho, NULL, NULL));
   UB(FRESH, "zkc_hold_set_lost_callback", "a freed hold, or a view after "
      "its recipe object was destroyed", "undefined behaviour");
-  RC(FRESH, "zkc_hold_node", "hold NULL", ZKC_EINVAL, NULL,
-     zkc_hold_node(NULL, node, sizeof node));
-  RC(HELD, "zkc_hold_node", "buf NULL or len 0", ZKC_EINVAL, NULL,
-     zkc_hold_node(ho, node, 0));
-  RC(HELD, "zkc_hold_node", "buf too small", ZKC_EINVAL, "nothing copied",
-     zkc_hold_node(ho, small, sizeof small));
+  RC(FRESH, "zkc_hold_node_list", "hold NULL", ZKC_EINVAL, "*out NULL",
+     zkc_hold_node_list(NULL, &lst));
+  RC(HELD, "zkc_hold_node_list", "out NULL", ZKC_EINVAL, NULL,
+     zkc_hold_node_list(ho, NULL));
   VAL(FRESH, "zkc_hold_is_held", "NULL", 0, "0", zkc_hold_is_held(NULL));
   RC(FRESH, "zkc_hold_fenced_create", "hold NULL", ZKC_EINVAL, NULL,
      zkc_hold_fenced_create(NULL, "/x", "d", 1));
@@ -1566,7 +1433,7 @@ static void walk(walker_t *w) {
                                                      NULL, NULL));
   RC(HELD, "zkc_hold_free", "a recipe's view (zkc_latch_hold)", ZKC_EINVAL,
      "nothing changes: still leads", zkc_hold_free(zkc_latch_hold(l)));
-  UB(FRESH, "zkc_hold_node", "a view used after its recipe object was "
+  UB(FRESH, "zkc_hold_node_list", "a view used after its recipe object was "
      "destroyed", "undefined behaviour");
   RC(FRESH, "zkc_hold_fenced_cas", "hold NULL", ZKC_EINVAL, NULL,
      zkc_hold_fenced_cas(NULL, "/x", "d", 1, 0, NULL));
@@ -1668,8 +1535,6 @@ static void walk(walker_t *w) {
   RC(FRESH, "zkc_lease_release", "NULL", ZKC_EINVAL, NULL, zkc_lease_release(NULL));
   RC(CALLBACK, "zkc_lease_release", "a held lease", ZKC_EDEADLK, "nothing changes",
      zkc_lease_release(ls));
-  RC(HELD, "zkc_lease_fencing_token", "token NULL", ZKC_EINVAL, NULL,
-     zkc_lease_fencing_token(ls, NULL));
   RC(CLOSED, "zkc_lease_release", "held when the client closed", ZKC_ECLOSED,
      "released; the nodes went with the session", zkc_lease_release(ls));
   RC(CLOSED, "zkc_lease_release", "again (released already)", ZKC_ENOTOWNER,
@@ -1677,21 +1542,11 @@ static void walk(walker_t *w) {
   VAL(FRESH, "zkc_lease_free", "NULL", ZKC_OK, "`ZKC_OK`", zkc_lease_free(NULL));
   UB(FRESH, "zkc_lease_free", "twice, any use after free, or a use by another "
      "thread meanwhile", "undefined behaviour");
-  RC(FRESH, "zkc_lease_fencing_token", "lease NULL", ZKC_EINVAL, NULL,
-     zkc_lease_fencing_token(NULL, &i64));
-  RC(CLOSED, "zkc_lease_fencing_token", "released", ZKC_ENOTOWNER, NULL,
-     zkc_lease_fencing_token(ls, &i64));
-  VAL(FRESH, "zkc_lease_is_held", "NULL", 0, "0", zkc_lease_is_held(NULL));
-  VAL(CLOSED, "zkc_lease_is_held", "released", 0, "0", zkc_lease_is_held(ls));
-  RC(FRESH, "zkc_lease_node_list", "lease NULL", ZKC_EINVAL, "*out NULL",
-     zkc_lease_node_list(NULL, &lst));
-  RC(HELD, "zkc_lease_node_list", "out NULL", ZKC_EINVAL, NULL,
-     zkc_lease_node_list(ls, NULL));
-  RC(CLOSED, "zkc_lease_node_list", "released", ZKC_ENOTOWNER, NULL,
-     zkc_lease_node_list(ls, &lst));
   VAL(FRESH, "zkc_lease_hold", "NULL", 1, "NULL", zkc_lease_hold(NULL) == NULL);
   RC(CLOSED, "zkc_lease_hold", "released (its calls)", ZKC_ENOTOWNER,
      "nothing changes", zkc_hold_fencing_token(zkc_lease_hold(ls), &i64));
+  RC(CLOSED, "zkc_lease_hold", "released (its node list)", ZKC_ENOTOWNER,
+     "*out NULL", zkc_hold_node_list(zkc_lease_hold(ls), &lst));
   RC(FRESH, "zkc_sem_contender_list", "client NULL", ZKC_EINVAL,
      "*leases and *queue NULL", zkc_sem_contender_list(NULL, "/x", &lst, &lst2));
   RC(FRESH, "zkc_sem_contender_list", "leases or queue NULL", ZKC_EINVAL, NULL,
@@ -1924,8 +1779,8 @@ static void walk_group(const char *group) {
   check(&w);
   no_traffic_since(cxid, probes);
   /* Nothing changed: still held once, still leading. */
-  assert_true(zkc_mutex_is_held(fx.m));
-  assert_true(zkc_multilock_is_held(fx.ml));
+  assert_true(zkc_hold_is_held(zkc_mutex_hold(fx.m)));
+  assert_true(zkc_hold_is_held(zkc_multilock_hold(fx.ml)));
   assert_true(zkc_latch_has_leadership(fx.l));
   assert_true(zkc_selector_has_leadership(fx.s));
   assert_int_equal(zkt_children_count(zkt_path("lock")), 1);

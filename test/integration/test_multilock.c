@@ -77,11 +77,11 @@ static void all_or_nothing(void **state) {
   OK(zkc_mutex_acquire(other));
   assert_int_equal(zkc_multilock_acquire_timeout(ml, zkt_ms(300)), ZKC_ETIMEDOUT);
   assert_true(owns_none(m, 3));
-  assert_false(zkc_multilock_is_held(ml));
+  assert_false(zkc_hold_is_held(zkc_multilock_hold(ml)));
   assert_true(zkt_await(no_node, p.a, zkt_ms(10000)));
   assert_true(zkt_await(no_node, p.c, zkt_ms(10000)));
   assert_int_equal(zkt_children_count(p.b), 1); /* the other client's only */
-  assert_true(zkc_mutex_is_held(other));
+  assert_true(zkc_hold_is_held(zkc_mutex_hold(other)));
   OK(zkc_multilock_destroy(ml)); /* nothing held through it */
 
   /* Timeout 0 tries each lock once, with the same outcome; once the lock
@@ -91,7 +91,7 @@ static void all_or_nothing(void **state) {
   assert_true(owns_none(m, 3));
   OK(zkc_mutex_release(other));
   OK(zkc_multilock_acquire_timeout(ml, zkt_ms(5000)));
-  assert_true(zkc_multilock_is_held(ml));
+  assert_true(zkc_hold_is_held(zkc_multilock_hold(ml)));
   OK(zkc_multilock_release(ml));
   assert_true(owns_none(m, 3));
   OK(zkc_multilock_destroy(ml));
@@ -178,11 +178,11 @@ static void path_order_in_reverse_out(void **state) {
   zkc_multilock_t *ml = new_multilock(given, 3);
 
   OK(zkc_multilock_acquire(ml));
-  assert_true(zkc_multilock_is_held(ml));
+  assert_true(zkc_hold_is_held(zkc_multilock_hold(ml)));
   int64_t ta, tb, tc;
-  OK(zkc_mutex_fencing_token(ma, &ta));
-  OK(zkc_mutex_fencing_token(mb, &tb));
-  OK(zkc_mutex_fencing_token(mc, &tc));
+  OK(zkc_hold_fencing_token(zkc_mutex_hold(ma), &ta));
+  OK(zkc_hold_fencing_token(zkc_mutex_hold(mb), &tb));
+  OK(zkc_hold_fencing_token(zkc_mutex_hold(mc), &tc));
   assert_true(ta < tb && tb < tc);
 
   OK(zkc_multilock_release(ml));
@@ -229,7 +229,7 @@ static void *race(void *arg) {
       break;
     }
     if (atomic_fetch_add(r->inside, 1) != 0) r->overlaps++;
-    if (!zkc_multilock_is_held(r->ml)) snprintf(r->failure, sizeof r->failure, "not held");
+    if (!zkc_hold_is_held(zkc_multilock_hold(r->ml))) snprintf(r->failure, sizeof r->failure, "not held");
     sleep_ms(2); /* a short critical section, so the other side queues */
     atomic_fetch_sub(r->inside, 1);
     if ((rc = zkc_multilock_release(r->ml)) != ZKC_OK)
@@ -316,10 +316,10 @@ static void reentrant(void **state) {
   assert_int_equal(zkt_children_count(p.a), 1);
   assert_int_equal(zkt_children_count(p.b), 1);
   OK(zkc_multilock_release(ml));
-  assert_true(zkc_multilock_is_held(ml));
+  assert_true(zkc_hold_is_held(zkc_multilock_hold(ml)));
   assert_int_equal(zkc_multilock_destroy(ml), ZKC_EBUSY);
   OK(zkc_multilock_release(ml));
-  assert_false(zkc_multilock_is_held(ml));
+  assert_false(zkc_hold_is_held(zkc_multilock_hold(ml)));
   assert_true(owns_none(m, 2));
   assert_int_equal(zkc_multilock_release(ml), ZKC_ENOTOWNER);
 
@@ -330,7 +330,7 @@ static void reentrant(void **state) {
   OK(zkc_mutex_acquire(other));
   OK(zkc_mutex_acquire(m[0]));
   assert_int_equal(zkc_multilock_acquire_timeout(ml, 0), ZKC_ETIMEDOUT);
-  assert_true(zkc_mutex_is_held(m[0]));
+  assert_true(zkc_hold_is_held(zkc_mutex_hold(m[0])));
   OK(zkc_mutex_release(m[0]));
   assert_false(zkc_mutex_is_owned_by_current_thread(m[0]));
   OK(zkc_mutex_release(other));
@@ -350,7 +350,7 @@ typedef struct other_call {
 static void *release_from_other(void *arg) {
   other_call_t *o = arg;
   o->rc = zkc_multilock_release(o->ml);
-  o->held = zkc_multilock_is_held(o->ml);
+  o->held = zkc_hold_is_held(zkc_multilock_hold(o->ml));
   o->destroy_rc = zkc_multilock_destroy(o->ml);
   return NULL;
 }
@@ -374,7 +374,7 @@ static void release_by_non_owner_refused(void **state) {
   assert_int_equal(o.rc, ZKC_ENOTOWNER);
   assert_false(o.held);
   assert_int_equal(o.destroy_rc, ZKC_EBUSY);
-  assert_true(zkc_multilock_is_held(ml));
+  assert_true(zkc_hold_is_held(zkc_multilock_hold(ml)));
   assert_int_equal(zkt_children_count(p.a), 1);
   assert_int_equal(zkt_children_count(p.b), 1);
   OK(zkc_multilock_release(ml));
@@ -382,8 +382,8 @@ static void release_by_non_owner_refused(void **state) {
   /* Half of the set held, lock by lock: refused, the half stays held. */
   OK(zkc_mutex_acquire(m[1]));
   assert_int_equal(zkc_multilock_release(ml), ZKC_ENOTOWNER);
-  assert_true(zkc_mutex_is_held(m[1]));
-  assert_false(zkc_multilock_is_held(ml));
+  assert_true(zkc_hold_is_held(zkc_mutex_hold(m[1])));
+  assert_false(zkc_hold_is_held(zkc_multilock_hold(ml)));
   assert_int_equal(zkt_children_count(p.b), 1);
   OK(zkc_mutex_release(m[1]));
   assert_false(zkc_mutex_is_owned_by_current_thread(m[1]));
@@ -418,7 +418,7 @@ static void destroy_while_held_or_waiting_busy(void **state) {
 
   OK(zkc_multilock_acquire(ml));
   assert_int_equal(zkc_multilock_destroy(ml), ZKC_EBUSY);
-  assert_true(zkc_multilock_is_held(ml));
+  assert_true(zkc_hold_is_held(zkc_multilock_hold(ml)));
   OK(zkc_multilock_release(ml));
 
   zkc_mutex_t *other = new_mutex(b, p.b);
@@ -460,7 +460,7 @@ static void one_path_twice_refused(void **state) {
   OK(zkc_multilock_create(&ml, one, 2));
   one[0] = one[1] = NULL;
   OK(zkc_multilock_acquire(ml));
-  assert_true(zkc_mutex_is_held(ma) && zkc_mutex_is_held(mb));
+  assert_true(zkc_hold_is_held(zkc_mutex_hold(ma)) && zkc_hold_is_held(zkc_mutex_hold(mb)));
   OK(zkc_multilock_release(ml));
   OK(zkc_multilock_destroy(ml));
   OK(zkc_mutex_destroy(ma));
@@ -490,7 +490,7 @@ static void mutex_and_read_write_sides(void **state) {
   zkc_mutex_t *wset[2] = {zkc_rwlock_write_side(rwa), ma};
   zkc_multilock_t *mlw = new_multilock(wset, 2);
   OK(zkc_multilock_acquire_timeout(mlw, zkt_ms(10000)));
-  assert_true(zkc_multilock_is_held(mlw));
+  assert_true(zkc_hold_is_held(zkc_multilock_hold(mlw)));
   assert_int_equal(zkc_mutex_acquire_timeout(zkc_rwlock_read_side(rwb), 0),
                    ZKC_ETIMEDOUT);
   OK(zkc_multilock_release(mlw));
@@ -508,7 +508,7 @@ static void mutex_and_read_write_sides(void **state) {
    * ma) is given back, as owns_none shows after mla's release. */
   assert_int_equal(zkc_multilock_acquire_timeout(mlw, 0), ZKC_EDEADLK);
   OK(zkc_multilock_release(mlb));
-  assert_true(zkc_multilock_is_held(mla));
+  assert_true(zkc_hold_is_held(zkc_multilock_hold(mla)));
   OK(zkc_multilock_release(mla));
   assert_true(owns_none(wset, 2) && owns_none(rb, 2));
 

@@ -45,7 +45,7 @@ static void single_holder(void **state) {
   assert_int_equal(participants(ma), 1);
 
   char node[1100];
-  OK(zkc_mutex_lock_node(ma, node, sizeof node));
+  OK(zkt_hold_node(zkc_mutex_hold(ma), node, sizeof node));
   assert_non_null(strstr(node, "-lock-"));
   assert_int_equal(strncmp(node + strlen(path), "/_c_", 4), 0);
 
@@ -66,12 +66,12 @@ static void reentrant_three_deep(void **state) {
   zkc_mutex_t *m = new_mutex(c, zkt_path("lock"));
   int64_t t1, t2;
   OK(zkc_mutex_acquire(m));
-  OK(zkc_mutex_fencing_token(m, &t1));
+  OK(zkc_hold_fencing_token(zkc_mutex_hold(m), &t1));
   uint64_t before = zkc__requests(c);
   OK(zkc_mutex_acquire(m));
   OK(zkc_mutex_acquire_timeout(m, 0));
   assert_int_equal(zkc__requests(c), before); /* no ZooKeeper call */
-  OK(zkc_mutex_fencing_token(m, &t2));
+  OK(zkc_hold_fencing_token(zkc_mutex_hold(m), &t2));
   assert_int_equal(t1, t2);
   assert_int_equal(zkt_children_count(zkt_path("lock")), 1);
   OK(zkc_mutex_release(m));
@@ -485,7 +485,7 @@ static void container_parent_reaped(void **state) {
     /* The fencing token keeps growing across the parent's re-creation
      * (the sequence restarts at 0 under a new parent; czxid does not). */
     int64_t token;
-    OK(zkc_mutex_fencing_token(m, &token));
+    OK(zkc_hold_fencing_token(zkc_mutex_hold(m), &token));
     assert_true(token > last_token);
     last_token = token;
     OK(zkc_mutex_release(m));
@@ -632,8 +632,8 @@ static void fencing_token_is_czxid_and_grows(void **state) {
     OK(zkc_mutex_acquire(mi));
     int64_t token;
     char node[1100];
-    OK(zkc_mutex_fencing_token(mi, &token));
-    OK(zkc_mutex_lock_node(mi, node, sizeof node));
+    OK(zkc_hold_fencing_token(zkc_mutex_hold(mi), &token));
+    OK(zkt_hold_node(zkc_mutex_hold(mi), node, sizeof node));
     struct Stat st;
     assert_true(zkt_exists(node, &st));
     assert_int_equal(token, st.czxid);
@@ -663,7 +663,7 @@ static void node_data_identifies_holder(void **state) {
   for (int i = 0; i < 2; i++) {
     OK(zkc_mutex_acquire(each[i]));
     char node[1100], data[400];
-    OK(zkc_mutex_lock_node(each[i], node, sizeof node));
+    OK(zkt_hold_node(zkc_mutex_hold(each[i]), node, sizeof node));
     assert_true(zkt_get_data(node, data, sizeof data) >= 0);
     assert_string_equal(data, want[i]);
     OK(zkc_mutex_release(each[i]));
@@ -710,7 +710,7 @@ static void chroot_connect_string(void **state) {
   zkc_mutex_t *m = new_mutex(c, "/jobs/lock");
   OK(zkc_mutex_acquire(m));
   char node[1100];
-  OK(zkc_mutex_lock_node(m, node, sizeof node));
+  OK(zkt_hold_node(zkc_mutex_hold(m), node, sizeof node));
   assert_int_equal(strncmp(node, "/jobs/lock/_c_", 14), 0); /* client-relative */
   assert_int_equal(zkt_children_count(zkt_path("jobs/lock")), 1);
   OK(zkc_mutex_release(m));

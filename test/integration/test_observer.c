@@ -128,7 +128,7 @@ static void leader_then_successor_then_nobody_after_expiry(void **state) {
   zkc_latch_t *la = leader(a, path, "A");
   OK(zkc_latch_await(la, long_op()));
   int64_t ta;
-  OK(zkc_latch_fencing_token(la, &ta));
+  OK(zkc_hold_fencing_token(zkc_latch_hold(la), &ta));
   told_t t;
   zkc_observer_t *o = observe(oc, path, ZKC_OBSERVE_ELECTION, &t);
   assert_leader(await_told(&t, 1), "A", ta);
@@ -190,9 +190,9 @@ static void outsider_deletes_holder_node(void **state) {
   OK(zkc_mutex_create(&m, c, path));
   OK(zkc_mutex_acquire(m));
   int64_t token;
-  OK(zkc_mutex_fencing_token(m, &token));
+  OK(zkc_hold_fencing_token(zkc_mutex_hold(m), &token));
   char node[1100];
-  OK(zkc_mutex_lock_node(m, node, sizeof node));
+  OK(zkt_hold_node(zkc_mutex_hold(m), node, sizeof node));
   told_t t;
   zkc_observer_t *o = observe(oc, path, ZKC_OBSERVE_LOCK, &t);
   seen_ev_t s = await_told(&t, 1);
@@ -227,7 +227,7 @@ static void missing_path_then_first_leader(void **state) {
   zkc_latch_t *l = leader(c, path, "first");
   OK(zkc_latch_await(l, long_op()));
   int64_t token;
-  OK(zkc_latch_fencing_token(l, &token));
+  OK(zkc_hold_fencing_token(zkc_latch_hold(l), &token));
   assert_leader(await_told(&t, 2), "first", token);
   OK(zkc_latch_destroy(l));
   assert_nobody(await_told(&t, 3));
@@ -307,7 +307,7 @@ static void reconnect_and_expiry_tell_each_change_once(void **state) {
   OK(zkc_latch_close(la, ZKC_CLOSE_SILENT));
   OK(zkc_latch_await(lb, long_op()));
   int64_t tb;
-  OK(zkc_latch_fencing_token(lb, &tb));
+  OK(zkc_hold_fencing_token(zkc_latch_hold(lb), &tb));
   assert_int_equal(told_count(&t), 1); /* cut off: nothing told */
   zkt_proxy_cmd(&proxy, "refuse off");
   await_state(&st, ZKC_STATE_RECONNECTED, 2);

@@ -376,7 +376,7 @@ static void mutex_waiter_node_deleted_before_its_watches(void **state) {
 }
 
 /* The holder's side: H holds on F alone and reads the data its lock
- * protects with zkc_mutex_fenced_get. F is cut off; the leader expires H's
+ * protects with zkc_hold_fenced_get. F is cut off; the leader expires H's
  * session (H hears nothing wrong: F answers its pings), C takes the lock
  * and writes. H's read must not return F's frozen data, written before C:
  * it goes behind a sync, which F cannot answer. */
@@ -400,7 +400,7 @@ static int fenced_attempt(int n) {
   assert_int_equal(zkc_mutex_create(&hm, h, path), ZKC_OK);
   assert_int_equal(zkc_mutex_create(&cm, c, path), ZKC_OK);
   assert_int_equal(zkc_mutex_acquire_timeout(hm, zkt_ms(10000)), ZKC_OK);
-  assert_int_equal(zkc_mutex_fenced_create(hm, data, "H", 1), ZKC_OK);
+  assert_int_equal(zkc_hold_fenced_create(zkc_mutex_hold(hm), data, "H", 1), ZKC_OK);
   int64_t hsid = 0;
   assert_int_equal(zkc_client_session_id(h, &hsid), ZKC_OK);
 
@@ -408,7 +408,7 @@ static int fenced_attempt(int n) {
   int alive_at_cut = leader_lists(L, hsid);
   /* C is granted once the leader has expired H, and writes. */
   assert_int_equal(zkc_mutex_acquire_timeout(cm, zkt_ms(15000)), ZKC_OK);
-  assert_int_equal(zkc_mutex_fenced_set(cm, data, "C", 1), ZKC_OK);
+  assert_int_equal(zkc_hold_fenced_set(zkc_mutex_hold(cm), data, "C", 1), ZKC_OK);
   int conclusive = alive_at_cut && follows(F);
   printf("C holds and wrote; H's session %s at the cut; zk%d %s\n",
          alive_at_cut ? "alive" : "already gone", F,
@@ -416,7 +416,7 @@ static int fenced_attempt(int n) {
   char *got = NULL;
   size_t len = 0;
   int32_t version = 0;
-  int rc = zkc_mutex_fenced_get(hm, data, &got, &len, &version);
+  int rc = zkc_hold_fenced_get(zkc_mutex_hold(hm), data, &got, &len, &version);
   printf("H's fenced read: %s%s%.*s\n", zkc_strerror(rc), got ? ", data " : "",
          got ? (int)len : 0, got ? got : "");
   int stale = rc == ZKC_OK && got != NULL && len == 1 && got[0] == 'H';

@@ -40,7 +40,7 @@ static void *holder(void *arg) {
   x->rc = zkc_mutex_acquire_timeout(m, x->timeout_ms);
   if (x->rc == ZKC_OK) {
     x->granted_ns = zkt_now_ns();
-    OK(zkc_mutex_fencing_token(m, &x->token));
+    OK(zkc_hold_fencing_token(zkc_mutex_hold(m), &x->token));
     atomic_store(&x->granted, 1);
     while (!atomic_load(&x->release)) nap_ms(2);
     x->released_ns = zkt_now_ns();
@@ -235,17 +235,17 @@ static void downgrade_keeps_queued_writer_behind(void **state) {
    * machine can outlast: ZKC_ETIMEDOUT, as documented.) */
   OK(zkc_mutex_acquire_timeout(r, zkt_ms(5000)));
   char wn[1100], rn[1100];
-  OK(zkc_mutex_lock_node(w, wn, sizeof wn));
-  OK(zkc_mutex_lock_node(r, rn, sizeof rn));
+  OK(zkt_hold_node(zkc_mutex_hold(w), wn, sizeof wn));
+  OK(zkt_hold_node(zkc_mutex_hold(r), rn, sizeof rn));
   assert_non_null(strstr(rn, "__READ__"));
   assert_string_equal(strrchr(wn, '_') + 1, strrchr(rn, '_') + 1);
   int64_t tw_token, tr_token;
-  OK(zkc_mutex_fencing_token(w, &tw_token));
-  OK(zkc_mutex_fencing_token(r, &tr_token));
+  OK(zkc_hold_fencing_token(zkc_mutex_hold(w), &tw_token));
+  OK(zkc_hold_fencing_token(zkc_mutex_hold(r), &tr_token));
   assert_int_equal(tr_token, tw_token); /* the write hold's token */
 
   OK(zkc_mutex_release(w)); /* keeps the read side */
-  assert_true(zkc_mutex_is_held(r));
+  assert_true(zkc_hold_is_held(zkc_mutex_hold(r)));
   /* The queued writer sees the read node before it. */
   zkc_rwlock_t *probe;
   zkc_client_t *pc = zkt_open(NULL);
@@ -282,10 +282,10 @@ static void downgrade_tokens_grow_for_later_holders(void **state) {
   assert_true(zkt_await_children_exactly(f.path, 3, zkt_ms(10000)));
   OK(zkc_mutex_acquire_timeout(f.r, zkt_ms(5000))); /* the downgrade (above) */
   int64_t w_token, r_token;
-  OK(zkc_mutex_fencing_token(f.w, &w_token));
-  OK(zkc_mutex_fencing_token(f.r, &r_token));
+  OK(zkc_hold_fencing_token(zkc_mutex_hold(f.w), &w_token));
+  OK(zkc_hold_fencing_token(zkc_mutex_hold(f.r), &r_token));
   char rn[1100];
-  OK(zkc_mutex_lock_node(f.r, rn, sizeof rn));
+  OK(zkt_hold_node(zkc_mutex_hold(f.r), rn, sizeof rn));
   struct Stat st;
   assert_true(zkt_exists(rn, &st));
   printf("figure: write hold %lld, its read node's czxid %lld, the read hold "
@@ -366,7 +366,7 @@ static void sides_are_mutexes(void **state) {
                               0, NULL, 0),
                    ZOK);
   OK(zkc_mutex_acquire(w));
-  OK(zkc_mutex_fenced_set(w, data_path, "x", 1));
+  OK(zkc_hold_fenced_set(zkc_mutex_hold(w), data_path, "x", 1));
   OK(zkc_mutex_release(w));
 
   pthread_t t;
@@ -376,7 +376,7 @@ static void sides_are_mutexes(void **state) {
   OK(zkc_mutex_set_lost_callback(r, on_lost, NULL));
   atomic_store(&lost_calls, 0);
   OK(zkc_mutex_acquire(r));
-  assert_int_equal(zkc_mutex_fenced_set(r, data_path, "y", 1), ZKC_EINVAL);
+  assert_int_equal(zkc_hold_fenced_set(zkc_mutex_hold(r), data_path, "y", 1), ZKC_EINVAL);
   char **nodes;
   size_t n;
   OK(zkt_mutex_nodes(r, &nodes, &n));
@@ -388,12 +388,12 @@ static void sides_are_mutexes(void **state) {
 
   char node[1100];
   int64_t token;
-  OK(zkc_mutex_lock_node(r, node, sizeof node));
-  OK(zkc_mutex_fencing_token(r, &token));
+  OK(zkt_hold_node(zkc_mutex_hold(r), node, sizeof node));
+  OK(zkc_hold_fencing_token(zkc_mutex_hold(r), &token));
   assert_int_equal(zoo_delete(zkt_raw(), node, -1), ZOK); /* an outsider */
   assert_true(zkt_await(lost_told, NULL, zkt_ms(10000)));
   assert_int_equal(atomic_load(&lost_token), token);
-  assert_false(zkc_mutex_is_held(r));
+  assert_false(zkc_hold_is_held(zkc_mutex_hold(r)));
   assert_int_equal(zkc_mutex_release(r), ZKC_ELOST);
   finish(t, &other);
   zkt_delete_tree(data_path);
@@ -512,14 +512,14 @@ static void revocation_reaches_the_holder(void **state) {
   zkc_mutex_t *m = f.m;
   revoked_t *v = &f.v;
   char node[1100], data[64];
-  OK(zkc_mutex_lock_node(m, node, sizeof node));
+  OK(zkt_hold_node(zkc_mutex_hold(m), node, sizeof node));
   assert_int_equal(zkt_get_data(node, data, sizeof data), 0);
   size_t asked = 99;
   OK(zkc_revoke_holders(asker, path, &asked));
   assert_int_equal(asked, 1);
   assert_true(zkt_await(revoke_told, v, zkt_ms(10000)));
   int64_t token;
-  OK(zkc_mutex_fencing_token(m, &token));
+  OK(zkc_hold_fencing_token(zkc_mutex_hold(m), &token));
   assert_int_equal(atomic_load(&v->token), token);
   assert_int_equal(zkt_get_data(node, data, sizeof data), 10);
   assert_string_equal(data, "__REVOKE__");

@@ -86,7 +86,7 @@ static void outsider_cannot_delete_or_overwrite(void **state) {
   zkc_client_t *c = open_as(TEAM, ZKC_ACL_SECURE);
   zkc_mutex_t *m = new_mutex(c, path);
   OK(zkc_mutex_acquire(m));
-  OK(zkc_mutex_lock_node(m, node, sizeof node));
+  OK(zkt_hold_node(zkc_mutex_hold(m), node, sizeof node));
 
   /* The preset: creator-only lock node, world-readable parents. */
   acl_string(node, acl, sizeof acl);
@@ -120,7 +120,7 @@ static void outsider_cannot_delete_or_overwrite(void **state) {
   OK(zkc_mutex_destroy(om));
   zkc_client_close(o);
 
-  assert_true(zkc_mutex_is_held(m));
+  assert_true(zkc_hold_is_held(zkc_mutex_hold(m)));
   assert_true(zkt_exists(node, NULL));
   assert_int_equal(zkt_children_count(path), 1);
   OK(zkc_mutex_release(m));
@@ -254,9 +254,9 @@ static void deleted_node_is_lost_lock(void **state) {
   seen_t s = {.mu = PTHREAD_MUTEX_INITIALIZER};
   OK(zkc_mutex_set_lost_callback(m, on_lost, &s));
   OK(zkc_mutex_acquire(m));
-  OK(zkc_mutex_lock_node(m, node, sizeof node));
+  OK(zkt_hold_node(zkc_mutex_hold(m), node, sizeof node));
   int64_t token = 0;
-  OK(zkc_mutex_fencing_token(m, &token));
+  OK(zkc_hold_fencing_token(zkc_mutex_hold(m), &token));
   /* The holder's watch on its own node is set in the background: await it. */
   assert_int_equal(zkt_await_session_watches(c, 1, NULL, 0, zkt_ms(5000)), 1);
 
@@ -269,14 +269,14 @@ static void deleted_node_is_lost_lock(void **state) {
          (long long)(s.lost_ms - t0));
   assert_int_equal(s.lost_reason, ZKC_LOST_DELETED);
   assert_int_equal(s.lost_token, token); /* the callback names the hold */
-  assert_false(zkc_mutex_is_held(m));
-  assert_int_equal(zkc_mutex_fenced_set(m, zkt_path("lock"), "x", 1), ZKC_ELOST);
+  assert_false(zkc_hold_is_held(zkc_mutex_hold(m)));
+  assert_int_equal(zkc_hold_fenced_set(zkc_mutex_hold(m), zkt_path("lock"), "x", 1), ZKC_ELOST);
   assert_int_equal(zkc_mutex_acquire(m), ZKC_ELOST); /* a reentry refused */
   assert_int_equal(zkc_mutex_release(m), ZKC_ELOST);
   assert_int_equal(zkc_mutex_release(m), ZKC_ENOTOWNER); /* state cleared */
   /* The session still lives: the same mutex takes the lock again. */
   OK(zkc_mutex_acquire_timeout(m, zkt_ms(10000)));
-  assert_true(zkc_mutex_is_held(m));
+  assert_true(zkc_hold_is_held(zkc_mutex_hold(m)));
   OK(zkc_mutex_release(m));
   zookeeper_close(rogue);
   OK(zkc_mutex_destroy(m));
@@ -330,7 +330,7 @@ static int leads_with_new_node(void *ctx) {
   const char *old = a[1];
   char now[1100];
   return zkc_latch_has_leadership(l) &&
-         zkc_latch_node(l, now, sizeof now) == ZKC_OK && strcmp(now, old) != 0;
+         zkt_hold_node(zkc_latch_hold(l), now, sizeof now) == ZKC_OK && strcmp(now, old) != 0;
 }
 
 static void deleted_latch_node_drops_leadership(void **state) {
@@ -347,7 +347,7 @@ static void deleted_latch_node_drops_leadership(void **state) {
   OK(zkc_latch_start(l));
   OK(zkc_latch_await(l, zkt_ms(10000)));
   char node[1100];
-  OK(zkc_latch_node(l, node, sizeof node));
+  OK(zkt_hold_node(zkc_latch_hold(l), node, sizeof node));
   /* The holder's watch on its own node is set in the background: await it. */
   assert_int_equal(zkt_await_session_watches(c, 1, NULL, 0, zkt_ms(5000)), 1);
   assert_int_equal(zoo_delete(zkt_raw(), node, -1), ZOK);
@@ -519,7 +519,7 @@ static void acl_callback_and_node_data(void **state) {
   zkc_client_t *c = zkt_open(&o);
   zkc_mutex_t *m = new_mutex(c, path);
   OK(zkc_mutex_acquire(m));
-  OK(zkc_mutex_lock_node(m, node, sizeof node));
+  OK(zkt_hold_node(zkc_mutex_hold(m), node, sizeof node));
   acl_string(node, acl, sizeof acl);
   assert_string_equal(acl, "31:digest:" TEAM_ID ";1:ip:127.0.0.1");
   acl_string(path, acl, sizeof acl);
@@ -550,7 +550,7 @@ static void acl_callback_and_node_data(void **state) {
   c = zkt_open(&o);
   m = new_mutex(c, zkt_path("c"));
   OK(zkc_mutex_acquire(m));
-  OK(zkc_mutex_lock_node(m, node, sizeof node));
+  OK(zkt_hold_node(zkc_mutex_hold(m), node, sizeof node));
   assert_int_equal(zkt_get_data(node, data, sizeof data), 0);
   OK(zkc_mutex_release(m));
   OK(zkc_mutex_destroy(m));

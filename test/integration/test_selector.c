@@ -74,7 +74,7 @@ static void take(void *ctx, zkc_selector_t *sel) {
     r->start[slot] = t0;
     r->end[slot] = 0;
     r->who[slot] = p->idx;
-    if (zkc_selector_fencing_token(sel, &r->token[slot]) != ZKC_OK)
+    if (zkc_hold_fencing_token(zkc_selector_hold(sel), &r->token[slot]) != ZKC_OK)
       r->token[slot] = -1;
   }
   if (++r->inside > r->max_inside) r->max_inside = r->inside;
@@ -300,11 +300,11 @@ static void close_while_leading_stops_and_deletes(void **state) {
   assert_true(zkt_get_data(nodes[0], data, sizeof data) > 0);
   assert_string_equal(data, "a");
   int64_t token;
-  OK(zkc_selector_fencing_token(sa, &token));
+  OK(zkc_hold_fencing_token(zkc_selector_hold(sa), &token));
   struct Stat st;
   assert_true(zkt_exists(nodes[0], &st));
   assert_int_equal(token, st.czxid);
-  assert_int_equal(zkc_selector_fencing_token(sb, &token), ZKC_ENOTOWNER);
+  assert_int_equal(zkc_hold_fencing_token(zkc_selector_hold(sb), &token), ZKC_ENOTOWNER);
 
   int64_t t0 = zkt_now_ns();
   OK(zkc_selector_close(sa));
@@ -600,7 +600,7 @@ static void bad_arguments(void **state) {
   assert_true(zkc_selector_should_stop(NULL));
   assert_false(zkc_selector_has_leadership(NULL));
   int64_t token;
-  assert_int_equal(zkc_selector_fencing_token(NULL, &token), ZKC_EINVAL);
+  assert_int_equal(zkc_hold_fencing_token(zkc_selector_hold(NULL), &token), ZKC_EINVAL);
   assert_null(zkc_selector_id(NULL));
   assert_null(zkc_selector_path(NULL));
   zkt_participant_t *p;
@@ -613,8 +613,8 @@ static void bad_arguments(void **state) {
   OK(zkc_selector_create(&s, c, path, nothing, NULL, NULL));
   assert_string_equal(zkc_selector_path(s), path);
   assert_true(strlen(zkc_selector_id(s)) > 0); /* the client's holder id */
-  assert_int_equal(zkc_selector_fencing_token(s, NULL), ZKC_EINVAL);
-  assert_int_equal(zkc_selector_fencing_token(s, &token), ZKC_ENOTOWNER);
+  assert_int_equal(zkc_hold_fencing_token(zkc_selector_hold(s), NULL), ZKC_EINVAL);
+  assert_int_equal(zkc_hold_fencing_token(zkc_selector_hold(s), &token), ZKC_ENOTOWNER);
   assert_int_equal(zkc_selector_participant_list(s, NULL), ZKC_EINVAL);
   OK(zkt_selector_participants(s, &p, &n)); /* no path yet */
   assert_int_equal(n, 0);

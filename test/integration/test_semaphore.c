@@ -129,7 +129,7 @@ static int is_admitted(void *ctx) { return atomic_load(&((waiter_t *)ctx)->admit
  * admitted contender creates while it heads the queue; 0 if none. */
 static int64_t lease_token(waiter_t *w) {
   int64_t t = 0;
-  if (!atomic_load(&w->admitted) || zkc_lease_fencing_token(w->lease, &t) != ZKC_OK) return 0;
+  if (!atomic_load(&w->admitted) || zkc_hold_fencing_token(zkc_lease_hold(w->lease), &t) != ZKC_OK) return 0;
   return t;
 }
 
@@ -233,8 +233,8 @@ static void shared_count_changes_reach_waiters(void **state) {
   OK(wb.rc);
 
   OK(zkc_shared_count_set(a, count, 1)); /* lowered: nothing revoked */
-  assert_true(zkc_lease_is_held(la));
-  assert_true(zkc_lease_is_held(wb.lease));
+  assert_true(zkc_hold_is_held(zkc_lease_hold(la)));
+  assert_true(zkc_hold_is_held(zkc_lease_hold(wb.lease)));
   waiter_t wx = {.s = sx, .qty = 1, .timeout = -1};
   pthread_create(&tx, NULL, wait_lease, &wx);
   assert_true(zkt_await_children_exactly(leases, 3, zkt_ms(10000)));
@@ -349,14 +349,14 @@ static void qty_over_max_rejected(void **state) {
   assert_true(zkt_exists(nodes[0], &st0));
   assert_true(zkt_exists(nodes[1], &st1));
   int64_t token;
-  OK(zkc_lease_fencing_token(l, &token));
+  OK(zkc_hold_fencing_token(zkc_lease_hold(l), &token));
   assert_int_equal(token, st1.czxid); /* the newest node's czxid */
   assert_true(st0.czxid < st1.czxid);
   zkt_strings_free(nodes, n);
   OK(zkc_lease_release(l));
   assert_int_equal(zkc_lease_release(l), ZKC_ENOTOWNER); /* exactly once */
-  assert_int_equal(zkc_lease_fencing_token(l, &token), ZKC_ENOTOWNER);
-  assert_false(zkc_lease_is_held(l));
+  assert_int_equal(zkc_hold_fencing_token(zkc_lease_hold(l), &token), ZKC_ENOTOWNER);
+  assert_false(zkc_hold_is_held(zkc_lease_hold(l)));
   OK(zkc_lease_free(l));
   assert_int_equal(zkt_children_count(sub(path, "leases")), 0);
   OK(zkc_sem_destroy(s));
@@ -390,7 +390,7 @@ static void lease_made_with_the_queue_nodes_delete(void **state) {
   OK(zkt_lease_nodes(w.lease, &nodes, &n));
   assert_int_equal(n, 1);
   int64_t token;
-  OK(zkc_lease_fencing_token(w.lease, &token));
+  OK(zkc_hold_fencing_token(zkc_lease_hold(w.lease), &token));
   assert_true(zkt_await_children_exactly(locks, 0, zkt_ms(5000)));
   struct Stat lease, queue;
   assert_true(zkt_exists(nodes[0], &lease));
@@ -487,7 +487,7 @@ static void close_completes_waiters(void **state) {
   }
   assert_int_equal(zkt_children_count(sub(path, "locks")), 0);
   assert_int_equal(zkt_children_count(sub(path, "leases")), 1);
-  assert_true(zkc_lease_is_held(la));
+  assert_true(zkc_hold_is_held(zkc_lease_hold(la)));
   OK(zkc_lease_free(la));
   OK(zkc_sem_destroy(sa));
   zkc_client_close(a);
@@ -544,12 +544,12 @@ static void session_expiry_reported(void **state) {
   zkc_lease_t *l;
   OK(zkc_sem_acquire(s, 1, -1, &l));
   int64_t token;
-  OK(zkc_lease_fencing_token(l, &token));
+  OK(zkc_hold_fencing_token(zkc_lease_hold(l), &token));
   zkt_expire_session(c);
   assert_true(zkt_await(was_lost, NULL, zkt_ms(15000)));
   assert_int_equal(atomic_load(&lost_reason), ZKC_LOST_SESSION);
   assert_int_equal(atomic_load(&lost_token), token);
-  assert_false(zkc_lease_is_held(l));
+  assert_false(zkc_hold_is_held(zkc_lease_hold(l)));
   assert_int_equal(zkc_lease_release(l), ZKC_ELOST);
   OK(zkc_lease_free(l));
   assert_int_equal(zkt_children_count(sub(path, "leases")), 0);
@@ -577,7 +577,7 @@ static void outside_delete_reported(void **state) {
   zkt_strings_free(nodes, n);
   assert_true(zkt_await(was_lost, NULL, zkt_ms(10000)));
   assert_int_equal(atomic_load(&lost_reason), ZKC_LOST_DELETED);
-  assert_false(zkc_lease_is_held(l));
+  assert_false(zkc_hold_is_held(zkc_lease_hold(l)));
   assert_int_equal(zkc_lease_free(l), ZKC_ELOST);
   OK(zkc_sem_destroy(s));
   zkc_client_close(c);
@@ -608,7 +608,7 @@ static void every_lost_lease_told(void **state) {
   assert_true(zkt_await(all_lost, &want, zkt_ms(15000)));
   assert_int_equal(atomic_load(&lost_calls), MANY_LEASES);
   for (int i = 0; i < MANY_LEASES; i++) {
-    assert_false(zkc_lease_is_held(l[i]));
+    assert_false(zkc_hold_is_held(zkc_lease_hold(l[i])));
     assert_int_equal(zkc_lease_free(l[i]), ZKC_ELOST);
   }
   OK(zkc_sem_destroy(s));
@@ -792,7 +792,7 @@ static void stopped_head_past_session_queues_again(void **state) {
   }
   assert_true(q.owner != b_session && q.owner != c_session);
   no_claim_yet(&b);
-  assert_true(zkc_lease_is_held(w.lease));
+  assert_true(zkc_hold_is_held(zkc_lease_hold(w.lease)));
   no_claim_yet(&b); /* still nothing while the lease is held */
 
   OK(zkc_lease_free(w.lease));

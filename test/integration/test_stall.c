@@ -390,13 +390,13 @@ static void *worker_main(void *arg) {
   if (rc == ZKC_OK && lease) {
     char **nodes = NULL;
     size_t n = 0;
-    zkc_lease_fencing_token(lease, &token);
+    zkc_hold_fencing_token(zkc_lease_hold(lease), &token);
     if (zkt_lease_nodes(lease, &nodes, &n) == ZKC_OK && n > 0)
       snprintf(node, sizeof node, "%s", nodes[0]);
     zkt_strings_free(nodes, n);
   } else if (rc == ZKC_OK) {
-    zkc_mutex_fencing_token(w->m, &token);
-    zkc_mutex_lock_node(w->m, node, sizeof node);
+    zkc_hold_fencing_token(zkc_mutex_hold(w->m), &token);
+    zkt_hold_node(zkc_mutex_hold(w->m), node, sizeof node);
   }
   pthread_mutex_lock(&w->mu);
   w->rc = rc;
@@ -492,7 +492,7 @@ static leader_t *leaders[MAX_LEADERS];
 static void take(void *ctx, zkc_selector_t *sel) {
   leader_t *l = ctx;
   int64_t token = 0;
-  zkc_selector_fencing_token(sel, &token);
+  zkc_hold_fencing_token(zkc_selector_hold(sel), &token);
   atomic_store(&l->token, token);
   atomic_store(&l->leading, 1);
   /* A leader polls should_stop (nothing else says when to stop). */
@@ -528,7 +528,7 @@ static int is_leading(void *ctx) {
 static void await_leading(leader_t *l, int64_t *token) {
   if (l->latch) {
     OK(zkc_latch_await(l->latch, zkt_ms(20000)));
-    OK(zkc_latch_fencing_token(l->latch, token));
+    OK(zkc_hold_fencing_token(zkc_latch_hold(l->latch), token));
   } else {
     if (!zkt_await(is_leading, l, zkt_ms(20000))) fail_msg("never led");
     *token = atomic_load(&l->token);

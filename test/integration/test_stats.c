@@ -99,7 +99,7 @@ static void mutex_counts_a_known_sequence(void **state) {
   OK(h.rc);
 
   zkc_lock_stats_t sa = stats_of(ma);
-  assert_int_equal(sa.recipe, ZKC_STATS_MUTEX);
+  assert_int_equal(sa.recipe, ZKC_RECIPE_MUTEX);
   assert_string_equal(sa.path, path);
   assert_int_equal(sa.acquires, 1);
   assert_int_equal(sa.releases, 1);
@@ -126,7 +126,7 @@ static void mutex_counts_a_known_sequence(void **state) {
 
   /* An outsider deletes b's node: one loss, then the release ends it. */
   char node[1100];
-  OK(zkc_mutex_lock_node(mb, node, sizeof node));
+  OK(zkt_hold_node(zkc_mutex_hold(mb), node, sizeof node));
   assert_int_equal(zoo_delete(zkt_raw(), node, -1), ZOK);
   assert_true(zkt_await(lost_deleted, mb, zkt_ms(10000)));
   assert_int_equal(zkc_mutex_release(mb), ZKC_ELOST);
@@ -155,8 +155,8 @@ static void rwlock_sides_count_apart(void **state) {
   OK(zkc_mutex_release(w));
   OK(zkc_mutex_release(r));
   zkc_lock_stats_t sr = stats_of(r), sw = stats_of(w);
-  assert_int_equal(sr.recipe, ZKC_STATS_READ);
-  assert_int_equal(sw.recipe, ZKC_STATS_WRITE);
+  assert_int_equal(sr.recipe, ZKC_RECIPE_READ);
+  assert_int_equal(sw.recipe, ZKC_RECIPE_WRITE);
   assert_int_equal(sr.acquires, 1);
   assert_int_equal(sw.acquires, 1);
   assert_int_equal(sr.releases, 1);
@@ -355,7 +355,7 @@ static void semaphore_counts_a_known_sequence(void **state) {
   OK(atomic_load(&w.rc));
 
   zkc_lock_stats_t s = sem_stats_of(sa);
-  assert_int_equal(s.recipe, ZKC_STATS_SEMAPHORE);
+  assert_int_equal(s.recipe, ZKC_RECIPE_SEMAPHORE);
   assert_string_equal(s.path, path);
   assert_int_equal(s.acquires, 1);
   assert_int_equal(s.releases, 1);
@@ -424,7 +424,7 @@ static void multilock_counts_the_set(void **state) {
   OK(zkc_mutex_release(blocker));
 
   zkc_lock_stats_t s = ml_stats_of(ml);
-  assert_int_equal(s.recipe, ZKC_STATS_MULTILOCK);
+  assert_int_equal(s.recipe, ZKC_RECIPE_MULTILOCK);
   assert_string_equal(s.path, both);
   assert_int_equal(s.acquires, 1);
   assert_int_equal(s.releases, 1);
@@ -462,11 +462,11 @@ static void latch_counts_turns_of_leadership(void **state) {
   OK(zkc_latch_start(l));
   OK(zkc_latch_await(l, zkt_ms(10000)));
   char node[1100];
-  OK(zkc_latch_node(l, node, sizeof node));
+  OK(zkt_hold_node(zkc_latch_hold(l), node, sizeof node));
   assert_int_equal(zoo_delete(zkt_raw(), node, -1), ZOK);
   assert_true(zkt_await(latch_led_twice, l, zkt_ms(10000)));
   zkc_lock_stats_t s = latch_stats_of(l);
-  assert_int_equal(s.recipe, ZKC_STATS_LATCH);
+  assert_int_equal(s.recipe, ZKC_RECIPE_LATCH);
   assert_string_equal(s.path, path);
   assert_int_equal(s.lost[ZKC_LOST_DELETED], 1);
   assert_int_equal(s.releases, 1);
@@ -516,7 +516,7 @@ static void selector_counts_a_turn(void **state) {
   OK(zkc_selector_start(sel));
   assert_true(zkt_await(is_leading, &t, zkt_ms(10000)));
   zkc_lock_stats_t s = sel_stats_of(sel);
-  assert_int_equal(s.recipe, ZKC_STATS_SELECTOR);
+  assert_int_equal(s.recipe, ZKC_RECIPE_SELECTOR);
   assert_int_equal(s.acquires, 1);
   assert_int_equal(s.holds, 1);
   hold_for_ms(300);
@@ -603,13 +603,13 @@ static void async_counts_per_path(void **state) {
   assert_true(zkt_await(answer_in, (void *)3, zkt_ms(10000)));
   OK(answers.rc[3]);
   char node[1100];
-  OK(zkc_hold_node(answers.hold[3], node, sizeof node));
+  OK(zkt_hold_node(answers.hold[3], node, sizeof node));
   assert_int_equal(zoo_delete(zkt_raw(), node, -1), ZOK);
   async_path_t ap = {a, path};
   assert_true(zkt_await(async_lost, &ap, zkt_ms(10000)));
 
   s = async_stats_of(a, path);
-  assert_int_equal(s.recipe, ZKC_STATS_ASYNC);
+  assert_int_equal(s.recipe, ZKC_RECIPE_ASYNC);
   assert_string_equal(s.path, path);
   assert_int_equal(s.acquires, 2);
   assert_int_equal(s.timeouts, 1);
@@ -636,23 +636,23 @@ typedef struct {
   zkc_multilock_t *ml;
   zkc_mutex_t *m;
   zkc_async_t *a;
-  atomic_int heard[ZKC_STATS_ASYNC + 1];
+  atomic_int heard[ZKC_RECIPE_ASYNC + 1];
 } lockers_t;
 
 static void hook_calls_back(void *ctx, const zkc_event_t *ev) {
   lockers_t *k = ctx;
   zkc_lock_stats_t st;
   switch (ev->recipe) {
-    case ZKC_STATS_LATCH: (void)zkc_latch_has_leadership(k->latch); break;
-    case ZKC_STATS_SELECTOR: (void)zkc_selector_has_leadership(k->sel); break;
-    case ZKC_STATS_SEMAPHORE:
+    case ZKC_RECIPE_LATCH: (void)zkc_latch_has_leadership(k->latch); break;
+    case ZKC_RECIPE_SELECTOR: (void)zkc_selector_has_leadership(k->sel); break;
+    case ZKC_RECIPE_SEMAPHORE:
       (void)zkc_sem_set_lost_callback(k->sem, NULL, NULL);
       break;
-    case ZKC_STATS_MULTILOCK: (void)zkc_multilock_is_held(k->ml); break;
-    case ZKC_STATS_MUTEX:
+    case ZKC_RECIPE_MULTILOCK: (void)zkc_hold_is_held(zkc_multilock_hold(k->ml)); break;
+    case ZKC_RECIPE_MUTEX:
       (void)zkc_mutex_is_acquired_in_this_process(k->m);
       break;
-    case ZKC_STATS_ASYNC: (void)zkc_async_cancel(k->a, 1); break;
+    case ZKC_RECIPE_ASYNC: (void)zkc_async_cancel(k->a, 1); break;
     default: return;
   }
   zkc_client_stats_t cs;
@@ -699,7 +699,7 @@ static void hook_runs_outside_library_locks(void **state) {
   OK(zkc_latch_start(k.latch));
   assert_true(zkt_await(latch_leads, k.latch, zkt_ms(10000)));
   char node[1100];
-  OK(zkc_latch_node(k.latch, node, sizeof node));
+  OK(zkt_hold_node(zkc_latch_hold(k.latch), node, sizeof node));
   assert_int_equal(zoo_delete(zkt_raw(), node, -1), ZOK); /* lost, told */
   assert_true(zkt_await(latch_lost, k.latch, zkt_ms(10000)));
   OK(zkc_selector_start(k.sel));
@@ -707,12 +707,12 @@ static void hook_runs_outside_library_locks(void **state) {
   OK(zkc_latch_close(k.latch, ZKC_CLOSE_SILENT));
 
   /* acquire + release each; the latch's loss and its turns besides */
-  assert_int_equal(atomic_load(&k.heard[ZKC_STATS_MULTILOCK]), 2);
-  assert_int_equal(atomic_load(&k.heard[ZKC_STATS_SEMAPHORE]), 2);
-  assert_int_equal(atomic_load(&k.heard[ZKC_STATS_ASYNC]), 2);
-  assert_true(atomic_load(&k.heard[ZKC_STATS_SELECTOR]) >= 2);
-  assert_true(atomic_load(&k.heard[ZKC_STATS_LATCH]) >= 3);
-  assert_int_equal(atomic_load(&k.heard[ZKC_STATS_MUTEX]), 4); /* the set's */
+  assert_int_equal(atomic_load(&k.heard[ZKC_RECIPE_MULTILOCK]), 2);
+  assert_int_equal(atomic_load(&k.heard[ZKC_RECIPE_SEMAPHORE]), 2);
+  assert_int_equal(atomic_load(&k.heard[ZKC_RECIPE_ASYNC]), 2);
+  assert_true(atomic_load(&k.heard[ZKC_RECIPE_SELECTOR]) >= 2);
+  assert_true(atomic_load(&k.heard[ZKC_RECIPE_LATCH]) >= 3);
+  assert_int_equal(atomic_load(&k.heard[ZKC_RECIPE_MUTEX]), 4); /* the set's */
 
   OK(zkc_client_set_event_hook(c, NULL, NULL));
   OK(zkc_latch_destroy(k.latch));

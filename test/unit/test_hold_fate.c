@@ -92,7 +92,7 @@ static void teller_tells_each_once(void **state) {
   (void)state;
   zkc__stats_hub_t hub;
   assert_int_equal(zkc__stats_hub_init(&hub), ZKC_OK);
-  zkc__lstats_t *st = zkc__stats_for(&hub, ZKC_STATS_MUTEX, "/p");
+  zkc__lstats_t *st = zkc__stats_for(&hub, ZKC_RECIPE_MUTEX, "/p");
   assert_non_null(st);
   zkc__lost_list_t l = {0};
   for (int64_t t = 1; t <= 6; t++) zkc__lost_push(&l, 100 + t);

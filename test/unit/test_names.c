@@ -568,47 +568,57 @@ static void layout_refusal_is_the_recipes_rule(void **state) {
   zkc_contender_t latch[] = {
       {.name = "_c_0123456789abcdef0123456789abcdef-latch-0000000002"}};
   const char *what = NULL;
-  assert_int_equal(zkc_layout_refusal(ZKC_RECIPE_LOCK, lock, 1, &what), 0);
+  assert_int_equal(zkc_layout_refusal(ZKC_RECIPE_MUTEX, lock, 1, &what), 0);
   assert_null(what);
-  assert_int_equal(zkc_layout_refusal(ZKC_RECIPE_LOCK, sem, 2, &what),
+  assert_int_equal(zkc_layout_refusal(ZKC_RECIPE_MUTEX, sem, 2, &what),
                    ZKC_LAYOUT_SEMAPHORE);
   assert_non_null(strstr(what, "semaphore"));
-  assert_int_equal(zkc_layout_refusal(ZKC_RECIPE_LOCK, ksem, 1, NULL),
+  assert_int_equal(zkc_layout_refusal(ZKC_RECIPE_MUTEX, ksem, 1, NULL),
                    ZKC_LAYOUT_KAZOO_SEMAPHORE);
-  assert_int_equal(zkc_layout_refusal(ZKC_RECIPE_LOCK, latch, 1, &what),
+  assert_int_equal(zkc_layout_refusal(ZKC_RECIPE_MUTEX, latch, 1, &what),
                    ZKC_LAYOUT_ELECTION);
   assert_non_null(strstr(what, "election"));
   assert_int_equal(zkc_layout_refusal(ZKC_RECIPE_SEMAPHORE, lock, 1, &what),
                    ZKC_LAYOUT_LOCK);
   assert_non_null(strstr(what, "lock nodes"));
-  assert_int_equal(zkc_layout_refusal(ZKC_RECIPE_ELECTION, lock, 1, NULL),
+  assert_int_equal(zkc_layout_refusal(ZKC_RECIPE_LATCH, lock, 1, NULL),
                    ZKC_LAYOUT_LOCK);
-  assert_int_equal(zkc_layout_refusal(ZKC_RECIPE_ELECTION, sem, 2, NULL),
+  assert_int_equal(zkc_layout_refusal(ZKC_RECIPE_LATCH, sem, 2, NULL),
                    ZKC_LAYOUT_SEMAPHORE);
   assert_int_equal(zkc_layout_refusal(ZKC_RECIPE_SEMAPHORE, latch, 1, NULL),
                    ZKC_LAYOUT_ELECTION);
   /* a squatter's sequenced node queues with a latch and a semaphore */
   assert_int_equal(zkc_layout_refusal(ZKC_RECIPE_SEMAPHORE, squat, 1, NULL), 0);
-  assert_int_equal(zkc_layout_refusal(ZKC_RECIPE_ELECTION, squat, 1, NULL), 0);
-  assert_int_equal(zkc_layout_refusal(ZKC_RECIPE_LOCK, squat, 1, NULL), 0);
-  assert_int_equal(zkc_layout_refusal(ZKC_RECIPE_LOCK, NULL, 0, NULL), 0);
+  assert_int_equal(zkc_layout_refusal(ZKC_RECIPE_LATCH, squat, 1, NULL), 0);
+  assert_int_equal(zkc_layout_refusal(ZKC_RECIPE_MUTEX, squat, 1, NULL), 0);
+  assert_int_equal(zkc_layout_refusal(ZKC_RECIPE_MUTEX, NULL, 0, NULL), 0);
   /* the plain and the read-write lock, each other's */
   zkc_contender_t rw[] = {
       {.name = "0123456789abcdef0123456789abcdef__rlock__0000000004"}};
   zkc_contender_t klock[] = {
       {.name = "0123456789abcdef0123456789abcdef__lock__0000000005"}};
-  assert_int_equal(zkc_layout_refusal(ZKC_RECIPE_LOCK, rw, 1, &what),
+  assert_int_equal(zkc_layout_refusal(ZKC_RECIPE_MUTEX, rw, 1, &what),
                    ZKC_LAYOUT_RWLOCK);
   assert_non_null(strstr(what, "read-write"));
-  assert_int_equal(zkc_layout_refusal(ZKC_RECIPE_RWLOCK, lock, 1, &what),
+  assert_int_equal(zkc_layout_refusal(ZKC_RECIPE_WRITE, lock, 1, &what),
                    ZKC_LAYOUT_MUTEX);
   assert_non_null(strstr(what, "plain lock"));
-  assert_int_equal(zkc_layout_refusal(ZKC_RECIPE_RWLOCK, rw, 1, NULL), 0);
-  assert_int_equal(zkc_layout_refusal(ZKC_RECIPE_RWLOCK, klock, 1, NULL), 0);
-  assert_int_equal(zkc_layout_refusal(ZKC_RECIPE_LOCK, klock, 1, NULL), 0);
-  assert_int_equal(zkc_layout_refusal(ZKC_RECIPE_RWLOCK, sem, 2, NULL),
+  assert_int_equal(zkc_layout_refusal(ZKC_RECIPE_WRITE, rw, 1, NULL), 0);
+  assert_int_equal(zkc_layout_refusal(ZKC_RECIPE_WRITE, klock, 1, NULL), 0);
+  assert_int_equal(zkc_layout_refusal(ZKC_RECIPE_MUTEX, klock, 1, NULL), 0);
+  assert_int_equal(zkc_layout_refusal(ZKC_RECIPE_WRITE, sem, 2, NULL),
                    ZKC_LAYOUT_SEMAPHORE);
   assert_int_equal(zkc_layout_refusal((zkc_recipe_t)99, sem, 2, NULL), 0);
+  /* the one enum's other recipes: a read side is a read-write lock, a
+   * selector and an async acquire plain locks, a multi-lock none */
+  assert_int_equal(zkc_layout_refusal(ZKC_RECIPE_READ, lock, 1, NULL),
+                   ZKC_LAYOUT_MUTEX);
+  assert_int_equal(zkc_layout_refusal(ZKC_RECIPE_READ, rw, 1, NULL), 0);
+  assert_int_equal(zkc_layout_refusal(ZKC_RECIPE_SELECTOR, rw, 1, NULL),
+                   ZKC_LAYOUT_RWLOCK);
+  assert_int_equal(zkc_layout_refusal(ZKC_RECIPE_ASYNC, latch, 1, NULL),
+                   ZKC_LAYOUT_ELECTION);
+  assert_int_equal(zkc_layout_refusal(ZKC_RECIPE_MULTILOCK, sem, 2, NULL), 0);
 }
 
 /* Every refused path says why, naming the offending byte where there is

@@ -66,10 +66,10 @@ static void each_end_counts_once(void **state) {
   assert_int_equal(zkc__stats_hub_init(&hub), ZKC_OK);
   heard_t heard = {0};
   assert_int_equal(zkc__stats_hook_set(&hub, hear, &heard), ZKC_OK);
-  zkc__lstats_t *s = zkc__stats_for(&hub, ZKC_STATS_WRITE, "/w");
+  zkc__lstats_t *s = zkc__stats_for(&hub, ZKC_RECIPE_WRITE, "/w");
   assert_non_null(s);
-  assert_ptr_equal(zkc__stats_for(&hub, ZKC_STATS_WRITE, "/w"), s);
-  assert_ptr_not_equal(zkc__stats_for(&hub, ZKC_STATS_READ, "/w"), s);
+  assert_ptr_equal(zkc__stats_for(&hub, ZKC_RECIPE_WRITE, "/w"), s);
+  assert_ptr_not_equal(zkc__stats_for(&hub, ZKC_RECIPE_READ, "/w"), s);
 
   /* Granted 3 ms after it began, woken 1.5 ms before the grant, plus
    * whatever the lines between take (milliseconds under valgrind, whose
@@ -110,12 +110,12 @@ static void each_end_counts_once(void **state) {
   assert_int_equal(v.handoff.count, 1);
   assert_int_equal(v.hold.count, 1);
   assert_int_equal(v.hold.buckets[zkc__stats_bucket(heard.ev[3].hold_us)], 1);
-  assert_int_equal(v.recipe, ZKC_STATS_WRITE);
+  assert_int_equal(v.recipe, ZKC_RECIPE_WRITE);
   assert_string_equal(v.path, "/w");
 
   assert_int_equal(heard.n, 5);
   assert_int_equal(heard.ev[0].type, ZKC_EVENT_ACQUIRED);
-  assert_int_equal(heard.ev[0].recipe, ZKC_STATS_WRITE);
+  assert_int_equal(heard.ev[0].recipe, ZKC_RECIPE_WRITE);
   assert_string_equal(heard.paths[0], "/w");
   assert_true(heard.ev[0].wait_us >= 3000);
   assert_true(heard.ev[0].handoff_us >= 1500);
@@ -168,25 +168,25 @@ static void records_found_by_recipe_and_path(void **state) {
   (void)state;
   zkc__stats_hub_t hub;
   assert_int_equal(zkc__stats_hub_init(&hub), ZKC_OK);
-  assert_null(zkc__stats_find(&hub, ZKC_STATS_ASYNC, "/p0"));
+  assert_null(zkc__stats_find(&hub, ZKC_RECIPE_ASYNC, "/p0"));
   zkc__lstats_t *async[100], *mutex[100];
   char path[32];
   for (int i = 0; i < 100; i++) {
     snprintf(path, sizeof path, "/p%d", i);
-    async[i] = zkc__stats_for(&hub, ZKC_STATS_ASYNC, path);
-    mutex[i] = zkc__stats_for(&hub, ZKC_STATS_MUTEX, path);
+    async[i] = zkc__stats_for(&hub, ZKC_RECIPE_ASYNC, path);
+    mutex[i] = zkc__stats_for(&hub, ZKC_RECIPE_MUTEX, path);
     assert_non_null(async[i]);
     assert_ptr_not_equal(async[i], mutex[i]);
   }
   for (int i = 0; i < 100; i++) {
     snprintf(path, sizeof path, "/p%d", i);
-    assert_ptr_equal(zkc__stats_find(&hub, ZKC_STATS_ASYNC, path), async[i]);
-    assert_ptr_equal(zkc__stats_for(&hub, ZKC_STATS_MUTEX, path), mutex[i]);
-    assert_null(zkc__stats_find(&hub, ZKC_STATS_LATCH, path));
+    assert_ptr_equal(zkc__stats_find(&hub, ZKC_RECIPE_ASYNC, path), async[i]);
+    assert_ptr_equal(zkc__stats_for(&hub, ZKC_RECIPE_MUTEX, path), mutex[i]);
+    assert_null(zkc__stats_find(&hub, ZKC_RECIPE_LATCH, path));
     assert_string_equal(async[i]->path, path);
-    assert_int_equal(mutex[i]->recipe, ZKC_STATS_MUTEX);
+    assert_int_equal(mutex[i]->recipe, ZKC_RECIPE_MUTEX);
   }
-  assert_null(zkc__stats_find(&hub, ZKC_STATS_ASYNC, "/p100"));
+  assert_null(zkc__stats_find(&hub, ZKC_RECIPE_ASYNC, "/p100"));
   size_t n = 0;
   for (zkc__lstats_t *s = zkc__stats_records(&hub); s; s = s->next) n++;
   assert_int_equal(n, 200);
@@ -195,10 +195,10 @@ static void records_found_by_recipe_and_path(void **state) {
 
 static void recipe_names(void **state) {
   (void)state;
-  assert_string_equal(zkc_stats_recipe_name(ZKC_STATS_MUTEX), "mutex");
-  assert_string_equal(zkc_stats_recipe_name(ZKC_STATS_ASYNC), "async");
-  assert_string_equal(zkc_stats_recipe_name(0), "unknown");
-  assert_string_equal(zkc_stats_recipe_name(99), "unknown");
+  assert_string_equal(zkc_recipe_name(ZKC_RECIPE_MUTEX), "mutex");
+  assert_string_equal(zkc_recipe_name(ZKC_RECIPE_ASYNC), "async");
+  assert_string_equal(zkc_recipe_name(0), "unknown");
+  assert_string_equal(zkc_recipe_name(99), "unknown");
 }
 
 int main(void) {
