@@ -268,10 +268,6 @@ static int set_notice(zkc_hold_t *h, zkc_hold_lost_fn fn, void *ctx) {
   void *obj;
   int64_t grant;
   const void *scope = zkc__hold_kind_of(h, &obj)->scope(obj, &grant);
-  if (scope == NULL)
-    return zkc__refuse(client_of(h), ZKC_EINVAL,
-                       "zkc_hold_set_lost_callback: a multi-lock's losses "
-                       "are its locks': set it on each lock's zkc_mutex_hold");
   if (fn == NULL) {
     zkc__hold_notice_drop(h);
     return ZKC_OK;

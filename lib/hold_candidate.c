@@ -43,26 +43,28 @@ static int cand_still(void *obj, const zkc__fence_t *f) {
   return rc;
 }
 
-/* The term's own call found it lost first: named here, as the node's
- * watch or a state change would name it (logged, counted, its notice
- * told), and the recipe's thread ends the term (not_leader, should_stop).
- * The watch or state that follows finds it named and tells nothing. */
+static void tell_notice(void *ctx, zkc_lost_reason_t why, int64_t token) {
+  zkc__hold_notice_tell(ctx, why, token);
+}
+
+/* The term's own call found it lost first: named here and told as every
+ * hold's own call tells it (the mutex's, a lease set's: zkc__lost_tell
+ * logs it, counts it, tells its notice), as the node's watch or a state
+ * change would, and the recipe's thread ends the term (not_leader,
+ * should_stop). The watch or state that follows finds it named and tells
+ * nothing. */
 static void cand_lost(void *obj, const zkc__fence_t *f, int node) {
   zkc__candidate_t *cand = obj;
   zkc__lost_list_t named = {0};
   zkc_lost_reason_t why = node < 0 ? ZKC_LOST_SESSION : ZKC_LOST_DELETED;
   pthread_mutex_lock(&cand->mu);
-  int now = term_locked(cand, f) && zkc__hold_rec_lose(&cand->rec, &named);
-  if (term_locked(cand, f))
+  if (term_locked(cand, f)) {
+    zkc__hold_rec_lose(&cand->rec, &named);
     pthread_cond_broadcast(&cand->cv); /* the thread sees the term end */
+  }
   pthread_mutex_unlock(&cand->mu);
-  zkc__lost_clear(&named);
-  if (!now) return;
-  zkc__log(cand->client, ZKC_LOG_WARN,
-           "%s %s: leadership lost (found by its own call: %s)", cand->kind,
-           cand->path, node < 0 ? "session over" : "node gone");
-  zkc__stats_lost(cand->st, why);
-  zkc__hold_notice_tell(cand, why, f->token);
+  zkc__lost_tell(cand->client, cand->st, cand->kind, cand->path, why, &named,
+                 tell_notice, cand);
 }
 
 static void cand_leave(void *obj) { (void)obj; }

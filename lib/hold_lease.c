@@ -45,15 +45,12 @@ static int lease_still(void *obj, const zkc__fence_t *f) {
                                      : ZKC_OK;
 }
 
-/* Marked only: the node's watch or the session's state change names the
- * loss to the semaphore's lost callback. */
+/* Found lost by its own call: named and told at once, as a leader's term
+ * is (hold_candidate.c); the watch or state that follows tells nothing. */
 static void lease_lost(void *obj, const zkc__fence_t *f, int node) {
-  (void)node;
   (void)f;
-  zkc_lease_t *l = obj;
-  pthread_mutex_lock(&l->sem->mu);
-  zkc__hold_rec_lose(&l->rec, NULL);
-  pthread_mutex_unlock(&l->sem->mu);
+  zkc__sem_lease_found_lost(obj, node < 0 ? ZKC_LOST_SESSION
+                                          : ZKC_LOST_DELETED);
 }
 
 static void lease_leave(void *obj) { (void)obj; }

@@ -34,10 +34,16 @@ static int mutex_still(void *obj, const zkc__fence_t *f) {
   return zkc__mutex_hold_check(obj);
 }
 
+/* Found lost by the thread's own call: named and told at once, as a
+ * leader's term is (hold_candidate.c); the watch or state that follows
+ * tells nothing. */
+static zkc_lost_reason_t found_why(int node) {
+  return node < 0 ? ZKC_LOST_SESSION : ZKC_LOST_DELETED;
+}
+
 static void mutex_lost(void *obj, const zkc__fence_t *f, int node) {
-  (void)node;
   (void)f;
-  zkc__mutex_hold_lost(obj);
+  zkc__mutex_found_lost(obj, found_why(node));
 }
 
 static void mutex_leave(void *obj) { zkc__mutex_hold_leave(obj); }
@@ -142,7 +148,8 @@ static void set_lost(void *obj, const zkc__fence_t *f, int node) {
   size_t n;
   zkc_mutex_t *const *locks = zkc__multilock_locks(obj, &n);
   for (size_t i = 0; i < n; i++)
-    if (node < 0 || (size_t)node == i) zkc__mutex_hold_lost(locks[i]);
+    if (node < 0 || (size_t)node == i)
+      zkc__mutex_found_lost(locks[i], found_why(node));
 }
 
 static void set_leave(void *obj) {
@@ -159,14 +166,6 @@ static int set_is_held(const void *obj) {
   return 1;
 }
 
-/* A set's losses are its locks' (each lock's view tells them): no scope
- * of its own yet. */
-static const void *set_scope(const void *obj, int64_t *grant) {
-  (void)obj;
-  *grant = 0;
-  return NULL;
-}
-
 const zkc__hold_kind_t zkc__multilock_hold_kind = {
     .borrowed = 1,
     .no_write = set_no_write,
@@ -176,5 +175,6 @@ const zkc__hold_kind_t zkc__multilock_hold_kind = {
     .lost = set_lost,
     .leave = set_leave,
     .is_held = set_is_held,
-    .scope = set_scope,
+    /* every set granted: its locks' losses are tied to it (below) */
+    .scope = zkc__hold_scope_every_grant,
 };

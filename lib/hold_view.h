@@ -53,8 +53,7 @@ typedef struct zkc__hold_kind {
   int (*is_held)(const void *obj);
   /* Whose loss paths tell the hold's losses (hold_notice.h): the recipe
    * object or async context; *grant 0 when its notice covers every grant
-   * of it (a recipe's view), else the token of its one grant; NULL when
-   * its losses are told through other holds only (a multi-lock's). */
+   * of it (a recipe's view), else the token of its one grant. */
   const void *(*scope)(const void *obj, int64_t *grant);
 } zkc__hold_kind_t;
 
@@ -118,6 +117,21 @@ extern const zkc__hold_kind_t zkc__lease_hold_kind;
 
 /* The locks of a multi-lock, in its order (multilock.c). */
 zkc_mutex_t *const *zkc__multilock_locks(const zkc_multilock_t *ml, size_t *n);
+
+/* ---- hold_set_tie.c: a multi-lock's set granted, tied to its locks ---- */
+typedef struct zkc__set_tie zkc__set_tie_t;
+/* Ties the calling thread's holds of locks[0..n) (just granted as one
+ * set) to the set: the first of them lost tells scope's notices, once,
+ * with the set's token. *out the caller's (zkc__set_untie). ZKC_OK,
+ * ZKC_ELOST (a lock lost already: take the set again), ZKC_ENOMEM. */
+int zkc__set_tie(const void *scope, zkc_mutex_t *const *locks, size_t n,
+                 zkc__set_tie_t **out);
+/* Unties and frees t (NULL: nothing): never told after this returns. */
+void zkc__set_untie(zkc__set_tie_t *t);
+/* t's link in its multi-lock's list, and whether the calling thread holds
+ * its set. */
+zkc__set_tie_t **zkc__set_tie_next(zkc__set_tie_t *t);
+int zkc__set_tie_mine(const zkc__set_tie_t *t);
 
 /* ---- fenced.c: the fenced calls of every hold; fn names the public call
  * in a refusal. ---- */

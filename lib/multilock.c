@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "confirm_run.h"
+#include "hold_notice.h"
 #include "hold_view.h"
 #include "mutex_hold.h"
 #include "queue.h"
@@ -27,6 +28,7 @@ struct zkc_multilock {
   int64_t granted_us; /* when holds last went from 0 to 1 (stats) */
   zkc__lstats_t *st;  /* its stats record (NULL: out of memory) */
   zkc__hold_head_t view; /* zkc_multilock_hold's */
+  zkc__set_tie_t *ties;  /* each granted set's, till released cleanly */
 };
 
 zkc_mutex_t *const *zkc__multilock_locks(const zkc_multilock_t *ml,
@@ -124,6 +126,13 @@ static int multilock_destroy_impl(zkc_multilock_t *ml) {
   int busy = ml->holds > 0 || ml->users > 0;
   pthread_mutex_unlock(&ml->mu);
   if (busy) return ZKC_EBUSY;
+  /* No notice is told once destroyed: the ties first (they tell ml's). */
+  while (ml->ties) {
+    zkc__set_tie_t *t = ml->ties;
+    ml->ties = *zkc__set_tie_next(t);
+    zkc__set_untie(t);
+  }
+  zkc__hold_notice_forget(ml);
   pthread_mutex_destroy(&ml->mu);
   free(ml->locks);
   free(ml);
@@ -221,6 +230,37 @@ static int confirm_set(zkc_multilock_t *ml, int64_t deadline) {
   return zkc__confirm(&how, NULL, NULL, NULL);
 }
 
+/* The set just granted to the calling thread is tied to its locks, so
+ * that the first of them lost tells the set's notices (hold_mutex.c).
+ * ZKC_ELOST: a lock was lost before the tie held (take the set again). */
+static int tie(zkc_multilock_t *ml) {
+  zkc__set_tie_t *t;
+  int rc = zkc__set_tie(ml, ml->locks, ml->n, &t);
+  if (rc != ZKC_OK) return rc;
+  pthread_mutex_lock(&ml->mu);
+  *zkc__set_tie_next(t) = ml->ties;
+  ml->ties = t;
+  pthread_mutex_unlock(&ml->mu);
+  return ZKC_OK;
+}
+
+/* The calling thread let its set go (its last release through ml, rc the
+ * first failure): a clean release unties it, so nothing is told; one in
+ * doubt keeps it till destroy, so that a loss learnt later is told. */
+static void untie(zkc_multilock_t *ml, int rc) {
+  if (rc != ZKC_OK || owns_all(ml)) return;
+  zkc__set_tie_t *gone = NULL;
+  pthread_mutex_lock(&ml->mu);
+  for (zkc__set_tie_t **p = &ml->ties; *p; p = zkc__set_tie_next(*p))
+    if (zkc__set_tie_mine(*p)) {
+      gone = *p;
+      *p = *zkc__set_tie_next(gone);
+      break;
+    }
+  pthread_mutex_unlock(&ml->mu);
+  zkc__set_untie(gone);
+}
+
 static int multilock_acquire_timeout_impl(zkc_multilock_t *ml,
                                           int64_t timeout_ms) {
   if (ml == NULL) /* timeout_ms < 0: no limit */
@@ -248,6 +288,7 @@ static int multilock_acquire_timeout_impl(zkc_multilock_t *ml,
      * ZKC_ELOST above, as the mutex's reentry does. */
     if (rc == ZKC_OK && counted) {
       rc = confirm_set(ml, deadline);
+      if (rc == ZKC_OK) rc = tie(ml);
       again = rc == ZKC_ELOST;
     }
     /* All or nothing: give back what was taken, newest first; its failures
@@ -312,6 +353,7 @@ static int multilock_release_impl(zkc_multilock_t *ml) {
   int64_t granted = ml->granted_us;
   pthread_mutex_unlock(&ml->mu);
   if (ends) zkc__stats_released(ml->st, granted, first);
+  untie(ml, first);
   leave(ml, -1, 0);
   return first;
 }

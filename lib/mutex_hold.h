@@ -29,6 +29,9 @@ int zkc__mutex_hold_check(zkc_mutex_t *m);
  * session over): marked lost here; told to the lost callback by the
  * maintenance thread when the client learns of the loss, as any other. */
 void zkc__mutex_hold_lost(zkc_mutex_t *m);
+/* The calling thread's own call found its hold lost first (mutex_loss.c):
+ * marked, logged, counted and told at once, for `why`. */
+void zkc__mutex_found_lost(zkc_mutex_t *m, zkc_lost_reason_t why);
 /* Ends zkc__mutex_hold_enter's use of m. */
 void zkc__mutex_hold_leave(zkc_mutex_t *m);
 

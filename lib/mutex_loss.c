@@ -122,3 +122,18 @@ int zkc__mutex_record(zkc_mutex_t *m, hold_t *h) {
   zkc__mutex_guard_hold(m, h, -1);
   return ZKC_OK;
 }
+
+/* The calling thread's own call found its hold lost first (its node gone,
+ * its session over): named and told here, as the node's watch or the
+ * state change would (logged, counted, each notice and the lost callback
+ * told once); the watch or state that follows finds it named. */
+void zkc__mutex_found_lost(zkc_mutex_t *m, zkc_lost_reason_t why) {
+  zkc__lost_list_t lost = {0};
+  pthread_mutex_lock(&m->mu);
+  hold_t *h = zkc__mutex_my_hold(m);
+  if (h != NULL) zkc__hold_rec_lose(&h->rec, &lost);
+  zkc_lost_fn fn = m->lost_fn;
+  void *fn_ctx = m->lost_ctx;
+  pthread_mutex_unlock(&m->mu);
+  lost_tell(m, fn, fn_ctx, why, &lost);
+}

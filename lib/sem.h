@@ -58,6 +58,10 @@ void zkc__sem_on_node_gone(void *ctx, uint64_t guard);
  * (sem_run.h). */
 /* ZKC_EINVAL (told as fn's) when qty is 0 or above a fixed limit. */
 int zkc__sem_qty_check(const zkc_sem_t *s, const char *fn, unsigned qty);
+/* A lease set's own fenced call found it lost first (a node gone, its
+ * session over): named, logged, counted and told once, for `why`. */
+void zkc__sem_lease_found_lost(zkc_lease_t *l, zkc_lost_reason_t why);
+
 /* An acquire of qty begins: ZKC_EDEADLK when this object's own leases
  * stand in the way; ZKC_OK counts it until zkc__sem_leave (destroy
  * refuses meanwhile: ZKC_EBUSY). */

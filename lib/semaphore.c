@@ -84,6 +84,18 @@ void zkc__sem_on_node_gone(void *ctx, uint64_t guard) {
   lost_tell(s, fn, fn_ctx, ZKC_LOST_DELETED, &lost);
 }
 
+/* The lease set's own call found it lost first: told as its watch would. */
+void zkc__sem_lease_found_lost(zkc_lease_t *l, zkc_lost_reason_t why) {
+  zkc_sem_t *s = l->sem;
+  zkc__lost_list_t lost = {0};
+  pthread_mutex_lock(&s->mu);
+  zkc__hold_rec_lose(&l->rec, &lost);
+  zkc_sem_lost_fn fn = s->lost_fn;
+  void *fn_ctx = s->lost_ctx;
+  pthread_mutex_unlock(&s->mu);
+  lost_tell(s, fn, fn_ctx, why, &lost);
+}
+
 /* ---- the semaphore object ---- */
 
 static void sem_free(zkc_sem_t *s) {

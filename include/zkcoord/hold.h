@@ -33,8 +33,9 @@
  * A hold's loss is told through one notice for every kind of hold,
  * zkc_hold_set_lost_callback (reason and token, once per lost grant): on a
  * recipe's view it covers every later grant, on a lease set, an async
- * hold or a bound hold its one grant. A multi-lock's set has none of its
- * own: its locks' views tell its losses. The recipes' own notices keep
+ * hold or a bound hold its one grant; a multi-lock's set is lost with any
+ * of its locks. A hold's own fenced call that finds it lost first tells
+ * that loss there (logged, counted, told once). The recipes' own notices keep
  * working beside it: the async context's lost callback,
  * zkc_mutex_set_lost_callback, zkc_sem_set_lost_callback, a latch's
  * not_leader, a selector's should_stop. */
@@ -120,6 +121,10 @@ ZKC_EXTERN int zkc_hold_bind(zkc_hold_t *hold, zkc_hold_t **out);
  * - a recipe's view (zkc_mutex_hold, zkc_latch_hold, zkc_selector_hold):
  *   every later grant of that recipe object, each thread's hold and each
  *   term, as zkc_mutex_set_lost_callback does;
+ * - a multi-lock's set (zkc_multilock_hold): every set later taken through
+ *   it, lost when any of its locks is lost (one lock's node deleted, the
+ *   session over), told once per lost set with the set's token (its newest
+ *   node's); not a set its thread took lock by lock;
  * - a lease set's (zkc_lease_hold), an async acquire's own hold and a bound
  *   hold (zkc_hold_bind): its one grant, told at most once. A grant lost
  *   already as it is set returns ZKC_ELOST and sets nothing (a loss decided
@@ -134,10 +139,9 @@ ZKC_EXTERN int zkc_hold_bind(zkc_hold_t *hold, zkc_hold_t **out);
  * blocking zkc_* call from it fails with ZKC_EDEADLK). It is never called
  * once the hold is freed (zkc_hold_free, zkc_lease_free) or its recipe
  * object destroyed, and never twice to the same fn for the same grant.
- * A multi-lock's set (zkc_multilock_hold, and a hold bound from it) has no
- * notice of its own: each of its locks' views (zkc_mutex_hold) is told its
- * losses, the set's among them.
- * Returns ZKC_OK, ZKC_EINVAL (NULL hold; a multi-lock's set),
+ * A loss that the hold's own fenced call finds first is told on that
+ * call's thread, before it returns ZKC_ELOST.
+ * Returns ZKC_OK, ZKC_EINVAL (NULL hold),
  * ZKC_ENOTOWNER (a one-grant hold
  * released, or a bound mutex hold asked from another thread), ZKC_ELOST,
  * ZKC_ENOMEM. No traffic. Thread-safe, callable from callbacks (the notice
@@ -186,7 +190,8 @@ ZKC_EXTERN int zkc_hold_is_held(const zkc_hold_t *hold);
  * 1020 KiB, a read hold; a multi-lock whose locks are on more than one
  * client), ZKC_ENOTOWNER (released, nothing granted now), ZKC_ELOST (a
  * node is gone, or the session over: the hold is marked lost, nothing
- * written), ZKC_EDEADLK (from a callback), ZKC_ECLOSED, or the
+ * written, the loss logged, counted and told to its notices at once),
+ * ZKC_EDEADLK (from a callback), ZKC_ECLOSED, or the
  * request's error (ZKC_ENONODE: no `path`, create it with
  * zkc_hold_fenced_create; ZKC_ECONNLOSS, ...). On ZKC_EINVAL,
  * zkc_last_error_message says which argument. Thread-safe. */

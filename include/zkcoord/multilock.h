@@ -88,10 +88,11 @@ ZKC_EXTERN int zkc_multilock_stats(const zkc_multilock_t *ml,
  * exists. A fenced write checks the node of every lock of the set in the
  * same transaction (the locks must then be on one client: ZKC_EINVAL
  * otherwise); the token is the newest node's. A write refused because
- * one lock's node is gone (ZKC_ELOST) marks only that lock lost, told as
- * its loss once its recipe learns of it; the other locks are not lost and
- * no lost callback fires for them, and zkc_multilock_release still
- * deletes their nodes. A set with a read side among
+ * one lock's node is gone (ZKC_ELOST) marks only that lock lost and tells
+ * its loss there (that lock's lost callback and notice, and the set's
+ * notice, zkc_hold_set_lost_callback on this view: once per lost set, with
+ * the set's token); the other locks are not lost, and
+ * zkc_multilock_release still deletes their nodes. A set with a read side among
  * its locks reads; its writes are ZKC_EINVAL. zkc_hold_release and
  * zkc_hold_free refuse it (ZKC_EINVAL). NULL for a NULL multi-lock. No
  * traffic. Thread-safe. */

@@ -431,7 +431,7 @@ static void layout_read_meets_expiry_requeues(void **state) {
   f.held = NULL;
   await_got(&g);
   OK(g.rc);
-  assert_true(zkc_lease_is_held(g.lease));
+  assert_true(zkc_hold_is_held(zkc_lease_hold(g.lease)));
   OK(zkc_lease_free(g.lease));
   full_close(&f);
   zkt_proxy_stop(&proxy);

@@ -10,47 +10,8 @@
 #include <string.h>
 
 #include "harness.h"
+#include "hold_notes.h"
 #include "hold_subject.h"
-
-#define OK(expr) assert_int_equal((expr), ZKC_OK)
-
-/* What one notice was told. */
-typedef struct notes {
-  pthread_mutex_t mu;
-  int n;
-  zkc_lost_reason_t why;
-  int64_t token;
-} notes_t;
-
-static notes_t *notes_new(void) {
-  notes_t *t = calloc(1, sizeof *t);
-  assert_non_null(t);
-  pthread_mutex_init(&t->mu, NULL);
-  return t;
-}
-
-static void notes_free(notes_t *t) {
-  pthread_mutex_destroy(&t->mu);
-  free(t);
-}
-
-static void note(void *ctx, zkc_lost_reason_t why, int64_t token) {
-  notes_t *t = ctx;
-  pthread_mutex_lock(&t->mu);
-  t->n++;
-  t->why = why;
-  t->token = token;
-  pthread_mutex_unlock(&t->mu);
-}
-
-static int notes_n(notes_t *t) {
-  pthread_mutex_lock(&t->mu);
-  int n = t->n;
-  pthread_mutex_unlock(&t->mu);
-  return n;
-}
-
-static int told(void *ctx) { return notes_n(ctx) > 0; }
 
 /* A recipe's own lost callback, which runs after the notice: once it ran,
  * a notice that was to be told has been. */
@@ -69,44 +30,6 @@ static int recipe_was_told(void *ctx) {
   int n = recipe_told;
   pthread_mutex_unlock(&recipe_mu);
   return n > 0;
-}
-
-/* The first node the hold names (a set's oldest). */
-static void first_node(zkc_hold_t *h, char *out, size_t len) {
-  char nodes[4096];
-  OK(zkt_hold_node(h, nodes, sizeof nodes));
-  char *nl = strchr(nodes, '\n');
-  if (nl) *nl = '\0';
-  snprintf(out, len, "%.1100s", nodes);
-}
-
-static void outsider_delete(zkc_hold_t *h) {
-  char node[1200];
-  first_node(h, node, sizeof node);
-  assert_int_equal(zoo_delete(zkt_raw(), node, -1), ZOK);
-}
-
-/* Told once, with token and why; a fenced write afterwards (which finds
- * the loss by its own call) tells nothing more. */
-static void assert_told_once(notes_t *t, zkc_hold_t *h, int64_t token,
-                             zkc_lost_reason_t why) {
-  assert_true(zkt_await(told, t, zkt_ms(15000)));
-  (void)zkc_hold_fenced_set(h, zkt_path("data"), "x", 1);
-  pthread_mutex_lock(&t->mu);
-  notes_t seen = *t; /* asserted outside the lock: a failure ends the case */
-  pthread_mutex_unlock(&t->mu);
-  printf("told %d time(s): token %lld (hold's %lld), reason %d\n", seen.n,
-         (long long)seen.token, (long long)token, (int)seen.why);
-  assert_int_equal(seen.n, 1);
-  assert_true(seen.token == token);
-  assert_int_equal(seen.why, why);
-}
-
-static int64_t token_of(zkc_hold_t *h) {
-  int64_t token = 0;
-  OK(zkc_hold_fencing_token(h, &token));
-  assert_true(token > 0);
-  return token;
 }
 
 /* ---- every kind, an outsider's delete ---- */
@@ -336,26 +259,6 @@ static void freed_hold_not_told(void **st) {
   zkc_client_close(c);
 }
 
-/* A multi-lock's set has no notice of its own: its locks' views do. */
-static void multilock_refers_to_its_locks(void **st) {
-  (void)st;
-  zkt_make_root();
-  zkc_client_t *c = zkt_open(NULL);
-  subject_t s;
-  OK(subject_take(&s, "multi", c, zkt_path("lock"), zkt_ms(15000)));
-  notes_t *t = notes_new();
-  assert_int_equal(zkc_hold_set_lost_callback(zkc_multilock_hold(s.ml), note, t),
-                   ZKC_EINVAL);
-  zkc_hold_t *h = zkc_mutex_hold(s.m[1]);
-  int64_t token = token_of(h);
-  OK(zkc_hold_set_lost_callback(h, note, t));
-  outsider_delete(h);
-  assert_told_once(t, h, token, ZKC_LOST_DELETED);
-  subject_drop(&s);
-  notes_free(t);
-  zkc_client_close(c);
-}
-
 int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(mutex_told_on_delete),
@@ -374,7 +277,6 @@ int main(int argc, char **argv) {
       cmocka_unit_test(cleared_notice_not_told),
       cmocka_unit_test(release_not_told_next_grant_told),
       cmocka_unit_test(freed_hold_not_told),
-      cmocka_unit_test(multilock_refers_to_its_locks),
   };
   return zkt_main(argc, argv, tests, sizeof tests / sizeof tests[0],
                   "hold_notice");

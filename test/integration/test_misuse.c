@@ -1388,10 +1388,6 @@ static void walk(walker_t *w) {
      "nothing changes: the grant stays held", release_bound(as, ho));
   RC(FRESH, "zkc_hold_set_lost_callback", "hold NULL", ZKC_EINVAL, NULL,
      zkc_hold_set_lost_callback(NULL, hold_lost_fn, NULL));
-  RC(HELD, "zkc_hold_set_lost_callback", "a multi-lock's set "
-     "(zkc_multilock_hold)", ZKC_EINVAL, "nothing set: its locks' views "
-     "tell its losses",
-     zkc_hold_set_lost_callback(zkc_multilock_hold(fx.ml), hold_lost_fn, NULL));
   RC(HELD, "zkc_hold_set_lost_callback", "fn NULL", ZKC_OK,
      "the notice cleared", zkc_hold_set_lost_callback(ho, NULL, NULL));
   UB(FRESH, "zkc_hold_set_lost_callback", "a freed hold, or a view after "
