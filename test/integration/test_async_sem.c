@@ -342,6 +342,19 @@ static int only_child_other(void *ctx) {
   return read_only_child(o) && strcmp(o->name, o->not) != 0;
 }
 
+/* The acquire still pending is granted once the holder lets go; then
+ * everything of the case is closed. */
+static void granted_once_free(full_t *f, got_t *g) {
+  assert_int_equal(atomic_load(&g->done), 0);
+  OK(zkc_lease_free(f->held));
+  f->held = NULL;
+  await_got(g);
+  OK(g->rc);
+  assert_true(zkc_hold_is_held(zkc_lease_hold(g->lease)));
+  OK(zkc_lease_free(g->lease));
+  full_close(f);
+}
+
 /* The session expires while the acquire waits: it queues again on the new
  * session within its timeout, and is granted once the holder lets go. */
 static void expiry_while_pending_requeues(void **state) {
@@ -358,14 +371,7 @@ static void expiry_while_pending_requeues(void **state) {
   /* queued again: one node, not the old session's */
   only_child_t again = {.path = f.locks, .not = first.name};
   assert_true(zkt_await(only_child_other, &again, zkt_ms(15000)));
-  assert_int_equal(atomic_load(&g.done), 0);
-  OK(zkc_lease_free(f.held));
-  f.held = NULL;
-  await_got(&g);
-  OK(g.rc);
-  assert_true(zkc_hold_is_held(zkc_lease_hold(g.lease)));
-  OK(zkc_lease_free(g.lease));
-  full_close(&f);
+  granted_once_free(&f, &g);
 }
 
 /* The seam below ends the session of a client behind the proxy just
@@ -426,14 +432,7 @@ static void layout_read_meets_expiry_requeues(void **state) {
   zkt_new_session_t ns = {c, old};
   assert_true(zkt_await(zkt_has_new_session, &ns, zkt_ms(15000)));
   assert_true(zkt_await_children_exactly(f.locks, 1, zkt_ms(15000)));
-  assert_int_equal(atomic_load(&g.done), 0);
-  OK(zkc_lease_free(f.held));
-  f.held = NULL;
-  await_got(&g);
-  OK(g.rc);
-  assert_true(zkc_hold_is_held(zkc_lease_hold(g.lease)));
-  OK(zkc_lease_free(g.lease));
-  full_close(&f);
+  granted_once_free(&f, &g);
   zkt_proxy_stop(&proxy);
 }
 
