@@ -148,6 +148,7 @@ static int hold_lease(zkc_client_t *c, const char *path, int max) {
   await_eof();
   rc = zkc_lease_free(l);
   say("RELEASED %d\n", rc);
+  linger(); /* the semaphore kept: a loss told after the release prints */
   zkc_sem_destroy(s);
   zkc_client_close(c);
   return 0;

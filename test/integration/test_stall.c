@@ -1037,6 +1037,45 @@ static void stopped_selector_candidate(void **state) {
  * by one LOST line, even when it is learnt after the release (B keeps its
  * lock object or context a while after, for the callback:
  * ZKT_HOLDER_LINGER_MS). */
+/* X, the next holder of B's path: a writer of B's read-write lock, a
+ * lease of B's semaphore (one), or the lock. */
+typedef struct x_hold {
+  zkc_rwlock_t *rw;
+  zkc_mutex_t *m;
+  zkc_sem_t *sem;
+  zkc_lease_t *lease;
+} x_hold_t;
+
+static void x_take(x_hold_t *x, const char *mode, const char *path) {
+  memset(x, 0, sizeof *x);
+  zkc_client_t *c = open_client();
+  if (strcmp(mode, "sem") == 0) {
+    zkc_sem_opts_t so;
+    zkc_sem_opts_init(&so);
+    so.max_leases = 1;
+    OK(zkc_sem_create(&x->sem, c, path, &so));
+    OK(zkc_sem_acquire(x->sem, 1, zkt_ms(20000), &x->lease));
+    return;
+  }
+  if (strcmp(mode, "read") == 0 || strcmp(mode, "write") == 0) {
+    OK(zkc_rwlock_create(&x->rw, c, path));
+    x->m = zkc_rwlock_write_side(x->rw);
+  } else {
+    OK(zkc_mutex_create(&x->m, c, path));
+  }
+  OK(zkc_mutex_acquire_timeout(x->m, zkt_ms(20000)));
+}
+
+static void x_drop(x_hold_t *x) {
+  if (x->sem) {
+    OK(zkc_lease_free(x->lease));
+    OK(zkc_sem_destroy(x->sem));
+  } else {
+    OK(zkc_mutex_release(x->m));
+    OK(x->rw ? zkc_rwlock_destroy(x->rw) : zkc_mutex_destroy(x->m));
+  }
+}
+
 static void holder_lets_go_at_once(const char *mode) {
   char path[PATH_LEN], line[NODE_LEN + 64], linger[16];
   snprintf(path, sizeof path, "%s", zkt_path("lock"));
@@ -1050,9 +1089,8 @@ static void holder_lets_go_at_once(const char *mode) {
     if (b_line(line, sizeof line, 100)) held = strncmp(line, "HELD ", 5) == 0;
   if (!held) fail_msg("B was not granted");
   b_stop();
-  zkc_mutex_t *xm = NULL;
-  OK(zkc_mutex_create(&xm, open_client(), path));
-  OK(zkc_mutex_acquire_timeout(xm, zkt_ms(20000))); /* B's session gone */
+  x_hold_t x;
+  x_take(&x, mode, path); /* B's session gone */
   printf("figure: X granted %lld ms after B was stopped\n",
          (long long)(zkt_now_ms() - B.stopped_ms));
 
@@ -1066,8 +1104,7 @@ static void holder_lets_go_at_once(const char *mode) {
     if (strncmp(line, "LOST ", 5) == 0) lost++;
     if (sscanf(line, "RELEASED %d", &rc) == 1) released = 1;
   }
-  OK(zkc_mutex_release(xm));
-  OK(zkc_mutex_destroy(xm));
+  x_drop(&x);
   if (!released) fail_msg("B never reported its release");
   printf("figure: B's (%s) release returned %s; its loss told %d time(s)\n",
          mode, zkc_err_name(rc), lost);
@@ -1089,6 +1126,23 @@ static void stopped_async_holder_lets_go_at_once(void **state) {
   holder_lets_go_at_once("async");
 }
 
+/* The same with B a reader, a writer, a semaphore's lease holder: X is a
+ * writer, a lease (of one). */
+static void stopped_reader_lets_go_at_once(void **state) {
+  (void)state;
+  holder_lets_go_at_once("read");
+}
+
+static void stopped_writer_lets_go_at_once(void **state) {
+  (void)state;
+  holder_lets_go_at_once("write");
+}
+
+static void stopped_lease_holder_lets_go_at_once(void **state) {
+  (void)state;
+  holder_lets_go_at_once("sem");
+}
+
 int main(int argc, char **argv) {
   setvbuf(stdout, NULL, _IOLBF, 0); /* B's lines among cmocka's */
   const struct CMUnitTest tests[] = {
@@ -1107,6 +1161,10 @@ int main(int argc, char **argv) {
       cmocka_unit_test_teardown(stopped_selector_candidate, stall_teardown),
       cmocka_unit_test_teardown(stopped_holder_lets_go_at_once, stall_teardown),
       cmocka_unit_test_teardown(stopped_async_holder_lets_go_at_once,
+                                stall_teardown),
+      cmocka_unit_test_teardown(stopped_reader_lets_go_at_once, stall_teardown),
+      cmocka_unit_test_teardown(stopped_writer_lets_go_at_once, stall_teardown),
+      cmocka_unit_test_teardown(stopped_lease_holder_lets_go_at_once,
                                 stall_teardown),
   };
   return zkt_main(argc, argv, tests, sizeof tests / sizeof *tests, "stall");
