@@ -7,15 +7,16 @@
  * own write, from before C's), and its fenced compare-and-set with the
  * version it read must write nothing: C's data stands. An attempt shows
  * the rule when H's session was alive at the cut and F still followed the
- * leader when H read; the figure says whether it did. */
+ * leader when H read; the figure says whether it did. H's loss notice
+ * (zkc_hold_set_lost_callback) is told exactly once, with its token, once
+ * F is back and H learns its session's end; is-held says 0. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "harness.h"
+#include "hold_notes.h"
 #include "hold_subject.h"
-
-#define OK(expr) assert_int_equal((expr), ZKC_OK)
 #define H_SESSION_MS 1000 /* the ensemble's least: 2 ticks of 500 ms */
 #define C_SESSION_MS 4000
 
@@ -78,6 +79,9 @@ static void cut_off_follower(const char *recipe) {
   free(got);
   int64_t hsid = 0;
   OK(zkc_client_session_id(hc, &hsid));
+  int64_t htoken = token_of(hh);
+  notes_t *t = notes_new();
+  OK(zkc_hold_set_lost_callback(hh, note, t));
 
   if (zkt_ensemble(NULL, 0, "isolate %d", F) != 0) fail_msg("isolate failed");
   int alive_at_cut = leader_lists(L, hsid);
@@ -97,6 +101,8 @@ static void cut_off_follower(const char *recipe) {
          followed ? "still followed" : "had given up", zkc_err_name(get_rc),
          zkc_err_name(cas_rc));
   if (zkt_ensemble(NULL, 0, "rejoin %d", F) != 0) fail_msg("rejoin failed");
+  int was_told = zkt_await(told, t, zkt_ms(20000));
+  int held_after = zkc_hold_is_held(hh);
   char buf[16];
   assert_int_equal(zkt_get_data(data, buf, sizeof buf), 1);
   subject_drop(&c);
@@ -104,9 +110,20 @@ static void cut_off_follower(const char *recipe) {
   zkc_client_close(hc);
   zkc_client_close(cc);
   zkt_delete_tree(data);
+  pthread_mutex_lock(&t->mu);
+  notes_t seen = *t; /* asserted outside the lock */
+  pthread_mutex_unlock(&t->mu);
+  notes_free(t);
+  printf("%s: H's notice told %d time(s), token %lld (H's %lld), reason %d\n",
+         recipe, seen.n, (long long)seen.token, (long long)htoken,
+         (int)seen.why);
   if (stale) fail_msg("%s: H read its own frozen write through cut-off zk%d", recipe, F);
   assert_int_not_equal(cas_rc, ZKC_OK);
   assert_string_equal(buf, "C");
+  assert_true(was_told);
+  assert_int_equal(seen.n, 1);
+  assert_true(seen.token == htoken);
+  assert_int_equal(held_after, 0);
 }
 
 static int partition_teardown(void **state) {
