@@ -377,9 +377,12 @@ static void expiry_while_pending_requeues(void **state) {
 /* The seam below ends the session of a client behind the proxy just
  * before the run sends its layout read: the proxy refuses the client's
  * reconnects until the seam has returned, so that the read waits in the
- * reconnecting handle and meets the session's end (ZKC_ESESSIONEXPIRED),
- * as a read of a run queueing again after a loss may when the session
- * dies under it before the client has seen the connection go. */
+ * reconnecting handle and meets the session's end, as a read of a run
+ * queueing again after a loss may when the session dies under it before
+ * the client has seen the connection go. The read may be answered with a
+ * connection loss (retried) or with the session's expiry (a loss: queued
+ * again); either way the acquire must queue on the new session. Here the
+ * C client mostly answers the first: the case does not pin the second. */
 typedef struct layout_cut {
   zkc_client_t *c;
   zkt_proc_t *proxy;
