@@ -64,79 +64,7 @@ static void mutex_told_on_expiry(void **st) { (void)st; subject_case("mutex", 1)
 static void lease_set_told_on_expiry(void **st) { (void)st; subject_case("lease", 1); }
 static void latch_told_on_expiry(void **st) { (void)st; subject_case("latch", 1); }
 
-/* A read side's hold, alone or a downgrade's (the write side let go). */
-static void read_case(int downgrade) {
-  zkt_make_root();
-  zkc_client_t *c = zkt_open(NULL);
-  zkc_rwlock_t *rw;
-  OK(zkc_rwlock_create(&rw, c, zkt_path("rw")));
-  zkc_mutex_t *r = zkc_rwlock_read_side(rw), *w = zkc_rwlock_write_side(rw);
-  if (downgrade) OK(zkc_mutex_acquire(w));
-  OK(zkc_mutex_acquire(r));
-  if (downgrade) OK(zkc_mutex_release(w));
-  zkc_hold_t *h = zkc_mutex_hold(r);
-  int64_t token = token_of(h);
-  notes_t *t = notes_new();
-  OK(zkc_hold_set_lost_callback(h, note, t));
-  outsider_delete(h);
-  assert_told_once(t, h, token, ZKC_LOST_DELETED);
-  assert_int_equal(zkc_mutex_release(r), ZKC_ELOST);
-  OK(zkc_rwlock_destroy(rw));
-  notes_free(t);
-  zkc_client_close(c);
-}
-
-static void read_side_told_on_delete(void **st) { (void)st; read_case(0); }
-static void downgrade_told_on_delete(void **st) { (void)st; read_case(1); }
-
-/* An async acquire's lease set. */
-typedef struct got {
-  pthread_mutex_t mu;
-  int done, rc;
-  zkc_lease_t *lease;
-} got_t;
-
-static void got_leases(void *ctx, int rc, zkc_lease_t *lease) {
-  got_t *g = ctx;
-  pthread_mutex_lock(&g->mu);
-  g->rc = rc;
-  g->lease = lease;
-  g->done = 1;
-  pthread_mutex_unlock(&g->mu);
-}
-
-static int got_done(void *ctx) {
-  got_t *g = ctx;
-  pthread_mutex_lock(&g->mu);
-  int done = g->done;
-  pthread_mutex_unlock(&g->mu);
-  return done;
-}
-
-static void async_lease_told_on_delete(void **st) {
-  (void)st;
-  zkt_make_root();
-  zkc_client_t *c = zkt_open(NULL);
-  zkc_sem_t *sem;
-  OK(zkc_sem_create(&sem, c, zkt_path("sem"), NULL));
-  zkc_async_t *a;
-  OK(zkc_async_create(&a, c, NULL));
-  got_t g = {.mu = PTHREAD_MUTEX_INITIALIZER};
-  OK(zkc_async_acquire_leases(a, sem, 1, zkt_ms(15000), got_leases, &g, NULL));
-  assert_true(zkt_await(got_done, &g, zkt_ms(20000)));
-  OK(g.rc);
-  zkc_hold_t *h = zkc_lease_hold(g.lease);
-  int64_t token = token_of(h);
-  notes_t *t = notes_new();
-  OK(zkc_hold_set_lost_callback(h, note, t));
-  outsider_delete(h);
-  assert_told_once(t, h, token, ZKC_LOST_DELETED);
-  (void)zkc_lease_free(g.lease);
-  OK(zkc_async_destroy(a));
-  OK(zkc_sem_destroy(sem));
-  notes_free(t);
-  zkc_client_close(c);
-}
+/* A read side's, a downgrade's and an async lease set's: test_hold_read_faults.c. */
 
 /* ---- a bound hold: its one grant ---- */
 
@@ -263,13 +191,10 @@ int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(mutex_told_on_delete),
       cmocka_unit_test(write_side_told_on_delete),
-      cmocka_unit_test(read_side_told_on_delete),
-      cmocka_unit_test(downgrade_told_on_delete),
       cmocka_unit_test(lease_set_told_on_delete),
       cmocka_unit_test(latch_told_on_delete),
       cmocka_unit_test(selector_told_on_delete),
       cmocka_unit_test(async_hold_told_on_delete),
-      cmocka_unit_test(async_lease_told_on_delete),
       cmocka_unit_test(bound_told_on_delete),
       cmocka_unit_test(mutex_told_on_expiry),
       cmocka_unit_test(lease_set_told_on_expiry),
