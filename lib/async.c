@@ -199,7 +199,7 @@ int zkc_async_acquire_write(zkc_async_t *a, const char *path,
 }
 
 static int acquire_leases_impl(zkc_async_t *a, zkc_sem_t *s, unsigned qty,
-                               int64_t timeout_ms, zkc_leases_acquired_fn done,
+                               int64_t timeout_ms, zkc_acquired_fn done,
                                void *ctx, uint64_t *id) {
   static const char fn[] = "zkc_async_acquire_leases";
   int rc = zkc__refuse_null(a ? a->c : NULL, fn, "async", a == NULL, "sem",
@@ -223,14 +223,15 @@ static int acquire_leases_impl(zkc_async_t *a, zkc_sem_t *s, unsigned qty,
     zkc__sem_leave(s);
     return ZKC_ENOMEM;
   }
-  q->leases_fn = done;
+  q->fn = done;
   q->ctx = ctx;
-  q->began_us = zkc__stats_begin(s->st);
-  return enqueue(a, q, s->st, id);
+  q->st = s->st; /* the semaphore's record: a lease set's grant and end */
+  q->began_us = zkc__stats_begin(q->st);
+  return enqueue(a, q, q->st, id);
 }
 
 int zkc_async_acquire_leases(zkc_async_t *a, zkc_sem_t *s, unsigned qty,
-                             int64_t timeout_ms, zkc_leases_acquired_fn done,
+                             int64_t timeout_ms, zkc_acquired_fn done,
                              void *ctx, uint64_t *id) {
   unsigned mark = zkc__public_enter();
   return zkc__public_leave(__func__, mark,

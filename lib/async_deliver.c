@@ -33,7 +33,6 @@ int zkc__async_post_locked(zkc_async_t *a, const zkc__event_cb_t *ev) {
 static void run_one(zkc_async_t *a, const zkc__event_cb_t *e) {
   switch (e->kind) {
     case EV_ACQUIRED: e->acquired(e->ctx, e->rc, e->hold); break;
-    case EV_LEASES: e->leases(e->ctx, e->rc, e->lease); break;
     case EV_RELEASED: e->released(e->ctx, e->rc); break;
     case EV_LOST: /* the hold's notice, then the context's callback */
       zkc__hold_notice_tell(a, e->why, e->token);

@@ -150,21 +150,11 @@ static void post(zkc_async_t *a, const zkc__event_cb_t *ev) {
     zkc__log(a->c, ZKC_LOG_ERROR, "out of memory: an async callback is lost");
 }
 
-/* Queues q's callback; `got` is what an acquire got (a hold, or a lease:
- * NULL on failure). */
-static void deliver(zkc_async_t *a, acq_t *q, void *got) {
-  zkc_hold_t *hold = q->fn ? got : NULL;
+/* Queues q's callback; an acquire's hold (NULL on failure). */
+static void deliver(zkc_async_t *a, acq_t *q, zkc_hold_t *hold) {
   zkc__event_cb_t ev = {.rc = q->rc, .ctx = q->ctx};
   q->finished = 1;
-  if (q->leases_fn) { /* the lease is nobody else's until it runs */
-    zkc_lease_t *l = got;
-    int64_t at = zkc__stats_end(q->sem_obj->st, q->began_us, q->rc,
-                                q->woken_us);
-    if (l) l->granted_us = at;
-    ev.kind = EV_LEASES;
-    ev.leases = q->leases_fn;
-    ev.lease = l;
-  } else if (q->fn) {
+  if (q->fn) {
     /* Counted before the callback is queued: the hold is nobody else's
      * until it runs. */
     int64_t at = zkc__stats_end(q->st, q->began_us, q->rc, q->woken_us);
@@ -232,14 +222,54 @@ static int grant(zkc_async_t *a, acq_t *q, uint64_t seq) {
   return 1;
 }
 
-/* A semaphore's run says its leases fit: the lease, unless a cancel or a
- * close came first (the run then deletes its nodes), or the grant finds
- * the session gone (the run deletes them and queues again, as the blocking
- * acquire does). Decided before the grant, so that a cancel from now on
- * says ZKC_EALREADY; undone only when it queues again (a cancel in that
- * window said ZKC_EALREADY and the acquire goes on; a destroy's close
- * ends it). 1 when the run goes on. */
-static int grant_leases(zkc_async_t *a, acq_t *q) {
+/* The hold of lease set l (its nodes joined, each watched but the watches
+ * not started, its standing by the session's fate now): ZKC_OK, ZKC_ELOST
+ * (the session gone: queue again) or ZKC_ENOMEM. */
+static int lease_hold_new(zkc_async_t *a, zkc_lease_t *l, zkc_hold_t **out) {
+  size_t len = 1;
+  for (size_t i = 0; i < l->n; i++) len += strlen(l->nodes[i].node) + 1;
+  zkc_hold_t *h = calloc(1, sizeof *h);
+  char *p = h ? h->held.node = calloc(1, len) : NULL;
+  if (p == NULL) {
+    free(h);
+    return ZKC_ENOMEM;
+  }
+  h->a = a;
+  h->lease = l;
+  for (size_t i = 0; i < l->n; i++)
+    p += sprintf(p, "%s%s", i ? "\n" : "", l->nodes[i].node);
+  int rc = zkc__hold_rec_grant(&h->rec, a->c, l->nodes[l->n - 1].token,
+                               l->nodes[0].session_id) == ZKC__HOLD_LOST
+               ? ZKC_ELOST
+               : ZKC_OK;
+  for (size_t i = 0; rc == ZKC_OK && i < l->n; i++)
+    rc = zkc__guard_add_held(a->c, l->nodes[i].node, l->nodes[i].session_id,
+                             zkc__async_on_node_gone, a, &l->guards[i]);
+  *out = h;
+  return rc;
+}
+
+/* A lease hold never handed out: its watches removed, the lease the
+ * caller's again. */
+static void lease_hold_drop(zkc_async_t *a, zkc_hold_t *h) {
+  for (size_t i = 0; i < h->lease->n; i++) {
+    zkc__guard_remove(a->c, h->lease->guards[i]); /* 0: none */
+    h->lease->guards[i] = 0;
+  }
+  free(h->held.node);
+  free(h);
+}
+
+/* A semaphore's run says its leases fit: a hold over the lease set, unless
+ * a cancel or a close came first (the run then deletes its nodes), or the
+ * grant finds the session gone or changed since it was seen live (seq, as
+ * for a lock's grant): the run deletes them and queues again, as the
+ * blocking acquire does. Decided before the grant, so that a cancel from
+ * now on says ZKC_EALREADY; undone only when it queues again (a cancel in
+ * that window said ZKC_EALREADY and the acquire goes on; a destroy's close
+ * ends it). The watches start once the hold is listed (see grant()).
+ * 1 when the run goes on. */
+static int grant_leases(zkc_async_t *a, acq_t *q, uint64_t seq) {
   zkc_lease_t *l = NULL;
   (void)zkc__srun_result(q->sem, &l);
   pthread_mutex_lock(&a->mu);
@@ -254,18 +284,28 @@ static int grant_leases(zkc_async_t *a, acq_t *q) {
     zkc__srun_refuse(q->sem, l, rc);
     return 1;
   }
-  if ((rc = zkc__sem_grant(q->sem_obj, l)) == ZKC_OK) {
-    deliver(a, q, l);
-    return 0;
-  }
-  pthread_mutex_lock(&a->mu); /* ELOST: pending again, unless closing */
-  if (a->stopping) {
-    q->rc = rc = ZKC_ECLOSED; /* destroy passed it by, decided */
-  } else {
+  zkc_hold_t *h = NULL;
+  rc = lease_hold_new(a, l, &h);
+  pthread_mutex_lock(&a->mu);
+  if (rc == ZKC_OK && a->state_seq != seq) rc = ZKC_ELOST;
+  if (rc == ZKC_OK) {
+    h->next = a->holds;
+    a->holds = h;
+    a->holds_alive++;
+  } else if (rc == ZKC_ENOMEM || a->stopping) {
+    q->rc = rc = rc == ZKC_ENOMEM ? rc : ZKC_ECLOSED; /* decided: ends */
+  } else { /* ELOST: pending again */
     q->decided = 0;
     q->rc = ZKC_OK;
   }
   pthread_mutex_unlock(&a->mu);
+  if (rc == ZKC_OK) {
+    zkc__sem_grant_owned(q->sem_obj, l); /* counted until released */
+    for (size_t i = 0; i < l->n; i++) zkc__guard_start(a->c, l->guards[i]);
+    deliver(a, q, h);
+    return 0;
+  }
+  if (h) lease_hold_drop(a, h);
   zkc__srun_refuse(q->sem, l, rc);
   return 1;
 }
@@ -321,7 +361,7 @@ static int step_acquire(zkc_async_t *a, acq_t *q, int64_t *next_wake) {
         int rc = q->sem ? zkc__srun_result(q->sem, NULL)
                         : zkc__qrun_result(&q->qrun, NULL);
         if (rc == ZKC_OK) {
-          if (q->sem ? grant_leases(a, q) : grant(a, q, seq)) continue;
+          if (q->sem ? grant_leases(a, q, seq) : grant(a, q, seq)) continue;
           return 0;
         }
         decide(a, q, rc);
@@ -334,20 +374,25 @@ static int step_acquire(zkc_async_t *a, acq_t *q, int64_t *next_wake) {
   }
 }
 
-/* A release's delete answered: its result, and the hold's guard gone. */
+/* A release's deletes all answered (or handed to the janitor): its result,
+ * the first failure of its nodes', and the hold's watches gone. */
 static void removed(zkc_async_t *a, acq_t *q) {
-  zkc__guard_remove(a->c, q->guard); /* 0: none */
-  q->guard = 0;
-  int rc = q->op->rc;
-  zkc__op_free(q->op);
-  q->op = NULL;
-  if (zkc__retryable(rc) || rc == ZKC_ESESSIONEXPIRED) {
-    zkc__janitor_add(a->c, q->node, NULL);
-    rc = ZKC_OK;
+  int rc = ZKC_OK;
+  for (size_t i = 0; i < q->nrm; i++) {
+    zkc__rm_t *m = &q->rm[i];
+    zkc__guard_remove(a->c, m->guard); /* 0: none */
+    m->guard = 0;
+    if (m->op == NULL) continue;
+    int r = m->op->rc;
+    zkc__op_free(m->op);
+    m->op = NULL;
+    if (zkc__retryable(r) || r == ZKC_ESESSIONEXPIRED) {
+      zkc__janitor_add(a->c, m->node, NULL);
+      r = ZKC_OK;
+    }
+    if (rc == ZKC_OK) rc = r;
   }
   if (q->rc == ZKC_OK) q->rc = rc == ZKC_ENONODE ? ZKC_ELOST : rc;
-  free(q->node);
-  q->node = NULL;
   deliver(a, q, NULL);
 }
 
@@ -355,13 +400,8 @@ static void removed(zkc_async_t *a, acq_t *q) {
 static int step(zkc_async_t *a, acq_t *q, int64_t *next_wake) {
   if (q->finished) return 0;
   if (zkc__async_is_acquire(q)) return step_acquire(a, q, next_wake);
-  if (q->op == NULL) { /* its delete handed to the janitor */
-    zkc__guard_remove(a->c, q->guard);
-    q->guard = 0;
-    deliver(a, q, NULL);
-    return 0;
-  }
-  if (!zkc__op_done(q->op)) return 1;
+  for (size_t i = 0; i < q->nrm; i++)
+    if (q->rm[i].op && !zkc__op_done(q->rm[i].op)) return 1;
   removed(a, q);
   return 0;
 }
@@ -375,7 +415,8 @@ void zkc__async_acq_free(acq_t *q) {
     zkc__qrun_clear(&q->qrun);
     free(base);
   } else {
-    free(q->node);
+    for (size_t i = 0; i < q->nrm; i++) free(q->rm[i].node);
+    free(q->rm);
   }
   free(q);
 }
@@ -459,7 +500,32 @@ void *zkc__async_engine(void *arg) {
   return NULL;
 }
 
-/* Takes h out of the held list and queues the delete of its node. */
+/* Moves h's nodes and their watches into q's deletes (a->mu held): a
+ * lease set's each, its lease then the caller's to uncount and free.
+ * ZKC_OK or ZKC_ENOMEM (nothing moved). */
+static int take_nodes_locked(zkc_hold_t *h, acq_t *q) {
+  zkc_lease_t *l = h->lease;
+  size_t n = l ? l->n : 1;
+  if ((q->rm = calloc(n, sizeof *q->rm)) == NULL) return ZKC_ENOMEM;
+  q->nrm = n;
+  if (l == NULL) {
+    q->rm[0].node = h->held.node;
+    q->rm[0].guard = h->guard;
+    h->guard = 0;
+  } else {
+    for (size_t i = 0; i < n; i++) {
+      q->rm[i].node = l->nodes[i].node;
+      l->nodes[i].node = NULL;
+      q->rm[i].guard = l->guards[i];
+      l->guards[i] = 0;
+    }
+    free(h->held.node); /* the set's joined names */
+  }
+  h->held.node = NULL;
+  return ZKC_OK;
+}
+
+/* Takes h out of the held list and queues the delete of its nodes. */
 int zkc__async_release(zkc_async_t *a, zkc_hold_t *h, zkc_released_fn done,
                        void *ctx) {
   acq_t *q = calloc(1, sizeof *q);
@@ -474,57 +540,60 @@ int zkc__async_release(zkc_async_t *a, zkc_hold_t *h, zkc_released_fn done,
   int doubt =
       closed ? ZKC_OK : zkc__hold_rec_release_code(&h->rec, a->c, &unproven);
   pthread_mutex_lock(&a->mu);
-  if (h->released) {
+  int rc = h->released ? ZKC_ENOTOWNER : take_nodes_locked(h, q);
+  if (rc != ZKC_OK) {
     pthread_mutex_unlock(&a->mu);
     free(q);
-    return ZKC_ENOTOWNER;
+    return rc;
   }
   h->released = 1;
   zkc_hold_t **pp = &a->holds;
   while (*pp != h) pp = &(*pp)->next;
   *pp = h->next;
-  q->node = h->held.node;
-  h->held.node = NULL;
+  zkc_lease_t *lease = h->lease;
+  h->lease = NULL;
   q->released = done;
   q->ctx = ctx;
   q->decided = 1;
   int lost = atomic_load(&h->rec.lost);
   q->rc = lost ? ZKC_ELOST : doubt;
-  /* In doubt: its node is the janitor's (no waited delete). Its loss not
+  /* In doubt: its nodes are the janitor's (no waited delete). Its loss not
    * told yet, it is kept until its session's fate is known, so that a loss
    * learnt after this release is still told, once. */
   int untold = !lost && unproven;
   zkc__hold_rec_keep(&h->rec, q->rc, &a->released);
   q->id = 0;
-  /* The hold is off a->holds: its guard, should it fire on our own delete,
-   * finds nothing to tell. The engine removes it (see removed()), so this
-   * call never waits on a guard's check, which may take a round trip. */
-  q->guard = h->guard;
-  h->guard = 0;
+  /* The hold is off a->holds: its guards, should they fire on our own
+   * deletes, find nothing to tell. The engine removes them (see
+   * removed()), so this call never waits on a guard's check, which may
+   * take a round trip. */
   pthread_mutex_unlock(&a->mu);
-  /* The hold ends with this call, whatever its delete answers. */
+  if (lease) { /* its semaphore counts it no more (destroy may go on) */
+    zkc__sem_ungrant(lease->sem, lease);
+    zkc__sem_lease_delete(lease);
+  }
+  /* The hold ends with this call, whatever its deletes answer. */
   zkc__stats_released(h->st, h->granted_us, closed ? ZKC_ECLOSED : q->rc);
-  /* start the delete from here: it never waits for the network */
+  /* start the deletes from here: they never wait for the network */
   if (closed) {
-    zkc__guard_remove(a->c, q->guard);
-    q->rc = ZKC_ECLOSED;
-    free(q->node);
-    q->node = NULL;
+    for (size_t i = 0; i < q->nrm; i++)
+      zkc__guard_remove(a->c, q->rm[i].guard);
     if (done) {
       zkc__event_cb_t ev = {.kind = EV_RELEASED, .released = done, .ctx = ctx,
                             .rc = ZKC_ECLOSED};
       post(a, &ev);
     }
-    free(q);
+    zkc__async_acq_free(q);
     return ZKC_OK;
   }
-  if (untold) {
-    zkc__janitor_add(a->c, q->node, NULL); /* sent while the session lives */
-  } else if ((q->op = ctx_op_start(a)) == NULL) {
-    zkc__janitor_add(a->c, q->node, NULL); /* still deleted, untold */
-  } else {
-    zkc__send(a->c, q->op,
-              &(zkc__req_t){.kind = ZKC__REQ_DELETE, .path = q->node});
+  for (size_t i = 0; i < q->nrm; i++) {
+    zkc__rm_t *m = &q->rm[i];
+    if (untold || (m->op = ctx_op_start(a)) == NULL)
+      /* sent while the session lives; or still deleted, untold */
+      zkc__janitor_add(a->c, m->node, NULL);
+    else
+      zkc__send(a->c, m->op,
+                &(zkc__req_t){.kind = ZKC__REQ_DELETE, .path = m->node});
   }
   pthread_mutex_lock(&a->mu);
   zkc__async_append_locked(a, q);

@@ -21,12 +21,10 @@
 
 /* One queued callback. */
 typedef struct zkc__event_cb {
-  enum { EV_ACQUIRED, EV_LEASES, EV_RELEASED, EV_LOST, EV_STATE } kind;
+  enum { EV_ACQUIRED, EV_RELEASED, EV_LOST, EV_STATE } kind;
   int rc;
   zkc_hold_t *hold;          /* EV_ACQUIRED */
   zkc_acquired_fn acquired;  /* EV_ACQUIRED */
-  zkc_lease_t *lease;        /* EV_LEASES */
-  zkc_leases_acquired_fn leases; /* EV_LEASES */
   zkc_released_fn released;  /* EV_RELEASED */
   zkc_hold_lost_fn lost;     /* EV_LOST */
   zkc_lost_reason_t why;     /* EV_LOST */
@@ -40,9 +38,12 @@ typedef struct zkc__event_cb {
 struct zkc_hold {
   zkc__hold_head_t head; /* first; its kind NULL (calloc): an async hold */
   zkc_async_t *a;
-  zkc__held_t held;
+  zkc__held_t held; /* a set's: node holds its nodes joined with '\n' */
   zkc__hold_rec_t rec; /* its standing: in doubt, lost, told */
   uint64_t guard; /* the watch on our own node */
+  /* A semaphore's lease set (NULL: a lock's): its nodes and their watches
+   * (lease->guards), counted by its semaphore until released. */
+  zkc_lease_t *lease;
   int released;
   unsigned char reader; /* a read side's: no fenced write */
   zkc__lstats_t *st;  /* its path's stats record (NULL: none) */
@@ -50,15 +51,22 @@ struct zkc_hold {
   struct zkc_hold *next; /* in a->holds while not released */
 };
 
+/* One node of a hold being released: its delete (NULL: handed to the
+ * janitor) and the hold's watch on it, removed by the engine (removing it
+ * may wait for a guard's check). */
+typedef struct zkc__rm {
+  char *node;
+  zkc__op_t *op;
+  uint64_t guard;
+} zkc__rm_t;
+
 /* A pending acquire (a run driven by the engine through its calls: a
  * lock's through the queue, or a semaphore's) or a release's delete; each
  * ends with one callback. Kept small: one lives per pending acquire. The
  * flags are bytes, not bits: they are written by different threads. */
 typedef struct acq {
   uint64_t id;
-  zkc_acquired_fn fn; /* a lock's acquire (NULL: see leases_fn) */
-  zkc_leases_acquired_fn leases_fn; /* a semaphore's (both NULL: a
-                                       release's delete) */
+  zkc_acquired_fn fn; /* an acquire's (NULL: a release's deletes) */
   const zkc__run_calls_t *calls; /* an acquire's run and how it is */
   void *run;                     /* stepped: &run (a lock's) or sem */
   zkc__srun_t *sem;              /* a semaphore's run */
@@ -73,11 +81,9 @@ typedef struct acq {
                               the run */
   union {
     zkc__qrun_t qrun; /* a lock's; it owns qrun.base (the lock's path) */
-    struct {         /* a release's */
-      char *node;
-      zkc__op_t *op;
-      uint64_t guard; /* the hold's own-node watch, removed by the engine
-                         (removing it may wait for a guard's check) */
+    struct {         /* a release's: one delete per node of the hold */
+      zkc__rm_t *rm;
+      size_t nrm;
     };
   };
   struct zkc_async *a;
@@ -139,9 +145,9 @@ void zkc__async_ready_locked(zkc_async_t *a, acq_t *q);
 void zkc__async_acq_free(acq_t *q);
 /* An acquire's entry is one of these (its run set up). */
 static inline int zkc__async_is_acquire(const acq_t *q) {
-  return q->fn != NULL || q->leases_fn != NULL;
+  return q->fn != NULL;
 }
-/* Takes h out of the held list and queues the delete of its node (never
+/* Takes h out of the held list and queues the delete of its nodes (never
  * waits for the network); a hold whose session is not proven live leaves
  * its node to the janitor, tells done ZKC_ECONNLOSS or ZKC_ELOST and is
  * kept in a->released. ZKC_OK, ZKC_ENOTOWNER (released already) or

@@ -40,13 +40,29 @@ static void log_lost(zkc_async_t *a, int n, const char *why, int all) {
                                   "lost (%s) was reported", why);
 }
 
+/* guard is the watch on h's node, or on one of a lease set's (a->mu held). */
+static int watches(const zkc_hold_t *h, uint64_t guard) {
+  if (h->lease == NULL) return h->guard == guard;
+  for (size_t i = 0; i < h->lease->n; i++)
+    if (h->lease->guards[i] == guard) return 1;
+  return 0;
+}
+
+/* Hands each of a hold's nodes (a set's joined with '\n') to the janitor. */
+static void janitor_nodes(zkc_client_t *c, char *nodes) {
+  for (char *p = nodes, *nl; p; p = nl ? nl + 1 : NULL) {
+    if ((nl = strchr(p, '\n')) != NULL) *nl = '\0';
+    zkc__janitor_add(c, p, NULL);
+  }
+}
+
 void zkc__async_on_node_gone(void *ctx, uint64_t guard) {
   zkc_async_t *a = ctx;
   zkc__lstats_t *st = NULL;
   zkc__lost_list_t lost = {0};
   pthread_mutex_lock(&a->mu);
   for (zkc_hold_t *h = a->holds; h; h = h->next)
-    if (h->guard == guard && zkc__hold_rec_lose(&h->rec, &lost)) st = h->st;
+    if (watches(h, guard) && zkc__hold_rec_lose(&h->rec, &lost)) st = h->st;
   int n = (int)lost.n, all = tell_list_locked(a, ZKC_LOST_DELETED, &lost);
   pthread_mutex_unlock(&a->mu);
   if (n > 0) zkc__stats_lost(st, ZKC_LOST_DELETED); /* one guard, one hold */
@@ -105,7 +121,7 @@ void zkc__async_on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
                                   "queued for the async context");
   for (size_t i = 0; i < n; i++) {
     zkc__stats_lost(gone[i].st, gone[i].why);
-    if (gone[i].node) zkc__janitor_add(a->c, gone[i].node, NULL);
+    if (gone[i].node) janitor_nodes(a->c, gone[i].node);
     free(gone[i].node);
   }
   free(gone);

@@ -29,6 +29,9 @@ struct zkc_lease {
   uint64_t *guards;   /* the watch on each node (0: none) */
   int64_t granted_us; /* when it was granted (stats) */
   zkc_lease_t *prev, *next; /* in sem->held while held */
+  /* An async hold's (async_engine.c): counted here, its standing, watches
+   * and losses its context's (rec and guards unused by the semaphore). */
+  unsigned char owned;
   zkc__hold_head_t view; /* zkc_lease_hold's (hold_lease.c) */
 };
 
@@ -71,6 +74,13 @@ void zkc__sem_leave(zkc_sem_t *s);
  * its nodes guarded. ZKC_ELOST when its session is gone already (queue
  * again; the nodes are still the caller's). */
 int zkc__sem_grant(zkc_sem_t *s, zkc_lease_t *l);
+/* An async hold's grant: l (owned) becomes one of s's held leases, only
+ * counted (held_nodes, destroy refused), until zkc__sem_ungrant. */
+void zkc__sem_grant_owned(zkc_sem_t *s, zkc_lease_t *l);
+/* l is no longer held: off s's list and count (s->mu held). */
+void zkc__sem_unlist_locked(zkc_sem_t *s, zkc_lease_t *l);
+/* An owned lease released: uncounted (takes s->mu). */
+void zkc__sem_ungrant(zkc_sem_t *s, zkc_lease_t *l);
 
 /* ---- sem_run.c: the lease handle the acquire run fills ---- */
 

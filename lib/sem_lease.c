@@ -60,11 +60,7 @@ static int lease_release_impl(zkc_lease_t *l) {
   zkc__stats_released(s->st, l->granted_us, rc);
   pthread_mutex_lock(&s->mu);
   zkc__hold_rec_keep(&l->rec, ended, &s->released); /* a loss still told */
-  if (l->prev) l->prev->next = l->next;
-  else s->held = l->next;
-  if (l->next) l->next->prev = l->prev;
-  l->prev = l->next = NULL;
-  s->held_nodes -= l->n;
+  zkc__sem_unlist_locked(s, l);
   s->users--;
   pthread_mutex_unlock(&s->mu); /* the last touch of s */
   return rc;

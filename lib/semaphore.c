@@ -59,8 +59,8 @@ static void on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
   int on_suspend = zkc__lost_on_suspended(s->client);
   pthread_mutex_lock(&s->mu);
   for (zkc_lease_t *l = s->held; l; l = l->next)
-    if (zkc__hold_rec_on_state(&l->rec, st, lost_session, on_suspend, &lost,
-                               &why))
+    if (!l->owned && zkc__hold_rec_on_state(&l->rec, st, lost_session,
+                                            on_suspend, &lost, &why))
       leave_to_janitor(s, l);
   /* Leases released in doubt: a loss learnt only now is told all the same. */
   zkc__released_on_state(&s->released, st, lost_session, on_suspend, &lost,
@@ -76,7 +76,7 @@ void zkc__sem_on_node_gone(void *ctx, uint64_t guard) {
   zkc__lost_list_t lost = {0};
   pthread_mutex_lock(&s->mu);
   for (zkc_lease_t *l = s->held; l; l = l->next)
-    for (size_t i = 0; i < l->n; i++)
+    for (size_t i = 0; !l->owned && i < l->n; i++)
       if (l->guards[i] == guard) zkc__hold_rec_lose(&l->rec, &lost);
   zkc_sem_lost_fn fn = s->lost_fn;
   void *fn_ctx = s->lost_ctx;
@@ -209,6 +209,36 @@ int zkc_sem_stats(const zkc_sem_t *s, zkc_lock_stats_t *out) {
   return zkc__public_leave(__func__, mark, sem_stats_impl(s, out));
 }
 
+/* l is one of s's held leases, counted (s->mu held). */
+static void list_locked(zkc_sem_t *s, zkc_lease_t *l) {
+  l->sem = s;
+  l->next = s->held;
+  if (s->held) s->held->prev = l;
+  s->held = l;
+  s->held_nodes += l->n;
+}
+
+void zkc__sem_unlist_locked(zkc_sem_t *s, zkc_lease_t *l) {
+  if (l->prev) l->prev->next = l->next;
+  else s->held = l->next;
+  if (l->next) l->next->prev = l->prev;
+  l->prev = l->next = NULL;
+  s->held_nodes -= l->n;
+}
+
+void zkc__sem_grant_owned(zkc_sem_t *s, zkc_lease_t *l) {
+  pthread_mutex_lock(&s->mu);
+  l->owned = 1;
+  list_locked(s, l);
+  pthread_mutex_unlock(&s->mu);
+}
+
+void zkc__sem_ungrant(zkc_sem_t *s, zkc_lease_t *l) {
+  pthread_mutex_lock(&s->mu);
+  zkc__sem_unlist_locked(s, l);
+  pthread_mutex_unlock(&s->mu);
+}
+
 /* Records a granted lease (s->mu held): guards its nodes. ZKC_ELOST when
  * its session is gone already (or in doubt, when that counts as lost). */
 static int record(zkc_sem_t *s, zkc_lease_t *l) {
@@ -221,11 +251,7 @@ static int record(zkc_sem_t *s, zkc_lease_t *l) {
                        zkc__sem_on_node_gone, s, &l->guards[i]) != ZKC_OK)
       zkc__log(c, ZKC_LOG_WARN, "out of memory: a lease of %s is unwatched",
                s->path);
-  l->sem = s;
-  l->next = s->held;
-  if (s->held) s->held->prev = l;
-  s->held = l;
-  s->held_nodes += l->n;
+  list_locked(s, l);
   return ZKC_OK;
 }
 

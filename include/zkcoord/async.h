@@ -159,16 +159,6 @@ ZKC_EXTERN int zkc_async_acquire_write(zkc_async_t *async, const char *path,
                                        zkc_acquired_fn done, void *ctx,
                                        uint64_t *id);
 
-/* A semaphore acquire's result: rc ZKC_OK with a lease now owned by the
- * callee (released and freed with zkc_lease_release and zkc_lease_free,
- * from any thread but a callback's; its loss told by the semaphore's lost
- * callback, zkc_sem_set_lost_callback, as a blocking lease's: on the
- * client's maintenance thread, not through the context), or a
- * failure (lease NULL): the codes of zkc_acquired_fn, and ZKC_EPROTO (a
- * shared count node not of 4 bytes). Runs exactly once per accepted
- * acquire. */
-typedef void (*zkc_leases_acquired_fn)(void *ctx, int rc, zkc_lease_t *lease);
-
 /* Starts taking qty leases of `sem` (a semaphore of the context's client),
  * waiting at most timeout_ms (the rule of every timeout: < 0 without
  * limit, 0 = one look, > 0 that many milliseconds). Never blocks on the
@@ -177,8 +167,19 @@ typedef void (*zkc_leases_acquired_fn)(void *ctx, int rc, zkc_lease_t *lease);
  * and Curator's InterProcessSemaphoreV2, share one queue and never hold
  * more than the limit (or the shared count) at once; a session lost while
  * pending queues again within the timeout. `done` is called once with the
- * result (see zkc_leases_acquired_fn), on the context's thread or in
- * zkc_async_dispatch; *id (if not NULL) names the acquire for
+ * result (see zkc_acquired_fn; also ZKC_EPROTO: a shared count node not of
+ * 4 bytes), on the context's thread or in zkc_async_dispatch. The hold
+ * it gives is this context's own, over the lease set's nodes, as a lock's
+ * async hold is: any thread releases it through its context without
+ * blocking (zkc_hold_release deletes every lease node in the background,
+ * done told once all are answered) and frees it (zkc_hold_free, which
+ * releases first); its fenced calls check every lease node in one
+ * transaction, its token is the newest node's; its loss (a lease node
+ * deleted by another client, the session lost) is told once to its notice
+ * (zkc_hold_set_lost_callback) and the context's on_lost, not to the
+ * semaphore's lost callback. The semaphore counts the set as this
+ * object's until zkc_hold_release: zkc_sem_destroy(sem) returns ZKC_EBUSY
+ * while the hold is held. *id (if not NULL) names the acquire for
  * zkc_async_cancel, which removes its nodes. While it is pending, zkc_sem_destroy(sem)
  * returns ZKC_EBUSY; zkc_async_destroy completes it with ZKC_ECLOSED.
  * Returns ZKC_OK (accepted: done will run), ZKC_EINVAL (NULL async, sem or
@@ -189,7 +190,7 @@ typedef void (*zkc_leases_acquired_fn)(void *ctx, int rc, zkc_lease_t *lease);
  * being destroyed). Thread-safe, callable from callbacks. */
 ZKC_EXTERN int zkc_async_acquire_leases(zkc_async_t *async, zkc_sem_t *sem,
                                         unsigned qty, int64_t timeout_ms,
-                                        zkc_leases_acquired_fn done, void *ctx,
+                                        zkc_acquired_fn done, void *ctx,
                                         uint64_t *id);
 
 /* Cancels pending acquire `id`: its node is removed and its callback runs

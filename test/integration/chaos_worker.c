@@ -299,24 +299,24 @@ static void use_hold(zkc_hold_t *hold, hold_use_t use, int64_t token,
   }
 }
 
-/* A lease's round from its grant at t (decided: see take_decided): the
- * ACQ line, a hold of a little, the release and its REL line. */
-static void lease_work(zkc_lease_t *l, long long t, long long decided,
-                       unsigned *seed) {
+/* A lease set's round from its grant at t (decided: see take_decided):
+ * the ACQ line and a hold of a little, through its hold (a blocking
+ * lease's view or an async hold); its token, for the caller's release and
+ * REL line. */
+static int64_t lease_work(zkc_hold_t *h, long long t, long long decided,
+                          unsigned *seed) {
   int64_t token = 0;
-  zkc_list_t *nodes = NULL;
-  zkc_hold_fencing_token(zkc_lease_hold(l), &token);
-  zkc_hold_node_list(zkc_lease_hold(l), &nodes);
-  const char *first = zkc_list_string(nodes, 0);
-  const char *slash = first ? strrchr(first, '/') : NULL;
+  char nodes[2200] = "?";
+  zkc_hold_fencing_token(h, &token);
+  zkt_hold_node(h, nodes, sizeof nodes);
+  char *nl = strchr(nodes, '\n');
+  if (nl) *nl = '\0'; /* its first node names it */
+  const char *slash = strrchr(nodes, '/');
   say("ACQ %lld %lld %s %lld\n", t, (long long)token, slash ? slash + 1 : "?",
       decided);
-  zkc_list_free(nodes);
-  use_hold(zkc_lease_hold(l), H_WRITE, token, seed); /* count_path unset */
+  use_hold(h, H_WRITE, token, seed); /* count_path unset */
   sleep_ms(rand_r(seed) % 100);
-  t = now_us();
-  int rc = zkc_lease_free(l);
-  say("REL %lld %lld %d\n", t, (long long)token, rc);
+  return token;
 }
 
 /* Semaphore mode: one lease per round. */
@@ -330,7 +330,10 @@ static void lease_rounds(zkc_sem_t *s, unsigned seed) {
       continue;
     }
     long long t = now_us();
-    lease_work(l, t, take_decided(), &seed);
+    int64_t token = lease_work(zkc_lease_hold(l), t, take_decided(), &seed);
+    t = now_us();
+    rc = zkc_lease_free(l);
+    say("REL %lld %lld %d\n", t, (long long)token, rc);
   }
 }
 
@@ -340,7 +343,6 @@ typedef struct {
   pthread_cond_t cv;
   int done, rc;
   zkc_hold_t *hold;
-  zkc_lease_t *lease; /* semaphore mode's */
   long long at; /* when the callback ran: the grant's time stamp */
   long long decided; /* the grant's decision, on the engine's thread */
 } waitbox_t;
@@ -374,6 +376,16 @@ static void hold_work(long long t, long long decided, int64_t token,
   use_hold(hold, use, token, seed);
 }
 
+/* Releases async hold h, its answer awaited (told to b). */
+static int release_told(zkc_async_t *a, zkc_hold_t *h, waitbox_t *b) {
+  int rc = zkc_hold_release(a, h, box_released, b);
+  if (rc == ZKC_OK) {
+    box_wait(b);
+    rc = b->rc;
+  }
+  return rc;
+}
+
 /* An accepted acquire `id`, cancelled now and then: 1 once granted (the
  * box says how), 0 when it ended otherwise. */
 static int box_result(zkc_async_t *a, waitbox_t *b, uint64_t id,
@@ -388,23 +400,22 @@ static int box_result(zkc_async_t *a, waitbox_t *b, uint64_t id,
   return 0;
 }
 
-static void box_leased(void *ctx, int rc, zkc_lease_t *lease) {
-  waitbox_t *b = ctx;
-  b->lease = lease; /* read after box_wait, which orders it */
-  box_acquired(ctx, rc, NULL);
-}
-
 /* Semaphore mode's odd thread out: one lease per round through the async
  * acquire, stamped in its callback. */
 static void async_lease_rounds(zkc_async_t *a, zkc_sem_t *s, unsigned seed) {
   waitbox_t b = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
   while (!atomic_load(&stopping)) {
     uint64_t id = 0;
-    if (zkc_async_acquire_leases(a, s, 1, pick_timeout(&seed), box_leased, &b,
-                                 &id) != ZKC_OK)
+    if (zkc_async_acquire_leases(a, s, 1, pick_timeout(&seed), box_acquired,
+                                 &b, &id) != ZKC_OK)
       _exit(72);
     if (!box_result(a, &b, id, &seed)) continue;
-    lease_work(b.lease, b.at, b.decided, &seed);
+    zkc_hold_t *h = b.hold;
+    int64_t token = lease_work(h, b.at, b.decided, &seed);
+    long long t = now_us();
+    int rc = release_told(a, h, &b);
+    say("REL %lld %lld %d\n", t, (long long)token, rc);
+    zkc_hold_free(h);
   }
 }
 
@@ -424,11 +435,7 @@ static void async_rounds(zkc_async_t *a, unsigned seed) {
     zkt_hold_node(h, node, sizeof node);
     hold_work(t, b.decided, token, node, h, H_WRITE, &seed);
     t = now_us();
-    rc = zkc_hold_release(a, h, box_released, &b);
-    if (rc == ZKC_OK) {
-      box_wait(&b);
-      rc = b.rc;
-    }
+    rc = release_told(a, h, &b);
     say("REL %lld %lld %d\n", t, (long long)token, rc);
     zkc_hold_free(h);
   }

@@ -14,6 +14,7 @@
 
 #include "async_helpers.h"
 #include "harness.h"
+#include "hold_node.h"
 #include "test_hooks.h" /* the layout read's seam */
 
 #define OK(expr) assert_int_equal((expr), ZKC_OK)
@@ -22,14 +23,14 @@
 typedef struct got {
   atomic_int done; /* callbacks run (must end at 1) */
   int rc;
-  zkc_lease_t *lease;
+  zkc_hold_t *hold;
   pthread_t thread; /* where the callback ran */
 } got_t;
 
-static void on_leases(void *ctx, int rc, zkc_lease_t *lease) {
+static void on_leases(void *ctx, int rc, zkc_hold_t *hold) {
   got_t *g = ctx;
   g->rc = rc;
-  g->lease = lease;
+  g->hold = hold;
   g->thread = pthread_self();
   atomic_fetch_add(&g->done, 1);
 }
@@ -39,6 +40,38 @@ static int got_done(void *ctx) { return atomic_load(&((got_t *)ctx)->done) > 0; 
 static void await_got(got_t *g) {
   assert_true(zkt_await(got_done, g, zkt_ms(20000)));
   assert_int_equal(atomic_load(&g->done), 1);
+}
+
+/* How many nodes a hold names (a set's one per line). */
+static int hold_nodes(zkc_hold_t *h, char *buf, size_t len) {
+  OK(zkt_hold_node(h, buf, len));
+  int n = 1;
+  for (const char *p = buf; (p = strchr(p, '\n')) != NULL; p++) n++;
+  return n;
+}
+
+/* A release's answer, told once. */
+typedef struct rel {
+  atomic_int n;
+  int rc;
+} rel_t;
+
+static void on_released(void *ctx, int rc) {
+  rel_t *r = ctx;
+  r->rc = rc;
+  atomic_fetch_add(&r->n, 1);
+}
+
+static int rel_done(void *ctx) { return atomic_load(&((rel_t *)ctx)->n) > 0; }
+
+/* Releases h through a without blocking; its answer once told. */
+static int release_await(zkc_async_t *a, zkc_hold_t *h) {
+  rel_t r = {0};
+  OK(zkc_hold_release(a, h, on_released, &r));
+  assert_true(zkt_await(rel_done, &r, zkt_ms(20000)));
+  assert_int_equal(atomic_load(&r.n), 1);
+  OK(zkc_hold_free(h));
+  return r.rc;
 }
 
 static zkc_sem_t *new_sem(zkc_client_t *c, const char *path, int max,
@@ -72,23 +105,31 @@ static void granted_while_leases_free(void **state) {
   assert_true(id > 0);
   await_got(&g1);
   OK(g1.rc);
-  assert_true(zkc_hold_is_held(zkc_lease_hold(g1.lease)));
+  assert_true(zkc_hold_is_held(g1.hold));
   OK(zkc_async_acquire_leases(a, s, 2, zkt_ms(10000), on_leases, &g2, NULL));
   await_got(&g2);
   OK(g2.rc);
-  zkc_list_t *nodes = NULL;
-  OK(zkc_hold_node_list(zkc_lease_hold(g2.lease), &nodes));
-  assert_int_equal(zkc_list_count(nodes), 2);
-  zkc_list_free(nodes);
+  char buf[2048];
+  assert_int_equal(hold_nodes(g2.hold, buf, sizeof buf), 2);
+  char *second = strchr(buf, '\n');
+  *second++ = '\0';
+  assert_true(zkt_exists(buf, NULL) && zkt_exists(second, NULL));
   int64_t t1 = 0, t2 = 0;
-  OK(zkc_hold_fencing_token(zkc_lease_hold(g1.lease), &t1));
-  OK(zkc_hold_fencing_token(zkc_lease_hold(g2.lease), &t2));
+  OK(zkc_hold_fencing_token(g1.hold, &t1));
+  OK(zkc_hold_fencing_token(g2.hold, &t2));
   assert_true(t2 > t1);
   assert_int_equal(zkt_children_count(leases), 3);
   assert_int_equal(zkc_async_cancel(a, id), ZKC_EALREADY);
-  OK(zkc_lease_free(g1.lease));
-  OK(zkc_lease_free(g2.lease));
-  assert_int_equal(zkt_children_count(leases), 0);
+  /* still held: the semaphore refuses its destroy */
+  assert_int_equal(zkc_sem_destroy(s), ZKC_EBUSY);
+  OK(release_await(a, g2.hold)); /* every node deleted before done */
+  assert_false(zkt_exists(buf, NULL) || zkt_exists(second, NULL));
+  assert_int_equal(zkt_children_count(leases), 1);
+  assert_int_equal(zkc_hold_release(a, g1.hold, NULL, NULL), ZKC_OK);
+  assert_int_equal(zkc_hold_release(a, g1.hold, NULL, NULL), ZKC_ENOTOWNER);
+  assert_false(zkc_hold_is_held(g1.hold));
+  OK(zkc_hold_free(g1.hold));
+  assert_true(zkt_await_children_exactly(leases, 0, zkt_ms(10000)));
   OK(zkc_async_destroy(a));
   OK(zkc_sem_destroy(s));
   zkc_client_close(c);
@@ -119,29 +160,31 @@ typedef struct taker {
   pthread_t t;
 } taker_t;
 
-static void on_taker_leases(void *ctx, int rc, zkc_lease_t *lease) {
+static void on_taker_leases(void *ctx, int rc, zkc_hold_t *hold) {
   taker_t *k = ctx;
   if (rc == ZKC_OK) enter_lease(&k->seq); /* counted as granted */
-  on_leases(&k->g, rc, lease);
+  on_leases(&k->g, rc, hold);
 }
 
 /* Holds its lease a moment (the work), then lets it go. */
 static void *hold_then_release(void *arg) {
   taker_t *k = arg;
   zkc_lease_t *l = NULL;
+  zkc_hold_t *h = NULL;
   if (k->a) {
     assert_true(zkt_await(got_done, &k->g, zkt_ms(30000)));
     k->rc = k->g.rc;
-    l = k->g.lease;
+    h = k->g.hold;
   } else {
     k->rc = zkc_sem_acquire(k->s, 1, zkt_ms(30000), &l);
     if (k->rc == ZKC_OK) enter_lease(&k->seq);
+    h = zkc_lease_hold(l);
   }
   if (k->rc == ZKC_OK) {
-    (void)zkc_hold_fencing_token(zkc_lease_hold(l), &k->token);
+    (void)zkc_hold_fencing_token(h, &k->token);
     usleep(30000); /* the work under the lease */
     atomic_fetch_sub(&inside, 1);
-    k->rc = zkc_lease_free(l);
+    k->rc = k->a ? release_await(k->a, h) : zkc_lease_free(l);
   }
   return NULL;
 }
@@ -240,7 +283,7 @@ static void timeout_zero_and_timed(void **state) {
   OK(zkc_async_acquire_leases(f.a, f.s, 1, 0, on_leases, &g0, NULL));
   await_got(&g0);
   assert_int_equal(g0.rc, ZKC_ETIMEDOUT);
-  assert_null(g0.lease);
+  assert_null(g0.hold);
   int64_t t0 = zkt_now_ms();
   OK(zkc_async_acquire_leases(f.a, f.s, 1, 400, on_leases, &g1, NULL));
   await_got(&g1);
@@ -288,34 +331,62 @@ static void on_sem_lost(void *ctx, zkc_sem_t *s, zkc_lost_reason_t why,
 
 static int was_lost(void *ctx) { return atomic_load(&((lost_t *)ctx)->n) > 0; }
 
-/* An outsider deletes an async lease's node: the semaphore's lost callback
- * tells it, with its token, and the release says ZKC_ELOST. */
+static void on_hold_lost(void *ctx, zkc_lost_reason_t why, int64_t token) {
+  on_sem_lost(ctx, NULL, why, token);
+}
+
+/* The hold's notice and the context's on_lost, each told once. */
+static lost_t ctx_lost;
+
+static void on_ctx_lost(void *ctx, zkc_lost_reason_t why, int64_t token) {
+  lost_t *l = ctx;
+  l->why = why;
+  l->token = token;
+  atomic_fetch_add(&l->n, 1);
+}
+
+/* An outsider deletes one node of an async lease set of two: the hold's
+ * notice and the context's on_lost are each told once, with its token;
+ * its fenced write is refused with ZKC_ELOST, nothing written; its release
+ * says ZKC_ELOST and deletes the other node. */
 static void outside_delete_is_lost(void **state) {
   (void)state;
-  char path[512];
+  char path[512], data[600];
   snprintf(path, sizeof path, "%s", zkt_path("sem"));
+  snprintf(data, sizeof data, "%s", zkt_path("data"));
   zkc_client_t *c = zkt_open(NULL);
   zkc_sem_t *s = new_sem(c, path, 2, NULL);
-  lost_t l = {0};
-  OK(zkc_sem_set_lost_callback(s, on_sem_lost, &l));
-  zkc_async_t *a = zkt_async_new(c, ZKC_DELIVER_THREAD, NULL, NULL);
+  memset(&ctx_lost, 0, sizeof ctx_lost);
+  zkc_async_t *a = zkt_async_new(c, ZKC_DELIVER_THREAD, on_ctx_lost, &ctx_lost);
   got_t g = {0};
-  OK(zkc_async_acquire_leases(a, s, 1, zkt_ms(10000), on_leases, &g, NULL));
+  OK(zkc_async_acquire_leases(a, s, 2, zkt_ms(10000), on_leases, &g, NULL));
   await_got(&g);
   OK(g.rc);
+  lost_t l = {0};
+  OK(zkc_hold_set_lost_callback(g.hold, on_hold_lost, &l));
   int64_t token = 0;
-  OK(zkc_hold_fencing_token(zkc_lease_hold(g.lease), &token));
-  zkc_list_t *nodes = NULL;
-  OK(zkc_hold_node_list(zkc_lease_hold(g.lease), &nodes));
-  assert_int_equal(zoo_delete(zkt_raw(), zkc_list_string(nodes, 0), -1), ZOK);
-  zkc_list_free(nodes);
+  OK(zkc_hold_fencing_token(g.hold, &token));
+  OK(zkc_hold_fenced_create(g.hold, data, "a", 1));
+  char buf[2048];
+  assert_int_equal(hold_nodes(g.hold, buf, sizeof buf), 2);
+  char *second = strchr(buf, '\n');
+  *second++ = '\0';
+  assert_int_equal(zoo_delete(zkt_raw(), second, -1), ZOK);
   assert_true(zkt_await(was_lost, &l, zkt_ms(8000)));
+  assert_true(zkt_await(was_lost, &ctx_lost, zkt_ms(8000)));
   assert_int_equal(l.why, ZKC_LOST_DELETED);
   assert_int_equal(l.token, token);
-  assert_false(zkc_hold_is_held(zkc_lease_hold(g.lease)));
-  assert_int_equal(zkc_lease_release(g.lease), ZKC_ELOST);
-  OK(zkc_lease_free(g.lease));
+  assert_int_equal(ctx_lost.why, ZKC_LOST_DELETED);
+  assert_int_equal(ctx_lost.token, token);
+  assert_false(zkc_hold_is_held(g.hold));
+  assert_int_equal(zkc_hold_fenced_set(g.hold, data, "b", 1), ZKC_ELOST);
+  char got[8] = {0};
+  assert_int_equal(zkt_get_data(data, got, sizeof got - 1), 1);
+  assert_string_equal(got, "a"); /* nothing written */
+  assert_int_equal(release_await(a, g.hold), ZKC_ELOST);
+  assert_false(zkt_exists(buf, NULL)); /* the other node deleted */
   assert_int_equal(atomic_load(&l.n), 1);
+  assert_int_equal(atomic_load(&ctx_lost.n), 1);
   OK(zkc_async_destroy(a));
   OK(zkc_sem_destroy(s));
   zkc_client_close(c);
@@ -350,8 +421,8 @@ static void granted_once_free(full_t *f, got_t *g) {
   f->held = NULL;
   await_got(g);
   OK(g->rc);
-  assert_true(zkc_hold_is_held(zkc_lease_hold(g->lease)));
-  OK(zkc_lease_free(g->lease));
+  assert_true(zkc_hold_is_held(g->hold));
+  OK(release_await(f->a, g->hold));
   full_close(f);
 }
 
@@ -460,10 +531,10 @@ static void shared_count_limit(void **state) {
   OK(zkc_async_acquire_leases(a2, s2, 1, zkt_ms(20000), on_leases, &g2, NULL));
   assert_true(zkt_await_children_exactly(locks, 1, zkt_ms(10000)));
   assert_int_equal(atomic_load(&g2.done), 0); /* the count is full */
-  OK(zkc_lease_free(g1.lease));
+  OK(release_await(a, g1.hold));
   await_got(&g2);
   OK(g2.rc);
-  OK(zkc_lease_free(g2.lease));
+  OK(release_await(a2, g2.hold));
   OK(zkc_async_destroy(a));
   OK(zkc_async_destroy(a2));
   OK(zkc_sem_destroy(s));
@@ -494,7 +565,7 @@ static void dispatch_mode_through_the_fd(void **state) {
   OK(g.rc);
   assert_true(pthread_equal(g.thread, pthread_self()));
   assert_int_equal(poll(&p, 1, 0), 0); /* drained */
-  OK(zkc_lease_free(g.lease));
+  OK(zkc_hold_free(g.hold)); /* released in the background */
   OK(zkc_async_destroy(a));
   OK(zkc_sem_destroy(s));
   zkc_client_close(c);
@@ -524,8 +595,8 @@ static void destroy_with_pending(void **state) {
 
 /* Bad input is refused with ZKC_EINVAL, the callback never runs and
  * nothing is made. */
-static void never(void *ctx, int rc, zkc_lease_t *lease) {
-  (void)ctx, (void)rc, (void)lease;
+static void never(void *ctx, int rc, zkc_hold_t *hold) {
+  (void)ctx, (void)rc, (void)hold;
   fail_msg("a refused acquire's callback ran");
 }
 
@@ -579,7 +650,7 @@ static void refused_on_a_mutex_path_as_blocking(void **state) {
   OK(zkc_async_acquire_leases(a, s, 1, zkt_ms(10000), on_leases, &g, NULL));
   await_got(&g);
   assert_int_equal(g.rc, ZKC_ELAYOUT);
-  assert_null(g.lease);
+  assert_null(g.hold);
   zkc_lease_t *l = NULL;
   assert_int_equal(zkc_sem_acquire(s, 1, zkt_ms(10000), &l), ZKC_ELAYOUT);
   assert_null(l);

@@ -51,7 +51,6 @@ typedef struct got {
   pthread_mutex_t mu;
   int done, rc;
   zkc_hold_t *hold;
-  zkc_lease_t *lease;
 } got_t;
 
 static void got_hold(void *ctx, int rc, zkc_hold_t *hold) {
@@ -59,15 +58,6 @@ static void got_hold(void *ctx, int rc, zkc_hold_t *hold) {
   pthread_mutex_lock(&g->mu);
   g->rc = rc;
   g->hold = hold;
-  g->done = 1;
-  pthread_mutex_unlock(&g->mu);
-}
-
-static void got_lease(void *ctx, int rc, zkc_lease_t *lease) {
-  got_t *g = ctx;
-  pthread_mutex_lock(&g->mu);
-  g->rc = rc;
-  g->lease = lease;
   g->done = 1;
   pthread_mutex_unlock(&g->mu);
 }
@@ -92,7 +82,7 @@ static void async_case(char kind) {
   snprintf(path, sizeof path, "%s", zkt_path("lock"));
   if (kind == 'l') {
     OK(zkc_sem_create(&sem, c, path, NULL));
-    OK(zkc_async_acquire_leases(a, sem, 1, zkt_ms(15000), got_lease, &g, NULL));
+    OK(zkc_async_acquire_leases(a, sem, 1, zkt_ms(15000), got_hold, &g, NULL));
   } else if (kind == 'r') {
     OK(zkc_async_acquire_read(a, path, zkt_ms(15000), got_hold, &g, NULL));
   } else {
@@ -100,9 +90,8 @@ static void async_case(char kind) {
   }
   assert_true(zkt_await(got_done, &g, zkt_ms(20000)));
   OK(g.rc);
-  lost_to_outsider(kind == 'l' ? zkc_lease_hold(g.lease) : g.hold);
-  if (g.lease) (void)zkc_lease_free(g.lease);
-  if (g.hold) OK(zkc_hold_free(g.hold));
+  lost_to_outsider(g.hold);
+  OK(zkc_hold_free(g.hold));
   OK(zkc_async_destroy(a));
   if (sem) OK(zkc_sem_destroy(sem));
   zkc_client_close(c);

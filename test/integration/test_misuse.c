@@ -377,10 +377,6 @@ static void never_called(void *ctx, int rc, zkc_hold_t *hold) {
   (void)ctx, (void)rc, (void)hold;
   abort(); /* no row's acquire may be accepted */
 }
-static void never_leased(void *ctx, int rc, zkc_lease_t *lease) {
-  (void)ctx, (void)rc, (void)lease;
-  abort(); /* no row's acquire may be accepted */
-}
 static zkc_sem_opts_t *sem_opts(int max, const char *count_path) {
   static zkc_sem_opts_t o;
   zkc_sem_opts_init(&o);
@@ -1319,24 +1315,24 @@ static void walk(walker_t *w) {
      "done never runs", zkc_async_acquire_write(as, "/x", -1, never_called, NULL, &u64));
   RC(FRESH, "zkc_async_acquire_leases", "async NULL", ZKC_EINVAL,
      "done never runs",
-     zkc_async_acquire_leases(NULL, sm, 1, -1, never_leased, NULL, &u64));
+     zkc_async_acquire_leases(NULL, sm, 1, -1, never_called, NULL, &u64));
   RC(FRESH, "zkc_async_acquire_leases", "sem NULL", ZKC_EINVAL,
      "done never runs",
-     zkc_async_acquire_leases(as, NULL, 1, -1, never_leased, NULL, &u64));
+     zkc_async_acquire_leases(as, NULL, 1, -1, never_called, NULL, &u64));
   RC(FRESH, "zkc_async_acquire_leases", "done NULL", ZKC_EINVAL, NULL,
      zkc_async_acquire_leases(as, sm, 1, -1, NULL, NULL, &u64));
   RC(FRESH, "zkc_async_acquire_leases", "qty 0", ZKC_EINVAL, "done never runs",
-     zkc_async_acquire_leases(as, sm, 0, -1, never_leased, NULL, &u64));
+     zkc_async_acquire_leases(as, sm, 0, -1, never_called, NULL, &u64));
   RC(FRESH, "zkc_async_acquire_leases", "qty above the fixed limit",
      ZKC_EINVAL, "it could never be granted; nothing is made",
-     zkc_async_acquire_leases(as, sm, 2, -1, never_leased, NULL, &u64));
+     zkc_async_acquire_leases(as, sm, 2, -1, never_called, NULL, &u64));
   RC(HELD, "zkc_async_acquire_leases",
      "while this semaphore object holds the only lease", ZKC_EDEADLK,
      "at once, done never runs, nothing made (as zkc_sem_acquire)",
-     zkc_async_acquire_leases(as, sm, 1, -1, never_leased, NULL, &u64));
+     zkc_async_acquire_leases(as, sm, 1, -1, never_called, NULL, &u64));
   RC(CLOSED, "zkc_async_acquire_leases", "closed client", ZKC_ECLOSED,
      "done never runs",
-     zkc_async_acquire_leases(as, sm, 1, -1, never_leased, NULL, &u64));
+     zkc_async_acquire_leases(as, sm, 1, -1, never_called, NULL, &u64));
   RC(FRESH, "zkc_async_cancel", "async NULL", ZKC_EINVAL, NULL,
      zkc_async_cancel(NULL, 1));
   RC(FRESH, "zkc_async_cancel", "id 0", ZKC_EINVAL, NULL,
