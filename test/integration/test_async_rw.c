@@ -3,6 +3,7 @@
  * blocking readers and writers of one path queue together, readers share,
  * writers exclude, a read hold's fenced write is refused. One CTest entry
  * per case. */
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -17,12 +18,14 @@ typedef struct res {
   atomic_int done; /* callbacks run (must end at 1) */
   int rc;
   zkc_hold_t *hold;
+  pthread_t thread; /* where the callback ran */
 } res_t;
 
 static void on_acquired(void *ctx, int rc, zkc_hold_t *hold) {
   res_t *r = ctx;
   r->rc = rc;
   r->hold = hold;
+  r->thread = pthread_self();
   atomic_fetch_add(&r->done, 1);
 }
 
@@ -69,14 +72,20 @@ static void on_lost(void *ctx, zkc_lost_reason_t why, int64_t token) {
 
 static int was_lost(void *ctx) { return atomic_load(&((lost_t *)ctx)->n) > 0; }
 
-static zkc_async_t *new_async(zkc_client_t *c, lost_t *l) {
+static zkc_async_t *new_async_mode(zkc_client_t *c, lost_t *l,
+                                   zkc_delivery_t mode) {
   zkc_async_opts_t o;
   zkc_async_opts_init(&o);
+  o.delivery = mode;
   o.on_lost = l ? on_lost : NULL;
   o.lost_ctx = l;
   zkc_async_t *a = NULL;
   OK(zkc_async_create(&a, c, &o));
   return a;
+}
+
+static zkc_async_t *new_async(zkc_client_t *c, lost_t *l) {
+  return new_async_mode(c, l, ZKC_DELIVER_THREAD);
 }
 
 static void hold_node(zkc_hold_t *h, const char *marker) {
@@ -242,12 +251,76 @@ static void write_timeout_and_bad_input(void **state) {
   zkc_client_close(o);
 }
 
+/* Dispatch mode, both sides: each grant and each release's completion
+ * waits for zkc_async_dispatch, on our thread, the descriptor readable
+ * meanwhile and drained after, as a lock's and a lease set's. */
+static int dispatch_until(zkc_async_t *a, int fd, atomic_int *x, atomic_int *y) {
+  struct pollfd p = {.fd = fd, .events = POLLIN};
+  int64_t end = zkt_now_ms() + zkt_ms(20000);
+  while (atomic_load(x) == 0 || (y != NULL && atomic_load(y) == 0)) {
+    int64_t left = end - zkt_now_ms();
+    if (left <= 0 || poll(&p, 1, (int)left) != 1) return 0;
+    int ran = 0;
+    if (zkc_async_dispatch(a, &ran) != ZKC_OK) return 0;
+  }
+  return 1;
+}
+
+static void dispatch_mode_through_the_fd(void **state) {
+  (void)state;
+  char path[512];
+  snprintf(path, sizeof path, "%s", zkt_path("rw"));
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_async_t *a = new_async_mode(c, NULL, ZKC_DELIVER_DISPATCH);
+  int fd = -1;
+  OK(zkc_async_fd(a, &fd));
+  struct pollfd p = {.fd = fd, .events = POLLIN};
+
+  res_t w = {0}, r = {0};
+  OK(zkc_async_acquire_write(a, path, zkt_ms(10000), on_acquired, &w, NULL));
+  assert_int_equal(poll(&p, 1, (int)zkt_ms(10000)), 1);
+  assert_int_equal(atomic_load(&w.done), 0); /* queued, not run */
+  int ran = 0;
+  OK(zkc_async_dispatch(a, &ran));
+  assert_int_equal(ran, 1);
+  await_granted(&w);
+  assert_true(pthread_equal(w.thread, pthread_self()));
+  hold_node(w.hold, "__WRIT__");
+  assert_int_equal(poll(&p, 1, 0), 0); /* drained */
+
+  /* A reader behind the writer: granted by the writer's release, both told
+   * through the descriptor. */
+  OK(zkc_async_acquire_read(a, path, zkt_ms(10000), on_acquired, &r, NULL));
+  assert_true(zkt_await_children_exactly(path, 2, zkt_ms(10000)));
+  assert_int_equal(atomic_load(&r.done), 0);
+  rel_t rw = {0};
+  OK(zkc_hold_release(a, w.hold, on_released, &rw));
+  assert_true(dispatch_until(a, fd, &rw.done, &r.done));
+  OK(rw.rc);
+  OK(zkc_hold_free(w.hold));
+  await_granted(&r);
+  assert_true(pthread_equal(r.thread, pthread_self()));
+  hold_node(r.hold, "__READ__");
+
+  rel_t rr = {0};
+  OK(zkc_hold_release(a, r.hold, on_released, &rr));
+  assert_true(dispatch_until(a, fd, &rr.done, NULL));
+  OK(rr.rc);
+  OK(zkc_hold_free(r.hold));
+  assert_int_equal(poll(&p, 1, 0), 0);
+  assert_true(zkt_await_children_exactly(path, 0, zkt_ms(10000)));
+  assert_int_equal(atomic_load(&w.done) + atomic_load(&r.done), 2);
+  OK(zkc_async_destroy(a));
+  zkc_client_close(c);
+}
+
 int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(readers_share_writers_exclude, zkt_setup, zkt_teardown),
       cmocka_unit_test_setup_teardown(read_hold_fenced_write_refused, zkt_setup, zkt_teardown),
       cmocka_unit_test_setup_teardown(read_hold_outside_delete_is_lost, zkt_setup, zkt_teardown),
       cmocka_unit_test_setup_teardown(write_timeout_and_bad_input, zkt_setup, zkt_teardown),
+      cmocka_unit_test_setup_teardown(dispatch_mode_through_the_fd, zkt_setup, zkt_teardown),
   };
   return zkt_main(argc, argv, tests, sizeof tests / sizeof tests[0], "async_rw");
 }

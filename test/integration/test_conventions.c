@@ -724,8 +724,9 @@ static void expect_message(const char *fn, int rc) {
 }
 
 /* zkc_last_error_message describes the thread's last failed call: each
- * failure replaces an older failure's text, one without detail (ENOTOWNER)
- * included; a failure to connect says so; a success leaves it. */
+ * failure replaces an older failure's text, one without detail (ENOTOWNER,
+ * ETIMEDOUT, a server's ENONODE, ELOST) included; a failure to connect says
+ * so; a success leaves it. */
 static void last_error_describes_last_failure(void **state) {
   (void)state;
   zkt_make_root();
@@ -756,6 +757,37 @@ static void last_error_describes_last_failure(void **state) {
   assert_int_equal(zkc_hold_fencing_token(zkc_mutex_hold(m), &(int64_t){0}),
                    ZKC_ENOTOWNER);
   expect_message("zkc_hold_fencing_token", ZKC_ENOTOWNER);
+
+  /* A wait that runs out, a server's answer and a lost hold: each its own
+   * text, replacing the one before. */
+  OKL(zkc_mutex_acquire(m));
+  zkc_client_t *c2 = zkt_open(NULL);
+  zkc_mutex_t *rival = NULL;
+  OKL(zkc_mutex_create(&rival, c2, p));
+  assert_int_equal(zkc_mutex_acquire_timeout(rival, 0), ZKC_ETIMEDOUT);
+  expect_message("zkc_mutex_acquire_timeout", ZKC_ETIMEDOUT);
+  char absent[700];
+  snprintf(absent, sizeof absent, "%s/absent", zkt_path("data"));
+  assert_int_equal(zkc_hold_fenced_set(zkc_mutex_hold(m), absent, "x", 1),
+                   ZKC_ENONODE);
+  const char *said = zkc_last_error_message();
+  if (strncmp(said, "zkc_hold_fenced_set: ", 21) != 0 ||
+      strstr(said, zkc_strerror(ZKC_ENONODE)) == NULL)
+    fail_msg("after ZKC_ENONODE the message is '%s'", said);
+  zkc_list_t *mine = NULL;
+  OKL(zkc_hold_node_list(zkc_mutex_hold(m), &mine));
+  zkt_delete_tree(zkc_list_string(mine, 0)); /* an outsider's delete */
+  zkc_list_free(mine);
+  int rc = zkc_hold_fenced_set(zkc_mutex_hold(m), absent, "x", 1);
+  if (rc != ZKC_ELOST) fail_msg("fenced write after the delete: %s", zkc_err_name(rc));
+  said = zkc_last_error_message();
+  if (strncmp(said, "zkc_hold_fenced_set: ", 21) != 0 ||
+      strstr(said, zkc_strerror(ZKC_ELOST)) == NULL)
+    fail_msg("after ZKC_ELOST the message is '%s'", said);
+  assert_int_equal(zkc_mutex_release(m), ZKC_ELOST);
+  expect_message("zkc_mutex_release", ZKC_ELOST);
+  OKL(zkc_mutex_destroy(rival));
+  zkc_client_close(c2);
 
   /* No ensemble where it points: ECONNECT, with the address and the wait. */
   zkc_client_opts_t o;

@@ -181,6 +181,79 @@ static void leader_then_successor_then_nobody_after_expiry(void **state) {
   zkc_client_close(a);
 }
 
+/* A lock's holder handed on: A, then B (queued behind A by an async
+ * acquire) once A releases, then nobody once B releases; each told once
+ * with the holder's id (its client's holder_id) and its hold's fencing
+ * token, and no "nobody" between A and B. */
+static zkc_client_t *open_as(const char *holder_id) {
+  zkc_client_opts_t o;
+  zkc_client_opts_init(&o);
+  o.holder_id = holder_id;
+  return zkt_open(&o);
+}
+
+typedef struct granted {
+  pthread_mutex_t mu;
+  int done, rc;
+  zkc_hold_t *hold;
+} granted_t;
+
+static void on_granted(void *ctx, int rc, zkc_hold_t *hold) {
+  granted_t *g = ctx;
+  pthread_mutex_lock(&g->mu);
+  g->rc = rc;
+  g->hold = hold;
+  g->done = 1;
+  pthread_mutex_unlock(&g->mu);
+}
+
+static int is_granted(void *ctx) {
+  granted_t *g = ctx;
+  pthread_mutex_lock(&g->mu);
+  int d = g->done;
+  pthread_mutex_unlock(&g->mu);
+  return d;
+}
+
+static void lock_holder_handed_on(void **state) {
+  (void)state;
+  const char *path = zkt_path("lock");
+  zkc_client_t *a = open_as("holder-a"), *b = open_as("holder-b"),
+               *oc = zkt_open(NULL);
+  zkc_mutex_t *ma;
+  OK(zkc_mutex_create(&ma, a, path));
+  OK(zkc_mutex_acquire(ma));
+  int64_t ta, tb;
+  OK(zkc_hold_fencing_token(zkc_mutex_hold(ma), &ta));
+  told_t t;
+  zkc_observer_t *o = observe(oc, path, ZKC_OBSERVE_LOCK, &t);
+  assert_leader(await_told(&t, 1), "holder-a", ta);
+
+  zkc_async_t *ab;
+  OK(zkc_async_create(&ab, b, NULL));
+  granted_t g = {.mu = PTHREAD_MUTEX_INITIALIZER};
+  OK(zkc_async_acquire(ab, path, long_op(), on_granted, &g, NULL));
+  assert_true(zkt_await_children_exactly(path, 2, long_op()));
+  assert_quiet(&t, 1, 300); /* a waiter joining is no change */
+  OK(zkc_mutex_release(ma));
+  assert_true(zkt_await(is_granted, &g, long_op()));
+  OK(g.rc);
+  OK(zkc_hold_fencing_token(g.hold, &tb));
+  assert_true(tb > ta);
+  assert_leader(await_told(&t, 2), "holder-b", tb);
+  OK(zkc_hold_release(ab, g.hold, NULL, NULL));
+  assert_nobody(await_told(&t, 3));
+  assert_quiet(&t, 3, 300);
+  OK(zkc_hold_free(g.hold));
+
+  OK(zkc_observer_destroy(o));
+  OK(zkc_async_destroy(ab));
+  OK(zkc_mutex_destroy(ma));
+  zkc_client_close(oc);
+  zkc_client_close(a);
+  zkc_client_close(b);
+}
+
 /* A lock's holder: an outsider deletes its node: nobody holds, told. */
 static void outsider_deletes_holder_node(void **state) {
   (void)state;
@@ -438,6 +511,7 @@ int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(leader_then_successor_then_nobody_after_expiry),
       cmocka_unit_test(outsider_deletes_holder_node),
+      cmocka_unit_test(lock_holder_handed_on),
       cmocka_unit_test(missing_path_then_first_leader),
       cmocka_unit_test(reconnect_and_expiry_tell_each_change_once),
       cmocka_unit_test(rwlock_path_refused),

@@ -727,8 +727,7 @@ static void open_refusals_say_why(void **state) {
     assert_int_equal(sink_level, ZKC_LOG_ERROR);
     assert_string_equal(sink_line, m);
   }
-  /* NULL out: no sink in the default options means stderr; the message is
-   * kept all the same. */
+  /* NULL out: refused first, named in the message. */
   assert_int_equal(zkc_client_open(NULL, "a:1", &o), ZKC_EINVAL);
   assert_string_equal(zkc_last_error_message(), "zkc_client_open: out is NULL");
   /* A level of NONE silences the sink, not the message. */
