@@ -90,4 +90,53 @@ static inline int64_t token_of(zkc_hold_t *h) {
   return token;
 }
 
+/* How a lost hold answers its own calls. */
+enum {
+  LOST_EXCLUSIVE = 0, /* its fenced writes refused as lost */
+  LOST_READ = 1,      /* a read hold: its writes refused with a reason */
+  LOST_BOUND = 2,     /* bound to one grant (zkc_hold_bind): its token too
+                         is refused once that grant is over */
+};
+
+/* A lost grant h, whatever the fault: its notice t told (within the
+ * harness's wait) exactly once, with its token and `why`; its token kept
+ * (LOST_BOUND: ZKC_ELOST); is-held 0; a fenced read refused with
+ * ZKC_ELOST, nothing returned; its fenced set, compare-and-set and create
+ * ZKC_ELOST, or for LOST_READ ZKC_EINVAL with a reason; nothing written. */
+static inline void assert_lost_hold(zkc_hold_t *h, notes_t *t, int64_t token,
+                                    zkc_lost_reason_t why, int how) {
+  assert_true(zkt_await(told, t, zkt_ms(20000)));
+  int64_t after = 0;
+  int token_rc = zkc_hold_fencing_token(h, &after);
+  if (how & LOST_BOUND) {
+    assert_int_equal(token_rc, ZKC_ELOST);
+  } else {
+    OK(token_rc);
+    assert_true(after == token);
+  }
+  assert_int_equal(zkc_hold_is_held(h), 0);
+  char *data = NULL;
+  size_t len = 0;
+  int32_t version = 0;
+  char at[700];
+  snprintf(at, sizeof at, "%s", zkt_path("lost_write"));
+  assert_int_equal(zkc_hold_fenced_get(h, at, &data, &len, &version),
+                   ZKC_ELOST);
+  assert_null(data);
+  int want = how & LOST_READ ? ZKC_EINVAL : ZKC_ELOST;
+  assert_int_equal(zkc_hold_fenced_set(h, at, "x", 1), want);
+  if (how & LOST_READ) assert_true(strlen(zkc_last_error_message()) > 0);
+  assert_int_equal(zkc_hold_fenced_cas(h, at, "x", 1, 0, NULL), want);
+  assert_int_equal(zkc_hold_fenced_create(h, at, "x", 1), want);
+  assert_false(zkt_exists(at, NULL));
+  pthread_mutex_lock(&t->mu);
+  notes_t seen = *t; /* asserted outside the lock: a failure ends the case */
+  pthread_mutex_unlock(&t->mu);
+  printf("told %d time(s): token %lld (hold's %lld), reason %d\n", seen.n,
+         (long long)seen.token, (long long)token, (int)seen.why);
+  assert_int_equal(seen.n, 1);
+  assert_true(seen.token == token);
+  assert_int_equal(seen.why, why);
+}
+
 #endif /* ZKT_HOLD_NOTES_H */

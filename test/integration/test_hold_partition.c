@@ -8,8 +8,12 @@
  * version it read must write nothing: C's data stands. An attempt shows
  * the rule when H's session was alive at the cut and F still followed the
  * leader when H read; the figure says whether it did. H's loss notice
- * (zkc_hold_set_lost_callback) is told exactly once, with its token, once
- * F is back and H learns its session's end; is-held says 0. */
+ * (zkc_hold_set_lost_callback) is told exactly once, with its token and
+ * the session's end, once F is back; its token stays, is-held says 0 (and
+ * said 0 already when C was granted: never two holders) and its fenced
+ * read is refused (ZKC_ELOST). A read hold (a read side's, a downgrade's,
+ * an async read's) has a writer for successor; its own write is refused
+ * with ZKC_EINVAL. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,7 +75,12 @@ static void cut_off_follower(const char *recipe) {
   subject_t h, c;
   OK(subject_take(&h, recipe, hc, path, zkt_ms(10000)));
   zkc_hold_t *hh = subject_hold(&h);
-  OK(zkc_hold_fenced_set(hh, data, "H", 1));
+  int exclusive = subject_exclusive(recipe);
+  /* A read hold may not write: "H" is written for it, under it. */
+  if (exclusive)
+    OK(zkc_hold_fenced_set(hh, data, "H", 1));
+  else
+    assert_int_equal(zoo_set(zkt_raw(), data, "H", 1, -1), ZOK);
   int32_t hv = -1;
   char *got = NULL;
   size_t len = 0;
@@ -86,7 +95,10 @@ static void cut_off_follower(const char *recipe) {
   if (zkt_ensemble(NULL, 0, "isolate %d", F) != 0) fail_msg("isolate failed");
   int alive_at_cut = leader_lists(L, hsid);
   /* C is granted once the leader has expired H, and writes. */
-  OK(subject_take(&c, recipe, cc, path, zkt_ms(20000)));
+  /* A read hold's successor is a writer of its read-write lock. */
+  OK(subject_take(&c, exclusive ? recipe : "write", cc, path, zkt_ms(20000)));
+  /* Never two holders: H no longer believes it holds once C is granted. */
+  int h_held_at_grant = zkc_hold_is_held(hh);
   OK(zkc_hold_fenced_set(subject_hold(&c), data, "C", 1));
   int followed = follows(F);
   got = NULL;
@@ -95,14 +107,19 @@ static void cut_off_follower(const char *recipe) {
   int stale = get_rc == ZKC_OK && got != NULL && len == 1 && got[0] == 'H';
   free(got);
   int cas_rc = zkc_hold_fenced_cas(hh, data, "X", 1, hv, NULL);
-  printf("figure: %s: H's session %s at the cut, zk%d %s when H read; H's "
-         "read: %s, its compare-and-set: %s\n",
+  int64_t token_after = 0;
+  int token_rc = zkc_hold_fencing_token(hh, &token_after);
+  printf("figure: %s: H's session %s at the cut, zk%d %s when H read; H "
+         "held at C's grant: %d; H's read: %s, its compare-and-set: %s\n",
          recipe, alive_at_cut ? "alive" : "already gone", F,
-         followed ? "still followed" : "had given up", zkc_err_name(get_rc),
-         zkc_err_name(cas_rc));
+         followed ? "still followed" : "had given up", h_held_at_grant,
+         zkc_err_name(get_rc), zkc_err_name(cas_rc));
   if (zkt_ensemble(NULL, 0, "rejoin %d", F) != 0) fail_msg("rejoin failed");
   int was_told = zkt_await(told, t, zkt_ms(20000));
   int held_after = zkc_hold_is_held(hh);
+  got = NULL;
+  int get_after = zkc_hold_fenced_get(hh, data, &got, &len, &v);
+  free(got);
   char buf[16];
   assert_int_equal(zkt_get_data(data, buf, sizeof buf), 1);
   subject_drop(&c);
@@ -117,13 +134,19 @@ static void cut_off_follower(const char *recipe) {
   printf("%s: H's notice told %d time(s), token %lld (H's %lld), reason %d\n",
          recipe, seen.n, (long long)seen.token, (long long)htoken,
          (int)seen.why);
+  if (h_held_at_grant) fail_msg("%s: C granted while H said held", recipe);
   if (stale) fail_msg("%s: H read its own frozen write through cut-off zk%d", recipe, F);
-  assert_int_not_equal(cas_rc, ZKC_OK);
+  assert_int_not_equal(get_rc, ZKC_OK);
+  assert_int_equal(cas_rc, exclusive ? ZKC_ELOST : ZKC_EINVAL);
+  OK(token_rc);
+  assert_true(token_after == htoken);
+  assert_int_equal(seen.why, ZKC_LOST_SESSION);
   assert_string_equal(buf, "C");
   assert_true(was_told);
   assert_int_equal(seen.n, 1);
   assert_true(seen.token == htoken);
   assert_int_equal(held_after, 0);
+  assert_int_equal(get_after, ZKC_ELOST);
 }
 
 static int partition_teardown(void **state) {
@@ -160,6 +183,22 @@ static void async_on_cut_follower(void **state) {
   (void)state;
   cut_off_follower("async");
 }
+static void read_side_on_cut_follower(void **state) {
+  (void)state;
+  cut_off_follower("read");
+}
+static void downgrade_on_cut_follower(void **state) {
+  (void)state;
+  cut_off_follower("downgrade");
+}
+static void async_read_on_cut_follower(void **state) {
+  (void)state;
+  cut_off_follower("async_read");
+}
+static void async_write_on_cut_follower(void **state) {
+  (void)state;
+  cut_off_follower("async_write");
+}
 
 int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
@@ -170,6 +209,11 @@ int main(int argc, char **argv) {
       cmocka_unit_test_teardown(latch_on_cut_follower, partition_teardown),
       cmocka_unit_test_teardown(selector_on_cut_follower, partition_teardown),
       cmocka_unit_test_teardown(async_on_cut_follower, partition_teardown),
+      cmocka_unit_test_teardown(read_side_on_cut_follower, partition_teardown),
+      cmocka_unit_test_teardown(downgrade_on_cut_follower, partition_teardown),
+      cmocka_unit_test_teardown(async_read_on_cut_follower, partition_teardown),
+      cmocka_unit_test_teardown(async_write_on_cut_follower,
+                                partition_teardown),
   };
   return zkt_main(argc, argv, tests, sizeof tests / sizeof *tests,
                   "hold_partition");
