@@ -57,11 +57,8 @@ int main(int argc, char **argv) {
                     "PROBE_PATH\n");
     return 64;
   }
-  zkc_client_opts_t o;
-  zkc_client_opts_init(&o);
-  o.session_timeout_ms = atoi(argv[4]);
-  zkc_client_t *c = NULL;
-  int rc = zkc_client_open(&c, argv[2], &o);
+  zkc_client_t *c;
+  int rc = subject_client(&c, argv[2], argv[4]);
   subject_t s;
   if (rc == ZKC_OK) rc = subject_take(&s, argv[1], c, argv[3], 60000);
   zkc_hold_t *h = rc == ZKC_OK ? subject_hold(&s) : NULL, *bound = NULL;

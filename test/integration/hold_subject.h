@@ -154,6 +154,17 @@ static int subject_take(subject_t *s, const char *recipe, zkc_client_t *c,
   return rc;
 }
 
+/* A helper process's client: on `connect`, with a session of session_ms
+ * (given as its argument's text). */
+static inline int subject_client(zkc_client_t **c, const char *connect,
+                                 const char *session_ms) {
+  zkc_client_opts_t o;
+  zkc_client_opts_init(&o);
+  o.session_timeout_ms = atoi(session_ms);
+  *c = NULL;
+  return zkc_client_open(c, connect, &o);
+}
+
 /* The grant's hold: the recipe's view, or the async acquire's own. */
 static zkc_hold_t *subject_hold(subject_t *s) {
   if (s->ml) return zkc_multilock_hold(s->ml);

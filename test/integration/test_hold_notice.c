@@ -36,7 +36,7 @@ static int recipe_was_told(void *ctx) {
 
 /* The grant lost as assert_lost_hold says. A leader alone leads again at
  * once, in a new term its view follows: its lost term is checked through a
- * hold bound to it (whose token is refused once the term is over: the
+ * hold bound to it (whose token may be refused once the term is over: the
  * notices name it), the view's notice told once for it too. */
 static void subject_case(const char *recipe, int expire) {
   zkt_make_root();
