@@ -67,12 +67,9 @@ static inline void outsider_delete(zkc_hold_t *h) {
   assert_int_equal(zoo_delete(zkt_raw(), node, -1), ZOK);
 }
 
-/* Told once, with token and why; a fenced write afterwards (which finds
- * the loss by its own call) tells nothing more. */
-static inline void assert_told_once(notes_t *t, zkc_hold_t *h, int64_t token,
-                             zkc_lost_reason_t why) {
-  assert_true(zkt_await(told, t, zkt_ms(15000)));
-  (void)zkc_hold_fenced_set(h, zkt_path("data"), "x", 1);
+/* t was told exactly once, with token and why. */
+static inline void assert_once(notes_t *t, int64_t token,
+                               zkc_lost_reason_t why) {
   pthread_mutex_lock(&t->mu);
   notes_t seen = *t; /* asserted outside the lock: a failure ends the case */
   pthread_mutex_unlock(&t->mu);
@@ -83,11 +80,63 @@ static inline void assert_told_once(notes_t *t, zkc_hold_t *h, int64_t token,
   assert_int_equal(seen.why, why);
 }
 
+/* Told once, with token and why; a fenced write afterwards (which finds
+ * the loss by its own call) tells nothing more. */
+static inline void assert_told_once(notes_t *t, zkc_hold_t *h, int64_t token,
+                             zkc_lost_reason_t why) {
+  assert_true(zkt_await(told, t, zkt_ms(15000)));
+  (void)zkc_hold_fenced_set(h, zkt_path("data"), "x", 1);
+  assert_once(t, token, why);
+}
+
 static inline int64_t token_of(zkc_hold_t *h) {
   int64_t token = 0;
   OK(zkc_hold_fencing_token(h, &token));
   assert_true(token > 0);
   return token;
+}
+
+/* How a lost hold answers its own calls. */
+enum {
+  LOST_EXCLUSIVE = 0, /* its fenced writes refused as lost */
+  LOST_READ = 1,      /* a read hold: its writes refused with a reason */
+  LOST_BOUND = 2,     /* bound to one grant (zkc_hold_bind): its token
+                         may be refused (ZKC_ELOST) once that grant is
+                         over, never another */
+};
+
+/* A lost grant h, whatever the fault: its notice t told (within the
+ * harness's wait) exactly once, with its token and `why`; its token kept
+ * (LOST_BOUND: or refused); is-held 0; a fenced read refused with
+ * ZKC_ELOST, nothing returned; its fenced set, compare-and-set and create
+ * ZKC_ELOST, or for LOST_READ ZKC_EINVAL with a reason; nothing written. */
+static inline void assert_lost_hold(zkc_hold_t *h, notes_t *t, int64_t token,
+                                    zkc_lost_reason_t why, int how) {
+  assert_true(zkt_await(told, t, zkt_ms(20000)));
+  int64_t after = 0;
+  int token_rc = zkc_hold_fencing_token(h, &after);
+  if (how & LOST_BOUND && token_rc == ZKC_ELOST) {
+    /* told as over: its token is the notices' to name */
+  } else {
+    OK(token_rc);
+    assert_true(after == token);
+  }
+  assert_int_equal(zkc_hold_is_held(h), 0);
+  char *data = NULL;
+  size_t len = 0;
+  int32_t version = 0;
+  char at[700];
+  snprintf(at, sizeof at, "%s", zkt_path("lost_write"));
+  assert_int_equal(zkc_hold_fenced_get(h, at, &data, &len, &version),
+                   ZKC_ELOST);
+  assert_null(data);
+  int want = how & LOST_READ ? ZKC_EINVAL : ZKC_ELOST;
+  assert_int_equal(zkc_hold_fenced_set(h, at, "x", 1), want);
+  if (how & LOST_READ) assert_true(strlen(zkc_last_error_message()) > 0);
+  assert_int_equal(zkc_hold_fenced_cas(h, at, "x", 1, 0, NULL), want);
+  assert_int_equal(zkc_hold_fenced_create(h, at, "x", 1), want);
+  assert_false(zkt_exists(at, NULL));
+  assert_once(t, token, why);
 }
 
 #endif /* ZKT_HOLD_NOTES_H */

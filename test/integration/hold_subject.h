@@ -3,7 +3,9 @@
  * the one hold type (test_hold.c) and their helper process
  * (hold_writer.c): a mutex, a read-write lock's write side, a multi-lock
  * of two locks, a lease set of two leases, a latch's or a selector's
- * leadership, an async acquire. Public API only. */
+ * leadership, an async acquire; and the read holds: a read side's, a
+ * downgrade's, an async read's (the async write's is exclusive). Public
+ * API only. */
 #ifndef ZKT_HOLD_SUBJECT_H
 #define ZKT_HOLD_SUBJECT_H
 
@@ -20,6 +22,7 @@ typedef struct subject {
   zkc_client_t *c;
   zkc_mutex_t *m[2];
   zkc_rwlock_t *rw;
+  zkc_mutex_t *side; /* the read-write lock's side that holds */
   zkc_multilock_t *ml;
   zkc_sem_t *sem;
   zkc_lease_t *lease;
@@ -36,7 +39,14 @@ typedef struct subject {
 } subject_t;
 
 static const char *const subject_recipes[] = {
-    "mutex", "write", "multi", "lease", "latch", "selector", "async"};
+    "mutex", "write", "multi", "lease", "latch", "selector", "async",
+    "read", "downgrade", "async_read", "async_write"};
+
+/* 1 for a grant that keeps every other holder out (may write fenced). */
+static inline int subject_exclusive(const char *recipe) {
+  return strcmp(recipe, "read") != 0 && strcmp(recipe, "downgrade") != 0 &&
+         strcmp(recipe, "async_read") != 0;
+}
 
 /* The selector's turn: leads until told to quit or to stop. */
 static void subject_turn(void *ctx, zkc_selector_t *sel) {
@@ -95,10 +105,15 @@ static int subject_take(subject_t *s, const char *recipe, zkc_client_t *c,
   if (strcmp(recipe, "mutex") == 0) {
     rc = zkc_mutex_create(&s->m[0], c, path);
     if (rc == ZKC_OK) rc = zkc_mutex_acquire_timeout(s->m[0], timeout_ms);
-  } else if (strcmp(recipe, "write") == 0) {
+  } else if (strcmp(recipe, "write") == 0 || strcmp(recipe, "read") == 0 ||
+             strcmp(recipe, "downgrade") == 0) {
     rc = zkc_rwlock_create(&s->rw, c, path);
-    if (rc == ZKC_OK)
-      rc = zkc_mutex_acquire_timeout(zkc_rwlock_write_side(s->rw), timeout_ms);
+    zkc_mutex_t *w = rc == ZKC_OK ? zkc_rwlock_write_side(s->rw) : NULL;
+    int down = strcmp(recipe, "downgrade") == 0;
+    s->side = recipe[0] == 'w' ? w : zkc_rwlock_read_side(s->rw);
+    if (rc == ZKC_OK && down) rc = zkc_mutex_acquire_timeout(w, timeout_ms);
+    if (rc == ZKC_OK) rc = zkc_mutex_acquire_timeout(s->side, timeout_ms);
+    if (rc == ZKC_OK && down) rc = zkc_mutex_release(w);
   } else if (strcmp(recipe, "multi") == 0) {
     char pa[1100], pb[1100];
     snprintf(pa, sizeof pa, "%s/a", path);
@@ -124,7 +139,13 @@ static int subject_take(subject_t *s, const char *recipe, zkc_client_t *c,
       rc = ZKC_ETIMEDOUT;
   } else {
     rc = zkc_async_create(&s->a, c, NULL);
-    if (rc == ZKC_OK)
+    if (rc == ZKC_OK && strcmp(recipe, "async_read") == 0)
+      rc = zkc_async_acquire_read(s->a, path, timeout_ms, subject_acquired, s,
+                                  NULL);
+    else if (rc == ZKC_OK && strcmp(recipe, "async_write") == 0)
+      rc = zkc_async_acquire_write(s->a, path, timeout_ms, subject_acquired,
+                                   s, NULL);
+    else if (rc == ZKC_OK)
       rc = zkc_async_acquire(s->a, path, timeout_ms, subject_acquired, s, NULL);
     if (rc == ZKC_OK && !subject_wait(s, &s->done, timeout_ms + 10000))
       rc = ZKC_ETIMEDOUT;
@@ -133,10 +154,21 @@ static int subject_take(subject_t *s, const char *recipe, zkc_client_t *c,
   return rc;
 }
 
+/* A helper process's client: on `connect`, with a session of session_ms
+ * (given as its argument's text). */
+static inline int subject_client(zkc_client_t **c, const char *connect,
+                                 const char *session_ms) {
+  zkc_client_opts_t o;
+  zkc_client_opts_init(&o);
+  o.session_timeout_ms = atoi(session_ms);
+  *c = NULL;
+  return zkc_client_open(c, connect, &o);
+}
+
 /* The grant's hold: the recipe's view, or the async acquire's own. */
 static zkc_hold_t *subject_hold(subject_t *s) {
   if (s->ml) return zkc_multilock_hold(s->ml);
-  if (s->rw) return zkc_mutex_hold(zkc_rwlock_write_side(s->rw));
+  if (s->rw) return zkc_mutex_hold(s->side);
   if (s->m[0]) return zkc_mutex_hold(s->m[0]);
   if (s->sem) return zkc_lease_hold(s->lease);
   if (s->latch) return zkc_latch_hold(s->latch);
@@ -150,7 +182,7 @@ static void subject_drop(subject_t *s) {
     (void)zkc_multilock_release(s->ml);
     zkc_multilock_destroy(s->ml);
   } else if (s->rw) {
-    (void)zkc_mutex_release(zkc_rwlock_write_side(s->rw));
+    (void)zkc_mutex_release(s->side);
   } else if (s->m[0]) {
     (void)zkc_mutex_release(s->m[0]);
   }

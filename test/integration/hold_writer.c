@@ -21,12 +21,9 @@ int main(int argc, char **argv) {
                     "STORE_PATH\n");
     return 64;
   }
-  zkc_client_opts_t o;
-  zkc_client_opts_init(&o);
-  o.session_timeout_ms = atoi(argv[4]);
-  zkc_client_t *c = NULL;
+  zkc_client_t *c;
   int64_t sid = 0;
-  int rc = zkc_client_open(&c, argv[2], &o);
+  int rc = subject_client(&c, argv[2], argv[4]);
   if (rc == ZKC_OK) rc = zkc_client_session_id(c, &sid);
   if (rc == ZKC_OK) printf("SESSION 0x%llx\n", (unsigned long long)sid);
   fflush(stdout);

@@ -29,7 +29,8 @@ static void set_case(int expire) {
     zkt_expire_session(c); /* both locks lost: the set told once */
   else
     delete_second(h);
-  assert_told_once(t, h, token, expire ? ZKC_LOST_SESSION : ZKC_LOST_DELETED);
+  assert_lost_hold(h, t, token, expire ? ZKC_LOST_SESSION : ZKC_LOST_DELETED,
+                   LOST_EXCLUSIVE);
   subject_drop(&s);
   assert_int_equal(notes_n(t), 1);
   notes_free(t);
