@@ -138,7 +138,9 @@ docs() {
 
 # suite DIR: every test of one build tree; CTest starts and stops the ensemble.
 # Two at a time: most tests wait on the ensemble, not the CPU (the cases
-# that restart servers are RUN_SERIAL); it halves a sanitizer tree's time.
+# that restart or cut off servers run one at a time on ensembles of their
+# own, beside the rest); it halves a sanitizer tree's time. One tree after
+# another: a tree's ensembles use the same ports as the next tree's.
 # A case that found the ensemble not serving healed it and went on
 # (test/harness/serving.c): the suite says so after the tree, pass or fail.
 suite() {

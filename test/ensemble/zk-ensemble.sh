@@ -69,7 +69,8 @@ usage: ${0##*/} COMMAND [ARGS]
   status           print each server's state; exit 0 only if the ensemble is healthy
   wait             wait until healthy (all 3 serving, one leader with 2 synced followers)
   heal [SECONDS]   resume paused servers, start stopped ones, wait SECONDS (default 30) for
-                   health; still not healthy: restart all three (data kept) and wait
+                   health; still not healthy: restart all three (data kept) and wait;
+                   fails if no ensemble was started in the directory
   clean            stop, then remove $BASE
   start-server N   start server N only (no health wait)
   stop-server N    SIGTERM server N and wait for it to exit
@@ -306,7 +307,11 @@ cmd_heal() {
     local grace=${1:-30} i pid
     [[ $grace =~ ^[0-9]+$ ]] || die "heal takes a number of seconds, got '$grace'"
     check_install
-    [[ -f $(server_dir 1)/zoo.cfg ]] || write_configs
+    # Only an ensemble that was started: one made here would have neither the
+    # start's settings (relays, test auth) nor anyone to stop it, and a case
+    # pointed at the wrong ports would pass on it instead of failing.
+    [[ -f $(server_dir 1)/zoo.cfg ]] ||
+        die "no ensemble was started in $BASE (port base $PORT_BASE): heal restores one, start makes one"
     if relayed; then
         signal_relays CONT
         start_relays
