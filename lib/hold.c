@@ -13,10 +13,16 @@
 /* A bound hold (zkc_hold_bind): one grant of another hold, named by its
  * token. A recipe's view follows the recipe's current grant (a leader's
  * next term, a mutex's next acquisition); a bound hold answers for the
- * grant it was bound to only, and refuses every call once that grant is
- * over (ZKC_ELOST), even while its recipe holds again. Its calls are the
- * inner hold's, behind one comparison of tokens. Below. */
+ * grant it was bound to only, and refuses every call but its token once
+ * that grant is over (ZKC_ELOST), even while its recipe holds again. Its
+ * calls are the inner hold's, behind one comparison of tokens. Below. */
 static const zkc__hold_kind_t bound_kind;
+typedef struct bound {
+  zkc__hold_head_t head; /* ZKC__HOLD_BOUND, obj: this */
+  zkc_hold_t *inner;
+  int64_t token; /* the grant it is bound to */
+} bound_t;
+
 
 const zkc__hold_kind_t *zkc__hold_kind_of(const zkc_hold_t *h, void **obj) {
   static const zkc__hold_kind_t *const kinds[] = {
@@ -100,6 +106,12 @@ static int hold_fencing_token_impl(const zkc_hold_t *h, int64_t *token) {
   int rc = zkc__refuse_null(client_of(h), "zkc_hold_fencing_token", "hold",
                             h == NULL, "token", token == NULL, (char *)NULL);
   if (rc != ZKC_OK) return rc;
+  void *obj;
+  const zkc__hold_kind_t *kind = zkc__hold_kind_of(h, &obj);
+  if (kind == &bound_kind) { /* its grant's, kept after it is over */
+    *token = ((const bound_t *)obj)->token;
+    return ZKC_OK;
+  }
   zkc__fence_t f = {0};
   if ((rc = peek(h, 0, &f)) == ZKC_OK) *token = f.token;
   zkc__fence_clear(&f);
@@ -146,12 +158,6 @@ int zkc_hold_is_held(const zkc_hold_t *h) {
 }
 
 /* ---- bound holds ---- */
-
-typedef struct bound {
-  zkc__hold_head_t head; /* ZKC__HOLD_BOUND, obj: this */
-  zkc_hold_t *inner;
-  int64_t token; /* the grant it is bound to */
-} bound_t;
 
 static const zkc__hold_kind_t *inner_of(const bound_t *b, void **obj) {
   return zkc__hold_kind_of(b->inner, obj);

@@ -101,7 +101,8 @@ ZKC_EXTERN int zkc_hold_free(zkc_hold_t *hold);
  * (token, node, is_held, the fenced calls) answers for that grant only,
  * and once it is over (released, lost, or followed by another grant of
  * the same recipe: a leader's next term, a mutex's next acquisition) is
- * refused with ZKC_ELOST (zkc_hold_is_held 0), nothing written. Give it to
+ * refused with ZKC_ELOST (zkc_hold_is_held 0), nothing written, but for
+ * its token, which stays that grant's as every lost hold's does. Give it to
  * the work that belongs to one grant (a leader's worker of one term).
  * *out is the caller's, freed with zkc_hold_free (which frees the binding,
  * never the grant); zkc_hold_release refuses it (ZKC_EINVAL). It must be

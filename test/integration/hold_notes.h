@@ -100,14 +100,11 @@ static inline int64_t token_of(zkc_hold_t *h) {
 enum {
   LOST_EXCLUSIVE = 0, /* its fenced writes refused as lost */
   LOST_READ = 1,      /* a read hold: its writes refused with a reason */
-  LOST_BOUND = 2,     /* bound to one grant (zkc_hold_bind): its token
-                         may be refused (ZKC_ELOST) once that grant is
-                         over, never another */
 };
 
 /* A lost grant h, whatever the fault: its notice t told (within the
  * harness's wait) exactly once, with its token and `why`; its token kept
- * (LOST_BOUND: or refused); is-held 0; a fenced read refused with
+ * (a bound hold's too, once its grant is over); is-held 0; a fenced read refused with
  * ZKC_ELOST, nothing returned; its fenced set, compare-and-set and create
  * ZKC_ELOST, or for LOST_READ ZKC_EINVAL with a reason; nothing written. */
 static inline void assert_lost_hold(zkc_hold_t *h, notes_t *t, int64_t token,
@@ -115,12 +112,8 @@ static inline void assert_lost_hold(zkc_hold_t *h, notes_t *t, int64_t token,
   assert_true(zkt_await(told, t, zkt_ms(20000)));
   int64_t after = 0;
   int token_rc = zkc_hold_fencing_token(h, &after);
-  if (how & LOST_BOUND && token_rc == ZKC_ELOST) {
-    /* told as over: its token is the notices' to name */
-  } else {
-    OK(token_rc);
-    assert_true(after == token);
-  }
+  OK(token_rc);
+  assert_true(after == token);
   assert_int_equal(zkc_hold_is_held(h), 0);
   char *data = NULL;
   size_t len = 0;

@@ -10,8 +10,8 @@
  * leader when H read; the figure says whether it did. H's loss notice
  * (zkc_hold_set_lost_callback) is told exactly once, with its token and
  * the session's end, once F is back; its token stays (a leader's term is
- * asked through a hold bound to it, whose token may be refused once the
- * term is over, as zkc_hold_bind says), is-held says 0 (and said 0 already
+ * asked through a hold bound to it, whose token stays the term's once it
+ * is over, as zkc_hold_bind says), is-held says 0 (and said 0 already
  * when C was granted: never two holders) and its fenced read is refused
  * (ZKC_ELOST). A read hold (a read side's, a downgrade's,
  * an async read's) has a writer for successor; its own write is refused
@@ -144,12 +144,8 @@ static void cut_off_follower(const char *recipe) {
   if (stale) fail_msg("%s: H read its own frozen write through cut-off zk%d", recipe, F);
   assert_int_not_equal(get_rc, ZKC_OK);
   assert_int_equal(cas_rc, exclusive ? ZKC_ELOST : ZKC_EINVAL);
-  if (bound && token_rc == ZKC_ELOST) {
-    /* the term is over: its token may be refused, never another */
-  } else {
-    OK(token_rc);
-    assert_true(token_after == htoken);
-  }
+  OK(token_rc);
+  assert_true(token_after == htoken); /* a bound term's too, once over */
   /* The session's end, or its suspension where the recipe gives up on it
    * (a selector's turn). */
   assert_true(seen.why == ZKC_LOST_SESSION || seen.why == ZKC_LOST_SUSPENDED);
