@@ -11,12 +11,15 @@
 #include "util.h"
 #include "zkcoord/common.h"
 
-int zkc__call_send(zkc_client_t *c, zkc__call_t *calls, size_t n) {
-  /* Every op made before the first is sent: all of them go, or none. */
+/* The send: every op made before the first is sent, so that all of them
+ * go, or none (ZKC_ENOMEM or ZKC_ESYSTEM: each call unsent with it). */
+static int send_all(zkc_client_t *c, zkc__call_t *calls, size_t n) {
   int rc = ZKC_OK;
   size_t made = 0;
-  for (size_t i = 0; i < n; i++) /* none sent yet */
+  for (size_t i = 0; i < n; i++) { /* none sent yet */
     calls[i].failed = calls[i].failed_check = -1;
+    calls[i].unsent = 0;
+  }
   for (; made < n && rc == ZKC_OK; made++) {
     calls[made].op = malloc(sizeof *calls[made].op);
     if (calls[made].op == NULL) rc = ZKC_ENOMEM;
@@ -30,6 +33,7 @@ int zkc__call_send(zkc_client_t *c, zkc__call_t *calls, size_t n) {
       if (i < made) zkc__op_free(calls[i].op);
       calls[i].op = NULL;
       calls[i].rc = rc;
+      calls[i].unsent = 1;
     }
     return rc;
   }
@@ -50,7 +54,8 @@ static void take(zkc__call_t *k, zkc__op_t *op) {
   zkc__op_free(op);
 }
 
-void zkc__call_wait(zkc__call_t *calls, size_t n, int64_t limit_ms) {
+/* Every answer awaited until limit_ms; one not come by then is given up. */
+static void wait_all(zkc__call_t *calls, size_t n, int64_t limit_ms) {
   for (size_t i = 0; i < n; i++) {
     zkc__op_t *op = calls[i].op;
     if (op == NULL) continue;
@@ -115,8 +120,11 @@ static int wait_connected_in(zkc_client_t *c, int64_t session,
   }
 }
 
-int zkc__call_again(zkc_client_t *c, const zkc__call_opts_t *o, int *attempt,
-                    int rc) {
+/* After the retryable answer rc: waits as o says (the policy's backoff, the
+ * connection, o's session and still hook); ZKC_OK to send again, or the
+ * reason to stop. */
+static int again(zkc_client_t *c, const zkc__call_opts_t *o, int *attempt,
+                 int rc) {
   if (o->session == 0) {
     rc = zkc__retry_wait(c, attempt, rc, o->deadline_ms);
   } else {
@@ -141,13 +149,13 @@ int zkc__call(zkc_client_t *c, zkc__call_t *calls, size_t n,
   if (o == NULL) o = &once;
   int attempt = 0;
   for (;;) {
-    int rc = zkc__call_send(c, calls, n);
+    int rc = send_all(c, calls, n);
     if (rc == ZKC_OK) {
-      zkc__call_wait(calls, n, o->limit_ms);
+      wait_all(calls, n, o->limit_ms);
       rc = zkc__call_answer(calls, n);
     }
     if (!zkc__call_retries(o->retry, rc)) return rc;
-    int why = zkc__call_again(c, o, &attempt, rc);
+    int why = again(c, o, &attempt, rc);
     if (why != ZKC_OK) return zkc__call_stop(o->retry, rc, why);
     zkc__call_clear(calls, n);
   }

@@ -225,6 +225,8 @@ typedef struct zkc__call {
   zkc__names_t children; /* ZKC__REQ_CHILDREN */
   int failed;            /* the CHECK kinds: as op->failed */
   int failed_check;      /* the CHECK kinds: as op->failed_check */
+  int unsent;            /* 1: no op could be made (rc says why), so
+                            nothing of the call went out */
   zkc__op_t *op;         /* the call's, from the send to the wait */
 } zkc__call_t;
 
@@ -261,19 +263,8 @@ typedef struct zkc__call_opts {
  * the retries stopped; each call's own answer is in it. */
 int zkc__call(zkc_client_t *c, zkc__call_t *calls, size_t n,
               const zkc__call_opts_t *o);
-/* zkc__call's halves, for requests to several clients waited for
- * together: the send (ZKC_ENOMEM or ZKC_ESYSTEM, and nothing sent, when
- * an op cannot be made), and the wait of everything sent. */
-int zkc__call_send(zkc_client_t *c, zkc__call_t *calls, size_t n);
-void zkc__call_wait(zkc__call_t *calls, size_t n, int64_t limit_ms);
 /* Frees the answers (data, created, children) and zeroes them. */
 void zkc__call_clear(zkc__call_t *calls, size_t n);
-/* The retry of a call sent in halves: after its retryable answer rc, on
- * client c, waits as zkc__call would under o (the policy's backoff, the
- * connection, o's session and still hook) and returns ZKC_OK to send
- * again, or the reason to stop. */
-int zkc__call_again(zkc_client_t *c, const zkc__call_opts_t *o, int *attempt,
-                    int rc);
 /* 1 when a transaction's answer says the node it rests on (its check) is
  * gone: the hold that node is is lost. */
 int zkc__call_check_gone(const zkc__call_t *k);
