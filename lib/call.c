@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "kernel_door.h"
+#include "names.h" /* the parents' walk */
 #include "session_shared.h"
 #include "util.h"
 #include "zkcoord/common.h"
@@ -89,6 +90,46 @@ int zkc__call_stop(zkc__call_retry_t retry, int answer, int why) {
   return retry == ZKC__CALL_RETRY_ANSWER ? answer : why;
 }
 
+int zkc__call_parent_missing(const zkc__call_t *k) {
+  if (k->rc != ZKC_ENONODE) return 0;
+  return k->rq.kind == ZKC__REQ_COUNT ||
+         (k->rq.kind == ZKC__REQ_CHECK_CREATE && k->failed == 1);
+}
+
+/* Makes path's missing levels, path included, one create each (given up
+ * at limit_ms); ZKC_OK also when they exist. */
+static int make_path(zkc_client_t *c, const char *path, int64_t limit_ms) {
+  const zkc__call_opts_t once = {.limit_ms = limit_ms,
+                                 .retry = ZKC__CALL_ONCE,
+                                 .deadline_ms = ZKC__FOREVER};
+  int up = 0, steps = 0, rc = ZKC_OK;
+  while (rc == ZKC_OK && up >= 0) {
+    char *p = zkc__parent_path(path, up);
+    if (p == NULL) return ZKC_ENOMEM;
+    zkc__call_t k = {.rq = {.kind = ZKC__REQ_PARENT, .path = p}};
+    rc = zkc__call(c, &k, 1, &once);
+    zkc__call_clear(&k, 1); /* the created name, not needed */
+    free(p);
+    if (rc == ZKC_ETIMEDOUT) return rc;
+    rc = zkc__parent_next(path, rc, &up, &steps);
+  }
+  return rc;
+}
+
+/* The parents of create k made; on failure k's answer is that failure. */
+static int make_parents(zkc_client_t *c, zkc__call_t *k, int64_t limit_ms) {
+  char *parent = zkc__path_parent(k->rq.path);
+  int rc = parent == NULL             ? ZKC_ENOMEM
+           : strcmp(parent, "/") == 0 ? ZKC_ENOROOT
+                                      : make_path(c, parent, limit_ms);
+  free(parent);
+  if (rc != ZKC_OK) {
+    k->rc = rc;
+    k->failed = -1;
+  }
+  return rc;
+}
+
 void zkc__call_clear(zkc__call_t *calls, size_t n) {
   for (size_t i = 0; i < n; i++) {
     zkc__call_t *k = &calls[i];
@@ -147,12 +188,21 @@ int zkc__call(zkc_client_t *c, zkc__call_t *calls, size_t n,
                                         .retry = ZKC__CALL_ONCE,
                                         .deadline_ms = ZKC__FOREVER};
   if (o == NULL) o = &once;
-  int attempt = 0;
+  int attempt = 0, made = 0;
   for (;;) {
     int rc = send_all(c, calls, n);
     if (rc == ZKC_OK) {
       wait_all(calls, n, o->limit_ms);
       rc = zkc__call_answer(calls, n);
+    }
+    zkc__call_t *orphan = NULL;
+    for (size_t i = 0; o->parents && orphan == NULL && i < n; i++)
+      if (zkc__call_parent_missing(&calls[i])) orphan = &calls[i];
+    if (orphan != NULL && made < ZKC__PARENT_RECREATE_MAX) {
+      made++;
+      if ((rc = make_parents(c, orphan, o->limit_ms)) != ZKC_OK) return rc;
+      zkc__call_clear(calls, n);
+      continue;
     }
     if (!zkc__call_retries(o->retry, rc)) return rc;
     int why = again(c, o, &attempt, rc);

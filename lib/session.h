@@ -253,6 +253,14 @@ typedef struct zkc__call_opts {
    * the call with it. */
   int (*still)(void *ctx);
   void *still_ctx;
+  /* Non-zero: a create whose answer is its parent missing (a count's, a
+   * fenced create's write: zkc__call_parent_missing) has every missing
+   * level made (empty, in the client's parent mode, each answer awaited
+   * until limit_ms) and the calls sent again, up to
+   * ZKC__PARENT_RECREATE_MAX times (parents deleted as fast as they are
+   * made); a parent that cannot be made ends the call with its failure
+   * (that create's answer, its failed -1; ZKC_ENOROOT: the chroot). */
+  int parents;
 } zkc__call_opts_t;
 
 /* Sends calls[0..n) in order (one round trip), waits for every answer

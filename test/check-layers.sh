@@ -288,10 +288,11 @@ if grep -rnoE '#include <zookeeper/|\bZ(OK|OO_[A-Z_]+|[A-JL-Z][A-Z]{3,})\b|\b(zo
   echo "^ public headers, the CLI and the examples must not mention the ZooKeeper client"; fail=1
 fi
 # One hold type: the fenced transactions are built in fenced.c alone (the
-# session layer's send.c and ops.c carry them), and a hold's kind is looked
-# up in hold.c alone: a recipe names its view's kind by its id.
+# session layer's send.c and ops.c carry them, call.c reads a fenced
+# create's answer for its missing parent), and a hold's kind is looked up
+# in hold.c alone: a recipe names its view's kind by its id.
 for f in *.c; do
-  case $f in fenced.c | send.c | ops.c) ;;
+  case $f in fenced.c | send.c | ops.c | call.c) ;;
   *) if grep -qE 'ZKC__REQ_CHECK_(SET|CREATE)' "$f"; then
        echo "$f builds a fenced transaction: the calls on a hold are fenced.c's"; fail=1
      fi ;;
