@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* One call: a recipe's requests sent together, each answer awaited within
  * a limit (and given up past it), sent again after a retryable failure
- * under the client's retry policy when the caller asks. The request loop
- * written once, for every blocking request outside the run kernel. */
+ * under the client's retry policy, or after a create's missing parents
+ * were made, when the caller asks. The request loop written once, for
+ * every blocking request outside the run kernel. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -195,12 +196,12 @@ int zkc__call(zkc_client_t *c, zkc__call_t *calls, size_t n,
       wait_all(calls, n, o->limit_ms);
       rc = zkc__call_answer(calls, n);
     }
-    zkc__call_t *orphan = NULL;
-    for (size_t i = 0; o->parents && orphan == NULL && i < n; i++)
-      if (zkc__call_parent_missing(&calls[i])) orphan = &calls[i];
-    if (orphan != NULL && made < ZKC__PARENT_RECREATE_MAX) {
+    zkc__call_t *lacking = NULL; /* a create whose parent is missing */
+    for (size_t i = 0; o->parents && lacking == NULL && i < n; i++)
+      if (zkc__call_parent_missing(&calls[i])) lacking = &calls[i];
+    if (lacking != NULL && made < ZKC__PARENT_RECREATE_MAX) {
       made++;
-      if ((rc = make_parents(c, orphan, o->limit_ms)) != ZKC_OK) return rc;
+      if ((rc = make_parents(c, lacking, o->limit_ms)) != ZKC_OK) return rc;
       zkc__call_clear(calls, n);
       continue;
     }
