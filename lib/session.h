@@ -68,21 +68,6 @@ zkc__session_fate_t zkc__session_fate(zkc_client_t *c, int64_t session_id);
 /* Current session id (0 if none). */
 int64_t zkc__session_id(zkc_client_t *c);
 
-/* Whether a grant may rest on a server answer to a request sent at
- * sent_boot_ms (zkc__boot_ms, taken before the request was submitted): 1
- * while less than half the negotiated session timeout has passed since.
- * The server renews a session whenever it hears from it, so the session
- * that got that answer lives at least a session timeout after the send,
- * whatever stalled this process meanwhile (a stop, a swap-in, a blocked
- * I/O thread). An answer or event that sat in the socket through a longer
- * stall proves nothing: the caller reads again. */
-int zkc__grant_fresh(zkc_client_t *c, int64_t sent_boot_ms);
-/* A grant decided on a fresh proof, told as it is made: the queue
- * engine's and the lease run's through their world (session_world.c), the
- * multi-lock's set directly. */
-void zkc__granted(zkc_client_t *c);
-
-
 /* The client's stats records (stats.h): recipes take theirs at create. */
 struct zkc__stats_hub *zkc__client_stats_hub(zkc_client_t *c);
 
