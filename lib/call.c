@@ -1,22 +1,27 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* One call: a recipe's requests sent together, each answer awaited within
  * a limit (and given up past it), sent again after a retryable failure
- * under the client's retry policy when the caller asks. The request loop
- * written once, for every blocking request outside the run kernel. */
+ * under the client's retry policy, or after a create's missing parents
+ * were made, when the caller asks. The request loop written once, for
+ * every blocking request outside the run kernel. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "kernel_door.h"
+#include "names.h" /* the parents' walk */
 #include "session_shared.h"
 #include "util.h"
 #include "zkcoord/common.h"
 
-int zkc__call_send(zkc_client_t *c, zkc__call_t *calls, size_t n) {
-  /* Every op made before the first is sent: all of them go, or none. */
+/* The send: every op made before the first is sent, so that all of them
+ * go, or none (ZKC_ENOMEM or ZKC_ESYSTEM: each call unsent with it). */
+static int send_all(zkc_client_t *c, zkc__call_t *calls, size_t n) {
   int rc = ZKC_OK;
   size_t made = 0;
-  for (size_t i = 0; i < n; i++) /* none sent yet */
+  for (size_t i = 0; i < n; i++) { /* none sent yet */
     calls[i].failed = calls[i].failed_check = -1;
+    calls[i].unsent = 0;
+  }
   for (; made < n && rc == ZKC_OK; made++) {
     calls[made].op = malloc(sizeof *calls[made].op);
     if (calls[made].op == NULL) rc = ZKC_ENOMEM;
@@ -30,6 +35,7 @@ int zkc__call_send(zkc_client_t *c, zkc__call_t *calls, size_t n) {
       if (i < made) zkc__op_free(calls[i].op);
       calls[i].op = NULL;
       calls[i].rc = rc;
+      calls[i].unsent = 1;
     }
     return rc;
   }
@@ -50,7 +56,8 @@ static void take(zkc__call_t *k, zkc__op_t *op) {
   zkc__op_free(op);
 }
 
-void zkc__call_wait(zkc__call_t *calls, size_t n, int64_t limit_ms) {
+/* Every answer awaited until limit_ms; one not come by then is given up. */
+static void wait_all(zkc__call_t *calls, size_t n, int64_t limit_ms) {
   for (size_t i = 0; i < n; i++) {
     zkc__op_t *op = calls[i].op;
     if (op == NULL) continue;
@@ -84,6 +91,46 @@ int zkc__call_stop(zkc__call_retry_t retry, int answer, int why) {
   return retry == ZKC__CALL_RETRY_ANSWER ? answer : why;
 }
 
+int zkc__call_parent_missing(const zkc__call_t *k) {
+  if (k->rc != ZKC_ENONODE) return 0;
+  return k->rq.kind == ZKC__REQ_COUNT ||
+         (k->rq.kind == ZKC__REQ_CHECK_CREATE && k->failed == 1);
+}
+
+/* Makes path's missing levels, path included, one create each (given up
+ * at limit_ms); ZKC_OK also when they exist. */
+static int make_path(zkc_client_t *c, const char *path, int64_t limit_ms) {
+  const zkc__call_opts_t once = {.limit_ms = limit_ms,
+                                 .retry = ZKC__CALL_ONCE,
+                                 .deadline_ms = ZKC__FOREVER};
+  int up = 0, steps = 0, rc = ZKC_OK;
+  while (rc == ZKC_OK && up >= 0) {
+    char *p = zkc__parent_path(path, up);
+    if (p == NULL) return ZKC_ENOMEM;
+    zkc__call_t k = {.rq = {.kind = ZKC__REQ_PARENT, .path = p}};
+    rc = zkc__call(c, &k, 1, &once);
+    zkc__call_clear(&k, 1); /* the created name, not needed */
+    free(p);
+    if (rc == ZKC_ETIMEDOUT) return rc;
+    rc = zkc__parent_next(path, rc, &up, &steps);
+  }
+  return rc;
+}
+
+/* The parents of create k made; on failure k's answer is that failure. */
+static int make_parents(zkc_client_t *c, zkc__call_t *k, int64_t limit_ms) {
+  char *parent = zkc__path_parent(k->rq.path);
+  int rc = parent == NULL             ? ZKC_ENOMEM
+           : strcmp(parent, "/") == 0 ? ZKC_ENOROOT
+                                      : make_path(c, parent, limit_ms);
+  free(parent);
+  if (rc != ZKC_OK) {
+    k->rc = rc;
+    k->failed = -1;
+  }
+  return rc;
+}
+
 void zkc__call_clear(zkc__call_t *calls, size_t n) {
   for (size_t i = 0; i < n; i++) {
     zkc__call_t *k = &calls[i];
@@ -115,8 +162,11 @@ static int wait_connected_in(zkc_client_t *c, int64_t session,
   }
 }
 
-int zkc__call_again(zkc_client_t *c, const zkc__call_opts_t *o, int *attempt,
-                    int rc) {
+/* After the retryable answer rc: waits as o says (the policy's backoff, the
+ * connection, o's session and still hook); ZKC_OK to send again, or the
+ * reason to stop. */
+static int again(zkc_client_t *c, const zkc__call_opts_t *o, int *attempt,
+                 int rc) {
   if (o->session == 0) {
     rc = zkc__retry_wait(c, attempt, rc, o->deadline_ms);
   } else {
@@ -139,15 +189,24 @@ int zkc__call(zkc_client_t *c, zkc__call_t *calls, size_t n,
                                         .retry = ZKC__CALL_ONCE,
                                         .deadline_ms = ZKC__FOREVER};
   if (o == NULL) o = &once;
-  int attempt = 0;
+  int attempt = 0, made = 0;
   for (;;) {
-    int rc = zkc__call_send(c, calls, n);
+    int rc = send_all(c, calls, n);
     if (rc == ZKC_OK) {
-      zkc__call_wait(calls, n, o->limit_ms);
+      wait_all(calls, n, o->limit_ms);
       rc = zkc__call_answer(calls, n);
     }
+    zkc__call_t *lacking = NULL; /* a create whose parent is missing */
+    for (size_t i = 0; o->parents && lacking == NULL && i < n; i++)
+      if (zkc__call_parent_missing(&calls[i])) lacking = &calls[i];
+    if (lacking != NULL && made < ZKC__PARENT_RECREATE_MAX) {
+      made++;
+      if ((rc = make_parents(c, lacking, o->limit_ms)) != ZKC_OK) return rc;
+      zkc__call_clear(calls, n);
+      continue;
+    }
     if (!zkc__call_retries(o->retry, rc)) return rc;
-    int why = zkc__call_again(c, o, &attempt, rc);
+    int why = again(c, o, &attempt, rc);
     if (why != ZKC_OK) return zkc__call_stop(o->retry, rc, why);
     zkc__call_clear(calls, n);
   }

@@ -165,7 +165,13 @@ int zkc__hold_write(zkc_hold_t *hold, const char *fn, const char *path,
                           .check = h.f.nodes, .path = path, .data = data,
                           .len = (int)len,
                           .version = create ? -1 : version}};
-  rc = create ? zkc__fenced_create_node(h.c, &w) : zkc__call(h.c, &w, 1, NULL);
+  /* A create's missing parent is made (empty, like a lock's parents: no
+   * data of the lock's to fence) and the transaction sent again. */
+  rc = zkc__call(h.c, &w, 1,
+                 &(zkc__call_opts_t){.limit_ms = ZKC__FOREVER,
+                                     .retry = ZKC__CALL_ONCE,
+                                     .deadline_ms = ZKC__FOREVER,
+                                     .parents = create});
   if (rc == ZKC_OK && new_version != NULL) *new_version = w.stat.version;
   /* A node of the hold is gone, or the session that owns them has expired
    * (the handle refuses every request): the hold is lost, nothing written.

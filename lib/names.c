@@ -492,3 +492,39 @@ int zkc__sem_count_decode(const char *data, int len, int32_t *v) {
   *v = (int32_t)u;
   return ZKC_OK;
 }
+
+/* Levels below "/" ("/a/b" has 2). */
+static int depth(const char *path) {
+  int n = 0;
+  for (const char *p = path; *p; p++) n += *p == '/';
+  return n;
+}
+
+char *zkc__parent_path(const char *path, int up) {
+  size_t len = strlen(path);
+  for (int i = 0; i < up && len > 1; i++) {
+    while (len > 1 && path[len - 1] != '/') len--;
+    if (len > 1) len--; /* the '/' before the last level */
+  }
+  char *out = malloc(len + 1);
+  if (out == NULL) return NULL;
+  memcpy(out, path, len);
+  out[len] = '\0';
+  return out;
+}
+
+int zkc__parent_next(const char *path, int rc, int *up, int *steps) {
+  /* Parents deleted as fast as they are made (or a path past any sense):
+   * the walk ends rather than loop. */
+  if (++*steps > 2 * depth(path) + 2 * ZKC__PARENT_RECREATE_MAX)
+    return ZKC_ENONODE;
+  if (rc == ZKC_OK || rc == ZKC_ENODEEXISTS) {
+    --*up;
+    return ZKC_OK;
+  }
+  if (rc != ZKC_ENONODE) return rc;
+  /* ZKC_ENONODE under "/" means the chroot itself is missing: give up. */
+  if (*up + 1 >= depth(path)) return ZKC_ENOROOT;
+  ++*up;
+  return ZKC_OK;
+}

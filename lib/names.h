@@ -186,4 +186,21 @@ void zkc__sem_count_encode(int32_t v, char out[ZKC__COUNT_BYTES]);
 /* The count from a node's data: exactly 4 bytes; ZKC_EPROTO otherwise. */
 int zkc__sem_count_decode(const char *data, int len, int32_t *v);
 
+/* Times a create may find its parent gone (deleted by another client, a
+ * container reaped) and make it again before giving up. */
+#define ZKC__PARENT_RECREATE_MAX 8
+
+/* The walk that makes a path's missing parents, one create at a time
+ * (zkc__call's parents option, call.c; the queue engine's run, which
+ * never waits): `*up` is how many levels above `path` the next create is
+ * (0: path itself), `*steps` the creates answered so far (both 0 at the
+ * start). zkc__parent_path is the node to create at level `up` (malloc;
+ * NULL without memory), sent as a ZKC__REQ_PARENT. Once that create is
+ * answered rc, zkc__parent_next says where the walk goes: ZKC_OK
+ * with *up the next level, -1 once path exists; or the walk's failure
+ * (ZKC_ENOROOT: the chroot itself is missing; the create's refusal; the
+ * connection's trouble, to retry from *up). */
+char *zkc__parent_path(const char *path, int up);
+int zkc__parent_next(const char *path, int rc, int *up, int *steps);
+
 #endif /* ZKC_NAMES_H */

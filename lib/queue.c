@@ -32,17 +32,19 @@ static int remove_node_by(zkc_client_t *c, const char *node, int64_t limit) {
   /* Closing the session removes the node. */
   if (zkc__client_closed(c)) return ZKC_OK;
   zkc__call_t del = {.rq = {.kind = ZKC__REQ_DELETE, .path = node}};
-  /* Disconnected (or no memory): not waited for here. */
-  if (!zkc__session_live(c) || zkc__call_send(c, &del, 1) != ZKC_OK) {
+  /* Disconnected: not waited for here. */
+  int rc = zkc__session_live(c)
+               ? zkc__call(c, &del, 1,
+                           &(zkc__call_opts_t){.limit_ms = limit,
+                                               .retry = ZKC__CALL_ONCE,
+                                               .deadline_ms = ZKC__FOREVER})
+               : ZKC_ETIMEDOUT;
+  /* Unsent (no memory) or unanswered: finished in the background. */
+  if (del.unsent || rc == ZKC_ETIMEDOUT) {
     zkc__janitor_add(c, node, NULL);
     return ZKC_OK;
   }
-  zkc__call_wait(&del, 1, limit);
-  if (del.rc == ZKC_ETIMEDOUT) { /* unanswered: finished in the background */
-    zkc__janitor_add(c, node, NULL);
-    return ZKC_OK;
-  }
-  return zkc__delete_answered(c, node, del.rc);
+  return zkc__delete_answered(c, node, rc);
 }
 
 static int remove_node(zkc_client_t *c, const char *node) {

@@ -81,16 +81,22 @@ static int revoke_holders_impl(zkc_client_t *c, const char *lock_path,
   size_t n = 0, told = 0;
   rc = zkc__lock_participants(c, lock_path, &nodes, &n);
   size_t k = rc == ZKC_OK ? holders(nodes, n) : 0;
+  /* Only a lock node is asked: a persistent child (a queue's element, a
+   * mistyped path's data) keeps its data. Every holder's stat in one call
+   * (one round trip), then the markers in order. */
+  zkc__call_t *stats = k ? calloc(k, sizeof *stats) : NULL;
+  if (k && stats == NULL) rc = ZKC_ENOMEM;
+  for (size_t i = 0; i < k && rc == ZKC_OK; i++)
+    stats[i].rq = (zkc__req_t){.kind = ZKC__REQ_EXISTS, .path = nodes[i]};
+  if (k && rc == ZKC_OK) (void)zkc__call(c, stats, k, NULL);
   for (size_t i = 0; i < k && rc == ZKC_OK; i++) {
-    /* Only a lock node is asked: a persistent child (a queue's element,
-     * a mistyped path's data) keeps its data. */
-    zkc__call_t exists = {.rq = {.kind = ZKC__REQ_EXISTS, .path = nodes[i]}};
-    int w = zkc__call(c, &exists, 1, NULL);
-    if (w == ZKC_OK && exists.stat.ephemeral_owner == 0) continue;
+    int w = stats[i].rc;
+    if (w == ZKC_OK && stats[i].stat.ephemeral_owner == 0) continue;
     if (w == ZKC_OK) w = write_marker(c, nodes[i]);
     if (w == ZKC_OK) told++;
     else if (w != ZKC_ENONODE) rc = w; /* a holder that left needs nothing */
   }
+  free(stats); /* an exists answers no data, name or children */
   zkc__strings_free(nodes, n);
   zkc__call_leave(c);
   if (asked != NULL) *asked = told;

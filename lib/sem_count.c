@@ -11,22 +11,16 @@
 
 int zkc__sem_count_create(zkc_client_t *c, const char *path, int32_t value,
                           int theirs_ok, int64_t limit_ms) {
-  char *parent = zkc__path_parent(path);
-  if (parent == NULL) return ZKC_ENOMEM;
-  int rc = strcmp(parent, "/") == 0
-               ? ZKC_OK
-               : zkc__ensure_path_until(c, parent, limit_ms);
-  free(parent);
   char data[COUNT_BYTES];
   zkc__sem_count_encode(value, data);
-  if (rc == ZKC_OK) {
-    zkc__call_t create = {.rq = {.kind = ZKC__REQ_COUNT, .path = path,
-                                 .data = data, .len = COUNT_BYTES}};
-    rc = zkc__call(c, &create, 1,
-                   &(zkc__call_opts_t){.limit_ms = limit_ms,
-                                       .retry = ZKC__CALL_ONCE});
-    zkc__call_clear(&create, 1);
-  }
+  zkc__call_t create = {.rq = {.kind = ZKC__REQ_COUNT, .path = path,
+                               .data = data, .len = COUNT_BYTES}};
+  int rc = zkc__call(c, &create, 1,
+                     &(zkc__call_opts_t){.limit_ms = limit_ms,
+                                         .retry = ZKC__CALL_ONCE,
+                                         .deadline_ms = ZKC__FOREVER,
+                                         .parents = 1});
+  zkc__call_clear(&create, 1);
   return rc == ZKC_ENODEEXISTS && theirs_ok ? ZKC_OK : rc;
 }
 

@@ -68,21 +68,6 @@ zkc__session_fate_t zkc__session_fate(zkc_client_t *c, int64_t session_id);
 /* Current session id (0 if none). */
 int64_t zkc__session_id(zkc_client_t *c);
 
-/* Whether a grant may rest on a server answer to a request sent at
- * sent_boot_ms (zkc__boot_ms, taken before the request was submitted): 1
- * while less than half the negotiated session timeout has passed since.
- * The server renews a session whenever it hears from it, so the session
- * that got that answer lives at least a session timeout after the send,
- * whatever stalled this process meanwhile (a stop, a swap-in, a blocked
- * I/O thread). An answer or event that sat in the socket through a longer
- * stall proves nothing: the caller reads again. */
-int zkc__grant_fresh(zkc_client_t *c, int64_t sent_boot_ms);
-/* A grant decided on a fresh proof, told as it is made: the queue
- * engine's and the lease run's through their world (session_world.c), the
- * multi-lock's set directly. */
-void zkc__granted(zkc_client_t *c);
-
-
 /* The client's stats records (stats.h): recipes take theirs at create. */
 struct zkc__stats_hub *zkc__client_stats_hub(zkc_client_t *c);
 
@@ -225,6 +210,8 @@ typedef struct zkc__call {
   zkc__names_t children; /* ZKC__REQ_CHILDREN */
   int failed;            /* the CHECK kinds: as op->failed */
   int failed_check;      /* the CHECK kinds: as op->failed_check */
+  int unsent;            /* 1: no op could be made (rc says why), so
+                            nothing of the call went out */
   zkc__op_t *op;         /* the call's, from the send to the wait */
 } zkc__call_t;
 
@@ -251,6 +238,14 @@ typedef struct zkc__call_opts {
    * the call with it. */
   int (*still)(void *ctx);
   void *still_ctx;
+  /* Non-zero: a create whose answer is its parent missing (a count's, a
+   * fenced create's write: zkc__call_parent_missing) has every missing
+   * level made (empty, in the client's parent mode, each answer awaited
+   * until limit_ms) and the calls sent again, up to
+   * ZKC__PARENT_RECREATE_MAX times (parents deleted as fast as they are
+   * made); a parent that cannot be made ends the call with its failure
+   * (that create's answer, its failed -1; ZKC_ENOROOT: the chroot). */
+  int parents;
 } zkc__call_opts_t;
 
 /* Sends calls[0..n) in order (one round trip), waits for every answer
@@ -261,19 +256,8 @@ typedef struct zkc__call_opts {
  * the retries stopped; each call's own answer is in it. */
 int zkc__call(zkc_client_t *c, zkc__call_t *calls, size_t n,
               const zkc__call_opts_t *o);
-/* zkc__call's halves, for requests to several clients waited for
- * together: the send (ZKC_ENOMEM or ZKC_ESYSTEM, and nothing sent, when
- * an op cannot be made), and the wait of everything sent. */
-int zkc__call_send(zkc_client_t *c, zkc__call_t *calls, size_t n);
-void zkc__call_wait(zkc__call_t *calls, size_t n, int64_t limit_ms);
 /* Frees the answers (data, created, children) and zeroes them. */
 void zkc__call_clear(zkc__call_t *calls, size_t n);
-/* The retry of a call sent in halves: after its retryable answer rc, on
- * client c, waits as zkc__call would under o (the policy's backoff, the
- * connection, o's session and still hook) and returns ZKC_OK to send
- * again, or the reason to stop. */
-int zkc__call_again(zkc_client_t *c, const zkc__call_opts_t *o, int *attempt,
-                    int rc);
 /* 1 when a transaction's answer says the node it rests on (its check) is
  * gone: the hold that node is is lost. */
 int zkc__call_check_gone(const zkc__call_t *k);

@@ -39,6 +39,22 @@ void zkc__waiter_unwatch(zkc_client_t *c, zkc__waiter_t *w);
 void zkc__waiter_unwatch_children(zkc_client_t *c, zkc__waiter_t *w);
 void zkc__waiter_unregister(zkc_client_t *c, zkc__waiter_t *w);
 
+/* ---- a grant's freshness (state.c), which the runs ask through their
+ * world (session_world.c) ---- */
+
+/* Whether a grant may rest on a server answer to a request sent at
+ * sent_boot_ms (zkc__boot_ms, taken before the request was submitted): 1
+ * while less than half the negotiated session timeout has passed since.
+ * The server renews a session whenever it hears from it, so the session
+ * that got that answer lives at least a session timeout after the send,
+ * whatever stalled this process meanwhile (a stop, a swap-in, a blocked
+ * I/O thread). An answer or event that sat in the socket through a longer
+ * stall proves nothing: the caller reads again. */
+int zkc__grant_fresh(zkc_client_t *c, int64_t sent_boot_ms);
+/* A grant decided on a fresh proof, told as it is made: the queue
+ * engine's and the lease run's through their world (session_world.c). */
+void zkc__granted(zkc_client_t *c);
+
 /* ---- the one call's rules (call.c; the call itself is in session.h) ---- */
 
 /* After a retryable failure (retry.c; a recipe waits so only inside
@@ -60,6 +76,10 @@ int zkc__call_retries(zkc__call_retry_t retry, int answer);
 /* What a retried call returns when its retries stop for `why` after the
  * answer `answer`. */
 int zkc__call_stop(zkc__call_retry_t retry, int answer, int why);
+/* 1 when the call is a create whose answer says its parent is missing: a
+ * count's ZKC_ENONODE, or a fenced create's when its write failed (not its
+ * check: that is the hold gone). */
+int zkc__call_parent_missing(const zkc__call_t *k);
 
 /* ---- the ZooKeeper handle (handle.c) ---- */
 

@@ -108,6 +108,29 @@ static int fill(zkc_contender_t *e, const char *name, const zkc__call_t *rd,
   return ZKC_OK;
 }
 
+/* The reads whose data the ACL refused, sent again together as exists
+ * (one call) and answered in place; the rest keep their answers. */
+static int stat_refused(zkc_client_t *c, zkc__call_t *reads, size_t n) {
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++) k += reads[i].rc == ZKC_ENOAUTH;
+  if (k == 0) return ZKC_OK;
+  zkc__call_t *again = calloc(k, sizeof *again);
+  size_t *at = calloc(k, sizeof *at);
+  int rc = again && at ? ZKC_OK : ZKC_ENOMEM;
+  for (size_t i = 0, j = 0; rc == ZKC_OK && i < n; i++) {
+    if (reads[i].rc != ZKC_ENOAUTH) continue;
+    again[j].rq = reads[i].rq;
+    again[j].rq.kind = ZKC__REQ_EXISTS;
+    at[j++] = i;
+  }
+  if (rc == ZKC_OK) (void)zkc__call(c, again, k, NULL);
+  for (size_t j = 0; rc == ZKC_OK && j < k; j++) /* nothing to free there */
+    reads[at[j]] = again[j];
+  free(again);
+  free(at);
+  return rc;
+}
+
 static int read_all(zkc_client_t *c, const char *path, char **names, size_t n,
                     zkc_contender_t **out, size_t *count) {
   const char **order = malloc(n * sizeof *order);
@@ -129,12 +152,7 @@ static int read_all(zkc_client_t *c, const char *path, char **names, size_t n,
    * ZKC_ACL_SECURE under other credentials) is still listed, without its
    * data: an exists, which no ACL restricts, gives its stat. Those go out
    * together once every get is answered: a second round trip only then. */
-  for (size_t i = 0; rc == ZKC_OK && i < n; i++) {
-    if (reads[i].rc != ZKC_ENOAUTH) continue;
-    reads[i].rq.kind = ZKC__REQ_EXISTS;
-    rc = zkc__call_send(c, &reads[i], 1);
-  }
-  if (reads) zkc__call_wait(reads, n, ZKC__FOREVER);
+  if (rc == ZKC_OK) rc = stat_refused(c, reads, n);
   long position = 0;
   for (size_t i = 0; rc == ZKC_OK && i < n; i++) {
     if (reads[i].rc == ZKC_OK)

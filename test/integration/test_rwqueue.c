@@ -85,7 +85,7 @@ static void foreign_children(void **state) {
   zkc__held_t r, x;
   char kr[800], other[800], kw[800];
   zkt_make_root();
-  OK(zkc__ensure_path(c, base));
+  assert_int_equal(zoo_create(zkt_raw(), base, NULL, -1, &ZOO_OPEN_ACL_UNSAFE, 0, NULL, 0), ZOK);
   zkt_raw_child(base, "0f1e2d3c4b5a69788796a5b4c3d2e1f0__rlock__", kr, sizeof kr);
   OK(take(c, base, READ, zkt_ms(10000), &r)); /* shares with kazoo's reader */
   OK(zkc__lock_release(c, &r));

@@ -85,6 +85,32 @@ static void check_gone_only_when_the_check_failed(void **state) {
   assert_false(zkc__call_check_gone(&k));
 }
 
+/* A create's "no node" is its parent's, to be made, when the create
+ * itself failed: a count's, a fenced create's write; not the fenced
+ * create's check (the hold gone), not another request's, not a success. */
+static void parent_missing_only_for_a_create_that_failed(void **state) {
+  (void)state;
+  zkc__call_t k = answered(ZKC__REQ_COUNT, ZKC_ENONODE);
+  assert_true(zkc__call_parent_missing(&k));
+  k.rc = ZKC_ENODEEXISTS;
+  assert_false(zkc__call_parent_missing(&k));
+  k = answered(ZKC__REQ_CHECK_CREATE, ZKC_ENONODE);
+  k.failed = 1;
+  assert_true(zkc__call_parent_missing(&k));
+  k.failed = 0;
+  assert_false(zkc__call_parent_missing(&k));
+  k.failed = -1;
+  assert_false(zkc__call_parent_missing(&k));
+  const zkc__req_kind_t others[] = {ZKC__REQ_GET, ZKC__REQ_SET,
+                                    ZKC__REQ_DELETE, ZKC__REQ_CHECK_SET,
+                                    ZKC__REQ_PARENT, ZKC__REQ_CHILDREN};
+  for (size_t i = 0; i < sizeof others / sizeof *others; i++) {
+    k = answered(others[i], ZKC_ENONODE);
+    k.failed = 1;
+    assert_false(zkc__call_parent_missing(&k));
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(first_failed_request_answers),
@@ -92,6 +118,7 @@ int main(void) {
       cmocka_unit_test(retried_only_when_asked_and_retryable),
       cmocka_unit_test(stop_returns_the_reason_or_the_answer),
       cmocka_unit_test(check_gone_only_when_the_check_failed),
+      cmocka_unit_test(parent_missing_only_for_a_create_that_failed),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
