@@ -152,9 +152,3 @@ int zkc__refuse_null(zkc_client_t *c, const char *fn, ...) {
   va_end(ap);
   return rc;
 }
-
-int zkc__untimed(const char *fn, const char *what, void *obj,
-                 int (*timed)(void *obj, int64_t timeout_ms)) {
-  int rc = zkc__refuse_null(NULL, fn, what, obj == NULL, (char *)NULL);
-  return rc != ZKC_OK ? rc : timed(obj, INT64_MAX);
-}

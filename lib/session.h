@@ -421,11 +421,6 @@ int zkc__check_path(zkc_client_t *c, const char *fn, const char *what,
  * int is_null) pairs that follow fn, up to a NULL name, whose is_null is
  * set (ZKC_EINVAL); ZKC_OK when none is. */
 int zkc__refuse_null(zkc_client_t *c, const char *fn, ...);
-/* A public blocking call without a limit, over its timed public call: a
- * NULL `obj` is refused as `fn`'s ("<fn>: <what> is NULL"), else
- * timed(obj, INT64_MAX), whose failures name the timed call. */
-int zkc__untimed(const char *fn, const char *what, void *obj,
-                 int (*timed)(void *obj, int64_t timeout_ms));
 /* Refuses with "<fn>: <why>" when `bad` (ZKC_EINVAL), else ZKC_OK. */
 #define ZKC__REFUSE_IF(c, bad, fn, ...) \
   ((bad) ? zkc__refuse((c), ZKC_EINVAL, fn ": " __VA_ARGS__) : ZKC_OK)
