@@ -139,39 +139,46 @@ static int participants_out(int rc, zkc__participant_t *parts, size_t n,
   return strings_out(ZKC_OK, ids, n, out);
 }
 
-static int latch_participant_list_impl(zkc_latch_t *latch, zkc_list_t **out) {
+/* How participant_list_impl reads one recipe's participants. */
+typedef int (*participants_fn)(void *recipe, zkc__participant_t **parts,
+                               size_t *n);
+
+static int latch_participants(void *latch, zkc__participant_t **parts,
+                              size_t *n) {
+  return zkc__latch_participants(latch, parts, n);
+}
+
+static int selector_participants(void *sel, zkc__participant_t **parts,
+                                 size_t *n) {
+  return zkc__selector_participants(sel, parts, n);
+}
+
+/* The participant list of a latch or a selector: `recipe` is the argument
+ * `arg` of the public call `fn`, whose refusals name both. */
+static int participant_list_impl(const char *fn, const char *arg, void *recipe,
+                                 participants_fn read, zkc_list_t **out) {
   if (out) *out = NULL;
-  int rc = zkc__refuse_null(NULL, "zkc_latch_participant_list", "latch",
-                            latch == NULL, "out", out == NULL, (char *)NULL);
+  int rc = zkc__refuse_null(NULL, fn, arg, recipe == NULL, "out", out == NULL,
+                            (char *)NULL);
   if (rc != ZKC_OK) return rc;
   zkc__participant_t *parts = NULL;
   size_t n = 0;
-  rc = zkc__latch_participants(latch, &parts, &n);
+  rc = read(recipe, &parts, &n);
   return participants_out(rc, parts, n, out);
 }
 
 int zkc_latch_participant_list(zkc_latch_t *latch, zkc_list_t **out) {
   unsigned mark = zkc__public_enter();
   return zkc__public_leave(__func__, mark,
-                           latch_participant_list_impl(latch, out));
-}
-
-static int selector_participant_list_impl(zkc_selector_t *sel,
-                                          zkc_list_t **out) {
-  if (out) *out = NULL;
-  int rc = zkc__refuse_null(NULL, "zkc_selector_participant_list", "sel",
-                            sel == NULL, "out", out == NULL, (char *)NULL);
-  if (rc != ZKC_OK) return rc;
-  zkc__participant_t *parts = NULL;
-  size_t n = 0;
-  rc = zkc__selector_participants(sel, &parts, &n);
-  return participants_out(rc, parts, n, out);
+                           participant_list_impl(__func__, "latch", latch,
+                                                 latch_participants, out));
 }
 
 int zkc_selector_participant_list(zkc_selector_t *sel, zkc_list_t **out) {
   unsigned mark = zkc__public_enter();
   return zkc__public_leave(__func__, mark,
-                           selector_participant_list_impl(sel, out));
+                           participant_list_impl(__func__, "sel", sel,
+                                                 selector_participants, out));
 }
 
 static int lock_contender_list_impl(zkc_client_t *client, const char *path,

@@ -313,17 +313,14 @@ int zkc_multilock_acquire_timeout(zkc_multilock_t *ml, int64_t timeout_ms) {
                            multilock_acquire_timeout_impl(ml, timeout_ms));
 }
 
-static int multilock_acquire_impl(zkc_multilock_t *ml) {
-  if (ml == NULL)
-    return zkc__refuse(NULL, ZKC_EINVAL,
-                       "zkc_multilock_acquire: multilock is "
-                       "NULL");
-  return zkc_multilock_acquire_timeout(ml, INT64_MAX);
+static int timed_acquire(void *ml, int64_t timeout_ms) {
+  return zkc_multilock_acquire_timeout(ml, timeout_ms);
 }
 
 int zkc_multilock_acquire(zkc_multilock_t *ml) {
   unsigned mark = zkc__public_enter();
-  return zkc__public_leave(__func__, mark, multilock_acquire_impl(ml));
+  return zkc__public_leave(__func__, mark, zkc__untimed(__func__, "multilock",
+                                                        ml, timed_acquire));
 }
 
 static int multilock_release_impl(zkc_multilock_t *ml) {

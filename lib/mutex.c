@@ -255,15 +255,14 @@ int zkc_mutex_acquire_timeout(zkc_mutex_t *m, int64_t timeout_ms) {
                            mutex_acquire_timeout_impl(m, timeout_ms));
 }
 
-static int mutex_acquire_impl(zkc_mutex_t *m) {
-  if (m == NULL)
-    return zkc__refuse(NULL, ZKC_EINVAL, "zkc_mutex_acquire: mutex is NULL");
-  return zkc_mutex_acquire_timeout(m, INT64_MAX);
+static int timed_acquire(void *m, int64_t timeout_ms) {
+  return zkc_mutex_acquire_timeout(m, timeout_ms);
 }
 
 int zkc_mutex_acquire(zkc_mutex_t *m) {
   unsigned mark = zkc__public_enter();
-  return zkc__public_leave(__func__, mark, mutex_acquire_impl(m));
+  return zkc__public_leave(__func__, mark,
+                           zkc__untimed(__func__, "mutex", m, timed_acquire));
 }
 
 /* zkc_mutex_release, or with `nowait` zkc_mutex_release_nowait. */

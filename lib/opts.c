@@ -16,14 +16,6 @@
 #include "zkcoord/selector.h"
 #include "zkcoord/semaphore.h"
 
-/* The smallest size of each struct a release took (1.0.0, the first with
- * sized calls): fields are only ever appended, so any later size is larger. */
-#define CLIENT_OPTS_MIN sizeof(zkc_client_opts_t)
-#define LATCH_OPTS_MIN sizeof(zkc_latch_opts_t)
-#define SEM_OPTS_MIN sizeof(zkc_sem_opts_t)
-#define SELECTOR_OPTS_MIN sizeof(zkc_selector_opts_t)
-#define ASYNC_OPTS_MIN sizeof(zkc_async_opts_t)
-
 /* ZKC_OK when `size` is one a caller may give for a struct of which this
  * library knows `known` bytes (at least `min`), and, when opts is not NULL
  * and size is larger, the bytes beyond `known` are 0; else refuses it
@@ -48,57 +40,100 @@ static int check_size(zkc_client_t *c, const char *fn, const char *type,
   return ZKC_OK;
 }
 
-/* Fills a caller's struct of `size` bytes: the defaults this library knows
- * (`dflt`, `known` bytes), zeros beyond. */
-static void fill(void *opts, size_t size, const void *dflt, size_t known) {
-  memcpy(opts, dflt, size < known ? size : known);
-  if (size > known) memset((char *)opts + known, 0, size - known);
+/* One options struct as the sized calls see it: the names their refusals
+ * give, the smallest size a release took (1.0.0, the first with sized
+ * calls: fields are only ever appended, so any later size is larger), the
+ * size this library knows and its defaults (what the 0.x init gives). */
+struct sized_opts {
+  const char *init_fn;
+  const char *create_fn;
+  const char *type;
+  size_t min;
+  size_t known;
+  void (*defaults)(void *opts);
+};
+
+/* Room for the defaults of any of the structs below. */
+union any_opts {
+  zkc_client_opts_t client;
+  zkc_latch_opts_t latch;
+  zkc_sem_opts_t sem;
+  zkc_selector_opts_t selector;
+  zkc_async_opts_t async;
+};
+
+/* The sized init of every options struct: fills the caller's `size` bytes
+ * with the defaults this library knows, zeros beyond, once its size is one
+ * to take. */
+static int opts_init_size_impl(const struct sized_opts *k, void *opts,
+                               size_t size) {
+  int rc = zkc__refuse_null(NULL, k->init_fn, "opts", opts == NULL,
+                            (char *)NULL);
+  if (rc == ZKC_OK)
+    rc = check_size(NULL, k->init_fn, k->type, NULL, size, k->min, k->known);
+  if (rc != ZKC_OK) return rc;
+  union any_opts d;
+  k->defaults(&d);
+  memcpy(opts, &d, size < k->known ? size : k->known);
+  if (size > k->known) memset((char *)opts + k->known, 0, size - k->known);
+  return ZKC_OK;
 }
 
-/* The sized init of every options struct: fills it with the defaults
- * (`dflt`, what the 0.x init gives) once its size is one to take. */
-static int init_sized(const char *fn, const char *type, void *opts,
-                      size_t size, size_t min, const void *dflt, size_t known) {
-  int rc = zkc__refuse_null(NULL, fn, "opts", opts == NULL, (char *)NULL);
-  if (rc == ZKC_OK) rc = check_size(NULL, fn, type, NULL, size, min, known);
-  if (rc == ZKC_OK) fill(opts, size, dflt, known);
-  return rc;
+/* The caller's options of a sized create as this library reads them, into
+ * `own` (`k->known` bytes): its `size` bytes over the defaults, so a
+ * smaller struct of an older release reads the defaults of the fields it
+ * lacks. NULL options stay NULL (the recipe's defaults) whatever the size. */
+static int opts_read(zkc_client_t *c, const struct sized_opts *k,
+                     const void *opts, size_t size, void *own) {
+  if (opts == NULL) return ZKC_OK;
+  int rc = check_size(c, k->create_fn, k->type, opts, size, k->min, k->known);
+  if (rc != ZKC_OK) return rc;
+  k->defaults(own);
+  memcpy(own, opts, size < k->known ? size : k->known);
+  return ZKC_OK;
 }
 
-/* The caller's options as this library reads them: its `size` bytes over
- * the defaults in `own` (filled by the 0.x init), so a smaller struct of
- * an older release reads the defaults of the fields it lacks. */
-static void overlay(void *own, size_t known, const void *opts, size_t size) {
-  memcpy(own, opts, size < known ? size : known);
-}
+/* The defaults of each struct through one signature for the table. */
+static void client_defaults(void *o) { zkc__client_opts_defaults(o); }
+static void latch_defaults(void *o) { zkc__latch_opts_defaults(o); }
+static void sem_defaults(void *o) { zkc__sem_opts_defaults(o); }
+static void selector_defaults(void *o) { zkc__selector_opts_defaults(o); }
+static void async_defaults(void *o) { zkc__async_opts_defaults(o); }
+
+/* Every minimum is the 1.0.0 size, all a release has taken so far. */
+static const struct sized_opts CLIENT_OPTS = {
+    "zkc_client_opts_init_size", "zkc_client_open_size", "zkc_client_opts_t",
+    sizeof(zkc_client_opts_t), sizeof(zkc_client_opts_t), client_defaults};
+static const struct sized_opts LATCH_OPTS = {
+    "zkc_latch_opts_init_size", "zkc_latch_create_size", "zkc_latch_opts_t",
+    sizeof(zkc_latch_opts_t), sizeof(zkc_latch_opts_t), latch_defaults};
+static const struct sized_opts SEM_OPTS = {
+    "zkc_sem_opts_init_size", "zkc_sem_create_size", "zkc_sem_opts_t",
+    sizeof(zkc_sem_opts_t), sizeof(zkc_sem_opts_t), sem_defaults};
+static const struct sized_opts SELECTOR_OPTS = {
+    "zkc_selector_opts_init_size", "zkc_selector_create_size",
+    "zkc_selector_opts_t", sizeof(zkc_selector_opts_t),
+    sizeof(zkc_selector_opts_t), selector_defaults};
+static const struct sized_opts ASYNC_OPTS = {
+    "zkc_async_opts_init_size", "zkc_async_create_size", "zkc_async_opts_t",
+    sizeof(zkc_async_opts_t), sizeof(zkc_async_opts_t), async_defaults};
 
 /* ---- client ---- */
-
-static int client_opts_init_size_impl(zkc_client_opts_t *opts, size_t size) {
-  zkc_client_opts_t d;
-  zkc__client_opts_defaults(&d);
-  return init_sized("zkc_client_opts_init_size", "zkc_client_opts_t", opts,
-                    size, CLIENT_OPTS_MIN, &d, sizeof d);
-}
 
 int zkc_client_opts_init_size(zkc_client_opts_t *opts, size_t size) {
   unsigned mark = zkc__public_enter();
   return zkc__public_leave(__func__, mark,
-                           client_opts_init_size_impl(opts, size));
+                           opts_init_size_impl(&CLIENT_OPTS, opts, size));
 }
 
 static int client_open_size_impl(zkc_client_t **out, const char *connect_string,
                                  const zkc_client_opts_t *opts,
                                  size_t opts_size) {
   if (out != NULL) *out = NULL;
-  if (opts == NULL) return zkc__client_open(out, connect_string, NULL);
-  int rc = check_size(NULL, "zkc_client_open_size", "zkc_client_opts_t", opts,
-                      opts_size, CLIENT_OPTS_MIN, sizeof *opts);
-  if (rc != ZKC_OK) return rc;
   zkc_client_opts_t o;
-  zkc__client_opts_defaults(&o);
-  overlay(&o, sizeof o, opts, opts_size);
-  return zkc__client_open(out, connect_string, &o);
+  int rc = opts_read(NULL, &CLIENT_OPTS, opts, opts_size, &o);
+  return rc != ZKC_OK ? rc
+                      : zkc__client_open(out, connect_string, opts ? &o : NULL);
 }
 
 int zkc_client_open_size(zkc_client_t **out, const char *connect_string,
@@ -111,17 +146,10 @@ int zkc_client_open_size(zkc_client_t **out, const char *connect_string,
 
 /* ---- leader latch ---- */
 
-static int latch_opts_init_size_impl(zkc_latch_opts_t *opts, size_t size) {
-  zkc_latch_opts_t d;
-  zkc__latch_opts_defaults(&d);
-  return init_sized("zkc_latch_opts_init_size", "zkc_latch_opts_t", opts,
-                    size, LATCH_OPTS_MIN, &d, sizeof d);
-}
-
 int zkc_latch_opts_init_size(zkc_latch_opts_t *opts, size_t size) {
   unsigned mark = zkc__public_enter();
   return zkc__public_leave(__func__, mark,
-                           latch_opts_init_size_impl(opts, size));
+                           opts_init_size_impl(&LATCH_OPTS, opts, size));
 }
 
 static int latch_create_size_impl(zkc_latch_t **out, zkc_client_t *client,
@@ -129,14 +157,11 @@ static int latch_create_size_impl(zkc_latch_t **out, zkc_client_t *client,
                                   const zkc_latch_opts_t *opts,
                                   size_t opts_size) {
   if (out != NULL) *out = NULL;
-  if (opts == NULL) return zkc__latch_create(out, client, path, id, NULL);
-  int rc = check_size(client, "zkc_latch_create_size", "zkc_latch_opts_t", opts,
-                      opts_size, LATCH_OPTS_MIN, sizeof *opts);
-  if (rc != ZKC_OK) return rc;
   zkc_latch_opts_t o;
-  zkc__latch_opts_defaults(&o);
-  overlay(&o, sizeof o, opts, opts_size);
-  return zkc__latch_create(out, client, path, id, &o);
+  int rc = opts_read(client, &LATCH_OPTS, opts, opts_size, &o);
+  return rc != ZKC_OK
+             ? rc
+             : zkc__latch_create(out, client, path, id, opts ? &o : NULL);
 }
 
 int zkc_latch_create_size(zkc_latch_t **out, zkc_client_t *client,
@@ -150,30 +175,20 @@ int zkc_latch_create_size(zkc_latch_t **out, zkc_client_t *client,
 
 /* ---- semaphore ---- */
 
-static int sem_opts_init_size_impl(zkc_sem_opts_t *opts, size_t size) {
-  zkc_sem_opts_t d;
-  zkc__sem_opts_defaults(&d);
-  return init_sized("zkc_sem_opts_init_size", "zkc_sem_opts_t", opts,
-                    size, SEM_OPTS_MIN, &d, sizeof d);
-}
-
 int zkc_sem_opts_init_size(zkc_sem_opts_t *opts, size_t size) {
   unsigned mark = zkc__public_enter();
-  return zkc__public_leave(__func__, mark, sem_opts_init_size_impl(opts, size));
+  return zkc__public_leave(__func__, mark,
+                           opts_init_size_impl(&SEM_OPTS, opts, size));
 }
 
 static int sem_create_size_impl(zkc_sem_t **out, zkc_client_t *client,
                                 const char *path, const zkc_sem_opts_t *opts,
                                 size_t opts_size) {
   if (out != NULL) *out = NULL;
-  if (opts == NULL) return zkc__sem_create(out, client, path, NULL);
-  int rc = check_size(client, "zkc_sem_create_size", "zkc_sem_opts_t", opts,
-                      opts_size, SEM_OPTS_MIN, sizeof *opts);
-  if (rc != ZKC_OK) return rc;
   zkc_sem_opts_t o;
-  zkc__sem_opts_defaults(&o);
-  overlay(&o, sizeof o, opts, opts_size);
-  return zkc__sem_create(out, client, path, &o);
+  int rc = opts_read(client, &SEM_OPTS, opts, opts_size, &o);
+  return rc != ZKC_OK ? rc
+                      : zkc__sem_create(out, client, path, opts ? &o : NULL);
 }
 
 int zkc_sem_create_size(zkc_sem_t **out, zkc_client_t *client,
@@ -187,18 +202,10 @@ int zkc_sem_create_size(zkc_sem_t **out, zkc_client_t *client,
 
 /* ---- leader selector ---- */
 
-static int selector_opts_init_size_impl(zkc_selector_opts_t *opts,
-                                        size_t size) {
-  zkc_selector_opts_t d;
-  zkc__selector_opts_defaults(&d);
-  return init_sized("zkc_selector_opts_init_size", "zkc_selector_opts_t", opts,
-                    size, SELECTOR_OPTS_MIN, &d, sizeof d);
-}
-
 int zkc_selector_opts_init_size(zkc_selector_opts_t *opts, size_t size) {
   unsigned mark = zkc__public_enter();
   return zkc__public_leave(__func__, mark,
-                           selector_opts_init_size_impl(opts, size));
+                           opts_init_size_impl(&SELECTOR_OPTS, opts, size));
 }
 
 static int selector_create_size_impl(zkc_selector_t **out, zkc_client_t *client,
@@ -207,15 +214,11 @@ static int selector_create_size_impl(zkc_selector_t **out, zkc_client_t *client,
                                      const zkc_selector_opts_t *opts,
                                      size_t opts_size) {
   if (out != NULL) *out = NULL;
-  if (opts == NULL)
-    return zkc__selector_create(out, client, path, take_leadership, ctx, NULL);
-  int rc = check_size(client, "zkc_selector_create_size", "zkc_selector_opts_t",
-                      opts, opts_size, SELECTOR_OPTS_MIN, sizeof *opts);
-  if (rc != ZKC_OK) return rc;
   zkc_selector_opts_t o;
-  zkc__selector_opts_defaults(&o);
-  overlay(&o, sizeof o, opts, opts_size);
-  return zkc__selector_create(out, client, path, take_leadership, ctx, &o);
+  int rc = opts_read(client, &SELECTOR_OPTS, opts, opts_size, &o);
+  return rc != ZKC_OK ? rc
+                      : zkc__selector_create(out, client, path, take_leadership,
+                                             ctx, opts ? &o : NULL);
 }
 
 int zkc_selector_create_size(zkc_selector_t **out, zkc_client_t *client,
@@ -231,31 +234,19 @@ int zkc_selector_create_size(zkc_selector_t **out, zkc_client_t *client,
 
 /* ---- async context ---- */
 
-static int async_opts_init_size_impl(zkc_async_opts_t *opts, size_t size) {
-  zkc_async_opts_t d;
-  zkc__async_opts_defaults(&d);
-  return init_sized("zkc_async_opts_init_size", "zkc_async_opts_t", opts,
-                    size, ASYNC_OPTS_MIN, &d, sizeof d);
-}
-
 int zkc_async_opts_init_size(zkc_async_opts_t *opts, size_t size) {
   unsigned mark = zkc__public_enter();
   return zkc__public_leave(__func__, mark,
-                           async_opts_init_size_impl(opts, size));
+                           opts_init_size_impl(&ASYNC_OPTS, opts, size));
 }
 
 static int async_create_size_impl(zkc_async_t **out, zkc_client_t *client,
                                   const zkc_async_opts_t *opts,
                                   size_t opts_size) {
   if (out != NULL) *out = NULL;
-  if (opts == NULL) return zkc__async_create(out, client, NULL);
-  int rc = check_size(client, "zkc_async_create_size", "zkc_async_opts_t", opts,
-                      opts_size, ASYNC_OPTS_MIN, sizeof *opts);
-  if (rc != ZKC_OK) return rc;
   zkc_async_opts_t o;
-  zkc__async_opts_defaults(&o);
-  overlay(&o, sizeof o, opts, opts_size);
-  return zkc__async_create(out, client, &o);
+  int rc = opts_read(client, &ASYNC_OPTS, opts, opts_size, &o);
+  return rc != ZKC_OK ? rc : zkc__async_create(out, client, opts ? &o : NULL);
 }
 
 int zkc_async_create_size(zkc_async_t **out, zkc_client_t *client,

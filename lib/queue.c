@@ -252,3 +252,9 @@ int zkc__lock_participants(zkc_client_t *c, const char *base, char ***nodes,
   zkc__call_clear(&list, 1);
   return rc == ZKC_ENONODE ? ZKC_OK : rc;
 }
+
+int zkc__untimed(const char *fn, const char *what, void *obj,
+                 int (*timed)(void *obj, int64_t timeout_ms)) {
+  int rc = zkc__refuse_null(NULL, fn, what, obj == NULL, (char *)NULL);
+  return rc != ZKC_OK ? rc : timed(obj, INT64_MAX);
+}

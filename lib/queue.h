@@ -104,4 +104,10 @@ int zkc__lock_release_by(zkc_client_t *c, zkc__held_t *held, int64_t limit_ms);
 int zkc__lock_participants(zkc_client_t *c, const char *base, char ***nodes,
                            size_t *count);
 
+/* The public blocking acquire without a limit, over its timed public call: a
+ * NULL `obj` is refused as `fn`'s ("<fn>: <what> is NULL"), else
+ * timed(obj, INT64_MAX), whose failures name the timed call. */
+int zkc__untimed(const char *fn, const char *what, void *obj,
+                 int (*timed)(void *obj, int64_t timeout_ms));
+
 #endif /* ZKC_QUEUE_H */

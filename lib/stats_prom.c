@@ -127,27 +127,33 @@ static void client_metric(FILE *f, const char *name, const char *type,
   fprintf(f, "%s %llu\n", name, v);
 }
 
+/* The client's own counts, one sample each, in the order they are written. */
 static void write_client(FILE *f, const zkc_client_stats_t *cs) {
-  client_metric(f, "zkcoord_connected", "gauge",
-                "1 while the client is connected read-write.",
-                (unsigned long long)cs->connected);
-  client_metric(f, "zkcoord_sessions_total", "counter",
-                "Sessions established.", cs->sessions);
-  client_metric(f, "zkcoord_suspensions_total", "counter",
-                "Connections dropped (suspended or read-only).",
-                cs->suspensions);
-  client_metric(f, "zkcoord_reconnects_total", "counter",
-                "Reconnections within the same session.", cs->reconnects);
-  client_metric(f, "zkcoord_session_expiries_total", "counter",
-                "Sessions lost (expired or presumed expired).", cs->expiries);
-  client_metric(f, "zkcoord_janitor_deletes_pending", "gauge",
-                "Deletes of abandoned nodes waiting to be done in the "
-                "background.",
-                cs->janitor_pending);
-  client_metric(f, "zkcoord_janitor_deletes_total", "counter",
-                "Background deletes finished.", cs->janitor_done);
-  client_metric(f, "zkcoord_requests_total", "counter",
-                "Requests sent to the ensemble.", cs->requests);
+  const struct {
+    const char *name, *type, *help;
+    unsigned long long v;
+  } m[] = {
+      {"zkcoord_connected", "gauge",
+       "1 while the client is connected read-write.",
+       (unsigned long long)cs->connected},
+      {"zkcoord_sessions_total", "counter", "Sessions established.",
+       cs->sessions},
+      {"zkcoord_suspensions_total", "counter",
+       "Connections dropped (suspended or read-only).", cs->suspensions},
+      {"zkcoord_reconnects_total", "counter",
+       "Reconnections within the same session.", cs->reconnects},
+      {"zkcoord_session_expiries_total", "counter",
+       "Sessions lost (expired or presumed expired).", cs->expiries},
+      {"zkcoord_janitor_deletes_pending", "gauge",
+       "Deletes of abandoned nodes waiting to be done in the background.",
+       cs->janitor_pending},
+      {"zkcoord_janitor_deletes_total", "counter",
+       "Background deletes finished.", cs->janitor_done},
+      {"zkcoord_requests_total", "counter", "Requests sent to the ensemble.",
+       cs->requests},
+  };
+  for (size_t i = 0; i < sizeof m / sizeof m[0]; i++)
+    client_metric(f, m[i].name, m[i].type, m[i].help, m[i].v);
 }
 
 #define AT(field) offsetof(zkc_lock_stats_t, field)
