@@ -3,7 +3,8 @@
  * the one hold type (test_hold.c) and their helper process
  * (hold_writer.c): a mutex, a read-write lock's write side, a multi-lock
  * of two locks, a lease set of two leases, a latch's or a selector's
- * leadership, an async acquire; and the read holds: a read side's, a
+ * leadership, an async acquire, an async lease set of two (of a semaphore
+ * of two: exclusive); and the read holds: a read side's, a
  * downgrade's, an async read's (the async write's is exclusive). Public
  * API only. */
 #ifndef ZKT_HOLD_SUBJECT_H
@@ -40,7 +41,7 @@ typedef struct subject {
 
 static const char *const subject_recipes[] = {
     "mutex", "write", "multi", "lease", "latch", "selector", "async",
-    "read", "downgrade", "async_read", "async_write"};
+    "read", "downgrade", "async_read", "async_write", "async_lease"};
 
 /* 1 for a grant that keeps every other holder out (may write fenced). */
 static inline int subject_exclusive(const char *recipe) {
@@ -139,7 +140,16 @@ static int subject_take(subject_t *s, const char *recipe, zkc_client_t *c,
       rc = ZKC_ETIMEDOUT;
   } else {
     rc = zkc_async_create(&s->a, c, NULL);
-    if (rc == ZKC_OK && strcmp(recipe, "async_read") == 0)
+    if (rc == ZKC_OK && strcmp(recipe, "async_lease") == 0) {
+      zkc_sem_opts_t o;
+      zkc_sem_opts_init(&o);
+      o.max_leases = 2;
+      rc = zkc_sem_create(&s->sem, c, path, &o);
+    }
+    if (rc == ZKC_OK && s->sem)
+      rc = zkc_async_acquire_leases(s->a, s->sem, 2, timeout_ms,
+                                    subject_acquired, s, NULL);
+    else if (rc == ZKC_OK && strcmp(recipe, "async_read") == 0)
       rc = zkc_async_acquire_read(s->a, path, timeout_ms, subject_acquired, s,
                                   NULL);
     else if (rc == ZKC_OK && strcmp(recipe, "async_write") == 0)
@@ -170,7 +180,7 @@ static zkc_hold_t *subject_hold(subject_t *s) {
   if (s->ml) return zkc_multilock_hold(s->ml);
   if (s->rw) return zkc_mutex_hold(s->side);
   if (s->m[0]) return zkc_mutex_hold(s->m[0]);
-  if (s->sem) return zkc_lease_hold(s->lease);
+  if (s->lease) return zkc_lease_hold(s->lease);
   if (s->latch) return zkc_latch_hold(s->latch);
   if (s->sel) return zkc_selector_hold(s->sel);
   return s->own;
@@ -189,6 +199,8 @@ static void subject_drop(subject_t *s) {
   for (int i = 0; i < 2; i++) zkc_mutex_destroy(s->m[i]);
   zkc_rwlock_destroy(s->rw);
   zkc_lease_free(s->lease);
+  if (s->own) zkc_hold_free(s->own); /* an async lease set's: uncounted */
+  s->own = NULL;
   zkc_sem_destroy(s->sem);
   if (s->latch) {
     zkc_latch_close(s->latch, ZKC_CLOSE_SILENT);

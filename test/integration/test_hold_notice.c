@@ -79,6 +79,7 @@ static void selector_told_on_delete(void **st) { (void)st; subject_case("selecto
 static void async_hold_told_on_delete(void **st) { (void)st; subject_case("async", 0); }
 static void async_read_told_on_delete(void **st) { (void)st; subject_case("async_read", 0); }
 static void async_write_told_on_delete(void **st) { (void)st; subject_case("async_write", 0); }
+static void async_lease_told_on_delete(void **st) { (void)st; subject_case("async_lease", 0); }
 static void mutex_told_on_expiry(void **st) { (void)st; subject_case("mutex", 1); }
 static void lease_set_told_on_expiry(void **st) { (void)st; subject_case("lease", 1); }
 static void latch_told_on_expiry(void **st) { (void)st; subject_case("latch", 1); }
@@ -215,6 +216,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(downgrade_told_on_delete),
       cmocka_unit_test(async_read_told_on_delete),
       cmocka_unit_test(async_write_told_on_delete),
+      cmocka_unit_test(async_lease_told_on_delete),
       cmocka_unit_test(lease_set_told_on_delete),
       cmocka_unit_test(latch_told_on_delete),
       cmocka_unit_test(selector_told_on_delete),

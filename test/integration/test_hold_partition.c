@@ -207,6 +207,10 @@ static void async_write_on_cut_follower(void **state) {
   (void)state;
   cut_off_follower("async_write");
 }
+static void async_lease_on_cut_follower(void **state) {
+  (void)state;
+  cut_off_follower("async_lease");
+}
 
 int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
@@ -220,6 +224,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test_teardown(read_side_on_cut_follower, partition_teardown),
       cmocka_unit_test_teardown(downgrade_on_cut_follower, partition_teardown),
       cmocka_unit_test_teardown(async_read_on_cut_follower, partition_teardown),
+      cmocka_unit_test_teardown(async_lease_on_cut_follower,
+                                partition_teardown),
       cmocka_unit_test_teardown(async_write_on_cut_follower,
                                 partition_teardown),
   };

@@ -128,6 +128,7 @@ CASE(multilock, "multi")
 CASE(async_mutex, "async")
 CASE(async_read, "async_read")
 CASE(async_write, "async_write")
+CASE(async_lease, "async_lease")
 
 int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
@@ -148,6 +149,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test_teardown(async_mutex_stopped_past_session,
                                 stopped_teardown),
       cmocka_unit_test_teardown(async_read_stopped_past_session,
+                                stopped_teardown),
+      cmocka_unit_test_teardown(async_lease_stopped_past_session,
                                 stopped_teardown),
       cmocka_unit_test_teardown(async_write_stopped_past_session,
                                 stopped_teardown),
