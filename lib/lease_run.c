@@ -328,33 +328,13 @@ int zkc__lrun_init(zkc__lrun_t *r, zkc_client_t *c,
   return ZKC_OK;
 }
 
-zkc__qneed_t zkc__lrun_step(zkc__lrun_t *r) { return zkc__qrun_step(&r->q); }
-
 int zkc__lrun_ops_max(const zkc__lrun_t *r) {
   return (int)r->how.qty + ZKC__LRUN_READS;
-}
-
-int zkc__lrun_ops(zkc__lrun_t *r, zkc__op_t **ops) {
-  return zkc__qrun_ops(&r->q, ops);
 }
 
 void zkc__lrun_give_up(zkc__lrun_t *r) {
   if (r->q.st != Q_DONE) zkc__qrun_give_up(&r->q);
 }
-
-zkc__waiter_t *zkc__lrun_waiter(zkc__lrun_t *r) {
-  return zkc__qrun_waiter(&r->q);
-}
-
-void zkc__lrun_woken(zkc__lrun_t *r, zkc__wake_t why) {
-  zkc__qrun_woken(&r->q, why);
-}
-
-int64_t zkc__lrun_wake_at(const zkc__lrun_t *r) {
-  return zkc__qrun_wake_at(&r->q);
-}
-
-void zkc__lrun_stop(zkc__lrun_t *r, int rc) { zkc__qrun_stop(&r->q, rc); }
 
 int zkc__lrun_result(const zkc__lrun_t *r) {
   return r->q.st == Q_DONE ? r->q.rc : ZKC_EBUSY;

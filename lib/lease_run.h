@@ -84,20 +84,12 @@ typedef struct zkc__lrun {
 /* Prepares a run of client c: ZKC_OK or ZKC_ENOMEM. */
 int zkc__lrun_init(zkc__lrun_t *r, zkc_client_t *c, const zkc__lrun_how_t *how);
 
-/* The machine's calls (qengine.h) on the lease run: go as far as
- * possible, say what is needed next; the requests awaited (up to
- * zkc__lrun_ops_max), the limit passed with them unanswered; the waiter
- * and how its wait ended; the end of a backoff; a stop from outside (on a
- * run done with ZKC_OK: the grant refused, its nodes the caller's to
- * delete). */
-zkc__qneed_t zkc__lrun_step(zkc__lrun_t *r);
+/* The lease run is stepped as the machine's run it is (qengine.h's calls
+ * on r->q: step, ops, waiter, woken, wake_at, stop); its own are the most
+ * requests it awaits at once, and the give-up of its requests' limit
+ * (nothing once it is done). */
 int zkc__lrun_ops_max(const zkc__lrun_t *r);
-int zkc__lrun_ops(zkc__lrun_t *r, zkc__op_t **ops);
 void zkc__lrun_give_up(zkc__lrun_t *r);
-zkc__waiter_t *zkc__lrun_waiter(zkc__lrun_t *r);
-void zkc__lrun_woken(zkc__lrun_t *r, zkc__wake_t why);
-int64_t zkc__lrun_wake_at(const zkc__lrun_t *r);
-void zkc__lrun_stop(zkc__lrun_t *r, int rc);
 
 /* ZKC__QN_DONE: ZKC_OK (the leases fit, on a fresh proof, on a live
  * session: every node is made), ZKC_ELOST (queue again: a node of ours or

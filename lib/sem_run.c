@@ -380,7 +380,7 @@ static zkc__qneed_t s_step(void *run) {
         queue_done(r);
         break;
       case S_LEASING:
-        if ((n = zkc__lrun_step(&r->l)) != ZKC__QN_DONE) return n;
+        if ((n = zkc__qrun_step(&r->l.q)) != ZKC__QN_DONE) return n;
         leases_done(r);
         break;
       case S_CLEANING:
@@ -395,7 +395,7 @@ static zkc__qneed_t s_step(void *run) {
 static int s_ops(void *run, zkc__op_t **ops) {
   zkc__srun_t *r = run;
   if (r->q_on) return zkc__qrun_ops(&r->q, ops);
-  if (r->l_on) return zkc__lrun_ops(&r->l, ops);
+  if (r->l_on) return zkc__qrun_ops(&r->l.q, ops);
   int n = 0;
   if (r->st == S_LAYING && r->op) ops[n++] = r->op;
   if (r->st == S_CLEANING) /* the last sent first (zkc__qrun_ops) */
@@ -426,19 +426,19 @@ static void s_give_up(void *run) {
 static zkc__waiter_t *s_waiter(void *run) {
   zkc__srun_t *r = run;
   if (r->q_on) return zkc__qrun_waiter(&r->q);
-  return r->l_on ? zkc__lrun_waiter(&r->l) : NULL;
+  return r->l_on ? zkc__qrun_waiter(&r->l.q) : NULL;
 }
 
 static void s_woken(void *run, zkc__wake_t why) {
   zkc__srun_t *r = run;
   if (r->q_on) zkc__qrun_woken(&r->q, why);
-  else if (r->l_on) zkc__lrun_woken(&r->l, why);
+  else if (r->l_on) zkc__qrun_woken(&r->l.q, why);
 }
 
 static int64_t s_wake_at(const void *run) {
   const zkc__srun_t *r = run;
   if (r->q_on) return zkc__qrun_wake_at(&r->q);
-  if (r->l_on) return zkc__lrun_wake_at(&r->l);
+  if (r->l_on) return zkc__qrun_wake_at(&r->l.q);
   return r->wake_at;
 }
 
@@ -447,7 +447,7 @@ static void s_stop(void *run, int rc) {
   if (rc == ZKC_OK) return;
   if (r->stop_rc == 0) r->stop_rc = rc;
   if (r->q_on) zkc__qrun_stop(&r->q, rc);
-  else if (r->l_on) zkc__lrun_stop(&r->l, rc);
+  else if (r->l_on) zkc__qrun_stop(&r->l.q, rc);
   else if (r->st == S_DONE && r->rc == ZKC_OK && r->lease) clean(r, rc);
 }
 

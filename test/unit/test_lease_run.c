@@ -275,7 +275,7 @@ static void answer_count(int i, int watched, int32_t value, int len) {
   answer(i, ZKC_OK, 0);
 }
 
-static zkc__qneed_t step(void) { return zkc__lrun_step(&R); }
+static zkc__qneed_t step(void) { return zkc__qrun_step(&R.q); }
 
 static void expect_done(int rc) {
   assert_int_equal(step(), ZKC__QN_DONE);
@@ -395,7 +395,7 @@ static void waits_as_head_then_fits(void **state) {
   answer(5, ZKC_OK, SESSION);
   assert_int_equal(step(), ZKC__QN_EVENT);
   assert_int_equal(R.q.st, Q_WAITING);
-  zkc__lrun_woken(&R, ZKC__WAKE_FIRED);
+  zkc__qrun_woken(&R.q, ZKC__WAKE_FIRED);
   assert_int_equal(step(), ZKC__QN_REPLY);
   assert_int_equal(S.n, 8);
   assert_int_equal(S.rearmed, 1);
@@ -442,7 +442,7 @@ static void wait_timeout_ends_the_run(void **state) {
   assert_int_equal(step(), ZKC__QN_REPLY);
   answer(5, ZKC_OK, SESSION);
   assert_int_equal(step(), ZKC__QN_EVENT);
-  zkc__lrun_woken(&R, ZKC__WAKE_TIMEOUT);
+  zkc__qrun_woken(&R.q, ZKC__WAKE_TIMEOUT);
   expect_done(ZKC_ETIMEDOUT);
   assert_int_equal(S.registered, 0);
   zkc__held_t *nodes = zkc__lrun_take_nodes(&R);
@@ -701,7 +701,7 @@ static void two_leases_both_counted(void **state) {
   req(6, ZKC__REQ_EXISTS);
   answer(6, ZKC_OK, SESSION);
   assert_int_equal(step(), ZKC__QN_EVENT);
-  zkc__lrun_woken(&R, ZKC__WAKE_FIRED);
+  zkc__qrun_woken(&R.q, ZKC__WAKE_FIRED);
   assert_int_equal(step(), ZKC__QN_REPLY);
   answer(7, ZKC_OK, 0);
   LEASES_READ_W(8, a, b);
@@ -899,7 +899,7 @@ static void stop_while_waiting_removes_the_watches(void **state) {
   head_of_a_full_semaphore(own);
   answer(5, ZKC_OK, SESSION);
   assert_int_equal(step(), ZKC__QN_EVENT);
-  zkc__lrun_stop(&R, ZKC_ECANCELED);
+  zkc__qrun_stop(&R.q, ZKC_ECANCELED);
   expect_done(ZKC_ECANCELED);
   assert_int_equal(S.unwatched, 1);
   assert_int_equal(S.registered, 0);
