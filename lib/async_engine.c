@@ -7,7 +7,6 @@
  * whenever a request completes, a watch fires or the session changes. No
  * thread per waiter. A release's delete is stepped here too. */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -226,18 +225,13 @@ static int grant(zkc_async_t *a, acq_t *q, uint64_t seq) {
  * not started, its standing by the session's fate now): ZKC_OK, ZKC_ELOST
  * (the session gone: queue again) or ZKC_ENOMEM. */
 static int lease_hold_new(zkc_async_t *a, zkc_lease_t *l, zkc_hold_t **out) {
-  size_t len = 1;
-  for (size_t i = 0; i < l->n; i++) len += strlen(l->nodes[i].node) + 1;
   zkc_hold_t *h = calloc(1, sizeof *h);
-  char *p = h ? h->held.node = calloc(1, len) : NULL;
-  if (p == NULL) {
+  if (h == NULL || (h->held.node = zkc__sem_lease_joined(l)) == NULL) {
     free(h);
     return ZKC_ENOMEM;
   }
   h->a = a;
   h->lease = l;
-  for (size_t i = 0; i < l->n; i++)
-    p += sprintf(p, "%s%s", i ? "\n" : "", l->nodes[i].node);
   int rc = zkc__hold_rec_grant(&h->rec, a->c, l->nodes[l->n - 1].token,
                                l->nodes[0].session_id) == ZKC__HOLD_LOST
                ? ZKC_ELOST

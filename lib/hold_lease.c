@@ -21,17 +21,7 @@ static int lease_enter(void *obj, int standing, zkc__fence_t *f) {
   zkc_lease_t *l = obj;
   if (atomic_load(&l->released)) return ZKC_ENOTOWNER;
   if (standing && atomic_load(&l->rec.lost)) return ZKC_ELOST;
-  size_t len = 0;
-  for (size_t i = 0; i < l->n; i++) len += strlen(l->nodes[i].node) + 1;
-  if ((f->nodes = malloc(len ? len : 1)) == NULL) return ZKC_ENOMEM;
-  char *p = f->nodes;
-  *p = '\0';
-  for (size_t i = 0; i < l->n; i++) {
-    size_t one = strlen(l->nodes[i].node);
-    if (i > 0) *p++ = '\n';
-    memcpy(p, l->nodes[i].node, one + 1);
-    p += one;
-  }
+  if ((f->nodes = zkc__sem_lease_joined(l)) == NULL) return ZKC_ENOMEM;
   f->session = l->rec.session;
   f->token = l->rec.token;
   return ZKC_OK;

@@ -88,6 +88,9 @@ void zkc__sem_ungrant(zkc_sem_t *s, zkc_lease_t *l);
 zkc_lease_t *zkc__sem_lease_new(unsigned qty);
 /* Frees a lease handle and its node names. */
 void zkc__sem_lease_delete(zkc_lease_t *l);
+/* The lease's node names joined with '\n' in its order, malloc'd (NULL:
+ * no memory): a lease set's nodes as one hold's. */
+char *zkc__sem_lease_joined(const zkc_lease_t *l);
 
 /* 1 while the lease is held, not lost and not in doubt (its view's
  * zkc_hold_is_held). */

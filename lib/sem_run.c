@@ -146,6 +146,20 @@ void zkc__sem_lease_delete(zkc_lease_t *l) {
   free(l);
 }
 
+char *zkc__sem_lease_joined(const zkc_lease_t *l) {
+  size_t len = 1;
+  for (size_t i = 0; i < l->n; i++) len += strlen(l->nodes[i].node) + 1;
+  char *out = malloc(len), *p = out;
+  for (size_t i = 0; out != NULL && i < l->n; i++) {
+    size_t one = strlen(l->nodes[i].node);
+    if (i > 0) *p++ = '\n';
+    memcpy(p, l->nodes[i].node, one);
+    p += one;
+  }
+  if (out != NULL) *p = '\0';
+  return out;
+}
+
 /* ---- the run ---- */
 
 zkc__srun_t *zkc__srun_new(zkc_sem_t *s, unsigned qty, int64_t deadline,
