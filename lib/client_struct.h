@@ -75,6 +75,10 @@ struct zkc_client {
   int64_t session_id; /* 0 until connected */
   int session_timeout_ms;
   int session_dead; /* expired, auth failed or presumed lost */
+  /* A handle whose requests a server answered "session expired" (ops.c),
+   * for the maintenance thread to declare its session lost: the C client
+   * reports an expiry only when it reconnects. 0: none. */
+  uint64_t refused_gen;
   int closed;
 
   /* Public state, driven by the maintenance thread. */

@@ -43,6 +43,10 @@ int zkc__zk_error(int zk_rc) {
     case ZOK: return ZKC_OK;
     case ZCONNECTIONLOSS: return ZKC_ECONNLOSS;
     case ZOPERATIONTIMEOUT: return ZKC_EOPTIMEOUT;
+    /* A reply out of order (the server let a request go unanswered): the
+     * client drops the connection and tells every request in flight this
+     * code. Their outcome is unknown, as with a connection loss. */
+    case ZRUNTIMEINCONSISTENCY: return ZKC_ECONNLOSS;
     /* The handle is expired or closed: its session is over either way. */
     case ZSESSIONEXPIRED:
     case ZINVALIDSTATE: return ZKC_ESESSIONEXPIRED;

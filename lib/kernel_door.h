@@ -42,6 +42,7 @@ struct zkc__op {
   void (*notify)(void *ctx);
   void *notify_ctx;
   int orphan; /* given up: freed on completion (zkc__op_give_up) */
+  uint64_t gen; /* the handle it was sent on (0: none) */
 };
 
 int zkc__op_init(zkc__op_t *op);

@@ -109,11 +109,26 @@ static void recreate_locked(zkc_client_t *c) {
   }
 }
 
+/* A server answered this handle's request "session expired" (ops.c): the
+ * session is over, whatever the handle says. 1 when that was news. */
+static int refused_step_locked(zkc_client_t *c) {
+  uint64_t gen = c->refused_gen;
+  c->refused_gen = 0;
+  if (gen != c->handle_gen || c->recreate || c->session_dead) return 0;
+  zkc__log(c, ZKC_LOG_WARN, "the ensemble answered that session 0x%llx "
+           "expired while its connection stayed open: it is lost",
+           (unsigned long long)c->session_id);
+  c->watch_epoch++; /* no event order carries over */
+  declare_lost_locked(c);
+  return 1;
+}
+
 static void *maint_main(void *arg) {
   zkc_client_t *c = arg;
   zkc__mark_callback_thread(); /* listeners run here: no blocking calls */
   pthread_mutex_lock(&c->mu);
   while (!c->closed) {
+    if (c->refused_gen && refused_step_locked(c)) continue;
     zkc__event_t *ev = c->events;
     if (ev) {
       if ((c->events = ev->next) == NULL) c->events_tail = &c->events;

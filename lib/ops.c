@@ -47,6 +47,16 @@ static const zkc__stat_t *stat_of(const struct Stat *s, zkc__stat_t *out) {
   return out;
 }
 
+/* A server answered "session expired" on a connection still open (one
+ * that revalidated it while the ensemble closed the session goes on
+ * serving it): the maintenance thread declares the session lost. */
+static void session_refused(zkc_client_t *c, uint64_t gen) {
+  pthread_mutex_lock(&c->mu);
+  c->refused_gen = gen;
+  pthread_cond_broadcast(&c->state_cv);
+  pthread_mutex_unlock(&c->mu);
+}
+
 /* A completion arrives: on the callback thread, for an op that close has
  * not finished already (NULL then). *rc is the translated result. */
 static zkc__op_t *arrive(const void *data, int zk_rc, int *rc) {
@@ -55,6 +65,7 @@ static zkc__op_t *arrive(const void *data, int zk_rc, int *rc) {
   if (!zkc__op_claim(op)) return NULL;
   atomic_store(&op->c->last_answer_ms, zkc__now_ms()); /* not silent */
   *rc = zkc__op_from_zk(op, zk_rc);
+  if (zk_rc == ZSESSIONEXPIRED && op->gen != 0) session_refused(op->c, op->gen);
   return op;
 }
 

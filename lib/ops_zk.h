@@ -33,6 +33,8 @@ void zkc__on_children(int zk_rc, const struct String_vector *v,
     zkc__op_link((c), (op));                                       \
     pthread_rwlock_rdlock(&(c)->zh_lock);                     \
     zhandle_t *zh = (c)->zh;                                  \
+    /* before the call: its completion may free an unwaited op */ \
+    (op)->gen = zh != NULL ? (c)->hctx->gen : 0;              \
     int src_ = zh != NULL         ? zkc__zk_refusal(zh, (call))       \
                : atomic_load(&(c)->zh_closed) ? ZCLOSING      \
                                 : ZCONNECTIONLOSS; /* new session coming */ \

@@ -859,6 +859,94 @@ static void release_while_disconnected(void **state) {
   zkt_proxy_stop(&proxy);
 }
 
+/* ---- a session ended under an open connection ---- */
+
+typedef struct {
+  zkc_client_t *c;
+  int64_t old;
+} other_session_t;
+
+static int has_other_session(void *ctx) {
+  other_session_t *s = ctx;
+  int64_t sid = 0;
+  return zkc_client_session_id(s->c, &sid) == ZKC_OK && sid != 0 && sid != s->old;
+}
+
+/* A server that revalidated a client's connection while the ensemble
+ * closed its session goes on serving that connection, answering every
+ * request "session expired"; the ZooKeeper client reports an expiry only
+ * when it reconnects, so the handle stays connected (an async semaphore
+ * acquire then queued again thousands of times a second on the dead
+ * session). The proxy gives one create that answer while the real session
+ * lives on: the client must take it as the session's end, say LOST, close
+ * that session (its node goes with it) and go on with a new one. */
+static void expired_answer_ends_the_session(void **state) {
+  (void)state;
+  char path[512];
+  snprintf(path, sizeof path, "%s", zkt_path("lock"));
+  zkt_proc_t proxy = zkt_proxy_start(1);
+  zkc_client_t *c = open_with(10000, zkt_proxy_connect(&proxy));
+  zkc_mutex_t *m = new_mutex(c, path);
+  observed_t o;
+  observe(&o, c, NULL);
+  OK(zkc_mutex_acquire(m)); /* the parents exist before the rewrite */
+  OK(zkc_mutex_release(m));
+  other_session_t next = {c, 0};
+  OK(zkc_client_session_id(c, &next.old));
+  zkt_proxy_cmd(&proxy, "expire-after-create 1");
+  int rc = zkc_mutex_acquire_timeout(m, zkt_ms(20000));
+  char line[64];
+  assert_true(zkt_expect(&proxy, "EXPIRED", line, sizeof line, zkt_ms(5000)));
+  seen_t lost = {&o, ZKC_STATE_LOST};
+  assert_true(zkt_await(saw_state, &lost, zkt_ms(5000)));
+  assert_true(zkt_await(has_other_session, &next, zkt_ms(10000)));
+  printf("figure: the acquire whose create was answered \"session expired\" "
+         "returned %s\n", zkc_strerror(rc));
+  if (rc == ZKC_OK) OK(zkc_mutex_release(m));
+  else assert_int_equal(rc, ZKC_ELOST);
+  /* the old session's node went with it; the lock works on the new one */
+  assert_true(zkt_await_children_exactly(path, 0, zkt_ms(10000)));
+  OK(zkc_mutex_acquire_timeout(m, zkt_ms(10000)));
+  char node[1100];
+  OK(zkt_hold_node(zkc_mutex_hold(m), node, sizeof node));
+  assert_owned_by_session(c, node);
+  OK(zkc_mutex_release(m));
+  OK(zkc_mutex_destroy(m));
+  zkc_client_close(c);
+  zkt_proxy_stop(&proxy);
+}
+
+/* A reply out of order: a server that lets a request go unanswered (as one
+ * closing the session under it may) and answers the next. The ZooKeeper
+ * client drops the connection and tells every request in flight
+ * ZRUNTIMEINCONSISTENCY; their outcome is unknown, as after a connection
+ * loss (an async semaphore acquire once failed with ZKC_EPROTO there). The
+ * proxy drops the reply to the acquire's create: the node was made, the
+ * acquire must find and adopt it, one node, no error. */
+static void reply_out_of_order_is_a_connection_loss(void **state) {
+  (void)state;
+  char path[512];
+  snprintf(path, sizeof path, "%s", zkt_path("lock"));
+  zkt_proc_t proxy = zkt_proxy_start(1);
+  zkc_client_t *c = open_with(10000, zkt_proxy_connect(&proxy));
+  zkc_mutex_t *m = new_mutex(c, path);
+  OK(zkc_mutex_acquire(m)); /* the parents exist before the drop */
+  OK(zkc_mutex_release(m));
+  zkt_proxy_cmd(&proxy, "drop-after-create 1");
+  OK(zkc_mutex_acquire_timeout(m, zkt_ms(20000)));
+  char line[64];
+  assert_true(zkt_expect(&proxy, "DROPPED", line, sizeof line, zkt_ms(5000)));
+  char node[1100];
+  OK(zkt_hold_node(zkc_mutex_hold(m), node, sizeof node));
+  assert_owned_by_session(c, node);
+  assert_int_equal(zkt_children_count(path), 1); /* adopted, not made twice */
+  OK(zkc_mutex_release(m));
+  assert_true(zkt_await_children_exactly(path, 0, zkt_ms(10000)));
+  OK(zkc_mutex_destroy(m));
+  zkc_client_close(c);
+  zkt_proxy_stop(&proxy);
+}
+
 /* ---- 10 ---- */
 
 #define RANDOM_CLIENTS 10
@@ -2111,6 +2199,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test(retried_create_twin_does_not_wedge),
       cmocka_unit_test(downgrade_read_node_exists_is_adopted),
       cmocka_unit_test(release_while_disconnected),
+      cmocka_unit_test(expired_answer_ends_the_session),
+      cmocka_unit_test(reply_out_of_order_is_a_connection_loss),
       cmocka_unit_test(random_waiters_leave_nothing),
       cmocka_unit_test(outside_delete_of_waiter_grants_one),
       cmocka_unit_test(timed_out_waiter_keeps_holder_watch),

@@ -690,6 +690,54 @@ static void check_cut_after_create(void) {
   CHECK(!px_line(line, sizeof line, 200), "unexpected proxy line '%s'", line);
 }
 
+/* expire-after-create: the create's reply says "session expired", the
+ * connection stays open (the next request is answered), the node was made. */
+static void check_expire_after_create(void) {
+  const char *path = path_of("eac");
+  CHECK(await_connected(pz, reconnect_wait()), "proxied handle not connected");
+  if (!px_ok("expire-after-create 1")) return;
+  CHECK(zoo_exists(pz, root, 0, NULL) == ZOK, "exists while armed");
+  int rc = zoo_create(pz, path, "", 0, &ZOO_OPEN_ACL_UNSAFE, ZOO_PERSISTENT, NULL, 0);
+  CHECK(rc == ZSESSIONEXPIRED, "armed create returned %s", zerror(rc));
+  char line[64] = "";
+  CHECK(px_line(line, sizeof line, ms(3000)) && strncmp(line, "EXPIRED ", 8) == 0,
+        "no EXPIRED line (read '%s')", line);
+  CHECK(zoo_exists(dz, path, 0, NULL) == ZOK, "node not on the server");
+  CHECK(zoo_state(pz) == ZOO_CONNECTED_STATE, "proxied handle not connected after");
+  CHECK(zoo_exists(pz, path, 0, NULL) == ZOK, "request after the rewrite");
+  rc = zoo_create(pz, path_of("eac-after"), "", 0, &ZOO_OPEN_ACL_UNSAFE, ZOO_PERSISTENT,
+                  NULL, 0);
+  CHECK(rc == ZOK, "create after the armed one: %s", zerror(rc));
+  note("armed create answered %s, node on server, connection kept", zerror(ZSESSIONEXPIRED));
+}
+
+/* drop-after-create: the create's reply never comes; the next reply is out
+ * of order for the client, which drops the connection and tells the
+ * requests in flight ZRUNTIMEINCONSISTENCY. */
+static void check_drop_after_create(void) {
+  const char *path = path_of("dac");
+  CHECK(await_connected(pz, reconnect_wait()), "proxied handle not connected");
+  if (!px_ok("drop-after-create 1")) return;
+  int i0 = events_count(&pev);
+  struct result r;
+  result_init(&r);
+  zoo_acreate(pz, path, "", 0, &ZOO_OPEN_ACL_UNSAFE, ZOO_PERSISTENT, string_done, &r);
+  zoo_acreate(pz, path_of("dac-2"), "", 0, &ZOO_OPEN_ACL_UNSAFE, ZOO_PERSISTENT,
+              string_done, &r);
+  int rc = ZOK;
+  int done = result_wait(&r, 2, ms(5000), &rc);
+  CHECK(done == 2 && rc == ZRUNTIMEINCONSISTENCY, "two creates behind a dropped reply: "
+        "%d done, %s", done, zerror(rc));
+  char line[64] = "";
+  CHECK(px_line(line, sizeof line, ms(3000)) && strncmp(line, "DROPPED ", 8) == 0,
+        "no DROPPED line (read '%s')", line);
+  CHECK(zoo_exists(dz, path, 0, NULL) == ZOK, "node not on the server");
+  int b = events_wait(&pev, i0, ZOO_SESSION_EVENT, ZOO_CONNECTED_STATE, NULL, reconnect_wait());
+  CHECK(b >= 0, "no reconnect after the reply out of order");
+  note("creates behind a dropped reply answered %s, the handle reconnected",
+       zerror(ZRUNTIMEINCONSISTENCY));
+}
+
 static void check_refuse(void) {
   long c, acc0, acc1, cuts;
   if (!px_ok("refuse on") || !px_stats(&c, &acc0, &cuts)) return;
@@ -788,6 +836,8 @@ int main(int argc, char **argv) {
       {"short_stall", check_short_stall},
       {"cut", check_cut},
       {"cut_after_create", check_cut_after_create},
+      {"expire_after_create", check_expire_after_create},
+      {"drop_after_create", check_drop_after_create},
       {"refuse", check_refuse},
       {"stall_expires_session", check_stall_expires}, /* last: ends pz's session */
   };

@@ -28,6 +28,17 @@
  *                         the proxy stops process PID (SIGSTOP): the reply
  *                         waits in the socket of a client that cannot read
  *                         it yet, and nothing after it follows (0 disarms)
+ *   expire-after-create N the replies to the next N create requests are
+ *                         rewritten to "session expired" (err -112, the
+ *                         reply's body dropped), the connection kept open:
+ *                         what a server answers on a connection it
+ *                         revalidated while the ensemble closed the
+ *                         session; prints "EXPIRED <xid>" (asynchronous
+ *                         line) each time. The server did create the node.
+ *   drop-after-create N   the replies to the next N create requests are
+ *                         dropped, the connection kept open: the client
+ *                         meets the next reply out of order; prints
+ *                         "DROPPED <xid>" (asynchronous line) each time
  *   stats                 "STATS conns=<open> accepted=<total> cuts=<total>
  *                         up=<bytes> down=<bytes>"
  * cuts counts connections closed by `cut` and by cut-after-create; up and
@@ -67,6 +78,7 @@ struct flow {
   size_t ready; /* [ready, end): an incomplete packet header, held back */
   size_t end;
   size_t left;  /* bytes of the current packet still to pass through */
+  size_t skip;  /* then bytes of it to drop (a rewritten reply's body) */
   bool first;   /* next packet is ConnectRequest/ConnectResponse (no header) */
   bool eof;     /* source sent EOF */
   bool shut;    /* EOF passed on with shutdown(SHUT_WR) */
@@ -85,6 +97,10 @@ struct conn {
   bool stop_set;   /* stop-at-get: the data read whose reply stops... */
   int32_t stop_xid;
   pid_t stop_pid;  /* ...this process before it passes */
+  bool expire_set; /* expire-after-create: the create whose reply... */
+  int32_t expire_xid; /* ...is rewritten to "session expired" */
+  bool drop_set;   /* drop-after-create: the create whose reply is dropped */
+  int32_t drop_xid;
   bool hold_at_end; /* that reply is passing */
   bool holding;    /* it passed: scan no further, stall once it is written */
 };
@@ -97,6 +113,8 @@ static long armed; /* requests left for cut-after-create / cut-after-list */
 static bool armed_lists; /* armed for children reads, not creates */
 static long stall_countdown; /* creates until the one stall-after-create means */
 static long stop_countdown;  /* data reads until the one stop-at-get means */
+static long expire_armed;    /* creates left for expire-after-create */
+static long drop_armed;      /* creates left for drop-after-create */
 static pid_t stop_pid;       /* the process stop-at-get stops */
 static unsigned long accepted_total, cuts_total;
 static unsigned long long passed[2]; /* bytes written, by flow (CLI: up) */
@@ -163,6 +181,16 @@ static void note_request(struct conn *c, int32_t xid, int32_t type) {
     c->stall_set = true;
     c->stall_xid = xid;
   }
+  if (create && expire_armed > 0 && !c->expire_set) {
+    c->expire_set = true;
+    c->expire_xid = xid;
+    expire_armed--;
+  }
+  if (create && drop_armed > 0 && !c->drop_set) {
+    c->drop_set = true;
+    c->drop_xid = xid;
+    drop_armed--;
+  }
   if (type == 4 && stop_countdown > 0 && --stop_countdown == 0) {
     c->stop_set = true;
     c->stop_xid = xid;
@@ -221,6 +249,13 @@ static bool scan(struct conn *c, int i) {
       }
       continue;
     }
+    if (f->skip > 0) { /* a rewritten reply's body: out of the buffer */
+      size_t n = avail < f->skip ? avail : f->skip;
+      memmove(f->buf + f->ready, f->buf + f->ready + n, avail - n);
+      f->end -= n;
+      f->skip -= n;
+      continue;
+    }
     if (avail < 4) break;
     const char *p = f->buf + f->ready;
     uint32_t len = be32(p);
@@ -230,6 +265,28 @@ static bool scan(struct conn *c, int i) {
     if (avail < 4 + hdr) break;
     if (hdr && i == CLI) {
       note_request(c, (int32_t)be32(p + 4), (int32_t)be32(p + 8));
+    } else if (hdr && c->expire_set && (int32_t)be32(p + 4) == c->expire_xid &&
+               len >= 16) {
+      /* ReplyHeader {xid, zxid, err}: the header alone, err ZSESSIONEXPIRED */
+      if (avail < 4 + 16) break;
+      char *w = f->buf + f->ready;
+      const uint32_t hdr_len = 16, expired = (uint32_t)-112;
+      for (int b = 0; b < 4; b++) {
+        w[b] = (char)(hdr_len >> (24 - 8 * b));
+        w[16 + b] = (char)(expired >> (24 - 8 * b));
+      }
+      c->expire_set = false;
+      say("EXPIRED %d", (int)be32(p + 4));
+      f->first = false;
+      f->left = 4 + 16;
+      f->skip = len - 16;
+      continue;
+    } else if (hdr && c->drop_set && (int32_t)be32(p + 4) == c->drop_xid) {
+      c->drop_set = false;
+      say("DROPPED %d", (int)be32(p + 4));
+      f->first = false;
+      f->skip = 4 + (size_t)len; /* the whole packet, from here */
+      continue;
     } else if (hdr && take_reply(c, (int32_t)be32(p + 4))) {
       fire(c, (int32_t)be32(p + 4));
       return false;
@@ -467,6 +524,15 @@ static void command(char *line) {
     }
     armed = v;
     armed_lists = strcmp(cmd, "cut-after-list") == 0;
+    say("OK %s %ld", cmd, v);
+  } else if (n == 2 && (strcmp(cmd, "expire-after-create") == 0 ||
+                         strcmp(cmd, "drop-after-create") == 0)) {
+    long v = number(tok[1], 0, LONG_MAX);
+    if (v < 0) {
+      say("ERR bad count: %s", tok[1]);
+      return;
+    }
+    *(cmd[0] == 'e' ? &expire_armed : &drop_armed) = v;
     say("OK %s %ld", cmd, v);
   } else if (n == 2 && strcmp(cmd, "stall-after-create") == 0) {
     long v = number(tok[1], 0, LONG_MAX);
