@@ -39,6 +39,8 @@
 # ${TMPDIR:-/tmp}/zkcoord-bench-ensemble, apart from the tests' ensemble),
 # ZKC_BENCH_R_ARGS (scenario r's rounds, milliseconds per round and rows,
 # e.g. "9 2000 sem3k1:8 sem10k1:32", instead of the whole list).
+# ZKC_BENCH_R_LIBS (scenario r's libraries, default "zkcoord curator kazoo";
+# bench/compare-builds.sh names zkcoord alone, beside ZKC_PEER_BASE_BIN).
 # gnuplot (Debian: gnuplot-nox) is installed when missing and apt-get is
 # usable; without it the plot is skipped. The peers' packages are not
 # installed here (tools/bootstrap.sh bench does): a missing peer is reported
@@ -202,7 +204,7 @@ for s in "${scenarios[@]}"; do
     else
       peer_args=(2 300 rw90:8 rw10:8 rwherd:8 sem3k1:8 sem3k2:8)
     fi
-    { ZKC_PEER_LIBS="zkcoord curator kazoo" \
+    { ZKC_PEER_LIBS="${ZKC_BENCH_R_LIBS:-zkcoord curator kazoo}" \
         "$ROOT/bench/peers/run-peers.sh" "$BUILD" "$connect" "${peer_args[@]}"
       echo "X,go-zookeeper,not applicable: go-zookeeper has no read-write lock or semaphore"
     } | awk -v scen=r -f "$ROOT/bench/peers/summarize.awk" >>"$raw"
