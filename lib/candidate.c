@@ -22,7 +22,7 @@ int zkc__candidate_init(zkc__candidate_t *cand, const char *kind,
                         zkc__observer_fn observer, void *self) {
   cand->kind = kind;
   zkc__hold_view_init(&cand->view, ZKC__HOLD_LEADER, cand);
-  cand->st = zkc__stats_for(zkc__client_stats_hub(client), recipe, path);
+  cand->st = zkc__stats_for(zkc__client_facts(client).stats, recipe, path);
   cand->path = strdup(path);
   cand->id = strdup(id);
   int ok = cand->path && cand->id;
@@ -195,7 +195,7 @@ int zkc__candidate_hold_locked(zkc__candidate_t *cand, zkc__held_t *held,
   zkc_client_t *c = cand->client;
   int bad = atomic_load(&cand->cancel) || doubt ||
             held->session_id == cand->lost_session ||
-            held->session_id != zkc__session_id(c);
+            held->session_id != zkc__client_facts(c).session_id;
   if (bad) return 0;
   cand->errors = 0;
   cand->held = *held;
@@ -206,7 +206,7 @@ int zkc__candidate_hold_locked(zkc__candidate_t *cand, zkc__held_t *held,
   atomic_store(&cand->rec.told, 0);
   /* Under cand->mu, so that the guard cannot fire before it is recorded. */
   if (zkc__guard_add(c, held->node, held->session_id, on_gone, cand->self,
-                     &cand->guard) != ZKC_OK)
+                     NULL, &cand->guard) != ZKC_OK)
     zkc__log(c, ZKC_LOG_WARN, "out of memory: %s %s unwatched", cand->kind,
              cand->path);
   return 1;

@@ -111,7 +111,7 @@ void zkc__hold_rec_set(zkc__hold_rec_t *r, int64_t token, int64_t session) {
 zkc__hold_fate_t zkc__hold_rec_grant(zkc__hold_rec_t *r, zkc_client_t *c,
                                      int64_t token, int64_t session) {
   zkc__hold_fate_t fate = zkc__hold_fate_at_grant(
-      zkc__session_fate(c, session), zkc__lost_on_suspended(c));
+      zkc__session_fate(c, session), zkc__client_facts(c).lost_on_suspended);
   if (fate == ZKC__HOLD_LOST) return fate;
   zkc__hold_rec_set(r, token, session);
   atomic_store(&r->in_doubt, fate == ZKC__HOLD_IN_DOUBT);

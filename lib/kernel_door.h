@@ -118,4 +118,9 @@ int zkc__delete_answered(zkc_client_t *c, const char *node, int rc);
 int zkc__retry_delay(zkc_client_t *c, int *attempt, int rc,
                      int64_t deadline_ms, int64_t *wake_at);
 
+/* 1 for the codes worth retrying: connection loss, operation timeout
+ * (retry.c). The runs' answers are judged by it; a recipe's requests
+ * are retried by the one call (zkc__call). */
+int zkc__retryable(int rc);
+
 #endif /* ZKC_KERNEL_DOOR_H */

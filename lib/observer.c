@@ -273,7 +273,7 @@ static void *observer_main(void *arg) {
       continue;
     }
     if (rc == ZKC_ECLOSED) {
-      if (zkc__client_closed(o->c)) break; /* next: ZKC_ECLOSED */
+      if (zkc__client_facts(o->c).closed) break; /* next: ZKC_ECLOSED */
       atomic_store(&o->wake, 0);            /* a reconnect: read again */
       continue;
     }
@@ -281,7 +281,7 @@ static void *observer_main(void *arg) {
     /* Connection loss, a timeout, no memory: again after a pause. */
     int64_t pause = zkc__background_backoff_ms(&attempt);
     if (zkc__pause_until(o->c, zkc__now_ms() + pause) != ZKC_OK &&
-        !atomic_load(&o->closing) && !zkc__client_closed(o->c))
+        !atomic_load(&o->closing) && !zkc__client_facts(o->c).closed)
       atomic_store(&o->wake, 0);
   }
   zkc__cancel_bind(NULL);
@@ -379,7 +379,7 @@ static int observer_start_impl(zkc_observer_t *o) {
   int rc = ZKC__REFUSE_IF(NULL, o == NULL, "zkc_observer_start",
                           "observer is NULL");
   if (rc != ZKC_OK) return rc;
-  if (zkc__client_closed(o->c)) return ZKC_ECLOSED;
+  if (zkc__client_facts(o->c).closed) return ZKC_ECLOSED;
   pthread_mutex_lock(&o->mu);
   if (o->state != LATENT) {
     rc = ZKC_EBUSY;

@@ -42,14 +42,7 @@ unsigned zkc__public_enter(void);
  * refusal since `mark` already described that code. */
 int zkc__public_leave(const char *fn, unsigned mark, int rc);
 
-/* ---- life: references and blocking calls (client.c, state.c) ---- */
-
-/* The options' defaults, and zkc_client_open on options of this library's
- * size: what the sized calls (opts.c) run; the headers' zkc_client_opts_init
- * and zkc_client_open are inline over those. Messages name zkc_client_open. */
-void zkc__client_opts_defaults(zkc_client_opts_t *opts);
-int zkc__client_open(zkc_client_t **out, const char *connect_string,
-                     const zkc_client_opts_t *opts);
+/* ---- life: blocking calls (state.c) ---- */
 
 /* Brackets a blocking call: fails with ZKC_EDEADLK on a callback thread and
  * ZKC_ECLOSED after close; close waits until every entered call left. */
@@ -65,27 +58,23 @@ typedef enum {
   ZKC__SESSION_GONE   /* expired, presumed lost, replaced, or never ours */
 } zkc__session_fate_t;
 zkc__session_fate_t zkc__session_fate(zkc_client_t *c, int64_t session_id);
-/* Current session id (0 if none). */
-int64_t zkc__session_id(zkc_client_t *c);
-
-/* The client's stats records (stats.h): recipes take theirs at create. */
-struct zkc__stats_hub *zkc__client_stats_hub(zkc_client_t *c);
-
 /* Waits until a live session is connected read-write (through a session
  * re-creation if one is under way), up to deadline_ms. ZKC_OK,
  * ZKC_ETIMEDOUT or ZKC_ECLOSED (closed, or the thread's wait cancelled). */
 int zkc__wait_connected(zkc_client_t *c, int64_t deadline_ms);
 
-/* 1 once zkc_client_close has begun. */
-int zkc__client_closed(zkc_client_t *c);
-
-/* ---- the client's settings (state.c) ---- */
-
-/* The holder id stored in lock nodes (the option, or "host:pid"); lives as
- * long as the client. */
-const char *zkc__holder_id(const zkc_client_t *c);
-/* The lost_on_suspended option. */
-int zkc__lost_on_suspended(const zkc_client_t *c);
+/* What a recipe reads of its client: where it stands now, read together
+ * under the client's lock, and its settings, fixed at open. */
+typedef struct zkc__client_facts {
+  int64_t session_id;    /* the current session's id (0 if none) */
+  int closed;            /* 1 once zkc_client_close has begun */
+  const char *holder_id; /* stored in lock nodes (the option, or
+                            "host:pid"); lives as long as the client */
+  int lost_on_suspended; /* the option */
+  struct zkc__stats_hub *stats; /* the stats records (stats.h): recipes
+                                   take theirs at create */
+} zkc__client_facts_t;
+zkc__client_facts_t zkc__client_facts(zkc_client_t *c);
 /* ---- state changes for recipes (client.c, listeners.c) ---- */
 
 /* Recipes learn of state changes before the user's listeners do: fn is
@@ -210,6 +199,9 @@ typedef struct zkc__call {
   zkc__names_t children; /* ZKC__REQ_CHILDREN */
   int failed;            /* the CHECK kinds: as op->failed */
   int failed_check;      /* the CHECK kinds: as op->failed_check */
+  int check_gone;        /* the CHECK kinds: 1 when the node the
+                            transaction rests on (its check) is gone, so
+                            the hold that node is is lost */
   int unsent;            /* 1: no op could be made (rc says why), so
                             nothing of the call went out */
   zkc__op_t *op;         /* the call's, from the send to the wait */
@@ -258,9 +250,6 @@ int zkc__call(zkc_client_t *c, zkc__call_t *calls, size_t n,
               const zkc__call_opts_t *o);
 /* Frees the answers (data, created, children) and zeroes them. */
 void zkc__call_clear(zkc__call_t *calls, size_t n);
-/* 1 when a transaction's answer says the node it rests on (its check) is
- * gone: the hold that node is is lost. */
-int zkc__call_check_gone(const zkc__call_t *k);
 
 /* ---- threads waiting for a watched node (waiters.c) ---- */
 
@@ -330,25 +319,27 @@ void zkc__cancel_wake(zkc_client_t *c);
  * its session lived. */
 typedef void (*zkc__guard_fn)(void *ctx, uint64_t guard_id);
 
-/* Watches `path` (a node of session_id) until zkc__guard_remove, from a
- * short while after this call on; sets *id (never 0). No ZooKeeper traffic
- * here. ZKC_OK or ZKC_ENOMEM. */
-int zkc__guard_add(zkc_client_t *c, const char *path, int64_t session_id,
-                   zkc__guard_fn fn, void *ctx, uint64_t *id);
-/* As zkc__guard_add, for a revocable hold: watched at once with a get-watch,
- * and revoked_fn(ctx, id) is told on the maintenance thread of each data
+/* A revocable hold's guard: watched at once with a get-watch, and
+ * revoked_fn(ctx, id) is told on the maintenance thread of each data
  * version after told_version (-1: any) that carries the revocation marker
  * (zkc__is_revoke_marker). */
-int zkc__guard_add_revocable(zkc_client_t *c, const char *path,
-                             int64_t session_id, zkc__guard_fn fn,
-                             zkc__guard_fn revoked_fn, void *ctx,
-                             int32_t told_version, uint64_t *id);
-/* The data version whose marker guard `id` told last (-1: none): a guard
- * that replaces it on the same node starts from there. */
-int32_t zkc__guard_told_version(zkc_client_t *c, uint64_t id);
+typedef struct zkc__guard_revoke {
+  zkc__guard_fn revoked_fn;
+  int32_t told_version;
+} zkc__guard_revoke_t;
+
+/* Watches `path` (a node of session_id) until zkc__guard_remove, from a
+ * short while after this call on (at once when revocable: `revoke` not
+ * NULL); sets *id (never 0). No ZooKeeper traffic here. ZKC_OK or
+ * ZKC_ENOMEM. */
+int zkc__guard_add(zkc_client_t *c, const char *path, int64_t session_id,
+                   zkc__guard_fn fn, void *ctx,
+                   const zkc__guard_revoke_t *revoke, uint64_t *id);
 /* Stops guarding; once it returns, fn is not running for it (unless called
- * from fn itself). id 0 is ignored. */
-void zkc__guard_remove(zkc_client_t *c, uint64_t id);
+ * from fn itself). id 0 is ignored. Returns the data version whose marker
+ * the guard told last (-1: none): a guard that replaces it on the same
+ * node starts from there. */
+int32_t zkc__guard_remove(zkc_client_t *c, uint64_t id);
 
 /* ---- guaranteed deletes (janitor.c) ---- */
 
@@ -360,9 +351,6 @@ void zkc__janitor_add(zkc_client_t *c, const char *path, const char *uuid);
 /* ---- the retry and backoff policy (retry.c): every wait after a failure
  * (a recipe's retried request, the janitor's delete, the guard's check, a
  * new session, the latch's next try) is timed there ---- */
-
-/* 1 for the codes worth retrying: connection loss, operation timeout. */
-int zkc__retryable(int rc);
 
 /* 1 for the codes the same request would meet again however long it
  * waited: an ACL or the credentials refuse it, the chroot is gone, the

@@ -76,6 +76,10 @@ int zkc__call_retries(zkc__call_retry_t retry, int answer);
 /* What a retried call returns when its retries stop for `why` after the
  * answer `answer`. */
 int zkc__call_stop(zkc__call_retry_t retry, int answer, int why);
+/* 1 when a transaction's answer says the node it rests on (its check) is
+ * gone (the hold that node is is lost): what zkc__call sets a call's
+ * check_gone by. */
+int zkc__call_check_gone(const zkc__call_t *k);
 /* 1 when the call is a create whose answer says its parent is missing: a
  * count's ZKC_ENONODE, or a fenced create's when its write failed (not its
  * check: that is the hold gone). */
