@@ -151,29 +151,23 @@ int zkc__candidate_queue(zkc__candidate_t *cand, const char *lock_name,
   return rc; /* ZKC_ECLOSED: the recipe or the client is closing */
 }
 
-static int cancelled(void *arg) {
-  zkc__candidate_t *cand = arg;
-  return atomic_load(&cand->cancel);
-}
-
 /* An error that outlasted the retry policy (ZKC_ENOAUTH, ...) would recur
- * at once: pause as the client's backoff policy says, unless the recipe
- * waits for a new request to queue instead. */
-int zkc__candidate_retry_later(zkc__candidate_t *cand, int pause) {
-  pthread_mutex_lock(&cand->mu);
-  if (pause)
-    zkc__cond_await(&cand->cv, &cand->mu,
-                    zkc__deadline_after(
-                        zkc__background_backoff_ms(&cand->errors)),
-                    cancelled, cand);
-  else
+ * at once: pause as the client's backoff policy says (cut short by the
+ * thread's cancel, cand->cancel), unless the recipe waits for a new request
+ * to queue instead. */
+int zkc__candidate_retry_later(zkc__candidate_t *cand, int rc, int pause) {
+  if (pause) {
+    zkc__background_retry(cand->client, rc, &cand->errors);
+  } else {
+    pthread_mutex_lock(&cand->mu);
     cand->queued = 0;
-  pthread_mutex_unlock(&cand->mu);
+    pthread_mutex_unlock(&cand->mu);
+  }
   return !atomic_load(&cand->cancel);
 }
 
 int zkc__candidate_fail(zkc__candidate_t *cand, int rc) {
-  if (!zkc__permanent(rc)) return 0;
+  if (zkc__background_retry(cand->client, rc, NULL) == ZKC_OK) return 0;
   pthread_mutex_lock(&cand->mu);
   cand->failed = rc;
   cand->queued = 0;

@@ -157,7 +157,7 @@ static int one_turn(void *arg) {
   if (rc != ZKC_OK) {
     zkc__log(c, ZKC_LOG_ERROR, "latch %s: cannot join the election: %s; "
              "trying again", l->cand.path, zkc_strerror(rc));
-    return zkc__candidate_retry_later(&l->cand, 1);
+    return zkc__candidate_retry_later(&l->cand, rc, 1);
   }
 
   /* By policy (lost_on_suspended) a suspension since queueing began puts

@@ -113,7 +113,7 @@ static int one_turn(void *arg) {
              "election: %s%s", s->cand.path, zkc_strerror(rc),
              s->auto_requeue ? "; trying again" : "");
     /* Without auto_requeue the turn ends: queued again by requeue. */
-    return zkc__candidate_retry_later(&s->cand, s->auto_requeue);
+    return zkc__candidate_retry_later(&s->cand, rc, s->auto_requeue);
   }
 
   /* Trouble that came while we queued may already have put the node in

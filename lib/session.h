@@ -51,13 +51,13 @@ void zkc__call_leave(zkc_client_t *c);
 
 /* ---- the session's state (state.c) ---- */
 
-/* How a node owned by session_id stands now. */
+/* How a session (a node it owns) stands now: the client's facts give the
+ * current session's; any other session is gone. */
 typedef enum {
   ZKC__SESSION_LIVE,  /* the current session, connected read-write */
   ZKC__SESSION_DOUBT, /* the current session, connection down or read-only */
   ZKC__SESSION_GONE   /* expired, presumed lost, replaced, or never ours */
 } zkc__session_fate_t;
-zkc__session_fate_t zkc__session_fate(zkc_client_t *c, int64_t session_id);
 /* Waits until a live session is connected read-write (through a session
  * re-creation if one is under way), up to deadline_ms. ZKC_OK,
  * ZKC_ETIMEDOUT or ZKC_ECLOSED (closed, or the thread's wait cancelled). */
@@ -67,6 +67,7 @@ int zkc__wait_connected(zkc_client_t *c, int64_t deadline_ms);
  * under the client's lock, and its settings, fixed at open. */
 typedef struct zkc__client_facts {
   int64_t session_id;    /* the current session's id (0 if none) */
+  zkc__session_fate_t session; /* how it stands */
   int closed;            /* 1 once zkc_client_close has begun */
   const char *holder_id; /* stored in lock nodes (the option, or
                             "host:pid"); lives as long as the client */
@@ -282,32 +283,28 @@ typedef enum {
   ZKC__WAKE_LOST
 } zkc__wake_t;
 
-/* Blocks until the watch fires, the deadline passes, the client closes (or
- * the thread's wait is cancelled) or the waiter's session is gone. */
-zkc__wake_t zkc__waiter_wait(zkc_client_t *c, zkc__waiter_t *w,
-                             int64_t deadline_ms);
-
-
-
-
 /* A waiter's life (the observer's, watching a node or a path's children
- * without a queue run; the runs' through their world, qworld.h).
- * Registers w (fresh id, its own condition variable) for a watch on path
- * (kept by reference: it must outlive the registration). */
+ * without a queue run; the runs' through their world, qworld.h), in two
+ * calls. Registers w (fresh id, its own condition variable) for a watch on
+ * path (kept by reference: it must outlive the registration). */
 int zkc__waiter_register(zkc_client_t *c, zkc__waiter_t *w, const char *path);
-/* What a waiter leaving leaves on the server: nothing (its watch fired,
- * or was never set), its data watch, or its children watch (and, with
- * `also`, that node's data watch). */
+/* The watch a waiter set on the server: none, its data watch, or its
+ * children watch (and, with `also`, that node's data watch). */
 typedef enum {
   ZKC__LEFT_NONE,
   ZKC__LEFT_DATA,
   ZKC__LEFT_CHILDREN
 } zkc__watch_left_t;
-/* Ends a registration: removes the watch it left, which the server keeps
- * once per path and session, shared by every watcher of this client on
- * that path (another waiter, a holder's guard): those are told to set
- * theirs again, and a change meanwhile is seen by their next read. */
-void zkc__waiter_end(zkc_client_t *c, zkc__waiter_t *w, zkc__watch_left_t left);
+/* Ends a registration, first, with `wait`, blocking until the watch
+ * fires, the client closes (or the thread's wait is cancelled) or the
+ * waiter's session is gone; returns why the wait ended (ZKC__WAKE_CLOSED
+ * without `wait`). The watch `set` (the kind the waiter set on the server)
+ * is removed unless it fired or went with its session: the server keeps
+ * one per path and session, shared by every watcher of this client on that
+ * path (another waiter, a holder's guard): those are told to set theirs
+ * again, and a change meanwhile is seen by their next read. */
+zkc__wake_t zkc__waiter_end(zkc_client_t *c, zkc__waiter_t *w, int wait,
+                            zkc__watch_left_t set);
 
 /* Wakes every waiter and every wait on the state condition, so that a
  * thread whose cancel flag was just set (zkc__cancel_bind) sees it. */
@@ -352,24 +349,16 @@ void zkc__janitor_add(zkc_client_t *c, const char *path, const char *uuid);
  * (a recipe's retried request, the janitor's delete, the guard's check, a
  * new session, the latch's next try) is timed there ---- */
 
-/* 1 for the codes the same request would meet again however long it
- * waited: an ACL or the credentials refuse it, the chroot is gone, the
- * server rejects the path or the ACL, the path holds another recipe's
- * nodes (ZKC_ELAYOUT). A recipe that queues on its own
- * thread (latch, selector) ends its election on them instead of retrying
- * forever. */
-int zkc__permanent(int rc);
-
-/* The same policy for the library's own background work (a new session, a
- * janitor's delete, a guard's check, an election's next try), with fixed
- * bounds of its own (100 ms base, 5 s cap) rather than the user's request
- * policy: a zero base must not make it spin, a long cap must not leave a
- * dead node blocking a queue. Counts *attempt up (saturating). */
-int64_t zkc__background_backoff_ms(int *attempt);
-
-/* The pause of a retry's backoff, on the client's state: ZKC_OK at
- * until_ms, ZKC_ECLOSED when close or a cancel cut it short. */
-int zkc__pause_until(zkc_client_t *c, int64_t until_ms);
+/* A recipe's own thread (an election's, an observer's) after its round
+ * failed with rc: rc when the same request would meet it again however
+ * long it waited (zkc__permanent, session_shared.h: an ACL, the
+ * credentials, the chroot, the path's layout), on which the recipe ends
+ * instead of retrying forever; else ZKC_OK once the background policy's
+ * pause (zkc__background_backoff_ms, counting *attempt up) is over, on the
+ * client's state, or ZKC_ECLOSED when close or the thread's cancel
+ * (zkc__cancel_bind) cut it short. attempt NULL: no pause (ZKC_OK: the
+ * caller tries again on a cue of its own). */
+int zkc__background_retry(zkc_client_t *c, int rc, int *attempt);
 
 /* ---- log lines through the client's sink (log.c) ---- */
 

@@ -66,6 +66,19 @@ void zkc__granted(zkc_client_t *c);
 int zkc__retry_wait(zkc_client_t *c, int *attempt, int rc,
                     int64_t deadline_ms);
 
+/* 1 for the codes the same request would meet again however long it
+ * waited: an ACL or the credentials refuse it, the chroot is gone, the
+ * server rejects the path or the ACL, the path holds another recipe's
+ * nodes (ZKC_ELAYOUT). */
+int zkc__permanent(int rc);
+
+/* The retry policy for the library's own background work (a new session, a
+ * janitor's delete, a guard's check, an election's next try), with fixed
+ * bounds of its own (100 ms base, 5 s cap) rather than the user's request
+ * policy: a zero base must not make it spin, a long cap must not leave a
+ * dead node blocking a queue. Counts *attempt up (saturating). */
+int64_t zkc__background_backoff_ms(int *attempt);
+
 /* A call's answer: the first failed request's, in order; a sync's failure
  * only when every other request succeeded, and its ZKC_ENONODE never (the
  * reads behind it tell that). */

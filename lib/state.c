@@ -116,6 +116,7 @@ zkc__client_facts_t zkc__client_facts(zkc_client_t *c) {
                            .stats = &c->stats};
   pthread_mutex_lock(&c->mu);
   f.session_id = c->session_id;
+  f.session = zkc__session_fate_locked(c, c->session_id);
   f.closed = c->closed;
   pthread_mutex_unlock(&c->mu);
   return f;
