@@ -294,8 +294,8 @@ static int release(zkc_mutex_t *m, int nowait) {
   m->users++;
   pthread_mutex_unlock(&m->mu);
   if (zkc__mutex_seam) zkc__mutex_seam(m, ZKC__SEAM_RELEASING);
-  /* A refused delete watches again: what was told is not told again. */
-  /* Before the delete it would report. */
+  /* Before the delete it would report. A refused delete watches again from
+   * the version told, so what was told is not told again. */
   int32_t told = zkc__guard_remove(c, h->guard);
   h->guard = 0;
   /* One whose session is not proven live now may have been lost before (a
