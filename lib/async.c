@@ -155,7 +155,7 @@ static int acquire_side(zkc_async_t *a, const char *fn, zkc__side_t side,
                              done == NULL, (char *)NULL);
   if (rc0 == ZKC_OK) rc0 = zkc__check_path(a->c, fn, "lock path", path);
   if (rc0 != ZKC_OK) return rc0;
-  if (zkc__client_closed(a->c)) return ZKC_ECLOSED;
+  if (zkc__client_facts(a->c).closed) return ZKC_ECLOSED;
   acq_t *q = calloc(1, sizeof *q);
   char *base = q ? strdup(path) : NULL;
   if (base == NULL) {
@@ -164,7 +164,7 @@ static int acquire_side(zkc_async_t *a, const char *fn, zkc__side_t side,
   }
   q->fn = done;
   q->ctx = ctx;
-  q->st = zkc__stats_for(zkc__client_stats_hub(a->c), ZKC_RECIPE_ASYNC, path);
+  q->st = zkc__stats_for(zkc__client_facts(a->c).stats, ZKC_RECIPE_ASYNC, path);
   q->began_us = zkc__stats_begin(q->st);
   zkc__async_acq_init(a, q, base, side,
                       timeout_ms == 0 ? zkc__now_ms()
@@ -211,7 +211,7 @@ static int acquire_leases_impl(zkc_async_t *a, zkc_sem_t *s, unsigned qty,
                      fn, s->path);
   if (rc == ZKC_OK) rc = zkc__sem_qty_check(s, fn, qty);
   if (rc != ZKC_OK) return rc;
-  if (zkc__client_closed(a->c)) return ZKC_ECLOSED;
+  if (zkc__client_facts(a->c).closed) return ZKC_ECLOSED;
   if ((rc = zkc__sem_enter(s, qty)) != ZKC_OK) return rc;
   acq_t *q = calloc(1, sizeof *q);
   if (q == NULL ||
@@ -250,7 +250,7 @@ static int async_stats_impl(const zkc_async_t *a, const char *path,
     return rc0;
   }
   zkc__lstats_t *st =
-      zkc__stats_find(zkc__client_stats_hub(a->c), ZKC_RECIPE_ASYNC, path);
+      zkc__stats_find(zkc__client_facts(a->c).stats, ZKC_RECIPE_ASYNC, path);
   if (st == NULL) {
     memset(out, 0, sizeof *out);
     return ZKC_OK;

@@ -319,7 +319,7 @@ static int step_acquire(zkc_async_t *a, acq_t *q, int64_t *next_wake) {
     if (q->decided) q->stop_told = 1;
     pthread_mutex_unlock(&a->mu);
     if (stop != ZKC_OK) run->stop(r, stop); /* cancelled or closed */
-    else if (!q->stop_told && zkc__client_closed(a->c)) {
+    else if (!q->stop_told && zkc__client_facts(a->c).closed) {
       q->stop_told = 1;
       run->stop(r, ZKC_ECLOSED);
     }
@@ -530,7 +530,7 @@ int zkc__async_release(zkc_async_t *a, zkc_hold_t *h, zkc_released_fn done,
    * end (hold_fate.h). Looked at before the hold leaves a->holds: a loss
    * told meanwhile marks it lost there, one learnt after finds it among
    * the released in doubt. The session is the hold's since its grant. */
-  int closed = zkc__client_closed(a->c), unproven = 0;
+  int closed = zkc__client_facts(a->c).closed, unproven = 0;
   int doubt =
       closed ? ZKC_OK : zkc__hold_rec_release_code(&h->rec, a->c, &unproven);
   pthread_mutex_lock(&a->mu);

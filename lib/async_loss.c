@@ -74,7 +74,7 @@ void zkc__async_on_node_gone(void *ctx, uint64_t guard) {
  * whichever session is current next, so the next waiter gets the lock. */
 void zkc__async_on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
   zkc_async_t *a = ctx;
-  int on_suspend = zkc__lost_on_suspended(a->c);
+  int on_suspend = zkc__client_facts(a->c).lost_on_suspended;
   /* What the losses leave to do after unlock: the janitor takes c->mu,
    * and the stats' hook never runs under a library lock. */
   struct gone {

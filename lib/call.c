@@ -20,7 +20,7 @@ static int send_all(zkc_client_t *c, zkc__call_t *calls, size_t n) {
   size_t made = 0;
   for (size_t i = 0; i < n; i++) { /* none sent yet */
     calls[i].failed = calls[i].failed_check = -1;
-    calls[i].unsent = 0;
+    calls[i].unsent = calls[i].check_gone = 0;
   }
   for (; made < n && rc == ZKC_OK; made++) {
     calls[made].op = malloc(sizeof *calls[made].op);
@@ -65,6 +65,7 @@ static void wait_all(zkc__call_t *calls, size_t n, int64_t limit_ms) {
     calls[i].rc = zkc__op_wait_until(op, limit_ms);
     if (calls[i].rc == ZKC_ETIMEDOUT) zkc__op_give_up(op); /* its answer frees it */
     else take(&calls[i], op);
+    calls[i].check_gone = zkc__call_check_gone(&calls[i]);
   }
 }
 
@@ -84,7 +85,9 @@ int zkc__call_retries(zkc__call_retry_t retry, int answer) {
 }
 
 int zkc__call_check_gone(const zkc__call_t *k) {
-  return k->rc == ZKC_ENONODE && k->failed == 0;
+  return (k->rq.kind == ZKC__REQ_CHECK_SET ||
+          k->rq.kind == ZKC__REQ_CHECK_CREATE) &&
+         k->rc == ZKC_ENONODE && k->failed == 0;
 }
 
 int zkc__call_stop(zkc__call_retry_t retry, int answer, int why) {
@@ -127,6 +130,7 @@ static int make_parents(zkc_client_t *c, zkc__call_t *k, int64_t limit_ms) {
   if (rc != ZKC_OK) {
     k->rc = rc;
     k->failed = -1;
+    k->check_gone = 0;
   }
   return rc;
 }

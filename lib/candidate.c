@@ -22,7 +22,7 @@ int zkc__candidate_init(zkc__candidate_t *cand, const char *kind,
                         zkc__observer_fn observer, void *self) {
   cand->kind = kind;
   zkc__hold_view_init(&cand->view, ZKC__HOLD_LEADER, cand);
-  cand->st = zkc__stats_for(zkc__client_stats_hub(client), recipe, path);
+  cand->st = zkc__stats_for(zkc__client_facts(client).stats, recipe, path);
   cand->path = strdup(path);
   cand->id = strdup(id);
   int ok = cand->path && cand->id;
@@ -151,29 +151,23 @@ int zkc__candidate_queue(zkc__candidate_t *cand, const char *lock_name,
   return rc; /* ZKC_ECLOSED: the recipe or the client is closing */
 }
 
-static int cancelled(void *arg) {
-  zkc__candidate_t *cand = arg;
-  return atomic_load(&cand->cancel);
-}
-
 /* An error that outlasted the retry policy (ZKC_ENOAUTH, ...) would recur
- * at once: pause as the client's backoff policy says, unless the recipe
- * waits for a new request to queue instead. */
-int zkc__candidate_retry_later(zkc__candidate_t *cand, int pause) {
-  pthread_mutex_lock(&cand->mu);
-  if (pause)
-    zkc__cond_await(&cand->cv, &cand->mu,
-                    zkc__deadline_after(
-                        zkc__background_backoff_ms(&cand->errors)),
-                    cancelled, cand);
-  else
+ * at once: pause as the client's backoff policy says (cut short by the
+ * thread's cancel, cand->cancel), unless the recipe waits for a new request
+ * to queue instead. */
+int zkc__candidate_retry_later(zkc__candidate_t *cand, int rc, int pause) {
+  if (pause) {
+    zkc__background_retry(cand->client, rc, &cand->errors);
+  } else {
+    pthread_mutex_lock(&cand->mu);
     cand->queued = 0;
-  pthread_mutex_unlock(&cand->mu);
+    pthread_mutex_unlock(&cand->mu);
+  }
   return !atomic_load(&cand->cancel);
 }
 
 int zkc__candidate_fail(zkc__candidate_t *cand, int rc) {
-  if (!zkc__permanent(rc)) return 0;
+  if (zkc__background_retry(cand->client, rc, NULL) == ZKC_OK) return 0;
   pthread_mutex_lock(&cand->mu);
   cand->failed = rc;
   cand->queued = 0;
@@ -195,7 +189,7 @@ int zkc__candidate_hold_locked(zkc__candidate_t *cand, zkc__held_t *held,
   zkc_client_t *c = cand->client;
   int bad = atomic_load(&cand->cancel) || doubt ||
             held->session_id == cand->lost_session ||
-            held->session_id != zkc__session_id(c);
+            held->session_id != zkc__client_facts(c).session_id;
   if (bad) return 0;
   cand->errors = 0;
   cand->held = *held;
@@ -206,7 +200,7 @@ int zkc__candidate_hold_locked(zkc__candidate_t *cand, zkc__held_t *held,
   atomic_store(&cand->rec.told, 0);
   /* Under cand->mu, so that the guard cannot fire before it is recorded. */
   if (zkc__guard_add(c, held->node, held->session_id, on_gone, cand->self,
-                     &cand->guard) != ZKC_OK)
+                     NULL, &cand->guard) != ZKC_OK)
     zkc__log(c, ZKC_LOG_WARN, "out of memory: %s %s unwatched", cand->kind,
              cand->path);
   return 1;

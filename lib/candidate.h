@@ -103,11 +103,12 @@ int zkc__candidate_queue(zkc__candidate_t *cand, const char *lock_name,
 
 /* The thread, after an election error: pauses (or, pause 0, waits to be
  * queued again). Returns turn's answer: 0 when the thread must stop. */
-int zkc__candidate_retry_later(zkc__candidate_t *cand, int pause);
+int zkc__candidate_retry_later(zkc__candidate_t *cand, int rc, int pause);
 
-/* The thread, after an election error that would recur (zkc__permanent):
- * records it as `failed`, unqueues, wakes waiters and logs it. 1 if rc was
- * permanent (the recipe then tells its user and stops or waits), else 0. */
+/* The thread, after an election error that would recur (as
+ * zkc__background_retry tells): records it as `failed`, unqueues, wakes
+ * waiters and logs it. 1 if rc was permanent (the recipe then tells its
+ * user and stops or waits), else 0. */
 int zkc__candidate_fail(zkc__candidate_t *cand, int rc);
 
 /* The thread, with a first node: records it (and watches it, telling

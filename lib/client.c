@@ -10,9 +10,11 @@
 
 #include "acl.h"
 #include "client_struct.h"
+#include "kernel_door.h"
 #include "names.h"
 #include "qview.h"
 #include "session_shared.h"
+#include "unsized.h"
 #include "zkcoord/common.h"
 
 void zkc__client_opts_defaults(zkc_client_opts_t *opts) {

@@ -177,7 +177,7 @@ int zkc__hold_write(zkc_hold_t *hold, const char *fn, const char *path,
    * (the handle refuses every request): the hold is lost, nothing written.
    * The recipe tells its loss when it learns of it (its watch finds the
    * node gone, or the session's LOST is dispatched). */
-  if (zkc__call_check_gone(&w) || rc == ZKC_ESESSIONEXPIRED) {
+  if (w.check_gone || rc == ZKC_ESESSIONEXPIRED) {
     h.kind->lost(h.obj, &h.f, rc == ZKC_ESESSIONEXPIRED ? -1 : w.failed_check);
     rc = ZKC_ELOST;
   }

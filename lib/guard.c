@@ -144,20 +144,16 @@ static void due_locked(zkc_client_t *c, int64_t at) {
 }
 
 int zkc__guard_add(zkc_client_t *c, const char *path, int64_t session_id,
-                   zkc__guard_fn fn, void *ctx, uint64_t *id) {
-  return add(c, path, session_id, fn, NULL, ctx, -1, 0, id);
+                   zkc__guard_fn fn, void *ctx,
+                   const zkc__guard_revoke_t *revoke, uint64_t *id) {
+  return revoke ? add(c, path, session_id, fn, revoke->revoked_fn, ctx,
+                      revoke->told_version, 0, id)
+                : add(c, path, session_id, fn, NULL, ctx, -1, 0, id);
 }
 
 int zkc__guard_add_held(zkc_client_t *c, const char *path, int64_t session_id,
                         zkc__guard_fn fn, void *ctx, uint64_t *id) {
   return add(c, path, session_id, fn, NULL, ctx, -1, 1, id);
-}
-
-int zkc__guard_add_revocable(zkc_client_t *c, const char *path,
-                             int64_t session_id, zkc__guard_fn fn,
-                             zkc__guard_fn revoked_fn, void *ctx,
-                             int32_t told_version, uint64_t *id) {
-  return add(c, path, session_id, fn, revoked_fn, ctx, told_version, 0, id);
 }
 
 /* held: nothing is done for it (arm_at FOREVER) until zkc__guard_start. */
@@ -208,18 +204,11 @@ int zkc__guard_waiting(zkc_client_t *c, uint64_t id) {
   return waiting;
 }
 
-int32_t zkc__guard_told_version(zkc_client_t *c, uint64_t id) {
+int32_t zkc__guard_remove(zkc_client_t *c, uint64_t id) {
+  if (id == 0) return -1;
   pthread_mutex_lock(&c->mu);
   zkc__guard_t *g = find_locked(c, id);
-  int32_t v = g ? g->told_version : -1;
-  pthread_mutex_unlock(&c->mu);
-  return v;
-}
-
-void zkc__guard_remove(zkc_client_t *c, uint64_t id) {
-  if (id == 0) return;
-  pthread_mutex_lock(&c->mu);
-  zkc__guard_t *g = find_locked(c, id);
+  int32_t told = g ? g->told_version : -1;
   if (g != NULL) HASH_DELETE(hh, c->guards, g);
   /* Once this returns the owner's callback is not running for it; a check
    * still in flight finds no guard when answered. */
@@ -229,6 +218,7 @@ void zkc__guard_remove(zkc_client_t *c, uint64_t id) {
   pthread_mutex_unlock(&c->mu);
   if (g != NULL) free(g->path);
   free(g);
+  return told;
 }
 
 /* The server deletes a closing session's ephemeral nodes before it drops

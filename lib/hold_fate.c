@@ -108,10 +108,18 @@ void zkc__hold_rec_set(zkc__hold_rec_t *r, int64_t token, int64_t session) {
   r->session = session;
 }
 
+/* How the session of a hold's node stands: the current one's standing, any
+ * other's gone. */
+static zkc__session_fate_t fate_of(zkc_client_t *c, int64_t session) {
+  zkc__client_facts_t f = zkc__client_facts(c);
+  return session != 0 && session == f.session_id ? f.session
+                                                 : ZKC__SESSION_GONE;
+}
+
 zkc__hold_fate_t zkc__hold_rec_grant(zkc__hold_rec_t *r, zkc_client_t *c,
                                      int64_t token, int64_t session) {
   zkc__hold_fate_t fate = zkc__hold_fate_at_grant(
-      zkc__session_fate(c, session), zkc__lost_on_suspended(c));
+      fate_of(c, session), zkc__client_facts(c).lost_on_suspended);
   if (fate == ZKC__HOLD_LOST) return fate;
   zkc__hold_rec_set(r, token, session);
   atomic_store(&r->in_doubt, fate == ZKC__HOLD_IN_DOUBT);
@@ -139,12 +147,12 @@ int zkc__hold_rec_on_state(zkc__hold_rec_t *r, zkc_state_t st,
 
 int zkc__hold_rec_stands(const zkc__hold_rec_t *r, zkc_client_t *c) {
   return !atomic_load(&r->lost) && !atomic_load(&r->in_doubt) &&
-         zkc__session_fate(c, r->session) == ZKC__SESSION_LIVE;
+         fate_of(c, r->session) == ZKC__SESSION_LIVE;
 }
 
 int zkc__hold_rec_release_code(zkc__hold_rec_t *r, zkc_client_t *c,
                                int *unproven) {
-  int rc = zkc__release_code(zkc__session_fate(c, r->session));
+  int rc = zkc__release_code(fate_of(c, r->session));
   *unproven = rc != ZKC_OK;
   return rc;
 }

@@ -11,6 +11,7 @@
 
 
 #include "client_struct.h"
+#include "kernel_door.h"
 #include "names.h"
 #include "session_shared.h"
 #include "zkcoord/common.h"

@@ -102,6 +102,10 @@ int zkc__guard_add_held(zkc_client_t *c, const char *path, int64_t session_id,
                         zkc__guard_fn fn, void *ctx, uint64_t *id);
 void zkc__guard_start(zkc_client_t *c, uint64_t id);
 
+/* How the session session_id stands now (state.c): a recipe compares its
+ * node's session with the client's facts (zkc__client_facts). */
+zkc__session_fate_t zkc__session_fate(zkc_client_t *c, int64_t session_id);
+
 /* 1 while a live session is connected read-write (state.c). */
 int zkc__session_live(zkc_client_t *c);
 
@@ -115,8 +119,24 @@ int zkc__delete_answered(zkc_client_t *c, const char *node, int rc);
  * halves, for a caller that does not block (the queue engine's world,
  * session_world.c; the semaphore's acquire run, sem_run.c): the decision, ZKC_OK
  * with *wake_at the end of the backoff (attempt incremented) or the reason
- * to stop as zkc__retry_wait's; the pause is zkc__pause_until (session.h). */
+ * to stop as zkc__retry_wait's; the pause is zkc__pause_until. */
 int zkc__retry_delay(zkc_client_t *c, int *attempt, int rc,
                      int64_t deadline_ms, int64_t *wake_at);
+
+/* Blocks until the watch fires, the deadline passes, the client closes (or
+ * the thread's wait is cancelled) or the waiter's session is gone
+ * (waiters.c): the blocking driver's wait; a recipe's is its waiter's end
+ * (zkc__waiter_end, session.h). */
+zkc__wake_t zkc__waiter_wait(zkc_client_t *c, zkc__waiter_t *w,
+                             int64_t deadline_ms);
+
+/* The pause of a retry's backoff, on the client's state (retry.c): ZKC_OK
+ * at until_ms, ZKC_ECLOSED when close or a cancel cut it short. */
+int zkc__pause_until(zkc_client_t *c, int64_t until_ms);
+
+/* 1 for the codes worth retrying: connection loss, operation timeout
+ * (retry.c). The runs' answers are judged by it; a recipe's requests
+ * are retried by the one call (zkc__call). */
+int zkc__retryable(int rc);
 
 #endif /* ZKC_KERNEL_DOOR_H */

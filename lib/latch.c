@@ -121,7 +121,8 @@ static void tell_error(zkc_latch_t *l, int rc) {
  * leadership away at once; the latch thread then tells not_leader. */
 static void on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
   zkc_latch_t *l = ctx;
-  int drop_on_suspend = zkc__lost_on_suspended(l->cand.client); /* at open */
+  int drop_on_suspend = /* at open */
+      zkc__client_facts(l->cand.client).lost_on_suspended;
   pthread_mutex_lock(&l->cand.mu);
   zkc__candidate_note_state_locked(&l->cand, st, lost_session);
   zkc_lost_reason_t why = ZKC_LOST_SESSION;
@@ -156,14 +157,14 @@ static int one_turn(void *arg) {
   if (rc != ZKC_OK) {
     zkc__log(c, ZKC_LOG_ERROR, "latch %s: cannot join the election: %s; "
              "trying again", l->cand.path, zkc_strerror(rc));
-    return zkc__candidate_retry_later(&l->cand, 1);
+    return zkc__candidate_retry_later(&l->cand, rc, 1);
   }
 
   /* By policy (lost_on_suspended) a suspension since queueing began puts
    * the node in doubt, even one the connection has recovered from;
    * hold_locked checks the rest. */
   pthread_mutex_lock(&l->cand.mu);
-  int doubt = zkc__lost_on_suspended(c) &&
+  int doubt = zkc__client_facts(c).lost_on_suspended &&
               (l->cand.suspend_gen != gen0 || !l->cand.live);
   int lead = zkc__candidate_hold_locked(&l->cand, &held, doubt, on_node_gone);
   if (lead) l->shown = 0;
@@ -218,7 +219,8 @@ static int latch_create_impl(zkc_latch_t **out, zkc_client_t *client,
   /* Everything on_state reads is set before it can run. */
   atomic_init(&l->cb_off, 0);
   int rc = zkc__candidate_init(&l->cand, "latch", ZKC_RECIPE_LATCH, client, path,
-                               id ? id : zkc__holder_id(client), on_state, l);
+                               id ? id : zkc__client_facts(client).holder_id,
+                               on_state, l);
   if (rc != ZKC_OK) {
     free(l);
     return rc;
@@ -346,7 +348,7 @@ int zkc_latch_has_leadership(const zkc_latch_t *cl) {
   if (cl == NULL) return 0;
   zkc_latch_t *l = (zkc_latch_t *)cl; /* locking is not a logical change */
   /* Closing the client sends no state: its session and node are gone. */
-  if (zkc__client_closed(l->cand.client)) return 0;
+  if (zkc__client_facts(l->cand.client).closed) return 0;
   pthread_mutex_lock(&l->cand.mu);
   int leader = shown_locked(l) && l->cand.state == ZKC__STARTED;
   pthread_mutex_unlock(&l->cand.mu);
@@ -371,7 +373,7 @@ static int latch_await_impl(zkc_latch_t *l, int64_t timeout_ms) {
     }
     /* Closing the client sends no state: look at it now and then. */
     pthread_mutex_unlock(&l->cand.mu);
-    int closed = zkc__client_closed(l->cand.client);
+    int closed = zkc__client_facts(l->cand.client).closed;
     pthread_mutex_lock(&l->cand.mu);
     if (closed) {
       rc = ZKC_ECLOSED;

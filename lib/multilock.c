@@ -64,7 +64,7 @@ static zkc__lstats_t *stats_record(const zkc_multilock_t *ml) {
   }
   *p = '\0';
   zkc__lstats_t *st = zkc__stats_for(
-      zkc__client_stats_hub(zkc__mutex_client(ml->locks[0])),
+      zkc__client_facts(zkc__mutex_client(ml->locks[0])).stats,
       ZKC_RECIPE_MULTILOCK, paths);
   free(paths);
   return st;

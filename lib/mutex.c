@@ -58,7 +58,7 @@ int zkc__mutex_new(zkc_mutex_t **out, zkc_client_t *client, const char *path,
   static const zkc_recipe_t recipes[] = {[ZKC__SIDE_MUTEX] = ZKC_RECIPE_MUTEX,
                                          [ZKC__SIDE_WRITE] = ZKC_RECIPE_WRITE,
                                          [ZKC__SIDE_READ] = ZKC_RECIPE_READ};
-  m->st = zkc__stats_for(zkc__client_stats_hub(client), recipes[side], path);
+  m->st = zkc__stats_for(zkc__client_facts(client).stats, recipes[side], path);
   int rc = zkc__recipe_attach(client, zkc__mutex_on_state, m);
   if (rc != ZKC_OK) {
     pthread_mutex_destroy(&m->mu);
@@ -179,7 +179,7 @@ static int mutex_acquire_timeout_impl(zkc_mutex_t *m, int64_t timeout_ms) {
   if (h != NULL) { /* reentry: a count, no ZooKeeper call */
     if (atomic_load(&h->rec.lost))
       rc = ZKC_ELOST;
-    else if (zkc__client_closed(c))
+    else if (zkc__client_facts(c).closed)
       rc = ZKC_ECLOSED;
     else if (h->count == UINT_MAX)
       rc = ZKC_EBUSY;
@@ -282,7 +282,7 @@ static int release(zkc_mutex_t *m, int nowait) {
   /* A lost hold, or one of a closed client, has no node left to delete
    * here: the whole hold goes at once. */
   int rc = atomic_load(&h->rec.lost) ? ZKC_ELOST
-           : zkc__client_closed(c)   ? ZKC_ECLOSED
+           : zkc__client_facts(c).closed   ? ZKC_ECLOSED
                                      : ZKC_OK;
   if (rc == ZKC_OK && h->count > 1) {
     h->count--;
@@ -294,9 +294,9 @@ static int release(zkc_mutex_t *m, int nowait) {
   m->users++;
   pthread_mutex_unlock(&m->mu);
   if (zkc__mutex_seam) zkc__mutex_seam(m, ZKC__SEAM_RELEASING);
-  /* A refused delete watches again: what was told is not told again. */
-  int32_t told = zkc__guard_told_version(c, h->guard);
-  zkc__guard_remove(c, h->guard); /* before the delete it would report */
+  /* Before the delete it would report. A refused delete watches again from
+   * the version told, so what was told is not told again. */
+  int32_t told = zkc__guard_remove(c, h->guard);
   h->guard = 0;
   /* One whose session is not proven live now may have been lost before (a
    * stop of this process past its session, a connection down): not a

@@ -40,9 +40,9 @@ void zkc__mutex_on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
   zkc_client_t *c = m->client;
   zkc__lost_list_t lost = {0};
   zkc_lost_reason_t why = ZKC_LOST_SESSION;
+  int lost_on_suspended = zkc__client_facts(c).lost_on_suspended;
   pthread_mutex_lock(&m->mu);
   hold_t *h, *tmp;
-  int lost_on_suspended = zkc__lost_on_suspended(c);
   HASH_ITER(hh, m->holds, h, tmp) {
     if (zkc__hold_rec_on_state(&h->rec, st, lost_session, lost_on_suspended,
                                &lost, &why))
@@ -98,12 +98,10 @@ static void on_node_gone(void *ctx, uint64_t guard) {
 /* Watches the hold's own node (see guard.c). Under m->mu, so that the guard
  * cannot fire before the hold carries its id. */
 void zkc__mutex_guard_hold(zkc_mutex_t *m, hold_t *h, int32_t told) {
-  int rc = h->revoke_fn
-               ? zkc__guard_add_revocable(m->client, h->held.node,
-                                          h->held.session_id, on_node_gone,
-                                          on_revoked, m, told, &h->guard)
-               : zkc__guard_add(m->client, h->held.node, h->held.session_id,
-                                on_node_gone, m, &h->guard);
+  const zkc__guard_revoke_t revoke = {on_revoked, told};
+  int rc = zkc__guard_add(m->client, h->held.node, h->held.session_id,
+                          on_node_gone, m, h->revoke_fn ? &revoke : NULL,
+                          &h->guard);
   if (rc != ZKC_OK)
     zkc__log(m->client, ZKC_LOG_WARN, "out of memory: %s is held unwatched",
              m->path);

@@ -239,15 +239,12 @@ static int round_once(zkc_observer_t *o) {
   zkc__log(o->c, ZKC_LOG_DEBUG, "observer of %s: watch on %s: %s", o->path,
            watched, zkc_err_name(rc));
   if (rc == ZKC_OK) rc = tell_found(o, &f);
-  zkc__wake_t why = ZKC__WAKE_FIRED;
-  if (rc == ZKC_OK) why = zkc__waiter_wait(o->c, &o->w, ZKC__FOREVER);
-  else why = ZKC__WAKE_CLOSED; /* the watch, if set, did not fire */
-  /* A watch that did not fire is removed, unless the session that set it
-   * is gone (and its watches with it) or it was never set. */
-  zkc__watch_left_t left = ZKC__LEFT_NONE;
-  if (set && (why == ZKC__WAKE_CLOSED || why == ZKC__WAKE_TIMEOUT))
-    left = child_watch ? ZKC__LEFT_CHILDREN : ZKC__LEFT_DATA;
-  zkc__waiter_end(o->c, &o->w, left);
+  /* Waits when all went well; else the watch, if set, did not fire and is
+   * removed. */
+  zkc__watch_left_t kind = !set          ? ZKC__LEFT_NONE
+                           : child_watch ? ZKC__LEFT_CHILDREN
+                                         : ZKC__LEFT_DATA;
+  zkc__wake_t why = zkc__waiter_end(o->c, &o->w, rc == ZKC_OK, kind);
   zkc__call_clear(&got, 1);
   free(f.node);
   /* ZKC_ENONODE: the leader's node went (or a node came) between the
@@ -273,15 +270,15 @@ static void *observer_main(void *arg) {
       continue;
     }
     if (rc == ZKC_ECLOSED) {
-      if (zkc__client_closed(o->c)) break; /* next: ZKC_ECLOSED */
+      if (zkc__client_facts(o->c).closed) break; /* next: ZKC_ECLOSED */
       atomic_store(&o->wake, 0);            /* a reconnect: read again */
       continue;
     }
-    if (zkc__permanent(rc)) break;
     /* Connection loss, a timeout, no memory: again after a pause. */
-    int64_t pause = zkc__background_backoff_ms(&attempt);
-    if (zkc__pause_until(o->c, zkc__now_ms() + pause) != ZKC_OK &&
-        !atomic_load(&o->closing) && !zkc__client_closed(o->c))
+    int why = zkc__background_retry(o->c, rc, &attempt);
+    if (why == rc) break; /* it would recur */
+    if (why != ZKC_OK && !atomic_load(&o->closing) &&
+        !zkc__client_facts(o->c).closed)
       atomic_store(&o->wake, 0);
   }
   zkc__cancel_bind(NULL);
@@ -379,7 +376,7 @@ static int observer_start_impl(zkc_observer_t *o) {
   int rc = ZKC__REFUSE_IF(NULL, o == NULL, "zkc_observer_start",
                           "observer is NULL");
   if (rc != ZKC_OK) return rc;
-  if (zkc__client_closed(o->c)) return ZKC_ECLOSED;
+  if (zkc__client_facts(o->c).closed) return ZKC_ECLOSED;
   pthread_mutex_lock(&o->mu);
   if (o->state != LATENT) {
     rc = ZKC_EBUSY;

@@ -30,7 +30,7 @@
  * so. */
 static int remove_node_by(zkc_client_t *c, const char *node, int64_t limit) {
   /* Closing the session removes the node. */
-  if (zkc__client_closed(c)) return ZKC_OK;
+  if (zkc__client_facts(c).closed) return ZKC_OK;
   zkc__call_t del = {.rq = {.kind = ZKC__REQ_DELETE, .path = node}};
   /* Disconnected: not waited for here. */
   int rc = zkc__session_live(c)
@@ -192,7 +192,7 @@ int zkc__lock_delete_sent(zkc_client_t *c, const char *node) {
 static int delete_unwaited(zkc_client_t *c, const char *node, int may_wait) {
   int rc = ZKC_OK;
   unwaited_t *d = NULL;
-  if (zkc__client_closed(c)) {
+  if (zkc__client_facts(c).closed) {
     rc = ZKC_ECLOSED; /* the node went with the session */
   } else if (!zkc__session_live(c)) {
     zkc__janitor_add(c, node, NULL); /* sent once connected */

@@ -59,6 +59,13 @@ int zkc__pause_until(zkc_client_t *c, int64_t until_ms) {
   return over ? ZKC_ECLOSED : ZKC_OK;
 }
 
+int zkc__background_retry(zkc_client_t *c, int rc, int *attempt) {
+  if (zkc__permanent(rc)) return rc;
+  if (attempt == NULL) return ZKC_OK;
+  return zkc__pause_until(c,
+                          zkc__now_ms() + zkc__background_backoff_ms(attempt));
+}
+
 int zkc__retry_wait(zkc_client_t *c, int *attempt, int rc,
                     int64_t deadline_ms) {
   int64_t wake_at = 0;

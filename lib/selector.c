@@ -113,7 +113,7 @@ static int one_turn(void *arg) {
              "election: %s%s", s->cand.path, zkc_strerror(rc),
              s->auto_requeue ? "; trying again" : "");
     /* Without auto_requeue the turn ends: queued again by requeue. */
-    return zkc__candidate_retry_later(&s->cand, s->auto_requeue);
+    return zkc__candidate_retry_later(&s->cand, rc, s->auto_requeue);
   }
 
   /* Trouble that came while we queued may already have put the node in
@@ -180,7 +180,8 @@ static int selector_create_impl(zkc_selector_t **out, zkc_client_t *client,
     s->on_error_fn = opts->on_error;
   }
   /* Everything on_state reads is set before it can run. */
-  const char *id = opts && opts->id ? opts->id : zkc__holder_id(client);
+  const char *id =
+      opts && opts->id ? opts->id : zkc__client_facts(client).holder_id;
   int rc =
       zkc__candidate_init(&s->cand, "selector", ZKC_RECIPE_SELECTOR, client,
                           path, id, on_state, s);
@@ -218,7 +219,7 @@ static int selector_requeue_impl(zkc_selector_t *s) {
   if (s == NULL)
     return zkc__refuse(NULL, ZKC_EINVAL,
                        "zkc_selector_requeue: selector is NULL");
-  int closed = zkc__client_closed(s->cand.client);
+  int closed = zkc__client_facts(s->cand.client).closed;
   pthread_mutex_lock(&s->cand.mu);
   int rc = s->cand.state == ZKC__LATENT   ? ZKC_EINVAL
            : s->cand.state == ZKC__CLOSED ? ZKC_ECLOSED
@@ -312,7 +313,7 @@ int zkc_selector_destroy(zkc_selector_t *s) {
 int zkc_selector_should_stop(const zkc_selector_t *s) {
   if (s == NULL) return 1;
   return atomic_load(&s->cand.rec.lost) || atomic_load(&s->cand.cancel) ||
-         zkc__client_closed(s->cand.client);
+         zkc__client_facts(s->cand.client).closed;
 }
 
 int zkc_selector_has_leadership(const zkc_selector_t *cs) {

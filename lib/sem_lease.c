@@ -33,7 +33,7 @@ static int lease_release_impl(zkc_lease_t *l) {
    * later is told (hold_fate.h). */
   int unproven = 0;
   int rc = atomic_load(&l->rec.lost) ? ZKC_ELOST
-           : zkc__client_closed(c)   ? ZKC_ECLOSED
+           : zkc__client_facts(c).closed   ? ZKC_ECLOSED
                                      : zkc__hold_rec_release_code(&l->rec, c,
                                                                   &unproven);
   for (size_t i = 0; unproven && i < l->n; i++)
@@ -48,7 +48,7 @@ static int lease_release_impl(zkc_lease_t *l) {
       pthread_mutex_lock(&s->mu);
       for (size_t k = 0; k < l->n; k++)
         zkc__guard_add(c, l->nodes[k].node, l->nodes[k].session_id,
-                       zkc__sem_on_node_gone, s, &l->guards[k]);
+                       zkc__sem_on_node_gone, s, NULL, &l->guards[k]);
       s->users--;
       pthread_mutex_unlock(&s->mu);
       atomic_store(&l->released, 0);

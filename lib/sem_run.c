@@ -215,7 +215,7 @@ static void clean(zkc__srun_t *r, int rc) {
   }
   for (int i = 0; i < r->ndel; i++) {
     del_t *d = &r->dels[i];
-    if (zkc__client_closed(c)) continue; /* the nodes went with it */
+    if (zkc__client_facts(c).closed) continue; /* the nodes went with it */
     if (!zkc__session_live(c) || (d->op = op_new(r)) == NULL) {
       if (d->kind != D_PARENT) zkc__janitor_add(c, d->path, NULL);
       continue;
@@ -385,7 +385,7 @@ static zkc__qneed_t s_step(void *run) {
         break;
       case S_CONNECT:
         if (zkc__session_live(c)) r->st = S_LAYOUT;
-        else if (zkc__client_closed(c)) end(r, ZKC_ECLOSED);
+        else if (zkc__client_facts(c).closed) end(r, ZKC_ECLOSED);
         else if (zkc__now_ms() >= r->deadline) end(r, ZKC_ETIMEDOUT);
         else return ZKC__QN_SESSION;
         break;

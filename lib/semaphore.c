@@ -56,7 +56,7 @@ static void on_state(void *ctx, zkc_state_t st, int64_t lost_session) {
   zkc_sem_t *s = ctx;
   zkc__lost_list_t lost = {0};
   zkc_lost_reason_t why = ZKC_LOST_SESSION;
-  int on_suspend = zkc__lost_on_suspended(s->client);
+  int on_suspend = zkc__client_facts(s->client).lost_on_suspended;
   pthread_mutex_lock(&s->mu);
   for (zkc_lease_t *l = s->held; l; l = l->next)
     if (!l->owned && zkc__hold_rec_on_state(&l->rec, st, lost_session,
@@ -138,7 +138,7 @@ static int sem_create_impl(zkc_sem_t **out, zkc_client_t *client,
   }
   /* Set before on_state can run (see zkc__mutex_new). */
   s->client = client;
-  s->st = zkc__stats_for(zkc__client_stats_hub(client), ZKC_RECIPE_SEMAPHORE,
+  s->st = zkc__stats_for(zkc__client_facts(client).stats, ZKC_RECIPE_SEMAPHORE,
                          path);
   int rc = zkc__recipe_attach(client, on_state, s);
   if (rc != ZKC_OK) {
@@ -248,7 +248,8 @@ static int record(zkc_sem_t *s, zkc_lease_t *l) {
     return ZKC_ELOST;
   for (size_t i = 0; i < l->n; i++)
     if (zkc__guard_add(c, l->nodes[i].node, l->nodes[i].session_id,
-                       zkc__sem_on_node_gone, s, &l->guards[i]) != ZKC_OK)
+                       zkc__sem_on_node_gone, s, NULL,
+                       &l->guards[i]) != ZKC_OK)
       zkc__log(c, ZKC_LOG_WARN, "out of memory: a lease of %s is unwatched",
                s->path);
   list_locked(s, l);

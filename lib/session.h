@@ -42,14 +42,7 @@ unsigned zkc__public_enter(void);
  * refusal since `mark` already described that code. */
 int zkc__public_leave(const char *fn, unsigned mark, int rc);
 
-/* ---- life: references and blocking calls (client.c, state.c) ---- */
-
-/* The options' defaults, and zkc_client_open on options of this library's
- * size: what the sized calls (opts.c) run; the headers' zkc_client_opts_init
- * and zkc_client_open are inline over those. Messages name zkc_client_open. */
-void zkc__client_opts_defaults(zkc_client_opts_t *opts);
-int zkc__client_open(zkc_client_t **out, const char *connect_string,
-                     const zkc_client_opts_t *opts);
+/* ---- life: blocking calls (state.c) ---- */
 
 /* Brackets a blocking call: fails with ZKC_EDEADLK on a callback thread and
  * ZKC_ECLOSED after close; close waits until every entered call left. */
@@ -58,34 +51,31 @@ void zkc__call_leave(zkc_client_t *c);
 
 /* ---- the session's state (state.c) ---- */
 
-/* How a node owned by session_id stands now. */
+/* How a session (a node it owns) stands now: the client's facts give the
+ * current session's; any other session is gone. */
 typedef enum {
   ZKC__SESSION_LIVE,  /* the current session, connected read-write */
   ZKC__SESSION_DOUBT, /* the current session, connection down or read-only */
   ZKC__SESSION_GONE   /* expired, presumed lost, replaced, or never ours */
 } zkc__session_fate_t;
-zkc__session_fate_t zkc__session_fate(zkc_client_t *c, int64_t session_id);
-/* Current session id (0 if none). */
-int64_t zkc__session_id(zkc_client_t *c);
-
-/* The client's stats records (stats.h): recipes take theirs at create. */
-struct zkc__stats_hub *zkc__client_stats_hub(zkc_client_t *c);
-
 /* Waits until a live session is connected read-write (through a session
  * re-creation if one is under way), up to deadline_ms. ZKC_OK,
  * ZKC_ETIMEDOUT or ZKC_ECLOSED (closed, or the thread's wait cancelled). */
 int zkc__wait_connected(zkc_client_t *c, int64_t deadline_ms);
 
-/* 1 once zkc_client_close has begun. */
-int zkc__client_closed(zkc_client_t *c);
-
-/* ---- the client's settings (state.c) ---- */
-
-/* The holder id stored in lock nodes (the option, or "host:pid"); lives as
- * long as the client. */
-const char *zkc__holder_id(const zkc_client_t *c);
-/* The lost_on_suspended option. */
-int zkc__lost_on_suspended(const zkc_client_t *c);
+/* What a recipe reads of its client: where it stands now, read together
+ * under the client's lock, and its settings, fixed at open. */
+typedef struct zkc__client_facts {
+  int64_t session_id;    /* the current session's id (0 if none) */
+  zkc__session_fate_t session; /* how it stands */
+  int closed;            /* 1 once zkc_client_close has begun */
+  const char *holder_id; /* stored in lock nodes (the option, or
+                            "host:pid"); lives as long as the client */
+  int lost_on_suspended; /* the option */
+  struct zkc__stats_hub *stats; /* the stats records (stats.h): recipes
+                                   take theirs at create */
+} zkc__client_facts_t;
+zkc__client_facts_t zkc__client_facts(zkc_client_t *c);
 /* ---- state changes for recipes (client.c, listeners.c) ---- */
 
 /* Recipes learn of state changes before the user's listeners do: fn is
@@ -210,6 +200,9 @@ typedef struct zkc__call {
   zkc__names_t children; /* ZKC__REQ_CHILDREN */
   int failed;            /* the CHECK kinds: as op->failed */
   int failed_check;      /* the CHECK kinds: as op->failed_check */
+  int check_gone;        /* the CHECK kinds: 1 when the node the
+                            transaction rests on (its check) is gone, so
+                            the hold that node is is lost */
   int unsent;            /* 1: no op could be made (rc says why), so
                             nothing of the call went out */
   zkc__op_t *op;         /* the call's, from the send to the wait */
@@ -258,9 +251,6 @@ int zkc__call(zkc_client_t *c, zkc__call_t *calls, size_t n,
               const zkc__call_opts_t *o);
 /* Frees the answers (data, created, children) and zeroes them. */
 void zkc__call_clear(zkc__call_t *calls, size_t n);
-/* 1 when a transaction's answer says the node it rests on (its check) is
- * gone: the hold that node is is lost. */
-int zkc__call_check_gone(const zkc__call_t *k);
 
 /* ---- threads waiting for a watched node (waiters.c) ---- */
 
@@ -293,32 +283,28 @@ typedef enum {
   ZKC__WAKE_LOST
 } zkc__wake_t;
 
-/* Blocks until the watch fires, the deadline passes, the client closes (or
- * the thread's wait is cancelled) or the waiter's session is gone. */
-zkc__wake_t zkc__waiter_wait(zkc_client_t *c, zkc__waiter_t *w,
-                             int64_t deadline_ms);
-
-
-
-
 /* A waiter's life (the observer's, watching a node or a path's children
- * without a queue run; the runs' through their world, qworld.h).
- * Registers w (fresh id, its own condition variable) for a watch on path
- * (kept by reference: it must outlive the registration). */
+ * without a queue run; the runs' through their world, qworld.h), in two
+ * calls. Registers w (fresh id, its own condition variable) for a watch on
+ * path (kept by reference: it must outlive the registration). */
 int zkc__waiter_register(zkc_client_t *c, zkc__waiter_t *w, const char *path);
-/* What a waiter leaving leaves on the server: nothing (its watch fired,
- * or was never set), its data watch, or its children watch (and, with
- * `also`, that node's data watch). */
+/* The watch a waiter set on the server: none, its data watch, or its
+ * children watch (and, with `also`, that node's data watch). */
 typedef enum {
   ZKC__LEFT_NONE,
   ZKC__LEFT_DATA,
   ZKC__LEFT_CHILDREN
 } zkc__watch_left_t;
-/* Ends a registration: removes the watch it left, which the server keeps
- * once per path and session, shared by every watcher of this client on
- * that path (another waiter, a holder's guard): those are told to set
- * theirs again, and a change meanwhile is seen by their next read. */
-void zkc__waiter_end(zkc_client_t *c, zkc__waiter_t *w, zkc__watch_left_t left);
+/* Ends a registration, first, with `wait`, blocking until the watch
+ * fires, the client closes (or the thread's wait is cancelled) or the
+ * waiter's session is gone; returns why the wait ended (ZKC__WAKE_CLOSED
+ * without `wait`). The watch `set` (the kind the waiter set on the server)
+ * is removed unless it fired or went with its session: the server keeps
+ * one per path and session, shared by every watcher of this client on that
+ * path (another waiter, a holder's guard): those are told to set theirs
+ * again, and a change meanwhile is seen by their next read. */
+zkc__wake_t zkc__waiter_end(zkc_client_t *c, zkc__waiter_t *w, int wait,
+                            zkc__watch_left_t set);
 
 /* Wakes every waiter and every wait on the state condition, so that a
  * thread whose cancel flag was just set (zkc__cancel_bind) sees it. */
@@ -330,25 +316,27 @@ void zkc__cancel_wake(zkc_client_t *c);
  * its session lived. */
 typedef void (*zkc__guard_fn)(void *ctx, uint64_t guard_id);
 
-/* Watches `path` (a node of session_id) until zkc__guard_remove, from a
- * short while after this call on; sets *id (never 0). No ZooKeeper traffic
- * here. ZKC_OK or ZKC_ENOMEM. */
-int zkc__guard_add(zkc_client_t *c, const char *path, int64_t session_id,
-                   zkc__guard_fn fn, void *ctx, uint64_t *id);
-/* As zkc__guard_add, for a revocable hold: watched at once with a get-watch,
- * and revoked_fn(ctx, id) is told on the maintenance thread of each data
+/* A revocable hold's guard: watched at once with a get-watch, and
+ * revoked_fn(ctx, id) is told on the maintenance thread of each data
  * version after told_version (-1: any) that carries the revocation marker
  * (zkc__is_revoke_marker). */
-int zkc__guard_add_revocable(zkc_client_t *c, const char *path,
-                             int64_t session_id, zkc__guard_fn fn,
-                             zkc__guard_fn revoked_fn, void *ctx,
-                             int32_t told_version, uint64_t *id);
-/* The data version whose marker guard `id` told last (-1: none): a guard
- * that replaces it on the same node starts from there. */
-int32_t zkc__guard_told_version(zkc_client_t *c, uint64_t id);
+typedef struct zkc__guard_revoke {
+  zkc__guard_fn revoked_fn;
+  int32_t told_version;
+} zkc__guard_revoke_t;
+
+/* Watches `path` (a node of session_id) until zkc__guard_remove, from a
+ * short while after this call on (at once when revocable: `revoke` not
+ * NULL); sets *id (never 0). No ZooKeeper traffic here. ZKC_OK or
+ * ZKC_ENOMEM. */
+int zkc__guard_add(zkc_client_t *c, const char *path, int64_t session_id,
+                   zkc__guard_fn fn, void *ctx,
+                   const zkc__guard_revoke_t *revoke, uint64_t *id);
 /* Stops guarding; once it returns, fn is not running for it (unless called
- * from fn itself). id 0 is ignored. */
-void zkc__guard_remove(zkc_client_t *c, uint64_t id);
+ * from fn itself). id 0 is ignored. Returns the data version whose marker
+ * the guard told last (-1: none): a guard that replaces it on the same
+ * node starts from there. */
+int32_t zkc__guard_remove(zkc_client_t *c, uint64_t id);
 
 /* ---- guaranteed deletes (janitor.c) ---- */
 
@@ -361,27 +349,16 @@ void zkc__janitor_add(zkc_client_t *c, const char *path, const char *uuid);
  * (a recipe's retried request, the janitor's delete, the guard's check, a
  * new session, the latch's next try) is timed there ---- */
 
-/* 1 for the codes worth retrying: connection loss, operation timeout. */
-int zkc__retryable(int rc);
-
-/* 1 for the codes the same request would meet again however long it
- * waited: an ACL or the credentials refuse it, the chroot is gone, the
- * server rejects the path or the ACL, the path holds another recipe's
- * nodes (ZKC_ELAYOUT). A recipe that queues on its own
- * thread (latch, selector) ends its election on them instead of retrying
- * forever. */
-int zkc__permanent(int rc);
-
-/* The same policy for the library's own background work (a new session, a
- * janitor's delete, a guard's check, an election's next try), with fixed
- * bounds of its own (100 ms base, 5 s cap) rather than the user's request
- * policy: a zero base must not make it spin, a long cap must not leave a
- * dead node blocking a queue. Counts *attempt up (saturating). */
-int64_t zkc__background_backoff_ms(int *attempt);
-
-/* The pause of a retry's backoff, on the client's state: ZKC_OK at
- * until_ms, ZKC_ECLOSED when close or a cancel cut it short. */
-int zkc__pause_until(zkc_client_t *c, int64_t until_ms);
+/* A recipe's own thread (an election's, an observer's) after its round
+ * failed with rc: rc when the same request would meet it again however
+ * long it waited (zkc__permanent, session_shared.h: an ACL, the
+ * credentials, the chroot, the path's layout), on which the recipe ends
+ * instead of retrying forever; else ZKC_OK once the background policy's
+ * pause (zkc__background_backoff_ms, counting *attempt up) is over, on the
+ * client's state, or ZKC_ECLOSED when close or the thread's cancel
+ * (zkc__cancel_bind) cut it short. attempt NULL: no pause (ZKC_OK: the
+ * caller tries again on a cue of its own). */
+int zkc__background_retry(zkc_client_t *c, int rc, int *attempt);
 
 /* ---- log lines through the client's sink (log.c) ---- */
 

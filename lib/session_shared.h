@@ -66,6 +66,19 @@ void zkc__granted(zkc_client_t *c);
 int zkc__retry_wait(zkc_client_t *c, int *attempt, int rc,
                     int64_t deadline_ms);
 
+/* 1 for the codes the same request would meet again however long it
+ * waited: an ACL or the credentials refuse it, the chroot is gone, the
+ * server rejects the path or the ACL, the path holds another recipe's
+ * nodes (ZKC_ELAYOUT). */
+int zkc__permanent(int rc);
+
+/* The retry policy for the library's own background work (a new session, a
+ * janitor's delete, a guard's check, an election's next try), with fixed
+ * bounds of its own (100 ms base, 5 s cap) rather than the user's request
+ * policy: a zero base must not make it spin, a long cap must not leave a
+ * dead node blocking a queue. Counts *attempt up (saturating). */
+int64_t zkc__background_backoff_ms(int *attempt);
+
 /* A call's answer: the first failed request's, in order; a sync's failure
  * only when every other request succeeded, and its ZKC_ENONODE never (the
  * reads behind it tell that). */
@@ -76,6 +89,10 @@ int zkc__call_retries(zkc__call_retry_t retry, int answer);
 /* What a retried call returns when its retries stop for `why` after the
  * answer `answer`. */
 int zkc__call_stop(zkc__call_retry_t retry, int answer, int why);
+/* 1 when a transaction's answer says the node it rests on (its check) is
+ * gone (the hold that node is is lost): what zkc__call sets a call's
+ * check_gone by. */
+int zkc__call_check_gone(const zkc__call_t *k);
 /* 1 when the call is a create whose answer says its parent is missing: a
  * count's ZKC_ENONODE, or a fenced create's when its write failed (not its
  * check: that is the hold gone). */

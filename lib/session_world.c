@@ -12,14 +12,20 @@
 #include "session_shared.h"
 #include "util.h"
 
-static const char *holder_id(zkc_client_t *c) { return zkc__holder_id(c); }
+static int64_t session_id(zkc_client_t *c) {
+  return zkc__client_facts(c).session_id;
+}
+static int closed(zkc_client_t *c) { return zkc__client_facts(c).closed; }
+static const char *holder_id(zkc_client_t *c) {
+  return zkc__client_facts(c).holder_id;
+}
 
 const zkc__qworld_t zkc__qworld_session = {
     .send = zkc__send,
-    .session_id = zkc__session_id,
+    .session_id = session_id,
     .session_fate = zkc__session_fate,
     .session_live = zkc__session_live,
-    .closed = zkc__client_closed,
+    .closed = closed,
     .grant_fresh = zkc__grant_fresh,
     .holder_id = holder_id,
     .granted = zkc__granted,

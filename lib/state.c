@@ -110,18 +110,16 @@ zkc__session_fate_t zkc__session_fate(zkc_client_t *c, int64_t session_id) {
   return fate;
 }
 
-int64_t zkc__session_id(zkc_client_t *c) {
+zkc__client_facts_t zkc__client_facts(zkc_client_t *c) {
+  zkc__client_facts_t f = {.holder_id = c->holder_id,
+                           .lost_on_suspended = c->opts.lost_on_suspended,
+                           .stats = &c->stats};
   pthread_mutex_lock(&c->mu);
-  int64_t id = c->session_id;
+  f.session_id = c->session_id;
+  f.session = zkc__session_fate_locked(c, c->session_id);
+  f.closed = c->closed;
   pthread_mutex_unlock(&c->mu);
-  return id;
-}
-
-int zkc__client_closed(zkc_client_t *c) {
-  pthread_mutex_lock(&c->mu);
-  int closed = c->closed;
-  pthread_mutex_unlock(&c->mu);
-  return closed;
+  return f;
 }
 
 static int client_session_id_impl(zkc_client_t *c, int64_t *session_id) {
@@ -193,14 +191,8 @@ int zkc__on_maint_thread_locked(const zkc_client_t *c) {
   return c->maint_started && pthread_equal(pthread_self(), c->maint);
 }
 
-const char *zkc__holder_id(const zkc_client_t *c) { return c->holder_id; }
-
 zkc_parent_mode_t zkc__parent_mode(const zkc_client_t *c) {
   return c->opts.parent_mode;
-}
-
-int zkc__lost_on_suspended(const zkc_client_t *c) {
-  return c->opts.lost_on_suspended;
 }
 
 uint64_t zkc__requests(const zkc_client_t *c) {

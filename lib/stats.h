@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The stats' records and counts (stats.c): each recipe object takes its
- * record at create (through zkc__client_stats_hub, session.h), then counts
+ * record at create (through zkc__client_facts, session.h), then counts
  * with atomics only (no lock, no allocation), and the client's event hook
  * is told as each event is counted. */
 #ifndef ZKC_STATS_INT_H

@@ -10,8 +10,6 @@
 
 #define LOAD(x) atomic_load_explicit(&(x), memory_order_relaxed)
 
-zkc__stats_hub_t *zkc__client_stats_hub(zkc_client_t *c) { return &c->stats; }
-
 static int client_stats_impl(zkc_client_t *c, zkc_client_stats_t *out) {
   if (c == NULL || out == NULL)
     return zkc__refuse(c, ZKC_EINVAL, "zkc_client_stats: %s is NULL",

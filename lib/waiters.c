@@ -170,10 +170,18 @@ void zkc__waiter_unwatch_children(zkc_client_t *c, zkc__waiter_t *w) {
   pthread_mutex_unlock(&c->mu);
 }
 
-void zkc__waiter_end(zkc_client_t *c, zkc__waiter_t *w, zkc__watch_left_t left) {
-  if (left == ZKC__LEFT_DATA) zkc__waiter_unwatch(c, w);
-  else if (left == ZKC__LEFT_CHILDREN) zkc__waiter_unwatch_children(c, w);
+zkc__wake_t zkc__waiter_end(zkc_client_t *c, zkc__waiter_t *w, int wait,
+                            zkc__watch_left_t set) {
+  zkc__wake_t why =
+      wait ? zkc__waiter_wait(c, w, ZKC__FOREVER) : ZKC__WAKE_CLOSED;
+  /* A watch that did not fire is left on the server, unless the session
+   * that set it is gone (and its watches with it). */
+  int left = why == ZKC__WAKE_CLOSED || why == ZKC__WAKE_TIMEOUT;
+  if (left && set == ZKC__LEFT_DATA) zkc__waiter_unwatch(c, w);
+  else if (left && set == ZKC__LEFT_CHILDREN)
+    zkc__waiter_unwatch_children(c, w);
   zkc__waiter_unregister(c, w);
+  return why;
 }
 
 void zkc__waiters_wake_all_locked(zkc_client_t *c) {
