@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "session.h"
 #include "kernel_door.h"
 #include "names.h" /* the parents' walk */
 #include "session_shared.h"

@@ -13,7 +13,7 @@
 
 #include "hash.h"
 #include "renewal.h"
-#include "session_shared.h"
+#include "session_types.h"
 #include "stats.h"
 #include "util.h"
 #include "zkcoord/client.h"

@@ -10,6 +10,7 @@
 #include <string.h>
 
 
+#include "session.h"
 #include "client_struct.h"
 #include "names.h"
 #include "session_shared.h"

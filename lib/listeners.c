@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 
+#include "session.h"
 #include "client_struct.h"
 #include "session_shared.h"
 #include "zkcoord/common.h"

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "session.h"
 #include "client_struct.h"
 #include "session_shared.h"
 #include "zkcoord/common.h"

@@ -2,6 +2,7 @@
 /* Retry policy: exponential backoff with jitter on connection loss and
  * operation timeout. */
 
+#include "session.h"
 #include "client_struct.h"
 #include "kernel_door.h"
 #include "session_shared.h"

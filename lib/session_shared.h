@@ -1,5 +1,4 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-#include "session.h"
 /* What the session layer's files share among themselves, and no recipe
  * may call (check-layers.sh holds recipes to session.h): the handle, the
  * maintenance thread, the listeners' dispatch, the state under the
@@ -11,6 +10,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 
+#include "session_types.h"
 
 /* ---- the client's life, under the recipes' attach (client.c, listeners.c) ---- */
 
@@ -128,25 +128,12 @@ int zkc__wait_connected_or_refused(zkc_client_t *c, int64_t deadline_ms);
 
 /* ---- the client's requests as a whole (op.c), node watches (watches.c) ---- */
 
-/* Who a node watch belongs to. The client keeps one handler per kind
- * (set at open), told on the ZooKeeper completion thread with the owner's
- * id: an owner that left meanwhile is simply not found. */
-typedef enum {
-  ZKC__WATCH_WAITER, /* a thread waiting on a predecessor (waiters.c) */
-  ZKC__WATCH_GUARD,  /* a holder watching its own node (guard.c) */
-  ZKC__WATCH_KINDS
-} zkc__watch_kind_t;
-typedef void (*zkc__watch_fn)(zkc_client_t *c, uint64_t id, const char *path,
-                              int deleted);
-
 /* Sets a watch for guard `id` on path: an exists-watch, or with with_data
  * a get-watch. The answer (ZKC_OK: the node exists and is watched) goes to
  * done(ctx, rc, data, len, version) on the completion thread: the node's
  * data (with_data only; valid during the call) and data version (-1 when
  * rc is not ZKC_OK). When the request cannot be sent the code is returned
  * here and done is not called. */
-typedef void (*zkc__answer_fn)(void *ctx, int rc, const char *data, int len,
-                               int32_t version);
 int zkc__send_guard_watch(zkc_client_t *c, const char *path, uint64_t id,
                           int with_data, zkc__answer_fn done, void *ctx);
 
@@ -215,7 +202,6 @@ int64_t zkc__backoff_ms(const zkc_retry_policy_t *p, int attempt);
 
 /* The ZooKeeper client's log callback bound to c's sink (a shared fallback
  * when every slot is taken), as the handle wants it; unbound at close. */
-typedef void (*zkc__zk_log_fn)(const char *message);
 zkc__zk_log_fn zkc__log_bind(zkc_client_t *c);
 void zkc__log_unbind(zkc_client_t *c);
 
@@ -244,7 +230,6 @@ void zkc__error_detail(int rc, const char *fmt, ...)
  * (zkc__public_enter). */
 int zkc__error_detailed_since(unsigned mark, int rc);
 
-
 /* ---- behind the door: requests by kind, watches, waiters' registration,
  * the queue views. Recipes send requests as data (zkc__send); the queue
  * engine's and the lease run's rounds reach the watches and the views
@@ -252,14 +237,6 @@ int zkc__error_detailed_since(unsigned mark, int rc);
 
 /* The client's parent_mode option. */
 zkc_parent_mode_t zkc__parent_mode(const zkc_client_t *c);
-
-/* Node kinds zkcoord creates. */
-typedef enum {
-  ZKC__CREATE_PERSISTENT,
-  ZKC__CREATE_CONTAINER,
-  ZKC__CREATE_EPHEMERAL_SEQUENTIAL,
-  ZKC__CREATE_EPHEMERAL
-} zkc__create_mode_t;
 
 /* Each submit either queues the request (its completion fills op) or fails
  * at once, in which case op is marked done with the error. */
@@ -305,7 +282,6 @@ void zkc__probe_answered(zkc_client_t *c, int ok);
 int zkc__probe_step_locked(zkc_client_t *c, int64_t *wake);
 /* The probe's sync on the live handle (ops.c): ZKC_OK once sent; its
  * answer goes to fn (ok: 1 when the leader answered). One at a time. */
-typedef void (*zkc__probed_fn)(zkc_client_t *c, int ok);
 int zkc__submit_probe(zkc_client_t *c, zkc__probed_fn fn);
 
 /* A sync through the leader (ZKC__REQ_SYNC says what it proves). */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 
+#include "session.h"
 #include "client_struct.h"
 #include "session_shared.h"
 #include "zkcoord/common.h"
