@@ -10,6 +10,7 @@
 
 #include "acl.h"
 #include "client_struct.h"
+#include "stats.h"
 #include "names.h"
 #include "qview.h"
 #include "session_shared.h"

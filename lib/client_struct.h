@@ -14,7 +14,7 @@
 #include "hash.h"
 #include "renewal.h"
 #include "session_types.h"
-#include "stats.h"
+#include "stats_hub.h"
 #include "util.h"
 #include "zkcoord/client.h"
 

@@ -12,6 +12,7 @@
 
 #include "session.h"
 #include "client_struct.h"
+#include "stats.h"
 #include "session_shared.h"
 #include "zkcoord/common.h"
 
