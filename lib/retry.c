@@ -59,12 +59,3 @@ int zkc__pause_until(zkc_client_t *c, int64_t until_ms) {
   pthread_mutex_unlock(&c->mu);
   return over ? ZKC_ECLOSED : ZKC_OK;
 }
-
-int zkc__retry_wait(zkc_client_t *c, int *attempt, int rc,
-                    int64_t deadline_ms) {
-  int64_t wake_at = 0;
-  if ((rc = zkc__retry_delay(c, attempt, rc, deadline_ms, &wake_at)) != ZKC_OK)
-    return rc;
-  if (zkc__pause_until(c, wake_at) != ZKC_OK) return ZKC_ECLOSED;
-  return zkc__wait_connected(c, deadline_ms);
-}

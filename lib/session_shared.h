@@ -57,7 +57,7 @@ void zkc__granted(zkc_client_t *c);
 
 /* ---- the one call's rules (call.c; the call itself is in session.h) ---- */
 
-/* After a retryable failure (retry.c; a recipe waits so only inside
+/* After a retryable failure (call.c; a recipe waits so only inside
  * zkc__call): sleeps the policy's backoff for `*attempt`, then waits for
  * the connection, both bounded by deadline_ms, and returns
  * ZKC_OK to try again (attempt incremented), or the reason to stop:
