@@ -147,6 +147,7 @@ static zkc_client_t *client_alloc(const char *connect,
   c->events_tail = &c->events;
   c->watch_fns[ZKC__WATCH_WAITER] = zkc__waiter_event;
   c->watch_fns[ZKC__WATCH_GUARD] = zkc__guard_event;
+  c->guards_renew_locked = zkc__guards_renew_locked;
   return c;
 }
 

@@ -170,7 +170,8 @@ void zkc__waiters_wake_all_locked(zkc_client_t *c);
 void zkc__guard_event(zkc_client_t *c, uint64_t id, const char *path,
                       int deleted);
 /* The guards on path set their watch again soon (it was removed from the
- * server); caller holds the client's lock. */
+ * server); caller holds the client's lock. The waiters reach it through
+ * the client (client_struct.h's guards_renew_locked). */
 void zkc__guards_renew_locked(zkc_client_t *c, const char *path);
 /* Maintenance thread, client's lock held: tells one owner or sets one
  * watch; 1 if it did. */
