@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 
+#include "errors.h"
 #include "session_types.h"
 
 /* ---- the client's life, under the recipes' attach (client.c, listeners.c) ---- */
@@ -206,30 +207,8 @@ int64_t zkc__backoff_ms(const zkc_retry_policy_t *p, int attempt);
 zkc__zk_log_fn zkc__log_bind(zkc_client_t *c);
 void zkc__log_unbind(zkc_client_t *c);
 
-/* ---- ZooKeeper's result codes, translated (errors.c) ---- */
-
-/* The ZKC_* code for a ZooKeeper client code (ZOK gives ZKC_OK). Codes that
- * are not the caller's to act on (marshalling, API misuse) become
- * ZKC_EPROTO. */
-int zkc__zk_error(int zk_rc);
-
-/* Remembers a failed ZooKeeper code for zkc_last_zk_code on the calling
- * thread (ZOK is ignored). */
-void zkc__note_zk_code(int zk_rc);
-
-/* Notes ZooKeeper's "authentication failed" on the calling thread: for a
- * refusal learnt from the session's state rather than a request's result. */
-void zkc__note_auth_refused(void);
-
-/* Sets the thread's zkc_last_error_message to the detail of a failure
- * with code rc (errors.c): the public call that returns rc keeps it
- * (zkc__public_leave, session.h). */
-void zkc__error_message_vset(int rc, const char *fmt, va_list ap);
-void zkc__error_detail(int rc, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-/* 1 when a detail for rc was written on this thread since `mark`
- * (zkc__public_enter). */
-int zkc__error_detailed_since(unsigned mark, int rc);
+/* ZooKeeper's result codes translated, and the thread's last error, are
+ * errors.c's (errors.h, included above). */
 
 /* ---- behind the door: requests by kind, watches, waiters' registration,
  * the queue views. Recipes send requests as data (zkc__send); the queue
