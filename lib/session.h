@@ -59,6 +59,7 @@ void zkc__call_leave(zkc_client_t *c);
 
 /* ---- the session's state (state.c) ---- */
 
+/* How a node owned by session_id stands now. */
 zkc__session_fate_t zkc__session_fate(zkc_client_t *c, int64_t session_id);
 /* Current session id (0 if none). */
 int64_t zkc__session_id(zkc_client_t *c);
@@ -81,6 +82,7 @@ int zkc__client_closed(zkc_client_t *c);
 const char *zkc__holder_id(const zkc_client_t *c);
 /* The lost_on_suspended option. */
 int zkc__lost_on_suspended(const zkc_client_t *c);
+
 /* ---- state changes for recipes (client.c, listeners.c) ---- */
 
 /* A recipe object's tie to its client (the async context's too): a
@@ -91,9 +93,8 @@ int zkc__lost_on_suspended(const zkc_client_t *c);
 int zkc__recipe_attach(zkc_client_t *c, zkc__observer_fn fn, void *ctx);
 int zkc__recipe_detach(zkc_client_t *c, zkc__observer_fn fn, void *ctx);
 
-/* ---- an op: one request in flight and its answer (op.c) ---- */
-
-/* ---- requests as data (ops.c) ---- */
+/* An op (one request in flight, opaque here), a request as data and a
+ * call's options are plain types: session_types.h. */
 
 /* ---- one call: requests sent together, each answer awaited within a
  * limit, retried under the client's policy when asked (call.c). Every

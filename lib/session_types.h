@@ -163,6 +163,7 @@ typedef struct zkc__call_opts {
   int parents;
 } zkc__call_opts_t;
 
+/* How a waiter's wait ended (zkc__waiter_wait, session.h). */
 typedef enum {
   ZKC__WAKE_FIRED,
   ZKC__WAKE_TIMEOUT,
