@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "session.h"
 #include "kernel_door.h"
 #include "names.h" /* the parents' walk */
 #include "session_shared.h"
@@ -146,6 +147,17 @@ void zkc__call_clear(zkc__call_t *calls, size_t n) {
     k->data_len = 0;
     k->children = (zkc__names_t){0};
   }
+}
+
+/* Beside the call, its one user: a recipe waits for the connection only
+ * inside zkc__call (session_shared.h). */
+int zkc__retry_wait(zkc_client_t *c, int *attempt, int rc,
+                    int64_t deadline_ms) {
+  int64_t wake_at = 0;
+  if ((rc = zkc__retry_delay(c, attempt, rc, deadline_ms, &wake_at)) != ZKC_OK)
+    return rc;
+  if (zkc__pause_until(c, wake_at) != ZKC_OK) return ZKC_ECLOSED;
+  return zkc__wait_connected(c, deadline_ms);
 }
 
 /* Waits for the connection as zkc__wait_connected, but a while at a time,

@@ -11,6 +11,7 @@
 #include "acl.h"
 #include "client_struct.h"
 #include "kernel_door.h"
+#include "stats.h"
 #include "names.h"
 #include "qview.h"
 #include "session_shared.h"
@@ -148,6 +149,7 @@ static zkc_client_t *client_alloc(const char *connect,
   c->events_tail = &c->events;
   c->watch_fns[ZKC__WATCH_WAITER] = zkc__waiter_event;
   c->watch_fns[ZKC__WATCH_GUARD] = zkc__guard_event;
+  c->guards_renew_locked = zkc__guards_renew_locked;
   return c;
 }
 

@@ -13,8 +13,8 @@
 
 #include "hash.h"
 #include "renewal.h"
-#include "session_shared.h"
-#include "stats.h"
+#include "session_types.h"
+#include "stats_hub.h"
 #include "util.h"
 #include "zkcoord/client.h"
 
@@ -116,6 +116,10 @@ struct zkc_client {
   atomic_uint_fast64_t requests; /* submitted to ZooKeeper (tests read it) */
   atomic_int_fast64_t last_answer_ms; /* when a request was last answered */
   zkc__watch_fn watch_fns[ZKC__WATCH_KINDS]; /* who a node watch tells */
+  /* Who sets a watch again that a waiter's removal took from the guards on
+   * the same path (the guards', set at open like watch_fns): the waiters
+   * stand beside the guards, not on them. Client's lock held. */
+  void (*guards_renew_locked)(zkc_client_t *c, const char *path);
 
   /* Requests in flight. The ZooKeeper client does not always complete the
    * requests still pending when the handle closes; close finishes them. */

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <zookeeper/zookeeper.h>
 
-#include "session_shared.h"
+#include "errors.h"
 #include "zkcoord/common.h"
 
 const char *zkc_strerror(int rc) {

@@ -22,6 +22,7 @@
 #include <string.h>
 
 
+#include "session.h"
 #include "client_struct.h"
 #include "kernel_door.h"
 #include "names.h"

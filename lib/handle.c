@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "session.h"
 #include "client_struct.h"
 #include "session_shared.h"
 #include "test_hooks.h"

@@ -3,53 +3,18 @@
  * loss would otherwise stay as long as the session lives and wedge the lock
  * for everyone. The maintenance thread retries such deletes, on whatever
  * session is current, until the node is gone (deleted, or gone with its
- * session) or the server refuses. Here too what a held node's delete
- * answered means (zkc__delete_answered): the world of the queue engine
- * (session_world.c) tells it, below the recipes. */
+ * session) or the server refuses. What it is given, and what a held
+ * node's delete answered means, are janitor_queue.c's: the recipes and
+ * the queue engine's world hand deletes over there, below these steps. */
 #include <stdlib.h>
 #include <string.h>
 
-
+#include "session.h"
 #include "client_struct.h"
 #include "kernel_door.h"
 #include "names.h"
 #include "session_shared.h"
 #include "zkcoord/common.h"
-
-void zkc__janitor_add(zkc_client_t *c, const char *path, const char *uuid) {
-  zkc__pending_t *p = calloc(1, sizeof *p);
-  char *copy = p ? strdup(path) : NULL;
-  if (copy == NULL) {
-    /* Nothing can be queued; the node goes when the session ends. */
-    free(p);
-    zkc__log(c, ZKC_LOG_ERROR, "out of memory: cannot queue delete of %s",
-             path);
-    return;
-  }
-  p->path = copy;
-  if (uuid) memcpy(p->uuid, uuid, sizeof p->uuid);
-  pthread_mutex_lock(&c->mu);
-  p->next = c->pending;
-  c->pending = p;
-  atomic_fetch_add(&c->janitor_pending, 1);
-  pthread_cond_broadcast(&c->state_cv);
-  pthread_mutex_unlock(&c->mu);
-}
-
-/* A delete cut by connection loss or a session's end is finished in the
- * background; a refusal is logged. */
-int zkc__delete_answered(zkc_client_t *c, const char *node, int rc) {
-  if (rc == ZKC_ENONODE) return ZKC_ELOST;
-  if (rc == ZKC_OK || rc == ZKC_ECLOSED) return ZKC_OK;
-  if (!zkc__retryable(rc) && rc != ZKC_ESESSIONEXPIRED) {
-    zkc__log(c, ZKC_LOG_ERROR,
-             "delete of %s refused (%s): it stays until its session ends",
-             node, zkc_strerror(rc));
-    return rc;
-  }
-  zkc__janitor_add(c, node, NULL);
-  return ZKC_OK;
-}
 
 /* path's delete, waited for. */
 static int delete_node(zkc_client_t *c, const char *path) {

@@ -13,7 +13,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
-#include "session.h"
+#include "session_types.h"
 
 /* ---- an op (op.c) ---- */
 

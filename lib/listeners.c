@@ -4,7 +4,9 @@
 
 #include <stdlib.h>
 
+#include "session.h"
 #include "client_struct.h"
+#include "stats.h"
 #include "session_shared.h"
 #include "zkcoord/common.h"
 

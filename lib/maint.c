@@ -10,7 +10,9 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "session.h"
 #include "client_struct.h"
+#include "stats.h"
 #include "session_shared.h"
 #include "zkcoord/common.h"
 

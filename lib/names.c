@@ -310,21 +310,6 @@ const char *zkc__basename(const char *path) {
   return slash ? slash + 1 : path;
 }
 
-void zkc__uuid_format(const unsigned char bytes[16], char out[37]) {
-  static const char hex[] = "0123456789abcdef";
-  unsigned char b[16];
-  memcpy(b, bytes, 16);
-  b[6] = (unsigned char)((b[6] & 0x0f) | 0x40); /* version 4 */
-  b[8] = (unsigned char)((b[8] & 0x3f) | 0x80); /* RFC 4122 variant */
-  char *o = out;
-  for (int i = 0; i < 16; i++) {
-    if (i == 4 || i == 6 || i == 8 || i == 10) *o++ = '-';
-    *o++ = hex[b[i] >> 4];
-    *o++ = hex[b[i] & 0x0f];
-  }
-  *o = '\0';
-}
-
 char *zkc__path_join(const char *a, const char *b) {
   size_t la = strlen(a), lb = strlen(b);
   char *s = malloc(la + lb + 2);

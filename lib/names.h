@@ -111,10 +111,6 @@ int zkc__name_has_uuid(const char *name, const char *uuid);
 /* Last segment of a path (after the final '/'); `path` itself if none. */
 const char *zkc__basename(const char *path);
 
-/* Formats 16 random bytes as a lowercase RFC 4122 version-4 UUID string
- * (36 characters + NUL). */
-void zkc__uuid_format(const unsigned char bytes[16], char out[37]);
-
 /* New string "<a>/<b>" (a must not end with '/'); NULL on OOM. */
 char *zkc__path_join(const char *a, const char *b);
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "session.h"
 #include "acl.h"
 #include "kernel_door.h"
 #include "ops_zk.h"

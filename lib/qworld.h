@@ -13,7 +13,7 @@
 
 #include <stdint.h>
 
-#include "session.h"
+#include "session_types.h"
 
 typedef struct zkc__qworld {
   /* ---- requests ---- */

@@ -2,6 +2,7 @@
 /* Retry policy: exponential backoff with jitter on connection loss and
  * operation timeout. */
 
+#include "session.h"
 #include "client_struct.h"
 #include "kernel_door.h"
 #include "session_shared.h"
@@ -64,13 +65,4 @@ int zkc__background_retry(zkc_client_t *c, int rc, int *attempt) {
   if (attempt == NULL) return ZKC_OK;
   return zkc__pause_until(c,
                           zkc__now_ms() + zkc__background_backoff_ms(attempt));
-}
-
-int zkc__retry_wait(zkc_client_t *c, int *attempt, int rc,
-                    int64_t deadline_ms) {
-  int64_t wake_at = 0;
-  if ((rc = zkc__retry_delay(c, attempt, rc, deadline_ms, &wake_at)) != ZKC_OK)
-    return rc;
-  if (zkc__pause_until(c, wake_at) != ZKC_OK) return ZKC_ECLOSED;
-  return zkc__wait_connected(c, deadline_ms);
 }

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "hash.h"
+#include "session_types.h"
 #include "zkcoord/client.h"
 
 /* ---- public calls (errors.c) ---- */
@@ -51,13 +52,6 @@ void zkc__call_leave(zkc_client_t *c);
 
 /* ---- the session's state (state.c) ---- */
 
-/* How a session (a node it owns) stands now: the client's facts give the
- * current session's; any other session is gone. */
-typedef enum {
-  ZKC__SESSION_LIVE,  /* the current session, connected read-write */
-  ZKC__SESSION_DOUBT, /* the current session, connection down or read-only */
-  ZKC__SESSION_GONE   /* expired, presumed lost, replaced, or never ours */
-} zkc__session_fate_t;
 /* Waits until a live session is connected read-write (through a session
  * re-creation if one is under way), up to deadline_ms. ZKC_OK,
  * ZKC_ETIMEDOUT or ZKC_ECLOSED (closed, or the thread's wait cancelled). */
@@ -76,12 +70,9 @@ typedef struct zkc__client_facts {
                                    take theirs at create */
 } zkc__client_facts_t;
 zkc__client_facts_t zkc__client_facts(zkc_client_t *c);
+
 /* ---- state changes for recipes (client.c, listeners.c) ---- */
 
-/* Recipes learn of state changes before the user's listeners do: fn is
- * called on the maintenance thread for every state change. */
-typedef void (*zkc__observer_fn)(void *ctx, zkc_state_t state,
-                                 int64_t lost_session);
 /* A recipe object's tie to its client (the async context's too): a
  * reference plus its observer.
  * Attach gives ZKC_ECLOSED after close and leaves nothing on failure;
@@ -90,156 +81,12 @@ typedef void (*zkc__observer_fn)(void *ctx, zkc_state_t state,
 int zkc__recipe_attach(zkc_client_t *c, zkc__observer_fn fn, void *ctx);
 int zkc__recipe_detach(zkc_client_t *c, zkc__observer_fn fn, void *ctx);
 
-/* ---- an op: one request in flight and its answer (op.c) ---- */
-
-/* What zkcoord reads of a node's stat. */
-typedef struct zkc__stat {
-  int64_t czxid;           /* the create's zxid: the fencing token */
-  int64_t ctime;           /* ms since the epoch */
-  int64_t ephemeral_owner; /* session id, 0 for a persistent node */
-  int32_t version;         /* the data version */
-} zkc__stat_t;
-
-/* A children list (names only), owned by the op that read it. */
-typedef struct zkc__names {
-  int count;
-  char **data;
-} zkc__names_t;
-
-
-/* One ZooKeeper request in flight and its result: opaque here. The run
- * kernel and its drivers, which send requests and await answers one by
- * one, see it whole (kernel_door.h); a recipe's requests go through the
- * one call (zkc__call below), whose answers it reads from zkc__call_t. */
-typedef struct zkc__op zkc__op_t;
-
-/* ---- requests as data (ops.c) ---- */
-
-/* A request, described as data: what a recipe (or the queue engine's
- * world) asks the server. Every node kind and ACL, the parent mode, the
- * watches' bookkeeping stay behind the door. */
-typedef enum zkc__req_kind {
-  ZKC__REQ_CREATE,   /* a participant's node at `path` (the protected
-                        prefix) with `data`: ephemeral-sequential, or
-                        ephemeral when `plain` */
-  ZKC__REQ_PARENT,   /* a missing parent at `path`, empty, in the client's
-                        parent mode */
-  ZKC__REQ_COUNT,    /* a persistent node at `path` holding the `len` bytes
-                        of `data` (a semaphore's shared count) */
-  ZKC__REQ_CHILDREN, /* the children of `path` */
-  ZKC__REQ_SYNC,     /* a sync of `path` through the leader: a follower
-                        answers it only once the leader has (and the leader
-                        checks the session then: an expired one gets
-                        ZKC_ESESSIONEXPIRED), and it holds the session's
-                        later reads until then, so a read pipelined behind
-                        a sync that succeeded shows the ensemble's state
-                        from after the sync was sent */
-  ZKC__REQ_EXISTS,   /* the stat of `path` */
-  ZKC__REQ_GET,      /* the data of `path` into op->data, op->data_len */
-  ZKC__REQ_GET_IN_SESSION, /* ZKC__REQ_GET, but only on a handle of session
-                        `session`: on another's (or none) op ends at once
-                        with ZKC_ESESSIONEXPIRED and nothing is sent. So
-                        sent, it is answered to that session alone, by a
-                        server that has applied everything the session was
-                        answered before */
-  ZKC__REQ_EXISTS_IN_SESSION, /* ZKC__REQ_EXISTS, on a handle of session
-                        `session` only, as ZKC__REQ_GET_IN_SESSION (an
-                        exists asks for no permission on the node) */
-  ZKC__REQ_SET,      /* `len` bytes of `data` into `path`, any version */
-  ZKC__REQ_DELETE,   /* `path`, any version */
-  /* Transactions fenced by the node `check` (it must exist; several
-   * nodes, a set's, joined with '\n', which no ZooKeeper path holds, must
-   * all exist), answered with the failing operation's error and index
-   * (op->failed: 0 a check, 1 the write; -1 when none was applied or
-   * sent): */
-  ZKC__REQ_CHECK_SET,    /* `len` bytes of `data` into `path` if its data
-                            version is `version` (-1: any); the stat is
-                            path's after the set */
-  ZKC__REQ_CHECK_CREATE, /* a persistent node `path` (the ACL of a parent
-                            node) holding the `len` bytes of `data` */
-  /* With a watch for the waiter whose id is `watch` (the queue engine's
-   * and the lease run's rounds, through their world): */
-  ZKC__REQ_WATCH,          /* the stat of `path` and a data watch */
-  ZKC__REQ_CHILDREN_WATCH, /* the children of `path` and a children watch */
-  ZKC__REQ_GET_WATCH,      /* the data of `path` and a data watch */
-  ZKC__REQ_EXISTS_WATCH    /* the stat of `path` and a watch that is left
-                              also when it does not exist (ZKC_ENONODE):
-                              its creation fires it (an observer's, on a
-                              path not made yet) */
-} zkc__req_kind_t;
-
-typedef struct zkc__req {
-  zkc__req_kind_t kind;
-  const char *path; /* the caller's: serialized by the send */
-  const char *data; /* CREATE: NUL-terminated; COUNT, SET: `len` bytes */
-  int len;
-  int plain;        /* CREATE: no sequence */
-  const char *release; /* CREATE (sequential): a node deleted in the same
-                        transaction; answered as session_shared.h's
-                        zkc__submit_create_releasing says */
-  uint64_t watch;   /* the *_WATCH kinds: the waiter's id */
-  int64_t session;  /* *_IN_SESSION: the session it must go through */
-  const char *check; /* CHECK_*: the node the transaction rests on */
-  int32_t version;  /* CHECK_SET: the data version expected (-1: any) */
-} zkc__req_t;
-
+/* An op (one request in flight, opaque here), a request as data and a
+ * call's options are plain types: session_types.h. */
 
 /* ---- one call: requests sent together, each answer awaited within a
  * limit, retried under the client's policy when asked (call.c). Every
  * blocking request of a recipe outside the run kernel goes through it. */
-
-/* One request of a call and, once it is over, its answer, moved out of
- * the op: data, created and children are the caller's (zkc__call_clear). */
-typedef struct zkc__call {
-  zkc__req_t rq;         /* the request; its strings are read by the send */
-  int rc;                /* its answer; ZKC_ETIMEDOUT: none by the limit */
-  zkc__stat_t stat;      /* the node's stat, as the answer gave it */
-  char *data;            /* the GET kinds: a copy, NUL-terminated */
-  int data_len;
-  char *created;         /* the create kinds: the node's path */
-  zkc__names_t children; /* ZKC__REQ_CHILDREN */
-  int failed;            /* the CHECK kinds: as op->failed */
-  int failed_check;      /* the CHECK kinds: as op->failed_check */
-  int check_gone;        /* the CHECK kinds: 1 when the node the
-                            transaction rests on (its check) is gone, so
-                            the hold that node is is lost */
-  int unsent;            /* 1: no op could be made (rc says why), so
-                            nothing of the call went out */
-  zkc__op_t *op;         /* the call's, from the send to the wait */
-} zkc__call_t;
-
-/* Whether a call sends its requests again after a retryable failure
- * (zkc__retryable), under the client's retry policy until deadline_ms: */
-typedef enum {
-  ZKC__CALL_ONCE,        /* never */
-  ZKC__CALL_RETRY,       /* yes; a stop returns its reason (zkc__retry_wait's:
-                            the answer itself once the policy is spent,
-                            ZKC_ETIMEDOUT, ZKC_ECLOSED, ...) */
-  ZKC__CALL_RETRY_ANSWER /* yes; a stop returns the last answer */
-} zkc__call_retry_t;
-
-typedef struct zkc__call_opts {
-  int64_t limit_ms;        /* each answer awaited until then (monotonic,
-                              ZKC__FOREVER; zkc__op_wait_until in
-                              kernel_door.h) */
-  zkc__call_retry_t retry;
-  int64_t deadline_ms;     /* the retries' bound (ZKC__FOREVER) */
-  /* Non-zero: retries only while this session may live (ZKC_ESESSIONEXPIRED
-   * once it is gone, also while waiting for the connection). */
-  int64_t session;
-  /* Optional: asked before each retry, once connected; non-ZKC_OK stops
-   * the call with it. */
-  int (*still)(void *ctx);
-  void *still_ctx;
-  /* Non-zero: a create whose answer is its parent missing (a count's, a
-   * fenced create's write: zkc__call_parent_missing) has every missing
-   * level made (empty, in the client's parent mode, each answer awaited
-   * until limit_ms) and the calls sent again, up to
-   * ZKC__PARENT_RECREATE_MAX times (parents deleted as fast as they are
-   * made); a parent that cannot be made ends the call with its failure
-   * (that create's answer, its failed -1; ZKC_ENOROOT: the chroot). */
-  int parents;
-} zkc__call_opts_t;
 
 /* Sends calls[0..n) in order (one round trip), waits for every answer
  * (given up past the limit: freed by its completion), and with a retry
@@ -257,7 +104,7 @@ void zkc__call_clear(zkc__call_t *calls, size_t n);
 /* A thread blocked until the node it watches changes. Lives on the waiting
  * thread's stack while registered; the watch finds it by id, so a watch
  * that fires after the waiter left touches nothing. */
-typedef struct zkc__waiter {
+struct zkc__waiter {
   uint64_t id;
   const char *path; /* the watched node (the waiter's own string) */
   const char *also; /* a second node with a data watch, or NULL */
@@ -273,28 +120,13 @@ typedef struct zkc__waiter {
   void (*notify)(void *ctx);
   void *notify_ctx;
   UT_hash_handle hh;
-} zkc__waiter_t;
-
-
-typedef enum {
-  ZKC__WAKE_FIRED,
-  ZKC__WAKE_TIMEOUT,
-  ZKC__WAKE_CLOSED,
-  ZKC__WAKE_LOST
-} zkc__wake_t;
+};
 
 /* A waiter's life (the observer's, watching a node or a path's children
  * without a queue run; the runs' through their world, qworld.h), in two
  * calls. Registers w (fresh id, its own condition variable) for a watch on
  * path (kept by reference: it must outlive the registration). */
 int zkc__waiter_register(zkc_client_t *c, zkc__waiter_t *w, const char *path);
-/* The watch a waiter set on the server: none, its data watch, or its
- * children watch (and, with `also`, that node's data watch). */
-typedef enum {
-  ZKC__LEFT_NONE,
-  ZKC__LEFT_DATA,
-  ZKC__LEFT_CHILDREN
-} zkc__watch_left_t;
 /* Ends a registration, first, with `wait`, blocking until the watch
  * fires, the client closes (or the thread's wait is cancelled) or the
  * waiter's session is gone; returns why the wait ended (ZKC__WAKE_CLOSED
@@ -311,10 +143,6 @@ zkc__wake_t zkc__waiter_end(zkc_client_t *c, zkc__waiter_t *w, int wait,
 void zkc__cancel_wake(zkc_client_t *c);
 
 /* ---- holders watching their own nodes (guard.c) ---- */
-
-/* Told, on the maintenance thread, that the guarded node was deleted while
- * its session lived. */
-typedef void (*zkc__guard_fn)(void *ctx, uint64_t guard_id);
 
 /* A revocable hold's guard: watched at once with a get-watch, and
  * revoked_fn(ctx, id) is told on the maintenance thread of each data

@@ -1,5 +1,4 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-#include "session.h"
 /* What the session layer's files share among themselves, and no recipe
  * may call (check-layers.sh holds recipes to session.h): the handle, the
  * maintenance thread, the listeners' dispatch, the state under the
@@ -11,6 +10,8 @@
 #include <stdarg.h>
 #include <stdint.h>
 
+#include "errors.h"
+#include "session_types.h"
 
 /* ---- the client's life, under the recipes' attach (client.c, listeners.c) ---- */
 
@@ -57,7 +58,7 @@ void zkc__granted(zkc_client_t *c);
 
 /* ---- the one call's rules (call.c; the call itself is in session.h) ---- */
 
-/* After a retryable failure (retry.c; a recipe waits so only inside
+/* After a retryable failure (call.c; a recipe waits so only inside
  * zkc__call): sleeps the policy's backoff for `*attempt`, then waits for
  * the connection, both bounded by deadline_ms, and returns
  * ZKC_OK to try again (attempt incremented), or the reason to stop:
@@ -145,25 +146,12 @@ int zkc__wait_connected_or_refused(zkc_client_t *c, int64_t deadline_ms);
 
 /* ---- the client's requests as a whole (op.c), node watches (watches.c) ---- */
 
-/* Who a node watch belongs to. The client keeps one handler per kind
- * (set at open), told on the ZooKeeper completion thread with the owner's
- * id: an owner that left meanwhile is simply not found. */
-typedef enum {
-  ZKC__WATCH_WAITER, /* a thread waiting on a predecessor (waiters.c) */
-  ZKC__WATCH_GUARD,  /* a holder watching its own node (guard.c) */
-  ZKC__WATCH_KINDS
-} zkc__watch_kind_t;
-typedef void (*zkc__watch_fn)(zkc_client_t *c, uint64_t id, const char *path,
-                              int deleted);
-
 /* Sets a watch for guard `id` on path: an exists-watch, or with with_data
  * a get-watch. The answer (ZKC_OK: the node exists and is watched) goes to
  * done(ctx, rc, data, len, version) on the completion thread: the node's
  * data (with_data only; valid during the call) and data version (-1 when
  * rc is not ZKC_OK). When the request cannot be sent the code is returned
  * here and done is not called. */
-typedef void (*zkc__answer_fn)(void *ctx, int rc, const char *data, int len,
-                               int32_t version);
 int zkc__send_guard_watch(zkc_client_t *c, const char *path, uint64_t id,
                           int with_data, zkc__answer_fn done, void *ctx);
 
@@ -200,7 +188,8 @@ void zkc__waiters_wake_all_locked(zkc_client_t *c);
 void zkc__guard_event(zkc_client_t *c, uint64_t id, const char *path,
                       int deleted);
 /* The guards on path set their watch again soon (it was removed from the
- * server); caller holds the client's lock. */
+ * server); caller holds the client's lock. The waiters reach it through
+ * the client (client_struct.h's guards_renew_locked). */
 void zkc__guards_renew_locked(zkc_client_t *c, const char *path);
 /* Maintenance thread, client's lock held: tells one owner or sets one
  * watch; 1 if it did. */
@@ -232,35 +221,11 @@ int64_t zkc__backoff_ms(const zkc_retry_policy_t *p, int attempt);
 
 /* The ZooKeeper client's log callback bound to c's sink (a shared fallback
  * when every slot is taken), as the handle wants it; unbound at close. */
-typedef void (*zkc__zk_log_fn)(const char *message);
 zkc__zk_log_fn zkc__log_bind(zkc_client_t *c);
 void zkc__log_unbind(zkc_client_t *c);
 
-/* ---- ZooKeeper's result codes, translated (errors.c) ---- */
-
-/* The ZKC_* code for a ZooKeeper client code (ZOK gives ZKC_OK). Codes that
- * are not the caller's to act on (marshalling, API misuse) become
- * ZKC_EPROTO. */
-int zkc__zk_error(int zk_rc);
-
-/* Remembers a failed ZooKeeper code for zkc_last_zk_code on the calling
- * thread (ZOK is ignored). */
-void zkc__note_zk_code(int zk_rc);
-
-/* Notes ZooKeeper's "authentication failed" on the calling thread: for a
- * refusal learnt from the session's state rather than a request's result. */
-void zkc__note_auth_refused(void);
-
-/* Sets the thread's zkc_last_error_message to the detail of a failure
- * with code rc (errors.c): the public call that returns rc keeps it
- * (zkc__public_leave, session.h). */
-void zkc__error_message_vset(int rc, const char *fmt, va_list ap);
-void zkc__error_detail(int rc, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-/* 1 when a detail for rc was written on this thread since `mark`
- * (zkc__public_enter). */
-int zkc__error_detailed_since(unsigned mark, int rc);
-
+/* ZooKeeper's result codes translated, and the thread's last error, are
+ * errors.c's (errors.h, included above). */
 
 /* ---- behind the door: requests by kind, watches, waiters' registration,
  * the queue views. Recipes send requests as data (zkc__send); the queue
@@ -269,14 +234,6 @@ int zkc__error_detailed_since(unsigned mark, int rc);
 
 /* The client's parent_mode option. */
 zkc_parent_mode_t zkc__parent_mode(const zkc_client_t *c);
-
-/* Node kinds zkcoord creates. */
-typedef enum {
-  ZKC__CREATE_PERSISTENT,
-  ZKC__CREATE_CONTAINER,
-  ZKC__CREATE_EPHEMERAL_SEQUENTIAL,
-  ZKC__CREATE_EPHEMERAL
-} zkc__create_mode_t;
 
 /* Each submit either queues the request (its completion fills op) or fails
  * at once, in which case op is marked done with the error. */
@@ -322,7 +279,6 @@ void zkc__probe_answered(zkc_client_t *c, int ok);
 int zkc__probe_step_locked(zkc_client_t *c, int64_t *wake);
 /* The probe's sync on the live handle (ops.c): ZKC_OK once sent; its
  * answer goes to fn (ok: 1 when the leader answered). One at a time. */
-typedef void (*zkc__probed_fn)(zkc_client_t *c, int ok);
 int zkc__submit_probe(zkc_client_t *c, zkc__probed_fn fn);
 
 /* A sync through the leader (ZKC__REQ_SYNC says what it proves). */

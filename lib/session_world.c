@@ -6,6 +6,7 @@
  * its interface (qworld.h) so that the kernel, which includes that, does
  * not stand on this file's floor. */
 
+#include "session.h"
 #include "qworld.h"
 
 #include "kernel_door.h"

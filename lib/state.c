@@ -6,6 +6,7 @@
 
 #include <errno.h>
 
+#include "session.h"
 #include "client_struct.h"
 #include "session_shared.h"
 #include "test_hooks.h"

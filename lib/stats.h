@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "hash.h"
+#include "stats_hub.h"
 #include "zkcoord/stats.h"
 
 typedef struct zkc__hist {
@@ -18,9 +19,7 @@ typedef struct zkc__hist {
   atomic_uint_fast64_t sum_us;
 } zkc__hist_t;
 
-struct zkc__stats_hub;
-
-typedef struct zkc__lstats {
+struct zkc__lstats {
   struct zkc__stats_hub *hub;
   zkc_recipe_t recipe;
   char *path;
@@ -31,22 +30,7 @@ typedef struct zkc__lstats {
   struct zkc__lstats *next;      /* in the hub's list, newest first */
   struct zkc__lstats *same_path; /* the path's other recipes' records */
   UT_hash_handle hh;             /* in by_path: the path's first record */
-} zkc__lstats_t;
-
-/* A client's records, its event hook (swapped whole; the replaced ones are
- * kept until close, as an event under way may still read one) and its
- * counts of state changes. Records are only ever prepended, and freed when
- * the client is freed. */
-typedef struct zkc__hook zkc__hook_t;
-typedef struct zkc__stats_hub {
-  pthread_mutex_t mu; /* guards the lists, not the counts */
-  zkc__lstats_t *records;
-  zkc__lstats_t *by_path; /* found by path: an acquire of an async context
-                             finds its path's record without a walk */
-  zkc__hook_t *_Atomic hook;
-  zkc__hook_t *old_hooks;
-  atomic_uint_fast64_t state_counts[ZKC_STATE_CLOSED + 1];
-} zkc__stats_hub_t;
+};
 
 int zkc__stats_hub_init(zkc__stats_hub_t *hub);
 void zkc__stats_hub_free(zkc__stats_hub_t *hub);

@@ -9,7 +9,6 @@
 #include <sys/random.h>
 #include <time.h>
 
-#include "names.h"
 #include "zkcoord/common.h"
 
 int64_t zkc__now_ms(void) {
@@ -79,6 +78,21 @@ uint64_t zkc__random_range(uint64_t lo, uint64_t hi) {
   if (hi <= lo || zkc__random_bytes(&r, sizeof r) != ZKC_OK) return lo;
   uint64_t span = hi - lo + 1;
   return span == 0 ? r : lo + r % span;
+}
+
+void zkc__uuid_format(const unsigned char bytes[16], char out[37]) {
+  static const char hex[] = "0123456789abcdef";
+  unsigned char b[16];
+  memcpy(b, bytes, 16);
+  b[6] = (unsigned char)((b[6] & 0x0f) | 0x40); /* version 4 */
+  b[8] = (unsigned char)((b[8] & 0x3f) | 0x80); /* RFC 4122 variant */
+  char *o = out;
+  for (int i = 0; i < 16; i++) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) *o++ = '-';
+    *o++ = hex[b[i] >> 4];
+    *o++ = hex[b[i] & 0x0f];
+  }
+  *o = '\0';
 }
 
 int zkc__uuid_new(char out[37]) {

@@ -45,6 +45,10 @@ int zkc__random_bytes(void *buf, size_t len);
 /* Uniform random integer in [lo, hi]. */
 uint64_t zkc__random_range(uint64_t lo, uint64_t hi);
 
+/* Formats 16 random bytes as a lowercase RFC 4122 version-4 UUID string
+ * (36 characters + NUL). */
+void zkc__uuid_format(const unsigned char bytes[16], char out[37]);
+
 /* New random lowercase UUID v4 into out (37 bytes); ZKC_OK or ZKC_ESYSTEM. */
 int zkc__uuid_new(char out[37]);
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 
+#include "session.h"
 #include "client_struct.h"
 #include "session_shared.h"
 #include "zkcoord/common.h"
@@ -140,7 +141,7 @@ void zkc__waiter_unwatch(zkc_client_t *c, zkc__waiter_t *w) {
   pthread_mutex_lock(&c->mu);
   unwatch_end_locked(c);
   renew_locked(c, w->path, w);
-  zkc__guards_renew_locked(c, w->path);
+  c->guards_renew_locked(c, w->path);
   pthread_mutex_unlock(&c->mu);
 }
 
@@ -165,7 +166,7 @@ void zkc__waiter_unwatch_children(zkc_client_t *c, zkc__waiter_t *w) {
   renew_locked(c, w->path, w);
   if (w->also) {
     renew_locked(c, w->also, w);
-    zkc__guards_renew_locked(c, w->also);
+    c->guards_renew_locked(c, w->also);
   }
   pthread_mutex_unlock(&c->mu);
 }

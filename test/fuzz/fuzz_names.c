@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "names_props.h"
+#include "util.h" /* zkc__uuid_format */
 
 #define MAX_NAMES 4096
 

@@ -10,6 +10,7 @@
 
 #include "harness.h"
 #include "kernel_door.h" /* the read pinned to one session, asked directly */
+#include "session.h"
 
 #define OK(expr) assert_int_equal((expr), ZKC_OK)
 

@@ -8,6 +8,7 @@
 
 #include <cmocka.h>
 
+#include "session.h"
 #include "session_shared.h"
 #include "zkcoord/common.h"
 

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "names.h"
+#include "util.h" /* zkc__uuid_format */
 #include "session_shared.h" /* zkc__zk_error */
 #include "names_props.h" /* the fuzz targets' properties */
 #include "zkcoord/version.h"

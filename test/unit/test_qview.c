@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "client_struct.h"
+#include "session_shared.h"
 #include "qview.h"
 
 static zkc_client_t C;
