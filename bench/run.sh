@@ -39,7 +39,7 @@
 # ${TMPDIR:-/tmp}/zkcoord-bench-ensemble, apart from the tests' ensemble),
 # ZKC_BENCH_R_ARGS (scenario r's rounds, milliseconds per round and rows,
 # e.g. "9 2000 sem3k1:8 sem10k1:32", instead of the whole list),
-# ZKC_BENCH_P_ARGS (the same for scenario p, e.g. "9 2000 contend:8 contend:32").
+# ZKC_BENCH_P_ARGS (the same for scenario p, e.g. "9 2000 contend:8 contend:32"),
 # ZKC_BENCH_R_LIBS (scenario r's libraries, default "zkcoord curator kazoo";
 # bench/compare-builds.sh names zkcoord alone, beside ZKC_PEER_BASE_BIN).
 # gnuplot (Debian: gnuplot-nox) is installed when missing and apt-get is
