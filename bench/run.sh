@@ -38,7 +38,8 @@
 # (default 2180: client ports 2181-2183), ZKC_ENSEMBLE_DIR (default
 # ${TMPDIR:-/tmp}/zkcoord-bench-ensemble, apart from the tests' ensemble),
 # ZKC_BENCH_R_ARGS (scenario r's rounds, milliseconds per round and rows,
-# e.g. "9 2000 sem3k1:8 sem10k1:32", instead of the whole list).
+# e.g. "9 2000 sem3k1:8 sem10k1:32", instead of the whole list),
+# ZKC_BENCH_P_ARGS (the same for scenario p, e.g. "9 2000 contend:8 contend:32"),
 # ZKC_BENCH_R_LIBS (scenario r's libraries, default "zkcoord curator kazoo";
 # bench/compare-builds.sh names zkcoord alone, beside ZKC_PEER_BASE_BIN).
 # gnuplot (Debian: gnuplot-nox) is installed when missing and apt-get is
@@ -122,14 +123,9 @@ if [ ${#quick[@]} -eq 0 ] && [[ " ${scenarios[*]} " == *" l "* ]]; then
   fi
 fi
 
-# Stopped and removed on exit: no process, no file left behind.
-stop_ensemble() {
-  "$ENSEMBLE" clean >/dev/null 2>&1 || true
-  rm -f "$ZKC_ENSEMBLE_DIR.lock"
-}
-trap stop_ensemble EXIT
-"$ENSEMBLE" clean >/dev/null 2>&1 || true
-"$ENSEMBLE" start
+# shellcheck source=bench/ensemble.sh
+. "$ROOT/bench/ensemble.sh"
+start_ensemble
 if [ -n "$rtt" ]; then # the clients go through the client links' relays
   connect=${ZKC_BENCH_CONNECT:-$("$ENSEMBLE" connect)}
   export ZKC_BENCH_CONNECT=$connect
@@ -181,7 +177,10 @@ start=$SECONDS
 for s in "${scenarios[@]}"; do
   log "scenario $s"
   if [ "$s" = p ]; then # the libraries side by side, one process per round each
-    if [ ${#quick[@]} -eq 0 ]; then
+    if [ -n "${ZKC_BENCH_P_ARGS:-}" ]; then # e.g. "9 2000 contend:8": rounds, ms, rows
+      warmup=1
+      read -r -a peer_args <<<"$ZKC_BENCH_P_ARGS"
+    elif [ ${#quick[@]} -eq 0 ]; then
       # Nine rounds of two seconds after one unreported: the rounds'
       # ratios spread 0.45-4.7 with five rounds of one second and none.
       warmup=1
@@ -310,6 +309,7 @@ for sc in p r; do
     $1 == "R" && $2 == sc {
       row = $3 SUBSEP $4
       if (!(row in seen)) { seen[row] = 1; order[n++] = row; unit[row] = $6 }
+      here[$5] = 1
       cell[row, $5] = $10 > 1 ? num($7) q[$3, $4, $5] " (" num($8) "–" num($9) ")" : num($7)
     }
     END {
@@ -321,11 +321,13 @@ for sc in p r; do
       for (i = 0; i < n; i++) {
         split(order[i], key, SUBSEP)
         line = "| " key[1] " | " key[2] " | " unit[order[i]]
-        for (c = 1; c <= 4; c++) line = line " | " (L[c] in gone ? absent(c) : (order[i] SUBSEP L[c]) in cell ? cell[order[i], L[c]] : "n/a")
-        for (c = 2; c <= 4; c++) line = line " | " (L[c] in gone ? absent(c) : (order[i] SUBSEP "zkcoord/" L[c]) in cell ? cell[order[i], "zkcoord/" L[c]] : "")
+        # A library reported gone by the other scenario (go-zookeeper in r)
+        # still has its cells in this one.
+        for (c = 1; c <= 4; c++) line = line " | " ((order[i] SUBSEP L[c]) in cell ? cell[order[i], L[c]] : L[c] in gone && !(L[c] in here) ? absent(c) : "n/a")
+        for (c = 2; c <= 4; c++) line = line " | " ((order[i] SUBSEP "zkcoord/" L[c]) in cell ? cell[order[i], "zkcoord/" L[c]] : L[c] in gone && !(L[c] in here) ? absent(c) : "")
         print line " |"
       }
-      for (l in gone) printf "\n%s: %s.\n", (sc == "r" && l == "go-zookeeper" ? "Not applicable" : "Missing"), l " (" gone[l] ")"
+      for (l in gone) if (!(l in here)) printf "\n%s: %s.\n", (sc == "r" && l == "go-zookeeper" ? "Not applicable" : "Missing"), l " (" gone[l] ")"
     }' "$raw" >>"$out/results.md"
 done
 cat "$out/results.md"

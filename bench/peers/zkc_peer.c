@@ -32,7 +32,7 @@ typedef struct peer {
 } peer_t;
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static long count;
+static long count, cycles; /* in the window; every cycle, warm-up and tail too */
 static int64_t last_release, warm, end;
 static int shared;
 static samples_t handoffs;
@@ -44,6 +44,8 @@ static samples_t handoffs;
  * is measured beside go-zookeeper's, in the same rounds. ---- */
 
 static int raw;
+
+static double mntr_counts(double *packets);
 
 static long seq_of(const char *name) {
   const char *dash = strrchr(name, '-');
@@ -92,6 +94,7 @@ static void *loop(void *arg) {
     else zkc_check(zkc_mutex_acquire(p->m), "acquire");
     int64_t t = now_ns();
     pthread_mutex_lock(&mu);
+    cycles++;
     if (t > warm && t < end) {
       count++;
       if (shared && last_release) samples_add(&handoffs, (double)(t - last_release) / 1e3);
@@ -102,6 +105,16 @@ static void *loop(void *arg) {
     else zkc_check(zkc_mutex_release(p->m), "release");
   }
   return NULL;
+}
+
+/* The requests zkcoord's sessions sent so far (0 for the raw client). */
+static double client_requests(const peer_t *ps, int n) {
+  double sum = 0;
+  for (int i = 0; i < n; i++) {
+    zkc_client_stats_t st;
+    if (ps[i].c && zkc_client_stats(ps[i].c, &st) == ZKC_OK) sum += (double)st.requests;
+  }
+  return sum;
 }
 
 static void run(const char *root, const char *measure, int n, int round_ms) {
@@ -123,13 +136,26 @@ static void run(const char *root, const char *measure, int n, int round_ms) {
     ps[i].c = zkc_open();
     zkc_check(zkc_mutex_create(&ps[i].m, ps[i].c, path), "zkc_mutex_create");
   }
-  count = 0;
+  count = cycles = 0;
   last_release = 0;
+  /* ZKC_PEER_COUNTS: every cycle of the loop, warm-up and tail included
+   * (what a count over the whole process divides by), and the servers'
+   * requests received over it per cycle (pings included). */
+  const int counts = getenv("ZKC_PEER_COUNTS") != NULL;
+  double p0 = 0, p1 = 0, s0 = 0, s1 = 0;
+  if (counts) {
+    mntr_counts(&p0);
+    s0 = client_requests(ps, n);
+  }
   warm = now_ns() + (int64_t)round_ms / 5 * 1000000;
   end = warm + (int64_t)round_ms * 1000000;
   for (int i = 0; i < n; i++)
     if (pthread_create(&ps[i].th, NULL, loop, &ps[i]) != 0) die("pthread_create");
   for (int i = 0; i < n; i++) pthread_join(ps[i].th, NULL);
+  if (counts) {
+    mntr_counts(&p1);
+    s1 = client_requests(ps, n);
+  }
   for (int i = 0; i < n; i++) {
     if (raw) {
       raw_close(ps[i].zh);
@@ -148,6 +174,12 @@ static void run(const char *root, const char *measure, int n, int round_ms) {
   }
   samples_free(&handoffs);
   printf("M,%s,%d,%.1f,%.0f,%.0f\n", measure, n, (double)count / (round_ms / 1e3), p50, p99);
+  if (counts && cycles) {
+    printf("M,%s-requests,%d,%.3f,-1,-1\n", measure, n, (p1 - p0) / (double)cycles);
+    printf("M,%s-cycles,%d,%ld,-1,-1\n", measure, n, cycles);
+    if (!raw) /* the library's own count (zkc_client_stats) */
+      printf("M,%s-lib-requests,%d,%.3f,-1,-1\n", measure, n, (s1 - s0) / (double)cycles);
+  }
   fflush(stdout);
 }
 
