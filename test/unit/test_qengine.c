@@ -247,6 +247,13 @@ static void each_policy(void (*body)(void)) {
   }
 }
 
+/* The case `name`: its body name_as for every queue policy. */
+#define CASE_OF_EACH_POLICY(name)   \
+  static void name(void **state) { \
+    (void)state;                   \
+    each_policy(name##_as);        \
+  }
+
 /* A node ahead of ours (sequence seq, below our 5) that blocks the current
  * policy; and a name's path. Each call its own buffer, a few live at once. */
 static const char *ahead(int seq) {
@@ -664,10 +671,7 @@ static void first_granted_on_the_pipelined_read_as(void) {
   assert_int_equal(S.n, 2);
   stop();
 }
-static void first_granted_on_the_pipelined_read(void **state) {
-  (void)state;
-  each_policy(first_granted_on_the_pipelined_read_as);
-}
+CASE_OF_EACH_POLICY(first_granted_on_the_pipelined_read)
 
 /* The same answers, read after half a session timeout (this process
  * stalled meanwhile): no grant on them; the queue is read again, behind a
@@ -689,10 +693,7 @@ static void stale_answer_read_again_through_the_leader_as(void) {
   expect_granted(own);
   stop();
 }
-static void stale_answer_read_again_through_the_leader(void **state) {
-  (void)state;
-  each_policy(stale_answer_read_again_through_the_leader_as);
-}
+CASE_OF_EACH_POLICY(stale_answer_read_again_through_the_leader)
 
 /* Two ahead: a sync, then a watch on the one right before (no own-node
  * watch: its delete cannot grant alone); woken while the round's sync is
@@ -717,10 +718,7 @@ static void waiter_reads_again_on_the_rounds_sync_as(void) {
   assert_int_equal(S.registered, 0);
   stop();
 }
-static void waiter_reads_again_on_the_rounds_sync(void **state) {
-  (void)state;
-  each_policy(waiter_reads_again_on_the_rounds_sync_as);
-}
+CASE_OF_EACH_POLICY(waiter_reads_again_on_the_rounds_sync)
 
 /* The same round woken after half a session timeout: its sync proves
  * nothing any more; the read goes behind a sync of its own. */
@@ -736,10 +734,7 @@ static void stale_round_sync_reads_behind_a_new_one_as(void) {
   expect_read_behind_sync(4);
   stop();
 }
-static void stale_round_sync_reads_behind_a_new_one(void **state) {
-  (void)state;
-  each_policy(stale_round_sync_reads_behind_a_new_one_as);
-}
+CASE_OF_EACH_POLICY(stale_round_sync_reads_behind_a_new_one)
 
 /* A round whose sync failed: the read goes behind a new sync. */
 static void failed_round_sync_reads_behind_a_new_one_as(void) {
@@ -751,10 +746,7 @@ static void failed_round_sync_reads_behind_a_new_one_as(void) {
   expect_read_behind_sync(4);
   stop();
 }
-static void failed_round_sync_reads_behind_a_new_one(void **state) {
-  (void)state;
-  each_policy(failed_round_sync_reads_behind_a_new_one_as);
-}
+CASE_OF_EACH_POLICY(failed_round_sync_reads_behind_a_new_one)
 
 /* Two ahead, both known gone when the watch fires (the client's view):
  * the proof is our own node's stat behind a sync, not a read of the
@@ -781,10 +773,7 @@ static void view_clear_confirms_with_a_stat_as(void) {
   assert_int_equal(S.views_held, 0);
   stop();
 }
-static void view_clear_confirms_with_a_stat(void **state) {
-  (void)state;
-  each_policy(view_clear_confirms_with_a_stat_as);
-}
+CASE_OF_EACH_POLICY(view_clear_confirms_with_a_stat)
 
 /* The stat shows our node gone (an outsider deleted it): no grant; the
  * run queues again with a new node. */
@@ -808,10 +797,7 @@ static void view_clear_own_node_gone_queues_again_as(void) {
   assert_int_equal(S.views_held, 0);
   stop();
 }
-static void view_clear_own_node_gone_queues_again(void **state) {
-  (void)state;
-  each_policy(view_clear_own_node_gone_queues_again_as);
-}
+CASE_OF_EACH_POLICY(view_clear_own_node_gone_queues_again)
 
 /* The stat answered after half a session timeout (a stall): no grant on
  * it; the queue is read again behind a sync. */
@@ -831,10 +817,7 @@ static void view_clear_stale_stat_reads_again_as(void) {
   expect_read_behind_sync(6);
   stop();
 }
-static void view_clear_stale_stat_reads_again(void **state) {
-  (void)state;
-  each_policy(view_clear_stale_stat_reads_again_as);
-}
+CASE_OF_EACH_POLICY(view_clear_stale_stat_reads_again)
 
 /* A sole blocker: a sync, our own node's watch, then the blocker's, in
  * that order; its delete with our node untouched in the server's order
@@ -858,10 +841,7 @@ static void sole_blocker_handoff_without_a_read_as(void) {
   assert_int_equal(S.n, 5);
   stop();
 }
-static void sole_blocker_handoff_without_a_read(void **state) {
-  (void)state;
-  each_policy(sole_blocker_handoff_without_a_read_as);
-}
+CASE_OF_EACH_POLICY(sole_blocker_handoff_without_a_read)
 
 /* The same round woken after half a session timeout: its answers prove
  * nothing any more; read again behind a sync. */
@@ -880,10 +860,7 @@ static void sole_blocker_handoff_gone_stale_reads_again_as(void) {
   expect_granted(own);
   stop();
 }
-static void sole_blocker_handoff_gone_stale_reads_again(void **state) {
-  (void)state;
-  each_policy(sole_blocker_handoff_gone_stale_reads_again_as);
-}
+CASE_OF_EACH_POLICY(sole_blocker_handoff_gone_stale_reads_again)
 
 /* The events do not prove our node was there when the blocker went (an
  * event on it, a session event, a watch removal): read again. */
@@ -897,10 +874,7 @@ static void unclean_delete_reads_again_as(void) {
   expect_read_on_round_sync(5);
   stop();
 }
-static void unclean_delete_reads_again(void **state) {
-  (void)state;
-  each_policy(unclean_delete_reads_again_as);
-}
+CASE_OF_EACH_POLICY(unclean_delete_reads_again)
 
 /* The round's sync failed (a follower cut off from the leader cannot
  * answer it) while the watches say the blocker is gone and our node there
@@ -924,10 +898,7 @@ static void sole_round_without_its_sync_grants_nothing_as(void) {
   assert_int_equal(step(), ZKC__QN_TIME); /* a retry's backoff, no grant */
   stop();
 }
-static void sole_round_without_its_sync_grants_nothing(void **state) {
-  (void)state;
-  each_policy(sole_round_without_its_sync_grants_nothing_as);
-}
+CASE_OF_EACH_POLICY(sole_round_without_its_sync_grants_nothing)
 
 /* A blocker of our own session (deleted in one transaction with our node
  * when the session closes, its events then in any order): its delete
@@ -942,10 +913,7 @@ static void same_session_blocker_grants_nothing_alone_as(void) {
   expect_read_on_round_sync(5);
   stop();
 }
-static void same_session_blocker_grants_nothing_alone(void **state) {
-  (void)state;
-  each_policy(same_session_blocker_grants_nothing_alone_as);
-}
+CASE_OF_EACH_POLICY(same_session_blocker_grants_nothing_alone)
 
 /* First, but our session is over: lost, our node deleted, and the run
  * queues again at the back with a new uuid. */
@@ -968,10 +936,7 @@ static void session_gone_at_grant_queues_again_as(void) {
   assert_int_not_equal(strcmp(again->path, first_prefix), 0); /* new uuid */
   stop();
 }
-static void session_gone_at_grant_queues_again(void **state) {
-  (void)state;
-  each_policy(session_gone_at_grant_queues_again_as);
-}
+CASE_OF_EACH_POLICY(session_gone_at_grant_queues_again)
 
 /* First, the session in doubt (disconnected): no grant; once connected
  * and live, the queue is read again behind a sync. */
@@ -993,10 +958,7 @@ static void session_in_doubt_waits_then_reads_again_as(void) {
   expect_granted(own_name(5));
   stop();
 }
-static void session_in_doubt_waits_then_reads_again(void **state) {
-  (void)state;
-  each_policy(session_in_doubt_waits_then_reads_again_as);
-}
+CASE_OF_EACH_POLICY(session_in_doubt_waits_then_reads_again)
 
 /* A node made by a session that is no longer the current one is not ours
  * to hold: lost, and deleted. */
@@ -1012,10 +974,7 @@ static void node_of_a_replaced_session_is_not_held_as(void) {
   assert_int_equal(zkc__qrun_result(&R, NULL), ZKC_ELOST);
   stop();
 }
-static void node_of_a_replaced_session_is_not_held(void **state) {
-  (void)state;
-  each_policy(node_of_a_replaced_session_is_not_held_as);
-}
+CASE_OF_EACH_POLICY(node_of_a_replaced_session_is_not_held)
 
 /* A read without our node (an outsider deleted it, or the session ended):
  * lost, never granted. */
@@ -1031,10 +990,7 @@ static void own_node_missing_from_the_read_is_lost_as(void) {
   assert_int_equal(zkc__qrun_result(&R, NULL), ZKC_ELOST);
   stop();
 }
-static void own_node_missing_from_the_read_is_lost(void **state) {
-  (void)state;
-  each_policy(own_node_missing_from_the_read_is_lost_as);
-}
+CASE_OF_EACH_POLICY(own_node_missing_from_the_read_is_lost)
 
 /* A create cut off may have been applied: after the backoff, the run
  * searches for its uuid behind a sync and adopts the node only when the
@@ -1067,10 +1023,7 @@ static void cut_off_create_found_by_its_uuid_as(void) {
   assert_int_equal(S.n, 7); /* no second create */
   stop();
 }
-static void cut_off_create_found_by_its_uuid(void **state) {
-  (void)state;
-  each_policy(cut_off_create_found_by_its_uuid_as);
-}
+CASE_OF_EACH_POLICY(cut_off_create_found_by_its_uuid)
 
 /* The node with our uuid belongs to an older session: not adopted (it
  * goes to the janitor), a new node is created with a new uuid. */
@@ -1311,6 +1264,16 @@ static void expect_confirmed(int rc) {
   assert_int_equal(zkc__crun_result(&CR, NULL, NULL, NULL), rc);
 }
 
+/* Either confirmation done with ZKC_OK (a read's data freed). */
+static void expect_proven(void) {
+  assert_int_equal(zkc__crun_step(&CR), ZKC__QN_DONE);
+  char *data = NULL;
+  size_t len = 0;
+  int32_t version;
+  assert_int_equal(zkc__crun_result(&CR, &data, &len, &version), ZKC_OK);
+  free(data);
+}
+
 static void confirm_proves_every_hold_behind_its_sync(void **state) {
   (void)state;
   start_confirm(0);
@@ -1340,12 +1303,7 @@ static void confirm_without_a_sync_grants_nothing(void **state) {
     S.clock += 10;
     expect_confirm_round(2 * parts, parts, read);
     answer_confirm_round(2 * parts, parts, SESSION);
-    assert_int_equal(zkc__crun_step(&CR), ZKC__QN_DONE);
-    char *data = NULL;
-    size_t len = 0;
-    int32_t version;
-    assert_int_equal(zkc__crun_result(&CR, &data, &len, &version), ZKC_OK);
-    free(data);
+    expect_proven();
     stop_confirm();
   }
 }
@@ -1459,12 +1417,7 @@ static void confirm_session_in_doubt_reads_again_once_live(void **state) {
     S.live = 1;
     if (get) expect_confirm_round(2 * parts, parts, read);
     answer_confirm_round(2 * parts, parts, SESSION);
-    assert_int_equal(zkc__crun_step(&CR), ZKC__QN_DONE);
-    char *data = NULL;
-    size_t len = 0;
-    int32_t version;
-    assert_int_equal(zkc__crun_result(&CR, &data, &len, &version), ZKC_OK);
-    free(data);
+    expect_proven();
     stop_confirm();
   }
 }
