@@ -183,17 +183,20 @@ static int wait_connected_in(zkc_client_t *c, int64_t session,
  * reason to stop. */
 static int again(zkc_client_t *c, const zkc__call_opts_t *o, int *attempt,
                  int rc) {
-  if (o->session == 0) {
+  if (o->session == 0 && !o->refusal_ends) {
     rc = zkc__retry_wait(c, attempt, rc, o->deadline_ms);
   } else {
-    if (zkc__session_fate(c, o->session) == ZKC__SESSION_GONE)
+    if (o->session != 0 &&
+        zkc__session_fate(c, o->session) == ZKC__SESSION_GONE)
       return ZKC_ESESSIONEXPIRED;
     int64_t wake = 0;
     if ((rc = zkc__retry_delay(c, attempt, rc, o->deadline_ms, &wake)) !=
         ZKC_OK)
       return rc;
     if (zkc__pause_until(c, wake) != ZKC_OK) return ZKC_ECLOSED;
-    rc = wait_connected_in(c, o->session, o->deadline_ms);
+    rc = o->session != 0
+             ? wait_connected_in(c, o->session, o->deadline_ms)
+             : zkc__wait_connected_or_refused(c, o->deadline_ms);
   }
   if (rc == ZKC_OK && o->still != NULL) rc = o->still(o->still_ctx);
   return rc;

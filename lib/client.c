@@ -77,13 +77,15 @@ static int confirm_session(zkc_client_t *c, const char *connect) {
   const char *chroot = strchr(connect, '/');
   int chrooted = chroot != NULL && strcmp(chroot, "/") != 0;
   if (!chrooted && c->auth_digest == NULL) return ZKC_OK;
-  int rc, tries = 0;
+  /* One call, retried under the client's policy within connect_timeout_ms;
+   * its last answer when the retries stop. */
   int64_t deadline = zkc__deadline_after(c->opts.connect_timeout_ms);
-  do {
-    zkc__call_t exists = {.rq = {.kind = ZKC__REQ_EXISTS, .path = "/"}};
-    rc = zkc__call(c, &exists, 1, NULL);
-  } while (zkc__retryable(rc) && ++tries < 5 &&
-           zkc__wait_connected_or_refused(c, deadline) == ZKC_OK);
+  const zkc__call_opts_t o = {.limit_ms = deadline,
+                              .retry = ZKC__CALL_RETRY_ANSWER,
+                              .deadline_ms = deadline, .refusal_ends = 1};
+  zkc__call_t exists = {.rq = {.kind = ZKC__REQ_EXISTS, .path = "/"}};
+  int rc = zkc__call(c, &exists, 1, &o);
+  if (rc == ZKC_ETIMEDOUT) rc = ZKC_ECONNECT; /* no answer within the bound */
   pthread_mutex_lock(&c->mu);
   int refused = c->auth_failed;
   pthread_mutex_unlock(&c->mu);

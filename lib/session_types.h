@@ -157,6 +157,10 @@ typedef struct zkc__call_opts {
    * the call with it. */
   int (*still)(void *ctx);
   void *still_ctx;
+  /* Non-zero (no session): the wait for the connection also ends once the
+   * server refused the client's credentials (ZKC_EAUTHFAILED), as at open,
+   * where the refusal closes the connection the retry would wait for. */
+  int refusal_ends;
   /* Non-zero: a create whose answer is its parent missing (a count's, a
    * fenced create's write: zkc__call_parent_missing) has every missing
    * level made (empty, in the client's parent mode, each answer awaited

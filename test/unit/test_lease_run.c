@@ -454,16 +454,40 @@ static void wait_timeout_ends_the_run(void **state) {
 
 /* The answers come after half a session timeout (a stall): no grant on
  * them; a new read behind a sync is the proof. */
-static void stale_answer_read_again(void **state) {
-  (void)state;
+/* The first round (one lease of 2) answered after half a session timeout
+ * (a stall), showing room: our lease's name into own. */
+static void stale_first_round(char *own) {
   start(1, 2);
   expect_first_round();
-  char own[200];
   S.clock += FRESH_MS;
   answer_created(0, 3, SESSION, own);
   LEASES_READ(1, own);
   LAYOUT_READ(2, "locks", "leases");
+}
+
+static void stale_answer_read_again(void **state) {
+  (void)state;
+  char own[200];
+  stale_first_round(own);
   reread_fits(3, own);
+  stop();
+}
+
+/* The read again behind a sync whose answer is a failure (a follower cut
+ * off from the leader cannot answer it), the leases read showing room from
+ * the follower's frozen state: no grant on it; the retry policy's backoff,
+ * then the reads again behind a new sync, and the grant on those. */
+static void reread_without_its_sync_grants_nothing(void **state) {
+  (void)state;
+  char own[200];
+  stale_first_round(own);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  req(3, ZKC__REQ_SYNC);
+  answer(3, ZKC_ECONNLOSS, 0);
+  LEASES_READ(4, own);
+  assert_int_equal(step(), ZKC__QN_TIME);
+  S.clock += 10;
+  reread_fits(5, own);
   stop();
 }
 
@@ -917,6 +941,7 @@ int main(void) {
       cmocka_unit_test(full_then_free_on_the_watched_read),
       cmocka_unit_test(wait_timeout_ends_the_run),
       cmocka_unit_test(stale_answer_read_again),
+      cmocka_unit_test(reread_without_its_sync_grants_nothing),
       cmocka_unit_test(own_lease_missing_is_lost),
       cmocka_unit_test(lease_of_another_session_is_lost),
       cmocka_unit_test(no_grant_without_a_live_session),

@@ -42,6 +42,8 @@ static struct {
   int64_t clock; /* boot and monotonic time alike, ms */
   int64_t session;
   zkc__session_fate_t fate;
+  int64_t second; /* another client's session (a multi-lock's part), or 0 */
+  zkc__session_fate_t second_fate;
   int live, closed;
   int clean; /* what the waiter says of the round's events */
   int view_clear; /* what the client's view says of the nodes ahead */
@@ -70,7 +72,8 @@ static int64_t w_session_id(zkc_client_t *c) {
 }
 static zkc__session_fate_t w_fate(zkc_client_t *c, int64_t id) {
   (void)c;
-  return id == S.session ? S.fate : ZKC__SESSION_GONE;
+  if (id == S.session) return S.fate;
+  return id != 0 && id == S.second ? S.second_fate : ZKC__SESSION_GONE;
 }
 static int w_live(zkc_client_t *c) {
   (void)c;
@@ -195,17 +198,77 @@ static zkc__qrun_t R;
 #define SESSION 0x1000
 #define OTHER_SESSION 0x2000
 
-static void start(int requeue) {
+/* The queue's policies: each recipe's run as it starts it (queue.c for
+ * the blocking ones, by way of candidate.c for the latch and the selector;
+ * async_engine.c with its driver), and a node that stands in its way (a
+ * reader waits on writers only, a writer also on readers). The cases of
+ * the rules every queue keeps run once per policy (each_policy). */
+typedef struct {
+  const char *what;
+  const char *name;   /* our node's marker (zkc__side_name, LATCH_NAME) */
+  const char *blocks; /* the marker of a node ahead that blocks us */
+  zkc__recipe_layout_t layout;
+  int reader, driven; /* driven: the async engine's driver steps it */
+} qpolicy_t;
+static const qpolicy_t policies[] = {
+    {"async acquire", "lock-", "lock-", ZKC__AS_LOCK, 0, 1},
+    {"mutex", "lock-", "lock-", ZKC__AS_LOCK, 0, 0},
+    {"read side", "__READ__", "__WRIT__", ZKC__AS_RWLOCK, 1, 0},
+    {"write side", "__WRIT__", "__READ__", ZKC__AS_RWLOCK, 0, 0},
+    {"latch", "latch-", "latch-", ZKC__AS_ELECTION, 0, 0},
+    {"selector", "lock-", "lock-", ZKC__AS_LOCK, 0, 0},
+};
+#define N_POLICIES (sizeof policies / sizeof policies[0])
+static const qpolicy_t *P = &policies[0]; /* each_policy's current one */
+
+static void start_as(const qpolicy_t *p, int requeue) {
   memset(&S, 0, sizeof S);
   S.clock = 1000000;
   S.session = SESSION;
   S.fate = ZKC__SESSION_LIVE;
   S.live = 1;
-  zkc__qrun_how_t how = {.base = BASE, .name = "lock-", .data = "me",
-                         .deadline = S.clock + 60000, .layout = ZKC__AS_LOCK,
-                         .requeue = requeue != 0, .drv = &driver,
-                         .world = &world};
+  zkc__qrun_how_t how = {.base = BASE, .name = p->name, .data = "me",
+                         .deadline = S.clock + 60000, .layout = p->layout,
+                         .reader = p->reader != 0, .requeue = requeue != 0,
+                         .drv = p->driven ? &driver : NULL, .world = &world};
   zkc__qrun_init(&R, NULL, &how);
+}
+
+/* The async acquire's run: the cases of one policy's machinery. */
+static void start(int requeue) { start_as(&policies[0], requeue); }
+
+/* Runs a case once for every queue policy, naming each, so that a
+ * failure says whose rule broke. */
+static void each_policy(void (*body)(void)) {
+  for (size_t i = 0; i < N_POLICIES; i++) {
+    P = &policies[i];
+    print_message("[ policy   ] %s\n", P->what);
+    body();
+  }
+}
+
+/* The case `name`: its body name_as for every queue policy. */
+#define CASE_OF_EACH_POLICY(name)   \
+  static void name(void **state) { \
+    (void)state;                   \
+    each_policy(name##_as);        \
+  }
+
+/* A node ahead of ours (sequence seq, below our 5) that blocks the current
+ * policy; and a name's path. Each call its own buffer, a few live at once. */
+static const char *ahead(int seq) {
+  static char names[4][64];
+  static int next;
+  char *s = names[next++ % 4];
+  snprintf(s, sizeof names[0], "%c-%s%010d", 'a' + seq - 1, P->blocks, seq);
+  return s;
+}
+static const char *at(const char *name) {
+  static char paths[4][96];
+  static int next;
+  char *s = paths[next++ % 4];
+  snprintf(s, sizeof paths[0], BASE "/%s", name);
+  return s;
 }
 
 /* A vouched run (the read-write downgrade): a plain read node, vouched
@@ -461,6 +524,29 @@ static void vouched_stale_answer_reads_again(void **state) {
   stop();
 }
 
+/* The sync before the stats failed (a follower cut off from the leader),
+ * the stats answered from the follower's frozen state, both nodes ours:
+ * no grant on them; the retry policy's backoff, then the stats again
+ * behind a new sync, and the grant on those. */
+static void vouched_without_its_sync_grants_nothing(void **state) {
+  (void)state;
+  start_vouched();
+  make_read_node();
+  expect_vouch_read(1);
+  answer(1, ZKC_ECONNLOSS, 0);
+  answer(2, ZKC_OK, SESSION);
+  answer(3, ZKC_OK, SESSION);
+  assert_int_equal(step(), ZKC__QN_TIME);
+  S.clock += 10;
+  expect_vouch_read(4);
+  answer(4, ZKC_OK, 0);
+  answer(5, ZKC_OK, SESSION);
+  answer(6, ZKC_OK, SESSION);
+  assert_int_equal(step(), ZKC__QN_DONE);
+  assert_int_equal(zkc__qrun_result(&R, NULL), ZKC_OK);
+  stop();
+}
+
 /* The write hold told lost while the write node's read was out (a
  * suspension under lost_on_suspended), its answer then stale: refused at
  * once with ZKC_ELOST, not read again (the ensemble may be silent until
@@ -569,9 +655,8 @@ static void vouched_timeout_deletes_the_read_node(void **state) {
 /* The create and the read pipelined behind it, answered while fresh, with
  * our node first: granted on them, no sync (the create went through the
  * leader after the proof's time), two requests in all. */
-static void first_granted_on_the_pipelined_read(void **state) {
-  (void)state;
-  start(1);
+static void first_granted_on_the_pipelined_read_as(void) {
+  start_as(P, 1);
   assert_int_equal(step(), ZKC__QN_REPLY);
   assert_int_equal(S.n, 2);
   req_t *c = req(0, ZKC__REQ_CREATE);
@@ -581,18 +666,18 @@ static void first_granted_on_the_pipelined_read(void **state) {
   char own[760];
   snprintf(own, sizeof own, "%s", own_name(5));
   answer_created(0, 5, SESSION);
-  answer_children(1, own, "x-lock-0000000009", (char *)NULL);
+  answer_children(1, own, ahead(9), (char *)NULL);
   expect_granted(own);
   assert_int_equal(S.n, 2);
   stop();
 }
+CASE_OF_EACH_POLICY(first_granted_on_the_pipelined_read)
 
 /* The same answers, read after half a session timeout (this process
  * stalled meanwhile): no grant on them; the queue is read again, behind a
  * sync, and that read's answer is the proof. */
-static void stale_answer_read_again_through_the_leader(void **state) {
-  (void)state;
-  start(1);
+static void stale_answer_read_again_through_the_leader_as(void) {
+  start_as(P, 1);
   assert_int_equal(step(), ZKC__QN_REPLY);
   char own[760];
   snprintf(own, sizeof own, "%s", own_name(5));
@@ -608,18 +693,18 @@ static void stale_answer_read_again_through_the_leader(void **state) {
   expect_granted(own);
   stop();
 }
+CASE_OF_EACH_POLICY(stale_answer_read_again_through_the_leader)
 
 /* Two ahead: a sync, then a watch on the one right before (no own-node
  * watch: its delete cannot grant alone); woken while the round's sync is
  * fresh, the queue is read again on it: the read alone. */
-static void waiter_reads_again_on_the_rounds_sync(void **state) {
-  (void)state;
-  start(1);
-  queue_behind("a-lock-0000000001", "b-lock-0000000002");
+static void waiter_reads_again_on_the_rounds_sync_as(void) {
+  start_as(P, 1);
+  queue_behind(ahead(1), ahead(2));
   assert_int_equal(step(), ZKC__QN_REPLY);
   assert_int_equal(S.n, 4);
   assert_string_equal(req(2, ZKC__REQ_SYNC)->path, BASE);
-  assert_string_equal(req(3, ZKC__REQ_WATCH)->path, BASE "/b-lock-0000000002");
+  assert_string_equal(req(3, ZKC__REQ_WATCH)->path, at(ahead(2)));
   assert_int_equal(S.own_watched, 0);
   answer(2, ZKC_OK, 0);
   answer(3, ZKC_OK, OTHER_SESSION);
@@ -633,13 +718,13 @@ static void waiter_reads_again_on_the_rounds_sync(void **state) {
   assert_int_equal(S.registered, 0);
   stop();
 }
+CASE_OF_EACH_POLICY(waiter_reads_again_on_the_rounds_sync)
 
 /* The same round woken after half a session timeout: its sync proves
  * nothing any more; the read goes behind a sync of its own. */
-static void stale_round_sync_reads_behind_a_new_one(void **state) {
-  (void)state;
-  start(1);
-  queue_behind("a-lock-0000000001", "b-lock-0000000002");
+static void stale_round_sync_reads_behind_a_new_one_as(void) {
+  start_as(P, 1);
+  queue_behind(ahead(1), ahead(2));
   assert_int_equal(step(), ZKC__QN_REPLY);
   answer(2, ZKC_OK, 0);
   answer(3, ZKC_OK, OTHER_SESSION);
@@ -649,26 +734,26 @@ static void stale_round_sync_reads_behind_a_new_one(void **state) {
   expect_read_behind_sync(4);
   stop();
 }
+CASE_OF_EACH_POLICY(stale_round_sync_reads_behind_a_new_one)
 
 /* A round whose sync failed: the read goes behind a new sync. */
-static void failed_round_sync_reads_behind_a_new_one(void **state) {
-  (void)state;
-  start(1);
-  queue_behind("a-lock-0000000001", "b-lock-0000000002");
+static void failed_round_sync_reads_behind_a_new_one_as(void) {
+  start_as(P, 1);
+  queue_behind(ahead(1), ahead(2));
   assert_int_equal(step(), ZKC__QN_REPLY);
   answer(2, ZKC_ECONNLOSS, 0);
   answer(3, ZKC_ENONODE, 0); /* the blocker gone already: read at once */
   expect_read_behind_sync(4);
   stop();
 }
+CASE_OF_EACH_POLICY(failed_round_sync_reads_behind_a_new_one)
 
 /* Two ahead, both known gone when the watch fires (the client's view):
  * the proof is our own node's stat behind a sync, not a read of the
  * queue; the run held the view while it waited and leaves it. */
-static void view_clear_confirms_with_a_stat(void **state) {
-  (void)state;
-  start(1);
-  queue_behind("a-lock-0000000001", "b-lock-0000000002");
+static void view_clear_confirms_with_a_stat_as(void) {
+  start_as(P, 1);
+  queue_behind(ahead(1), ahead(2));
   assert_int_equal(step(), ZKC__QN_REPLY);
   assert_int_equal(S.views_held, 1);
   answer(2, ZKC_OK, 0);
@@ -688,13 +773,13 @@ static void view_clear_confirms_with_a_stat(void **state) {
   assert_int_equal(S.views_held, 0);
   stop();
 }
+CASE_OF_EACH_POLICY(view_clear_confirms_with_a_stat)
 
 /* The stat shows our node gone (an outsider deleted it): no grant; the
  * run queues again with a new node. */
-static void view_clear_own_node_gone_queues_again(void **state) {
-  (void)state;
-  start(1);
-  queue_behind("a-lock-0000000001", "b-lock-0000000002");
+static void view_clear_own_node_gone_queues_again_as(void) {
+  start_as(P, 1);
+  queue_behind(ahead(1), ahead(2));
   assert_int_equal(step(), ZKC__QN_REPLY);
   answer(2, ZKC_OK, 0);
   answer(3, ZKC_OK, OTHER_SESSION);
@@ -712,13 +797,13 @@ static void view_clear_own_node_gone_queues_again(void **state) {
   assert_int_equal(S.views_held, 0);
   stop();
 }
+CASE_OF_EACH_POLICY(view_clear_own_node_gone_queues_again)
 
 /* The stat answered after half a session timeout (a stall): no grant on
  * it; the queue is read again behind a sync. */
-static void view_clear_stale_stat_reads_again(void **state) {
-  (void)state;
-  start(1);
-  queue_behind("a-lock-0000000001", "b-lock-0000000002");
+static void view_clear_stale_stat_reads_again_as(void) {
+  start_as(P, 1);
+  queue_behind(ahead(1), ahead(2));
   assert_int_equal(step(), ZKC__QN_REPLY);
   answer(2, ZKC_OK, 0);
   answer(3, ZKC_OK, OTHER_SESSION);
@@ -732,21 +817,21 @@ static void view_clear_stale_stat_reads_again(void **state) {
   expect_read_behind_sync(6);
   stop();
 }
+CASE_OF_EACH_POLICY(view_clear_stale_stat_reads_again)
 
 /* A sole blocker: a sync, our own node's watch, then the blocker's, in
  * that order; its delete with our node untouched in the server's order
  * (clean) grants without a read while the round's answers are fresh. */
-static void sole_blocker_handoff_without_a_read(void **state) {
-  (void)state;
-  start(1);
-  queue_behind("a-lock-0000000001", NULL);
+static void sole_blocker_handoff_without_a_read_as(void) {
+  start_as(P, 1);
+  queue_behind(ahead(1), NULL);
   assert_int_equal(step(), ZKC__QN_REPLY);
   assert_int_equal(S.n, 5);
   assert_string_equal(req(2, ZKC__REQ_SYNC)->path, BASE);
   char own[800];
   snprintf(own, sizeof own, BASE "/%s", own_name(5));
   assert_string_equal(req(3, ZKC__REQ_WATCH)->path, own);
-  assert_string_equal(req(4, ZKC__REQ_WATCH)->path, BASE "/a-lock-0000000001");
+  assert_string_equal(req(4, ZKC__REQ_WATCH)->path, at(ahead(1)));
   assert_int_equal(req(3, ZKC__REQ_WATCH)->watch, req(4, ZKC__REQ_WATCH)->watch);
   assert_int_equal(S.own_watched, 1);
   answer_sole_round(OTHER_SESSION);
@@ -756,13 +841,13 @@ static void sole_blocker_handoff_without_a_read(void **state) {
   assert_int_equal(S.n, 5);
   stop();
 }
+CASE_OF_EACH_POLICY(sole_blocker_handoff_without_a_read)
 
 /* The same round woken after half a session timeout: its answers prove
  * nothing any more; read again behind a sync. */
-static void sole_blocker_handoff_gone_stale_reads_again(void **state) {
-  (void)state;
-  start(1);
-  queue_behind("a-lock-0000000001", NULL);
+static void sole_blocker_handoff_gone_stale_reads_again_as(void) {
+  start_as(P, 1);
+  queue_behind(ahead(1), NULL);
   assert_int_equal(step(), ZKC__QN_REPLY);
   answer_sole_round(OTHER_SESSION);
   S.clock += FRESH_MS;
@@ -775,13 +860,13 @@ static void sole_blocker_handoff_gone_stale_reads_again(void **state) {
   expect_granted(own);
   stop();
 }
+CASE_OF_EACH_POLICY(sole_blocker_handoff_gone_stale_reads_again)
 
 /* The events do not prove our node was there when the blocker went (an
  * event on it, a session event, a watch removal): read again. */
-static void unclean_delete_reads_again(void **state) {
-  (void)state;
-  start(1);
-  queue_behind("a-lock-0000000001", NULL);
+static void unclean_delete_reads_again_as(void) {
+  start_as(P, 1);
+  queue_behind(ahead(1), NULL);
   assert_int_equal(step(), ZKC__QN_REPLY);
   answer_sole_round(OTHER_SESSION);
   S.clean = 0;
@@ -789,16 +874,16 @@ static void unclean_delete_reads_again(void **state) {
   expect_read_on_round_sync(5);
   stop();
 }
+CASE_OF_EACH_POLICY(unclean_delete_reads_again)
 
 /* The round's sync failed (a follower cut off from the leader cannot
  * answer it) while the watches say the blocker is gone and our node there
  * (the frozen follower's state): no grant on them; the queue is read
  * behind a sync, and a read whose sync failed grants nothing either, even
  * showing our node first. */
-static void sole_round_without_its_sync_grants_nothing(void **state) {
-  (void)state;
-  start(1);
-  queue_behind("a-lock-0000000001", NULL);
+static void sole_round_without_its_sync_grants_nothing_as(void) {
+  start_as(P, 1);
+  queue_behind(ahead(1), NULL);
   assert_int_equal(step(), ZKC__QN_REPLY);
   S.clean = 1;
   answer(2, ZKC_ECONNLOSS, 0);
@@ -813,14 +898,14 @@ static void sole_round_without_its_sync_grants_nothing(void **state) {
   assert_int_equal(step(), ZKC__QN_TIME); /* a retry's backoff, no grant */
   stop();
 }
+CASE_OF_EACH_POLICY(sole_round_without_its_sync_grants_nothing)
 
 /* A blocker of our own session (deleted in one transaction with our node
  * when the session closes, its events then in any order): its delete
  * alone grants nothing. */
-static void same_session_blocker_grants_nothing_alone(void **state) {
-  (void)state;
-  start(1);
-  queue_behind("a-lock-0000000001", NULL);
+static void same_session_blocker_grants_nothing_alone_as(void) {
+  start_as(P, 1);
+  queue_behind(ahead(1), NULL);
   assert_int_equal(step(), ZKC__QN_REPLY);
   answer_sole_round(SESSION);
   S.clean = 1;
@@ -828,12 +913,12 @@ static void same_session_blocker_grants_nothing_alone(void **state) {
   expect_read_on_round_sync(5);
   stop();
 }
+CASE_OF_EACH_POLICY(same_session_blocker_grants_nothing_alone)
 
 /* First, but our session is over: lost, our node deleted, and the run
  * queues again at the back with a new uuid. */
-static void session_gone_at_grant_queues_again(void **state) {
-  (void)state;
-  start(1);
+static void session_gone_at_grant_queues_again_as(void) {
+  start_as(P, 1);
   assert_int_equal(step(), ZKC__QN_REPLY);
   char first_prefix[700];
   snprintf(first_prefix, sizeof first_prefix, "%s", S.req[0].path);
@@ -851,12 +936,12 @@ static void session_gone_at_grant_queues_again(void **state) {
   assert_int_not_equal(strcmp(again->path, first_prefix), 0); /* new uuid */
   stop();
 }
+CASE_OF_EACH_POLICY(session_gone_at_grant_queues_again)
 
 /* First, the session in doubt (disconnected): no grant; once connected
  * and live, the queue is read again behind a sync. */
-static void session_in_doubt_waits_then_reads_again(void **state) {
-  (void)state;
-  start(1);
+static void session_in_doubt_waits_then_reads_again_as(void) {
+  start_as(P, 1);
   assert_int_equal(step(), ZKC__QN_REPLY);
   const char *own = own_name(5);
   answer_created(0, 5, SESSION);
@@ -873,12 +958,12 @@ static void session_in_doubt_waits_then_reads_again(void **state) {
   expect_granted(own_name(5));
   stop();
 }
+CASE_OF_EACH_POLICY(session_in_doubt_waits_then_reads_again)
 
 /* A node made by a session that is no longer the current one is not ours
  * to hold: lost, and deleted. */
-static void node_of_a_replaced_session_is_not_held(void **state) {
-  (void)state;
-  start(0);
+static void node_of_a_replaced_session_is_not_held_as(void) {
+  start_as(P, 0);
   assert_int_equal(step(), ZKC__QN_REPLY);
   answer_created(0, 5, OTHER_SESSION);
   answer_children(1, own_name(5), (char *)NULL);
@@ -889,15 +974,15 @@ static void node_of_a_replaced_session_is_not_held(void **state) {
   assert_int_equal(zkc__qrun_result(&R, NULL), ZKC_ELOST);
   stop();
 }
+CASE_OF_EACH_POLICY(node_of_a_replaced_session_is_not_held)
 
 /* A read without our node (an outsider deleted it, or the session ended):
  * lost, never granted. */
-static void own_node_missing_from_the_read_is_lost(void **state) {
-  (void)state;
-  start(0);
+static void own_node_missing_from_the_read_is_lost_as(void) {
+  start_as(P, 0);
   assert_int_equal(step(), ZKC__QN_REPLY);
   answer_created(0, 5, SESSION);
-  answer_children(1, "a-lock-0000000009", (char *)NULL);
+  answer_children(1, ahead(9), (char *)NULL);
   assert_int_equal(step(), ZKC__QN_REPLY);
   req(2, ZKC__REQ_DELETE);
   answer(2, ZKC_ENONODE, 0);
@@ -905,13 +990,13 @@ static void own_node_missing_from_the_read_is_lost(void **state) {
   assert_int_equal(zkc__qrun_result(&R, NULL), ZKC_ELOST);
   stop();
 }
+CASE_OF_EACH_POLICY(own_node_missing_from_the_read_is_lost)
 
 /* A create cut off may have been applied: after the backoff, the run
  * searches for its uuid behind a sync and adopts the node only when the
  * current session owns it; then reads the queue behind a sync. */
-static void cut_off_create_found_by_its_uuid(void **state) {
-  (void)state;
-  start(1);
+static void cut_off_create_found_by_its_uuid_as(void) {
+  start_as(P, 1);
   assert_int_equal(step(), ZKC__QN_REPLY);
   char made[760];
   snprintf(made, sizeof made, "%s", own_name(7));
@@ -923,7 +1008,7 @@ static void cut_off_create_found_by_its_uuid(void **state) {
   assert_string_equal(req(2, ZKC__REQ_SYNC)->path, BASE);
   req(3, ZKC__REQ_CHILDREN);
   answer(2, ZKC_OK, 0);
-  answer_children(3, "a-lock-0000000001", made, (char *)NULL);
+  answer_children(3, ahead(1), made, (char *)NULL);
   assert_int_equal(step(), ZKC__QN_REPLY);
   char path[800];
   snprintf(path, sizeof path, BASE "/%s", made);
@@ -938,6 +1023,7 @@ static void cut_off_create_found_by_its_uuid(void **state) {
   assert_int_equal(S.n, 7); /* no second create */
   stop();
 }
+CASE_OF_EACH_POLICY(cut_off_create_found_by_its_uuid)
 
 /* The node with our uuid belongs to an older session: not adopted (it
  * goes to the janitor), a new node is created with a new uuid. */
@@ -1098,14 +1184,20 @@ static void also_of_a_read_that_waits_is_not_kept(void **state) {
 static zkc__crun_t CR;
 static struct {
   int pinned, stands_rc, lost[2];
+  int64_t session[2]; /* each part's hold's session (0: SESSION) */
 } H;
+#define SECOND_SESSION 0x3000 /* a part's hold on another client */
+
+static int64_t part_session(size_t i) {
+  return H.session[i] ? H.session[i] : SESSION;
+}
 static zkc_client_t *h_client(void *ctx, size_t i) {
   (void)ctx, (void)i;
   return NULL;
 }
 static int h_pin(void *ctx, size_t i, char **node, int64_t *session) {
   (void)ctx;
-  *session = SESSION;
+  *session = part_session(i);
   H.pinned++;
   return (*node = strdup(i == 0 ? HOLD_A : HOLD_B)) ? ZKC_OK : ZKC_ENOMEM;
 }
@@ -1122,15 +1214,19 @@ static void h_lost(void *ctx, size_t i) {
   H.lost[i]++;
 }
 
-/* A confirmation of two holds (the multi-lock's), or one fenced read. */
+/* A confirmation of two holds (the multi-lock's: multilock.c), or one
+ * fenced read (fenced.c: no rounds counted, nobody told), as their
+ * callers ask for them. */
 static void start_confirm(int get) {
   start(0);
   memset(&H, 0, sizeof H);
-  zkc__confirm_how_t how = {.n = get ? 1 : 2, .get = get != 0, .tell = 1,
-                            .stale_max = 3, .deadline = S.clock + 60000,
+  zkc__confirm_how_t how = {.n = get ? 1 : 2, .get = get != 0, .tell = !get,
+                            .stale_max = get ? 0 : 3,
+                            .deadline = S.clock + 60000,
                             .client = h_client, .pin = h_pin,
                             .unpin = h_unpin, .stands = h_stands,
-                            .lost = h_lost, .drv = &driver, .world = &world};
+                            .lost = get ? NULL : h_lost, .drv = &driver,
+                            .world = &world};
   assert_int_equal(zkc__crun_init(&CR, &how), ZKC_OK);
 }
 
@@ -1153,7 +1249,7 @@ static void expect_confirm_round(int i, int parts, zkc__req_kind_t read) {
     const char *node = p == 0 ? HOLD_A : HOLD_B;
     assert_string_equal(req(i + 2 * p, ZKC__REQ_SYNC)->path, node);
     assert_string_equal(req(i + 2 * p + 1, read)->path, node);
-    assert_int_equal(S.req[i + 2 * p + 1].session, SESSION);
+    assert_int_equal(S.req[i + 2 * p + 1].session, part_session((size_t)p));
   }
   assert_int_equal(H.pinned, parts); /* pinned while the round is out */
 }
@@ -1168,6 +1264,16 @@ static void expect_confirmed(int rc) {
   assert_int_equal(zkc__crun_result(&CR, NULL, NULL, NULL), rc);
 }
 
+/* Either confirmation done with ZKC_OK (a read's data freed). */
+static void expect_proven(void) {
+  assert_int_equal(zkc__crun_step(&CR), ZKC__QN_DONE);
+  char *data = NULL;
+  size_t len = 0;
+  int32_t version;
+  assert_int_equal(zkc__crun_result(&CR, &data, &len, &version), ZKC_OK);
+  free(data);
+}
+
 static void confirm_proves_every_hold_behind_its_sync(void **state) {
   (void)state;
   start_confirm(0);
@@ -1179,22 +1285,27 @@ static void confirm_proves_every_hold_behind_its_sync(void **state) {
 }
 
 /* The reads answered, a sync not (cut off): nothing proven; the retry
- * policy's backoff, then the whole round again. */
+ * policy's backoff, then the whole round again. The set (its last hold's
+ * sync failed) and the fenced read alike. */
 static void confirm_without_a_sync_grants_nothing(void **state) {
   (void)state;
-  start_confirm(0);
-  expect_confirm_round(0, 2, ZKC__REQ_EXISTS_IN_SESSION);
-  answer(0, ZKC_OK, 0);
-  answer(1, ZKC_OK, SESSION);
-  answer(2, ZKC_ECONNLOSS, 0);
-  answer(3, ZKC_OK, SESSION);
-  assert_int_equal(zkc__crun_step(&CR), ZKC__QN_TIME);
-  assert_int_equal(H.pinned, 0);
-  S.clock += 10;
-  expect_confirm_round(4, 2, ZKC__REQ_EXISTS_IN_SESSION);
-  answer_confirm_round(4, 2, SESSION);
-  expect_confirmed(ZKC_OK);
-  stop_confirm();
+  for (int get = 0; get < 2; get++) {
+    int parts = get ? 1 : 2, last = 2 * (parts - 1);
+    zkc__req_kind_t read = get ? ZKC__REQ_GET_IN_SESSION
+                               : ZKC__REQ_EXISTS_IN_SESSION;
+    start_confirm(get);
+    expect_confirm_round(0, parts, read);
+    answer_confirm_round(0, parts - 1, SESSION);
+    answer(last, ZKC_ECONNLOSS, 0);
+    answer(last + 1, ZKC_OK, SESSION);
+    assert_int_equal(zkc__crun_step(&CR), ZKC__QN_TIME);
+    assert_int_equal(H.pinned, 0);
+    S.clock += 10;
+    expect_confirm_round(2 * parts, parts, read);
+    answer_confirm_round(2 * parts, parts, SESSION);
+    expect_proven();
+    stop_confirm();
+  }
 }
 
 /* A round answered after half a session timeout proves nothing: sent
@@ -1280,24 +1391,93 @@ static void confirm_read_of_a_hold_lost_meanwhile_is_refused(void **state) {
   stop_confirm();
 }
 
-/* The session not proven renewed at the leader: the read is sent again
- * once it is (the machine's grant rule, part 0's). */
+/* The session not proven renewed at the leader: no grant. The fenced
+ * read waits for the session (the machine's grant rule, part 0's) and is
+ * sent again once it is live; the set's round, whose second hold's proof
+ * is the policy's own, is sent again at once (counted among the rounds
+ * that prove nothing). */
 static void confirm_session_in_doubt_reads_again_once_live(void **state) {
   (void)state;
-  start_confirm(1);
-  expect_confirm_round(0, 1, ZKC__REQ_GET_IN_SESSION);
-  S.fate = ZKC__SESSION_DOUBT;
-  S.live = 0;
-  answer_confirm_round(0, 1, SESSION);
-  assert_int_equal(zkc__crun_step(&CR), ZKC__QN_SESSION);
-  assert_int_equal(S.n, 2);
-  S.fate = ZKC__SESSION_LIVE;
-  S.live = 1;
-  expect_confirm_round(2, 1, ZKC__REQ_GET_IN_SESSION);
-  answer_confirm_round(2, 1, SESSION);
-  size_t len;
-  free(expect_read_done(ZKC_OK, &len));
-  stop_confirm();
+  for (int get = 0; get < 2; get++) {
+    int parts = get ? 1 : 2;
+    zkc__req_kind_t read = get ? ZKC__REQ_GET_IN_SESSION
+                               : ZKC__REQ_EXISTS_IN_SESSION;
+    start_confirm(get);
+    expect_confirm_round(0, parts, read);
+    S.fate = ZKC__SESSION_DOUBT;
+    S.live = 0;
+    answer_confirm_round(0, parts, SESSION);
+    if (get) {
+      assert_int_equal(zkc__crun_step(&CR), ZKC__QN_SESSION);
+      assert_int_equal(S.n, 2 * parts);
+    } else {
+      expect_confirm_round(2 * parts, parts, read);
+    }
+    S.fate = ZKC__SESSION_LIVE;
+    S.live = 1;
+    if (get) expect_confirm_round(2 * parts, parts, read);
+    answer_confirm_round(2 * parts, parts, SESSION);
+    expect_proven();
+    stop_confirm();
+  }
+}
+
+/* A set whose second hold is on another client: that hold's session must
+ * be proven live too, not only the first's (the machine's grant). In
+ * doubt: the round is sent again, and the set held once it is proven;
+ * gone: the set is lost. */
+static void confirm_set_proves_every_parts_session(void **state) {
+  (void)state;
+  for (int gone = 0; gone < 2; gone++) {
+    start_confirm(0);
+    H.session[1] = S.second = SECOND_SESSION;
+    S.second_fate = gone ? ZKC__SESSION_GONE : ZKC__SESSION_DOUBT;
+    expect_confirm_round(0, 2, ZKC__REQ_EXISTS_IN_SESSION);
+    answer(0, ZKC_OK, 0);
+    answer(1, ZKC_OK, SESSION);
+    answer(2, ZKC_OK, 0);
+    answer(3, ZKC_OK, SECOND_SESSION);
+    if (gone) {
+      expect_confirmed(ZKC_ELOST);
+      stop_confirm();
+      continue;
+    }
+    expect_confirm_round(4, 2, ZKC__REQ_EXISTS_IN_SESSION);
+    S.second_fate = ZKC__SESSION_LIVE;
+    answer(4, ZKC_OK, 0);
+    answer(5, ZKC_OK, SESSION);
+    answer(6, ZKC_OK, 0);
+    answer(7, ZKC_OK, SECOND_SESSION);
+    expect_confirmed(ZKC_OK);
+    stop_confirm();
+  }
+}
+
+/* A fenced read answered after half a session timeout proves nothing: it
+ * is sent again (no count of such rounds: the caller's deadline bounds
+ * them), and its data given on a fresh answer; its session gone by then:
+ * ZKC_ELOST, no data. */
+static void confirm_read_stale_reads_again(void **state) {
+  (void)state;
+  for (int gone = 0; gone < 2; gone++) {
+    start_confirm(1);
+    for (int k = 0; k < 4; k++) {
+      expect_confirm_round(2 * k, 1, ZKC__REQ_GET_IN_SESSION);
+      S.clock += FRESH_MS;
+      answer_confirm_round(2 * k, 1, SESSION);
+    }
+    expect_confirm_round(8, 1, ZKC__REQ_GET_IN_SESSION);
+    if (gone) S.fate = ZKC__SESSION_GONE;
+    answer(8, ZKC_OK, 0);
+    assert_non_null(S.req[9].op->data = strdup("v"));
+    S.req[9].op->data_len = 1;
+    answer(9, ZKC_OK, 0);
+    size_t len;
+    char *data = expect_read_done(gone ? ZKC_ELOST : ZKC_OK, &len);
+    if (!gone) assert_string_equal(data, "v");
+    free(data);
+    stop_confirm();
+  }
 }
 
 int main(void) {
@@ -1310,6 +1490,7 @@ int main(void) {
       cmocka_unit_test(vouched_without_the_write_node_is_lost),
       cmocka_unit_test(vouched_without_its_own_node_is_lost),
       cmocka_unit_test(vouched_stale_answer_reads_again),
+      cmocka_unit_test(vouched_without_its_sync_grants_nothing),
       cmocka_unit_test(vouched_refused_once_the_write_hold_is_lost),
       cmocka_unit_test(vouched_session_doubt_then_gone),
       cmocka_unit_test(vouched_adopted_still_reads_the_write_node),
@@ -1342,6 +1523,8 @@ int main(void) {
       cmocka_unit_test(confirm_read_gives_the_data_once_proven),
       cmocka_unit_test(confirm_read_of_a_hold_lost_meanwhile_is_refused),
       cmocka_unit_test(confirm_session_in_doubt_reads_again_once_live),
+      cmocka_unit_test(confirm_set_proves_every_parts_session),
+      cmocka_unit_test(confirm_read_stale_reads_again),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
