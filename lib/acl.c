@@ -6,7 +6,6 @@
 
 #include "acl.h"
 
-#include "client_struct.h"
 #include "zkcoord/common.h"
 
 /* "user:password": a non-empty user without ':', a non-empty password. */
@@ -70,11 +69,12 @@ static int vector_from(struct ACL_vector *v, const zkc_acl_t *acl, size_t n) {
   return ZKC_OK;
 }
 
-int zkc__acl_setup(zkc_client_t *c) {
-  const zkc_client_opts_t *o = &c->opts;
-  if (o->auth_digest && (c->auth_digest = strdup(o->auth_digest)) == NULL)
+int zkc__acl_setup(zkc__acls_t *a, zkc_client_opts_t *o) {
+  if (o->auth_digest && (a->auth_digest = strdup(o->auth_digest)) == NULL)
     return ZKC_ENOMEM;
-  c->opts.auth_digest = c->auth_digest;
+  o->auth_digest = a->auth_digest;
+  a->fn = o->acl_fn;
+  a->ctx = o->acl_ctx;
   static const zkc_acl_t open_acl[] = {{ZKC_PERM_ALL, "world", "anyone"}};
   static const zkc_acl_t creator[] = {{ZKC_PERM_ALL, "auth", ""}};
   static const zkc_acl_t creator_world_read[] = {
@@ -88,29 +88,29 @@ int zkc__acl_setup(zkc_client_t *c) {
     part = creator, npart = 1;
     parent = creator_world_read, nparent = 2;
   }
-  int rc = vector_from(&c->acl_participant, part, npart);
-  if (rc == ZKC_OK) rc = vector_from(&c->acl_parent, parent, nparent);
+  int rc = vector_from(&a->participant, part, npart);
+  if (rc == ZKC_OK) rc = vector_from(&a->parent, parent, nparent);
   /* The copy in opts would dangle: the vectors are what is used. */
-  c->opts.acl = NULL;
-  c->opts.acl_count = 0;
+  o->acl = NULL;
+  o->acl_count = 0;
   return rc;
 }
 
-void zkc__acl_free(zkc_client_t *c) {
-  vector_free(&c->acl_participant);
-  vector_free(&c->acl_parent);
-  free(c->auth_digest);
-  c->auth_digest = NULL;
+void zkc__acl_free(zkc__acls_t *a) {
+  vector_free(&a->participant);
+  vector_free(&a->parent);
+  free(a->auth_digest);
+  a->auth_digest = NULL;
 }
 
-int zkc__acl_for(zkc_client_t *c, const char *path, zkc_node_kind_t kind,
+int zkc__acl_for(const zkc__acls_t *a, const char *path, zkc_node_kind_t kind,
                  struct ACL_vector *tmp, const struct ACL_vector **out) {
-  *out = kind == ZKC_NODE_PARENT ? &c->acl_parent : &c->acl_participant;
+  *out = kind == ZKC_NODE_PARENT ? &a->parent : &a->participant;
   tmp->count = 0;
   tmp->data = NULL;
-  if (c->opts.acl_fn == NULL) return ZKC_OK;
+  if (a->fn == NULL) return ZKC_OK;
   size_t n = 0;
-  const zkc_acl_t *acl = c->opts.acl_fn(c->opts.acl_ctx, path, kind, &n);
+  const zkc_acl_t *acl = a->fn(a->ctx, path, kind, &n);
   if (acl == NULL) return ZKC_OK;
   if (n == 0 || !entries_valid(acl, n)) return ZKC_EINVAL; /* told by ops.c */
   int rc = vector_from(tmp, acl, n);

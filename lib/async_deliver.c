@@ -12,24 +12,6 @@
 #include "util.h"
 #include "zkcoord/common.h"
 
-int zkc__async_post_locked(zkc_async_t *a, const zkc__event_cb_t *ev) {
-  zkc__event_cb_t *e = malloc(sizeof *e);
-  if (e == NULL) return ZKC_ENOMEM;
-  *e = *ev;
-  e->next = NULL;
-  *a->events_tail = e;
-  a->events_tail = &e->next;
-  if (a->fd >= 0) {
-    uint64_t one = 1;
-    ssize_t n = write(a->fd, &one, sizeof one); /* only fails when saturated */
-    (void)n;
-  } else {
-    a->kicked = 1;
-    pthread_cond_signal(&a->cv);
-  }
-  return ZKC_OK;
-}
-
 static void run_one(zkc_async_t *a, const zkc__event_cb_t *e) {
   switch (e->kind) {
     case EV_ACQUIRED: e->acquired(e->ctx, e->rc, e->hold); break;

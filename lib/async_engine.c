@@ -18,6 +18,7 @@
 #include "mutex_sides.h"
 #include "names.h"
 #include "queue.h" /* the queue run's calls */
+#include "sem_run.h" /* the semaphore run's calls */
 #include "session.h"
 #include "test_hooks.h"
 #include "util.h"

@@ -8,12 +8,13 @@
 
 #include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
 
-#include "drive.h"
+#include "run_kernel.h"
 #include "hold_fate.h"
 #include "hold_view.h"
 #include "qengine.h"
-#include "sem_run.h"
 #include "session.h"
 #include "stats.h"
 #include "zkcoord/async.h"
@@ -69,7 +70,7 @@ typedef struct acq {
   zkc_acquired_fn fn; /* an acquire's (NULL: a release's deletes) */
   const zkc__run_calls_t *calls; /* an acquire's run and how it is */
   void *run;                     /* stepped: &run (a lock's) or sem */
-  zkc__srun_t *sem;              /* a semaphore's run */
+  struct zkc__srun *sem;         /* a semaphore's run (sem_run.h) */
   zkc_sem_t *sem_obj;            /* ... and its semaphore */
   int64_t deadline;              /* an acquire's */
   zkc_released_fn released;
@@ -165,8 +166,26 @@ void zkc__async_on_node_gone(void *ctx, uint64_t guard);
 /* ---- the callback queue (async_deliver.c) ---- */
 
 /* Queues a callback (copied; ZKC_ENOMEM when it cannot be); caller holds
- * a->mu. In dispatch mode the descriptor becomes readable. */
-int zkc__async_post_locked(zkc_async_t *a, const zkc__event_cb_t *ev);
+ * a->mu. In dispatch mode the descriptor becomes readable. Inline: the
+ * engine and the losses both post, neither through the other. */
+static inline int zkc__async_post_locked(zkc_async_t *a,
+                                         const zkc__event_cb_t *ev) {
+  zkc__event_cb_t *e = malloc(sizeof *e);
+  if (e == NULL) return ZKC_ENOMEM;
+  *e = *ev;
+  e->next = NULL;
+  *a->events_tail = e;
+  a->events_tail = &e->next;
+  if (a->fd >= 0) {
+    uint64_t one = 1;
+    ssize_t n = write(a->fd, &one, sizeof one); /* only fails when saturated */
+    (void)n;
+  } else {
+    a->kicked = 1;
+    pthread_cond_signal(&a->cv);
+  }
+  return ZKC_OK;
+}
 /* Runs the queued callbacks on this thread, as a callback thread; returns
  * how many ran. Caller does not hold a->mu. */
 int zkc__async_run_events(zkc_async_t *a);

@@ -9,6 +9,7 @@
 #include "async_int.h"
 
 #include "hold_fate.h"
+#include "sem.h"
 #include "session.h"
 
 /* Queues the loss of the hold with `token`, for its notice and the

@@ -76,7 +76,7 @@ static const char *connect_problem(const char *s, char *buf, size_t len) {
 static int confirm_session(zkc_client_t *c, const char *connect) {
   const char *chroot = strchr(connect, '/');
   int chrooted = chroot != NULL && strcmp(chroot, "/") != 0;
-  if (!chrooted && c->auth_digest == NULL) return ZKC_OK;
+  if (!chrooted && c->acls.auth_digest == NULL) return ZKC_OK;
   /* One call, retried under the client's policy within connect_timeout_ms;
    * its last answer when the retries stop. */
   int64_t deadline = zkc__deadline_after(c->opts.connect_timeout_ms);
@@ -114,7 +114,7 @@ static void client_free(zkc_client_t *c) {
   pthread_mutex_destroy(&c->mu);
   pthread_mutex_destroy(&c->ops_mu);
   pthread_cond_destroy(&c->ops_cv);
-  zkc__acl_free(c);
+  zkc__acl_free(&c->acls);
   zkc__stats_hub_free(&c->stats);
   free(c->connect);
   free(c->holder_id);
@@ -128,6 +128,8 @@ static zkc_client_t *client_alloc(const char *connect,
   c->opts = *opts;
   c->log_slot = -1;
   atomic_init(&c->refs, 1);
+  c->free_last = client_free; /* the last reference's (recipe_tie.c) */
+  zkc__qworld_bind(c);
   c->connect = strdup(connect);
   c->holder_id = opts->holder_id ? strdup(opts->holder_id) : default_holder_id();
   int ok = c->connect && c->holder_id;
@@ -138,10 +140,10 @@ static zkc_client_t *client_alloc(const char *connect,
   ok = ok && zkc__cond_init(&c->ops_cv) == ZKC_OK;
   ok = ok && zkc__cond_init(&c->state_cv) == ZKC_OK;
   ok = ok && pthread_rwlock_init(&c->zh_lock, NULL) == 0;
-  ok = ok && zkc__acl_setup(c) == ZKC_OK;
+  ok = ok && zkc__acl_setup(&c->acls, &c->opts) == ZKC_OK;
   if (!ok) {
     /* Only reached on allocation failure, before any thread exists. */
-    zkc__acl_free(c);
+    zkc__acl_free(&c->acls);
     free(c->connect);
     free(c->holder_id);
     free(c);
@@ -271,32 +273,3 @@ void zkc_client_close(zkc_client_t *c) {
   zkc__client_unref(c);
 }
 
-int zkc__client_ref(zkc_client_t *c) {
-  pthread_mutex_lock(&c->mu);
-  int closed = c->closed;
-  if (!closed) atomic_fetch_add(&c->refs, 1);
-  pthread_mutex_unlock(&c->mu);
-  return closed ? ZKC_ECLOSED : ZKC_OK;
-}
-
-void zkc__client_unref(zkc_client_t *c) {
-  if (atomic_fetch_sub(&c->refs, 1) == 1) client_free(c);
-}
-
-/* A recipe's tie: a reference, then its observer (listeners.c). Here, not
- * in listeners.c, so that the listeners never call back into the client's
- * life: client -> maint -> listeners stays one-way. */
-int zkc__recipe_attach(zkc_client_t *c, zkc__observer_fn fn, void *ctx) {
-  int rc = zkc__client_ref(c);
-  if (rc != ZKC_OK) return rc;
-  rc = zkc__observer_add(c, fn, ctx);
-  if (rc != ZKC_OK) zkc__client_unref(c);
-  return rc;
-}
-
-int zkc__recipe_detach(zkc_client_t *c, zkc__observer_fn fn, void *ctx) {
-  int rc = zkc__observer_remove(c, fn, ctx);
-  if (rc == ZKC_EDEADLK) return rc;
-  zkc__client_unref(c);
-  return ZKC_OK;
-}

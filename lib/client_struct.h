@@ -11,6 +11,7 @@
 #include <stdatomic.h>
 #include <zookeeper/zookeeper.h>
 
+#include "acl.h"
 #include "hash.h"
 #include "renewal.h"
 #include "session_types.h"
@@ -113,6 +114,13 @@ struct zkc_client {
   int janitor_attempt;
   int active_calls; /* blocking calls in progress (close waits for them) */
   atomic_int refs;  /* the user's plus one per recipe object */
+  /* Frees the client: called by whoever drops the last reference
+   * (recipe_tie.c), set by the open (client.c), so that a recipe's tie does
+   * not stand on the client's whole life. */
+  void (*free_last)(zkc_client_t *c);
+  /* The queue engine's world over this client (session_world.c), set at
+   * open: the kernel reaches it through zkc__client_world, not by name. */
+  const struct zkc__qworld *world;
   atomic_uint_fast64_t requests; /* submitted to ZooKeeper (tests read it) */
   atomic_int_fast64_t last_answer_ms; /* when a request was last answered */
   zkc__watch_fn watch_fns[ZKC__WATCH_KINDS]; /* who a node watch tells */
@@ -155,11 +163,9 @@ struct zkc_client {
   zkc__zk_log_fn log_cb; /* bound once, reused by every handle */
   char *connect;
   char *holder_id;
-  char *auth_digest;                  /* copy of opts.auth_digest */
-  struct ACL_vector acl_participant;  /* of lock, latch and selector nodes */
-  struct ACL_vector acl_parent;       /* of parents zkcoord creates */
+  zkc__acls_t acls; /* credentials and ACLs (acl.h) */
   int auth_failed;                    /* the ensemble refused the credentials */
-  zkc_client_opts_t opts; /* with holder_id, auth_digest at the copies above */
+  zkc_client_opts_t opts; /* with holder_id, auth_digest at the copies */
 };
 
 /* The session proven renewed now, with the margin to spare (renewal.h).

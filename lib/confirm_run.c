@@ -177,7 +177,8 @@ int zkc__crun_init(zkc__crun_t *r, const zkc__confirm_how_t *how) {
   if (r->parts == NULL) return ZKC_ENOMEM;
   for (size_t i = 0; i < how->n; i++)
     r->parts[i].c = how->client(how->ctx, i);
-  r->world = how->world ? *how->world : zkc__qworld_session;
+  r->world = how->world ? *how->world
+                        : *zkc__client_world(how->client(how->ctx, 0));
   if (!how->tell) r->world.granted = NULL;
   zkc__qrun_how_t q = {.base = "(holds)", .name = "", .data = "",
                        .deadline = how->deadline, .pol = &confirm_policy,

@@ -137,9 +137,9 @@ int zkc__handle_open(zkc_client_t *c) {
   zoo_set_servers_resolution_delay(zh, RESOLVE_DELAY_MS);
   /* Queued before any request can use the handle; the C client sends it
    * first on every connection of this session. */
-  if (c->auth_digest != NULL) {
-    int rc = zoo_add_auth(zh, "digest", c->auth_digest,
-                          (int)strlen(c->auth_digest), NULL, NULL);
+  if (c->acls.auth_digest != NULL) {
+    int rc = zoo_add_auth(zh, "digest", c->acls.auth_digest,
+                          (int)strlen(c->acls.auth_digest), NULL, NULL);
     if (rc != ZOK) {
       zookeeper_close(zh);
       free(h);

@@ -107,16 +107,14 @@ int zkc__async_hold_release(zkc_async_t *a, zkc_hold_t *h,
                             zkc_released_fn done, void *ctx);
 int zkc__async_hold_free(zkc_hold_t *h);
 
-/* The kinds (async_hold.c, hold_mutex.c, hold_candidate.c, hold_lease.c). */
+/* The kinds (async_hold.c, hold_mutex.c, multilock.c, hold_candidate.c,
+ * hold_lease.c). */
 extern const zkc__hold_kind_t zkc__async_hold_kind;
 extern const zkc__hold_kind_t zkc__mutex_hold_kind;
 extern const zkc__hold_kind_t zkc__multilock_hold_kind;
 extern const zkc__hold_kind_t zkc__candidate_hold_kind;
 extern const zkc__hold_kind_t zkc__lease_hold_kind;
 
-
-/* The locks of a multi-lock, in its order (multilock.c). */
-zkc_mutex_t *const *zkc__multilock_locks(const zkc_multilock_t *ml, size_t *n);
 
 /* ---- hold_set_tie.c: a multi-lock's set granted, tied to its locks ---- */
 typedef struct zkc__set_tie zkc__set_tie_t;

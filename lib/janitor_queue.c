@@ -48,3 +48,43 @@ int zkc__delete_answered(zkc_client_t *c, const char *node, int rc) {
   zkc__janitor_add(c, node, NULL);
   return ZKC_OK;
 }
+
+/* A delete that nobody waits for (zkc__delete_unwaited). */
+typedef struct unwaited {
+  zkc__op_t op;
+  zkc_client_t *c;
+  char *node;
+} unwaited_t;
+
+/* Its result, on the completion thread (or at close): what a waited
+ * delete would do with it, with nobody to tell of a refusal but the log. */
+static void unwaited_done(void *ctx) {
+  unwaited_t *d = ctx;
+  (void)zkc__delete_answered(d->c, d->node, d->op.rc);
+  zkc__op_clear(&d->op);
+  free(d->node);
+  free(d);
+}
+
+int zkc__delete_unwaited(zkc_client_t *c, const char *node) {
+  if (zkc__client_facts(c).closed) return ZKC_ECLOSED; /* the node went too */
+  if (!zkc__session_live(c)) {
+    zkc__janitor_add(c, node, NULL); /* sent once connected */
+    return ZKC_OK;
+  }
+  unwaited_t *d = calloc(1, sizeof *d);
+  if (d == NULL || (d->node = strdup(node)) == NULL ||
+      zkc__op_init(&d->op) != ZKC_OK) {
+    if (d) free(d->node);
+    free(d);
+    return ZKC_ENOMEM;
+  }
+  d->c = c;
+  d->op.notify = unwaited_done;
+  d->op.notify_ctx = d;
+  /* In the session's order: its later requests come after this one. With
+   * the caller's path: the C client may still read it (to log) after the
+   * completion, which frees d->node, has run. */
+  zkc__send(c, &d->op, &(zkc__req_t){.kind = ZKC__REQ_DELETE, .path = node});
+  return ZKC_OK;
+}

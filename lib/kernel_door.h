@@ -21,6 +21,17 @@
  * session.h). Ops are submitted asynchronously so that several ride in one
  * round trip (a session's requests are applied in order); a wait collects
  * each result. */
+/* Sends a delete of `node` that nobody waits for: its answer is told as a
+ * held node's delete's (zkc__delete_answered) on the completion thread.
+ * ZKC_OK (sent, or handed to the janitor when the session is not live),
+ * ZKC_ECLOSED (the node goes with the client), ZKC_ENOMEM (nothing sent:
+ * the caller waits for a delete of its own or hands it to the janitor). */
+int zkc__delete_unwaited(zkc_client_t *c, const char *node);
+
+/* The queue engine's world over c (qworld.h; the client's, set at open by
+ * session_world.c): the runs' default, reached without naming it. */
+const struct zkc__qworld *zkc__client_world(zkc_client_t *c);
+
 struct zkc__op {
   zkc_client_t *c;
   struct zkc__op *prev, *next; /* in the client's list while in flight */

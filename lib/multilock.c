@@ -12,6 +12,7 @@
 #include "hold_notice.h"
 #include "hold_view.h"
 #include "mutex_hold.h"
+#include "mutex_sides.h"
 #include "queue.h"
 #include "session.h"
 #include "stats.h"
@@ -27,15 +28,10 @@ struct zkc_multilock {
   int users;    /* threads inside acquire or release */
   int64_t granted_us; /* when holds last went from 0 to 1 (stats) */
   zkc__lstats_t *st;  /* its stats record (NULL: out of memory) */
+  zkc__lock_set_t set;   /* the locks, as its hold kind sees them */
   zkc__hold_head_t view; /* zkc_multilock_hold's */
   zkc__set_tie_t *ties;  /* each granted set's, till released cleanly */
 };
-
-zkc_mutex_t *const *zkc__multilock_locks(const zkc_multilock_t *ml,
-                                         size_t *n) {
-  *n = ml->n;
-  return ml->locks;
-}
 
 zkc_hold_t *zkc_multilock_hold(zkc_multilock_t *ml) {
   return ml ? ZKC__HOLD_OF(&ml->view) : NULL;
@@ -91,7 +87,8 @@ static int multilock_create_impl(zkc_multilock_t **out,
   }
   memcpy(ml->locks, locks, n * sizeof *locks);
   ml->n = n;
-  zkc__hold_view_init(&ml->view, ZKC__HOLD_MULTILOCK, ml);
+  ml->set = (zkc__lock_set_t){ml->n, ml->locks};
+  zkc__hold_view_init(&ml->view, ZKC__HOLD_MULTILOCK, &ml->set);
   qsort(ml->locks, n, sizeof *locks, by_path);
   /* Two entries on one path (the same lock, two objects on it, or both
    * sides of a read-write lock): the thread would queue behind itself. */

@@ -108,61 +108,9 @@ int zkc__mutex_free(zkc_mutex_t *m) {
   return ZKC_OK;
 }
 
-static void leave(zkc_mutex_t *m) {
-  pthread_mutex_lock(&m->mu);
-  m->users--;
-  pthread_mutex_unlock(&m->mu); /* the last touch of m in a call */
-}
-
-zkc_client_t *zkc__mutex_client(const zkc_mutex_t *m) { return m->client; }
-
-zkc__side_t zkc__mutex_side(const zkc_mutex_t *m) { return m->side; }
-
-int zkc__mutex_hold_pin(zkc_mutex_t *m, int standing, int64_t *session_id,
-                        int64_t *token, char **node) {
-  if (node) *node = NULL;
-  pthread_mutex_lock(&m->mu);
-  hold_t *h = my_hold(m);
-  int rc = h == NULL                                 ? ZKC_ENOTOWNER
-           : standing && atomic_load(&h->rec.lost) ? ZKC_ELOST
-                                                   : ZKC_OK;
-  if (rc == ZKC_OK && node && (*node = strdup(h->held.node)) == NULL)
-    rc = ZKC_ENOMEM;
-  if (rc == ZKC_OK) {
-    *session_id = h->held.session_id;
-    if (token) *token = h->held.token;
-    m->users++;
-  }
-  pthread_mutex_unlock(&m->mu);
-  return rc;
-}
-
-int zkc__mutex_hold_enter(zkc_mutex_t *m, int64_t *session_id, char **node) {
-  return zkc__mutex_hold_pin(m, 1, session_id, NULL, node);
-}
-
 zkc_hold_t *zkc_mutex_hold(zkc_mutex_t *m) {
   return m ? ZKC__HOLD_OF(&m->view) : NULL;
 }
-
-int zkc__mutex_hold_check(zkc_mutex_t *m) {
-  pthread_mutex_lock(&m->mu);
-  hold_t *h = my_hold(m);
-  int rc = h == NULL                     ? ZKC_ENOTOWNER
-           : atomic_load(&h->rec.lost) ? ZKC_ELOST
-                                       : ZKC_OK;
-  pthread_mutex_unlock(&m->mu);
-  return rc;
-}
-
-void zkc__mutex_hold_lost(zkc_mutex_t *m) {
-  pthread_mutex_lock(&m->mu);
-  hold_t *h = my_hold(m);
-  if (h != NULL) zkc__hold_rec_lose(&h->rec, NULL); /* told on a state */
-  pthread_mutex_unlock(&m->mu);
-}
-
-void zkc__mutex_hold_leave(zkc_mutex_t *m) { leave(m); }
 
 static int mutex_acquire_timeout_impl(zkc_mutex_t *m, int64_t timeout_ms) {
   if (m == NULL) /* timeout_ms < 0: no limit */
@@ -200,7 +148,7 @@ static int mutex_acquire_timeout_impl(zkc_mutex_t *m, int64_t timeout_ms) {
   if ((rc = zkc__call_enter(c)) != ZKC_OK) {
     zkc__stats_end(m->st, began, rc, 0);
     free(wnode);
-    leave(m);
+    zkc__mutex_hold_leave(m);
     return rc;
   }
   h = calloc(1, sizeof *h);
@@ -243,7 +191,7 @@ static int mutex_acquire_timeout_impl(zkc_mutex_t *m, int64_t timeout_ms) {
     if (h != NULL && h->held.node) /* within the call's limit */
       zkc__lock_release_by(c, &h->held, zkc__limit_after(deadline));
     free(h);
-    leave(m);
+    zkc__mutex_hold_leave(m);
   }
   zkc__call_leave(c);
   return rc;
@@ -354,18 +302,6 @@ int zkc_mutex_is_owned_by_current_thread(const zkc_mutex_t *cm) {
   int mine = my_hold(m) != NULL;
   pthread_mutex_unlock(&m->mu);
   return mine;
-}
-
-int zkc__mutex_is_held(const zkc_mutex_t *cm) {
-  if (cm == NULL) return 0;
-  zkc_mutex_t *m = (zkc_mutex_t *)cm;
-  pthread_mutex_lock(&m->mu);
-  hold_t *h = my_hold(m);
-  /* The session asked too: after a stop of this process its renewal may
-   * have lapsed before the maintenance thread has told the holds. */
-  int held = h != NULL && zkc__hold_rec_stands(&h->rec, m->client);
-  pthread_mutex_unlock(&m->mu);
-  return held;
 }
 
 static int mutex_set_lost_callback_impl(zkc_mutex_t *m, zkc_lost_fn fn,

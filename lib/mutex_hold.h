@@ -5,9 +5,16 @@
 #ifndef ZKC_MUTEX_HOLD_H
 #define ZKC_MUTEX_HOLD_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "zkcoord/mutex.h"
+
+/* Locks held as one set (a multi-lock's), as its hold kind sees them. */
+typedef struct zkc__lock_set {
+  size_t n;
+  zkc_mutex_t **locks;
+} zkc__lock_set_t;
 
 /* The client the mutex was made on (set at create, never changes). */
 zkc_client_t *zkc__mutex_client(const zkc_mutex_t *m);

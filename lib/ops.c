@@ -160,7 +160,7 @@ static void refuse_now(zkc_client_t *c, zkc__op_t *op, int rc) {
  * nothing: it sits under the log). */
 static int acl_for(zkc_client_t *c, const char *path, zkc_node_kind_t kind,
                    struct ACL_vector *tmp, const struct ACL_vector **out) {
-  int rc = zkc__acl_for(c, path, kind, tmp, out);
+  int rc = zkc__acl_for(&c->acls, path, kind, tmp, out);
   if (rc != ZKC_EINVAL) return rc;
   return zkc__refuse(c, rc,
                      "the ACL callback (acl_fn) gave an "

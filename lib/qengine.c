@@ -793,7 +793,7 @@ static void listed(zkc__qrun_t *r) {
 void zkc__qrun_init(zkc__qrun_t *r, zkc_client_t *c,
                     const zkc__qrun_how_t *how) {
   memset(r, 0, sizeof *r);
-  zkc__rk_init(&r->k, c, how->world ? how->world : &zkc__qworld_session,
+  zkc__rk_init(&r->k, c, how->world ? how->world : zkc__client_world(c),
                how->drv, how->drv_ctx, how->deadline);
   r->base = how->base;
   r->name = how->name;

@@ -51,23 +51,6 @@ static int remove_node(zkc_client_t *c, const char *node) {
   return remove_node_by(c, node, ZKC__FOREVER);
 }
 
-/* A release's delete that nobody waits for (zkc__lock_delete_nowait). */
-typedef struct unwaited {
-  zkc__op_t op;
-  zkc_client_t *c;
-  char *node;
-} unwaited_t;
-
-/* Its result, on the completion thread (or at close): what remove_node
- * would do with it, with nobody to tell of a refusal but the log. */
-static void unwaited_done(void *ctx) {
-  unwaited_t *d = ctx;
-  (void)zkc__delete_answered(d->c, d->node, d->op.rc);
-  zkc__op_clear(&d->op);
-  free(d->node);
-  free(d);
-}
-
 /* The queue engine's calls, for the blocking driver (drive.h). */
 static zkc__qneed_t q_step(void *r) { return zkc__qrun_step(r); }
 static int q_ops(void *r, zkc__op_t **ops) { return zkc__qrun_ops(r, ops); }
@@ -183,34 +166,14 @@ int zkc__lock_delete_nowait(zkc_client_t *c, const char *node) {
   return rc;
 }
 
-int zkc__lock_delete_sent(zkc_client_t *c, const char *node) {
-  return delete_unwaited(c, node, 0);
-}
-
 /* zkc__lock_delete_nowait's body; without memory for the unwaited delete,
  * waited for (may_wait) or handed to the janitor. */
 static int delete_unwaited(zkc_client_t *c, const char *node, int may_wait) {
-  int rc = ZKC_OK;
-  unwaited_t *d = NULL;
-  if (zkc__client_facts(c).closed) {
-    rc = ZKC_ECLOSED; /* the node went with the session */
-  } else if (!zkc__session_live(c)) {
-    zkc__janitor_add(c, node, NULL); /* sent once connected */
-  } else if ((d = calloc(1, sizeof *d)) == NULL ||
-             (d->node = strdup(node)) == NULL ||
-             zkc__op_init(&d->op) != ZKC_OK) {
-    if (d) free(d->node);
-    free(d);
-    if (may_wait) rc = remove_node(c, node); /* no memory: wait for it */
-    else zkc__janitor_add(c, node, NULL);
-  } else {
-    d->c = c;
-    d->op.notify = unwaited_done;
-    d->op.notify_ctx = d;
-    /* In the session's order: its later requests come after this one.
-     * With the caller's path: the C client may still read it (to log)
-     * after the completion, which frees d->node, has run. */
-    zkc__send(c, &d->op, &(zkc__req_t){.kind = ZKC__REQ_DELETE, .path = node});
+  int rc = zkc__delete_unwaited(c, node);
+  if (rc == ZKC_ENOMEM) { /* nothing sent */
+    if (may_wait) return remove_node(c, node);
+    zkc__janitor_add(c, node, NULL);
+    rc = ZKC_OK;
   }
   return rc;
 }

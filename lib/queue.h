@@ -91,9 +91,6 @@ int zkc__lock_delete_by(zkc_client_t *c, const char *node, int64_t limit_ms);
  * connection loss, a refusal logged (the node then stays until its
  * session ends), a node found gone ignored. */
 int zkc__lock_delete_nowait(zkc_client_t *c, const char *node);
-/* As zkc__lock_delete_nowait, from any thread (a driver's, that must not
- * wait: ZKC_OK or ZKC_ECLOSED); without memory the janitor deletes it. */
-int zkc__lock_delete_sent(zkc_client_t *c, const char *node);
 /* zkc__lock_delete, then frees held->node whatever the outcome. */
 int zkc__lock_release(zkc_client_t *c, zkc__held_t *held);
 /* The same within limit_ms (zkc__lock_delete_by): a timed call's node. */

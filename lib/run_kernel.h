@@ -160,4 +160,26 @@ void zkc__rk_janitor_uuid(zkc__rk_t *k, const char *base, const char *prefix);
  * it says what the run needs. */
 zkc__qneed_t zkc__rk_loop(int (*advance)(void *run), void *run);
 
+/* A run's calls, each taking the run. */
+typedef struct zkc__run_calls {
+  zkc__qneed_t (*step)(void *run);
+  int (*ops)(void *run, zkc__op_t **ops); /* ZKC__QN_REPLY: the requests */
+  void (*give_up)(void *run);             /* ...unanswered at the limit */
+  zkc__waiter_t *(*waiter)(void *run);    /* ZKC__QN_EVENT */
+  void (*woken)(void *run, zkc__wake_t why);
+  int64_t (*wake_at)(const void *run);    /* ZKC__QN_TIME */
+  void (*stop)(void *run, int rc);
+} zkc__run_calls_t;
+
+/* What a run of holds granted already adds (the confirm run's). */
+typedef struct zkc__run_bind {
+  /* The client whose session and backoff the run waits on now: a run over
+   * several clients retries on the one that failed. */
+  zkc_client_t *(*client)(void *run);
+  /* The session the run's holds rest on: its wait for a connected session
+   * ends (ZKC_ELOST) once that session is gone, rather than for as long as
+   * the ensemble stays out of reach. */
+  int64_t (*bound)(void *run);
+} zkc__run_bind_t;
+
 #endif /* ZKC_RUN_KERNEL_H */

@@ -11,7 +11,6 @@
 #include "hold_notice.h"
 #include "kernel_door.h"
 #include "lease_run.h"
-#include "queue.h"
 #include "run_kernel.h"
 #include "session.h"
 #include "test_hooks.h"
@@ -337,7 +336,8 @@ static void leases_done(zkc__srun_t *r) {
     clean(r, rc);
     return;
   }
-  if (!gone) (void)zkc__lock_delete_sent(r->s->client, r->qn.node);
+  if (!gone && zkc__delete_unwaited(r->s->client, r->qn.node) == ZKC_ENOMEM)
+    zkc__janitor_add(r->s->client, r->qn.node, NULL);
   free(r->qn.node);
   r->qn.node = NULL;
   atomic_store(&r->s->layout_known, 1);

@@ -14,7 +14,7 @@
 
 #include <stdint.h>
 
-#include "drive.h"
+#include "run_kernel.h"
 #include "qengine.h"
 #include "sem.h"
 

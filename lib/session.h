@@ -71,7 +71,7 @@ typedef struct zkc__client_facts {
 } zkc__client_facts_t;
 zkc__client_facts_t zkc__client_facts(zkc_client_t *c);
 
-/* ---- state changes for recipes (client.c, listeners.c) ---- */
+/* ---- state changes for recipes (recipe_tie.c, listeners.c) ---- */
 
 /* A recipe object's tie to its client (the async context's too): a
  * reference plus its observer.

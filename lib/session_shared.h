@@ -13,7 +13,11 @@
 #include "errors.h"
 #include "session_types.h"
 
-/* ---- the client's life, under the recipes' attach (client.c, listeners.c) ---- */
+/* Sets c's queue engine world to the client's own (session_world.c), at
+ * open: the kernel reaches it through zkc__client_world. */
+void zkc__qworld_bind(zkc_client_t *c);
+
+/* ---- the client's references, under the recipes' attach (recipe_tie.c) ---- */
 
 /* Takes a reference for a recipe object; ZKC_ECLOSED if already closed. */
 int zkc__client_ref(zkc_client_t *c);

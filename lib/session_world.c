@@ -9,6 +9,7 @@
 #include "session.h"
 #include "qworld.h"
 
+#include "client_struct.h"
 #include "kernel_door.h"
 #include "session_shared.h"
 #include "util.h"
@@ -20,6 +21,8 @@ static int closed(zkc_client_t *c) { return zkc__client_facts(c).closed; }
 static const char *holder_id(zkc_client_t *c) {
   return zkc__client_facts(c).holder_id;
 }
+
+void zkc__qworld_bind(zkc_client_t *c) { c->world = &zkc__qworld_session; }
 
 const zkc__qworld_t zkc__qworld_session = {
     .send = zkc__send,

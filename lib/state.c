@@ -8,6 +8,7 @@
 
 #include "session.h"
 #include "client_struct.h"
+#include "kernel_door.h"
 #include "session_shared.h"
 #include "test_hooks.h"
 #include "zkcoord/common.h"
@@ -110,6 +111,8 @@ zkc__session_fate_t zkc__session_fate(zkc_client_t *c, int64_t session_id) {
   pthread_mutex_unlock(&c->mu);
   return fate;
 }
+
+const struct zkc__qworld *zkc__client_world(zkc_client_t *c) { return c->world; }
 
 zkc__client_facts_t zkc__client_facts(zkc_client_t *c) {
   zkc__client_facts_t f = {.holder_id = c->holder_id,
