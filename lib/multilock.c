@@ -129,7 +129,7 @@ static int multilock_destroy_impl(zkc_multilock_t *ml) {
     ml->ties = *zkc__set_tie_next(t);
     zkc__set_untie(t);
   }
-  zkc__hold_notice_forget(ml);
+  zkc__hold_notice_forget(&ml->set);
   pthread_mutex_destroy(&ml->mu);
   free(ml->locks);
   free(ml);
@@ -232,7 +232,7 @@ static int confirm_set(zkc_multilock_t *ml, int64_t deadline) {
  * ZKC_ELOST: a lock was lost before the tie held (take the set again). */
 static int tie(zkc_multilock_t *ml) {
   zkc__set_tie_t *t;
-  int rc = zkc__set_tie(ml, ml->locks, ml->n, &t);
+  int rc = zkc__set_tie(&ml->set, ml->locks, ml->n, &t); /* the view's object */
   if (rc != ZKC_OK) return rc;
   pthread_mutex_lock(&ml->mu);
   *zkc__set_tie_next(t) = ml->ties;
