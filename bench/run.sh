@@ -422,6 +422,16 @@ if command -v gnuplot >/dev/null && grep -q '^R,r,' "$raw"; then
           ((order[i], "curator") in v ? v[order[i], "curator"] : "NaN"), ((order[i], "kazoo") in v ? v[order[i], "kazoo"] : "NaN")
       }
     }' "$raw" >"$out/recipes.dat"
+  # a bar per library that ran (a run of zkcoord alone, as
+  # compare-builds.sh makes, has no Curator or kazoo column to draw)
+  bars='' col=2
+  for lib in zkcoord:zkcoord curator:Curator kazoo:kazoo; do
+    if grep -q "^R,r,[^,]*,[^,]*,${lib%%:*}," "$raw"; then
+      bars="$bars${bars:+, }\"$out/recipes.dat\" using $col:xtic(1) title \"${lib#*:}\""
+    fi
+    col=$((col + 1))
+  done
+  [ -n "$bars" ] || bars='1/0 notitle'
   gnuplot <<EOF
 set terminal pngcairo size 1200,560 font "sans,10"
 set output "$out/recipes.png"
@@ -436,7 +446,7 @@ set grid ytics
 set yrange [0:*]
 set ylabel "per second (all sessions)"
 set bmargin 8
-plot "$out/recipes.dat" using 2:xtic(1) title "zkcoord", "" using 3 title "Curator", "" using 4 title "kazoo"
+plot $bars
 EOF
   rm -f "$out/recipes.dat"
   log "plot: $out/recipes.png"
