@@ -29,6 +29,14 @@ typedef struct zkc__q_decision {
    * mutex never counts a write node's delete as that (a reader never minds
    * a read node). */
   int sole;
+  /* ZKC__Q_WAIT and not sole: the node whose delete may leave the blocker
+   * our only one (the node before the blocker; for a reader the nearest
+   * writer before it), or NULL (so for a writer behind a write node, never
+   * sole). A hint, never a proof: watched beside the
+   * blocker, its delete sends the waiter to read the queue again while the
+   * blocker still holds, so that a read showing the blocker sole starts a
+   * sole round then, and the blocker's delete alone grants (learn-ahead). */
+  const char *ahead;
 } zkc__q_decision_t;
 
 /* Decides for the node named `own` (a child's name, no path) among the n

@@ -472,7 +472,16 @@ static void grant(zkc__qrun_t *r) {
  * a node already gone, beside the next waiter; behind the sync the server
  * shows every delete before the round (a review found that grant when the
  * round rested on the create). */
-static void watch_round(zkc__qrun_t *r, char *pred, int sole) {
+/* A round that is not sole watches `ahead` (taken, or NULL) too, in op:
+ * learn-ahead (not an unproven queue's, whose wake reads its `also` and
+ * whose watches never grant). Its delete wakes the round as the blocker's would, and the
+ * read that follows (on the round's sync while fresh) finds the blocker
+ * sole, so that the next round's proof is made while the blocker still
+ * holds and the blocker's delete alone grants. Without it the one next but
+ * one learns it is next only from that delete, then reads: a round trip on
+ * every hand-off in a queue longer than two. It grants nothing itself:
+ * its delete only sends the run to read, and the read decides. */
+static void watch_round(zkc__qrun_t *r, char *pred, int sole, char *ahead) {
   r->pred = pred;
   r->watch = zkc__rk_op_new(&r->k);
   zkc__rk_op_drop(&r->k, &r->list); /* none while listed; the sync's slot */
@@ -482,6 +491,13 @@ static void watch_round(zkc__qrun_t *r, char *pred, int sole) {
   r->op = sole && r->list ? zkc__rk_op_new(&r->k) : NULL;
   r->sole = r->op != NULL;
   r->round_sync = r->list != NULL;
+  /* a hint only: without memory the round goes without it */
+  if (!r->sole && !r->unproven && ahead &&
+      (r->op = zkc__rk_op_new(&r->k)) != NULL) {
+    r->ahead = ahead;
+    ahead = NULL;
+  }
+  free(ahead);
   int rc = r->watch ? r->k.world->waiter_register(r->k.c, &r->w, pred,
                                          r->k.drv ? r->k.drv->wake : NULL,
                                          r->k.drv_ctx)
@@ -491,7 +507,8 @@ static void watch_round(zkc__qrun_t *r, char *pred, int sole) {
     zkc__rk_op_drop(&r->k, &r->op);
     zkc__rk_op_drop(&r->k, &r->list);
     free(r->pred);
-    r->pred = NULL;
+    free(r->ahead);
+    r->pred = r->ahead = NULL;
     finish(r, rc);
     return;
   }
@@ -504,6 +521,10 @@ static void watch_round(zkc__qrun_t *r, char *pred, int sole) {
     send_watch(r, r->op, r->node);
   }
   send_watch(r, r->watch, pred);
+  if (r->ahead) {
+    r->k.world->waiter_also(r->k.c, &r->w, r->ahead);
+    send_watch(r, r->op, r->ahead);
+  }
   r->st = Q_WATCHING;
 }
 
@@ -516,10 +537,13 @@ static void round_leave(zkc__qrun_t *r, int remove) {
   if (r->sole && r->own_rc == ZKC_OK)
     r->k.world->forget_watch(r->k.c, r->node, r->w.id);
   if (r->watch_rc == ZKC_OK) r->k.world->forget_watch(r->k.c, r->pred, r->w.id);
+  if (r->ahead && r->ahead_rc == ZKC_OK)
+    r->k.world->forget_watch(r->k.c, r->ahead, r->w.id);
   r->k.world->waiter_unregister(r->k.c, &r->w);
   r->w_reg = 0;
   free(r->pred);
-  r->pred = NULL;
+  free(r->ahead);
+  r->pred = r->ahead = NULL;
 }
 
 /* Every node ahead of ours in the client's view of the queue is known
@@ -711,12 +735,16 @@ static void watched(zkc__qrun_t *r) {
   r->watch_rc = r->watch->rc;
   r->same_session = r->watch_rc == ZKC_OK &&
                     r->watch->stat.ephemeral_owner == r->owner;
-  r->own_rc = r->op ? r->op->rc : ZKC_OK;
+  r->own_rc = r->sole && r->op ? r->op->rc : ZKC_OK;
+  r->ahead_rc = r->ahead && r->op ? r->op->rc : ZKC_OK;
   r->sync_rc = r->list ? r->list->rc : ZKC_OK;
   zkc__rk_op_end(&r->watch);
   zkc__rk_op_end(&r->op);
   zkc__rk_op_end(&r->list);
-  if (r->watch_rc == ZKC_OK && r->own_rc == ZKC_OK && r->sync_rc == ZKC_OK)
+  /* `ahead` gone already: what its event would have told (its watch's
+   * other failures leave the round as it would be without it) */
+  if (r->watch_rc == ZKC_OK && r->own_rc == ZKC_OK && r->sync_rc == ZKC_OK &&
+      r->ahead_rc != ZKC_ENONODE)
     r->st = Q_WAITING;
   else round_end(r, ZKC__WAKE_FIRED);
 }
@@ -766,6 +794,7 @@ static void listed(zkc__qrun_t *r) {
   char *pred = rc == ZKC_OK && d.verdict == ZKC__Q_WAIT
                    ? zkc__path_join(r->base, d.blocker)
                    : NULL;
+  char *ahead = pred && d.ahead ? zkc__path_join(r->base, d.ahead) : NULL;
   /* Not kept by the run while waiting: a copy of the whole queue per
    * waiter would make a queue of n waiters cost O(n^2) memory. The
    * client's one view of the path keeps it (qworld.h). */
@@ -782,9 +811,10 @@ static void listed(zkc__qrun_t *r) {
   else if (pred == NULL) finish(r, ZKC_ENOMEM);
   else if (r->k.world->now_ms() >= r->k.deadline) {
     free(pred);
+    free(ahead);
     finish(r, ZKC_ETIMEDOUT);
   } else {
-    watch_round(r, pred, d.sole);
+    watch_round(r, pred, d.sole, ahead);
   }
 }
 
@@ -887,7 +917,8 @@ void zkc__qrun_give_up(zkc__qrun_t *r) {
       r->k.world->waiter_unregister(r->k.c, &r->w);
       r->w_reg = 0;
       free(r->pred);
-      r->pred = NULL;
+      free(r->ahead);
+      r->pred = r->ahead = NULL;
       break;
     case Q_CONFIRMING: /* a vouched run's own-node stat */
       zkc__rk_op_drop(&r->k, &r->watch);
@@ -965,6 +996,7 @@ void zkc__qrun_clear(zkc__qrun_t *r) {
   free(r->node);
   free(r->found);
   free(r->pred);
+  free(r->ahead);
   free(r->prefix);
-  r->node = r->found = r->pred = r->prefix = NULL;
+  r->node = r->found = r->pred = r->ahead = r->prefix = NULL;
 }

@@ -125,6 +125,7 @@ struct zkc__qrun {
   int rc;               /* Q_REMOVING, Q_DONE: the result */
   int stop_rc;          /* asked from outside (zkc__qrun_stop), or 0 */
   int watch_rc, own_rc; /* the round's watches' answers */
+  int ahead_rc;         /* and the watch on `ahead`'s */
   int sync_rc;          /* and the sync's before them */
   char *prefix;     /* base + "/_c_<uuid>-<name>" until the node is made:
                        where the uuid is kept (a made node's name has it) */
@@ -132,13 +133,16 @@ struct zkc__qrun {
   char *found;      /* Q_ADOPTING: a node carrying our uuid */
   int64_t token;    /* our node's czxid */
   int64_t owner;    /* its ephemeral owner: the session */
-  zkc__op_t *op;    /* create, search, exists, own-node watch or delete */
+  zkc__op_t *op;    /* create, search, exists, own-node (or `ahead`'s)
+                       watch, or delete */
   zkc__op_t *list;  /* the latest children read */
   zkc__op_t *watch; /* Q_WATCHING: the blocker's watch; Q_LISTING: the
                        read of `also` behind the queue's, kept once that
                        read granted (zkc__qrun_also_seen) */
   zkc__waiter_t w;
   char *pred;       /* the blocker watched */
+  char *ahead;      /* a round not sole: the node before the blocker,
+                       watched too (in op; zkc__q_decision_t's ahead) */
   int64_t sent;     /* zkc__boot_ms before this round's watches */
   int64_t proof;    /* zkc__boot_ms before the request a grant would rest on */
 };

@@ -34,13 +34,14 @@ int zkc__observer_remove(zkc_client_t *c, zkc__observer_fn fn, void *ctx);
 /* ---- a waiter's end in steps (waiters.c): zkc__waiter_end's, and the
  * queue engine's world's (session_world.c) ---- */
 
-/* A waiter giving up before its watch fired removes the watch. The server
- * keeps one watch per path and session, shared by every watcher of this
- * client on that path (another waiter, a holder's guard): those are told
- * to set theirs again, and a change meanwhile is seen by their next read. */
+/* A waiter giving up before its watch fired removes the watch (and, with
+ * zkc__waiter_also, the data watch on `also`). The server keeps one watch
+ * per path and session, shared by every watcher of this client on that
+ * path (another waiter, a holder's guard): those are told to set theirs
+ * again, and a change meanwhile is seen by their next read. */
 void zkc__waiter_unwatch(zkc_client_t *c, zkc__waiter_t *w);
 /* Removes both watches (a children watch and, with zkc__waiter_also, a
- * data watch), as zkc__waiter_unwatch does for a data watch. */
+ * data watch), as zkc__waiter_unwatch does for data watches. */
 void zkc__waiter_unwatch_children(zkc_client_t *c, zkc__waiter_t *w);
 void zkc__waiter_unregister(zkc_client_t *c, zkc__waiter_t *w);
 

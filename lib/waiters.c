@@ -135,13 +135,22 @@ static void unwatch_end_locked(zkc_client_t *c) {
   c->watch_epoch++;
 }
 
+/* The others watching `also` (renew_locked's wake, a guard's renewal). */
+static void renew_also_locked(zkc_client_t *c, const zkc__waiter_t *w) {
+  if (w->also == NULL) return;
+  renew_locked(c, w->also, w);
+  c->guards_renew_locked(c, w->also);
+}
+
 void zkc__waiter_unwatch(zkc_client_t *c, zkc__waiter_t *w) {
   unwatch_begin(c);
   zkc__remove_watch(c, w->path, w->id);
+  if (w->also) zkc__remove_watch(c, w->also, w->id);
   pthread_mutex_lock(&c->mu);
   unwatch_end_locked(c);
   renew_locked(c, w->path, w);
   c->guards_renew_locked(c, w->path);
+  renew_also_locked(c, w);
   pthread_mutex_unlock(&c->mu);
 }
 
@@ -164,10 +173,7 @@ void zkc__waiter_unwatch_children(zkc_client_t *c, zkc__waiter_t *w) {
   pthread_mutex_lock(&c->mu);
   unwatch_end_locked(c);
   renew_locked(c, w->path, w);
-  if (w->also) {
-    renew_locked(c, w->also, w);
-    c->guards_renew_locked(c, w->also);
-  }
+  renew_also_locked(c, w);
   pthread_mutex_unlock(&c->mu);
 }
 

@@ -6,9 +6,9 @@
  * Nodes on the lock path `path`: `_c_<uuid>-__WRIT__<seq>` for writers and
  * `_c_<uuid>-__READ__<seq>` for readers, protected EPHEMERAL_SEQUENTIAL.
  * A writer is granted when no node of either kind is before it; a reader
- * when no writer is before it, and it watches only the nearest writer
- * before it (Curator's reader watches the first one, so every reader wakes
- * when it leaves). kazoo's `__lock__` (writer) and `__rlock__` (reader)
+ * when no writer is before it, and it waits on the nearest writer before
+ * it (Curator's reader waits on the first one, so every reader wakes when
+ * it leaves). kazoo's `__lock__` (writer) and `__rlock__` (reader)
  * nodes are recognised in the queue too, and any other sequenced child
  * counts as a writer, but a plain lock's `lock-` node (a mutex's, Curator's
  * InterProcessMutex's) makes either side refuse the path with ZKC_ELAYOUT:

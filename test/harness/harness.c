@@ -367,6 +367,13 @@ int zkt_await(int (*pred)(void *ctx), void *ctx, int64_t timeout_ms) {
   return v;
 }
 
+int zkt_has_new_session(void *ctx) {
+  zkt_new_session_t *ns = ctx;
+  int64_t sid = 0;
+  return zkc_client_session_id(ns->c, &sid) == ZKC_OK && sid != 0 &&
+         sid != ns->old;
+}
+
 struct children_goal {
   const char *path;
   int at_least;

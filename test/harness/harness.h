@@ -124,6 +124,13 @@ int zkt_log_has(void *text);
  * conditions on the ensemble that nothing can signal. */
 int zkt_await(int (*pred)(void *ctx), void *ctx, int64_t timeout_ms);
 
+/* For zkt_await: c has a session other than `old` (its new one). */
+typedef struct zkt_new_session {
+  zkc_client_t *c;
+  int64_t old;
+} zkt_new_session_t;
+int zkt_has_new_session(void *ctx);
+
 /* zkt_await until path has exactly `count` children (a missing path has
  * -1, see zkt_children_count). */
 int zkt_await_children_exactly(const char *path, int count, int64_t timeout_ms);

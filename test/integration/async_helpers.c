@@ -22,10 +22,3 @@ zkc_client_t *zkt_open_short(void) {
   o.session_timeout_ms = 4000;
   return zkt_open(&o);
 }
-
-int zkt_has_new_session(void *ctx) {
-  zkt_new_session_t *ns = ctx;
-  int64_t sid = 0;
-  return zkc_client_session_id(ns->c, &sid) == ZKC_OK && sid != 0 &&
-         sid != ns->old;
-}

@@ -17,11 +17,4 @@ zkc_async_t *zkt_async_new(zkc_client_t *c, zkc_delivery_t mode,
 /* A client of the harness with a 4 s session (expiry cases). */
 zkc_client_t *zkt_open_short(void);
 
-/* For zkt_await: c has a session other than `old` (its new one). */
-typedef struct zkt_new_session {
-  zkc_client_t *c;
-  int64_t old;
-} zkt_new_session_t;
-int zkt_has_new_session(void *ctx);
-
 #endif /* ZKT_ASYNC_HELPERS_H */

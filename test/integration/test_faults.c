@@ -861,17 +861,6 @@ static void release_while_disconnected(void **state) {
 
 /* ---- a session ended under an open connection ---- */
 
-typedef struct {
-  zkc_client_t *c;
-  int64_t old;
-} other_session_t;
-
-static int has_other_session(void *ctx) {
-  other_session_t *s = ctx;
-  int64_t sid = 0;
-  return zkc_client_session_id(s->c, &sid) == ZKC_OK && sid != 0 && sid != s->old;
-}
-
 /* A server that revalidated a client's connection while the ensemble
  * closed its session goes on serving that connection, answering every
  * request "session expired"; the ZooKeeper client reports an expiry only
@@ -891,7 +880,7 @@ static void expired_answer_ends_the_session(void **state) {
   observe(&o, c, NULL);
   OK(zkc_mutex_acquire(m)); /* the parents exist before the rewrite */
   OK(zkc_mutex_release(m));
-  other_session_t next = {c, 0};
+  zkt_new_session_t next = {c, 0};
   OK(zkc_client_session_id(c, &next.old));
   zkt_proxy_cmd(&proxy, "expire-after-create 1");
   int rc = zkc_mutex_acquire_timeout(m, zkt_ms(20000));
@@ -899,7 +888,7 @@ static void expired_answer_ends_the_session(void **state) {
   assert_true(zkt_expect(&proxy, "EXPIRED", line, sizeof line, zkt_ms(5000)));
   seen_t lost = {&o, ZKC_STATE_LOST};
   assert_true(zkt_await(saw_state, &lost, zkt_ms(5000)));
-  assert_true(zkt_await(has_other_session, &next, zkt_ms(10000)));
+  assert_true(zkt_await(zkt_has_new_session, &next, zkt_ms(10000)));
   printf("figure: the acquire whose create was answered \"session expired\" "
          "returned %s\n", zkc_strerror(rc));
   if (rc == ZKC_OK) OK(zkc_mutex_release(m));
@@ -1293,10 +1282,12 @@ static void same_session_predecessor_reads_again(void **state) {
 }
 
 /* A second thread of the waiter's client gives up behind it and removes the
- * session's watch on the waiter's node (the server keeps one per path and
- * session); an outsider then deletes that node, unseen. The head's delete
- * must not grant the waiter: it reads the queue, finds its node gone and
- * queues again. */
+ * session's watches on the waiter's node and on the head's (its blocker's
+ * and the one it learned ahead by; the server keeps one per path and
+ * session); an outsider then deletes the waiter's node. Whether the waiter
+ * saw that delete (it set its watches again when told of the removal) or
+ * not, the head's delete must not grant it: it reads the queue, finds its
+ * node gone and queues again. */
 static void unseen_delete_of_next_in_line_reads_again(void **state) {
   (void)state;
   next_in_line_t f;
@@ -1305,7 +1296,6 @@ static void unseen_delete_of_next_in_line_reads_again(void **state) {
   bg_acquire(&second, f.mw, zkt_ms(300));
   assert_int_equal(bg_result(&second), ZKC_ETIMEDOUT);
   pthread_join(second.t, NULL);
-  assert_false(zkt_session_watches_path(f.sid, f.mine)); /* removed with it */
   assert_int_equal(zoo_delete(zkt_raw(), f.mine, -1), ZOK);
   OK(zkc_mutex_release(f.mh));
   next_in_line_end(&f, f.mine);

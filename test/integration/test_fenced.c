@@ -259,17 +259,6 @@ static void refusals_change_nothing(void **state) {
   zkc_client_close(c);
 }
 
-/* Once the hold's session is over, a read is refused, and never goes
- * through the client's new session (which did not see the grant). */
-typedef struct new_session {
-  zkc_client_t *c;
-  int64_t old;
-} new_session_t;
-static int has_new_session(void *arg) {
-  new_session_t *ns = arg;
-  int64_t id = 0;
-  return zkc_client_session_id(ns->c, &id) == ZKC_OK && id != 0 && id != ns->old;
-}
 static int get_in_session(zkc_client_t *c, const char *path, int64_t session) {
   zkc__op_t op;
   OK(zkc__op_init(&op));
@@ -281,6 +270,9 @@ static int get_in_session(zkc_client_t *c, const char *path, int64_t session) {
   zkc__op_clear(&op);
   return rc;
 }
+
+/* Once the hold's session is over, a read is refused, and never goes
+ * through the client's new session (which did not see the grant). */
 static void read_refused_once_session_replaced(void **state) {
   (void)state;
   make_data("8");
@@ -289,14 +281,14 @@ static void read_refused_once_session_replaced(void **state) {
   OK(zkc_mutex_acquire(m));
   int32_t v = -1;
   assert_int_equal(get_count(m, &v), 8);
-  new_session_t ns = {c, zkt_expire_session(c)};
+  zkt_new_session_t ns = {c, zkt_expire_session(c)};
   char *data = (char *)1;
   size_t len = 0;
   assert_int_equal(zkc_hold_fenced_get(zkc_mutex_hold(m), data_path(), &data, &len, &v),
                    ZKC_ELOST);
   assert_null(data);
   assert_int_equal(put_count(m, 9, v, NULL), ZKC_ELOST);
-  assert_true(zkt_await(has_new_session, &ns, zkt_ms(15000)));
+  assert_true(zkt_await(zkt_has_new_session, &ns, zkt_ms(15000)));
   assert_int_equal(zkc_hold_fenced_get(zkc_mutex_hold(m), data_path(), &data, &len, &v),
                    ZKC_ELOST);
   assert_false(zkc_hold_is_held(zkc_mutex_hold(m)));
@@ -352,7 +344,7 @@ static void check_set_on_ended_session_is_refused(void **state) {
   zkc_client_t *c = zkt_open(NULL);
   blocker_t b = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0};
   OK(zkc_client_add_listener(c, hold_at_lost, &b));
-  new_session_t ns = {c, zkt_expire_session(c)};
+  zkt_new_session_t ns = {c, zkt_expire_session(c)};
   assert_true(wait_flag(&b, &b.lost, zkt_ms(15000)));
   char *check = strdup(data_path());
   zkc__call_t w = {.rq = {.kind = ZKC__REQ_CHECK_SET, .check = check,
@@ -363,7 +355,7 @@ static void check_set_on_ended_session_is_refused(void **state) {
   assert_int_equal(w.failed, -1);
   free(check);
   set_flag(&b, &b.go);
-  assert_true(zkt_await(has_new_session, &ns, zkt_ms(15000)));
+  assert_true(zkt_await(zkt_has_new_session, &ns, zkt_ms(15000)));
   OK(zkc_client_remove_listener(c, hold_at_lost, &b));
   assert_raw("0", 0);
   zkc_client_close(c);

@@ -106,12 +106,11 @@ struct watch_ctx {
   int64_t session;
   const char *path;
 };
+/* The session watches w->path (a full path) among its two. */
 static int watches(void *arg) {
   struct watch_ctx *w = arg;
-  char first[1200];
-  if (zkt_session_watches(w->session, first, sizeof first) != 1) return 0;
-  size_t a = strlen(first), b = strlen(w->path);
-  return a >= b && strcmp(first + a - b, w->path) == 0;
+  return zkt_session_watches(w->session, NULL, 0) == 2 &&
+         zkt_session_watches_path(w->session, w->path);
 }
 
 /* Names with no (valid) sequence, a foreign squatter with the lowest one. */
@@ -201,8 +200,11 @@ static void duplicate_sequence_ties_by_name(void **state) {
   snprintf(seq, sizeof seq, "-%010d", st.cversion + 1);
   assert_non_null(strstr(nodes[2], seq)); /* b's node has the same sequence */
   zkt_strings_free(nodes, n);
-  /* b watches the duplicate, not a's node: a's release does not wake it. */
-  struct watch_ctx wc = {.path = dup};
+  /* b's blocker is the duplicate (a's node, before it, is the one b
+   * learns ahead by): a's release does not grant it. */
+  char dup_path[600];
+  snprintf(dup_path, sizeof dup_path, "%s/%s", path, dup);
+  struct watch_ctx wc = {.path = dup_path};
   OK(zkc_client_session_id(b, &wc.session));
   assert_true(zkt_await(watches, &wc, zkt_ms(10000)));
   OK(zkc_mutex_release(ma));

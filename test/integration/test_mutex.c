@@ -383,7 +383,7 @@ static void *watch_waiter_main(void *arg) {
   return NULL;
 }
 
-static void one_watch_per_waiter(void **state) {
+static void two_watches_per_waiter(void **state) {
   (void)state;
   char path[512];
   snprintf(path, sizeof path, "%s", zkt_path("lock"));
@@ -408,20 +408,22 @@ static void one_watch_per_waiter(void **state) {
   char own[600] = "";
   assert_int_equal(zkt_await_session_watches(hc, 1, own, sizeof own, zkt_ms(5000)), 1);
   assert_string_equal(own, nodes[0]);
-  /* Waiter i (queued i+1-th) watches its predecessor, node i. The next in
-   * line (i = 0) also watches its own node, so that the head's delete alone
-   * can grant it; the others watch nothing else. The watches are set just
-   * after the node shows up: await them. */
+  /* Waiter i (queued i+1-th) watches its predecessor, node i, and one node
+   * more, never the path's children: the next in line (i = 0) its own
+   * node, so that the head's delete alone can grant it; the others the
+   * node before their predecessor (learn-ahead: its delete tells them they
+   * are next but one, to prove their place while the predecessor holds).
+   * So a delete wakes two waiters at most, however long the queue. The
+   * watches are set just after the node shows up: await them. */
   for (int i = 0; i < WATCH_WAITERS; i++) {
     char first[600] = "";
-    int want = i == 0 ? 2 : 1;
-    assert_int_equal(zkt_await_session_watches(clients[i], want, first,
+    assert_int_equal(zkt_await_session_watches(clients[i], 2, first,
                                                sizeof first, zkt_ms(5000)),
-                     want);
+                     2);
     int64_t sid;
     OK(zkc_client_session_id(clients[i], &sid));
     assert_true(zkt_session_watches_path(sid, nodes[i]));
-    if (i == 0) assert_true(zkt_session_watches_path(sid, nodes[1]));
+    assert_true(zkt_session_watches_path(sid, i == 0 ? nodes[1] : nodes[i - 1]));
   }
   zkt_strings_free(nodes, n);
   OK(zkc_mutex_release(holder));
@@ -431,6 +433,104 @@ static void one_watch_per_waiter(void **state) {
     OK(zkc_mutex_destroy(w[i].m));
     zkc_client_close(clients[i]);
   }
+  OK(zkc_mutex_destroy(holder));
+  zkc_client_close(hc);
+}
+
+/* A waiter that holds until told to let go (a hold is its thread's). */
+struct held_waiter {
+  zkc_mutex_t *m;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  int held, let_go, rc;
+};
+static void *held_waiter_main(void *arg) {
+  struct held_waiter *w = arg;
+  int rc = zkc_mutex_acquire(w->m);
+  pthread_mutex_lock(&w->mu);
+  w->rc = rc;
+  w->held = rc == ZKC_OK;
+  pthread_cond_broadcast(&w->cv);
+  while (w->held && !w->let_go) pthread_cond_wait(&w->cv, &w->mu);
+  pthread_mutex_unlock(&w->mu);
+  if (rc == ZKC_OK) w->rc = zkc_mutex_release(w->m);
+  return NULL;
+}
+static int waiter_holds(void *arg) {
+  struct held_waiter *w = arg;
+  pthread_mutex_lock(&w->mu);
+  int held = w->held;
+  pthread_mutex_unlock(&w->mu);
+  return held;
+}
+static void waiter_let_go(struct held_waiter *w) {
+  pthread_mutex_lock(&w->mu);
+  w->let_go = 1;
+  pthread_cond_broadcast(&w->cv);
+  pthread_mutex_unlock(&w->mu);
+}
+struct watches_path {
+  int64_t sid;
+  const char *path;
+};
+static int session_watches(void *arg) {
+  struct watches_path *wp = arg;
+  return zkt_session_watches_path(wp->sid, wp->path);
+}
+
+/* Learning ahead: the next in line but one (B, behind A behind the holder
+ * H) watches A and H. H's release grants A and tells B that A is now the
+ * only one ahead: B proves its place while A holds (a sole round: its own
+ * node watched, behind a sync), so that A's delete alone grants it. On the
+ * code before, B watched A alone until A let go, and read the queue then. */
+static void next_but_one_proves_its_place_while_the_next_holds(void **state) {
+  (void)state;
+  char path[512];
+  snprintf(path, sizeof path, "%s", zkt_path("lock"));
+  zkc_client_t *hc = zkt_open(NULL), *cl[2];
+  zkc_mutex_t *holder = new_mutex(hc, path);
+  OK(zkc_mutex_acquire(holder));
+  struct held_waiter w[2];
+  pthread_t t[2];
+  for (int i = 0; i < 2; i++) {
+    cl[i] = zkt_open(NULL);
+    memset(&w[i], 0, sizeof w[i]);
+    w[i].m = new_mutex(cl[i], path);
+    pthread_mutex_init(&w[i].mu, NULL);
+    pthread_cond_init(&w[i].cv, NULL);
+    pthread_create(&t[i], NULL, held_waiter_main, &w[i]);
+    assert_true(zkt_await_children(path, i + 2, zkt_ms(10000)));
+  }
+  char **nodes;
+  size_t n;
+  OK(zkt_mutex_nodes(holder, &nodes, &n));
+  assert_int_equal(n, 3);
+  int64_t sid_b;
+  OK(zkc_client_session_id(cl[1], &sid_b));
+  /* B's round: A (its blocker) and H (the node before A) */
+  assert_int_equal(zkt_await_session_watches(cl[1], 2, NULL, 0, zkt_ms(5000)), 2);
+  assert_true(zkt_session_watches_path(sid_b, nodes[1]));
+  assert_true(zkt_session_watches_path(sid_b, nodes[0]));
+  assert_false(zkt_session_watches_path(sid_b, nodes[2]));
+  OK(zkc_mutex_release(holder));
+  assert_true(zkt_await(waiter_holds, &w[0], zkt_ms(10000)));
+  /* A holds; B, told by H's delete, proves its place now */
+  struct watches_path own = {sid_b, nodes[2]};
+  assert_true(zkt_await(session_watches, &own, zkt_ms(10000)));
+  assert_true(zkt_session_watches_path(sid_b, nodes[1]));
+  assert_false(waiter_holds(&w[1]));
+  waiter_let_go(&w[0]);
+  assert_true(zkt_await(waiter_holds, &w[1], zkt_ms(10000)));
+  waiter_let_go(&w[1]);
+  for (int i = 0; i < 2; i++) {
+    pthread_join(t[i], NULL);
+    OK(w[i].rc);
+    OK(zkc_mutex_destroy(w[i].m));
+    pthread_cond_destroy(&w[i].cv);
+    pthread_mutex_destroy(&w[i].mu);
+    zkc_client_close(cl[i]);
+  }
+  zkt_strings_free(nodes, n);
   OK(zkc_mutex_destroy(holder));
   zkc_client_close(hc);
 }
@@ -729,7 +829,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test(try_lock_twenty_threads_one_winner),
       cmocka_unit_test(no_overlap_eight_threads_four_clients),
       cmocka_unit_test(fifo_handoff_order),
-      cmocka_unit_test(one_watch_per_waiter),
+      cmocka_unit_test(two_watches_per_waiter),
+      cmocka_unit_test(next_but_one_proves_its_place_while_the_next_holds),
       cmocka_unit_test(holder_killed_frees_lock),
       cmocka_unit_test(container_parent_reaped),
       cmocka_unit_test(persistent_parent_stays),

@@ -416,8 +416,10 @@ static int lock_seen(void *ctx) {
   return n == w->n;
 }
 
-/* A reader waits on the nearest writer before it, not the first: readers
- * behind the second writer do not wake when the first leaves. */
+/* A reader waits on the nearest writer before it, not the first: it is
+ * granted when the second writer leaves. It watches the first too, the
+ * node that learning ahead watches (its delete tells the reader that the
+ * second writer is now its only one), and is not granted on it. */
 static void reader_watches_nearest_writer(void **state) {
   (void)state;
   char path[700];
@@ -430,21 +432,25 @@ static void reader_watches_nearest_writer(void **state) {
   assert_true(zkt_await_children_exactly(path, 2, zkt_ms(10000)));
   start(&tr, &r, path, 0);
   assert_true(zkt_await_children_exactly(path, 3, zkt_ms(10000)));
-  char first[1100] = "";
-  assert_int_equal(zkt_await_session_watches(r.c, 1, first, sizeof first,
-                                             zkt_ms(10000)), 1);
-  assert_non_null(strstr(first, "__WRIT__"));
-  /* The reader's watch is on the second writer's node. */
+  assert_int_equal(zkt_await_session_watches(r.c, 2, NULL, 0, zkt_ms(10000)), 2);
+  /* The reader's watches are on the writers' nodes. */
   zkc_contender_t *q;
   size_t n;
   struct lock_seen three = {w1.c, path, 3}; /* w1's server may lag */
   assert_true(zkt_await(lock_seen, &three, zkt_ms(10000)));
   OK(zkt_lock_contenders(w1.c, path, &q, &n));
   assert_int_equal(n, 3);
-  assert_non_null(strstr(first, q[1].name));
+  int64_t sid;
+  OK(zkc_client_session_id(r.c, &sid));
+  char node[1100];
+  for (int i = 0; i < 2; i++) {
+    snprintf(node, sizeof node, "%s/%s", path, q[i].name);
+    assert_true(zkt_session_watches_path(sid, node));
+  }
   zkt_contenders_free(q, n);
   finish(t1, &w1);
   assert_true(zkt_await(is_granted, &w2, zkt_ms(10000)));
+  assert_false(is_granted(&r)); /* the second writer holds */
   finish(t2, &w2);
   assert_true(zkt_await(is_granted, &r, zkt_ms(10000)));
   OK(r.rc);

@@ -49,9 +49,14 @@ static void mutex_waits_on_the_node_before_it(void **state) {
   assert_int_equal(d.verdict, ZKC__Q_WAIT);
   assert_string_equal(d.blocker, M(3));
   assert_false(d.sole); /* M(1) is in the way too */
+  assert_string_equal(d.ahead, M(1)); /* its delete leaves M(3) sole */
   d = decide(q, N(q), M(3), 0);
   assert_string_equal(d.blocker, M(1));
   assert_true(d.sole); /* behind the holder alone */
+  assert_null(d.ahead);
+  d = decide(q, N(q), M(5), 0);
+  assert_string_equal(d.blocker, M(4));
+  assert_string_equal(d.ahead, M(3)); /* one further, whatever the length */
 }
 
 static void children_without_a_sequence_take_no_part(void **state) {
@@ -75,6 +80,7 @@ static void readers_share_and_wait_on_the_nearest_writer(void **state) {
   d = decide(q, N(q), R(6), 1);
   assert_string_equal(d.blocker, W(5));
   assert_false(d.sole); /* W(3) is in the way too */
+  assert_string_equal(d.ahead, W(3)); /* the writer before W(5) */
 }
 
 static void writer_waits_on_the_node_before_it(void **state) {
@@ -84,6 +90,7 @@ static void writer_waits_on_the_node_before_it(void **state) {
   assert_int_equal(d.verdict, ZKC__Q_WAIT);
   assert_string_equal(d.blocker, R(2));
   assert_false(d.sole); /* R(1) still reads */
+  assert_string_equal(d.ahead, R(1));
   char *one[] = {R(1), W(2)};
   d = decide(one, N(one), W(2), 0);
   assert_string_equal(d.blocker, R(1));
@@ -101,6 +108,11 @@ static void no_sole_grant_behind_a_write_node(void **state) {
   assert_int_equal(d.verdict, ZKC__Q_WAIT);
   assert_string_equal(d.blocker, W(1));
   assert_false(d.sole);
+  assert_null(d.ahead); /* nothing before W(1): only a read shows first */
+  char *ws[] = {W(1), W(2), W(3)};
+  d = decide(ws, N(ws), W(3), 0);
+  assert_string_equal(d.blocker, W(2));
+  assert_null(d.ahead); /* W(2) first is never sole: nothing to learn */
   char *r[] = {W(1), R(2)};
   d = decide(r, N(r), R(2), 1);
   assert_string_equal(d.blocker, W(1));

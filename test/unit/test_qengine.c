@@ -49,7 +49,8 @@ static struct {
   int view_clear; /* what the client's view says of the nodes ahead */
   int views_held, view_updates;
   uint64_t next_id;
-  int registered, unwatched, own_watched, dropped;
+  int registered, unwatched, own_watched, dropped, forgotten;
+  char also[700]; /* the waiter's second node (learn-ahead's) */
   char janitor[8][700];
   int n_janitor;
 } S;
@@ -117,6 +118,11 @@ static void w_unregister(zkc_client_t *c, zkc__waiter_t *w) {
 }
 static void w_forget(zkc_client_t *c, const char *path, uint64_t id) {
   (void)c, (void)path, (void)id;
+  S.forgotten++;
+}
+static void w_also(zkc_client_t *c, zkc__waiter_t *w, const char *also) {
+  (void)c, (void)w;
+  snprintf(S.also, sizeof S.also, "%s", also);
 }
 static void w_janitor(zkc_client_t *c, const char *path, const char *uuid) {
   (void)c, (void)uuid;
@@ -171,6 +177,7 @@ static const zkc__qworld_t world = {
     .waiter_unwatch = w_unwatch,
     .waiter_unregister = w_unregister,
     .forget_watch = w_forget,
+    .waiter_also = w_also,
     .janitor_add = w_janitor,
     .delete_answered = w_delete_answered,
     .retry_delay = w_retry,
@@ -386,6 +393,16 @@ static void answer_sole_round(int64_t blocker_owner) {
   answer(2, ZKC_OK, 0);
   answer(3, ZKC_OK, SESSION);
   answer(4, ZKC_OK, blocker_owner);
+  assert_int_equal(step(), ZKC__QN_EVENT);
+}
+
+/* A round behind two (requests 2-4: the sync, the blocker's watch, then
+ * the watch on the node before it, learn-ahead's): the run waits. */
+static void answer_round_behind_two(void) {
+  assert_int_equal(S.n, 5);
+  answer(2, ZKC_OK, 0);
+  answer(3, ZKC_OK, OTHER_SESSION);
+  answer(4, ZKC_OK, OTHER_SESSION);
   assert_int_equal(step(), ZKC__QN_EVENT);
 }
 
@@ -695,25 +712,28 @@ static void stale_answer_read_again_through_the_leader_as(void) {
 }
 CASE_OF_EACH_POLICY(stale_answer_read_again_through_the_leader)
 
-/* Two ahead: a sync, then a watch on the one right before (no own-node
- * watch: its delete cannot grant alone); woken while the round's sync is
- * fresh, the queue is read again on it: the read alone. */
+/* Two ahead: a sync, then a watch on the one right before, then one on
+ * the one before that (learn-ahead: its delete may leave the blocker
+ * sole), one waiter's both; no own-node watch (a delete cannot grant
+ * alone). Woken while the round's sync is fresh, the queue is read again
+ * on it: the read alone. */
 static void waiter_reads_again_on_the_rounds_sync_as(void) {
   start_as(P, 1);
   queue_behind(ahead(1), ahead(2));
   assert_int_equal(step(), ZKC__QN_REPLY);
-  assert_int_equal(S.n, 4);
+  assert_int_equal(S.n, 5);
   assert_string_equal(req(2, ZKC__REQ_SYNC)->path, BASE);
   assert_string_equal(req(3, ZKC__REQ_WATCH)->path, at(ahead(2)));
+  assert_string_equal(req(4, ZKC__REQ_WATCH)->path, at(ahead(1)));
+  assert_int_equal(req(3, ZKC__REQ_WATCH)->watch, req(4, ZKC__REQ_WATCH)->watch);
+  assert_string_equal(S.also, at(ahead(1)));
   assert_int_equal(S.own_watched, 0);
-  answer(2, ZKC_OK, 0);
-  answer(3, ZKC_OK, OTHER_SESSION);
-  assert_int_equal(step(), ZKC__QN_EVENT);
+  answer_round_behind_two();
   S.clean = 1; /* not a sole round: proves nothing */
   zkc__qrun_woken(&R, ZKC__WAKE_FIRED);
-  expect_read_on_round_sync(4);
+  expect_read_on_round_sync(5);
   const char *own = own_name(5);
-  answer_children(4, own, (char *)NULL);
+  answer_children(5, own, (char *)NULL);
   expect_granted(own);
   assert_int_equal(S.registered, 0);
   stop();
@@ -726,12 +746,10 @@ static void stale_round_sync_reads_behind_a_new_one_as(void) {
   start_as(P, 1);
   queue_behind(ahead(1), ahead(2));
   assert_int_equal(step(), ZKC__QN_REPLY);
-  answer(2, ZKC_OK, 0);
-  answer(3, ZKC_OK, OTHER_SESSION);
-  assert_int_equal(step(), ZKC__QN_EVENT);
+  answer_round_behind_two();
   S.clock += FRESH_MS;
   zkc__qrun_woken(&R, ZKC__WAKE_FIRED);
-  expect_read_behind_sync(4);
+  expect_read_behind_sync(5);
   stop();
 }
 CASE_OF_EACH_POLICY(stale_round_sync_reads_behind_a_new_one)
@@ -743,7 +761,8 @@ static void failed_round_sync_reads_behind_a_new_one_as(void) {
   assert_int_equal(step(), ZKC__QN_REPLY);
   answer(2, ZKC_ECONNLOSS, 0);
   answer(3, ZKC_ENONODE, 0); /* the blocker gone already: read at once */
-  expect_read_behind_sync(4);
+  answer(4, ZKC_OK, OTHER_SESSION);
+  expect_read_behind_sync(5);
   stop();
 }
 CASE_OF_EACH_POLICY(failed_round_sync_reads_behind_a_new_one)
@@ -756,19 +775,17 @@ static void view_clear_confirms_with_a_stat_as(void) {
   queue_behind(ahead(1), ahead(2));
   assert_int_equal(step(), ZKC__QN_REPLY);
   assert_int_equal(S.views_held, 1);
-  answer(2, ZKC_OK, 0);
-  answer(3, ZKC_OK, OTHER_SESSION);
-  assert_int_equal(step(), ZKC__QN_EVENT);
+  answer_round_behind_two();
   S.view_clear = 1;
   zkc__qrun_woken(&R, ZKC__WAKE_FIRED);
   assert_int_equal(step(), ZKC__QN_REPLY);
-  assert_int_equal(S.n, 6);
-  assert_string_equal(req(4, ZKC__REQ_SYNC)->path, BASE);
+  assert_int_equal(S.n, 7);
+  assert_string_equal(req(5, ZKC__REQ_SYNC)->path, BASE);
   char own[800];
   snprintf(own, sizeof own, BASE "/%s", own_name(5));
-  assert_string_equal(req(5, ZKC__REQ_EXISTS)->path, own);
-  answer(4, ZKC_OK, 0);
-  answer(5, ZKC_OK, SESSION);
+  assert_string_equal(req(6, ZKC__REQ_EXISTS)->path, own);
+  answer(5, ZKC_OK, 0);
+  answer(6, ZKC_OK, SESSION);
   expect_granted(own_name(5));
   assert_int_equal(S.views_held, 0);
   stop();
@@ -781,19 +798,17 @@ static void view_clear_own_node_gone_queues_again_as(void) {
   start_as(P, 1);
   queue_behind(ahead(1), ahead(2));
   assert_int_equal(step(), ZKC__QN_REPLY);
-  answer(2, ZKC_OK, 0);
-  answer(3, ZKC_OK, OTHER_SESSION);
-  assert_int_equal(step(), ZKC__QN_EVENT);
+  answer_round_behind_two();
   S.view_clear = 1;
   zkc__qrun_woken(&R, ZKC__WAKE_FIRED);
   assert_int_equal(step(), ZKC__QN_REPLY);
-  answer(4, ZKC_OK, 0);
-  answer(5, ZKC_ENONODE, 0);
-  assert_int_equal(step(), ZKC__QN_REPLY); /* the delete of a node gone */
-  req(6, ZKC__REQ_DELETE);
+  answer(5, ZKC_OK, 0);
   answer(6, ZKC_ENONODE, 0);
+  assert_int_equal(step(), ZKC__QN_REPLY); /* the delete of a node gone */
+  req(7, ZKC__REQ_DELETE);
+  answer(7, ZKC_ENONODE, 0);
   assert_int_equal(step(), ZKC__QN_REPLY);
-  req(7, ZKC__REQ_CREATE); /* at the back, a new uuid */
+  req(8, ZKC__REQ_CREATE); /* at the back, a new uuid */
   assert_int_equal(S.views_held, 0);
   stop();
 }
@@ -805,16 +820,14 @@ static void view_clear_stale_stat_reads_again_as(void) {
   start_as(P, 1);
   queue_behind(ahead(1), ahead(2));
   assert_int_equal(step(), ZKC__QN_REPLY);
-  answer(2, ZKC_OK, 0);
-  answer(3, ZKC_OK, OTHER_SESSION);
-  assert_int_equal(step(), ZKC__QN_EVENT);
+  answer_round_behind_two();
   S.view_clear = 1;
   zkc__qrun_woken(&R, ZKC__WAKE_FIRED);
   assert_int_equal(step(), ZKC__QN_REPLY);
   S.clock += FRESH_MS;
-  answer(4, ZKC_OK, 0);
-  answer(5, ZKC_OK, SESSION);
-  expect_read_behind_sync(6);
+  answer(5, ZKC_OK, 0);
+  answer(6, ZKC_OK, SESSION);
+  expect_read_behind_sync(7);
   stop();
 }
 CASE_OF_EACH_POLICY(view_clear_stale_stat_reads_again)
@@ -899,6 +912,87 @@ static void sole_round_without_its_sync_grants_nothing_as(void) {
   stop();
 }
 CASE_OF_EACH_POLICY(sole_round_without_its_sync_grants_nothing)
+
+/* Learn-ahead: two ahead, the one further ahead goes (its watch wakes the
+ * round). The read on the round's sync shows the blocker sole: a sole
+ * round is set while the blocker still holds, and the blocker's delete
+ * then grants with no request after it. */
+static void learn_ahead_handoff_without_a_read_as(void) {
+  start_as(P, 1);
+  queue_behind(ahead(1), ahead(2));
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  answer_round_behind_two();
+  S.clean = 1; /* what the waiter says: not a sole round, no grant on it */
+  zkc__qrun_woken(&R, ZKC__WAKE_FIRED);
+  expect_read_on_round_sync(5);
+  const char *own = own_name(5);
+  answer_children(5, ahead(2), own, (char *)NULL);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  assert_int_equal(S.n, 9);
+  assert_string_equal(req(6, ZKC__REQ_SYNC)->path, BASE);
+  char own_path[800];
+  snprintf(own_path, sizeof own_path, BASE "/%s", own_name(5));
+  assert_string_equal(req(7, ZKC__REQ_WATCH)->path, own_path);
+  assert_string_equal(req(8, ZKC__REQ_WATCH)->path, at(ahead(2)));
+  answer(6, ZKC_OK, 0);
+  answer(7, ZKC_OK, SESSION);
+  answer(8, ZKC_OK, OTHER_SESSION);
+  assert_int_equal(step(), ZKC__QN_EVENT);
+  zkc__qrun_woken(&R, ZKC__WAKE_FIRED); /* the blocker's delete */
+  expect_granted(own_name(5));
+  assert_int_equal(S.n, 9);
+  stop();
+}
+CASE_OF_EACH_POLICY(learn_ahead_handoff_without_a_read)
+
+/* The node further ahead was gone before its watch was set: what its
+ * event would have told; the queue is read at once (on the round's
+ * sync), no wait. */
+static void learn_ahead_node_gone_already_reads_at_once_as(void) {
+  start_as(P, 1);
+  queue_behind(ahead(1), ahead(2));
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  answer(2, ZKC_OK, 0);
+  answer(3, ZKC_OK, OTHER_SESSION);
+  answer(4, ZKC_ENONODE, 0);
+  expect_read_on_round_sync(5);
+  assert_int_equal(S.forgotten, 1); /* the blocker's; none was set ahead */
+  stop();
+}
+CASE_OF_EACH_POLICY(learn_ahead_node_gone_already_reads_at_once)
+
+/* The node further ahead went, but the read still shows another ahead of
+ * the blocker (it was a waiter that left, not the holder): no sole round;
+ * a round behind two again, on the new node before the blocker. A wake
+ * grants nothing but through a read. */
+static void learn_ahead_wake_is_no_grant_as(void) {
+  start_as(P, 1);
+  char first[64], mid[64], next[64];
+  snprintf(first, sizeof first, "%s", ahead(1));
+  snprintf(mid, sizeof mid, "%s", ahead(2));
+  snprintf(next, sizeof next, "%s", ahead(3));
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  char own[760];
+  snprintf(own, sizeof own, "%s", own_name(5));
+  answer_created(0, 5, SESSION);
+  answer_children(1, first, mid, next, own, (char *)NULL);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  assert_string_equal(req(3, ZKC__REQ_WATCH)->path, at(next));
+  assert_string_equal(req(4, ZKC__REQ_WATCH)->path, at(mid));
+  answer_round_behind_two();
+  S.clean = 1;
+  zkc__qrun_woken(&R, ZKC__WAKE_FIRED);
+  expect_read_on_round_sync(5);
+  answer_children(5, first, next, own, (char *)NULL);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  assert_int_equal(S.n, 9);
+  req(6, ZKC__REQ_SYNC);
+  assert_string_equal(req(7, ZKC__REQ_WATCH)->path, at(next));
+  assert_string_equal(req(8, ZKC__REQ_WATCH)->path, at(first));
+  assert_int_equal(S.own_watched, 0);
+  stop();
+}
+CASE_OF_EACH_POLICY(learn_ahead_wake_is_no_grant)
 
 /* A blocker of our own session (deleted in one transaction with our node
  * when the session closes, its events then in any order): its delete
@@ -1061,15 +1155,14 @@ static void timeout_while_waiting_deletes_the_node(void **state) {
   start(1);
   queue_behind("a-lock-0000000001", "b-lock-0000000002");
   assert_int_equal(step(), ZKC__QN_REPLY);
-  answer(2, ZKC_OK, 0);
-  answer(3, ZKC_OK, OTHER_SESSION);
-  assert_int_equal(step(), ZKC__QN_EVENT);
+  answer_round_behind_two();
   zkc__qrun_woken(&R, ZKC__WAKE_TIMEOUT);
-  assert_int_equal(S.unwatched, 1);
+  assert_int_equal(S.unwatched, 1); /* the waiter's: both its watches */
+  assert_int_equal(S.forgotten, 2);
   assert_int_equal(S.registered, 0);
   assert_int_equal(step(), ZKC__QN_REPLY);
-  req(4, ZKC__REQ_DELETE);
-  answer(4, ZKC_OK, 0);
+  req(5, ZKC__REQ_DELETE);
+  answer(5, ZKC_OK, 0);
   assert_int_equal(step(), ZKC__QN_DONE);
   assert_int_equal(zkc__qrun_result(&R, NULL), ZKC_ETIMEDOUT);
   stop();
@@ -1506,6 +1599,9 @@ int main(void) {
       cmocka_unit_test(sole_blocker_handoff_gone_stale_reads_again),
       cmocka_unit_test(unclean_delete_reads_again),
       cmocka_unit_test(sole_round_without_its_sync_grants_nothing),
+      cmocka_unit_test(learn_ahead_handoff_without_a_read),
+      cmocka_unit_test(learn_ahead_node_gone_already_reads_at_once),
+      cmocka_unit_test(learn_ahead_wake_is_no_grant),
       cmocka_unit_test(same_session_blocker_grants_nothing_alone),
       cmocka_unit_test(session_gone_at_grant_queues_again),
       cmocka_unit_test(session_in_doubt_waits_then_reads_again),
