@@ -501,6 +501,8 @@ static void next_but_one_proves_its_place_while_the_next_holds(void **state) {
     pthread_create(&t[i], NULL, held_waiter_main, &w[i]);
     assert_true(zkt_await_children(path, i + 2, zkt_ms(10000)));
   }
+  /* the holder's server may not have applied B's create yet */
+  assert_true(zkt_await_participants(holder, 3, zkt_ms(10000)));
   char **nodes;
   size_t n;
   OK(zkt_mutex_nodes(holder, &nodes, &n));
