@@ -31,8 +31,8 @@ typedef struct zkc__q_decision {
   int sole;
   /* ZKC__Q_WAIT and not sole: the node whose delete may leave the blocker
    * our only one (the node before the blocker; for a reader the nearest
-   * writer before it), or NULL (so for a writer behind a write node, never
-   * sole). A hint, never a proof: watched beside the
+   * writer before it), or NULL (also behind a write node, which a writer or
+   * a mutex never counts sole). A hint, never a proof: watched beside the
    * blocker, its delete sends the waiter to read the queue again while the
    * blocker still holds, so that a read showing the blocker sole starts a
    * sole round then, and the blocker's delete alone grants (learn-ahead). */

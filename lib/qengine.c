@@ -474,8 +474,8 @@ static void grant(zkc__qrun_t *r) {
  * round rested on the create). */
 /* A round that is not sole watches `ahead` (taken, or NULL) too, in op:
  * learn-ahead (not an unproven queue's, whose wake reads its `also` and
- * whose watches never grant). Its delete wakes the round as the blocker's would, and the
- * read that follows (on the round's sync while fresh) finds the blocker
+ * whose watches never grant). Its delete wakes the round as the blocker's
+ * would, and the read that follows (on the round's sync while fresh) finds the blocker
  * sole, so that the next round's proof is made while the blocker still
  * holds and the blocker's delete alone grants. Without it the one next but
  * one learns it is next only from that delete, then reads: a round trip on
