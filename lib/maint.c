@@ -14,6 +14,7 @@
 #include "client_struct.h"
 #include "stats.h"
 #include "session_shared.h"
+#include "stall.h"
 #include "zkcoord/common.h"
 
 static void transition_locked(zkc_client_t *c, zkc_state_t st,
@@ -175,7 +176,12 @@ static void *maint_main(void *arg) {
 }
 
 int zkc__maint_start(zkc_client_t *c) {
-  if (pthread_create(&c->maint, NULL, maint_main, c) != 0) return ZKC_ESYSTEM;
+  /* The process's stall watch, which every grant of this client asks. */
+  if (zkc__stall_watch_join() != ZKC_OK) return ZKC_ESYSTEM;
+  if (pthread_create(&c->maint, NULL, maint_main, c) != 0) {
+    zkc__stall_watch_leave();
+    return ZKC_ESYSTEM;
+  }
   pthread_mutex_lock(&c->mu);
   c->maint_started = 1;
   pthread_mutex_unlock(&c->mu);
@@ -192,6 +198,7 @@ void zkc__maint_stop(zkc_client_t *c) {
   pthread_mutex_lock(&c->mu);
   c->maint_started = 0;
   pthread_mutex_unlock(&c->mu);
+  if (started) zkc__stall_watch_leave();
 }
 
 void zkc__maint_free(zkc_client_t *c) {

@@ -10,6 +10,7 @@
 #include "client_struct.h"
 #include "kernel_door.h"
 #include "session_shared.h"
+#include "stall.h"
 #include "test_hooks.h"
 #include "zkcoord/common.h"
 
@@ -180,7 +181,16 @@ int zkc__grant_fresh(zkc_client_t *c, int64_t sent_boot_ms) {
   pthread_mutex_lock(&c->mu);
   int64_t timeout = c->session_timeout_ms;
   pthread_mutex_unlock(&c->mu);
-  return timeout > 0 && zkc__boot_ms() - sent_boot_ms < timeout / 2;
+  if (timeout <= 0 || zkc__boot_ms() - sent_boot_ms >= timeout / 2) return 0;
+  /* An answer or event read after a stall of this process may be old
+   * news from a server cut off since (stall.h). */
+  int64_t gap = 0;
+  if (zkc__stalled_since(sent_boot_ms, &gap)) {
+    zkc__log(c, ZKC_LOG_INFO, "this process stalled for %lld ms since the "
+             "proof was sent: reading again", (long long)gap);
+    return 0;
+  }
+  return 1;
 }
 
 /* Test seam (test_hooks.h): NULL in every program but the tests. */

@@ -234,7 +234,7 @@ fi
 rm -f /tmp/zkc-modules.$$
 # unsized.h declares, and stands on nothing of lib/: the client (client.c)
 # and the recipes define what it declares, the sized calls (opts.c) call it.
-floor_below="util names stats stats_hub hash renewal test_hooks unsized"
+floor_below="util names stats stats_hub hash renewal stall test_hooks unsized"
 floor_session="$(sed 's/\.[ch]\b//g' <<<"$session_layer") session session_types session_shared client_struct kernel_door qworld"
 floor_kernel="queue_nodes decide qown run_kernel qengine lease_run confirm_run drive queue"
 upward=$(awk -v below=" $floor_below " -v session=" $floor_session " \

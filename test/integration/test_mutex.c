@@ -10,6 +10,7 @@
 
 #include "test_hooks.h" /* request counter for the no-traffic check */
 #include "harness.h"
+#include "stall.h"
 
 #define OK(expr) assert_int_equal((expr), ZKC_OK)
 
@@ -97,9 +98,13 @@ static void release_nowait_orders_the_next_acquire(void **state) {
   for (int i = 0; i < 20; i++) {
     /* No wait: the create and the read behind it, nothing more (a wait
      * behind the old node would add its watch and a read after it). */
-    uint64_t before = zkc__requests(a);
+    uint64_t before = zkc__requests(a), stalls = zkc__stalls_seen();
     OK(zkc_mutex_acquire_timeout(ma, zkt_ms(5000)));
-    if (i > 0) assert_int_equal(zkc__requests(a) - before, 2);
+    /* A stall of this process meanwhile (a busy machine) voids the proof:
+     * read again, a sync and a read each time (stall.h). */
+    uint64_t made = zkc__requests(a) - before;
+    if (i > 0 && zkc__stalls_seen() == stalls) assert_int_equal(made, 2);
+    else if (i > 0) assert_true(made >= 2 && made % 2 == 0);
     OK(zkc_mutex_release_nowait(ma));
     assert_false(zkc_mutex_is_owned_by_current_thread(ma));
   }

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "stall.h"
 
 #define W_SESSION_MS 1000 /* the ensemble's least: 2 ticks of 500 ms */
 #define SESSION_MS 4000
@@ -152,6 +153,15 @@ static void let_go(part_t *p) {
 
 static int watching(void *ctx) {
   return zkt_session_watches(((part_t *)ctx)->sid, NULL, 0) > 0;
+}
+
+struct watches_at_least {
+  int64_t sid;
+  int n;
+};
+static int watches_at_least(void *ctx) {
+  struct watches_at_least *w = ctx;
+  return zkt_session_watches(w->sid, NULL, 0) >= w->n;
 }
 
 static long long server_zxid(int s) {
@@ -328,18 +338,35 @@ static void delete_node_of(zhandle_t *zh, const char *path, int64_t sid) {
  * after a failure, the teardown) closes it. */
 static zhandle_t *outsider;
 
-/* W held before its round's watches, its session alive throughout (10 s,
- * the servers' longest), its node deleted by an outsider after F, W's only
- * server, applied A's release and was cut off. C, next behind W, is
- * granted. Let go, W sends its round to F, whose frozen state shows A gone
- * and W's node there: granted on those answers, W would hold beside C on
- * a node already gone. Behind the round's sync F answers nothing. (A
- * round resting on W's create, fresh and a pass through the leader, was
- * reviewed to make exactly this grant: the create proves the session
- * alive, not that F has applied what came after it.) */
+/* A stop long enough to be seen (stall.h): begun at stopped_since. */
+static int64_t stopped_since;
+static int stopped_long_enough(void *ctx) {
+  (void)ctx;
+  return zkt_now_ms() - stopped_since > 2 * ZKC__STALL_MS;
+}
+
+/* W on F alone, its session alive throughout (10 s, the servers'
+ * longest), queued behind A (on G) with C behind it; A lets go, F applies
+ * that and is cut off; an outsider deletes W's node and C is granted. W
+ * is held where it would be granted on F's frozen view, A gone and W's
+ * node there, a node already gone, beside C:
+ *  - at_round: its acquiring thread parked where its round on A starts,
+ *    before the round's watches are sent, its client's threads keeping
+ *    the connection up. Let go, it sends them to F. Behind the round's sync
+ *    F answers nothing. (A round resting on W's create, fresh and a pass
+ *    through the leader, was reviewed to make exactly this grant: the
+ *    create proves the session alive, not that F has applied what came
+ *    after it.)
+ *  - else: its round set (its node's watch and A's), the whole process
+ *    stopped, longer than a stall; A's delete event waits in its socket.
+ *    Continued, W reads it: A went while W's node was there, true of the
+ *    ensemble's history, and F, frozen, tells nothing after it. Granted on
+ *    it before the stall watch (two holders in three attempts of three);
+ *    now the stop voids the round's proof, and W reads again behind a
+ *    sync, which F cannot answer. */
 static int deleted_attempt(const char *mode, int n, int at_round) {
   char leaf[32];
-  snprintf(leaf, sizeof leaf, "dlock%d", n);
+  snprintf(leaf, sizeof leaf, "%slock%d", at_round ? "d" : "s", n);
   const char *path = zkt_path(leaf);
   int L = leader_now(), F = L % 3 + 1, G = F % 3 + 1;
   printf("attempt %d: leader zk%d, W on follower zk%d, A, C and the "
@@ -349,6 +376,15 @@ static int deleted_attempt(const char *mode, int n, int at_round) {
   spawn_w(mode, F, path, LONG_SESSION_MS, at_round);
   spawn(&C, "C", mode, G, path, SESSION_MS);
   if (!zkt_await(watching, &C, zkt_ms(10000))) fail_msg("C never waited");
+  if (!at_round) {
+    struct watches_at_least round = {W.sid, 2};
+    if (!zkt_await(watches_at_least, &round, zkt_ms(10000)))
+      fail_msg("W never set its round");
+    int st = 0;
+    assert_int_equal(kill(W.p.pid, SIGSTOP), 0);
+    assert_int_equal(waitpid(W.p.pid, &st, WUNTRACED), W.p.pid);
+    stopped_since = zkt_now_ms();
+  }
   outsider = zkt_raw_on(G);
 
   let_go(&A);
@@ -359,13 +395,17 @@ static int deleted_attempt(const char *mode, int n, int at_round) {
   int64_t cut = zkt_now_ms();
   delete_node_of(outsider, path, W.sid);
   if (!await_hold(&C, zkt_ms(15000))) fail_msg("C was not granted");
+  zookeeper_close(outsider);
+  outsider = NULL;
+  if (!at_round && !zkt_await(stopped_long_enough, NULL, zkt_ms(10000)))
+    fail_msg("the clock did not move");
   int conclusive = follows(F);
   printf("C granted %lld ms after the cut; zk%d %s\n",
          (long long)(zkt_now_ms() - cut), F,
          conclusive ? "still follows: W let go now" : "gave up already");
-  zookeeper_close(outsider);
-  outsider = NULL;
-  let_w_go(SIGUSR1, F, ", on its node an outsider had deleted");
+  let_w_go(at_round ? SIGUSR1 : SIGCONT, F,
+           at_round ? ", on its node an outsider had deleted"
+                    : ", on the event of A's delete, its node deleted after it");
   finish(&A);
   return conclusive;
 }
@@ -373,6 +413,11 @@ static int deleted_attempt(const char *mode, int n, int at_round) {
 static void mutex_waiter_node_deleted_before_its_watches(void **state) {
   (void)state;
   until_conclusive(deleted_attempt, "mutex", 1);
+}
+
+static void mutex_waiter_stopped_after_its_event(void **state) {
+  (void)state;
+  until_conclusive(deleted_attempt, "mutex", 0);
 }
 
 /* The holder's side: H holds on F alone and reads the data its lock
@@ -662,6 +707,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test_teardown(mutex_waiter_held_before_its_watches,
                                 partition_teardown),
       cmocka_unit_test_teardown(mutex_waiter_node_deleted_before_its_watches,
+                                partition_teardown),
+      cmocka_unit_test_teardown(mutex_waiter_stopped_after_its_event,
                                 partition_teardown),
       cmocka_unit_test_teardown(writer_on_cut_follower, partition_teardown),
       cmocka_unit_test_teardown(async_waiter_on_cut_follower, partition_teardown),
