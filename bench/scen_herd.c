@@ -4,10 +4,12 @@
  * the lock is then handed down the queue to the end. Before each writer
  * lets go, the servers' watch table (wchc) tells which reader sessions
  * watch its node: exactly the readers its delete notifies. zkcoord's
- * readers watch the nearest writer before them, so each is notified once
- * over the whole drain; a reader that watched the first writer in the
- * queue (Curator's) would be notified by every writer ahead of it: for the
- * same queue that is computed beside the measured figure. */
+ * readers watch the nearest writer before them and, learning ahead, the
+ * writer before that, so each is notified at most twice over the whole
+ * drain (a group behind the first writer once); a reader that watched the
+ * first writer in the queue (Curator's) would be notified by every writer
+ * ahead of it: for the same queue that is computed beside the measured
+ * figure. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,6 +121,6 @@ void scen_herd(void) {
   for (int i = 0; i < k; i++) mine[i] = one_drain(g, m, i, &model[i]);
   emit("i", g * m, "notifications per reader", "zkcoord", "count", mine, k);
   emit("i", g * m, "notifications per reader", "first-writer", "count", model, k);
-  emit_target("i", "one notification per reader per drain", median_of(mine, k),
-              "<=", 1.0);
+  emit_target("i", "at most two notifications per reader per drain (its writer, "
+              "the one before)", median_of(mine, k), "<=", 2.0);
 }

@@ -79,9 +79,11 @@ int zkc__qrun_ops(zkc__qrun_t *r, zkc__op_t **ops) {
       ops[n++] = r->list;
       if (r->op) ops[n++] = r->op;
       break;
-    case Q_WATCHING: /* the sync, our own node's watch, the blocker's */
+    case Q_WATCHING: /* sent: the sync, our own node's watch or, after
+                      * the blocker's, learn-ahead's */
+      if (r->op && r->ahead) ops[n++] = r->op;
       ops[n++] = r->watch;
-      if (r->op) ops[n++] = r->op;
+      if (r->op && !r->ahead) ops[n++] = r->op;
       if (r->list) ops[n++] = r->list;
       break;
     case Q_CONFIRMING: /* the sync, our stat, a vouched run's own node's */
@@ -481,6 +483,13 @@ static void grant(zkc__qrun_t *r) {
  * one learns it is next only from that delete, then reads: a round trip on
  * every hand-off in a queue longer than two. It grants nothing itself:
  * its delete only sends the run to read, and the read decides. */
+/* The round's blocker and learn-ahead paths, gone with its watches. */
+static void round_paths_free(zkc__qrun_t *r) {
+  free(r->pred);
+  free(r->ahead);
+  r->pred = r->ahead = NULL;
+}
+
 static void watch_round(zkc__qrun_t *r, char *pred, int sole, char *ahead) {
   r->pred = pred;
   r->watch = zkc__rk_op_new(&r->k);
@@ -506,9 +515,7 @@ static void watch_round(zkc__qrun_t *r, char *pred, int sole, char *ahead) {
     zkc__rk_op_drop(&r->k, &r->watch);
     zkc__rk_op_drop(&r->k, &r->op);
     zkc__rk_op_drop(&r->k, &r->list);
-    free(r->pred);
-    free(r->ahead);
-    r->pred = r->ahead = NULL;
+    round_paths_free(r);
     finish(r, rc);
     return;
   }
@@ -541,9 +548,7 @@ static void round_leave(zkc__qrun_t *r, int remove) {
     r->k.world->forget_watch(r->k.c, r->ahead, r->w.id);
   r->k.world->waiter_unregister(r->k.c, &r->w);
   r->w_reg = 0;
-  free(r->pred);
-  free(r->ahead);
-  r->pred = r->ahead = NULL;
+  round_paths_free(r);
 }
 
 /* Every node ahead of ours in the client's view of the queue is known
@@ -916,9 +921,7 @@ void zkc__qrun_give_up(zkc__qrun_t *r) {
       zkc__rk_op_drop(&r->k, &r->watch);
       r->k.world->waiter_unregister(r->k.c, &r->w);
       r->w_reg = 0;
-      free(r->pred);
-      free(r->ahead);
-      r->pred = r->ahead = NULL;
+      round_paths_free(r);
       break;
     case Q_CONFIRMING: /* a vouched run's own-node stat */
       zkc__rk_op_drop(&r->k, &r->watch);

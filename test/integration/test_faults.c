@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "stall.h"
 #include "queue.h"
 #include "test_hooks.h"
 
@@ -1074,16 +1075,22 @@ static void outside_delete_of_waiter_grants_one(void **state) {
   int64_t sid_a, sid_c;
   OK(zkc_client_session_id(a, &sid_a));
   OK(zkc_client_session_id(cc, &sid_c));
-  struct watching a_on_h = {sid_a, hnode}, a_on_a = {sid_a, nodes[1]},
-                  c_on_h = {sid_c, hnode};
+  char a_old[1100], c_node[1100];
+  snprintf(a_old, sizeof a_old, "%s", nodes[1]);
+  snprintf(c_node, sizeof c_node, "%s", nodes[2]);
+  zkt_strings_free(nodes, n);
+  struct watching a_on_h = {sid_a, hnode}, a_on_a = {sid_a, a_old},
+                  c_on_h = {sid_c, hnode}, c_on_c = {sid_c, c_node};
   assert_true(zkt_await(watches_among, &a_on_h, zkt_ms(5000)));
   assert_true(zkt_await(watches_among, &a_on_a, zkt_ms(5000)));
-  assert_int_equal(zoo_delete(zkt_raw(), nodes[1], -1), ZOK); /* A's node */
-  char a_old[1100];
-  snprintf(a_old, sizeof a_old, "%s", nodes[1]);
-  zkt_strings_free(nodes, n);
-  /* C re-reads the queue and watches H; A queues again, behind C. */
+  /* C, next but one, watches H too (learning ahead), never its own node:
+   * only a sole round, the blocker next in line, watches that. */
   assert_true(zkt_await(watches_among, &c_on_h, zkt_ms(5000)));
+  assert_false(watches_among(&c_on_c));
+  assert_int_equal(zoo_delete(zkt_raw(), a_old, -1), ZOK); /* A's node */
+  /* C re-reads the queue and, H now its sole blocker, proves its place:
+   * it watches its own node. A queues again, behind C. */
+  assert_true(zkt_await(watches_among, &c_on_c, zkt_ms(5000)));
   assert_true(zkt_await_children(path, 3, zkt_ms(10000)));
   /* H's server may lag: await A's old node gone and three listed there
    * (a server applies the delete before A's later create). */
@@ -1228,6 +1235,7 @@ static void next_in_line_granted_on_delete_alone(void **state) {
   grant_client = zkt_open(NULL);
   atomic_store(&requests_at_grant, 0);
   zkc__mutex_seam = count_at_grant;
+  uint64_t stalls = zkc__stalls_seen();
   next_in_line_start(&f, grant_client);
   OK(zkc_mutex_release(f.mh));
   OK(bg_result(&f.b));
@@ -1235,8 +1243,10 @@ static void next_in_line_granted_on_delete_alone(void **state) {
   uint64_t made = atomic_load(&requests_at_grant) - f.before;
   next_in_line_end(&f, NULL);
   /* The create, its queue read, the round's sync and two watches: no read
-   * after the wake. */
-  assert_int_equal(made, 5);
+   * after the wake (but after a stall of this process, a busy machine's,
+   * which voids the round's proof: stall.h). */
+  if (zkc__stalls_seen() == stalls) assert_int_equal(made, 5);
+  else assert_true(made >= 7);
 }
 
 /* Two threads of one client: the predecessor is of the waiter's own
@@ -1255,7 +1265,7 @@ static void same_session_predecessor_reads_again(void **state) {
   assert_int_equal(zkt_await_session_watches(c, 1, NULL, 0, zkt_ms(5000)), 1);
   grant_client = c;
   atomic_store(&requests_at_grant, 0);
-  uint64_t before = zkc__requests(c);
+  uint64_t before = zkc__requests(c), stalls = zkc__stalls_seen();
   zkc__mutex_seam = count_at_grant;
   bg_acquire(&second, m, zkt_ms(30000));
   assert_true(zkt_await_children(path, 2, zkt_ms(10000)));
@@ -1276,7 +1286,8 @@ static void same_session_predecessor_reads_again(void **state) {
    * with the sync before it (a grant's read passes through the leader). */
   uint64_t made = atomic_load(&requests_at_grant) - before;
   bg_release(&second);
-  assert_int_equal(made, 9);
+  if (zkc__stalls_seen() == stalls) assert_int_equal(made, 9);
+  else assert_true(made >= 9); /* a stall's read again (stall.h) */
   OK(zkc_mutex_destroy(m));
   zkc_client_close(c);
 }

@@ -777,11 +777,19 @@ static void waiter_node_deleted_then_head_leaves(void **state) {
   OK(zkt_mutex_nodes(m, &nodes, &n));
   assert_int_equal(n, 3);
   assert_true(zkt_await_session_watches(b, 1, NULL, 0, zkt_ms(5000)) >= 1);
+  char c_node[1100];
+  snprintf(c_node, sizeof c_node, "%s", nodes[2]);
+  /* c, next but one, watches a's node too (learning ahead) but not its
+   * own: only the next in line does. */
+  struct node_watch c_on_a = {c, a_node}, c_on_c = {c, c_node};
+  assert_true(zkt_await(watches_node, &c_on_a, zkt_ms(5000)));
+  assert_false(watches_node(&c_on_c));
   assert_int_equal(zoo_delete(zkt_raw(), nodes[1], -1), ZOK);
   zkt_strings_free(nodes, n);
   OK(zkc_mutex_destroy(m));
-  struct node_watch nw = {c, a_node};
-  assert_true(zkt_await(watches_node, &nw, zkt_ms(5000)));
+  /* b's node gone: c reads, finds a its sole blocker and proves its
+   * place, its own node watched. */
+  assert_true(zkt_await(watches_node, &c_on_c, zkt_ms(5000)));
   OK(zkc_latch_close(la, ZKC_CLOSE_NOTIFY_LEADER));
   OK(zkc_latch_await(lc, zkt_ms(10000)));
   assert_true(zkt_await_children(path, 2, zkt_ms(10000)));

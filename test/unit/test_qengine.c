@@ -994,6 +994,53 @@ static void learn_ahead_wake_is_no_grant_as(void) {
 }
 CASE_OF_EACH_POLICY(learn_ahead_wake_is_no_grant)
 
+/* The requests a waiting round awaits, the last sent first (a driver
+ * waiting in that order is woken once, by the last answer): behind two,
+ * the node ahead's watch, the blocker's, the sync; sole, the blocker's,
+ * our own node's, the sync. */
+static void round_ops_last_sent_first_as(void) {
+  start_as(P, 1);
+  queue_behind(ahead(1), ahead(2));
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  assert_int_equal(S.n, 5);
+  zkc__op_t *ops[ZKC__QRUN_OPS_MAX];
+  assert_int_equal(zkc__qrun_ops(&R, ops), 3);
+  assert_ptr_equal(ops[0], S.req[4].op);
+  assert_ptr_equal(ops[1], S.req[3].op);
+  assert_ptr_equal(ops[2], S.req[2].op);
+  stop();
+  start_as(P, 1);
+  queue_behind(ahead(1), NULL);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  assert_int_equal(S.n, 5);
+  assert_int_equal(zkc__qrun_ops(&R, ops), 3);
+  assert_ptr_equal(ops[0], S.req[4].op);
+  assert_ptr_equal(ops[1], S.req[3].op);
+  assert_ptr_equal(ops[2], S.req[2].op);
+  stop();
+}
+CASE_OF_EACH_POLICY(round_ops_last_sent_first)
+
+/* The node ahead's watch fails (the connection lost under it alone, as a
+ * script can answer): a hint missed, the round waits as one without it,
+ * on the blocker, and its wake reads the queue; nothing grants on it. */
+static void learn_ahead_watch_failing_waits_on_the_blocker_as(void) {
+  start_as(P, 1);
+  queue_behind(ahead(1), ahead(2));
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  answer(2, ZKC_OK, 0);
+  answer(3, ZKC_OK, OTHER_SESSION);
+  answer(4, ZKC_ECONNLOSS, 0);
+  assert_int_equal(step(), ZKC__QN_EVENT);
+  assert_int_equal(S.n, 5);
+  S.clean = 1; /* not a sole round: no grant on its events */
+  zkc__qrun_woken(&R, ZKC__WAKE_FIRED);
+  expect_read_on_round_sync(5);
+  assert_int_equal(S.forgotten, 1); /* the blocker's; the failed one unset */
+  stop();
+}
+CASE_OF_EACH_POLICY(learn_ahead_watch_failing_waits_on_the_blocker)
+
 /* A blocker of our own session (deleted in one transaction with our node
  * when the session closes, its events then in any order): its delete
  * alone grants nothing. */
@@ -1602,6 +1649,8 @@ int main(void) {
       cmocka_unit_test(learn_ahead_handoff_without_a_read),
       cmocka_unit_test(learn_ahead_node_gone_already_reads_at_once),
       cmocka_unit_test(learn_ahead_wake_is_no_grant),
+      cmocka_unit_test(round_ops_last_sent_first),
+      cmocka_unit_test(learn_ahead_watch_failing_waits_on_the_blocker),
       cmocka_unit_test(same_session_blocker_grants_nothing_alone),
       cmocka_unit_test(session_gone_at_grant_queues_again),
       cmocka_unit_test(session_in_doubt_waits_then_reads_again),
