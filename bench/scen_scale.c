@@ -214,7 +214,7 @@ void scen_queue(void) {
        beyond, runs);
   emit_target("d", "watches beyond two per waiter (own nodes of holder and next in line)",
               median_of(beyond, runs), "<=", 2);
-  emit_target("d", "notifications per release (successor, the one behind it, own node)",
+  emit_target("d", "notifications per release (successor + next but one + own node)",
               median_of(notified, runs), "<=", 3);
 }
 

@@ -96,6 +96,8 @@ struct zkc_client {
   uint64_t conn_seq;       /* bumped by every CONNECTED event */
   int probe_in_flight;     /* one probe at a time */
   int64_t probe_sent;      /* boot ms */
+  int64_t probe_sent_us;   /* monotonic us, for its round trip */
+  zkc__rtt_floor_t rtt;    /* the probes' round trips (renewal.h) */
   uint64_t probe_gen;      /* the handle generation it went out on */
   int64_t probe_retry_at;  /* boot ms: after a send refused at once */
   int renewal_lapsed;      /* a lapse the public state has not shown yet */

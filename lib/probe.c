@@ -6,6 +6,7 @@
  * client's requests (tests count those per acquire). */
 #include "client_struct.h"
 #include "session_shared.h"
+#include "stats.h"
 #include "test_hooks.h"
 
 void zkc__probe_new_session_locked(zkc_client_t *c) {
@@ -23,6 +24,8 @@ void zkc__probe_answered(zkc_client_t *c, int ok) {
   pthread_mutex_lock(&c->mu);
   if (c->probe_in_flight && c->probe_gen == c->handle_gen) {
     c->probe_in_flight = 0;
+    if (ok) zkc__rtt_floor_add(&c->rtt, c->conn_seq,
+                               zkc__now_us() - c->probe_sent_us);
     int was = zkc__renewed_locked(c);
     if (zkc__renewal_answered(&c->renewal, c->probe_sent, zkc__boot_ms(),
                               c->conn_seq, ok, c->session_timeout_ms) &&
@@ -51,6 +54,7 @@ int zkc__probe_step_locked(zkc_client_t *c, int64_t *wake) {
   }
   c->probe_in_flight = 1;
   c->probe_sent = boot;
+  c->probe_sent_us = zkc__now_us();
   c->probe_gen = c->handle_gen;
   pthread_mutex_unlock(&c->mu);
   int rc = zkc__submit_probe(c, zkc__probe_answered);
@@ -71,4 +75,18 @@ int zkc__probe_pending(zkc_client_t *c) {
   int pending = c->probe_in_flight;
   pthread_mutex_unlock(&c->mu);
   return pending;
+}
+
+/* Test hook (test_hooks.h): the least round trip through the leader at
+ * which waiters learn ahead. A sync's round trip is one to the server and
+ * one from it to the leader: about 1 ms where each is 0.5 ms, the nearest
+ * a network puts an ensemble; a machine's loopback answers in a fraction of
+ * that (and its floor stays there under load, being the least of eight). */
+int64_t zkc__learn_ahead_floor_us = 1000;
+
+int zkc__learn_ahead(zkc_client_t *c) {
+  pthread_mutex_lock(&c->mu);
+  int64_t floor = zkc__rtt_floor_us(&c->rtt);
+  pthread_mutex_unlock(&c->mu);
+  return floor < 0 || floor >= zkc__learn_ahead_floor_us;
 }

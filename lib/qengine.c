@@ -500,8 +500,12 @@ static void watch_round(zkc__qrun_t *r, char *pred, int sole, char *ahead) {
   r->op = sole && r->list ? zkc__rk_op_new(&r->k) : NULL;
   r->sole = r->op != NULL;
   r->round_sync = r->list != NULL;
-  /* a hint only: without memory the round goes without it */
+  /* a hint only: without memory the round goes without it, and where
+   * round trips are short (the world's learn_ahead) its requests cost
+   * more than the round trip it saves */
   if (!r->sole && !r->unproven && ahead &&
+      (r->k.world->learn_ahead == NULL ||
+       r->k.world->learn_ahead(r->k.c)) &&
       (r->op = zkc__rk_op_new(&r->k)) != NULL) {
     r->ahead = ahead;
     ahead = NULL;

@@ -28,6 +28,9 @@ typedef struct zkc__qworld {
   /* 1 while a request sent at sent_boot_ms may still prove a grant. */
   int (*grant_fresh)(zkc_client_t *c, int64_t sent_boot_ms);
   const char *(*holder_id)(zkc_client_t *c);
+  /* 1 where round trips are long enough to learn ahead (renewal.h's
+   * floor); NULL: always. */
+  int (*learn_ahead)(zkc_client_t *c);
   /* Told at a grant, as it is made (NULL: nobody listens). */
   void (*granted)(zkc_client_t *c);
 

@@ -42,3 +42,21 @@ int zkc__renewal_holds(const zkc__renewal_t *r, int64_t now_ms,
 int64_t zkc__renewal_lapses_at(const zkc__renewal_t *r, int timeout_ms) {
   return r->until - ZKC__RENEW_MARGIN(timeout_ms);
 }
+
+void zkc__rtt_floor_add(zkc__rtt_floor_t *f, uint64_t conn, int64_t rtt_us) {
+  if (f->n == 0 || f->conn != conn) {
+    f->n = f->next = 0;
+    f->conn = conn;
+  }
+  f->us[f->next] = rtt_us < 0 ? 0 : rtt_us;
+  f->next = (f->next + 1) % ZKC__RTT_SAMPLES;
+  if (f->n < ZKC__RTT_SAMPLES) f->n++;
+}
+
+int64_t zkc__rtt_floor_us(const zkc__rtt_floor_t *f) {
+  if (f->n == 0) return -1;
+  int64_t least = f->us[0];
+  for (int i = 1; i < f->n; i++)
+    if (f->us[i] < least) least = f->us[i];
+  return least;
+}

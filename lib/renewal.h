@@ -63,4 +63,25 @@ int zkc__renewal_holds(const zkc__renewal_t *r, int64_t now_ms,
 /* When zkc__renewal_holds turns 0 unless a probe proves more. */
 int64_t zkc__renewal_lapses_at(const zkc__renewal_t *r, int timeout_ms);
 
+/* The floor of the probes' round trips (a sync through the leader), the
+ * least of the last ZKC__RTT_SAMPLES answered on the current connection:
+ * the network's distance, which a busy moment does not lower. Learning
+ * ahead (qengine.c) pays a read and a round of requests per hand-off to
+ * take a round trip off it: worth it where round trips are long, not on a
+ * machine's loopback, where requests cost more than the trip. */
+#define ZKC__RTT_SAMPLES 8
+
+typedef struct zkc__rtt_floor {
+  int64_t us[ZKC__RTT_SAMPLES];
+  int n, next;
+  uint64_t conn;
+} zkc__rtt_floor_t;
+
+/* A probe answered after rtt_us on connection `conn` (a new connection
+ * starts afresh: its server may be elsewhere). */
+void zkc__rtt_floor_add(zkc__rtt_floor_t *f, uint64_t conn, int64_t rtt_us);
+
+/* The floor in microseconds, or -1 before any answer on the connection. */
+int64_t zkc__rtt_floor_us(const zkc__rtt_floor_t *f);
+
 #endif /* ZKC_RENEWAL_H */

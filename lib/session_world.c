@@ -32,6 +32,7 @@ const zkc__qworld_t zkc__qworld_session = {
     .closed = closed,
     .grant_fresh = zkc__grant_fresh,
     .holder_id = holder_id,
+    .learn_ahead = zkc__learn_ahead,
     .granted = zkc__granted,
     .boot_ms = zkc__boot_ms,
     .now_ms = zkc__now_ms,

@@ -41,6 +41,11 @@ extern void (*zkc__uuid_seam)(char uuid[37]);
  * round's requests is sent (qengine.c): a test holds the thread there. */
 extern void (*zkc__round_seam)(void);
 
+/* The least round trip through the leader (microseconds, the probes'
+ * floor: renewal.h) at which waiters learn ahead (probe.c; 1000 by
+ * default): 0 always learns ahead, a large value never does. */
+extern int64_t zkc__learn_ahead_floor_us;
+
 /* Test seam: when set, the queue engine calls it in a vouched run (the
  * downgrade) once the voucher's read is answered, before it is judged. */
 extern void (*zkc__vouch_seam)(void);

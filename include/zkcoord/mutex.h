@@ -4,8 +4,9 @@
  *
  * Each acquisition creates a protected EPHEMERAL_SEQUENTIAL node
  * `<path>/_c_<uuid>-lock-<seq>`; the holder is the node with the lowest
- * sequence; a waiter waits on its immediate predecessor (watching one node
- * more: its own, or the one before its predecessor). Curator, kazoo
+ * sequence; a waiter waits on its immediate predecessor (the next in line
+ * watching its own node too; the others, where round trips are long, the
+ * node before their predecessor). Curator, kazoo
  * and go-zookeeper contenders on the same path queue with zkcoord's.
  *
  * Reentrancy is per mutex object and per thread: the holding thread may

@@ -298,4 +298,9 @@ int zkt_promtool_check_file(const char *file);
 /* The same on `text`, through a temporary file. */
 int zkt_promtool_check(const char *text);
 
+/* Whether waiters learn ahead (the library's test hook): 1 always (what
+ * zkt_main sets for every case), 0 never, -1 as the library decides (on
+ * its probes' round trips). */
+void zkt_learn_ahead(int mode);
+
 #endif /* ZKT_HARNESS_H */

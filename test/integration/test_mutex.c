@@ -388,8 +388,9 @@ static void *watch_waiter_main(void *arg) {
   return NULL;
 }
 
-static void two_watches_per_waiter(void **state) {
-  (void)state;
+/* learn: whether waiters learn ahead (zkt_learn_ahead). */
+static void watches_per_waiter(int learn) {
+  zkt_learn_ahead(learn);
   char path[512];
   snprintf(path, sizeof path, "%s", zkt_path("lock"));
   zkc_client_t *hc = zkt_open(NULL);
@@ -422,13 +423,15 @@ static void two_watches_per_waiter(void **state) {
    * watches are set just after the node shows up: await them. */
   for (int i = 0; i < WATCH_WAITERS; i++) {
     char first[600] = "";
-    assert_int_equal(zkt_await_session_watches(clients[i], 2, first,
+    int want = i == 0 || learn ? 2 : 1;
+    assert_int_equal(zkt_await_session_watches(clients[i], want, first,
                                                sizeof first, zkt_ms(5000)),
-                     2);
+                     want);
     int64_t sid;
     OK(zkc_client_session_id(clients[i], &sid));
     assert_true(zkt_session_watches_path(sid, nodes[i]));
-    assert_true(zkt_session_watches_path(sid, i == 0 ? nodes[1] : nodes[i - 1]));
+    if (want == 2)
+      assert_true(zkt_session_watches_path(sid, i == 0 ? nodes[1] : nodes[i - 1]));
   }
   zkt_strings_free(nodes, n);
   OK(zkc_mutex_release(holder));
@@ -440,6 +443,18 @@ static void two_watches_per_waiter(void **state) {
   }
   OK(zkc_mutex_destroy(holder));
   zkc_client_close(hc);
+}
+
+static void two_watches_per_waiter(void **state) {
+  (void)state;
+  watches_per_waiter(1);
+}
+
+/* Where round trips are short (a loopback's), waiters do not learn ahead:
+ * one watch each, on the predecessor, but the next in line's two. */
+static void one_watch_per_waiter_where_round_trips_are_short(void **state) {
+  (void)state;
+  watches_per_waiter(0);
 }
 
 /* A waiter that holds until told to let go (a hold is its thread's). */
@@ -837,6 +852,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(no_overlap_eight_threads_four_clients),
       cmocka_unit_test(fifo_handoff_order),
       cmocka_unit_test(two_watches_per_waiter),
+      cmocka_unit_test(one_watch_per_waiter_where_round_trips_are_short),
       cmocka_unit_test(next_but_one_proves_its_place_while_the_next_holds),
       cmocka_unit_test(holder_killed_frees_lock),
       cmocka_unit_test(container_parent_reaped),

@@ -50,6 +50,7 @@ static struct {
   int views_held, view_updates;
   uint64_t next_id;
   int registered, unwatched, own_watched, dropped, forgotten;
+  int short_trips; /* the world's round trips too short to learn ahead */
   char also[700]; /* the waiter's second node (learn-ahead's) */
   char janitor[8][700];
   int n_janitor;
@@ -87,6 +88,10 @@ static int w_closed(zkc_client_t *c) {
 static int w_fresh(zkc_client_t *c, int64_t sent) {
   (void)c;
   return S.clock - sent < FRESH_MS;
+}
+static int w_learn_ahead(zkc_client_t *c) {
+  (void)c;
+  return !S.short_trips;
 }
 static const char *w_holder(zkc_client_t *c) {
   (void)c;
@@ -168,6 +173,7 @@ static const zkc__qworld_t world = {
     .session_live = w_live,
     .closed = w_closed,
     .grant_fresh = w_fresh,
+    .learn_ahead = w_learn_ahead,
     .holder_id = w_holder,
     .boot_ms = w_clock,
     .now_ms = w_clock,
@@ -994,6 +1000,27 @@ static void learn_ahead_wake_is_no_grant_as(void) {
 }
 CASE_OF_EACH_POLICY(learn_ahead_wake_is_no_grant)
 
+/* Where round trips are short (the world's learn_ahead 0), a round behind
+ * two watches its blocker alone, behind its sync: no node ahead, no
+ * second wake; the blocker's delete reads the queue as before. */
+static void short_round_trips_learn_nothing_ahead_as(void) {
+  start_as(P, 1);
+  S.short_trips = 1;
+  queue_behind(ahead(1), ahead(2));
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  assert_int_equal(S.n, 4);
+  req(2, ZKC__REQ_SYNC);
+  assert_string_equal(req(3, ZKC__REQ_WATCH)->path, at(ahead(2)));
+  assert_string_equal(S.also, "");
+  answer(2, ZKC_OK, 0);
+  answer(3, ZKC_OK, OTHER_SESSION);
+  assert_int_equal(step(), ZKC__QN_EVENT);
+  zkc__qrun_woken(&R, ZKC__WAKE_FIRED);
+  expect_read_on_round_sync(4);
+  stop();
+}
+CASE_OF_EACH_POLICY(short_round_trips_learn_nothing_ahead)
+
 /* The requests a waiting round awaits, the last sent first (a driver
  * waiting in that order is woken once, by the last answer): behind two,
  * the node ahead's watch, the blocker's, the sync; sole, the blocker's,
@@ -1650,6 +1677,7 @@ int main(void) {
       cmocka_unit_test(learn_ahead_node_gone_already_reads_at_once),
       cmocka_unit_test(learn_ahead_wake_is_no_grant),
       cmocka_unit_test(round_ops_last_sent_first),
+      cmocka_unit_test(short_round_trips_learn_nothing_ahead),
       cmocka_unit_test(learn_ahead_watch_failing_waits_on_the_blocker),
       cmocka_unit_test(same_session_blocker_grants_nothing_alone),
       cmocka_unit_test(session_gone_at_grant_queues_again),

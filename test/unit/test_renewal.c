@@ -100,6 +100,24 @@ static void never_moves_back(void **state) {
   assert_int_equal(r.until, 100000 + T);
 }
 
+/* The probes' round-trip floor: the least of the last ZKC__RTT_SAMPLES on
+ * one connection; a slow moment does not raise it, a new connection
+ * starts it afresh, none measured is -1. */
+static void round_trip_floor_is_the_least_of_the_last(void **state) {
+  (void)state;
+  zkc__rtt_floor_t f = {0};
+  assert_int_equal(zkc__rtt_floor_us(&f), -1);
+  zkc__rtt_floor_add(&f, 1, 300);
+  zkc__rtt_floor_add(&f, 1, 9000); /* a busy moment */
+  assert_int_equal(zkc__rtt_floor_us(&f), 300);
+  for (int i = 0; i < ZKC__RTT_SAMPLES; i++) zkc__rtt_floor_add(&f, 1, 2000);
+  assert_int_equal(zkc__rtt_floor_us(&f), 2000); /* 300 aged out */
+  zkc__rtt_floor_add(&f, 2, 5000); /* another server */
+  assert_int_equal(zkc__rtt_floor_us(&f), 5000);
+  zkc__rtt_floor_add(&f, 2, -3); /* a clock step: nothing below 0 */
+  assert_int_equal(zkc__rtt_floor_us(&f), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(spacing_covers_a_ping_interval),
@@ -110,6 +128,7 @@ int main(void) {
       cmocka_unit_test(other_connection_proves_nothing),
       cmocka_unit_test(failed_probe_proves_nothing),
       cmocka_unit_test(never_moves_back),
+      cmocka_unit_test(round_trip_floor_is_the_least_of_the_last),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
