@@ -88,5 +88,7 @@ int zkc__learn_ahead(zkc_client_t *c) {
   pthread_mutex_lock(&c->mu);
   int64_t floor = zkc__rtt_floor_us(&c->rtt);
   pthread_mutex_unlock(&c->mu);
-  return floor < 0 || floor >= zkc__learn_ahead_floor_us;
+  /* None measured yet: learn ahead, but where the hook says never. */
+  if (floor < 0) return zkc__learn_ahead_floor_us != INT64_MAX;
+  return floor >= zkc__learn_ahead_floor_us;
 }

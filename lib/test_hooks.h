@@ -43,7 +43,8 @@ extern void (*zkc__round_seam)(void);
 
 /* The least round trip through the leader (microseconds, the probes'
  * floor: renewal.h) at which waiters learn ahead (probe.c; 1000 by
- * default): 0 always learns ahead, a large value never does. */
+ * default; before a probe is answered, a client learns ahead): 0 always
+ * learns ahead, INT64_MAX never does, not even before its first probe. */
 extern int64_t zkc__learn_ahead_floor_us;
 
 /* Test seam: when set, the queue engine calls it in a vouched run (the
