@@ -456,6 +456,13 @@ static void grant(zkc__qrun_t *r) {
   }
 }
 
+/* The round's blocker and learn-ahead paths, gone with its watches. */
+static void round_paths_free(zkc__qrun_t *r) {
+  free(r->pred);
+  free(r->ahead);
+  r->pred = r->ahead = NULL;
+}
+
 /* One round on the blocker `pred` (taken): watch it and, with `sole`, our
  * own node first, behind a sync through the leader. The sync is what makes
  * the watches' answers a proof for a grant on the blocker's delete alone:
@@ -477,19 +484,12 @@ static void grant(zkc__qrun_t *r) {
 /* A round that is not sole watches `ahead` (taken, or NULL) too, in op:
  * learn-ahead (not an unproven queue's, whose wake reads its `also` and
  * whose watches never grant). Its delete wakes the round as the blocker's
- * would, and the read that follows (on the round's sync while fresh) finds the blocker
- * sole, so that the next round's proof is made while the blocker still
+ * would, and the read that follows (on the round's sync while fresh) finds
+ * the blocker sole, so that the next round's proof is made while the blocker still
  * holds and the blocker's delete alone grants. Without it the one next but
  * one learns it is next only from that delete, then reads: a round trip on
  * every hand-off in a queue longer than two. It grants nothing itself:
  * its delete only sends the run to read, and the read decides. */
-/* The round's blocker and learn-ahead paths, gone with its watches. */
-static void round_paths_free(zkc__qrun_t *r) {
-  free(r->pred);
-  free(r->ahead);
-  r->pred = r->ahead = NULL;
-}
-
 static void watch_round(zkc__qrun_t *r, char *pred, int sole, char *ahead) {
   r->pred = pred;
   r->watch = zkc__rk_op_new(&r->k);

@@ -11,6 +11,7 @@
 void zkc__stall_ticked(zkc__stall_t *s, int64_t now) {
   if (s->last_tick != 0 && now - s->last_tick > ZKC__STALL_MS) {
     s->gap_end = now;
+    s->gap_len = now - s->last_tick;
     s->gaps++;
   }
   s->last_tick = now;
@@ -29,15 +30,12 @@ static int cv_made, users, stopping;
 static int draining; /* a close is joining the thread it stopped */
 static pthread_t ticker;
 static zkc__stall_t watch;
-static int64_t gap_len; /* the newest stall's length */
 
 static void *tick_main(void *arg) {
   (void)arg;
   pthread_mutex_lock(&mu);
   while (!stopping) {
-    int64_t before = watch.last_tick, now = zkc__boot_ms();
-    zkc__stall_ticked(&watch, now);
-    if (watch.gap_end == now && before != 0) gap_len = now - before;
+    zkc__stall_ticked(&watch, zkc__boot_ms());
     zkc__cond_wait_until(&cv, &mu, zkc__now_ms() + ZKC__STALL_TICK_MS);
   }
   pthread_mutex_unlock(&mu);
@@ -89,7 +87,7 @@ int zkc__stalled_since(int64_t since_boot_ms, int64_t *gap_ms) {
   if (gap_ms)
     *gap_ms = watch.last_tick != 0 && now - watch.last_tick > ZKC__STALL_MS
                   ? now - watch.last_tick
-                  : gap_len;
+                  : watch.gap_len;
   pthread_mutex_unlock(&mu);
   return stalled;
 }

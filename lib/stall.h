@@ -31,6 +31,7 @@
 typedef struct zkc__stall {
   int64_t last_tick; /* boot ms of the last tick, 0 before the first */
   int64_t gap_end;   /* boot ms at which the newest stall was seen, or 0 */
+  int64_t gap_len;   /* that stall's length */
   uint64_t gaps;     /* stalls seen */
 } zkc__stall_t;
 

@@ -39,6 +39,7 @@ static void a_gap_spans_proofs_sent_before_its_end(void **state) {
   zkc__stall_ticked(&s, 1000);
   zkc__stall_ticked(&s, 1000 + STALL + 1); /* stopped meanwhile */
   assert_int_equal(s.gaps, 1);
+  assert_int_equal(s.gap_len, STALL + 1);
   /* a proof sent before the stall, or during it: not fresh */
   assert_true(zkc__stall_spans(&s, 900, 1000 + STALL + 5));
   assert_true(zkc__stall_spans(&s, 1000 + STALL, 1000 + STALL + 5));
