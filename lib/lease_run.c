@@ -198,10 +198,32 @@ static size_t present(const zkc__lrun_t *l, const zkc__names_t *kids) {
   return found;
 }
 
+/* The leases that count against ours once our queue node went with our
+ * creates: those made before our last one. The next head may make its
+ * lease between our creates and our read; it counts ours, not we its
+ * (sequences are the order of the creates; a set of granted leases is
+ * then never more than the count its last one read). A name without a
+ * sequence, or a counter wrapped past 2^31, counts, as before. */
+static size_t leases_before_ours(const zkc__lrun_t *l,
+                                 const zkc__names_t *kids) {
+  int64_t last = -1, seq;
+  for (unsigned i = 0; i < l->how.qty; i++) {
+    if (l->nodes[i].node == NULL ||
+        !zkc__node_sequence(zkc__basename(l->nodes[i].node), &seq) || seq < 0)
+      return (size_t)kids->count;
+    if (seq > last) last = seq;
+  }
+  size_t n = 0;
+  for (int k = 0; k < kids->count; k++)
+    if (!zkc__node_sequence(kids->data[k], &seq) || seq < 0 || seq <= last)
+      n++;
+  return n;
+}
+
 static zkc__qp_verdict_t decide(zkc__lrun_t *l, zkc__qrun_t *r,
                                 const zkc__names_t *kids, int32_t max,
                                 int *rc) {
-  size_t leases = (size_t)kids->count;
+  size_t leases = l->left ? leases_before_ours(l, kids) : (size_t)kids->count;
   size_t held = l->how.held ? l->how.held(l->how.held_ctx) : 0;
   zkc__l_verdict_t v =
       zkc__leases_decide(leases, present(l, kids), l->how.qty, held, max);

@@ -836,6 +836,38 @@ static void let_go_then_full_queues_again(void **state) {
   stop();
 }
 
+/* Let go on a read that showed room, and the next head made its lease
+ * before our read came back (seen: two taken, ours between them): the one
+ * made after ours does not count against ours, so we are granted rather
+ * than queue again behind the head that came after us. Wanting two, the
+ * last of ours is the line; a name without a sequence always counts. */
+static void let_go_then_a_later_lease_is_not_counted(void **state) {
+  (void)state;
+  start_seen(1, 2, 1, NULL);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  char own[200];
+  answer_created(0, 3, SESSION, own);
+  LEASES_READ(1, "_c_x-lease-0000000001", own, "_c_z-lease-0000000004");
+  expect_done(ZKC_OK);
+  assert_true(zkc__lrun_let_go(&R));
+  stop();
+  start_seen(2, 3, 1, NULL);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  char a[200], b[200];
+  answer_created(0, 3, SESSION, a);
+  answer_created(1, 5, SESSION, b);
+  LEASES_READ(2, "_c_x-lease-0000000001", a, "_c_z-lease-0000000004", b,
+              "_c_z-lease-0000000006");
+  expect_done(ZKC_ELOST); /* 1, 3, 4 and 5 came before our last: 4 > 3 */
+  stop();
+  start_seen(1, 2, 1, NULL);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  answer_created(0, 3, SESSION, own);
+  LEASES_READ(1, "_c_x-lease-0000000001", own, "stranger");
+  expect_done(ZKC_ELOST);
+  stop();
+}
+
 /* No room seen (2 of 2 held), nothing seen, or a shared count (the limit
  * may change under us): the queue node stays ours until the grant. */
 static void no_room_seen_keeps_the_queue_node(void **state) {
@@ -959,6 +991,7 @@ int main(void) {
       cmocka_unit_test(queue_node_gone_at_the_let_go_queues_again),
       cmocka_unit_test(missing_leases_keeps_the_queue_node),
       cmocka_unit_test(let_go_then_full_queues_again),
+      cmocka_unit_test(let_go_then_a_later_lease_is_not_counted),
       cmocka_unit_test(no_room_seen_keeps_the_queue_node),
       cmocka_unit_test(held_leases_in_the_way_are_no_room),
       cmocka_unit_test(two_leases_both_counted),
