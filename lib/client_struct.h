@@ -98,6 +98,10 @@ struct zkc_client {
   int64_t probe_sent;      /* boot ms */
   int64_t probe_sent_us;   /* monotonic us, for its round trip */
   zkc__rtt_floor_t rtt;    /* the probes' round trips (renewal.h) */
+  int probe_measures;      /* the one in flight only measures (renewal.h) */
+  int64_t probe_answer_ms; /* boot ms: the last probe's answer */
+  int measures_sent;       /* probes that only measure, on: */
+  uint64_t measures_conn;  /*   this connection */
   uint64_t probe_gen;      /* the handle generation it went out on */
   int64_t probe_retry_at;  /* boot ms: after a send refused at once */
   int renewal_lapsed;      /* a lapse the public state has not shown yet */

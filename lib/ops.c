@@ -247,8 +247,11 @@ static void on_probed(int zk_rc, const char *value, const void *data) {
 int zkc__submit_probe(zkc_client_t *c, zkc__probed_fn fn) {
   c->probed = fn;
   pthread_rwlock_rdlock(&c->zh_lock);
+  /* Counted before it can be answered (a test reads the count once none
+   * is in flight). */
+  atomic_fetch_add(&c->probes, 1);
   int rc = c->zh != NULL ? zoo_async(c->zh, "/", on_probed, c) : ZCONNECTIONLOSS;
-  if (rc == ZOK) atomic_fetch_add(&c->probes, 1);
+  if (rc != ZOK) atomic_fetch_sub(&c->probes, 1);
   pthread_rwlock_unlock(&c->zh_lock);
   return rc == ZOK ? ZKC_OK : zkc__zk_translate(c, rc);
 }

@@ -26,6 +26,12 @@ void zkc__probe_answered(zkc_client_t *c, int ok) {
     c->probe_in_flight = 0;
     if (ok) zkc__rtt_floor_add(&c->rtt, c->conn_seq,
                                zkc__now_us() - c->probe_sent_us);
+    c->probe_answer_ms = zkc__boot_ms();
+    if (c->probe_measures) { /* the renewal pairs only its own probes */
+      pthread_cond_broadcast(&c->state_cv);
+      pthread_mutex_unlock(&c->mu);
+      return;
+    }
     int was = zkc__renewed_locked(c);
     if (zkc__renewal_answered(&c->renewal, c->probe_sent, zkc__boot_ms(),
                               c->conn_seq, ok, c->session_timeout_ms) &&
@@ -47,12 +53,22 @@ int zkc__probe_step_locked(zkc_client_t *c, int64_t *wake) {
   int64_t due = zkc__renewal_due(&c->renewal, c->conn_seq,
                                  c->session_timeout_ms);
   if (due < c->probe_retry_at) due = c->probe_retry_at;
-  if (boot < due) {
+  if (c->measures_conn != c->conn_seq) {
+    c->measures_conn = c->conn_seq;
+    c->measures_sent = 0;
+  }
+  int64_t measure = zkc__rtt_probe_due(&c->rtt, c->conn_seq, c->measures_sent,
+                                       c->probe_answer_ms);
+  int measures = boot < due && measure <= boot && due > 0;
+  if (!measures && measure < due) due = measure; /* the wake-up's */
+  if (boot < due && !measures) {
     int64_t at = zkc__now_ms() + (due - boot);
     if (at < *wake) *wake = at;
     return 0;
   }
   c->probe_in_flight = 1;
+  c->probe_measures = measures;
+  c->measures_sent += measures;
   c->probe_sent = boot;
   c->probe_sent_us = zkc__now_us();
   c->probe_gen = c->handle_gen;

@@ -60,3 +60,10 @@ int64_t zkc__rtt_floor_us(const zkc__rtt_floor_t *f) {
     if (f->us[i] < least) least = f->us[i];
   return least;
 }
+
+int64_t zkc__rtt_probe_due(const zkc__rtt_floor_t *f, uint64_t conn, int sent,
+                           int64_t last_answer_ms) {
+  int have = f->conn == conn ? f->n : 0;
+  if (sent >= ZKC__RTT_FIRST || have >= ZKC__RTT_FIRST) return INT64_MAX;
+  return last_answer_ms + ZKC__RTT_FIRST_MS;
+}

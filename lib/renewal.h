@@ -84,4 +84,18 @@ void zkc__rtt_floor_add(zkc__rtt_floor_t *f, uint64_t conn, int64_t rtt_us);
 /* The floor in microseconds, or -1 before any answer on the connection. */
 int64_t zkc__rtt_floor_us(const zkc__rtt_floor_t *f);
 
+/* A connection's first answers come while every session of the process
+ * connects at once, and one alone would be its floor for a renewal's
+ * spacing (seconds). So the first ZKC__RTT_FIRST samples are taken
+ * ZKC__RTT_FIRST_MS apart, by probes that only measure. */
+#define ZKC__RTT_FIRST ZKC__RTT_SAMPLES
+#define ZKC__RTT_FIRST_MS 25
+
+/* When a probe that only measures is due on connection `conn` (boot ms):
+ * ZKC__RTT_FIRST_MS after the last answer while fewer than ZKC__RTT_FIRST
+ * of them were sent on it (`sent`) and the floor has fewer samples; else
+ * INT64_MAX (the renewal's own probes are enough). */
+int64_t zkc__rtt_probe_due(const zkc__rtt_floor_t *f, uint64_t conn, int sent,
+                           int64_t last_answer_ms);
+
 #endif /* ZKC_RENEWAL_H */

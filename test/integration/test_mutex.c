@@ -10,6 +10,7 @@
 
 #include "test_hooks.h" /* request counter for the no-traffic check */
 #include "harness.h"
+#include "renewal.h"
 #include "stall.h"
 
 #define OK(expr) assert_int_equal((expr), ZKC_OK)
@@ -457,6 +458,34 @@ static void one_watch_per_waiter_where_round_trips_are_short(void **state) {
   watches_per_waiter(0);
 }
 
+/* Whether to learn ahead rests on the probes' round-trip floor, which a
+ * new connection takes from ZKC__RTT_FIRST quick probes that only measure
+ * (its first answers come while every session connects at once), not from
+ * the renewal's alone, one every 0.3 session timeouts. */
+static int probes_at_least(void *ctx) {
+  void **a = ctx;
+  return zkc__probes(a[0]) >= *(uint64_t *)a[1];
+}
+
+static void a_new_connection_measures_its_round_trips_quickly(void **state) {
+  (void)state;
+  zkc_client_opts_t o;
+  zkc_client_opts_init(&o);
+  o.session_timeout_ms = 20000;
+  int64_t t0 = zkt_now_ms();
+  zkc_client_t *c = zkt_open(&o);
+  int timeout = 0;
+  OK(zkc_client_session_timeout(c, &timeout));
+  /* The floor full: the renewal's first probe and the rest measuring. */
+  uint64_t want = ZKC__RTT_FIRST;
+  void *a[2] = {c, &want};
+  assert_true(zkt_await(probes_at_least, a, zkt_ms(10000)));
+  /* The renewal alone sends one at once, then one per spacing. */
+  int64_t spacing = ZKC__RENEW_SPACING(timeout);
+  assert_true((int64_t)zkc__probes(c) > 1 + (zkt_now_ms() - t0) / spacing);
+  zkc_client_close(c);
+}
+
 /* A waiter that holds until told to let go (a hold is its thread's). */
 struct held_waiter {
   zkc_mutex_t *m;
@@ -853,6 +882,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(fifo_handoff_order),
       cmocka_unit_test(two_watches_per_waiter),
       cmocka_unit_test(one_watch_per_waiter_where_round_trips_are_short),
+      cmocka_unit_test(a_new_connection_measures_its_round_trips_quickly),
       cmocka_unit_test(next_but_one_proves_its_place_while_the_next_holds),
       cmocka_unit_test(holder_killed_frees_lock),
       cmocka_unit_test(container_parent_reaped),

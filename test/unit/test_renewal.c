@@ -118,6 +118,22 @@ static void round_trip_floor_is_the_least_of_the_last(void **state) {
   assert_int_equal(zkc__rtt_floor_us(&f), 0);
 }
 
+/* The first samples of a connection come quickly, by probes that only
+ * measure: ZKC__RTT_FIRST_MS after the last answer, until the floor has
+ * ZKC__RTT_FIRST samples or that many were sent; a new connection starts
+ * again. */
+static void first_samples_come_quickly(void **state) {
+  (void)state;
+  zkc__rtt_floor_t f = {0};
+  zkc__rtt_floor_add(&f, 1, 900);
+  assert_int_equal(zkc__rtt_probe_due(&f, 1, 0, 100), 100 + ZKC__RTT_FIRST_MS);
+  for (int i = 1; i < ZKC__RTT_FIRST; i++) zkc__rtt_floor_add(&f, 1, 300);
+  assert_int_equal(zkc__rtt_probe_due(&f, 1, 3, 200), INT64_MAX);
+  assert_int_equal(zkc__rtt_probe_due(&f, 2, 0, 300), 300 + ZKC__RTT_FIRST_MS);
+  /* answers that failed (no sample): no more than ZKC__RTT_FIRST sent */
+  assert_int_equal(zkc__rtt_probe_due(&f, 2, ZKC__RTT_FIRST, 300), INT64_MAX);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(spacing_covers_a_ping_interval),
@@ -129,6 +145,7 @@ int main(void) {
       cmocka_unit_test(failed_probe_proves_nothing),
       cmocka_unit_test(never_moves_back),
       cmocka_unit_test(round_trip_floor_is_the_least_of_the_last),
+      cmocka_unit_test(first_samples_come_quickly),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
