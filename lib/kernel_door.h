@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The session layer's door for the run kernel and its drivers: a request
  * sent on its own and its answer awaited op by op. The run kernel
- * (run_kernel.c, qengine.c, lease_run.c, queue_nodes.c), the blocking
- * driver (drive.c, queue.c) and the async acquire's engine thread
- * (async_engine.c) include it, and the session layer's files that make,
+ * (run_kernel.c, qengine.c, qround.c, lease_run.c, queue_nodes.c), the
+ * blocking driver (drive.c, queue.c) and the async acquire's engine
+ * thread (async_engine.c) include it, and the session layer's files that make,
  * send or answer ops. A recipe sends its requests through the one
  * call (zkc__call, session.h) and never sees an op: check-layers.sh holds
  * every other file to that. */

@@ -4,7 +4,9 @@
  * through its world (qworld.h). Create a protected ephemeral-sequential
  * node with the children read pipelined behind it, wait on the blocker
  * only (decide.c), grant only on a fresh proof, retry by the client's
- * policy, and never leave a node behind on failure. */
+ * policy, and never leave a node behind on failure. Here: the machine's
+ * states, its step loop, its calls and its endings; the round a waiter
+ * sends behind its blocker, and what its answers say, is qround.c's. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +17,7 @@
 #include "kernel_door.h" /* its ops whole */
 #include "names.h"
 #include "qown.h"
+#include "qround.h"
 #include "test_hooks.h"
 #include "util.h"
 
@@ -22,7 +25,6 @@
 _Static_assert(Q_DONE < 16, "a state fits in zkc__qrun_t.st");
 _Static_assert(ZKC__AS_RWLOCK < 8, "a layout fits in zkc__qrun_t.layout");
 
-void (*zkc__round_seam)(void);
 void (*zkc__vouch_seam)(void);
 
 /* advance's "step again now" (never returned to drivers). */
@@ -30,16 +32,10 @@ void (*zkc__vouch_seam)(void);
 
 /* ---- requests ---- */
 
-/* A request of `kind` on path (no data) through the run's world; send_watch
- * a ZKC__REQ_WATCH for the run's waiter. */
+/* A request of `kind` on path (no data) through the run's world. */
 static void send_rq(zkc__qrun_t *r, zkc__op_t *op, zkc__req_kind_t kind,
                     const char *path) {
   zkc__req_t rq = {.kind = kind, .path = path};
-  r->k.world->send(r->k.c, op, &rq);
-}
-
-static void send_watch(zkc__qrun_t *r, zkc__op_t *op, const char *path) {
-  zkc__req_t rq = {.kind = ZKC__REQ_WATCH, .path = path, .watch = r->w.id};
   r->k.world->send(r->k.c, op, &rq);
 }
 
@@ -389,7 +385,7 @@ static void list_now(zkc__qrun_t *r) {
   else r->st = Q_LISTING;
 }
 
-/* After a round whose sync was answered (round_end checked it) and is
+/* After a round whose sync was answered (zkc__qround_end checked it) and is
  * fresh: the read needs no sync of its own. The round's sync went through
  * the leader at r->sent or later, and the read, sent after it on the same
  * session, shows the ensemble's state at the sync or later; r->sent is the
@@ -456,105 +452,6 @@ static void grant(zkc__qrun_t *r) {
   }
 }
 
-/* The round's blocker and learn-ahead paths, gone with its watches. */
-static void round_paths_free(zkc__qrun_t *r) {
-  free(r->pred);
-  free(r->ahead);
-  r->pred = r->ahead = NULL;
-}
-
-/* One round on the blocker `pred` (taken): watch it and, with `sole`, our
- * own node first, behind a sync through the leader. The sync is what makes
- * the watches' answers a proof for a grant on the blocker's delete alone:
- * a follower cut off from the leader answers them from its frozen state
- * (our node there, our session alive) after the leader expired the
- * session, but cannot answer the sync, and holds the answers behind it.
- * Answered, they show the ensemble's state at r->sent or later. A round
- * that is not sole sends the sync too: the read after its wake-up then
- * needs none while r->sent is fresh, and the hand-off waits for one round
- * trip, not a sync's trip to the leader as well.
- * The sync is sent even while our create (a pass through the leader too)
- * is fresh: the create proves the session alive, but not that the server
- * has applied what came after it. An outsider's delete of our node after
- * the create, unseen by a lagging or cut-off follower, would let the
- * watches (ours "there", the blocker gone) or the read after them grant on
- * a node already gone, beside the next waiter; behind the sync the server
- * shows every delete before the round (a review found that grant when the
- * round rested on the create). */
-/* A round that is not sole watches `ahead` (taken, or NULL) too, in op:
- * learn-ahead (not an unproven queue's, whose wake reads its `also` and
- * whose watches never grant). Its delete wakes the round as the blocker's
- * would, and the read that follows (on the round's sync while fresh) finds
- * the blocker sole, so that the next round's proof is made while the blocker still
- * holds and the blocker's delete alone grants. Without it the one next but
- * one learns it is next only from that delete, then reads: a round trip on
- * every hand-off in a queue longer than two. It grants nothing itself:
- * its delete only sends the run to read, and the read decides. */
-static void watch_round(zkc__qrun_t *r, char *pred, int sole, char *ahead) {
-  r->pred = pred;
-  r->watch = zkc__rk_op_new(&r->k);
-  zkc__rk_op_drop(&r->k, &r->list); /* none while listed; the sync's slot */
-  /* NULL without memory, or unproven: a round without its sync (and then
-   * without our own node's watch: no grant on the watches alone). */
-  r->list = r->unproven ? NULL : zkc__rk_op_new(&r->k);
-  r->op = sole && r->list ? zkc__rk_op_new(&r->k) : NULL;
-  r->sole = r->op != NULL;
-  r->round_sync = r->list != NULL;
-  /* a hint only: without memory the round goes without it, and where
-   * round trips are short (the world's learn_ahead) its requests cost
-   * more than the round trip it saves */
-  if (!r->sole && !r->unproven && ahead &&
-      (r->k.world->learn_ahead == NULL ||
-       r->k.world->learn_ahead(r->k.c)) &&
-      (r->op = zkc__rk_op_new(&r->k)) != NULL) {
-    r->ahead = ahead;
-    ahead = NULL;
-  }
-  free(ahead);
-  int rc = r->watch ? r->k.world->waiter_register(r->k.c, &r->w, pred,
-                                         r->k.drv ? r->k.drv->wake : NULL,
-                                         r->k.drv_ctx)
-                    : ZKC_ENOMEM;
-  if (rc != ZKC_OK) {
-    zkc__rk_op_drop(&r->k, &r->watch);
-    zkc__rk_op_drop(&r->k, &r->op);
-    zkc__rk_op_drop(&r->k, &r->list);
-    round_paths_free(r);
-    finish(r, rc);
-    return;
-  }
-  r->w_reg = 1;
-  if (r->sole && zkc__round_seam) zkc__round_seam();
-  r->sent = r->k.world->boot_ms();
-  if (r->list) send_rq(r, r->list, ZKC__REQ_SYNC, r->base);
-  if (r->sole) {
-    r->k.world->waiter_watch_own(r->k.c, &r->w, r->node);
-    send_watch(r, r->op, r->node);
-  }
-  send_watch(r, r->watch, pred);
-  if (r->ahead) {
-    r->k.world->waiter_also(r->k.c, &r->w, r->ahead);
-    send_watch(r, r->op, r->ahead);
-  }
-  r->st = Q_WATCHING;
-}
-
-/* The round's waiter leaves; `remove` takes its watch off the server (a
- * wait that ended without its event). Watches that did not fire are this
- * round's only: a next round sets its own. */
-static void round_leave(zkc__qrun_t *r, int remove) {
-  if (!r->w_reg || r->pol) return; /* a policy's waiter is its own */
-  if (remove) r->k.world->waiter_unwatch(r->k.c, &r->w);
-  if (r->sole && r->own_rc == ZKC_OK)
-    r->k.world->forget_watch(r->k.c, r->node, r->w.id);
-  if (r->watch_rc == ZKC_OK) r->k.world->forget_watch(r->k.c, r->pred, r->w.id);
-  if (r->ahead && r->ahead_rc == ZKC_OK)
-    r->k.world->forget_watch(r->k.c, r->ahead, r->w.id);
-  r->k.world->waiter_unregister(r->k.c, &r->w);
-  r->w_reg = 0;
-  round_paths_free(r);
-}
-
 /* Every node ahead of ours in the client's view of the queue is known
  * gone (the view's read showed them; a watch told each delete since). No
  * node can have joined ahead of ours since that read: sequence numbers only
@@ -616,6 +513,34 @@ static void confirmed(zkc__qrun_t *r) {
   else if (rc == ZKC_ELOST) finish(r, ZKC_ELOST);
   else if (zkc__retryable(rc)) retry(r, rc, Q_RELIST);
   else finish(r, rc);
+}
+
+/* What the waiting round's answers or its end say (qround.c): the machine
+ * goes there. */
+static void round_apply(zkc__qrun_t *r, zkc__qr_verdict_t v, int rc) {
+  switch (v) {
+    case ZKC__QR_WAIT: r->st = Q_WAITING; break;
+    case ZKC__QR_END: finish(r, rc); break;
+    case ZKC__QR_RETRY: retry(r, rc, Q_RELIST); break;
+    case ZKC__QR_GRANT: grant(r); break;
+    case ZKC__QR_CONFIRM: confirm(r); break;
+    case ZKC__QR_ON_SYNC: list_on_round_sync(r); break;
+    case ZKC__QR_LIST: list_now(r); break;
+  }
+}
+
+/* Q_WATCHING's answers. */
+static void watched(zkc__qrun_t *r) {
+  int rc = ZKC_OK;
+  zkc__qr_verdict_t v = zkc__qround_watched(r, &rc);
+  round_apply(r, v, rc);
+}
+
+/* Q_WAITING's wait ended (why). */
+static void round_end(zkc__qrun_t *r, zkc__wake_t why) {
+  int rc = ZKC_OK;
+  zkc__qr_verdict_t v = zkc__qround_end(r, why, &rc);
+  round_apply(r, v, rc);
 }
 
 /* ---- a policy's admission (zkc__qpolicy_t) on the same states ---- */
@@ -702,62 +627,6 @@ static void prereq_made(zkc__qrun_t *r) {
   }
 }
 
-static int view_clear(zkc__qrun_t *r) {
-  return r->viewing && r->k.world->view_clear_ahead &&
-         r->k.world->view_clear_ahead(r->k.c, r->base, zkc__basename(r->node));
-}
-
-/* The round ended (why). A wake-up reads the queue again: the blocker's
- * delete alone proves nothing (our own node may have been deleted by an
- * outsider meanwhile, or our session replaced), except when it was the
- * sole blocker and the watch on our own node, set before the blocker's,
- * proves by the order of the server's events that our node was still there
- * when the blocker went (zkc__waiter_clean). That saves the hand-off a
- * read, but only while the watches' answers are fresh (grant). A blocker
- * of our own session may be deleted in one transaction with our node (the
- * session closing), its events then told in any order: no grant on it. */
-static void round_end(zkc__qrun_t *r, zkc__wake_t why) {
-  int clean = r->sole && !r->same_session && r->sync_rc == ZKC_OK &&
-              r->own_rc == ZKC_OK &&
-              why == ZKC__WAKE_FIRED &&
-              (r->watch_rc == ZKC_OK || r->watch_rc == ZKC_ENONODE) &&
-              r->k.world->waiter_clean(r->k.c, &r->w,
-                                       r->watch_rc == ZKC_ENONODE);
-  if (clean) r->proof = r->sent;
-  round_leave(r, why == ZKC__WAKE_TIMEOUT);
-  /* Our node gone (ZKC_ENONODE) shows in the read that follows. */
-  int rc = r->watch_rc;
-  if (rc == ZKC_OK && r->own_rc != ZKC_ENONODE) rc = r->own_rc;
-  if (rc == ZKC_OK) rc = r->sync_rc;
-  if (rc == ZKC_ENONODE) rc = ZKC_OK;
-  if (why != ZKC__WAKE_FIRED) finish(r, zkc__rk_woken_rc(why));
-  else if (rc != ZKC_OK) retry(r, rc, Q_RELIST);
-  else if (clean) grant(r);
-  else if (view_clear(r)) confirm(r);
-  else if (r->round_sync && r->sync_rc == ZKC_OK &&
-           r->k.world->grant_fresh(r->k.c, r->sent))
-    list_on_round_sync(r);
-  else list_now(r);
-}
-
-static void watched(zkc__qrun_t *r) {
-  r->watch_rc = r->watch->rc;
-  r->same_session = r->watch_rc == ZKC_OK &&
-                    r->watch->stat.ephemeral_owner == r->owner;
-  r->own_rc = r->sole && r->op ? r->op->rc : ZKC_OK;
-  r->ahead_rc = r->ahead && r->op ? r->op->rc : ZKC_OK;
-  r->sync_rc = r->list ? r->list->rc : ZKC_OK;
-  zkc__rk_op_end(&r->watch);
-  zkc__rk_op_end(&r->op);
-  zkc__rk_op_end(&r->list);
-  /* `ahead` gone already: what its event would have told (its watch's
-   * other failures leave the round as it would be without it) */
-  if (r->watch_rc == ZKC_OK && r->own_rc == ZKC_OK && r->sync_rc == ZKC_OK &&
-      r->ahead_rc != ZKC_ENONODE)
-    r->st = Q_WAITING;
-  else round_end(r, ZKC__WAKE_FIRED);
-}
-
 /* The layout of the path as the read shows it (zkc__child_layout over
  * the children), when another recipe's: ZKC_ELAYOUT, told to the thread
  * and the log. Every read checks it, so that of two recipes started on
@@ -822,8 +691,10 @@ static void listed(zkc__qrun_t *r) {
     free(pred);
     free(ahead);
     finish(r, ZKC_ETIMEDOUT);
+  } else if ((rc = zkc__qround_watch(r, pred, d.sole, ahead)) != ZKC_OK) {
+    finish(r, rc);
   } else {
-    watch_round(r, pred, d.sole, ahead);
+    r->st = Q_WATCHING;
   }
 }
 
@@ -863,7 +734,7 @@ static int advance(zkc__qrun_t *r) {
   if (r->stop_rc != ZKC_OK && !answered && r->st != Q_REMOVING) {
     int rc = r->stop_rc;
     r->stop_rc = ZKC_OK;
-    round_leave(r, !r->k.world->closed(r->k.c));
+    zkc__qround_leave(r, !r->k.world->closed(r->k.c));
     finish(r, rc);
     return AGAIN;
   }
@@ -919,13 +790,8 @@ void zkc__qrun_give_up(zkc__qrun_t *r) {
       free(r->found);
       r->found = NULL;
       break;
-    case Q_WATCHING:
-      /* A late answer sets a watch whose event finds no waiter (they are
-       * found by id). */
-      zkc__rk_op_drop(&r->k, &r->watch);
-      r->k.world->waiter_unregister(r->k.c, &r->w);
-      r->w_reg = 0;
-      round_paths_free(r);
+    case Q_WATCHING: /* its waiter and its paths go */
+      zkc__qround_give_up(r);
       break;
     case Q_CONFIRMING: /* a vouched run's own-node stat */
       zkc__rk_op_drop(&r->k, &r->watch);

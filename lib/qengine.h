@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "names.h"
+#include "qround.h" /* the run, zkc__qrun_t, and its round */
 #include "queue_nodes.h"
 #include "qworld.h"
 #include "run_kernel.h" /* zkc__qneed_t, zkc__qdriver_t, the kernel */
@@ -39,8 +40,6 @@ typedef enum {
   Q_PREREQING, /* its create's answer */
   Q_DONE
 } zkc__qstate_t;
-
-typedef struct zkc__qrun zkc__qrun_t;
 
 /* What a policy says of the answers it was given (zkc__qpolicy_t). */
 typedef enum {
@@ -82,9 +81,6 @@ typedef struct zkc__qpolicy {
   void (*drop)(void *ctx, zkc__qrun_t *r);
 } zkc__qpolicy_t;
 
-/* One run. Lives where its driver puts it (a stack, a pending acquire) and
- * must not move while it runs (its waiter is registered by address). Kept
- * small: one lives in every pending async acquire. */
 /* What vouches for a vouched run (zkc__qrun_how_t.vouch): a node of ours,
  * and what the caller knows of the hold on it. */
 typedef struct zkc__voucher {
@@ -95,57 +91,6 @@ typedef struct zkc__voucher {
   int (*lost)(void *ctx);
   void *ctx;
 } zkc__voucher_t;
-
-struct zkc__qrun {
-  /* what to do (zkc__qrun_init: zkc__qrun_how_t) */
-  zkc__rk_t k; /* the client, world, driver, deadline; retries, backoff,
-                  the session's wait and the parents' walk (while the
-                  kernel has the run, st is where it goes on from) */
-  const char *base, *name, *data; /* borrowed for the run's life */
-  const zkc__voucher_t *vouch; /* a vouched run: zkc__qrun_how_t (borrowed) */
-  const char *also;  /* read with each queue read: see zkc__qrun_how_t */
-  const zkc__qpolicy_t *pol; /* NULL: the queue's own admission */
-  void *pol_ctx;
-  /* flags, and where it is */
-  unsigned reader : 1;  /* read side of a read-write lock: waits on writers */
-  unsigned plain : 1;   /* EPHEMERAL, named exactly: no sequence, no queue */
-  unsigned no_list : 1; /* only the node: no queue read, no wait */
-  unsigned requeue : 1; /* a node lost while waiting: queue again at the back */
-  unsigned maybe_made : 1; /* a create whose outcome is unknown: its uuid
-                              finds it */
-  unsigned w_reg : 1;   /* the round's waiter is registered */
-  unsigned sole : 1;    /* the round watches our own node too */
-  unsigned round_sync : 1; /* the round sent a sync before its watches */
-  unsigned same_session : 1; /* the blocker is of our own session */
-  unsigned unproven : 1; /* see zkc__qrun_how_t */
-  int viewing;          /* holds a reference on the client's view of base */
-  unsigned layout : 3;  /* a zkc__recipe_layout_t: the layout the path must
-                           keep, checked at each read (ZKC__AS_NONE: none) */
-  unsigned st : 4;      /* a zkc__qstate_t */
-  int rc;               /* Q_REMOVING, Q_DONE: the result */
-  int stop_rc;          /* asked from outside (zkc__qrun_stop), or 0 */
-  int watch_rc, own_rc; /* the round's watches' answers */
-  int ahead_rc;         /* and the watch on `ahead`'s */
-  int sync_rc;          /* and the sync's before them */
-  char *prefix;     /* base + "/_c_<uuid>-<name>" until the node is made:
-                       where the uuid is kept (a made node's name has it) */
-  char *node;       /* our node once created (or adopted) */
-  char *found;      /* Q_ADOPTING: a node carrying our uuid */
-  int64_t token;    /* our node's czxid */
-  int64_t owner;    /* its ephemeral owner: the session */
-  zkc__op_t *op;    /* create, search, exists, own-node (or `ahead`'s)
-                       watch, or delete */
-  zkc__op_t *list;  /* the latest children read */
-  zkc__op_t *watch; /* Q_WATCHING: the blocker's watch; Q_LISTING: the
-                       read of `also` behind the queue's, kept once that
-                       read granted (zkc__qrun_also_seen) */
-  zkc__waiter_t w;
-  char *pred;       /* the blocker watched */
-  char *ahead;      /* a round not sole: the node before the blocker,
-                       watched too (in op; zkc__q_decision_t's ahead) */
-  int64_t sent;     /* zkc__boot_ms before this round's watches */
-  int64_t proof;    /* zkc__boot_ms before the request a grant would rest on */
-};
 
 /* What a run is to do, all set before it starts (zkc__qrun_init). */
 typedef struct zkc__qrun_how {

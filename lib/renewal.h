@@ -66,7 +66,7 @@ int64_t zkc__renewal_lapses_at(const zkc__renewal_t *r, int timeout_ms);
 /* The floor of the probes' round trips (a sync through the leader), the
  * least of the last ZKC__RTT_SAMPLES answered on the current connection:
  * the network's distance, which a busy moment does not lower. Learning
- * ahead (qengine.c) pays a read and a round of requests per hand-off to
+ * ahead (qround.c) pays a read and a round of requests per hand-off to
  * take a round trip off it: worth it where round trips are long, not on a
  * machine's loopback, where requests cost more than the trip. */
 #define ZKC__RTT_SAMPLES 8

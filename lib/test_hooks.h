@@ -38,7 +38,7 @@ extern void (*zkc__uuid_seam)(char uuid[37]);
 
 /* Test seam: when set, the queue engine calls it at the start of a round
  * that watches our own node too (the sole blocker's), before any of the
- * round's requests is sent (qengine.c): a test holds the thread there. */
+ * round's requests is sent (qround.c): a test holds the thread there. */
 extern void (*zkc__round_seam)(void);
 
 /* The least round trip through the leader (microseconds, the probes'

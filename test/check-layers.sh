@@ -14,11 +14,11 @@
 #    the sized calls (opts.c) none that session.h and unsized.h (each
 #    object's create on its own options, the client's open among them) do
 #    not;
-#  - the queue engine's one machine (qengine.c, qown.c), its lease policy
-#    (lease_run.c) and the run kernel under it (run_kernel.c) call no
-#    session-layer function but an op's life and the
-#    log: the rest goes through their world (qworld.h; the client's is
-#    zkc__qworld_session, of the session layer);
+#  - the queue engine's one machine (qengine.c, its waiting round
+#    qround.c, qown.c), its lease policy (lease_run.c) and the run kernel
+#    under it (run_kernel.c) call no session-layer function but an op's
+#    life and the log: the rest goes through their world (qworld.h; the
+#    client's is zkc__qworld_session, of the session layer);
 #  - the lease run is called by the semaphore's acquire run (sem_run.c)
 #    alone, which both drivers step; no other file steps a semaphore's
 #    acquire (its orchestration is written once);
@@ -45,13 +45,13 @@ objects=()
 for o in "$@"; do objects+=("$(cd "$(dirname "$o")" && pwd)/$(basename "$o")"); done
 cd "$src/lib"
 session_layer="acl.c call.c client.c errors.c guard.c handle.c janitor.c janitor_queue.c listeners.c log.c maint.c op.c ops.c ops_zk.h probe.c qview.c recipe_tie.c retry.c send.c session_world.c state.c stats_client.c waiters.c watches.c"
-hook_definers="async_engine.c guard.c handle.c mutex.c multilock.c mutex_downgrade.c probe.c qengine.c qown.c sem_run.c state.c"
+hook_definers="async_engine.c guard.c handle.c mutex.c multilock.c mutex_downgrade.c probe.c qengine.c qown.c qround.c sem_run.c state.c"
 zk_door="acl.h client_struct.h errors.c handle.c log.c ops.c ops_zk.h watches.c"
 # The run kernel and its drivers: the files that may see an op whole
 # (kernel_door.h). async_engine.c is the async acquire's driver of the queue
 # engine, as drive.c (with queue.c) is the blocking one; sem_run.c the
 # semaphore's one acquire run around the lease run, on either driver.
-kernel_files="queue_nodes.c decide.c qown.c run_kernel.c qengine.c lease_run.c confirm_run.c drive.c queue.c async_engine.c sem_run.c"
+kernel_files="queue_nodes.c decide.c qown.c run_kernel.c qengine.c qround.c lease_run.c confirm_run.c drive.c queue.c async_engine.c sem_run.c"
 fail=0
 
 includes() { sed -n 's/^#include "\([^"/]*\)".*/\1/p' "$1"; }
@@ -165,8 +165,8 @@ if [ -n "$undeclared" ]; then echo "$undeclared"; fail=1; fi
 # no session-layer function but an op's life (op.c), the log's, the
 # pure classification of a result (zkc__retryable) and the client's own
 # world, the default when a run is given none (zkc__client_world).
-engine_calls=$(awk '($1 == "qengine.c" || $1 == "qown.c" || $1 == "lease_run.c" ||
-  $1 == "confirm_run.c" || $1 == "run_kernel.c") &&
+engine_calls=$(awk '($1 == "qengine.c" || $1 == "qround.c" || $1 == "qown.c" ||
+  $1 == "lease_run.c" || $1 == "confirm_run.c" || $1 == "run_kernel.c") &&
   $2 != "op.c" &&
   $2 != "log.c" && $3 != "zkc__retryable" && $3 != "zkc__client_world" &&
   index(" '"$session_layer"' ", " " $2 " ") { print $1 " calls " $3 " (" $2 ") past its world (qworld.h)" }' <<<"$calls")
@@ -183,7 +183,7 @@ if [ -n "$lease_callers" ]; then echo "$lease_callers"; fail=1; fi
 # wrote the acquire again as blocking code beside the async state machine).
 sem_twice=$(awk '($1 == "semaphore.c" || $1 == "sem_acquire.c" || $1 == "sem_lease.c" ||
   $1 == "sem_count.c") &&
-  ($2 == "qengine.c" || $2 == "lease_run.c" ||
+  ($2 == "qengine.c" || $2 == "qround.c" || $2 == "lease_run.c" ||
    ($2 == "queue.c" && $3 ~ /^zkc__lock_acquire/)) {
   print $1 " calls " $3 " (" $2 "): the semaphore acquires through its one run (sem_run.c)" }' <<<"$calls")
 if [ -n "$sem_twice" ]; then echo "$sem_twice"; fail=1; fi
@@ -216,7 +216,9 @@ if [ -n "$halves" ]; then echo "$halves"; fail=1; fi
 # qown.h); it depends on what it includes and on the objects whose
 # functions it calls. Those dependencies form no loop (the queue engine
 # and its own nodes' rules once called each other: qengine.c called qown.c,
-# built on qengine.h's run), and none goes up the floors of
+# built on qengine.h's run; the machine calls its waiting round, qround.c,
+# which works on the run its header declares and never calls back), and
+# none goes up the floors of
 # docs/architecture.md: below (util, names, stats, renewal), the session
 # layer, the kernel of the runs (the queue engine's machine, its lease
 # policy, the run kernel and what else they stand on, their driver), the
@@ -236,7 +238,7 @@ rm -f /tmp/zkc-modules.$$
 # and the recipes define what it declares, the sized calls (opts.c) call it.
 floor_below="util names stats stats_hub hash renewal stall test_hooks unsized"
 floor_session="$(sed 's/\.[ch]\b//g' <<<"$session_layer") session session_types session_shared client_struct kernel_door qworld"
-floor_kernel="queue_nodes decide qown run_kernel qengine lease_run confirm_run drive queue"
+floor_kernel="queue_nodes decide qown run_kernel qround qengine lease_run confirm_run drive queue"
 upward=$(awk -v below=" $floor_below " -v session=" $floor_session " \
              -v kernel=" $floor_kernel " '
   function floor(m) {
