@@ -200,10 +200,13 @@ static size_t present(const zkc__lrun_t *l, const zkc__names_t *kids) {
 
 /* The leases that count against ours once our queue node went with our
  * creates: those made before our last one. The next head may make its
- * lease between our creates and our read; it counts ours, not we its
- * (sequences are the order of the creates; a set of granted leases is
- * then never more than the count its last one read). A name without a
- * sequence, or a counter wrapped past 2^31, counts, as before. */
+ * lease between our creates and our read; it counts ours (all of them, or
+ * those before its own), not we its: a set of granted leases is then never
+ * more than the count its highest-sequenced one read. Sequences are the
+ * order of the creates only within a stretch of the counter: a name
+ * without one, a negative one (the counter wrapped past 2^31) or one far
+ * above ours (a lease older than a whole wrap) counts, as before. */
+#define LEASE_SEQ_NEAR ((int64_t)1 << 30)
 static size_t leases_before_ours(const zkc__lrun_t *l,
                                  const zkc__names_t *kids) {
   int64_t last = -1, seq;
@@ -215,7 +218,8 @@ static size_t leases_before_ours(const zkc__lrun_t *l,
   }
   size_t n = 0;
   for (int k = 0; k < kids->count; k++)
-    if (!zkc__node_sequence(kids->data[k], &seq) || seq < 0 || seq <= last)
+    if (!zkc__node_sequence(kids->data[k], &seq) || seq < 0 || seq <= last ||
+        seq - last > LEASE_SEQ_NEAR)
       n++;
   return n;
 }

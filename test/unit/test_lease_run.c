@@ -836,35 +836,90 @@ static void let_go_then_full_queues_again(void **state) {
   stop();
 }
 
+/* Let go on a read that showed room (seen: one taken), then our own read
+ * (limit max, qty leases made with sequences seqs) answers names: the
+ * run's result. */
+static int let_go_then_read(unsigned qty, int32_t max, const int *seqs,
+                            const char *const *names, int n) {
+  start_seen(qty, max, 1, NULL);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  assert_string_equal(req(qty - 1, ZKC__REQ_CREATE)->release, QNODE);
+  char own[2][200];
+  for (unsigned i = 0; i < qty; i++)
+    answer_created((int)i, seqs[i], SESSION, own[i]);
+  req_t *q = req((int)qty, ZKC__REQ_CHILDREN);
+  q->op->children.data = calloc((size_t)n + qty, sizeof(char *));
+  assert_non_null(q->op->children.data);
+  int k = 0;
+  for (int i = 0; i < n; i++) /* "%0" and "%1": our own leases' names */
+    q->op->children.data[k++] =
+        strdup(names[i][0] == '%' ? own[names[i][1] - '0'] : names[i]);
+  q->op->children.count = k;
+  answer((int)qty, ZKC_OK, 0);
+  assert_int_equal(step(), ZKC__QN_DONE);
+  int rc = zkc__lrun_result(&R);
+  stop();
+  return rc;
+}
+
 /* Let go on a read that showed room, and the next head made its lease
- * before our read came back (seen: two taken, ours between them): the one
- * made after ours does not count against ours, so we are granted rather
- * than queue again behind the head that came after us. Wanting two, the
- * last of ours is the line; a name without a sequence always counts. */
+ * before our read came back: a lease made after our last one does not
+ * count against ours, so we are granted rather than queue again behind
+ * the head that came after us. Without that rule, each granted case here
+ * would queue again (ZKC_ELOST). */
 static void let_go_then_a_later_lease_is_not_counted(void **state) {
   (void)state;
-  start_seen(1, 2, 1, NULL);
+  const int one[] = {3}, two[] = {3, 5};
+  const char *later[] = {"_c_x-lease-0000000001", "%0",
+                         "_c_z-lease-0000000004"};
+  assert_int_equal(let_go_then_read(1, 2, one, later, 3), ZKC_OK);
+  /* Two wanted: the last of ours is the line (4 before it, 6 after). */
+  const char *between[] = {"%0", "_c_z-lease-0000000004", "%1",
+                           "_c_z-lease-0000000006", "_c_z-lease-0000000007"};
+  assert_int_equal(let_go_then_read(2, 3, two, between, 5), ZKC_OK);
+  const char *before[] = {"_c_x-lease-0000000001", "%0",
+                          "_c_z-lease-0000000004", "%1",
+                          "_c_z-lease-0000000006"};
+  assert_int_equal(let_go_then_read(2, 3, two, before, 5), ZKC_ELOST);
+}
+
+/* Leases whose order against ours the sequences cannot tell count: a name
+ * without a sequence, a negative sequence (the counter past 2^31), one far
+ * above ours (older than a whole wrap of the counter), and all of them
+ * when ours is negative. */
+static void let_go_counts_what_it_cannot_order(void **state) {
+  (void)state;
+  const int three[] = {3}, neg[] = {-4}, top[] = {2147483647};
+  const char *stranger[] = {"_c_x-lease-0000000001", "%0", "stranger"};
+  assert_int_equal(let_go_then_read(1, 2, three, stranger, 3), ZKC_ELOST);
+  const char *negative[] = {"_c_x-lease-0000000001", "%0",
+                            "_c_y-lease--000000009"};
+  assert_int_equal(let_go_then_read(1, 2, three, negative, 3), ZKC_ELOST);
+  const char *wrapped[] = {"_c_x-lease-2000000000", "%0",
+                           "_c_y-lease-0000000002"};
+  assert_int_equal(let_go_then_read(1, 2, three, wrapped, 3), ZKC_ELOST);
+  const char *ours_neg[] = {"%0", "_c_x-lease--000000002",
+                            "_c_y-lease-0000000007"};
+  assert_int_equal(let_go_then_read(1, 2, neg, ours_neg, 3), ZKC_ELOST);
+  const char *after_top[] = {"_c_x-lease-0000000001", "%0",
+                             "_c_y-lease-2147483648"};
+  assert_int_equal(let_go_then_read(1, 2, top, after_top, 3), ZKC_ELOST);
+}
+
+/* A head that kept its queue node counts every lease, a later one too
+ * (only a stranger makes one while we are head): no grant, it reads again
+ * watched. */
+static void head_counts_every_lease(void **state) {
+  (void)state;
+  start_seen(1, 2, 2, NULL);
   assert_int_equal(step(), ZKC__QN_REPLY);
+  assert_string_equal(req(0, ZKC__REQ_CREATE)->release, "");
   char own[200];
   answer_created(0, 3, SESSION, own);
   LEASES_READ(1, "_c_x-lease-0000000001", own, "_c_z-lease-0000000004");
-  expect_done(ZKC_OK);
-  assert_true(zkc__lrun_let_go(&R));
-  stop();
-  start_seen(2, 3, 1, NULL);
   assert_int_equal(step(), ZKC__QN_REPLY);
-  char a[200], b[200];
-  answer_created(0, 3, SESSION, a);
-  answer_created(1, 5, SESSION, b);
-  LEASES_READ(2, "_c_x-lease-0000000001", a, "_c_z-lease-0000000004", b,
-              "_c_z-lease-0000000006");
-  expect_done(ZKC_ELOST); /* 1, 3, 4 and 5 came before our last: 4 > 3 */
-  stop();
-  start_seen(1, 2, 1, NULL);
-  assert_int_equal(step(), ZKC__QN_REPLY);
-  answer_created(0, 3, SESSION, own);
-  LEASES_READ(1, "_c_x-lease-0000000001", own, "stranger");
-  expect_done(ZKC_ELOST);
+  assert_true(R.q.st != Q_DONE);
+  req(3, ZKC__REQ_CHILDREN_WATCH); /* the watched read again, no grant */
   stop();
 }
 
@@ -992,6 +1047,8 @@ int main(void) {
       cmocka_unit_test(missing_leases_keeps_the_queue_node),
       cmocka_unit_test(let_go_then_full_queues_again),
       cmocka_unit_test(let_go_then_a_later_lease_is_not_counted),
+      cmocka_unit_test(let_go_counts_what_it_cannot_order),
+      cmocka_unit_test(head_counts_every_lease),
       cmocka_unit_test(no_room_seen_keeps_the_queue_node),
       cmocka_unit_test(held_leases_in_the_way_are_no_room),
       cmocka_unit_test(two_leases_both_counted),
