@@ -24,19 +24,17 @@ void zkc__probe_answered(zkc_client_t *c, int ok) {
   pthread_mutex_lock(&c->mu);
   if (c->probe_in_flight && c->probe_gen == c->handle_gen) {
     c->probe_in_flight = 0;
+    int64_t now = zkc__boot_ms();
     if (ok) zkc__rtt_floor_add(&c->rtt, c->conn_seq,
                                zkc__now_us() - c->probe_sent_us);
-    c->probe_answer_ms = zkc__boot_ms();
-    if (c->probe_measures) { /* the renewal pairs only its own probes */
-      pthread_cond_broadcast(&c->state_cv);
-      pthread_mutex_unlock(&c->mu);
-      return;
+    c->probe_answer_ms = now;
+    if (!c->probe_measures) { /* the renewal pairs only its own probes */
+      int was = zkc__renewed_locked(c);
+      if (zkc__renewal_answered(&c->renewal, c->probe_sent, now, c->conn_seq,
+                                ok, c->session_timeout_ms) &&
+          !was && c->link == ZKC__LINK_CONNECTED)
+        c->renewal_lapsed = 1; /* the state must show the lapse it ends */
     }
-    int was = zkc__renewed_locked(c);
-    if (zkc__renewal_answered(&c->renewal, c->probe_sent, zkc__boot_ms(),
-                              c->conn_seq, ok, c->session_timeout_ms) &&
-        !was && c->link == ZKC__LINK_CONNECTED)
-      c->renewal_lapsed = 1; /* the state must show the lapse it ends */
     pthread_cond_broadcast(&c->state_cv); /* waiters, and the next probe */
   }
   pthread_mutex_unlock(&c->mu);
@@ -59,10 +57,11 @@ int zkc__probe_step_locked(zkc_client_t *c, int64_t *wake) {
   }
   int64_t measure = zkc__rtt_probe_due(&c->rtt, c->conn_seq, c->measures_sent,
                                        c->probe_answer_ms);
-  int measures = boot < due && measure <= boot && due > 0;
-  if (!measures && measure < due) due = measure; /* the wake-up's */
+  /* Before the renewal's own is due, one that only measures may be. */
+  int measures = boot < due && measure <= boot;
   if (boot < due && !measures) {
-    int64_t at = zkc__now_ms() + (due - boot);
+    int64_t next = measure < due ? measure : due;
+    int64_t at = zkc__now_ms() + (next - boot);
     if (at < *wake) *wake = at;
     return 0;
   }

@@ -81,7 +81,8 @@ typedef struct zkc__rtt_floor {
  * starts afresh: its server may be elsewhere). */
 void zkc__rtt_floor_add(zkc__rtt_floor_t *f, uint64_t conn, int64_t rtt_us);
 
-/* The floor in microseconds, or -1 before any answer on the connection. */
+/* The floor in microseconds, or -1 before any answer (after a reconnect,
+ * the last connection's until the new one's first answer replaces it). */
 int64_t zkc__rtt_floor_us(const zkc__rtt_floor_t *f);
 
 /* A connection's first answers come while every session of the process

@@ -299,7 +299,7 @@ int zkt_promtool_check_file(const char *file);
 int zkt_promtool_check(const char *text);
 
 /* Whether waiters learn ahead (the library's test hook): 1 always (what
- * zkt_main sets for every case), 0 never, -1 as the library decides (on
+ * zkt_setup sets for every case), 0 never, -1 as the library decides (on
  * its probes' round trips). */
 void zkt_learn_ahead(int mode);
 

@@ -462,9 +462,13 @@ static void one_watch_per_waiter_where_round_trips_are_short(void **state) {
  * new connection takes from ZKC__RTT_FIRST quick probes that only measure
  * (its first answers come while every session connects at once), not from
  * the renewal's alone, one every 0.3 session timeouts. */
+struct probes_wanted {
+  zkc_client_t *c;
+  uint64_t n;
+};
 static int probes_at_least(void *ctx) {
-  void **a = ctx;
-  return zkc__probes(a[0]) >= *(uint64_t *)a[1];
+  struct probes_wanted *w = ctx;
+  return zkc__probes(w->c) >= w->n;
 }
 
 static void a_new_connection_measures_its_round_trips_quickly(void **state) {
@@ -477,9 +481,8 @@ static void a_new_connection_measures_its_round_trips_quickly(void **state) {
   int timeout = 0;
   OK(zkc_client_session_timeout(c, &timeout));
   /* The floor full: the renewal's first probe and the rest measuring. */
-  uint64_t want = ZKC__RTT_FIRST;
-  void *a[2] = {c, &want};
-  assert_true(zkt_await(probes_at_least, a, zkt_ms(10000)));
+  struct probes_wanted want = {c, ZKC__RTT_FIRST};
+  assert_true(zkt_await(probes_at_least, &want, zkt_ms(10000)));
   /* The renewal alone sends one at once, then one per spacing. */
   int64_t spacing = ZKC__RENEW_SPACING(timeout);
   assert_true((int64_t)zkc__probes(c) > 1 + (zkt_now_ms() - t0) / spacing);
