@@ -10,6 +10,9 @@
 #             synchronous calls in go-zookeeper's protocol
 #   mt-async  results/st-client/lockpeer.c on the threaded C client's
 #             asynchronous calls (its completion thread, as zkcoord)
+#   mt-sync   the same with LOCKPEER_SYNC: each wait sent behind a sync
+#             through the leader, as zkcoord's waiting round (6 requests
+#             a cycle): the protocol's cost apart from the library's
 #   go-zookeeper  bench/peers/gozk_peer.go, when Go and its source are there
 # A cycle count is the program's window rate times 1.2 windows (each runs a
 # fifth of a window first as warm-up, at the same rate); zkc_peer also
@@ -46,8 +49,9 @@ peers=$BUILD/peers
 mkdir -p "$peers"
 cc -O2 -DMT -DTHREADED "$ROOT/bench/results/st-client/lockpeer.c" -lzookeeper_mt -lpthread \
   -o "$peers/lp-mt"
-libs=(zkcoord raw-c mt-async)
-cmds=("$BUILD/bench/zkc_peer" "env ZKC_PEER_RAW=1 $BUILD/bench/zkc_peer" "$peers/lp-mt")
+libs=(zkcoord raw-c mt-async mt-sync)
+cmds=("$BUILD/bench/zkc_peer" "env ZKC_PEER_RAW=1 $BUILD/bench/zkc_peer" "$peers/lp-mt"
+  "env LOCKPEER_SYNC=1 $peers/lp-mt")
 gopath=${ZKC_PEER_GOPATH:-/usr/share/gocode}
 if command -v go >/dev/null && GO111MODULE=off GOPATH=$gopath GOFLAGS='' GOPROXY=off \
     GOCACHE=$peers/gocache go build -o "$peers/gozk_peer" "$ROOT/bench/peers/gozk_peer.go" 2>/dev/null; then

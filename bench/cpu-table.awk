@@ -30,8 +30,8 @@ END {
   print ""
   print "| zkcoord's CPU per cycle against | sessions | ratio, median of rounds (min-max) |"
   print "| --- | --- | --- |"
-  split("mt-async raw-c go-zookeeper", against, " ")
-  for (a = 1; a <= 3; a++) for (j = 1; j <= nns; j++) {
+  na = split("mt-async mt-sync raw-c go-zookeeper", against, " ")
+  for (a = 1; a <= na; a++) for (j = 1; j <= nns; j++) {
     s = ""
     for (r in rounds) if ((("zkcoord", nn[j], r) in cpu) && ((against[a], nn[j], r) in cpu))
       s = s " " cpu["zkcoord", nn[j], r] / cpu[against[a], nn[j], r]

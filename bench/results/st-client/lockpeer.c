@@ -16,7 +16,13 @@
  * giving up; a send that fills the socket is not handed to the I/O thread.
  *
  *   lockpeer CONNECT ROOT ROUND_MS contend:N...
- * prints M,contend,N,rate,-1,-1 (bench/peers/README.md). */
+ * prints M,contend,N,rate,-1,-1 (bench/peers/README.md).
+ *
+ * LOCKPEER_SYNC set: each wait on a predecessor is sent behind a sync
+ * through the leader, answered before the wait begins, as zkcoord's
+ * waiting round is (six requests per contended cycle instead of five):
+ * the protocol's own cost of that sync, apart from the library's
+ * (bench/cpu-cycle.sh, mt-sync). */
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
@@ -58,6 +64,7 @@ typedef struct sess {
   int stop, connected;
   int done, rc;       /* the answer awaited */
   int deleted;        /* the predecessor's delete */
+  int synced;         /* LOCKPEER_SYNC: the round's sync answered */
   char node[320], base[256];
   struct String_vector kids;
 } sess_t;
@@ -138,6 +145,15 @@ static void on_void(int rc, const void *d) {
   CB_UNLOCK(s);
 }
 
+static void on_synced(int rc, const char *path, const void *d) {
+  (void)path;
+  sess_t *s = (sess_t *)d;
+  CB_LOCK(s);
+  if (rc != ZOK) die("sync failed");
+  s->synced = 1;
+  CB_UNLOCK(s);
+}
+
 static void on_deleted(zhandle_t *zh, int type, int state, const char *path,
                        void *ctx) {
   (void)zh, (void)state, (void)path;
@@ -155,6 +171,8 @@ static int await_answer(sess_t *s) {
   s->done = 0;
   return s->rc;
 }
+
+static int with_sync;
 
 static long seq_of(const char *name) {
   const char *dash = strrchr(name, '-');
@@ -187,8 +205,11 @@ static void acquire(sess_t *s) {
     s->kids.data = NULL;
     if (low == mine) break;
     s->deleted = 0;
+    s->synced = !with_sync;
+    if (with_sync) zoo_async(s->zh, s->base, on_synced, s);
     zoo_awexists(s->zh, pred, on_deleted, s, on_stat, s);
-    int rc = await_answer(s);
+    int rc = await_answer(s); /* the sync's answer came before it */
+    if (!s->synced) die("sync unanswered");
     if (rc == ZNONODE) continue;
     if (rc != ZOK) die("exists failed");
     while (!s->deleted) pthread_cond_wait(&s->cv, &s->mu);
@@ -272,6 +293,7 @@ static void close_sess(sess_t *s) {
 int main(int argc, char **argv) {
   if (argc < 4) die("usage: lockpeer CONNECT ROOT ROUND_MS contend:N...");
   zoo_set_debug_level(ZOO_LOG_LEVEL_ERROR);
+  with_sync = getenv("LOCKPEER_SYNC") != NULL;
   int round_ms = atoi(argv[3]);
   for (int a = 4; a < argc; a++) {
     char measure[64];
