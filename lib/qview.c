@@ -14,7 +14,8 @@ typedef struct zkc__qview zkc__qview_t;
 
 /* Keys, not names: a sequential node's number is unique under its
  * parent but for one node, a downgrade's read node, which carries its
- * writer's. The key is the sequence and whether the node is a read-write
+ * writer's (an outsider's name made without the sequence flag may carry
+ * any: see shared_key). The key is the sequence and whether the node is a read-write
  * lock's reader (2 * seq, a reader; 2 * seq + 1, any other), so it names
  * the node in 9 bytes an entry where the name took some 80, and a
  * writer's delete never marks its downgrade's read node gone. A reader
@@ -52,6 +53,15 @@ static long find(const zkc__qview_t *v, int64_t key) {
     else hi = mid;
   }
   return lo < v->n && v->key[lo] == key ? (long)lo : -1;
+}
+
+/* 1 when entry k's key is another entry's too: a name carrying another's
+ * sequence (an outsider's, made without the sequence flag). The view
+ * cannot tell which of the two a delete was, nor which one is ours: such
+ * an entry is never marked gone, and a waiter with such a key reads. */
+static int shared_key(const zkc__qview_t *v, size_t k) {
+  return (k > 0 && v->key[k - 1] == v->key[k]) ||
+         (k + 1 < v->n && v->key[k + 1] == v->key[k]);
 }
 
 static void view_clear(zkc__qview_t *v) {
@@ -96,7 +106,7 @@ static void view_take(zkc__qview_t *v, const zkc__names_t *read) {
   zkc__qview_t next = {.key = key, .gone = gone, .n = n};
   for (size_t i = 0; i < v->n; i++) { /* gone stays gone */
     long k = v->gone[i] ? find(&next, v->key[i]) : -1;
-    if (k >= 0) gone[k] = 1;
+    if (k >= 0 && !shared_key(&next, (size_t)k)) gone[k] = 1;
   }
   long w = writer_key >= 0 ? find(&next, writer_key) : -1;
   view_clear(v);
@@ -159,7 +169,9 @@ int zkc__qview_clear_ahead(zkc_client_t *c, const char *base,
     /* Behind a read-write lock's writer, a node may join ahead of ours
      * after the view's read: its downgrade makes a read node named with
      * the writer's sequence. Only a read of the queue shows it. */
-    clear = k >= 0 && (size_t)k == v->live && (size_t)k <= v->writer;
+    /* A name sharing our key may sort before ours by name. */
+    clear = k >= 0 && !shared_key(v, (size_t)k) && (size_t)k == v->live &&
+            (size_t)k <= v->writer;
   }
   pthread_mutex_unlock(&c->views_mu);
   return clear;
@@ -188,7 +200,7 @@ void zkc__qview_gone(zkc_client_t *c, const char *path) {
   pthread_mutex_lock(&c->views_mu);
   zkc__qview_t *v = c->views ? lookup(c, path, (size_t)(slash - path)) : NULL;
   long k = v ? find(v, key) : -1;
-  if (k >= 0) v->gone[k] = 1;
+  if (k >= 0 && !shared_key(v, (size_t)k)) v->gone[k] = 1;
   pthread_mutex_unlock(&c->views_mu);
 }
 

@@ -173,6 +173,21 @@ static void junk_ignored_squatter_blocks(void **state) {
   for (size_t i = 0; i < sizeof junk / sizeof *junk; i++) raw_delete(path, junk[i]);
 }
 
+/* After its learn-ahead node's delete, the waiter is granted (holding, or
+ * its thread done: it releases at once), or behind its sole blocker in a
+ * round that watches its own node. */
+struct after_release {
+  struct acquirer *w;
+  int64_t session;
+  const char *own;
+};
+static int answered_release(void *arg) {
+  struct after_release *ar = arg;
+  return zkc_mutex_is_acquired_in_this_process(ar->w->m) ||
+         acquirer_done(ar->w) ||
+         zkt_session_watches_path(ar->session, ar->own);
+}
+
 /* A foreign child with the same sequence as a waiter's node, sorting
  * before it by name, is served first. */
 static void duplicate_sequence_ties_by_name(void **state) {
@@ -199,16 +214,23 @@ static void duplicate_sequence_ties_by_name(void **state) {
   char seq[16];
   snprintf(seq, sizeof seq, "-%010d", st.cversion + 1);
   assert_non_null(strstr(nodes[2], seq)); /* b's node has the same sequence */
-  zkt_strings_free(nodes, n);
+  struct after_release ar = {.w = &w, .own = nodes[2]};
   /* b's blocker is the duplicate (a's node, before it, is the one b
    * learns ahead by): a's release does not grant it. */
   char dup_path[600];
   snprintf(dup_path, sizeof dup_path, "%s/%s", path, dup);
   struct watch_ctx wc = {.path = dup_path};
   OK(zkc_client_session_id(b, &wc.session));
+  ar.session = wc.session;
   assert_true(zkt_await(watches, &wc, zkt_ms(10000)));
   OK(zkc_mutex_release(ma));
+  /* b answers a's delete either way (a wrong grant or its next round),
+   * then is seen not granted: a check made at once would pass while a
+   * wrong grant was still on its way. */
+  assert_true(zkt_await(answered_release, &ar, zkt_ms(10000)));
   assert_false(zkc_mutex_is_acquired_in_this_process(mb));
+  assert_false(acquirer_done(&w));
+  zkt_strings_free(nodes, n);
   raw_delete(path, dup);
   pthread_join(t, NULL);
   assert_int_equal(atomic_load(&w.rc), ZKC_OK);

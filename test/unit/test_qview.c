@@ -182,6 +182,55 @@ static void downgrade_read_node_is_not_its_writer(void **state) {
   zkc__qview_drop(&C, "/q", &held);
 }
 
+/* A node whose name carries our own sequence (an outsider's, made without
+ * the sequence flag) sorts by name beside ours, and the view cannot tell
+ * the two apart by key: it never says clear, whatever is marked gone; the
+ * waiter reads the queue. Else the name sorting before ours would be
+ * passed over as if it were ours. */
+static void a_name_sharing_our_sequence_keeps_the_read(void **state) {
+  (void)state;
+  int held = 0;
+  zkc__names_t r = read_of(A, "0dup-lock-0000000009", ME, (char *)NULL);
+  zkc__qview_update(&C, "/q", &r, ME, &held);
+  names_free(&r);
+  assert_false(zkc__qview_clear_ahead(&C, "/q", ME));
+  zkc__qview_gone(&C, "/q/" A);
+  assert_false(zkc__qview_clear_ahead(&C, "/q", ME)); /* the twin stands */
+  zkc__qview_gone(&C, "/q/0dup-lock-0000000009"); /* never marked */
+  assert_false(zkc__qview_clear_ahead(&C, "/q", ME));
+  zkc__qview_drop(&C, "/q", &held);
+  /* Sorting after ours by name, it is behind us, but the view still
+   * cannot tell: a read decides. */
+  zkc__names_t r2 = read_of(A, ME, "zdup-lock-0000000009", (char *)NULL);
+  zkc__qview_update(&C, "/q", &r2, ME, &held);
+  names_free(&r2);
+  zkc__qview_gone(&C, "/q/" A);
+  assert_false(zkc__qview_clear_ahead(&C, "/q", ME));
+  zkc__qview_drop(&C, "/q", &held);
+}
+
+/* A node ahead sharing another's sequence (an outsider's name made
+ * without the sequence flag): the view cannot tell which of the two a
+ * delete was, so neither is marked, by the event or by a later read that
+ * shows only one of them. */
+static void a_shared_sequence_ahead_is_never_gone(void **state) {
+  (void)state;
+  int held = 0, later_held = 0;
+#define A_TWIN "0dup-lock-0000000003"
+  zkc__names_t r = read_of(A, A_TWIN, ME, (char *)NULL);
+  zkc__qview_update(&C, "/q", &r, ME, &held);
+  names_free(&r);
+  zkc__qview_gone(&C, "/q/" A);
+  assert_false(zkc__qview_clear_ahead(&C, "/q", ME)); /* the twin stands */
+  /* Another waiter of this client reads: the twin alone. */
+  zkc__names_t r2 = read_of(A_TWIN, ME, LATER, (char *)NULL);
+  zkc__qview_update(&C, "/q", &r2, LATER, &later_held);
+  names_free(&r2);
+  assert_false(zkc__qview_clear_ahead(&C, "/q", ME));
+  zkc__qview_drop(&C, "/q", &later_held);
+  zkc__qview_drop(&C, "/q", &held);
+}
+
 /* Gone marks before any view, or for a path nobody waits on, change
  * nothing and keep nothing. */
 static void gone_without_a_view_keeps_nothing(void **state) {
@@ -204,6 +253,10 @@ int main(void) {
       cmocka_unit_test_setup_teardown(writer_ahead_keeps_the_read, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(downgrade_read_node_is_not_its_writer,
+                                      setup, teardown),
+      cmocka_unit_test_setup_teardown(a_name_sharing_our_sequence_keeps_the_read,
+                                      setup, teardown),
+      cmocka_unit_test_setup_teardown(a_shared_sequence_ahead_is_never_gone,
                                       setup, teardown),
       cmocka_unit_test_setup_teardown(gone_without_a_view_keeps_nothing, setup,
                                       teardown),
