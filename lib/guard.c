@@ -228,16 +228,22 @@ int32_t zkc__guard_remove(zkc_client_t *c, uint64_t id) {
  * the session alive: only then was the node deleted by someone else. It
  * goes through the guard's session only: once the client has moved to a
  * new session, the node is gone with the old one, which is not a delete.
- * A sync goes first, and the read counts only when the sync succeeded: a
- * server other than the one that took the session's close answers reads
- * for a while after it applied the close (its session table learns of the
- * close after its tree, where the watch fired), but the leader refuses a
- * sync of a session it is closing. The two are sent without waiting: a
- * silent ensemble answers them only when the connection is given up, and a
- * removal of the guard meanwhile (a hold's release on the async engine)
- * must not wait that long. */
+ * A session check goes first (zkc__submit_session_check: a write to a
+ * child the node never has), and the read counts only when the check
+ * found the session live: a server that applied the close answers reads
+ * for a while after (its session table learns of the close after its
+ * tree, where the watch fired), and the close was begun at the leader
+ * before any server applied it, so the leader's check of the write, made
+ * after the watch fired, finds the session closing. A sync would not do:
+ * the leader answers a follower's sync whatever the session's state (a
+ * fresh root saw a hold lost with its session told as deleted). The two
+ * are sent without waiting: a silent ensemble answers them only when the
+ * connection is given up, and a removal of the guard meanwhile (a hold's
+ * release on the async engine) must not wait that long. */
+#define SESSION_CHECK_CHILD "zkcoord-session-check"
+
 typedef struct guard_check {
-  zkc__op_t *sync, *op;
+  zkc__op_t *live, *op;
   atomic_int pending; /* answers still due */
   zkc_client_t *c;
   uint64_t id; /* looked up again: the guard may be removed meanwhile */
@@ -249,7 +255,9 @@ static void checked(void *ctx) {
   guard_check_t *k = ctx;
   if (atomic_fetch_sub(&k->pending, 1) != 1) return;
   zkc_client_t *c = k->c;
-  int rc = k->sync->rc == ZKC_OK ? k->op->rc : k->sync->rc;
+  /* the write found the session live (it finds no node to change) */
+  int live = k->live->rc == ZKC_ENONODE || k->live->rc == ZKC_OK;
+  int rc = live ? k->op->rc : k->live->rc;
   pthread_mutex_lock(&c->mu);
   zkc__guard_t *g = find_locked(c, k->id);
   if (g != NULL) {
@@ -266,36 +274,39 @@ static void checked(void *ctx) {
     pthread_cond_broadcast(&c->state_cv);
   }
   pthread_mutex_unlock(&c->mu);
-  zkc__op_free(k->sync);
+  zkc__op_free(k->live);
   zkc__op_free(k->op);
   free(k);
 }
 
-/* Sends the sync and the read that confirm g's delete. Caller holds c->mu;
- * returns with it held. */
+/* Sends the session check and the read that confirm g's delete. Caller
+ * holds c->mu; returns with it held. */
 static void check(zkc_client_t *c, zkc__guard_t *g) {
   uint64_t id = g->id;
   int64_t session = g->session_id;
   char *path = strdup(g->path);
-  guard_check_t *k = path ? malloc(sizeof *k) : NULL;
-  zkc__op_t *sync = k ? zkc__op_new() : NULL;
-  zkc__op_t *op = sync ? zkc__op_new() : NULL;
+  char *child = path ? zkc__path_join(path, SESSION_CHECK_CHILD) : NULL;
+  guard_check_t *k = child ? malloc(sizeof *k) : NULL;
+  zkc__op_t *live = k ? zkc__op_new() : NULL;
+  zkc__op_t *op = live ? zkc__op_new() : NULL;
   if (op == NULL) { /* no memory: try again later */
-    if (sync != NULL) zkc__op_free(sync);
+    if (live != NULL) zkc__op_free(live);
+    free(child);
     free(path);
     free(k);
     g->check_at = zkc__now_ms() + zkc__background_backoff_ms(&g->checks);
     return;
   }
-  k->sync = sync, k->op = op, k->c = c, k->id = id;
+  k->live = live, k->op = op, k->c = c, k->id = id;
   atomic_init(&k->pending, 2);
-  sync->notify = op->notify = checked;
-  sync->notify_ctx = op->notify_ctx = k;
+  live->notify = op->notify = checked;
+  live->notify_ctx = op->notify_ctx = k;
   g->checking = 1;
   pthread_mutex_unlock(&c->mu);
   if (zkc__guard_check_seam) zkc__guard_check_seam(id);
-  zkc__submit_sync(c, sync, path);
+  zkc__submit_session_check(c, live, child, session);
   zkc__submit_exists_in_session(c, op, path, session);
+  free(child);
   free(path);
   pthread_mutex_lock(&c->mu);
 }

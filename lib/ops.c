@@ -225,6 +225,14 @@ void zkc__submit_exists_in_session(zkc_client_t *c, zkc__op_t *op,
                                          : ZSESSIONEXPIRED);
 }
 
+void zkc__submit_session_check(zkc_client_t *c, zkc__op_t *op,
+                               const char *path, int64_t session_id) {
+  ZKC__SUBMIT(c, op,
+              in_session(zh, session_id)
+                  ? zoo_aset(zh, path, NULL, -1, -1, on_stat, op)
+                  : ZSESSIONEXPIRED);
+}
+
 static void on_synced(int zk_rc, const char *value, const void *data) {
   (void)value;
   zkc__on_void(zk_rc, data);

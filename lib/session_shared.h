@@ -291,6 +291,16 @@ int zkc__learn_ahead(zkc_client_t *c);
  * answer goes to fn (ok: 1 when the leader answered). One at a time. */
 int zkc__submit_probe(zkc_client_t *c, zkc__probed_fn fn);
 
+/* A write through the session session_id only, to `path`, a node that
+ * never exists (a child of an ephemeral node): the leader checks the
+ * session before it looks for the node, so the answer is ZKC_ENONODE
+ * while the session lives and is not closing, and a failure of the
+ * session (expired, moved, unknown) once it is, whichever server the
+ * client is connected to. A sync does not say so: the leader answers a
+ * follower's sync of a closing session. */
+void zkc__submit_session_check(zkc_client_t *c, zkc__op_t *op,
+                               const char *path, int64_t session_id);
+
 /* A sync through the leader (ZKC__REQ_SYNC says what it proves). */
 void zkc__submit_sync(zkc_client_t *c, zkc__op_t *op, const char *path);
 

@@ -291,8 +291,7 @@ static int walk_tree(const char *path, int delete) {
 
 void zkt_delete_tree(const char *path) { walk_tree(path, 1); }
 
-/* The server that leads, from the 4-letter words (0: none found). */
-static int leader_server(void) {
+int zkt_leader_server(void) {
   for (int s = 1; s <= 3; s++) {
     char *out = zkt_4lw(s, "srvr");
     int leads = out != NULL && strstr(out, "Mode: leader") != NULL;
@@ -307,13 +306,19 @@ void zkt_no_watch(zhandle_t *zh, int type, int state, const char *path,
   (void)zh, (void)type, (void)state, (void)path, (void)ctx;
 }
 
-zhandle_t *zkt_raw_on(int server) {
-  char hosts[512], *save = NULL;
+const char *zkt_server_host(int server) {
+  static char hosts[512];
+  char *save = NULL;
   const char *cs = zkt_connect();
   snprintf(hosts, sizeof hosts, "%.*s", (int)strcspn(cs, "/"), cs);
   char *h = strtok_r(hosts, ",", &save);
   for (int i = 1; h != NULL && i < server; i++) h = strtok_r(NULL, ",", &save);
   if (h == NULL) fail_msg("no server %d in %s", server, cs);
+  return h;
+}
+
+zhandle_t *zkt_raw_on(int server) {
+  const char *h = zkt_server_host(server);
   zhandle_t *zh = zookeeper_init2(h, zkt_no_watch, 10000, NULL, NULL, ZOO_NO_LOG_CLIENTENV, NULL);
   if (zh == NULL) fail_msg("cannot open a session on %s", h);
   zoo_add_auth(zh, "digest", ZKT_SUPER_DIGEST, (int)strlen(ZKT_SUPER_DIGEST), NULL, NULL);
@@ -333,7 +338,7 @@ zhandle_t *zkt_raw_on(int server) {
 void zkt_deny_delete(const char *path, int deny) {
   struct ACL no_delete[] = {{ZOO_PERM_ALL & ~ZOO_PERM_DELETE, ZOO_ANYONE_ID_UNSAFE}};
   struct ACL_vector acl = {1, no_delete};
-  int leader = leader_server();
+  int leader = zkt_leader_server();
   if (leader == 0) fail_msg("no server leads: cannot set the ACL of %s", path);
   zhandle_t *zh = zkt_raw_on(leader);
   int rc = zoo_set_acl(zh, path, -1, deny ? &acl : &ZOO_OPEN_ACL_UNSAFE);
@@ -742,9 +747,10 @@ clientid_t zkt_session_credentials(zkc_client_t *c) {
  * the session lives (connected) or not (expired); *state is 0 if it said
  * neither in time. The watcher writes *state for as long as the handle is
  * open, so it must outlive the handle. */
-static zhandle_t *attach_clone(const clientid_t *id, atomic_int *state) {
+static zhandle_t *attach_clone(const char *hosts, const clientid_t *id,
+                               atomic_int *state) {
   atomic_store(state, 0);
-  zhandle_t *zh = zookeeper_init2(zkt_connect(), clone_watcher, 10000, id,
+  zhandle_t *zh = zookeeper_init2(hosts, clone_watcher, 10000, id,
                                   (void *)state, ZOO_NO_LOG_CLIENTENV, NULL);
   int64_t deadline = zkt_now_ms() + zkt_ms(10000);
   while (zh && atomic_load(state) == 0 && zkt_now_ms() < deadline) usleep(2000);
@@ -753,7 +759,7 @@ static zhandle_t *attach_clone(const clientid_t *id, atomic_int *state) {
 
 zhandle_t *zkt_attach_session(const clientid_t *id) {
   static atomic_int state;
-  zhandle_t *zh = attach_clone(id, &state);
+  zhandle_t *zh = attach_clone(zkt_connect(), id, &state);
   if (atomic_load(&state) != ZOO_CONNECTED_STATE)
     fail_msg("clone of session 0x%llx did not connect",
              (unsigned long long)id->client_id);
@@ -765,11 +771,17 @@ zhandle_t *zkt_attach_session(const clientid_t *id) {
  * on with the original client's pings). So the expiry is confirmed the way
  * a client learns it: a new clone must be told the session has expired. */
 int64_t zkt_expire_session(zkc_client_t *c) {
+  return zkt_expire_session_on(c, 0);
+}
+
+int64_t zkt_expire_session_on(zkc_client_t *c, int server) {
   static atomic_int state; /* only clones closed before return write it */
   clientid_t id = zkt_session_credentials(c);
+  char hosts[512];
+  snprintf(hosts, sizeof hosts, "%s", server ? zkt_server_host(server) : zkt_connect());
   int64_t deadline = zkt_now_ms() + zkt_ms(20000);
   for (int tries = 1;; tries++) {
-    zhandle_t *zh = attach_clone(&id, &state);
+    zhandle_t *zh = attach_clone(hosts, &id, &state);
     zookeeper_close(zh); /* when connected: closes the shared session */
     if (atomic_load(&state) == ZOO_EXPIRED_SESSION_STATE) {
       if (tries > 2)

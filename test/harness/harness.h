@@ -238,6 +238,11 @@ void zkt_send(zkt_proc_t *p, const char *line);
 int zkt_ensemble(char *out, size_t out_len, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* The server (1..3) that leads, from "srvr"; 0 if none does. */
+int zkt_leader_server(void);
+/* Server n's (1..3) host:port in zkt_connect() (a static buffer). */
+const char *zkt_server_host(int server);
+
 /* The server (1..3) that session_id is connected to, from "cons"; 0 if none. */
 int zkt_session_server(int64_t session_id);
 
@@ -245,6 +250,11 @@ int zkt_session_server(int64_t session_id);
  * second handle attaches to the same session and closes it. Returns the
  * session id that was expired. */
 int64_t zkt_expire_session(zkc_client_t *c);
+/* zkt_expire_session with the second handle on server n (1..3) alone: on
+ * the client's own server, the client's connection is dropped for the
+ * second handle's, and the client connects again (to any server) while
+ * the session closes. 0: any server. */
+int64_t zkt_expire_session_on(zkc_client_t *c, int server);
 
 /* The id and password of c's current session (c must be connected). */
 clientid_t zkt_session_credentials(zkc_client_t *c);

@@ -538,6 +538,46 @@ static void expiry_while_held_is_lost(void **state) {
   zkc_client_close(c);
 }
 
+/* The session closed through a second handle on the holder's own
+ * server, a follower, the holder's client connecting to it alone: the
+ * second handle takes the holder's connection, the holder's client
+ * connects again at once, taking it back, and the server may apply the
+ * close that came through the second handle's connection after that:
+ * then it keeps the holder's new connection open and answers it (the
+ * node gone, its watch fired) while the leader has closed the session.
+ * The loss is the session's, never a delete by another, in every round. */
+static void expiry_from_the_holders_server_is_the_sessions(void **state) {
+  (void)state;
+  char path[512];
+  snprintf(path, sizeof path, "%s", zkt_path("lock"));
+  const char *env = getenv("ZKT_EXPIRY_ROUNDS");
+  int rounds = env ? atoi(env) : 8;
+  for (int i = 0; i < rounds; i++) {
+    int leader = zkt_leader_server();
+    assert_in_range(leader, 1, 3);
+    int server = leader % 3 + 1;
+    zkc_client_opts_t o;
+    zkc_client_opts_init(&o);
+    o.session_timeout_ms = 4000;
+    zkc_client_t *c = NULL;
+    OK(zkc_client_open(&c, zkt_server_host(server), &o));
+    lost_t l = {0};
+    zkc_async_t *a = zkt_async_new(c, ZKC_DELIVER_THREAD, on_lost, &l);
+    res_t r = {0};
+    OK(zkc_async_acquire(a, path, -1, on_acquired, &r, NULL));
+    await_done(&r);
+    OK(r.rc);
+    zkt_expire_session_on(c, server);
+    assert_true(zkt_await(was_lost, &l, zkt_ms(8000)));
+    if (l.why != ZKC_LOST_SESSION)
+      fail_msg("round %d: lost for %d, not the session", i, (int)l.why);
+    release_now(a, r.hold, ZKC_ELOST);
+    assert_int_equal(atomic_load(&l.n), 1);
+    OK(zkc_async_destroy(a));
+    zkc_client_close(c);
+  }
+}
+
 /* Dispatch mode: the client's state changes reach the loop through the
  * descriptor too, and run only in dispatch, on its thread. */
 typedef struct states {
@@ -910,6 +950,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(thousand_pending_no_threads),
       cmocka_unit_test(expiry_while_pending_requeues),
       cmocka_unit_test(expiry_while_held_is_lost),
+      cmocka_unit_test(expiry_from_the_holders_server_is_the_sessions),
       cmocka_unit_test(outside_delete_is_lost),
       cmocka_unit_test(delete_before_hold_listed_is_lost),
       cmocka_unit_test(suspended_loss_node_deleted_by_new_session),
