@@ -45,6 +45,7 @@ static const zkc__stat_t *stat_of(const struct Stat *s, zkc__stat_t *out) {
   out->ctime = s->ctime;
   out->ephemeral_owner = s->ephemeralOwner;
   out->version = s->version;
+  out->cversion = s->cversion;
   return out;
 }
 
@@ -122,8 +123,9 @@ static void on_created(int zk_rc, const char *name, const struct Stat *stat,
   zkc__op_finish(op, rc, rc == ZKC_OK ? stat_of(stat, &st) : NULL);
 }
 
-void zkc__on_children(int zk_rc, const struct String_vector *v,
-                      const void *data) {
+/* A children read's answer, with the parent's stat (NULL: none). */
+static void children_arrived(int zk_rc, const struct String_vector *v,
+                             const struct Stat *stat, const void *data) {
   int rc;
   zkc__op_t *op = arrive(data, zk_rc, &rc);
   if (op == NULL) return;
@@ -138,7 +140,20 @@ void zkc__on_children(int zk_rc, const struct String_vector *v,
         if ((op->children.data[i] = strdup(v->data[i])) == NULL) rc = ZKC_ENOMEM;
     }
   }
-  zkc__op_finish(op, rc, NULL);
+  zkc__stat_t st;
+  zkc__op_finish(op, rc, rc == ZKC_OK ? stat_of(stat, &st) : NULL);
+}
+
+void zkc__on_children(int zk_rc, const struct String_vector *v,
+                      const void *data) {
+  children_arrived(zk_rc, v, NULL, data);
+}
+
+/* The parent's stat comes with the names: its cversion orders two reads
+ * of one path (the queue view keeps the later). */
+static void on_children2(int zk_rc, const struct String_vector *v,
+                         const struct Stat *stat, const void *data) {
+  children_arrived(zk_rc, v, stat, data);
 }
 
 static int zk_mode(zkc__create_mode_t mode) {
@@ -188,7 +203,7 @@ void zkc__submit_create(zkc_client_t *c, zkc__op_t *op, zkc_node_kind_t kind,
 }
 
 void zkc__submit_children(zkc_client_t *c, zkc__op_t *op, const char *path) {
-  ZKC__SUBMIT(c, op, zoo_aget_children(zh, path, 0, zkc__on_children, op));
+  ZKC__SUBMIT(c, op, zoo_aget_children2(zh, path, 0, on_children2, op));
 }
 
 void zkc__submit_delete(zkc_client_t *c, zkc__op_t *op, const char *path) {

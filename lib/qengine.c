@@ -678,8 +678,8 @@ static void listed(zkc__qrun_t *r) {
    * client's one view of the path keeps it (qworld.h). */
   if (rc == ZKC_OK && d.verdict == ZKC__Q_WAIT && pred &&
       r->k.world->view_update)
-    r->k.world->view_update(r->k.c, r->base, &r->list->children,
-                          zkc__basename(r->node), &r->viewing);
+    r->k.world->view_update(r->k.c, r->base, r->list->children.data, n,
+                            &r->list->stat, &r->viewing);
   zkc__rk_op_end(&r->list);
   if (rc == ZKC_OK && d.verdict == ZKC__Q_FIRST) r->watch = also;
   else zkc__rk_op_drop(&r->k, &also);

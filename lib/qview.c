@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The queue views (qview.h): per client and path, the keys of the latest
- * read a waiter kept (below), sorted, each marked once known gone. */
+/* The queue views (qview.h): per client and path, the latest read a
+ * waiter kept (below), in queue order, each name marked once known gone. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,18 +12,24 @@
 
 typedef struct zkc__qview zkc__qview_t;
 
-/* Keys, not names: a sequential node's number is unique under its
- * parent but for one node, a downgrade's read node, which carries its
- * writer's (an outsider's name made without the sequence flag may carry
- * any: see shared_key). The key is the sequence and whether the node is a read-write
- * lock's reader (2 * seq, a reader; 2 * seq + 1, any other), so it names
- * the node in 9 bytes an entry where the name took some 80, and a
- * writer's delete never marks its downgrade's read node gone. A reader
- * sorts before its writer: it stands ahead of everyone behind the writer. */
+/* The names themselves, in the queue order every grant uses (sequence,
+ * ties by name: zkc__sort_contenders). Not their sequences: an outsider
+ * can make a child without the sequence flag whose name carries any
+ * node's sequence, and a view keyed by sequence took such a twin for the
+ * node it copied (its delete marked the other gone; ours was taken for
+ * it: a grant beside a node ahead, hostile.duplicate_sequence_ties_by_name).
+ * A downgrade's read node carries its writer's sequence too, and is its
+ * own name. One copy per client and path, however many of its runs wait:
+ * a queue of n costs n names, not n per waiter. */
 struct zkc__qview {
   char *base;          /* the key */
   int refs;            /* runs waiting on base that use it */
-  int64_t *key;        /* the read's keys, sorted (-1: none) */
+  int read;            /* 1 once a read was taken */
+  int64_t czxid;       /* the read's parent: which incarnation of base */
+  int32_t cversion;    /* and how far its children had changed */
+  zkc__contender_t *e; /* the read's contenders, in queue order, their
+                        * names in arena */
+  char *arena;         /* their bytes */
   unsigned char *gone; /* per entry: known gone */
   size_t n;
   size_t live;   /* every entry before it is gone */
@@ -31,43 +37,40 @@ struct zkc__qview {
   UT_hash_handle hh;
 };
 
-static int64_t key_of(const char *name) {
-  int64_t seq = -1;
-  if (!zkc__node_sequence(name, &seq) || seq < 0) return -1;
-  return 2 * seq + (zkc__rw_kind(name) != ZKC__RW_READ);
+static int entry_cmp(int64_t key, const char *name, const zkc__contender_t *e) {
+  if (key != e->key) return key < e->key ? -1 : 1;
+  return strcmp(name, e->name);
 }
 
-static int key_cmp(const void *a, const void *b) {
-  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-  return x < y ? -1 : x > y;
-}
-
-/* The entry of `key` in v, or -1 (none; -1 is never looked for: an
- * unsequenced name is never marked, nor anyone's own). */
-static long find(const zkc__qview_t *v, int64_t key) {
-  if (key < 0) return -1;
+static long search(const zkc__qview_t *v, int64_t key, const char *name) {
   size_t lo = 0, hi = v->n;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    if (v->key[mid] < key) lo = mid + 1;
-    else hi = mid;
+    int cmp = entry_cmp(key, name, &v->e[mid]);
+    if (cmp == 0) return (long)mid;
+    if (cmp < 0) hi = mid;
+    else lo = mid + 1;
   }
-  return lo < v->n && v->key[lo] == key ? (long)lo : -1;
+  return -1;
 }
 
-/* 1 when entry k's key is another entry's too: a name carrying another's
- * sequence (an outsider's, made without the sequence flag). The view
- * cannot tell which of the two a delete was, nor which one is ours: such
- * an entry is never marked gone, and a waiter with such a key reads. */
-static int shared_key(const zkc__qview_t *v, size_t k) {
-  return (k > 0 && v->key[k - 1] == v->key[k]) ||
-         (k + 1 < v->n && v->key[k + 1] == v->key[k]);
+/* The entry called `name`, or -1 (a name without a sequence is none). A
+ * negative sequence sorts as itself, or past 2^31 where the read spanned
+ * the counter's wrap (zkc__sort_contenders). */
+static long find(const zkc__qview_t *v, const char *name) {
+  int64_t seq;
+  if (!zkc__node_sequence(name, &seq)) return -1;
+  long k = search(v, seq, name);
+  if (k < 0 && seq < 0) k = search(v, seq + ((int64_t)1 << 32), name);
+  return k;
 }
 
 static void view_clear(zkc__qview_t *v) {
-  free(v->key);
+  free(v->e);
+  free(v->arena);
   free(v->gone);
-  v->key = NULL;
+  v->e = NULL;
+  v->arena = NULL;
   v->gone = NULL;
   v->n = v->live = v->writer = 0;
 }
@@ -84,40 +87,51 @@ static zkc__qview_t *lookup(zkc_client_t *c, const char *base, size_t len) {
   return v;
 }
 
-/* Replaces v's entries by the read's, keeping the old gone marks. */
-static void view_take(zkc__qview_t *v, const zkc__names_t *read) {
-  size_t n = (size_t)read->count;
-  int64_t *key = malloc((n ? n : 1) * sizeof *key);
-  unsigned char *gone = calloc(n ? n : 1, 1);
-  if (key == NULL || gone == NULL) { /* the old view stays: still true */
-    free(key);
-    free(gone);
+/* Replaces v's entries by the read's contenders, keeping the old gone
+ * marks of the same names. Without memory the view is left empty: an old
+ * one would lack what the read shows (a squatter made since), and an
+ * empty one says "clear" to nobody. */
+static void view_take(zkc__qview_t *v, char *const *names, size_t n) {
+  zkc__contender_t *e = malloc((n ? n : 1) * sizeof *e);
+  size_t m = e ? zkc__sort_contenders(names, n, e) : 0;
+  size_t bytes = 1;
+  for (size_t i = 0; i < m; i++) bytes += strlen(e[i].name) + 1;
+  char *arena = e ? malloc(bytes) : NULL;
+  unsigned char *gone = arena ? calloc(m ? m : 1, 1) : NULL;
+  if (gone == NULL) {
+    free(e);
+    free(arena);
+    view_clear(v);
     return;
   }
-  int64_t writer_key = -1;
-  for (size_t i = 0; i < n; i++) {
-    key[i] = key_of(read->data[i]);
-    const char *kind = zkc__node_kind(read->data[i]);
-    if (kind && strcmp(kind, "write") == 0 &&
-        (writer_key < 0 || key[i] < writer_key))
-      writer_key = key[i];
+  size_t at = 0, writer = m;
+  for (size_t i = 0; i < m; i++) {
+    size_t len = strlen(e[i].name) + 1;
+    long old = find(v, e[i].name);
+    if (old >= 0 && v->gone[old]) gone[i] = 1; /* gone stays gone */
+    e[i].name = memcpy(arena + at, e[i].name, len);
+    at += len;
+    const char *kind = zkc__node_kind(e[i].name);
+    if (writer == m && kind && strcmp(kind, "write") == 0) writer = i;
   }
-  qsort(key, n, sizeof *key, key_cmp);
-  zkc__qview_t next = {.key = key, .gone = gone, .n = n};
-  for (size_t i = 0; i < v->n; i++) { /* gone stays gone */
-    long k = v->gone[i] ? find(&next, v->key[i]) : -1;
-    if (k >= 0 && !shared_key(&next, (size_t)k)) gone[k] = 1;
-  }
-  long w = writer_key >= 0 ? find(&next, writer_key) : -1;
   view_clear(v);
-  v->key = key;
+  v->e = e;
+  v->arena = arena;
   v->gone = gone;
-  v->n = n;
-  v->writer = w >= 0 ? (size_t)w : n;
+  v->n = m;
+  v->writer = writer;
 }
 
-void zkc__qview_update(zkc_client_t *c, const char *base,
-                       const zkc__names_t *read, const char *own, int *held) {
+/* 1 when a read with parent stat `p` is later than the view's: reads of a
+ * client's runs may be taken in another order than the server answered
+ * them, and an earlier one may lack a node a later one showed. A parent
+ * made again (another czxid) starts its counters again. */
+static int later(const zkc__qview_t *v, const zkc__stat_t *p) {
+  return !v->read || p->czxid != v->czxid || p->cversion > v->cversion;
+}
+
+void zkc__qview_update(zkc_client_t *c, const char *base, char *const *names,
+                       size_t n, const zkc__stat_t *parent, int *held) {
   size_t len = strlen(base);
   pthread_mutex_lock(&c->views_mu);
   zkc__qview_t *v = lookup(c, base, len);
@@ -141,7 +155,12 @@ void zkc__qview_update(zkc_client_t *c, const char *base,
       v->refs++;
       *held = 1;
     }
-    if (find(v, key_of(own)) < 0) view_take(v, read);
+    if (later(v, parent)) {
+      view_take(v, names, n);
+      v->read = 1;
+      v->czxid = parent->czxid;
+      v->cversion = parent->cversion;
+    }
   }
   pthread_mutex_unlock(&c->views_mu);
 }
@@ -164,14 +183,12 @@ int zkc__qview_clear_ahead(zkc_client_t *c, const char *base,
   zkc__qview_t *v = lookup(c, base, strlen(base));
   int clear = 0;
   if (v != NULL) {
-    long k = find(v, key_of(own));
+    long k = find(v, own);
     while (v->live < v->n && v->gone[v->live]) v->live++;
     /* Behind a read-write lock's writer, a node may join ahead of ours
      * after the view's read: its downgrade makes a read node named with
      * the writer's sequence. Only a read of the queue shows it. */
-    /* A name sharing our key may sort before ours by name. */
-    clear = k >= 0 && !shared_key(v, (size_t)k) && (size_t)k == v->live &&
-            (size_t)k <= v->writer;
+    clear = k >= 0 && (size_t)k == v->live && (size_t)k <= v->writer;
   }
   pthread_mutex_unlock(&c->views_mu);
   return clear;
@@ -181,7 +198,9 @@ int zkc__qview_clear_ahead(zkc_client_t *c, const char *base,
  * Curator's, go-zookeeper's: "_c_" and a fresh random id per create) or
  * kazoo's (32 hex digits of its lock's id, then "__" and a sequence). A
  * name made twice (a squatter's, deleted and made again) could be marked
- * gone while it stands again: it is never marked, and keeps a read. */
+ * gone while it stands again: it is never marked, and keeps a read. The
+ * form is trusted: an outsider making a name of that form twice could
+ * pass a waiter, as one deleting a holder's node can (docs/failures.md). */
 static int unique_name(const char *name) {
   size_t len = strlen(name);
   if (strncmp(name, ZKC__PROTECTED_PREFIX, strlen(ZKC__PROTECTED_PREFIX)) == 0)
@@ -195,12 +214,10 @@ static int unique_name(const char *name) {
 void zkc__qview_gone(zkc_client_t *c, const char *path) {
   const char *slash = strrchr(path, '/');
   if (slash == NULL || slash == path || !unique_name(slash + 1)) return;
-  int64_t key = key_of(slash + 1);
-  if (key < 0) return;
   pthread_mutex_lock(&c->views_mu);
   zkc__qview_t *v = c->views ? lookup(c, path, (size_t)(slash - path)) : NULL;
-  long k = v ? find(v, key) : -1;
-  if (k >= 0 && !shared_key(v, (size_t)k)) v->gone[k] = 1;
+  long k = v ? find(v, slash + 1) : -1;
+  if (k >= 0) v->gone[k] = 1;
   pthread_mutex_unlock(&c->views_mu);
 }
 

@@ -55,8 +55,8 @@ typedef struct zkc__qworld {
   /* The client's view of a queue (session.h's zkc__qview_*): a waiting
    * run keeps its read there, and asks whether every node ahead of its
    * own is known gone. */
-  void (*view_update)(zkc_client_t *c, const char *base,
-                      const zkc__names_t *read, const char *own, int *held);
+  void (*view_update)(zkc_client_t *c, const char *base, char *const *names,
+                      size_t n, const zkc__stat_t *parent, int *held);
   void (*view_drop)(zkc_client_t *c, const char *base, int *held);
   int (*view_clear_ahead)(zkc_client_t *c, const char *base, const char *own);
 

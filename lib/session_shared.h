@@ -358,20 +358,22 @@ void zkc__waiter_rearm(zkc_client_t *c, zkc__waiter_t *w);
 
 /* ---- the queue views (qview.c, whose header says what they are) ---- */
 
-/* A run waiting on base after a read of its children (`own`, a child's
- * name, among them): the first call of a run (*held 0) takes a reference
- * on the path's view (*held 1). When the view does not show `own`, it is
- * made from the read (its sequences, the read unchanged) with the gone
- * marks of the old view carried over. Without memory nothing changes
- * (*held stays 0): the run reads the queue as before. */
-void zkc__qview_update(zkc_client_t *c, const char *base,
-                       const zkc__names_t *read, const char *own, int *held);
+/* A run waiting on base after a read of its children (names[0..n), its
+ * own node's name among them; `parent` the read's stat of base): the
+ * first call of a run (*held 0) takes a reference on the path's view
+ * (*held 1). When the read is later than the view's (base's cversion, or
+ * base made again), the view is made from it (a copy, the read
+ * unchanged) with the old view's gone marks of the same names carried
+ * over. Without memory nothing is held (*held stays 0), or the view is
+ * left empty: the run reads the queue as before. */
+void zkc__qview_update(zkc_client_t *c, const char *base, char *const *names,
+                       size_t n, const zkc__stat_t *parent, int *held);
 /* The run leaves (*held 1): its reference is dropped, the view freed with
  * the last one. */
 void zkc__qview_drop(zkc_client_t *c, const char *base, int *held);
-/* 1 when the view shows `own` and every name before it (by sequence) is
- * known gone, none of them a read-write lock's writer (its downgrade may
- * add a read node ahead). */
+/* 1 when the view shows `own` and every name before it (in queue order)
+ * is known gone, none of them a read-write lock's writer (its downgrade
+ * may add a read node ahead). */
 int zkc__qview_clear_ahead(zkc_client_t *c, const char *base, const char *own);
 
 /* The same before a client exists: through the options' sink (nothing

@@ -32,6 +32,8 @@ typedef struct zkc__stat {
   int64_t ctime;           /* ms since the epoch */
   int64_t ephemeral_owner; /* session id, 0 for a persistent node */
   int32_t version;         /* the data version */
+  int32_t cversion; /* the children's version: grows with every child's
+                     * create and delete while the node exists */
 } zkc__stat_t;
 
 /* A children list (names only), owned by the op that read it. */

@@ -149,9 +149,9 @@ static int w_retry(zkc_client_t *c, int *attempt, int rc, int64_t deadline,
 }
 
 static void w_view_update(zkc_client_t *c, const char *base,
-                          const zkc__names_t *read, const char *own,
-                          int *held) {
-  (void)c, (void)base, (void)read, (void)own;
+                          char *const *names, size_t n,
+                          const zkc__stat_t *parent, int *held) {
+  (void)c, (void)base, (void)names, (void)n, (void)parent;
   S.view_updates++;
   if (!*held) S.views_held++;
   *held = 1;

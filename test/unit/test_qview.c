@@ -16,10 +16,13 @@
 #include "qview.h"
 
 static zkc_client_t C;
+/* The reads' parent: one incarnation, each read later than the last. */
+static int32_t CV;
 
 static int setup(void **state) {
   (void)state;
   memset(&C, 0, sizeof C);
+  CV = 0;
   return pthread_mutex_init(&C.views_mu, NULL);
 }
 
@@ -42,6 +45,16 @@ static zkc__names_t read_of(const char *first, ...) {
   return r;
 }
 
+/* The view takes read r of "/q" with the parent's stat given. */
+static void take_at(zkc__names_t *r, int64_t czxid, int32_t cversion,
+                    int *held) {
+  zkc__stat_t parent = {.czxid = czxid, .cversion = cversion};
+  zkc__qview_update(&C, "/q", r->data, (size_t)r->count, &parent, held);
+}
+
+/* ... a read later than every one before. */
+static void take(zkc__names_t *r, int *held) { take_at(r, 1, ++CV, held); }
+
 static void names_free(zkc__names_t *r) {
   for (int i = 0; i < r->count; i++) free(r->data[i]);
   free(r->data);
@@ -60,7 +73,7 @@ static void clear_once_every_node_ahead_is_gone(void **state) {
   (void)state;
   int held = 0;
   zkc__names_t r = read_of(LATER, ME, B, A, (char *)NULL);
-  zkc__qview_update(&C, "/q", &r, ME, &held);
+  take(&r, &held);
   assert_int_equal(held, 1);
   assert_int_equal(r.count, 4); /* the view keeps sequences: a copy */
   names_free(&r);
@@ -86,13 +99,13 @@ static void unknown_node_not_clear_until_read(void **state) {
   (void)state;
   int h1 = 0, h2 = 0;
   zkc__names_t r1 = read_of(A, B, (char *)NULL);
-  zkc__qview_update(&C, "/q", &r1, B, &h1);
+  take(&r1, &h1);
   names_free(&r1);
   zkc__qview_gone(&C, "/q/" A);
   assert_true(zkc__qview_clear_ahead(&C, "/q", B));
   assert_false(zkc__qview_clear_ahead(&C, "/q", ME));
   zkc__names_t r2 = read_of(A, B, ME, (char *)NULL); /* A gone since, yet shown */
-  zkc__qview_update(&C, "/q", &r2, ME, &h2);
+  take(&r2, &h2);
   names_free(&r2);
   assert_false(zkc__qview_clear_ahead(&C, "/q", ME)); /* B */
   zkc__qview_gone(&C, "/q/" B);
@@ -105,23 +118,22 @@ static void unknown_node_not_clear_until_read(void **state) {
 
 /* A name someone may make twice (a squatter's, sequenced or not) is never
  * marked gone: its delete told, it may stand again. It keeps the waiters
- * behind it reading the queue; a name without a sequence counts ahead of
- * every queued one. */
+ * behind it reading the queue. A name without a sequence is no contender,
+ * as for the grant's decision. */
 static void names_made_twice_are_never_gone(void **state) {
   (void)state;
   int held = 0;
   zkc__names_t r = read_of(ME, "junk", "x-lock-0000000004", (char *)NULL);
-  zkc__qview_update(&C, "/q", &r, ME, &held);
+  take(&r, &held);
   names_free(&r);
   zkc__qview_gone(&C, "/q/junk");
   zkc__qview_gone(&C, "/q/x-lock-0000000004");
   assert_false(zkc__qview_clear_ahead(&C, "/q", ME));
   zkc__qview_drop(&C, "/q", &held);
   zkc__names_t r2 = read_of(ME, "junk", (char *)NULL);
-  zkc__qview_update(&C, "/q", &r2, ME, &held);
+  take(&r2, &held);
   names_free(&r2);
-  zkc__qview_gone(&C, "/q/junk");
-  assert_false(zkc__qview_clear_ahead(&C, "/q", ME));
+  assert_true(zkc__qview_clear_ahead(&C, "/q", ME));
   zkc__qview_drop(&C, "/q", &held);
 }
 
@@ -134,13 +146,13 @@ static void writer_ahead_keeps_the_read(void **state) {
 #define W "_c_0a1b2c3d-0000-4000-8000-00000000000b-__WRIT__0000000004"
 #define W_LATER "_c_0a1b2c3d-0000-4000-8000-00000000000d-__WRIT__0000000011"
   zkc__names_t r = read_of(W, ME, (char *)NULL);
-  zkc__qview_update(&C, "/q", &r, ME, &held);
+  take(&r, &held);
   names_free(&r);
   zkc__qview_gone(&C, "/q/" W);
   assert_false(zkc__qview_clear_ahead(&C, "/q", ME));
   zkc__qview_drop(&C, "/q", &held);
   zkc__names_t r2 = read_of(A, ME, W_LATER, (char *)NULL);
-  zkc__qview_update(&C, "/q", &r2, ME, &held);
+  take(&r2, &held);
   names_free(&r2);
   zkc__qview_gone(&C, "/q/" A);
   assert_true(zkc__qview_clear_ahead(&C, "/q", ME));
@@ -157,12 +169,12 @@ static void downgrade_read_node_is_not_its_writer(void **state) {
   int held = 0, later_held = 0;
 #define W_READ "_c_0a1b2c3d-0000-4000-8000-00000000000e-__READ__0000000004"
   zkc__names_t r = read_of(W, ME, (char *)NULL);
-  zkc__qview_update(&C, "/q", &r, ME, &held);
+  take(&r, &held);
   names_free(&r);
   zkc__qview_gone(&C, "/q/" W);
   /* Another waiter of this client reads after the downgrade. */
   zkc__names_t r2 = read_of(W_READ, ME, LATER, (char *)NULL);
-  zkc__qview_update(&C, "/q", &r2, LATER, &later_held);
+  take(&r2, &later_held);
   names_free(&r2);
   assert_false(zkc__qview_clear_ahead(&C, "/q", ME)); /* the reader stands */
   zkc__qview_gone(&C, "/q/" W_READ);
@@ -171,11 +183,11 @@ static void downgrade_read_node_is_not_its_writer(void **state) {
   zkc__qview_drop(&C, "/q", &held);
   /* Both listed: the writer's delete leaves the read node standing. */
   zkc__names_t r3 = read_of(W, W_READ, ME, (char *)NULL);
-  zkc__qview_update(&C, "/q", &r3, ME, &held);
+  take(&r3, &held);
   names_free(&r3);
   zkc__qview_gone(&C, "/q/" W);
   zkc__names_t r4 = read_of(W_READ, ME, LATER, (char *)NULL);
-  zkc__qview_update(&C, "/q", &r4, LATER, &later_held);
+  take(&r4, &later_held);
   names_free(&r4);
   assert_false(zkc__qview_clear_ahead(&C, "/q", ME));
   zkc__qview_drop(&C, "/q", &later_held);
@@ -183,15 +195,15 @@ static void downgrade_read_node_is_not_its_writer(void **state) {
 }
 
 /* A node whose name carries our own sequence (an outsider's, made without
- * the sequence flag) sorts by name beside ours, and the view cannot tell
- * the two apart by key: it never says clear, whatever is marked gone; the
- * waiter reads the queue. Else the name sorting before ours would be
- * passed over as if it were ours. */
+ * the sequence flag) sorts by name beside ours: one sorting before ours
+ * stands ahead of it until its delete is told (never, for a name made
+ * twice), as in the grant's decision. A view keyed by sequence took it
+ * for ours. */
 static void a_name_sharing_our_sequence_keeps_the_read(void **state) {
   (void)state;
   int held = 0;
   zkc__names_t r = read_of(A, "0dup-lock-0000000009", ME, (char *)NULL);
-  zkc__qview_update(&C, "/q", &r, ME, &held);
+  take(&r, &held);
   names_free(&r);
   assert_false(zkc__qview_clear_ahead(&C, "/q", ME));
   zkc__qview_gone(&C, "/q/" A);
@@ -199,36 +211,115 @@ static void a_name_sharing_our_sequence_keeps_the_read(void **state) {
   zkc__qview_gone(&C, "/q/0dup-lock-0000000009"); /* never marked */
   assert_false(zkc__qview_clear_ahead(&C, "/q", ME));
   zkc__qview_drop(&C, "/q", &held);
-  /* Sorting after ours by name, it is behind us, but the view still
-   * cannot tell: a read decides. */
+  /* Sorting after ours by name, it is behind us. */
   zkc__names_t r2 = read_of(A, ME, "zdup-lock-0000000009", (char *)NULL);
-  zkc__qview_update(&C, "/q", &r2, ME, &held);
+  take(&r2, &held);
   names_free(&r2);
   zkc__qview_gone(&C, "/q/" A);
-  assert_false(zkc__qview_clear_ahead(&C, "/q", ME));
+  assert_true(zkc__qview_clear_ahead(&C, "/q", ME));
   zkc__qview_drop(&C, "/q", &held);
 }
 
 /* A node ahead sharing another's sequence (an outsider's name made
- * without the sequence flag): the view cannot tell which of the two a
- * delete was, so neither is marked, by the event or by a later read that
- * shows only one of them. */
+ * without the sequence flag) is not the other: the other's delete marks
+ * the other alone, by the event or carried into a later read that shows
+ * the twin alone. */
 static void a_shared_sequence_ahead_is_never_gone(void **state) {
   (void)state;
   int held = 0, later_held = 0;
 #define A_TWIN "0dup-lock-0000000003"
   zkc__names_t r = read_of(A, A_TWIN, ME, (char *)NULL);
-  zkc__qview_update(&C, "/q", &r, ME, &held);
+  take(&r, &held);
   names_free(&r);
   zkc__qview_gone(&C, "/q/" A);
   assert_false(zkc__qview_clear_ahead(&C, "/q", ME)); /* the twin stands */
   /* Another waiter of this client reads: the twin alone. */
   zkc__names_t r2 = read_of(A_TWIN, ME, LATER, (char *)NULL);
-  zkc__qview_update(&C, "/q", &r2, LATER, &later_held);
+  take(&r2, &later_held);
   names_free(&r2);
   assert_false(zkc__qview_clear_ahead(&C, "/q", ME));
   zkc__qview_drop(&C, "/q", &later_held);
   zkc__qview_drop(&C, "/q", &held);
+}
+
+/* A node that joined ahead of ours after the view's read (a squatter, or
+ * a twin of our own sequence: outsiders' names made without the sequence
+ * flag) is in the next, later read, and that read makes the view: it
+ * stands ahead until told gone. The view used to keep its first read
+ * while it showed our node. */
+static void a_later_read_shows_what_joined_ahead(void **state) {
+  (void)state;
+  int held = 0;
+  zkc__names_t r = read_of(A, B, ME, (char *)NULL);
+  take(&r, &held);
+  names_free(&r);
+  zkc__qview_gone(&C, "/q/" A);
+  zkc__names_t r2 = read_of(B, "0dup-lock-0000000009", ME, (char *)NULL);
+  take(&r2, &held);
+  names_free(&r2);
+  zkc__qview_gone(&C, "/q/" B);
+  assert_false(zkc__qview_clear_ahead(&C, "/q", ME));
+  zkc__names_t r3 = read_of(B, "squat-lock-0000000001", ME, (char *)NULL);
+  take(&r3, &held);
+  names_free(&r3);
+  zkc__qview_gone(&C, "/q/" B);
+  assert_false(zkc__qview_clear_ahead(&C, "/q", ME));
+  zkc__qview_drop(&C, "/q", &held);
+}
+
+/* A delete is told by name: a protected-looking name carrying B's
+ * sequence, never in the view, marks nothing when it goes (a view keyed
+ * by sequence marked B). */
+static void a_twin_outside_the_view_marks_nothing(void **state) {
+  (void)state;
+  int held = 0;
+  zkc__names_t r = read_of(A, B, ME, (char *)NULL);
+  take(&r, &held);
+  names_free(&r);
+  zkc__qview_gone(&C, "/q/" A);
+  zkc__qview_gone(&C,
+                  "/q/_c_zzzzzzzz-zzzz-zzzz-zzzz-zzzzzzzzzzzz-lock-0000000007");
+  assert_false(zkc__qview_clear_ahead(&C, "/q", ME)); /* B stands */
+  zkc__qview_drop(&C, "/q", &held);
+}
+
+/* The queue order is the grant's (sequence, then name) whatever the
+ * kinds: an outsider's name with our reader's sequence that sorts before
+ * it stands ahead, a writer to the grant's decision. A view ordering
+ * readers first by key put it behind. */
+static void same_sequence_of_another_kind_keeps_name_order(void **state) {
+  (void)state;
+  int held = 0;
+#define KAZOO_W "0123456789abcdef0123456789abcdef__lock__0000000003"
+#define ME_READ "_c_0a1b2c3d-0000-4000-8000-0000000000ff-__READ__0000000005"
+  zkc__names_t r = read_of(KAZOO_W, "0x0000000005", ME_READ, (char *)NULL);
+  take(&r, &held);
+  names_free(&r);
+  zkc__qview_gone(&C, "/q/" KAZOO_W);
+  assert_false(zkc__qview_clear_ahead(&C, "/q", ME_READ));
+  zkc__qview_drop(&C, "/q", &held);
+}
+
+/* Runs of one client may hand the view their reads in another order than
+ * the server answered them: an earlier read (by the parent's cversion)
+ * never replaces a later one, which may show a node the earlier lacks.
+ * The parent made again starts its counters again: its read replaces. */
+static void an_earlier_read_never_replaces_a_later(void **state) {
+  (void)state;
+  int h1 = 0, h2 = 0;
+  zkc__names_t later = read_of(A, "squat-lock-0000000004", ME, (char *)NULL);
+  take_at(&later, 1, 20, &h1);
+  names_free(&later);
+  zkc__names_t earlier = read_of(A, ME, (char *)NULL);
+  take_at(&earlier, 1, 18, &h2);
+  zkc__qview_gone(&C, "/q/" A);
+  assert_false(zkc__qview_clear_ahead(&C, "/q", ME)); /* the squatter */
+  take_at(&earlier, 2, 3, &h2); /* /q deleted and made again */
+  names_free(&earlier);
+  zkc__qview_gone(&C, "/q/" A);
+  assert_true(zkc__qview_clear_ahead(&C, "/q", ME));
+  zkc__qview_drop(&C, "/q", &h1);
+  zkc__qview_drop(&C, "/q", &h2);
 }
 
 /* Gone marks before any view, or for a path nobody waits on, change
@@ -257,6 +348,14 @@ int main(void) {
       cmocka_unit_test_setup_teardown(a_name_sharing_our_sequence_keeps_the_read,
                                       setup, teardown),
       cmocka_unit_test_setup_teardown(a_shared_sequence_ahead_is_never_gone,
+                                      setup, teardown),
+      cmocka_unit_test_setup_teardown(a_later_read_shows_what_joined_ahead,
+                                      setup, teardown),
+      cmocka_unit_test_setup_teardown(a_twin_outside_the_view_marks_nothing,
+                                      setup, teardown),
+      cmocka_unit_test_setup_teardown(
+          same_sequence_of_another_kind_keeps_name_order, setup, teardown),
+      cmocka_unit_test_setup_teardown(an_earlier_read_never_replaces_a_later,
                                       setup, teardown),
       cmocka_unit_test_setup_teardown(gone_without_a_view_keeps_nothing, setup,
                                       teardown),
