@@ -230,13 +230,15 @@ int32_t zkc__guard_remove(zkc_client_t *c, uint64_t id) {
  * new session, the node is gone with the old one, which is not a delete.
  * A session check goes first (zkc__submit_session_check: a write to a
  * child the node never has), and the read counts only when the check
- * found the session live: a server that applied the close answers reads
- * for a while after (its session table learns of the close after its
- * tree, where the watch fired), and the close was begun at the leader
- * before any server applied it, so the leader's check of the write, made
- * after the watch fired, finds the session closing. A sync would not do:
- * the leader answers a follower's sync whatever the session's state (a
- * fresh root saw a hold lost with its session told as deleted). The two
+ * found the session live: a follower that applied the close may answer
+ * the session's reads on a connection it still has (a follower checks no
+ * session for a read), and the close was begun at the leader before any
+ * server applied it, so the leader's check of the write, made after the
+ * watch fired, finds the session closing. A sync would not do: the leader
+ * answers a follower's sync whatever the session's state (a fresh root saw
+ * a hold lost with its session told as deleted). The write is a
+ * transaction of the ensemble's (an error one: it changes nothing), once
+ * per delete told to a holder. The two
  * are sent without waiting: a silent ensemble answers them only when the
  * connection is given up, and a removal of the guard meanwhile (a hold's
  * release on the async engine) must not wait that long. */
@@ -260,6 +262,10 @@ static void checked(void *ctx) {
   int rc = live ? k->op->rc : k->live->rc;
   pthread_mutex_lock(&c->mu);
   zkc__guard_t *g = find_locked(c, k->id);
+  /* a node at the path that is not the session's is another: ours went */
+  if (g != NULL && rc == ZKC_OK &&
+      k->op->stat.ephemeral_owner != g->session_id)
+    rc = ZKC_ENONODE;
   if (g != NULL) {
     g->checking = 0;
     if (rc == ZKC_ENONODE) {

@@ -72,6 +72,15 @@ static void test_log(void *ctx, zkc_log_level_t level, const char *msg) {
 }
 
 zkc_client_t *zkt_open(const zkc_client_opts_t *opts) {
+  return zkt_open_on(0, opts);
+}
+
+zkc_client_t *zkt_open_on(int server, const zkc_client_opts_t *opts) {
+  char hosts[600];
+  const char *cs = zkt_connect(), *chroot = strchr(cs, '/');
+  if (server) snprintf(hosts, sizeof hosts, "%s%s", zkt_server_host(server),
+                       chroot ? chroot : "");
+  else snprintf(hosts, sizeof hosts, "%s", cs);
   zkc_client_opts_t o;
   if (opts == NULL) {
     zkc_client_opts_init(&o);
@@ -86,11 +95,11 @@ zkc_client_t *zkt_open(const zkc_client_opts_t *opts) {
   }
   opts = &o;
   zkc_client_t *c = NULL;
-  int rc = zkc_client_open(&c, zkt_connect(), opts);
+  int rc = zkc_client_open(&c, hosts, opts);
   if (rc != ZKC_OK)
     fail_msg("cannot connect to the test ensemble at %s: %s (is it running? "
              "test/ensemble/zk-ensemble.sh start)",
-             zkt_connect(), zkc_strerror(rc));
+             hosts, zkc_strerror(rc));
   return c;
 }
 
@@ -307,7 +316,7 @@ void zkt_no_watch(zhandle_t *zh, int type, int state, const char *path,
 }
 
 const char *zkt_server_host(int server) {
-  static char hosts[512];
+  static _Thread_local char hosts[512];
   char *save = NULL;
   const char *cs = zkt_connect();
   snprintf(hosts, sizeof hosts, "%.*s", (int)strcspn(cs, "/"), cs);

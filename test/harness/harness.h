@@ -39,6 +39,9 @@ int64_t zkt_now_ns(void);
 
 /* Opens a client (NULL opts = defaults) or fails the test. */
 zkc_client_t *zkt_open(const zkc_client_opts_t *opts);
+/* The same on server n (1..3) of zkt_connect() alone (its chroot kept);
+ * 0: every server. */
+zkc_client_t *zkt_open_on(int server, const zkc_client_opts_t *opts);
 
 /* A fresh random root for this test, "/zkc-test/<name>-<random>", and the
  * lock path "<root>/<leaf>" under it (static buffers, valid until the next
@@ -240,7 +243,8 @@ int zkt_ensemble(char *out, size_t out_len, const char *fmt, ...)
 
 /* The server (1..3) that leads, from "srvr"; 0 if none does. */
 int zkt_leader_server(void);
-/* Server n's (1..3) host:port in zkt_connect() (a static buffer). */
+/* Server n's (1..3) host:port in zkt_connect(), without its chroot (a
+ * buffer of the calling thread's, valid until its next call). */
 const char *zkt_server_host(int server);
 
 /* The server (1..3) that session_id is connected to, from "cons"; 0 if none. */

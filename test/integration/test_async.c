@@ -559,8 +559,7 @@ static void expiry_from_the_holders_server_is_the_sessions(void **state) {
     zkc_client_opts_t o;
     zkc_client_opts_init(&o);
     o.session_timeout_ms = 4000;
-    zkc_client_t *c = NULL;
-    OK(zkc_client_open(&c, zkt_server_host(server), &o));
+    zkc_client_t *c = zkt_open_on(server, &o);
     lost_t l = {0};
     zkc_async_t *a = zkt_async_new(c, ZKC_DELIVER_THREAD, on_lost, &l);
     res_t r = {0};
@@ -717,6 +716,57 @@ static void outside_delete_is_lost(void **state) {
   release_now(a, r.hold, ZKC_ELOST);
   OK(zkc_async_destroy(a));
   zkc_client_close(c);
+}
+
+/* The session watches the node at `path`. */
+struct watch_of {
+  int64_t session;
+  const char *path;
+};
+static int session_watches(void *arg) {
+  struct watch_of *w = arg;
+  return zkt_session_watches_path(w->session, w->path);
+}
+
+/* An outsider deletes our node and makes a node of its own at the same
+ * path in one transaction: the delete's confirming read finds a node
+ * there, not of our session. The hold is lost all the same (it was
+ * watched again, as if nothing had happened). */
+static void outside_delete_and_remake_is_lost(void **state) {
+  (void)state;
+  char path[512], node[600];
+  snprintf(path, sizeof path, "%s", zkt_path("lock"));
+  zkc_client_t *c = zkt_open(NULL);
+  lost_t l = {0};
+  zkc_async_t *a = zkt_async_new(c, ZKC_DELIVER_THREAD, on_lost, &l);
+  res_t r = {0};
+  OK(zkc_async_acquire(a, path, -1, on_acquired, &r, NULL));
+  await_done(&r);
+  OK(r.rc);
+  zkc_list_t *nodes = NULL;
+  OK(zkc_hold_node_list(r.hold, &nodes));
+  snprintf(node, sizeof node, "%s", zkc_list_string(nodes, 0));
+  zkc_list_free(nodes);
+  /* the guard's watch is set a while after the grant */
+  int64_t sid;
+  OK(zkc_client_session_id(c, &sid));
+  struct watch_of w = {sid, node};
+  assert_true(zkt_await(session_watches, &w, zkt_ms(10000)));
+  zoo_op_t ops[2];
+  zoo_op_result_t res[2];
+  zoo_delete_op_init(&ops[0], node, -1);
+  zoo_create_op_init(&ops[1], node, "x", 1, &ZOO_OPEN_ACL_UNSAFE, 0, NULL, 0);
+  assert_int_equal(zoo_multi(zkt_raw(), 2, ops, res), ZOK);
+  assert_true(zkt_await(was_lost, &l, zkt_ms(8000)));
+  assert_int_equal(l.why, ZKC_LOST_DELETED);
+  assert_false(zkc_hold_is_held(r.hold));
+  release_now(a, r.hold, ZKC_ELOST);
+  OK(zkc_async_destroy(a));
+  zkc_client_close(c);
+  /* the outsider's node, unless the hold's end took it for ours (a name
+   * with our id: only an outsider copying it makes one) */
+  int rc = zoo_delete(zkt_raw(), node, -1);
+  assert_true(rc == ZOK || rc == ZNONODE);
 }
 
 /* An outsider deletes the node at the grant, before the hold is listed
@@ -952,6 +1002,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(expiry_while_held_is_lost),
       cmocka_unit_test(expiry_from_the_holders_server_is_the_sessions),
       cmocka_unit_test(outside_delete_is_lost),
+      cmocka_unit_test(outside_delete_and_remake_is_lost),
       cmocka_unit_test(delete_before_hold_listed_is_lost),
       cmocka_unit_test(suspended_loss_node_deleted_by_new_session),
       cmocka_unit_test(next_in_line_granted_on_delete_alone),
