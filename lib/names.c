@@ -357,15 +357,19 @@ static int hex32(const char *name) {
 
 unsigned zkc__child_layout(const char *name, int ephemeral) {
   if (name == NULL) return 0;
+  /* kazoo's lease first: a random uuid's digits end in ten decimal ones
+   * (a sequence to the parse) about once in 500 leases */
+  if (ephemeral != 0 && hex32(name)) return ZKC_LAYOUT_KAZOO_SEMAPHORE;
   int64_t seq;
   if (!zkc__node_sequence(name, &seq)) {
     /* Curator's InterProcessSemaphoreV2 (and zkcoord's): its queue and its
-     * leases one level down; kazoo's Semaphore: a lease is an ephemeral
-     * node named by a uuid's 32 hex digits. Anything else (a user's data
-     * node, Curator's revocation helper nodes) belongs to no recipe. */
+     * leases one level down (kazoo's Semaphore, above: a lease is an
+     * ephemeral node named by a uuid's 32 hex digits). Anything else (a
+     * user's data node, Curator's revocation helper nodes) belongs to no
+     * recipe. */
     if (strcmp(name, "leases") == 0 || strcmp(name, "locks") == 0)
       return ZKC_LAYOUT_SEMAPHORE;
-    return ephemeral != 0 && hex32(name) ? ZKC_LAYOUT_KAZOO_SEMAPHORE : 0;
+    return 0;
   }
   /* Curator's LeaderLatch: "latch-" right before the sequence. */
   if (marked_before_sequence(name, "latch-")) return ZKC_LAYOUT_ELECTION;

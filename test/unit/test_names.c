@@ -454,6 +454,9 @@ static void layouts_of_children(void **state) {
   assert_int_equal(zkc__child_layout("0123456789abcdef0123456789abcdef", -1),
                    ZKC_LAYOUT_KAZOO_SEMAPHORE);
   assert_int_equal(zkc__child_layout("0123456789abcdef0123456789abcdef", 0), 0);
+  /* a lease whose uuid ends in ten decimal digits is still a lease */
+  assert_int_equal(zkc__child_layout("0123456789abcdef0123451234567890", 1),
+                   ZKC_LAYOUT_KAZOO_SEMAPHORE);
   /* no recipe's: a data node, a name without a sequence */
   assert_int_equal(zkc__child_layout("config", 1), 0);
   assert_int_equal(zkc__child_layout("lease", 0), 0);
