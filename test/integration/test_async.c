@@ -55,6 +55,13 @@ static void on_released(void *ctx, int rc) {
 static int rel_done(void *ctx) { return atomic_load(&((rel_t *)ctx)->done) > 0; }
 
 /* Releases and frees a hold, awaiting the delete. */
+/* r holds path, acquired on a without a deadline. */
+static void held_on(zkc_async_t *a, const char *path, res_t *r) {
+  OK(zkc_async_acquire(a, path, -1, on_acquired, r, NULL));
+  await_done(r);
+  OK(r->rc);
+}
+
 static void release_now(zkc_async_t *a, zkc_hold_t *h, int want) {
   rel_t r = {0};
   OK(zkc_hold_release(a, h, on_released, &r));
@@ -254,9 +261,7 @@ static void release_once_from_any_thread(void **state) {
   zkc_async_t *a = zkt_async_new(c, ZKC_DELIVER_THREAD, NULL, NULL);
   zkc_async_t *b = zkt_async_new(c, ZKC_DELIVER_THREAD, NULL, NULL);
   res_t r = {0};
-  OK(zkc_async_acquire(a, path, -1, on_acquired, &r, NULL));
-  await_done(&r);
-  OK(r.rc);
+  held_on(a, path, &r);
   assert_int_equal(zkc_hold_release(b, r.hold, NULL, NULL), ZKC_ENOTOWNER);
   assert_true(zkc_hold_is_held(r.hold)); /* the foreign release changed nothing */
   assert_int_equal(zkc_async_destroy(a), ZKC_EBUSY); /* a hold not freed */
@@ -520,9 +525,7 @@ static void expiry_while_held_is_lost(void **state) {
   lost_t l = {0};
   zkc_async_t *a = zkt_async_new(c, ZKC_DELIVER_THREAD, on_lost, &l);
   res_t r = {0};
-  OK(zkc_async_acquire(a, path, -1, on_acquired, &r, NULL));
-  await_done(&r);
-  OK(r.rc);
+  held_on(a, path, &r);
   int64_t token = 0;
   OK(zkc_hold_fencing_token(r.hold, &token));
   OK(zkc_hold_fenced_set(r.hold, zkt_root(), "1", 1)); /* a fenced write */
@@ -563,9 +566,7 @@ static void expiry_from_the_holders_server_is_the_sessions(void **state) {
     lost_t l = {0};
     zkc_async_t *a = zkt_async_new(c, ZKC_DELIVER_THREAD, on_lost, &l);
     res_t r = {0};
-    OK(zkc_async_acquire(a, path, -1, on_acquired, &r, NULL));
-    await_done(&r);
-    OK(r.rc);
+    held_on(a, path, &r);
     zkt_expire_session_on(c, server);
     assert_true(zkt_await(was_lost, &l, zkt_ms(8000)));
     if (l.why != ZKC_LOST_SESSION)
@@ -659,9 +660,7 @@ static void suspended_loss_node_deleted_by_new_session(void **state) {
   lost_t l = {0};
   zkc_async_t *a = zkt_async_new(c, ZKC_DELIVER_THREAD, on_lost, &l);
   res_t r = {0};
-  OK(zkc_async_acquire(a, path, -1, on_acquired, &r, NULL));
-  await_done(&r);
-  OK(r.rc);
+  held_on(a, path, &r);
   int64_t token = 0;
   OK(zkc_hold_fencing_token(r.hold, &token));
   clientid_t old = zkt_session_credentials(c);
@@ -705,9 +704,7 @@ static void outside_delete_is_lost(void **state) {
   lost_t l = {0};
   zkc_async_t *a = zkt_async_new(c, ZKC_DELIVER_THREAD, on_lost, &l);
   res_t r = {0};
-  OK(zkc_async_acquire(a, path, -1, on_acquired, &r, NULL));
-  await_done(&r);
-  OK(r.rc);
+  held_on(a, path, &r);
   assert_true(zkt_await_children_exactly(path, 1, zkt_ms(10000)));
   zkt_delete_tree(path); /* an outsider deletes our node */
   assert_true(zkt_await(was_lost, &l, zkt_ms(8000)));
@@ -740,9 +737,7 @@ static void outside_delete_and_remake_is_lost(void **state) {
   lost_t l = {0};
   zkc_async_t *a = zkt_async_new(c, ZKC_DELIVER_THREAD, on_lost, &l);
   res_t r = {0};
-  OK(zkc_async_acquire(a, path, -1, on_acquired, &r, NULL));
-  await_done(&r);
-  OK(r.rc);
+  held_on(a, path, &r);
   zkc_list_t *nodes = NULL;
   OK(zkc_hold_node_list(r.hold, &nodes));
   snprintf(node, sizeof node, "%s", zkc_list_string(nodes, 0));

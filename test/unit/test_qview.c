@@ -33,14 +33,20 @@ static int teardown(void **state) {
   return pthread_mutex_destroy(&C.views_mu);
 }
 
-/* A read answering these names (NULL-terminated), in the server's order. */
-static zkc__names_t read_of(const char *first, ...) {
+/* A read answering first and the names in ap (NULL-terminated), in the
+ * server's order. */
+static zkc__names_t read_ofv(const char *first, va_list ap) {
   zkc__names_t r = {0, calloc(16, sizeof(char *))};
   assert_non_null(r.data);
-  va_list ap;
-  va_start(ap, first);
   for (const char *s = first; s; s = va_arg(ap, const char *))
     assert_non_null(r.data[r.count++] = strdup(s));
+  return r;
+}
+
+static zkc__names_t read_of(const char *first, ...) {
+  va_list ap;
+  va_start(ap, first);
+  zkc__names_t r = read_ofv(first, ap);
   va_end(ap);
   return r;
 }
@@ -58,6 +64,16 @@ static void take(zkc__names_t *r, int *held) { take_at(r, 1, ++CV, held); }
 static void names_free(zkc__names_t *r) {
   for (int i = 0; i < r->count; i++) free(r->data[i]);
   free(r->data);
+}
+
+/* The view takes a later read of these names (NULL-terminated). */
+static void take_read(int *held, const char *first, ...) {
+  va_list ap;
+  va_start(ap, first);
+  zkc__names_t r = read_ofv(first, ap);
+  va_end(ap);
+  take(&r, held);
+  names_free(&r);
 }
 
 /* Protected names (a random id each), as zkcoord, Curator and
@@ -98,9 +114,7 @@ static void clear_once_every_node_ahead_is_gone(void **state) {
 static void unknown_node_not_clear_until_read(void **state) {
   (void)state;
   int h1 = 0, h2 = 0;
-  zkc__names_t r1 = read_of(A, B, (char *)NULL);
-  take(&r1, &h1);
-  names_free(&r1);
+  take_read(&h1, A, B, (char *)NULL);
   zkc__qview_gone(&C, "/q/" A);
   assert_true(zkc__qview_clear_ahead(&C, "/q", B));
   assert_false(zkc__qview_clear_ahead(&C, "/q", ME));
@@ -123,16 +137,12 @@ static void unknown_node_not_clear_until_read(void **state) {
 static void names_made_twice_are_never_gone(void **state) {
   (void)state;
   int held = 0;
-  zkc__names_t r = read_of(ME, "junk", "x-lock-0000000004", (char *)NULL);
-  take(&r, &held);
-  names_free(&r);
+  take_read(&held, ME, "junk", "x-lock-0000000004", (char *)NULL);
   zkc__qview_gone(&C, "/q/junk");
   zkc__qview_gone(&C, "/q/x-lock-0000000004");
   assert_false(zkc__qview_clear_ahead(&C, "/q", ME));
   zkc__qview_drop(&C, "/q", &held);
-  zkc__names_t r2 = read_of(ME, "junk", (char *)NULL);
-  take(&r2, &held);
-  names_free(&r2);
+  take_read(&held, ME, "junk", (char *)NULL);
   assert_true(zkc__qview_clear_ahead(&C, "/q", ME));
   zkc__qview_drop(&C, "/q", &held);
 }
@@ -145,15 +155,11 @@ static void writer_ahead_keeps_the_read(void **state) {
   int held = 0;
 #define W "_c_0a1b2c3d-0000-4000-8000-00000000000b-__WRIT__0000000004"
 #define W_LATER "_c_0a1b2c3d-0000-4000-8000-00000000000d-__WRIT__0000000011"
-  zkc__names_t r = read_of(W, ME, (char *)NULL);
-  take(&r, &held);
-  names_free(&r);
+  take_read(&held, W, ME, (char *)NULL);
   zkc__qview_gone(&C, "/q/" W);
   assert_false(zkc__qview_clear_ahead(&C, "/q", ME));
   zkc__qview_drop(&C, "/q", &held);
-  zkc__names_t r2 = read_of(A, ME, W_LATER, (char *)NULL);
-  take(&r2, &held);
-  names_free(&r2);
+  take_read(&held, A, ME, W_LATER, (char *)NULL);
   zkc__qview_gone(&C, "/q/" A);
   assert_true(zkc__qview_clear_ahead(&C, "/q", ME));
   zkc__qview_drop(&C, "/q", &held);
@@ -168,27 +174,19 @@ static void downgrade_read_node_is_not_its_writer(void **state) {
   (void)state;
   int held = 0, later_held = 0;
 #define W_READ "_c_0a1b2c3d-0000-4000-8000-00000000000e-__READ__0000000004"
-  zkc__names_t r = read_of(W, ME, (char *)NULL);
-  take(&r, &held);
-  names_free(&r);
+  take_read(&held, W, ME, (char *)NULL);
   zkc__qview_gone(&C, "/q/" W);
   /* Another waiter of this client reads after the downgrade. */
-  zkc__names_t r2 = read_of(W_READ, ME, LATER, (char *)NULL);
-  take(&r2, &later_held);
-  names_free(&r2);
+  take_read(&later_held, W_READ, ME, LATER, (char *)NULL);
   assert_false(zkc__qview_clear_ahead(&C, "/q", ME)); /* the reader stands */
   zkc__qview_gone(&C, "/q/" W_READ);
   assert_true(zkc__qview_clear_ahead(&C, "/q", ME));
   zkc__qview_drop(&C, "/q", &later_held);
   zkc__qview_drop(&C, "/q", &held);
   /* Both listed: the writer's delete leaves the read node standing. */
-  zkc__names_t r3 = read_of(W, W_READ, ME, (char *)NULL);
-  take(&r3, &held);
-  names_free(&r3);
+  take_read(&held, W, W_READ, ME, (char *)NULL);
   zkc__qview_gone(&C, "/q/" W);
-  zkc__names_t r4 = read_of(W_READ, ME, LATER, (char *)NULL);
-  take(&r4, &later_held);
-  names_free(&r4);
+  take_read(&later_held, W_READ, ME, LATER, (char *)NULL);
   assert_false(zkc__qview_clear_ahead(&C, "/q", ME));
   zkc__qview_drop(&C, "/q", &later_held);
   zkc__qview_drop(&C, "/q", &held);
@@ -202,9 +200,7 @@ static void downgrade_read_node_is_not_its_writer(void **state) {
 static void a_name_sharing_our_sequence_keeps_the_read(void **state) {
   (void)state;
   int held = 0;
-  zkc__names_t r = read_of(A, "0dup-lock-0000000009", ME, (char *)NULL);
-  take(&r, &held);
-  names_free(&r);
+  take_read(&held, A, "0dup-lock-0000000009", ME, (char *)NULL);
   assert_false(zkc__qview_clear_ahead(&C, "/q", ME));
   zkc__qview_gone(&C, "/q/" A);
   assert_false(zkc__qview_clear_ahead(&C, "/q", ME)); /* the twin stands */
@@ -212,9 +208,7 @@ static void a_name_sharing_our_sequence_keeps_the_read(void **state) {
   assert_false(zkc__qview_clear_ahead(&C, "/q", ME));
   zkc__qview_drop(&C, "/q", &held);
   /* Sorting after ours by name, it is behind us. */
-  zkc__names_t r2 = read_of(A, ME, "zdup-lock-0000000009", (char *)NULL);
-  take(&r2, &held);
-  names_free(&r2);
+  take_read(&held, A, ME, "zdup-lock-0000000009", (char *)NULL);
   zkc__qview_gone(&C, "/q/" A);
   assert_true(zkc__qview_clear_ahead(&C, "/q", ME));
   zkc__qview_drop(&C, "/q", &held);
@@ -228,15 +222,11 @@ static void a_shared_sequence_ahead_is_never_gone(void **state) {
   (void)state;
   int held = 0, later_held = 0;
 #define A_TWIN "0dup-lock-0000000003"
-  zkc__names_t r = read_of(A, A_TWIN, ME, (char *)NULL);
-  take(&r, &held);
-  names_free(&r);
+  take_read(&held, A, A_TWIN, ME, (char *)NULL);
   zkc__qview_gone(&C, "/q/" A);
   assert_false(zkc__qview_clear_ahead(&C, "/q", ME)); /* the twin stands */
   /* Another waiter of this client reads: the twin alone. */
-  zkc__names_t r2 = read_of(A_TWIN, ME, LATER, (char *)NULL);
-  take(&r2, &later_held);
-  names_free(&r2);
+  take_read(&later_held, A_TWIN, ME, LATER, (char *)NULL);
   assert_false(zkc__qview_clear_ahead(&C, "/q", ME));
   zkc__qview_drop(&C, "/q", &later_held);
   zkc__qview_drop(&C, "/q", &held);
@@ -250,18 +240,12 @@ static void a_shared_sequence_ahead_is_never_gone(void **state) {
 static void a_later_read_shows_what_joined_ahead(void **state) {
   (void)state;
   int held = 0;
-  zkc__names_t r = read_of(A, B, ME, (char *)NULL);
-  take(&r, &held);
-  names_free(&r);
+  take_read(&held, A, B, ME, (char *)NULL);
   zkc__qview_gone(&C, "/q/" A);
-  zkc__names_t r2 = read_of(B, "0dup-lock-0000000009", ME, (char *)NULL);
-  take(&r2, &held);
-  names_free(&r2);
+  take_read(&held, B, "0dup-lock-0000000009", ME, (char *)NULL);
   zkc__qview_gone(&C, "/q/" B);
   assert_false(zkc__qview_clear_ahead(&C, "/q", ME));
-  zkc__names_t r3 = read_of(B, "squat-lock-0000000001", ME, (char *)NULL);
-  take(&r3, &held);
-  names_free(&r3);
+  take_read(&held, B, "squat-lock-0000000001", ME, (char *)NULL);
   zkc__qview_gone(&C, "/q/" B);
   assert_false(zkc__qview_clear_ahead(&C, "/q", ME));
   zkc__qview_drop(&C, "/q", &held);
@@ -273,9 +257,7 @@ static void a_later_read_shows_what_joined_ahead(void **state) {
 static void a_twin_outside_the_view_marks_nothing(void **state) {
   (void)state;
   int held = 0;
-  zkc__names_t r = read_of(A, B, ME, (char *)NULL);
-  take(&r, &held);
-  names_free(&r);
+  take_read(&held, A, B, ME, (char *)NULL);
   zkc__qview_gone(&C, "/q/" A);
   zkc__qview_gone(&C,
                   "/q/_c_zzzzzzzz-zzzz-zzzz-zzzz-zzzzzzzzzzzz-lock-0000000007");
@@ -292,9 +274,7 @@ static void same_sequence_of_another_kind_keeps_name_order(void **state) {
   int held = 0;
 #define KAZOO_W "0123456789abcdef0123456789abcdef__lock__0000000003"
 #define ME_READ "_c_0a1b2c3d-0000-4000-8000-0000000000ff-__READ__0000000005"
-  zkc__names_t r = read_of(KAZOO_W, "0x0000000005", ME_READ, (char *)NULL);
-  take(&r, &held);
-  names_free(&r);
+  take_read(&held, KAZOO_W, "0x0000000005", ME_READ, (char *)NULL);
   zkc__qview_gone(&C, "/q/" KAZOO_W);
   assert_false(zkc__qview_clear_ahead(&C, "/q", ME_READ));
   zkc__qview_drop(&C, "/q", &held);
