@@ -55,7 +55,9 @@ if [ -d "$stored" ]; then
   stored=${found[0]}
 fi
 [ -f "$stored" ] || error "$stored: no such stored ABI description (tools/abi-dump.sh writes it)"
-readelf -S --wide "$lib" | grep -q ' \.debug_info ' ||
+# grep reads to the end (not -q): an early exit would leave readelf a
+# SIGPIPE, failing the pipeline under pipefail
+readelf -S --wide "$lib" | grep ' \.debug_info ' >/dev/null ||
   error "$lib has no debug info, and the guard compares types: build it with -g (CMAKE_BUILD_TYPE=RelWithDebInfo, as tools/bootstrap.sh does, or Debug)"
 
 lib_soname=$(readelf -d "$lib" | sed -n 's/.*(SONAME).*\[\(.*\)\]$/\1/p')

@@ -101,7 +101,9 @@ done
 scratch=$(sed -n '/^## Try it against a scratch ensemble/,/^## /p' "$src/docs/cli.md")
 [ -n "$scratch" ] || { echo "check-docs: docs/cli.md has no scratch-ensemble step" >&2; bad=1; }
 for cmd in $(grep -oE 'zk-ensemble.sh [a-z-]+' <<<"$scratch" | awk '{print $2}' | sort -u); do
-  "$src/test/ensemble/zk-ensemble.sh" --help 2>&1 | grep -qE "^  $cmd " ||
+  # grep reads to the end (not -q): an early exit would leave the help a
+  # SIGPIPE, failing the pipeline under pipefail
+  "$src/test/ensemble/zk-ensemble.sh" --help 2>&1 | grep -E "^  $cmd " >/dev/null ||
     { echo "check-docs: the scratch step runs 'zk-ensemble.sh $cmd', which it lacks" >&2; bad=1; }
 done
 for ex in $(grep -oE 'build/try/examples/[a-z_]+' <<<"$scratch" | sed 's|.*/||'); do

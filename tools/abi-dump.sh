@@ -64,7 +64,9 @@ lib=$(readlink -f "$lib")
 [ -d "$headers" ] || die "$headers: no such headers directory"
 headers=$(cd "$headers" && pwd -P)
 
-readelf -S --wide "$lib" | grep -q ' \.debug_info ' ||
+# grep reads to the end (not -q): an early exit would leave readelf a
+# SIGPIPE, failing the pipeline under pipefail
+readelf -S --wide "$lib" | grep ' \.debug_info ' >/dev/null ||
   die "$lib has no debug info: build it with -g (CMAKE_BUILD_TYPE=RelWithDebInfo or Debug)"
 soname=$(readelf -d "$lib" | sed -n 's/.*(SONAME).*\[\(.*\)\]$/\1/p')
 [ -n "$soname" ] || die "$lib has no SONAME"
