@@ -45,7 +45,7 @@ static const zkc__stat_t *stat_of(const struct Stat *s, zkc__stat_t *out) {
   out->ctime = s->ctime;
   out->ephemeral_owner = s->ephemeralOwner;
   out->version = s->version;
-  out->cversion = s->cversion;
+  out->pzxid = s->pzxid;
   return out;
 }
 
@@ -149,8 +149,8 @@ void zkc__on_children(int zk_rc, const struct String_vector *v,
   children_arrived(zk_rc, v, NULL, data);
 }
 
-/* The parent's stat comes with the names: its cversion orders two reads
- * of one path (the queue view keeps the later). */
+/* The parent's stat comes with the names: its pzxid orders two reads of
+ * one path (the queue view keeps the later). */
 static void on_children2(int zk_rc, const struct String_vector *v,
                          const struct Stat *stat, const void *data) {
   children_arrived(zk_rc, v, stat, data);

@@ -26,7 +26,7 @@ struct zkc__qview {
   int refs;            /* runs waiting on base that use it */
   int read;            /* 1 once a read was taken */
   int64_t czxid;       /* the read's parent: which incarnation of base */
-  int32_t cversion;    /* and how far its children had changed */
+  int64_t pzxid;       /* and its children's last change */
   zkc__contender_t *e; /* the read's contenders, in queue order, their
                         * names in arena */
   char *arena;         /* their bytes */
@@ -88,10 +88,13 @@ static zkc__qview_t *lookup(zkc_client_t *c, const char *base, size_t len) {
 }
 
 /* Replaces v's entries by the read's contenders, keeping the old gone
- * marks of the same names. Without memory the view is left empty: an old
+ * marks of the same names (`carry`: the same incarnation of the path; in
+ * a new one a kazoo lock's name comes again with the same sequence, the
+ * counter started again). Without memory the view is left empty: an old
  * one would lack what the read shows (a squatter made since), and an
  * empty one says "clear" to nobody. */
-static void view_take(zkc__qview_t *v, char *const *names, size_t n) {
+static void view_take(zkc__qview_t *v, char *const *names, size_t n,
+                      int carry) {
   zkc__contender_t *e = malloc((n ? n : 1) * sizeof *e);
   size_t m = e ? zkc__sort_contenders(names, n, e) : 0;
   size_t bytes = 1;
@@ -107,7 +110,7 @@ static void view_take(zkc__qview_t *v, char *const *names, size_t n) {
   size_t at = 0, writer = m;
   for (size_t i = 0; i < m; i++) {
     size_t len = strlen(e[i].name) + 1;
-    long old = find(v, e[i].name);
+    long old = carry ? find(v, e[i].name) : -1;
     if (old >= 0 && v->gone[old]) gone[i] = 1; /* gone stays gone */
     e[i].name = memcpy(arena + at, e[i].name, len);
     at += len;
@@ -124,10 +127,14 @@ static void view_take(zkc__qview_t *v, char *const *names, size_t n) {
 
 /* 1 when a read with parent stat `p` is later than the view's: reads of a
  * client's runs may be taken in another order than the server answered
- * them, and an earlier one may lack a node a later one showed. A parent
- * made again (another czxid) starts its counters again. */
+ * them, and an earlier one may lack a node a later one showed. Zxids
+ * order them: the parent's creation (a later incarnation of the path),
+ * then its children's last create or delete (the cversion counts creates
+ * only, and stops at its maximum). */
 static int later(const zkc__qview_t *v, const zkc__stat_t *p) {
-  return !v->read || p->czxid != v->czxid || p->cversion > v->cversion;
+  if (!v->read) return 1;
+  if (p->czxid != v->czxid) return p->czxid > v->czxid;
+  return p->pzxid > v->pzxid;
 }
 
 void zkc__qview_update(zkc_client_t *c, const char *base, char *const *names,
@@ -156,10 +163,10 @@ void zkc__qview_update(zkc_client_t *c, const char *base, char *const *names,
       *held = 1;
     }
     if (later(v, parent)) {
-      view_take(v, names, n);
+      view_take(v, names, n, v->read && parent->czxid == v->czxid);
       v->read = 1;
       v->czxid = parent->czxid;
-      v->cversion = parent->cversion;
+      v->pzxid = parent->pzxid;
     }
   }
   pthread_mutex_unlock(&c->views_mu);
@@ -196,7 +203,8 @@ int zkc__qview_clear_ahead(zkc_client_t *c, const char *base,
 
 /* 1 for a name no client makes twice: a protected one (zkcoord's,
  * Curator's, go-zookeeper's: "_c_" and a fresh random id per create) or
- * kazoo's (32 hex digits of its lock's id, then "__" and a sequence). A
+ * kazoo's (32 hex digits of its lock's id, then "__" and a sequence: once
+ * per incarnation of the path, so marks do not cross into the next). A
  * name made twice (a squatter's, deleted and made again) could be marked
  * gone while it stands again: it is never marked, and keeps a read. The
  * form is trusted: an outsider making a name of that form twice could

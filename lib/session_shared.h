@@ -361,10 +361,11 @@ void zkc__waiter_rearm(zkc_client_t *c, zkc__waiter_t *w);
 /* A run waiting on base after a read of its children (names[0..n), its
  * own node's name among them; `parent` the read's stat of base): the
  * first call of a run (*held 0) takes a reference on the path's view
- * (*held 1). When the read is later than the view's (base's cversion, or
+ * (*held 1). When the read is later than the view's (base's pzxid, or
  * base made again), the view is made from it (a copy, the read
  * unchanged) with the old view's gone marks of the same names carried
- * over. Without memory nothing is held (*held stays 0), or the view is
+ * over (in the same incarnation of base). Without memory nothing is
+ * held (*held stays 0), or the view is
  * left empty: the run reads the queue as before. */
 void zkc__qview_update(zkc_client_t *c, const char *base, char *const *names,
                        size_t n, const zkc__stat_t *parent, int *held);

@@ -32,8 +32,7 @@ typedef struct zkc__stat {
   int64_t ctime;           /* ms since the epoch */
   int64_t ephemeral_owner; /* session id, 0 for a persistent node */
   int32_t version;         /* the data version */
-  int32_t cversion; /* the children's version: grows with every child's
-                     * create and delete while the node exists */
+  int64_t pzxid; /* the zxid of the last create or delete of a child */
 } zkc__stat_t;
 
 /* A children list (names only), owned by the op that read it. */

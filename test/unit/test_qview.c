@@ -17,7 +17,7 @@
 
 static zkc_client_t C;
 /* The reads' parent: one incarnation, each read later than the last. */
-static int32_t CV;
+static int64_t CV;
 
 static int setup(void **state) {
   (void)state;
@@ -52,9 +52,9 @@ static zkc__names_t read_of(const char *first, ...) {
 }
 
 /* The view takes read r of "/q" with the parent's stat given. */
-static void take_at(zkc__names_t *r, int64_t czxid, int32_t cversion,
+static void take_at(zkc__names_t *r, int64_t czxid, int64_t pzxid,
                     int *held) {
-  zkc__stat_t parent = {.czxid = czxid, .cversion = cversion};
+  zkc__stat_t parent = {.czxid = czxid, .pzxid = pzxid};
   zkc__qview_update(&C, "/q", r->data, (size_t)r->count, &parent, held);
 }
 
@@ -281,9 +281,12 @@ static void same_sequence_of_another_kind_keeps_name_order(void **state) {
 }
 
 /* Runs of one client may hand the view their reads in another order than
- * the server answered them: an earlier read (by the parent's cversion)
+ * the server answered them: an earlier read (by the parent's pzxid)
  * never replaces a later one, which may show a node the earlier lacks.
- * The parent made again starts its counters again: its read replaces. */
+ * A read of the parent made again (a later czxid) replaces any of the old
+ * one, and no gone mark crosses: a kazoo lock's name comes again in the
+ * new parent, its counter started again. A late read of the old parent
+ * never replaces the new one's. */
 static void an_earlier_read_never_replaces_a_later(void **state) {
   (void)state;
   int h1 = 0, h2 = 0;
@@ -294,9 +297,16 @@ static void an_earlier_read_never_replaces_a_later(void **state) {
   take_at(&earlier, 1, 18, &h2);
   zkc__qview_gone(&C, "/q/" A);
   assert_false(zkc__qview_clear_ahead(&C, "/q", ME)); /* the squatter */
-  take_at(&earlier, 2, 3, &h2); /* /q deleted and made again */
+  zkc__names_t again = read_of(B, ME, (char *)NULL);
+  take_at(&again, 1, 30, &h2);
+  zkc__qview_gone(&C, "/q/" B); /* B, in the old parent */
+  take_at(&again, 2, 3, &h2);   /* /q deleted and made again */
+  assert_false(zkc__qview_clear_ahead(&C, "/q", ME)); /* not carried */
+  zkc__qview_gone(&C, "/q/" B);
+  assert_true(zkc__qview_clear_ahead(&C, "/q", ME));
+  take_at(&earlier, 1, 50, &h2); /* the old parent's, answered late */
   names_free(&earlier);
-  zkc__qview_gone(&C, "/q/" A);
+  names_free(&again);
   assert_true(zkc__qview_clear_ahead(&C, "/q", ME));
   zkc__qview_drop(&C, "/q", &h1);
   zkc__qview_drop(&C, "/q", &h2);
