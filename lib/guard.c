@@ -238,10 +238,10 @@ int32_t zkc__guard_remove(zkc_client_t *c, uint64_t id) {
  * answers a follower's sync whatever the session's state (a fresh root saw
  * a hold lost with its session told as deleted). The write is a
  * transaction of the ensemble's (an error one: it changes nothing), once
- * per delete told to a holder. The two
- * are sent without waiting: a silent ensemble answers them only when the
- * connection is given up, and a removal of the guard meanwhile (a hold's
- * release on the async engine) must not wait that long. */
+ * per delete told to a holder. The two are sent without waiting: a silent
+ * ensemble answers them only when the connection is given up, and a
+ * removal of the guard meanwhile (a hold's release on the async engine)
+ * must not wait that long. */
 #define SESSION_CHECK_CHILD "zkcoord-session-check"
 
 typedef struct guard_check {

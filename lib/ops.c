@@ -123,7 +123,8 @@ static void on_created(int zk_rc, const char *name, const struct Stat *stat,
   zkc__op_finish(op, rc, rc == ZKC_OK ? stat_of(stat, &st) : NULL);
 }
 
-/* A children read's answer, with the parent's stat (NULL: none). */
+/* A children read's answer, with the parent's stat (NULL: none): its
+ * pzxid orders two reads of one path (the queue view keeps the later). */
 static void children_arrived(int zk_rc, const struct String_vector *v,
                              const struct Stat *stat, const void *data) {
   int rc;
@@ -149,12 +150,6 @@ void zkc__on_children(int zk_rc, const struct String_vector *v,
   children_arrived(zk_rc, v, NULL, data);
 }
 
-/* The parent's stat comes with the names: its pzxid orders two reads of
- * one path (the queue view keeps the later). */
-static void on_children2(int zk_rc, const struct String_vector *v,
-                         const struct Stat *stat, const void *data) {
-  children_arrived(zk_rc, v, stat, data);
-}
 
 static int zk_mode(zkc__create_mode_t mode) {
   switch (mode) {
@@ -203,7 +198,7 @@ void zkc__submit_create(zkc_client_t *c, zkc__op_t *op, zkc_node_kind_t kind,
 }
 
 void zkc__submit_children(zkc_client_t *c, zkc__op_t *op, const char *path) {
-  ZKC__SUBMIT(c, op, zoo_aget_children2(zh, path, 0, on_children2, op));
+  ZKC__SUBMIT(c, op, zoo_aget_children2(zh, path, 0, children_arrived, op));
 }
 
 void zkc__submit_delete(zkc_client_t *c, zkc__op_t *op, const char *path) {

@@ -365,8 +365,8 @@ void zkc__waiter_rearm(zkc_client_t *c, zkc__waiter_t *w);
  * base made again), the view is made from it (a copy, the read
  * unchanged) with the old view's gone marks of the same names carried
  * over (in the same incarnation of base). Without memory nothing is
- * held (*held stays 0), or the view is
- * left empty: the run reads the queue as before. */
+ * held (*held stays 0), or the view is left empty: the run reads the
+ * queue as before. */
 void zkc__qview_update(zkc_client_t *c, const char *base, char *const *names,
                        size_t n, const zkc__stat_t *parent, int *held);
 /* The run leaves (*held 1): its reference is dropped, the view freed with

@@ -32,7 +32,7 @@ typedef struct zkc__stat {
   int64_t ctime;           /* ms since the epoch */
   int64_t ephemeral_owner; /* session id, 0 for a persistent node */
   int32_t version;         /* the data version */
-  int64_t pzxid; /* the zxid of the last create or delete of a child */
+  int64_t pzxid;           /* the last create or delete of a child's zxid */
 } zkc__stat_t;
 
 /* A children list (names only), owned by the op that read it. */

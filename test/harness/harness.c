@@ -524,6 +524,23 @@ int zkt_session_watches_path(int64_t session_id, const char *path) {
   return found;
 }
 
+typedef struct watch_wanted {
+  int64_t session_id;
+  const char *path;
+  int want;
+} watch_wanted_t;
+
+static int watch_is(void *ctx) {
+  watch_wanted_t *w = ctx;
+  return zkt_session_watches_path(w->session_id, w->path) == w->want;
+}
+
+int zkt_await_watch(int64_t session_id, const char *path, int want,
+                    int64_t timeout_ms) {
+  watch_wanted_t w = {session_id, path, want};
+  return zkt_await(watch_is, &w, timeout_ms);
+}
+
 int zkt_await_session_watches(zkc_client_t *c, int want, char *first,
                               size_t first_len, int64_t timeout_ms) {
   int64_t sid;

@@ -186,6 +186,11 @@ int zkt_session_watches_path(int64_t session_id, const char *path);
  * them returns (a holder's own-node watch, a waiter's on its predecessor). */
 int zkt_await_session_watches(zkc_client_t *c, int want, char *first,
                               size_t first_len, int64_t timeout_ms);
+/* 1 once zkt_session_watches_path(session_id, path) is `want` (1: the
+ * session watches path, 0: not any more), 0 if timeout_ms (already
+ * scaled) passes first. */
+int zkt_await_watch(int64_t session_id, const char *path, int want,
+                    int64_t timeout_ms);
 
 /* Runs the named case (argv[1]) of `tests`, or all when no name is given;
  * `--list` prints the case names, one a line, and runs nothing.

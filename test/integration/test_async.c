@@ -54,7 +54,6 @@ static void on_released(void *ctx, int rc) {
 
 static int rel_done(void *ctx) { return atomic_load(&((rel_t *)ctx)->done) > 0; }
 
-/* Releases and frees a hold, awaiting the delete. */
 /* r holds path, acquired on a without a deadline. */
 static void held_on(zkc_async_t *a, const char *path, res_t *r) {
   OK(zkc_async_acquire(a, path, -1, on_acquired, r, NULL));
@@ -62,6 +61,7 @@ static void held_on(zkc_async_t *a, const char *path, res_t *r) {
   OK(r->rc);
 }
 
+/* Releases and frees a hold, awaiting the delete. */
 static void release_now(zkc_async_t *a, zkc_hold_t *h, int want) {
   rel_t r = {0};
   OK(zkc_hold_release(a, h, on_released, &r));
@@ -553,9 +553,7 @@ static void expiry_from_the_holders_server_is_the_sessions(void **state) {
   (void)state;
   char path[512];
   snprintf(path, sizeof path, "%s", zkt_path("lock"));
-  const char *env = getenv("ZKT_EXPIRY_ROUNDS");
-  int rounds = env ? atoi(env) : 8;
-  for (int i = 0; i < rounds; i++) {
+  for (int i = 0; i < 8; i++) {
     int leader = zkt_leader_server();
     assert_in_range(leader, 1, 3);
     int server = leader % 3 + 1;
@@ -715,16 +713,6 @@ static void outside_delete_is_lost(void **state) {
   zkc_client_close(c);
 }
 
-/* The session watches the node at `path`. */
-struct watch_of {
-  int64_t session;
-  const char *path;
-};
-static int session_watches(void *arg) {
-  struct watch_of *w = arg;
-  return zkt_session_watches_path(w->session, w->path);
-}
-
 /* An outsider deletes our node and makes a node of its own at the same
  * path in one transaction: the delete's confirming read finds a node
  * there, not of our session. The hold is lost all the same (it was
@@ -745,8 +733,7 @@ static void outside_delete_and_remake_is_lost(void **state) {
   /* the guard's watch is set a while after the grant */
   int64_t sid;
   OK(zkc_client_session_id(c, &sid));
-  struct watch_of w = {sid, node};
-  assert_true(zkt_await(session_watches, &w, zkt_ms(10000)));
+  assert_true(zkt_await_watch(sid, node, 1, zkt_ms(10000)));
   zoo_op_t ops[2];
   zoo_op_result_t res[2];
   zoo_delete_op_init(&ops[0], node, -1);

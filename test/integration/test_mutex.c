@@ -521,14 +521,6 @@ static void waiter_let_go(struct held_waiter *w) {
   pthread_cond_broadcast(&w->cv);
   pthread_mutex_unlock(&w->mu);
 }
-struct watches_path {
-  int64_t sid;
-  const char *path;
-};
-static int session_watches(void *arg) {
-  struct watches_path *wp = arg;
-  return zkt_session_watches_path(wp->sid, wp->path);
-}
 
 /* Learning ahead: the next in line but one (B, behind A behind the holder
  * H) watches A and H. H's release grants A and tells B that A is now the
@@ -569,8 +561,7 @@ static void next_but_one_proves_its_place_while_the_next_holds(void **state) {
   OK(zkc_mutex_release(holder));
   assert_true(zkt_await(waiter_holds, &w[0], zkt_ms(10000)));
   /* A holds; B, told by H's delete, proves its place now */
-  struct watches_path own = {sid_b, nodes[2]};
-  assert_true(zkt_await(session_watches, &own, zkt_ms(10000)));
+  assert_true(zkt_await_watch(sid_b, nodes[2], 1, zkt_ms(10000)));
   assert_true(zkt_session_watches_path(sid_b, nodes[1]));
   assert_false(waiter_holds(&w[1]));
   waiter_let_go(&w[0]);

@@ -270,19 +270,8 @@ static void await_node(const char *path, int64_t sid, char *out) {
 
 static int node_gone(void *ctx) { return !zkt_exists((const char *)ctx, NULL); }
 
-typedef struct watching {
-  int64_t sid;
-  const char *path;
-  int want; /* 1: watched, 0: not (any more) */
-} watching_t;
-static int watch_is(void *ctx) {
-  watching_t *w = ctx;
-  return zkt_session_watches_path(w->sid, w->path) == w->want;
-}
-
 static void await_watch(int64_t sid, const char *path, int want) {
-  watching_t w = {sid, path, want};
-  if (!zkt_await(watch_is, &w, zkt_ms(10000)))
+  if (!zkt_await_watch(sid, path, want, zkt_ms(10000)))
     fail_msg("session 0x%llx %s %s", (unsigned long long)sid,
              want ? "never watched" : "still watches", path);
 }
