@@ -9,7 +9,7 @@
 
 int zkc__queue_decide(char *const *names, size_t n, const char *own,
                       int reader, zkc__q_decision_t *out) {
-  *out = (zkc__q_decision_t){ZKC__Q_GONE, NULL, 0, NULL};
+  *out = (zkc__q_decision_t){ZKC__Q_GONE, NULL, 0, 0, NULL};
   zkc__contender_t *sorted = malloc((n ? n : 1) * sizeof *sorted);
   if (sorted == NULL) return ZKC_ENOMEM;
   n = zkc__sort_contenders(names, n, sorted);
@@ -22,13 +22,10 @@ int zkc__queue_decide(char *const *names, size_t n, const char *own,
       out->verdict = ZKC__Q_WAIT;
       out->blocker = sorted[b].name;
       long a = reader ? zkc__rw_writer_before(sorted, b) : b - 1;
-      out->sole = reader ? a < 0
-                         : b == 0 && zkc__rw_kind(sorted[0].name) != ZKC__RW_WRITE;
-      /* a blocker that is a write node never becomes sole (see sole): no
-       * use learning ahead that it is next */
-      if (!out->sole && a >= 0 &&
-          (reader || zkc__rw_kind(sorted[b].name) != ZKC__RW_WRITE))
-        out->ahead = sorted[a].name;
+      int write_first = zkc__rw_kind(sorted[0].name) == ZKC__RW_WRITE;
+      out->sole = reader ? a < 0 : b == 0 && !write_first;
+      out->guarded = !reader && b == 0 && write_first;
+      if (!out->sole && !out->guarded && a >= 0) out->ahead = sorted[a].name;
     }
   }
   free(sorted);

@@ -26,16 +26,24 @@ typedef struct zkc__q_decision {
    * our node proved still there, may grant without a read. Sequences only
    * grow; the one node made with an older sequence is a downgraded
    * writer's read node carrying its writer's sequence, so a writer or a
-   * mutex never counts a write node's delete as that (a reader never minds
-   * a read node). */
+   * mutex never counts a write node's delete as that without more (see
+   * guarded; a reader never minds a read node). */
   int sole;
-  /* ZKC__Q_WAIT and not sole: the node whose delete may leave the blocker
-   * our only one (the node before the blocker; for a reader the nearest
-   * writer before it), or NULL (also behind a write node, which a writer or
-   * a mutex never counts sole). A hint, never a proof: watched beside the
-   * blocker, its delete sends the waiter to read the queue again while the
-   * blocker still holds, so that a read showing the blocker sole starts a
-   * sole round then, and the blocker's delete alone grants (learn-ahead). */
+  /* ZKC__Q_WAIT, a writer or a mutex behind a write node alone: that
+   * delete alone may grant only together with proof that no child joined
+   * the path between a read showing the blocker alone ahead and the
+   * blocker's delete (a children watch set by that read, its event not
+   * told before the delete's: qround.c). The one node that can join ahead
+   * is that writer's downgrade, and its create comes before the write
+   * node's delete. */
+  int guarded;
+  /* ZKC__Q_WAIT and neither sole nor guarded: the node whose delete may
+   * leave the blocker our only one (the node before the blocker; for a
+   * reader the nearest writer before it), or NULL. A hint, never a proof:
+   * watched beside the blocker, its delete sends the waiter to read the
+   * queue again while the blocker still holds, so that a read showing the
+   * blocker alone starts a sole (or guarded) round then, and the blocker's
+   * delete alone grants (learn-ahead). */
   const char *ahead;
 } zkc__q_decision_t;
 

@@ -76,7 +76,9 @@ int zkc__qrun_ops(zkc__qrun_t *r, zkc__op_t **ops) {
       if (r->op) ops[n++] = r->op;
       break;
     case Q_WATCHING: /* sent: the sync, our own node's watch or, after
-                      * the blocker's, learn-ahead's */
+                      * the blocker's, learn-ahead's; a guarded round's
+                      * children read last */
+      if (r->kids) ops[n++] = r->kids;
       if (r->op && r->ahead) ops[n++] = r->op;
       ops[n++] = r->watch;
       if (r->op && !r->ahead) ops[n++] = r->op;
@@ -691,7 +693,7 @@ static void listed(zkc__qrun_t *r) {
     free(pred);
     free(ahead);
     finish(r, ZKC_ETIMEDOUT);
-  } else if ((rc = zkc__qround_watch(r, pred, d.sole, ahead)) != ZKC_OK) {
+  } else if ((rc = zkc__qround_watch(r, pred, d.sole, d.guarded, ahead)) != ZKC_OK) {
     finish(r, rc);
   } else {
     r->st = Q_WATCHING;
@@ -860,6 +862,7 @@ void zkc__qrun_clear(zkc__qrun_t *r) {
   zkc__rk_op_drop(&r->k, &r->op);
   zkc__rk_op_drop(&r->k, &r->list);
   zkc__rk_op_drop(&r->k, &r->watch);
+  zkc__rk_op_drop(&r->k, &r->kids);
   if (r->w_reg) {
     r->k.world->waiter_unregister(r->k.c, &r->w);
     r->w_reg = 0;

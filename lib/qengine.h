@@ -139,7 +139,7 @@ void zkc__qrun_init(zkc__qrun_t *r, zkc_client_t *c,
 zkc__qneed_t zkc__qrun_step(zkc__qrun_t *r);
 
 /* The most requests a run awaits at once (zkc__qrun_ops). */
-#define ZKC__QRUN_OPS_MAX 3
+#define ZKC__QRUN_OPS_MAX 4
 
 /* ZKC__QN_REPLY: the requests awaited (up to ZKC__QRUN_OPS_MAX written to
  * ops; a policy's run: as many as its round sends; the last sent first: a session's answers come in the order of its

@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The queue engine's waiting round (qround.h): a waiter's watches behind
  * its blocker, sent behind a sync through the leader (with the sole
- * blocker's, our own node's first; learn-ahead's on the node before it),
- * their answers, and what the round's end says the machine does next
- * (qengine.c goes there). */
+ * blocker's, our own node's first; learn-ahead's on the node before it; a
+ * guarded round's read of the children last), their answers, and what the
+ * round's end says the machine does next (qengine.c goes there). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "qround.h"
 
+#include "decide.h"
 #include "kernel_door.h" /* its ops whole */
 #include "names.h"
+#include "qown.h"
 #include "test_hooks.h"
 
 void (*zkc__round_seam)(void);
@@ -55,22 +58,40 @@ static void round_paths_free(zkc__qrun_t *r) {
  * one learns it is next only from that delete, then reads: a round trip on
  * every hand-off in a queue longer than two. It grants nothing itself:
  * its delete only sends the run to read, and the read decides. */
-int zkc__qround_watch(zkc__qrun_t *r, char *pred, int sole, char *ahead) {
+/* A guarded round (decide.h) watches base's children too: the read, sent
+ * after the blocker's watch, must show the blocker alone ahead of us (a
+ * downgrade's read node made before it shows there), and its watch's
+ * event, told before the blocker's delete, leaves the waiter unclean (a
+ * child made after it: the event comes in the server's order, before the
+ * delete's). A child made or deleted while the blocker holds (a waiter
+ * joining behind us) wakes the round, which reads and watches again, at
+ * most ZKC__GUARD_WAKES rounds in a row: a long hold with many joining
+ * would cost a read of the queue each (a herd of reads). After them a
+ * child's event only spoils the round, whose delete reads, as a round not
+ * guarded. Like learn-ahead, only where round trips are long. */
+#define ZKC__GUARD_WAKES 2
+int zkc__qround_watch(zkc__qrun_t *r, char *pred, int sole, int guarded,
+                      char *ahead) {
   r->pred = pred;
   r->watch = zkc__rk_op_new(&r->k);
   zkc__rk_op_drop(&r->k, &r->list); /* none while listed; the sync's slot */
   /* NULL without memory, or unproven: a round without its sync (and then
    * without our own node's watch: no grant on the watches alone). */
   r->list = r->unproven ? NULL : zkc__rk_op_new(&r->k);
-  r->op = sole && r->list ? zkc__rk_op_new(&r->k) : NULL;
+  int long_trips = r->k.world->learn_ahead == NULL ||
+                   r->k.world->learn_ahead(r->k.c);
+  guarded = guarded && !sole && long_trips;
+  r->op = (sole || guarded) && r->list ? zkc__rk_op_new(&r->k) : NULL;
+  r->kids = guarded && r->op ? zkc__rk_op_new(&r->k) : NULL;
+  if (guarded && r->kids == NULL) zkc__rk_op_drop(&r->k, &r->op);
   r->sole = r->op != NULL;
+  r->guard = r->kids != NULL;
+  r->guard_ok = 0;
   r->round_sync = r->list != NULL;
   /* a hint only: without memory the round goes without it, and where
    * round trips are short (the world's learn_ahead) its requests cost
    * more than the round trip it saves */
-  if (!r->sole && !r->unproven && ahead &&
-      (r->k.world->learn_ahead == NULL ||
-       r->k.world->learn_ahead(r->k.c)) &&
+  if (!r->sole && !r->unproven && ahead && long_trips &&
       (r->op = zkc__rk_op_new(&r->k)) != NULL) {
     r->ahead = ahead;
     ahead = NULL;
@@ -83,6 +104,7 @@ int zkc__qround_watch(zkc__qrun_t *r, char *pred, int sole, char *ahead) {
   if (rc != ZKC_OK) {
     zkc__rk_op_drop(&r->k, &r->watch);
     zkc__rk_op_drop(&r->k, &r->op);
+    zkc__rk_op_drop(&r->k, &r->kids);
     zkc__rk_op_drop(&r->k, &r->list);
     round_paths_free(r);
     return rc;
@@ -99,6 +121,13 @@ int zkc__qround_watch(zkc__qrun_t *r, char *pred, int sole, char *ahead) {
     send_watch(r, r->op, r->node);
   }
   send_watch(r, r->watch, pred);
+  if (r->guard) {
+    r->k.world->waiter_watch_parent(r->k.c, &r->w, r->base,
+                                    r->guard_wakes < ZKC__GUARD_WAKES);
+    zkc__req_t rq = {.kind = ZKC__REQ_CHILDREN_WATCH, .path = r->base,
+                     .watch = r->w.id};
+    r->k.world->send(r->k.c, r->kids, &rq);
+  }
   if (r->ahead) {
     r->k.world->waiter_also(r->k.c, &r->w, r->ahead);
     send_watch(r, r->op, r->ahead);
@@ -117,6 +146,9 @@ void zkc__qround_leave(zkc__qrun_t *r, int remove) {
   if (r->watch_rc == ZKC_OK) r->k.world->forget_watch(r->k.c, r->pred, r->w.id);
   if (r->ahead && r->ahead_rc == ZKC_OK)
     r->k.world->forget_watch(r->k.c, r->ahead, r->w.id);
+  /* left on the server: removing it would remove every watcher's of this
+   * session on base (an observer's); its event finds no waiter */
+  if (r->guard) r->k.world->forget_child_watch(r->k.c, r->base, r->w.id);
   r->k.world->waiter_unregister(r->k.c, &r->w);
   r->w_reg = 0;
   round_paths_free(r);
@@ -139,12 +171,17 @@ static int view_clear(zkc__qrun_t *r) {
  * no grant on it. */
 zkc__qr_verdict_t zkc__qround_end(zkc__qrun_t *r, zkc__wake_t why, int *rc) {
   int clean = r->sole && !r->same_session && r->sync_rc == ZKC_OK &&
-              r->own_rc == ZKC_OK &&
+              r->own_rc == ZKC_OK && (!r->guard || r->guard_ok) &&
               why == ZKC__WAKE_FIRED &&
               (r->watch_rc == ZKC_OK || r->watch_rc == ZKC_ENONODE) &&
               r->k.world->waiter_clean(r->k.c, &r->w,
                                        r->watch_rc == ZKC_ENONODE);
   if (clean) r->proof = r->sent;
+  /* a waking guarded round that ended unclean was (most likely) woken by
+   * a child's event: one more in a row; any other round ends the row */
+  r->guard_wakes = r->guard && !clean && r->guard_wakes < ZKC__GUARD_WAKES
+                       ? r->guard_wakes + 1
+                       : 0;
   zkc__qround_leave(r, why == ZKC__WAKE_TIMEOUT);
   if (why != ZKC__WAKE_FIRED) {
     *rc = zkc__rk_woken_rc(why);
@@ -164,6 +201,34 @@ zkc__qr_verdict_t zkc__qround_end(zkc__qrun_t *r, zkc__wake_t why, int *rc) {
   return ZKC__QR_LIST;
 }
 
+/* A guarded round's children read: sets r->guard_ok when it shows the
+ * blocker alone ahead of our node, or nothing. 1 unless it shows another
+ * node ahead (an answer failed, or no memory to decide: 1, the round waits
+ * without the guard, as a round not sole). */
+static void twin_seen(void *ctx, const char *name) {
+  (void)ctx, (void)name; /* the queue's own read hands it to the janitor */
+}
+
+static int guarded_alone(zkc__qrun_t *r) {
+  zkc__q_decision_t d;
+  if (r->kids->rc != ZKC_OK) return 1;
+  /* our twins (a create cut off and retried) are no node ahead: the
+   * queue's read decides without them too (qengine.c's listed) */
+  char uuid[ZKC__UUID_LEN + 1];
+  zkc__qown_uuid(r->base, r->prefix, r->node, uuid);
+  size_t n = zkc__qown_drop_twins(zkc__basename(r->node), uuid,
+                                  r->kids->children.data,
+                                  (size_t)r->kids->children.count, twin_seen,
+                                  NULL);
+  if (zkc__queue_decide(r->kids->children.data, n, zkc__basename(r->node), 0,
+                        &d) != ZKC_OK)
+    return 1;
+  r->guard_ok = d.verdict == ZKC__Q_FIRST ||
+                (d.verdict == ZKC__Q_WAIT && (d.sole || d.guarded) &&
+                 strcmp(d.blocker, zkc__basename(r->pred)) == 0);
+  return r->guard_ok;
+}
+
 zkc__qr_verdict_t zkc__qround_watched(zkc__qrun_t *r, int *rc) {
   r->watch_rc = r->watch->rc;
   r->same_session = r->watch_rc == ZKC_OK &&
@@ -171,13 +236,17 @@ zkc__qr_verdict_t zkc__qround_watched(zkc__qrun_t *r, int *rc) {
   r->own_rc = r->sole && r->op ? r->op->rc : ZKC_OK;
   r->ahead_rc = r->ahead && r->op ? r->op->rc : ZKC_OK;
   r->sync_rc = r->list ? r->list->rc : ZKC_OK;
+  /* a guarded round whose read shows another node ahead (a downgrade's
+   * read node) reads again now: no grant can rest on this round */
+  int moved = r->guard && !guarded_alone(r);
   zkc__rk_op_end(&r->watch);
   zkc__rk_op_end(&r->op);
+  zkc__rk_op_end(&r->kids);
   zkc__rk_op_end(&r->list);
   /* `ahead` gone already: what its event would have told (its watch's
    * other failures leave the round as it would be without it) */
   if (r->watch_rc == ZKC_OK && r->own_rc == ZKC_OK && r->sync_rc == ZKC_OK &&
-      r->ahead_rc != ZKC_ENONODE)
+      r->ahead_rc != ZKC_ENONODE && !moved)
     return ZKC__QR_WAIT;
   return zkc__qround_end(r, ZKC__WAKE_FIRED, rc);
 }
@@ -186,6 +255,8 @@ zkc__qr_verdict_t zkc__qround_watched(zkc__qrun_t *r, int *rc) {
  * by id). */
 void zkc__qround_give_up(zkc__qrun_t *r) {
   zkc__rk_op_drop(&r->k, &r->watch);
+  zkc__rk_op_drop(&r->k, &r->kids);
+  if (r->guard) r->k.world->forget_child_watch(r->k.c, r->base, r->w.id);
   r->k.world->waiter_unregister(r->k.c, &r->w);
   r->w_reg = 0;
   round_paths_free(r);

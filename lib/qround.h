@@ -40,6 +40,10 @@ struct zkc__qrun {
                               finds it */
   unsigned w_reg : 1;   /* the round's waiter is registered */
   unsigned sole : 1;    /* the round watches our own node too */
+  unsigned guard : 1;   /* and the children of base (decide.h's guarded) */
+  unsigned guard_ok : 1; /* whose read showed the blocker alone ahead */
+  unsigned guard_wakes : 2; /* guarded rounds in a row a child's event woke
+                               (at most ZKC__GUARD_WAKES) */
   unsigned round_sync : 1; /* the round sent a sync before its watches */
   unsigned same_session : 1; /* the blocker is of our own session */
   unsigned unproven : 1; /* see zkc__qrun_how_t */
@@ -64,6 +68,8 @@ struct zkc__qrun {
   zkc__op_t *watch; /* Q_WATCHING: the blocker's watch; Q_LISTING: the
                        read of `also` behind the queue's, kept once that
                        read granted (zkc__qrun_also_seen) */
+  zkc__op_t *kids;  /* Q_WATCHING, a guarded round: base's children read,
+                       with its watch */
   zkc__waiter_t w;
   char *pred;       /* the blocker watched */
   char *ahead;      /* a round not sole: the node before the blocker,
@@ -84,11 +90,12 @@ typedef enum {
   ZKC__QR_LIST     /* read again, behind a sync of its own */
 } zkc__qr_verdict_t;
 
-/* A read's wait on the blocker `pred`, `sole` or not, with `ahead` the
- * node before it (NULL: none); both taken. Sends the round: ZKC_OK (the
- * run is then Q_WATCHING), or the failure to end the run with (nothing
- * sent, nothing kept). */
-int zkc__qround_watch(zkc__qrun_t *r, char *pred, int sole, char *ahead);
+/* A read's wait on the blocker `pred`, `sole`, `guarded` (decide.h) or
+ * neither, with `ahead` the node before it (NULL: none); both taken. Sends
+ * the round: ZKC_OK (the run is then Q_WATCHING), or the failure to end
+ * the run with (nothing sent, nothing kept). */
+int zkc__qround_watch(zkc__qrun_t *r, char *pred, int sole, int guarded,
+                      char *ahead);
 /* Q_WATCHING's answers are in: the wait, or what the round's end says. */
 zkc__qr_verdict_t zkc__qround_watched(zkc__qrun_t *r, int *rc);
 /* The round's wait ended (why): its waiter leaves, and what next. */

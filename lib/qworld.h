@@ -42,10 +42,13 @@ typedef struct zkc__qworld {
   int (*waiter_register)(zkc_client_t *c, zkc__waiter_t *w, const char *path,
                          void (*notify)(void *), void *ctx);
   void (*waiter_watch_own)(zkc_client_t *c, zkc__waiter_t *w, const char *own);
+  void (*waiter_watch_parent)(zkc_client_t *c, zkc__waiter_t *w,
+                              const char *parent, int wakes);
   int (*waiter_clean)(zkc_client_t *c, zkc__waiter_t *w, int path_absent);
   void (*waiter_unwatch)(zkc_client_t *c, zkc__waiter_t *w);
   void (*waiter_unregister)(zkc_client_t *c, zkc__waiter_t *w);
   void (*forget_watch)(zkc_client_t *c, const char *path, uint64_t id);
+  void (*forget_child_watch)(zkc_client_t *c, const char *path, uint64_t id);
   /* A waiter over several reads (the lease run's): a data watch on `also`
    * beside its children watch, cleared before each read, both removed
    * when it leaves unfired. */

@@ -110,6 +110,9 @@ struct zkc__waiter {
   const char *also; /* a second node with a data watch, or NULL */
   const char *own;  /* the waiter's own node, watched too, or NULL */
   int own_touched;  /* an event on `own` came, or its watch was removed */
+  const char *parent; /* the path whose children are watched too, or NULL */
+  int parent_touched; /* an event on `parent` came, or its watch went */
+  int parent_wakes;   /* that event wakes the waiter (else it only marks) */
   int clean;        /* `path` was deleted while `own` was untouched, in order */
   uint64_t epoch;   /* the client's watch_epoch at registration */
   int fired;        /* a node event arrived, or the watch must be set again */

@@ -329,6 +329,8 @@ void zkc__submit_children_watch(zkc_client_t *c, zkc__op_t *op,
  * no one), so that a waiter leaving without its event leaves nothing here.
  * Nothing happens when the watch already fired. */
 void zkc__forget_watch(zkc_client_t *c, const char *path, uint64_t id);
+/* The same for a children watch on path. */
+void zkc__forget_child_watch(zkc_client_t *c, const char *path, uint64_t id);
 
 /* zkc__waiter_register (session.h) for an owner that polls
  * (zkc__waiter_check) instead of waiting: notify(ctx) is told, client's
@@ -346,10 +348,18 @@ void zkc__waiter_also(zkc_client_t *c, zkc__waiter_t *w, const char *also);
  * request for `own` is sent, and that request sent before the one for
  * w->path. */
 void zkc__waiter_watch_own(zkc_client_t *c, zkc__waiter_t *w, const char *own);
+/* A waiter whose predecessor's delete alone grants only if no child joined
+ * meanwhile (decide.h's guarded) watches the children of `parent` (kept by
+ * reference) too, the request sent after the one for w->path: an event on
+ * `parent` before w->path's delete is told leaves the waiter unclean, and
+ * wakes it only with `wakes` (else the delete's wake reads the queue). */
+void zkc__waiter_watch_parent(zkc_client_t *c, zkc__waiter_t *w,
+                              const char *parent, int wakes);
 /* 1 when the events prove `own` existed when w->path was gone: w->path's
  * delete was told (or, path_absent, its watch request found no node) after
- * both watches were answered, with no event on `own`, no session event and
- * no watch removal in this client since the registration. Else 0: read the
+ * both watches were answered, with no event on `own` (nor, before that
+ * delete, on the children of a watched `parent`), no session event and no
+ * watch removal in this client since the registration. Else 0: read the
  * queue. */
 int zkc__waiter_clean(zkc_client_t *c, zkc__waiter_t *w, int path_absent);
 /* Clears w's fired mark before its watches are set again (one waiter over

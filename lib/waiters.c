@@ -26,6 +26,9 @@ int zkc__waiter_register_polled(zkc_client_t *c, zkc__waiter_t *w,
   w->also = NULL;
   w->own = NULL;
   w->own_touched = 0;
+  w->parent = NULL;
+  w->parent_touched = 0;
+  w->parent_wakes = 0;
   w->clean = 0;
   w->epoch = c->watch_epoch;
   w->fired = 0;
@@ -112,6 +115,7 @@ static void renew_locked(zkc_client_t *c, const char *path,
   zkc__waiter_t *w, *tmp;
   HASH_ITER(hh, c->waiters, w, tmp) {
     if (w->own && strcmp(w->own, path) == 0) w->own_touched = 1;
+    if (w->parent && strcmp(w->parent, path) == 0) w->parent_touched = 1;
     if (w == except || (strcmp(w->path, path) != 0 &&
                         (w->also == NULL || strcmp(w->also, path) != 0)))
       continue;
@@ -202,6 +206,14 @@ void zkc__waiter_watch_own(zkc_client_t *c, zkc__waiter_t *w, const char *own) {
   pthread_mutex_unlock(&c->mu);
 }
 
+void zkc__waiter_watch_parent(zkc_client_t *c, zkc__waiter_t *w,
+                              const char *parent, int wakes) {
+  pthread_mutex_lock(&c->mu);
+  w->parent = parent;
+  w->parent_wakes = wakes;
+  pthread_mutex_unlock(&c->mu);
+}
+
 /* w watches its own node, no event has come on it, and nothing since w
  * registered has broken the order of this client's node events. */
 static int own_intact_locked(const zkc_client_t *c, const zkc__waiter_t *w) {
@@ -211,7 +223,10 @@ static int own_intact_locked(const zkc_client_t *c, const zkc__waiter_t *w) {
 
 int zkc__waiter_clean(zkc_client_t *c, zkc__waiter_t *w, int path_absent) {
   pthread_mutex_lock(&c->mu);
-  int clean = own_intact_locked(c, w) && (path_absent || w->clean);
+  /* the children's event that the blocker's own delete causes comes
+   * after that delete's: w->clean was decided before it */
+  int clean = own_intact_locked(c, w) &&
+              (path_absent ? !w->parent_touched : w->clean);
   pthread_mutex_unlock(&c->mu);
   return clean;
 }
@@ -224,13 +239,21 @@ void zkc__waiter_event(zkc_client_t *c, uint64_t id, const char *path,
   zkc__waiter_t *w = NULL;
   pthread_mutex_lock(&c->mu);
   HASH_FIND(hh, c->waiters, &id, sizeof id, w);
+  int quiet = 0;
   if (w != NULL) {
-    if (w->own && strcmp(path, w->own) == 0)
+    if (w->own && strcmp(path, w->own) == 0) {
       w->own_touched = 1;
-    else if (deleted && own_intact_locked(c, w) && strcmp(path, w->path) == 0)
+    } else if (w->parent && strcmp(path, w->parent) == 0) {
+      w->parent_touched = 1;
+      quiet = !w->parent_wakes;
+    } else if (deleted && own_intact_locked(c, w) && !w->parent_touched &&
+               strcmp(path, w->path) == 0) {
       w->clean = 1;
-    w->fired = 1;
-    wake(w);
+    }
+    if (!quiet) {
+      w->fired = 1;
+      wake(w);
+    }
   }
   pthread_mutex_unlock(&c->mu);
 }

@@ -150,6 +150,14 @@ void zkc__forget_watch(zkc_client_t *c, const char *path, uint64_t id) {
   pthread_rwlock_unlock(&c->zh_lock);
 }
 
+void zkc__forget_child_watch(zkc_client_t *c, const char *path, uint64_t id) {
+  pthread_rwlock_rdlock(&c->zh_lock);
+  if (c->zh != NULL)
+    zoo_remove_watches(c->zh, path, ZWATCHTYPE_CHILD, waiter_watcher,
+                       (void *)(uintptr_t)id, 1);
+  pthread_rwlock_unlock(&c->zh_lock);
+}
+
 void zkc__remove_child_watch(zkc_client_t *c, const char *path, uint64_t id) {
   remove_watch(c, path, id, ZWATCHTYPE_CHILD);
 }

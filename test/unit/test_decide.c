@@ -99,8 +99,8 @@ static void writer_waits_on_the_node_before_it(void **state) {
 
 /* A downgraded writer's read node carries its write node's sequence: a
  * writer (or a mutex contender) behind a write node never takes that
- * write node's delete alone for a grant, a read node of the same
- * sequence may still be there. */
+ * write node's delete alone for a grant (a read node of the same sequence
+ * may be there by then), only guarded: with proof that no child joined. */
 static void no_sole_grant_behind_a_write_node(void **state) {
   (void)state;
   char *q[] = {W(1), W(2)};
@@ -108,15 +108,27 @@ static void no_sole_grant_behind_a_write_node(void **state) {
   assert_int_equal(d.verdict, ZKC__Q_WAIT);
   assert_string_equal(d.blocker, W(1));
   assert_false(d.sole);
-  assert_null(d.ahead); /* nothing before W(1): only a read shows first */
+  assert_true(d.guarded);
+  assert_null(d.ahead); /* nothing before W(1) */
   char *ws[] = {W(1), W(2), W(3)};
   d = decide(ws, N(ws), W(3), 0);
   assert_string_equal(d.blocker, W(2));
-  assert_null(d.ahead); /* W(2) first is never sole: nothing to learn */
+  assert_false(d.sole);
+  assert_false(d.guarded); /* W(1) is in the way too */
+  assert_string_equal(d.ahead, W(1)); /* its delete leaves W(2) guarded */
+  char *rw[] = {R(1), W(2), W(3)};
+  d = decide(rw, N(rw), W(3), 0);
+  assert_false(d.guarded);
+  assert_string_equal(d.ahead, R(1));
   char *r[] = {W(1), R(2)};
   d = decide(r, N(r), R(2), 1);
   assert_string_equal(d.blocker, W(1));
   assert_true(d.sole); /* a reader never minds a read node */
+  assert_false(d.guarded);
+  char *m[] = {M(1), M(2)};
+  d = decide(m, N(m), M(2), 0);
+  assert_true(d.sole);
+  assert_false(d.guarded); /* no write node: no downgrade */
 }
 
 /* Leases: ours missing is a loss whatever the count; this client's own

@@ -24,6 +24,7 @@
 /* ---- the scripted world ---- */
 
 #define MAX_REQ 64
+#define BASE "/q" /* the queue's path */
 #define FRESH_MS 5000 /* half a 10 s session: how long an answer proves */
 
 typedef struct {
@@ -50,6 +51,8 @@ static struct {
   int views_held, view_updates;
   uint64_t next_id;
   int registered, unwatched, own_watched, dropped, forgotten;
+  int parent_watched, children_forgotten;
+  int parent_wakes; /* the last guarded round's children event wakes it */
   int short_trips; /* the world's round trips too short to learn ahead */
   char also[700]; /* the waiter's second node (learn-ahead's) */
   char janitor[8][700];
@@ -125,6 +128,18 @@ static void w_forget(zkc_client_t *c, const char *path, uint64_t id) {
   (void)c, (void)path, (void)id;
   S.forgotten++;
 }
+static void w_watch_parent(zkc_client_t *c, zkc__waiter_t *w,
+                           const char *parent, int wakes) {
+  (void)c, (void)w;
+  assert_string_equal(parent, BASE);
+  S.parent_watched++;
+  S.parent_wakes = wakes;
+}
+static void w_forget_children(zkc_client_t *c, const char *path, uint64_t id) {
+  (void)c, (void)id;
+  assert_string_equal(path, BASE);
+  S.children_forgotten++;
+}
 static void w_also(zkc_client_t *c, zkc__waiter_t *w, const char *also) {
   (void)c, (void)w;
   snprintf(S.also, sizeof S.also, "%s", also);
@@ -183,6 +198,8 @@ static const zkc__qworld_t world = {
     .waiter_unwatch = w_unwatch,
     .waiter_unregister = w_unregister,
     .forget_watch = w_forget,
+    .waiter_watch_parent = w_watch_parent,
+    .forget_child_watch = w_forget_children,
     .waiter_also = w_also,
     .janitor_add = w_janitor,
     .delete_answered = w_delete_answered,
@@ -207,7 +224,6 @@ static const zkc__qdriver_t driver = {
 /* ---- the run and its answers ---- */
 
 static zkc__qrun_t R;
-#define BASE "/q"
 #define SESSION 0x1000
 #define OTHER_SESSION 0x2000
 
@@ -350,7 +366,9 @@ static const char *own_name(int seq) {
 
 /* The children read at i answers these names (NULL-terminated). */
 static void answer_children(int i, ...) {
-  req_t *q = req(i, ZKC__REQ_CHILDREN);
+  assert_true(i < S.n);
+  req_t *q = &S.req[i];
+  if (q->kind != ZKC__REQ_CHILDREN_WATCH) req(i, ZKC__REQ_CHILDREN);
   va_list ap;
   int n = 0;
   va_start(ap, i);
@@ -1048,6 +1066,172 @@ static void round_ops_last_sent_first_as(void) {
 }
 CASE_OF_EACH_POLICY(round_ops_last_sent_first)
 
+/* ---- a writer behind a write node alone: the guarded round ---- */
+
+#define W1 "a-__WRIT__0000000001"
+#define W2 "b-__WRIT__0000000002"
+/* a downgrade's read node: its writer's sequence, made after our read */
+#define W1_READ "z-__READ__0000000001"
+
+/* The write side queued behind W1 alone: the round is sent (requests
+ * 2-5: the sync, our own node's watch, W1's, then base's children with
+ * their watch, last). */
+static void guarded_round_sent(void) {
+  start_as(&policies[3], 1);
+  queue_behind(W1, NULL);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  assert_int_equal(S.n, 6);
+  req(2, ZKC__REQ_SYNC);
+  char own[800];
+  snprintf(own, sizeof own, BASE "/%s", own_name(5));
+  assert_string_equal(req(3, ZKC__REQ_WATCH)->path, own);
+  assert_string_equal(req(4, ZKC__REQ_WATCH)->path, BASE "/" W1);
+  req_t *kids = req(5, ZKC__REQ_CHILDREN_WATCH);
+  assert_string_equal(kids->path, BASE);
+  assert_int_equal(kids->watch, req(4, ZKC__REQ_WATCH)->watch);
+  assert_int_equal(S.parent_watched, 1);
+  zkc__op_t *ops[ZKC__QRUN_OPS_MAX];
+  assert_int_equal(zkc__qrun_ops(&R, ops), 4); /* the last sent first */
+  for (int i = 0; i < 4; i++) assert_ptr_equal(ops[i], S.req[5 - i].op);
+  answer(2, ZKC_OK, 0);
+  answer(3, ZKC_OK, SESSION);
+  answer(4, ZKC_OK, OTHER_SESSION);
+}
+
+/* Its read shows W1 alone ahead and no child's event came before W1's
+ * delete (the waiter clean): the delete alone grants, no request after. */
+static void guarded_round_grants_on_the_delete_alone(void **state) {
+  (void)state;
+  guarded_round_sent();
+  answer_children(5, W1, own_name(5), (char *)NULL);
+  assert_int_equal(step(), ZKC__QN_EVENT);
+  S.clean = 1;
+  zkc__qrun_woken(&R, ZKC__WAKE_FIRED);
+  expect_granted(own_name(5));
+  assert_int_equal(S.n, 6);
+  stop();
+  assert_int_equal(S.children_forgotten, 1);
+}
+
+/* Its read shows a node ahead that the read before it did not: W1's
+ * downgrade, its read node. No grant can rest on the round: the queue is
+ * read again at once, on the round's sync. */
+static void guarded_round_read_showing_a_downgrade_reads_again(void **state) {
+  (void)state;
+  guarded_round_sent();
+  answer_children(5, W1, W1_READ, own_name(5), (char *)NULL);
+  expect_read_on_round_sync(6);
+  stop();
+  guarded_round_sent(); /* our node gone: the read says so */
+  answer_children(5, W1, (char *)NULL);
+  expect_read_on_round_sync(6);
+  stop();
+}
+
+/* A child's event came before W1's delete (the waiter unclean): the read
+ * decides, as after any wake-up. */
+static void guarded_round_unclean_reads_again(void **state) {
+  (void)state;
+  guarded_round_sent();
+  answer_children(5, W1, own_name(5), (char *)NULL);
+  assert_int_equal(step(), ZKC__QN_EVENT);
+  S.clean = 0;
+  zkc__qrun_woken(&R, ZKC__WAKE_FIRED);
+  expect_read_on_round_sync(6);
+  stop();
+}
+
+/* The children read failed alone: the round waits as one not sole; its
+ * delete grants nothing without a read. */
+static void guarded_round_without_its_read_grants_nothing(void **state) {
+  (void)state;
+  guarded_round_sent();
+  answer(5, ZKC_ECONNLOSS, 0);
+  assert_int_equal(step(), ZKC__QN_EVENT);
+  S.clean = 1;
+  zkc__qrun_woken(&R, ZKC__WAKE_FIRED);
+  expect_read_on_round_sync(6);
+  stop();
+}
+
+/* Our own twin (a create cut off and retried, queued ahead of our node)
+ * in the children read is no node ahead: the queue's read drops it too. */
+static void guarded_round_read_passes_our_twin(void **state) {
+  (void)state;
+  guarded_round_sent();
+  char twin[760];
+  snprintf(twin, sizeof twin, "%s", own_name(3));
+  answer_children(5, W1, twin, own_name(5), (char *)NULL);
+  assert_int_equal(step(), ZKC__QN_EVENT);
+  S.clean = 1;
+  zkc__qrun_woken(&R, ZKC__WAKE_FIRED);
+  expect_granted(own_name(5));
+  stop();
+}
+
+/* The read at i (on the round's sync) shows W1 alone ahead again: a new
+ * guarded round (requests i+1 to i+4), answered; the run waits. */
+static void guarded_round_again(int i) {
+  expect_read_on_round_sync(i);
+  answer_children(i, W1, own_name(5), (char *)NULL);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  assert_int_equal(S.n, i + 5);
+  req(i + 1, ZKC__REQ_SYNC);
+  req(i + 4, ZKC__REQ_CHILDREN_WATCH);
+  answer(i + 1, ZKC_OK, 0);
+  answer(i + 2, ZKC_OK, SESSION);
+  answer(i + 3, ZKC_OK, OTHER_SESSION);
+  answer_children(i + 4, W1, own_name(5), (char *)NULL);
+  assert_int_equal(step(), ZKC__QN_EVENT);
+}
+
+/* A child's event wakes a guarded round (which reads and sets it again)
+ * two rounds in a row at most: a long hold with waiters joining would
+ * cost a read of the queue each. The third round's children event only
+ * spoils it (its delete reads); the row then starts again. */
+static void guarded_rounds_wake_twice_in_a_row_at_most(void **state) {
+  (void)state;
+  guarded_round_sent();
+  answer_children(5, W1, own_name(5), (char *)NULL);
+  assert_int_equal(step(), ZKC__QN_EVENT);
+  assert_int_equal(S.parent_wakes, 1);
+  S.clean = 0; /* woken by a child joining */
+  zkc__qrun_woken(&R, ZKC__WAKE_FIRED);
+  guarded_round_again(6);
+  assert_int_equal(S.parent_wakes, 1);
+  zkc__qrun_woken(&R, ZKC__WAKE_FIRED);
+  guarded_round_again(11);
+  assert_int_equal(S.parent_wakes, 0); /* quiet */
+  zkc__qrun_woken(&R, ZKC__WAKE_FIRED); /* W1's delete, spoilt */
+  guarded_round_again(16);
+  assert_int_equal(S.parent_wakes, 1);
+  assert_int_equal(S.parent_watched, 4);
+  stop();
+}
+
+/* Behind two write nodes the round learns ahead (W1's delete leaves W2
+ * alone); where round trips are short no round is guarded: the sync and
+ * W1's watch alone, as before. */
+static void guarded_rounds_only_where_trips_are_long(void **state) {
+  (void)state;
+  start_as(&policies[3], 1);
+  queue_behind(W1, W2);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  assert_int_equal(S.n, 5);
+  assert_string_equal(req(3, ZKC__REQ_WATCH)->path, BASE "/" W2);
+  assert_string_equal(req(4, ZKC__REQ_WATCH)->path, BASE "/" W1);
+  stop();
+  start_as(&policies[3], 1);
+  S.short_trips = 1;
+  queue_behind(W1, NULL);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  assert_int_equal(S.n, 4);
+  req(2, ZKC__REQ_SYNC);
+  assert_string_equal(req(3, ZKC__REQ_WATCH)->path, BASE "/" W1);
+  assert_int_equal(S.parent_watched, 0);
+  stop();
+}
+
 /* The node ahead's watch fails (the connection lost under it alone, as a
  * script can answer): a hint missed, the round waits as one without it,
  * on the blocker, and its wake reads the queue; nothing grants on it. */
@@ -1674,6 +1858,13 @@ int main(void) {
       cmocka_unit_test(unclean_delete_reads_again),
       cmocka_unit_test(sole_round_without_its_sync_grants_nothing),
       cmocka_unit_test(learn_ahead_handoff_without_a_read),
+      cmocka_unit_test(guarded_round_grants_on_the_delete_alone),
+      cmocka_unit_test(guarded_round_read_showing_a_downgrade_reads_again),
+      cmocka_unit_test(guarded_round_unclean_reads_again),
+      cmocka_unit_test(guarded_round_without_its_read_grants_nothing),
+      cmocka_unit_test(guarded_rounds_only_where_trips_are_long),
+      cmocka_unit_test(guarded_round_read_passes_our_twin),
+      cmocka_unit_test(guarded_rounds_wake_twice_in_a_row_at_most),
       cmocka_unit_test(learn_ahead_node_gone_already_reads_at_once),
       cmocka_unit_test(learn_ahead_wake_is_no_grant),
       cmocka_unit_test(round_ops_last_sent_first),
