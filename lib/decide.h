@@ -35,7 +35,10 @@ typedef struct zkc__q_decision {
    * blocker's delete (a children watch set by that read, its event not
    * told before the delete's: qround.c). The one node that can join ahead
    * is that writer's downgrade, and its create comes before the write
-   * node's delete. */
+   * node's delete (zkcoord's, whose write node vouches for it, and
+   * Curator's, which takes the read side before it lets the write side
+   * go); a client deleting first, even within one multi, would pass the
+   * guard (docs/failures.md). */
   int guarded;
   /* ZKC__Q_WAIT and neither sole nor guarded: the node whose delete may
    * leave the blocker our only one (the node before the blocker; for a

@@ -70,6 +70,7 @@ static void round_paths_free(zkc__qrun_t *r) {
  * child's event only spoils the round, whose delete reads, as a round not
  * guarded. Like learn-ahead, only where round trips are long. */
 #define ZKC__GUARD_WAKES 2
+_Static_assert(ZKC__GUARD_WAKES < 4, "counted in qrun_t's guard_wakes : 2");
 int zkc__qround_watch(zkc__qrun_t *r, char *pred, int sole, int guarded,
                       char *ahead) {
   r->pred = pred;
@@ -177,8 +178,9 @@ zkc__qr_verdict_t zkc__qround_end(zkc__qrun_t *r, zkc__wake_t why, int *rc) {
               r->k.world->waiter_clean(r->k.c, &r->w,
                                        r->watch_rc == ZKC_ENONODE);
   if (clean) r->proof = r->sent;
-  /* a waking guarded round that ended unclean was (most likely) woken by
-   * a child's event: one more in a row; any other round ends the row */
+  /* a waking guarded round that ended unclean (woken by a child's event,
+   * mostly; or its read showed a node ahead, or its delete was spoilt):
+   * one more in a row; any other round ends the row */
   r->guard_wakes = r->guard && !clean && r->guard_wakes < ZKC__GUARD_WAKES
                        ? r->guard_wakes + 1
                        : 0;
@@ -223,8 +225,11 @@ static int guarded_alone(zkc__qrun_t *r) {
   if (zkc__queue_decide(r->kids->children.data, n, zkc__basename(r->node), 0,
                         &d) != ZKC_OK)
     return 1;
+  /* the blocker found gone by its watch and shown by the read after it:
+   * made again (an outsider), no blocker this round watched */
   r->guard_ok = d.verdict == ZKC__Q_FIRST ||
                 (d.verdict == ZKC__Q_WAIT && (d.sole || d.guarded) &&
+                 r->watch_rc == ZKC_OK &&
                  strcmp(d.blocker, zkc__basename(r->pred)) == 0);
   return r->guard_ok;
 }
@@ -255,8 +260,9 @@ zkc__qr_verdict_t zkc__qround_watched(zkc__qrun_t *r, int *rc) {
  * by id). */
 void zkc__qround_give_up(zkc__qrun_t *r) {
   zkc__rk_op_drop(&r->k, &r->watch);
+  /* sent last, so unanswered: its late answer leaves a children watch
+   * here whose event finds no waiter, as the blocker's does */
   zkc__rk_op_drop(&r->k, &r->kids);
-  if (r->guard) r->k.world->forget_child_watch(r->k.c, r->base, r->w.id);
   r->k.world->waiter_unregister(r->k.c, &r->w);
   r->w_reg = 0;
   round_paths_free(r);

@@ -285,7 +285,7 @@ static int granted_or_behind_read_node(void *arg) {
  * Three rounds: the children read behind the write node's watch may come
  * after the transaction (then it shows the read node, a safe read again),
  * and the wrong grant races the events' handling; with the children's
- * event ignored, the writer was granted in 3 runs of 3. */
+ * event ignored, the writer was granted in 4 runs of 4. */
 static void downgrade_round(const char *path, int round) {
   char wnode[800];
   zkt_raw_child(path, "_c_11111111-1111-4111-8111-111111111111-__WRIT__",

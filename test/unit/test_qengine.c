@@ -1154,6 +1154,34 @@ static void guarded_round_without_its_read_grants_nothing(void **state) {
   stop();
 }
 
+/* W1 gone when its watch was set (the watch answers no node): the read
+ * behind it must show us first to grant (W1 made again by an outsider,
+ * shown by the read, was not the node this round watched). */
+static void guarded_round_blocker_gone_needs_us_first(void **state) {
+  (void)state;
+  start_as(&policies[3], 1);
+  queue_behind(W1, NULL);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  answer(2, ZKC_OK, 0);
+  answer(3, ZKC_OK, SESSION);
+  answer(4, ZKC_ENONODE, 0);
+  answer_children(5, own_name(5), (char *)NULL);
+  S.clean = 1; /* the waiter: our node untouched, no child since */
+  expect_granted(own_name(5));
+  assert_int_equal(S.n, 6);
+  stop();
+  start_as(&policies[3], 1);
+  queue_behind(W1, NULL);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  answer(2, ZKC_OK, 0);
+  answer(3, ZKC_OK, SESSION);
+  answer(4, ZKC_ENONODE, 0);
+  answer_children(5, W1, own_name(5), (char *)NULL);
+  S.clean = 1;
+  expect_read_on_round_sync(6);
+  stop();
+}
+
 /* Our own twin (a create cut off and retried, queued ahead of our node)
  * in the children read is no node ahead: the queue's read drops it too. */
 static void guarded_round_read_passes_our_twin(void **state) {
@@ -1864,6 +1892,7 @@ int main(void) {
       cmocka_unit_test(guarded_round_without_its_read_grants_nothing),
       cmocka_unit_test(guarded_rounds_only_where_trips_are_long),
       cmocka_unit_test(guarded_round_read_passes_our_twin),
+      cmocka_unit_test(guarded_round_blocker_gone_needs_us_first),
       cmocka_unit_test(guarded_rounds_wake_twice_in_a_row_at_most),
       cmocka_unit_test(learn_ahead_node_gone_already_reads_at_once),
       cmocka_unit_test(learn_ahead_wake_is_no_grant),
