@@ -1098,15 +1098,21 @@ static void guarded_round_sent(void) {
   answer(4, ZKC_OK, OTHER_SESSION);
 }
 
+/* The guarded round waits; its wake comes (W1's delete, or a child's
+ * event), the waiter clean or not. */
+static void guarded_round_woken(int clean) {
+  assert_int_equal(step(), ZKC__QN_EVENT);
+  S.clean = clean;
+  zkc__qrun_woken(&R, ZKC__WAKE_FIRED);
+}
+
 /* Its read shows W1 alone ahead and no child's event came before W1's
  * delete (the waiter clean): the delete alone grants, no request after. */
 static void guarded_round_grants_on_the_delete_alone(void **state) {
   (void)state;
   guarded_round_sent();
   answer_children(5, W1, own_name(5), (char *)NULL);
-  assert_int_equal(step(), ZKC__QN_EVENT);
-  S.clean = 1;
-  zkc__qrun_woken(&R, ZKC__WAKE_FIRED);
+  guarded_round_woken(1);
   expect_granted(own_name(5));
   assert_int_equal(S.n, 6);
   stop();
@@ -1134,9 +1140,7 @@ static void guarded_round_unclean_reads_again(void **state) {
   (void)state;
   guarded_round_sent();
   answer_children(5, W1, own_name(5), (char *)NULL);
-  assert_int_equal(step(), ZKC__QN_EVENT);
-  S.clean = 0;
-  zkc__qrun_woken(&R, ZKC__WAKE_FIRED);
+  guarded_round_woken(0);
   expect_read_on_round_sync(6);
   stop();
 }
@@ -1147,9 +1151,7 @@ static void guarded_round_without_its_read_grants_nothing(void **state) {
   (void)state;
   guarded_round_sent();
   answer(5, ZKC_ECONNLOSS, 0);
-  assert_int_equal(step(), ZKC__QN_EVENT);
-  S.clean = 1;
-  zkc__qrun_woken(&R, ZKC__WAKE_FIRED);
+  guarded_round_woken(1);
   expect_read_on_round_sync(6);
   stop();
 }
@@ -1157,27 +1159,25 @@ static void guarded_round_without_its_read_grants_nothing(void **state) {
 /* W1 gone when its watch was set (the watch answers no node): the read
  * behind it must show us first to grant (W1 made again by an outsider,
  * shown by the read, was not the node this round watched). */
-static void guarded_round_blocker_gone_needs_us_first(void **state) {
-  (void)state;
+static void guarded_round_blocker_gone(void) {
   start_as(&policies[3], 1);
   queue_behind(W1, NULL);
   assert_int_equal(step(), ZKC__QN_REPLY);
   answer(2, ZKC_OK, 0);
   answer(3, ZKC_OK, SESSION);
   answer(4, ZKC_ENONODE, 0);
-  answer_children(5, own_name(5), (char *)NULL);
   S.clean = 1; /* the waiter: our node untouched, no child since */
+}
+
+static void guarded_round_blocker_gone_needs_us_first(void **state) {
+  (void)state;
+  guarded_round_blocker_gone();
+  answer_children(5, own_name(5), (char *)NULL);
   expect_granted(own_name(5));
   assert_int_equal(S.n, 6);
   stop();
-  start_as(&policies[3], 1);
-  queue_behind(W1, NULL);
-  assert_int_equal(step(), ZKC__QN_REPLY);
-  answer(2, ZKC_OK, 0);
-  answer(3, ZKC_OK, SESSION);
-  answer(4, ZKC_ENONODE, 0);
+  guarded_round_blocker_gone();
   answer_children(5, W1, own_name(5), (char *)NULL);
-  S.clean = 1;
   expect_read_on_round_sync(6);
   stop();
 }
@@ -1190,9 +1190,7 @@ static void guarded_round_read_passes_our_twin(void **state) {
   char twin[760];
   snprintf(twin, sizeof twin, "%s", own_name(3));
   answer_children(5, W1, twin, own_name(5), (char *)NULL);
-  assert_int_equal(step(), ZKC__QN_EVENT);
-  S.clean = 1;
-  zkc__qrun_woken(&R, ZKC__WAKE_FIRED);
+  guarded_round_woken(1);
   expect_granted(own_name(5));
   stop();
 }
