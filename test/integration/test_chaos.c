@@ -5,7 +5,10 @@
  * (sometimes past the session timeout), kills and restarts servers (the
  * leader too), takes the quorum away and cuts a follower off from the
  * leader while its clients stay on it, and in the semaphore's runs makes
- * a stranger's lease (a node in leases/ outside the queue). One case per
+ * a stranger's lease (a node in leases/ outside the queue), in the
+ * read-write lock's a stranger's downgrade (a write node of its own that,
+ * once first, becomes a read node carrying its sequence in one
+ * transaction with the write node's delete). One case per
  * recipe: the mutex
  * (with the asynchronous acquire on the same path), the semaphore (with
  * the asynchronous lease acquire beside the blocking one), the
@@ -41,7 +44,9 @@
  *      leadership; no writer beside anyone on a read-write lock (readers
  *      beside each other, and a downgrade's read hold beside its own write
  *      hold, are fine); at most N holders of a semaphore of N leases,
- *      counting a stranger's lease at every grant whose read saw it.
+ *      counting a stranger's lease at every grant whose read saw it; no
+ *      writer beside a stranger's write node once seen first, nor beside
+ *      the read node its downgrade made (nor a reader before that).
  *   3. A fenced write that landed was sent before its hold ended (its REL,
  *      its kill, its node seen gone; a multi-lock's set: any of its nodes;
  *      a lease set: its LOST line too); except for leases, which overlap,
@@ -127,9 +132,13 @@ typedef struct {
 
 /* A stranger's lease (semaphore runs): a node the nemesis made in leases/
  * outside the queue; existed from t_in (its create answered) to t_out (its
- * delete sent) at least. */
+ * delete sent) at least. A stranger's downgrade (read-write lock runs):
+ * its write node seen first at t_first; its read node, made in the
+ * transaction sent at t_sent that deleted the write node, there from t_in
+ * (answered) to t_out. */
 typedef struct {
   long long seq, t_in, t_out;
+  long long t_first, t_sent;
 } stranger_t;
 
 /* ---- the observers ---- */
@@ -350,7 +359,7 @@ typedef struct {
                     line, [7]: of those, with the event held in its socket,
                     [8]: followers cut off from the leader, [9]: of those,
                     with worker 0 on it stopped next in line, [10]: a
-                    stranger's leases) */
+                    stranger's leases, or downgrades) */
   stranger_t strangers[MAX_STRANGERS];
   char stranger_marks[MAX_STRANGERS][40]; /* to delete after the heal */
   int nmarks;
@@ -359,7 +368,8 @@ typedef struct {
   unsigned seed0; /* the seed the run started with (to replay it) */
   mode_t_ mode;
   long long partition_by; /* now_us() by which a follower has been cut off */
-  long long stranger_by;  /* and a semaphore run has met a stranger's lease */
+  long long stranger_by;  /* and a semaphore run has met a stranger's lease
+                             (a read-write lock run its downgrade) */
   observer_t obs;
   sentinel_t sentinel;
   zkt_proc_t proxy; /* worker 0 reaches server 1 through it */
@@ -760,6 +770,97 @@ static void stranger_lease(run_t *r) {
       (stranger_t){.seq = sequence_of(made), .t_in = t_in, .t_out = t_out};
 }
 
+/* 1 once `node` (a child's name in dir) is first in dir's queue (no child
+ * with a smaller sequence), 2 with a write node right behind it, 3 when
+ * that writer's session watches its own node (a round that a delete alone
+ * may grant); 0 while it is not first; -1 once it is gone or dir cannot
+ * be read. */
+static int first_in_queue(const char *dir, const char *node) {
+  struct String_vector v = {0, NULL};
+  if (zoo_get_children(zkt_raw(), dir, 0, &v) != ZOK) return -1;
+  long long seq = sequence_of(node), next = -1;
+  int there = 0, first = 1;
+  char behind[1000] = "";
+  for (int i = 0; i < v.count; i++) {
+    long long q = sequence_of(v.data[i]);
+    if (strcmp(v.data[i], node) == 0) {
+      there = 1;
+    } else if (q >= 0 && q < seq) {
+      first = 0;
+    } else if (q > seq && (next < 0 || q < next)) {
+      next = q;
+      snprintf(behind, sizeof behind, "%s/%s", dir, v.data[i]);
+    }
+  }
+  deallocate_String_vector(&v);
+  if (!there || !first) return there ? 0 : -1;
+  struct Stat st;
+  if (strstr(behind, "__WRIT__") == NULL) return 1;
+  return zoo_exists(zkt_raw(), behind, 0, &st) == ZOK &&
+                 zkt_session_watches_path(st.ephemeralOwner, behind)
+             ? 3
+             : 2;
+}
+
+/* A stranger's downgrade (read-write lock runs): a write node made in the
+ * queue as a Curator process names it, waited on until it is first (it
+ * then holds the write side) and, for up to two seconds more, a writer is
+ * queued right behind it watching its own node (the one a downgrade can
+ * wrong: a delete alone may grant it); then, in one
+ * transaction, a read node carrying its sequence made and the write node
+ * deleted, as a downgrade that lets the write side go at once: both
+ * events reach the waiter behind it together. The read node is held for
+ * 1.2 to 3.2 s. Given up (and not counted) when the write node is not
+ * first within 5 s. */
+static void stranger_downgrade(run_t *r, const char *dir) {
+  if (r->counts[10] >= MAX_STRANGERS || r->nmarks + 1 >= MAX_STRANGERS) return;
+  unsigned char u[16];
+  if (getrandom(u, sizeof u, 0) != (ssize_t)sizeof u) memset(u, 9, sizeof u);
+  char mark[40], prefix[900], wnode[1000], rnode[1000];
+  snprintf(mark, sizeof mark,
+           "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+           u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10],
+           u[11], u[12], u[13], u[14], u[15]);
+  snprintf(prefix, sizeof prefix, "%s/_c_%s-__WRIT__", dir, mark);
+  if (zoo_create(zkt_raw(), prefix, "stranger", 8, &ZOO_OPEN_ACL_UNSAFE,
+                 ZOO_EPHEMERAL | ZOO_SEQUENCE, wnode, sizeof wnode) != ZOK) {
+    snprintf(r->stranger_marks[r->nmarks++], sizeof r->stranger_marks[0],
+             "%s", mark); /* an answer lost: made perhaps */
+    return;
+  }
+  const char *wname = strrchr(wnode, '/') + 1;
+  long long t_first = 0, give_up = now_us() + 5000000;
+  int first;
+  while ((first = first_in_queue(dir, wname)) == 0 && now_us() < give_up)
+    nap_ms(20);
+  if (first > 0) t_first = now_us();
+  long long writer_by = t_first + 2000000;
+  while (first > 0 && first < 3 && now_us() < writer_by) {
+    nap_ms(20);
+    first = first_in_queue(dir, wname);
+  }
+  /* the same mark: one delete after the heal finds both */
+  snprintf(rnode, sizeof rnode, "%s/_c_%s-__READ__%010lld", dir, mark,
+           sequence_of(wname));
+  zoo_op_t ops[2];
+  zoo_op_result_t res[2];
+  zoo_create_op_init(&ops[0], rnode, "stranger", 8, &ZOO_OPEN_ACL_UNSAFE,
+                     ZOO_EPHEMERAL, NULL, 0);
+  zoo_delete_op_init(&ops[1], wnode, -1);
+  long long t_sent = now_us();
+  int rc = first > 0 ? zoo_multi(zkt_raw(), 2, ops, res) : ZSYSTEMERROR;
+  long long t_in = now_us();
+  if (rc == ZOK) nap_ms(1200 + pick(r, 2000));
+  long long t_out = now_us();
+  if (!stranger_delete(dir, mark, 2000))
+    snprintf(r->stranger_marks[r->nmarks++], sizeof r->stranger_marks[0],
+             "%s", mark);
+  if (rc != ZOK) return;
+  r->strangers[r->counts[10]++] =
+      (stranger_t){.seq = sequence_of(wname), .t_first = t_first,
+                   .t_sent = t_sent, .t_in = t_in, .t_out = t_out};
+}
+
 /* ZKC_CHAOS_ONLY=partition: every action a follower cut off (a run that
  * looks at that fault alone). */
 static int partition_only(void) {
@@ -772,15 +873,18 @@ static void nemesis(run_t *r) {
   unsigned what = pick(r, 100);
   if (partition_only()) what = 90;
   if (r->counts[8] == 0 && now_us() >= r->partition_by) what = 90;
-  /* A semaphore run meets a stranger's lease from a quarter of its length
-   * on, tried at each action until one is made. */
-  else if (r->mode == M_SEM && !partition_only() && r->counts[10] == 0 &&
-           now_us() >= r->stranger_by)
+  /* A semaphore run meets a stranger's lease (a read-write lock run a
+   * stranger's downgrade) from a quarter of its length on, tried at each
+   * action until one is made. */
+  else if ((r->mode == M_SEM || r->mode == M_RW) && !partition_only() &&
+           r->counts[10] == 0 && now_us() >= r->stranger_by)
     what = 0;
   const char *dir = r->obs.paths[pick(r, (unsigned)r->obs.npaths)];
   char first[900];
   if (r->mode == M_SEM && what < 10) { /* a stranger's lease */
     stranger_lease(r);
+  } else if (r->mode == M_RW && what < 15) { /* a stranger's downgrade */
+    stranger_downgrade(r, dir);
   } else if (what >= 20 && what < 40) { /* a trap: the way cleared for worker 0,
                                      then watched for up to 3 s */
     r->counts[0] += clear_way_for_zero(r, dir);
@@ -862,7 +966,7 @@ static void nemesis(run_t *r) {
 typedef struct {
   hold_t *holds;
   int nholds, capholds;
-  const stranger_t *strangers; /* semaphore runs */
+  const stranger_t *strangers; /* semaphore and read-write lock runs */
   int nstrangers;
   write_t *writes;
   int nwrites, capwrites;
@@ -1046,6 +1150,38 @@ static int check_overlaps(const history_t *h) {
         print_error("two holders for %lld us:\n", t1 - t0);
         print_hold("one", a);
         print_hold("other", b);
+      }
+    }
+  }
+  return bad;
+}
+
+/* The read-write lock's rule with a stranger's downgrade s: no writer
+ * beside s's write node seen first and then its read node (t_first to
+ * t_out), no reader beside its write node (t_first to t_sent): none
+ * granted then (a writer after the transaction was sent, whatever its
+ * hold's length; else more than a grant's margin after t_first), none
+ * holding across t_first by more than the observers' lag. */
+static int check_downgrades(const history_t *h) {
+  int bad = 0;
+  for (int k = 0; k < h->nstrangers; k++) {
+    const stranger_t *s = &h->strangers[k];
+    for (int i = 0; i < h->nholds; i++) {
+      const hold_t *x = &h->holds[i];
+      long long w1 = x->reader ? s->t_sent : s->t_out;
+      long long from = s->t_first + MARGIN_US;
+      if (!x->reader && s->t_sent < from) from = s->t_sent;
+      int granted_beside = x->start > from && x->start < w1;
+      long long t0 = x->start > s->t_first ? x->start : s->t_first;
+      long long t1 = x->end < w1 ? x->end : w1;
+      if (!granted_beside && t1 - t0 <= LAG_US) continue;
+      if (bad++ < 10) {
+        print_error("a %s for %lld us beside a stranger's %s node "
+                    "%010lld (first at %lld, read node from %lld to %lld "
+                    "us):\n", x->reader ? "reader" : "writer", t1 - t0,
+                    x->reader ? "write" : "write or read", s->seq,
+                    s->t_first, s->t_in, s->t_out);
+        print_hold("held", x);
       }
     }
   }
@@ -1322,7 +1458,7 @@ static void run_under_faults(mode_t_ mode) {
   assert_int_equal(zkt_restore_ensemble(), 0);
   for (int i = 0; i < r->nmarks; i++)
     if (!stranger_delete(o->paths[0], r->stranger_marks[i], zkt_ms(20000)))
-      fail_msg("a stranger's lease under %s cannot be deleted", o->paths[0]);
+      fail_msg("a stranger's node under %s cannot be deleted", o->paths[0]);
   long long end = now_us();
   for (int i = 0; i < WORKERS; i++) {
     close(r->procs[i].in_fd);
@@ -1429,6 +1565,7 @@ static void run_under_faults(mode_t_ mode) {
   }
   int bad = check_grants(&h) + w6_bad;
   bad += mode == M_SEM ? check_leases(&h) : check_overlaps(&h);
+  if (mode == M_RW) bad += check_downgrades(&h);
   /* leases overlap: their tokens do not order their writes */
   if (mode != M_SEM) bad += check_writes(&h);
   bad += check_writes_held(&h, mode == M_SEM) + h.read_writes_bad;
@@ -1451,7 +1588,7 @@ static void run_under_faults(mode_t_ mode) {
          "pauses (%d of the next in line, %d with the event held in its "
          "socket), %d server crashes, %d quorum "
          "losses, %d followers cut off (%d with worker 0 stopped on one), "
-         "%d strangers' leases, %d calm or watching; %d "
+         "%d strangers' leases or downgrades, %d calm or watching; %d "
          "violations, %d workers ended uncleanly\n", mode_names[mode], seconds,
          h.nholds, told, gone, unmatched, placed, h.nwrites, atomic_load(&o->lists),
          atomic_load(&o->failed), r->counts[0], r->counts[1], r->counts[2],
@@ -1462,7 +1599,8 @@ static void run_under_faults(mode_t_ mode) {
                        r->seed0, r->dir);
   assert_int_equal(bad, 0);
   assert_true(r->counts[8] > 0); /* the run met a partition */
-  if (mode == M_SEM && !partition_only()) /* and a stranger's lease */
+  /* and a stranger's lease, or downgrade */
+  if ((mode == M_SEM || mode == M_RW) && !partition_only())
     assert_true(r->counts[10] > 0);
   assert_true(drained); /* no node left behind */
   assert_true(h.nholds > 0);
@@ -1640,6 +1778,41 @@ static void checker_counts_strangers_leases(void **state) {
   assert_int_equal(check_leases(&h), 0);
 }
 
+/* The read-write lock's rule with a stranger's downgrade: its write node
+ * first at 2 s, the transaction sent at 2.5 s, its read node there from
+ * 2.6 s to 4 s. A writer from 3 s is beside it, as one granted at 2.51 s
+ * for 10 ms; a reader from 2.7 s is not (readers share its read node),
+ * one from 2.2 s is (beside its write node); a writer ending at 2.05 s is
+ * within the observers' lag. */
+static void checker_judges_strangers_downgrades(void **state) {
+  (void)state;
+  hold_t holds[] = {
+      {.pid = 1, .node = "_c_a-__WRIT__0000000009", .start = 3000000,
+       .end = 3500000, .ended = 1},
+      {.pid = 2, .reader = 1, .node = "_c_b-__READ__0000000010",
+       .start = 2700000, .end = 3000000, .ended = 1},
+      {.pid = 3, .node = "_c_c-__WRIT__0000000003", .start = 1000000,
+       .end = 2050000, .ended = 1},
+  };
+  stranger_t strangers[] = {{.seq = 5, .t_first = 2000000, .t_sent = 2500000,
+                             .t_in = 2600000, .t_out = 4000000}};
+  history_t h = {.holds = holds, .nholds = 3, .strangers = strangers,
+                 .nstrangers = 1};
+  assert_int_equal(check_downgrades(&h), 1);
+  holds[0].start = 4050000; /* after the read node */
+  holds[0].end = 4200000;
+  assert_int_equal(check_downgrades(&h), 0);
+  holds[0].start = 2510000; /* granted on the transaction: however short */
+  holds[0].end = 2520000;
+  assert_int_equal(check_downgrades(&h), 1);
+  holds[0].start = 4050000;
+  holds[0].end = 4200000;
+  holds[1].start = 2200000;
+  assert_int_equal(check_downgrades(&h), 1);
+  h.nstrangers = 0;
+  assert_int_equal(check_downgrades(&h), 0);
+}
+
 /* Rule 3, the holder's side: A holds from 1 s to 2 s, its node seen gone
  * at 1.5 s; a write of A sent at 1.4 s is fine, one sent at 1.7 s landed
  * outside its hold. A multi-lock's set B (two holds granted together at
@@ -1703,6 +1876,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(checker_catches_the_stale_grant),
       cmocka_unit_test(checker_places_a_grant_stopped_before_its_line),
       cmocka_unit_test(checker_counts_strangers_leases),
+      cmocka_unit_test(checker_judges_strangers_downgrades),
       cmocka_unit_test(checker_judges_writes_by_their_hold),
       cmocka_unit_test_teardown(mutex_under_faults, restore_ensemble),
       cmocka_unit_test_teardown(semaphore_under_faults, restore_ensemble),
