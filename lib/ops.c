@@ -150,7 +150,6 @@ void zkc__on_children(int zk_rc, const struct String_vector *v,
   children_arrived(zk_rc, v, NULL, data);
 }
 
-
 static int zk_mode(zkc__create_mode_t mode) {
   switch (mode) {
     case ZKC__CREATE_CONTAINER: return ZOO_CONTAINER;

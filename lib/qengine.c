@@ -664,13 +664,9 @@ static void listed(zkc__qrun_t *r) {
   }
   r->k.retries = 0; /* the budget is per outage, not per acquisition */
   zkc__q_decision_t d;
-  char uuid[ZKC__UUID_LEN + 1];
-  own_uuid(r, uuid);
-  size_t n = zkc__qown_drop_twins(zkc__basename(r->node), uuid,
-                                  r->list->children.data,
-                                  (size_t)r->list->children.count, stray, r);
-  rc = zkc__queue_decide(r->list->children.data, n, zkc__basename(r->node),
-                         r->reader, &d);
+  size_t n;
+  rc = zkc__qround_decide(r, r->list->children.data,
+                          (size_t)r->list->children.count, stray, r, &n, &d);
   char *pred = rc == ZKC_OK && d.verdict == ZKC__Q_WAIT
                    ? zkc__path_join(r->base, d.blocker)
                    : NULL;

@@ -9,10 +9,8 @@
 
 #include "qround.h"
 
-#include "decide.h"
 #include "kernel_door.h" /* its ops whole */
 #include "names.h"
-#include "qown.h"
 #include "test_hooks.h"
 
 void (*zkc__round_seam)(void);
@@ -30,6 +28,20 @@ static void round_paths_free(zkc__qrun_t *r) {
   free(r->ahead);
   r->pred = r->ahead = NULL;
 }
+
+/* A guarded round (decide.h) watches base's children too: the read, sent
+ * after the blocker's watch, must show the blocker alone ahead of us (a
+ * downgrade's read node made before it shows there), and its watch's
+ * event, told before the blocker's delete, leaves the waiter unclean (a
+ * child made after it: the event comes in the server's order, before the
+ * delete's). A child made or deleted while the blocker holds (a waiter
+ * joining behind us) wakes the round, which reads and watches again, at
+ * most ZKC__GUARD_WAKES rounds in a row: a long hold with many joining
+ * would cost a read of the queue each (a herd of reads). After them a
+ * child's event only spoils the round, whose delete reads, as a round not
+ * guarded. Like learn-ahead, only where round trips are long. */
+#define ZKC__GUARD_WAKES 2
+_Static_assert(ZKC__GUARD_WAKES < 4, "counted in qrun_t's guard_wakes : 2");
 
 /* One round on the blocker `pred` (taken): watch it and, with `sole`, our
  * own node first, behind a sync through the leader. The sync is what makes
@@ -58,19 +70,6 @@ static void round_paths_free(zkc__qrun_t *r) {
  * one learns it is next only from that delete, then reads: a round trip on
  * every hand-off in a queue longer than two. It grants nothing itself:
  * its delete only sends the run to read, and the read decides. */
-/* A guarded round (decide.h) watches base's children too: the read, sent
- * after the blocker's watch, must show the blocker alone ahead of us (a
- * downgrade's read node made before it shows there), and its watch's
- * event, told before the blocker's delete, leaves the waiter unclean (a
- * child made after it: the event comes in the server's order, before the
- * delete's). A child made or deleted while the blocker holds (a waiter
- * joining behind us) wakes the round, which reads and watches again, at
- * most ZKC__GUARD_WAKES rounds in a row: a long hold with many joining
- * would cost a read of the queue each (a herd of reads). After them a
- * child's event only spoils the round, whose delete reads, as a round not
- * guarded. Like learn-ahead, only where round trips are long. */
-#define ZKC__GUARD_WAKES 2
-_Static_assert(ZKC__GUARD_WAKES < 4, "counted in qrun_t's guard_wakes : 2");
 int zkc__qround_watch(zkc__qrun_t *r, char *pred, int sole, int guarded,
                       char *ahead) {
   r->pred = pred;
@@ -203,27 +202,31 @@ zkc__qr_verdict_t zkc__qround_end(zkc__qrun_t *r, zkc__wake_t why, int *rc) {
   return ZKC__QR_LIST;
 }
 
-/* A guarded round's children read: sets r->guard_ok when it shows the
- * blocker alone ahead of our node, or nothing. 1 unless it shows another
- * node ahead (an answer failed, or no memory to decide: 1, the round waits
- * without the guard, as a round not sole). */
-static void twin_seen(void *ctx, const char *name) {
-  (void)ctx, (void)name; /* the queue's own read hands it to the janitor */
-}
-
-static int guarded_alone(zkc__qrun_t *r) {
-  zkc__q_decision_t d;
-  if (r->kids->rc != ZKC_OK) return 1;
-  /* our twins (a create cut off and retried) are no node ahead: the
-   * queue's read decides without them too (qengine.c's listed) */
+int zkc__qround_decide(const zkc__qrun_t *r, char **names, size_t count,
+                       zkc__qown_stray_fn *stray, void *ctx, size_t *n,
+                       zkc__q_decision_t *d) {
   char uuid[ZKC__UUID_LEN + 1];
   zkc__qown_uuid(r->base, r->prefix, r->node, uuid);
-  size_t n = zkc__qown_drop_twins(zkc__basename(r->node), uuid,
-                                  r->kids->children.data,
-                                  (size_t)r->kids->children.count, twin_seen,
-                                  NULL);
-  if (zkc__queue_decide(r->kids->children.data, n, zkc__basename(r->node), 0,
-                        &d) != ZKC_OK)
+  *n = zkc__qown_drop_twins(zkc__basename(r->node), uuid, names, count, stray,
+                            ctx);
+  return zkc__queue_decide(names, *n, zkc__basename(r->node), r->reader, d);
+}
+
+/* A twin in a guarded round's read: the queue's own read hands it to the
+ * janitor. */
+static void twin_seen(void *ctx, const char *name) { (void)ctx, (void)name; }
+
+/* A guarded round's children read: sets r->guard_ok when it shows the
+ * blocker alone ahead of our node (our twins not counted), or nothing. 1
+ * unless it shows another node ahead (an answer failed, or no memory to
+ * decide: 1, the round waits without the guard, as a round not sole). */
+static int guarded_alone(zkc__qrun_t *r) {
+  zkc__q_decision_t d;
+  size_t n;
+  if (r->kids->rc != ZKC_OK ||
+      zkc__qround_decide(r, r->kids->children.data,
+                         (size_t)r->kids->children.count, twin_seen, NULL, &n,
+                         &d) != ZKC_OK)
     return 1;
   /* the blocker found gone by its watch and shown by the read after it:
    * made again (an outsider), no blocker this round watched */

@@ -12,6 +12,8 @@
 
 #include <stdint.h>
 
+#include "decide.h"     /* zkc__q_decision_t */
+#include "qown.h"       /* zkc__qown_stray_fn */
 #include "run_kernel.h" /* zkc__rk_t */
 #include "session.h"
 
@@ -96,6 +98,14 @@ typedef enum {
  * the run with (nothing sent, nothing kept). */
 int zkc__qround_watch(zkc__qrun_t *r, char *pred, int sole, int guarded,
                       char *ahead);
+/* Where our node stands in a read of base's `count` children `names`:
+ * our twins (our uuid on another node) told to stray (with ctx) and moved
+ * past *n, the rest decided (decide.h) as the run's kind. ZKC_OK, or
+ * ZKC_ENOMEM. The queue's reads and a guarded round's read both decide
+ * so. */
+int zkc__qround_decide(const zkc__qrun_t *r, char **names, size_t count,
+                       zkc__qown_stray_fn *stray, void *ctx, size_t *n,
+                       zkc__q_decision_t *d);
 /* Q_WATCHING's answers are in: the wait, or what the round's end says. */
 zkc__qr_verdict_t zkc__qround_watched(zkc__qrun_t *r, int *rc);
 /* The round's wait ended (why): its waiter leaves, and what next. */

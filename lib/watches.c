@@ -142,20 +142,22 @@ static void remove_watch(zkc_client_t *c, const char *path, uint64_t id,
   zkc__op_give_up(op);
 }
 
-void zkc__forget_watch(zkc_client_t *c, const char *path, uint64_t id) {
+/* Drops waiter id's watch of one type on path in this client only. */
+static void forget(zkc_client_t *c, const char *path, uint64_t id,
+                   ZooWatcherType type) {
   pthread_rwlock_rdlock(&c->zh_lock);
   if (c->zh != NULL)
-    zoo_remove_watches(c->zh, path, ZWATCHTYPE_DATA, waiter_watcher,
+    zoo_remove_watches(c->zh, path, type, waiter_watcher,
                        (void *)(uintptr_t)id, 1);
   pthread_rwlock_unlock(&c->zh_lock);
 }
 
+void zkc__forget_watch(zkc_client_t *c, const char *path, uint64_t id) {
+  forget(c, path, id, ZWATCHTYPE_DATA);
+}
+
 void zkc__forget_child_watch(zkc_client_t *c, const char *path, uint64_t id) {
-  pthread_rwlock_rdlock(&c->zh_lock);
-  if (c->zh != NULL)
-    zoo_remove_watches(c->zh, path, ZWATCHTYPE_CHILD, waiter_watcher,
-                       (void *)(uintptr_t)id, 1);
-  pthread_rwlock_unlock(&c->zh_lock);
+  forget(c, path, id, ZWATCHTYPE_CHILD);
 }
 
 void zkc__remove_child_watch(zkc_client_t *c, const char *path, uint64_t id) {

@@ -730,6 +730,31 @@ static int stranger_delete(const char *leases, const char *mark,
   }
 }
 
+/* A stranger's mark: a fresh uuid its node names carry, as a Curator
+ * process's protected names do. */
+static void stranger_mark(char mark[40]) {
+  unsigned char u[16];
+  if (getrandom(u, sizeof u, 0) != (ssize_t)sizeof u) memset(u, 9, sizeof u);
+  snprintf(mark, 40,
+           "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+           u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10],
+           u[11], u[12], u[13], u[14], u[15]);
+}
+
+/* A stranger's node, made (`made`) or perhaps (an answer lost), held for
+ * 1.2 to 3.2 s when made, then deleted with every node of its mark under
+ * dir; the ensemble may be without a quorum still: what is not gone in
+ * 2 s goes after the heal. The hold's end (its delete sent). */
+static long long stranger_let_go(run_t *r, const char *dir, const char *mark,
+                                 int made) {
+  if (made) nap_ms(1200 + pick(r, 2000));
+  long long t_out = now_us();
+  if (!stranger_delete(dir, mark, 2000))
+    snprintf(r->stranger_marks[r->nmarks++], sizeof r->stranger_marks[0],
+             "%s", mark);
+  return t_out;
+}
+
 /* A stranger's lease (semaphore runs): a node made in leases/ outside the
  * queue, named as a Curator process names its leases, as a process that
  * follows the layout but not the queue would make it. It counts against
@@ -739,13 +764,8 @@ static int stranger_delete(const char *leases, const char *mark,
 static void stranger_lease(run_t *r) {
   if (r->counts[10] >= MAX_STRANGERS || r->nmarks >= MAX_STRANGERS) return;
   const char *leases = r->obs.paths[0];
-  unsigned char u[16];
-  if (getrandom(u, sizeof u, 0) != (ssize_t)sizeof u) memset(u, 9, sizeof u);
   char mark[40], prefix[900], made[1000];
-  snprintf(mark, sizeof mark,
-           "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-           u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10],
-           u[11], u[12], u[13], u[14], u[15]);
+  stranger_mark(mark);
   snprintf(prefix, sizeof prefix, "%s/_c_%s-lease-", leases, mark);
   /* Tried again while the ensemble heals from the last fault (a run must
    * meet one): a lost answer may leave a second node of the same mark,
@@ -758,13 +778,7 @@ static void stranger_lease(run_t *r) {
     nap_ms(500);
   }
   long long t_in = now_us();
-  if (rc == ZOK) nap_ms(1200 + pick(r, 2000));
-  long long t_out = now_us();
-  /* Made or not (an answer may be lost); the ensemble may be without a
-   * quorum still: what is not gone in 2 s goes after the heal. */
-  if (!stranger_delete(leases, mark, 2000))
-    snprintf(r->stranger_marks[r->nmarks++], sizeof r->stranger_marks[0],
-             "%s", mark);
+  long long t_out = stranger_let_go(r, leases, mark, rc == ZOK);
   if (rc != ZOK) return;
   r->strangers[r->counts[10]++] =
       (stranger_t){.seq = sequence_of(made), .t_in = t_in, .t_out = t_out};
@@ -813,19 +827,13 @@ static int first_in_queue(const char *dir, const char *node) {
  * 1.2 to 3.2 s. Given up (and not counted) when the write node is not
  * first within 5 s. */
 static void stranger_downgrade(run_t *r, const char *dir) {
-  if (r->counts[10] >= MAX_STRANGERS || r->nmarks + 1 >= MAX_STRANGERS) return;
-  unsigned char u[16];
-  if (getrandom(u, sizeof u, 0) != (ssize_t)sizeof u) memset(u, 9, sizeof u);
+  if (r->counts[10] >= MAX_STRANGERS || r->nmarks >= MAX_STRANGERS) return;
   char mark[40], prefix[900], wnode[1000], rnode[1000];
-  snprintf(mark, sizeof mark,
-           "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-           u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10],
-           u[11], u[12], u[13], u[14], u[15]);
+  stranger_mark(mark);
   snprintf(prefix, sizeof prefix, "%s/_c_%s-__WRIT__", dir, mark);
   if (zoo_create(zkt_raw(), prefix, "stranger", 8, &ZOO_OPEN_ACL_UNSAFE,
                  ZOO_EPHEMERAL | ZOO_SEQUENCE, wnode, sizeof wnode) != ZOK) {
-    snprintf(r->stranger_marks[r->nmarks++], sizeof r->stranger_marks[0],
-             "%s", mark); /* an answer lost: made perhaps */
+    stranger_let_go(r, dir, mark, 0); /* an answer lost: made perhaps */
     return;
   }
   const char *wname = strrchr(wnode, '/') + 1;
@@ -850,11 +858,7 @@ static void stranger_downgrade(run_t *r, const char *dir) {
   long long t_sent = now_us();
   int rc = first > 0 ? zoo_multi(zkt_raw(), 2, ops, res) : ZSYSTEMERROR;
   long long t_in = now_us();
-  if (rc == ZOK) nap_ms(1200 + pick(r, 2000));
-  long long t_out = now_us();
-  if (!stranger_delete(dir, mark, 2000))
-    snprintf(r->stranger_marks[r->nmarks++], sizeof r->stranger_marks[0],
-             "%s", mark);
+  long long t_out = stranger_let_go(r, dir, mark, rc == ZOK);
   if (rc != ZOK) return;
   r->strangers[r->counts[10]++] =
       (stranger_t){.seq = sequence_of(wname), .t_first = t_first,
