@@ -302,12 +302,13 @@ static void created(zkc__qrun_t *r) {
   retry(r, rc, Q_SEARCH);
 }
 
-/* The search for our uuid goes where the create is known to be visible: a
- * sync through the leader (r->list) and the base's children read behind
- * it (r->op), so that the read shows every create applied before the sync
- * whichever server answers: a follower that has not applied ours yet
+/* The search for our uuid: a sync through the leader (r->list) and the
+ * base's children read behind it (r->op), so that a follower shows every
+ * create committed before the sync: one that has not applied ours yet
  * would show none, and a second node with our uuid would be made behind
- * the first. */
+ * the first. On the leader itself a sync is served as a read and may come
+ * before the leader applies a create it committed; the rare second node
+ * that makes is found by our uuid in the next read (stray). */
 static void search(zkc__qrun_t *r) {
   if ((r->list = zkc__rk_op_new(&r->k)) == NULL ||
       (r->op = zkc__rk_op_new(&r->k)) == NULL) {

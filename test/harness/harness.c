@@ -201,35 +201,43 @@ void zkt_run_behind(const char *queue, const char *blocker,
   pthread_join(th, NULL);
 }
 
-struct sync_wait {
-  pthread_mutex_t mu;
-  pthread_cond_t cv;
-  int done;
-};
+/* A write of nothing: a multi of one version check on "/" (any version).
+ * Every multi is a transaction, proposed and committed in order whatever
+ * its check answers (ZNOAUTH included), and the session's later read waits
+ * until its server has applied it: so every write committed before it,
+ * by any session. A sync alone is not enough: on the leader it is served
+ * as a read (ZooKeeper's CommitProcessor matches syncs only on followers
+ * and observers), before the leader has applied writes that a follower has
+ * applied and answered already. */
+static int write_barrier(zhandle_t *zh) {
+  zoo_op_t op;
+  zoo_op_result_t res;
+  zoo_check_op_init(&op, "/", -1);
+  return zoo_multi(zh, 1, &op, &res);
+}
 
-static void sync_done(int rc, const char *value, const void *data) {
-  (void)rc, (void)value;
-  struct sync_wait *w = (struct sync_wait *)data;
-  pthread_mutex_lock(&w->mu);
-  w->done = 1;
-  pthread_cond_signal(&w->cv);
-  pthread_mutex_unlock(&w->mu);
+static int connection_trouble(int rc) {
+  return rc == ZCONNECTIONLOSS || rc == ZOPERATIONTIMEOUT ||
+         rc == ZINVALIDSTATE || rc == ZSESSIONMOVED;
 }
 
 /* Reads from another session may be served by a server that has not yet
- * applied another client's committed write; sync first so the raw handle's
- * server has caught up with the leader (read-your-writes across sessions). */
+ * applied another client's committed write: a barrier first, so that the
+ * handle's server has applied every write answered before (read-your-writes
+ * across sessions). */
 void zkt_sync_handle(zhandle_t *zh, const char *path) {
+  (void)path; /* the barrier orders every path */
   /* A test may just have killed the handle's server: wait for it to move
-   * to another one. */
+   * to another one, and try again while the connection is in trouble. */
   int64_t deadline = zkt_now_ms() + zkt_ms(15000);
-  while (zoo_state(zh) != ZOO_CONNECTED_STATE && zkt_now_ms() < deadline)
-    usleep(5000);
-  struct sync_wait w = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
-  if (zoo_async(zh, path, sync_done, &w) != ZOK) fail_msg("sync failed");
-  pthread_mutex_lock(&w.mu);
-  while (!w.done) pthread_cond_wait(&w.cv, &w.mu);
-  pthread_mutex_unlock(&w.mu);
+  for (;;) {
+    while (zoo_state(zh) != ZOO_CONNECTED_STATE && zkt_now_ms() < deadline)
+      usleep(5000);
+    int rc = write_barrier(zh);
+    if (!connection_trouble(rc)) return;
+    if (zkt_now_ms() >= deadline)
+      fail_msg("write barrier before a read: %s", zerror(rc));
+  }
 }
 
 int zkt_make_root(void) {

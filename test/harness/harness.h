@@ -97,9 +97,10 @@ int zkt_restore_ensemble(void);
  * root's create code: ZOK, or ZNODEEXISTS when it was there already. */
 int zkt_make_root(void);
 
-/* Makes zh's server catch up with the leader on path before a read:
- * reads by one session may miss another session's committed write. The
- * inspection helpers below do it for the raw handle. */
+/* Makes zh's server apply every write answered so far, by any session,
+ * before zh's next read (a write barrier: a sync is not one on the
+ * leader); `path` is not used. The inspection helpers below do it for the
+ * raw handle. */
 void zkt_sync_handle(zhandle_t *zh, const char *path);
 
 /* Number of children of path (-1 if it does not exist). */
