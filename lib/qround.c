@@ -60,7 +60,11 @@ _Static_assert(ZKC__GUARD_WAKES < 4, "counted in qrun_t's guard_wakes : 2");
  * watches (ours "there", the blocker gone) or the read after them grant on
  * a node already gone, beside the next waiter; behind the sync the server
  * shows every delete before the round (a review found that grant when the
- * round rested on the create). */
+ * round rested on the create). A follower does; the leader serves its own
+ * clients' sync as a read, which may come before it applies a delete it
+ * has committed: a grant there is told lost when it applies it, within
+ * milliseconds, as after an outsider's delete just after a grant
+ * (docs/failures.md). */
 /* A round that is not sole watches `ahead` (taken, or NULL) too, in op:
  * learn-ahead (not an unproven queue's, whose wake reads its `also` and
  * whose watches never grant). Its delete wakes the round as the blocker's
