@@ -24,7 +24,8 @@ static int delete_node(zkc_client_t *c, const char *path) {
 
 /* Looks under base for the protected node carrying uuid (a create cut off
  * by connection loss may have been applied), behind a sync through the
- * leader so that such a create shows: *node is its path (malloc), or NULL
+ * leader so that such a create shows (on the leader, the read waits behind
+ * the session's own writes in flight): *node is its path (malloc), or NULL
  * when there is none. ZKC_OK or the sync's or the read's error. */
 static int find_protected(zkc_client_t *c, const char *base, const char *uuid,
                           char **node) {

@@ -82,7 +82,8 @@ static int room_seen(const zkc__lrun_t *l) {
 
 /* The creates still to make, or else a sync through the leader (a
  * follower cut off from it answers reads from a frozen state; it cannot
- * answer the sync and holds the reads behind it); then the leases, the
+ * answer the sync and holds the reads behind it; the leader serves it as a
+ * read, see ZKC__REQ_SYNC); then the leases, the
  * count, and the path's layout until it was accepted once (read after our
  * creates, so that of two recipes begun on the path at once, one sees the
  * other). The leases and the count are watched only once they did not fit:

@@ -169,8 +169,9 @@ static int watch(zkc_observer_t *o, zkc__req_kind_t kind, const char *path,
 static int round_once(zkc_observer_t *o) {
   int rc = zkc__wait_connected(o->c, ZKC__FOREVER);
   if (rc != ZKC_OK) return rc;
-  /* The sync first: the read behind it shows the ensemble's state from
-   * after it was sent, whatever server this session reads from. */
+  /* The sync first: on a follower the read behind it shows everything
+   * committed before the sync was sent (on the leader, a committed prefix:
+   * a later watch's event tells the rest). */
   zkc__call_t list[2] = {
       {.rq = {.kind = ZKC__REQ_SYNC, .path = o->path}},
       {.rq = {.kind = ZKC__REQ_CHILDREN, .path = o->path}}};

@@ -113,7 +113,8 @@ static int awaiting(zkc__qrun_t *r) {
 
 /* Starts a children read of base (the previous one dropped). With
  * via_leader a sync goes first (in r->op): a read that a grant may rest on
- * must show the ensemble's state, and a follower cut off from the leader
+ * must show the ensemble's state (on a follower; the leader's own is a
+ * committed prefix, see ZKC__REQ_SYNC), and a follower cut off from the leader
  * answers reads from its frozen state (our node first, after the leader
  * expired our session and granted another) until its own link times out.
  * It cannot answer the sync, and holds the read behind it. The read
@@ -306,9 +307,11 @@ static void created(zkc__qrun_t *r) {
  * base's children read behind it (r->op), so that a follower shows every
  * create committed before the sync: one that has not applied ours yet
  * would show none, and a second node with our uuid would be made behind
- * the first. On the leader itself a sync is served as a read and may come
- * before the leader applies a create it committed; the rare second node
- * that makes is found by our uuid in the next read (stray). */
+ * the first. On the leader a sync is served as a read, but the read still
+ * waits behind this session's own writes in flight there (forwarded ones
+ * too), and a create still on its way from the old server is refused
+ * there as a moved session's. A second node that shows anyway is found by
+ * our uuid in the next read (stray). */
 static void search(zkc__qrun_t *r) {
   if ((r->list = zkc__rk_op_new(&r->k)) == NULL ||
       (r->op = zkc__rk_op_new(&r->k)) == NULL) {

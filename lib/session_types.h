@@ -64,8 +64,12 @@ typedef enum zkc__req_kind {
                         checks the session then: an expired one gets
                         ZKC_ESESSIONEXPIRED), and it holds the session's
                         later reads until then, so a read pipelined behind
-                        a sync that succeeded shows the ensemble's state
-                        from after the sync was sent */
+                        a sync that succeeded shows everything committed
+                        before the sync was sent. On the leader itself a
+                        sync is served as a read: the reads behind it show
+                        a committed prefix that holds this session's own
+                        writes, perhaps not yet a write another session was
+                        answered (docs/failures.md) */
   ZKC__REQ_EXISTS,   /* the stat of `path` */
   ZKC__REQ_GET,      /* the data of `path` into op->data, op->data_len */
   ZKC__REQ_GET_IN_SESSION, /* ZKC__REQ_GET, but only on a handle of session
