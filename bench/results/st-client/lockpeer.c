@@ -22,7 +22,9 @@
  * through the leader, answered before the wait begins, as zkcoord's
  * waiting round is (six requests per contended cycle instead of five):
  * the protocol's own cost of that sync, apart from the library's
- * (bench/cpu-cycle.sh, mt-sync). */
+ * (bench/cpu-cycle.sh, mt-sync). LOCKPEER_BARRIER set instead: a multi of
+ * one check of the waiter's own node in the sync's place (a write through
+ * a quorum, ../leader-sync/): what such a round would cost. */
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
@@ -65,6 +67,8 @@ typedef struct sess {
   int done, rc;       /* the answer awaited */
   int deleted;        /* the predecessor's delete */
   int synced;         /* LOCKPEER_SYNC: the round's sync answered */
+  zoo_op_t check;     /* LOCKPEER_BARRIER: the round's one-check multi */
+  zoo_op_result_t checked;
   char node[320], base[256];
   struct String_vector kids;
 } sess_t;
@@ -154,6 +158,14 @@ static void on_synced(int rc, const char *path, const void *d) {
   CB_UNLOCK(s);
 }
 
+static void on_checked(int rc, const void *d) {
+  sess_t *s = (sess_t *)d;
+  CB_LOCK(s);
+  if (rc != ZOK) die("own node's check failed");
+  s->synced = 1;
+  CB_UNLOCK(s);
+}
+
 static void on_deleted(zhandle_t *zh, int type, int state, const char *path,
                        void *ctx) {
   (void)zh, (void)state, (void)path;
@@ -172,7 +184,7 @@ static int await_answer(sess_t *s) {
   return s->rc;
 }
 
-static int with_sync;
+static int with_sync, with_barrier;
 
 static long seq_of(const char *name) {
   const char *dash = strrchr(name, '-');
@@ -205,8 +217,12 @@ static void acquire(sess_t *s) {
     s->kids.data = NULL;
     if (low == mine) break;
     s->deleted = 0;
-    s->synced = !with_sync;
+    s->synced = !with_sync && !with_barrier;
     if (with_sync) zoo_async(s->zh, s->base, on_synced, s);
+    if (with_barrier) {
+      zoo_check_op_init(&s->check, s->node, -1);
+      zoo_amulti(s->zh, 1, &s->check, &s->checked, on_checked, s);
+    }
     zoo_awexists(s->zh, pred, on_deleted, s, on_stat, s);
     int rc = await_answer(s); /* the sync's answer came before it */
     if (!s->synced) die("sync unanswered");
@@ -294,6 +310,7 @@ int main(int argc, char **argv) {
   if (argc < 4) die("usage: lockpeer CONNECT ROOT ROUND_MS contend:N...");
   zoo_set_debug_level(ZOO_LOG_LEVEL_ERROR);
   with_sync = getenv("LOCKPEER_SYNC") != NULL;
+  with_barrier = !with_sync && getenv("LOCKPEER_BARRIER") != NULL;
   int round_ms = atoi(argv[3]);
   for (int a = 4; a < argc; a++) {
     char measure[64];
