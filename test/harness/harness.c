@@ -345,6 +345,12 @@ zhandle_t *zkt_raw_on(int server) {
   return zh;
 }
 
+zhandle_t *zkt_raw_on_leader(void) {
+  int leader = zkt_leader_server();
+  if (leader == 0) fail_msg("no server leads: no session on the leader");
+  return zkt_raw_on(leader);
+}
+
 /* Through a session on the leader: ZooKeeper's leader judges a request by
  * the ACL of the change it has pending for the node, and a pending setACL
  * still carries the old ACL there until the leader applies it. A follower
@@ -355,9 +361,7 @@ zhandle_t *zkt_raw_on(int server) {
 void zkt_deny_delete(const char *path, int deny) {
   struct ACL no_delete[] = {{ZOO_PERM_ALL & ~ZOO_PERM_DELETE, ZOO_ANYONE_ID_UNSAFE}};
   struct ACL_vector acl = {1, no_delete};
-  int leader = zkt_leader_server();
-  if (leader == 0) fail_msg("no server leads: cannot set the ACL of %s", path);
-  zhandle_t *zh = zkt_raw_on(leader);
+  zhandle_t *zh = zkt_raw_on_leader();
   int rc = zoo_set_acl(zh, path, -1, deny ? &acl : &ZOO_OPEN_ACL_UNSAFE);
   zookeeper_close(zh);
   assert_int_equal(rc, ZOK);

@@ -61,6 +61,12 @@ zhandle_t *zkt_raw(void);
  * alone, connected; the caller closes it (zookeeper_close). */
 zhandle_t *zkt_raw_on(int server);
 
+/* zkt_raw_on the server that leads now (fails the test when none does).
+ * The leader answers a write only once it has applied it, so another
+ * session's read right after sees it whatever server it reads from (a
+ * follower may answer first, before the leader has applied it). */
+zhandle_t *zkt_raw_on_leader(void);
+
 /* An outsider's EPHEMERAL_SEQUENTIAL node "<parent>/<name><seq>", empty,
  * made through zkt_raw(); its path into out (len bytes). Fails the test
  * when the server refuses. */

@@ -1684,9 +1684,7 @@ static void multilock_first_lock_deleted_before_the_set_is_held(void **state) {
   zkc_mutex_t *m[2];
   zkc_multilock_t *ml = set_of_two(c, m);
   deleted_node[0] = '\0';
-  int leader = zkt_leader_server();
-  assert_true(leader > 0);
-  seam_outsider = zkt_raw_on(leader);
+  seam_outsider = zkt_raw_on_leader();
   zkc__mutex_seam = delete_first_at_second_grant;
   OK(zkc_multilock_acquire_timeout(ml, zkt_ms(10000)));
   zookeeper_close(seam_outsider);
