@@ -263,7 +263,6 @@ void zkc_client_close(zkc_client_t *c) {
    * handle: the session's close removes its nodes. */
   int64_t drain_deadline = zkc__deadline_after(2000);
   zkc__ops_drain(c, drain_deadline);
-  zkc__guards_drain(c, drain_deadline);
   zkc__handle_drop(c, 1);
 
   pthread_mutex_lock(&c->mu);

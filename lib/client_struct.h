@@ -163,7 +163,6 @@ struct zkc_client {
   struct zkc__guard *guards; /* holders' watches on their own nodes */
   uint64_t next_guard_id;
   uint64_t guard_dispatching; /* guard whose owner is being told */
-  int guard_requests;         /* guard watches being set */
 
   int log_slot;
   zkc__zk_log_fn log_cb; /* bound once, reused by every handle */

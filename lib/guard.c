@@ -58,7 +58,9 @@ static atomic_ullong told_total; /* deletes told to owners (test hook) */
 
 uint64_t zkc__guard_told(void) { return atomic_load(&told_total); }
 
+/* A guard's watch request: an op that tells the guard its answer. */
 typedef struct guard_req {
+  zkc__op_t op;
   zkc_client_t *c;
   uint64_t id;
 } guard_req_t;
@@ -84,24 +86,31 @@ void zkc__guard_event(zkc_client_t *c, uint64_t id, const char *path,
   pthread_mutex_unlock(&c->mu);
 }
 
-/* The answer to a watch request; for a revocable guard with the data. */
-static void guard_answer(void *ctx, int rc, const char *data, int len,
-                         int32_t version) {
+/* The answer to a watch request (the op's notify, on the completion
+ * thread, or on the thread that dropped the handle under it); for a
+ * revocable guard with the data. A watch not set is set again after
+ * GUARD_DELAY_MS: a send refused at once must not spin the maintenance
+ * thread, and a delete meanwhile is still seen by the next exists. */
+static void guard_answer(void *ctx) {
   guard_req_t *req = ctx;
   zkc_client_t *c = req->c;
+  const zkc__op_t *op = &req->op;
   pthread_mutex_lock(&c->mu);
   zkc__guard_t *g = find_locked(c, req->id);
-  if (g != NULL && rc == ZKC_ENONODE) { /* gone before the watch was set */
+  if (g != NULL && op->rc == ZKC_ENONODE) { /* gone before the watch was set */
     g->gone = 1;
-  } else if (g != NULL && rc != ZKC_OK) { /* not set (connection loss, close) */
+  } else if (g != NULL && op->rc != ZKC_OK) { /* not set (connection loss, close) */
     g->armed = 0;
-  } else if (g != NULL && g->revoked_fn && zkc__is_revoke_marker(data, len) &&
-             version != g->told_version) {
+    g->arm_at = zkc__now_ms() + GUARD_DELAY_MS;
+  } else if (g != NULL && g->revoked_fn &&
+             zkc__is_revoke_marker(op->data, op->data_len) &&
+             op->stat.version != g->told_version) {
     g->revoke_due = 1;
-    g->told_version = version;
+    g->told_version = op->stat.version;
   }
-  if (--c->guard_requests == 0 || g != NULL) pthread_cond_broadcast(&c->state_cv);
+  if (g != NULL) pthread_cond_broadcast(&c->state_cv);
   pthread_mutex_unlock(&c->mu);
+  zkc__op_clear(&req->op);
   free(req);
 }
 
@@ -109,26 +118,23 @@ static void guard_answer(void *ctx, int rc, const char *data, int len,
  * c->mu not held. */
 static void arm(zkc_client_t *c, uint64_t id, const char *path,
                 int revocable) {
-  guard_req_t *req = malloc(sizeof *req);
-  int rc = ZKC_ENOMEM;
-  if (req != NULL) {
+  guard_req_t *req = calloc(1, sizeof *req);
+  if (req != NULL && zkc__op_init(&req->op) == ZKC_OK) {
     req->c = c, req->id = id;
-    pthread_mutex_lock(&c->mu);
-    c->guard_requests++;
-    pthread_mutex_unlock(&c->mu);
-    rc = zkc__send_guard_watch(c, path, id, revocable, guard_answer, req);
+    req->op.notify = guard_answer;
+    req->op.notify_ctx = req;
+    zkc__submit_guard_watch(c, &req->op, path, id, revocable);
+    return;
   }
-  if (rc == ZKC_OK) return;
+  free(req);
   pthread_mutex_lock(&c->mu);
-  if (req != NULL) c->guard_requests--;
   zkc__guard_t *g = find_locked(c, id);
-  if (g != NULL) { /* the maintenance thread tries again */
+  if (g != NULL) { /* no memory: the maintenance thread tries again */
     g->armed = 0;
     g->arm_at = zkc__now_ms() + GUARD_DELAY_MS;
   }
   pthread_cond_broadcast(&c->state_cv);
   pthread_mutex_unlock(&c->mu);
-  free(req);
 }
 
 static int add(zkc_client_t *c, const char *path, int64_t session_id,
@@ -406,14 +412,6 @@ int64_t zkc__guard_next_locked(zkc_client_t *c) {
     if (!g->gone && !g->armed && g->arm_at < next) next = g->arm_at;
   }
   return next;
-}
-
-void zkc__guards_drain(zkc_client_t *c, int64_t deadline_ms) {
-  pthread_mutex_lock(&c->mu);
-  while (c->guard_requests > 0 &&
-         zkc__cond_wait_until(&c->state_cv, &c->mu, deadline_ms) == 0) {
-  }
-  pthread_mutex_unlock(&c->mu);
 }
 
 void zkc__guards_free(zkc_client_t *c) {

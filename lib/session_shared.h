@@ -152,13 +152,12 @@ int zkc__wait_connected_or_refused(zkc_client_t *c, int64_t deadline_ms);
 /* ---- the client's requests as a whole (op.c), node watches (watches.c) ---- */
 
 /* Sets a watch for guard `id` on path: an exists-watch, or with with_data
- * a get-watch. The answer (ZKC_OK: the node exists and is watched) goes to
- * done(ctx, rc, data, len, version) on the completion thread: the node's
- * data (with_data only; valid during the call) and data version (-1 when
- * rc is not ZKC_OK). When the request cannot be sent the code is returned
- * here and done is not called. */
-int zkc__send_guard_watch(zkc_client_t *c, const char *path, uint64_t id,
-                          int with_data, zkc__answer_fn done, void *ctx);
+ * a get-watch, whose answer (ZKC_OK: the node exists and is watched) is
+ * op's, with the node's data when with_data. In flight like any op: close
+ * drains it, and a handle dropped under it finishes it (ZKC_ECONNLOSS or
+ * ZKC_ECLOSED), so a completion the ZooKeeper client loses costs nothing. */
+void zkc__submit_guard_watch(zkc_client_t *c, zkc__op_t *op, const char *path,
+                             uint64_t id, int with_data);
 
 /* Removes the data watch that waiter `id` left on path, client and server
  * side. The server keeps one watch per path and session, so this removes
@@ -202,8 +201,7 @@ int zkc__guard_step_locked(zkc_client_t *c);
 /* When a watch is to be set or a failed confirmation is due again
  * (ZKC__FOREVER if none); client's lock held. */
 int64_t zkc__guard_next_locked(zkc_client_t *c);
-/* Close: waits (bounded) for watch requests in flight. */
-void zkc__guards_drain(zkc_client_t *c, int64_t deadline_ms);
+/* Frees every guard: the client is going, no request of theirs is in flight. */
 void zkc__guards_free(zkc_client_t *c);
 
 /* ---- the janitor, for the maintenance thread (janitor.c) ---- */

@@ -209,10 +209,6 @@ typedef enum {
 typedef void (*zkc__watch_fn)(zkc_client_t *c, uint64_t id, const char *path,
                               int deleted);
 
-/* A guard watch's answer (session_shared.h's zkc__send_guard_watch). */
-typedef void (*zkc__answer_fn)(void *ctx, int rc, const char *data, int len,
-                               int32_t version);
-
 /* The ZooKeeper client's log callback (log.c). */
 typedef void (*zkc__zk_log_fn)(const char *message);
 

@@ -69,48 +69,14 @@ void zkc__submit_exists_watch(zkc_client_t *c, zkc__op_t *op, const char *path,
                            on_exists_watched, op));
 }
 
-/* The answer to a guard's watch request, handed on translated. */
-typedef struct answer {
-  zkc_client_t *c;
-  zkc__answer_fn done;
-  void *ctx;
-} answer_t;
-
-static void guard_answered(answer_t *a, int zk_rc, const char *value, int len,
-                           const struct Stat *stat) {
-  zkc__mark_callback_thread();
-  int ok = zk_rc == ZOK && stat != NULL;
-  a->done(a->ctx, zkc__zk_translate(a->c, zk_rc), ok ? value : NULL,
-          ok && len > 0 ? len : 0, ok ? stat->version : -1);
-  free(a);
-}
-
-static void on_guard_stat(int zk_rc, const struct Stat *stat, const void *data) {
-  guard_answered((answer_t *)data, zk_rc, NULL, 0, stat);
-}
-
-static void on_guard_data(int zk_rc, const char *value, int value_len,
-                          const struct Stat *stat, const void *data) {
-  guard_answered((answer_t *)data, zk_rc, value, value_len, stat);
-}
-
-int zkc__send_guard_watch(zkc_client_t *c, const char *path, uint64_t id,
-                          int with_data, zkc__answer_fn done, void *ctx) {
-  answer_t *a = malloc(sizeof *a);
-  if (a == NULL) return ZKC_ENOMEM;
-  a->c = c, a->done = done, a->ctx = ctx;
+void zkc__submit_guard_watch(zkc_client_t *c, zkc__op_t *op, const char *path,
+                             uint64_t id, int with_data) {
   void *wctx = (void *)(uintptr_t)id;
-  pthread_rwlock_rdlock(&c->zh_lock);
-  int zk_rc =
-      c->zh == NULL ? (atomic_load(&c->zh_closed) ? ZCLOSING : ZCONNECTIONLOSS)
-      : with_data   ? zkc__zk_refusal(c->zh, zoo_awget(c->zh, path, guard_watcher, wctx,
-                                               on_guard_data, a))
-                    : zkc__zk_refusal(c->zh, zoo_awexists(c->zh, path, guard_watcher,
-                                                  wctx, on_guard_stat, a));
-  if (c->zh && zk_rc == ZOK) atomic_fetch_add(&c->requests, 1);
-  pthread_rwlock_unlock(&c->zh_lock);
-  if (zk_rc != ZOK) free(a);
-  return zkc__zk_translate(c, zk_rc);
+  if (with_data)
+    ZKC__SUBMIT(c, op, zoo_awget(zh, path, guard_watcher, wctx, zkc__on_get, op));
+  else
+    ZKC__SUBMIT(c, op,
+                zoo_awexists(zh, path, guard_watcher, wctx, on_exists_watched, op));
 }
 
 /* Removes the watches of one type on path (see zkc__remove_watch), without
