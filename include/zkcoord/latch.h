@@ -189,8 +189,9 @@ ZKC_EXTERN const char *zkc_latch_id(const zkc_latch_t *latch);
 /* The election path given at create. Owned by the latch; NULL for NULL. */
 ZKC_EXTERN const char *zkc_latch_path(const zkc_latch_t *latch);
 
-/* The id of the current leader as seen on the ensemble now (whoever's node
- * is first: possibly a Curator participant). On success *id is a new
+/* The id of the current leader as the session's server sees it now
+ * (whoever's node is first: possibly a Curator participant; a read without
+ * a sync, docs/api.md). On success *id is a new
  * string the caller frees with free(), or NULL when there is no
  * participant at all.
  * Returns ZKC_OK, ZKC_EINVAL, ZKC_EDEADLK, ZKC_ECLOSED, ZKC_ENOMEM, or the

@@ -213,9 +213,10 @@ ZKC_EXTERN const char *zkc_selector_path(const zkc_selector_t *sel);
 ZKC_EXTERN int zkc_selector_participant_list(zkc_selector_t *sel,
                                              zkc_list_t **out);
 
-/* The id of the current leader as seen on the ensemble now. On success *id
- * is a new string the caller frees with free(), or NULL when nobody takes
- * part. Returns the codes of zkc_selector_participant_list. */
+/* The id of the current leader as the session's server sees it now (a
+ * read without a sync, docs/api.md). On success *id is a new string the
+ * caller frees with free(), or NULL when nobody takes part. Returns the
+ * codes of zkc_selector_participant_list. */
 ZKC_EXTERN int zkc_selector_leader_id(zkc_selector_t *sel, char **id);
 
 /* The record of a leader selector (ZKC_RECIPE_SELECTOR): as zkc_latch_stats,
