@@ -300,9 +300,12 @@ int zkc__is_protected_name(const char *name) {
   return 1;
 }
 
+/* The uuid first: a queue's other names differ from it within a few
+ * bytes, and this runs over every child of each read. */
 int zkc__name_has_uuid(const char *name, const char *uuid) {
-  return zkc__is_protected_name(name) &&
-         strncmp(name + 3, uuid, ZKC__UUID_LEN) == 0;
+  return name != NULL && strncmp(name, ZKC__PROTECTED_PREFIX, 3) == 0 &&
+         strncmp(name + 3, uuid, ZKC__UUID_LEN) == 0 &&
+         zkc__is_protected_name(name);
 }
 
 const char *zkc__basename(const char *path) {
@@ -377,14 +380,14 @@ unsigned zkc__child_layout(const char *name, int ephemeral) {
    * lock's own marker (a mutex's or a selector's "lock-", kazoo's, a
    * read-write lock's) is known to be a lock's. */
   unsigned mutex = marked_before_sequence(name, "lock-") ? ZKC_LAYOUT_MUTEX : 0;
-  unsigned known = zkc__rw_kind(name) != ZKC__RW_OTHER || mutex
-                       ? ZKC__LAYOUT_KNOWN_LOCK
-                       : 0;
+  zkc__rw_kind_t kind = zkc__rw_kind(name);
+  unsigned known = kind != ZKC__RW_OTHER || mutex ? ZKC__LAYOUT_KNOWN_LOCK : 0;
   /* "read" and "write" are a read-write lock's own; kazoo's "__lock__"
-   * ("exclusive") is its Lock's or its WriteLock's, no one can tell. */
-  unsigned rw = strcmp(zkc__node_kind(name), "exclusive") != 0
-                    ? ZKC_LAYOUT_RWLOCK
-                    : 0;
+   * ("exclusive") is its Lock's or its WriteLock's, no one can tell
+   * (zkc__node_kind's answer, without parsing the name again). */
+  int rw_own = kind == ZKC__RW_READ ||
+               (kind == ZKC__RW_WRITE && marked_before_sequence(name, "__WRIT__"));
+  unsigned rw = rw_own ? ZKC_LAYOUT_RWLOCK : 0;
   return ZKC_LAYOUT_LOCK | known | mutex | rw;
 }
 

@@ -312,6 +312,16 @@ static void protected_names(void **state) {
   assert_false(zkc__is_protected_name("_c_53345F98-9423-4e0c-a7b5-9f819e3ec2e1-lock-1"));
   assert_false(zkc__is_protected_name("lock-0000000001"));
   assert_false(zkc__is_protected_name(NULL));
+  /* the uuid alone is not enough: the whole protected shape is asked */
+  assert_false(zkc__name_has_uuid("_c_53345f98-9423-4e0c-a7b5-9f819e3ec2e1",
+                                  uuid));
+  assert_false(zkc__name_has_uuid("_c_53345f98-9423-4e0c-a7b5-9f819e3ec2e1x"
+                                  "lock-0000000003", uuid));
+  assert_false(zkc__name_has_uuid("x_c_53345f98-9423-4e0c-a7b5-9f819e3ec2e1-"
+                                  "lock-0000000003", uuid));
+  assert_false(zkc__name_has_uuid("_c", uuid));
+  assert_false(zkc__name_has_uuid("", uuid));
+  assert_false(zkc__name_has_uuid(NULL, uuid));
 }
 
 static void uuid_format(void **state) {
@@ -400,6 +410,31 @@ static void version_matches_headers(void **state) {
   (void)state;
   assert_int_equal(zkc_version(), ZKC_VERSION_HEX);
   assert_string_equal(zkc_version_string(), ZKC_VERSION_STRING);
+}
+
+/* A child's read-write lock bit is what zkc__node_kind names it: "read"
+ * or "write", not "exclusive" (child_layout decides without asking it). */
+static void layout_rw_bit_is_the_node_kind(void **state) {
+  (void)state;
+  const char *markers[] = {"",         "lock-",    "__lock__", "__WRIT__",
+                           "__READ__", "__rlock__", "latch-",  "x__WRIT__y",
+                           "__READ__lock-", "lock-__WRIT__", "__WRIT____READ__",
+                           "__READ____lock__", "-", "__"};
+  const char *seqs[] = {"0000000001", "-000000005", "-2147483648", "000000001",
+                        "0000000001x", ""};
+  for (size_t i = 0; i < sizeof markers / sizeof *markers; i++)
+    for (size_t j = 0; j < sizeof seqs / sizeof *seqs; j++) {
+      char n[128];
+      snprintf(n, sizeof n, "_c_0f8e2a46-3b7c-4d1e-9a5b-6c7d8e9f0a1b-%s%s",
+               markers[i], seqs[j]);
+      const char *kind = zkc__node_kind(n);
+      unsigned bits = zkc__child_layout(n, 1);
+      /* no sequence, or a latch's: no lock's kind */
+      if (kind == NULL || (bits & ZKC_LAYOUT_ELECTION)) continue;
+      int rw = strcmp(kind, "exclusive") != 0;
+      if (((bits & ZKC_LAYOUT_RWLOCK) != 0) != rw)
+        fail_msg("%s: kind %s, layout bits %#x", n, kind, bits);
+    }
 }
 
 /* The one node-kind rule: which recipe a child of a path belongs to, for
@@ -817,6 +852,7 @@ int main(void) {
       cmocka_unit_test(open_refusals_say_why),
       cmocka_unit_test(last_error_is_per_thread),
       cmocka_unit_test(shared_count_codec),
+      cmocka_unit_test(layout_rw_bit_is_the_node_kind),
   };
   return cmocka_run_group_tests_name("names", tests, NULL, NULL);
 }
