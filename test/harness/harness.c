@@ -192,11 +192,16 @@ void zkt_raw_child(const char *parent, const char *name, char *out, int len) {
                    ZOK);
 }
 
-void zkt_run_behind(const char *queue, const char *blocker,
-                    void *(*fn)(void *), void *arg) {
+void zkt_run_behind(zkc_client_t *waiter, const char *queue,
+                    const char *blocker, void *(*fn)(void *), void *arg) {
   pthread_t th;
   pthread_create(&th, NULL, fn, arg);
   assert_true(zkt_await_children_exactly(queue, 2, zkt_ms(10000)));
+  /* Queued is not yet waiting: deleted before the waiter's first read, the
+   * blocker would never have been ahead of it. Its watch says it read. */
+  int64_t sid;
+  assert_int_equal(zkc_client_session_id(waiter, &sid), ZKC_OK);
+  assert_true(zkt_await_watch(sid, blocker, 1, zkt_ms(10000)));
   assert_int_equal(zoo_delete(zkt_raw(), blocker, -1), ZOK);
   pthread_join(th, NULL);
 }

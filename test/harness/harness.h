@@ -72,12 +72,13 @@ zhandle_t *zkt_raw_on_leader(void);
  * when the server refuses. */
 void zkt_raw_child(const char *parent, const char *name, char *out, int len);
 
-/* Runs fn(arg), an acquire, on a thread of its own as a waiter behind the
- * outsider's node `blocker` in `queue`: once the waiter's node is queued
- * behind it (2 children), deletes the blocker, and returns when the
+/* Runs fn(arg), an acquire on client `waiter`, on a thread of its own as a
+ * waiter behind the outsider's node `blocker` in `queue`: once the
+ * waiter's node is queued behind it (2 children) and the waiter watches
+ * it (it read the queue), deletes the blocker, and returns when the
  * thread ends. */
-void zkt_run_behind(const char *queue, const char *blocker,
-                    void *(*fn)(void *), void *arg);
+void zkt_run_behind(zkc_client_t *waiter, const char *queue,
+                    const char *blocker, void *(*fn)(void *), void *arg);
 
 /* A session watcher that ignores everything (raw handles of the harness's
  * own that wait by polling their state). */

@@ -1957,7 +1957,7 @@ static void stranger_lease_after_room_seen_is_no_grant(void **state) {
   zkt_raw_child(locks, "_c_blocker-lock-", blocker, sizeof blocker);
   stranger_lease[0] = '\0';
   zkc__sem_seam = stranger_lease_at_head;
-  zkt_run_behind(locks, blocker, sem_try_main, &t);
+  zkt_run_behind(c, locks, blocker, sem_try_main, &t);
   assert_null(zkc__sem_seam); /* the seam ran */
   assert_true(stranger_lease[0] != '\0');
   assert_int_equal(t.rc, ZKC_ETIMEDOUT);
@@ -2016,7 +2016,7 @@ static int64_t head_meets_a_drop(int drop_leases, const char *path) {
   atomic_store(&seam_attempts, 0);
   seam_drops_leases = drop_leases;
   zkc__sem_seam = drop_at_head;
-  zkt_run_behind(locks, blocker, lease_try_main, &t);
+  zkt_run_behind(c, locks, blocker, lease_try_main, &t);
   zkc__sem_seam = NULL;
   assert_int_equal(t.rc, ZKC_OK);
   int64_t token = 0;

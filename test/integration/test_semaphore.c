@@ -383,7 +383,7 @@ static void lease_made_with_the_queue_nodes_delete(void **state) {
   /* Its queue node's delete was not waited for. */
   assert_true(zkt_await_children_exactly(locks, 0, zkt_ms(5000)));
   zkt_raw_child(locks, "_c_blocker-lock-", blocker, sizeof blocker);
-  zkt_run_behind(locks, blocker, wait_lease, &w);
+  zkt_run_behind(c, locks, blocker, wait_lease, &w);
   assert_int_equal(w.rc, ZKC_OK);
   char **nodes;
   size_t n;
