@@ -53,11 +53,19 @@ struct zkc__op {
   void (*notify)(void *ctx);
   void *notify_ctx;
   int orphan; /* given up: freed on completion (zkc__op_give_up) */
+  /* A record the request's completion reads (a multi's results), freed
+   * with the op by zkc__op_clear, so that an answer the ZooKeeper client
+   * drops at close (zkc__ops_abandon then finishes the op) leaks nothing. */
+  void *aux;
+  void (*aux_free)(void *aux);
   uint64_t gen; /* the handle it was sent on (0: none) */
 };
 
 int zkc__op_init(zkc__op_t *op);
-void zkc__op_clear(zkc__op_t *op); /* frees results and the op's sync */
+void zkc__op_clear(zkc__op_t *op); /* frees results, aux and the op's sync */
+/* Gives op the record `aux` its request's completion reads, freed with op
+ * (by aux_free) once nothing can answer the request any more. */
+void zkc__op_own(zkc__op_t *op, void *aux, void (*aux_free)(void *));
 /* Waits for the result and returns its rc (a failed request's raw code is
  * noted for zkc_last_zk_code on this thread). */
 int zkc__op_wait(zkc__op_t *op);

@@ -23,6 +23,7 @@ int zkc__op_init(zkc__op_t *op) {
 }
 
 void zkc__op_clear(zkc__op_t *op) {
+  if (op->aux_free) op->aux_free(op->aux);
   free(op->created);
   free(op->data);
   for (int i = 0; i < op->children.count; i++) free(op->children.data[i]);
@@ -39,6 +40,12 @@ int zkc__op_wait(zkc__op_t *op) {
   pthread_mutex_unlock(&op->mu);
   zkc__note_zk_code(zk_rc); /* on the waiting thread, for its logs */
   return rc;
+}
+
+void zkc__op_own(zkc__op_t *op, void *aux, void (*aux_free)(void *)) {
+  if (op->aux_free) op->aux_free(op->aux); /* an earlier request's, done */
+  op->aux = aux;
+  op->aux_free = aux_free;
 }
 
 zkc__op_t *zkc__op_new(void) {

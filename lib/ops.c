@@ -291,16 +291,19 @@ static int handle_over(zhandle_t *zh) {
  * the first operation's path, a double free of the caller's string, found
  * by faults.fenced_set_on_expired_session_is_lost), and reports a
  * marshalling error. Such a handle refuses every request anyway: the
- * refusal is ZINVALIDSTATE, as for any other request. *sync_rc is
- * zoo_amulti's own result when it was called, else ZOK. */
+ * refusal is ZINVALIDSTATE, as for any other request. Refused once called
+ * (the session ended between the check and the call), the client may have
+ * freed a path of the record `data`: forget(data) lets those go unfreed,
+ * before the refusal finishes the op that owns the record. */
 static int multi_call(zhandle_t *zh, int count, const zoo_op_t *ops,
                       zoo_op_result_t *results, void_completion_t done,
-                      const void *data, int *sync_rc) {
+                      void *data, void (*forget)(void *)) {
   if (handle_over(zh)) return ZINVALIDSTATE;
-  *sync_rc = zoo_amulti(zh, count, ops, results, done, data);
+  int rc = zoo_amulti(zh, count, ops, results, done, data);
+  if (rc != ZOK) forget(data); /* a few bytes lost rather than a double free */
   /* The session ended between the check and the call. */
-  if (*sync_rc != ZOK && handle_over(zh)) return ZINVALIDSTATE;
-  return *sync_rc;
+  if (rc != ZOK && handle_over(zh)) return ZINVALIDSTATE;
+  return rc;
 }
 
 /* 1 when the server answered the multi: then one operation carries the
@@ -331,9 +334,10 @@ static int multi_failure(int rc, const zoo_op_result_t *results, int n,
 
 /* ---- a write fenced by a check (ZKC__REQ_CHECK_SET, _CREATE) ---- */
 
-/* A fenced write's multi, until its completion: the results, the set's
- * stat, and the multi's own copy of the checked paths (see multi_call),
- * split in place. ncheck checks, then the write: res has ncheck + 1. */
+/* A fenced write's multi, owned by its op (freed with it): the results,
+ * the set's stat, and the multi's own copy of the checked paths (see
+ * multi_call), split in place. ncheck checks, then the write: res has
+ * ncheck + 1. */
 typedef struct {
   zkc__op_t *op;
   struct Stat stat;
@@ -356,11 +360,18 @@ static void on_fenced(int zk_rc, const void *data) {
     /* A set's own node, so that only its lock is marked lost. */
     op->failed_check = op->failed == 0 ? failed : -1;
     zkc__stat_t st;
+    /* The last touch of m: finishing may free the op, and m with it. */
     zkc__op_finish(op, rc, rc == ZKC_OK ? stat_of(&m->stat, &st) : NULL);
   }
+}
+
+static void fenced_free(void *data) {
+  fenced_t *m = data;
   free(m->check);
   free(m);
 }
+
+static void fenced_forget(void *data) { ((fenced_t *)data)->check = NULL; }
 
 void zkc__submit_fenced(zkc_client_t *c, zkc__op_t *op, const char *check,
                         const char *path, const char *data, int len,
@@ -385,6 +396,7 @@ void zkc__submit_fenced(zkc_client_t *c, zkc__op_t *op, const char *check,
   }
   m->op = op;
   m->ncheck = ncheck;
+  zkc__op_own(op, m, fenced_free);
   /* Several nodes are joined with '\n', which no ZooKeeper path holds. */
   char *one = m->check;
   for (int i = 0; i < ncheck; i++) {
@@ -398,24 +410,19 @@ void zkc__submit_fenced(zkc_client_t *c, zkc__op_t *op, const char *check,
                        NULL, 0);
   else
     zoo_set_op_init(&ops[ncheck], path, data, len, version, &m->stat);
-  int sync_rc = 1; /* not a ZooKeeper code: the multi was not called */
   /* The request is serialized before zoo_amulti returns: tmp and ops may
-   * go. */
+   * go. m is the op's from here: not touched after the send. */
   ZKC__SUBMIT(c, op,
-              multi_call(zh, ncheck + 1, ops, m->res, on_fenced, m, &sync_rc));
+              multi_call(zh, ncheck + 1, ops, m->res, on_fenced, m, fenced_forget));
   if (create) zkc__acl_tmp_free(&tmp);
   free(ops);
-  /* No completion will come: not called, or refused by the call itself
-   * (then the client may have freed the checked path: a few bytes lost
-   * rather than a double free). */
-  if (sync_rc == 1) free(m->check);
-  if (sync_rc != ZOK) free(m);
 }
 
 /* ---- a create that lets another node go (ZKC__REQ_CREATE's release) ---- */
 
-/* A releasing create's multi, until its completion: the results, its own
- * copies of the paths (see multi_call) and the created name's buffer. */
+/* A releasing create's multi, owned by its op (freed with it): the
+ * results, its own copies of the paths (see multi_call) and the created
+ * name's buffer. */
 typedef struct {
   zkc__op_t *op;
   zoo_op_result_t res[2];
@@ -423,10 +430,20 @@ typedef struct {
   char name[]; /* the created node's path */
 } releasing_t;
 
-static void releasing_free(releasing_t *m) {
+static void releasing_free(void *data) {
+  releasing_t *m = data;
   free(m->path);
   free(m->release);
   free(m);
+}
+
+/* Refused once called: left whole, as before the op owned it (the client
+ * may have freed a path of it, and on a failed allocation it has already
+ * registered the completion, which would read m). */
+static void releasing_forget(void *data) {
+  releasing_t *m = data;
+  m->op->aux = NULL;
+  m->op->aux_free = NULL;
 }
 
 /* The created node's stat: a create inside a multi answers with its name
@@ -453,6 +470,8 @@ static void on_released(int zk_rc, const void *data) {
     if (failed == 1 && rc == ZKC_ENONODE) rc = ZKC_ELOST;
     if (rc == ZKC_OK && (op->created = strdup(m->name)) == NULL)
       rc = ZKC_ENOMEM; /* node exists: caller cleans, as on_created */
+    /* The last touch of m: the op (and m with it) may go once sent again
+     * and answered, or finished. */
     if (rc == ZKC_OK) {
       zkc_client_t *c = op->c;
       ZKC__SUBMIT(c, op,
@@ -461,7 +480,6 @@ static void on_released(int zk_rc, const void *data) {
       zkc__op_finish(op, rc, NULL);
     }
   }
-  releasing_free(m);
 }
 
 void zkc__submit_create_releasing(zkc_client_t *c, zkc__op_t *op,
@@ -485,16 +503,14 @@ void zkc__submit_create_releasing(zkc_client_t *c, zkc__op_t *op,
     return;
   }
   m->op = op;
+  zkc__op_own(op, m, releasing_free);
   zoo_op_t ops[2];
   zoo_create_op_init(&ops[0], m->path, data, len, acl,
                      ZOO_EPHEMERAL_SEQUENTIAL, m->name, (int)cap);
   zoo_delete_op_init(&ops[1], m->release, -1);
-  int sync_rc = 1; /* not a ZooKeeper code: the multi was not called */
-  /* The request is serialized before zoo_amulti returns: tmp may go. */
+  /* The request is serialized before zoo_amulti returns: tmp may go. m is
+   * the op's from here: not touched after the send. */
   ZKC__SUBMIT(c, op,
-              multi_call(zh, 2, ops, m->res, on_released, m, &sync_rc));
+              multi_call(zh, 2, ops, m->res, on_released, m, releasing_forget));
   zkc__acl_tmp_free(&tmp);
-  /* Not called: no completion will free m. Refused by the call itself:
-   * the client may have freed a path of it (multi_call), so it is left. */
-  if (sync_rc == 1) releasing_free(m);
 }
