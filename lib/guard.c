@@ -60,8 +60,7 @@ uint64_t zkc__guard_told(void) { return atomic_load(&told_total); }
 
 /* A guard's watch request: an op that tells the guard its answer. */
 typedef struct guard_req {
-  zkc__op_t op;
-  zkc_client_t *c;
+  zkc__op_t op; /* its client is op.c (set by the send) */
   uint64_t id;
 } guard_req_t;
 
@@ -93,8 +92,8 @@ void zkc__guard_event(zkc_client_t *c, uint64_t id, const char *path,
  * thread, and a delete meanwhile is still seen by the next exists. */
 static void guard_answer(void *ctx) {
   guard_req_t *req = ctx;
-  zkc_client_t *c = req->c;
   const zkc__op_t *op = &req->op;
+  zkc_client_t *c = op->c;
   pthread_mutex_lock(&c->mu);
   zkc__guard_t *g = find_locked(c, req->id);
   if (g != NULL && op->rc == ZKC_ENONODE) { /* gone before the watch was set */
@@ -120,7 +119,7 @@ static void arm(zkc_client_t *c, uint64_t id, const char *path,
                 int revocable) {
   guard_req_t *req = calloc(1, sizeof *req);
   if (req != NULL && zkc__op_init(&req->op) == ZKC_OK) {
-    req->c = c, req->id = id;
+    req->id = id;
     req->op.notify = guard_answer;
     req->op.notify_ctx = req;
     zkc__submit_guard_watch(c, &req->op, path, id, revocable);

@@ -64,7 +64,8 @@ struct zkc__op {
 int zkc__op_init(zkc__op_t *op);
 void zkc__op_clear(zkc__op_t *op); /* frees results, aux and the op's sync */
 /* Gives op the record `aux` its request's completion reads, freed with op
- * (by aux_free) once nothing can answer the request any more. */
+ * (by aux_free) once nothing can answer the request any more; (NULL, NULL)
+ * takes it back, unfreed. Each send of a record uses a fresh op. */
 void zkc__op_own(zkc__op_t *op, void *aux, void (*aux_free)(void *));
 /* Waits for the result and returns its rc (a failed request's raw code is
  * noted for zkc_last_zk_code on this thread). */

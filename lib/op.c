@@ -43,7 +43,6 @@ int zkc__op_wait(zkc__op_t *op) {
 }
 
 void zkc__op_own(zkc__op_t *op, void *aux, void (*aux_free)(void *)) {
-  if (op->aux_free) op->aux_free(op->aux); /* an earlier request's, done */
   op->aux = aux;
   op->aux_free = aux_free;
 }

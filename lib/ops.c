@@ -441,9 +441,7 @@ static void releasing_free(void *data) {
  * may have freed a path of it, and on a failed allocation it has already
  * registered the completion, which would read m). */
 static void releasing_forget(void *data) {
-  releasing_t *m = data;
-  m->op->aux = NULL;
-  m->op->aux_free = NULL;
+  zkc__op_own(((releasing_t *)data)->op, NULL, NULL);
 }
 
 /* The created node's stat: a create inside a multi answers with its name

@@ -114,9 +114,10 @@ static int awaiting(zkc__qrun_t *r) {
 /* Starts a children read of base (the previous one dropped). With
  * via_leader a sync goes first (in r->op): a read that a grant may rest on
  * must show the ensemble's state (on a follower; the leader's own is a
- * committed prefix, see ZKC__REQ_SYNC), and a follower cut off from the leader
- * answers reads from its frozen state (our node first, after the leader
- * expired our session and granted another) until its own link times out.
+ * committed prefix, see ZKC__REQ_SYNC), and a follower cut off from the
+ * leader answers reads from its frozen state (our node first, after the
+ * leader expired our session and granted another) until its own link times
+ * out.
  * It cannot answer the sync, and holds the read behind it. The read
  * pipelined behind our create needs none: the create went through the
  * leader, which checked our session, after r->proof. */
