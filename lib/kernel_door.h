@@ -159,4 +159,16 @@ int zkc__pause_until(zkc_client_t *c, int64_t until_ms);
  * are retried by the one call (zkc__call). */
 int zkc__retryable(int rc);
 
+/* 1 when waiter w's watch (session.h), set through the current handle,
+ * has not fired and nothing since w registered has broken the order of
+ * this client's events (a state change, a watch removed, another handle):
+ * an event on its node sent before an answer this client has taken in
+ * would have been told. */
+int zkc__waiter_intact(zkc_client_t *c, zkc__waiter_t *w);
+/* Starts w's registration anew, keeping its id, before its watch is set
+ * again: the client's registration of that watch is then the same one
+ * (no second kept per setting), and no other watch of the client is
+ * touched (a removal would break their order too). */
+void zkc__waiter_renew(zkc_client_t *c, zkc__waiter_t *w);
+
 #endif /* ZKC_KERNEL_DOOR_H */

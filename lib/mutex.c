@@ -49,6 +49,12 @@ int zkc__mutex_new(zkc_mutex_t **out, zkc_client_t *client, const char *path,
     free(m);
     return ZKC_ENOMEM;
   }
+  if (zkc__quiet_init(&m->quiet) != ZKC_OK) {
+    pthread_mutex_destroy(&m->mu);
+    free(m->path);
+    free(m);
+    return ZKC_ENOMEM;
+  }
   /* Everything on_state reads is set before it can run: the maintenance
    * thread calls it from the attach on, with no lock of ours between (TSan
    * saw the first state change race with these writes). */
@@ -61,6 +67,7 @@ int zkc__mutex_new(zkc_mutex_t **out, zkc_client_t *client, const char *path,
   m->st = zkc__stats_for(zkc__client_facts(client).stats, recipes[side], path);
   int rc = zkc__recipe_attach(client, zkc__mutex_on_state, m);
   if (rc != ZKC_OK) {
+    zkc__quiet_destroy(&m->quiet);
     pthread_mutex_destroy(&m->mu);
     free(m->path);
     free(m);
@@ -98,9 +105,13 @@ int zkc_mutex_destroy(zkc_mutex_t *m) {
 }
 
 int zkc__mutex_free(zkc_mutex_t *m) {
+  /* While the client is still ours (the detach may drop its last
+   * reference); refused below, the mutex only sets its watch again. */
+  zkc__quiet_unwatch(&m->quiet, m->client);
   int rc = zkc__recipe_detach(m->client, zkc__mutex_on_state, m);
   if (rc != ZKC_OK) return rc;
   zkc__released_clear(&m->released); /* no callback after destroy */
+  zkc__quiet_destroy(&m->quiet);
   zkc__hold_notice_forget(m);
   pthread_mutex_destroy(&m->mu);
   free(m->path);
@@ -122,6 +133,8 @@ static int mutex_acquire_timeout_impl(zkc_mutex_t *m, int64_t timeout_ms) {
   if (rc != ZKC_OK) return rc;
   zkc_revoke_fn revoke_fn = NULL;
   void *revoke_ctx = NULL;
+  zkc__quick_ticket_t quick;
+  int quick_ok = 0;
   pthread_mutex_lock(&m->mu);
   hold_t *h = my_hold(m);
   if (h != NULL) { /* reentry: a count, no ZooKeeper call */
@@ -137,6 +150,9 @@ static int mutex_acquire_timeout_impl(zkc_mutex_t *m, int64_t timeout_ms) {
     m->users++;
     revoke_fn = m->revoke_fn;
     revoke_ctx = m->revoke_ctx;
+    /* A plain mutex's: a side's acquire goes as it always did. */
+    quick_ok = wnode == NULL && m->twin == NULL &&
+               zkc__quiet_take(&m->quiet, c, &quick);
   }
   pthread_mutex_unlock(&m->mu);
   if (h != NULL) {
@@ -164,10 +180,13 @@ static int mutex_acquire_timeout_impl(zkc_mutex_t *m, int64_t timeout_ms) {
     if (wnode != NULL)
       rc = zkc__mutex_downgrade(m, wnode, data, deadline, &h->held);
     else
-      rc = zkc__lock_acquire_side(c, m->path, zkc__side_name(m->side), data,
-                                  m->side == ZKC__SIDE_READ, deadline,
-                                  &h->held);
+      rc = zkc__lock_acquire_quick(c, m->path, zkc__side_name(m->side), data,
+                                   m->side == ZKC__SIDE_READ,
+                                   quick_ok ? &quick.q : NULL, deadline,
+                                   &h->held);
     if (rc != ZKC_OK) break;
+    if (quick_ok) zkc__quiet_granted(&quick, &h->held);
+    quick_ok = 0; /* queued again: as any run */
     if (zkc__mutex_seam) zkc__mutex_seam(m, ZKC__SEAM_GRANTED);
     pthread_mutex_lock(&m->mu);
     rc = zkc__mutex_record(m, h);
@@ -254,8 +273,12 @@ static int release(zkc_mutex_t *m, int nowait) {
   if (unproven) zkc__janitor_add(c, h->held.node, NULL);
   int ended = rc; /* what the hold was before the delete */
   if (rc == ZKC_OK) {
-    rc = nowait ? zkc__lock_delete_nowait(c, h->held.node)
-                : zkc__lock_delete(c, h->held.node);
+    if (nowait)
+      rc = zkc__lock_delete_nowait(c, h->held.node);
+    else if (m->twin == NULL) /* and what a quick acquire next goes on */
+      rc = zkc__quiet_delete(&m->quiet, c, m->path, &h->held);
+    else
+      rc = zkc__lock_delete(c, h->held.node);
     if (rc != ZKC_OK && rc != ZKC_ECLOSED && rc != ZKC_ELOST) {
       /* Refused: the node is still there, so the lock is still held. */
       pthread_mutex_lock(&m->mu);

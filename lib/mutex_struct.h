@@ -47,6 +47,7 @@ struct zkc_mutex {
   zkc_mutex_t *twin;   /* the other side of a read-write lock, or NULL */
   zkc__released_list_t released; /* released in doubt: a loss still told */
   zkc__hold_head_t view; /* zkc_mutex_hold's: the calling thread's hold */
+  zkc__quiet_t quiet;    /* a plain mutex's quick acquire (not a side's) */
 };
 
 /* The calling thread's hold, or NULL. Caller holds m->mu. */

@@ -7,6 +7,7 @@
  * policy, and never leave a node behind on failure. Here: the machine's
  * states, its step loop, its calls and its endings; the round a waiter
  * sends behind its blocker, and what its answers say, is qround.c's. */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,6 +146,7 @@ static int submit_list(zkc__qrun_t *r, int via_leader, int with_also) {
 
 static void finish(zkc__qrun_t *r, int rc);
 static void confirm(zkc__qrun_t *r);
+static void grant(zkc__qrun_t *r);
 static void pol_round(zkc__qrun_t *r);
 
 static void done(zkc__qrun_t *r, int rc) {
@@ -243,8 +245,27 @@ static void send_create(zkc__qrun_t *r) {
   zkc__req_t rq = {.kind = ZKC__REQ_CREATE, .path = r->prefix,
                     .data = r->data, .plain = r->plain};
   r->k.world->send(r->k.c, r->op, &rq);
-  if (!r->no_list) (void)submit_list(r, 0, 0); /* r->list NULL: no memory */
+  /* A quick run's create goes alone (r->list NULL: no memory, or quick) */
+  if (!r->no_list && !r->quick) (void)submit_list(r, 0, 0);
   r->st = Q_CREATING;
+}
+
+/* Quick runs granted on their create alone (test_hooks.h). */
+static atomic_uint_fast64_t quick_grants;
+
+uint64_t zkc__quick_grants(void) { return atomic_load(&quick_grants); }
+
+/* A quick run's node is made: first if its sequence is the one expected
+ * and the base is intact (zkc__quick_t), else the queue is read now. The
+ * check comes after the create's answer, so that an event on the base
+ * sent before it is known. Spent either way: a run that reads again or
+ * queues again reads as any does. */
+static int quick_first(zkc__qrun_t *r) {
+  const zkc__quick_t *q = r->quick;
+  r->quick = NULL;
+  int64_t seq;
+  return q != NULL && r->node != NULL && zkc__node_sequence(r->node, &seq) &&
+         seq == q->seq && q->intact(q->ctx);
 }
 
 /* Our node exists: only a node of the current session is ours to wait
@@ -257,7 +278,11 @@ static void made(zkc__qrun_t *r) {
   if (r->owner != r->k.world->session_id(r->k.c)) finish(r, ZKC_ELOST);
   else if (r->vouch) confirm(r);
   else if (r->no_list) finish(r, ZKC_OK);
-  else if (r->list == NULL && submit_list(r, 1, 0) != ZKC_OK)
+  else if (quick_first(r)) {
+    r->alone = 1; /* base_czxid: the one the quick run went on */
+    grant(r); /* r->proof: before the create, which went through the leader */
+    if (r->st == Q_DONE && r->rc == ZKC_OK) atomic_fetch_add(&quick_grants, 1);
+  } else if (r->list == NULL && submit_list(r, 1, 0) != ZKC_OK)
     finish(r, ZKC_ENOMEM);
   else r->st = Q_LISTING;
 }
@@ -268,7 +293,8 @@ static void created(zkc__qrun_t *r) {
   r->owner = r->op->stat.ephemeral_owner;
   r->node = r->op->created, r->op->created = NULL;
   zkc__rk_op_end(&r->op);
-  if (rc == ZKC_OK && !r->no_list && r->list == NULL) rc = ZKC_ENOMEM;
+  if (rc == ZKC_OK && !r->no_list && !r->quick && r->list == NULL)
+    rc = ZKC_ENOMEM; /* the read behind it unsent */
   if (rc == ZKC_OK) {
     made(r);
     return;
@@ -676,6 +702,10 @@ static void listed(zkc__qrun_t *r) {
                    ? zkc__path_join(r->base, d.blocker)
                    : NULL;
   char *ahead = pred && d.ahead ? zkc__path_join(r->base, d.ahead) : NULL;
+  /* First, and the base's only child: what a quick run starts from. */
+  r->alone = rc == ZKC_OK && d.verdict == ZKC__Q_FIRST &&
+             r->list->children.count == 1;
+  r->base_czxid = r->list->stat.czxid;
   /* Not kept by the run while waiting: a copy of the whole queue per
    * waiter would make a queue of n waiters cost O(n^2) memory. The
    * client's one view of the path keeps it (qworld.h). */
@@ -721,6 +751,7 @@ void zkc__qrun_init(zkc__qrun_t *r, zkc_client_t *c,
   r->layout = how->layout;
   r->pol = how->pol;
   r->pol_ctx = how->pol_ctx;
+  r->quick = how->quick;
   r->st = Q_CREATE;
 }
 
@@ -841,6 +872,8 @@ int zkc__qrun_result(zkc__qrun_t *r, zkc__held_t *out) {
     out->node = r->node;
     out->token = r->token;
     out->session_id = r->owner;
+    out->alone = r->alone;
+    out->base_czxid = r->base_czxid;
     r->node = NULL;
   }
   return r->rc;

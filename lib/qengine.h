@@ -92,6 +92,23 @@ typedef struct zkc__voucher {
   void *ctx;
 } zkc__voucher_t;
 
+/* What lets a quick run's create alone grant (zkc__qrun_how_t.quick).
+ * Sequence numbers count the creates under a node, and nothing else: a
+ * node created with sequence seq when the last node this caller made
+ * there, which it held with no other child beside it, had seq - 1, was
+ * created with no create between the two. Every other node had gone
+ * before that hold was granted, and the caller had deleted its own: so
+ * ours is the only child, and first. That holds of one base: a base
+ * deleted and made again counts from 0 anew, so `intact` must say that the
+ * base is the one the granting read showed, unchanged since (a watch on
+ * it, set while it was that one, has not fired), asked once the create is
+ * answered: an event it sends comes before any answer given after it. */
+typedef struct zkc__quick {
+  int64_t seq;                /* the sequence our create must get */
+  int (*intact)(void *ctx);   /* 1: base is still the one (see above) */
+  void *ctx;
+} zkc__quick_t;
+
 /* What a run is to do, all set before it starts (zkc__qrun_init). */
 typedef struct zkc__qrun_how {
   /* A node named "_c_<uuid>-<name>[seq]" under base, with data (NULL: the
@@ -122,6 +139,12 @@ typedef struct zkc__qrun_how {
    * for what the caller does next (the semaphore's leases, seen by the
    * read that made its queue node first). */
   const char *also;
+  /* A quick run (NULL: none; borrowed): the create goes alone, and when
+   * its sequence is quick->seq and quick->intact says so, the grant rests
+   * on it (zkc__quick_t) as on a read of the queue showing our node alone;
+   * else the queue is read then, behind a sync. For the queue's own
+   * admission only (not plain, no_list, vouch, also, pol or unproven). */
+  const zkc__quick_t *quick;
   /* An admission of its own (NULL: a place in the queue at base): its
    * rounds and their meaning (zkc__qpolicy_t), with pol_ctx. */
   const zkc__qpolicy_t *pol;

@@ -33,6 +33,8 @@ struct zkc__qrun {
   const char *also;  /* read with each queue read: see zkc__qrun_how_t */
   const struct zkc__qpolicy *pol; /* NULL: the queue's own admission */
   void *pol_ctx;
+  const struct zkc__quick *quick; /* a quick run: zkc__qrun_how_t
+                                     (borrowed; NULL once spent) */
   /* flags, and where it is */
   unsigned reader : 1;  /* read side of a read-write lock: waits on writers */
   unsigned plain : 1;   /* EPHEMERAL, named exactly: no sequence, no queue */
@@ -49,6 +51,7 @@ struct zkc__qrun {
   unsigned round_sync : 1; /* the round sent a sync before its watches */
   unsigned same_session : 1; /* the blocker is of our own session */
   unsigned unproven : 1; /* see zkc__qrun_how_t */
+  unsigned alone : 1;    /* the grant: our node was base's only child */
   int viewing;          /* holds a reference on the client's view of base */
   unsigned layout : 3;  /* a zkc__recipe_layout_t: the layout the path must
                            keep, checked at each read (ZKC__AS_NONE: none) */
@@ -64,6 +67,7 @@ struct zkc__qrun {
   char *found;      /* Q_ADOPTING: a node carrying our uuid */
   int64_t token;    /* our node's czxid */
   int64_t owner;    /* its ephemeral owner: the session */
+  int64_t base_czxid; /* base's czxid, as a granting read alone showed it */
   zkc__op_t *op;    /* create, search, exists, own-node (or `ahead`'s)
                        watch, or delete */
   zkc__op_t *list;  /* the latest children read */

@@ -28,27 +28,38 @@
  * or its session ended), or the server's refusal (ZKC_ENOAUTH, ...): then the
  * node stays in the queue until its session ends, and the caller must say
  * so. */
-static int remove_node_by(zkc_client_t *c, const char *node, int64_t limit) {
+static int remove_node_by(zkc_client_t *c, const char *node, int64_t limit,
+                          zkc__call_t *behind, int *deleted) {
+  if (deleted) *deleted = 0;
+  if (behind) behind->rc = ZKC_ECLOSED;
   /* Closing the session removes the node. */
   if (zkc__client_facts(c).closed) return ZKC_OK;
-  zkc__call_t del = {.rq = {.kind = ZKC__REQ_DELETE, .path = node}};
+  zkc__call_t calls[2] = {{.rq = {.kind = ZKC__REQ_DELETE, .path = node}}};
+  if (behind) calls[1].rq = behind->rq;
   /* Disconnected: not waited for here. */
   int rc = zkc__session_live(c)
-               ? zkc__call(c, &del, 1,
+               ? zkc__call(c, calls, behind ? 2 : 1,
                            &(zkc__call_opts_t){.limit_ms = limit,
                                                .retry = ZKC__CALL_ONCE,
                                                .deadline_ms = ZKC__FOREVER})
                : ZKC_ETIMEDOUT;
+  if (behind) {
+    behind->rc = calls[1].unsent || rc == ZKC_ETIMEDOUT ? ZKC_ETIMEDOUT
+                                                        : calls[1].rc;
+    behind->stat = calls[1].stat;
+    zkc__call_clear(&calls[1], 1);
+  }
   /* Unsent (no memory) or unanswered: finished in the background. */
-  if (del.unsent || rc == ZKC_ETIMEDOUT) {
+  if (calls[0].unsent || rc == ZKC_ETIMEDOUT) {
     zkc__janitor_add(c, node, NULL);
     return ZKC_OK;
   }
-  return zkc__delete_answered(c, node, rc);
+  if (deleted) *deleted = calls[0].rc == ZKC_OK;
+  return zkc__delete_answered(c, node, calls[0].rc);
 }
 
 static int remove_node(zkc_client_t *c, const char *node) {
-  return remove_node_by(c, node, ZKC__FOREVER);
+  return remove_node_by(c, node, ZKC__FOREVER, NULL, NULL);
 }
 
 /* The queue engine's calls, for the blocking driver (drive.h). */
@@ -77,11 +88,13 @@ static int run_here(zkc__qrun_t *r, zkc__held_t *out, int *also_seen) {
 
 static int acquire(zkc_client_t *c, const char *base, const char *lock_name,
                    const char *data, int reader, zkc__recipe_layout_t layout,
-                   int64_t deadline_ms, zkc__held_t *out) {
+                   const zkc__quick_t *quick, int64_t deadline_ms,
+                   zkc__held_t *out) {
   /* A node lost while waiting: at the back, the deadline holds. */
   zkc__qrun_how_t how = {.base = base, .name = lock_name, .data = data,
                          .deadline = deadline_ms, .layout = layout,
-                         .reader = reader != 0, .requeue = 1};
+                         .reader = reader != 0, .requeue = 1,
+                         .quick = quick};
   zkc__qrun_t r;
   zkc__qrun_init(&r, c, &how);
   return run_here(&r, out, NULL);
@@ -108,8 +121,16 @@ int zkc__lock_acquire_data(zkc_client_t *c, const char *base,
 int zkc__lock_acquire_side(zkc_client_t *c, const char *base,
                            const char *lock_name, const char *data, int reader,
                            int64_t deadline_ms, zkc__held_t *out) {
+  return zkc__lock_acquire_quick(c, base, lock_name, data, reader, NULL,
+                                 deadline_ms, out);
+}
+
+int zkc__lock_acquire_quick(zkc_client_t *c, const char *base,
+                            const char *lock_name, const char *data,
+                            int reader, const zkc__quick_t *quick,
+                            int64_t deadline_ms, zkc__held_t *out) {
   return acquire(c, base, lock_name, data, reader,
-                 zkc__marker_layout(lock_name), deadline_ms, out);
+                 zkc__marker_layout(lock_name), quick, deadline_ms, out);
 }
 
 int zkc__node_create(zkc_client_t *c, const char *base, const char *name,
@@ -151,7 +172,20 @@ int zkc__lock_delete(zkc_client_t *c, const char *node) {
 int zkc__lock_delete_by(zkc_client_t *c, const char *node, int64_t limit_ms) {
   int rc = zkc__call_enter(c);
   if (rc != ZKC_OK) return rc;
-  rc = remove_node_by(c, node, limit_ms);
+  rc = remove_node_by(c, node, limit_ms, NULL, NULL);
+  zkc__call_leave(c);
+  return rc;
+}
+
+int zkc__lock_delete_with(zkc_client_t *c, const char *node,
+                          zkc__call_t *behind, int *deleted) {
+  int rc = zkc__call_enter(c);
+  if (rc != ZKC_OK) {
+    *deleted = 0;
+    if (behind) behind->rc = rc;
+    return rc;
+  }
+  rc = remove_node_by(c, node, ZKC__FOREVER, behind, deleted);
   zkc__call_leave(c);
   return rc;
 }
@@ -188,6 +222,97 @@ int zkc__lock_release_by(zkc_client_t *c, zkc__held_t *held, int64_t limit_ms) {
   held->node = NULL;
   return rc;
 }
+
+/* ---- a lock's quick acquire ---- */
+
+int zkc__quiet_init(zkc__quiet_t *q) {
+  return pthread_mutex_init(&q->mu, NULL) == 0 ? ZKC_OK : ZKC_ENOMEM;
+}
+
+/* The run's check (zkc__quick_t.intact): the watch was set on the base
+ * the last hold's read showed, and nothing has fired it or broken the
+ * order of the client's events since it was registered. */
+static int base_intact(void *ctx) {
+  const zkc__quick_ticket_t *t = ctx;
+  zkc__quiet_t *q = t->quiet;
+  pthread_mutex_lock(&q->mu);
+  int intact = q->w_reg && !q->arming && q->w_czxid == t->base_czxid &&
+               zkc__waiter_intact(t->c, &q->w);
+  pthread_mutex_unlock(&q->mu);
+  return intact;
+}
+
+int zkc__quiet_take(zkc__quiet_t *q, zkc_client_t *c, zkc__quick_ticket_t *t) {
+  pthread_mutex_lock(&q->mu);
+  int go = q->known && q->w_reg && !q->arming && q->w_czxid != 0 &&
+           q->w_czxid == q->base_czxid && zkc__waiter_intact(c, &q->w);
+  q->known = 0;
+  if (go)
+    *t = (zkc__quick_ticket_t){
+        .q = {.seq = q->seq + 1, .intact = base_intact, .ctx = t},
+        .quiet = q, .c = c, .base_czxid = q->base_czxid};
+  pthread_mutex_unlock(&q->mu);
+  return go;
+}
+
+void zkc__quiet_granted(const zkc__quick_ticket_t *t, zkc__held_t *held) {
+  if (held->alone && held->base_czxid == 0) held->base_czxid = t->base_czxid;
+}
+
+/* A watch to set: registered anew under the same id, so that the client
+ * keeps one registration of it however often it is set again, and nothing
+ * is removed from the server (a removal would break the order of every
+ * watch of this client, the next lock's quick watch among them, which
+ * would set its own again and break this one). Caller holds q->mu. */
+static int watch_again(zkc__quiet_t *q, zkc_client_t *c, const char *base) {
+  q->w_czxid = 0;
+  if (q->w_reg) zkc__waiter_renew(c, &q->w);
+  else if (zkc__waiter_register(c, &q->w, base) == ZKC_OK) q->w_reg = 1;
+  else return 0;
+  q->arming = 1;
+  return 1;
+}
+
+int zkc__quiet_delete(zkc__quiet_t *q, zkc_client_t *c, const char *base,
+                      const zkc__held_t *held) {
+  zkc__call_t watch = {.rq = {.kind = ZKC__REQ_EXISTS_WATCH, .path = base}};
+  int arm = 0;
+  pthread_mutex_lock(&q->mu);
+  if (held->alone && !q->arming &&
+      !(q->w_reg && q->w_czxid != 0 && zkc__waiter_intact(c, &q->w)) &&
+      (arm = watch_again(q, c, base)))
+    watch.rq.watch = q->w.id;
+  pthread_mutex_unlock(&q->mu);
+  int deleted = 0;
+  int rc = zkc__lock_delete_with(c, held->node, arm ? &watch : NULL, &deleted);
+  int64_t seq;
+  pthread_mutex_lock(&q->mu);
+  if (arm) {
+    q->arming = 0;
+    q->w_czxid = watch.rc == ZKC_OK ? watch.stat.czxid : 0;
+  }
+  /* Deleted by this call's own request, not handed to the background: a
+   * node still there would stand before the next one. */
+  q->known = deleted && held->alone && held->base_czxid != 0 &&
+             zkc__node_sequence(held->node, &seq);
+  if (q->known) {
+    q->seq = seq;
+    q->base_czxid = held->base_czxid;
+  }
+  pthread_mutex_unlock(&q->mu);
+  return rc;
+}
+
+void zkc__quiet_unwatch(zkc__quiet_t *q, zkc_client_t *c) {
+  pthread_mutex_lock(&q->mu);
+  if (q->w_reg) (void)zkc__waiter_end(c, &q->w, 0, ZKC__LEFT_DATA);
+  q->w_reg = 0;
+  q->w_czxid = 0;
+  q->known = 0;
+  pthread_mutex_unlock(&q->mu);
+}
+
+void zkc__quiet_destroy(zkc__quiet_t *q) { pthread_mutex_destroy(&q->mu); }
 
 int zkc__lock_participants(zkc_client_t *c, const char *base, char ***nodes,
                            size_t *count) {

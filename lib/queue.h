@@ -45,6 +45,12 @@ int zkc__lock_acquire_data(zkc_client_t *c, const char *base,
 int zkc__lock_acquire_side(zkc_client_t *c, const char *base,
                            const char *lock_name, const char *data, int reader,
                            int64_t deadline_ms, zkc__held_t *out);
+/* As zkc__lock_acquire_side, a quick run when `quick` is not NULL
+ * (zkc__qrun_how_t.quick; borrowed for the call). */
+int zkc__lock_acquire_quick(zkc_client_t *c, const char *base,
+                            const char *lock_name, const char *data,
+                            int reader, const zkc__quick_t *quick,
+                            int64_t deadline_ms, zkc__held_t *out);
 
 
 /* One protected EPHEMERAL_SEQUENTIAL node "_c_<uuid>-<name><seq>" under
@@ -85,6 +91,12 @@ int zkc__lock_delete(zkc_client_t *c, const char *node);
 /* As zkc__lock_delete, waiting for the answer until limit_ms; unanswered by
  * then, the delete is finished in the background and ZKC_OK returned. */
 int zkc__lock_delete_by(zkc_client_t *c, const char *node, int64_t limit_ms);
+/* As zkc__lock_delete, with the request behind->rq (NULL: none) sent behind the
+ * delete in the same call (its answer into behind->rc and behind->stat;
+ * ZKC_ETIMEDOUT: none; a request that fills nothing else); *deleted is 1
+ * when the delete's own answer was that it deleted the node. */
+int zkc__lock_delete_with(zkc_client_t *c, const char *node,
+                          zkc__call_t *behind, int *deleted);
 /* As zkc__lock_delete, but returns once the delete is sent, in the
  * session's order: ZKC_OK, ZKC_ECLOSED or ZKC_EDEADLK. Its result is
  * handled on the completion thread: retried in the background after
@@ -106,5 +118,35 @@ int zkc__lock_participants(zkc_client_t *c, const char *base, char ***nodes,
  * timed(obj, INT64_MAX), whose failures name the timed call. */
 int zkc__untimed(const char *fn, const char *what, void *obj,
                  int (*timed)(void *obj, int64_t timeout_ms));
+
+/* ---- a lock's quick acquire ---- */
+
+/* A lock's record for quick runs: zkc__quiet_t (queue_nodes.h). */
+
+/* A quick run's hint, and what its check reads (on the acquirer's stack
+ * for the acquire: zkc__lock_acquire_quick's `quick` is &ticket->q). */
+typedef struct zkc__quick_ticket {
+  zkc__quick_t q;
+  zkc__quiet_t *quiet;
+  zkc_client_t *c;
+  int64_t base_czxid;
+} zkc__quick_ticket_t;
+
+int zkc__quiet_init(zkc__quiet_t *q);
+/* Before an acquire on c: 1 with *t filled when it may be a quick run
+ * (the base's watch intact now: else the create goes with its read, as
+ * any); the record is spent either way (one acquire goes on it). */
+int zkc__quiet_take(zkc__quiet_t *q, zkc_client_t *c, zkc__quick_ticket_t *t);
+/* After that acquire granted `held`: a quick run's grant rests on the
+ * base its ticket named (held->base_czxid set from it). */
+void zkc__quiet_granted(const zkc__quick_ticket_t *t, zkc__held_t *held);
+/* A release's delete of held's node under base (zkc__lock_delete's
+ * codes), with the base's watch set behind it when the next acquire may
+ * go quick and none is set; records what that acquire goes on. */
+int zkc__quiet_delete(zkc__quiet_t *q, zkc_client_t *c, const char *base,
+                      const zkc__held_t *held);
+/* The base's watch goes (the lock object is going); then the record. */
+void zkc__quiet_unwatch(zkc__quiet_t *q, zkc_client_t *c);
+void zkc__quiet_destroy(zkc__quiet_t *q);
 
 #endif /* ZKC_QUEUE_H */

@@ -7,6 +7,7 @@
 #ifndef ZKC_QUEUE_NODES_H
 #define ZKC_QUEUE_NODES_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,7 +29,30 @@ typedef struct zkc__held {
   int64_t session_id; /* the session that owns it */
   int64_t woken_us;   /* when its wait was last woken (zkc__now_us), 0: it
                          waited for no one; for the stats' hand-off time */
+  int alone;          /* 1: granted with no other child of base beside it
+                         (a read showing it alone, or a quick run) */
+  int64_t base_czxid; /* base's czxid as that read showed it (a quick
+                         run's: 0, the base the run went on) */
 } zkc__held_t;
+
+/* What lets a lock's next acquire be a quick run (qengine.h, zkc__quick_t):
+ * the last hold's node, granted with no other child of the base beside it
+ * and deleted by its release, and a data watch on the base, set once
+ * behind such a delete and kept, that would have told a delete of the base
+ * (a base made again counts its sequences from 0 anew). An uncontended
+ * cycle is then two requests, the create and the delete. One per lock
+ * object; its own lock guards it; zero-filled by the caller, then
+ * zkc__quiet_init (its calls: queue.h). */
+typedef struct zkc__quiet {
+  pthread_mutex_t mu;
+  int known;          /* 1: seq and base_czxid are to go on */
+  int64_t seq;        /* that node's sequence */
+  int64_t base_czxid; /* the base as its granting read showed it */
+  zkc__waiter_t w;    /* the base's data watch, registered while w_reg */
+  int w_reg;
+  int arming;         /* a release is setting w's watch */
+  int64_t w_czxid;    /* the base as w's answer showed it (0: not set) */
+} zkc__quiet_t;
 
 /* The limit the waits of a timed call keep: its deadline plus a grace of
  * about a round trip (ZKC__FOREVER stays), so that a timeout of 0 still

@@ -20,6 +20,10 @@ int zkc__probe_pending(zkc_client_t *c);
  * connected. */
 int zkc__session_credentials(zkc_client_t *c, int64_t *id, char passwd[16]);
 
+/* Grants decided on a quick run's create alone, so far, in this process
+ * (qengine.c): the randomized test reports how often its runs took it. */
+uint64_t zkc__quick_grants(void);
+
 /* Test seam: when set, the mutex calls it on the calling thread at the
  * points below, where the tests put a state change or a racing call. NULL
  * in every program but the tests. */

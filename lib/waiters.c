@@ -231,6 +231,22 @@ int zkc__waiter_clean(zkc_client_t *c, zkc__waiter_t *w, int path_absent) {
   return clean;
 }
 
+void zkc__waiter_renew(zkc_client_t *c, zkc__waiter_t *w) {
+  pthread_mutex_lock(&c->mu);
+  w->fired = 0;
+  w->epoch = c->watch_epoch;
+  w->handle_gen = c->handle_gen;
+  pthread_mutex_unlock(&c->mu);
+}
+
+int zkc__waiter_intact(zkc_client_t *c, zkc__waiter_t *w) {
+  pthread_mutex_lock(&c->mu);
+  int intact = !w->fired && w->epoch == c->watch_epoch &&
+               c->unwatching == 0 && !waiter_session_gone(c, w);
+  pthread_mutex_unlock(&c->mu);
+  return intact;
+}
+
 /* Any change wakes the waiter. Whether it may skip reading the queue is
  * decided here, on the completion thread, where node events and session
  * events are told one after the other in the server's order. */

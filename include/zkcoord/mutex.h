@@ -51,7 +51,9 @@ typedef void (*zkc_lost_fn)(void *ctx, zkc_mutex_t *mutex,
 ZKC_EXTERN int zkc_mutex_create(zkc_mutex_t **out, zkc_client_t *client,
                                 const char *path);
 
-/* Frees the mutex. Accepts NULL (returns ZKC_OK).
+/* Frees the mutex, and the watch it keeps on its path once a hold had the
+ * path to itself (its next uncontended acquire then makes no read:
+ * docs/architecture.md, "The quick grant"). Accepts NULL (returns ZKC_OK).
  * Returns ZKC_EBUSY and changes nothing while any thread holds it or is
  * inside a call on it; ZKC_EDEADLK from the mutex's own lost callback;
  * ZKC_EINVAL for a side of a read-write lock (zkc_rwlock_destroy frees

@@ -129,6 +129,199 @@ static void release_nowait_orders_the_next_acquire(void **state) {
   zkc_client_close(b);
 }
 
+/* ---- the quick acquire (queue.h, zkc__quiet_t) ---- */
+
+/* The last hold's sequence: its node's trailing digits. */
+static long long hold_seq(zkc_mutex_t *m) {
+  zkc_list_t *l = NULL;
+  OK(zkc_hold_node_list(zkc_mutex_hold(m), &l));
+  const char *node = zkc_list_string(l, 0);
+  assert_non_null(node);
+  long long seq = atoll(node + strlen(node) - 10);
+  zkc_list_free(l);
+  return seq;
+}
+
+/* An uncontended cycle after the first is two requests: the create, whose
+ * sequence and the base's watch prove the node first, and the delete (the
+ * base's watch set once, behind the first cycle's delete). A stall of
+ * this process voids the proof: read again, a sync and a read. */
+static void quick_cycle_is_two_requests(void **state) {
+  (void)state;
+  zkc_client_t *c = zkt_open(NULL);
+  const char *path = zkt_path("lock");
+  zkc_mutex_t *m = new_mutex(c, path);
+  OK(zkc_mutex_acquire(m));
+  OK(zkc_mutex_release(m)); /* the delete and the base's watch */
+  int64_t sid;
+  OK(zkc_client_session_id(c, &sid));
+  assert_true(zkt_await_watch(sid, path, 1, zkt_ms(5000)));
+  for (int i = 0; i < 10; i++) {
+    uint64_t before = zkc__requests(c), stalls = zkc__stalls_seen();
+    OK(zkc_mutex_acquire(m));
+    long long seq = hold_seq(m);
+    OK(zkc_mutex_release(m));
+    uint64_t made = zkc__requests(c) - before;
+    assert_int_equal(seq, i + 1);
+    if (zkc__stalls_seen() == stalls) assert_int_equal(made, 2);
+    else assert_true(made >= 2);
+  }
+  assert_int_equal(zkt_children_count(path), 0);
+  /* The watch goes with the mutex. */
+  OK(zkc_mutex_destroy(m));
+  assert_true(zkt_await_watch(sid, path, 0, zkt_ms(5000)));
+  zkc_client_close(c);
+}
+
+/* One uncontended cycle of m: the requests it made, or -1 when a stall of
+ * this process voided a proof meanwhile (it then reads again). */
+static long cycle_requests(zkc_client_t *c, zkc_mutex_t *m) {
+  uint64_t before = zkc__requests(c), stalls = zkc__stalls_seen();
+  OK(zkc_mutex_acquire_timeout(m, zkt_ms(10000)));
+  OK(zkc_mutex_release(m));
+  long made = (long)(zkc__requests(c) - before);
+  return zkc__stalls_seen() == stalls ? made : -1;
+}
+
+/* Two mutexes of one client, each on its own quiet path: once anything
+ * breaks the order of the client's watches (here a third lock's waiter
+ * giving up, whose watch is removed), each sets its path's watch again
+ * once, without touching the other's, and both go back to two requests a
+ * cycle (a watch set again by removing it would break the other's, for
+ * ever, one lock after the other). */
+static void quick_watches_of_two_locks_settle(void **state) {
+  (void)state;
+  zkc_client_t *c = zkt_open(NULL), *other = zkt_open(NULL);
+  zkc_mutex_t *a = new_mutex(c, zkt_path("a"));
+  zkc_mutex_t *b = new_mutex(c, zkt_path("b"));
+  zkc_mutex_t *x = new_mutex(c, zkt_path("x"));
+  zkc_mutex_t *held = new_mutex(other, zkt_path("x"));
+  for (int i = 0; i < 2; i++) { /* made, then their watches set */
+    (void)cycle_requests(c, a);
+    (void)cycle_requests(c, b);
+  }
+  long r = cycle_requests(c, a); /* quick */
+  if (r != -1) assert_int_equal(r, 2);
+  OK(zkc_mutex_acquire(held));
+  assert_int_equal(zkc_mutex_acquire_timeout(x, zkt_ms(200)), ZKC_ETIMEDOUT);
+  OK(zkc_mutex_release(held));
+  for (int i = 0; i < 2; i++) { /* each sets its watch again, once */
+    (void)cycle_requests(c, a);
+    (void)cycle_requests(c, b);
+  }
+  for (int i = 0; i < 4; i++) {
+    long ra = cycle_requests(c, a), rb = cycle_requests(c, b);
+    if (ra != -1) assert_int_equal(ra, 2);
+    if (rb != -1) assert_int_equal(rb, 2);
+  }
+  OK(zkc_mutex_destroy(held));
+  OK(zkc_mutex_destroy(x));
+  OK(zkc_mutex_destroy(b));
+  OK(zkc_mutex_destroy(a));
+  zkc_client_close(other);
+  zkc_client_close(c);
+}
+
+/* A mutex destroyed after its client was closed: the path's watch goes
+ * while the client is still the mutex's (the sanitizer and valgrind runs
+ * catch a touch of the freed client). */
+static void quick_mutex_destroyed_after_its_client_closed(void **state) {
+  (void)state;
+  zkc_client_t *c = zkt_open(NULL);
+  zkc_mutex_t *m = new_mutex(c, zkt_path("lock"));
+  for (int i = 0; i < 2; i++) {
+    OK(zkc_mutex_acquire(m));
+    OK(zkc_mutex_release(m));
+  }
+  zkc_client_close(c);
+  OK(zkc_mutex_destroy(m));
+}
+
+/* Raw children of path: `made` EPHEMERAL_SEQUENTIAL ones, all deleted but
+ * the first, which stays (its path into first). */
+static void outsider_makes(const char *path, int made, char *first, int len) {
+  char node[1100];
+  for (int i = 0; i < made; i++) {
+    zkt_raw_child(path, "lock-", i == 0 ? first : node,
+                  i == 0 ? len : (int)sizeof node);
+    if (i > 0) assert_int_equal(zoo_delete(zkt_raw(), node, -1), ZOK);
+  }
+}
+
+/* The base deleted and made again between two cycles counts its sequences
+ * from 0 anew: a holder there with the sequence before the one the quick
+ * acquire expects must not be passed. The base's watch tells the delete. */
+/* A mutex of c on path after three uncontended cycles (sequences 0 to 2):
+ * its next acquire may be a quick run expecting sequence 3. */
+static zkc_mutex_t *quick_ready(zkc_client_t *c, const char *path) {
+  zkc_mutex_t *m = new_mutex(c, path);
+  for (int i = 0; i < 3; i++) {
+    OK(zkc_mutex_acquire(m));
+    OK(zkc_mutex_release(m));
+  }
+  return m;
+}
+
+/* m's acquire waits while the outsider's `holder` stands, and is granted
+ * once it is deleted; then m and c go. */
+static void waits_on(zkc_client_t *c, zkc_mutex_t *m, const char *holder) {
+  assert_int_equal(zkc_mutex_acquire_timeout(m, 0), ZKC_ETIMEDOUT);
+  assert_int_equal(zoo_delete(zkt_raw(), holder, -1), ZOK);
+  OK(zkc_mutex_acquire_timeout(m, zkt_ms(10000)));
+  OK(zkc_mutex_release(m));
+  OK(zkc_mutex_destroy(m));
+  zkc_client_close(c);
+}
+
+static void quick_not_fooled_by_the_base_made_again(void **state) {
+  (void)state;
+  zkc_client_t *c = zkt_open(NULL);
+  const char *path = zkt_path("lock");
+  zkc_mutex_t *m = quick_ready(c, path);
+  assert_int_equal(zoo_delete(zkt_raw(), path, -1), ZOK);
+  assert_int_equal(zoo_create(zkt_raw(), path, NULL, -1, &ZOO_OPEN_ACL_UNSAFE,
+                              0, NULL, 0),
+                   ZOK);
+  char holder[1100];
+  outsider_makes(path, 3, holder, sizeof holder); /* the next one gets 3 */
+  waits_on(c, m, holder);
+}
+
+/* A node created between two cycles takes the sequence the quick acquire
+ * expects: it reads the queue, and waits. */
+static void quick_not_fooled_by_a_node_between(void **state) {
+  (void)state;
+  zkc_client_t *c = zkt_open(NULL);
+  const char *path = zkt_path("lock");
+  zkc_mutex_t *m = quick_ready(c, path);
+  char holder[1100];
+  outsider_makes(path, 1, holder, sizeof holder); /* 3 */
+  waits_on(c, m, holder);
+}
+
+/* A hold granted beside another child is no start for a quick acquire:
+ * that child may stand before the node the next create makes. Here a
+ * squatter's persistent node carries the sequence the mutex's second node
+ * gets, and a name that goes first among equal sequences. */
+static void quick_not_taken_beside_another_child(void **state) {
+  (void)state;
+  zkc_client_t *c = zkt_open(NULL);
+  const char *path = zkt_path("lock");
+  zkc_mutex_t *m = new_mutex(c, path);
+  OK(zkc_mutex_acquire(m)); /* makes the path: sequence 0 */
+  OK(zkc_mutex_release(m));
+  /* Its create counts too: the mutex's next node gets 2, the one after 3. */
+  char squat[600];
+  snprintf(squat, sizeof squat, "%s/+lock-0000000003", path);
+  assert_int_equal(zoo_create(zkt_raw(), squat, NULL, -1, &ZOO_OPEN_ACL_UNSAFE,
+                              0, NULL, 0),
+                   ZOK);
+  OK(zkc_mutex_acquire_timeout(m, zkt_ms(10000))); /* 2: first */
+  assert_int_equal(hold_seq(m), 2);
+  OK(zkc_mutex_release(m));
+  waits_on(c, m, squat); /* 3, after the squatter's name */
+}
+
 struct other_release {
   zkc_mutex_t *m;
   int rc, owned;
@@ -869,6 +1062,12 @@ int main(int argc, char **argv) {
       cmocka_unit_test(single_holder),
       cmocka_unit_test(reentrant_three_deep),
       cmocka_unit_test(release_nowait_orders_the_next_acquire),
+      cmocka_unit_test(quick_cycle_is_two_requests),
+      cmocka_unit_test(quick_not_fooled_by_the_base_made_again),
+      cmocka_unit_test(quick_not_fooled_by_a_node_between),
+      cmocka_unit_test(quick_not_taken_beside_another_child),
+      cmocka_unit_test(quick_watches_of_two_locks_settle),
+      cmocka_unit_test(quick_mutex_destroyed_after_its_client_closed),
       cmocka_unit_test(release_by_other_thread_refused),
       cmocka_unit_test(timeout_leaves_no_node),
       cmocka_unit_test(try_lock_twenty_threads_one_winner),

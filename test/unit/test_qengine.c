@@ -714,6 +714,108 @@ static void first_granted_on_the_pipelined_read_as(void) {
 }
 CASE_OF_EACH_POLICY(first_granted_on_the_pipelined_read)
 
+/* ---- a quick run (qengine.h, zkc__quick_t) ---- */
+
+static int quick_intact, quick_asked;
+static int quick_check(void *ctx) {
+  (void)ctx;
+  quick_asked++;
+  return quick_intact;
+}
+static zkc__quick_t quick = {.seq = 5, .intact = quick_check};
+
+/* A mutex's run told that sequence 5 may grant on its create alone. */
+static void start_quick(int intact) {
+  start_as(&policies[1], 1);
+  quick_intact = intact;
+  quick_asked = 0;
+  zkc__qrun_how_t how = {.base = BASE, .name = "lock-", .data = "me",
+                         .deadline = S.clock + 60000, .layout = ZKC__AS_LOCK,
+                         .requeue = 1, .quick = &quick, .world = &world};
+  zkc__qrun_init(&R, NULL, &how);
+}
+
+/* The held node's alone and base_czxid after a grant of `own`. */
+static void expect_granted_alone(const char *own, int alone, int64_t czxid) {
+  assert_int_equal(step(), ZKC__QN_DONE);
+  zkc__held_t held = {0};
+  assert_int_equal(zkc__qrun_result(&R, &held), ZKC_OK);
+  assert_non_null(strstr(held.node, own));
+  assert_int_equal(held.alone, alone);
+  assert_int_equal(held.base_czxid, czxid);
+  free(held.node);
+}
+
+/* The create goes alone; answered with the sequence expected and the base
+ * intact (asked only once the create is answered), it grants: no read. */
+static void quick_grants_on_the_create_alone(void **state) {
+  (void)state;
+  start_quick(1);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  assert_int_equal(S.n, 1);
+  req(0, ZKC__REQ_CREATE);
+  assert_int_equal(quick_asked, 0);
+  answer_created(0, 5, SESSION);
+  char own[760];
+  snprintf(own, sizeof own, "%s", own_name(5));
+  expect_granted_alone(own, 1, 0);
+  assert_int_equal(quick_asked, 1);
+  assert_int_equal(S.n, 1);
+  stop();
+}
+
+/* Another sequence (a create came between), or a base not intact (made
+ * again, or the client's event order broken): the queue is read, behind a
+ * sync, and that read decides. */
+static void quick_reads_when_the_proof_fails(void **state) {
+  (void)state;
+  for (int c = 0; c < 2; c++) {
+    start_quick(c == 0);
+    assert_int_equal(step(), ZKC__QN_REPLY);
+    answer_created(0, c == 0 ? 6 : 5, SESSION);
+    char own[760];
+    snprintf(own, sizeof own, "%s", own_name(c == 0 ? 6 : 5));
+    expect_read_behind_sync(1);
+    answer(1, ZKC_OK, 0);
+    answer_children(2, ahead(1), own, (char *)NULL);
+    assert_int_equal(step(), ZKC__QN_REPLY); /* a round behind the blocker */
+    assert_true(S.n > 3);
+    stop();
+  }
+}
+
+/* The create's answer stale (this process stalled): no grant on it; the
+ * queue is read behind a sync, and that read, showing our node alone,
+ * grants and starts the next quick run (alone, the base's czxid). */
+static void quick_stale_create_reads_again(void **state) {
+  (void)state;
+  start_quick(1);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  S.clock += FRESH_MS;
+  answer_created(0, 5, SESSION);
+  char own[760];
+  snprintf(own, sizeof own, "%s", own_name(5));
+  expect_read_behind_sync(1);
+  answer(1, ZKC_OK, 0);
+  answer_children(2, own, (char *)NULL);
+  expect_granted_alone(own, 1, 702);
+  stop();
+}
+
+/* A read granting with another child beside ours is no start for a quick
+ * run (a node behind, or a squatter's of any name). */
+static void read_beside_another_is_not_alone(void **state) {
+  (void)state;
+  start_as(&policies[1], 1);
+  assert_int_equal(step(), ZKC__QN_REPLY);
+  answer_created(0, 5, SESSION);
+  char own[760];
+  snprintf(own, sizeof own, "%s", own_name(5));
+  answer_children(1, own, "zz-not-a-lock", (char *)NULL);
+  expect_granted_alone(own, 0, 701);
+  stop();
+}
+
 /* The same answers, read after half a session timeout (this process
  * stalled meanwhile): no grant on them; the queue is read again, behind a
  * sync, and that read's answer is the proof. */
@@ -1860,6 +1962,10 @@ static void confirm_read_stale_reads_again(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(first_granted_on_the_pipelined_read),
+      cmocka_unit_test(quick_grants_on_the_create_alone),
+      cmocka_unit_test(quick_reads_when_the_proof_fails),
+      cmocka_unit_test(quick_stale_create_reads_again),
+      cmocka_unit_test(read_beside_another_is_not_alone),
       cmocka_unit_test(unproven_first_on_the_creates_read_sees_nothing),
       cmocka_unit_test(unproven_round_and_read_without_syncs_with_also),
       cmocka_unit_test(also_of_a_read_that_waits_is_not_kept),
