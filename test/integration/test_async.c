@@ -811,6 +811,13 @@ static void on_acquired_counting(void *ctx, int rc, zkc_hold_t *hold) {
   on_acquired(ctx, rc, hold);
 }
 
+/* For zkt_await: `counted` has made at least *want requests. The engine's
+ * thread counts a request once the ZooKeeper client has taken it, which
+ * may be after the server has already set the watch it asks for. */
+static int requests_reach(void *want) {
+  return zkc__requests(counted) >= *(uint64_t *)want;
+}
+
 /* The next in line is granted on its predecessor's delete alone, as a
  * blocking acquire is: its own node watched before the holder's, the
  * order of the server's events proves its node was there; no read of the
@@ -830,8 +837,11 @@ static void next_in_line_granted_on_delete_alone(void **state) {
   res_t r = {0};
   uint64_t before = zkc__requests(w);
   OK(zkc_async_acquire(a, path, zkt_ms(20000), on_acquired_counting, &r, NULL));
-  /* Waiting: its own node and the holder's watched. */
+  /* Waiting: its own node and the holder's watched (and both watches
+   * counted: see requests_reach). */
   assert_int_equal(zkt_await_session_watches(w, 2, NULL, 0, zkt_ms(5000)), 2);
+  uint64_t five = before + 5;
+  (void)zkt_await(requests_reach, &five, zkt_ms(2000));
   uint64_t queued = zkc__requests(w) - before;
   uint64_t at_release = zkc__requests(w);
   OK(zkc_mutex_release(m));
