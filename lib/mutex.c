@@ -185,7 +185,6 @@ static int mutex_acquire_timeout_impl(zkc_mutex_t *m, int64_t timeout_ms) {
                                    quick_ok ? &quick.q : NULL, deadline,
                                    &h->held);
     if (rc != ZKC_OK) break;
-    if (quick_ok) zkc__quiet_granted(&quick, &h->held);
     quick_ok = 0; /* queued again: as any run */
     if (zkc__mutex_seam) zkc__mutex_seam(m, ZKC__SEAM_GRANTED);
     pthread_mutex_lock(&m->mu);

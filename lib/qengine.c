@@ -258,14 +258,19 @@ uint64_t zkc__quick_grants(void) { return atomic_load(&quick_grants); }
 /* A quick run's node is made: first if its sequence is the one expected
  * and the base is intact (zkc__quick_t), else the queue is read now. The
  * check comes after the create's answer, so that an event on the base
- * sent before it is known. Spent either way: a run that reads again or
- * queues again reads as any does. */
+ * sent before it is known. First, the grant is our node alone on the
+ * quick run's base. Spent either way: a run that reads again or queues
+ * again reads as any does. */
 static int quick_first(zkc__qrun_t *r) {
   const zkc__quick_t *q = r->quick;
   r->quick = NULL;
   int64_t seq;
-  return q != NULL && r->node != NULL && zkc__node_sequence(r->node, &seq) &&
-         seq == q->seq && q->intact(q->ctx);
+  if (q == NULL || r->node == NULL || !zkc__node_sequence(r->node, &seq) ||
+      seq != q->seq || !q->intact(q->ctx))
+    return 0;
+  r->alone = 1;
+  r->base_czxid = q->base_czxid;
+  return 1;
 }
 
 /* Our node exists: only a node of the current session is ours to wait
@@ -279,7 +284,6 @@ static void made(zkc__qrun_t *r) {
   else if (r->vouch) confirm(r);
   else if (r->no_list) finish(r, ZKC_OK);
   else if (quick_first(r)) {
-    r->alone = 1; /* base_czxid: the one the quick run went on */
     grant(r); /* r->proof: before the create, which went through the leader */
     if (r->st == Q_DONE && r->rc == ZKC_OK) atomic_fetch_add(&quick_grants, 1);
   } else if (r->list == NULL && submit_list(r, 1, 0) != ZKC_OK)

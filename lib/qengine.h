@@ -105,6 +105,8 @@ typedef struct zkc__voucher {
  * answered: an event it sends comes before any answer given after it. */
 typedef struct zkc__quick {
   int64_t seq;                /* the sequence our create must get */
+  int64_t base_czxid;         /* the base that granting read showed: the
+                                 quick grant's (zkc__held_t.base_czxid) */
   int (*intact)(void *ctx);   /* 1: base is still the one (see above) */
   void *ctx;
 } zkc__quick_t;

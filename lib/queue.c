@@ -161,33 +161,31 @@ int zkc__node_create_vouched(zkc_client_t *c, const char *base,
   return run_here(&r, out, NULL);
 }
 
-int zkc__lock_delete(zkc_client_t *c, const char *node) {
+/* remove_node_by inside a call of the client (zkc__call_enter). */
+static int delete_in_call(zkc_client_t *c, const char *node, int64_t limit,
+                          zkc__call_t *behind, int *deleted) {
   int rc = zkc__call_enter(c);
-  if (rc != ZKC_OK) return rc;
-  rc = remove_node(c, node);
+  if (rc != ZKC_OK) {
+    if (deleted) *deleted = 0;
+    if (behind) behind->rc = rc;
+    return rc;
+  }
+  rc = remove_node_by(c, node, limit, behind, deleted);
   zkc__call_leave(c);
   return rc;
 }
 
+int zkc__lock_delete(zkc_client_t *c, const char *node) {
+  return delete_in_call(c, node, ZKC__FOREVER, NULL, NULL);
+}
+
 int zkc__lock_delete_by(zkc_client_t *c, const char *node, int64_t limit_ms) {
-  int rc = zkc__call_enter(c);
-  if (rc != ZKC_OK) return rc;
-  rc = remove_node_by(c, node, limit_ms, NULL, NULL);
-  zkc__call_leave(c);
-  return rc;
+  return delete_in_call(c, node, limit_ms, NULL, NULL);
 }
 
 int zkc__lock_delete_with(zkc_client_t *c, const char *node,
                           zkc__call_t *behind, int *deleted) {
-  int rc = zkc__call_enter(c);
-  if (rc != ZKC_OK) {
-    *deleted = 0;
-    if (behind) behind->rc = rc;
-    return rc;
-  }
-  rc = remove_node_by(c, node, ZKC__FOREVER, behind, deleted);
-  zkc__call_leave(c);
-  return rc;
+  return delete_in_call(c, node, ZKC__FOREVER, behind, deleted);
 }
 
 static int delete_unwaited(zkc_client_t *c, const char *node, int may_wait);
@@ -229,34 +227,39 @@ int zkc__quiet_init(zkc__quiet_t *q) {
   return pthread_mutex_init(&q->mu, NULL) == 0 ? ZKC_OK : ZKC_ENOMEM;
 }
 
-/* The run's check (zkc__quick_t.intact): the watch was set on the base
- * the last hold's read showed, and nothing has fired it or broken the
- * order of the client's events since it was registered. */
+/* The base's watch is set (its answer showed the base with czxid w_czxid)
+ * and nothing has fired it or broken the order of the client's events
+ * since it was registered. Caller holds q->mu. */
+static int watch_kept_locked(zkc__quiet_t *q, zkc_client_t *c) {
+  return q->w_reg && !q->arming && q->w_czxid != 0 &&
+         zkc__waiter_intact(c, &q->w);
+}
+
+/* The run's check (zkc__quick_t.intact): the watch kept, on the base the
+ * last hold's read showed. */
 static int base_intact(void *ctx) {
   const zkc__quick_ticket_t *t = ctx;
   zkc__quiet_t *q = t->quiet;
   pthread_mutex_lock(&q->mu);
-  int intact = q->w_reg && !q->arming && q->w_czxid == t->base_czxid &&
-               zkc__waiter_intact(t->c, &q->w);
+  int intact =
+      watch_kept_locked(q, t->c) && q->w_czxid == t->q.base_czxid;
   pthread_mutex_unlock(&q->mu);
   return intact;
 }
 
 int zkc__quiet_take(zkc__quiet_t *q, zkc_client_t *c, zkc__quick_ticket_t *t) {
   pthread_mutex_lock(&q->mu);
-  int go = q->known && q->w_reg && !q->arming && q->w_czxid != 0 &&
-           q->w_czxid == q->base_czxid && zkc__waiter_intact(c, &q->w);
+  int go = q->known && watch_kept_locked(q, c) && q->w_czxid == q->base_czxid;
   q->known = 0;
   if (go)
-    *t = (zkc__quick_ticket_t){
-        .q = {.seq = q->seq + 1, .intact = base_intact, .ctx = t},
-        .quiet = q, .c = c, .base_czxid = q->base_czxid};
+    *t = (zkc__quick_ticket_t){.q = {.seq = q->seq + 1,
+                                     .base_czxid = q->base_czxid,
+                                     .intact = base_intact,
+                                     .ctx = t},
+                               .quiet = q,
+                               .c = c};
   pthread_mutex_unlock(&q->mu);
   return go;
-}
-
-void zkc__quiet_granted(const zkc__quick_ticket_t *t, zkc__held_t *held) {
-  if (held->alone && held->base_czxid == 0) held->base_czxid = t->base_czxid;
 }
 
 /* A watch to set: registered anew under the same id, so that the client
@@ -278,8 +281,7 @@ int zkc__quiet_delete(zkc__quiet_t *q, zkc_client_t *c, const char *base,
   zkc__call_t watch = {.rq = {.kind = ZKC__REQ_EXISTS_WATCH, .path = base}};
   int arm = 0;
   pthread_mutex_lock(&q->mu);
-  if (held->alone && !q->arming &&
-      !(q->w_reg && q->w_czxid != 0 && zkc__waiter_intact(c, &q->w)) &&
+  if (held->alone && !q->arming && !watch_kept_locked(q, c) &&
       (arm = watch_again(q, c, base)))
     watch.rq.watch = q->w.id;
   pthread_mutex_unlock(&q->mu);

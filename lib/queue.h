@@ -129,7 +129,6 @@ typedef struct zkc__quick_ticket {
   zkc__quick_t q;
   zkc__quiet_t *quiet;
   zkc_client_t *c;
-  int64_t base_czxid;
 } zkc__quick_ticket_t;
 
 int zkc__quiet_init(zkc__quiet_t *q);
@@ -137,9 +136,6 @@ int zkc__quiet_init(zkc__quiet_t *q);
  * (the base's watch intact now: else the create goes with its read, as
  * any); the record is spent either way (one acquire goes on it). */
 int zkc__quiet_take(zkc__quiet_t *q, zkc_client_t *c, zkc__quick_ticket_t *t);
-/* After that acquire granted `held`: a quick run's grant rests on the
- * base its ticket named (held->base_czxid set from it). */
-void zkc__quiet_granted(const zkc__quick_ticket_t *t, zkc__held_t *held);
 /* A release's delete of held's node under base (zkc__lock_delete's
  * codes), with the base's watch set behind it when the next acquire may
  * go quick and none is set; records what that acquire goes on. */

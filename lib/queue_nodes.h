@@ -32,7 +32,7 @@ typedef struct zkc__held {
   int alone;          /* 1: granted with no other child of base beside it
                          (a read showing it alone, or a quick run) */
   int64_t base_czxid; /* base's czxid as that read showed it (a quick
-                         run's: 0, the base the run went on) */
+                         run's: the one its hint named) */
 } zkc__held_t;
 
 /* What lets a lock's next acquire be a quick run (qengine.h, zkc__quick_t):

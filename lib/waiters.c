@@ -11,6 +11,14 @@
 #include "session_shared.h"
 #include "zkcoord/common.h"
 
+/* What w's watch is judged against from now on: no event yet, the
+ * client's event order and handle as they are. Caller holds c->mu. */
+static void start_locked(zkc_client_t *c, zkc__waiter_t *w) {
+  w->epoch = c->watch_epoch;
+  w->fired = 0;
+  w->handle_gen = c->handle_gen;
+}
+
 int zkc__waiter_register(zkc_client_t *c, zkc__waiter_t *w, const char *path) {
   return zkc__waiter_register_polled(c, w, path, NULL, NULL);
 }
@@ -30,9 +38,7 @@ int zkc__waiter_register_polled(zkc_client_t *c, zkc__waiter_t *w,
   w->parent_touched = 0;
   w->parent_wakes = 0;
   w->clean = 0;
-  w->epoch = c->watch_epoch;
-  w->fired = 0;
-  w->handle_gen = c->handle_gen;
+  start_locked(c, w);
   w->notify = notify;
   w->notify_ctx = ctx;
   int added = ZKC__HASH_ADD_U64(c->waiters, id, w);
@@ -214,11 +220,15 @@ void zkc__waiter_watch_parent(zkc_client_t *c, zkc__waiter_t *w,
   pthread_mutex_unlock(&c->mu);
 }
 
-/* w watches its own node, no event has come on it, and nothing since w
- * registered has broken the order of this client's node events. */
+/* Nothing since w registered has broken the order of this client's node
+ * events (see watch_epoch), and no removal is under way. */
+static int order_kept_locked(const zkc_client_t *c, const zkc__waiter_t *w) {
+  return w->epoch == c->watch_epoch && c->unwatching == 0;
+}
+
+/* w watches its own node, no event has come on it, and its order holds. */
 static int own_intact_locked(const zkc_client_t *c, const zkc__waiter_t *w) {
-  return w->own != NULL && !w->own_touched && w->epoch == c->watch_epoch &&
-         c->unwatching == 0;
+  return w->own != NULL && !w->own_touched && order_kept_locked(c, w);
 }
 
 int zkc__waiter_clean(zkc_client_t *c, zkc__waiter_t *w, int path_absent) {
@@ -233,16 +243,14 @@ int zkc__waiter_clean(zkc_client_t *c, zkc__waiter_t *w, int path_absent) {
 
 void zkc__waiter_renew(zkc_client_t *c, zkc__waiter_t *w) {
   pthread_mutex_lock(&c->mu);
-  w->fired = 0;
-  w->epoch = c->watch_epoch;
-  w->handle_gen = c->handle_gen;
+  start_locked(c, w);
   pthread_mutex_unlock(&c->mu);
 }
 
 int zkc__waiter_intact(zkc_client_t *c, zkc__waiter_t *w) {
   pthread_mutex_lock(&c->mu);
-  int intact = !w->fired && w->epoch == c->watch_epoch &&
-               c->unwatching == 0 && !waiter_session_gone(c, w);
+  int intact =
+      !w->fired && order_kept_locked(c, w) && !waiter_session_gone(c, w);
   pthread_mutex_unlock(&c->mu);
   return intact;
 }

@@ -722,7 +722,7 @@ static int quick_check(void *ctx) {
   quick_asked++;
   return quick_intact;
 }
-static zkc__quick_t quick = {.seq = 5, .intact = quick_check};
+static zkc__quick_t quick = {.seq = 5, .base_czxid = 42, .intact = quick_check};
 
 /* A mutex's run told that sequence 5 may grant on its create alone. */
 static void start_quick(int intact) {
@@ -758,7 +758,7 @@ static void quick_grants_on_the_create_alone(void **state) {
   answer_created(0, 5, SESSION);
   char own[760];
   snprintf(own, sizeof own, "%s", own_name(5));
-  expect_granted_alone(own, 1, 0);
+  expect_granted_alone(own, 1, 42); /* the base the hint named */
   assert_int_equal(quick_asked, 1);
   assert_int_equal(S.n, 1);
   stop();
