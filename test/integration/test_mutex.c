@@ -287,6 +287,36 @@ static void quick_not_fooled_by_the_base_made_again(void **state) {
   waits_on(c, m, holder);
 }
 
+/* The same, made again once the quick acquire has taken its hint and
+ * before its create is sent (the uuid seam runs there, on its thread): the
+ * path's watch, fine when the hint was taken, tells the delete before the
+ * create's answer, which the check after that answer must see. */
+static char remade_path[600], remade_holder[1100];
+static void remake_path(char uuid[37]) {
+  (void)uuid;
+  zkc__uuid_seam = NULL; /* once */
+  assert_int_equal(zoo_delete(zkt_raw(), remade_path, -1), ZOK);
+  assert_int_equal(zoo_create(zkt_raw(), remade_path, NULL, -1,
+                              &ZOO_OPEN_ACL_UNSAFE, 0, NULL, 0),
+                   ZOK);
+  outsider_makes(remade_path, 3, remade_holder, sizeof remade_holder);
+}
+
+static void quick_not_fooled_by_the_base_made_again_mid_acquire(void **state) {
+  (void)state;
+  zkc_client_t *c = zkt_open(NULL);
+  snprintf(remade_path, sizeof remade_path, "%s", zkt_path("lock"));
+  zkc_mutex_t *m = quick_ready(c, remade_path);
+  zkc__uuid_seam = remake_path;
+  assert_int_equal(zkc_mutex_acquire_timeout(m, 0), ZKC_ETIMEDOUT);
+  assert_true(zkc__uuid_seam == NULL); /* the seam ran */
+  assert_int_equal(zoo_delete(zkt_raw(), remade_holder, -1), ZOK);
+  OK(zkc_mutex_acquire_timeout(m, zkt_ms(10000)));
+  OK(zkc_mutex_release(m));
+  OK(zkc_mutex_destroy(m));
+  zkc_client_close(c);
+}
+
 /* A node created between two cycles takes the sequence the quick acquire
  * expects: it reads the queue, and waits. */
 static void quick_not_fooled_by_a_node_between(void **state) {
@@ -1064,6 +1094,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(release_nowait_orders_the_next_acquire),
       cmocka_unit_test(quick_cycle_is_two_requests),
       cmocka_unit_test(quick_not_fooled_by_the_base_made_again),
+      cmocka_unit_test(quick_not_fooled_by_the_base_made_again_mid_acquire),
       cmocka_unit_test(quick_not_fooled_by_a_node_between),
       cmocka_unit_test(quick_not_taken_beside_another_child),
       cmocka_unit_test(quick_watches_of_two_locks_settle),
