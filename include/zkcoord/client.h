@@ -260,11 +260,15 @@ static inline int zkc_client_open(zkc_client_t **out,
                               sizeof(zkc_client_opts_t));
 }
 
-/* Closes the session: its lock nodes disappear on the server at once.
- * Threads blocked in this client's calls return ZKC_ECLOSED; close waits for
- * them to leave. Recipe objects made from the client stay valid until they
- * are destroyed, and every call on them returns ZKC_ECLOSED (release clears
- * the local state). Accepts NULL. Not twice on one client. Called from a
+/* Closes the session: the server deletes its lock nodes as it ends it. The
+ * ZooKeeper client waits for the server's answer only briefly (at most
+ * 1.5 s, less when other data from the server comes first, a watch's event
+ * say), so on a loaded server the nodes may go just after close returns;
+ * other sessions see them go through their watches as usual. Threads
+ * blocked in this client's calls return ZKC_ECLOSED; close waits for them
+ * to leave. Recipe objects made from the client stay valid until they are
+ * destroyed, and every call on them returns ZKC_ECLOSED (release clears the
+ * local state). Accepts NULL. Not twice on one client. Called from a
  * ZooKeeper callback thread it does nothing but log an error (closing there
  * would deadlock). */
 ZKC_EXTERN void zkc_client_close(zkc_client_t *client);

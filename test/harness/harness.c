@@ -420,6 +420,9 @@ int zkt_await_children_exactly(const char *path, int count, int64_t timeout_ms) 
   struct children_goal g = {path, count, 1};
   return zkt_await(children_reached, &g, timeout_ms);
 }
+int zkt_await_closed(const char *path, int count) {
+  return zkt_await_children_exactly(path, count, 5000);
+}
 int zkt_await_children(const char *path, int at_least, int64_t timeout_ms) {
   struct children_goal g = {path, at_least, 0};
   return zkt_await(children_reached, &g, timeout_ms);

@@ -145,6 +145,14 @@ int zkt_has_new_session(void *ctx);
 /* zkt_await until path has exactly `count` children (a missing path has
  * -1, see zkt_children_count). */
 int zkt_await_children_exactly(const char *path, int count, int64_t timeout_ms);
+/* zkt_await_children_exactly after a zkc_client_close: the ZooKeeper
+ * client may return from close before the server has ended the session (it
+ * waits at most 1.5 s for the answer, less when other data comes first), so
+ * the session's nodes may go just after. Awaited 5 s at most, unscaled:
+ * that is the server's time, not this process's, and a close that did not
+ * end the session must still fail it (its nodes would go only when the
+ * session expires, 10 s by default). */
+int zkt_await_closed(const char *path, int count);
 /* zkt_await until mutex m's own client sees exactly n participants: a read
  * by another session (the harness's) may be served by a server ahead of
  * m's, so await this before asserting on m's view of the queue. */
