@@ -11,18 +11,22 @@
 
 /* raw: create + delete (baseline 1, the two-write limit); naive: create,
  * then list, then delete (baseline 2); pipelined: the list sent with the
- * create, as zkcoord does (the floor of an acquire that reads the queue);
- * only with distinct paths. zkcoord-nowait: zkcoord with
+ * create (the floor of an acquire that reads the queue); raw-async: the
+ * raw cycle through the client's asynchronous calls, each answer awaited
+ * as zkcoord awaits its own (the client's completion thread hands it over,
+ * where a synchronous call is woken by its I/O thread); the last two only
+ * with distinct paths. zkcoord-nowait: zkcoord with
  * zkc_mutex_release_nowait, and raw-nowait, its raw twin (a create, then a
  * delete not waited for); only with distinct paths, each in rounds of its
  * own, one after the other (a delete not waited for would be charged to
  * the next variant's cycle if mixed). */
 typedef enum {
-  V_RAW, V_NAIVE, V_ZKC, V_PIPE, V_NOWAIT, V_RAW_NOWAIT, V_COUNT
+  V_RAW, V_NAIVE, V_ZKC, V_PIPE, V_ASYNC, V_NOWAIT, V_RAW_NOWAIT, V_COUNT
 } variant_t;
 #define V_MIXED V_NOWAIT /* the variants that mix cycle by cycle */
 static const char *const vname[V_COUNT] = {
-    "raw", "naive", "zkcoord", "pipelined", "zkcoord-nowait", "raw-nowait"};
+    "raw",       "naive",          "zkcoord",   "pipelined",
+    "raw-async", "zkcoord-nowait", "raw-nowait"};
 
 /* One worker: one session of each kind. It runs one variant for a whole
  * round, or (mixed) the three in turn, one cycle each, so that load
@@ -43,7 +47,7 @@ typedef struct worker {
   int64_t busy_ns[V_COUNT];  /* time spent in each variant's cycles */
   samples_t acquire[V_COUNT]; /* raw: create; naive, pipelined: + list */
   samples_t whole[V_COUNT];   /* the whole cycle */
-  pthread_mutex_t mu;         /* pipelined: completions of the requests */
+  pthread_mutex_t mu; /* pipelined, raw-async: completions of the requests */
   pthread_cond_t cv;
   int replies;
   int reply_rc; /* the first failed reply's code, else ZOK */
@@ -74,6 +78,38 @@ static void pipe_listed(int rc, const struct String_vector *v, const void *data)
   pipe_reply((worker_t *)data, rc);
 }
 
+static void async_deleted(int rc, const void *data) {
+  if (rc == ZNONODE) rc = ZOK; /* a cut delete that was applied */
+  pipe_reply((worker_t *)data, rc);
+}
+
+/* Sends one asynchronous request (send() returns the call's code) and
+ * awaits its answer; again after 50 ms while the answer is transient. */
+static void async_request(worker_t *w, const char *what,
+                          int (*send)(worker_t *w, const char *prefix),
+                          const char *prefix) {
+  int rc;
+  do {
+    w->replies = 0;
+    w->reply_rc = ZOK;
+    rc = send(w, prefix);
+    if (rc != ZOK) die("raw-async %s: %s", what, zerror(rc));
+    pthread_mutex_lock(&w->mu);
+    while (w->replies < 1) pthread_cond_wait(&w->cv, &w->mu);
+    rc = w->reply_rc;
+    pthread_mutex_unlock(&w->mu);
+    if (rc != ZOK) sleep_ms(50);
+  } while (rc != ZOK);
+}
+static int send_create(worker_t *w, const char *prefix) {
+  return zoo_acreate(w->zh, prefix, "x", 1, &ZOO_OPEN_ACL_UNSAFE,
+                     ZOO_EPHEMERAL_SEQUENTIAL, pipe_created, w);
+}
+static int send_delete(worker_t *w, const char *prefix) {
+  (void)prefix;
+  return zoo_adelete(w->zh, w->created, -1, async_deleted, w);
+}
+
 static void unwaited_delete(int rc, const void *data) {
   (void)data; /* a cut one leaves an ephemeral node, gone with its session */
   if (rc != ZOK && !raw_transient(rc) && rc != ZCLOSING)
@@ -99,6 +135,12 @@ static int64_t cycle(worker_t *w, variant_t v, int64_t end) {
   char *created = w->created;
   snprintf(prefix, sizeof prefix, "%s/raw-", w->raw_path);
   int rc;
+  if (v == V_ASYNC) {
+    async_request(w, "create", send_create, prefix);
+    acquired = now_ns();
+    async_request(w, "delete", send_delete, prefix);
+    return acquired;
+  }
   if (v == V_PIPE) {
     do {
       w->replies = 0;
@@ -289,6 +331,10 @@ static double loops(const char *scen, int n, int distinct, figures_t f[V_COUNT])
     emit(scen, n, "cycle rate", "zkcoord-nowait/raw", "x", ratio, k);
     ratios(f[V_NOWAIT].rate, f[V_RAW_NOWAIT].rate, k, ratio);
     emit(scen, n, "cycle rate", "zkcoord-nowait/raw-nowait", "x", ratio, k);
+    ratios(f[V_ASYNC].rate, f[V_RAW].rate, k, ratio);
+    emit(scen, n, "cycle rate", "raw-async/raw", "x", ratio, k);
+    ratios(f[V_ZKC].rate, f[V_ASYNC].rate, k, ratio);
+    emit(scen, n, "cycle rate", "zkcoord/raw-async", "x", ratio, k);
   }
   for (int v = 0; v < ne; v++)
     emit(scen, n, "cycle p50", vname[v], "us", f[v].cycle_p50, k);
