@@ -101,7 +101,26 @@ static void async_request(worker_t *w, const char *what,
     if (rc != ZOK) sleep_ms(50);
   } while (rc != ZOK);
 }
+static void shaped_created(int rc, const char *name, const struct Stat *st,
+                           const void *data) {
+  (void)st;
+  pipe_created(rc, name, data);
+}
+/* raw-async's create; with ZKC_BENCH_RAW_ASYNC_SHAPE=zkcoord its node has
+ * the shape of zkcoord's (a protected name, the holder id as data, create2
+ * answering with the stat), so that the node's shape can be told apart
+ * from the library's own path. */
 static int send_create(worker_t *w, const char *prefix) {
+  static const char holder[] = "bench-host-name:123456";
+  const char *shape = getenv("ZKC_BENCH_RAW_ASYNC_SHAPE");
+  if (shape != NULL && strcmp(shape, "zkcoord") == 0) {
+    char shaped[400];
+    snprintf(shaped, sizeof shaped,
+             "%s/_c_0b6f7a0e-3c1d-4e5f-9a8b-7c6d5e4f3a2b-lock-", w->raw_path);
+    return zoo_acreate2(w->zh, shaped, holder, (int)sizeof holder - 1,
+                        &ZOO_OPEN_ACL_UNSAFE, ZOO_EPHEMERAL_SEQUENTIAL,
+                        shaped_created, w);
+  }
   return zoo_acreate(w->zh, prefix, "x", 1, &ZOO_OPEN_ACL_UNSAFE,
                      ZOO_EPHEMERAL_SEQUENTIAL, pipe_created, w);
 }
