@@ -83,50 +83,67 @@ static void async_deleted(int rc, const void *data) {
   pipe_reply((worker_t *)data, rc);
 }
 
-/* Sends one asynchronous request (send() returns the call's code) and
- * awaits its answer; again after 50 ms while the answer is transient. */
-static void async_request(worker_t *w, const char *what,
-                          int (*send)(worker_t *w, const char *prefix),
-                          const char *prefix) {
+/* Sends asynchronous requests (send() returns how many) and awaits every
+ * answer; all again after 50 ms while one is transient. */
+static void await_sent(worker_t *w,
+                       int (*send)(worker_t *w, const char *prefix),
+                       const char *prefix) {
   int rc;
   do {
     w->replies = 0;
     w->reply_rc = ZOK;
-    rc = send(w, prefix);
-    if (rc != ZOK) die("raw-async %s: %s", what, zerror(rc));
+    int n = send(w, prefix);
     pthread_mutex_lock(&w->mu);
-    while (w->replies < 1) pthread_cond_wait(&w->cv, &w->mu);
+    while (w->replies < n) pthread_cond_wait(&w->cv, &w->mu);
     rc = w->reply_rc;
     pthread_mutex_unlock(&w->mu);
     if (rc != ZOK) sleep_ms(50);
   } while (rc != ZOK);
+}
+static void sent(const char *what, int rc) {
+  if (rc != ZOK) die("%s: %s", what, zerror(rc));
+}
+static int send_pipelined(worker_t *w, const char *prefix) {
+  sent("raw pipelined", zoo_acreate(w->zh, prefix, "x", 1, &ZOO_OPEN_ACL_UNSAFE,
+                                    ZOO_EPHEMERAL_SEQUENTIAL, pipe_created, w));
+  sent("raw pipelined",
+       zoo_aget_children(w->zh, w->raw_path, 0, pipe_listed, w));
+  return 2;
 }
 static void shaped_created(int rc, const char *name, const struct Stat *st,
                            const void *data) {
   (void)st;
   pipe_created(rc, name, data);
 }
-/* raw-async's create; with ZKC_BENCH_RAW_ASYNC_SHAPE=zkcoord its node has
- * the shape of zkcoord's (a protected name, the holder id as data, create2
- * answering with the stat), so that the node's shape can be told apart
- * from the library's own path. */
+/* 1: raw-async's nodes have the shape of zkcoord's (a protected name, the
+ * holder id as data, create2 answering with the stat), so that the node's
+ * shape can be told apart from the library's own path:
+ * ZKC_BENCH_RAW_ASYNC_SHAPE=zkcoord, read once per scenario. */
+static int raw_async_shaped;
+
+/* raw-async's create. */
 static int send_create(worker_t *w, const char *prefix) {
   static const char holder[] = "bench-host-name:123456";
-  const char *shape = getenv("ZKC_BENCH_RAW_ASYNC_SHAPE");
-  if (shape != NULL && strcmp(shape, "zkcoord") == 0) {
+  if (raw_async_shaped) {
     char shaped[400];
     snprintf(shaped, sizeof shaped,
              "%s/_c_0b6f7a0e-3c1d-4e5f-9a8b-7c6d5e4f3a2b-lock-", w->raw_path);
-    return zoo_acreate2(w->zh, shaped, holder, (int)sizeof holder - 1,
-                        &ZOO_OPEN_ACL_UNSAFE, ZOO_EPHEMERAL_SEQUENTIAL,
-                        shaped_created, w);
+    sent("raw-async create",
+         zoo_acreate2(w->zh, shaped, holder, (int)sizeof holder - 1,
+                      &ZOO_OPEN_ACL_UNSAFE, ZOO_EPHEMERAL_SEQUENTIAL,
+                      shaped_created, w));
+  } else {
+    sent("raw-async create",
+         zoo_acreate(w->zh, prefix, "x", 1, &ZOO_OPEN_ACL_UNSAFE,
+                     ZOO_EPHEMERAL_SEQUENTIAL, pipe_created, w));
   }
-  return zoo_acreate(w->zh, prefix, "x", 1, &ZOO_OPEN_ACL_UNSAFE,
-                     ZOO_EPHEMERAL_SEQUENTIAL, pipe_created, w);
+  return 1;
 }
 static int send_delete(worker_t *w, const char *prefix) {
   (void)prefix;
-  return zoo_adelete(w->zh, w->created, -1, async_deleted, w);
+  sent("raw-async delete",
+       zoo_adelete(w->zh, w->created, -1, async_deleted, w));
+  return 1;
 }
 
 static void unwaited_delete(int rc, const void *data) {
@@ -155,26 +172,13 @@ static int64_t cycle(worker_t *w, variant_t v, int64_t end) {
   snprintf(prefix, sizeof prefix, "%s/raw-", w->raw_path);
   int rc;
   if (v == V_ASYNC) {
-    async_request(w, "create", send_create, prefix);
+    await_sent(w, send_create, prefix);
     acquired = now_ns();
-    async_request(w, "delete", send_delete, prefix);
+    await_sent(w, send_delete, prefix);
     return acquired;
   }
   if (v == V_PIPE) {
-    do {
-      w->replies = 0;
-      w->reply_rc = ZOK;
-      rc = zoo_acreate(w->zh, prefix, "x", 1, &ZOO_OPEN_ACL_UNSAFE,
-                       ZOO_EPHEMERAL_SEQUENTIAL, pipe_created, w);
-      if (rc != ZOK) die("raw pipelined: %s", zerror(rc));
-      rc = zoo_aget_children(w->zh, w->raw_path, 0, pipe_listed, w);
-      if (rc != ZOK) die("raw pipelined: %s", zerror(rc));
-      pthread_mutex_lock(&w->mu);
-      while (w->replies < 2) pthread_cond_wait(&w->cv, &w->mu);
-      rc = w->reply_rc;
-      pthread_mutex_unlock(&w->mu);
-      if (rc != ZOK) sleep_ms(50);
-    } while (rc != ZOK);
+    await_sent(w, send_pipelined, prefix);
   } else {
     while (raw_transient(rc = zoo_create(w->zh, prefix, "x", 1,
                                      &ZOO_OPEN_ACL_UNSAFE,
@@ -291,6 +295,8 @@ static double loops(const char *scen, int n, int distinct, figures_t f[V_COUNT])
   if (ws == NULL) die("out of memory");
   char base[200];
   snprintf(base, sizeof base, "%s/%s-%d", cfg.root, scen, n);
+  const char *shape = getenv("ZKC_BENCH_RAW_ASYNC_SHAPE");
+  raw_async_shaped = shape != NULL && strcmp(shape, "zkcoord") == 0;
   zhandle_t *admin = raw_open();
   for (int i = 0; i < n; i++) {
     worker_t *w = &ws[i];
