@@ -97,7 +97,7 @@ struct zkc_client {
   int probe_in_flight;     /* one probe at a time */
   int64_t probe_sent;      /* boot ms */
   int64_t probe_sent_us;   /* monotonic us, for its round trip */
-  zkc__rtt_floor_t rtt;    /* the probes' round trips (renewal.h) */
+  zkc__rtt_floor_t rtt;    /* round trips through the leader (renewal.h) */
   int probe_measures;      /* the one in flight only measures (renewal.h) */
   int64_t probe_answer_ms; /* boot ms: the last probe's answer */
   int measures_sent;       /* probes that only measure, on: */

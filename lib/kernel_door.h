@@ -59,6 +59,7 @@ struct zkc__op {
   void *aux;
   void (*aux_free)(void *aux);
   uint64_t gen; /* the handle it was sent on (0: none) */
+  int64_t sent_us; /* a sync: when it was sent (zkc__now_us) */
 };
 
 int zkc__op_init(zkc__op_t *op);

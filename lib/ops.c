@@ -11,6 +11,7 @@
 #include "acl.h"
 #include "kernel_door.h"
 #include "ops_zk.h"
+#include "stats.h"
 #include "zkcoord/common.h"
 
 /* A ZooKeeper result entering zkcoord. The handle closed under the
@@ -242,12 +243,27 @@ void zkc__submit_session_check(zkc_client_t *c, zkc__op_t *op,
                   : ZSESSIONEXPIRED);
 }
 
+/* A sync answered is a round trip through the leader, as a probe is: it
+ * joins the floor that decides learning ahead (renewal.h), so that a busy
+ * client's floor follows its many syncs, not its few probes. The answer
+ * came on the connection it was sent on (the client fails a lost
+ * connection's requests), the one the session watcher last counted. */
 static void on_synced(int zk_rc, const char *value, const void *data) {
   (void)value;
-  zkc__on_void(zk_rc, data);
+  const zkc__op_t *op = data;
+  if (zk_rc == ZOK) {
+    zkc_client_t *c = op->c;
+    int64_t rtt_us = zkc__now_us() - op->sent_us;
+    pthread_mutex_lock(&c->mu);
+    if (op->gen == c->handle_gen)
+      zkc__rtt_floor_add(&c->rtt, c->conn_seq, zkc__boot_ms(), rtt_us);
+    pthread_mutex_unlock(&c->mu);
+  }
+  zkc__on_void(zk_rc, data); /* may free op */
 }
 
 void zkc__submit_sync(zkc_client_t *c, zkc__op_t *op, const char *path) {
+  op->sent_us = zkc__now_us();
   ZKC__SUBMIT(c, op, zoo_async(zh, path, on_synced, op));
 }
 

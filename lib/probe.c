@@ -25,7 +25,7 @@ void zkc__probe_answered(zkc_client_t *c, int ok) {
   if (c->probe_in_flight && c->probe_gen == c->handle_gen) {
     c->probe_in_flight = 0;
     int64_t now = zkc__boot_ms();
-    if (ok) zkc__rtt_floor_add(&c->rtt, c->conn_seq,
+    if (ok) zkc__rtt_floor_add(&c->rtt, c->conn_seq, now,
                                zkc__now_us() - c->probe_sent_us);
     c->probe_answer_ms = now;
     if (!c->probe_measures) { /* the renewal pairs only its own probes */
@@ -85,6 +85,14 @@ int zkc__probe_step_locked(zkc_client_t *c, int64_t *wake) {
 
 uint64_t zkc__probes(zkc_client_t *c) { return atomic_load(&c->probes); }
 
+uint64_t zkc__rtt_answers(zkc_client_t *c, int64_t *floor_us) {
+  pthread_mutex_lock(&c->mu);
+  uint64_t n = c->rtt.answers;
+  *floor_us = zkc__rtt_floor_us(&c->rtt);
+  pthread_mutex_unlock(&c->mu);
+  return n;
+}
+
 int zkc__probe_pending(zkc_client_t *c) {
   pthread_mutex_lock(&c->mu);
   int pending = c->probe_in_flight;
@@ -96,7 +104,8 @@ int zkc__probe_pending(zkc_client_t *c) {
  * which waiters learn ahead. A sync's round trip is one to the server and
  * one from it to the leader: about 1 ms where each is 0.5 ms, the nearest
  * a network puts an ensemble; a machine's loopback answers in a fraction of
- * that (and its floor stays there under load, being the least of eight). */
+ * that (and its floor stays there under load, being the least of many
+ * answers over seconds: renewal.h). */
 int64_t zkc__learn_ahead_floor_us = 1000;
 
 int zkc__learn_ahead(zkc_client_t *c) {

@@ -43,12 +43,20 @@ int64_t zkc__renewal_lapses_at(const zkc__renewal_t *r, int timeout_ms) {
   return r->until - ZKC__RENEW_MARGIN(timeout_ms);
 }
 
-void zkc__rtt_floor_add(zkc__rtt_floor_t *f, uint64_t conn, int64_t rtt_us) {
+void zkc__rtt_floor_add(zkc__rtt_floor_t *f, uint64_t conn, int64_t now_ms,
+                        int64_t rtt_us) {
+  if (rtt_us < 0) rtt_us = 0; /* a clock step */
+  f->answers++;
   if (f->n == 0 || f->conn != conn) {
     f->n = f->next = 0;
     f->conn = conn;
+  } else if (now_ms - f->slot_ms < ZKC__RTT_SLOT_MS) {
+    int newest = (f->next + ZKC__RTT_SAMPLES - 1) % ZKC__RTT_SAMPLES;
+    if (rtt_us < f->us[newest]) f->us[newest] = rtt_us;
+    return;
   }
-  f->us[f->next] = rtt_us < 0 ? 0 : rtt_us;
+  f->us[f->next] = rtt_us;
+  f->slot_ms = now_ms;
   f->next = (f->next + 1) % ZKC__RTT_SAMPLES;
   if (f->n < ZKC__RTT_SAMPLES) f->n++;
 }

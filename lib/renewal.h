@@ -63,38 +63,50 @@ int zkc__renewal_holds(const zkc__renewal_t *r, int64_t now_ms,
 /* When zkc__renewal_holds turns 0 unless a probe proves more. */
 int64_t zkc__renewal_lapses_at(const zkc__renewal_t *r, int timeout_ms);
 
-/* The floor of the probes' round trips (a sync through the leader), the
- * least of the last ZKC__RTT_SAMPLES answered on the current connection:
- * the network's distance, which a busy moment does not lower. Learning
- * ahead (qround.c) pays a read and a round of requests per hand-off to
- * take a round trip off it: worth it where round trips are long, not on a
- * machine's loopback, where requests cost more than the trip. */
+/* The floor of the round trips through the leader on the current
+ * connection: the probes' and every sync the library sends (a waiting
+ * round's), the least over the last ZKC__RTT_SAMPLES slots: the network's
+ * distance, which a busy moment does not lower. A slot opens with the
+ * first answer ZKC__RTT_SLOT_MS or more after the one before opened and
+ * holds the least answer until the next opens, so a burst of answers (a
+ * busy client's, perhaps all slow while the machine or the servers are
+ * saturated) cannot age out a quiet moment's; a client that only probes
+ * (renewal probes seconds apart) has one to a slot, its floor the least
+ * of its last ZKC__RTT_SAMPLES renewal probes. Learning ahead (qround.c) pays a read and a
+ * round of requests per hand-off to take a round trip off it: worth it
+ * where round trips are long, not on a machine's loopback, where requests
+ * cost more than the trip. */
 #define ZKC__RTT_SAMPLES 8
+#define ZKC__RTT_SLOT_MS 1000
 
 typedef struct zkc__rtt_floor {
   int64_t us[ZKC__RTT_SAMPLES];
   int n, next;
+  int64_t slot_ms; /* when the newest slot opened (boot ms) */
   uint64_t conn;
+  uint64_t answers; /* fed in all, on any connection (tests read it) */
 } zkc__rtt_floor_t;
 
-/* A probe answered after rtt_us on connection `conn` (a new connection
- * starts afresh: its server may be elsewhere). */
-void zkc__rtt_floor_add(zkc__rtt_floor_t *f, uint64_t conn, int64_t rtt_us);
+/* A round trip of rtt_us through the leader answered at now_ms (boot ms)
+ * on connection `conn` (a new connection starts afresh: its server may be
+ * elsewhere). */
+void zkc__rtt_floor_add(zkc__rtt_floor_t *f, uint64_t conn, int64_t now_ms,
+                        int64_t rtt_us);
 
 /* The floor in microseconds, or -1 before any answer (after a reconnect,
  * the last connection's until the new one's first answer replaces it). */
 int64_t zkc__rtt_floor_us(const zkc__rtt_floor_t *f);
 
 /* A connection's first answers come while every session of the process
- * connects at once, and one alone would be its floor for a renewal's
- * spacing (seconds). So the first ZKC__RTT_FIRST samples are taken
- * ZKC__RTT_FIRST_MS apart, by probes that only measure. */
+ * connects at once, and one alone would be its floor until the next
+ * renewal probe or sync (seconds on an idle client). So ZKC__RTT_FIRST
+ * probes that only measure are sent ZKC__RTT_FIRST_MS apart. */
 #define ZKC__RTT_FIRST ZKC__RTT_SAMPLES
 #define ZKC__RTT_FIRST_MS 25
 
 /* When a probe that only measures is due on connection `conn` (boot ms):
  * ZKC__RTT_FIRST_MS after the last answer while fewer than ZKC__RTT_FIRST
- * of them were sent on it (`sent`) and the floor has fewer samples; else
+ * of them were sent on it (`sent`) and the floor has fewer slots; else
  * INT64_MAX (the renewal's own probes are enough). */
 int64_t zkc__rtt_probe_due(const zkc__rtt_floor_t *f, uint64_t conn, int sent,
                            int64_t last_answer_ms);

@@ -281,9 +281,9 @@ void zkc__probe_new_session_locked(zkc_client_t *c);
 void zkc__probe_answered(zkc_client_t *c, int ok);
 int zkc__probe_step_locked(zkc_client_t *c, int64_t *wake);
 
-/* 1 where the probes' round trips through the leader are long enough for
- * waiters to learn ahead (probe.c), or none was measured yet: the world's
- * learn_ahead. */
+/* 1 where the round trips through the leader (the floor of its probes'
+ * and syncs': renewal.h) are long enough for waiters to learn ahead
+ * (probe.c), or none was measured yet: the world's learn_ahead. */
 int zkc__learn_ahead(zkc_client_t *c);
 /* The probe's sync on the live handle (ops.c): ZKC_OK once sent; its
  * answer goes to fn (ok: 1 when the leader answered). One at a time. */

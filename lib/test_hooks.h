@@ -15,6 +15,9 @@ uint64_t zkc__requests(const zkc_client_t *c);
  * the no-traffic checks count them apart. */
 uint64_t zkc__probes(zkc_client_t *c);
 int zkc__probe_pending(zkc_client_t *c);
+/* Answers the round-trip floor was fed (renewal.h), probes' and syncs',
+ * and the floor now (-1: none yet). */
+uint64_t zkc__rtt_answers(zkc_client_t *c, int64_t *floor_us);
 /* The connected session's id and password (handle.c), so that a test can
  * open a second handle on the same session; ZKC_ECONNLOSS when not
  * connected. */
@@ -45,7 +48,7 @@ extern void (*zkc__uuid_seam)(char uuid[37]);
  * round's requests is sent (qround.c): a test holds the thread there. */
 extern void (*zkc__round_seam)(void);
 
-/* The least round trip through the leader (microseconds, the probes'
+/* The least round trip through the leader (microseconds, the round-trip
  * floor: renewal.h) at which waiters learn ahead (probe.c; 1000 by
  * default; before a probe is answered, a client learns ahead): 0 always
  * learns ahead, INT64_MAX never does, not even before its first probe. */

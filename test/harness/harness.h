@@ -335,7 +335,7 @@ int zkt_promtool_check(const char *text);
 
 /* Whether waiters learn ahead (the library's test hook): 1 always (what
  * zkt_setup sets for every case), 0 never, -1 as the library decides (on
- * its probes' round trips). */
+ * its round trips through the leader). */
 void zkt_learn_ahead(int mode);
 
 #endif /* ZKT_HARNESS_H */

@@ -681,10 +681,10 @@ static void one_watch_per_waiter_where_round_trips_are_short(void **state) {
   watches_per_waiter(0);
 }
 
-/* Whether to learn ahead rests on the probes' round-trip floor, which a
- * new connection takes from ZKC__RTT_FIRST quick probes that only measure
- * (its first answers come while every session connects at once), not from
- * the renewal's alone, one every 0.3 session timeouts. */
+/* Whether to learn ahead rests on the round-trip floor, which a new
+ * connection takes from ZKC__RTT_FIRST quick probes that only measure (its
+ * first answers come while every session connects at once), not from the
+ * renewal's alone, one every 0.3 session timeouts, until its syncs come. */
 struct probes_wanted {
   zkc_client_t *c;
   uint64_t n;
@@ -710,6 +710,58 @@ static void a_new_connection_measures_its_round_trips_quickly(void **state) {
   int64_t spacing = ZKC__RENEW_SPACING(timeout);
   assert_true((int64_t)zkc__probes(c) > 1 + (zkt_now_ms() - t0) / spacing);
   zkc_client_close(c);
+}
+
+/* The floor follows the client's own syncs too, not its probes alone
+ * (ops.c): a busy client's many answers decide whether it learns ahead,
+ * so that a saturated start does not keep it learning for seconds. An
+ * acquire that waits sends its round behind a sync (one that times out
+ * before its read is answered sends none: try again); an answer fed beyond
+ * the probes' is a sync's. And it lowers the floor or leaves it, since no
+ * slot can age out in fewer than ZKC__RTT_SAMPLES - 1 seconds. */
+struct floor_fed {
+  zkc_client_t *c;
+  uint64_t answers0, probes0;
+};
+static int floor_fed_by_a_sync(void *ctx) {
+  struct floor_fed *f = ctx;
+  if (zkc__probe_pending(f->c)) return 0;
+  int64_t floor_us;
+  uint64_t answers = zkc__rtt_answers(f->c, &floor_us) - f->answers0;
+  return answers > zkc__probes(f->c) - f->probes0;
+}
+static int probe_idle(void *ctx) { return !zkc__probe_pending(ctx); }
+
+static void a_client_s_syncs_feed_its_round_trip_floor(void **state) {
+  (void)state;
+  zkc_client_opts_t o;
+  zkc_client_opts_init(&o);
+  o.session_timeout_ms = 20000; /* a renewal probe every 6 s */
+  zkc_client_t *c = zkt_open(&o), *hc = zkt_open(NULL);
+  struct probes_wanted want = {c, ZKC__RTT_FIRST};
+  assert_true(zkt_await(probes_at_least, &want, zkt_ms(10000)));
+  assert_true(zkt_await(probe_idle, c, zkt_ms(10000)));
+  int64_t floor0, floor1, t0 = zkt_now_ms();
+  struct floor_fed fed = {c, zkc__rtt_answers(c, &floor0), zkc__probes(c)};
+  assert_true(floor0 >= 0);
+  char path[512];
+  snprintf(path, sizeof path, "%s", zkt_path("lock"));
+  zkc_mutex_t *holder = new_mutex(hc, path), *m = new_mutex(c, path);
+  OK(zkc_mutex_acquire(holder));
+  int fed_by_sync = 0;
+  for (int i = 0; i < 5 && !fed_by_sync; i++) {
+    assert_int_equal(zkc_mutex_acquire_timeout(m, zkt_ms(1000)), ZKC_ETIMEDOUT);
+    fed_by_sync = zkt_await(floor_fed_by_a_sync, &fed, zkt_ms(2000));
+  }
+  assert_true(fed_by_sync);
+  zkc__rtt_answers(c, &floor1);
+  if (zkt_now_ms() - t0 < (ZKC__RTT_SAMPLES - 1) * ZKC__RTT_SLOT_MS)
+    assert_true(floor1 >= 0 && floor1 <= floor0);
+  OK(zkc_mutex_release(holder));
+  OK(zkc_mutex_destroy(m));
+  OK(zkc_mutex_destroy(holder));
+  zkc_client_close(c);
+  zkc_client_close(hc);
 }
 
 /* A waiter that holds until told to let go (a hold is its thread's). */
@@ -1107,6 +1159,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(two_watches_per_waiter),
       cmocka_unit_test(one_watch_per_waiter_where_round_trips_are_short),
       cmocka_unit_test(a_new_connection_measures_its_round_trips_quickly),
+      cmocka_unit_test(a_client_s_syncs_feed_its_round_trip_floor),
       cmocka_unit_test(next_but_one_proves_its_place_while_the_next_holds),
       cmocka_unit_test(holder_killed_frees_lock),
       cmocka_unit_test(container_parent_reaped),

@@ -100,34 +100,63 @@ static void never_moves_back(void **state) {
   assert_int_equal(r.until, 100000 + T);
 }
 
-/* The probes' round-trip floor: the least of the last ZKC__RTT_SAMPLES on
- * one connection; a slow moment does not raise it, a new connection
- * starts it afresh, none measured is -1. */
+/* The round-trip floor: the least of the last ZKC__RTT_SAMPLES slots of
+ * ZKC__RTT_SLOT_MS on one connection; a slow moment does not raise it, a
+ * new connection starts it afresh, none measured is -1. */
 static void round_trip_floor_is_the_least_of_the_last(void **state) {
   (void)state;
+  const int64_t S = ZKC__RTT_SLOT_MS;
   zkc__rtt_floor_t f = {0};
   assert_int_equal(zkc__rtt_floor_us(&f), -1);
-  zkc__rtt_floor_add(&f, 1, 300);
-  zkc__rtt_floor_add(&f, 1, 9000); /* a busy moment */
+  zkc__rtt_floor_add(&f, 1, 0, 300);
+  zkc__rtt_floor_add(&f, 1, S, 9000); /* a busy moment */
   assert_int_equal(zkc__rtt_floor_us(&f), 300);
-  for (int i = 0; i < ZKC__RTT_SAMPLES; i++) zkc__rtt_floor_add(&f, 1, 2000);
+  for (int i = 0; i < ZKC__RTT_SAMPLES; i++)
+    zkc__rtt_floor_add(&f, 1, (2 + i) * S, 2000);
   assert_int_equal(zkc__rtt_floor_us(&f), 2000); /* 300 aged out */
-  zkc__rtt_floor_add(&f, 2, 5000); /* another server */
+  zkc__rtt_floor_add(&f, 2, 20 * S, 5000); /* another server */
   assert_int_equal(zkc__rtt_floor_us(&f), 5000);
-  zkc__rtt_floor_add(&f, 2, -3); /* a clock step: nothing below 0 */
+  zkc__rtt_floor_add(&f, 2, 21 * S, -3); /* a clock step: nothing below 0 */
   assert_int_equal(zkc__rtt_floor_us(&f), 0);
+}
+
+/* Answers within one slot's span share it, the least kept: a burst of slow
+ * answers (a busy client's syncs on a saturated machine) ages out nothing,
+ * and one quick answer among them lowers the floor at once. */
+static void a_burst_shares_one_slot(void **state) {
+  (void)state;
+  const int64_t S = ZKC__RTT_SLOT_MS;
+  zkc__rtt_floor_t f = {0};
+  zkc__rtt_floor_add(&f, 1, 0, 400);
+  for (int i = 0; i < 10 * ZKC__RTT_SAMPLES; i++)
+    zkc__rtt_floor_add(&f, 1, S + i, 3000 + i);
+  assert_int_equal(zkc__rtt_floor_us(&f), 400); /* two slots used */
+  zkc__rtt_floor_add(&f, 1, S + S / 2, 700);   /* the burst's slot */
+  for (int i = 0; i < ZKC__RTT_SAMPLES - 2; i++)
+    zkc__rtt_floor_add(&f, 1, (2 + i) * S, 5000);
+  assert_int_equal(zkc__rtt_floor_us(&f), 400); /* still eight slots */
+  zkc__rtt_floor_add(&f, 1, ZKC__RTT_SAMPLES * S, 5000);
+  assert_int_equal(zkc__rtt_floor_us(&f), 700); /* 400's slot aged out */
 }
 
 /* The first samples of a connection come quickly, by probes that only
  * measure: ZKC__RTT_FIRST_MS after the last answer, until the floor has
- * ZKC__RTT_FIRST samples or that many were sent; a new connection starts
+ * ZKC__RTT_FIRST slots or that many were sent; a new connection starts
  * again. */
 static void first_samples_come_quickly(void **state) {
   (void)state;
   zkc__rtt_floor_t f = {0};
-  zkc__rtt_floor_add(&f, 1, 900);
+  zkc__rtt_floor_add(&f, 1, 0, 900);
   assert_int_equal(zkc__rtt_probe_due(&f, 1, 0, 100), 100 + ZKC__RTT_FIRST_MS);
-  for (int i = 1; i < ZKC__RTT_FIRST; i++) zkc__rtt_floor_add(&f, 1, 300);
+  /* within one slot: the probes sent are what stop them */
+  for (int i = 1; i < ZKC__RTT_FIRST; i++)
+    zkc__rtt_floor_add(&f, 1, i * ZKC__RTT_FIRST_MS, 300);
+  assert_int_equal(zkc__rtt_floor_us(&f), 300);
+  assert_int_equal(zkc__rtt_probe_due(&f, 1, 3, 200), 200 + ZKC__RTT_FIRST_MS);
+  assert_int_equal(zkc__rtt_probe_due(&f, 1, ZKC__RTT_FIRST, 200), INT64_MAX);
+  /* a floor whose slots are full needs none */
+  for (int i = 1; i < ZKC__RTT_FIRST; i++)
+    zkc__rtt_floor_add(&f, 1, i * ZKC__RTT_SLOT_MS, 300);
   assert_int_equal(zkc__rtt_probe_due(&f, 1, 3, 200), INT64_MAX);
   assert_int_equal(zkc__rtt_probe_due(&f, 2, 0, 300), 300 + ZKC__RTT_FIRST_MS);
   /* answers that failed (no sample): no more than ZKC__RTT_FIRST sent */
@@ -145,6 +174,7 @@ int main(void) {
       cmocka_unit_test(failed_probe_proves_nothing),
       cmocka_unit_test(never_moves_back),
       cmocka_unit_test(round_trip_floor_is_the_least_of_the_last),
+      cmocka_unit_test(a_burst_shares_one_slot),
       cmocka_unit_test(first_samples_come_quickly),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
