@@ -72,10 +72,10 @@ int64_t zkc__renewal_lapses_at(const zkc__renewal_t *r, int timeout_ms);
  * busy client's, perhaps all slow while the machine or the servers are
  * saturated) cannot age out a quiet moment's; a client that only probes
  * (renewal probes seconds apart) has one to a slot, its floor the least
- * of its last ZKC__RTT_SAMPLES renewal probes. Learning ahead (qround.c) pays a read and a
- * round of requests per hand-off to take a round trip off it: worth it
- * where round trips are long, not on a machine's loopback, where requests
- * cost more than the trip. */
+ * of its last ZKC__RTT_SAMPLES renewal probes. Learning ahead (qround.c)
+ * pays a read and a round of requests per hand-off to take a round trip
+ * off it: worth it where round trips are long, not on a machine's
+ * loopback, where requests cost more than the trip. */
 #define ZKC__RTT_SAMPLES 8
 #define ZKC__RTT_SLOT_MS 1000
 
